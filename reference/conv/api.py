@@ -1,0 +1,250 @@
+"""The public, array-level convolution API: aten's ``convolution``, ``convolution_backward`` and
+``_convolution_double_backward``, on NumPy or CuPy arrays.
+
+Arrays are channels-first: input (N, C, *spatial), weight (O, C/groups, *kernel), and for a
+transposed convolution weight (C, O/groups, *kernel), exactly as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from reference.backend import namespace_of
+from reference.conv import algorithms
+from reference.conv.errors import ConvConfigError
+from reference.conv.geometry import plan
+
+
+def _array(name: str, a, ndim: int | None = None):
+    if a is None or not hasattr(a, "shape") or not hasattr(a, "dtype"):
+        raise ConvConfigError(name, type(a).__name__, "must be a NumPy or CuPy array")
+    if a.dtype.kind not in "fc":
+        raise ConvConfigError(f"{name}.dtype", str(a.dtype), "must be a floating-point dtype")
+    if ndim is not None and a.ndim != ndim:
+        raise ConvConfigError(f"{name}.shape", tuple(a.shape), f"must have {ndim} dimensions")
+    return a
+
+
+def _channel_bias(b, rank):
+    return b.reshape(1, -1, *(1,) * rank)
+
+
+def _check_bias(bias, channels):
+    _array("bias", bias)
+    if tuple(bias.shape) != (channels,):
+        raise ConvConfigError(
+            "bias.shape", tuple(bias.shape), f"must be ({channels},), one per output channel"
+        )
+
+
+def _extend(a, extension):
+    """Zero-extend the spatial end of ``a`` by ``extension`` (a transposed input, see geometry.plan)."""
+    if not any(extension):
+        return a
+    xp = namespace_of(a)
+    out = xp.zeros(a.shape[:2] + tuple(n + e for n, e in zip(a.shape[2:], extension)), dtype=a.dtype)
+    out[(slice(None), slice(None), *(slice(0, n) for n in a.shape[2:]))] = a
+    return out
+
+
+def _crop(a, shape):
+    return a[tuple(slice(0, n) for n in shape)]
+
+
+def _fold_batch_groups(x, weight, batch_groups, groups, transposed):
+    """JAX's batch_group_count: input batch split into contiguous blocks, block b feeding the b-th
+    block of output channels. It is a feature-grouped convolution once the blocks move into channels."""
+    if isinstance(batch_groups, bool) or not isinstance(batch_groups, int) or batch_groups < 1:
+        raise ConvConfigError("batch_groups", batch_groups, "must be a positive int")
+    if transposed:
+        raise ConvConfigError("batch_groups", batch_groups, "applies only to non-transposed convolution")
+    if groups != 1:
+        raise ConvConfigError(
+            "batch_groups", batch_groups, f"cannot be combined with groups={groups} (as in XLA)"
+        )
+    n, c = x.shape[0], x.shape[1]
+    if n % batch_groups:
+        raise ConvConfigError("batch_groups", batch_groups, f"must divide the input batch ({n})")
+    if weight.shape[0] % batch_groups:
+        raise ConvConfigError(
+            "batch_groups", batch_groups, f"must divide the output channels ({weight.shape[0]})"
+        )
+    if weight.ndim == x.ndim and weight.shape[1] != c:
+        raise ConvConfigError(
+            "weight.shape",
+            tuple(weight.shape),
+            f"weight.shape[1] must equal the input's channels ({c}) with batch_groups",
+        )
+    spatial = x.shape[2:]
+    folded = x.reshape(batch_groups, n // batch_groups, c, *spatial).swapaxes(0, 1)
+    return folded.reshape(n // batch_groups, batch_groups * c, *spatial)
+
+
+def convolution(
+    input,
+    weight,
+    bias=None,
+    stride=1,
+    padding=0,
+    dilation=1,
+    transposed=False,
+    output_padding=0,
+    groups=1,
+    *,
+    batch_groups=1,
+    algorithm=None,
+):
+    """aten's ``convolution``: N-d, strided, dilated, grouped, optionally transposed, with bias.
+
+    ``padding``: an int, one int per spatial dim, one ``(lo, hi)`` pair per dim (asymmetric;
+    negative crops), ``"valid"``, ``"same"`` (TensorFlow's split, odd pad at the end, any stride)
+    or ``"same_lower"`` (odd pad at the start). ``batch_groups`` is JAX's
+    ``batch_group_count``. ``algorithm`` forces one path (see :func:`algorithms`).
+    """
+    x, w = _array("input", input), _array("weight", weight)
+    if batch_groups != 1:
+        x = _fold_batch_groups(x, w, batch_groups, groups, transposed)
+        groups = batch_groups
+    p = plan(x.shape, w.shape, stride, padding, dilation, transposed, output_padding, groups)
+    xp = namespace_of(x, w, bias)
+    corr = p.corr
+    if bias is not None:
+        _check_bias(bias, p.output_shape[1])
+    if corr.is_empty() or 0 in p.output_shape:
+        y = xp.zeros(p.output_shape, dtype=xp.result_type(x, w))
+    elif not p.transposed:
+        y = algorithms.kernel(algorithm, corr, "forward")(x, w, corr)
+    else:
+        y = algorithms.kernel(algorithm, corr, "grad_input", "forward")(
+            _extend(x, p.transposed_input_extension), w, corr
+        )
+    if bias is not None:
+        y = y + _channel_bias(bias, corr.rank)
+    return y
+
+
+def convolution_backward(
+    grad_output,
+    input,
+    weight,
+    bias_sizes,
+    stride,
+    padding,
+    dilation,
+    transposed,
+    output_padding,
+    groups,
+    output_mask,
+    *,
+    algorithm=None,
+):
+    """aten's ``convolution_backward``: ``(grad_input, grad_weight, grad_bias)``, each ``None`` where
+    ``output_mask`` is False. ``bias_sizes`` is the bias shape (or ``None``) and is only checked."""
+    gy, x, w = _array("grad_output", grad_output), _array("input", input), _array("weight", weight)
+    mask = _mask(output_mask)
+    p = plan(x.shape, w.shape, stride, padding, dilation, transposed, output_padding, groups)
+    if tuple(gy.shape) != p.output_shape:
+        raise ConvConfigError(
+            "grad_output.shape",
+            tuple(gy.shape),
+            f"must equal the convolution's output shape {p.output_shape}",
+        )
+    if bias_sizes is not None and tuple(bias_sizes) != (p.output_shape[1],):
+        raise ConvConfigError("bias_sizes", tuple(bias_sizes), f"must be ({p.output_shape[1]},)")
+    xp = namespace_of(gy, x, w)
+    dtype = xp.result_type(gy, x, w)
+    corr = p.corr
+    empty = corr.is_empty() or 0 in p.output_shape
+    grad_input = grad_weight = grad_bias = None
+    if mask[0]:
+        if empty:
+            grad_input = xp.zeros(p.input_shape, dtype=dtype)
+        elif not p.transposed:
+            grad_input = algorithms.kernel(algorithm, corr, "grad_input")(gy, w, corr)
+        else:  # the public input is the correlation's output side
+            grad_input = _crop(
+                algorithms.kernel(algorithm, corr, "forward", "grad_input")(gy, w, corr), p.input_shape
+            )
+    if mask[1]:
+        if empty:
+            grad_weight = xp.zeros(p.weight_shape, dtype=dtype)
+        elif not p.transposed:
+            grad_weight = algorithms.kernel(algorithm, corr, "grad_weight")(x, gy, corr)
+        else:
+            x_ext = _extend(x, p.transposed_input_extension)
+            grad_weight = algorithms.kernel(algorithm, corr, "grad_weight")(gy, x_ext, corr)
+    if mask[2]:
+        grad_bias = gy.sum(axis=(0, *range(2, gy.ndim))).astype(dtype, copy=False)
+    return grad_input, grad_weight, grad_bias
+
+
+def convolution_double_backward(
+    ggI,
+    ggW,
+    ggb,
+    gO,
+    weight,
+    input,
+    stride,
+    padding,
+    dilation,
+    transposed,
+    output_padding,
+    groups,
+    output_mask,
+):
+    """aten's ``_convolution_double_backward``: the VJP of ``convolution_backward``.
+
+    ``convolution_backward`` is bilinear, so with (ggI, ggW, ggb) the cotangents of
+    (grad_input, grad_weight, grad_bias):
+
+    * g_grad_output = conv(ggI, w) + conv(x, ggW) + ggb      (each term is ⟨gg·, ∂/∂gO⟩)
+    * g_input       = grad_input of conv(x, ggW) at gO        (⟨ggW, gW(x)⟩ is linear in x)
+    * g_weight      = grad_weight of conv(ggI, w) at gO       (⟨ggI, gI(w)⟩ is linear in w)
+
+    ``None`` cotangents count as zero; outputs are ``None`` where ``output_mask`` is False.
+    """
+    gy, x, w = _array("gO", gO), _array("input", input), _array("weight", weight)
+    mask = _mask(output_mask)
+    params = (stride, padding, dilation, transposed, output_padding, groups)
+    p = plan(x.shape, w.shape, *params)
+    for name, g, shape in (("ggI", ggI, p.input_shape), ("ggW", ggW, p.weight_shape)):
+        if g is not None and tuple(_array(name, g).shape) != shape:
+            raise ConvConfigError(f"{name}.shape", tuple(g.shape), f"must equal {shape}")
+    if ggb is not None:
+        _check_bias(ggb, p.output_shape[1])
+    if tuple(gy.shape) != p.output_shape:
+        raise ConvConfigError(
+            "gO.shape", tuple(gy.shape), f"must equal the convolution's output shape {p.output_shape}"
+        )
+    xp = namespace_of(gy, x, w)
+    dtype = xp.result_type(gy, x, w)
+
+    g_grad_output = g_input = g_weight = None
+    if mask[0]:
+        g_grad_output = xp.zeros(p.output_shape, dtype=dtype)
+        if ggI is not None:
+            g_grad_output = g_grad_output + convolution(ggI, w, None, *params)
+        if ggW is not None:
+            g_grad_output = g_grad_output + convolution(x, ggW, None, *params)
+        if ggb is not None:
+            g_grad_output = g_grad_output + _channel_bias(ggb, p.corr.rank)
+    if mask[1]:
+        if ggW is None:
+            g_input = xp.zeros(p.input_shape, dtype=dtype)
+        else:
+            g_input = convolution_backward(gy, x, ggW, None, *params, (True, False, False))[0]
+    if mask[2]:
+        if ggI is None:
+            g_weight = xp.zeros(p.weight_shape, dtype=dtype)
+        else:
+            g_weight = convolution_backward(gy, ggI, w, None, *params, (False, True, False))[1]
+    return g_grad_output, g_input, g_weight
+
+
+def _mask(output_mask):
+    try:
+        mask = tuple(bool(m) for m in output_mask)
+    except TypeError:
+        raise ConvConfigError("output_mask", output_mask, "must be a sequence of three bools") from None
+    if len(mask) != 3:
+        raise ConvConfigError("output_mask", output_mask, "must be a sequence of three bools")
+    return mask
