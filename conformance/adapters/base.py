@@ -1,0 +1,82 @@
+"""The adapter interface: how a framework runs a :class:`~conformance.case.Case`.
+
+A backend is one class. Subclass :class:`Adapter`, set ``name``, and implement any of the
+check methods ``forward``, ``vjp``, ``vjp_vjp``, ``jvp``, ``vmap``, ``vmap_vjp``. Each takes
+``(case, a)`` where ``a`` maps array names (``input``, ``weight``, ``bias``, ``grad_output``,
+``tangent_*``, ``gg_*``, ``batched_*``; see :data:`conformance.case.ARRAY_NAMES`) to float64
+NumPy arrays in the reference's channels-first layout whose values are exactly representable in
+``case.dtype`` (``a["bias"]`` is None for a bias-free case). Cast them to ``case.dtype`` in your
+framework, lay them out as your users would, run, and return a dict of NumPy arrays (any float
+dtype, channels-first) named as the reference names them:
+
+============  ==============================================================
+forward       ``output``
+vjp           ``grad_input``, ``grad_weight`` (and ``grad_bias`` with a bias)
+vjp_vjp       ``g_grad_output``, ``g_input``, ``g_weight``
+jvp           ``tangent_output``
+vmap          ``output`` with the vmapped dim first
+vmap_vjp      ``grad_input``, ``grad_weight`` (``grad_bias``), vmapped dim first
+============  ==============================================================
+
+A check you do not implement is reported ``unsupported`` with a reason that says so; return a
+reason string from :meth:`Adapter.unsupported` for configurations your framework cannot express
+(the verdict is ``unsupported: <reason>``, never a silent skip). Raising from a check method
+means "the framework rejected this input": it is compared with whether the reference rejects it.
+"""
+
+from __future__ import annotations
+
+import platform
+
+IMPLEMENTABLE_CHECKS = ("forward", "vjp", "vjp_vjp", "jvp", "vmap", "vmap_vjp")
+
+
+class Adapter:
+    """Base class of every backend adapter (see the module docstring)."""
+
+    name = "adapter"
+
+    def version(self) -> str:
+        """The framework's version string, recorded with every result."""
+        return "unknown"
+
+    def devices(self) -> list[str]:
+        """Devices this backend can run on here (``cpu``, ``cuda``)."""
+        return ["cpu"]
+
+    def setup(self, device: str = "cpu", precision: str = "highest") -> dict:
+        """Select the device and precision; return the settings in effect.
+
+        ``precision`` is ``highest`` (TF32 off) or ``default`` (the framework's default).
+        The returned dict is recorded with the results; its ``tf32`` entry (bool) says whether
+        float32 products run in TF32, which changes the unit roundoff of the bound.
+        """
+        if device != "cpu":
+            raise RuntimeError(f"{self.name} adapter runs on cpu only, not {device!r}")
+        return {"device": device, "precision": precision, "tf32": False,
+                "note": "TF32 does not exist on CPU: --precision has no effect"}
+
+    def unsupported(self, case, check: str) -> str | None:
+        """Why this framework cannot run ``check`` on ``case`` (None when it can)."""
+        return None
+
+    # -- dispatch ---------------------------------------------------------------------------
+    def why_unsupported(self, case, check: str) -> str | None:
+        method = "forward" if check == "error" else check
+        if check not in IMPLEMENTABLE_CHECKS + ("error",):
+            return f"unknown check {check!r}"
+        if getattr(type(self), method, None) is None:
+            return f"the {self.name} adapter does not implement the {method} check"
+        return self.unsupported(case, check)
+
+    def run(self, case, check: str, a) -> dict:
+        """Run one check (``error`` runs ``forward``: only whether it raises matters)."""
+        return getattr(self, "forward" if check == "error" else check)(case, a)
+
+    forward = vjp = vjp_vjp = jvp = vmap = vmap_vjp = None
+
+
+def cpu_setup(adapter: Adapter, device: str, precision: str, settings: dict) -> dict:
+    """The settings record of a CPU-only run (shared by the built-in adapters)."""
+    return {"device": device, "precision": precision, "tf32": False, "machine": platform.machine(),
+            "note": "CPU: TF32 does not exist here, --precision has no effect", **settings}

@@ -1,0 +1,157 @@
+"""PyTorch: ``torch.nn.functional.conv{1,2,3}d`` / ``conv_transpose{1,2,3}d``, eager autograd
+and ``torch.func`` (``jvp``, ``vjp``, ``vmap``).
+
+The case is written as a PyTorch user writes it: ``padding='same'``/``'valid'``/ints where
+PyTorch has them; ``F.pad`` first where it does not (SAME with a stride, SAME_LOWER,
+asymmetric or negative pads); for a transposed convolution with a padding PyTorch cannot
+express, the padding-free ``conv_transpose`` result cropped (or zero-extended) with ``F.pad``
+and the bias added after. ``channels_last`` uses PyTorch's channels-last memory format.
+"""
+
+from __future__ import annotations
+
+import os
+
+from conformance.adapters._geometry import explicit_pads, is_symmetric, transposed_layout
+from conformance.adapters.base import Adapter, cpu_setup
+
+
+class TorchAdapter(Adapter):
+    name = "torch"
+
+    def __init__(self):
+        import torch
+
+        self.torch = torch
+        self.F = torch.nn.functional
+        self.dev = "cpu"
+        threads = os.environ.get("REFGRAD_THREADS")
+        if threads:
+            torch.set_num_threads(int(threads))
+
+    def version(self) -> str:
+        return self.torch.__version__
+
+    def devices(self) -> list[str]:
+        return ["cpu"] + (["cuda"] if self.torch.cuda.is_available() else [])
+
+    def setup(self, device="cpu", precision="highest") -> dict:
+        torch = self.torch
+        settings = {"float32_matmul_precision": torch.get_float32_matmul_precision(),
+                    "num_threads": torch.get_num_threads()}
+        if device == "cpu":
+            return cpu_setup(self, device, precision, settings)
+        if device != "cuda" or not torch.cuda.is_available():
+            raise RuntimeError(f"torch: device {device!r} is not available here (devices: {self.devices()})")
+        self.dev = "cuda"
+        if precision == "highest":
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
+        return {"device": device, "precision": precision, "tf32": bool(torch.backends.cudnn.allow_tf32),
+                "cudnn.allow_tf32": torch.backends.cudnn.allow_tf32,
+                "cuda.matmul.allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+                "gpu": torch.cuda.get_device_name(), **settings}
+
+    def unsupported(self, case, check):
+        if case.params.layout == "channels_last" and case.params.rank == 1:
+            return "torch has no channels-last memory format for 3-d tensors (rank-1 convolution)"
+        return None
+
+    # -- the op as a PyTorch user writes it --------------------------------------------------
+    def tensor(self, case, a, requires_grad=False):
+        if a is None:
+            return None
+        t = self.torch.tensor(a, dtype=getattr(self.torch, case.dtype), device=self.dev)
+        return t.requires_grad_(requires_grad)
+
+    def _layout(self, case, t):
+        if case.params.layout != "channels_last" or t is None or t.dim() not in (4, 5):
+            return t
+        fmt = self.torch.channels_last if t.dim() == 4 else self.torch.channels_last_3d
+        return t.contiguous(memory_format=fmt)
+
+    def conv(self, case, x, w, b):
+        p, F = case.params, self.F
+        x, w = self._layout(case, x), self._layout(case, w)
+        r = p.rank
+        if p.transposed:
+            fn = getattr(F, f"conv_transpose{r}d")
+            pad = p.padding
+            if not isinstance(pad, str) and is_symmetric(explicit_pads(p, x.shape[2:], w.shape[2:])):
+                lo = [lo for lo, _ in explicit_pads(p, x.shape[2:], w.shape[2:])]
+                return fn(x, w, b, p.stride, lo, p.output_padding, p.groups, p.dilation)
+            _, crops = transposed_layout(p, x.shape[2:], w.shape[2:])
+            y = fn(x, w, None, p.stride, 0, 0, p.groups, p.dilation)
+            y = F.pad(y, [-c for lo_hi in reversed(crops) for c in lo_hi])
+            return y if b is None else y + b.reshape((1, -1) + (1,) * r)
+        fn = getattr(F, f"conv{r}d")
+        pad = p.padding
+        if pad == "valid" or (pad == "same" and all(s == 1 for s in p.stride)):
+            return fn(x, w, b, p.stride, pad, p.dilation, p.groups)
+        pads = explicit_pads(p, x.shape[2:], w.shape[2:])
+        if is_symmetric(pads):
+            return fn(x, w, b, p.stride, [lo for lo, _ in pads], p.dilation, p.groups)
+        x = F.pad(x, [v for lo_hi in reversed(pads) for v in lo_hi])
+        return fn(x, w, b, p.stride, 0, p.dilation, p.groups)
+
+    # -- checks ------------------------------------------------------------------------------
+    def forward(self, case, a):
+        return {"output": self.conv(case, self.tensor(case, a["input"]), self.tensor(case, a["weight"]),
+                                    self.tensor(case, a["bias"]))}
+
+    def _grad_names(self, case):
+        return ["grad_input", "grad_weight"] + (["grad_bias"] if case.params.bias else [])
+
+    def vjp(self, case, a):
+        x, w, b = (self.tensor(case, a[n], True) for n in ("input", "weight", "bias"))
+        y = self.conv(case, x, w, b)
+        leaves = [t for t in (x, w, b) if t is not None]
+        grads = self.torch.autograd.grad(y, leaves, self.tensor(case, a["grad_output"]))
+        return dict(zip(self._grad_names(case), grads))
+
+    def vjp_vjp(self, case, a):
+        torch = self.torch
+        x, w, b = (self.tensor(case, a[n], True) for n in ("input", "weight", "bias"))
+        g = self.tensor(case, a["grad_output"], True)
+        y = self.conv(case, x, w, b)
+        leaves = [t for t in (x, w, b) if t is not None]
+        firsts = torch.autograd.grad(y, leaves, g, create_graph=True)
+        cotangents = [self.tensor(case, a[n]) for n in ("gg_input", "gg_weight", "gg_bias")][: len(firsts)]
+        seconds = torch.autograd.grad(firsts, [g, x, w], cotangents, allow_unused=True, materialize_grads=True)
+        return dict(zip(("g_grad_output", "g_input", "g_weight"), seconds))
+
+    def jvp(self, case, a):
+        primals = tuple(self.tensor(case, a[n]) for n in ("input", "weight", "bias"))
+        tangents = tuple(self.tensor(case, a[n]) for n in ("tangent_input", "tangent_weight", "tangent_bias"))
+        if primals[2] is None:
+            primals, tangents = primals[:2], tangents[:2]
+        _, t = self.torch.func.jvp(lambda *args: self.conv(case, *args, *([None] * (3 - len(args)))),
+                                   primals, tangents)
+        return {"tangent_output": t}
+
+    def _vmap_operands(self, case, a, names):
+        over = case.vmap_over
+        x = self.tensor(case, a["batched_input"] if "input" in over else a["input"])
+        w = self.tensor(case, a["batched_weight"] if "weight" in over else a["weight"])
+        return (x, w), (0 if "input" in over else None, 0 if "weight" in over else None)
+
+    def vmap(self, case, a):
+        (x, w), dims = self._vmap_operands(case, a, None)
+        b = self.tensor(case, a["bias"])
+        return {"output": self.torch.func.vmap(lambda x, w: self.conv(case, x, w, b), in_dims=dims)(x, w)}
+
+    def vmap_vjp(self, case, a):
+        func = self.torch.func
+        (x, w), dims = self._vmap_operands(case, a, None)
+        b = self.tensor(case, a["bias"])
+        g = self.tensor(case, a["batched_grad_output"])
+
+        def per_sample(x, w, b, g):
+            if b is None:
+                _, pull = func.vjp(lambda x, w: self.conv(case, x, w, None), x, w)
+            else:
+                _, pull = func.vjp(lambda x, w, b: self.conv(case, x, w, b), x, w, b)
+            return pull(g)
+
+        grads = func.vmap(per_sample, in_dims=(*dims, None, 0))(x, w, b, g)
+        return dict(zip(self._grad_names(case), grads))

@@ -1,0 +1,404 @@
+"""The Case: one JSON-serialisable description of a conformance check.
+
+A case names an operation (``"conv"``), its parameters, the input shapes (always in the
+reference's channels-first layout: input ``(N, C, *spatial)``, weight ``(O, C/groups, *k)`` or,
+transposed, ``(C, O/groups, *k)``), a dtype, where its data comes from (a seed, optionally
+overridden by explicit arrays) and which checks to run. Strategies produce cases,
+``cases/*.json`` store them, adapters consume them, results name them by :attr:`Case.id`.
+Nothing else carries a case.
+
+Loading validates *structure* (types, lengths, known names) and raises :class:`CaseError`
+naming the file, the field and the problem. Whether a configuration is a legal convolution is
+the reference's business (``reference.conv.ConvConfigError``): invalid configurations are
+legitimate cases for the ``error`` check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+CHECKS = ("forward", "vjp", "vjp_vjp", "jvp", "vmap", "vmap_vjp", "error")
+VALID_CHECKS = CHECKS[:-1]
+DTYPES = ("float64", "float32", "float16", "bfloat16")
+LAYOUTS = ("channels_first", "channels_last")
+PADDING_STRINGS = ("valid", "same", "same_lower")
+VMAP_OPERANDS = ("input", "weight")
+
+
+class CaseError(ValueError):
+    """A malformed case: names the source (file), the field and the problem."""
+
+    def __init__(self, source: str, field_name: str, problem: str):
+        self.source, self.field, self.problem = source, field_name, problem
+        super().__init__(f"{source}: field '{field_name}': {problem}")
+
+
+@dataclass(frozen=True)
+class ConvParams:
+    """Convolution parameters, per spatial dim. ``padding`` keeps the form it was written in."""
+
+    rank: int
+    stride: tuple[int, ...]
+    padding: object  # str | tuple[int, ...] | tuple[tuple[int, int], ...]
+    dilation: tuple[int, ...]
+    groups: int = 1
+    transposed: bool = False
+    output_padding: tuple[int, ...] = ()
+    bias: bool = True
+    layout: str = "channels_first"
+
+    def to_dict(self) -> dict:
+        pad = self.padding if isinstance(self.padding, str) else [list(p) if isinstance(p, tuple) else p
+                                                                    for p in self.padding]
+        return {
+            "rank": self.rank, "stride": list(self.stride), "padding": pad, "dilation": list(self.dilation),
+            "groups": self.groups, "transposed": self.transposed, "output_padding": list(self.output_padding),
+            "bias": self.bias, "layout": self.layout,
+        }
+
+    def reference_kwargs(self) -> dict:
+        """The keyword arguments of ``reference.conv.convolution`` (and its backward)."""
+        return {"stride": self.stride, "padding": self.padding, "dilation": self.dilation,
+                "transposed": self.transposed, "output_padding": self.output_padding, "groups": self.groups}
+
+    def describe(self) -> str:
+        kind = "conv_transpose" if self.transposed else "conv"
+        bits = [f"{kind}{self.rank}d", f"stride={list(self.stride)}", f"padding={self.padding!r}"]
+        if any(d != 1 for d in self.dilation):
+            bits.append(f"dilation={list(self.dilation)}")
+        if self.groups != 1:
+            bits.append(f"groups={self.groups}")
+        if any(self.output_padding):
+            bits.append(f"output_padding={list(self.output_padding)}")
+        if not self.bias:
+            bits.append("bias=False")
+        if self.layout != "channels_first":
+            bits.append(self.layout)
+        return " ".join(bits)
+
+
+@dataclass(frozen=True)
+class Case:
+    op: str
+    params: ConvParams
+    shapes: dict  # name -> tuple of ints; "input" and "weight"
+    dtype: str = "float64"
+    seed: int = 0
+    checks: tuple[str, ...] = VALID_CHECKS
+    vmap_size: int = 2
+    vmap_over: tuple[str, ...] = VMAP_OPERANDS
+    data: dict = field(default_factory=dict, compare=False, hash=False)  # name -> nested lists
+    description: str = ""
+    name: str = ""  # a readable id for curated cases; the content hash otherwise
+
+    # ---- identity ------------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        if self.name:
+            return self.name
+        body = self.to_dict()
+        for key in ("description", "name"):
+            body.pop(key, None)
+        digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        return f"{self.op}-{digest[:12]}"
+
+    def with_checks(self, checks) -> Case:
+        return replace(self, checks=tuple(checks))
+
+    def describe(self) -> str:
+        return f"{self.params.describe()} input={list(self.shapes['input'])} " \
+               f"weight={list(self.shapes['weight'])} {self.dtype}"
+
+    # ---- JSON ----------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        out = {
+            "op": self.op, "params": self.params.to_dict(),
+            "shapes": {k: list(v) for k, v in self.shapes.items()},
+            "dtype": self.dtype, "seed": self.seed, "checks": list(self.checks),
+            "vmap": {"size": self.vmap_size, "over": list(self.vmap_over)},
+        }
+        if self.data:
+            out["data"] = self.data
+        if self.description:
+            out["description"] = self.description
+        if self.name:
+            out["id"] = self.name
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    @classmethod
+    def from_dict(cls, raw, source: str = "<dict>") -> Case:
+        return _parse_case(raw, source)
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "<string>") -> Case:
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CaseError(source, "<json>", f"not valid JSON: {exc}") from None
+        return _parse_case(raw, source)
+
+
+# ---- parsing ------------------------------------------------------------------------------
+
+def _int(source, name, value, minimum=None):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CaseError(source, name, f"must be an int, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise CaseError(source, name, f"must be >= {minimum}, got {value}")
+    return value
+
+
+def _ints(source, name, value, rank, minimum=None) -> tuple[int, ...]:
+    """int (broadcast to every dim) or a list of ``rank`` ints. Range rules are the reference's."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,) * rank
+    if not isinstance(value, (list, tuple)) or len(value) != rank:
+        raise CaseError(source, name, f"must be an int or a list of {rank} ints (one per spatial dim), got {value!r}")
+    return tuple(_int(source, f"{name}[{i}]", v, minimum) for i, v in enumerate(value))
+
+
+def _padding(source, value, rank):
+    name = "params.padding"
+    if isinstance(value, str):
+        if value.lower() not in PADDING_STRINGS:
+            raise CaseError(source, name, f"padding string must be one of {PADDING_STRINGS}, got {value!r}")
+        return value.lower()
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,) * rank
+    if not isinstance(value, (list, tuple)) or len(value) != rank:
+        raise CaseError(source, name, f"must be a string, an int, or a list of {rank} ints or [lo, hi] pairs")
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return tuple(value)
+    pairs = []
+    for i, v in enumerate(value):
+        if isinstance(v, int) and not isinstance(v, bool):
+            v = (v, v)
+        if not isinstance(v, (list, tuple)) or len(v) != 2:
+            raise CaseError(source, f"{name}[{i}]", f"must be an int or a [lo, hi] pair, got {v!r}")
+        pairs.append((_int(source, f"{name}[{i}][0]", v[0]), _int(source, f"{name}[{i}][1]", v[1])))
+    return tuple(pairs)
+
+
+def _require(source, raw, key, kind):
+    if key not in raw:
+        raise CaseError(source, key, "is missing")
+    if not isinstance(raw[key], kind):
+        raise CaseError(source, key, f"must be a {getattr(kind, '__name__', kind)}, got {raw[key]!r}")
+    return raw[key]
+
+
+def _parse_params(source, raw) -> ConvParams:
+    known = {"rank", "stride", "padding", "dilation", "groups", "transposed", "output_padding", "bias", "layout"}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise CaseError(source, f"params.{unknown[0]}", f"unknown parameter (known: {sorted(known)})")
+    rank = _int(source, "params.rank", raw.get("rank"), 1)
+    if rank > 3:
+        raise CaseError(source, "params.rank", f"must be 1, 2 or 3, got {rank}")
+    transposed = raw.get("transposed", False)
+    bias = raw.get("bias", True)
+    for name, value in (("transposed", transposed), ("bias", bias)):
+        if not isinstance(value, bool):
+            raise CaseError(source, f"params.{name}", f"must be true or false, got {value!r}")
+    layout = raw.get("layout", "channels_first")
+    if layout not in LAYOUTS:
+        raise CaseError(source, "params.layout", f"must be one of {LAYOUTS}, got {layout!r}")
+    return ConvParams(
+        rank=rank,
+        stride=_ints(source, "params.stride", raw.get("stride", 1), rank),
+        padding=_padding(source, raw.get("padding", 0), rank),
+        dilation=_ints(source, "params.dilation", raw.get("dilation", 1), rank),
+        groups=_int(source, "params.groups", raw.get("groups", 1)),
+        transposed=transposed,
+        output_padding=_ints(source, "params.output_padding", raw.get("output_padding", 0), rank),
+        bias=bias,
+        layout=layout,
+    )
+
+
+def _parse_case(raw, source) -> Case:
+    if not isinstance(raw, dict):
+        raise CaseError(source, "<root>", f"a case is a JSON object, got {type(raw).__name__}")
+    known = {"op", "params", "shapes", "dtype", "seed", "checks", "vmap", "data", "description", "id"}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise CaseError(source, unknown[0], f"unknown field (known: {sorted(known)})")
+    op = _require(source, raw, "op", str)
+    if op != "conv":
+        raise CaseError(source, "op", f"unknown operation {op!r} (known: ['conv'])")
+    params = _parse_params(source, _require(source, raw, "params", dict))
+    shapes_raw = _require(source, raw, "shapes", dict)
+    shapes = {}
+    for key in ("input", "weight"):
+        value = shapes_raw.get(key)
+        if not isinstance(value, list) or len(value) != params.rank + 2:
+            raise CaseError(source, f"shapes.{key}", f"must be a list of {params.rank + 2} ints "
+                            f"(channels-first, rank {params.rank}), got {value!r}")
+        shapes[key] = tuple(_int(source, f"shapes.{key}[{i}]", v, 0) for i, v in enumerate(value))
+    extra = sorted(set(shapes_raw) - {"input", "weight"})
+    if extra:
+        raise CaseError(source, f"shapes.{extra[0]}", "unknown shape (known: input, weight)")
+    dtype = raw.get("dtype", "float64")
+    if dtype not in DTYPES:
+        raise CaseError(source, "dtype", f"must be one of {DTYPES}, got {dtype!r}")
+    seed = _int(source, "seed", raw.get("seed", 0), 0)
+    checks = raw.get("checks", list(VALID_CHECKS))
+    if isinstance(checks, str):
+        checks = [checks]
+    if not isinstance(checks, list) or not checks:
+        raise CaseError(source, "checks", f"must be a non-empty list of {CHECKS}, got {checks!r}")
+    for c in checks:
+        if c not in CHECKS:
+            raise CaseError(source, "checks", f"unknown check {c!r} (known: {CHECKS})")
+    vmap = raw.get("vmap", {})
+    if not isinstance(vmap, dict):
+        raise CaseError(source, "vmap", f"must be an object {{size, over}}, got {vmap!r}")
+    vmap_size = _int(source, "vmap.size", vmap.get("size", 2), 1)
+    over = vmap.get("over", list(VMAP_OPERANDS))
+    if not isinstance(over, list) or not over or any(o not in VMAP_OPERANDS for o in over):
+        raise CaseError(source, "vmap.over", f"must be a non-empty list drawn from {VMAP_OPERANDS}, got {over!r}")
+    data = raw.get("data", {})
+    if not isinstance(data, dict):
+        raise CaseError(source, "data", "must be an object mapping array names to nested lists")
+    for key, value in data.items():
+        if key not in ARRAY_NAMES:
+            raise CaseError(source, f"data.{key}", f"unknown array (known: {ARRAY_NAMES})")
+        try:
+            np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise CaseError(source, f"data.{key}", f"must be a nested list of numbers ({exc})") from None
+    description = raw.get("description", "")
+    name = raw.get("id", "")
+    for key, value in (("description", description), ("id", name)):
+        if not isinstance(value, str):
+            raise CaseError(source, key, f"must be a string, got {value!r}")
+    return Case(op, params, shapes, dtype, seed, tuple(checks), vmap_size, tuple(over), data, description, name)
+
+
+def load_cases(path) -> list[Case]:
+    """Cases from a JSON file (one case object or a list of them) or, recursively, a directory."""
+    path = Path(path)
+    if path.is_dir():
+        return [c for p in sorted(path.rglob("*.json")) for c in load_cases(p)]
+    source = str(path)
+    try:
+        raw = json.loads(path.read_text())
+    except OSError as exc:
+        raise CaseError(source, "<file>", f"cannot be read: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise CaseError(source, "<json>", f"not valid JSON: {exc}") from None
+    if isinstance(raw, list):
+        return [_parse_case(item, f"{source}[{i}]") for i, item in enumerate(raw)]
+    return [_parse_case(raw, source)]
+
+
+def save_case(case: Case, directory) -> Path:
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{case.id}.json"
+    path.write_text(case.to_json() + "\n")
+    return path
+
+
+# ---- data -----------------------------------------------------------------------------------
+# Every array a check may need, drawn from one seeded stream per name (adding a name never
+# changes another's values), rounded to the case's dtype, and returned as float64 so that the
+# reference computes in float64 from exactly the values the framework sees.
+
+ARRAY_NAMES = ("input", "weight", "bias", "grad_output", "tangent_input", "tangent_weight", "tangent_bias",
+               "gg_input", "gg_weight", "gg_bias", "batched_input", "batched_weight", "batched_grad_output")
+
+_OPERANDS = ("input", "weight", "bias")
+CHECK_ARRAYS = {
+    "forward": _OPERANDS, "error": _OPERANDS,
+    "vjp": _OPERANDS + ("grad_output",),
+    "vjp_vjp": _OPERANDS + ("grad_output", "gg_input", "gg_weight", "gg_bias"),
+    "jvp": _OPERANDS + ("tangent_input", "tangent_weight", "tangent_bias"),
+    "vmap": _OPERANDS + ("batched_input", "batched_weight"),
+    "vmap_vjp": _OPERANDS + ("batched_input", "batched_weight", "batched_grad_output"),
+}
+
+
+def round_to_dtype(a: np.ndarray, dtype: str) -> np.ndarray:
+    """``a`` rounded (to nearest, ties to even) to ``dtype`` and returned as float64."""
+    a = np.asarray(a, dtype=np.float64)
+    if dtype == "float64":
+        return a.copy()
+    if dtype == "float32":
+        return a.astype(np.float32).astype(np.float64)
+    if dtype == "float16":
+        return a.astype(np.float16).astype(np.float64)
+    if dtype in ("bfloat16", "tf32"):
+        return _round_mantissa(a, 7 if dtype == "bfloat16" else 10)
+    raise ValueError(f"dtype={dtype!r}: not one of {DTYPES + ('tf32',)}")
+
+
+def _round_mantissa(a: np.ndarray, bits: int) -> np.ndarray:
+    """Round float32 values to ``bits`` explicit mantissa bits (bfloat16: 7, TF32: 10)."""
+    f = np.ascontiguousarray(a, dtype=np.float32)
+    u = f.view(np.uint32).astype(np.uint64)
+    drop = 23 - bits
+    half = (1 << (drop - 1)) - 1
+    u = (u + half + ((u >> drop) & 1)) >> drop << drop
+    return u.astype(np.uint32).view(np.float32).astype(np.float64).reshape(np.shape(a))
+
+
+def array_shapes(case: Case) -> dict[str, tuple[int, ...]]:
+    from reference.conv import conv_output_shape
+
+    x, w = case.shapes["input"], case.shapes["weight"]
+    p = case.params
+    out_channels = w[1] * p.groups if p.transposed else w[0]
+    b = case.vmap_size
+    shapes = {
+        "input": x, "weight": w, "bias": (out_channels,),
+        "tangent_input": x, "tangent_weight": w, "tangent_bias": (out_channels,),
+        "gg_input": x, "gg_weight": w, "gg_bias": (out_channels,),
+        "batched_input": (b, *x), "batched_weight": (b, *w),
+    }
+    try:  # an invalid configuration (the ``error`` check) has no output shape
+        y = conv_output_shape(x, w, p.stride, p.padding, p.dilation, p.transposed, p.output_padding, p.groups)
+    except ValueError:
+        return shapes
+    return {**shapes, "grad_output": y, "batched_grad_output": (b, *y)}
+
+
+def make_array(case: Case, name: str, shape) -> np.ndarray:
+    if name in case.data:
+        a = np.asarray(case.data[name], dtype=np.float64)
+        if a.shape != tuple(shape):
+            raise CaseError(case.id, f"data.{name}", f"has shape {a.shape}, the case needs {tuple(shape)}")
+    else:
+        rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])
+        a = rng.standard_normal(shape)
+    return round_to_dtype(a, case.dtype)
+
+
+class CaseData(dict):
+    """Arrays of a case by name, made on first use (float64 values exact in the case's dtype)."""
+
+    def __init__(self, case: Case):
+        super().__init__()
+        self.case = case
+        self._shapes = None
+
+    def __missing__(self, name):
+        if name not in ARRAY_NAMES:
+            raise KeyError(name)
+        if self._shapes is None:
+            self._shapes = array_shapes(self.case)
+        if name in ("bias", "tangent_bias", "gg_bias") and not self.case.params.bias:
+            value = None
+        else:
+            value = make_array(self.case, name, self._shapes[name])
+        self[name] = value
+        return value

@@ -1,0 +1,391 @@
+"""Campaigns: cases × frameworks × checks, each framework in a worker subprocess.
+
+Each framework runs in its own worker (:mod:`conformance.worker`), reused across cases. A
+request that kills the worker is recorded as ``crash`` and one that runs past the per-check
+timeout as ``timeout``; either way the worker is restarted and the campaign goes on. Every
+result is appended to ``results.jsonl`` (and flushed) as soon as it is known, so an
+interrupted campaign loses nothing; ``resume=True`` skips every (case, framework, check)
+already recorded there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import struct
+import subprocess
+import sys
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+from conformance.case import Case, CaseData, save_case
+from conformance.expected import expected as reference_expected
+from conformance.expected import reference_rejects
+from conformance.tolerance import (
+    BOUND_FORMULA,
+    FAILING,
+    UNIT_ROUNDOFF,
+    check_lengths,
+    compute_dtype,
+    explain,
+    judge,
+)
+from conformance.worker import _HEADER, write_frame
+
+PACKAGE_ROOT = str(Path(__file__).resolve().parents[1])
+
+
+class WorkerGone(Exception):
+    """The worker died (verdict ``crash``) or timed out (``timeout``) during a request."""
+
+    def __init__(self, verdict: str, reason: str):
+        super().__init__(reason)
+        self.verdict, self.reason = verdict, reason
+
+
+class Worker:
+    """One framework's subprocess; restarted on demand after a crash or a timeout."""
+
+    def __init__(self, name, spec, device="cpu", precision="highest", log_dir=None, threads=1,
+                 startup_timeout=600.0):
+        self.name, self.spec, self.device, self.precision = name, spec, device, precision
+        self.log_path = Path(log_dir or ".") / f"worker-{name}.log"
+        self.threads, self.startup_timeout = threads, startup_timeout
+        self.proc = None
+        self.info = None
+        self.restarts = -1
+        self._log_mark = 0
+
+    def _env(self) -> dict:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([PACKAGE_ROOT, os.getcwd()] + ([env["PYTHONPATH"]]
+                                                                         if env.get("PYTHONPATH") else []))
+        env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+        if self.threads:
+            for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "REFGRAD_THREADS"):
+                env[var] = str(self.threads)
+            env.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+        return env
+
+    def start(self) -> dict:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "conformance.worker", self.spec, self.device, self.precision],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=self._env(), bufsize=0)
+        log.close()
+        self.restarts += 1
+        hello = self._receive(time.monotonic() + self.startup_timeout)
+        if hello.get("status") != "ok":
+            self.close()
+            raise RuntimeError(f"{self.name} adapter failed to start: {hello.get('type')}: {hello.get('message')}")
+        self.info = hello
+        return hello
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def send(self, message: dict) -> None:
+        if not self.alive():
+            self.start()
+        self._log_mark = self.log_path.stat().st_size if self.log_path.exists() else 0
+        try:
+            write_frame(self.proc.stdin.fileno(), message)
+        except (BrokenPipeError, OSError):
+            pass  # it died; _receive reports the crash
+
+    def receive(self, timeout: float) -> dict:
+        return self._receive(time.monotonic() + timeout)
+
+    def _receive(self, deadline: float) -> dict:
+        fd = self.proc.stdout.fileno()
+        buf = b""
+        need = _HEADER.size
+        header_done = False
+        while len(buf) < need:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise WorkerGone("timeout", f"no answer within the time limit; {self.name} worker killed")
+            ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+            if not ready:
+                continue
+            chunk = os.read(fd, need - len(buf))
+            if not chunk:
+                raise WorkerGone("crash", self._death_reason())
+            buf += chunk
+            if not header_done and len(buf) == need:
+                header_done = True
+                need += struct.unpack("<Q", buf)[0]
+        import pickle
+
+        return pickle.loads(buf[_HEADER.size:])
+
+    def _death_reason(self) -> str:
+        try:
+            code = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = self.proc.returncode
+        how = f"killed by {signal.Signals(-code).name}" if code and code < 0 else f"exited with status {code}"
+        tail = ""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(self._log_mark)
+                tail = f.read()[-1500:].decode(errors="replace").strip()
+        except OSError:
+            pass
+        self.proc = None
+        return f"{self.name} worker {how}" + (f"; its stderr ends: {tail}" if tail else "")
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+    def close(self) -> None:
+        if self.alive():
+            try:
+                write_frame(self.proc.stdin.fileno(), {"cmd": "exit"})
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+
+def read_results(path) -> list[dict]:
+    """Records of a results.jsonl; a torn last line (an interrupted write) is ignored."""
+    records = []
+    try:
+        with open(path) as f:
+            for line in f:
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue
+    except FileNotFoundError:
+        pass
+    return records
+
+
+def result_key(record) -> tuple:
+    return (record["case_id"], record["framework"], record["check"])
+
+
+class Campaign:
+    """Runs cases on workers and appends results; use as a context manager."""
+
+    def __init__(self, out_dir, frameworks: dict[str, str], *, device="cpu", precision="highest", timeout=120.0,
+                 resume=False, found_dir=None, progress=None, threads=1):
+        self.out = Path(out_dir)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.results_path = self.out / "results.jsonl"
+        self.workers = {name: Worker(name, spec, device, precision, self.out / "logs", threads)
+                        for name, spec in frameworks.items()}
+        self.device, self.precision, self.timeout = device, precision, timeout
+        self.found_dir = Path(found_dir) if found_dir else self.out / "found"
+        self.progress = progress or (lambda record: None)
+        self.done = {}
+        if resume:
+            self.done = {result_key(r): r for r in read_results(self.results_path)}
+            self._repair_torn_tail()
+        elif self.results_path.exists():
+            self.results_path.unlink()
+        self._file = open(self.results_path, "a")
+        self._expected = OrderedDict()
+        self.framework_seconds = {name: 0.0 for name in frameworks}
+        self.startup_errors = {}
+
+    def _repair_torn_tail(self):
+        if self.results_path.exists():
+            data = self.results_path.read_bytes()
+            if data and not data.endswith(b"\n"):
+                self.results_path.write_bytes(data[: data.rfind(b"\n") + 1])
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        for w in self.workers.values():
+            w.close()
+        self._file.close()
+
+    # -- frameworks --------------------------------------------------------------------------
+    def start(self) -> dict:
+        """Start every worker; a framework that cannot start is dropped with its reason."""
+        for name, w in list(self.workers.items()):
+            try:
+                w.start()
+            except (RuntimeError, WorkerGone) as exc:
+                self.startup_errors[name] = str(exc)
+                del self.workers[name]
+        return self.frameworks_info()
+
+    def frameworks_info(self) -> dict:
+        info = {name: {"version": w.info["version"], "settings": w.info["settings"], "spec": w.spec,
+                       "worker_restarts": max(w.restarts, 0)}
+                for name, w in self.workers.items() if w.info}
+        for name, reason in self.startup_errors.items():
+            info[name] = {"error": reason}
+        return info
+
+    # -- recording ---------------------------------------------------------------------------
+    def record(self, rec: dict) -> dict:
+        key = result_key(rec)
+        if key in self.done:
+            return self.done[key]
+        self.done[key] = rec
+        self._file.write(json.dumps(rec) + "\n")
+        self._file.flush()
+        self.progress(rec)
+        return rec
+
+    # -- the reference side -----------------------------------------------------------------
+    def _reference(self, case: Case, check: str):
+        """('rejects', message) | ('ok', expected) | ('broken', message) — cached per case."""
+        key = (case.id, check)
+        if key in self._expected:
+            self._expected.move_to_end(key)
+            return self._expected[key]
+        rejected = reference_rejects(case)
+        if rejected:
+            value = ("rejects", rejected)
+        elif check == "error":
+            value = ("ok", None)
+        else:
+            try:
+                value = ("ok", reference_expected(case, check, CaseData(case)))
+            except Exception as exc:  # a bug in the reference itself: never blamed on a framework
+                value = ("broken", f"the reference raised {type(exc).__name__}: {exc}")
+        self._expected[key] = value
+        while len(self._expected) > 256:
+            self._expected.popitem(last=False)
+        return value
+
+    def _bound(self, case: Case, check: str, tf32: bool) -> dict:
+        dtype = compute_dtype(case.dtype, tf32)
+        bound = {"formula": BOUND_FORMULA, "compute_dtype": dtype, "u": UNIT_ROUNDOFF[dtype]}
+        if check != "error" and not reference_rejects(case):
+            bound["K"] = check_lengths(case, check)
+        return bound
+
+    # -- running -----------------------------------------------------------------------------
+    def run_check(self, case: Case, check: str, frameworks=None, phase="campaign", record=True) -> list[dict]:
+        """Run one check of one case on several frameworks in parallel; return the records."""
+        names = [n for n in (frameworks or self.workers) if n in self.workers]
+        pending = [n for n in names if (case.id, n, check) not in self.done]
+        message = {"cmd": "run", "case": case.to_dict(), "check": check, "source": case.id}
+        sent = {}
+        for name in pending:
+            self.workers[name].send(message)
+            sent[name] = time.monotonic()
+        reference = self._reference(case, check) if pending else None
+        out = []
+        for name in names:
+            if name not in sent:
+                out.append(self.done[(case.id, name, check)])
+                continue
+            worker = self.workers[name]
+            try:
+                reply = worker.receive(max(self.timeout - (time.monotonic() - sent[name]), 0.01))
+            except WorkerGone as gone:
+                reply = {"status": gone.verdict, "reason": gone.reason}
+            rec = self._verdict(case, check, name, reply, reference, phase)
+            out.append(self.record(rec) if record else rec)
+        return out
+
+    def _verdict(self, case, check, name, reply, reference, phase) -> dict:
+        worker = self.workers[name]
+        tf32 = bool(worker.info and worker.info["settings"].get("tf32"))
+        seconds = reply.get("seconds", 0.0)
+        self.framework_seconds[name] += seconds
+        rec = {"case_id": case.id, "framework": name, "check": check, "verdict": None, "phase": phase,
+               "dtype": case.dtype, "config": case.describe(), "max_ratio": None,
+               "bound": self._bound(case, check, tf32), "seconds": round(seconds, 6), "case": case.to_dict()}
+        status = reply["status"]
+        ref_status, ref_value = reference
+        if status in ("crash", "timeout", "unsupported"):
+            return {**rec, "verdict": status, "reason": reply["reason"]}
+        if status == "harness_error":
+            return {**rec, "verdict": "crash", "reason": f"harness error in the worker: {reply['message']}"}
+        if ref_status == "broken":
+            return {**rec, "verdict": "crash", "reason": ref_value}
+        if ref_status == "rejects":
+            if status == "error":
+                return {**rec, "verdict": "pass", "reason": f"both reject: reference: {ref_value}; "
+                                                            f"{name}: {reply['type']}: {reply['message'][:300]}"}
+            return {**rec, "verdict": "error_mismatch",
+                    "reason": f"the reference rejects this configuration ({ref_value}) but {name} accepted it"}
+        if status == "error":
+            return {**rec, "verdict": "error_mismatch",
+                    "reason": f"{name} raised {reply['type']}: {reply['message'][:500]} "
+                              "(the reference accepts this configuration)"}
+        if check == "error":
+            return {**rec, "verdict": "pass", "reason": "both accept"}
+        judged = judge(reply["outputs"], ref_value, rec["bound"]["u"])
+        rec.update(verdict=judged["verdict"], max_ratio=judged["max_ratio"], worst=judged["worst"])
+        if judged["verdict"] != "pass":
+            rec["reason"] = explain(judged, f"{name} {check} {case.describe()}")
+            if judged.get("failing_elements"):
+                rec["failing_elements"] = judged["failing_elements"]
+        return rec
+
+    def run_cases(self, cases, checks=None, phase="campaign") -> list[dict]:
+        out = []
+        for case in cases:
+            for check in case.checks:
+                if checks is None or check in checks:
+                    out.extend(self.run_check(case, check, phase=phase))
+        return out
+
+    # -- fuzzing -----------------------------------------------------------------------------
+    def fuzz(self, framework: str, check: str, strategy, max_examples: int, seed: int = 0) -> dict | None:
+        """Hypothesis-driven fuzzing of one (framework, check).
+
+        Every generated example is recorded. The first failing one stops generation; Hypothesis
+        shrinks it (shrink steps are not recorded), and the minimal case is saved as JSON to the
+        found directory and recorded with phase ``shrunk``. Returns that record, or None.
+        """
+        from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+        from hypothesis import seed as hypothesis_seed
+
+        state = {"failing": None}
+
+        class _Failed(Exception):
+            pass
+
+        @hypothesis_seed(seed)
+        @settings(max_examples=max_examples, database=None, deadline=None, derandomize=False,
+                  phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck),
+                  report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)
+        @given(strategy)
+        def prop(case):
+            case = case.with_checks([check])
+            shrinking = state["failing"] is not None
+            [rec] = self.run_check(case, check, [framework], phase="fuzz", record=not shrinking)
+            if rec["verdict"] in ("fail", "error_mismatch", "crash"):
+                state["failing"] = (case, rec)
+                raise _Failed(rec.get("reason", rec["verdict"]))
+
+        try:
+            prop()
+        except _Failed:
+            pass
+        if state["failing"] is None:
+            return None
+        case, rec = state["failing"]
+        path = save_case(case.__class__(**{**case.__dict__, "description": f"found by fuzzing: {framework} {check} "
+                                                                        f"{rec['verdict']}: {rec.get('reason', '')[:200]}"}),
+                         self.found_dir)
+        return self.record({**rec, "phase": "shrunk", "found": str(path)})
+
+
+def failed(records) -> bool:
+    return any(r["verdict"] in FAILING for r in records)

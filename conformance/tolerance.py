@@ -1,0 +1,147 @@
+"""The tolerance model: derived error bounds, never hand-tuned rtol/atol.
+
+For a result element ``y`` that is a sum of ``K`` products computed in a dtype with unit
+roundoff ``u``, every summation order satisfies the classical bound
+
+    |observed − exact| ≤ K·u·M + u·|y|          M = Σ |x·w|  (the same op on |x|, |w|)
+
+(``u·|y|`` covers rounding the result to the output dtype). Convolution and all its
+gradients are such sums, so one formula covers them; the reference computes ``M`` by running
+the *same* reference function on absolute values, and ``K`` is the reduction length of the
+element's sum (:func:`reduction_lengths`). The judged figure is
+
+    ratio = |observed − expected| / (u·M)
+
+(``M = 0`` means the exact result is 0 from exact zeros: any difference is an infinite ratio),
+and an element fails when ``ratio > K + |y|/M``, i.e. when it breaks the bound. Every verdict
+records the bound it was judged against.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+# Unit roundoff of each compute dtype (half the gap between 1 and the next float).
+UNIT_ROUNDOFF = {
+    "float64": 2.0**-53,
+    "float32": 2.0**-24,
+    "tf32": 2.0**-11,
+    "float16": 2.0**-11,
+    "bfloat16": 2.0**-8,
+}
+BOUND_FORMULA = "|observed - expected| <= K*u*M + u*|y|, M = same op on |inputs|"
+VERDICTS = ("pass", "fail", "error_mismatch", "crash", "timeout", "unsupported")
+FAILING = ("fail", "error_mismatch", "crash", "timeout")
+
+
+def compute_dtype(dtype: str, tf32: bool) -> str:
+    """The dtype whose roundoff governs the products: float32 runs as TF32 when TF32 is on."""
+    return "tf32" if dtype == "float32" and tf32 else dtype
+
+
+@dataclass(frozen=True)
+class Expected:
+    """One reference result: the value, its magnitude ``M`` and its reduction length ``K``."""
+
+    value: np.ndarray
+    magnitude: np.ndarray
+    K: int
+
+
+def reduction_lengths(case) -> dict[str, int]:
+    """K for each result of a conv case, by the role it plays in the public op.
+
+    ``forward`` (+1 for the bias add), ``grad_input``, ``grad_weight``, ``grad_bias``; a
+    transposed convolution's forward is its correlation's input-gradient role and vice versa.
+    """
+    from reference.conv.geometry import plan
+
+    p = case.params
+    pl = plan(case.shapes["input"], case.shapes["weight"], p.stride, p.padding, p.dilation,
+              p.transposed, p.output_padding, p.groups)
+    c = pl.corr
+    taps = math.prod(c.kernel)
+    corr_forward = c.in_channels // c.groups * taps
+    corr_grad_input = c.out_channels // c.groups * taps
+    out_positions = c.batch * math.prod(pl.output_shape[2:])
+    forward, grad_input = (corr_grad_input, corr_forward) if p.transposed else (corr_forward, corr_grad_input)
+    return {
+        "forward": forward + (1 if p.bias else 0),
+        "grad_input": grad_input,
+        "grad_weight": c.batch * math.prod(c.out_size),
+        "grad_bias": out_positions,
+        # a sum of two convolutions and the bias: two more roundings
+        "linearised": forward + 2,
+    }
+
+
+def check_lengths(case, check: str) -> dict[str, int]:
+    """K for each named output of ``check``."""
+    k = reduction_lengths(case)
+    grads = {"grad_input": k["grad_input"], "grad_weight": k["grad_weight"], "grad_bias": k["grad_bias"]}
+    return {
+        "forward": {"output": k["forward"]},
+        "vmap": {"output": k["forward"]},
+        "vjp": grads,
+        "vmap_vjp": grads,
+        "jvp": {"tangent_output": k["linearised"]},
+        "vjp_vjp": {"g_grad_output": k["linearised"], "g_input": k["grad_input"], "g_weight": k["grad_weight"]},
+    }[check]
+
+
+def judge(observed: dict, expected: dict[str, Expected], u: float) -> dict:
+    """Compare every expected output with the observed one; return the verdict record.
+
+    The record holds ``verdict`` (pass/fail), ``max_ratio`` (the largest ratio over all
+    elements), ``bound`` (formula, u, K per output) and, for the element closest to or furthest
+    past its bound, ``worst``: output, index, observed, expected, ratio and that element's limit.
+    """
+    record = {"verdict": "pass", "max_ratio": 0.0,
+              "bound": {"formula": BOUND_FORMULA, "u": u, "K": {n: e.K for n, e in expected.items()}},
+              "worst": None}
+    worst_excess = -math.inf
+    for name, exp in expected.items():
+        if name not in observed or observed[name] is None:
+            return {**record, "verdict": "fail", "reason": f"the adapter returned no '{name}'"}
+        obs = np.asarray(observed[name], dtype=np.float64)
+        if obs.shape != exp.value.shape:
+            return {**record, "verdict": "fail",
+                    "reason": f"{name} has shape {list(obs.shape)} but the reference's is {list(exp.value.shape)}"}
+        if obs.size == 0:
+            continue
+        err = np.abs(obs - exp.value)
+        err = np.where(np.isnan(err), np.inf, err)
+        scale = u * exp.magnitude
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(scale > 0, err / np.where(scale > 0, scale, 1.0), np.where(err > 0, np.inf, 0.0))
+            limit = exp.K + np.where(exp.magnitude > 0, np.abs(exp.value) / np.where(exp.magnitude > 0,
+                                                                                        exp.magnitude, 1.0), 0.0)
+            excess = np.where(np.isinf(ratio), np.inf, ratio / limit)
+        flat = int(np.argmax(excess))
+        idx = np.unravel_index(flat, obs.shape)
+        record["max_ratio"] = max(record["max_ratio"], float(ratio.max()))
+        if excess[idx] > worst_excess:
+            worst_excess = float(excess[idx])
+            record["worst"] = {"output": name, "index": [int(i) for i in idx], "observed": float(obs[idx]),
+                               "expected": float(exp.value[idx]), "ratio": float(ratio[idx]),
+                               "limit": float(limit[idx])}
+        if (ratio > limit).any():
+            record["verdict"] = "fail"
+            record["failing_elements"] = record.get("failing_elements", 0) + int((ratio > limit).sum())
+    return record
+
+
+def explain(record: dict, label: str = "") -> str:
+    """One line: ``grad_input[0,2,1,1]=0.513 but reference says 0.498 (ratio 3.1e4 > bound 576) [...]``."""
+    w = record.get("worst")
+    if record.get("reason"):
+        return f"{record['reason']} [{label}]"
+    if not w:
+        return f"no elements to compare [{label}]"
+    rel = ">" if w["ratio"] > w["limit"] else "<="
+    index = ",".join(str(i) for i in w["index"])
+    return (f"{w['output']}[{index}]={w['observed']:.6g} but reference says {w['expected']:.6g} "
+            f"(ratio {w['ratio']:.3g} {rel} bound {w['limit']:.3g}) [{label}]")

@@ -1,0 +1,111 @@
+"""The worker subprocess: one framework, many cases, answers over a pipe.
+
+``python -m conformance.worker SPEC DEVICE PRECISION`` loads the adapter ``SPEC``
+(``module:Class``), applies the device and precision, and then serves requests read from
+stdin. Messages are length-prefixed pickles (:func:`write_frame`/:func:`read_frame`). The
+original stdout carries only replies; anything the framework prints goes to stderr. A request
+that kills the process (segfault, abort) is the parent's to record as ``crash``.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import sys
+import time
+import traceback
+
+_HEADER = struct.Struct("<Q")
+
+
+def write_frame(fd: int, obj) -> None:
+    body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    data = _HEADER.pack(len(body)) + body
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _read_exact(fd: int, n: int) -> bytes | None:
+    chunks, need = [], n
+    while need:
+        chunk = os.read(fd, need)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        need -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(fd: int):
+    head = _read_exact(fd, _HEADER.size)
+    if head is None:
+        return None
+    body = _read_exact(fd, _HEADER.unpack(head)[0])
+    return None if body is None else pickle.loads(body)
+
+
+def handle(adapter, message: dict) -> dict:
+    from conformance.case import CHECK_ARRAYS, Case, CaseData
+
+    case = Case.from_dict(message["case"], source=message.get("source", "<campaign>"))
+    check = message["check"]
+    reason = adapter.why_unsupported(case, check)
+    if reason:
+        return {"status": "unsupported", "reason": reason}
+    data = CaseData(case)
+    for name in CHECK_ARRAYS[check]:  # make the data outside the timed region
+        data[name]
+    start = time.perf_counter()
+    try:
+        outputs = adapter.run(case, check, data)
+    except Exception as exc:  # the framework rejected the input (compared with the reference)
+        return {"status": "error", "type": type(exc).__name__, "message": str(exc)[:2000],
+                "seconds": time.perf_counter() - start}
+    seconds = time.perf_counter() - start
+    if check == "error":
+        outputs = {}
+    return {"status": "ok", "outputs": {k: _to_numpy(v) for k, v in (outputs or {}).items()}, "seconds": seconds}
+
+
+def _to_numpy(v):
+    import numpy as np
+
+    return None if v is None else np.asarray(v, dtype=np.float64)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    spec, device, precision = argv
+    reply_fd = os.dup(1)
+    os.dup2(2, 1)  # framework chatter on stdout must not corrupt the reply stream
+    sys.stdout = sys.stderr
+    from conformance.adapters import load
+
+    try:
+        adapter = load(spec)
+        settings = adapter.setup(device=device, precision=precision)
+        hello = {"status": "ok", "name": adapter.name, "version": adapter.version(), "settings": settings,
+                 "devices": adapter.devices(), "pid": os.getpid()}
+    except Exception as exc:
+        hello = {"status": "error", "type": type(exc).__name__, "message": str(exc),
+                 "traceback": traceback.format_exc()}
+    write_frame(reply_fd, hello)
+    if hello["status"] != "ok":
+        return 1
+    while True:
+        message = read_frame(0)
+        if message is None or message.get("cmd") == "exit":
+            return 0
+        try:
+            reply = handle(adapter, message)
+        except Exception as exc:  # a harness-side problem (bad case): report, keep serving
+            reply = {"status": "harness_error", "type": type(exc).__name__, "message": str(exc),
+                     "traceback": traceback.format_exc()}
+        write_frame(reply_fd, reply)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
