@@ -229,10 +229,7 @@ def plan(
         raise ConvConfigError("weight.shape", weight_shape, "kernel sizes must be positive")
 
     if not transposed:
-        if any(output_padding):
-            raise ConvConfigError(
-                "output_padding", output_padding, "applies only to transposed convolution; must be 0 here"
-            )
+        # output_padding is ignored here, as aten's convolution ignores it when transposed=False.
         pads = _resolve_padding(padding, rank, in_size, kernel, stride, dilation)
         padded = tuple(x + lo + hi for x, (lo, hi) in zip(in_size, pads))
         for i, (xp, ek) in enumerate(zip(padded, dilated_kernel)):

@@ -69,6 +69,7 @@ def conv_cases(
     max_group_channels: int = 3,
     max_groups: int = 3,
     allow_empty: bool = True,
+    allow_zero_channels: bool = True,
 ) -> ConvCase:
     rank = draw(st.sampled_from(ranks))
     is_transposed = draw(st.sampled_from(transposed))
@@ -80,7 +81,7 @@ def conv_cases(
     groups = draw(st.integers(1, max_groups))
     low = 0 if allow_empty else 1
     batch = draw(st.integers(low, max_batch))
-    cg = draw(st.integers(low, max_group_channels))
+    cg = draw(st.integers(low if allow_zero_channels else 1, max_group_channels))
     og = draw(st.integers(1, max_group_channels))
     form = draw(st.sampled_from(padding_forms))
     output_padding = (0,) * rank
