@@ -16,6 +16,7 @@ from __future__ import annotations
 from reference.backend import namespace_of
 from reference.conv.api import _array, convolution
 from reference.conv.errors import ConvConfigError
+from reference.conv.geometry import conv_output_shape
 
 BATCHED_ALGORITHMS = ("fold_batch_into_groups", "loop")
 
@@ -50,6 +51,9 @@ def batched_convolution(
         )
     params = (stride, padding, dilation, transposed, output_padding, groups)
     algorithm = algorithm or "fold_batch_into_groups"
+    if batch == 0:  # nothing to map over: the shape of one result, zero times
+        one = conv_output_shape(x.shape[input_batched:], w.shape[weight_batched:], *params)
+        return namespace_of(x, w).zeros((0, *one), dtype=namespace_of(x, w).result_type(x, w))
     if algorithm == "loop":
         return _loop(x, w, bias, params, input_batched, weight_batched, bias_batched, batch)
     if algorithm != "fold_batch_into_groups":
@@ -107,7 +111,7 @@ def _fold(x, w, params, input_batched, weight_batched, batch):
         n = x.shape[1]
         xf = x.swapaxes(0, 1).reshape(n, batch * x.shape[2], *x.shape[3:])
         y = conv(xf, w.reshape(batch * w.shape[1], *w.shape[2:]), batch * groups)
-        return y.reshape(n, batch, -1, *y.shape[2:]).swapaxes(0, 1)
+        return y.reshape(n, batch, y.shape[1] // batch, *y.shape[2:]).swapaxes(0, 1)
     # Only the weight is batched: B joins the output channels inside each group.
     g = groups
     if not transposed:
@@ -120,5 +124,6 @@ def _fold(x, w, params, input_batched, weight_batched, batch):
         wf = w.swapaxes(0, 1).reshape(c, b * og, *kernel)  # (C, B·Og): output channel (group, b, og)
     y = conv(x, wf, g)  # (N, g·B·Og, *S)
     n, spatial = y.shape[0], y.shape[2:]
-    y = y.reshape(n, g, batch, -1, *spatial)  # (N, g, B, Og, *S)
-    return y.transpose(2, 0, 1, 3, *range(4, 4 + len(spatial))).reshape(batch, n, -1, *spatial)
+    og = y.shape[1] // (g * batch)
+    y = y.reshape(n, g, batch, og, *spatial)  # (N, g, B, Og, *S)
+    return y.transpose(2, 0, 1, 3, *range(4, 4 + len(spatial))).reshape(batch, n, g * og, *spatial)
