@@ -54,8 +54,9 @@ class ConvParams:
     layout: str = "channels_first"
 
     def to_dict(self) -> dict:
-        pad = self.padding if isinstance(self.padding, str) else [list(p) if isinstance(p, tuple) else p
-                                                                    for p in self.padding]
+        pad = self.padding
+        if not isinstance(pad, (str, int)):
+            pad = [list(p) if isinstance(p, (tuple, list)) else p for p in pad]
         return {
             "rank": self.rank, "stride": list(self.stride), "padding": pad, "dilation": list(self.dilation),
             "groups": self.groups, "transposed": self.transposed, "output_padding": list(self.output_padding),

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 
 from conformance.case import Case, CaseData, save_case
@@ -381,9 +382,8 @@ class Campaign:
         if state["failing"] is None:
             return None
         case, rec = state["failing"]
-        path = save_case(case.__class__(**{**case.__dict__, "description": f"found by fuzzing: {framework} {check} "
-                                                                        f"{rec['verdict']}: {rec.get('reason', '')[:200]}"}),
-                         self.found_dir)
+        note = f"found by fuzzing: {framework} {check} {rec['verdict']}: {rec.get('reason', '')[:200]}"
+        path = save_case(replace(case, description=note), self.found_dir)
         return self.record({**rec, "phase": "shrunk", "found": str(path)})
 
 

@@ -55,7 +55,13 @@ class TorchAdapter(Adapter):
     def unsupported(self, case, check):
         if case.params.layout == "channels_last" and case.params.rank == 1:
             return "torch has no channels-last memory format for 3-d tensors (rank-1 convolution)"
+        if case.params.layout == "channels_last" and check in ("vmap", "vmap_vjp"):
+            return "torch.func.vmap does not support the channels_last memory format (NYI inside vmap)"
         return None
+
+    def run(self, case, check, a):
+        out = super().run(case, check, a)
+        return {k: None if v is None else v.detach().to(self.torch.float64).cpu().numpy() for k, v in out.items()}
 
     # -- the op as a PyTorch user writes it --------------------------------------------------
     def tensor(self, case, a, requires_grad=False):

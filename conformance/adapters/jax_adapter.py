@@ -1,0 +1,156 @@
+"""JAX: ``lax.conv_general_dilated`` with ``dimension_numbers`` and ``feature_group_count``;
+``jax.vjp``/``jax.jvp``/``jax.vmap``.
+
+As a JAX user writes it: NCHW/OIHW or NHWC/HWIO dimension numbers (the case's layout),
+padding ``'VALID'``/``'SAME'``/``'SAME_LOWER'`` or explicit (lo, hi) pairs (negative crops). A
+transposed convolution is the lhs-dilated convolution (``lhs_dilation=stride``) with the kernel
+flipped and its in/out channels swapped per group, padded by ``dilation·(k-1) − lo`` and
+``dilation·(k-1) − hi + output_padding``. float64 needs ``jax_enable_x64`` (set here).
+"""
+
+from __future__ import annotations
+
+from conformance.adapters._geometry import transposed_layout
+from conformance.adapters.base import Adapter, cpu_setup
+
+_SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
+
+
+class JaxAdapter(Adapter):
+    name = "jax"
+
+    def __init__(self):
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+        import jax.numpy as jnp
+        from jax import lax
+
+        self.jax, self.jnp, self.lax = jax, jnp, lax
+        self.precision = None
+
+    def version(self) -> str:
+        import jaxlib
+
+        return f"jax {self.jax.__version__}, jaxlib {jaxlib.__version__}"
+
+    def devices(self) -> list[str]:
+        kinds = {d.platform for d in self.jax.devices()}
+        return ["cpu"] + (["cuda"] if "gpu" in kinds or "cuda" in kinds else [])
+
+    def setup(self, device="cpu", precision="highest") -> dict:
+        jax = self.jax
+        self.precision = self.lax.Precision.HIGHEST if precision == "highest" else None
+        settings = {"jax_enable_x64": True, "conv precision argument": str(self.precision),
+                    "jax_default_matmul_precision": str(jax.config.jax_default_matmul_precision)}
+        if device == "cpu":
+            jax.config.update("jax_platforms", "cpu")
+            return cpu_setup(self, device, precision, settings)
+        if "cuda" not in self.devices():
+            raise RuntimeError(f"jax: device {device!r} is not available here (devices: {self.devices()})")
+        # XLA on GPU runs float32 convolutions in TF32 unless asked for HIGHEST precision.
+        return {"device": device, "precision": precision, "tf32": precision != "highest",
+                "gpu": str(jax.devices()[0]), **settings}
+
+    # -- the op as a JAX user writes it -------------------------------------------------------
+    def array(self, case, a):
+        return None if a is None else self.jnp.asarray(a, dtype=getattr(self.jnp, case.dtype))
+
+    def _numbers(self, case):
+        s = _SPATIAL[case.params.rank]
+        if case.params.layout == "channels_last":
+            return (f"N{s}C", f"{s}IO", f"N{s}C")
+        return (f"NC{s}", f"OI{s}", f"NC{s}")
+
+    def _to_layout(self, case, t, kind):
+        """Canonical channels-first → the user's layout (an exact transposition)."""
+        if case.params.layout != "channels_last":
+            return t
+        r = case.params.rank
+        if kind == "weight":  # (O, I, *k) -> (*k, I, O)
+            return self.jnp.transpose(t, (*range(2, r + 2), 1, 0))
+        return self.jnp.moveaxis(t, 1, -1)
+
+    def conv(self, case, x, w, b):
+        jnp, lax, p = self.jnp, self.lax, case.params
+        r = p.rank
+        kernel = w.shape[2:]
+        if p.transposed:
+            g = p.groups
+            cin, og = w.shape[0], w.shape[1]
+            w = w.reshape((g, cin // g, og, *kernel))
+            w = jnp.swapaxes(w, 1, 2).reshape((g * og, cin // g, *kernel))
+            w = jnp.flip(w, axis=tuple(range(2, r + 2)))
+            _, crops = transposed_layout(p, x.shape[2:], kernel)
+            padding = [(d * (k - 1) - lo, d * (k - 1) - hi) for (lo, hi), k, d in zip(crops, kernel, p.dilation)]
+            lhs_dilation = p.stride
+            strides = (1,) * r
+        else:
+            padding = p.padding.upper() if isinstance(p.padding, str) else [
+                (e, e) if isinstance(e, int) else tuple(e) for e in p.padding]
+            lhs_dilation, strides = None, p.stride
+        y = lax.conv_general_dilated(
+            self._to_layout(case, x, "input"), self._to_layout(case, w, "weight"), strides, padding,
+            lhs_dilation=lhs_dilation, rhs_dilation=p.dilation, dimension_numbers=self._numbers(case),
+            feature_group_count=p.groups, precision=self.precision)
+        if b is not None:
+            shape = (1,) * (r + 1) + (-1,) if p.layout == "channels_last" else (1, -1) + (1,) * r
+            y = y + b.reshape(shape)
+        return jnp.moveaxis(y, -1, 1) if p.layout == "channels_last" else y
+
+    def _f(self, case, with_bias):
+        if with_bias:
+            return lambda x, w, b: self.conv(case, x, w, b)
+        return lambda x, w: self.conv(case, x, w, None)
+
+    def _primals(self, case, a, names=("input", "weight", "bias")):
+        return tuple(self.array(case, a[n]) for n in names[: 3 if case.params.bias else 2])
+
+    # -- checks ------------------------------------------------------------------------------
+    def forward(self, case, a):
+        return {"output": self._f(case, case.params.bias)(*self._primals(case, a))}
+
+    def _grad_names(self, case):
+        return ["grad_input", "grad_weight"] + (["grad_bias"] if case.params.bias else [])
+
+    def vjp(self, case, a):
+        _, pull = self.jax.vjp(self._f(case, case.params.bias), *self._primals(case, a))
+        return dict(zip(self._grad_names(case), pull(self.array(case, a["grad_output"]))))
+
+    def vjp_vjp(self, case, a):
+        f = self._f(case, case.params.bias)
+
+        def first(g, *primals):
+            return self.jax.vjp(f, *primals)[1](g)
+
+        _, pull = self.jax.vjp(first, self.array(case, a["grad_output"]), *self._primals(case, a))
+        seconds = pull(self._primals(case, a, ("gg_input", "gg_weight", "gg_bias")))
+        return dict(zip(("g_grad_output", "g_input", "g_weight"), seconds))
+
+    def jvp(self, case, a):
+        _, t = self.jax.jvp(self._f(case, case.params.bias), self._primals(case, a),
+                            self._primals(case, a, ("tangent_input", "tangent_weight", "tangent_bias")))
+        return {"tangent_output": t}
+
+    def _vmap_operands(self, case, a):
+        over = case.vmap_over
+        x = self.array(case, a["batched_input"] if "input" in over else a["input"])
+        w = self.array(case, a["batched_weight"] if "weight" in over else a["weight"])
+        return x, w, (0 if "input" in over else None, 0 if "weight" in over else None)
+
+    def vmap(self, case, a):
+        x, w, axes = self._vmap_operands(case, a)
+        b = self.array(case, a["bias"])
+        return {"output": self.jax.vmap(lambda x, w: self.conv(case, x, w, b), in_axes=axes)(x, w)}
+
+    def vmap_vjp(self, case, a):
+        x, w, axes = self._vmap_operands(case, a)
+        f = self._f(case, case.params.bias)
+        rest = self._primals(case, a)[2:]
+
+        def per_sample(x, w, g, *rest):
+            return self.jax.vjp(f, x, w, *rest)[1](g)
+
+        grads = self.jax.vmap(per_sample, in_axes=(*axes, 0) + (None,) * len(rest))(
+            x, w, self.array(case, a["batched_grad_output"]), *rest)
+        return dict(zip(self._grad_names(case), grads))

@@ -1,0 +1,257 @@
+"""TensorFlow: ``tf.nn`` convolutions, gradients through ``GradientTape`` (TF's raw
+``Conv*BackpropInput``/``BackpropFilter`` ops), ``tf.autodiff.ForwardAccumulator`` and
+``tf.vectorized_map``.
+
+As TensorFlow users write it: NHWC inputs and HWIO filters (whatever the case's layout: TF's
+CPU kernels are NHWC-only, so both layouts run NHWC); a depthwise 2-d convolution through
+``tf.nn.depthwise_conv2d`` with its ``(kh, kw, C, multiplier)`` filter; ``'SAME'``/``'VALID'``
+padding, explicit 2-d paddings through ``tf.nn.conv2d``'s explicit padding (which reaches the
+asymmetric-padding path of the input gradient), ``tf.pad``/slicing otherwise; a transposed
+convolution through ``tf.nn.conv_transpose`` with ``output_shape``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from conformance.adapters._geometry import explicit_pads, is_symmetric, transposed_layout
+from conformance.adapters.base import Adapter, cpu_setup
+
+
+def _to_nhwc(a, batch_dims=0):
+    return None if a is None else np.moveaxis(a, 1 + batch_dims, -1)
+
+
+def _from_nhwc(a, batch_dims=0):
+    return None if a is None else np.moveaxis(np.asarray(a, dtype=np.float64), -1, 1 + batch_dims)
+
+
+class TensorFlowAdapter(Adapter):
+    name = "tensorflow"
+
+    def __init__(self):
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+        import tensorflow as tf
+
+        threads = os.environ.get("REFGRAD_THREADS")
+        if threads:
+            tf.config.threading.set_intra_op_parallelism_threads(int(threads))
+            tf.config.threading.set_inter_op_parallelism_threads(int(threads))
+        self.tf = tf
+
+    def version(self) -> str:
+        return self.tf.__version__
+
+    def devices(self) -> list[str]:
+        return ["cpu"] + (["cuda"] if self.tf.config.list_physical_devices("GPU") else [])
+
+    def setup(self, device="cpu", precision="highest") -> dict:
+        tf = self.tf
+        if precision == "highest":
+            tf.config.experimental.enable_tensor_float_32_execution(False)
+        settings = {"tensor_float_32_execution": tf.config.experimental.tensor_float_32_execution_enabled(),
+                    "TF_ENABLE_ONEDNN_OPTS": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "(default)"),
+                    "data_format": "NHWC"}
+        if device == "cpu":
+            tf.config.set_visible_devices([], "GPU")
+            return cpu_setup(self, device, precision, settings)
+        if "cuda" not in self.devices():
+            raise RuntimeError(f"tensorflow: device {device!r} is not available here (devices: {self.devices()})")
+        return {"device": device, "precision": precision, "tf32": settings["tensor_float_32_execution"],
+                **settings}
+
+    # -- what TF cannot express ------------------------------------------------------------------
+    def unsupported(self, case, check):
+        p = case.params
+        if p.transposed and p.groups > 1:
+            return "tensorflow has no grouped transposed convolution (tf.nn.conv_transpose takes no groups)"
+        if p.rank != 2 and any(s > 1 for s in p.stride) and any(d > 1 for d in p.dilation):
+            return "tf.nn.convolution rejects strides > 1 together with dilations > 1 (only conv2d accepts both)"
+        if p.transposed and any(op >= s for op, s in zip(p.output_padding, p.stride)):
+            return ("tf.nn.conv_transpose derives the output size from output_shape through the forward "
+                    "convolution; output_padding >= stride (legal in PyTorch when < dilation) has no output_shape")
+        if p.rank == 3 and p.groups > 1 and not p.transposed:
+            return "tensorflow's Conv3D has no groups (input and filter must have the same depth)"
+        if self._depthwise(case) and p.stride[0] != p.stride[1]:
+            return "tf.nn.depthwise_conv2d needs equal strides in both spatial dimensions"
+        channels, filter_in = case.shapes["input"][1], case.shapes["weight"][1]
+        if not p.transposed and (filter_in == 0 or channels % filter_in or channels // filter_in != p.groups):
+            return (f"tensorflow has no groups argument: it infers groups = input channels / filter in-channels "
+                    f"({channels} / {filter_in}), so groups={p.groups} cannot be expressed")
+        grouped = not p.transposed and p.groups > 1 and not self._depthwise(case)
+        if grouped and check in ("vjp", "vjp_vjp", "vmap_vjp") and "cuda" not in self.devices():
+            return "tensorflow has no gradients of grouped (non-depthwise) convolutions on CPU"
+        return None
+
+    def _depthwise(self, case):
+        p = case.params
+        return not p.transposed and p.rank == 2 and p.groups > 1 and p.groups == case.shapes["input"][1]
+
+    # -- the op as a TF user writes it ------------------------------------------------------
+    def const(self, case, a):
+        return None if a is None else self.tf.constant(a, dtype=getattr(self.tf, case.dtype))
+
+    def _pad(self, x, pads):
+        """Pad (positive) or crop (negative) the spatial dims of an NHWC tensor."""
+        tf = self.tf
+        x = tf.pad(x, [[0, 0]] + [[max(lo, 0), max(hi, 0)] for lo, hi in pads] + [[0, 0]])
+        begin = [0] + [max(-lo, 0) for lo, _ in pads] + [0]
+        size = [-1] + [x.shape[1 + i] - max(-lo, 0) - max(-hi, 0) for i, (lo, hi) in enumerate(pads)] + [-1]
+        return tf.slice(x, begin, size)
+
+    def weight(self, case, w):
+        """Canonical weight (numpy) → the filter a TF user holds."""
+        if self._depthwise(case):  # (C*M, 1, kh, kw) -> (kh, kw, C, M)
+            c = case.shapes["input"][1]
+            return w.reshape(c, w.shape[0] // c, *w.shape[2:]).transpose(2, 3, 0, 1)
+        # conv: (O, I, *k) -> (*k, I, O); conv_transpose: (in, out, *k) -> (*k, out, in)
+        r = case.params.rank
+        return w.transpose(*range(2, r + 2), 1, 0)
+
+    def weight_back(self, case, w, batch_dims=0):
+        w = np.asarray(w, dtype=np.float64)
+        lead = tuple(range(batch_dims))
+        r = case.params.rank
+        if self._depthwise(case):
+            kh, kw, c, m = w.shape[batch_dims:]
+            w = np.transpose(w, (*lead, *(batch_dims + i for i in (2, 3, 0, 1))))
+            return w.reshape(*w.shape[:batch_dims], c * m, 1, kh, kw)
+        return np.transpose(w, (*lead, *(batch_dims + i for i in (r + 1, r, *range(r)))))
+
+    def conv(self, case, x, w, b):
+        """x NHWC, w as :meth:`weight` made it, b (O,) — all tf tensors."""
+        tf, p = self.tf, case.params
+        r = p.rank
+        if p.transposed:
+            in_size = x.shape[1:-1]
+            kernel = w.shape[:r]
+            out_size, crops = transposed_layout(p, in_size, kernel)
+            batch, out_ch = tf.shape(x)[0], w.shape[r]
+            native = isinstance(p.padding, str) and p.padding in ("same", "valid") or (
+                r == 2 and is_symmetric(crops) and not isinstance(p.padding, str))
+            if native:
+                padding = p.padding.upper() if isinstance(p.padding, str) else [
+                    [0, 0], *[[lo, hi] for lo, hi in explicit_pads(p, out_size, kernel)], [0, 0]]
+                y = tf.nn.conv_transpose(x, w, tf.stack([batch, *out_size, out_ch]), [1, *p.stride, 1],
+                                         padding=padding, dilations=[1, *p.dilation, 1])
+            else:  # the padding-free result, cropped or zero-extended as the case says
+                full = [y + lo + hi for y, (lo, hi) in zip(out_size, crops)]
+                y = tf.nn.conv_transpose(x, w, tf.stack([batch, *full, out_ch]), [1, *p.stride, 1],
+                                         padding="VALID", dilations=[1, *p.dilation, 1])
+                y = self._pad(y, [(-lo, -hi) for lo, hi in crops])
+        else:
+            kernel = w.shape[:r]
+            strides, dilations = [1, *p.stride, 1], [1, *p.dilation, 1]
+            if isinstance(p.padding, str) and p.padding != "same_lower":
+                padding = p.padding.upper()
+            else:
+                pads = explicit_pads(p, x.shape[1:-1], kernel)
+                if r == 2 and all(v >= 0 for pair in pads for v in pair):
+                    padding = [[0, 0], *[list(pair) for pair in pads], [0, 0]]
+                else:
+                    x, padding = self._pad(x, pads), "VALID"
+            if self._depthwise(case):
+                y = tf.nn.depthwise_conv2d(x, w, strides, padding, dilations=p.dilation)
+            elif r == 2:
+                y = tf.nn.conv2d(x, w, strides, padding, dilations=dilations)
+            else:
+                y = tf.nn.convolution(x, w, p.stride, padding, dilations=p.dilation)
+        return y if b is None else tf.nn.bias_add(y, b)
+
+    def _operands(self, case, a, names=("input", "weight", "bias"), batch_dims=0):
+        x, w, b = (a[n] for n in names)
+        if batch_dims:
+            w = None if w is None else np.stack([self.weight(case, wi) for wi in w])
+        else:
+            w = self.weight(case, w)
+        return self.const(case, _to_nhwc(x, batch_dims)), self.const(case, w), self.const(case, b)
+
+    def _grads_back(self, case, grads, batch_dims=0):
+        gx, gw, gb = (list(grads) + [None])[:3]
+        out = {"grad_input": _from_nhwc(gx.numpy(), batch_dims),
+               "grad_weight": self.weight_back(case, gw.numpy(), batch_dims)}
+        if case.params.bias:
+            out["grad_bias"] = gb.numpy()
+        return out
+
+    # -- checks ------------------------------------------------------------------------------
+    def forward(self, case, a):
+        return {"output": _from_nhwc(self.conv(case, *self._operands(case, a)).numpy())}
+
+    def vjp(self, case, a):
+        tf = self.tf
+        x, w, b = self._operands(case, a)
+        leaves = [t for t in (x, w, b) if t is not None]
+        with tf.GradientTape() as tape:
+            tape.watch(leaves)
+            y = self.conv(case, x, w, b)
+        g = self.const(case, _to_nhwc(a["grad_output"]))
+        return self._grads_back(case, tape.gradient(y, leaves, output_gradients=g))
+
+    def vjp_vjp(self, case, a):
+        tf = self.tf
+        x, w, b = self._operands(case, a)
+        ggx, ggw, ggb = self._operands(case, a, ("gg_input", "gg_weight", "gg_bias"))
+        g = self.const(case, _to_nhwc(a["grad_output"]))
+        leaves = [t for t in (x, w, b) if t is not None]
+        with tf.GradientTape() as outer:
+            outer.watch([g, x, w])
+            with tf.GradientTape() as inner:
+                inner.watch(leaves)
+                y = self.conv(case, x, w, b)
+            firsts = inner.gradient(y, leaves, output_gradients=g)
+        cotangents = [ggx, ggw, ggb][: len(firsts)]
+        gg, gx, gw = outer.gradient(firsts, [g, x, w], output_gradients=cotangents,
+                                    unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        return {"g_grad_output": _from_nhwc(gg.numpy()), "g_input": _from_nhwc(gx.numpy()),
+                "g_weight": self.weight_back(case, gw.numpy())}
+
+    def jvp(self, case, a):
+        primals = [t for t in self._operands(case, a) if t is not None]
+        tangents = [t for t in self._operands(case, a, ("tangent_input", "tangent_weight", "tangent_bias"))
+                    if t is not None]
+        with self.tf.autodiff.ForwardAccumulator(primals, tangents) as acc:
+            y = self.conv(case, *primals, *([None] * (3 - len(primals))))
+        return {"tangent_output": _from_nhwc(acc.jvp(y).numpy())}
+
+    def _vmap_operands(self, case, a, extra=()):
+        over = case.vmap_over
+        x = self.const(case, _to_nhwc(a["batched_input"], 1)) if "input" in over else None
+        w = (self.const(case, np.stack([self.weight(case, wi) for wi in a["batched_weight"]]))
+             if "weight" in over else None)
+        shared_x, shared_w, b = self._operands(case, a)
+        elems = tuple(t for t in (x, w, *extra) if t is not None)
+
+        def unpack(e):
+            e = list(e)
+            xi = e.pop(0) if x is not None else shared_x
+            wi = e.pop(0) if w is not None else shared_w
+            return xi, wi, e
+
+        return elems, unpack, b
+
+    def vmap(self, case, a):
+        elems, unpack, b = self._vmap_operands(case, a)
+
+        def one(e):
+            xi, wi, _ = unpack(e)
+            return self.conv(case, xi, wi, b)
+
+        return {"output": _from_nhwc(self.tf.vectorized_map(one, elems).numpy(), 1)}
+
+    def vmap_vjp(self, case, a):
+        tf = self.tf
+        g = self.const(case, _to_nhwc(a["batched_grad_output"], 1))
+        elems, unpack, b = self._vmap_operands(case, a, (g,))
+
+        def one(e):
+            xi, wi, (gi,) = unpack(e)
+            leaves = [t for t in (xi, wi, b) if t is not None]
+            with tf.GradientTape() as tape:
+                tape.watch(leaves)
+                y = self.conv(case, xi, wi, b)
+            return tuple(tape.gradient(y, leaves, output_gradients=gi))
+
+        return self._grads_back(case, tf.vectorized_map(one, elems), batch_dims=1)

@@ -1,0 +1,234 @@
+"""The ``conformance`` command: ``run`` (the main job), ``replay`` and ``frameworks``.
+
+Exit status: 0 when nothing failed, 1 when some result is ``fail``, ``error_mismatch``,
+``crash`` or ``timeout``, 2 on bad usage (the message names the flag and the value).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from conformance import adapters
+from conformance.case import DTYPES, VALID_CHECKS, CaseError, load_cases
+from conformance.runner import Campaign
+from conformance.tolerance import FAILING
+
+OPS = ("conv",)
+DEFAULT_CASES = Path(__file__).resolve().parents[1] / "cases"
+DEFAULT_MAX_EXAMPLES = 6
+
+
+class UsageError(Exception):
+    """A bad flag or value; main() prints it and exits 2."""
+
+
+def _list(flag: str, value: str | None, allowed, default):
+    if value is None:
+        return list(default)
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if not items:
+        raise UsageError(f"{flag}: expected a comma-separated list, got {value!r}")
+    for item in items:
+        if item not in allowed:
+            raise UsageError(f"{flag}: {item!r} is not one of {', '.join(allowed)}")
+    return items
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="conformance", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p):
+        p.add_argument("--frameworks", help="comma-separated: torch,tensorflow,jax (default: every installed one)")
+        p.add_argument("--adapter", action="append", default=[], metavar="MOD:CLS",
+                       help="an extra backend adapter class (repeatable); alone, it runs only the adapters")
+        p.add_argument("--checks", help=f"comma-separated subset of {','.join(VALID_CHECKS)},error")
+        p.add_argument("--dtypes", help=f"comma-separated subset of {','.join(DTYPES)}")
+        p.add_argument("--out", default="reports/latest", help="output directory (default reports/latest)")
+        p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+        p.add_argument("--precision", default="highest", choices=["highest", "default"],
+                       help="highest: TF32 off; default: the framework's default (no effect on CPU)")
+        p.add_argument("--timeout", type=float, default=120.0, help="seconds per check before 'timeout'")
+        p.add_argument("--resume", action="store_true", help="continue DIR/results.jsonl, skipping recorded results")
+        p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    run = sub.add_parser("run", help="curated cases plus a Hypothesis fuzz campaign")
+    common(run)
+    run.add_argument("--ops", help="comma-separated operations (conv)")
+    run.add_argument("--max-examples", type=int, default=DEFAULT_MAX_EXAMPLES,
+                     help=f"fuzz examples per framework and check (default {DEFAULT_MAX_EXAMPLES}; 0: no fuzzing)")
+    run.add_argument("--seed", type=int, default=0, help="Hypothesis seed (default 0)")
+    run.add_argument("--cases", default=None, help=f"curated cases file or directory (default {DEFAULT_CASES})")
+    run.add_argument("--found-dir", default="cases/found", help="where shrunk failing cases are saved")
+
+    replay = sub.add_parser("replay", help="run saved cases (a JSON file or a directory of them)")
+    replay.add_argument("path", help="CASE.json or a directory")
+    common(replay)
+
+    sub.add_parser("frameworks", help="installed frameworks, versions, devices and precision settings")
+    return parser
+
+
+def _frameworks(args) -> dict[str, str]:
+    known = adapters.known()
+    installed = adapters.installed()
+    chosen = {}
+    if args.frameworks is not None or not args.adapter:
+        for name in _list("--frameworks", args.frameworks, list(known), installed):
+            if name not in installed:
+                raise UsageError(f"--frameworks: {name!r} is not installed here (pip install refgrad[{name}])")
+            chosen[name] = installed[name]
+    for spec in args.adapter:
+        try:
+            cls = adapters.load_class(spec)
+        except adapters.AdapterError as exc:
+            raise UsageError(f"--adapter: {exc}") from None
+        chosen[cls.name] = spec
+    if not chosen:
+        raise UsageError("--frameworks: no framework is installed; install torch, tensorflow or jax")
+    return chosen
+
+
+class Progress:
+    """A one-line progress bar on stderr (a line every 25 results when stderr is not a terminal)."""
+
+    def __init__(self, quiet: bool):
+        self.quiet, self.tty = quiet, sys.stderr.isatty()
+        self.n, self.bad, self.start = 0, 0, time.monotonic()
+
+    def __call__(self, rec):
+        self.n += 1
+        self.bad += rec["verdict"] in FAILING
+        if self.quiet or (not self.tty and self.n % 25):
+            return
+        line = (f"[{self.n:5d} results, {self.bad} failing, {time.monotonic() - self.start:6.1f}s] "
+                f"{rec['framework']} {rec['check']}: {rec['verdict']}")
+        sys.stderr.write(("\r" + line.ljust(90)) if self.tty else line + "\n")
+        sys.stderr.flush()
+
+    def done(self):
+        if self.tty and not self.quiet and self.n:
+            sys.stderr.write("\n")
+
+
+def _cases(path, checks, dtypes):
+    cases = load_cases(path)
+    out = []
+    for case in cases:
+        if case.dtype in dtypes:
+            kept = [c for c in case.checks if c in checks]
+            if kept:
+                out.append(case.with_checks(kept))
+    return out
+
+
+def _campaign(args, frameworks, progress, found_dir=None):
+    return Campaign(args.out, frameworks, device=args.device, precision=args.precision, timeout=args.timeout,
+                    resume=args.resume, found_dir=found_dir, progress=progress)
+
+
+def _finish(campaign, args, progress) -> int:
+    from conformance.report import build_report
+
+    progress.done()
+    report = build_report(args.out, campaign.frameworks_info(), " ".join(sys.argv))
+    totals = report["totals"]
+    counts = ", ".join(f"{v} {totals[v]}" for v in ("pass", "fail", "error_mismatch", "crash", "timeout",
+                                                    "unsupported") if totals.get(v))
+    print(f"{totals.get('results', 0)} results: {counts or 'none'}")
+    print(f"wrote {Path(args.out) / 'results.jsonl'}, report.json, index.html")
+    for r in report["failures"][:20]:
+        print(f"  {r['verdict']}: {r['framework']} {r['check']} {r['case_id']}: {r.get('reason', '')[:300]}")
+    return 1 if report["failed"] else 0
+
+
+def cmd_run(args) -> int:
+    frameworks = _frameworks(args)
+    _list("--ops", args.ops, OPS, OPS)
+    checks = _list("--checks", args.checks, VALID_CHECKS + ("error",), VALID_CHECKS + ("error",))
+    dtypes = _list("--dtypes", args.dtypes, DTYPES, DTYPES)
+    if args.max_examples < 0:
+        raise UsageError(f"--max-examples: must be >= 0, got {args.max_examples}")
+    cases_path = Path(args.cases) if args.cases else DEFAULT_CASES
+    if args.cases and not cases_path.exists():
+        raise UsageError(f"--cases: {args.cases!r} does not exist")
+    curated = _cases(cases_path, checks, dtypes) if cases_path.exists() else []
+    progress = Progress(args.quiet)
+    with _campaign(args, frameworks, progress, args.found_dir) as campaign:
+        campaign.start()
+        campaign.run_cases(curated, phase="curated")
+        if args.max_examples:
+            _fuzz(campaign, checks, dtypes, args.max_examples, args.seed)
+        return _finish(campaign, args, progress)
+
+
+def _fuzz(campaign, checks, dtypes, max_examples, seed):
+    from conformance.strategies import conv_cases, invalid_conv_cases
+
+    for check in checks:
+        strategy = invalid_conv_cases(dtypes) if check == "error" else conv_cases(dtypes, checks=(check,))
+        for name in list(campaign.workers):
+            campaign.fuzz(name, check, strategy, max_examples, seed)
+
+
+def cmd_replay(args) -> int:
+    frameworks = _frameworks(args)
+    checks = _list("--checks", args.checks, VALID_CHECKS + ("error",), VALID_CHECKS + ("error",))
+    dtypes = _list("--dtypes", args.dtypes, DTYPES, DTYPES)
+    if not Path(args.path).exists():
+        raise UsageError(f"replay: {args.path!r} does not exist")
+    cases = _cases(args.path, checks, dtypes)
+    progress = Progress(args.quiet)
+    with _campaign(args, frameworks, progress) as campaign:
+        campaign.start()
+        campaign.run_cases(cases, phase="replay")
+        return _finish(campaign, args, progress)
+
+
+def cmd_frameworks(args) -> int:
+    import tempfile
+
+    from conformance.runner import Worker
+
+    known, installed = adapters.known(), adapters.installed()
+    with tempfile.TemporaryDirectory() as logs:
+        for name, spec in known.items():
+            if name not in installed:
+                print(f"{name}: not installed (pip install refgrad[{name}])")
+                continue
+            worker = Worker(name, spec, log_dir=logs)
+            try:
+                info = worker.start()
+            except Exception as exc:
+                print(f"{name}: installed but the adapter failed to start: {exc}")
+                continue
+            finally:
+                worker.close()
+            settings = ", ".join(f"{k}={v}" for k, v in info["settings"].items() if k not in ("device",))
+            print(f"{name}: {info['version']}; devices: {', '.join(info['devices'])}; adapter {spec}")
+            print(f"    precision settings (cpu): {settings}")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    try:
+        return {"run": cmd_run, "replay": cmd_replay, "frameworks": cmd_frameworks}[args.command](args)
+    except UsageError as exc:
+        parser.error(str(exc))
+    except CaseError as exc:
+        print(f"conformance: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted: results so far are in results.jsonl; continue with --resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

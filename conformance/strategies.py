@@ -1,0 +1,160 @@
+"""Hypothesis strategies for convolution cases: small composites, valid by construction.
+
+Valid configurations are built backwards, the way a shape checker would want them: draw the
+kernel, dilation, stride and padding, then the *output* size, and derive an input size that
+produces it — so no draw is ever rejected. A transposed convolution draws its input size and
+an output_padding from every legal value (< stride or < dilation). Invalid configurations
+(:func:`invalid_conv_cases`) take a valid one and break exactly one rule, for the error
+conformance check. Strategies return :class:`~conformance.case.Case`; they never assert.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from conformance.case import DTYPES, LAYOUTS, VALID_CHECKS, VMAP_OPERANDS, Case, ConvParams
+
+PADDING_FORMS = ("int", "per_dim", "pairs", "same", "same_lower", "valid")
+
+
+@st.composite
+def channel_groups(draw, transposed: bool):
+    """(groups, input channels, output channels): plain, grouped or depthwise."""
+    kind = draw(st.sampled_from(["plain", "grouped", "depthwise"]))
+    if kind == "plain":
+        return 1, draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    if kind == "depthwise" and not transposed:
+        c = draw(st.integers(2, 4))
+        return c, c, c * draw(st.integers(1, 2))  # channel multiplier 1 or 2
+    g = draw(st.integers(2, 3))
+    return g, g * draw(st.integers(1, 2)), g * draw(st.integers(1, 2))
+
+
+@st.composite
+def window(draw, rank: int):
+    """Per-dim kernel, dilation and stride (rank 3 kept small)."""
+    small = rank == 3
+    kernel = tuple(draw(st.integers(1, 2 if small else 3)) for _ in range(rank))
+    dilation = tuple(draw(st.sampled_from([1, 1, 2])) for _ in range(rank))
+    stride = tuple(draw(st.integers(1, 2 if small else 3)) for _ in range(rank))
+    return kernel, dilation, stride
+
+
+def _effective(k, d):
+    return (k - 1) * d + 1
+
+
+@st.composite
+def plain_geometry(draw, rank: int, form: str):
+    """(padding as written, kernel, dilation, stride, input size) of a valid plain convolution."""
+    kernel, dilation, stride = draw(window(rank))
+    eks = [_effective(k, d) for k, d in zip(kernel, dilation)]
+    outs = [draw(st.integers(1, 2 if rank == 3 else 4)) for _ in range(rank)]
+    if form in ("same", "same_lower"):
+        sizes = [draw(st.integers((y - 1) * s + 1, y * s)) for y, s in zip(outs, stride)]
+        return form, kernel, dilation, stride, tuple(sizes)
+    if form == "valid":
+        pads = [(0, 0)] * rank
+    elif form == "int":
+        p = draw(st.integers(0, 2))
+        pads = [(p, p)] * rank
+    elif form == "per_dim":
+        pads = [(p, p) for p in (draw(st.integers(0, 2)) for _ in range(rank))]
+    else:
+        pads = [(draw(st.integers(-1, 2)), draw(st.integers(-1, 2))) for _ in range(rank)]
+    sizes = []
+    for y, s, ek, (lo, hi) in zip(outs, stride, eks, pads):
+        size = (y - 1) * s + ek - lo - hi + draw(st.integers(0, s - 1))
+        sizes.append(max(size, 1 - min(lo, 0) - min(hi, 0), 1))
+    padding = "valid" if form == "valid" else _written(form, pads)
+    return padding, kernel, dilation, stride, tuple(sizes)
+
+
+def _written(form, pads):
+    if form == "int":
+        return pads[0][0]
+    if form == "per_dim":
+        return [lo for lo, _ in pads]
+    return [list(p) for p in pads]
+
+
+@st.composite
+def transposed_geometry(draw, rank: int, form: str):
+    """(padding, output_padding, kernel, dilation, stride, input size) of a valid conv_transpose."""
+    kernel, dilation, stride = draw(window(rank))
+    eks = [_effective(k, d) for k, d in zip(kernel, dilation)]
+    sizes = tuple(draw(st.integers(1, 2 if rank == 3 else 4)) for _ in range(rank))
+    if form in ("same", "same_lower", "valid"):
+        return form, (0,) * rank, kernel, dilation, stride, sizes
+    if form == "int":
+        p = draw(st.integers(0, min((ek - 1) // 2 for ek in eks)))
+        pads = [(p, p)] * rank
+    elif form == "per_dim":
+        pads = [(p, p) for p in (draw(st.integers(0, (ek - 1) // 2)) for ek in eks)]
+    else:
+        pads = []
+        for ek in eks:
+            lo = draw(st.integers(-1, ek - 1))
+            pads.append((lo, draw(st.integers(-1, ek - 1 - max(lo, 0)))))
+    # every legal output_padding: smaller than the stride or than the dilation
+    output_padding = tuple(draw(st.integers(0, max(s, d) - 1)) for s, d in zip(stride, dilation))
+    return _written(form, pads), output_padding, kernel, dilation, stride, sizes
+
+
+@st.composite
+def conv_cases(draw, dtypes=DTYPES, ranks=(1, 2, 3), checks=VALID_CHECKS, transposed=None, layouts=LAYOUTS):
+    """Valid convolution cases: every padding form, groups incl. depthwise, transposed, empty batch."""
+    rank = draw(st.sampled_from(ranks))
+    is_transposed = draw(st.booleans()) if transposed is None else transposed
+    form = draw(st.sampled_from(PADDING_FORMS))
+    groups, cin, cout = draw(channel_groups(is_transposed))
+    if is_transposed:
+        padding, output_padding, kernel, dilation, stride, size = draw(transposed_geometry(rank, form))
+        weight = (cin, cout // groups, *kernel)
+    else:
+        padding, kernel, dilation, stride, size = draw(plain_geometry(rank, form))
+        output_padding = (0,) * rank
+        weight = (cout, cin // groups, *kernel)
+    batch = draw(st.sampled_from([1, 2, 2, 0]))
+    params = ConvParams(rank=rank, stride=stride, padding=padding, dilation=dilation, groups=groups,
+                        transposed=is_transposed, output_padding=output_padding, bias=draw(st.booleans()),
+                        layout=draw(st.sampled_from(layouts)))
+    over = draw(st.sampled_from([("input",), ("weight",), VMAP_OPERANDS]))
+    raw = Case("conv", params, {"input": (batch, cin, *size), "weight": weight}, draw(st.sampled_from(dtypes)),
+               draw(st.integers(0, 2**16)), tuple(checks), draw(st.integers(1, 3)), over)
+    return Case.from_dict(raw.to_dict(), source="strategy")  # normalise through the one parser
+
+
+BREAKAGES = ("input_channels", "out_channels_vs_groups", "kernel_too_large", "output_padding_too_large",
+             "zero_stride", "zero_dilation")
+
+
+@st.composite
+def invalid_conv_cases(draw, dtypes=DTYPES, ranks=(1, 2, 3), breakages=BREAKAGES):
+    """A valid case with exactly one rule broken, checked with the ``error`` check."""
+    kind = draw(st.sampled_from(breakages))
+    transposed = kind == "output_padding_too_large"
+    case = draw(conv_cases(dtypes, ranks, ("error",), transposed=transposed))
+    d = case.to_dict()
+    p, shapes, rank = d["params"], d["shapes"], case.params.rank
+    dim = draw(st.integers(0, rank - 1))
+    if kind == "input_channels":
+        shapes["input"][1] += draw(st.integers(1, 2))
+    elif kind == "out_channels_vs_groups":
+        p["groups"] = max(p["groups"], 2)
+        shapes["weight"][0] = p["groups"] * draw(st.integers(1, 2)) + 1
+        shapes["input"][1] = p["groups"] * shapes["weight"][1]
+    elif kind == "kernel_too_large":
+        p["padding"] = "valid"
+        shapes["weight"][2 + dim] = max(shapes["weight"][2 + dim], 2)
+        ek = (shapes["weight"][2 + dim] - 1) * p["dilation"][dim] + 1
+        shapes["input"][2 + dim] = draw(st.integers(1, ek - 1))
+    elif kind == "output_padding_too_large":
+        p["padding"] = 0
+        p["output_padding"][dim] = max(p["stride"][dim], p["dilation"][dim])
+    elif kind == "zero_stride":
+        p["stride"][dim] = 0
+    else:
+        p["dilation"][dim] = 0
+    d["description"] = f"invalid: {kind}"
+    return Case.from_dict(d, source="strategy")
