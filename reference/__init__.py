@@ -1,9 +1,186 @@
 """refgrad's reference: an independent, readable implementation of autodiff semantics.
 
-``reference.conv`` holds array-level convolution (forward, backward, double backward and the
-alternative algorithms frameworks dispatch to). ``reference.backend`` picks NumPy or CuPy.
+``import reference as T`` gives a subset of PyTorch's API with PyTorch's names and semantics
+(``T.tensor``, ``T.zeros``, ``x.backward()``, ``T.autograd.grad``, ``T.no_grad``,
+``T.nn.functional``), so one program text runs on both; see docs/autograd.md.
+
+``reference.conv`` holds array-level convolution (forward, backward and double backward and
+the alternative algorithms frameworks dispatch to). ``reference.backend`` picks NumPy or CuPy.
 """
 
-from reference import backend
+import numpy as _np
 
-__all__ = ["backend"]
+from reference import (  # noqa: F401
+    autograd,
+    backend,
+    nn,  # noqa: E402, F401
+    ops,
+)
+from reference.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from reference.autograd.tensor import Tensor, _default_dtype, float32, float64, int32, int64
+from reference.autograd.tensor import bool_ as bool  # noqa: A001 - PyTorch's name
+from reference.ops.api import (  # noqa: E402
+    abs,
+    add,
+    amax,
+    amin,
+    arange,
+    as_strided,
+    as_tensor,
+    cat,
+    chunk,
+    clamp,
+    clone,
+    diagonal,
+    div,
+    eq,
+    exp,
+    expand,
+    eye,
+    flatten,
+    from_numpy,
+    full,
+    full_like,
+    ge,
+    gt,
+    le,
+    linspace,
+    log,
+    log_softmax,
+    logical_and,
+    logical_not,
+    logical_or,
+    lt,
+    matmul,
+    maximum,
+    mean,
+    minimum,
+    mul,
+    narrow,
+    ne,
+    neg,
+    ones,
+    ones_like,
+    permute,
+    pow,
+    relu,
+    reshape,
+    select,
+    sigmoid,
+    sign,
+    softmax,
+    split,
+    sqrt,
+    squeeze,
+    stack,
+    sub,
+    sum,
+    t,
+    tanh,
+    tensor,
+    transpose,
+    unbind,
+    unsqueeze,
+    where,
+    zeros,
+    zeros_like,
+)
+
+float = float32  # noqa: A001 - PyTorch's alias
+double = float64
+long = int64
+bool_ = bool
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def get_default_dtype():
+    return _default_dtype[0]
+
+
+def set_default_dtype(dtype):
+    dtype = _np.dtype(dtype)
+    if dtype.kind != "f":
+        raise TypeError(f"only floating-point types are supported as the default type, got {dtype}")
+    _default_dtype[0] = dtype
+
+
+def __getattr__(name):
+    if name == "conv":  # reference.conv stays importable as an attribute
+        import importlib
+
+        return importlib.import_module("reference.conv")
+    raise AttributeError(f"module 'reference' has no attribute {name!r}")
+
+
+__all__ = [
+    "Tensor", "autograd", "backend", "bool", "bool_", "double", "enable_grad", "float", "float32", "float64",
+    "get_default_dtype", "int32", "int64", "is_grad_enabled", "is_tensor", "long", "nn", "no_grad", "ops",
+    "set_default_dtype", "set_grad_enabled",
+    "abs",
+    "add",
+    "amax",
+    "amin",
+    "arange",
+    "as_strided",
+    "as_tensor",
+    "cat",
+    "chunk",
+    "clamp",
+    "clone",
+    "diagonal",
+    "div",
+    "eq",
+    "exp",
+    "expand",
+    "eye",
+    "flatten",
+    "from_numpy",
+    "full",
+    "full_like",
+    "ge",
+    "gt",
+    "le",
+    "linspace",
+    "log",
+    "log_softmax",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "lt",
+    "matmul",
+    "maximum",
+    "mean",
+    "minimum",
+    "mul",
+    "narrow",
+    "ne",
+    "neg",
+    "ones",
+    "ones_like",
+    "permute",
+    "pow",
+    "relu",
+    "reshape",
+    "select",
+    "sigmoid",
+    "sign",
+    "softmax",
+    "split",
+    "sqrt",
+    "squeeze",
+    "stack",
+    "sub",
+    "sum",
+    "t",
+    "tanh",
+    "tensor",
+    "transpose",
+    "unbind",
+    "unsqueeze",
+    "where",
+    "zeros",
+    "zeros_like",
+]

@@ -1,0 +1,17 @@
+"""``reference.autograd``: the Tensor, the graph, the engine and grad modes (PyTorch's semantics).
+
+``grad`` and ``backward`` are PyTorch's ``torch.autograd.grad``/``torch.autograd.backward``;
+``gradcheck``/``gradgradcheck`` compare against central finite differences in float64.
+"""
+
+from reference.autograd.checks import GradcheckError, gradcheck, gradgradcheck
+from reference.autograd.engine import backward, grad
+from reference.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from reference.autograd.graph import AutogradError
+from reference.autograd.tensor import Tensor
+
+__all__ = [
+    "AutogradError", "GradcheckError", "Tensor", "backward", "enable_grad", "grad", "gradcheck", "gradgradcheck",
+    "is_grad_enabled", "no_grad", "set_grad_enabled",
+]
+

@@ -1,0 +1,157 @@
+"""Running a table rule on Tensors: compute, then record the node when a gradient is needed.
+
+Three entry points, one per kind of primitive:
+
+* :func:`apply`: a function of its inputs with fresh outputs;
+* :func:`apply_view`: a view op, whose outputs alias the input's storage (``_base``, shared
+  version counter, creation meta for the view + in-place checks);
+* :func:`apply_inplace`: ``self.op_(...)``, which writes into ``self``'s storage, bumps the
+  version and rebases the history of ``self`` (or of its base, through ``CopySlices``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.autograd import graph
+from reference.autograd.grad_mode import _enabled
+from reference.autograd.tensor import (
+    DEFAULT,
+    MULTI_OUTPUT_NODE,
+    NO_GRAD_MODE,
+    _make,
+    check_inplace,
+    gradient_edge,
+    make_view,
+    rebase_history,
+)
+
+_NO_PARAMS: dict = {}
+
+
+def _needs(rule, inputs):
+    return tuple(
+        t is not None and not rule.nondiff(i) and t.requires_grad for i, t in enumerate(inputs)
+    )
+
+
+def _node(rule, inputs, params, needs, aux, outs, saved_overrides=None):
+    edges = [gradient_edge(t) if need else None for t, need in zip(inputs, needs)]
+    node = graph.RuleNode(
+        rule, edges, params,
+        tuple(t.shape if t is not None else None for t in inputs),
+        tuple(t.dtype if t is not None else None for t in inputs),
+        needs, aux, [(o.shape, o.dtype) for o in outs],
+    )
+    for name in rule.saved_for(needs):
+        if name == "result":
+            continue
+        t = inputs[rule.inputs.index(name)]
+        if saved_overrides and name in saved_overrides:
+            t = saved_overrides[name]
+        if t is not None:
+            node.saved[name] = graph.SavedTensor(t)
+    return node
+
+
+def _arrays(rule, inputs, cast):
+    if cast is None:
+        return [t._data if t is not None else None for t in inputs]
+    return [
+        None if t is None else t._data if t._data.dtype == cast or rule.nondiff(i) else t._data.astype(cast)
+        for i, t in enumerate(inputs)
+    ]
+
+
+def apply(rule, inputs, params=_NO_PARAMS, cast=None):
+    """Run ``rule`` out of place on ``inputs`` (Tensors or None) with keyword ``params``.
+
+    ``cast``: the dtype the forward computes in (type promotion); gradients are cast back to
+    each input's dtype by the engine.
+    """
+    res = rule.forward(*_arrays(rule, inputs, cast), **params)
+    aux = None
+    if rule.has_aux:
+        res, aux = res
+    outs = [_make(res)] if rule.outputs == 1 else [_make(r) for r in res]
+    if _enabled[0] and rule.differentiable:
+        needs = _needs(rule, inputs)
+        if True in needs:
+            node = _node(rule, inputs, params, needs, aux, outs)
+            for i, o in enumerate(outs):
+                if o._data.dtype.kind == "f":
+                    o._grad_fn = node
+                    o._output_nr = i
+            if "result" in rule.saved_for(needs):
+                node.saved["result"] = graph.SavedTensor(outs[0], is_output=True, node=node)
+    return outs[0] if rule.outputs == 1 else tuple(outs)
+
+
+def apply_view(rule, src, params=_NO_PARAMS):
+    """Run the view op ``rule``: outputs share ``src``'s storage and version counter."""
+    geometries = rule.view(src.shape, src.stride(), src._offset, **params)
+    multi = rule.outputs != 1
+    if not _enabled[0]:
+        meta = NO_GRAD_MODE
+    else:
+        meta = MULTI_OUTPUT_NODE if multi else DEFAULT
+    if not multi:
+        geometries = (geometries,)
+    outs = [make_view(src, size, stride, offset, meta) for size, stride, offset in geometries]
+    if _enabled[0] and src.requires_grad:
+        node = _node(rule, (src,), params, (True,), None, outs)
+        for i, o in enumerate(outs):
+            o._grad_fn = node
+            o._output_nr = i
+    return tuple(outs) if multi else outs[0]
+
+
+def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
+    """``self.<op>_(*others)``: compute ``rule`` on (self, *others), write it into ``self``."""
+    from reference.ops import api
+
+    inputs = (self,) + tuple(others)
+    requires = _enabled[0] and any(t is not None and t.requires_grad for t in inputs)
+    check_inplace(self, requires)
+    shape, stride = self._data.shape, self.stride()
+    for other in others:
+        if other is not None and other.shape != shape:
+            api.check_broadcast(self, other)
+            out = tuple(np.broadcast_shapes(shape, other.shape))
+            if out != shape:
+                raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(out)}")
+    if any(n > 1 and s == 0 for n, s in zip(shape, stride)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single "
+            "memory location. Please clone() the tensor before performing the operation."
+        )
+    res = rule.forward(*_arrays(rule, inputs, cast), **params)
+    aux = None
+    if rule.has_aux:
+        res, aux = res
+    if res.shape != shape:
+        raise RuntimeError(
+            f"output with shape {list(shape)} doesn't match the broadcast shape {list(res.shape)}"
+        )
+    if res.dtype.kind == "f" and self._data.dtype.kind in "iub":
+        raise RuntimeError(
+            f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
+        )
+    node = None
+    if requires:
+        needs = _needs(rule, inputs)
+        overrides = None
+        if "self" in rule.saved_for(needs):
+            overrides = {"self": api.clone(self)}  # the formula needs self as it was before the write
+        node = _node(rule, inputs, params, needs, aux, [self], overrides)
+    self._data[...] = res
+    self._vc[0] += 1
+    if node is not None:
+        rebase_history(self, node)
+        if "result" in rule.saved_for(node.needs):
+            node.saved["result"] = graph.SavedTensor(self, is_output=True, node=node)
+    return self
+
+
+def _torch_dtype_name(dtype):
+    return {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(dtype.name, dtype.name)

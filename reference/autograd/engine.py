@@ -1,0 +1,273 @@
+"""The engine: dependency counting and topological execution of the graph (PyTorch's Engine).
+
+``run`` discovers every node reachable from the outputs, counts how many edges point at each,
+and executes a node once all its gradients have arrived (highest sequence number first among the
+ready ones, as PyTorch's CPU ready queue does). Gradients for the same node input are summed in
+an input buffer. Before a node runs, the tensor hooks registered on its inputs run, then the
+retain_grad hooks; gradients requested by ``autograd.grad`` are captured there. A node that no
+requested input depends on is not run (PyTorch's ``exec_info``).
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from reference.autograd import graph
+from reference.autograd.grad_mode import _enabled
+from reference.autograd.tensor import AsStridedNode, Tensor, gradient_edge
+
+
+def _as_tuple(x):
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs, grads):
+    from reference.ops import api
+
+    if grads is None:
+        grads = (None,) * len(outputs)
+    grads = _as_tuple(grads) if not isinstance(grads, (list, tuple)) else tuple(grads)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
+    out = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if o.requires_grad:
+                if o.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                g = api.ones_like(o)
+        elif not isinstance(g, Tensor):
+            g = Tensor(g, dtype=o.dtype)
+        elif g.shape != o.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {_size(g.shape)} and output[{i}] has a "
+                f"shape of {_size(o.shape)}."
+            )
+        out.append(g)
+    return out
+
+
+def _size(shape):
+    return f"torch.Size([{', '.join(str(s) for s in shape)}])"
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(tensors)/d(leaf) into the ``.grad`` of the leaves (or of ``inputs``)."""
+    tensors = _as_tuple(tensors)
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    grads = _make_grads(tensors, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    run(tensors, grads, retain_graph, create_graph, inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
+         materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple; ``.grad`` is untouched."""
+    from reference.ops import api
+
+    outputs = _as_tuple(outputs)
+    inputs_t = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    grads = _make_grads(outputs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    result = run(outputs, grads, retain_graph, create_graph, inputs_t, accumulate=False)
+    out = []
+    for i, (t, g) in enumerate(zip(inputs_t, result)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                g = api.zeros_like(t)
+        out.append(g)
+    return tuple(out)
+
+
+def input_meta(node, nr):
+    """(shape, dtype) the gradient for input ``nr`` of ``node`` must have."""
+    if isinstance(node, graph.RuleNode):
+        return node.out_meta[nr]
+    if isinstance(node, graph.AccumulateGrad):
+        return node.variable.shape, node.variable.dtype
+    if isinstance(node, (graph.CopySlices, AsStridedNode)):
+        return tuple(node.base_shape) if isinstance(node, graph.CopySlices) else node.index.shape, None
+    return None, None
+
+
+def _validate(g, producer, node, nr, index):
+    from reference.ops import api
+
+    shape, dtype = input_meta(node, nr)
+    if shape is not None and g.shape != tuple(shape):
+        if not _expandable(shape, g.shape):
+            raise RuntimeError(
+                f"Function {producer.name()} returned an invalid gradient at index {index} - got "
+                f"{list(g.shape)} but expected shape compatible with {list(shape)}"
+            )
+        g = api.sum_to(g, tuple(shape))
+    if dtype is not None and g.dtype != dtype:
+        g = api.to(g, dtype)
+    return g
+
+
+def _expandable(shape, target):
+    if len(shape) > len(target):
+        return False
+    for s, t in zip(reversed(shape), reversed(target)):
+        if s != t and s != 1:
+            return False
+    return True
+
+
+def _call_pre_hooks(node, buf):
+    from reference.ops import api
+
+    hooks = node.variable._hooks if isinstance(node, graph.AccumulateGrad) else None
+    if hooks:
+        buf[0] = _run_hooks(hooks, buf[0])
+    if node.pre_hooks:
+        for nr, lst in node.pre_hooks.items():
+            buf[nr] = _run_hooks(lst, buf[nr])
+    if node.retains_grad:
+        for nr, ref in list(node.retains_grad.items()):
+            t = ref()
+            g = buf[nr]
+            if t is not None and g is not None:
+                t.grad = api.clone(g) if t.grad is None else t.grad + g
+    return buf
+
+
+def _run_hooks(hooks, g):
+    if g is None:
+        return g
+    for _, hook in list(hooks):
+        new = hook(g)
+        if new is not None:
+            if new.shape != g.shape:
+                name = getattr(hook, "__name__", repr(hook))
+                raise RuntimeError(f"hook '{name}' has changed the size of value")
+            g = new
+    return g
+
+
+def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
+    """Execute the graph of ``roots`` seeded with ``grads``; return captured grads of ``inputs``."""
+    root_edges = []
+    for i, t in enumerate(roots):
+        edge = gradient_edge(t)
+        if edge is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        root_edges.append(edge)
+    root = graph.GraphRoot(root_edges, grads)
+
+    targets = []
+    if inputs is not None:
+        for t in inputs:
+            if accumulate and t.grad_fn is not None:
+                t.retain_grad()  # backward(inputs=[non_leaf]) fills its .grad, as PyTorch does
+            edge = gradient_edge(t)
+            if edge is None:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            targets.append(edge)
+
+    deps = {}
+    order = []  # discovery order, parents before children
+    seen = {root}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for e in node.next_edges:
+            if e is None:
+                continue
+            child = e[0]
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+
+    needed = None
+    captures = {}
+    if inputs is not None:
+        needed = {}
+        exec_targets = {e[0] for e in targets if accumulate and isinstance(e[0], graph.AccumulateGrad)}
+        if not accumulate:
+            for k, (node, nr) in enumerate(targets):
+                captures.setdefault(node, []).append((nr, k))
+        for node in _postorder(root):
+            needed[node] = node in exec_targets or any(
+                e is not None and (needed.get(e[0], False) or e[0] in captures) for e in node.next_edges
+            )
+    captured = [None] * len(targets)
+
+    buffers = {}
+    heap = [(float("-inf"), 0, root)]
+    counter = 1
+    prev = _enabled[0]
+    _enabled[0] = bool(create_graph)
+    try:
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            buf = buffers.pop(node, None)
+            if buf is None:
+                buf = [None] * node.num_inputs
+            if node is not root:
+                buf = _call_pre_hooks(node, buf)
+            if node in captures:
+                for nr, k in captures[node]:
+                    captured[k] = buf[nr]
+            if needed is not None and not needed[node]:
+                continue
+            outs = node.apply(buf)
+            if not retain_graph:
+                node.release()
+            for i, (e, g) in enumerate(zip(node.next_edges, outs)):
+                if e is None:
+                    continue
+                child, nr = e
+                if needed is not None and not (needed.get(child) or child in captures):
+                    continue
+                if g is not None:
+                    g = _validate(g, node, child, nr, i)
+                    cbuf = buffers.get(child)
+                    if cbuf is None:
+                        cbuf = buffers[child] = [None] * child.num_inputs
+                    cbuf[nr] = g if cbuf[nr] is None else cbuf[nr] + g
+                deps[child] -= 1
+                if deps[child] == 0:
+                    heapq.heappush(heap, (-child.seq, counter, child))
+                    counter += 1
+    finally:
+        _enabled[0] = prev
+    return captured
+
+
+def _postorder(root):
+    """Nodes reachable from ``root``, children before parents."""
+    out = []
+    visited = {root}
+    stack = [(root, iter(root.next_edges))]
+    while stack:
+        node, it = stack[-1]
+        for e in it:
+            if e is not None and e[0] not in visited:
+                visited.add(e[0])
+                stack.append((e[0], iter(e[0].next_edges)))
+                break
+        else:
+            stack.pop()
+            out.append(node)
+    return out

@@ -1,0 +1,72 @@
+"""Grad mode: whether operations record the graph (``no_grad``, ``enable_grad``, ``set_grad_enabled``).
+
+One process-wide flag, as in PyTorch's thread-local ``GradMode`` (the reference is single-threaded).
+Each context manager also works as a decorator.
+"""
+
+from __future__ import annotations
+
+import functools
+
+_enabled = [True]
+
+
+def is_grad_enabled() -> bool:
+    return _enabled[0]
+
+
+class set_grad_enabled:
+    """Set grad mode to ``mode`` now; used as a context manager, restore the previous mode on exit."""
+
+    def __init__(self, mode: bool):
+        self.prev = _enabled[0]
+        self.mode = bool(mode)
+        _enabled[0] = self.mode
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _enabled[0] = self.prev
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__(self.mode):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class _GradModeContext:
+    mode = True
+
+    def __enter__(self):
+        self.prev = _enabled[0]
+        _enabled[0] = self.mode
+        return self
+
+    def __exit__(self, *exc):
+        _enabled[0] = self.prev
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Operations inside do not record the graph; results do not require grad."""
+
+    mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Record the graph inside, even within ``no_grad``."""
+
+    mode = True

@@ -1,0 +1,260 @@
+"""Graph nodes: the backward functions the engine runs, saved tensors, and the view/in-place nodes.
+
+A node is created by every recorded operation. ``next_edges[i]`` is the edge ``(node, input_nr)``
+along which the node sends the gradient for its ``i``-th forward input (``None``: that input
+needs no gradient). A node with ``num_inputs`` gradient slots receives one gradient per forward
+output. Names follow PyTorch's ``grad_fn`` names (``MulBackward0``, ``CopySlices``, ...).
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+
+import numpy as np
+
+_sequence = itertools.count()
+
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
+    "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time "
+    "or if you need to access saved tensors after calling backward."
+)
+
+_TYPE_NAMES = {"float64": "DoubleTensor", "float32": "FloatTensor", "int64": "LongTensor", "bool": "BoolTensor"}
+
+
+class AutogradError(RuntimeError):
+    """An autograd rule was broken; the message is PyTorch's for the same situation."""
+
+
+def short_name(node) -> str:
+    """PyTorch 2.13 names nodes in error messages without the ``Backward<N>`` suffix."""
+    name = node.name()
+    for suffix in ("Backward0", "Backward1", "Backward2", "Backward"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def describe(tensor) -> str:
+    """``[torch.DoubleTensor [2, 3]]`` as PyTorch prints a tensor in autograd errors."""
+    kind = _TYPE_NAMES.get(tensor._data.dtype.name, tensor._data.dtype.name)
+    return f"[torch.{kind} [{', '.join(str(s) for s in tensor.shape)}]]"
+
+
+class Node:
+    """A backward function: ``apply(grads)`` maps output gradients to input gradients."""
+
+    __slots__ = ("next_edges", "seq", "num_inputs", "pre_hooks", "retains_grad", "__weakref__")
+
+    def __init__(self, next_edges, num_inputs=1):
+        self.next_edges = next_edges
+        self.num_inputs = num_inputs
+        self.seq = next(_sequence)
+        self.pre_hooks = None  # {output_nr: [(key, hook), ...]} registered by Tensor.register_hook
+        self.retains_grad = None  # {output_nr: weakref to the tensor} set by Tensor.retain_grad
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self):
+        return tuple((e[0], e[1]) if e is not None else (None, 0) for e in self.next_edges)
+
+    def apply(self, grads):
+        raise NotImplementedError(f"{self.name()} does not define apply")
+
+    def release(self):
+        """Free saved state after a backward pass that does not retain the graph."""
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved (PyTorch's SavedVariable)."""
+
+    __slots__ = ("tensor", "version", "is_output", "node")
+
+    def __init__(self, tensor, is_output=False, node=None):
+        self.tensor = tensor
+        self.version = tensor._vc[0]
+        self.is_output = is_output
+        self.node = node
+
+    def unpack(self):
+        t = self.tensor
+        if t is None:
+            raise AutogradError(BACKWARD_TWICE)
+        if t._vc[0] != self.version:
+            owner = self.node if self.is_output else t._grad_fn
+            which = f", which is output {t._output_nr} of {short_name(owner)}," if owner is not None else ""
+            raise AutogradError(
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: {describe(t)}{which} is at version {t._vc[0]}; expected version "
+                f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
+                "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+            )
+        return t
+
+    def release(self):
+        self.tensor = None
+
+
+class Context:
+    """What a VJP formula sees: unpacked saved tensors, the op's parameters, input metadata."""
+
+    def __init__(self, params, shapes, dtypes, needs, aux):
+        self.__dict__.update(params)
+        self.params = params
+        self.shapes = shapes
+        self.dtypes = dtypes
+        self.needs = needs
+        self.aux = aux
+
+
+class RuleNode(Node):
+    """The node of one table rule (``reference.ops.derivatives``): runs the rule's VJP."""
+
+    __slots__ = ("rule", "params", "saved", "shapes", "dtypes", "needs", "aux", "out_meta", "released")
+
+    def __init__(self, rule, next_edges, params, shapes, dtypes, needs, aux, out_meta):
+        super().__init__(next_edges, len(out_meta))
+        self.rule = rule
+        self.params = params
+        self.saved = {}
+        self.shapes = shapes
+        self.dtypes = dtypes
+        self.needs = needs
+        self.aux = aux
+        self.out_meta = out_meta  # [(shape, dtype)] per forward output
+        self.released = False
+
+    def name(self) -> str:
+        return self.rule.node
+
+    def apply(self, grads):
+        from reference.autograd.tensor import zeros_tensor
+
+        if all(g is None for g in grads):
+            return [None] * len(self.next_edges)
+        ctx = Context(self.params, self.shapes, self.dtypes, self.needs, self.aux)
+        for name, saved in self.saved.items():
+            setattr(ctx, name, saved.unpack())
+        if self.rule.outputs == 1:
+            g = grads[0]
+        else:  # multi-output ops: an output nobody used contributes a zero gradient
+            g = tuple(
+                gi if gi is not None else zeros_tensor(shape, dtype)
+                for gi, (shape, dtype) in zip(grads, self.out_meta)
+            )
+        rule = self.rule
+        if rule.vjp is not None:
+            return list(rule.vjp(ctx, g))
+        return [f(ctx, g) if need else None for f, need in zip(rule.grads, self.needs)]
+
+    def release(self):
+        self.released = True
+        for saved in self.saved.values():
+            saved.release()
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf: adds the incoming gradient into ``leaf.grad`` (never overwrites)."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__([], 1)
+        self.variable = variable
+
+    def apply(self, grads):
+        from reference.autograd.grad_mode import is_grad_enabled
+
+        new = grads[0]
+        var = self.variable
+        if new is None:
+            return []
+        if var.grad is None:
+            # PyTorch never lets .grad alias a tensor the user can see: it steals or clones.
+            var.grad = new.clone() if is_grad_enabled() else new.detach()._copy()
+        elif not is_grad_enabled():
+            var.grad._accumulate_inplace(new)  # .grad keeps its identity, as in PyTorch
+        else:
+            var.grad = var.grad + new
+        return []
+
+
+class GraphRoot(Node):
+    """The start of a backward pass: hands the output gradients to the outputs' edges."""
+
+    __slots__ = ("grads",)
+
+    def __init__(self, edges, grads):
+        super().__init__(edges, 0)
+        self.grads = grads
+        self.seq = float("inf")
+
+    def apply(self, grads):
+        return list(self.grads)
+
+
+def storage_indices(size, stride, offset):
+    """Flat storage index of every element of a strided geometry (an int64 array of ``size``)."""
+    idx = np.full(tuple(size), offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[d] = n
+        idx = idx + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    return idx
+
+
+class CopySlices(Node):
+    """The new history of a base after an in-place op on one of its views.
+
+    Gradient for the base: the incoming gradient, with the view's region replaced by what the
+    in-place op's node ``fn`` returns for its ``self``; the other inputs of ``fn`` get its other
+    gradients. The view's old history is dropped: its value was part of the base.
+    """
+
+    __slots__ = ("fn", "index", "base_shape")
+
+    def __init__(self, base_edge, base_shape, view_size, view_stride, view_offset, fn):
+        super().__init__([base_edge] + list(fn.next_edges[1:]), 1)
+        self.fn = fn
+        self.base_shape = base_shape
+        self.index = storage_indices(view_size, view_stride, view_offset)
+
+    def apply(self, grads):
+        from reference.ops import api
+
+        g = grads[0]
+        if g is None:
+            return [None] * len(self.next_edges)
+        if self.fn is None:
+            raise AutogradError(BACKWARD_TWICE)
+        res = self.fn.apply([api.take(g, self.index)])
+        out = [None] * len(self.next_edges)
+        out[0] = api.put(g, self.index, res[0]) if res[0] is not None else api.put(g, self.index, 0.0)
+        out[1:] = res[1:]
+        return out
+
+    def release(self):
+        if self.fn is not None:
+            self.fn.release()
+        self.fn = None
+
+
+def move_retains_grad(tensor, old_fn, old_nr):
+    """After ``tensor`` got a new grad_fn, its retain_grad hook moves along (PyTorch 2.x)."""
+    if old_fn is None or not old_fn.retains_grad:
+        return
+    ref = old_fn.retains_grad.get(old_nr)
+    if ref is not None and ref() is tensor:
+        del old_fn.retains_grad[old_nr]
+        new_fn = tensor._grad_fn
+        if new_fn.retains_grad is None:
+            new_fn.retains_grad = {}
+        new_fn.retains_grad[tensor._output_nr] = weakref.ref(tensor)

@@ -1,0 +1,476 @@
+"""The reference ``Tensor``: explicit storage, views that alias it, a shared version counter.
+
+Storage model (PyTorch's): a tensor that is not a view owns a flat, C-contiguous 1-D array, its
+*storage*. A view holds the same storage and a geometry (``size``, ``stride`` in elements,
+``storage_offset``); its NumPy array is ``as_strided`` over the storage, so writes through any
+view are seen by the base and by every other view. The base and all its views share one version
+counter (a one-element list) that every in-place write bumps.
+
+Autograd state: ``grad_fn``/``_output_nr`` (the node that produced the tensor), ``requires_grad``
+(leaves only), ``grad``, and for views the root ``_base`` plus a :class:`ViewMeta` (how the view
+was created, and the version at which its ``grad_fn`` was last set: a later in-place write
+elsewhere in the storage regenerates it as ``AsStridedBackward0``, as PyTorch does).
+
+Operations live in :mod:`reference.ops.api`; the methods here are thin forwards to them.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from reference.autograd import graph
+from reference.autograd.grad_mode import _enabled
+
+float32 = np.dtype("float32")
+float64 = np.dtype("float64")
+int64 = np.dtype("int64")
+int32 = np.dtype("int32")
+bool_ = np.dtype("bool")
+_default_dtype = [float32]
+
+DEFAULT, MULTI_OUTPUT_NODE, NO_GRAD_MODE = "DEFAULT", "MULTI_OUTPUT_NODE", "NO_GRAD_MODE"
+
+
+class ViewMeta:
+    """How a differentiable view was made (PyTorch's CreationMeta) and its grad_fn's version."""
+
+    __slots__ = ("creation_meta", "attr_version")
+
+    def __init__(self, creation_meta, attr_version):
+        self.creation_meta = creation_meta
+        self.attr_version = attr_version
+
+
+class RemovableHandle:
+    def __init__(self, container, key):
+        self._container = container
+        self._key = key
+
+    def remove(self):
+        self._container[:] = [(k, h) for k, h in self._container if k is not self._key]
+
+
+class Tensor:
+    __slots__ = (
+        "_data", "_storage", "_offset", "_vc", "_requires_grad", "_grad_fn", "_output_nr", "grad",
+        "_base", "_view", "_hooks", "_accumulator", "_wrapped", "__weakref__",
+    )
+    __hash__ = object.__hash__
+    __array_priority__ = 1000
+
+    def __init__(self, data, dtype=None, requires_grad=False):
+        arr = np.array(data, dtype=dtype if dtype is not None else _infer_dtype(data), copy=True)
+        _init_root(self, arr)
+        if requires_grad:
+            self.requires_grad_()
+
+    # ---- storage and geometry -------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._data.shape
+
+    def size(self, dim=None):
+        return self._data.shape if dim is None else self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    @property
+    def dtype(self):
+        return self._data.dtype
+
+    def stride(self, dim=None):
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+
+    def storage_offset(self):
+        return self._offset
+
+    def is_contiguous(self):
+        return self._data.flags.c_contiguous
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    @property
+    def _version(self):
+        return self._vc[0]
+
+    def _is_view(self):
+        return self._base is not None
+
+    def numpy(self):
+        if self.requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __repr__(self):
+        extra = ""
+        if self.grad_fn is not None:
+            extra = f", grad_fn=<{self.grad_fn.name()}>"
+        elif self.requires_grad:
+            extra = ", requires_grad=True"
+        return f"tensor({np.array2string(self._data, separator=', ')}, dtype={self.dtype}{extra})"
+
+    # ---- autograd state -------------------------------------------------------------------
+    @property
+    def grad_fn(self):
+        vm = self._view
+        if vm is None:
+            return self._grad_fn
+        if self._grad_fn is None and not self._base.requires_grad:
+            return None
+        if vm.attr_version != self._vc[0]:
+            # An in-place write elsewhere in the storage: the view's history is regenerated from
+            # its base's (an indirect rebase, PyTorch's NOTE [ View + Inplace detection ]).
+            check_view_rebase(self, indirect=True)
+            old_fn, old_nr = self._grad_fn, self._output_nr
+            base = self._base
+            size, stride = self._data.shape, self.stride()
+            self._grad_fn = AsStridedNode(base, size, stride, self._offset)
+            self._output_nr = 0
+            vm.attr_version = self._vc[0]
+            graph.move_retains_grad(self, old_fn, old_nr)
+        return self._grad_fn
+
+    @property
+    def requires_grad(self):
+        if self._requires_grad or self._grad_fn is not None:
+            return True
+        return self._base is not None and self._view is not None and self._base.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a "
+                    "computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach()."
+                )
+            return self
+        if requires_grad and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def _base_tensor(self):
+        return self._base
+
+    def retain_grad(self):
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        fn = self.grad_fn
+        if fn is None:
+            return
+        if fn.retains_grad is None:
+            fn.retains_grad = {}
+        fn.retains_grad[self._output_nr] = weakref.ref(self)
+
+    @property
+    def retains_grad(self):
+        fn = self.grad_fn
+        if fn is None or not fn.retains_grad:
+            return False
+        ref = fn.retains_grad.get(self._output_nr)
+        return ref is not None and ref() is self
+
+    def register_hook(self, hook):
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        key = object()
+        fn = self.grad_fn
+        if fn is None:  # a leaf: its hooks run on the gradient arriving at AccumulateGrad
+            if self._hooks is None:
+                self._hooks = []
+            container = self._hooks
+        else:
+            if fn.pre_hooks is None:
+                fn.pre_hooks = {}
+            container = fn.pre_hooks.setdefault(self._output_nr, [])
+        container.append((key, hook))
+        return RemovableHandle(container, key)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from reference.autograd.engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A tensor sharing storage and version counter, outside the graph (not a view)."""
+        out = _alias(self)
+        return out
+
+    def detach_(self):
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        out = _alias(self)
+        out._vc = [0]  # changes through .data are not tracked by autograd
+        return out
+
+    def _copy(self):
+        """A detached copy with its own storage (for AccumulateGrad)."""
+        return _make(self._data.copy())
+
+    def _accumulate_inplace(self, other):
+        self._data += other._data.astype(self._data.dtype, copy=False)
+        self._vc[0] += 1
+
+
+def _infer_dtype(data):
+    if isinstance(data, Tensor):
+        return data.dtype
+    arr = np.asarray(data)
+    if arr.dtype.kind == "f":
+        return _default_dtype[0] if not isinstance(data, np.ndarray) else arr.dtype
+    if arr.dtype.kind in "iu":
+        return int64 if not isinstance(data, np.ndarray) else arr.dtype
+    if arr.dtype.kind == "b":
+        return bool_
+    raise TypeError(f"data of dtype {arr.dtype} is not supported by reference tensors")
+
+
+def _init_root(t, arr):
+    if not arr.flags.c_contiguous or not arr.flags.writeable:
+        arr = np.ascontiguousarray(arr).copy() if not arr.flags.writeable else np.ascontiguousarray(arr)
+    t._data = arr
+    t._storage = arr.reshape(-1)
+    t._offset = 0
+    t._vc = [0]
+    t._requires_grad = False
+    t._grad_fn = None
+    t._output_nr = 0
+    t.grad = None
+    t._base = None
+    t._view = None
+    t._hooks = None
+    t._accumulator = None
+    t._wrapped = False
+
+
+def _make(arr):
+    """A new root tensor owning ``arr`` (made contiguous); no autograd state."""
+    t = Tensor.__new__(Tensor)
+    if type(arr) is not np.ndarray:
+        arr = np.asarray(arr)
+    _init_root(t, arr)
+    return t
+
+
+def zeros_tensor(shape, dtype):
+    return _make(np.zeros(shape, dtype=dtype))
+
+
+def _alias(t):
+    """Same storage, same version counter, no autograd history (``detach``)."""
+    out = Tensor.__new__(Tensor)
+    out._data = t._data
+    out._storage = t._storage
+    out._offset = t._offset
+    out._vc = t._vc
+    out._requires_grad = False
+    out._grad_fn = None
+    out._output_nr = 0
+    out.grad = None
+    out._base = None
+    out._view = None
+    out._hooks = None
+    out._accumulator = None
+    out._wrapped = False
+    return out
+
+
+def make_view(src, size, stride, offset, creation_meta):
+    """A view of ``src``'s storage with the given geometry; its ``_base`` is the root tensor."""
+    storage = src._storage
+    item = storage.itemsize
+    if any(n == 0 for n in size):
+        arr = np.zeros(size, dtype=storage.dtype)
+    else:
+        last = offset + sum((n - 1) * s for n, s in zip(size, stride))
+        if offset < 0 or last >= storage.size or min(((n - 1) * s for n, s in zip(size, stride)), default=0) < 0:
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset} are out "
+                f"of bounds for storage of size {storage.size}"
+            )
+        arr = np.lib.stride_tricks.as_strided(
+            storage[offset:], shape=tuple(size), strides=tuple(s * item for s in stride)
+        )
+    out = Tensor.__new__(Tensor)
+    out._data = arr
+    out._storage = storage
+    out._offset = offset
+    out._vc = src._vc
+    out._requires_grad = False
+    out._grad_fn = None
+    out._output_nr = 0
+    out.grad = None
+    out._base = src._base if src._base is not None else src
+    if src._view is not None and creation_meta == DEFAULT:
+        creation_meta = src._view.creation_meta
+    out._view = ViewMeta(creation_meta, src._vc[0])
+    out._hooks = None
+    out._accumulator = None
+    out._wrapped = False
+    return out
+
+
+def gradient_edge(t):
+    """The edge a gradient for ``t`` flows along: its grad_fn, or its AccumulateGrad for a leaf."""
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        acc = t._accumulator() if t._accumulator is not None else None
+        if acc is None:
+            acc = graph.AccumulateGrad(t)
+            t._accumulator = weakref.ref(acc)
+        return (acc, 0)
+    return None
+
+
+def check_view_rebase(view, indirect):
+    """PyTorch's handle_view_on_rebase: views from multi-output ops or no_grad may not be rebased."""
+    meta = view._view.creation_meta
+    if meta == DEFAULT:
+        return
+    fn = view._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if meta == NO_GRAD_MODE or fn is None:
+        prefix = (
+            f"Output {view._output_nr} of {graph.short_name(fn)} is a view of a view which was created in"
+            if fn is not None
+            else "A view was created in"
+        )
+        msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {view._output_nr} of {graph.short_name(fn)} is a view and {modified} modified inplace."
+    if meta == MULTI_OUTPUT_NODE:
+        msg += (
+            " This view is the output of a function that returns multiple views. Such functions do not "
+            "allow the output views to be modified inplace. You should replace the inplace operation by an "
+            "out-of-place one."
+        )
+    else:
+        msg += (
+            " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+            "code by moving both the view and the inplace either both inside the no_grad block (if you "
+            "don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+        )
+    raise graph.AutogradError(msg)
+
+
+def check_inplace(t, requires_grad):
+    """PyTorch's check_inplace: what an in-place op on ``t`` may not do when it records a graph."""
+    if requires_grad and _enabled[0]:
+        if t._view is not None:
+            check_view_rebase(t, indirect=False)
+            if t.requires_grad and t._base.is_leaf:
+                raise graph.AutogradError(
+                    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+                )
+        if t.requires_grad and t.is_leaf:
+            raise graph.AutogradError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+
+
+def rebase_history(t, fn):
+    """After an in-place op recorded as ``fn``: ``t`` (or, for a view, its base) gets the new history."""
+    if t._view is not None:
+        base = t._base
+        copy_slices = graph.CopySlices(
+            gradient_edge(base), base.shape, t._data.shape, t.stride(), t._offset, fn
+        )
+        old_fn, old_nr = base._grad_fn, base._output_nr
+        base._grad_fn = copy_slices
+        base._output_nr = 0
+        graph.move_retains_grad(base, old_fn, old_nr)
+        _ = t.grad_fn  # regenerate the view's own grad_fn from the base (AsStridedBackward0)
+        return
+    old_fn, old_nr = t._grad_fn, t._output_nr
+    t._grad_fn = fn
+    t._output_nr = 0
+    graph.move_retains_grad(t, old_fn, old_nr)
+
+
+class AsStridedNode(graph.Node):
+    """The regenerated grad_fn of a view whose storage was written in place (AsStridedBackward0)."""
+
+    __slots__ = ("base_shape", "index")
+
+    def __init__(self, base, size, stride, offset):
+        super().__init__([gradient_edge(base)], 1)
+        self.base_shape = base.shape
+        self.index = graph.storage_indices(size, stride, offset)
+
+    def name(self):
+        return "AsStridedBackward0"
+
+    def apply(self, grads):
+        from reference.ops import api
+
+        g = grads[0]
+        return [None if g is None else api.scatter_add(g, self.index, self.base_shape)]
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n

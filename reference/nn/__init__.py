@@ -1,0 +1,5 @@
+"""``reference.nn``: only ``functional`` (no modules), as the subset of ``torch.nn`` the programs use."""
+
+from reference.nn import functional
+
+__all__ = ["functional"]

@@ -1,0 +1,142 @@
+"""``reference.nn.functional``: PyTorch's ``torch.nn.functional`` names for the reference's ops.
+
+Deliberate difference: :func:`dropout` takes its mask explicitly (``mask=``); the reference has
+no hidden randomness. ``F.dropout(x, p, mask=m)`` equals PyTorch's dropout when PyTorch draws
+the same mask, i.e. ``x * m / (1 - p)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.autograd.dispatch import apply
+from reference.autograd.tensor import Tensor
+from reference.ops import api as A
+from reference.ops.api import R, log_softmax, relu_, sigmoid, softmax, tanh  # noqa: F401 (re-exported)
+
+__all__ = [
+    "avg_pool2d", "batch_norm", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+    "conv_transpose3d", "dropout", "linear", "log_softmax", "max_pool2d", "relu", "sigmoid", "softmax", "tanh",
+]
+
+
+def relu(input, inplace=False):
+    return A.relu_(input) if inplace else A.relu(input)
+
+
+def linear(input, weight, bias=None):
+    out = A.matmul(input, A.t(weight))
+    return out if bias is None else out + bias
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+               eps=1e-5):
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm expects an input with at least 2 dims (N, C, ...), got {input.ndim}")
+    params = {"training": bool(training), "momentum": momentum if momentum is not None else 0.0, "eps": eps}
+    return apply(R.batch_norm, (input, weight, bias, running_mean, running_var), params)
+
+
+def dropout(input, p=0.5, training=True, inplace=False, *, mask=None):
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if mask is None:
+        raise ValueError(
+            "dropout: mask=None, but the reference has no hidden randomness; pass mask= (a tensor of the "
+            "input's shape, 1 = keep) drawn the way the framework under test drew it"
+        )
+    if tuple(mask.shape) != tuple(input.shape):
+        raise ValueError(f"dropout: mask.shape={tuple(mask.shape)} must equal input.shape={tuple(input.shape)}")
+    m = A.to(mask, input.dtype) if isinstance(mask, Tensor) else A.tensor(np.asarray(mask), dtype=input.dtype)
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    if inplace:
+        from reference.autograd.dispatch import apply_inplace
+
+        return apply_inplace(R.dropout, input, (m,), {"scale": scale})
+    return apply(R.dropout, (input, m), {"scale": scale})
+
+
+def _tuple(v, n, name):
+    if isinstance(v, int):
+        return (v,) * n
+    if isinstance(v, str):
+        return v
+    v = tuple(v)
+    if len(v) == 1:
+        return v * n
+    if len(v) != n:
+        raise ValueError(f"{name}={v!r} must be an int or {n} ints")
+    return v
+
+
+def _conv(input, weight, bias, n, stride, padding, dilation, groups, transposed, output_padding):
+    unbatched = input.ndim == n + 1
+    if unbatched:
+        input = A.unsqueeze(input, 0)
+    if input.ndim != n + 2:
+        raise RuntimeError(
+            f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to conv{n}d, but got input of size: "
+            f"{list(input.shape)}"
+        )
+    stride = _tuple(stride, n, "stride")
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+    out = A.convolution(input, weight, bias, stride=stride, padding=_tuple(padding, n, "padding"),
+                        dilation=_tuple(dilation, n, "dilation"), transposed=transposed,
+                        output_padding=_tuple(output_padding, n, "output_padding"), groups=groups)
+    return A.squeeze(out, 0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(input, weight, bias, 1, stride, padding, dilation, groups, False, 0)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(input, weight, bias, 2, stride, padding, dilation, groups, False, 0)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(input, weight, bias, 3, stride, padding, dilation, groups, False, 0)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv(input, weight, bias, 1, stride, padding, dilation, groups, True, output_padding)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv(input, weight, bias, 2, stride, padding, dilation, groups, True, output_padding)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv(input, weight, bias, 3, stride, padding, dilation, groups, True, output_padding)
+
+
+def _pool_input(input, name):
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{name}: Expected 3D or 4D (batch mode) tensor for input, got {list(input.shape)}")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _pool_input(input, "max_pool2d")
+    params = {"kernel_size": kernel_size, "stride": stride if stride not in (None, [], ()) else kernel_size,
+              "padding": padding, "dilation": dilation, "ceil_mode": ceil_mode}
+    values, indices = apply(R.max_pool2d, (input,), params)
+    return (values, indices) if return_indices else values
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    _pool_input(input, "avg_pool2d")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    params = {"kernel_size": kernel_size, "stride": stride if stride not in (None, [], ()) else kernel_size,
+              "padding": padding, "ceil_mode": ceil_mode, "count_include_pad": count_include_pad,
+              "divisor_override": divisor_override}
+    return apply(R.avg_pool2d, (input,), params)

@@ -1,0 +1,928 @@
+"""The Tensor-level operations: PyTorch's names and signatures over the derivative table.
+
+Each function normalises its arguments the way PyTorch does (dims, Python scalars as wrapped
+numbers, type promotion, view bounds) and hands one rule of :mod:`reference.ops.derivatives` to
+the dispatcher. ``Tensor`` methods and operators are these same functions (bound at the end).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from reference.autograd.dispatch import apply, apply_inplace, apply_view
+from reference.autograd.grad_mode import _enabled
+from reference.autograd.tensor import Tensor, _default_dtype, _make, bool_, float64, int64
+from reference.ops import kernels as K
+
+# ---- dtypes and Python scalars (PyTorch's result_type) ---------------------------------------------
+
+
+def _category(dt):
+    return 2 if dt.kind == "f" else 1 if dt.kind in "iu" else 0
+
+
+def _promote(a, b):
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    return a if a.itemsize >= b.itemsize else b
+
+
+def _scalar_dtype(v):
+    if isinstance(v, (bool, np.bool_)):
+        return bool_
+    if isinstance(v, numbers.Integral):
+        return int64
+    if isinstance(v, numbers.Real):
+        return _default_dtype[0]
+    raise TypeError(f"expected a Tensor or a Python number, got {type(v).__name__}")
+
+
+def _combine(higher, lower):
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.kind == "f":
+        return higher
+    if higher == bool_ or lower.kind == "f":
+        return _promote(higher, lower)
+    return higher
+
+
+def result_type(*operands):
+    dim = zero = wrapped = None
+    for o in operands:
+        if isinstance(o, Tensor):
+            if o._wrapped:
+                wrapped = _promote(wrapped, o.dtype)
+            elif o._data.ndim == 0:
+                zero = _promote(zero, o.dtype)
+            else:
+                dim = _promote(dim, o.dtype)
+        elif o is not None:
+            dt = _scalar_dtype(o)
+            wrapped = _promote(wrapped, float64 if dt.kind == "f" and False else dt)
+    return _combine(dim, _combine(zero, wrapped))
+
+
+def _wrap(value, dtype):
+    t = _make(np.asarray(value, dtype=dtype))
+    t._wrapped = True
+    return t
+
+
+def _operand(x, dtype):
+    return x if isinstance(x, Tensor) else _wrap(x, dtype)
+
+
+def check_broadcast(a, b):
+    sa, sb = a.shape, b.shape
+    for k in range(1, min(len(sa), len(sb)) + 1):
+        if sa[-k] != sb[-k] and sa[-k] != 1 and sb[-k] != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({sa[-k]}) must match the size of tensor b ({sb[-k]}) at non-singleton "
+                f"dimension {max(len(sa), len(sb)) - k}"
+            )
+
+
+def _binary(rule, a, b, params=None):
+    params = params or {}
+    if type(a) is Tensor and type(b) is Tensor:
+        if a._data.shape != b._data.shape:
+            check_broadcast(a, b)
+        if a._data.dtype == b._data.dtype:
+            return apply(rule, (a, b), params)
+    dt = result_type(a, b)
+    return apply(rule, (_operand(a, dt), _operand(b, dt)), params, cast=dt)
+
+
+def _floating(x):
+    """Ops like exp on an integer tensor compute in the default float dtype, as in PyTorch."""
+    return None if x._data.dtype.kind == "f" else _default_dtype[0]
+
+
+def _unary(rule, x, params=None):
+    return apply(rule, (x,), params or {}, cast=_floating(x))
+
+
+def _dim(d, ndim):
+    n = max(ndim, 1)
+    if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+        raise TypeError(f"dim must be an int, got {d!r}")
+    if not -n <= d < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    return int(d) % n
+
+
+def _dims(dim, ndim):
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    dims = tuple(_dim(d, ndim) for d in dim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims} appears multiple times in the list of dims")
+    return dims if dims else None
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer_size(shape, numel):
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        rest = math.prod(s for s in shape if s != -1)
+        if rest == 0 or numel % rest:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[shape.index(-1)] = numel // rest
+    if math.prod(shape) != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def _rule(name):
+    from reference.ops.derivatives import RULES
+
+    return RULES[name]
+
+
+class _Rules:
+    """Rules by attribute, resolved once the table module has been imported."""
+
+    def __getattr__(self, name):
+        value = _rule(name)
+        setattr(self, name, value)
+        return value
+
+
+R = _Rules()
+
+# ---- elementwise -----------------------------------------------------------------------------------
+
+
+def add(input, other, *, alpha=1):
+    return _binary(R.add, input, other, {"alpha": alpha} if alpha != 1 else None)
+
+
+def sub(input, other, *, alpha=1):
+    return _binary(R.sub, input, other, {"alpha": alpha} if alpha != 1 else None)
+
+
+def mul(input, other):
+    return _binary(R.mul, input, other)
+
+
+def div(input, other):
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        dt = result_type(input, other)
+        if dt.kind != "f":
+            dt = _default_dtype[0]
+        return apply(R.div, (_operand(input, dt), _operand(other, dt)), {}, cast=dt)
+    dt = result_type(input, other)
+    if dt.kind != "f":
+        dt = _default_dtype[0]
+    return apply(R.div, (input, other), {}, cast=None if input.dtype == other.dtype == dt else dt)
+
+
+def neg(input):
+    return apply(R.neg, (input,))
+
+
+def pow(input, exponent):
+    if isinstance(exponent, Tensor) or not isinstance(input, Tensor):
+        return _binary(R.pow_tensor, input, exponent)
+    dt = result_type(input, exponent)
+    return apply(R.pow, (input,), {"exponent": exponent}, cast=None if dt == input.dtype else dt)
+
+
+def exp(input):
+    return _unary(R.exp, input)
+
+
+def log(input):
+    return _unary(R.log, input)
+
+
+def sqrt(input):
+    return _unary(R.sqrt, input)
+
+
+def tanh(input):
+    return _unary(R.tanh, input)
+
+
+def sigmoid(input):
+    return _unary(R.sigmoid, input)
+
+
+def relu(input):
+    return apply(R.relu, (input,))
+
+
+def abs(input):
+    return apply(R.abs, (input,))
+
+
+def sign(input):
+    return apply(R.sign, (input,))
+
+
+def threshold_backward(grad_output, input, threshold):
+    return apply(R.threshold_backward, (grad_output, input), {"threshold": threshold})
+
+
+def _clamp_params(min, max):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    for name, v in (("min", min), ("max", max)):
+        if isinstance(v, Tensor):
+            raise TypeError(f"clamp({name}=Tensor) is not supported by the reference; pass a Python number")
+    return {"min": min, "max": max}
+
+
+def clamp(input, min=None, max=None):
+    return apply(R.clamp, (input,), _clamp_params(min, max))
+
+
+def clamp_mask(input, min, max):
+    """Where clamp passes gradient: min <= input <= max (bounds that are None do not apply)."""
+    ok = np.ones(input.shape, dtype=bool)
+    if min is not None:
+        ok &= input._data >= min
+    if max is not None:
+        ok &= input._data <= max
+    return _make(ok)
+
+
+def where(condition, input, other):
+    if condition.dtype != bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype}")
+    dt = result_type(input, other)
+    a, b = _operand(input, dt), _operand(other, dt)
+    return apply(R.where, (condition, a, b), {}, cast=None if a.dtype == b.dtype == dt else dt)
+
+
+def maximum(input, other):
+    return _binary(R.maximum, input, other)
+
+
+def minimum(input, other):
+    return _binary(R.minimum, input, other)
+
+
+def masked_fill(input, mask, value):
+    return where(mask, value, input)
+
+
+def to(input, dtype=None, *args, **kwargs):
+    if dtype is None or not isinstance(dtype, np.dtype):
+        dtype = kwargs.get("dtype", dtype)
+        if dtype is None:
+            return input
+        dtype = np.dtype(dtype)
+    if input.dtype == dtype:
+        return input
+    return apply(R.to, (input,), {"dtype": dtype})
+
+
+def clone(input):
+    return apply(R.clone, (input,))
+
+
+def contiguous(input):
+    return input if input.is_contiguous() else clone(input)
+
+
+def _compare(ufunc):
+    def compare(input, other):
+        a = input._data
+        if isinstance(other, Tensor):
+            b = other._data
+            if a.dtype != b.dtype:
+                dt = result_type(input, other)
+                a, b = a.astype(dt), b.astype(dt)
+        else:
+            b = np.asarray(other, dtype=result_type(input, other))
+            a = a.astype(b.dtype, copy=False)
+        return _make(ufunc(a, b))
+
+    compare.__name__ = ufunc.__name__
+    return compare
+
+
+lt, le, gt, ge, eq, ne = (_compare(f) for f in (np.less, np.less_equal, np.greater, np.greater_equal,
+                                                np.equal, np.not_equal))
+
+
+def logical_and(input, other):
+    return _make(np.logical_and(input._data, other._data if isinstance(other, Tensor) else other))
+
+
+def logical_or(input, other):
+    return _make(np.logical_or(input._data, other._data if isinstance(other, Tensor) else other))
+
+
+def logical_not(input):
+    return _make(np.logical_not(input._data))
+
+
+# ---- reductions ------------------------------------------------------------------------------------
+
+
+def sum(input, dim=None, keepdim=False):
+    return apply(R.sum, (input,), {"dim": _dims(dim, input.ndim), "keepdim": keepdim})
+
+
+def mean(input, dim=None, keepdim=False):
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
+            f"dtype. Got: {input.dtype}"
+        )
+    return apply(R.mean, (input,), {"dim": _dims(dim, input.ndim), "keepdim": keepdim})
+
+
+def _extreme(rule, input, dim, keepdim):
+    dims = _dims(dim if dim != () else None, input.ndim)
+    if input.numel() == 0:
+        raise IndexError(f"{rule.name}(): Expected reduction dim to be specified for input.numel() == 0.")
+    return apply(rule, (input,), {"dim": dims, "keepdim": keepdim})
+
+
+def amax(input, dim=(), keepdim=False):
+    return _extreme(R.amax, input, dim, keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    return _extreme(R.amin, input, dim, keepdim)
+
+
+def scale_grad_by_count(g, mask, dim):
+    m = to(mask, g.dtype)
+    return (g / sum(m, dim, keepdim=True)) * m
+
+
+def sum_to(g, shape):
+    """Sum ``g`` down to ``shape`` (undo broadcasting)."""
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1
+    )
+    if dims:
+        g = sum(g, dims, keepdim=True)
+    return reshape(g, shape) if g.shape != shape else g
+
+
+# ---- linear algebra and normalisation ---------------------------------------------------------------
+
+
+def matmul(input, other):
+    if input.ndim == 0 or other.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and {other.ndim}D"
+        )
+    k1 = input.shape[-1]
+    k2 = other.shape[-2] if other.ndim > 1 else other.shape[0]
+    if k1 != k2:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, input.shape))} and "
+            f"{'x'.join(map(str, other.shape))})"
+        )
+    return _binary(R.matmul, input, other)
+
+
+def _softmax_dim(ndim, dim):
+    if dim is None:
+        return 0 if ndim in (0, 1, 3) else 1
+    return _dim(dim, ndim)
+
+
+def softmax(input, dim=None, dtype=None):
+    if dtype is not None:
+        input = to(input, dtype)
+    return _unary(R.softmax, input, {"dim": _softmax_dim(input.ndim, dim)})
+
+
+def log_softmax(input, dim=None, dtype=None):
+    if dtype is not None:
+        input = to(input, dtype)
+    return _unary(R.log_softmax, input, {"dim": _softmax_dim(input.ndim, dim)})
+
+
+# ---- views -----------------------------------------------------------------------------------------
+
+
+def view(input, *shape):
+    return apply_view(R.view, input, {"size": _infer_size(_shape_arg(shape), input.numel())})
+
+
+def reshape(input, *shape):
+    size = _infer_size(_shape_arg(shape), input.numel())
+    if K.compute_stride(input.shape, input.stride(), size) is not None:
+        return apply_view(R.view, input, {"size": size})
+    return apply(R.reshape_copy, (input,), {"shape": size})
+
+
+def permute(input, *dims):
+    dims = tuple(_dim(d, input.ndim) for d in _shape_arg(dims)) if input.ndim else ()
+    if sorted(dims) != list(range(input.ndim)):
+        raise RuntimeError(f"permute(): dims {dims} are not a permutation of the input's {input.ndim} dims")
+    return apply_view(R.permute, input, {"dims": dims})
+
+
+def transpose(input, dim0, dim1):
+    if input.ndim == 0:
+        return apply_view(R.transpose, input, {"dims": ()})
+    d0, d1 = _dim(dim0, input.ndim), _dim(dim1, input.ndim)
+    dims = list(range(input.ndim))
+    dims[d0], dims[d1] = dims[d1], dims[d0]
+    return apply_view(R.transpose, input, {"dims": tuple(dims)})
+
+
+def t(input):
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return transpose(input, 0, 1) if input.ndim == 2 else transpose(input, 0, 0) if input.ndim else alias(input)
+
+
+def alias(input):
+    return apply_view(R.alias, input, {})
+
+
+def expand(input, *sizes):
+    sizes = _shape_arg(sizes)
+    if len(sizes) < input.ndim:
+        raise RuntimeError(
+            f"expand(torch.DoubleTensor{{{list(input.shape)}}}, size={list(sizes)}): the number of sizes "
+            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
+            f"({input.ndim})"
+        )
+    lead = len(sizes) - input.ndim
+    out = list(sizes)
+    for i, n in enumerate(input.shape):
+        want = sizes[lead + i]
+        if want == -1:
+            out[lead + i] = n
+        elif n != want and n != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({n}) at non-singleton "
+                f"dimension {lead + i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(input.shape)}"
+            )
+    return apply_view(R.expand, input, {"size": tuple(out)})
+
+
+def expand_as(input, other):
+    return expand(input, other.shape)
+
+
+def broadcast_to(input, shape):
+    return expand(input, tuple(shape))
+
+
+def unsqueeze(input, dim):
+    n = input.ndim + 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return apply_view(R.unsqueeze, input, {"dim": dim % n})
+
+
+def squeeze(input, dim=None):
+    if dim is None:
+        dims = tuple(i for i, n in enumerate(input.shape) if n == 1)
+    else:
+        dims = tuple(d for d in (_dims(dim, input.ndim) or ()) if input.ndim and input.shape[d] == 1)
+    return apply_view(R.squeeze, input, {"dims": dims})
+
+
+def select(input, dim, index):
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _dim(dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}")
+    return apply_view(R.select, input, {"dim": d, "index": int(index) % n})
+
+
+def _slice(input, dim, start, stop, step):
+    n = input.shape[dim]
+    step = 1 if step is None else int(step)
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    start = 0 if start is None else int(start)
+    stop = n if stop is None else int(stop)
+    start = min(max(start + n if start < 0 else start, 0), n)
+    stop = min(max(stop + n if stop < 0 else stop, 0), n)
+    stop = max(stop, start)
+    return apply_view(R.slice, input, {"dim": dim, "start": start, "end": stop, "step": step})
+
+
+def narrow(input, dim, start, length):
+    d = _dim(dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    start = start % n if start < 0 else start
+    if length < 0 or start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return apply_view(R.slice, input, {"dim": d, "start": start, "end": start + length, "step": 1})
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    d1, d2 = _dim(dim1, input.ndim), _dim(dim2, input.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return apply_view(R.diagonal, input, {"offset_diag": offset, "dim1": d1, "dim2": d2})
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    offset = input._offset if storage_offset is None else storage_offset
+    params = {"size": size, "stride_": stride, "storage_offset": offset, "in_size": input.shape,
+              "in_stride": input.stride(), "in_offset": input._offset, "storage_size": input._storage.size}
+    return apply_view(R.as_strided, input, params)
+
+
+def as_strided_backward(g, p):
+    """Gradient of as_strided: scatter into storage, read back through the input's geometry."""
+    from reference.autograd.graph import storage_indices
+
+    out_idx = storage_indices(p["size"], p["stride_"], p["storage_offset"])
+    in_idx = storage_indices(p["in_size"], p["in_stride"], p["in_offset"])
+    storage_grad = scatter_add(g, out_idx, (p["storage_size"],))
+    grad = take(storage_grad, in_idx)
+    counts = np.bincount(in_idx.ravel(), minlength=p["storage_size"])[in_idx]
+    if (counts > 1).any():  # the input itself overlaps in memory: share the gradient out
+        grad = grad / _make(counts.astype(g.dtype))
+    return grad
+
+
+def unbind(input, dim=0):
+    return apply_view(R.unbind, input, {"dim": _dim(dim, input.ndim)})
+
+
+def _split_sizes(n, split_size):
+    if split_size <= 0 and n > 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+    sizes = [split_size] * (n // split_size) if split_size else []
+    if split_size and n % split_size:
+        sizes.append(n % split_size)
+    return sizes or [0]
+
+
+def split(input, split_size_or_sections, dim=0):
+    d = _dim(dim, input.ndim)
+    n = input.shape[d]
+    if isinstance(split_size_or_sections, int):
+        return apply_view(R.split, input, {"sizes": tuple(_split_sizes(n, split_size_or_sections)), "dim": d})
+    sizes = tuple(int(s) for s in split_size_or_sections)
+    if builtins_sum(sizes) != n:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {d}), "
+            f"but got split_sizes={list(sizes)}"
+        )
+    return apply_view(R.split_with_sizes, input, {"sizes": sizes, "dim": d})
+
+
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = input.shape[_dim(dim, input.ndim)]
+    return split(input, max(1, -(-n // chunks)) if n else 1, dim)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    if input.ndim == 0:
+        return reshape(input, (1,))
+    s, e = _dim(start_dim, input.ndim), _dim(end_dim, input.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = input.shape[:s] + (math.prod(input.shape[s:e + 1]),) + input.shape[e + 1:]
+    return reshape(input, shape)
+
+
+def getitem(input, index):
+    """``x[index]`` for ints, slices, None and Ellipsis: a chain of select/slice/unsqueeze views."""
+    items = index if isinstance(index, tuple) else (index,)
+    for item in items:
+        if item is not None and item is not Ellipsis and not isinstance(item, (int, np.integer, slice)) \
+                or isinstance(item, bool):
+            raise TypeError(
+                f"index {item!r}: the reference indexes with ints, slices, None and Ellipsis only"
+            )
+    if builtins_sum(1 for i in items if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = builtins_sum(1 for i in items if i is not None and i is not Ellipsis)
+    if consumed > input.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
+    out, dim = input, 0
+    for item in items:
+        if item is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif item is Ellipsis:
+            dim += input.ndim - consumed
+        elif isinstance(item, slice):
+            out = _slice(out, dim, item.start, item.stop, item.step)
+            dim += 1
+        else:
+            out = select(out, dim, int(item))
+    return alias(input) if out is input else out
+
+
+def setitem(input, index, value):
+    """``x[index] = value``: an in-place copy_ (or fill_) into the view ``x[index]``."""
+    items = index if isinstance(index, tuple) else (index,)
+    target = input if all(i is Ellipsis for i in items) else getitem(input, index)
+    if isinstance(value, Tensor):
+        copy_(target, value)
+    else:
+        fill_(target, value)
+
+
+# ---- joining ---------------------------------------------------------------------------------------
+
+
+def _check_cat(tensors, dim, name):
+    if len(tensors) == 0:
+        raise RuntimeError(f"torch.{name}(): expected a non-empty list of Tensors")
+    first = tensors[0]
+    for i, t in enumerate(tensors[1:], 1):
+        if t.ndim != first.ndim or any(a != b for k, (a, b) in enumerate(zip(t.shape, first.shape))
+                                       if name == "stack" or k != dim):
+            what = "stack expects each tensor to be equal size" if name == "stack" else \
+                "Sizes of tensors must match except in dimension"
+            raise RuntimeError(f"{what}, but got {list(first.shape)} at entry 0 and {list(t.shape)} at entry {i}")
+
+
+def cat(tensors, dim=0):
+    tensors = tuple(tensors)
+    d = _dim(dim, tensors[0].ndim if tensors else 1)
+    _check_cat(tensors, d, "cat")
+    dt = result_type(*tensors)
+    return apply(R.cat, tensors, {"dim": d}, cast=None if all(t.dtype == dt for t in tensors) else dt)
+
+
+def stack(tensors, dim=0):
+    tensors = tuple(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    d = dim % (tensors[0].ndim + 1)
+    _check_cat(tensors, d, "stack")
+    dt = result_type(*tensors)
+    return apply(R.stack, tensors, {"dim": d}, cast=None if all(t.dtype == dt for t in tensors) else dt)
+
+
+# ---- the linear index pair (used by the gradients of views, CopySlices and pooling) ----------------
+
+
+def take(input, index):
+    return apply(R.take, (input,), {"index": index})
+
+
+def scatter_add(g, index, shape):
+    return apply(R.scatter_add, (g,), {"index": index, "shape": tuple(shape)})
+
+
+def put(input, index, src):
+    return apply(R.put, (input, _operand(src, input.dtype)), {"index": index})
+
+
+def pool_gather(input, index, weight):
+    return apply(R.pool_gather, (input,), {"index": index, "weight": weight})
+
+
+def pool_scatter(g, index, weight, shape):
+    return apply(R.pool_scatter, (g,), {"index": index, "weight": weight, "shape": tuple(shape)})
+
+
+# ---- constructors ----------------------------------------------------------------------------------
+
+
+def tensor(data, dtype=None, requires_grad=False):
+    if isinstance(data, Tensor):
+        data = data._data
+    return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+
+
+def as_tensor(data, dtype=None):
+    if isinstance(data, Tensor) and (dtype is None or data.dtype == dtype):
+        return data
+    return tensor(data, dtype)
+
+
+def from_numpy(array):
+    """Shares memory with ``array`` when it is C-contiguous (a copy otherwise)."""
+    return _make(np.ascontiguousarray(array))
+
+
+def _new(fn, shape, dtype, requires_grad):
+    t = _make(fn(_shape_arg(shape), dtype=dtype or _default_dtype[0]))
+    return t.requires_grad_() if requires_grad else t
+
+
+def zeros(*size, dtype=None, requires_grad=False):
+    return _new(np.zeros, size, dtype, requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad=False):
+    return _new(np.ones, size, dtype, requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad=False):
+    dtype = dtype or _scalar_dtype(fill_value)
+    t = _make(np.full(tuple(size), fill_value, dtype=dtype))
+    return t.requires_grad_() if requires_grad else t
+
+
+def zeros_like(input, dtype=None, requires_grad=False):
+    return _new(np.zeros, input.shape, dtype or input.dtype, requires_grad)
+
+
+def ones_like(input, dtype=None, requires_grad=False):
+    return _new(np.ones, input.shape, dtype or input.dtype, requires_grad)
+
+
+def full_like(input, fill_value, dtype=None, requires_grad=False):
+    return full(input.shape, fill_value, dtype or input.dtype, requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        dtype = _default_dtype[0] if any(isinstance(v, float) for v in (start, end, step)) else int64
+    t = _make(np.arange(start, end, step, dtype=dtype))
+    return t.requires_grad_() if requires_grad else t
+
+
+def linspace(start, end, steps, dtype=None, requires_grad=False):
+    t = _make(np.linspace(start, end, steps, dtype=dtype or _default_dtype[0]))
+    return t.requires_grad_() if requires_grad else t
+
+
+def eye(n, m=None, dtype=None, requires_grad=False):
+    t = _make(np.eye(n, m, dtype=dtype or _default_dtype[0]))
+    return t.requires_grad_() if requires_grad else t
+
+
+# ---- in-place variants -----------------------------------------------------------------------------
+
+
+def _inplace_binary(rule, self, other, params=None):
+    dt = result_type(self, other)
+    if dt.kind == "f" and self.dtype.kind != "f":
+        from reference.autograd.dispatch import _torch_dtype_name
+
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}")
+    other = _operand(other, dt)
+    cast = None if self.dtype == other.dtype == dt else dt
+    return apply_inplace(rule, self, (other,), params or {}, cast=cast)
+
+
+def add_(self, other, *, alpha=1):
+    return _inplace_binary(R.add, self, other, {"alpha": alpha} if alpha != 1 else None)
+
+
+def sub_(self, other, *, alpha=1):
+    return _inplace_binary(R.sub, self, other, {"alpha": alpha} if alpha != 1 else None)
+
+
+def mul_(self, other):
+    return _inplace_binary(R.mul, self, other)
+
+
+def div_(self, other):
+    if self.dtype.kind != "f":
+        raise RuntimeError("result type Float can't be cast to the desired output type Long")
+    return _inplace_binary(R.div, self, other)
+
+
+def pow_(self, exponent):
+    if isinstance(exponent, Tensor):
+        return _inplace_binary(R.pow_tensor, self, exponent)
+    return apply_inplace(R.pow, self, (), {"exponent": exponent})
+
+
+def clamp_(self, min=None, max=None):
+    return apply_inplace(R.clamp, self, (), _clamp_params(min, max))
+
+
+def copy_(self, src):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    return apply_inplace(R.copy, self, (src,), {})
+
+
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
+            )
+        return copy_(self, value)
+    return apply_inplace(R.fill, self, (), {"value": value})
+
+
+def zero_(self):
+    return apply_inplace(R.zero, self, (), {})
+
+
+def _unary_inplace(name):
+    def op_(self):
+        return apply_inplace(getattr(R, name), self, (), {})
+
+    op_.__name__ = name + "_"
+    return op_
+
+
+neg_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_, abs_ = (
+    _unary_inplace(n) for n in ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs")
+)
+
+
+# ---- convolution (array work in reference.conv) ----------------------------------------------------
+
+
+def conv_forward(x, w, b, conv):
+    from reference.conv import convolution
+
+    return convolution(x, w, b, **conv)
+
+
+def conv_backward_arrays(g, x, w, bias_sizes, conv, output_mask):
+    from reference.conv import convolution_backward as array_backward
+
+    gi, gw, gb = array_backward(
+        g, x, w, bias_sizes, conv["stride"], conv["padding"], conv["dilation"], conv["transposed"],
+        conv["output_padding"], conv["groups"], list(output_mask),
+    )
+    channels = w.shape[1] * conv["groups"] if conv["transposed"] else w.shape[0]
+    return (
+        gi if gi is not None else np.zeros_like(x),
+        gw if gw is not None else np.zeros_like(w),
+        gb if gb is not None else np.zeros((channels,), dtype=g.dtype),
+    )
+
+
+def convolution(input, weight, bias=None, *, stride, padding, dilation, transposed, output_padding, groups):
+    conv = {"stride": stride, "padding": padding, "dilation": dilation, "transposed": transposed,
+            "output_padding": output_padding, "groups": groups}
+    dt = result_type(input, weight, bias)
+    same = input.dtype == weight.dtype == dt and (bias is None or bias.dtype == dt)
+    return apply(R.convolution, (input, weight, bias), {"conv": conv}, cast=None if same else dt)
+
+
+def convolution_backward(g, input, weight, bias_shape, conv, needs):
+    mask = (bool(needs[0]), bool(needs[1]), bias_shape is not None and bool(needs[2]))
+    bias_sizes = list(bias_shape) if bias_shape is not None else None
+    outs = apply(R.convolution_backward, (g, input, weight),
+                 {"bias_sizes": bias_sizes, "conv": conv, "output_mask": mask})
+    return tuple(o if m else None for o, m in zip(outs, mask))
+
+
+def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
+    """VJP of convolution_backward. Not recording: reference.conv's array-level double backward.
+    Recording (create_graph, third order): the same three terms as differentiable convolutions."""
+    ggI, ggW, ggb = gg
+    if not _enabled[0]:
+        from reference.conv import convolution_double_backward as array_double
+
+        out = array_double(
+            ggI._data, ggW._data, ggb._data, grad_output._data, weight._data, input._data,
+            conv["stride"], conv["padding"], conv["dilation"], conv["transposed"], conv["output_padding"],
+            conv["groups"], [bool(n) for n in needs],
+        )
+        return tuple(_make(o) if o is not None and n else None for o, n in zip(out, needs))
+    g_out = g_in = g_w = None
+    if needs[0]:
+        g_out = convolution(ggI, weight, None, **conv) + convolution(input, ggW, None, **conv)
+        g_out = g_out + reshape(ggb, (1, -1) + (1,) * (input.ndim - 2))
+    if needs[1]:
+        g_in = convolution_backward(grad_output, input, ggW, None, conv, (True, False, False))[0]
+    if needs[2]:
+        g_w = convolution_backward(grad_output, ggI, weight, None, conv, (False, True, False))[1]
+    return g_out, g_in, g_w
+
+
+builtins_sum = __builtins__["sum"] if isinstance(__builtins__, dict) else __builtins__.sum

@@ -1,0 +1,316 @@
+"""Array-level forward kernels and view geometry, named after the ops (plain NumPy functions).
+
+Where NumPy already has the semantics the table aliases it directly; what is here is what NumPy
+spells differently from PyTorch: view geometry (``size``, ``stride``, ``storage_offset`` computed
+from the input's, as PyTorch's meta functions do), ``view``'s stride computation, reductions
+over ``dim`` tuples, softmax, pooling windows and batch norm.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# ---- view geometry: (shape, stride, offset, **params) -> (size, stride, offset) ----------------
+
+
+def contiguous_strides(shape):
+    strides, acc = [], 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def select_geometry(shape, stride, offset, dim, index):
+    return shape[:dim] + shape[dim + 1:], stride[:dim] + stride[dim + 1:], offset + index * stride[dim]
+
+
+def slice_geometry(shape, stride, offset, dim, start, end, step):
+    n = max(0, (end - start + step - 1) // step)
+    size = shape[:dim] + (n,) + shape[dim + 1:]
+    new_stride = stride[:dim] + (stride[dim] * step,) + stride[dim + 1:]
+    return size, new_stride, offset + (start * stride[dim] if n > 0 else 0)
+
+
+def permute_geometry(shape, stride, offset, dims):
+    return tuple(shape[d] for d in dims), tuple(stride[d] for d in dims), offset
+
+
+def expand_geometry(shape, stride, offset, size):
+    lead = len(size) - len(shape)
+    new_stride = [0] * lead
+    for i, (n, s) in enumerate(zip(shape, stride)):
+        new_stride.append(s if n == size[lead + i] else 0)
+    return tuple(size), tuple(new_stride), offset
+
+
+def unsqueeze_geometry(shape, stride, offset, dim):
+    s = stride[dim] * shape[dim] if dim < len(shape) else 1
+    return shape[:dim] + (1,) + shape[dim:], stride[:dim] + (s,) + stride[dim:], offset
+
+
+def squeeze_geometry(shape, stride, offset, dims):
+    keep = [i for i in range(len(shape)) if i not in dims]
+    return tuple(shape[i] for i in keep), tuple(stride[i] for i in keep), offset
+
+
+def view_geometry(shape, stride, offset, size):
+    new_stride = compute_stride(shape, stride, size)
+    if new_stride is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension "
+            "spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return tuple(size), new_stride, offset
+
+
+def compute_stride(oldshape, oldstride, newshape):
+    """PyTorch's ``computeStride``: strides for viewing ``oldshape`` as ``newshape``, or None."""
+    if math.prod(oldshape) == 0 or len(oldshape) == 0:
+        return contiguous_strides(newshape) if oldshape != newshape else tuple(oldstride)
+    newstride = [0] * len(newshape)
+    view_d = len(newshape) - 1
+    chunk_base_stride = oldstride[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[tensor_d]
+        if tensor_d == 0 or (
+            oldshape[tensor_d - 1] != 1 and oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride
+        ):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base_stride
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = oldstride[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(newstride)
+
+
+def diagonal_geometry(shape, stride, offset, offset_diag, dim1, dim2):
+    if offset_diag >= 0:
+        n = max(0, min(shape[dim1], shape[dim2] - offset_diag))
+        start = offset + (offset_diag * stride[dim2] if n > 0 else 0)
+    else:
+        n = max(0, min(shape[dim1] + offset_diag, shape[dim2]))
+        start = offset + (-offset_diag * stride[dim1] if n > 0 else 0)
+    keep = [i for i in range(len(shape)) if i not in (dim1, dim2)]
+    size = tuple(shape[i] for i in keep) + (n,)
+    new_stride = tuple(stride[i] for i in keep) + (stride[dim1] + stride[dim2],)
+    return size, new_stride, start
+
+
+def as_strided_geometry(shape, stride, offset, size, stride_, storage_offset, **_):
+    return tuple(size), tuple(stride_), storage_offset
+
+
+def alias_geometry(shape, stride, offset):
+    return shape, stride, offset
+
+
+def unbind_geometry(shape, stride, offset, dim):
+    return tuple(select_geometry(shape, stride, offset, dim, i) for i in range(shape[dim]))
+
+
+def split_geometry(shape, stride, offset, sizes, dim):
+    out, start = [], 0
+    for n in sizes:
+        out.append(slice_geometry(shape, stride, offset, dim, start, start + n, 1))
+        start += n
+    return tuple(out)
+
+
+# ---- reductions and normalisations -------------------------------------------------------------
+
+
+def sum_(x, dim, keepdim):
+    return np.sum(x, axis=dim, keepdims=keepdim)
+
+
+def mean(x, dim, keepdim):
+    return np.mean(x, axis=dim, keepdims=keepdim)
+
+
+def amax(x, dim, keepdim):
+    return np.amax(x, axis=dim, keepdims=keepdim)
+
+
+def amin(x, dim, keepdim):
+    return np.amin(x, axis=dim, keepdims=keepdim)
+
+
+def softmax(x, dim):
+    if x.size == 0:
+        return x.copy()
+    e = np.exp(x - np.amax(x, axis=dim, keepdims=True))
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def log_softmax(x, dim):
+    if x.size == 0:
+        return x.copy()
+    shifted = x - np.amax(x, axis=dim, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+def matmul(a, b):
+    return np.matmul(a, b)
+
+
+def clamp(x, min, max):
+    if min is not None:
+        x = np.maximum(x, np.asarray(min, dtype=x.dtype))
+    if max is not None:
+        x = np.minimum(x, np.asarray(max, dtype=x.dtype))
+    return np.array(x, copy=True)
+
+
+def batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps):
+    """y = (x - mean) / sqrt(var + eps) * weight + bias, per channel (dim 1); running stats update."""
+    dims = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, -1) + (1,) * (x.ndim - 2)
+    if training:
+        count = x.size // x.shape[1]
+        if count <= 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size {list(x.shape)}"
+            )
+        mean = x.mean(axis=dims)
+        var = ((x - mean.reshape(bshape)) ** 2).mean(axis=dims)
+        if running_mean is not None:  # updated in place, without a version bump, as PyTorch does
+            running_mean[...] = (1 - momentum) * running_mean + momentum * mean
+        if running_var is not None:
+            running_var[...] = (1 - momentum) * running_var + momentum * var * count / (count - 1)
+    else:
+        mean, var = running_mean, running_var
+    y = (x - mean.reshape(bshape)) / np.sqrt(var.reshape(bshape) + eps)
+    if weight is not None:
+        y = y * weight.reshape(bshape)
+    if bias is not None:
+        y = y + bias.reshape(bshape)
+    return y.astype(x.dtype, copy=False)
+
+
+# ---- pooling: windows as index tables over each (H, W) plane -------------------------------------
+
+
+def _pair(v, name):
+    if isinstance(v, int):
+        return (v, v)
+    v = tuple(v)
+    if len(v) == 1:
+        return (v[0], v[0])
+    if len(v) != 2:
+        raise ValueError(f"{name}={v!r} must be an int or a pair of ints")
+    return v
+
+
+def pool_output_size(n, k, s, p, d, ceil_mode):
+    """PyTorch's pooling_output_shape."""
+    num = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    out = num // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def pool_windows(in_hw, kernel_size, stride, padding, dilation, ceil_mode, kind):
+    """Index table (OH, OW, K) into the flattened plane, a validity mask, and PyTorch's window ends."""
+    (kh, kw), (sh, sw) = _pair(kernel_size, "kernel_size"), _pair(stride or kernel_size, "stride")
+    (ph, pw), (dh, dw) = _pair(padding, "padding"), _pair(dilation, "dilation")
+    for p, k, d in ((ph, kh, dh), (pw, kw, dw)):
+        limit = (d * (k - 1) + 1) // 2 if kind == "max" else k // 2
+        if p > limit:
+            what = "effective kernel size" if kind == "max" else "kernel size"
+            raise RuntimeError(f"pad should be at most half of {what}, but got pad={p}, kernel_size={k} and dilation={d}"
+                               if kind == "max" else f"pad should be smaller than or equal to half of kernel size, "
+                               f"but got padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}")
+    H, W = in_hw
+    oh = pool_output_size(H, kh, sh, ph, dh, ceil_mode)
+    ow = pool_output_size(W, kw, sw, pw, dw, ceil_mode)
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(f"Given input size: ({H}x{W}). Calculated output size: ({oh}x{ow}). Output size is too small")
+    hs = (np.arange(oh) * sh - ph)[:, None] + np.arange(kh)[None, :] * dh  # (OH, KH)
+    ws = (np.arange(ow) * sw - pw)[:, None] + np.arange(kw)[None, :] * dw  # (OW, KW)
+    rows = hs[:, None, :, None]
+    cols = ws[None, :, None, :]
+    valid = (rows >= 0) & (rows < H) & (cols >= 0) & (cols < W)
+    index = np.where(valid, rows * W + cols, 0).reshape(oh, ow, kh * kw)
+    return index, valid.reshape(oh, ow, kh * kw), (oh, ow), ((kh, kw), (sh, sw), (ph, pw))
+
+
+def avg_pool_weights(in_hw, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """Per-window (index, weight): weight = 1/divisor on valid positions, as PyTorch's avg_pool2d."""
+    index, valid, (oh, ow), ((kh, kw), (sh, sw), (ph, pw)) = pool_windows(
+        in_hw, kernel_size, stride, padding, 1, ceil_mode, "avg"
+    )
+    H, W = in_hw
+    hstart = np.arange(oh) * sh - ph
+    wstart = np.arange(ow) * sw - pw
+    hend = np.minimum(hstart + kh, H + ph)
+    wend = np.minimum(wstart + kw, W + pw)
+    pool_size = (hend - hstart)[:, None] * (wend - wstart)[None, :]
+    inside = (np.minimum(hend, H) - np.maximum(hstart, 0))[:, None] * (np.minimum(wend, W) - np.maximum(wstart, 0))[None, :]
+    if divisor_override:
+        divisor = np.full((oh, ow), float(divisor_override))
+    else:
+        divisor = pool_size if count_include_pad else inside
+    weight = valid / np.maximum(divisor, 1)[:, :, None]
+    return index, weight
+
+
+def max_pool_argmax(planes, index, valid):
+    """planes (P, H*W) -> (values, flat argmax) per window; the first maximum wins, as in PyTorch."""
+    windows = np.where(valid[None], planes[:, index], -np.inf)  # (P, OH, OW, K)
+    arg = np.argmax(windows, axis=-1)
+    flat = np.take_along_axis(np.broadcast_to(index, windows.shape), arg[..., None], axis=-1)[..., 0]
+    values = np.take_along_axis(windows, arg[..., None], axis=-1)[..., 0]
+    return values, flat
+
+
+def pool_gather(x, index, weight):
+    """out[..., o] = sum_k x.plane[index[o, k]] * weight[o, k] over the last two dims of x."""
+    lead, (H, W) = x.shape[:-2], x.shape[-2:]
+    planes = x.reshape(-1, H * W)
+    out = np.einsum("pok,ok->po", planes[:, index.reshape(index.shape[0] * index.shape[1], -1)],
+                    weight.reshape(index.shape[0] * index.shape[1], -1).astype(x.dtype))
+    return out.reshape(lead + index.shape[:2])
+
+
+def pool_scatter(g, index, weight, shape):
+    """The transpose of :func:`pool_gather`: add g[o] * weight[o, k] into plane[index[o, k]]."""
+    H, W = shape[-2:]
+    gp = g.reshape(-1, index.shape[0] * index.shape[1])
+    out = np.zeros((gp.shape[0], H * W), dtype=g.dtype)
+    contrib = gp[:, :, None] * weight.reshape(gp.shape[1], -1)[None].astype(g.dtype)
+    idx = np.broadcast_to(index.reshape(gp.shape[1], -1)[None], contrib.shape)
+    rows = np.broadcast_to(np.arange(gp.shape[0])[:, None, None], contrib.shape)
+    np.add.at(out, (rows.ravel(), idx.ravel()), contrib.ravel())
+    return out.reshape(tuple(shape))
+
+
+# ---- flat gather / scatter (the linear pair behind views' and CopySlices' gradients) ------------
+
+
+def take(x, index):
+    return x.reshape(-1)[index]
+
+
+def scatter_add(g, index, shape):
+    out = np.zeros(math.prod(shape), dtype=g.dtype)
+    np.add.at(out, index.ravel(), g.ravel())
+    return out.reshape(shape)
+
+
+def put(x, src, index):
+    out = np.array(x, copy=True).reshape(-1)
+    out[index.ravel()] = np.broadcast_to(src, index.shape).ravel()
+    return out.reshape(x.shape)

@@ -1,0 +1,55 @@
+"""``Tensor`` methods and operators: the functions of :mod:`reference.ops.api`, bound as PyTorch names them."""
+
+from __future__ import annotations
+
+from reference.autograd.tensor import Tensor
+from reference.ops import api as A
+
+_SAME_NAME = (
+    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs", "sign",
+    "clamp", "maximum", "minimum", "masked_fill", "to", "clone", "contiguous", "sum", "mean", "amax", "amin",
+    "matmul", "softmax", "log_softmax", "view", "reshape", "permute", "transpose", "t", "expand", "expand_as",
+    "unsqueeze", "squeeze", "select", "narrow", "diagonal", "as_strided", "unbind", "split", "chunk", "flatten",
+    "add_", "sub_", "mul_", "div_", "pow_", "clamp_", "copy_", "fill_", "zero_", "neg_", "exp_", "log_",
+    "sqrt_", "tanh_", "sigmoid_", "relu_", "abs_", "lt", "le", "gt", "ge", "eq", "ne", "logical_and",
+    "logical_or", "logical_not",
+)
+
+
+def _reflected(fn):
+    return lambda self, other: fn(other, self)
+
+
+def _inplace_operator(fn):
+    def op(self, other):
+        fn(self, other)
+        return self
+
+    return op
+
+
+def bind():
+    for name in _SAME_NAME:
+        setattr(Tensor, name, getattr(A, name))
+    ops = {
+        "__add__": A.add, "__radd__": _reflected(A.add), "__sub__": A.sub, "__rsub__": _reflected(A.sub),
+        "__mul__": A.mul, "__rmul__": _reflected(A.mul), "__truediv__": A.div,
+        "__rtruediv__": _reflected(A.div), "__pow__": A.pow, "__rpow__": _reflected(A.pow),
+        "__matmul__": A.matmul, "__rmatmul__": _reflected(A.matmul), "__neg__": A.neg, "__abs__": A.abs,
+        "__lt__": A.lt, "__le__": A.le, "__gt__": A.gt, "__ge__": A.ge, "__eq__": A.eq, "__ne__": A.ne,
+        "__and__": A.logical_and, "__or__": A.logical_or, "__invert__": A.logical_not,
+        "__getitem__": A.getitem, "__setitem__": A.setitem,
+        "__iadd__": _inplace_operator(A.add_), "__isub__": _inplace_operator(A.sub_),
+        "__imul__": _inplace_operator(A.mul_), "__itruediv__": _inplace_operator(A.div_),
+        "where": lambda self, condition, other: A.where(condition, self, other),
+        "double": lambda self: A.to(self, A.float64), "float": lambda self: A.to(self, A.np.dtype("float32")),
+        "long": lambda self: A.to(self, A.int64), "bool": lambda self: A.to(self, A.bool_),
+        "type_as": lambda self, other: A.to(self, other.dtype),
+        "new_zeros": lambda self, *size, dtype=None: A.zeros(*size, dtype=dtype or self.dtype),
+        "new_ones": lambda self, *size, dtype=None: A.ones(*size, dtype=dtype or self.dtype),
+    }
+    for name, fn in ops.items():
+        setattr(Tensor, name, fn)
+    Tensor.__hash__ = object.__hash__
+    Tensor.T = property(lambda self: A.permute(self, tuple(reversed(range(self.ndim)))))
+    Tensor.mT = property(lambda self: A.transpose(self, -2, -1))

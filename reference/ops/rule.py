@@ -1,0 +1,65 @@
+"""The record type of the derivative table: one :class:`Rule` per primitive.
+
+A rule says, once, everything the reference knows about a primitive (the shape of PyTorch's
+``derivatives.yaml`` entries and of HIPS/autograd's ``defvjp`` calls):
+
+* ``forward``: the array-level kernel, ``forward(*arrays, **params) -> array | tuple``
+  (or, for view ops, ``view``: the output geometry computed from the input's);
+* ``grads``: one VJP formula per tensor input, ``formula(ctx, grad) -> Tensor``, written with
+  differentiable Tensor ops, so gradients of gradients need nothing more (``None``: the input
+  is not differentiable, e.g. ``where``'s condition); or ``vjp(ctx, grad) -> tuple`` for
+  variadic ops (``cat``, ``stack``);
+* ``saves``: which tensors the formulas read, keyed by name (an input name or ``"result"``)
+  with the inputs whose formula needs it. Only those are saved, and only when that input needs
+  a gradient, exactly as PyTorch's codegen does: this decides which in-place writes later make
+  backward fail, and which graphs fail on a second backward;
+* ``node``: PyTorch's ``grad_fn`` name, used in error messages;
+* ``jvp`` and ``batch``: forward-mode and vmap rules, filled by the func-transform layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Rule:
+    name: str
+    node: str
+    inputs: tuple
+    forward: Callable | None = None
+    grads: tuple | None = None
+    vjp: Callable | None = None
+    saves: dict = field(default_factory=dict)
+    view: Callable | None = None
+    outputs: int = 1
+    has_aux: bool = False
+    jvp: Any = None
+    batch: Any = None
+
+    def __post_init__(self):
+        if self.grads is not None and len(self.grads) != len(self.inputs):
+            raise ValueError(f"rule {self.name!r}: {len(self.grads)} grad formulas for inputs {self.inputs}")
+        for name, users in self.saves.items():
+            if name != "result" and name not in self.inputs:
+                raise ValueError(f"rule {self.name!r} saves {name!r}, which is not an input or 'result'")
+            if any(not 0 <= u < len(self.inputs) for u in users):
+                raise ValueError(f"rule {self.name!r}: saved {name!r} names a formula index out of range")
+        self._saved_cache = {}
+
+    @property
+    def differentiable(self):
+        return self.grads is not None or self.vjp is not None
+
+    def nondiff(self, i):
+        return self.grads is not None and self.grads[i] is None
+
+    def saved_for(self, needs):
+        """Names of the tensors to save when the inputs needing a gradient are ``needs``."""
+        out = self._saved_cache.get(needs)
+        if out is None:
+            out = tuple(name for name, users in self.saves.items() if any(needs[u] for u in users))
+            self._saved_cache[needs] = out
+        return out

@@ -1,0 +1,273 @@
+"""Programs that run unchanged on PyTorch and on the reference, and the machinery to compare them.
+
+A program is data: a list of :class:`Step` (each one line of Python over variables ``v0, v1, ...``),
+printable with :meth:`Program.source` and executed from that very source, so a failing case is
+its own reproducer. :func:`programs` is a Hypothesis strategy over view and in-place chains
+(the later conformance harness builds on it); :func:`run` executes a program with ``T=torch`` or
+``T=reference`` and records the outcome (values, every leaf's ``.grad``, the error if any);
+:func:`assert_same_outcome` compares two outcomes and explains the first difference.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+
+import numpy as np
+from hypothesis import strategies as st
+
+# Messages of the autograd errors whose wording the reference reproduces (PyTorch 2.13).
+AUTOGRAD_ERRORS = (
+    "one of the variables needed for gradient computation has been modified by an inplace operation",
+    "a leaf Variable that requires grad is being used in an in-place operation.",
+    "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+    "Trying to backward through the graph a second time",
+    "A view was created in no_grad mode and",
+    "unsupported operation: more than one element of the written-to tensor refers to a single memory",
+    "element 0 of tensors does not require grad and does not have a grad_fn",
+)
+MULTI_OUTPUT_VIEW_ERROR = "This view is the output of a function that returns multiple views."
+
+
+@dataclass
+class Outcome:
+    values: list = field(default_factory=list)  # numpy arrays (or None) of the returned tensors
+    grads: list = field(default_factory=list)  # numpy arrays (or None) of the inputs' .grad
+    error: BaseException | None = None
+
+
+def run(prog, T, arrays, requires_grad=None):
+    """Run ``prog(T, *inputs)``: inputs are float64 leaves (requiring grad unless told otherwise)."""
+    flags = requires_grad or [True] * len(arrays)
+    inputs = [T.tensor(np.array(a, dtype=np.float64), dtype=T.float64, requires_grad=f)
+              for a, f in zip(arrays, flags)]
+    out = Outcome()
+    try:
+        result = prog(T, *inputs)
+        items = result if isinstance(result, (list, tuple)) else [result]
+        out.values = [_to_numpy(r) for r in items]
+    except Exception as exc:  # the error is part of the outcome
+        out.error = exc
+    out.grads = [_to_numpy(t.grad) for t in inputs]
+    return out
+
+
+def _to_numpy(t):
+    if t is None:
+        return None
+    if hasattr(t, "detach"):
+        return np.array(t.detach().numpy(), dtype=np.float64, copy=True)
+    return np.asarray(t, dtype=np.float64)
+
+
+def assert_same_outcome(ref, expected, label="", rtol=1e-9, atol=1e-12):
+    """``ref`` (the reference's outcome) must equal ``expected`` (PyTorch's); explain the first difference."""
+    if (ref.error is None) != (expected.error is None):
+        raise AssertionError(
+            f"{label}: PyTorch {'raised ' + repr(expected.error) if expected.error else 'succeeded'} but the "
+            f"reference {'raised ' + repr(ref.error) if ref.error else 'succeeded'}"
+        )
+    if expected.error is not None:
+        if isinstance(expected.error, RuntimeError) and not isinstance(ref.error, RuntimeError):
+            raise AssertionError(f"{label}: PyTorch raised RuntimeError, the reference {type(ref.error).__name__}")
+        msg = str(expected.error)
+        for known in AUTOGRAD_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,):
+            if known in msg and known not in str(ref.error):
+                raise AssertionError(f"{label}: PyTorch raised {msg!r} but the reference raised {str(ref.error)!r}")
+    if len(ref.values) != len(expected.values):
+        raise AssertionError(f"{label}: {len(ref.values)} results but PyTorch returned {len(expected.values)}")
+    for kind, a_list, b_list in (("result", ref.values, expected.values), ("input.grad", ref.grads, expected.grads)):
+        for i, (a, b) in enumerate(zip(a_list, b_list)):
+            if (a is None) != (b is None):
+                raise AssertionError(f"{label}: {kind}[{i}] is {'None' if a is None else 'set'} in the reference "
+                                     f"but {'None' if b is None else 'set'} in PyTorch")
+            if a is None:
+                continue
+            if a.shape != b.shape:
+                raise AssertionError(f"{label}: {kind}[{i}] has shape {a.shape} but PyTorch's is {b.shape}")
+            if not np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
+                k = np.unravel_index(np.argmax(np.abs(a - b)), a.shape) if a.ndim else ()
+                raise AssertionError(f"{label}: {kind}[{i}]{list(k)}={a[k]!r} but PyTorch says {b[k]!r}")
+
+
+# ---- random programs over views and in-place ops ------------------------------------------------------
+
+
+@dataclass
+class Step:
+    code: str  # one statement over v0, v1, ... and T
+    no_grad: bool = False
+
+    def source(self):
+        return f"with T.no_grad():\n    {self.code}" if self.no_grad else self.code
+
+
+@dataclass
+class Program:
+    shapes: list  # input shapes; inputs are v0..v{n-1}
+    steps: list
+    loss_vars: list  # variables summed into the loss
+    n_vars: int
+
+    def source(self, name="prog"):
+        args = ", ".join(f"v{i}" for i in range(len(self.shapes)))
+        body = [s.source() for s in self.steps]
+        terms = " + ".join(f"(v{i} * {k + 1}).sum()" for k, i in enumerate(self.loss_vars)) or "v0.sum()"
+        body.append(f"loss = {terms}")
+        body.append("loss.backward()")
+        body.append("return [" + ", ".join(f"v{i}" for i in range(self.n_vars)) + "]")
+        return f"def {name}(T, {args}):\n" + textwrap.indent("\n".join(body), "    ") + "\n"
+
+    def function(self):
+        scope = {}
+        exec(compile(self.source(), "<program>", "exec"), scope)  # noqa: S102 - the program is our own data
+        return scope["prog"]
+
+    def inputs(self, seed=0):
+        rng = np.random.default_rng(seed)
+        return [np.round(rng.standard_normal(s), 2) + 0.05 for s in self.shapes]
+
+
+def _view_steps(draw, name, shape):
+    """(code, shape) of a view of variable ``name`` with ``shape``, or None when none applies."""
+    nd = len(shape)
+    options = ["alias", "unsqueeze"]
+    if nd >= 1:
+        options += ["select", "slice", "narrow", "view", "expand", "split", "unbind", "getitem"]
+    if nd >= 2:
+        options += ["transpose", "diagonal", "t", "permute"]
+    kind = draw(st.sampled_from(options))
+    if kind == "alias":
+        return f"{name}[...]", shape
+    if kind == "unsqueeze":
+        d = draw(st.integers(0, nd))
+        return f"{name}.unsqueeze({d})", shape[:d] + (1,) + shape[d:]
+    d = draw(st.integers(0, nd - 1))
+    n = shape[d]
+    if kind == "select" and n > 0:
+        i = draw(st.integers(-n, n - 1))
+        return f"{name}.select({d}, {i})", shape[:d] + shape[d + 1:]
+    if kind == "slice" and n > 0:
+        a = draw(st.integers(0, n - 1))
+        b = draw(st.integers(a + 1, n))
+        step = draw(st.integers(1, 2))
+        idx = ", ".join([":"] * d + [f"{a}:{b}:{step}"])
+        return f"{name}[{idx}]", shape[:d] + (len(range(a, b, step)),) + shape[d + 1:]
+    if kind == "narrow" and n > 0:
+        a = draw(st.integers(0, n - 1))
+        length = draw(st.integers(1, n - a))
+        return f"{name}.narrow({d}, {a}, {length})", shape[:d] + (length,) + shape[d + 1:]
+    if kind == "view":
+        total = int(np.prod(shape))
+        return f"{name}.reshape({total})", (total,)
+    if kind == "expand":
+        if 1 in shape:
+            d1 = shape.index(1)
+            new = shape[:d1] + (2,) + shape[d1 + 1:]
+            return f"{name}.expand{new}", new
+        return f"{name}.expand(2, *{name}.shape)", (2,) + shape
+    if kind == "split" and n > 0:
+        size = draw(st.integers(1, n))
+        k = draw(st.integers(0, (n - 1) // size))
+        out = min(size, n - k * size)
+        return f"{name}.split({size}, {d})[{k}]", shape[:d] + (out,) + shape[d + 1:]
+    if kind == "unbind" and n > 0:
+        k = draw(st.integers(0, n - 1))
+        return f"{name}.unbind({d})[{k}]", shape[:d] + shape[d + 1:]
+    if kind == "getitem" and n > 0:
+        i = draw(st.integers(0, n - 1))
+        return f"{name}[{', '.join([':'] * d + [str(i)])}, None]", shape[:d] + shape[d + 1:] + (1,)
+    if kind == "transpose":
+        d2 = draw(st.integers(0, nd - 1))
+        s = list(shape)
+        s[d], s[d2] = s[d2], s[d]
+        return f"{name}.transpose({d}, {d2})", tuple(s)
+    if kind == "t" and nd == 2:
+        return f"{name}.t()", (shape[1], shape[0])
+    if kind == "permute":
+        perm = draw(st.permutations(range(nd)))
+        return f"{name}.permute{tuple(perm)}", tuple(shape[p] for p in perm)
+    if kind == "diagonal" and nd >= 2:
+        k = draw(st.integers(-1, 1))
+        keep = shape[2:]
+        n_diag = max(0, min(shape[0], shape[1] - k) if k >= 0 else min(shape[0] + k, shape[1]))
+        return f"{name}.diagonal({k})", keep + (n_diag,)
+    return f"{name}[...]", shape
+
+
+_UNARY = ("exp()", "tanh()", "sigmoid()", "relu()", "abs()", "neg()", "clone()", "detach()", "mul(1.5)",
+          "add(0.25)", "sqrt().mean() * {v}", "softmax(-1)")
+_INPLACE_CONST = ("add_(0.5)", "mul_(-2.0)", "sub_(1.0)", "div_(4.0)", "clamp_(-0.5, 0.5)", "relu_()",
+                  "zero_()", "fill_(1.25)", "exp_()", "sigmoid_()", "tanh_()", "neg_()")
+
+
+def _broadcastable_to(src, dst):
+    if len(src) > len(dst):
+        return False
+    return all(s in (1, d) for s, d in zip(reversed(src), reversed(dst)))
+
+
+@st.composite
+def programs(draw, max_inputs=2, max_steps=6):
+    """A random chain of views, in-place ops (some under no_grad), elementwise ops and a backward."""
+    n_inputs = draw(st.integers(1, max_inputs))
+    dims = st.lists(st.integers(1, 3), min_size=1, max_size=3).map(tuple)
+    shapes = [draw(dims) for _ in range(n_inputs)]
+    var_shapes = list(shapes)
+    steps = []
+    for i, shape in enumerate(shapes):  # non-leaf bases (in-place on a leaf that requires grad raises)
+        if draw(st.booleans()):
+            steps.append(Step(f"v{len(var_shapes)} = v{i} * 1.0"))
+            var_shapes.append(shape)
+    if draw(st.booleans()):  # a base that does not require grad, written with values that do
+        steps.append(Step(f"v{len(var_shapes)} = T.zeros({shapes[0]}, dtype=T.float64)"))
+        var_shapes.append(shapes[0])
+    for _ in range(draw(st.integers(1, max_steps))):
+        i = draw(st.integers(0, len(var_shapes) - 1))
+        name, shape = f"v{i}", var_shapes[i]
+        new = f"v{len(var_shapes)}"
+        kind = draw(st.sampled_from(["view", "view", "unary", "binary", "inplace", "inplace", "inplace_other",
+                                     "setitem"]))
+        no_grad = draw(st.booleans()) if kind in ("view", "inplace", "inplace_other") else False
+        no_grad = no_grad and draw(st.booleans())
+        if kind == "view":
+            code, out_shape = _view_steps(draw, name, shape)
+            steps.append(Step(f"{new} = {code}", no_grad))
+            var_shapes.append(out_shape)
+        elif kind == "unary":
+            op = draw(st.sampled_from(_UNARY))
+            if "{v}" in op:
+                code = f"{new} = {name}.abs().{op.format(v=name)}"
+            else:
+                code = f"{new} = {name}.{op}"
+            steps.append(Step(code))
+            var_shapes.append(shape)
+        elif kind == "binary":
+            j = draw(st.integers(0, len(var_shapes) - 1))
+            other = var_shapes[j]
+            op = draw(st.sampled_from(["+", "*", "-"]))
+            try:
+                out_shape = tuple(np.broadcast_shapes(shape, other))
+            except ValueError:
+                out_shape = shape
+            steps.append(Step(f"{new} = {name} {op} v{j}"))
+            var_shapes.append(out_shape)
+        elif kind == "inplace":
+            steps.append(Step(f"{name}.{draw(st.sampled_from(_INPLACE_CONST))}", no_grad))
+        elif kind == "inplace_other":
+            j = draw(st.integers(0, len(var_shapes) - 1))
+            op = draw(st.sampled_from(["mul_", "add_", "copy_"]))
+            steps.append(Step(f"{name}.{op}(v{j})", no_grad))
+        else:  # setitem
+            if not shape:
+                steps.append(Step(f"{name}[...] = 0.5"))
+                continue
+            k = draw(st.integers(0, shape[0] - 1))
+            if draw(st.booleans()):
+                steps.append(Step(f"{name}[{k}] = {draw(st.sampled_from(['0.5', '-1.0']))}"))
+            else:
+                j = draw(st.integers(0, len(var_shapes) - 1))
+                steps.append(Step(f"{name}[{k}] = v{j}.sum() * 0.5"))
+    n_vars = len(var_shapes)
+    loss_vars = draw(st.lists(st.integers(0, n_vars - 1), min_size=1, max_size=3, unique=True))
+    return Program(shapes, steps, loss_vars, n_vars)
