@@ -326,7 +326,7 @@ class Campaign:
                     "reason": f"the reference rejects this configuration ({ref_value}) but {name} accepted it"}
         if status == "error":
             return {**rec, "verdict": "error_mismatch",
-                    "reason": f"{name} raised {reply['type']}: {reply['message'][:500]} "
+                    "reason": f"{name} raised {reply['type']}: {_squeeze(reply['message'])} "
                               "(the reference accepts this configuration)"}
         if check == "error":
             return {**rec, "verdict": "pass", "reason": "both accept"}
@@ -347,44 +347,93 @@ class Campaign:
         return out
 
     # -- fuzzing -----------------------------------------------------------------------------
-    def fuzz(self, framework: str, check: str, strategy, max_examples: int, seed: int = 0) -> dict | None:
-        """Hypothesis-driven fuzzing of one (framework, check).
+    def fuzz(self, framework: str, check: str, strategy, max_examples: int, seed: int = 0,
+             max_shrinks: int = 2) -> list[dict]:
+        """Hypothesis-driven fuzzing of one (framework, check); returns the shrunk failures.
 
-        Every generated example is recorded. The first failing one stops generation; Hypothesis
-        shrinks it (shrink steps are not recorded), and the minimal case is saved as JSON to the
-        found directory and recorded with phase ``shrunk``. Returns that record, or None.
+        Generation runs the whole budget and records every example (a failure does not stop
+        it). Then, for each distinct kind of failure (up to ``max_shrinks``), Hypothesis replays
+        the same seeded generation (answered from the recorded results) up to the first example
+        of that kind and shrinks it; shrink steps are not recorded. The minimal case is saved as
+        JSON to the found directory and recorded with phase ``shrunk``.
         """
-        from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-        from hypothesis import seed as hypothesis_seed
 
-        state = {"failing": None}
-
-        class _Failed(Exception):
-            pass
-
-        @hypothesis_seed(seed)
-        @settings(max_examples=max_examples, database=None, deadline=None, derandomize=False,
-                  phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck),
-                  report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)
-        @given(strategy)
-        def prop(case):
+        def run_one(case, record):
             case = case.with_checks([check])
-            shrinking = state["failing"] is not None
-            [rec] = self.run_check(case, check, [framework], phase="fuzz", record=not shrinking)
-            if rec["verdict"] in ("fail", "error_mismatch", "crash"):
-                state["failing"] = (case, rec)
-                raise _Failed(rec.get("reason", rec["verdict"]))
+            [rec] = self.run_check(case, check, [framework], phase="fuzz", record=record)
+            return case, rec
+
+        kinds = []
+
+        def generate(case):
+            _, rec = run_one(case, True)
+            kind = _failure_kind(rec)
+            if kind and kind not in kinds:
+                kinds.append(kind)
+
+        _hypothesis(generate, strategy, max_examples, seed, shrink=False)()
+        shrunk = []
+        for kind in kinds[:max_shrinks]:
+            last = self._shrink(run_one, kind, strategy, max_examples, seed)
+            if last:
+                case, rec = last
+                note = f"found by fuzzing: {framework} {check} {rec['verdict']}: {rec.get('reason', '')[:200]}"
+                path = save_case(replace(case, description=note), self.found_dir)
+                shrunk.append(self.record({**rec, "phase": "shrunk", "found": str(path)}))
+        return shrunk
+
+
+    @staticmethod
+    def _shrink(run_one, kind, strategy, max_examples, seed) -> list:
+        last = []
+
+        def prop(case):
+            case, rec = run_one(case, False)
+            if _failure_kind(rec) == kind:
+                last[:] = [case, rec]
+                raise _Shrinking(kind)
 
         try:
-            prop()
-        except _Failed:
+            _hypothesis(prop, strategy, max_examples, seed, shrink=True)()
+        except _Shrinking:
             pass
-        if state["failing"] is None:
-            return None
-        case, rec = state["failing"]
-        note = f"found by fuzzing: {framework} {check} {rec['verdict']}: {rec.get('reason', '')[:200]}"
-        path = save_case(replace(case, description=note), self.found_dir)
-        return self.record({**rec, "phase": "shrunk", "found": str(path)})
+        return last
+
+
+class _Shrinking(Exception):
+    """Raised by the shrink property so that Hypothesis shrinks towards a smaller example."""
+
+
+def _failure_kind(rec) -> str | None:
+    """What kind of failure a record is (None when it is not one worth shrinking)."""
+    verdict = rec["verdict"]
+    if verdict not in ("fail", "error_mismatch", "crash"):
+        return None
+    reason = rec.get("reason", "")
+    if verdict == "fail":
+        detail = "shape" if "has shape" in reason else (rec.get("worst") or {}).get("output", "values")
+    elif verdict == "error_mismatch":
+        detail = "accepts" if "accepted it" in reason else reason.split(" raised ")[-1].split(":")[0]
+    else:
+        detail = ""
+    return f"{verdict}:{detail}"
+
+
+def _hypothesis(test, strategy, max_examples, seed, shrink):
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
+    return hypothesis_seed(seed)(settings(
+        max_examples=max_examples, database=None, deadline=None, derandomize=False, phases=phases,
+        suppress_health_check=list(HealthCheck), report_multiple_bugs=False, verbosity=Verbosity.quiet,
+        print_blob=False)(given(strategy)(test)))
+
+
+def _squeeze(message: str, limit: int = 600) -> str:
+    """A framework's error message shortened for a record: its head and its (usually telling) tail."""
+    message = " ".join(message.split())
+    return message if len(message) <= limit else f"{message[:150]} ... {message[-(limit - 150):]}"
 
 
 def failed(records) -> bool:

@@ -62,7 +62,9 @@ def handle(adapter, message: dict) -> dict:
     try:
         outputs = adapter.run(case, check, data)
     except Exception as exc:  # the framework rejected the input (compared with the reference)
-        return {"status": "error", "type": type(exc).__name__, "message": str(exc)[:2000],
+        text = str(exc)
+        text = text if len(text) < 1500 else f"{text[:500]} ... {text[-1000:]}"
+        return {"status": "error", "type": type(exc).__name__, "message": text,
                 "seconds": time.perf_counter() - start}
     seconds = time.perf_counter() - start
     if check == "error":

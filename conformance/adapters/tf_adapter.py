@@ -67,8 +67,9 @@ class TensorFlowAdapter(Adapter):
         p = case.params
         if p.transposed and p.groups > 1:
             return "tensorflow has no grouped transposed convolution (tf.nn.conv_transpose takes no groups)"
-        if p.rank != 2 and any(s > 1 for s in p.stride) and any(d > 1 for d in p.dilation):
-            return "tf.nn.convolution rejects strides > 1 together with dilations > 1 (only conv2d accepts both)"
+        if any(s > 1 for s in p.stride) and any(d > 1 for d in p.dilation) and not self._depthwise(case):
+            return ("tf.nn.convolution rejects strides > 1 together with dilations > 1, and TF's CPU "
+                    "Conv*DBackprop* kernels have no dilation")
         if p.transposed and any(op >= s for op, s in zip(p.output_padding, p.stride)):
             return ("tf.nn.conv_transpose derives the output size from output_shape through the forward "
                     "convolution; output_padding >= stride (legal in PyTorch when < dilation) has no output_shape")
@@ -152,12 +153,17 @@ class TensorFlowAdapter(Adapter):
                     padding = [[0, 0], *[list(pair) for pair in pads], [0, 0]]
                 else:
                     x, padding = self._pad(x, pads), "VALID"
+            dilated = any(d > 1 for d in p.dilation)
             if self._depthwise(case):
                 y = tf.nn.depthwise_conv2d(x, w, strides, padding, dilations=p.dilation)
+            elif r == 1 or dilated:  # tf.nn.convolution dilates by space-to-batch, which has CPU gradients
+                if not isinstance(padding, str):
+                    x, padding = self._pad(x, [tuple(pair) for pair in padding[1:-1]]), "VALID"
+                y = tf.nn.convolution(x, w, p.stride, padding, dilations=p.dilation)
             elif r == 2:
                 y = tf.nn.conv2d(x, w, strides, padding, dilations=dilations)
-            else:
-                y = tf.nn.convolution(x, w, p.stride, padding, dilations=p.dilation)
+            else:  # tf.nn.convolution's own 3-d path loses data_format and its gradient raises (TF 2.21)
+                y = tf.nn.conv3d(x, w, strides, padding, data_format="NDHWC", dilations=dilations)
         return y if b is None else tf.nn.bias_add(y, b)
 
     def _operands(self, case, a, names=("input", "weight", "bias"), batch_dims=0):
