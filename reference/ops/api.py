@@ -404,7 +404,10 @@ def matmul(input, other):
             f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, input.shape))} and "
             f"{'x'.join(map(str, other.shape))})"
         )
-    return _binary(R.matmul, input, other)
+    if input.dtype == other.dtype:
+        return apply(R.matmul, (input, other))
+    dt = result_type(input, other)
+    return apply(R.matmul, (input, other), {}, cast=dt)
 
 
 def _softmax_dim(ndim, dim):

@@ -223,11 +223,14 @@ def programs(draw, max_inputs=2, max_steps=6):
         steps.append(Step(f"v{len(var_shapes)} = T.zeros({shapes[0]}, dtype=T.float64)"))
         var_shapes.append(shapes[0])
     for _ in range(draw(st.integers(1, max_steps))):
-        i = draw(st.integers(0, len(var_shapes) - 1))
+        kind = draw(st.sampled_from(["view", "view", "unary", "unary", "binary", "inplace", "inplace",
+                                     "inplace_other", "setitem"]))
+        low = 0
+        if kind in ("inplace", "inplace_other", "setitem") and len(var_shapes) > n_inputs:
+            low = n_inputs if draw(st.integers(0, 9)) else 0  # mostly non-leaves: leaves only raise
+        i = draw(st.integers(low, len(var_shapes) - 1))
         name, shape = f"v{i}", var_shapes[i]
         new = f"v{len(var_shapes)}"
-        kind = draw(st.sampled_from(["view", "view", "unary", "binary", "inplace", "inplace", "inplace_other",
-                                     "setitem"]))
         no_grad = draw(st.booleans()) if kind in ("view", "inplace", "inplace_other") else False
         no_grad = no_grad and draw(st.booleans())
         if kind == "view":
@@ -259,7 +262,7 @@ def programs(draw, max_inputs=2, max_steps=6):
             op = draw(st.sampled_from(["mul_", "add_", "copy_"]))
             steps.append(Step(f"{name}.{op}(v{j})", no_grad))
         else:  # setitem
-            if not shape:
+            if not shape or shape[0] == 0:
                 steps.append(Step(f"{name}[...] = 0.5"))
                 continue
             k = draw(st.integers(0, shape[0] - 1))
