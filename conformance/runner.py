@@ -174,7 +174,9 @@ def read_results(path) -> list[dict]:
 
 
 def result_key(record) -> tuple:
-    return (record["case_id"], record["framework"], record["check"])
+    """(case id, framework, check); a shrunk failure is a record of its own (it may repeat a case)."""
+    key = (record["case_id"], record["framework"], record["check"])
+    return key + ("shrunk",) if record.get("phase") == "shrunk" else key
 
 
 class Campaign:

@@ -17,10 +17,13 @@ from conformance.case import DTYPES, LAYOUTS, VALID_CHECKS, VMAP_OPERANDS, Case,
 PADDING_FORMS = ("int", "per_dim", "pairs", "same", "same_lower", "valid")
 
 
+GROUP_KINDS = ("plain", "grouped", "depthwise")
+
+
 @st.composite
-def channel_groups(draw, transposed: bool):
+def channel_groups(draw, transposed: bool, kinds=GROUP_KINDS):
     """(groups, input channels, output channels): plain, grouped or depthwise."""
-    kind = draw(st.sampled_from(["plain", "grouped", "depthwise"]))
+    kind = draw(st.sampled_from([k for k in kinds if not (transposed and k == "depthwise")] or ["grouped"]))
     if kind == "plain":
         return 1, draw(st.integers(1, 4)), draw(st.integers(1, 4))
     if kind == "depthwise" and not transposed:
@@ -102,12 +105,16 @@ def transposed_geometry(draw, rank: int, form: str):
 
 
 @st.composite
-def conv_cases(draw, dtypes=DTYPES, ranks=(1, 2, 3), checks=VALID_CHECKS, transposed=None, layouts=LAYOUTS):
-    """Valid convolution cases: every padding form, groups incl. depthwise, transposed, empty batch."""
+def conv_cases(draw, dtypes=DTYPES, ranks=(1, 2, 3), checks=VALID_CHECKS, transposed=None, layouts=LAYOUTS,
+               padding_forms=PADDING_FORMS, group_kinds=GROUP_KINDS, batches=(1, 2, 2, 0)):
+    """Valid convolution cases: every padding form, groups incl. depthwise, transposed, empty batch.
+
+    The keyword arguments narrow the space (a test of one code path draws only from it).
+    """
     rank = draw(st.sampled_from(ranks))
     is_transposed = draw(st.booleans()) if transposed is None else transposed
-    form = draw(st.sampled_from(PADDING_FORMS))
-    groups, cin, cout = draw(channel_groups(is_transposed))
+    form = draw(st.sampled_from(padding_forms))
+    groups, cin, cout = draw(channel_groups(is_transposed, group_kinds))
     if is_transposed:
         padding, output_padding, kernel, dilation, stride, size = draw(transposed_geometry(rank, form))
         weight = (cin, cout // groups, *kernel)
@@ -115,7 +122,7 @@ def conv_cases(draw, dtypes=DTYPES, ranks=(1, 2, 3), checks=VALID_CHECKS, transp
         padding, kernel, dilation, stride, size = draw(plain_geometry(rank, form))
         output_padding = (0,) * rank
         weight = (cout, cin // groups, *kernel)
-    batch = draw(st.sampled_from([1, 2, 2, 0]))
+    batch = draw(st.sampled_from(batches))
     params = ConvParams(rank=rank, stride=stride, padding=padding, dilation=dilation, groups=groups,
                         transposed=is_transposed, output_padding=output_padding, bias=draw(st.booleans()),
                         layout=draw(st.sampled_from(layouts)))

@@ -73,8 +73,8 @@ def reduction_lengths(case) -> dict[str, int]:
         "grad_input": grad_input,
         "grad_weight": c.batch * math.prod(c.out_size),
         "grad_bias": out_positions,
-        # a sum of two convolutions and the bias: two more roundings
-        "linearised": forward + 2,
+        # conv(tx, w) + conv(x, tw) (+ tb): all the terms of both sums, whatever order they are added in
+        "linearised": 2 * forward + (1 if p.bias else 0),
     }
 
 

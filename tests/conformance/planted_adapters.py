@@ -1,0 +1,109 @@
+"""Test adapters: PyTorch with one planted bug each, plus a worker that aborts or hangs.
+
+The harness must flag each planted bug ``fail`` (and shrink it), record the abort as
+``crash`` and the hang as ``timeout``. Workers import this module by name, so the tests put
+this directory on PYTHONPATH.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from conformance.adapters._geometry import explicit_pads
+from conformance.adapters.torch_adapter import TorchAdapter
+from conformance.case import round_to_dtype
+
+
+class SamePadWrongSide(TorchAdapter):
+    """SAME padding with the odd pad at the start instead of the end (TF's rule puts it last)."""
+
+    name = "torch-same-wrong-side"
+
+    def conv(self, case, x, w, b):
+        p = case.params
+        if p.transposed or p.padding != "same":
+            return super().conv(case, x, w, b)
+        pads = [(hi, lo) for lo, hi in explicit_pads(p, x.shape[2:], w.shape[2:])]
+        x = self.F.pad(x, [v for pair in reversed(pads) for v in pair])
+        return getattr(self.F, f"conv{p.rank}d")(x, w, b, p.stride, 0, p.dilation, p.groups)
+
+
+class DroppedGroup(TorchAdapter):
+    """A grouped convolution whose last group's output is never computed (left at zero)."""
+
+    name = "torch-dropped-group"
+
+    def conv(self, case, x, w, b):
+        y = super().conv(case, x, w, b)
+        g = case.params.groups
+        if g == 1 or case.params.transposed:
+            return y
+        keep = self.torch.ones(y.shape[1], dtype=y.dtype)
+        keep[-(y.shape[1] // g):] = 0
+        return y * keep.reshape((1, -1) + (1,) * case.params.rank)
+
+
+class UnflippedInputGradient(TorchAdapter):
+    """The input gradient computed with the kernel not flipped (a correlation, not its adjoint)."""
+
+    name = "torch-unflipped-dgrad"
+
+    def conv(self, case, x, w, b):
+        p = case.params
+        if p.transposed or isinstance(p.padding, str) or not all(isinstance(v, int) for v in p.padding):
+            return super().conv(case, x, w, b)
+        torch, grad = self.torch, self.torch.nn.grad
+        r = p.rank
+        conv = getattr(self.F, f"conv{r}d")
+        conv_input, conv_weight = getattr(grad, f"conv{r}d_input"), getattr(grad, f"conv{r}d_weight")
+        spatial = tuple(range(2, r + 2))
+
+        class Conv(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, w):
+                ctx.save_for_backward(x, w)
+                return conv(x, w, None, p.stride, p.padding, p.dilation, p.groups)
+
+            @staticmethod
+            def backward(ctx, g):
+                x, w = ctx.saved_tensors
+                gx = conv_input(x.shape, w.flip(spatial), g, p.stride, p.padding, p.dilation, p.groups)
+                gw = conv_weight(x, w.shape, g, p.stride, p.padding, p.dilation, p.groups)
+                return gx, gw
+
+        y = Conv.apply(x, w)
+        return y if b is None else y + b.reshape((1, -1) + (1,) * r)
+
+
+class RoundsToTF32(TorchAdapter):
+    """float32 inputs rounded to TF32 (10 mantissa bits) before the convolution, on any device."""
+
+    name = "torch-rounds-to-tf32"
+
+    def tensor(self, case, a, requires_grad=False):
+        if a is not None and case.dtype == "float32":
+            a = round_to_dtype(a, "tf32")
+        return super().tensor(case, a, requires_grad)
+
+
+class AbortsOnCue(TorchAdapter):
+    """Calls os.abort() (SIGABRT, as a failed C++ assertion would) on cases whose id starts with 'abort'."""
+
+    name = "torch-aborts"
+
+    def forward(self, case, a):
+        if case.id.startswith("abort"):
+            os.abort()
+        return super().forward(case, a)
+
+
+class HangsOnCue(TorchAdapter):
+    """Sleeps far past any timeout on cases whose id starts with 'hang'."""
+
+    name = "torch-hangs"
+
+    def forward(self, case, a):
+        if case.id.startswith("hang"):
+            time.sleep(3600)
+        return super().forward(case, a)
