@@ -73,7 +73,11 @@ def torch_convolution(case: ConvCase, x, w, b):
     else:
         pads = _explicit_pads(case, None, eff)
         target = [L - lo - hi + op for L, (lo, hi), op in zip(natural, pads, case.output_padding)]
-    out = F.pad(full, _torch_pad_arg([(-lo, t - (L - lo)) for (lo, _), t, L in zip(pads, target, natural)]))
+    # Each dim starts lo into the full output (negative: before it) and has the target length.
+    # Extend first, then crop: torch refuses a crop longer than the tensor.
+    start_end = [(-lo, t - (L - lo)) for (lo, _), t, L in zip(pads, target, natural)]
+    out = F.pad(full, _torch_pad_arg([(max(a, 0), max(b, 0)) for a, b in start_end]))
+    out = F.pad(out, _torch_pad_arg([(min(a, 0), min(b, 0)) for a, b in start_end]))
     return out if b is None else out + b.reshape(1, -1, *([1] * case.rank))
 
 
