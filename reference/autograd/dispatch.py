@@ -27,6 +27,7 @@ from reference.autograd.tensor import (
 )
 
 _NO_PARAMS: dict = {}
+_OVERLAP_OK = ("fill", "zero")  # PyTorch's fill_/zero_ may write every element of an expanded tensor
 
 
 def _needs(rule, inputs):
@@ -120,7 +121,7 @@ def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
             out = tuple(np.broadcast_shapes(shape, other.shape))
             if out != shape:
                 raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(out)}")
-    if any(n > 1 and s == 0 for n, s in zip(shape, stride)):
+    if rule.name not in _OVERLAP_OK and any(n > 1 and s == 0 for n, s in zip(shape, stride)):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single "
             "memory location. Please clone() the tensor before performing the operation."

@@ -15,6 +15,7 @@ import heapq
 from reference.autograd import graph
 from reference.autograd.grad_mode import _enabled
 from reference.autograd.tensor import AsStridedNode, Tensor, gradient_edge
+from reference.ops import api
 
 
 def _as_tuple(x):
@@ -24,8 +25,6 @@ def _as_tuple(x):
 
 
 def _make_grads(outputs, grads):
-    from reference.ops import api
-
     if grads is None:
         grads = (None,) * len(outputs)
     grads = _as_tuple(grads) if not isinstance(grads, (list, tuple)) else tuple(grads)
@@ -69,8 +68,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
          materialize_grads=False):
     """The gradients of ``outputs`` with respect to ``inputs``, as a tuple; ``.grad`` is untouched."""
-    from reference.ops import api
-
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
     if allow_unused is None:
@@ -108,8 +105,6 @@ def input_meta(node, nr):
 
 
 def _validate(g, producer, node, nr, index):
-    from reference.ops import api
-
     shape, dtype = input_meta(node, nr)
     if shape is not None and g.shape != tuple(shape):
         if not _expandable(shape, g.shape):
@@ -133,8 +128,6 @@ def _expandable(shape, target):
 
 
 def _call_pre_hooks(node, buf):
-    from reference.ops import api
-
     hooks = node.variable._hooks if isinstance(node, graph.AccumulateGrad) else None
     if hooks:
         buf[0] = _run_hooks(hooks, buf[0])
@@ -224,7 +217,8 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
             buf = buffers.pop(node, None)
             if buf is None:
                 buf = [None] * node.num_inputs
-            if node is not root:
+            if node.pre_hooks or node.retains_grad or (
+                    isinstance(node, graph.AccumulateGrad) and node.variable._hooks):
                 buf = _call_pre_hooks(node, buf)
             if node in captures:
                 for nr, k in captures[node]:

@@ -13,6 +13,8 @@ import weakref
 
 import numpy as np
 
+from reference.autograd.grad_mode import is_grad_enabled
+
 _sequence = itertools.count()
 
 BACKWARD_TWICE = (
@@ -136,8 +138,6 @@ class RuleNode(Node):
         return self.rule.node
 
     def apply(self, grads):
-        from reference.autograd.tensor import zeros_tensor
-
         if all(g is None for g in grads):
             return [None] * len(self.next_edges)
         ctx = Context(self.params, self.shapes, self.dtypes, self.needs, self.aux)
@@ -146,6 +146,8 @@ class RuleNode(Node):
         if self.rule.outputs == 1:
             g = grads[0]
         else:  # multi-output ops: an output nobody used contributes a zero gradient
+            from reference.autograd.tensor import zeros_tensor
+
             g = tuple(
                 gi if gi is not None else zeros_tensor(shape, dtype)
                 for gi, (shape, dtype) in zip(grads, self.out_meta)
@@ -169,10 +171,9 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__([], 1)
         self.variable = variable
+        self.seq = float("inf")  # PyTorch gives AccumulateGrad UINT64_MAX: it runs as soon as it is ready
 
     def apply(self, grads):
-        from reference.autograd.grad_mode import is_grad_enabled
-
         new = grads[0]
         var = self.variable
         if new is None:

@@ -53,10 +53,18 @@ class RemovableHandle:
 
 
 class Tensor:
-    __slots__ = (
-        "_data", "_storage", "_offset", "_vc", "_requires_grad", "_grad_fn", "_output_nr", "grad",
-        "_base", "_view", "_hooks", "_accumulator", "_wrapped", "__weakref__",
-    )
+    # Autograd state defaults (class attributes, so creating a tensor sets only what differs).
+    _storage = None  # the flat storage array; None for a root until a view needs it
+    _offset = 0
+    _requires_grad = False
+    _grad_fn = None
+    _output_nr = 0
+    grad = None
+    _base = None  # the root tensor, for views
+    _view = None  # ViewMeta, for views
+    _hooks = None
+    _accumulator = None
+    _wrapped = False  # a Python number wrapped as a 0-d tensor (type promotion)
     __hash__ = object.__hash__
     __array_priority__ = 1000
 
@@ -286,21 +294,18 @@ def _infer_dtype(data):
 
 
 def _init_root(t, arr):
-    if not arr.flags.c_contiguous or not arr.flags.writeable:
-        arr = np.ascontiguousarray(arr).copy() if not arr.flags.writeable else np.ascontiguousarray(arr)
+    flags = arr.flags
+    if not flags.c_contiguous or not flags.writeable:
+        arr = np.ascontiguousarray(arr).copy() if not flags.writeable else np.ascontiguousarray(arr)
     t._data = arr
-    t._storage = arr.reshape(-1)
-    t._offset = 0
     t._vc = [0]
-    t._requires_grad = False
-    t._grad_fn = None
-    t._output_nr = 0
-    t.grad = None
-    t._base = None
-    t._view = None
-    t._hooks = None
-    t._accumulator = None
-    t._wrapped = False
+
+
+def storage_of(t):
+    """The flat storage array ``t`` lives in (a root's is its own data, flattened without copying)."""
+    if t._storage is None:
+        t._storage = t._data.reshape(-1)
+    return t._storage
 
 
 def _make(arr):
@@ -320,24 +325,15 @@ def _alias(t):
     """Same storage, same version counter, no autograd history (``detach``)."""
     out = Tensor.__new__(Tensor)
     out._data = t._data
-    out._storage = t._storage
+    out._storage = storage_of(t)
     out._offset = t._offset
     out._vc = t._vc
-    out._requires_grad = False
-    out._grad_fn = None
-    out._output_nr = 0
-    out.grad = None
-    out._base = None
-    out._view = None
-    out._hooks = None
-    out._accumulator = None
-    out._wrapped = False
     return out
 
 
 def make_view(src, size, stride, offset, creation_meta):
     """A view of ``src``'s storage with the given geometry; its ``_base`` is the root tensor."""
-    storage = src._storage
+    storage = storage_of(src)
     item = storage.itemsize
     if any(n == 0 for n in size):
         arr = np.zeros(size, dtype=storage.dtype)
@@ -356,17 +352,10 @@ def make_view(src, size, stride, offset, creation_meta):
     out._storage = storage
     out._offset = offset
     out._vc = src._vc
-    out._requires_grad = False
-    out._grad_fn = None
-    out._output_nr = 0
-    out.grad = None
     out._base = src._base if src._base is not None else src
     if src._view is not None and creation_meta == DEFAULT:
         creation_meta = src._view.creation_meta
     out._view = ViewMeta(creation_meta, src._vc[0])
-    out._hooks = None
-    out._accumulator = None
-    out._wrapped = False
     return out
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from reference.autograd.dispatch import apply, apply_inplace, apply_view
 from reference.autograd.grad_mode import _enabled
-from reference.autograd.tensor import Tensor, _default_dtype, _make, bool_, float64, int64
+from reference.autograd.tensor import Tensor, _default_dtype, _make, bool_, float64, int64, storage_of
 from reference.ops import kernels as K
 
 # ---- dtypes and Python scalars (PyTorch's result_type) ---------------------------------------------
@@ -95,6 +95,8 @@ def check_broadcast(a, b):
 
 def _binary(rule, a, b, params=None):
     params = params or {}
+    if type(b) is float and type(a) is Tensor and a._data.dtype.kind == "f":  # the common x * 0.5
+        return apply(rule, (a, _wrap(b, a._data.dtype)), params)
     if type(a) is Tensor and type(b) is Tensor:
         if a._data.shape != b._data.shape:
             check_broadcast(a, b)
@@ -560,7 +562,7 @@ def as_strided(input, size, stride, storage_offset=None):
         raise RuntimeError("mismatch in length of strides and shape")
     offset = input._offset if storage_offset is None else storage_offset
     params = {"size": size, "stride_": stride, "storage_offset": offset, "in_size": input.shape,
-              "in_stride": input.stride(), "in_offset": input._offset, "storage_size": input._storage.size}
+              "in_stride": input.stride(), "in_offset": input._offset, "storage_size": storage_of(input).size}
     return apply_view(R.as_strided, input, params)
 
 

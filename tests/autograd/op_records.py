@@ -1,0 +1,137 @@
+"""One record per primitive of the derivative table: a program over the op and its sample inputs.
+
+``OP_RECORDS`` maps every rule name in :data:`reference.ops.RULES` to the samples that exercise
+it (PyTorch's OpInfo idea): ``(label, fn, shapes, kinds[, check options])`` where ``kinds`` says how to draw each
+input (``"any"``, ``"pos"`` for log/sqrt/pow, ``"far"`` for ops with kinks, kept away from
+them so finite differences are valid). The tests iterate these records; they name no op.
+"""
+
+from __future__ import annotations
+
+import reference as T
+
+F = T.nn.functional
+
+
+def _rm():
+    return T.tensor([0.1, -0.2], dtype=T.float64), T.tensor([1.5, 0.5], dtype=T.float64)
+
+
+OP_RECORDS = {
+    "add": [("broadcast", lambda a, b: a + b * 1.0, [(2, 3), (3,)], "aa"),
+            ("alpha", lambda a, b: T.add(a, b, alpha=-2.5), [(2, 3), (2, 3)], "aa")],
+    "sub": [("scalar", lambda a, b: 2.0 - a - b, [(2, 3), (1, 3)], "aa")],
+    "mul": [("broadcast", lambda a, b: a * b, [(2, 3), (2, 1)], "aa")],
+    "div": [("broadcast", lambda a, b: a / b, [(2, 3), (3,)], "ap")],
+    "neg": [("unary", lambda a: -a, [(3,)], "a")],
+    "pow": [("int", lambda a: a ** 3, [(3,)], "a"), ("frac", lambda a: a.pow(2.5), [(3,)], "p"),
+            ("zero", lambda a: a ** 0 + a, [(3,)], "a")],
+    "pow_tensor": [("tensor", lambda a, b: a ** b, [(3,), (3,)], "pa"),
+                   ("scalar_base", lambda a: 2.0 ** a, [(3,)], "a")],
+    "exp": [("unary", lambda a: a.exp(), [(3,)], "a")],
+    "log": [("unary", lambda a: a.log(), [(3,)], "p")],
+    "sqrt": [("unary", lambda a: a.sqrt(), [(3,)], "p")],
+    "tanh": [("unary", lambda a: a.tanh(), [(3,)], "a")],
+    "sigmoid": [("unary", lambda a: a.sigmoid(), [(3,)], "a")],
+    "relu": [("times_x", lambda a: a.relu() * a, [(4,)], "f")],
+    "threshold_backward": [("via_relu", lambda a, b: T.autograd.grad(
+        a.relu().sum() * 1.0, a, create_graph=True)[0] * b, [(4,), (4,)], "fa")],
+    "abs": [("times_x", lambda a: a.abs() * a, [(4,)], "f")],
+    "sign": [("times_x", lambda a: a.sign() * a, [(4,)], "f")],
+    "clamp": [("both", lambda a: a.clamp(-0.5, 0.5) * a, [(5,)], "f"),
+              ("min_only", lambda a: T.clamp(a, min=0.2), [(5,)], "f")],
+    "where": [("mixed", lambda a, b: T.where(a > 0, a, b), [(4,), (4,)], "fa"),
+              ("scalar", lambda a: T.where(a > 0, a * a, 0.5), [(4,)], "f")],
+    "maximum": [("broadcast", lambda a, b: T.maximum(a, b), [(4,), (1,)], "ff")],
+    "minimum": [("same", lambda a, b: T.minimum(a, b), [(4,), (4,)], "ff")],
+    "to": [("float32_roundtrip", lambda a: a.to(T.float32).to(T.float64) * 1.0, [(3,)], "a",
+            {"eps": 1e-2, "atol": 1e-4})],  # float32 in the middle: finite differences need a larger step
+    "clone": [("unary", lambda a: a.clone() * a, [(3,)], "a")],
+    "copy": [("into_zeros", lambda a: _copy_into(a), [(3,)], "a")],
+    "fill": [("part", lambda a: _fill_part(a), [(3,)], "a")],
+    "zero": [("part", lambda a: _zero_part(a), [(3,)], "a")],
+    "sum": [("dims", lambda a: a.sum(1, keepdim=True) * a.sum(), [(2, 3)], "a")],
+    "mean": [("dims", lambda a: a.mean((0, 2)) ** 2, [(2, 3, 2)], "a")],
+    "amax": [("dim", lambda a: a.amax(1) * a.amax(), [(2, 3)], "a")],
+    "amin": [("dim", lambda a: a.amin(0, keepdim=True) * a, [(2, 3)], "a")],
+    "matmul": [("batched", lambda a, b: a @ b, [(2, 3, 4), (4, 2)], "aa"),
+               ("vec_mat", lambda a, b: a @ b, [(3,), (2, 3, 4)], "aa"),
+               ("dot", lambda a, b: a @ b, [(3,), (3,)], "aa"),
+               ("broadcast_batch", lambda a, b: a @ b, [(2, 1, 2, 3), (3, 3, 2)], "aa")],
+    "softmax": [("dim1", lambda a: F.softmax(a, 1), [(2, 3)], "a")],
+    "log_softmax": [("dim0", lambda a: F.log_softmax(a, 0), [(2, 3)], "a")],
+    "view": [("reshape", lambda a: a.view(3, 2) * a.reshape(6).view(3, 2), [(2, 3)], "a")],
+    "alias": [("ellipsis", lambda a: a[...] * a, [(2, 3)], "a")],
+    "permute": [("perm", lambda a: a.permute(2, 0, 1) * 2, [(2, 3, 2)], "a")],
+    "transpose": [("t", lambda a: a.t() @ a, [(2, 3)], "a")],
+    "expand": [("expand", lambda a: a.expand(2, 3, 3) * 1.5, [(3, 1)], "a")],
+    "unsqueeze": [("none", lambda a: a[None, :, None] * 2, [(3,)], "a")],
+    "squeeze": [("dim", lambda a: a.squeeze(1) * 2, [(3, 1)], "a")],
+    "select": [("int", lambda a: a[1] * a[0, 2], [(2, 3)], "a")],
+    "slice": [("step", lambda a: a[:, ::2] * a.narrow(1, 1, 2)[:, :1], [(2, 3)], "a")],
+    "diagonal": [("offset", lambda a: a.diagonal(1) * 2 + a.diagonal(-1, 0, 1).sum(), [(3, 4)], "a")],
+    "as_strided": [("overlap", lambda a: a.as_strided((2, 2), (1, 2), 1) * 3, [(2, 3)], "a"),
+                   ("of_view", lambda a: a.t().as_strided((2, 2), (2, 1), 0) ** 2, [(2, 3)], "a")],
+    "unbind": [("dim1", lambda a: a.unbind(1)[2] * a.unbind(0)[0][1], [(2, 3)], "a")],
+    "split": [("size", lambda a: a.split(2, 1)[1] * 2 + a.chunk(3, 1)[0], [(2, 3)], "a")],
+    "split_with_sizes": [("sizes", lambda a: a.split([1, 2], 1)[1] * 2, [(2, 3)], "a")],
+    "reshape_copy": [("non_viewable", lambda a: a.t().reshape(6) * 2, [(2, 3)], "a")],
+    "cat": [("dim1", lambda a, b: T.cat([a, b, a], 1) * 2, [(2, 3), (2, 1)], "aa")],
+    "stack": [("dim1", lambda a, b: T.stack([a, b], 1) * 2, [(2, 3), (2, 3)], "aa")],
+    "take": [("via_copyslices", lambda a, b: _write_view(a, b), [(2, 3), (3,)], "aa")],
+    "put": [("via_copyslices", lambda a, b: _write_view(a, b) * a.sum(), [(2, 3), (3,)], "aa")],
+    "scatter_add": [("via_select_grad", lambda a: T.autograd.grad(
+        (a[1] ** 2).sum(), a, create_graph=True)[0] * a, [(2, 3)], "a")],
+    "pool_gather": [("via_avg_pool_grad", lambda a, g: T.autograd.grad(
+        F.avg_pool2d(a, 2, 1), a, g, create_graph=True)[0] * 2, [(1, 1, 3, 3), (1, 1, 2, 2)], "aa")],
+    "pool_scatter": [("avg_pool", lambda a: F.avg_pool2d(a, 2, 1, padding=1, count_include_pad=False),
+                      [(1, 2, 3, 3)], "a")],
+    "avg_pool2d": [("ceil", lambda a: F.avg_pool2d(a, 2, 2, padding=1, ceil_mode=True), [(1, 2, 4, 3)], "a")],
+    "max_pool2d": [("pad", lambda a: F.max_pool2d(a, 2, 1, padding=1), [(1, 2, 3, 3)], "a"),
+                   ("dilation", lambda a: F.max_pool2d(a, 2, 1, dilation=2), [(2, 4, 4)], "a")],
+    "batch_norm": [("train", lambda a, w, b: F.batch_norm(a, None, None, w, b, training=True),
+                    [(3, 2, 2), (2,), (2,)], "aaa"),
+                   ("eval", lambda a, w, b: F.batch_norm(a, *_rm(), w, b), [(3, 2, 2), (2,), (2,)], "aaa")],
+    "dropout": [("mask", lambda a: F.dropout(a, 0.5, mask=T.tensor([1.0, 0.0, 1.0], dtype=T.float64)),
+                 [(3,)], "a")],
+    "convolution": [
+        ("conv1d", lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1), [(1, 2, 5), (3, 2, 2), (3,)], "aaa"),
+        ("conv2d_groups", lambda x, w: F.conv2d(x, w, stride=1, padding=1, dilation=1, groups=2),
+         [(1, 4, 3, 3), (2, 2, 2, 2)], "aa"),
+        ("conv3d", lambda x, w: F.conv3d(x, w, padding=1), [(1, 1, 2, 2, 2), (2, 1, 2, 2, 2)], "aa"),
+        ("conv_transpose1d", lambda x, w: F.conv_transpose1d(x, w, stride=2, output_padding=1),
+         [(1, 2, 3), (2, 3, 2)], "aa"),
+        ("conv_transpose2d", lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1),
+         [(1, 2, 2, 2), (2, 1, 3, 3), (1,)], "aaa"),
+        ("conv_transpose3d", lambda x, w: F.conv_transpose3d(x, w), [(1, 1, 2, 1, 2), (1, 2, 2, 2, 1)], "aa"),
+    ],
+    "convolution_backward": [
+        ("conv2d_grad_of_grad", lambda x, w, g: T.autograd.grad(
+            F.conv2d(x, w, stride=2), (x, w), g, create_graph=True)[1] * 2,
+         [(1, 2, 4, 4), (2, 2, 2, 2), (1, 2, 2, 2)], "aaa"),
+    ],
+}
+
+
+def _copy_into(a):
+    z = T.zeros(2, 3, dtype=T.float64)
+    z[1].copy_(a * a)
+    return z * 2
+
+
+def _fill_part(a):
+    b = a * a
+    b[1].fill_(0.5)
+    return b
+
+
+def _zero_part(a):
+    b = a * 2.0
+    b[:2].zero_()
+    return b * a
+
+
+def _write_view(a, b):
+    c = a * 1.0
+    c[1].mul_(b)  # CopySlices: take/put of the view's region
+    return c.exp()
