@@ -15,33 +15,12 @@ def is_grad_enabled() -> bool:
     return _enabled[0]
 
 
-class set_grad_enabled:
-    """Set grad mode to ``mode`` now; used as a context manager, restore the previous mode on exit."""
-
-    def __init__(self, mode: bool):
-        self.prev = _enabled[0]
-        self.mode = bool(mode)
-        _enabled[0] = self.mode
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        _enabled[0] = self.prev
-        return False
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__(self.mode):
-                return fn(*args, **kwargs)
-
-        return wrapper
-
-
 class _GradModeContext:
     mode = True
 
+    def _fresh(self):
+        return type(self)()
+
     def __enter__(self):
         self.prev = _enabled[0]
         _enabled[0] = self.mode
@@ -54,7 +33,7 @@ class _GradModeContext:
     def __call__(self, fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with self.__class__():
+            with self._fresh():
                 return fn(*args, **kwargs)
 
         return wrapper
@@ -70,3 +49,18 @@ class enable_grad(_GradModeContext):
     """Record the graph inside, even within ``no_grad``."""
 
     mode = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Set grad mode to ``mode`` now; used as a context manager, restore the previous mode on exit."""
+
+    def __init__(self, mode: bool):
+        self.mode = bool(mode)
+        self.prev = _enabled[0]
+        _enabled[0] = self.mode
+
+    def _fresh(self):
+        return set_grad_enabled(self.mode)
+
+    def __enter__(self):
+        return self
