@@ -24,6 +24,7 @@ from reference.autograd.tensor import (
     gradient_edge,
     make_view,
     rebase_history,
+    storage_of,
 )
 
 _NO_PARAMS: dict = {}
@@ -116,6 +117,11 @@ def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
     check_inplace(self, requires)
     shape, stride = self._data.shape, self.stride()
     for other in others:
+        if other is not None and overlap_status(self, other) == "partial":
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+                "a single memory location. Please clone() the tensor before performing the operation."
+            )
         if other is not None and other.shape != shape:
             api.check_broadcast(self, other)
             out = tuple(np.broadcast_shapes(shape, other.shape))
@@ -152,6 +158,35 @@ def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
         if "result" in rule.saved_for(node.needs):
             node.saved["result"] = graph.SavedTensor(self, is_output=True, node=node)
     return self
+
+
+def _dense(t):
+    """PyTorch's is_non_overlapping_and_dense: the elements tile a block of storage exactly."""
+    required = 1
+    for n, s in sorted(zip(t.shape, t.stride()), key=lambda p: p[1]):
+        if n == 1:
+            continue
+        if s != required:
+            return False
+        required *= n
+    return True
+
+
+def overlap_status(a, b):
+    """PyTorch's get_overlap_status: "full", "partial", "no" or "too_hard" (not checked)."""
+    if a is b:
+        return "full"
+    if a.numel() == 0 or b.numel() == 0:
+        return "no"
+    if not _dense(a) or not _dense(b):
+        return "too_hard"
+    if storage_of(a) is not storage_of(b):
+        return "no"
+    a0, a1 = a._offset, a._offset + a.numel()
+    b0, b1 = b._offset, b._offset + b.numel()
+    if (a0, a1) == (b0, b1):
+        return "full" if a.stride() == b.stride() else "partial"
+    return "partial" if a0 < b1 and b0 < a1 else "no"
 
 
 def _torch_dtype_name(dtype):

@@ -121,7 +121,9 @@ class Tensor:
     def _is_view(self):
         return self._base is not None
 
-    def numpy(self):
+    def numpy(self, *, force=False):
+        if force:
+            return self._data
         if self.requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."

@@ -56,7 +56,7 @@ def _to_numpy(t):
     if t is None:
         return None
     if hasattr(t, "detach"):
-        return np.array(t.detach().numpy(), dtype=np.float64, copy=True)
+        return np.array(t.detach().numpy(force=True), dtype=np.float64, copy=True)  # force: ZeroTensors
     return np.asarray(t, dtype=np.float64)
 
 
@@ -108,14 +108,17 @@ class Program:
     steps: list
     loss_vars: list  # variables summed into the loss
     n_vars: int
+    retained: list = field(default_factory=list)  # variables whose .grad is returned (retain_grad)
+    ending: str = "backward"  # how the program differentiates the loss, see ENDINGS
 
     def source(self, name="prog"):
         args = ", ".join(f"v{i}" for i in range(len(self.shapes)))
         body = [s.source() for s in self.steps]
         terms = " + ".join(f"(v{i} * {k + 1}).sum()" for k, i in enumerate(self.loss_vars)) or "v0.sum()"
         body.append(f"loss = {terms}")
-        body.append("loss.backward()")
-        body.append("return [" + ", ".join(f"v{i}" for i in range(self.n_vars)) + "]")
+        body.extend(ENDINGS[self.ending])
+        returned = [f"v{i}" for i in range(self.n_vars)] + [f"v{i}.grad" for i in self.retained]
+        body.append("return [" + ", ".join(returned) + "]")
         return f"def {name}(T, {args}):\n" + textwrap.indent("\n".join(body), "    ") + "\n"
 
     def function(self):
@@ -126,6 +129,14 @@ class Program:
     def inputs(self, seed=0):
         rng = np.random.default_rng(seed)
         return [np.round(rng.standard_normal(s), 2) + 0.05 for s in self.shapes]
+
+
+ENDINGS = {
+    "backward": ["loss.backward()"],
+    "twice": ["loss.backward()", "loss.backward()"],
+    "retain_twice": ["loss.backward(retain_graph=True)", "loss.backward()"],
+    "double_backward": ["(g,) = T.autograd.grad(loss, [v0], create_graph=True)", "(g * g).sum().backward()"],
+}
 
 
 def _view_steps(draw, name, shape):
@@ -215,6 +226,7 @@ def programs(draw, max_inputs=2, max_steps=6):
     shapes = [draw(dims) for _ in range(n_inputs)]
     var_shapes = list(shapes)
     steps = []
+    retained = []
     for i, shape in enumerate(shapes):  # non-leaf bases (in-place on a leaf that requires grad raises)
         if draw(st.booleans()):
             steps.append(Step(f"v{len(var_shapes)} = v{i} * 1.0"))
@@ -224,7 +236,7 @@ def programs(draw, max_inputs=2, max_steps=6):
         var_shapes.append(shapes[0])
     for _ in range(draw(st.integers(1, max_steps))):
         kind = draw(st.sampled_from(["view", "view", "unary", "unary", "binary", "inplace", "inplace",
-                                     "inplace_other", "setitem"]))
+                                     "inplace_other", "setitem", "hook"]))
         low = 0
         if kind in ("inplace", "inplace_other", "setitem") and len(var_shapes) > n_inputs:
             low = n_inputs if draw(st.integers(0, 9)) else 0  # mostly non-leaves: leaves only raise
@@ -261,6 +273,12 @@ def programs(draw, max_inputs=2, max_steps=6):
             j = draw(st.integers(0, len(var_shapes) - 1))
             op = draw(st.sampled_from(["mul_", "add_", "copy_"]))
             steps.append(Step(f"{name}.{op}(v{j})", no_grad))
+        elif kind == "hook":
+            if draw(st.booleans()):
+                steps.append(Step(f"{name}.retain_grad()"))
+                retained.append(i)
+            else:
+                steps.append(Step(f"{name}.register_hook(lambda g: g * 2.0)"))
         else:  # setitem
             if not shape or shape[0] == 0:
                 steps.append(Step(f"{name}[...] = 0.5"))
@@ -273,4 +291,5 @@ def programs(draw, max_inputs=2, max_steps=6):
                 steps.append(Step(f"{name}[{k}] = v{j}.sum() * 0.5"))
     n_vars = len(var_shapes)
     loss_vars = draw(st.lists(st.integers(0, n_vars - 1), min_size=1, max_size=3, unique=True))
-    return Program(shapes, steps, loss_vars, n_vars)
+    ending = draw(st.sampled_from(sorted(ENDINGS)))
+    return Program(shapes, steps, loss_vars, n_vars, sorted(set(retained)), ending)
