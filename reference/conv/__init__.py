@@ -4,7 +4,9 @@ Channels-first arrays (NumPy or CuPy). Public API:
 
 * :func:`convolution`, :func:`convolution_backward`, :func:`convolution_double_backward`
   (aten's signatures and meaning);
-* :func:`batched_convolution` (a vmap batch of inputs and/or weights, functorch's fold rule);
+* :func:`batched_convolution`, :func:`batched_convolution_backward`,
+  :func:`batched_convolution_double_backward` (a vmap batch on any of the arrays: functorch's
+  fold-into-groups rules, never a loop);
 * :func:`algorithms` (every path by name) and :func:`applicable_algorithms`;
 * :func:`conv_output_shape`, layout helpers, :class:`ConvConfigError`.
 """
@@ -12,6 +14,7 @@ Channels-first arrays (NumPy or CuPy). Public API:
 from reference.conv import algorithms as _paths
 from reference.conv.api import convolution, convolution_backward, convolution_double_backward
 from reference.conv.batched import batched_convolution
+from reference.conv.batched_backward import batched_convolution_backward, batched_convolution_double_backward
 from reference.conv.errors import ConvConfigError
 from reference.conv.geometry import Correlation, conv_output_shape, plan, reduction_length, same_padding
 from reference.conv.layout import (
@@ -47,6 +50,8 @@ __all__ = [
     "algorithms",
     "applicable_algorithms",
     "batched_convolution",
+    "batched_convolution_backward",
+    "batched_convolution_double_backward",
     "conv_output_shape",
     "convolution",
     "convolution_backward",

@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference.conv import batched_convolution, convolution
+from reference.conv import (
+    batched_convolution,
+    batched_convolution_backward,
+    batched_convolution_double_backward,
+    convolution,
+)
 from tests.conv.checks import assert_close_to_bound
 from tests.conv.strategies import conv_cases
 
@@ -75,3 +80,71 @@ def test_batch_groups_matches_jax(bg, stride, padding):
     np.testing.assert_allclose(
         convolution(x, w, None, stride, padding, batch_groups=bg), theirs, rtol=1e-12, atol=1e-12
     )
+
+
+BACKWARD_COMBINATIONS = [c for c in __import__("itertools").product((False, True), repeat=3) if any(c)]
+
+
+def _batch(rng, shape, flag, batch):
+    return rng.standard_normal(((batch,) if flag else ()) + tuple(shape))
+
+
+@given(conv_cases(), st.sampled_from(BACKWARD_COMBINATIONS), st.integers(1, 3), st.booleans())
+def test_backward_batch_rules_match_loop(case, flags, batch, with_bias):
+    """All seven combinations of which of (grad_output, input, weight) carry the batch dim."""
+    rng = np.random.default_rng(batch)
+    x0, w0, _ = case.arrays(0)
+    y_shape = convolution(x0, w0, None, *case.params).shape
+    gO, x, w = (
+        _batch(rng, s, f, batch) for s, f in zip((y_shape, case.input_shape, case.weight_shape), flags)
+    )
+    bias_sizes = [y_shape[1]] if with_bias else None
+    mask = (True, True, with_bias)
+    looped = batched_convolution_backward(
+        gO, x, w, bias_sizes, *case.params, mask, batched=flags, algorithm="loop"
+    )
+    folded = batched_convolution_backward(gO, x, w, bias_sizes, *case.params, mask, batched=flags)
+    mags = batched_convolution_backward(
+        np.abs(gO), np.abs(x), np.abs(w), bias_sizes, *case.params, mask, batched=flags, algorithm="loop"
+    )
+    for name, f, l, m in zip(("grad_input", "grad_weight", "grad_bias"), folded, looped, mags):
+        if l is not None:
+            assert f.shape == l.shape, f"{name}: {f.shape} vs {l.shape} [batched={flags} {case}]"
+            assert_close_to_bound(name, f, l, m, 1e-12, f"batched={flags} B={batch} {case}")
+
+
+@given(
+    conv_cases(ranks=(1, 2)),
+    st.tuples(*[st.booleans()] * 6).filter(any),
+    st.tuples(*[st.booleans()] * 3),
+    st.integers(1, 3),
+)
+def test_double_backward_batch_rules_match_loop(case, flags, present, batch):
+    """Any subset of (ggI, ggW, ggb, gO, weight, input) batched; any of the cotangents missing."""
+    rng = np.random.default_rng(batch + 10)
+    x0, w0, _ = case.arrays(0)
+    y_shape = convolution(x0, w0, None, *case.params).shape
+    shapes = (
+        case.input_shape,
+        case.weight_shape,
+        (y_shape[1],),
+        y_shape,
+        case.weight_shape,
+        case.input_shape,
+    )
+    arrays = [_batch(rng, s, f, batch) for s, f in zip(shapes, flags)]
+    for i, keep in enumerate(present):
+        if not keep:
+            arrays[i] = None
+    if not any(f and a is not None for f, a in zip(flags, arrays)):
+        return  # nothing batched once the missing cotangents are dropped
+    mask = (True, True, True)
+    looped = batched_convolution_double_backward(*arrays, *case.params, mask, batched=flags, algorithm="loop")
+    folded = batched_convolution_double_backward(*arrays, *case.params, mask, batched=flags)
+    absd = [None if a is None else np.abs(a) for a in arrays]
+    mags = batched_convolution_double_backward(*absd, *case.params, mask, batched=flags, algorithm="loop")
+    for name, f, l, m in zip(("g_grad_output", "g_input", "g_weight"), folded, looped, mags):
+        assert f.shape == l.shape, (
+            f"{name}: {f.shape} vs {l.shape} [batched={flags} present={present} {case}]"
+        )
+        assert_close_to_bound(name, f, l, m, 1e-12, f"batched={flags} present={present} B={batch} {case}")

@@ -9,6 +9,8 @@ import pytest
 from reference.conv import (
     ConvConfigError,
     batched_convolution,
+    batched_convolution_backward,
+    batched_convolution_double_backward,
     convolution,
     convolution_backward,
     convolution_double_backward,
@@ -179,6 +181,51 @@ RULES = [
         lambda: batched_convolution(z((2, 1, 2, 5)), z((2, 3, 2, 3)), algorithm="im2col"),
         "algorithm",
         "batched_convolution's paths",
+    ),
+]
+BB = (1, 0, 1, False, 0, 1, (True, True, False))  # params + mask for the batched backward rows
+RULES += [
+    (
+        "batched backward: flags",
+        lambda: batched_convolution_backward(z((2, 1, 3, 3)), X1, W1, None, *BB, batched=(True,)),
+        "batched",
+        "3 bools",
+    ),
+    (
+        "batched backward: none batched",
+        lambda: batched_convolution_backward(z((1, 3, 3)), X1, W1, None, *BB, batched=(0, 0, 0)),
+        "batched",
+        "at least one",
+    ),
+    (
+        "batched backward: sizes",
+        lambda: batched_convolution_backward(
+            z((2, 1, 3, 3)), z((3, 1, 2, 5)), W1, None, *BB, batched=(1, 1, 0)
+        ),
+        "batched",
+        "same leading batch size",
+    ),
+    (
+        "batched backward: grad_output",
+        lambda: batched_convolution_backward(z((2, 1, 3, 4)), X1, W1, None, *BB, batched=(1, 0, 0)),
+        "grad_output.shape",
+        "leading batch dim",
+    ),
+    (
+        "batched backward: algorithm",
+        lambda: batched_convolution_backward(
+            z((2, 1, 3, 3)), X1, W1, None, *BB, batched=(1, 0, 0), algorithm="direct"
+        ),
+        "algorithm",
+        "batched backward paths",
+    ),
+    (
+        "batched double backward: flags",
+        lambda: batched_convolution_double_backward(
+            None, None, None, z((1, 3, 3)), W1, X1, *BB, batched=(1, 1)
+        ),
+        "batched",
+        "6 bools",
     ),
 ]
 
