@@ -100,14 +100,19 @@ def _per_dim(name: str, value, rank: int, minimum: int) -> tuple[int, ...]:
     if len(values) != rank:
         raise ConvConfigError(name, value, f"needs one entry per spatial dimension ({rank})")
     for v in values:
-        if isinstance(v, bool) or not isinstance(v, int) and not _is_integer_scalar(v):
+        if not _is_int(v):
             raise ConvConfigError(name, value, "entries must be ints")
         if v < minimum:
             raise ConvConfigError(name, value, f"entries must be >= {minimum}")
     return tuple(int(v) for v in values)
 
 
-def _is_integer_scalar(v) -> bool:
+def _is_int(v) -> bool:
+    """A Python int (not a bool) or a 0-d integer NumPy/CuPy scalar."""
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, int):
+        return True
     return hasattr(v, "dtype") and getattr(v.dtype, "kind", "") in "iu" and getattr(v, "ndim", 1) == 0
 
 
@@ -115,7 +120,7 @@ def _explicit_padding(padding, rank: int) -> tuple[tuple[int, int], ...]:
     """int | per-dim ints | per-dim (lo, hi) pairs  →  ((lo, hi), ...). Negative values crop."""
     if isinstance(padding, bool):
         raise ConvConfigError("padding", padding, "must be an int, a sequence, or a padding string")
-    if isinstance(padding, int) or _is_integer_scalar(padding):
+    if _is_int(padding):
         return ((int(padding), int(padding)),) * rank
     try:
         entries = list(padding)
@@ -129,7 +134,7 @@ def _explicit_padding(padding, rank: int) -> tuple[tuple[int, int], ...]:
         )
     pads = []
     for e in entries:
-        if isinstance(e, int) and not isinstance(e, bool) or _is_integer_scalar(e):
+        if _is_int(e):
             pads.append((int(e), int(e)))
             continue
         try:
@@ -138,7 +143,7 @@ def _explicit_padding(padding, rank: int) -> tuple[tuple[int, int], ...]:
             raise ConvConfigError(
                 "padding", padding, "each entry must be an int or a (lo, hi) pair"
             ) from None
-        if not all(isinstance(v, int) and not isinstance(v, bool) or _is_integer_scalar(v) for v in (lo, hi)):
+        if not (_is_int(lo) and _is_int(hi)):
             raise ConvConfigError("padding", padding, "(lo, hi) entries must be ints")
         pads.append((int(lo), int(hi)))
     return tuple(pads)
@@ -214,7 +219,7 @@ def plan(
             f"must have the input's rank ({len(input_shape)}): (out, in/groups, *kernel)",
         )
     rank = len(input_shape) - 2
-    if isinstance(groups, bool) or not isinstance(groups, int) and not _is_integer_scalar(groups):
+    if not _is_int(groups):
         raise ConvConfigError("groups", groups, "must be a positive int")
     groups = int(groups)
     transposed = bool(transposed)
@@ -231,21 +236,15 @@ def plan(
     if not transposed:
         # output_padding is ignored here, as aten's convolution ignores it when transposed=False.
         pads = _resolve_padding(padding, rank, in_size, kernel, stride, dilation)
+        _check_crop(padding, pads, in_size)  # also guarantees a padded size >= 0
         padded = tuple(x + lo + hi for x, (lo, hi) in zip(in_size, pads))
         for i, (xp, ek) in enumerate(zip(padded, dilated_kernel)):
-            if xp < 0:
-                raise ConvConfigError(
-                    "padding",
-                    padding,
-                    f"negative padding crops more than the input's size {in_size[i]} in dim {i}",
-                )
             if ek > xp:
                 raise ConvConfigError(
                     "weight.shape",
                     weight_shape,
                     f"the dilated kernel ({ek}) is larger than the padded input ({xp}) in spatial dim {i}",
                 )
-        _check_crop(padding, pads, in_size)
         out_size = tuple((xp - ek) // s + 1 for xp, ek, s in zip(padded, dilated_kernel, stride))
         corr = Correlation(
             batch,
