@@ -67,12 +67,18 @@ class TensorFlowAdapter(Adapter):
         p = case.params
         if p.transposed and p.groups > 1:
             return "tensorflow has no grouped transposed convolution (tf.nn.conv_transpose takes no groups)"
-        if any(s > 1 for s in p.stride) and any(d > 1 for d in p.dilation) and not self._depthwise(case):
+        if any(s > 1 for s in p.stride) and any(d > 1 for d in p.dilation):
+            if self._depthwise(case):
+                return ("tf.nn.depthwise_conv2d documents that strides must be 1 when dilations > 1; it does not "
+                        "enforce it: it silently ignores the stride (wrong output shape) and its gradient raises")
             return ("tf.nn.convolution rejects strides > 1 together with dilations > 1, and TF's CPU "
                     "Conv*DBackprop* kernels have no dilation")
         if p.transposed and any(op >= s for op, s in zip(p.output_padding, p.stride)):
             return ("tf.nn.conv_transpose derives the output size from output_shape through the forward "
                     "convolution; output_padding >= stride (legal in PyTorch when < dilation) has no output_shape")
+        if p.transposed and any(d > 1 for d in p.dilation) and "cuda" not in self.devices():
+            return ("TF's CPU Conv*DBackpropInput/Filter kernels, which conv_transpose and its gradients run "
+                    "on, have no dilation rates > 1")
         if p.rank == 3 and p.groups > 1 and not p.transposed:
             return "tensorflow's Conv3D has no groups (input and filter must have the same depth)"
         if self._depthwise(case) and p.stride[0] != p.stride[1]:
