@@ -2,7 +2,7 @@
 
 forward      cols[g, (c,k), (n,p)] = x_pad[n, g·Cg + c, p·s + k·d]     (one copy of the windows)
              y[g, o, (n,p)]        = w[g, o, (c,k)] @ cols               (one GEMM per group)
-grad_weight  gw[g, o, (c,k)]       = gy[g, o, (n,p)] @ colsᵀ             (the same cols)
+grad_weight  gw[g, o, (c,k)]       = Σ_n gy[n, g, o, p] @ cols[n]ᵀ       (the same columns, per sample)
 grad_input   gcols                 = wᵀ @ gy, then col2im: every kernel tap adds its slab back
              into the padded input at the positions it read (a strided add per tap), then unpad.
 
@@ -52,8 +52,20 @@ def forward(x, w, corr):
 
 
 def grad_weight(x, gy, corr):
+    # Σ over samples of one GEMM each: gw[g] += gy[n, g] @ cols[n, g]ᵀ. Per sample, the columns
+    # stay in cache and the GEMM's contraction (output positions) is short; one GEMM over all
+    # samples at once contracts over N·P with a tiny output and runs markedly slower in BLAS.
     xp = namespace_of(x, gy)
-    gw = xp.matmul(_grouped(gy, corr, corr.out_channels), _cols(x, corr).transpose(0, 2, 1))
+    g, rank = corr.groups, corr.rank
+    view = windows(pad_or_crop(x, corr.pads), corr)  # (N, C, *Y, *k)
+    taps = (0, *range(1 + rank, 1 + 2 * rank), *range(1, 1 + rank))  # one sample: (C, *k, *Y)
+    gw = xp.zeros(
+        (g, corr.out_channels // g, corr.in_channels // g * math.prod(corr.kernel)),
+        dtype=xp.result_type(x, gy),
+    )
+    for n in range(corr.batch):
+        cols = view[n].transpose(taps).reshape(g, gw.shape[2], -1)  # (g, Cg·K, P)
+        gw += xp.matmul(gy[n].reshape(g, gw.shape[1], -1), cols.transpose(0, 2, 1))
     return gw.reshape(corr.weight_shape)
 
 
