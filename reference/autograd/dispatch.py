@@ -31,14 +31,16 @@ _NO_PARAMS: dict = {}
 _OVERLAP_OK = ("fill", "zero")  # PyTorch's fill_/zero_ may write every element of an expanded tensor
 
 
-def _needs(rule, inputs):
-    return tuple(
-        t is not None and not rule.nondiff(i) and t.requires_grad for i, t in enumerate(inputs)
-    )
+def _requires_grad(rule, inputs):
+    """PyTorch's compute_requires_grad: record a node when a differentiable input requires grad."""
+    return any(t is not None and not rule.nondiff(i) and t.requires_grad for i, t in enumerate(inputs))
 
 
-def _node(rule, inputs, params, needs, aux, outs, saved_overrides=None):
-    edges = [gradient_edge(t) if need else None for t, need in zip(inputs, needs)]
+def _node(rule, inputs, params, aux, outs, saved_overrides=None):
+    # An input "needs" a gradient when it has a valid edge (PyTorch's should_compute_output): a
+    # view made under no_grad of a leaf requires grad but has none, so nothing is saved for it.
+    edges = [gradient_edge(t) if t is not None and not rule.nondiff(i) else None for i, t in enumerate(inputs)]
+    needs = tuple(e is not None for e in edges)
     node = graph.RuleNode(
         rule, edges, params,
         tuple(t.shape if t is not None else None for t in inputs),
@@ -76,16 +78,14 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None):
     if rule.has_aux:
         res, aux = res
     outs = [_make(res)] if rule.outputs == 1 else [_make(r) for r in res]
-    if _enabled[0] and rule.differentiable:
-        needs = _needs(rule, inputs)
-        if True in needs:
-            node = _node(rule, inputs, params, needs, aux, outs)
-            for i, o in enumerate(outs):
-                if o._data.dtype.kind == "f":
-                    o._grad_fn = node
-                    o._output_nr = i
-            if "result" in rule.saved_for(needs):
-                node.saved["result"] = graph.SavedTensor(outs[0], is_output=True, node=node)
+    if _enabled[0] and rule.differentiable and _requires_grad(rule, inputs):
+        node = _node(rule, inputs, params, aux, outs)
+        for i, o in enumerate(outs):
+            if o._data.dtype.kind == "f":
+                o._grad_fn = node
+                o._output_nr = i
+        if "result" in rule.saved_for(node.needs):
+            node.saved["result"] = graph.SavedTensor(outs[0], is_output=True, node=node)
     return outs[0] if rule.outputs == 1 else tuple(outs)
 
 
@@ -101,7 +101,7 @@ def apply_view(rule, src, params=_NO_PARAMS):
         geometries = (geometries,)
     outs = [make_view(src, size, stride, offset, meta) for size, stride, offset in geometries]
     if _enabled[0] and src.requires_grad:
-        node = _node(rule, (src,), params, (True,), None, outs)
+        node = _node(rule, (src,), params, None, outs)
         for i, o in enumerate(outs):
             o._grad_fn = node
             o._output_nr = i
@@ -146,11 +146,12 @@ def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
         )
     node = None
     if requires:
-        needs = _needs(rule, inputs)
+        needs = tuple(t is not None and not rule.nondiff(i) and gradient_edge(t) is not None
+                      for i, t in enumerate(inputs))
         overrides = None
         if "self" in rule.saved_for(needs):
             overrides = {"self": api.clone(self)}  # the formula needs self as it was before the write
-        node = _node(rule, inputs, params, needs, aux, [self], overrides)
+        node = _node(rule, inputs, params, aux, [self], overrides)
     self._data[...] = res
     self._vc[0] += 1
     if node is not None:

@@ -9,6 +9,7 @@ output. Names follow PyTorch's ``grad_fn`` names (``MulBackward0``, ``CopySlices
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 
 import numpy as np
@@ -32,12 +33,11 @@ class AutogradError(RuntimeError):
 
 
 def short_name(node) -> str:
-    """PyTorch 2.13 names nodes in error messages without the ``Backward<N>`` suffix."""
+    """A node as PyTorch 2.13's error messages name it: generated nodes without their
+    ``Backward<N>`` suffix (``Exp``), hand-written ones by C++ name (``torch::autograd::CopySlices``)."""
     name = node.name()
-    for suffix in ("Backward0", "Backward1", "Backward2", "Backward"):
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
+    match = re.fullmatch(r"(.+)Backward\d+", name)
+    return match.group(1) if match else f"torch::autograd::{name}"
 
 
 def describe(tensor) -> str:
@@ -78,21 +78,24 @@ class Node:
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved (PyTorch's SavedVariable)."""
 
-    __slots__ = ("tensor", "version", "is_output", "node")
+    __slots__ = ("tensor", "version", "is_output", "node", "output_nr")
 
     def __init__(self, tensor, is_output=False, node=None):
         self.tensor = tensor
         self.version = tensor._vc[0]
         self.is_output = is_output
         self.node = node
+        self.output_nr = tensor._output_nr
 
     def unpack(self):
         t = self.tensor
         if t is None:
             raise AutogradError(BACKWARD_TWICE)
         if t._vc[0] != self.version:
-            owner = self.node if self.is_output else t._grad_fn
-            which = f", which is output {t._output_nr} of {short_name(owner)}," if owner is not None else ""
+            # PyTorch names the node that saved an output, and an input's *current* grad_fn (for a
+            # view that access may itself raise the multi-output / no_grad view error).
+            owner = self.node if self.is_output else t.grad_fn
+            which = f", which is output {self.output_nr} of {short_name(owner)}," if owner is not None else ""
             raise AutogradError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: {describe(t)}{which} is at version {t._vc[0]}; expected version "

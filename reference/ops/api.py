@@ -626,9 +626,21 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape)
 
 
-def getitem(input, index):
-    """``x[index]`` for ints, slices, None and Ellipsis: a chain of select/slice/unsqueeze views."""
+def _full_slice(item, n):
+    """PyTorch skips a slice that keeps a whole dim (start 0, stop >= length, step 1) when it may."""
+    return (item.start in (None, 0)) and (item.stop is None or item.stop >= n) and item.step in (None, 1)
+
+
+def getitem(input, index, skip_full_slices=None):
+    """``x[index]`` for ints, slices, None and Ellipsis: a chain of select/slice/unsqueeze views.
+
+    As in PyTorch, whole-dim slices are skipped inside a tuple index (``x[:, 0]`` is one select)
+    but not for a lone slice (``x[:]`` is a SliceBackward0 view); an index that applies no view
+    returns an alias.
+    """
     items = index if isinstance(index, tuple) else (index,)
+    if skip_full_slices is None:
+        skip_full_slices = isinstance(index, tuple)
     for item in items:
         if item is not None and item is not Ellipsis and not isinstance(item, (int, np.integer, slice)) \
                 or isinstance(item, bool):
@@ -648,17 +660,25 @@ def getitem(input, index):
         elif item is Ellipsis:
             dim += input.ndim - consumed
         elif isinstance(item, slice):
-            out = _slice(out, dim, item.start, item.stop, item.step)
+            if not (skip_full_slices and _full_slice(item, out.shape[dim])):
+                out = _slice(out, dim, item.start, item.stop, item.step)
+            elif item.step is not None and item.step <= 0:
+                raise ValueError("step must be greater than zero")
             dim += 1
         else:
             out = select(out, dim, int(item))
+    return out
+
+
+def _getitem(input, index):
+    out = getitem(input, index)
     return alias(input) if out is input else out
 
 
 def setitem(input, index, value):
-    """``x[index] = value``: an in-place copy_ (or fill_) into the view ``x[index]``."""
-    items = index if isinstance(index, tuple) else (index,)
-    target = input if all(i is Ellipsis for i in items) else getitem(input, index)
+    """``x[index] = value``: copy_ (or fill_) into the view ``x[index]``, or into ``x`` itself
+    when the index selects all of it (``x[...]``, ``x[:]``), exactly as PyTorch does."""
+    target = getitem(input, index, skip_full_slices=True)
     if isinstance(value, Tensor):
         copy_(target, value)
     else:

@@ -38,7 +38,7 @@ def bind():
         "__matmul__": A.matmul, "__rmatmul__": _reflected(A.matmul), "__neg__": A.neg, "__abs__": A.abs,
         "__lt__": A.lt, "__le__": A.le, "__gt__": A.gt, "__ge__": A.ge, "__eq__": A.eq, "__ne__": A.ne,
         "__and__": A.logical_and, "__or__": A.logical_or, "__invert__": A.logical_not,
-        "__getitem__": A.getitem, "__setitem__": A.setitem,
+        "__getitem__": A._getitem, "__setitem__": A.setitem,
         "__iadd__": _inplace_operator(A.add_), "__isub__": _inplace_operator(A.sub_),
         "__imul__": _inplace_operator(A.mul_), "__itruediv__": _inplace_operator(A.div_),
         "where": lambda self, condition, other: A.where(condition, self, other),

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from hypothesis import strategies as st
 
-# Messages of the autograd errors whose wording the reference reproduces (PyTorch 2.13).
+# Autograd errors whose full message the reference reproduces word for word (PyTorch 2.13).
 AUTOGRAD_ERRORS = (
     "one of the variables needed for gradient computation has been modified by an inplace operation",
     "a leaf Variable that requires grad is being used in an in-place operation.",
@@ -34,6 +34,7 @@ class Outcome:
     values: list = field(default_factory=list)  # numpy arrays (or None) of the returned tensors
     grads: list = field(default_factory=list)  # numpy arrays (or None) of the inputs' .grad
     error: BaseException | None = None
+    dtypes: list = field(default_factory=list)  # dtype names of the results, then of the grads
 
 
 def run(prog, T, arrays, requires_grad=None):
@@ -46,10 +47,16 @@ def run(prog, T, arrays, requires_grad=None):
         result = prog(T, *inputs)
         items = result if isinstance(result, (list, tuple)) else [result]
         out.values = [_to_numpy(r) for r in items]
+        out.dtypes = [_dtype_name(r) for r in items]
     except Exception as exc:  # the error is part of the outcome
         out.error = exc
     out.grads = [_to_numpy(t.grad) for t in inputs]
+    out.dtypes += [_dtype_name(t.grad) for t in inputs]
     return out
+
+
+def _dtype_name(t):
+    return None if t is None else str(getattr(t, "dtype", None)).replace("torch.", "")
 
 
 def _to_numpy(t):
@@ -70,10 +77,11 @@ def assert_same_outcome(ref, expected, label="", rtol=1e-9, atol=1e-12):
     if expected.error is not None:
         if isinstance(expected.error, RuntimeError) and not isinstance(ref.error, RuntimeError):
             raise AssertionError(f"{label}: PyTorch raised RuntimeError, the reference {type(ref.error).__name__}")
-        msg = str(expected.error)
-        for known in AUTOGRAD_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,):
-            if known in msg and known not in str(ref.error):
-                raise AssertionError(f"{label}: PyTorch raised {msg!r} but the reference raised {str(ref.error)!r}")
+        msg = str(expected.error).strip()
+        if any(known in msg for known in AUTOGRAD_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,)) and msg != str(ref.error):
+            raise AssertionError(f"{label}: PyTorch raised {msg!r} but the reference raised {str(ref.error)!r}")
+    if ref.error is None and ref.dtypes != expected.dtypes:
+        raise AssertionError(f"{label}: dtypes {ref.dtypes} but PyTorch's are {expected.dtypes}")
     if len(ref.values) != len(expected.values):
         raise AssertionError(f"{label}: {len(ref.values)} results but PyTorch returned {len(expected.values)}")
     for kind, a_list, b_list in (("result", ref.values, expected.values), ("input.grad", ref.grads, expected.grads)):

@@ -525,3 +525,59 @@ def dropout_composite(T, x):
     y = x * mask / 0.5  # PyTorch's dropout with this mask
     y.sum().backward()
     return [y]
+
+
+@program((3,), (3,))
+def setitem_whole_tensor_writes_in_place_directly(T, x, y):
+    a = x * 1.0
+    a[:] = 2.0  # no view: FillBackward on a itself, nothing saved, a second backward works
+    b = x * 1.0
+    b[...] = y
+    c = x * 1.0
+    c[None] = y * 3  # a view: CopySlices, which cannot run twice
+    s = a.sum() + b.sum()
+    s.backward()
+    s.backward()
+    t = c.sum()
+    t.backward()
+    t.backward()
+    return [a, b, c]
+
+
+@program((2, 3), (3,))
+def getitem_tuple_skips_full_slices(T, x, y):
+    a = x * 1.0
+    a[:, 1] = y[0]
+    v = a[:, :]
+    v.mul_(2)
+    a[0, :] = y
+    (a * a).sum().backward()
+    return [a, v]
+
+
+@program((2,), (2,))
+def mixed_dtypes_cast_gradients_back(T, x, y):
+    f = x.float()
+    z = f * y + f.double() * 2
+    z.sum().backward()
+    return [z, f]
+
+
+@program((3,))
+def saved_unbind_output_then_base_inplace(T, x):
+    a = x * 1.0
+    u = a.unbind()[1]
+    b = u * u
+    a.mul_(2)
+    b.sum().backward()  # the version error's message asks u for its grad_fn, which raises first
+    return [b]
+
+
+@program((4,))
+def saved_view_then_base_inplace_names_asstrided(T, x):
+    a = x * 1.0
+    v = a[1:3]
+    b = v * v
+    a.add_(1)
+    b.sum().backward()
+    return [b]
