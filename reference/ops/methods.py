@@ -28,6 +28,13 @@ def _inplace_operator(fn):
     return op
 
 
+def _iterate(self):
+    """``for row in x``: PyTorch iterates over ``x.unbind(0)`` (multi-output views)."""
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(A.unbind(self, 0))
+
+
 def bind():
     for name in _SAME_NAME:
         setattr(Tensor, name, getattr(A, name))
@@ -50,6 +57,7 @@ def bind():
     }
     for name, fn in ops.items():
         setattr(Tensor, name, fn)
+    Tensor.__iter__ = _iterate
     Tensor.__hash__ = object.__hash__
     Tensor.T = property(lambda self: A.permute(self, tuple(reversed(range(self.ndim)))))
     Tensor.mT = property(lambda self: A.transpose(self, -2, -1))

@@ -581,3 +581,65 @@ def saved_view_then_base_inplace_names_asstrided(T, x):
     a.add_(1)
     b.sum().backward()
     return [b]
+
+
+@program((3,), (3,))
+def leaf_hooks_with_grad_and_backward_inputs(T, x, y):
+    seen = []
+    x.register_hook(lambda g: seen.append(1) or g * 3)
+    y.register_hook(lambda g: seen.append(2) or g)
+    (gx,) = T.autograd.grad((x * y).sum(), x)
+    (x * y * 2).sum().backward(inputs=[y])  # x's AccumulateGrad does not run, nor its hook
+    return [gx, T.tensor(seen, dtype=T.float64)]
+
+
+@program((4,))
+def retain_grad_on_view_moves_with_regenerated_grad_fn(T, x):
+    a = x * 1.0
+    v = a[1:3]
+    v.retain_grad()
+    hooked = []
+    v.register_hook(lambda g: hooked.append(g))
+    a.mul_(2)  # v's grad_fn is regenerated: retain_grad moves, the old hook stays behind
+    (v * v).sum().backward()
+    return [v.grad, T.tensor(float(len(hooked)), dtype=T.float64)]
+
+
+@program((3,))
+def double_backward_through_copyslices(T, x):
+    a = T.zeros(2, 3, dtype=T.float64)
+    a[0] = x * x
+    a[1, 1:] = x[:2].exp()
+    a[:, 0].mul_(x[2])
+    (g,) = T.autograd.grad((a * a).sum(), x, create_graph=True)
+    (h,) = T.autograd.grad((g * g.tanh()).sum(), x)
+    return [a, g, h]
+
+
+@program((3,))
+def requires_grad_flag_rules(T, x):
+    d = x.detach().requires_grad_()
+    (d * d).sum().backward()
+    y = x * 2
+    y.requires_grad_(True)  # fine on a non-leaf that requires grad
+    y.requires_grad_(False)  # raises: only leaves may change the flag
+    return [d.grad]
+
+
+@program((2, 3))
+def where_masked_fill_and_comparisons(T, x):
+    m = (x > 0.1) & (x < 1.0) | (x == x.amax())
+    y = T.where(m, x.exp(), -x).masked_fill(x < -1.0, 0.25)
+    y.sum().backward()
+    return [y, m.double()]
+
+
+@program((2, 3))
+def iterating_yields_unbind_views(T, x):
+    a = x * 1.0
+    rows = [r * 2 for r in a]
+    total = sum(r.sum() for r in rows)
+    total.backward()
+    for r in a:
+        r.add_(1)  # an unbind output: PyTorch forbids the in-place
+    return [total]
