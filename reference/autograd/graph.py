@@ -215,6 +215,21 @@ def storage_indices(size, stride, offset):
     return idx
 
 
+def index_in_base(base, size, stride, offset):
+    """Row-major position, within ``base``, of each element of the view (size, stride, offset).
+
+    For the usual base (a contiguous root at offset 0) this is the storage index itself; a base
+    made by ``detach()`` of a view has its own strides, so storage positions are mapped back.
+    """
+    pos = storage_indices(size, stride, offset)
+    if base._offset == 0 and base._data.flags.c_contiguous:
+        return pos
+    base_pos = storage_indices(base.shape, base.stride(), base._offset).ravel()
+    inverse = np.full(int(base_pos.max(initial=0)) + 1, -1, dtype=np.int64)
+    inverse[base_pos] = np.arange(base_pos.size)
+    return inverse[pos]
+
+
 class CopySlices(Node):
     """The new history of a base after an in-place op on one of its views.
 
@@ -225,11 +240,11 @@ class CopySlices(Node):
 
     __slots__ = ("fn", "index", "base_shape")
 
-    def __init__(self, base_edge, base_shape, view_size, view_stride, view_offset, fn):
+    def __init__(self, base, base_edge, view_size, view_stride, view_offset, fn):
         super().__init__([base_edge] + list(fn.next_edges[1:]), 1)
         self.fn = fn
-        self.base_shape = base_shape
-        self.index = storage_indices(view_size, view_stride, view_offset)
+        self.base_shape = base.shape
+        self.index = index_in_base(base, view_size, view_stride, view_offset)
 
     def apply(self, grads):
         from reference.ops import api

@@ -425,9 +425,7 @@ def rebase_history(t, fn):
     """After an in-place op recorded as ``fn``: ``t`` (or, for a view, its base) gets the new history."""
     if t._view is not None:
         base = t._base
-        copy_slices = graph.CopySlices(
-            gradient_edge(base), base.shape, t._data.shape, t.stride(), t._offset, fn
-        )
+        copy_slices = graph.CopySlices(base, gradient_edge(base), t._data.shape, t.stride(), t._offset, fn)
         old_fn, old_nr = base._grad_fn, base._output_nr
         base._grad_fn = copy_slices
         base._output_nr = 0
@@ -448,7 +446,7 @@ class AsStridedNode(graph.Node):
     def __init__(self, base, size, stride, offset):
         super().__init__([gradient_edge(base)], 1)
         self.base_shape = base.shape
-        self.index = graph.storage_indices(size, stride, offset)
+        self.index = graph.index_in_base(base, size, stride, offset)
 
     def name(self):
         return "AsStridedBackward0"

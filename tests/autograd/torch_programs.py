@@ -643,3 +643,15 @@ def iterating_yields_unbind_views(T, x):
     for r in a:
         r.add_(1)  # an unbind output: PyTorch forbids the in-place
     return [total]
+
+
+@program((3, 4), (2,))
+def views_of_a_detached_view_written_with_grad(T, x, y):
+    a = (x * 1.0).detach()
+    d = a.t()[1:].detach()  # a root here with its own strides and offset (PyTorch: not a view)
+    w = d[1, :2]
+    w.mul_(y)
+    u = d[0]
+    d.add_(1)
+    (d * d).sum().backward()
+    return [a, d, w, u * 1]
