@@ -1,4 +1,4 @@
-"""The ``conformance`` command: ``run`` (the main job), ``replay`` and ``frameworks``.
+"""The ``conformance`` command: ``run`` (the main job), ``replay``, ``report`` and ``frameworks``.
 
 Exit status: 0 when nothing failed, 1 when some result is ``fail``, ``error_mismatch``,
 ``crash`` or ``timeout``, 2 on bad usage (the message names the flag and the value).
@@ -19,7 +19,7 @@ from conformance.tolerance import FAILING
 
 OPS = ("conv",)
 DEFAULT_CASES = Path(__file__).resolve().parents[1] / "cases"
-DEFAULT_MAX_EXAMPLES = 6
+DEFAULT_MAX_EXAMPLES = 10
 
 
 class UsageError(Exception):
@@ -68,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="run saved cases (a JSON file or a directory of them)")
     replay.add_argument("path", help="CASE.json or a directory")
     common(replay)
+
+    report = sub.add_parser("report", help="re-render DIR/report.json and DIR/index.html from DIR/results.jsonl")
+    report.add_argument("dir", nargs="?", default="reports/latest")
 
     sub.add_parser("frameworks", help="installed frameworks, versions, devices and precision settings")
     return parser
@@ -214,12 +217,28 @@ def cmd_frameworks(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    import json
+
+    from conformance.report import build_report
+
+    out = Path(args.dir)
+    if not (out / "results.jsonl").exists():
+        raise UsageError(f"report: {str(out / 'results.jsonl')!r} does not exist")
+    previous = out / "report.json"
+    frameworks = json.loads(previous.read_text()).get("frameworks", {}) if previous.exists() else {}
+    report = build_report(out, frameworks, " ".join(sys.argv))
+    print(f"{report['totals'].get('results', 0)} results; wrote {out / 'report.json'} and {out / 'index.html'}")
+    return 1 if report["failed"] else 0
+
+
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     try:
-        return {"run": cmd_run, "replay": cmd_replay, "frameworks": cmd_frameworks}[args.command](args)
+        commands = {"run": cmd_run, "replay": cmd_replay, "report": cmd_report, "frameworks": cmd_frameworks}
+        return commands[args.command](args)
     except UsageError as exc:
         parser.error(str(exc))
     except CaseError as exc:

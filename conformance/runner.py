@@ -373,7 +373,13 @@ class Campaign:
             if kind and kind not in kinds:
                 kinds.append(kind)
 
-        _hypothesis(generate, strategy, max_examples, seed, shrink=False)()
+        try:
+            _hypothesis(generate, strategy, max_examples, seed, shrink=False)()
+        except Exception as exc:  # the campaign goes on; the problem is a result of its own
+            self.record({"case_id": f"fuzz-{framework}-{check}", "framework": framework, "check": check,
+                         "verdict": "crash", "phase": "fuzz", "dtype": None, "config": "", "max_ratio": None,
+                         "bound": {"formula": BOUND_FORMULA}, "seconds": 0.0, "case": None,
+                         "reason": f"the fuzz loop stopped: {type(exc).__name__}: {exc}"})
         shrunk = []
         for kind in kinds[:max_shrinks]:
             last = self._shrink(run_one, kind, strategy, max_examples, seed)
@@ -387,19 +393,30 @@ class Campaign:
 
     @staticmethod
     def _shrink(run_one, kind, strategy, max_examples, seed) -> list:
-        last = []
+        """The smallest case Hypothesis finds with this kind of failure ([] if none)."""
+        last, seen = [], {}
 
         def prop(case):
-            case, rec = run_one(case, False)
+            if case.id not in seen:  # a framework may not answer the same way twice: ask once
+                seen[case.id] = run_one(case, False)
+            case, rec = seen[case.id]
             if _failure_kind(rec) == kind:
-                last[:] = [case, rec]
+                if not last or _size(case) <= _size(last[0]):
+                    last[:] = [case, rec]
                 raise _Shrinking(kind)
 
         try:
             _hypothesis(prop, strategy, max_examples, seed, shrink=True)()
-        except _Shrinking:
+        except Exception:  # _Shrinking, or Hypothesis giving up (flaky, ...): keep the smallest seen
             pass
         return last
+
+
+def _size(case) -> tuple:
+    """A size order for cases (fewer elements first), to keep the smallest failing one."""
+    import math
+
+    return (math.prod(case.shapes["input"]) + math.prod(case.shapes["weight"]), case.to_json())
 
 
 class _Shrinking(Exception):
