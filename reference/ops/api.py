@@ -179,7 +179,18 @@ def add(input, other, *, alpha=1):
     return _binary(R.add, input, other, {"alpha": alpha} if alpha != 1 else None)
 
 
+def _check_sub(input, other):
+    kinds = [(x.dtype if isinstance(x, Tensor) else _scalar_dtype(x)) == bool_ for x in (input, other)]
+    if all(kinds):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    if any(kinds):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 def sub(input, other, *, alpha=1):
+    _check_sub(input, other)
     return _binary(R.sub, input, other, {"alpha": alpha} if alpha != 1 else None)
 
 
@@ -204,6 +215,9 @@ def neg(input):
 
 
 def pow(input, exponent):
+    if all((x.dtype if isinstance(x, Tensor) else _scalar_dtype(x)) == bool_ for x in (input, exponent)) and (
+            isinstance(exponent, Tensor) or not isinstance(input, Tensor)):
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if isinstance(exponent, Tensor) or not isinstance(input, Tensor):
         return _binary(R.pow_tensor, input, exponent)
     dt = result_type(input, exponent)
@@ -830,6 +844,7 @@ def add_(self, other, *, alpha=1):
 
 
 def sub_(self, other, *, alpha=1):
+    _check_sub(self, other)
     return _inplace_binary(R.sub, self, other, {"alpha": alpha} if alpha != 1 else None)
 
 

@@ -76,12 +76,12 @@ rule("div", "DivBackward0", ("self", "other"),
      saves={"self": (1,), "other": (0, 1)})
 rule("neg", "NegBackward0", ("self",), forward=np.negative, grads=(lambda c, g: -g,))
 rule("pow", "PowBackward0", ("self",),  # exponent: a Python number
-     forward=lambda a, exponent: np.power(a, np.asarray(exponent, dtype=a.dtype)),
+     forward=lambda a, exponent: np.power(a, np.asarray(exponent, dtype=a.dtype)).astype(a.dtype, copy=False),
      grads=(lambda c, g: A.zeros_like(g) if c.exponent == 0
             else g * (c.exponent * A.pow(c.self, c.exponent - 1)),),
      saves={"self": (0,)})
 rule("pow_tensor", "PowBackward1", ("self", "exponent"),
-     forward=np.power,
+     forward=lambda a, b: np.power(a, b).astype(a.dtype, copy=False),
      grads=(lambda c, g: A.where(c.exponent == 0, 0.0, g * (c.exponent * A.pow(c.self, c.exponent - 1))),
             lambda c, g: g * A.where((c.self == 0) & (c.exponent >= 0), 0.0, c.result * A.log(c.self))),
      saves={"self": (0, 1), "exponent": (0, 1), "result": (1,)})

@@ -56,3 +56,32 @@ def test_comparison_catches_a_missing_version_check(monkeypatch):
     arrays = _inputs([(3,)], 0)
     with pytest.raises(AssertionError, match="PyTorch raised"):
         assert_same_outcome(run(prog, reference, arrays), run(prog, torch, arrays))
+
+
+_OPERANDS = {
+    "f32": lambda M: M.tensor([1.5, 2.0], dtype=M.float32), "f64": lambda M: M.tensor([1.5, 2.0], dtype=M.float64),
+    "i64": lambda M: M.tensor([1, 2]), "bool": lambda M: M.tensor([True, False]),
+    "f64_0d": lambda M: M.tensor(2.5, dtype=M.float64), "i64_0d": lambda M: M.tensor(3),
+    "float": lambda M: 2.5, "int": lambda M: 3, "pybool": lambda M: True,
+}
+_BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+           "div": lambda a, b: a / b, "pow": lambda a, b: a ** b}
+_SCALARS = ("float", "int", "pybool")
+_PAIRS = [(op, a, b) for op in _BINARY for a in _OPERANDS for b in _OPERANDS
+          if not (a in _SCALARS and b in _SCALARS)]
+
+
+@pytest.mark.parametrize("op, a, b", _PAIRS, ids=[f"{o}-{a}-{b}" for o, a, b in _PAIRS])
+def test_type_promotion_matches_torch(op, a, b):
+    """PyTorch's result_type (dim tensors > 0-d tensors > Python numbers) and its bool-operand errors."""
+    outcomes = []
+    for M in (torch, reference):
+        try:
+            r = _BINARY[op](_OPERANDS[a](M), _OPERANDS[b](M))
+            outcomes.append((str(r.dtype).replace("torch.", ""), np.asarray(r.numpy(), dtype=np.float64)))
+        except (RuntimeError, NotImplementedError) as exc:
+            outcomes.append((type(exc).__name__, None))
+    (dt_t, v_t), (dt_r, v_r) = outcomes
+    assert dt_r == dt_t
+    if v_t is not None:
+        np.testing.assert_allclose(v_r, v_t, rtol=1e-6, equal_nan=True)

@@ -655,3 +655,22 @@ def views_of_a_detached_view_written_with_grad(T, x, y):
     d.add_(1)
     (d * d).sum().backward()
     return [a, d, w, u * 1]
+
+
+@program((2, 4, 5, 6), (4, 2, 2, 3), (4,), (4, 2, 3, 2))
+def conv_padding_modes_groups_and_transposed(T, x, w, b, wt):
+    F = T.nn.functional
+    same = F.conv2d(x, w, b, padding="same", dilation=(2, 1), groups=2)
+    valid = F.conv2d(x, w, None, padding="valid", stride=(2, 1), groups=2)
+    tr = F.conv_transpose2d(x, wt, b[:4], stride=(2, 3), padding=(1, 0), output_padding=(1, 2), groups=2,
+                            dilation=(1, 2))
+    out = (same * same).sum() + valid.tanh().sum() + (tr * tr.sigmoid()).sum()
+    out.backward()
+    return [same, valid, tr]
+
+
+@program((3, 7), (2, 3, 3))
+def conv1d_unbatched_input(T, x, w):
+    y = T.nn.functional.conv1d(x, w, padding=2, dilation=2)
+    (y ** 2).sum().backward()
+    return [y]
