@@ -212,10 +212,6 @@ class Tensor:
     def is_leaf(self):
         return self.grad_fn is None
 
-    @property
-    def _base_tensor(self):
-        return self._base
-
     def retain_grad(self):
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")

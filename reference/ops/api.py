@@ -7,6 +7,7 @@ the dispatcher. ``Tensor`` methods and operators are these same functions (bound
 
 from __future__ import annotations
 
+import builtins
 import math
 import numbers
 
@@ -14,8 +15,10 @@ import numpy as np
 
 from reference.autograd.dispatch import apply, apply_inplace, apply_view
 from reference.autograd.grad_mode import _enabled
-from reference.autograd.tensor import Tensor, _default_dtype, _make, bool_, float64, int64, storage_of
+from reference.autograd.tensor import Tensor, _default_dtype, _make, bool_, int64, storage_of
 from reference.ops import kernels as K
+
+_builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
 
 # ---- dtypes and Python scalars (PyTorch's result_type) ---------------------------------------------
 
@@ -69,7 +72,7 @@ def result_type(*operands):
                 dim = _promote(dim, o.dtype)
         elif o is not None:
             dt = _scalar_dtype(o)
-            wrapped = _promote(wrapped, float64 if dt.kind == "f" and False else dt)
+            wrapped = _promote(wrapped, dt)
     return _combine(dim, _combine(zero, wrapped))
 
 
@@ -613,7 +616,7 @@ def split(input, split_size_or_sections, dim=0):
     if isinstance(split_size_or_sections, int):
         return apply_view(R.split, input, {"sizes": tuple(_split_sizes(n, split_size_or_sections)), "dim": d})
     sizes = tuple(int(s) for s in split_size_or_sections)
-    if builtins_sum(sizes) != n:
+    if _builtin_sum(sizes) != n:
         raise RuntimeError(
             f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {d}), "
             f"but got split_sizes={list(sizes)}"
@@ -661,9 +664,9 @@ def getitem(input, index, skip_full_slices=None):
             raise TypeError(
                 f"index {item!r}: the reference indexes with ints, slices, None and Ellipsis only"
             )
-    if builtins_sum(1 for i in items if i is Ellipsis) > 1:
+    if _builtin_sum(1 for i in items if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = builtins_sum(1 for i in items if i is not None and i is not Ellipsis)
+    consumed = _builtin_sum(1 for i in items if i is not None and i is not Ellipsis)
     if consumed > input.ndim:
         raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
     out, dim = input, 0
@@ -965,4 +968,3 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
     return g_out, g_in, g_w
 
 
-builtins_sum = __builtins__["sum"] if isinstance(__builtins__, dict) else __builtins__.sum

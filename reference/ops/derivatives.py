@@ -318,8 +318,7 @@ rule("dropout", "NativeDropoutBackward0", ("self", "mask"),
 
 
 def _conv_grads(c, g):
-    grads = A.convolution_backward(g, c.input, c.weight, c.shapes[2], c.conv, c.needs)
-    return grads
+    return A.convolution_backward(g, c.input, c.weight, c.shapes[2], c.conv, c.needs)
 
 
 def _conv_double_grads(c, gg):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reference.autograd.tensor import Tensor
+from reference.autograd.tensor import Tensor, bool_, float32, float64, int64
 from reference.ops import api as A
 
 _SAME_NAME = (
@@ -49,8 +49,8 @@ def bind():
         "__iadd__": _inplace_operator(A.add_), "__isub__": _inplace_operator(A.sub_),
         "__imul__": _inplace_operator(A.mul_), "__itruediv__": _inplace_operator(A.div_),
         "where": lambda self, condition, other: A.where(condition, self, other),
-        "double": lambda self: A.to(self, A.float64), "float": lambda self: A.to(self, A.np.dtype("float32")),
-        "long": lambda self: A.to(self, A.int64), "bool": lambda self: A.to(self, A.bool_),
+        "double": lambda self: A.to(self, float64), "float": lambda self: A.to(self, float32),
+        "long": lambda self: A.to(self, int64), "bool": lambda self: A.to(self, bool_),
         "type_as": lambda self, other: A.to(self, other.dtype),
         "new_zeros": lambda self, *size, dtype=None: A.zeros(*size, dtype=dtype or self.dtype),
         "new_ones": lambda self, *size, dtype=None: A.ones(*size, dtype=dtype or self.dtype),
