@@ -141,11 +141,11 @@ class RuleNode(Node):
         return self.rule.node
 
     def apply(self, grads):
+        ctx = Context(self.params, self.shapes, self.dtypes, self.needs, self.aux)
+        for name, saved in self.saved.items():  # unpacked (and checked) even if no gradient arrived
+            setattr(ctx, name, saved.unpack())
         if all(g is None for g in grads):
             return [None] * len(self.next_edges)
-        ctx = Context(self.params, self.shapes, self.dtypes, self.needs, self.aux)
-        for name, saved in self.saved.items():
-            setattr(ctx, name, saved.unpack())
         if self.rule.outputs == 1:
             g = grads[0]
         else:  # multi-output ops: an output nobody used contributes a zero gradient
