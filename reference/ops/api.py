@@ -411,22 +411,82 @@ def sum_to(g, shape):
 # ---- linear algebra and normalisation ---------------------------------------------------------------
 
 
+def _product(rule, a, b):
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
+    return apply(rule, (a, b))
+
+
+def _should_fold(a, b):
+    """PyTorch's should_fold: fold the batch of the larger operand into an mm/mv when no copy is needed
+    (or when the smaller operand requires grad)."""
+    larger = a.ndim >= b.ndim
+    t1 = a if larger else transpose(b, -1, -2)
+    small = b if larger else a
+    if not (t1.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small.requires_grad:  # (PyTorch does not look at grad mode here)
+        return True
+    if a.ndim == 2:
+        return False
+    if t1.numel() == 0:
+        return True
+    shape, strides = t1.shape, t1.stride()
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(t1.ndim - 2))
+
+
 def matmul(input, other):
-    if input.ndim == 0 or other.ndim == 0:
-        raise RuntimeError(
-            f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and {other.ndim}D"
-        )
-    k1 = input.shape[-1]
-    k2 = other.shape[-2] if other.ndim > 1 else other.shape[0]
+    """PyTorch's matmul composite (dot / mv / mm / folded mm / expanded bmm, with its reshapes), so
+    that the same tensors are saved -- copies where PyTorch copies -- and the same errors arise."""
+    a, b = input, other
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
+    k1, k2 = a.shape[-1], (b.shape[-2] if b.ndim > 1 else b.shape[0])
     if k1 != k2:
         raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, input.shape))} and "
-            f"{'x'.join(map(str, other.shape))})"
+            f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, a.shape))} and "
+            f"{'x'.join(map(str, b.shape))})"
         )
-    if input.dtype == other.dtype:
-        return apply(R.matmul, (input, other))
-    dt = result_type(input, other)
-    return apply(R.matmul, (input, other), {}, cast=dt)
+    if a.ndim == 1 and b.ndim == 1:
+        return _product(R.dot, a, b)
+    if a.ndim == 2 and b.ndim == 1:
+        return _product(R.mv, a, b)
+    if a.ndim == 1 and b.ndim == 2:
+        return squeeze(_product(R.mm, unsqueeze(a, 0), b), 0)
+    if a.ndim == 2 and b.ndim == 2:
+        return _product(R.mm, a, b)
+    if _should_fold(a, b):
+        flip = b.ndim > a.ndim
+        t1 = transpose(b, -1, -2) if flip else a
+        t2 = (t(a) if a.ndim == 2 else a) if flip else b
+        out_shape = t1.shape[:-1]
+        folded = reshape(t1, (math.prod(out_shape), t1.shape[-1]))
+        if t2.ndim == 2:
+            out = _unsafe_view(_product(R.mm, folded, t2), out_shape + (t2.shape[1],))
+            return contiguous(transpose(out, -1, -2)) if flip else out
+        return _unsafe_view(_product(R.mv, folded, t2), out_shape)
+    if a.ndim == 3 and b.ndim == 3 and a.shape[0] != b.shape[0]:  # a unit batch that requires grad folds
+        if a.shape[0] == 1 and a.requires_grad:
+            return matmul(squeeze(a, 0), b)
+        if b.shape[0] == 1 and b.requires_grad:
+            return matmul(a, squeeze(b, 0))
+    n = a.shape[-2] if a.ndim > 1 else 1
+    p = b.shape[-1] if b.ndim > 1 else 1
+    batch_a, batch_b = (a.shape[:-2] if a.ndim > 1 else ()), (b.shape[:-2] if b.ndim > 1 else ())
+    check_broadcast(_make(np.empty(batch_a, dtype=bool)), _make(np.empty(batch_b, dtype=bool)))
+    batch = tuple(np.broadcast_shapes(batch_a, batch_b))
+    count = math.prod(batch)
+    a3 = reshape(expand(a, batch + (n, k1)), (count, n, k1))
+    b_exp = expand(b, batch + ((k2,) if b.ndim == 1 else (k2, p)))
+    b3 = unsqueeze(reshape(b_exp, (count, k2)), 2) if b.ndim == 1 else reshape(b_exp, (count, k2, p))
+    out = _product(R.bmm, a3, b3)
+    shape = batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ())
+    return _unsafe_view(squeeze(out, -1) if b.ndim == 1 else out, shape)
+
+
+def _unsafe_view(input, shape):
+    """aten's _unsafe_view: a reshape whose result is not a view (UnsafeViewBackward0)."""
+    return apply(R.reshape_copy, (input,), {"shape": tuple(shape)})
 
 
 def _softmax_dim(ndim, dim):
@@ -458,7 +518,7 @@ def reshape(input, *shape):
     size = _infer_size(_shape_arg(shape), input.numel())
     if K.compute_stride(input.shape, input.stride(), size) is not None:
         return apply_view(R.view, input, {"size": size})
-    return apply(R.reshape_copy, (input,), {"shape": size})
+    return _unsafe_view(clone(input), size)  # PyTorch's _reshape_copy path: not a view of input
 
 
 def permute(input, *dims):
@@ -480,7 +540,7 @@ def transpose(input, dim0, dim1):
 def t(input):
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    return transpose(input, 0, 1) if input.ndim == 2 else transpose(input, 0, 0) if input.ndim else alias(input)
+    return apply_view(R.t, input, {"dims": tuple(reversed(range(input.ndim)))})
 
 
 def alias(input):

@@ -178,8 +178,10 @@ def _matmul_grads(c, g):
     return ga, gb
 
 
-rule("matmul", "MmBackward0", ("self", "other"), forward=K.matmul, vjp=_matmul_grads,
-     saves={"self": (1,), "other": (0,)})
+# aten's products; ``matmul`` is PyTorch's composite over them (reference.ops.api.matmul).
+for _name, _node in (("dot", "DotBackward0"), ("mv", "MvBackward0"), ("mm", "MmBackward0"), ("bmm", "BmmBackward0")):
+    rule(_name, _node, ("self", "other"), forward=K.matmul, vjp=_matmul_grads,
+         saves={"self": (1,), "other": (0,)})
 
 # ---- softmax -------------------------------------------------------------------------------------
 
@@ -202,8 +204,9 @@ rule("view", "ViewBackward0", ("self",), view=K.view_geometry,
 rule("alias", "AliasBackward0", ("self",), view=K.alias_geometry, grads=(lambda c, g: g,))
 rule("permute", "PermuteBackward0", ("self",), view=K.permute_geometry,
      grads=(lambda c, g: A.permute(g, tuple(np.argsort(c.params["dims"]))),))
-rule("transpose", "TransposeBackward0", ("self",), view=K.permute_geometry,
-     grads=(lambda c, g: A.permute(g, tuple(np.argsort(c.params["dims"]))),))
+for _name, _node in (("transpose", "TransposeBackward0"), ("t", "TBackward0")):
+    rule(_name, _node, ("self",), view=K.permute_geometry,
+         grads=(lambda c, g: A.permute(g, tuple(np.argsort(c.params["dims"]))),))
 rule("expand", "ExpandBackward0", ("self",), view=K.expand_geometry,
      grads=(lambda c, g: A.sum_to(g, c.shapes[0]),))
 rule("unsqueeze", "UnsqueezeBackward0", ("self",), view=K.unsqueeze_geometry,

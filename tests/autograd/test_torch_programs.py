@@ -85,3 +85,55 @@ def test_type_promotion_matches_torch(op, a, b):
     assert dt_r == dt_t
     if v_t is not None:
         np.testing.assert_allclose(v_r, v_t, rtol=1e-6, equal_nan=True)
+
+
+# PyTorch names two of matmul's view nodes after their in-place/alias variants; same semantics.
+_NODE_ALIASES = {"SqueezeBackward4": "SqueezeBackward0", "SqueezeBackward1": "SqueezeBackward0",
+                 "ReshapeAliasBackward0": "ViewBackward0"}
+
+
+def _graph(fn, depth=0):
+    if fn is None or depth > 6:
+        return None
+    kids = tuple(_graph(f, depth + 1) for f, _ in fn.next_functions if f is not None and "AccumulateGrad" not in f.name())
+    return (_NODE_ALIASES.get(fn.name(), fn.name()), kids)
+
+
+_MATMUL_CASES = [
+    (sa, sb, flip, rga, rgb)
+    for sa in [(3,), (2, 3), (2, 2, 3), (1, 2, 4, 3), (3, 2, 4, 3)]
+    for sb in [(3,), (3, 5), (2, 3, 5), (1, 3, 5), (2, 1, 3, 5)]
+    for flip in (False, True)
+    for rga, rgb in ((True, True), (True, False), (False, True))
+]
+
+
+@pytest.mark.parametrize("sa, sb, flip, rga, rgb", _MATMUL_CASES)
+def test_matmul_decomposes_and_saves_like_torch(sa, sb, flip, rga, rgb):
+    """matmul's graph (dot/mv/mm/folded mm/bmm and the reshapes around them) and which inputs it saves
+    (shown by an in-place write to both operands afterwards) are PyTorch's."""
+    outcomes = []
+    for M in (torch, reference):
+        rng = np.random.default_rng(0)
+        shape_a = sa[:-2] + (sa[-1], sa[-2]) if flip and len(sa) >= 2 else sa
+        x = M.tensor(rng.standard_normal(shape_a), dtype=M.float64, requires_grad=rga)
+        w = M.tensor(rng.standard_normal(sb), dtype=M.float64, requires_grad=rgb)
+        a, b = x * 1.0, w * 1.0
+        if flip and len(sa) >= 2:
+            a = a.transpose(-1, -2)
+        try:
+            c = a @ b
+        except RuntimeError:
+            outcomes.append("shape error")
+            continue
+        graph = _graph(c.grad_fn)
+        value = np.array(c.detach().numpy(), copy=True)
+        (a._base if a._base is not None else a).add_(1)
+        b.add_(1)
+        try:
+            c.sum().backward()
+            raised = False
+        except RuntimeError:
+            raised = True
+        outcomes.append((graph, value.shape, raised, value.round(9).tolist()))
+    assert outcomes[0] == outcomes[1]
