@@ -674,3 +674,28 @@ def conv1d_unbatched_input(T, x, w):
     y = T.nn.functional.conv1d(x, w, padding=2, dilation=2)
     (y ** 2).sum().backward()
     return [y]
+
+
+@program((), (3,))
+def backward_on_a_leaf_and_grad_of_output_wrt_itself(T, s, x):
+    s.backward()  # a scalar leaf: its AccumulateGrad is the root's only edge
+    y = x * 2
+    (gy,) = T.autograd.grad(y, y, T.ones(3, dtype=T.float64) * 3)
+    T.autograd.backward([y.sum(), (x * x).sum()], [T.tensor(2.0, dtype=T.float64), None])
+    return [gy]
+
+
+@program((3,), (3,))
+def grad_with_graph_through_grad_outputs(T, x, v):
+    y = x.tanh()
+    (g,) = T.autograd.grad(y, x, v, create_graph=True)  # g depends on v and x
+    (g * g).sum().backward()
+    return [g]
+
+
+@program((3,))
+def hook_modifying_gradient_in_place(T, x):
+    h = x * 1.0
+    h.register_hook(lambda g: g.mul_(3))
+    (h * h).sum().backward()
+    return [h]
