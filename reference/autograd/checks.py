@@ -63,7 +63,7 @@ def analytical_jacobian(fn, inputs):
             v = np.zeros(o.shape, dtype=o.dtype)
             v.reshape(-1)[m] = 1.0
             if o.requires_grad:
-                gs = grad(o, diff, Tensor(v), retain_graph=True, allow_unused=True)
+                gs = grad(o, diff, Tensor(v, dtype=v.dtype), retain_graph=True, allow_unused=True)
             else:
                 gs = [None] * len(diff)
             for t, g in zip(diff, gs):

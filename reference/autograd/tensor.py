@@ -69,7 +69,9 @@ class Tensor:
     __array_priority__ = 1000
 
     def __init__(self, data, dtype=None, requires_grad=False):
-        arr = np.array(data, dtype=dtype if dtype is not None else _infer_dtype(data), copy=True)
+        """``T.Tensor(data)``: like ``torch.Tensor(data)``, the default float dtype unless told otherwise
+        (``T.tensor`` infers the dtype from the data instead)."""
+        arr = np.array(data, dtype=dtype if dtype is not None else _default_dtype[0], copy=True)
         _init_root(self, arr)
         if requires_grad:
             self.requires_grad_()

@@ -15,7 +15,7 @@ import numpy as np
 
 from reference.autograd.dispatch import apply, apply_inplace, apply_view
 from reference.autograd.grad_mode import _enabled
-from reference.autograd.tensor import Tensor, _default_dtype, _make, bool_, int64, storage_of
+from reference.autograd.tensor import Tensor, _default_dtype, _infer_dtype, _make, bool_, int64, storage_of
 from reference.ops import kernels as K
 
 _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
@@ -822,9 +822,11 @@ def pool_scatter(g, index, weight, shape):
 
 
 def tensor(data, dtype=None, requires_grad=False):
+    """A new leaf holding a copy of ``data``; the dtype is inferred as PyTorch does (floats: the
+    default dtype, ints: int64, bools: bool; NumPy arrays keep theirs)."""
     if isinstance(data, Tensor):
         data = data._data
-    return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+    return Tensor(data, dtype=dtype if dtype is not None else _infer_dtype(data), requires_grad=requires_grad)
 
 
 def as_tensor(data, dtype=None):
