@@ -137,3 +137,37 @@ def test_matmul_decomposes_and_saves_like_torch(sa, sb, flip, rga, rgb):
             raised = True
         outcomes.append((graph, value.shape, raised, value.round(9).tolist()))
     assert outcomes[0] == outcomes[1]
+
+
+_POOL_CASES = [
+    (kind, hw, k, s, p, d, ceil, cip, div)
+    for kind in ("max", "avg")
+    for hw in ((5, 6), (7, 5))
+    for k in (2, 3)
+    for s in (1, 2)
+    for p in (0, 1)
+    for d in ((1, 2) if kind == "max" else (1,))
+    for ceil in (False, True)
+    for cip in ((True,) if kind == "max" else (True, False))
+    for div in ((None,) if kind == "max" else (None, 5))
+]
+
+
+@pytest.mark.parametrize("kind, hw, k, s, p, d, ceil, cip, div", _POOL_CASES)
+def test_pooling_matches_torch(kind, hw, k, s, p, d, ceil, cip, div):
+    """Window geometry (padding, dilation, ceil mode), divisors and tie-free gradients of 2-d pooling."""
+    data = np.random.default_rng(k * 10 + s).standard_normal((2, 2) + hw)
+    results = []
+    for M in (torch, reference):
+        x = M.tensor(data, dtype=M.float64, requires_grad=True)
+        F = M.nn.functional
+        if kind == "max":
+            y = F.max_pool2d(x, k, s, p, d, ceil_mode=ceil)
+        else:
+            y = F.avg_pool2d(x, k, s, p, ceil_mode=ceil, count_include_pad=cip, divisor_override=div)
+        (y * y).sum().backward()
+        results.append((y.detach().numpy().copy(), x.grad.numpy().copy()))
+    (yt, gt), (yr, gr) = results
+    assert yr.shape == yt.shape
+    np.testing.assert_allclose(yr, yt, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gr, gt, rtol=1e-12, atol=1e-14)
