@@ -18,7 +18,9 @@ from conformance.runner import Campaign
 from conformance.tolerance import FAILING
 
 OPS = ("conv",)
-DEFAULT_CASES = Path(__file__).resolve().parents[1] / "cases"
+# the repository's cases/ (a checkout or an editable install), else ./cases
+_CASE_DIRS = (Path(__file__).resolve().parents[1] / "cases", Path("cases"))
+DEFAULT_CASES = next((d for d in _CASE_DIRS if d.is_dir()), _CASE_DIRS[0])
 DEFAULT_MAX_EXAMPLES = 10
 
 
@@ -134,6 +136,14 @@ def _campaign(args, frameworks, progress, found_dir=None):
                     resume=args.resume, found_dir=found_dir, progress=progress)
 
 
+def _start(campaign, args) -> None:
+    campaign.start()
+    for name, reason in campaign.startup_errors.items():
+        print(f"conformance: {name} could not start on --device {args.device}: {reason}", file=sys.stderr)
+    if not campaign.workers:
+        raise UsageError(f"--device {args.device}: no framework could start (reasons above)")
+
+
 def _finish(campaign, args, progress) -> int:
     from conformance.report import build_report
 
@@ -160,9 +170,11 @@ def cmd_run(args) -> int:
     if args.cases and not cases_path.exists():
         raise UsageError(f"--cases: {args.cases!r} does not exist")
     curated = _cases(cases_path, checks, dtypes) if cases_path.exists() else []
+    if not cases_path.exists():
+        print(f"conformance: no curated cases at {cases_path} (pass --cases DIR); fuzzing only", file=sys.stderr)
     progress = Progress(args.quiet)
     with _campaign(args, frameworks, progress, args.found_dir) as campaign:
-        campaign.start()
+        _start(campaign, args)
         campaign.run_cases(curated, phase="curated")
         if args.max_examples:
             _fuzz(campaign, checks, dtypes, args.max_examples, args.seed)
@@ -187,7 +199,7 @@ def cmd_replay(args) -> int:
     cases = _cases(args.path, checks, dtypes)
     progress = Progress(args.quiet)
     with _campaign(args, frameworks, progress) as campaign:
-        campaign.start()
+        _start(campaign, args)
         campaign.run_cases(cases, phase="replay")
         return _finish(campaign, args, progress)
 

@@ -311,7 +311,8 @@ class Campaign:
         self.framework_seconds[name] += seconds
         rec = {"case_id": case.id, "framework": name, "check": check, "verdict": None, "phase": phase,
                "dtype": case.dtype, "config": case.describe(), "max_ratio": None,
-               "bound": self._bound(case, check, tf32), "seconds": round(seconds, 6), "case": case.to_dict()}
+               "bound": self._bound(case, check, tf32), "seconds": round(seconds, 6),
+               "version": worker.info["version"] if worker.info else None, "case": case.to_dict()}
         status = reply["status"]
         ref_status, ref_value = reference
         if status in ("crash", "timeout", "unsupported"):

@@ -137,3 +137,15 @@ def test_killing_a_campaign_and_resuming_gives_the_uninterrupted_results(tmp_pat
 
     subprocess.run(_campaign_cmd(broken, "--resume"), env=env, check=False, capture_output=True, timeout=300)
     assert _outcomes(broken) == expected
+
+
+def test_a_device_no_framework_can_use_is_a_usage_error(tmp_path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    with pytest.raises(SystemExit) as info:
+        main(["run", "--frameworks", "torch", "--device", "cuda", "--max-examples", "0", "--out", str(tmp_path)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "torch could not start on --device cuda" in err and "--device cuda: no framework could start" in err
