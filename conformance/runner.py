@@ -32,7 +32,9 @@ from conformance.tolerance import (
     check_lengths,
     compute_dtype,
     explain,
+    input_rounding_terms,
     judge,
+    with_extra_terms,
 )
 from conformance.worker import _HEADER, write_frame
 
@@ -276,7 +278,8 @@ class Campaign:
         dtype = compute_dtype(case.dtype, tf32)
         bound = {"formula": BOUND_FORMULA, "compute_dtype": dtype, "u": UNIT_ROUNDOFF[dtype]}
         if check != "error" and not reference_rejects(case):
-            bound["K"] = check_lengths(case, check)
+            extra = input_rounding_terms(dtype)
+            bound["K"] = {name: k + extra for name, k in check_lengths(case, check).items()}
         return bound
 
     # -- running -----------------------------------------------------------------------------
@@ -333,7 +336,8 @@ class Campaign:
                               "(the reference accepts this configuration)"}
         if check == "error":
             return {**rec, "verdict": "pass", "reason": "both accept"}
-        judged = judge(reply["outputs"], ref_value, rec["bound"]["u"])
+        extra = input_rounding_terms(rec["bound"]["compute_dtype"])
+        judged = judge(reply["outputs"], with_extra_terms(ref_value, extra), rec["bound"]["u"])
         rec.update(verdict=judged["verdict"], max_ratio=judged["max_ratio"], worst=judged["worst"])
         if judged["verdict"] != "pass":
             rec["reason"] = explain(judged, f"{name} {check} {case.describe()}")

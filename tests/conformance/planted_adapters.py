@@ -107,3 +107,12 @@ class HangsOnCue(TorchAdapter):
         if case.id.startswith("hang"):
             time.sleep(3600)
         return super().forward(case, a)
+
+
+class DeclaresTF32(RoundsToTF32):
+    """The same TF32 rounding, declared by setup() as a GPU with TF32 on would: not a bug then."""
+
+    name = "torch-declares-tf32"
+
+    def setup(self, device="cpu", precision="default"):
+        return {**super().setup(device, precision), "tf32": True, "note": "TF32 emulated on CPU for a test"}

@@ -70,3 +70,15 @@ def test_a_worker_that_hangs_is_a_timeout_and_the_campaign_goes_on(tmp_path):
         camp.start()
         records = camp.run_cases(cases)
     assert [r["verdict"] for r in records] == ["timeout", "pass"]
+
+
+def test_declared_tf32_is_judged_with_tf32_roundoff(tmp_path):
+    """TF32 is a bug when float32 was asked for, and within the bound when the adapter says TF32 is on."""
+    strategy = conv_cases(dtypes=("float32",), checks=("forward",))
+    with Campaign(tmp_path, {"DeclaresTF32": "planted_adapters:DeclaresTF32"}, found_dir=tmp_path / "f") as camp:
+        camp.start()
+        assert camp.fuzz("DeclaresTF32", "forward", strategy, max_examples=max(settings().max_examples, 25)) == []
+        records = [r for r in camp.done.values() if r["verdict"] != "unsupported"]
+    assert records and all(r["verdict"] == "pass" for r in records)
+    assert {r["bound"]["compute_dtype"] for r in records} == {"tf32"}
+    assert any(r["max_ratio"] > 1 for r in records), "TF32 rounding is visible in the ratios"
