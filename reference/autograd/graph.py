@@ -33,11 +33,14 @@ class AutogradError(RuntimeError):
 
 
 def short_name(node) -> str:
-    """A node as PyTorch 2.13's error messages name it: generated nodes without their
-    ``Backward<N>`` suffix (``Exp``), hand-written ones by C++ name (``torch::autograd::CopySlices``)."""
+    """A node as PyTorch 2.13's error messages name it: generated nodes without ``Backward`` and
+    without a ``0`` overload number (``ExpBackward0`` -> ``Exp``, ``FillBackward2`` -> ``Fill2``),
+    hand-written ones by their C++ name (``torch::autograd::CopySlices``)."""
     name = node.name()
-    match = re.fullmatch(r"(.+)Backward\d+", name)
-    return match.group(1) if match else f"torch::autograd::{name}"
+    match = re.fullmatch(r"(.+)Backward(\d+)", name)
+    if match is None:
+        return name
+    return match.group(1) + ("" if match.group(2) == "0" else match.group(2))
 
 
 def describe(tensor) -> str:
@@ -59,7 +62,8 @@ class Node:
         self.retains_grad = None  # {output_nr: weakref to the tensor} set by Tensor.retain_grad
 
     def name(self) -> str:
-        return type(self).__name__
+        """PyTorch's name: generated nodes ``ExpBackward0``, hand-written ones ``torch::autograd::X``."""
+        return f"torch::autograd::{type(self).__name__}"
 
     @property
     def next_functions(self):

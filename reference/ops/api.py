@@ -221,7 +221,10 @@ def pow(input, exponent):
     if all((x.dtype if isinstance(x, Tensor) else _scalar_dtype(x)) == bool_ for x in (input, exponent)) and (
             isinstance(exponent, Tensor) or not isinstance(input, Tensor)):
         raise NotImplementedError('"pow" not implemented for \'Bool\'')
-    if isinstance(exponent, Tensor) or not isinstance(input, Tensor):
+    if not isinstance(input, Tensor):  # number ** tensor
+        dt = result_type(input, exponent)
+        return apply(R.pow_scalar_base, (exponent,), {"self": input}, cast=None if dt == exponent.dtype else dt)
+    if isinstance(exponent, Tensor):
         return _binary(R.pow_tensor, input, exponent)
     dt = result_type(input, exponent)
     return apply(R.pow, (input,), {"exponent": exponent}, cast=None if dt == input.dtype else dt)
@@ -303,7 +306,28 @@ def minimum(input, other):
 
 
 def masked_fill(input, mask, value):
-    return where(mask, value, input)
+    if mask.dtype != bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+    if isinstance(value, Tensor):
+        raise TypeError("masked_fill(value=Tensor) is not supported by the reference; pass a Python number")
+    check_broadcast(input, mask)
+    return apply(R.masked_fill, (input, mask), {"value": value})
+
+
+def rsub(input, other):
+    """``number - tensor`` (PyTorch's rsub with a Scalar)."""
+    _check_sub(other, input)
+    dt = result_type(input, other)
+    return apply(R.rsub, (input,), {"other": other}, cast=None if dt == input.dtype else dt)
+
+
+def reciprocal(input):
+    return _unary(R.reciprocal, input)
+
+
+def rdiv(input, other):
+    """``number / tensor``: PyTorch computes ``tensor.reciprocal() * number`` (so the tensor is not saved)."""
+    return mul(reciprocal(input), other)
 
 
 def to(input, dtype=None, *args, **kwargs):
@@ -362,7 +386,8 @@ def logical_not(input):
 
 
 def sum(input, dim=None, keepdim=False):
-    return apply(R.sum, (input,), {"dim": _dims(dim, input.ndim), "keepdim": keepdim})
+    dims = _dims(dim, input.ndim)
+    return apply(R.sum if dims is None else R.sum_dim, (input,), {"dim": dims, "keepdim": keepdim})
 
 
 def mean(input, dim=None, keepdim=False):
@@ -371,7 +396,8 @@ def mean(input, dim=None, keepdim=False):
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
             f"dtype. Got: {input.dtype}"
         )
-    return apply(R.mean, (input,), {"dim": _dims(dim, input.ndim), "keepdim": keepdim})
+    dims = _dims(dim, input.ndim)
+    return apply(R.mean if dims is None else R.mean_dim, (input,), {"dim": dims, "keepdim": keepdim})
 
 
 def _extreme(rule, input, dim, keepdim):
@@ -586,10 +612,11 @@ def unsqueeze(input, dim):
 
 def squeeze(input, dim=None):
     if dim is None:
-        dims = tuple(i for i, n in enumerate(input.shape) if n == 1)
+        rule, dims = R.squeeze, tuple(i for i, n in enumerate(input.shape) if n == 1)
     else:
+        rule = R.squeeze_dim if isinstance(dim, (int, np.integer)) else R.squeeze_dims
         dims = tuple(d for d in (_dims(dim, input.ndim) or ()) if input.ndim and input.shape[d] == 1)
-    return apply_view(R.squeeze, input, {"dims": dims})
+    return apply_view(rule, input, {"dims": dims})
 
 
 def select(input, dim, index):
@@ -758,8 +785,8 @@ def setitem(input, index, value):
     target = getitem(input, index, skip_full_slices=True)
     if isinstance(value, Tensor):
         copy_(target, value)
-    else:
-        fill_(target, value)
+    else:  # PyTorch turns the number into a 0-d tensor first: fill_(Tensor), FillBackward3
+        fill_(target, _make(np.asarray(value, dtype=target.dtype)))
 
 
 # ---- joining ---------------------------------------------------------------------------------------
@@ -945,7 +972,7 @@ def fill_(self, value):
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
             )
-        return copy_(self, value)
+        return apply_inplace(R.fill_tensor, self, (value,), {})
     return apply_inplace(R.fill, self, (), {"value": value})
 
 

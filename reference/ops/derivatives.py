@@ -13,6 +13,8 @@ A later layer adds ``jvp`` and ``batch`` to these same entries.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from reference.ops import api as A
@@ -64,6 +66,9 @@ rule("sub", "SubBackward0", ("self", "other"),
      forward=lambda a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
      grads=(lambda c, g: g,
             lambda c, g: g * -c.params["alpha"] if "alpha" in c.params else -g))
+rule("rsub", "RsubBackward1", ("self",),  # other - self, other: a Python number
+     forward=lambda a, other: np.asarray(other, dtype=a.dtype) - a,
+     grads=(lambda c, g: -g,))
 rule("mul", "MulBackward0", ("self", "other"),
      forward=np.multiply,
      grads=(lambda c, g: g * c.other,
@@ -85,6 +90,20 @@ rule("pow_tensor", "PowBackward1", ("self", "exponent"),
      grads=(lambda c, g: A.where(c.exponent == 0, 0.0, g * (c.exponent * A.pow(c.self, c.exponent - 1))),
             lambda c, g: g * A.where((c.self == 0) & (c.exponent >= 0), 0.0, c.result * A.log(c.self))),
      saves={"self": (0, 1), "exponent": (0, 1), "result": (1,)})
+
+
+def _pow_scalar_base_grad(c, g):
+    """d(base ** exponent)/d exponent = result * log(base); 0 where base == 0 and exponent >= 0."""
+    log_base = math.log(c.self) if c.self > 0 else (-math.inf if c.self == 0 else math.nan)
+    if c.self == 0:
+        return g * A.where(c.exponent >= 0, 0.0, c.result * log_base)
+    return g * (c.result * log_base)
+
+
+rule("pow_scalar_base", "PowBackward2", ("exponent",),  # self (the base): a Python number
+     forward=lambda b, self: np.power(np.asarray(self, dtype=b.dtype), b),
+     grads=(_pow_scalar_base_grad,),
+     saves={"exponent": (0,), "result": (0,)})
 rule("exp", "ExpBackward0", ("self",), forward=np.exp,
      grads=(lambda c, g: g * c.result,), saves={"result": (0,)})
 rule("log", "LogBackward0", ("self",), forward=np.log,
@@ -105,7 +124,13 @@ rule("threshold_backward", "ThresholdBackwardBackward0", ("grad_output", "self")
      saves={"self": (0,)})
 rule("abs", "AbsBackward0", ("self",), forward=np.abs,
      grads=(lambda c, g: g * A.sign(c.self),), saves={"self": (0,)})
-rule("sign", "SgnBackward0", ("self",), forward=np.sign, grads=(lambda c, g: A.zeros_like(g),))
+rule("sign", "SignBackward0", ("self",), forward=np.sign, grads=(lambda c, g: A.zeros_like(g),))
+rule("reciprocal", "ReciprocalBackward0", ("self",), forward=lambda a: (1 / a).astype(a.dtype, copy=False),
+     grads=(lambda c, g: -g * (c.result * c.result),), saves={"result": (0,)})
+rule("masked_fill", "MaskedFillBackward0", ("self", "mask"),  # value: a Python number
+     forward=lambda a, mask, value: np.where(mask, np.asarray(value, dtype=a.dtype), a),
+     grads=(lambda c, g: A.where(c.mask, 0.0, g), None),
+     saves={"mask": (0,)})
 rule("clamp", "ClampBackward1", ("self",),  # min, max: Python numbers or None
      forward=K.clamp,
      grads=(lambda c, g: A.where(A.clamp_mask(c.self, c.min, c.max), g, 0.0),),
@@ -131,20 +156,26 @@ rule("clone", "CloneBackward0", ("self",), forward=lambda a: np.array(a, copy=Tr
 
 # ---- in-place-only primitives (copy_, fill_, zero_): the old value of self gets no gradient -----
 
-rule("copy", "CopyBackwards", ("self", "src"),
+rule("copy", "torch::autograd::CopyBackwards", ("self", "src"),
      forward=lambda a, src: np.broadcast_to(src, a.shape).astype(a.dtype),
      grads=(lambda c, g: A.zeros_like(g),
             lambda c, g: A.to(g, c.dtypes[1])))
-rule("fill", "FillBackward0", ("self",), forward=lambda a, value: np.full_like(a, value),
+rule("fill", "FillBackward2", ("self",), forward=lambda a, value: np.full_like(a, value),  # value: a number
      grads=(lambda c, g: A.zeros_like(g),))
+rule("fill_tensor", "FillBackward3", ("self", "value"),  # value: a 0-d tensor (also x[i] = number)
+     forward=lambda a, value: np.full_like(a, value),
+     grads=(lambda c, g: A.zeros_like(g),
+            lambda c, g: A.sum(g)))
 rule("zero", "ZeroBackward0", ("self",), forward=np.zeros_like, grads=(lambda c, g: A.zeros_like(g),))
 
 # ---- reductions ----------------------------------------------------------------------------------
 
-rule("sum", "SumBackward1", ("self",), forward=K.sum_,
-     grads=(lambda c, g: _unreduce(g, c.shapes[0], c.dim, c.keepdim),))
-rule("mean", "MeanBackward1", ("self",), forward=K.mean,
-     grads=(lambda c, g: _unreduce(g, c.shapes[0], c.dim, c.keepdim) / _count(c.shapes[0], c.dim),))
+# aten's overloads: the full reduction (sum(x)) and the reduction over dims (sum(x, dim)).
+for _suffix, _number in (("", "0"), ("_dim", "1")):
+    rule("sum" + _suffix, "SumBackward" + _number, ("self",), forward=K.sum_,
+         grads=(lambda c, g: _unreduce(g, c.shapes[0], c.dim, c.keepdim),))
+    rule("mean" + _suffix, "MeanBackward" + _number, ("self",), forward=K.mean,
+         grads=(lambda c, g: _unreduce(g, c.shapes[0], c.dim, c.keepdim) / _count(c.shapes[0], c.dim),))
 for _name, _kernel, _node in (("amax", K.amax, "AmaxBackward0"), ("amin", K.amin, "AminBackward0")):
     rule(_name, _node, ("self",), forward=_kernel,
          grads=(lambda c, g: A.scale_grad_by_count(
@@ -211,8 +242,9 @@ rule("expand", "ExpandBackward0", ("self",), view=K.expand_geometry,
      grads=(lambda c, g: A.sum_to(g, c.shapes[0]),))
 rule("unsqueeze", "UnsqueezeBackward0", ("self",), view=K.unsqueeze_geometry,
      grads=(lambda c, g: A.reshape(g, c.shapes[0]),))
-rule("squeeze", "SqueezeBackward0", ("self",), view=K.squeeze_geometry,
-     grads=(lambda c, g: A.reshape(g, c.shapes[0]),))
+for _suffix, _number in (("", "0"), ("_dim", "1"), ("_dims", "2")):  # squeeze(), squeeze(d), squeeze((d, ...))
+    rule("squeeze" + _suffix, "SqueezeBackward" + _number, ("self",), view=K.squeeze_geometry,
+         grads=(lambda c, g: A.reshape(g, c.shapes[0]),))
 rule("select", "SelectBackward0", ("self",), view=K.select_geometry, grads=(_index_grad(K.select_geometry),))
 rule("slice", "SliceBackward0", ("self",), view=K.slice_geometry, grads=(_index_grad(K.slice_geometry),))
 rule("diagonal", "DiagonalBackward0", ("self",), view=K.diagonal_geometry,

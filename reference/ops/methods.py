@@ -12,7 +12,7 @@ _SAME_NAME = (
     "unsqueeze", "squeeze", "select", "narrow", "diagonal", "as_strided", "unbind", "split", "chunk", "flatten",
     "add_", "sub_", "mul_", "div_", "pow_", "clamp_", "copy_", "fill_", "zero_", "neg_", "exp_", "log_",
     "sqrt_", "tanh_", "sigmoid_", "relu_", "abs_", "lt", "le", "gt", "ge", "eq", "ne", "logical_and",
-    "logical_or", "logical_not",
+    "logical_or", "logical_not", "reciprocal",
 )
 
 
@@ -39,9 +39,9 @@ def bind():
     for name in _SAME_NAME:
         setattr(Tensor, name, getattr(A, name))
     ops = {
-        "__add__": A.add, "__radd__": _reflected(A.add), "__sub__": A.sub, "__rsub__": _reflected(A.sub),
+        "__add__": A.add, "__radd__": _reflected(A.add), "__sub__": A.sub, "__rsub__": A.rsub,
         "__mul__": A.mul, "__rmul__": _reflected(A.mul), "__truediv__": A.div,
-        "__rtruediv__": _reflected(A.div), "__pow__": A.pow, "__rpow__": _reflected(A.pow),
+        "__rtruediv__": A.rdiv, "__pow__": A.pow, "__rpow__": _reflected(A.pow),
         "__matmul__": A.matmul, "__rmatmul__": _reflected(A.matmul), "__neg__": A.neg, "__abs__": A.abs,
         "__lt__": A.lt, "__le__": A.le, "__gt__": A.gt, "__ge__": A.ge, "__eq__": A.eq, "__ne__": A.ne,
         "__and__": A.logical_and, "__or__": A.logical_or, "__invert__": A.logical_not,

@@ -20,14 +20,17 @@ def _rm():
 OP_RECORDS = {
     "add": [("broadcast", lambda a, b: a + b * 1.0, [(2, 3), (3,)], "aa"),
             ("alpha", lambda a, b: T.add(a, b, alpha=-2.5), [(2, 3), (2, 3)], "aa")],
-    "sub": [("scalar", lambda a, b: 2.0 - a - b, [(2, 3), (1, 3)], "aa")],
+    "sub": [("broadcast", lambda a, b: a - b - 2.0, [(2, 3), (1, 3)], "aa")],
+    "rsub": [("number_minus", lambda a: 2.0 - a * a, [(3,)], "a")],
     "mul": [("broadcast", lambda a, b: a * b, [(2, 3), (2, 1)], "aa")],
     "div": [("broadcast", lambda a, b: a / b, [(2, 3), (3,)], "ap")],
     "neg": [("unary", lambda a: -a, [(3,)], "a")],
     "pow": [("int", lambda a: a ** 3, [(3,)], "a"), ("frac", lambda a: a.pow(2.5), [(3,)], "p"),
             ("zero", lambda a: a ** 0 + a, [(3,)], "a")],
-    "pow_tensor": [("tensor", lambda a, b: a ** b, [(3,), (3,)], "pa"),
-                   ("scalar_base", lambda a: 2.0 ** a, [(3,)], "a")],
+    "pow_tensor": [("tensor", lambda a, b: a ** b, [(3,), (3,)], "pa")],
+    "pow_scalar_base": [("two", lambda a: 2.0 ** a, [(3,)], "a"), ("zero_base", lambda a: 0.0 ** (a * a + 1), [(3,)], "a")],
+    "reciprocal": [("rdiv", lambda a: 2.0 / a, [(3,)], "p")],
+    "masked_fill": [("mask", lambda a: a.masked_fill(a > 0, 0.5) * a, [(4,)], "f")],
     "exp": [("unary", lambda a: a.exp(), [(3,)], "a")],
     "log": [("unary", lambda a: a.log(), [(3,)], "p")],
     "sqrt": [("unary", lambda a: a.sqrt(), [(3,)], "p")],
@@ -49,9 +52,12 @@ OP_RECORDS = {
     "clone": [("unary", lambda a: a.clone() * a, [(3,)], "a")],
     "copy": [("into_zeros", lambda a: _copy_into(a), [(3,)], "a")],
     "fill": [("part", lambda a: _fill_part(a), [(3,)], "a")],
+    "fill_tensor": [("value_grad", lambda a, v: _fill_with(a, v[0]), [(3,), (2,)], "aa")],
     "zero": [("part", lambda a: _zero_part(a), [(3,)], "a")],
-    "sum": [("dims", lambda a: a.sum(1, keepdim=True) * a.sum(), [(2, 3)], "a")],
-    "mean": [("dims", lambda a: a.mean((0, 2)) ** 2, [(2, 3, 2)], "a")],
+    "sum": [("all", lambda a: a.sum() * a, [(2, 3)], "a")],
+    "sum_dim": [("dims", lambda a: a.sum(1, keepdim=True) * a, [(2, 3)], "a")],
+    "mean": [("all", lambda a: a.mean() * a, [(2, 3, 2)], "a")],
+    "mean_dim": [("dims", lambda a: a.mean((0, 2)) ** 2, [(2, 3, 2)], "a")],
     "amax": [("dim", lambda a: a.amax(1) * a.amax(), [(2, 3)], "a")],
     "amin": [("dim", lambda a: a.amin(0, keepdim=True) * a, [(2, 3)], "a")],
     "dot": [("vectors", lambda a, b: a @ b, [(3,), (3,)], "aa")],
@@ -73,7 +79,9 @@ OP_RECORDS = {
     "t": [("matrix", lambda a: a.t() @ a, [(2, 3)], "a"), ("vector", lambda a: a.t() * a, [(3,)], "a")],
     "expand": [("expand", lambda a: a.expand(2, 3, 3) * 1.5, [(3, 1)], "a")],
     "unsqueeze": [("none", lambda a: a[None, :, None] * 2, [(3,)], "a")],
-    "squeeze": [("dim", lambda a: a.squeeze(1) * 2, [(3, 1)], "a")],
+    "squeeze": [("all", lambda a: a.squeeze() * 2, [(3, 1)], "a")],
+    "squeeze_dim": [("dim", lambda a: a.squeeze(1) * 2, [(3, 1)], "a")],
+    "squeeze_dims": [("dims", lambda a: a.squeeze((0, 2)) * 2, [(1, 3, 1)], "a")],
     "select": [("int", lambda a: a[1] * a[0, 2], [(2, 3)], "a")],
     "slice": [("step", lambda a: a[:, ::2] * a.narrow(1, 1, 2)[:, :1], [(2, 3)], "a")],
     "diagonal": [("offset", lambda a: a.diagonal(1) * 2 + a.diagonal(-1, 0, 1).sum(), [(3, 4)], "a")],
@@ -130,6 +138,13 @@ def _fill_part(a):
     b = a * a
     b[1].fill_(0.5)
     return b
+
+
+def _fill_with(a, v):
+    b = a * 2.0
+    b[1:].fill_(v * v)
+    b[0] = 0.5
+    return b * a
 
 
 def _zero_part(a):

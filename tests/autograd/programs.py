@@ -150,14 +150,23 @@ ENDINGS = {
 def _view_steps(draw, name, shape):
     """(code, shape) of a view of variable ``name`` with ``shape``, or None when none applies."""
     nd = len(shape)
-    options = ["alias", "unsqueeze"]
+    options = ["alias", "unsqueeze", "as_strided"]
     if nd >= 1:
-        options += ["select", "slice", "narrow", "view", "expand", "split", "unbind", "getitem"]
+        options += ["select", "slice", "narrow", "view", "expand", "split", "unbind", "getitem", "split_sizes",
+                    "flatten", "squeeze"]
     if nd >= 2:
         options += ["transpose", "diagonal", "t", "permute"]
     kind = draw(st.sampled_from(options))
     if kind == "alias":
         return f"{name}[...]", shape
+    if kind == "as_strided":
+        if draw(st.booleans()) or int(np.prod(shape)) == 0:  # the same geometry, written explicitly
+            return f"{name}.as_strided({name}.shape, {name}.stride(), {name}.storage_offset())", shape
+        return f"{name}.as_strided((1,), (1,), {name}.storage_offset())", (1,)
+    if kind == "flatten":
+        return f"{name}.flatten()", (int(np.prod(shape)),)
+    if kind == "squeeze":
+        return f"{name}.squeeze()", tuple(n for n in shape if n != 1)
     if kind == "unsqueeze":
         d = draw(st.integers(0, nd))
         return f"{name}.unsqueeze({d})", shape[:d] + (1,) + shape[d:]
@@ -190,6 +199,10 @@ def _view_steps(draw, name, shape):
         k = draw(st.integers(0, (n - 1) // size))
         out = min(size, n - k * size)
         return f"{name}.split({size}, {d})[{k}]", shape[:d] + (out,) + shape[d + 1:]
+    if kind == "split_sizes" and n > 1:
+        first = draw(st.integers(1, n - 1))
+        k = draw(st.integers(0, 1))
+        return f"{name}.split([{first}, {n - first}], {d})[{k}]", shape[:d] + ((first, n - first)[k],) + shape[d + 1:]
     if kind == "unbind" and n > 0:
         k = draw(st.integers(0, n - 1))
         return f"{name}.unbind({d})[{k}]", shape[:d] + shape[d + 1:]

@@ -171,3 +171,66 @@ def test_pooling_matches_torch(kind, hw, k, s, p, d, ceil, cip, div):
     assert yr.shape == yt.shape
     np.testing.assert_allclose(yr, yt, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(gr, gt, rtol=1e-12, atol=1e-14)
+
+
+_NAMED = {
+    "x+2": lambda T, x, y: x + 2, "x*2": lambda T, x, y: x * 2, "x-2": lambda T, x, y: x - 2,
+    "x/2": lambda T, x, y: x / 2, "2-x": lambda T, x, y: 2 - x, "2/x": lambda T, x, y: 2 / x,
+    "x**2": lambda T, x, y: x ** 2, "2**x": lambda T, x, y: 2 ** x, "x**y": lambda T, x, y: x ** y,
+    "sum": lambda T, x, y: x.sum(), "sum_dim": lambda T, x, y: x.sum(0), "mean": lambda T, x, y: x.mean(),
+    "mean_dim": lambda T, x, y: x.mean(0), "squeeze": lambda T, x, y: x[None].squeeze(),
+    "squeeze_dim": lambda T, x, y: x[None].squeeze(0), "squeeze_dims": lambda T, x, y: x[None].squeeze((0,)),
+    "clamp": lambda T, x, y: x.clamp(0, 1), "where": lambda T, x, y: T.where(x > 0, x, y),
+    "add_alpha": lambda T, x, y: T.add(x, y, alpha=2), "amax": lambda T, x, y: x.amax(),
+    "expand": lambda T, x, y: x.expand(2, 3), "view": lambda T, x, y: x.view(3, 1), "neg": lambda T, x, y: -x,
+    "abs": lambda T, x, y: x.abs(), "relu": lambda T, x, y: x.relu(), "softmax": lambda T, x, y: x.softmax(0),
+    "log_softmax": lambda T, x, y: x.log_softmax(0), "cat": lambda T, x, y: T.cat([x, y]),
+    "stack": lambda T, x, y: T.stack([x, y]), "unbind": lambda T, x, y: x.unbind()[0],
+    "chunk": lambda T, x, y: x.chunk(3)[0], "split_sizes": lambda T, x, y: x.split([1, 2])[0],
+    "narrow": lambda T, x, y: x.narrow(0, 0, 2), "as_strided": lambda T, x, y: x.as_strided((2,), (1,)),
+    "t": lambda T, x, y: x.t(), "float": lambda T, x, y: x.float(), "clone": lambda T, x, y: x.clone(),
+    "sign": lambda T, x, y: x.sign(), "maximum": lambda T, x, y: T.maximum(x, y),
+    "masked_fill": lambda T, x, y: x.masked_fill(x > 0, 1.0), "select": lambda T, x, y: x[0],
+    "slice": lambda T, x, y: x[1:], "unsqueeze": lambda T, x, y: x[None], "alias": lambda T, x, y: x[...],
+    "diagonal": lambda T, x, y: x[None].diagonal(), "permute": lambda T, x, y: x[None].permute(1, 0),
+    "mul_": lambda T, x, y: (x * 1).mul_(y), "fill_": lambda T, x, y: (x * 1).fill_(2.0),
+    "setitem": lambda T, x, y: _set(x * 1), "copy_": lambda T, x, y: (x * 1).copy_(y),
+    "copyslices": lambda T, x, y: _set_part(x * 1, y), "view_after_inplace": lambda T, x, y: _view_after(x * 1),
+    "accumulate_grad": lambda T, x, y: _first_child(x * 1),
+}
+
+
+def _set_part(a, y):
+    a[1:] = y[1:]
+    return a
+
+
+def _view_after(a):
+    v = a[1:]
+    a.mul_(2)
+    return v
+
+
+class _Named:
+    def __init__(self, fn):
+        self.grad_fn = fn
+
+
+def _first_child(t):
+    return _Named(t.grad_fn.next_functions[0][0])
+
+
+def _set(a):
+    a[:] = 3.0
+    return a
+
+
+@pytest.mark.parametrize("name", sorted(_NAMED))
+def test_grad_fn_names_match_torch(name):
+    """Node names appear in PyTorch's error messages ("output 0 of Exp"), so they must match."""
+    names = []
+    for M in (torch, reference):
+        x = M.tensor([1.0, -2.0, 3.0], dtype=M.float64, requires_grad=True)
+        y = M.tensor([0.5, 2.0, 1.0], dtype=M.float64, requires_grad=True)
+        names.append(_NAMED[name](M, x, y).grad_fn.name())
+    assert names[1] == names[0]

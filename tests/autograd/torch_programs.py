@@ -699,3 +699,12 @@ def hook_modifying_gradient_in_place(T, x):
     h.register_hook(lambda g: g.mul_(3))
     (h * h).sum().backward()
     return [h]
+
+
+@program((3,))
+def dot_data_is_untracked(T, x):
+    y = x.exp()
+    x.data.mul_(2)  # .data: same storage, its own version counter: no error, stale-free by design
+    y.data.add_(1)
+    y.sum().backward()
+    return [y, x]
