@@ -1,5 +1,5 @@
 """JAX: ``lax.conv_general_dilated`` with ``dimension_numbers`` and ``feature_group_count``;
-``jax.vjp``/``jax.jvp``/``jax.vmap``.
+``jax.vjp``/``jax.jvp``/``jax.vmap``, each check compiled as one program under ``jax.jit``.
 
 As a JAX user writes it: NCHW/OIHW or NHWC/HWIO dimension numbers (the case's layout),
 padding ``'VALID'``/``'SAME'``/``'SAME_LOWER'`` or explicit (lo, hi) pairs (negative crops). A
@@ -107,15 +107,24 @@ class JaxAdapter(Adapter):
         return tuple(self.array(case, a[n]) for n in names[: 3 if case.params.bias else 2])
 
     # -- checks ------------------------------------------------------------------------------
+    def _call(self, fn, *args):
+        """Run a check's function as one compiled program (how JAX code runs: under jit)."""
+        return self.jax.jit(fn)(*args)
+
     def forward(self, case, a):
-        return {"output": self._f(case, case.params.bias)(*self._primals(case, a))}
+        return {"output": self._call(self._f(case, case.params.bias), *self._primals(case, a))}
 
     def _grad_names(self, case):
         return ["grad_input", "grad_weight"] + (["grad_bias"] if case.params.bias else [])
 
     def vjp(self, case, a):
-        _, pull = self.jax.vjp(self._f(case, case.params.bias), *self._primals(case, a))
-        return dict(zip(self._grad_names(case), pull(self.array(case, a["grad_output"]))))
+        f = self._f(case, case.params.bias)
+
+        def pulled(g, *primals):
+            return self.jax.vjp(f, *primals)[1](g)
+
+        grads = self._call(pulled, self.array(case, a["grad_output"]), *self._primals(case, a))
+        return dict(zip(self._grad_names(case), grads))
 
     def vjp_vjp(self, case, a):
         f = self._f(case, case.params.bias)
@@ -123,13 +132,17 @@ class JaxAdapter(Adapter):
         def first(g, *primals):
             return self.jax.vjp(f, *primals)[1](g)
 
-        _, pull = self.jax.vjp(first, self.array(case, a["grad_output"]), *self._primals(case, a))
-        seconds = pull(self._primals(case, a, ("gg_input", "gg_weight", "gg_bias")))
+        def second(cotangents, g, *primals):
+            return self.jax.vjp(first, g, *primals)[1](cotangents)
+
+        seconds = self._call(second, self._primals(case, a, ("gg_input", "gg_weight", "gg_bias")),
+                             self.array(case, a["grad_output"]), *self._primals(case, a))
         return dict(zip(("g_grad_output", "g_input", "g_weight"), seconds))
 
     def jvp(self, case, a):
-        _, t = self.jax.jvp(self._f(case, case.params.bias), self._primals(case, a),
-                            self._primals(case, a, ("tangent_input", "tangent_weight", "tangent_bias")))
+        f = self._f(case, case.params.bias)
+        t = self._call(lambda p, t: self.jax.jvp(f, p, t)[1], self._primals(case, a),
+                       self._primals(case, a, ("tangent_input", "tangent_weight", "tangent_bias")))
         return {"tangent_output": t}
 
     def _vmap_operands(self, case, a):
@@ -141,7 +154,7 @@ class JaxAdapter(Adapter):
     def vmap(self, case, a):
         x, w, axes = self._vmap_operands(case, a)
         b = self.array(case, a["bias"])
-        return {"output": self.jax.vmap(lambda x, w: self.conv(case, x, w, b), in_axes=axes)(x, w)}
+        return {"output": self._call(self.jax.vmap(lambda x, w: self.conv(case, x, w, b), in_axes=axes), x, w)}
 
     def vmap_vjp(self, case, a):
         x, w, axes = self._vmap_operands(case, a)
@@ -151,6 +164,6 @@ class JaxAdapter(Adapter):
         def per_sample(x, w, g, *rest):
             return self.jax.vjp(f, x, w, *rest)[1](g)
 
-        grads = self.jax.vmap(per_sample, in_axes=(*axes, 0) + (None,) * len(rest))(
-            x, w, self.array(case, a["batched_grad_output"]), *rest)
+        grads = self._call(self.jax.vmap(per_sample, in_axes=(*axes, 0) + (None,) * len(rest)),
+                           x, w, self.array(case, a["batched_grad_output"]), *rest)
         return dict(zip(self._grad_names(case), grads))
