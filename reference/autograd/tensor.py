@@ -217,9 +217,9 @@ class Tensor:
     def retain_grad(self):
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        fn = self.grad_fn
-        if fn is None:
+        if self._grad_fn is None:  # PyTorch's C++ is_leaf: the stored grad_fn, not a regenerated one
             return
+        fn = self.grad_fn
         if fn.retains_grad is None:
             fn.retains_grad = {}
         fn.retains_grad[self._output_nr] = weakref.ref(self)
@@ -409,11 +409,11 @@ def check_inplace(t, requires_grad):
     if requires_grad and _enabled[0]:
         if t._view is not None:
             check_view_rebase(t, indirect=False)
-            if t.requires_grad and t._base.is_leaf:
+            if t.requires_grad and t._base._grad_fn is None:
                 raise graph.AutogradError(
                     "a view of a leaf Variable that requires grad is being used in an in-place operation."
                 )
-        if t.requires_grad and t.is_leaf:
+        if t.requires_grad and t._grad_fn is None:  # C++ is_leaf: no grad_fn regeneration here
             raise graph.AutogradError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
             )
