@@ -197,7 +197,7 @@ class Tensor:
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
-        if self.grad_fn is not None:
+        if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
                     "you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -226,7 +226,7 @@ class Tensor:
 
     @property
     def retains_grad(self):
-        fn = self.grad_fn
+        fn = self._grad_fn
         if fn is None or not fn.retains_grad:
             return False
         ref = fn.retains_grad.get(self._output_nr)
