@@ -186,8 +186,7 @@ def _fuzz(campaign, checks, dtypes, max_examples, seed):
 
     for check in checks:
         strategy = invalid_conv_cases(dtypes) if check == "error" else conv_cases(dtypes, checks=(check,))
-        for name in list(campaign.workers):
-            campaign.fuzz(name, check, strategy, max_examples, seed)
+        campaign.fuzz(list(campaign.workers), check, strategy, max_examples, seed)
 
 
 def cmd_replay(args) -> int:

@@ -354,47 +354,48 @@ class Campaign:
         return out
 
     # -- fuzzing -----------------------------------------------------------------------------
-    def fuzz(self, framework: str, check: str, strategy, max_examples: int, seed: int = 0,
+    def fuzz(self, frameworks, check: str, strategy, max_examples: int, seed: int = 0,
              max_shrinks: int = 2) -> list[dict]:
-        """Hypothesis-driven fuzzing of one (framework, check); returns the shrunk failures.
+        """Hypothesis-driven fuzzing of one check on one or more frameworks; returns the shrunk failures.
 
-        Generation runs the whole budget and records every example (a failure does not stop
-        it). Then, for each distinct kind of failure (up to ``max_shrinks``), Hypothesis replays
-        the same seeded generation (answered from the recorded results) up to the first example
-        of that kind and shrinks it; shrink steps are not recorded. The minimal case is saved as
-        JSON to the found directory and recorded with phase ``shrunk``.
+        Generation runs the whole budget, sends each example to every framework at once and
+        records every result (a failure does not stop it). Then, for each framework and each
+        distinct kind of failure (up to ``max_shrinks``), Hypothesis replays the same seeded
+        generation (answered from the recorded results) up to the first example of that kind and
+        shrinks it on that framework; shrink steps are not recorded. The minimal case is saved
+        as JSON to the found directory and recorded with phase ``shrunk``.
         """
-
-        def run_one(case, record):
-            case = case.with_checks([check])
-            [rec] = self.run_check(case, check, [framework], phase="fuzz", record=record)
-            return case, rec
-
-        kinds = []
+        frameworks = [frameworks] if isinstance(frameworks, str) else list(frameworks)
+        kinds = {name: [] for name in frameworks}
 
         def generate(case):
-            _, rec = run_one(case, True)
-            kind = _failure_kind(rec)
-            if kind and kind not in kinds:
-                kinds.append(kind)
+            for rec in self.run_check(case.with_checks([check]), check, frameworks, phase="fuzz"):
+                kind = _failure_kind(rec)
+                if kind and kind not in kinds[rec["framework"]]:
+                    kinds[rec["framework"]].append(kind)
 
         try:
             _hypothesis(generate, strategy, max_examples, seed, shrink=False)()
         except Exception as exc:  # the campaign goes on; the problem is a result of its own
-            self.record({"case_id": f"fuzz-{framework}-{check}", "framework": framework, "check": check,
-                         "verdict": "crash", "phase": "fuzz", "dtype": None, "config": "", "max_ratio": None,
-                         "bound": {"formula": BOUND_FORMULA}, "seconds": 0.0, "case": None,
-                         "reason": f"the fuzz loop stopped: {type(exc).__name__}: {exc}"})
+            for name in frameworks:
+                self.record({"case_id": f"fuzz-{name}-{check}", "framework": name, "check": check,
+                             "verdict": "crash", "phase": "fuzz", "dtype": None, "config": "", "max_ratio": None,
+                             "bound": {"formula": BOUND_FORMULA}, "seconds": 0.0, "case": None,
+                             "reason": f"the fuzz loop stopped: {type(exc).__name__}: {exc}"})
         shrunk = []
-        for kind in kinds[:max_shrinks]:
-            last = self._shrink(run_one, kind, strategy, max_examples, seed)
-            if last:
-                case, rec = last
-                note = f"found by fuzzing: {framework} {check} {rec['verdict']}: {rec.get('reason', '')[:200]}"
-                path = save_case(replace(case, description=note), self.found_dir)
-                shrunk.append(self.record({**rec, "phase": "shrunk", "found": str(path)}))
-        return shrunk
+        for name in frameworks:
+            def run_one(case, record, name=name):
+                case = case.with_checks([check])
+                return case, self.run_check(case, check, [name], phase="fuzz", record=record)[0]
 
+            for kind in kinds[name][:max_shrinks]:
+                last = self._shrink(run_one, kind, strategy, max_examples, seed)
+                if last:
+                    case, rec = last
+                    note = f"found by fuzzing: {name} {check} {rec['verdict']}: {rec.get('reason', '')[:200]}"
+                    path = save_case(replace(case, description=note), self.found_dir)
+                    shrunk.append(self.record({**rec, "phase": "shrunk", "found": str(path)}))
+        return shrunk
 
     @staticmethod
     def _shrink(run_one, kind, strategy, max_examples, seed) -> list:
