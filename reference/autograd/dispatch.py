@@ -28,7 +28,7 @@ from reference.autograd.tensor import (
 )
 
 _NO_PARAMS: dict = {}
-_OVERLAP_OK = ("fill", "fill_tensor", "zero")  # PyTorch's fill_/zero_ may write every element of an expanded tensor
+_OVERLAP_OK = ("fill", "zero")  # fill_(number) and zero_ may write an expanded tensor; fill_(tensor) may not
 
 
 def _requires_grad(rule, inputs):

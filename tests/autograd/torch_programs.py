@@ -708,3 +708,14 @@ def dot_data_is_untracked(T, x):
     y.data.add_(1)
     y.sum().backward()
     return [y, x]
+
+
+@program((1, 2))
+def overlap_checks_per_op(T, x):
+    e = T.zeros(1, 2, dtype=T.float64).expand(3, 2)
+    with T.no_grad():
+        e.fill_(1.5)  # fill_(number) and zero_ do not check for internal overlap
+        e.zero_()
+        e[1] = x[0] * 2  # one row of the expansion: no overlap
+    e[...] = 2.0  # fill_(tensor) through setitem does check: raises
+    return [e]
