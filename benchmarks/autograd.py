@@ -69,8 +69,10 @@ def main(argv=None):
         x = T.tensor(a, dtype=T.float64, requires_grad=True)
         w = T.tensor(b, dtype=T.float64, requires_grad=True)
         times[name] = median_time(lambda T=T, x=x, w=w: step(T, x, w), args.repeat)
-        print(f"{name:>9}: {times[name] / CHAIN * 1e6:8.1f} us per op (forward + backward), "
-              f"{times[name] * 1e3:.2f} ms per chain")
+        print(
+            f"{name:>9}: {times[name] / CHAIN * 1e6:8.1f} us per op (forward + backward), "
+            f"{times[name] * 1e3:.2f} ms per chain"
+        )
     if len(times) == 2:
         ratio = times["reference"] / times["torch"]
         print(f"ratio reference/torch: {ratio:.2f}x (target <= 5x) {'OK' if ratio <= 5 else 'ABOVE TARGET'}")

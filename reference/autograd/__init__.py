@@ -11,7 +11,15 @@ from reference.autograd.graph import AutogradError
 from reference.autograd.tensor import Tensor
 
 __all__ = [
-    "AutogradError", "GradcheckError", "Tensor", "backward", "enable_grad", "grad", "gradcheck", "gradgradcheck",
-    "is_grad_enabled", "no_grad", "set_grad_enabled",
+    "AutogradError",
+    "GradcheckError",
+    "Tensor",
+    "backward",
+    "enable_grad",
+    "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
 ]
-

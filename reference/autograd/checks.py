@@ -48,8 +48,11 @@ def numerical_jacobian(fn, inputs, eps=1e-6):
         for k in range(t.numel()):
             plus = _outputs(fn(*_perturbed(inputs, i, k, eps)))
             minus = _outputs(fn(*_perturbed(inputs, i, k, -eps)))
-            cols.append(np.concatenate([((p._data - m._data) / (2 * eps)).ravel() for p, m in zip(plus, minus)])
-                        if plus else np.zeros(0))
+            cols.append(
+                np.concatenate([((p._data - m._data) / (2 * eps)).ravel() for p, m in zip(plus, minus)])
+                if plus
+                else np.zeros(0)
+            )
         jac.append(np.array(cols).reshape(t.numel(), -1))
     return jac
 
@@ -90,7 +93,9 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, name="fn"):
         if n is None:
             continue
         if n.shape != a.shape:
-            raise GradcheckError(f"{name}: Jacobian shapes differ for input {i}: numerical {n.shape}, analytical {a.shape}")
+            raise GradcheckError(
+                f"{name}: Jacobian shapes differ for input {i}: numerical {n.shape}, analytical {a.shape}"
+            )
         bad = np.abs(a - n) > atol + rtol * np.abs(n)
         if bad.any():
             k, m = np.argwhere(bad)[0]
@@ -107,7 +112,9 @@ def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
     outs = _outputs(fn(*inputs))
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = [Tensor(rng.standard_normal(o.shape), dtype=np.float64, requires_grad=True) for o in outs]
+        grad_outputs = [
+            Tensor(rng.standard_normal(o.shape), dtype=np.float64, requires_grad=True) for o in outs
+        ]
     n_in = len(inputs)
     diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
 
@@ -121,4 +128,6 @@ def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
         gs = grad([y for y, _ in pairs], diff, [v for _, v in pairs], create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
-    return gradcheck(first_order, inputs + tuple(grad_outputs), eps, atol, rtol, name=f"{name} (second order)")
+    return gradcheck(
+        first_order, inputs + tuple(grad_outputs), eps, atol, rtol, name=f"{name} (second order)"
+    )

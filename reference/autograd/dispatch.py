@@ -39,13 +39,19 @@ def _requires_grad(rule, inputs):
 def _node(rule, inputs, params, aux, outs, saved_overrides=None):
     # An input "needs" a gradient when it has a valid edge (PyTorch's should_compute_output): a
     # view made under no_grad of a leaf requires grad but has none, so nothing is saved for it.
-    edges = [gradient_edge(t) if t is not None and not rule.nondiff(i) else None for i, t in enumerate(inputs)]
+    edges = [
+        gradient_edge(t) if t is not None and not rule.nondiff(i) else None for i, t in enumerate(inputs)
+    ]
     needs = tuple(e is not None for e in edges)
     node = graph.RuleNode(
-        rule, edges, params,
+        rule,
+        edges,
+        params,
         tuple(t.shape if t is not None else None for t in inputs),
         tuple(t.dtype if t is not None else None for t in inputs),
-        needs, aux, [(o.shape, o.dtype) for o in outs],
+        needs,
+        aux,
+        [(o.shape, o.dtype) for o in outs],
     )
     for name in rule.saved_for(needs):
         if name == "result":
@@ -126,7 +132,9 @@ def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
             api.check_broadcast(self, other)
             out = tuple(np.broadcast_shapes(shape, other.shape))
             if out != shape:
-                raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(out)}")
+                raise RuntimeError(
+                    f"output with shape {list(shape)} doesn't match the broadcast shape {list(out)}"
+                )
     if rule.name not in _OVERLAP_OK and any(n > 1 and s == 0 for n, s in zip(shape, stride)):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single "
@@ -146,8 +154,10 @@ def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
         )
     node = None
     if requires:
-        needs = tuple(t is not None and not rule.nondiff(i) and gradient_edge(t) is not None
-                      for i, t in enumerate(inputs))
+        needs = tuple(
+            t is not None and not rule.nondiff(i) and gradient_edge(t) is not None
+            for i, t in enumerate(inputs)
+        )
         overrides = None
         if "self" in rule.saved_for(needs):
             overrides = {"self": api.clone(self)}  # the formula needs self as it was before the write

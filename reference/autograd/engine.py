@@ -65,16 +65,25 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     run(tensors, grads, retain_graph, create_graph, inputs, accumulate=True)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
-         materialize_grads=False):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    allow_unused=None,
+    materialize_grads=False,
+):
     """The gradients of ``outputs`` with respect to ``inputs``, as a tuple; ``.grad`` is untouched."""
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and not allow_unused:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
-                         "but got: allow_unused=False.")
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
     grads = _make_grads(outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
@@ -217,8 +226,11 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
             buf = buffers.pop(node, None)
             if buf is None:
                 buf = [None] * node.num_inputs
-            if node.pre_hooks or node.retains_grad or (
-                    isinstance(node, graph.AccumulateGrad) and node.variable._hooks):
+            if (
+                node.pre_hooks
+                or node.retains_grad
+                or (isinstance(node, graph.AccumulateGrad) and node.variable._hooks)
+            ):
                 buf = _call_pre_hooks(node, buf)
             if node in captures:
                 for nr, k in captures[node]:

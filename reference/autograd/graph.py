@@ -25,7 +25,12 @@ BACKWARD_TWICE = (
     "or if you need to access saved tensors after calling backward."
 )
 
-_TYPE_NAMES = {"float64": "DoubleTensor", "float32": "FloatTensor", "int64": "LongTensor", "bool": "BoolTensor"}
+_TYPE_NAMES = {
+    "float64": "DoubleTensor",
+    "float32": "FloatTensor",
+    "int64": "LongTensor",
+    "bool": "BoolTensor",
+}
 
 
 class AutogradError(RuntimeError):

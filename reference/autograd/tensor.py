@@ -138,9 +138,7 @@ class Tensor:
 
     def item(self):
         if self._data.size != 1:
-            raise RuntimeError(
-                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
-            )
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         return self._data.reshape(()).item()
 
     def tolist(self):
@@ -339,7 +337,11 @@ def make_view(src, size, stride, offset, creation_meta):
         arr = np.zeros(size, dtype=storage.dtype)
     else:
         last = offset + sum((n - 1) * s for n, s in zip(size, stride))
-        if offset < 0 or last >= storage.size or min(((n - 1) * s for n, s in zip(size, stride)), default=0) < 0:
+        if (
+            offset < 0
+            or last >= storage.size
+            or min(((n - 1) * s for n, s in zip(size, stride)), default=0) < 0
+        ):
             raise RuntimeError(
                 f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset} are out "
                 f"of bounds for storage of size {storage.size}"
@@ -459,5 +461,7 @@ class AsStridedNode(graph.Node):
 def _wrap_dim(dim, ndim):
     n = max(ndim, 1)
     if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
     return dim % n

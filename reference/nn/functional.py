@@ -15,8 +15,22 @@ from reference.ops import api as A
 from reference.ops.api import R, log_softmax, relu_, sigmoid, softmax, tanh  # noqa: F401 (re-exported)
 
 __all__ = [
-    "avg_pool2d", "batch_norm", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-    "conv_transpose3d", "dropout", "linear", "log_softmax", "max_pool2d", "relu", "sigmoid", "softmax", "tanh",
+    "avg_pool2d",
+    "batch_norm",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "dropout",
+    "linear",
+    "log_softmax",
+    "max_pool2d",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "tanh",
 ]
 
 
@@ -29,8 +43,9 @@ def linear(input, weight, bias=None):
     return out if bias is None else out + bias
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
-               eps=1e-5):
+def batch_norm(
+    input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
+):
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
     if input.ndim < 2:
@@ -50,7 +65,9 @@ def dropout(input, p=0.5, training=True, inplace=False, *, mask=None):
             "input's shape, 1 = keep) drawn the way the framework under test drew it"
         )
     if tuple(mask.shape) != tuple(input.shape):
-        raise ValueError(f"dropout: mask.shape={tuple(mask.shape)} must equal input.shape={tuple(input.shape)}")
+        raise ValueError(
+            f"dropout: mask.shape={tuple(mask.shape)} must equal input.shape={tuple(input.shape)}"
+        )
     m = A.to(mask, input.dtype) if isinstance(mask, Tensor) else A.tensor(np.asarray(mask), dtype=input.dtype)
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     if inplace:
@@ -88,9 +105,17 @@ def _conv(input, weight, bias, n, stride, padding, dilation, groups, transposed,
             raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
         if padding == "same" and any(s != 1 for s in stride):
             raise ValueError("padding='same' is not supported for strided convolutions")
-    out = A.convolution(input, weight, bias, stride=stride, padding=_tuple(padding, n, "padding"),
-                        dilation=_tuple(dilation, n, "dilation"), transposed=transposed,
-                        output_padding=_tuple(output_padding, n, "output_padding"), groups=groups)
+    out = A.convolution(
+        input,
+        weight,
+        bias,
+        stride=stride,
+        padding=_tuple(padding, n, "padding"),
+        dilation=_tuple(dilation, n, "dilation"),
+        transposed=transposed,
+        output_padding=_tuple(output_padding, n, "output_padding"),
+        groups=groups,
+    )
     return A.squeeze(out, 0) if unbatched else out
 
 
@@ -120,23 +145,36 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 def _pool_input(input, name):
     if input.ndim not in (3, 4):
-        raise RuntimeError(f"{name}: Expected 3D or 4D (batch mode) tensor for input, got {list(input.shape)}")
+        raise RuntimeError(
+            f"{name}: Expected 3D or 4D (batch mode) tensor for input, got {list(input.shape)}"
+        )
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     _pool_input(input, "max_pool2d")
-    params = {"kernel_size": kernel_size, "stride": stride if stride not in (None, [], ()) else kernel_size,
-              "padding": padding, "dilation": dilation, "ceil_mode": ceil_mode}
+    params = {
+        "kernel_size": kernel_size,
+        "stride": stride if stride not in (None, [], ()) else kernel_size,
+        "padding": padding,
+        "dilation": dilation,
+        "ceil_mode": ceil_mode,
+    }
     values, indices = apply(R.max_pool2d, (input,), params)
     return (values, indices) if return_indices else values
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+def avg_pool2d(
+    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
     _pool_input(input, "avg_pool2d")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    params = {"kernel_size": kernel_size, "stride": stride if stride not in (None, [], ()) else kernel_size,
-              "padding": padding, "ceil_mode": ceil_mode, "count_include_pad": count_include_pad,
-              "divisor_override": divisor_override}
+    params = {
+        "kernel_size": kernel_size,
+        "stride": stride if stride not in (None, [], ()) else kernel_size,
+        "padding": padding,
+        "ceil_mode": ceil_mode,
+        "count_include_pad": count_include_pad,
+        "divisor_override": divisor_override,
+    }
     return apply(R.avg_pool2d, (input,), params)

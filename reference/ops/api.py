@@ -185,11 +185,15 @@ def add(input, other, *, alpha=1):
 def _check_sub(input, other):
     kinds = [(x.dtype if isinstance(x, Tensor) else _scalar_dtype(x)) == bool_ for x in (input, other)]
     if all(kinds):
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                           "`logical_xor()` operator instead.")
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+            "`logical_xor()` operator instead."
+        )
     if any(kinds):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
-                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 def sub(input, other, *, alpha=1):
@@ -219,11 +223,14 @@ def neg(input):
 
 def pow(input, exponent):
     if all((x.dtype if isinstance(x, Tensor) else _scalar_dtype(x)) == bool_ for x in (input, exponent)) and (
-            isinstance(exponent, Tensor) or not isinstance(input, Tensor)):
-        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+        isinstance(exponent, Tensor) or not isinstance(input, Tensor)
+    ):
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     if not isinstance(input, Tensor):  # number ** tensor
         dt = result_type(input, exponent)
-        return apply(R.pow_scalar_base, (exponent,), {"self": input}, cast=None if dt == exponent.dtype else dt)
+        return apply(
+            R.pow_scalar_base, (exponent,), {"self": input}, cast=None if dt == exponent.dtype else dt
+        )
     if isinstance(exponent, Tensor):
         return _binary(R.pow_tensor, input, exponent)
     dt = result_type(input, exponent)
@@ -291,7 +298,9 @@ def clamp_mask(input, min, max):
 
 def where(condition, input, other):
     if condition.dtype != bool_:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype}")
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype}"
+        )
     dt = result_type(input, other)
     a, b = _operand(input, dt), _operand(other, dt)
     return apply(R.where, (condition, a, b), {}, cast=None if a.dtype == b.dtype == dt else dt)
@@ -366,8 +375,9 @@ def _compare(ufunc):
     return compare
 
 
-lt, le, gt, ge, eq, ne = (_compare(f) for f in (np.less, np.less_equal, np.greater, np.greater_equal,
-                                                np.equal, np.not_equal))
+lt, le, gt, ge, eq, ne = (
+    _compare(f) for f in (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
+)
 
 
 def logical_and(input, other):
@@ -466,7 +476,9 @@ def matmul(input, other):
     that the same tensors are saved -- copies where PyTorch copies -- and the same errors arise."""
     a, b = input, other
     if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
+        )
     k1, k2 = a.shape[-1], (b.shape[-2] if b.ndim > 1 else b.shape[0])
     if k1 != k2:
         raise RuntimeError(
@@ -606,7 +618,9 @@ def broadcast_to(input, shape):
 def unsqueeze(input, dim):
     n = input.ndim + 1
     if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
     return apply_view(R.unsqueeze, input, {"dim": dim % n})
 
 
@@ -625,7 +639,9 @@ def select(input, dim, index):
     d = _dim(dim, input.ndim)
     n = input.shape[d]
     if not -n <= index < n:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}")
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}"
+        )
     return apply_view(R.select, input, {"dim": d, "index": int(index) % n})
 
 
@@ -665,8 +681,15 @@ def as_strided(input, size, stride, storage_offset=None):
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     offset = input._offset if storage_offset is None else storage_offset
-    params = {"size": size, "stride_": stride, "storage_offset": offset, "in_size": input.shape,
-              "in_stride": input.stride(), "in_offset": input._offset, "storage_size": storage_of(input).size}
+    params = {
+        "size": size,
+        "stride_": stride,
+        "storage_offset": offset,
+        "in_size": input.shape,
+        "in_stride": input.stride(),
+        "in_offset": input._offset,
+        "storage_size": storage_of(input).size,
+    }
     return apply_view(R.as_strided, input, params)
 
 
@@ -726,7 +749,7 @@ def flatten(input, start_dim=0, end_dim=-1):
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return input
-    shape = input.shape[:s] + (math.prod(input.shape[s:e + 1]),) + input.shape[e + 1:]
+    shape = input.shape[:s] + (math.prod(input.shape[s : e + 1]),) + input.shape[e + 1 :]
     return reshape(input, shape)
 
 
@@ -746,8 +769,12 @@ def getitem(input, index, skip_full_slices=None):
     if skip_full_slices is None:
         skip_full_slices = isinstance(index, tuple)
     for item in items:
-        if item is not None and item is not Ellipsis and not isinstance(item, (int, np.integer, slice)) \
-                or isinstance(item, bool):
+        if (
+            item is not None
+            and item is not Ellipsis
+            and not isinstance(item, (int, np.integer, slice))
+            or isinstance(item, bool)
+        ):
             raise TypeError(
                 f"index {item!r}: the reference indexes with ints, slices, None and Ellipsis only"
             )
@@ -797,11 +824,17 @@ def _check_cat(tensors, dim, name):
         raise RuntimeError(f"torch.{name}(): expected a non-empty list of Tensors")
     first = tensors[0]
     for i, t in enumerate(tensors[1:], 1):
-        if t.ndim != first.ndim or any(a != b for k, (a, b) in enumerate(zip(t.shape, first.shape))
-                                       if name == "stack" or k != dim):
-            what = "stack expects each tensor to be equal size" if name == "stack" else \
-                "Sizes of tensors must match except in dimension"
-            raise RuntimeError(f"{what}, but got {list(first.shape)} at entry 0 and {list(t.shape)} at entry {i}")
+        if t.ndim != first.ndim or any(
+            a != b for k, (a, b) in enumerate(zip(t.shape, first.shape)) if name == "stack" or k != dim
+        ):
+            what = (
+                "stack expects each tensor to be equal size"
+                if name == "stack"
+                else "Sizes of tensors must match except in dimension"
+            )
+            raise RuntimeError(
+                f"{what}, but got {list(first.shape)} at entry 0 and {list(t.shape)} at entry {i}"
+            )
 
 
 def cat(tensors, dim=0):
@@ -925,7 +958,9 @@ def _inplace_binary(rule, self, other, params=None):
     if dt.kind == "f" and self.dtype.kind != "f":
         from reference.autograd.dispatch import _torch_dtype_name
 
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}")
+        raise RuntimeError(
+            f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
+        )
     other = _operand(other, dt)
     cast = None if self.dtype == other.dtype == dt else dt
     return apply_inplace(rule, self, (other,), params or {}, cast=cast)
@@ -1006,8 +1041,17 @@ def conv_backward_arrays(g, x, w, bias_sizes, conv, output_mask):
     from reference.conv import convolution_backward as array_backward
 
     gi, gw, gb = array_backward(
-        g, x, w, bias_sizes, conv["stride"], conv["padding"], conv["dilation"], conv["transposed"],
-        conv["output_padding"], conv["groups"], list(output_mask),
+        g,
+        x,
+        w,
+        bias_sizes,
+        conv["stride"],
+        conv["padding"],
+        conv["dilation"],
+        conv["transposed"],
+        conv["output_padding"],
+        conv["groups"],
+        list(output_mask),
     )
     channels = w.shape[1] * conv["groups"] if conv["transposed"] else w.shape[0]
     return (
@@ -1018,8 +1062,14 @@ def conv_backward_arrays(g, x, w, bias_sizes, conv, output_mask):
 
 
 def convolution(input, weight, bias=None, *, stride, padding, dilation, transposed, output_padding, groups):
-    conv = {"stride": stride, "padding": padding, "dilation": dilation, "transposed": transposed,
-            "output_padding": output_padding, "groups": groups}
+    conv = {
+        "stride": stride,
+        "padding": padding,
+        "dilation": dilation,
+        "transposed": transposed,
+        "output_padding": output_padding,
+        "groups": groups,
+    }
     dt = result_type(input, weight, bias)
     same = input.dtype == weight.dtype == dt and (bias is None or bias.dtype == dt)
     return apply(R.convolution, (input, weight, bias), {"conv": conv}, cast=None if same else dt)
@@ -1028,8 +1078,11 @@ def convolution(input, weight, bias=None, *, stride, padding, dilation, transpos
 def convolution_backward(g, input, weight, bias_shape, conv, needs):
     mask = (bool(needs[0]), bool(needs[1]), bias_shape is not None and bool(needs[2]))
     bias_sizes = list(bias_shape) if bias_shape is not None else None
-    outs = apply(R.convolution_backward, (g, input, weight),
-                 {"bias_sizes": bias_sizes, "conv": conv, "output_mask": mask})
+    outs = apply(
+        R.convolution_backward,
+        (g, input, weight),
+        {"bias_sizes": bias_sizes, "conv": conv, "output_mask": mask},
+    )
     return tuple(o if m else None for o, m in zip(outs, mask))
 
 
@@ -1041,9 +1094,19 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
         from reference.conv import convolution_double_backward as array_double
 
         out = array_double(
-            ggI._data, ggW._data, ggb._data, grad_output._data, weight._data, input._data,
-            conv["stride"], conv["padding"], conv["dilation"], conv["transposed"], conv["output_padding"],
-            conv["groups"], [bool(n) for n in needs],
+            ggI._data,
+            ggW._data,
+            ggb._data,
+            grad_output._data,
+            weight._data,
+            input._data,
+            conv["stride"],
+            conv["padding"],
+            conv["dilation"],
+            conv["transposed"],
+            conv["output_padding"],
+            conv["groups"],
+            [bool(n) for n in needs],
         )
         return tuple(_make(o) if o is not None and n else None for o, n in zip(out, needs))
     g_out = g_in = g_w = None
@@ -1055,5 +1118,3 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
     if needs[2]:
         g_w = convolution_backward(grad_output, ggI, weight, None, conv, (False, True, False))[1]
     return g_out, g_in, g_w
-
-

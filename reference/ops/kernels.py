@@ -24,13 +24,13 @@ def contiguous_strides(shape):
 
 
 def select_geometry(shape, stride, offset, dim, index):
-    return shape[:dim] + shape[dim + 1:], stride[:dim] + stride[dim + 1:], offset + index * stride[dim]
+    return shape[:dim] + shape[dim + 1 :], stride[:dim] + stride[dim + 1 :], offset + index * stride[dim]
 
 
 def slice_geometry(shape, stride, offset, dim, start, end, step):
     n = max(0, (end - start + step - 1) // step)
-    size = shape[:dim] + (n,) + shape[dim + 1:]
-    new_stride = stride[:dim] + (stride[dim] * step,) + stride[dim + 1:]
+    size = shape[:dim] + (n,) + shape[dim + 1 :]
+    new_stride = stride[:dim] + (stride[dim] * step,) + stride[dim + 1 :]
     return size, new_stride, offset + (start * stride[dim] if n > 0 else 0)
 
 
@@ -230,14 +230,19 @@ def pool_windows(in_hw, kernel_size, stride, padding, dilation, ceil_mode, kind)
         limit = (d * (k - 1) + 1) // 2 if kind == "max" else k // 2
         if p > limit:
             what = "effective kernel size" if kind == "max" else "kernel size"
-            raise RuntimeError(f"pad should be at most half of {what}, but got pad={p}, kernel_size={k} and dilation={d}"
-                               if kind == "max" else f"pad should be smaller than or equal to half of kernel size, "
-                               f"but got padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}")
+            raise RuntimeError(
+                f"pad should be at most half of {what}, but got pad={p}, kernel_size={k} and dilation={d}"
+                if kind == "max"
+                else f"pad should be smaller than or equal to half of kernel size, "
+                f"but got padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}"
+            )
     H, W = in_hw
     oh = pool_output_size(H, kh, sh, ph, dh, ceil_mode)
     ow = pool_output_size(W, kw, sw, pw, dw, ceil_mode)
     if oh <= 0 or ow <= 0:
-        raise RuntimeError(f"Given input size: ({H}x{W}). Calculated output size: ({oh}x{ow}). Output size is too small")
+        raise RuntimeError(
+            f"Given input size: ({H}x{W}). Calculated output size: ({oh}x{ow}). Output size is too small"
+        )
     hs = (np.arange(oh) * sh - ph)[:, None] + np.arange(kh)[None, :] * dh  # (OH, KH)
     ws = (np.arange(ow) * sw - pw)[:, None] + np.arange(kw)[None, :] * dw  # (OW, KW)
     rows = hs[:, None, :, None]
@@ -258,7 +263,9 @@ def avg_pool_weights(in_hw, kernel_size, stride, padding, ceil_mode, count_inclu
     hend = np.minimum(hstart + kh, H + ph)
     wend = np.minimum(wstart + kw, W + pw)
     pool_size = (hend - hstart)[:, None] * (wend - wstart)[None, :]
-    inside = (np.minimum(hend, H) - np.maximum(hstart, 0))[:, None] * (np.minimum(wend, W) - np.maximum(wstart, 0))[None, :]
+    inside = (np.minimum(hend, H) - np.maximum(hstart, 0))[:, None] * (
+        np.minimum(wend, W) - np.maximum(wstart, 0)
+    )[None, :]
     if divisor_override:
         divisor = np.full((oh, ow), float(divisor_override))
     else:
@@ -280,8 +287,11 @@ def pool_gather(x, index, weight):
     """out[..., o] = sum_k x.plane[index[o, k]] * weight[o, k] over the last two dims of x."""
     lead, (H, W) = x.shape[:-2], x.shape[-2:]
     planes = x.reshape(-1, H * W)
-    out = np.einsum("pok,ok->po", planes[:, index.reshape(index.shape[0] * index.shape[1], -1)],
-                    weight.reshape(index.shape[0] * index.shape[1], -1).astype(x.dtype))
+    out = np.einsum(
+        "pok,ok->po",
+        planes[:, index.reshape(index.shape[0] * index.shape[1], -1)],
+        weight.reshape(index.shape[0] * index.shape[1], -1).astype(x.dtype),
+    )
     return out.reshape(lead + index.shape[:2])
 
 

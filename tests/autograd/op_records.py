@@ -18,17 +18,25 @@ def _rm():
 
 
 OP_RECORDS = {
-    "add": [("broadcast", lambda a, b: a + b * 1.0, [(2, 3), (3,)], "aa"),
-            ("alpha", lambda a, b: T.add(a, b, alpha=-2.5), [(2, 3), (2, 3)], "aa")],
+    "add": [
+        ("broadcast", lambda a, b: a + b * 1.0, [(2, 3), (3,)], "aa"),
+        ("alpha", lambda a, b: T.add(a, b, alpha=-2.5), [(2, 3), (2, 3)], "aa"),
+    ],
     "sub": [("broadcast", lambda a, b: a - b - 2.0, [(2, 3), (1, 3)], "aa")],
     "rsub": [("number_minus", lambda a: 2.0 - a * a, [(3,)], "a")],
     "mul": [("broadcast", lambda a, b: a * b, [(2, 3), (2, 1)], "aa")],
     "div": [("broadcast", lambda a, b: a / b, [(2, 3), (3,)], "ap")],
     "neg": [("unary", lambda a: -a, [(3,)], "a")],
-    "pow": [("int", lambda a: a ** 3, [(3,)], "a"), ("frac", lambda a: a.pow(2.5), [(3,)], "p"),
-            ("zero", lambda a: a ** 0 + a, [(3,)], "a")],
-    "pow_tensor": [("tensor", lambda a, b: a ** b, [(3,), (3,)], "pa")],
-    "pow_scalar_base": [("two", lambda a: 2.0 ** a, [(3,)], "a"), ("zero_base", lambda a: 0.0 ** (a * a + 1), [(3,)], "a")],
+    "pow": [
+        ("int", lambda a: a**3, [(3,)], "a"),
+        ("frac", lambda a: a.pow(2.5), [(3,)], "p"),
+        ("zero", lambda a: a**0 + a, [(3,)], "a"),
+    ],
+    "pow_tensor": [("tensor", lambda a, b: a**b, [(3,), (3,)], "pa")],
+    "pow_scalar_base": [
+        ("two", lambda a: 2.0**a, [(3,)], "a"),
+        ("zero_base", lambda a: 0.0 ** (a * a + 1), [(3,)], "a"),
+    ],
     "reciprocal": [("rdiv", lambda a: 2.0 / a, [(3,)], "p")],
     "masked_fill": [("mask", lambda a: a.masked_fill(a > 0, 0.5) * a, [(4,)], "f")],
     "exp": [("unary", lambda a: a.exp(), [(3,)], "a")],
@@ -37,18 +45,35 @@ OP_RECORDS = {
     "tanh": [("unary", lambda a: a.tanh(), [(3,)], "a")],
     "sigmoid": [("unary", lambda a: a.sigmoid(), [(3,)], "a")],
     "relu": [("times_x", lambda a: a.relu() * a, [(4,)], "f")],
-    "threshold_backward": [("via_relu", lambda a, b: T.autograd.grad(
-        a.relu().sum() * 1.0, a, create_graph=True)[0] * b, [(4,), (4,)], "fa")],
+    "threshold_backward": [
+        (
+            "via_relu",
+            lambda a, b: T.autograd.grad(a.relu().sum() * 1.0, a, create_graph=True)[0] * b,
+            [(4,), (4,)],
+            "fa",
+        )
+    ],
     "abs": [("times_x", lambda a: a.abs() * a, [(4,)], "f")],
     "sign": [("times_x", lambda a: a.sign() * a, [(4,)], "f")],
-    "clamp": [("both", lambda a: a.clamp(-0.5, 0.5) * a, [(5,)], "f"),
-              ("min_only", lambda a: T.clamp(a, min=0.2), [(5,)], "f")],
-    "where": [("mixed", lambda a, b: T.where(a > 0, a, b), [(4,), (4,)], "fa"),
-              ("scalar", lambda a: T.where(a > 0, a * a, 0.5), [(4,)], "f")],
+    "clamp": [
+        ("both", lambda a: a.clamp(-0.5, 0.5) * a, [(5,)], "f"),
+        ("min_only", lambda a: T.clamp(a, min=0.2), [(5,)], "f"),
+    ],
+    "where": [
+        ("mixed", lambda a, b: T.where(a > 0, a, b), [(4,), (4,)], "fa"),
+        ("scalar", lambda a: T.where(a > 0, a * a, 0.5), [(4,)], "f"),
+    ],
     "maximum": [("broadcast", lambda a, b: T.maximum(a, b), [(4,), (1,)], "ff")],
     "minimum": [("same", lambda a, b: T.minimum(a, b), [(4,), (4,)], "ff")],
-    "to": [("float32_roundtrip", lambda a: a.to(T.float32).to(T.float64) * 1.0, [(3,)], "a",
-            {"eps": 1e-2, "atol": 1e-4})],  # float32 in the middle: finite differences need a larger step
+    "to": [
+        (
+            "float32_roundtrip",
+            lambda a: a.to(T.float32).to(T.float64) * 1.0,
+            [(3,)],
+            "a",
+            {"eps": 1e-2, "atol": 1e-4},
+        )
+    ],  # float32 in the middle: finite differences need a larger step
     "clone": [("unary", lambda a: a.clone() * a, [(3,)], "a")],
     "copy": [("into_zeros", lambda a: _copy_into(a), [(3,)], "a")],
     "fill": [("part", lambda a: _fill_part(a), [(3,)], "a")],
@@ -61,15 +86,21 @@ OP_RECORDS = {
     "amax": [("dim", lambda a: a.amax(1) * a.amax(), [(2, 3)], "a")],
     "amin": [("dim", lambda a: a.amin(0, keepdim=True) * a, [(2, 3)], "a")],
     "dot": [("vectors", lambda a, b: a @ b, [(3,), (3,)], "aa")],
-    "mv": [("matrix_vector", lambda a, b: a @ b, [(2, 3), (3,)], "aa"),
-           ("folded", lambda a, b: a @ b, [(2, 2, 3), (3,)], "aa")],
-    "mm": [("matrices", lambda a, b: a @ b, [(2, 3), (3, 2)], "aa"),
-           ("vector_matrix", lambda a, b: a @ b, [(3,), (3, 2)], "aa"),
-           ("folded", lambda a, b: a @ b, [(2, 3, 4), (4, 2)], "aa"),
-           ("folded_transposed", lambda a, b: a @ b, [(3, 2), (2, 2, 4)], "aa")],
-    "bmm": [("vec_batch", lambda a, b: a @ b, [(3,), (2, 3, 4)], "aa"),
-            ("broadcast_batch", lambda a, b: a @ b, [(2, 1, 2, 3), (3, 3, 2)], "aa"),
-            ("batch_vector", lambda a, b: a.transpose(0, 1) @ b, [(2, 3, 4), (4,)], "aa")],
+    "mv": [
+        ("matrix_vector", lambda a, b: a @ b, [(2, 3), (3,)], "aa"),
+        ("folded", lambda a, b: a @ b, [(2, 2, 3), (3,)], "aa"),
+    ],
+    "mm": [
+        ("matrices", lambda a, b: a @ b, [(2, 3), (3, 2)], "aa"),
+        ("vector_matrix", lambda a, b: a @ b, [(3,), (3, 2)], "aa"),
+        ("folded", lambda a, b: a @ b, [(2, 3, 4), (4, 2)], "aa"),
+        ("folded_transposed", lambda a, b: a @ b, [(3, 2), (2, 2, 4)], "aa"),
+    ],
+    "bmm": [
+        ("vec_batch", lambda a, b: a @ b, [(3,), (2, 3, 4)], "aa"),
+        ("broadcast_batch", lambda a, b: a @ b, [(2, 1, 2, 3), (3, 3, 2)], "aa"),
+        ("batch_vector", lambda a, b: a.transpose(0, 1) @ b, [(2, 3, 4), (4,)], "aa"),
+    ],
     "softmax": [("dim1", lambda a: F.softmax(a, 1), [(2, 3)], "a")],
     "log_softmax": [("dim0", lambda a: F.log_softmax(a, 0), [(2, 3)], "a")],
     "view": [("reshape", lambda a: a.view(3, 2) * a.reshape(6).view(3, 2), [(2, 3)], "a")],
@@ -85,8 +116,10 @@ OP_RECORDS = {
     "select": [("int", lambda a: a[1] * a[0, 2], [(2, 3)], "a")],
     "slice": [("step", lambda a: a[:, ::2] * a.narrow(1, 1, 2)[:, :1], [(2, 3)], "a")],
     "diagonal": [("offset", lambda a: a.diagonal(1) * 2 + a.diagonal(-1, 0, 1).sum(), [(3, 4)], "a")],
-    "as_strided": [("overlap", lambda a: a.as_strided((2, 2), (1, 2), 1) * 3, [(2, 3)], "a"),
-                   ("of_view", lambda a: a.t().as_strided((2, 2), (2, 1), 0) ** 2, [(2, 3)], "a")],
+    "as_strided": [
+        ("overlap", lambda a: a.as_strided((2, 2), (1, 2), 1) * 3, [(2, 3)], "a"),
+        ("of_view", lambda a: a.t().as_strided((2, 2), (2, 1), 0) ** 2, [(2, 3)], "a"),
+    ],
     "unbind": [("dim1", lambda a: a.unbind(1)[2] * a.unbind(0)[0][1], [(2, 3)], "a")],
     "split": [("size", lambda a: a.split(2, 1)[1] * 2 + a.chunk(3, 1)[0], [(2, 3)], "a")],
     "split_with_sizes": [("sizes", lambda a: a.split([1, 2], 1)[1] * 2, [(2, 3)], "a")],
@@ -95,35 +128,77 @@ OP_RECORDS = {
     "stack": [("dim1", lambda a, b: T.stack([a, b], 1) * 2, [(2, 3), (2, 3)], "aa")],
     "take": [("via_copyslices", lambda a, b: _write_view(a, b), [(2, 3), (3,)], "aa")],
     "put": [("via_copyslices", lambda a, b: _write_view(a, b) * a.sum(), [(2, 3), (3,)], "aa")],
-    "scatter_add": [("via_select_grad", lambda a: T.autograd.grad(
-        (a[1] ** 2).sum(), a, create_graph=True)[0] * a, [(2, 3)], "a")],
-    "pool_gather": [("via_avg_pool_grad", lambda a, g: T.autograd.grad(
-        F.avg_pool2d(a, 2, 1), a, g, create_graph=True)[0] * 2, [(1, 1, 3, 3), (1, 1, 2, 2)], "aa")],
-    "pool_scatter": [("avg_pool", lambda a: F.avg_pool2d(a, 2, 1, padding=1, count_include_pad=False),
-                      [(1, 2, 3, 3)], "a")],
+    "scatter_add": [
+        (
+            "via_select_grad",
+            lambda a: T.autograd.grad((a[1] ** 2).sum(), a, create_graph=True)[0] * a,
+            [(2, 3)],
+            "a",
+        )
+    ],
+    "pool_gather": [
+        (
+            "via_avg_pool_grad",
+            lambda a, g: T.autograd.grad(F.avg_pool2d(a, 2, 1), a, g, create_graph=True)[0] * 2,
+            [(1, 1, 3, 3), (1, 1, 2, 2)],
+            "aa",
+        )
+    ],
+    "pool_scatter": [
+        ("avg_pool", lambda a: F.avg_pool2d(a, 2, 1, padding=1, count_include_pad=False), [(1, 2, 3, 3)], "a")
+    ],
     "avg_pool2d": [("ceil", lambda a: F.avg_pool2d(a, 2, 2, padding=1, ceil_mode=True), [(1, 2, 4, 3)], "a")],
-    "max_pool2d": [("pad", lambda a: F.max_pool2d(a, 2, 1, padding=1), [(1, 2, 3, 3)], "a"),
-                   ("dilation", lambda a: F.max_pool2d(a, 2, 1, dilation=2), [(2, 4, 4)], "a")],
-    "batch_norm": [("train", lambda a, w, b: F.batch_norm(a, None, None, w, b, training=True),
-                    [(3, 2, 2), (2,), (2,)], "aaa"),
-                   ("eval", lambda a, w, b: F.batch_norm(a, *_rm(), w, b), [(3, 2, 2), (2,), (2,)], "aaa")],
-    "dropout": [("mask", lambda a: F.dropout(a, 0.5, mask=T.tensor([1.0, 0.0, 1.0], dtype=T.float64)),
-                 [(3,)], "a")],
+    "max_pool2d": [
+        ("pad", lambda a: F.max_pool2d(a, 2, 1, padding=1), [(1, 2, 3, 3)], "a"),
+        ("dilation", lambda a: F.max_pool2d(a, 2, 1, dilation=2), [(2, 4, 4)], "a"),
+    ],
+    "batch_norm": [
+        (
+            "train",
+            lambda a, w, b: F.batch_norm(a, None, None, w, b, training=True),
+            [(3, 2, 2), (2,), (2,)],
+            "aaa",
+        ),
+        ("eval", lambda a, w, b: F.batch_norm(a, *_rm(), w, b), [(3, 2, 2), (2,), (2,)], "aaa"),
+    ],
+    "dropout": [
+        ("mask", lambda a: F.dropout(a, 0.5, mask=T.tensor([1.0, 0.0, 1.0], dtype=T.float64)), [(3,)], "a")
+    ],
     "convolution": [
-        ("conv1d", lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1), [(1, 2, 5), (3, 2, 2), (3,)], "aaa"),
-        ("conv2d_groups", lambda x, w: F.conv2d(x, w, stride=1, padding=1, dilation=1, groups=2),
-         [(1, 4, 3, 3), (2, 2, 2, 2)], "aa"),
+        (
+            "conv1d",
+            lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1),
+            [(1, 2, 5), (3, 2, 2), (3,)],
+            "aaa",
+        ),
+        (
+            "conv2d_groups",
+            lambda x, w: F.conv2d(x, w, stride=1, padding=1, dilation=1, groups=2),
+            [(1, 4, 3, 3), (2, 2, 2, 2)],
+            "aa",
+        ),
         ("conv3d", lambda x, w: F.conv3d(x, w, padding=1), [(1, 1, 2, 2, 2), (2, 1, 2, 2, 2)], "aa"),
-        ("conv_transpose1d", lambda x, w: F.conv_transpose1d(x, w, stride=2, output_padding=1),
-         [(1, 2, 3), (2, 3, 2)], "aa"),
-        ("conv_transpose2d", lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1),
-         [(1, 2, 2, 2), (2, 1, 3, 3), (1,)], "aaa"),
+        (
+            "conv_transpose1d",
+            lambda x, w: F.conv_transpose1d(x, w, stride=2, output_padding=1),
+            [(1, 2, 3), (2, 3, 2)],
+            "aa",
+        ),
+        (
+            "conv_transpose2d",
+            lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1),
+            [(1, 2, 2, 2), (2, 1, 3, 3), (1,)],
+            "aaa",
+        ),
         ("conv_transpose3d", lambda x, w: F.conv_transpose3d(x, w), [(1, 1, 2, 1, 2), (1, 2, 2, 2, 1)], "aa"),
     ],
     "convolution_backward": [
-        ("conv2d_grad_of_grad", lambda x, w, g: T.autograd.grad(
-            F.conv2d(x, w, stride=2), (x, w), g, create_graph=True)[1] * 2,
-         [(1, 2, 4, 4), (2, 2, 2, 2), (1, 2, 2, 2)], "aaa"),
+        (
+            "conv2d_grad_of_grad",
+            lambda x, w, g: T.autograd.grad(F.conv2d(x, w, stride=2), (x, w), g, create_graph=True)[1] * 2,
+            [(1, 2, 4, 4), (2, 2, 2, 2), (1, 2, 2, 2)],
+            "aaa",
+        ),
     ],
 }
 

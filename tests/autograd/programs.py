@@ -40,8 +40,10 @@ class Outcome:
 def run(prog, T, arrays, requires_grad=None):
     """Run ``prog(T, *inputs)``: inputs are float64 leaves (requiring grad unless told otherwise)."""
     flags = requires_grad or [True] * len(arrays)
-    inputs = [T.tensor(np.array(a, dtype=np.float64), dtype=T.float64, requires_grad=f)
-              for a, f in zip(arrays, flags)]
+    inputs = [
+        T.tensor(np.array(a, dtype=np.float64), dtype=T.float64, requires_grad=f)
+        for a, f in zip(arrays, flags)
+    ]
     out = Outcome()
     try:
         result = prog(T, *inputs)
@@ -76,19 +78,32 @@ def assert_same_outcome(ref, expected, label="", rtol=1e-9, atol=1e-12):
         )
     if expected.error is not None:
         if isinstance(expected.error, RuntimeError) and not isinstance(ref.error, RuntimeError):
-            raise AssertionError(f"{label}: PyTorch raised RuntimeError, the reference {type(ref.error).__name__}")
+            raise AssertionError(
+                f"{label}: PyTorch raised RuntimeError, the reference {type(ref.error).__name__}"
+            )
         msg = str(expected.error).strip()
-        if any(known in msg for known in AUTOGRAD_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,)) and msg != str(ref.error):
-            raise AssertionError(f"{label}: PyTorch raised {msg!r} but the reference raised {str(ref.error)!r}")
+        if any(known in msg for known in AUTOGRAD_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,)) and msg != str(
+            ref.error
+        ):
+            raise AssertionError(
+                f"{label}: PyTorch raised {msg!r} but the reference raised {str(ref.error)!r}"
+            )
     if ref.error is None and ref.dtypes != expected.dtypes:
         raise AssertionError(f"{label}: dtypes {ref.dtypes} but PyTorch's are {expected.dtypes}")
     if len(ref.values) != len(expected.values):
-        raise AssertionError(f"{label}: {len(ref.values)} results but PyTorch returned {len(expected.values)}")
-    for kind, a_list, b_list in (("result", ref.values, expected.values), ("input.grad", ref.grads, expected.grads)):
+        raise AssertionError(
+            f"{label}: {len(ref.values)} results but PyTorch returned {len(expected.values)}"
+        )
+    for kind, a_list, b_list in (
+        ("result", ref.values, expected.values),
+        ("input.grad", ref.grads, expected.grads),
+    ):
         for i, (a, b) in enumerate(zip(a_list, b_list)):
             if (a is None) != (b is None):
-                raise AssertionError(f"{label}: {kind}[{i}] is {'None' if a is None else 'set'} in the reference "
-                                     f"but {'None' if b is None else 'set'} in PyTorch")
+                raise AssertionError(
+                    f"{label}: {kind}[{i}] is {'None' if a is None else 'set'} in the reference "
+                    f"but {'None' if b is None else 'set'} in PyTorch"
+                )
             if a is None:
                 continue
             if a.shape != b.shape:
@@ -152,8 +167,19 @@ def _view_steps(draw, name, shape):
     nd = len(shape)
     options = ["alias", "unsqueeze", "as_strided"]
     if nd >= 1:
-        options += ["select", "slice", "narrow", "view", "expand", "split", "unbind", "getitem", "split_sizes",
-                    "flatten", "squeeze"]
+        options += [
+            "select",
+            "slice",
+            "narrow",
+            "view",
+            "expand",
+            "split",
+            "unbind",
+            "getitem",
+            "split_sizes",
+            "flatten",
+            "squeeze",
+        ]
     if nd >= 2:
         options += ["transpose", "diagonal", "t", "permute"]
     kind = draw(st.sampled_from(options))
@@ -174,41 +200,43 @@ def _view_steps(draw, name, shape):
     n = shape[d]
     if kind == "select" and n > 0:
         i = draw(st.integers(-n, n - 1))
-        return f"{name}.select({d}, {i})", shape[:d] + shape[d + 1:]
+        return f"{name}.select({d}, {i})", shape[:d] + shape[d + 1 :]
     if kind == "slice" and n > 0:
         a = draw(st.integers(0, n - 1))
         b = draw(st.integers(a + 1, n))
         step = draw(st.integers(1, 2))
         idx = ", ".join([":"] * d + [f"{a}:{b}:{step}"])
-        return f"{name}[{idx}]", shape[:d] + (len(range(a, b, step)),) + shape[d + 1:]
+        return f"{name}[{idx}]", shape[:d] + (len(range(a, b, step)),) + shape[d + 1 :]
     if kind == "narrow" and n > 0:
         a = draw(st.integers(0, n - 1))
         length = draw(st.integers(1, n - a))
-        return f"{name}.narrow({d}, {a}, {length})", shape[:d] + (length,) + shape[d + 1:]
+        return f"{name}.narrow({d}, {a}, {length})", shape[:d] + (length,) + shape[d + 1 :]
     if kind == "view":
         total = int(np.prod(shape))
         return f"{name}.reshape({total})", (total,)
     if kind == "expand":
         if 1 in shape:
             d1 = shape.index(1)
-            new = shape[:d1] + (2,) + shape[d1 + 1:]
+            new = shape[:d1] + (2,) + shape[d1 + 1 :]
             return f"{name}.expand{new}", new
         return f"{name}.expand(2, *{name}.shape)", (2,) + shape
     if kind == "split" and n > 0:
         size = draw(st.integers(1, n))
         k = draw(st.integers(0, (n - 1) // size))
         out = min(size, n - k * size)
-        return f"{name}.split({size}, {d})[{k}]", shape[:d] + (out,) + shape[d + 1:]
+        return f"{name}.split({size}, {d})[{k}]", shape[:d] + (out,) + shape[d + 1 :]
     if kind == "split_sizes" and n > 1:
         first = draw(st.integers(1, n - 1))
         k = draw(st.integers(0, 1))
-        return f"{name}.split([{first}, {n - first}], {d})[{k}]", shape[:d] + ((first, n - first)[k],) + shape[d + 1:]
+        return f"{name}.split([{first}, {n - first}], {d})[{k}]", shape[:d] + (
+            (first, n - first)[k],
+        ) + shape[d + 1 :]
     if kind == "unbind" and n > 0:
         k = draw(st.integers(0, n - 1))
-        return f"{name}.unbind({d})[{k}]", shape[:d] + shape[d + 1:]
+        return f"{name}.unbind({d})[{k}]", shape[:d] + shape[d + 1 :]
     if kind == "getitem" and n > 0:
         i = draw(st.integers(0, n - 1))
-        return f"{name}[{', '.join([':'] * d + [str(i)])}, None]", shape[:d] + shape[d + 1:] + (1,)
+        return f"{name}[{', '.join([':'] * d + [str(i)])}, None]", shape[:d] + shape[d + 1 :] + (1,)
     if kind == "transpose":
         d2 = draw(st.integers(0, nd - 1))
         s = list(shape)
@@ -227,10 +255,34 @@ def _view_steps(draw, name, shape):
     return f"{name}[...]", shape
 
 
-_UNARY = ("exp()", "tanh()", "sigmoid()", "relu()", "abs()", "neg()", "clone()", "detach()", "mul(1.5)",
-          "add(0.25)", "sqrt().mean() * {v}", "softmax(-1)")
-_INPLACE_CONST = ("add_(0.5)", "mul_(-2.0)", "sub_(1.0)", "div_(4.0)", "clamp_(-0.5, 0.5)", "relu_()",
-                  "zero_()", "fill_(1.25)", "exp_()", "sigmoid_()", "tanh_()", "neg_()")
+_UNARY = (
+    "exp()",
+    "tanh()",
+    "sigmoid()",
+    "relu()",
+    "abs()",
+    "neg()",
+    "clone()",
+    "detach()",
+    "mul(1.5)",
+    "add(0.25)",
+    "sqrt().mean() * {v}",
+    "softmax(-1)",
+)
+_INPLACE_CONST = (
+    "add_(0.5)",
+    "mul_(-2.0)",
+    "sub_(1.0)",
+    "div_(4.0)",
+    "clamp_(-0.5, 0.5)",
+    "relu_()",
+    "zero_()",
+    "fill_(1.25)",
+    "exp_()",
+    "sigmoid_()",
+    "tanh_()",
+    "neg_()",
+)
 
 
 def _broadcastable_to(src, dst):
@@ -256,8 +308,22 @@ def programs(draw, max_inputs=2, max_steps=6):
         steps.append(Step(f"v{len(var_shapes)} = T.zeros({shapes[0]}, dtype=T.float64)"))
         var_shapes.append(shapes[0])
     for _ in range(draw(st.integers(1, max_steps))):
-        kind = draw(st.sampled_from(["view", "view", "unary", "unary", "binary", "inplace", "inplace",
-                                     "inplace_other", "setitem", "hook"]))
+        kind = draw(
+            st.sampled_from(
+                [
+                    "view",
+                    "view",
+                    "unary",
+                    "unary",
+                    "binary",
+                    "inplace",
+                    "inplace",
+                    "inplace_other",
+                    "setitem",
+                    "hook",
+                ]
+            )
+        )
         low = 0
         if kind in ("inplace", "inplace_other", "setitem") and len(var_shapes) > n_inputs:
             low = n_inputs if draw(st.integers(0, 9)) else 0  # mostly non-leaves: leaves only raise

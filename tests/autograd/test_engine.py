@@ -66,7 +66,7 @@ def test_no_grad_results_do_not_require_grad_and_enable_grad_nests():
 
 def test_grad_does_not_touch_dot_grad_and_create_graph_differentiates():
     x = leaf([0.3, -0.7])
-    (g,) = T.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    (g,) = T.autograd.grad((x**3).sum(), x, create_graph=True)
     assert x.grad is None and g.requires_grad
     (h,) = T.autograd.grad(g.sum(), x)
     np.testing.assert_allclose(h.numpy(), 6 * np.array([0.3, -0.7]))
@@ -122,14 +122,25 @@ def test_planted_overwrite_in_accumulate_grad_is_caught(monkeypatch):
 
 
 VIEW_CASES = [
-    ("select", lambda t: t.select(1, 2)), ("slice_step", lambda t: t[:, 1::2]), ("narrow", lambda t: t.narrow(2, 1, 2)),
-    ("transpose", lambda t: t.transpose(0, 2)), ("permute", lambda t: t.permute(1, 2, 0)),
-    ("unsqueeze", lambda t: t.unsqueeze(1)), ("squeeze", lambda t: t[:, :1].squeeze(1)),
-    ("view", lambda t: t.view(6, 4)), ("expand", lambda t: t[:, :1].expand(2, 5, 4)),
-    ("diagonal", lambda t: t.diagonal(1, 1, 2)), ("as_strided", lambda t: t.as_strided((2, 2), (3, 1), 4)),
-    ("unbind", lambda t: t.unbind(2)[1]), ("split", lambda t: t.split(2, 1)[1]), ("chunk", lambda t: t.chunk(2, 2)[1]),
-    ("getitem", lambda t: t[1, None, ..., 2:]), ("flatten", lambda t: t.flatten(1)), ("t_view", lambda t: t[0].t()),
-    ("reshape_copy", lambda t: t.transpose(0, 1).reshape(-1)), ("contiguous", lambda t: t.transpose(0, 1).contiguous()),
+    ("select", lambda t: t.select(1, 2)),
+    ("slice_step", lambda t: t[:, 1::2]),
+    ("narrow", lambda t: t.narrow(2, 1, 2)),
+    ("transpose", lambda t: t.transpose(0, 2)),
+    ("permute", lambda t: t.permute(1, 2, 0)),
+    ("unsqueeze", lambda t: t.unsqueeze(1)),
+    ("squeeze", lambda t: t[:, :1].squeeze(1)),
+    ("view", lambda t: t.view(6, 4)),
+    ("expand", lambda t: t[:, :1].expand(2, 5, 4)),
+    ("diagonal", lambda t: t.diagonal(1, 1, 2)),
+    ("as_strided", lambda t: t.as_strided((2, 2), (3, 1), 4)),
+    ("unbind", lambda t: t.unbind(2)[1]),
+    ("split", lambda t: t.split(2, 1)[1]),
+    ("chunk", lambda t: t.chunk(2, 2)[1]),
+    ("getitem", lambda t: t[1, None, ..., 2:]),
+    ("flatten", lambda t: t.flatten(1)),
+    ("t_view", lambda t: t[0].t()),
+    ("reshape_copy", lambda t: t.transpose(0, 1).reshape(-1)),
+    ("contiguous", lambda t: t.transpose(0, 1).contiguous()),
 ]
 
 
@@ -142,6 +153,15 @@ def test_view_metadata_matches_torch(name, fn):
     for M in (T, torch):
         base = M.tensor(data, dtype=M.float64)
         v = fn(base)
-        results.append((tuple(v.shape), v.stride(), v.storage_offset(), v._is_view(), v._base is base,
-                        v.is_contiguous(), np.array(v.numpy(), copy=True).tolist()))
+        results.append(
+            (
+                tuple(v.shape),
+                v.stride(),
+                v.storage_offset(),
+                v._is_view(),
+                v._base is base,
+                v.is_contiguous(),
+                np.array(v.numpy(), copy=True).tolist(),
+            )
+        )
     assert results[0] == results[1]

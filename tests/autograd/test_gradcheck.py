@@ -11,8 +11,11 @@ from reference.autograd import GradcheckError, gradcheck, gradgradcheck
 from reference.ops import RULES
 from tests.autograd.op_records import OP_RECORDS
 
-SAMPLES = [(op, *sample[:4], sample[4] if len(sample) > 4 else {})
-           for op, samples in OP_RECORDS.items() for sample in samples]
+SAMPLES = [
+    (op, *sample[:4], sample[4] if len(sample) > 4 else {})
+    for op, samples in OP_RECORDS.items()
+    for sample in samples
+]
 
 
 def _draw(shapes, kinds, seed):
@@ -30,15 +33,21 @@ def _draw(shapes, kinds, seed):
 
 
 def test_every_rule_has_a_record():
-    assert sorted(OP_RECORDS) == sorted(RULES), "each primitive needs samples in OP_RECORDS (and no extra ones)"
+    assert sorted(OP_RECORDS) == sorted(RULES), (
+        "each primitive needs samples in OP_RECORDS (and no extra ones)"
+    )
 
 
-@pytest.mark.parametrize("op, label, fn, shapes, kinds, opts", SAMPLES, ids=[f"{s[0]}-{s[1]}" for s in SAMPLES])
+@pytest.mark.parametrize(
+    "op, label, fn, shapes, kinds, opts", SAMPLES, ids=[f"{s[0]}-{s[1]}" for s in SAMPLES]
+)
 def test_gradcheck(op, label, fn, shapes, kinds, opts):
     assert gradcheck(fn, _draw(shapes, kinds, 0), name=f"{op}[{label}]", **opts)
 
 
-@pytest.mark.parametrize("op, label, fn, shapes, kinds, opts", SAMPLES, ids=[f"{s[0]}-{s[1]}" for s in SAMPLES])
+@pytest.mark.parametrize(
+    "op, label, fn, shapes, kinds, opts", SAMPLES, ids=[f"{s[0]}-{s[1]}" for s in SAMPLES]
+)
 def test_gradgradcheck(op, label, fn, shapes, kinds, opts):
     assert gradgradcheck(fn, _draw(shapes, kinds, 1), name=f"{op}[{label}]", **opts)
 
@@ -53,7 +62,7 @@ def test_gradgradcheck_catches_a_first_order_only_rule(monkeypatch):
     """A VJP that is right to first order but built from constants (not differentiable) fails gradgradcheck."""
     from reference.autograd.tensor import _make
 
-    monkeypatch.setattr(RULES["tanh"], "grads", (lambda c, g: g * _make(1 - c.result._data ** 2),))
+    monkeypatch.setattr(RULES["tanh"], "grads", (lambda c, g: g * _make(1 - c.result._data**2),))
     x = _draw([(3,)], "a", 0)
     assert gradcheck(lambda a: a.tanh(), x)
     with pytest.raises((GradcheckError, RuntimeError)):
@@ -69,7 +78,7 @@ def test_convolution_double_backward_paths_agree():
 
     def second(create_graph):
         gx, gw, gb = T.autograd.grad(F.conv2d(x, w, b, stride=2), (x, w, b), v, create_graph=True)
-        obj = (gx * gx).sum() + (gw ** 3).sum() + gb.sum()
+        obj = (gx * gx).sum() + (gw**3).sum() + gb.sum()
         return T.autograd.grad(obj, (x, w, v), create_graph=create_graph)
 
     for a, c in zip(second(False), second(True)):
@@ -82,7 +91,7 @@ def test_third_order_through_convolution():
 
     def fn(x, w):
         (gx,) = T.autograd.grad((F.conv1d(x, w) ** 2).sum(), x, create_graph=True)
-        (gw,) = T.autograd.grad((gx ** 2).sum(), w, create_graph=True)
+        (gw,) = T.autograd.grad((gx**2).sum(), w, create_graph=True)
         return gw
 
     assert gradcheck(fn, (x, w))

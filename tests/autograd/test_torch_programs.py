@@ -59,16 +59,31 @@ def test_comparison_catches_a_missing_version_check(monkeypatch):
 
 
 _OPERANDS = {
-    "f32": lambda M: M.tensor([1.5, 2.0], dtype=M.float32), "f64": lambda M: M.tensor([1.5, 2.0], dtype=M.float64),
-    "i64": lambda M: M.tensor([1, 2]), "bool": lambda M: M.tensor([True, False]),
-    "f64_0d": lambda M: M.tensor(2.5, dtype=M.float64), "i64_0d": lambda M: M.tensor(3),
-    "float": lambda M: 2.5, "int": lambda M: 3, "pybool": lambda M: True,
+    "f32": lambda M: M.tensor([1.5, 2.0], dtype=M.float32),
+    "f64": lambda M: M.tensor([1.5, 2.0], dtype=M.float64),
+    "i64": lambda M: M.tensor([1, 2]),
+    "bool": lambda M: M.tensor([True, False]),
+    "f64_0d": lambda M: M.tensor(2.5, dtype=M.float64),
+    "i64_0d": lambda M: M.tensor(3),
+    "float": lambda M: 2.5,
+    "int": lambda M: 3,
+    "pybool": lambda M: True,
 }
-_BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-           "div": lambda a, b: a / b, "pow": lambda a, b: a ** b}
+_BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "pow": lambda a, b: a**b,
+}
 _SCALARS = ("float", "int", "pybool")
-_PAIRS = [(op, a, b) for op in _BINARY for a in _OPERANDS for b in _OPERANDS
-          if not (a in _SCALARS and b in _SCALARS)]
+_PAIRS = [
+    (op, a, b)
+    for op in _BINARY
+    for a in _OPERANDS
+    for b in _OPERANDS
+    if not (a in _SCALARS and b in _SCALARS)
+]
 
 
 @pytest.mark.parametrize("op, a, b", _PAIRS, ids=[f"{o}-{a}-{b}" for o, a, b in _PAIRS])
@@ -88,14 +103,21 @@ def test_type_promotion_matches_torch(op, a, b):
 
 
 # PyTorch names two of matmul's view nodes after their in-place/alias variants; same semantics.
-_NODE_ALIASES = {"SqueezeBackward4": "SqueezeBackward0", "SqueezeBackward1": "SqueezeBackward0",
-                 "ReshapeAliasBackward0": "ViewBackward0"}
+_NODE_ALIASES = {
+    "SqueezeBackward4": "SqueezeBackward0",
+    "SqueezeBackward1": "SqueezeBackward0",
+    "ReshapeAliasBackward0": "ViewBackward0",
+}
 
 
 def _graph(fn, depth=0):
     if fn is None or depth > 6:
         return None
-    kids = tuple(_graph(f, depth + 1) for f, _ in fn.next_functions if f is not None and "AccumulateGrad" not in f.name())
+    kids = tuple(
+        _graph(f, depth + 1)
+        for f, _ in fn.next_functions
+        if f is not None and "AccumulateGrad" not in f.name()
+    )
     return (_NODE_ALIASES.get(fn.name(), fn.name()), kids)
 
 
@@ -174,28 +196,58 @@ def test_pooling_matches_torch(kind, hw, k, s, p, d, ceil, cip, div):
 
 
 _NAMED = {
-    "x+2": lambda T, x, y: x + 2, "x*2": lambda T, x, y: x * 2, "x-2": lambda T, x, y: x - 2,
-    "x/2": lambda T, x, y: x / 2, "2-x": lambda T, x, y: 2 - x, "2/x": lambda T, x, y: 2 / x,
-    "x**2": lambda T, x, y: x ** 2, "2**x": lambda T, x, y: 2 ** x, "x**y": lambda T, x, y: x ** y,
-    "sum": lambda T, x, y: x.sum(), "sum_dim": lambda T, x, y: x.sum(0), "mean": lambda T, x, y: x.mean(),
-    "mean_dim": lambda T, x, y: x.mean(0), "squeeze": lambda T, x, y: x[None].squeeze(),
-    "squeeze_dim": lambda T, x, y: x[None].squeeze(0), "squeeze_dims": lambda T, x, y: x[None].squeeze((0,)),
-    "clamp": lambda T, x, y: x.clamp(0, 1), "where": lambda T, x, y: T.where(x > 0, x, y),
-    "add_alpha": lambda T, x, y: T.add(x, y, alpha=2), "amax": lambda T, x, y: x.amax(),
-    "expand": lambda T, x, y: x.expand(2, 3), "view": lambda T, x, y: x.view(3, 1), "neg": lambda T, x, y: -x,
-    "abs": lambda T, x, y: x.abs(), "relu": lambda T, x, y: x.relu(), "softmax": lambda T, x, y: x.softmax(0),
-    "log_softmax": lambda T, x, y: x.log_softmax(0), "cat": lambda T, x, y: T.cat([x, y]),
-    "stack": lambda T, x, y: T.stack([x, y]), "unbind": lambda T, x, y: x.unbind()[0],
-    "chunk": lambda T, x, y: x.chunk(3)[0], "split_sizes": lambda T, x, y: x.split([1, 2])[0],
-    "narrow": lambda T, x, y: x.narrow(0, 0, 2), "as_strided": lambda T, x, y: x.as_strided((2,), (1,)),
-    "t": lambda T, x, y: x.t(), "float": lambda T, x, y: x.float(), "clone": lambda T, x, y: x.clone(),
-    "sign": lambda T, x, y: x.sign(), "maximum": lambda T, x, y: T.maximum(x, y),
-    "masked_fill": lambda T, x, y: x.masked_fill(x > 0, 1.0), "select": lambda T, x, y: x[0],
-    "slice": lambda T, x, y: x[1:], "unsqueeze": lambda T, x, y: x[None], "alias": lambda T, x, y: x[...],
-    "diagonal": lambda T, x, y: x[None].diagonal(), "permute": lambda T, x, y: x[None].permute(1, 0),
-    "mul_": lambda T, x, y: (x * 1).mul_(y), "fill_": lambda T, x, y: (x * 1).fill_(2.0),
-    "setitem": lambda T, x, y: _set(x * 1), "copy_": lambda T, x, y: (x * 1).copy_(y),
-    "copyslices": lambda T, x, y: _set_part(x * 1, y), "view_after_inplace": lambda T, x, y: _view_after(x * 1),
+    "x+2": lambda T, x, y: x + 2,
+    "x*2": lambda T, x, y: x * 2,
+    "x-2": lambda T, x, y: x - 2,
+    "x/2": lambda T, x, y: x / 2,
+    "2-x": lambda T, x, y: 2 - x,
+    "2/x": lambda T, x, y: 2 / x,
+    "x**2": lambda T, x, y: x**2,
+    "2**x": lambda T, x, y: 2**x,
+    "x**y": lambda T, x, y: x**y,
+    "sum": lambda T, x, y: x.sum(),
+    "sum_dim": lambda T, x, y: x.sum(0),
+    "mean": lambda T, x, y: x.mean(),
+    "mean_dim": lambda T, x, y: x.mean(0),
+    "squeeze": lambda T, x, y: x[None].squeeze(),
+    "squeeze_dim": lambda T, x, y: x[None].squeeze(0),
+    "squeeze_dims": lambda T, x, y: x[None].squeeze((0,)),
+    "clamp": lambda T, x, y: x.clamp(0, 1),
+    "where": lambda T, x, y: T.where(x > 0, x, y),
+    "add_alpha": lambda T, x, y: T.add(x, y, alpha=2),
+    "amax": lambda T, x, y: x.amax(),
+    "expand": lambda T, x, y: x.expand(2, 3),
+    "view": lambda T, x, y: x.view(3, 1),
+    "neg": lambda T, x, y: -x,
+    "abs": lambda T, x, y: x.abs(),
+    "relu": lambda T, x, y: x.relu(),
+    "softmax": lambda T, x, y: x.softmax(0),
+    "log_softmax": lambda T, x, y: x.log_softmax(0),
+    "cat": lambda T, x, y: T.cat([x, y]),
+    "stack": lambda T, x, y: T.stack([x, y]),
+    "unbind": lambda T, x, y: x.unbind()[0],
+    "chunk": lambda T, x, y: x.chunk(3)[0],
+    "split_sizes": lambda T, x, y: x.split([1, 2])[0],
+    "narrow": lambda T, x, y: x.narrow(0, 0, 2),
+    "as_strided": lambda T, x, y: x.as_strided((2,), (1,)),
+    "t": lambda T, x, y: x.t(),
+    "float": lambda T, x, y: x.float(),
+    "clone": lambda T, x, y: x.clone(),
+    "sign": lambda T, x, y: x.sign(),
+    "maximum": lambda T, x, y: T.maximum(x, y),
+    "masked_fill": lambda T, x, y: x.masked_fill(x > 0, 1.0),
+    "select": lambda T, x, y: x[0],
+    "slice": lambda T, x, y: x[1:],
+    "unsqueeze": lambda T, x, y: x[None],
+    "alias": lambda T, x, y: x[...],
+    "diagonal": lambda T, x, y: x[None].diagonal(),
+    "permute": lambda T, x, y: x[None].permute(1, 0),
+    "mul_": lambda T, x, y: (x * 1).mul_(y),
+    "fill_": lambda T, x, y: (x * 1).fill_(2.0),
+    "setitem": lambda T, x, y: _set(x * 1),
+    "copy_": lambda T, x, y: (x * 1).copy_(y),
+    "copyslices": lambda T, x, y: _set_part(x * 1, y),
+    "view_after_inplace": lambda T, x, y: _view_after(x * 1),
     "accumulate_grad": lambda T, x, y: _first_child(x * 1),
 }
 

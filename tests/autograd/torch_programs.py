@@ -43,8 +43,19 @@ def batched_matmul_reductions(T, a, b):
 @program((3,), (3,))
 def elementwise_zoo(T, a, b):
     pos = a.abs() + 0.5
-    y = (pos.log() + pos.sqrt() - a.exp() / (b * b + 1) + T.maximum(a, b) - T.minimum(a, b) * 2
-         + a.clamp(-0.3, 0.3) + T.where(a > b, a, b * 3) + (-a).relu() + pos ** b + 2.0 ** a + a ** 3)
+    y = (
+        pos.log()
+        + pos.sqrt()
+        - a.exp() / (b * b + 1)
+        + T.maximum(a, b)
+        - T.minimum(a, b) * 2
+        + a.clamp(-0.3, 0.3)
+        + T.where(a > b, a, b * 3)
+        + (-a).relu()
+        + pos**b
+        + 2.0**a
+        + a**3
+    )
     y.sum().backward()
     return [y]
 
@@ -178,7 +189,7 @@ def create_graph_hessian_vector(T, x, v):
 
 @program((3,))
 def backward_create_graph_accumulates(T, x):
-    y = (x ** 3).sum()
+    y = (x**3).sum()
     y.backward(create_graph=True)
     g = x.grad
     (g * g).sum().backward()
@@ -662,8 +673,9 @@ def conv_padding_modes_groups_and_transposed(T, x, w, b, wt):
     F = T.nn.functional
     same = F.conv2d(x, w, b, padding="same", dilation=(2, 1), groups=2)
     valid = F.conv2d(x, w, None, padding="valid", stride=(2, 1), groups=2)
-    tr = F.conv_transpose2d(x, wt, b[:4], stride=(2, 3), padding=(1, 0), output_padding=(1, 2), groups=2,
-                            dilation=(1, 2))
+    tr = F.conv_transpose2d(
+        x, wt, b[:4], stride=(2, 3), padding=(1, 0), output_padding=(1, 2), groups=2, dilation=(1, 2)
+    )
     out = (same * same).sum() + valid.tanh().sum() + (tr * tr.sigmoid()).sum()
     out.backward()
     return [same, valid, tr]
@@ -672,7 +684,7 @@ def conv_padding_modes_groups_and_transposed(T, x, w, b, wt):
 @program((3, 7), (2, 3, 3))
 def conv1d_unbatched_input(T, x, w):
     y = T.nn.functional.conv1d(x, w, padding=2, dilation=2)
-    (y ** 2).sum().backward()
+    (y**2).sum().backward()
     return [y]
 
 
