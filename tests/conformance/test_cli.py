@@ -149,3 +149,19 @@ def test_a_device_no_framework_can_use_is_a_usage_error(tmp_path, capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert "torch could not start on --device cuda" in err and "--device cuda: no framework could start" in err
+
+
+def test_an_entry_point_adapter_is_a_framework_name(monkeypatch):
+    import importlib.metadata
+
+    from conformance import adapters
+    from conformance.cli import _frameworks, _parser
+
+    point = importlib.metadata.EntryPoint("torch-dropped-group", "planted_adapters:DroppedGroup",
+                                          adapters.ENTRY_POINT_GROUP)
+    real = importlib.metadata.entry_points
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda **kw: [point] if kw.get("group") == adapters.ENTRY_POINT_GROUP else real(**kw))
+    assert adapters.installed()["torch-dropped-group"] == "planted_adapters:DroppedGroup"
+    args = _parser().parse_args(["run", "--frameworks", "torch-dropped-group"])
+    assert _frameworks(args) == {"torch-dropped-group": "planted_adapters:DroppedGroup"}
