@@ -10,9 +10,9 @@ A rule says, once, everything the reference knows about a primitive (the shape o
   is not differentiable, e.g. ``where``'s condition); or ``vjp(ctx, grad) -> tuple`` for
   variadic ops (``cat``, ``stack``);
 * ``saves``: which tensors the formulas read, keyed by name (an input name or ``"result"``)
-  with the inputs whose formula needs it. Only those are saved, and only when that input needs
-  a gradient, exactly as PyTorch's codegen does: this decides which in-place writes later make
-  backward fail, and which graphs fail on a second backward;
+  with the inputs whose formula reads it; :meth:`Rule.saved_for` applies PyTorch's codegen
+  guards to decide what is saved for a given set of inputs needing gradients. This decides
+  which in-place writes later make backward fail, and which graphs fail on a second backward;
 * ``node``: PyTorch's ``grad_fn`` name, used in error messages;
 * ``jvp`` and ``batch``: forward-mode and vmap rules, filled by the func-transform layer.
 """
@@ -57,9 +57,19 @@ class Rule:
         return self.grads is not None and self.grads[i] is None
 
     def saved_for(self, needs):
-        """Names of the tensors to save when the inputs needing a gradient are ``needs``."""
+        """Names of the tensors to save when the inputs needing a gradient are ``needs``.
+
+        PyTorch's codegen guards a save only when it can: with two or more differentiable inputs,
+        a tensor read by exactly one formula is saved iff that input needs a gradient; otherwise
+        (one differentiable input, or a tensor read by several formulas) it is always saved.
+        """
         out = self._saved_cache.get(needs)
         if out is None:
-            out = tuple(name for name, users in self.saves.items() if any(needs[u] for u in users))
+            n_diff = len(needs) if self.grads is None else sum(f is not None for f in self.grads)
+            out = tuple(
+                name
+                for name, users in self.saves.items()
+                if n_diff <= 1 or len(users) != 1 or needs[users[0]]
+            )
             self._saved_cache[needs] = out
         return out
