@@ -167,7 +167,9 @@ def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
     if node is not None:
         rebase_history(self, node)
         if "result" in rule.saved_for(node.needs):
-            node.saved["result"] = graph.SavedTensor(self, is_output=True, node=node)
+            # on a view, PyTorch's saved result names the view's regenerated grad_fn (AsStrided)
+            owner = self._grad_fn if self._view is not None else node
+            node.saved["result"] = graph.SavedTensor(self, is_output=True, node=owner)
     return self
 
 

@@ -731,3 +731,13 @@ def overlap_checks_per_op(T, x):
         e[1] = x[0] * 2  # one row of the expansion: no overlap
     e[...] = 2.0  # fill_(tensor) through setitem does check: raises
     return [e]
+
+
+@program((6,))
+def inplace_on_view_saved_result_names_asstrided(T, x):
+    a = x * 1.0
+    v = a[1:4]
+    v.exp_()  # saves its result: the view, whose grad_fn is now AsStridedBackward0
+    a.add_(1)
+    a.sum().backward()
+    return [a]
