@@ -14,7 +14,7 @@ import heapq
 
 from reference.autograd import graph
 from reference.autograd.grad_mode import _enabled
-from reference.autograd.tensor import AsStridedNode, Tensor, gradient_edge
+from reference.autograd.tensor import Tensor, gradient_edge
 from reference.ops import api
 
 
@@ -102,19 +102,8 @@ def grad(
     return tuple(out)
 
 
-def input_meta(node, nr):
-    """(shape, dtype) the gradient for input ``nr`` of ``node`` must have."""
-    if isinstance(node, graph.RuleNode):
-        return node.out_meta[nr]
-    if isinstance(node, graph.AccumulateGrad):
-        return node.variable.shape, node.variable.dtype
-    if isinstance(node, (graph.CopySlices, AsStridedNode)):
-        return tuple(node.base_shape) if isinstance(node, graph.CopySlices) else node.index.shape, None
-    return None, None
-
-
 def _validate(g, producer, node, nr, index):
-    shape, dtype = input_meta(node, nr)
+    shape, dtype = node.input_meta(nr)
     if shape is not None and g.shape != tuple(shape):
         if not _expandable(shape, g.shape):
             raise RuntimeError(

@@ -77,6 +77,10 @@ class Node:
     def apply(self, grads):
         raise NotImplementedError(f"{self.name()} does not define apply")
 
+    def input_meta(self, nr):
+        """(shape, dtype) the gradient arriving at slot ``nr`` must have (None: not checked)."""
+        return None, None
+
     def release(self):
         """Free saved state after a backward pass that does not retain the graph."""
 
@@ -149,6 +153,9 @@ class RuleNode(Node):
     def name(self) -> str:
         return self.rule.node
 
+    def input_meta(self, nr):
+        return self.out_meta[nr]
+
     def apply(self, grads):
         ctx = Context(self.params, self.shapes, self.dtypes, self.needs, self.aux)
         for name, saved in self.saved.items():  # unpacked (and checked) even if no gradient arrived
@@ -184,6 +191,9 @@ class AccumulateGrad(Node):
         super().__init__([], 1)
         self.variable = variable
         self.seq = float("inf")  # PyTorch gives AccumulateGrad UINT64_MAX: it runs as soon as it is ready
+
+    def input_meta(self, nr):
+        return self.variable.shape, self.variable.dtype
 
     def apply(self, grads):
         new = grads[0]
@@ -247,13 +257,17 @@ class CopySlices(Node):
     gradients. The view's old history is dropped: its value was part of the base.
     """
 
-    __slots__ = ("fn", "index", "base_shape")
+    __slots__ = ("fn", "index", "base_shape", "base_dtype")
 
     def __init__(self, base, base_edge, view_size, view_stride, view_offset, fn):
         super().__init__([base_edge] + list(fn.next_edges[1:]), 1)
         self.fn = fn
         self.base_shape = base.shape
+        self.base_dtype = base.dtype
         self.index = index_in_base(base, view_size, view_stride, view_offset)
+
+    def input_meta(self, nr):
+        return self.base_shape, self.base_dtype
 
     def apply(self, grads):
         from reference.ops import api

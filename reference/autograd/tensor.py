@@ -441,15 +441,19 @@ def rebase_history(t, fn):
 class AsStridedNode(graph.Node):
     """The regenerated grad_fn of a view whose storage was written in place (AsStridedBackward0)."""
 
-    __slots__ = ("base_shape", "index")
+    __slots__ = ("base_shape", "index", "dtype")
 
     def __init__(self, base, size, stride, offset):
         super().__init__([gradient_edge(base)], 1)
         self.base_shape = base.shape
+        self.dtype = base.dtype
         self.index = graph.index_in_base(base, size, stride, offset)
 
     def name(self):
         return "AsStridedBackward0"
+
+    def input_meta(self, nr):
+        return self.index.shape, self.dtype
 
     def apply(self, grads):
         from reference.ops import api
