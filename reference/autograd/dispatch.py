@@ -36,9 +36,14 @@ def _requires_grad(rule, inputs):
     return any(t is not None and not rule.nondiff(i) and t.requires_grad for i, t in enumerate(inputs))
 
 
-def _node(rule, inputs, params, aux, outs, saved_overrides=None):
-    # An input "needs" a gradient when it has a valid edge (PyTorch's should_compute_output): a
-    # view made under no_grad of a leaf requires grad but has none, so nothing is saved for it.
+def _node(rule, inputs, params, saved_overrides=None):
+    """The node of an op about to run: edges to the inputs' histories and the saved inputs.
+
+    Made *before* the forward computes, as in PyTorch, so that an input's history is looked up
+    (and a stale view's error raised) before any shape error of the kernel. An input "needs" a
+    gradient when it has a valid edge (PyTorch's should_compute_output): a view made under
+    no_grad of a leaf requires grad but has none.
+    """
     edges = [
         gradient_edge(t) if t is not None and not rule.nondiff(i) else None for i, t in enumerate(inputs)
     ]
@@ -50,8 +55,6 @@ def _node(rule, inputs, params, aux, outs, saved_overrides=None):
         tuple(t.shape if t is not None else None for t in inputs),
         tuple(t.dtype if t is not None else None for t in inputs),
         needs,
-        aux,
-        [(o.shape, o.dtype) for o in outs],
     )
     for name in rule.saved_for(needs):
         if name == "result":
@@ -73,19 +76,25 @@ def _arrays(rule, inputs, cast):
     ]
 
 
-def apply(rule, inputs, params=_NO_PARAMS, cast=None):
+def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
     """Run ``rule`` out of place on ``inputs`` (Tensors or None) with keyword ``params``.
 
     ``cast``: the dtype the forward computes in (type promotion); gradients are cast back to
-    each input's dtype by the engine.
+    each input's dtype by the engine. ``check``: argument checks PyTorch's kernel makes (they
+    come after the autograd node is made).
     """
+    node = None
+    if _enabled[0] and rule.differentiable and _requires_grad(rule, inputs):
+        node = _node(rule, inputs, params)
+    if check is not None:
+        check()
     res = rule.forward(*_arrays(rule, inputs, cast), **params)
     aux = None
     if rule.has_aux:
         res, aux = res
     outs = [_make(res)] if rule.outputs == 1 else [_make(r) for r in res]
-    if _enabled[0] and rule.differentiable and _requires_grad(rule, inputs):
-        node = _node(rule, inputs, params, aux, outs)
+    if node is not None:
+        node.set_outputs(outs, aux)
         for i, o in enumerate(outs):
             if o._data.dtype.kind == "f":
                 o._grad_fn = node
@@ -107,7 +116,8 @@ def apply_view(rule, src, params=_NO_PARAMS):
         geometries = (geometries,)
     outs = [make_view(src, size, stride, offset, meta) for size, stride, offset in geometries]
     if _enabled[0] and src.requires_grad:
-        node = _node(rule, (src,), params, None, outs)
+        node = _node(rule, (src,), params)
+        node.set_outputs(outs, None)
         for i, o in enumerate(outs):
             o._grad_fn = node
             o._output_nr = i
@@ -121,6 +131,16 @@ def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
     inputs = (self,) + tuple(others)
     requires = _enabled[0] and any(t is not None and t.requires_grad for t in inputs)
     check_inplace(self, requires)
+    node = None
+    if requires:
+        needs = tuple(
+            t is not None and not rule.nondiff(i) and gradient_edge(t) is not None
+            for i, t in enumerate(inputs)
+        )
+        overrides = None
+        if "self" in rule.saved_for(needs):
+            overrides = {"self": api.clone(self)}  # the formula needs self as it was before the write
+        node = _node(rule, inputs, params, overrides)
     shape, stride = self._data.shape, self.stride()
     for other in others:
         if other is not None and overlap_status(self, other) == "partial":
@@ -152,16 +172,8 @@ def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
         raise RuntimeError(
             f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
         )
-    node = None
-    if requires:
-        needs = tuple(
-            t is not None and not rule.nondiff(i) and gradient_edge(t) is not None
-            for i, t in enumerate(inputs)
-        )
-        overrides = None
-        if "self" in rule.saved_for(needs):
-            overrides = {"self": api.clone(self)}  # the formula needs self as it was before the write
-        node = _node(rule, inputs, params, aux, [self], overrides)
+    if node is not None:
+        node.set_outputs([self], aux)
     self._data[...] = res
     self._vc[0] += 1
     if node is not None:

@@ -138,7 +138,7 @@ class RuleNode(Node):
 
     __slots__ = ("rule", "params", "saved", "shapes", "dtypes", "needs", "aux", "out_meta", "released")
 
-    def __init__(self, rule, next_edges, params, shapes, dtypes, needs, aux, out_meta):
+    def __init__(self, rule, next_edges, params, shapes, dtypes, needs, aux=None, out_meta=()):
         super().__init__(next_edges, len(out_meta))
         self.rule = rule
         self.params = params
@@ -149,6 +149,12 @@ class RuleNode(Node):
         self.aux = aux
         self.out_meta = out_meta  # [(shape, dtype)] per forward output
         self.released = False
+
+    def set_outputs(self, outs, aux):
+        """Known once the forward has run (the node is made before it, as PyTorch does)."""
+        self.out_meta = [(o.shape, o.dtype) for o in outs]
+        self.num_inputs = len(outs)
+        self.aux = aux
 
     def name(self) -> str:
         return self.rule.node

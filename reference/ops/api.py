@@ -100,13 +100,14 @@ def _binary(rule, a, b, params=None):
     params = params or {}
     if type(b) is float and type(a) is Tensor and a._data.dtype.kind == "f":  # the common x * 0.5
         return apply(rule, (a, _wrap(b, a._data.dtype)), params)
+    check = None
     if type(a) is Tensor and type(b) is Tensor:
         if a._data.shape != b._data.shape:
-            check_broadcast(a, b)
+            check = lambda: check_broadcast(a, b)  # noqa: E731 - runs after the node is made
         if a._data.dtype == b._data.dtype:
-            return apply(rule, (a, b), params)
+            return apply(rule, (a, b), params, check=check)
     dt = result_type(a, b)
-    return apply(rule, (_operand(a, dt), _operand(b, dt)), params, cast=dt)
+    return apply(rule, (_operand(a, dt), _operand(b, dt)), params, cast=dt, check=check)
 
 
 def _floating(x):

@@ -741,3 +741,11 @@ def inplace_on_view_saved_result_names_asstrided(T, x):
     a.add_(1)
     a.sum().backward()
     return [a]
+
+
+@program((3, 1))
+def stale_view_error_comes_before_the_shape_error(T, x):
+    a = x * 1.0
+    v = a.split(2, 0)[0]
+    a[1] = 0.5
+    return [x + v]  # both a broadcast error and a stale multi-output view: PyTorch reports the view
