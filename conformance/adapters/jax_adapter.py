@@ -52,6 +52,13 @@ class JaxAdapter(Adapter):
         return {"device": device, "precision": precision, "tf32": precision != "highest",
                 "gpu": str(jax.devices()[0]), **settings}
 
+    def unsupported(self, case, check):
+        p = case.params
+        if p.transposed and any(op >= max(s, d) for op, s, d in zip(p.output_padding, p.stride, p.dilation)):
+            return ("JAX has no output_padding: a transposed convolution is an lhs-dilated convolution with "
+                    "explicit padding, so the rule output_padding < max(stride, dilation) does not exist there")
+        return None
+
     # -- the op as a JAX user writes it -------------------------------------------------------
     def array(self, case, a):
         return None if a is None else self.jnp.asarray(a, dtype=getattr(self.jnp, case.dtype))
