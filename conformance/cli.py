@@ -21,7 +21,7 @@ OPS = ("conv",)
 # the repository's cases/ (a checkout or an editable install), else ./cases
 _CASE_DIRS = (Path(__file__).resolve().parents[1] / "cases", Path("cases"))
 DEFAULT_CASES = next((d for d in _CASE_DIRS if d.is_dir()), _CASE_DIRS[0])
-DEFAULT_MAX_EXAMPLES = 20
+DEFAULT_MAX_EXAMPLES = 40
 
 
 class UsageError(Exception):
