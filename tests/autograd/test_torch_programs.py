@@ -184,11 +184,14 @@ def test_pooling_matches_torch(kind, hw, k, s, p, d, ceil, cip, div):
         x = M.tensor(data, dtype=M.float64, requires_grad=True)
         F = M.nn.functional
         if kind == "max":
-            y = F.max_pool2d(x, k, s, p, d, ceil_mode=ceil)
+            y, idx = F.max_pool2d(x, k, s, p, d, ceil_mode=ceil, return_indices=True)
+            results.append(np.asarray(idx.numpy()).tolist())  # flat argmax per plane, int64
         else:
             y = F.avg_pool2d(x, k, s, p, ceil_mode=ceil, count_include_pad=cip, divisor_override=div)
         (y * y).sum().backward()
         results.append((y.detach().numpy().copy(), x.grad.numpy().copy()))
+    if kind == "max":
+        assert results.pop(2) == results.pop(0)  # the reference's indices equal PyTorch's
     (yt, gt), (yr, gr) = results
     assert yr.shape == yt.shape
     np.testing.assert_allclose(yr, yt, rtol=1e-12, atol=1e-14)
