@@ -31,7 +31,10 @@ from conformance.runner import Campaign, read_results
 
 def measure(frameworks: dict[str, str], max_examples: int, seed: int) -> dict:
     checks = VALID_CHECKS + ("error",)
-    with tempfile.TemporaryDirectory() as out, Campaign(out, frameworks, found_dir=Path(out) / "found") as camp:
+    with (
+        tempfile.TemporaryDirectory() as out,
+        Campaign(out, frameworks, found_dir=Path(out) / "found") as camp,
+    ):
         start = time.perf_counter()
         camp.start()
         startup = time.perf_counter() - start
@@ -54,14 +57,20 @@ def main(argv=None) -> None:
     rows = [(name, measure({name: spec}, args.max_examples, args.seed)) for name, spec in chosen.items()]
     if len(chosen) > 1:
         rows.append(("all (parallel)", measure(chosen, args.max_examples, args.seed)))
-    print(f"default conv campaign: curated cases + {args.max_examples} fuzz examples per check "
-          f"({', '.join(VALID_CHECKS)}, error), 1 thread per worker")
-    print(f"{'framework':16s} {'results':>8s} {'wall s':>8s} {'results/s':>10s} {'framework s':>12s} "
-          f"{'harness CPU s':>14s} {'harness share':>14s} {'startup s':>10s}")
+    print(
+        f"default conv campaign: curated cases + {args.max_examples} fuzz examples per check "
+        f"({', '.join(VALID_CHECKS)}, error), 1 thread per worker"
+    )
+    print(
+        f"{'framework':16s} {'results':>8s} {'wall s':>8s} {'results/s':>10s} {'framework s':>12s} "
+        f"{'harness CPU s':>14s} {'harness share':>14s} {'startup s':>10s}"
+    )
     for name, m in rows:
         inside = sum(m["inside"].values())
-        print(f"{name:16s} {m['results']:8d} {m['wall']:8.1f} {m['results'] / m['wall']:10.1f} {inside:12.1f} "
-              f"{m['cpu']:14.1f} {m['cpu'] / m['wall']:14.0%} {m['startup']:10.1f}")
+        print(
+            f"{name:16s} {m['results']:8d} {m['wall']:8.1f} {m['results'] / m['wall']:10.1f} {inside:12.1f} "
+            f"{m['cpu']:14.1f} {m['cpu'] / m['wall']:14.0%} {m['startup']:10.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -58,15 +58,27 @@ class ConvParams:
         if not isinstance(pad, (str, int)):
             pad = [list(p) if isinstance(p, (tuple, list)) else p for p in pad]
         return {
-            "rank": self.rank, "stride": list(self.stride), "padding": pad, "dilation": list(self.dilation),
-            "groups": self.groups, "transposed": self.transposed, "output_padding": list(self.output_padding),
-            "bias": self.bias, "layout": self.layout,
+            "rank": self.rank,
+            "stride": list(self.stride),
+            "padding": pad,
+            "dilation": list(self.dilation),
+            "groups": self.groups,
+            "transposed": self.transposed,
+            "output_padding": list(self.output_padding),
+            "bias": self.bias,
+            "layout": self.layout,
         }
 
     def reference_kwargs(self) -> dict:
         """The keyword arguments of ``reference.conv.convolution`` (and its backward)."""
-        return {"stride": self.stride, "padding": self.padding, "dilation": self.dilation,
-                "transposed": self.transposed, "output_padding": self.output_padding, "groups": self.groups}
+        return {
+            "stride": self.stride,
+            "padding": self.padding,
+            "dilation": self.dilation,
+            "transposed": self.transposed,
+            "output_padding": self.output_padding,
+            "groups": self.groups,
+        }
 
     def describe(self) -> str:
         kind = "conv_transpose" if self.transposed else "conv"
@@ -113,15 +125,20 @@ class Case:
         return replace(self, checks=tuple(checks))
 
     def describe(self) -> str:
-        return f"{self.params.describe()} input={list(self.shapes['input'])} " \
-               f"weight={list(self.shapes['weight'])} {self.dtype}"
+        return (
+            f"{self.params.describe()} input={list(self.shapes['input'])} "
+            f"weight={list(self.shapes['weight'])} {self.dtype}"
+        )
 
     # ---- JSON ----------------------------------------------------------------------------
     def to_dict(self) -> dict:
         out = {
-            "op": self.op, "params": self.params.to_dict(),
+            "op": self.op,
+            "params": self.params.to_dict(),
             "shapes": {k: list(v) for k, v in self.shapes.items()},
-            "dtype": self.dtype, "seed": self.seed, "checks": list(self.checks),
+            "dtype": self.dtype,
+            "seed": self.seed,
+            "checks": list(self.checks),
             "vmap": {"size": self.vmap_size, "over": list(self.vmap_over)},
         }
         if self.data:
@@ -150,6 +167,7 @@ class Case:
 
 # ---- parsing ------------------------------------------------------------------------------
 
+
 def _int(source, name, value, minimum=None):
     if isinstance(value, bool) or not isinstance(value, int):
         raise CaseError(source, name, f"must be an int, got {value!r}")
@@ -163,7 +181,9 @@ def _ints(source, name, value, rank, minimum=None) -> tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
         return (value,) * rank
     if not isinstance(value, (list, tuple)) or len(value) != rank:
-        raise CaseError(source, name, f"must be an int or a list of {rank} ints (one per spatial dim), got {value!r}")
+        raise CaseError(
+            source, name, f"must be an int or a list of {rank} ints (one per spatial dim), got {value!r}"
+        )
     return tuple(_int(source, f"{name}[{i}]", v, minimum) for i, v in enumerate(value))
 
 
@@ -198,7 +218,17 @@ def _require(source, raw, key, kind):
 
 
 def _parse_params(source, raw) -> ConvParams:
-    known = {"rank", "stride", "padding", "dilation", "groups", "transposed", "output_padding", "bias", "layout"}
+    known = {
+        "rank",
+        "stride",
+        "padding",
+        "dilation",
+        "groups",
+        "transposed",
+        "output_padding",
+        "bias",
+        "layout",
+    }
     unknown = sorted(set(raw) - known)
     if unknown:
         raise CaseError(source, f"params.{unknown[0]}", f"unknown parameter (known: {sorted(known)})")
@@ -242,8 +272,12 @@ def _parse_case(raw, source) -> Case:
     for key in ("input", "weight"):
         value = shapes_raw.get(key)
         if not isinstance(value, list) or len(value) != params.rank + 2:
-            raise CaseError(source, f"shapes.{key}", f"must be a list of {params.rank + 2} ints "
-                            f"(channels-first, rank {params.rank}), got {value!r}")
+            raise CaseError(
+                source,
+                f"shapes.{key}",
+                f"must be a list of {params.rank + 2} ints "
+                f"(channels-first, rank {params.rank}), got {value!r}",
+            )
         shapes[key] = tuple(_int(source, f"shapes.{key}[{i}]", v, 0) for i, v in enumerate(value))
     extra = sorted(set(shapes_raw) - {"input", "weight"})
     if extra:
@@ -266,7 +300,9 @@ def _parse_case(raw, source) -> Case:
     vmap_size = _int(source, "vmap.size", vmap.get("size", 2), 1)
     over = vmap.get("over", list(VMAP_OPERANDS))
     if not isinstance(over, list) or not over or any(o not in VMAP_OPERANDS for o in over):
-        raise CaseError(source, "vmap.over", f"must be a non-empty list drawn from {VMAP_OPERANDS}, got {over!r}")
+        raise CaseError(
+            source, "vmap.over", f"must be a non-empty list drawn from {VMAP_OPERANDS}, got {over!r}"
+        )
     data = raw.get("data", {})
     if not isinstance(data, dict):
         raise CaseError(source, "data", "must be an object mapping array names to nested lists")
@@ -282,7 +318,9 @@ def _parse_case(raw, source) -> Case:
     for key, value in (("description", description), ("id", name)):
         if not isinstance(value, str):
             raise CaseError(source, key, f"must be a string, got {value!r}")
-    return Case(op, params, shapes, dtype, seed, tuple(checks), vmap_size, tuple(over), data, description, name)
+    return Case(
+        op, params, shapes, dtype, seed, tuple(checks), vmap_size, tuple(over), data, description, name
+    )
 
 
 def load_cases(path) -> list[Case]:
@@ -315,12 +353,26 @@ def save_case(case: Case, directory) -> Path:
 # changes another's values), rounded to the case's dtype, and returned as float64 so that the
 # reference computes in float64 from exactly the values the framework sees.
 
-ARRAY_NAMES = ("input", "weight", "bias", "grad_output", "tangent_input", "tangent_weight", "tangent_bias",
-               "gg_input", "gg_weight", "gg_bias", "batched_input", "batched_weight", "batched_grad_output")
+ARRAY_NAMES = (
+    "input",
+    "weight",
+    "bias",
+    "grad_output",
+    "tangent_input",
+    "tangent_weight",
+    "tangent_bias",
+    "gg_input",
+    "gg_weight",
+    "gg_bias",
+    "batched_input",
+    "batched_weight",
+    "batched_grad_output",
+)
 
 _OPERANDS = ("input", "weight", "bias")
 CHECK_ARRAYS = {
-    "forward": _OPERANDS, "error": _OPERANDS,
+    "forward": _OPERANDS,
+    "error": _OPERANDS,
     "vjp": _OPERANDS + ("grad_output",),
     "vjp_vjp": _OPERANDS + ("grad_output", "gg_input", "gg_weight", "gg_bias"),
     "jvp": _OPERANDS + ("tangent_input", "tangent_weight", "tangent_bias"),
@@ -361,10 +413,17 @@ def array_shapes(case: Case) -> dict[str, tuple[int, ...]]:
     out_channels = w[1] * p.groups if p.transposed else w[0]
     b = case.vmap_size
     shapes = {
-        "input": x, "weight": w, "bias": (out_channels,),
-        "tangent_input": x, "tangent_weight": w, "tangent_bias": (out_channels,),
-        "gg_input": x, "gg_weight": w, "gg_bias": (out_channels,),
-        "batched_input": (b, *x), "batched_weight": (b, *w),
+        "input": x,
+        "weight": w,
+        "bias": (out_channels,),
+        "tangent_input": x,
+        "tangent_weight": w,
+        "tangent_bias": (out_channels,),
+        "gg_input": x,
+        "gg_weight": w,
+        "gg_bias": (out_channels,),
+        "batched_input": (b, *x),
+        "batched_weight": (b, *w),
     }
     try:  # an invalid configuration (the ``error`` check) has no output shape
         y = conv_output_shape(x, w, p.stride, p.padding, p.dilation, p.transposed, p.output_padding, p.groups)

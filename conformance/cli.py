@@ -45,33 +45,54 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p):
-        p.add_argument("--frameworks", help="comma-separated: torch,tensorflow,jax (default: every installed one)")
-        p.add_argument("--adapter", action="append", default=[], metavar="MOD:CLS",
-                       help="an extra backend adapter class (repeatable); alone, it runs only the adapters")
+        p.add_argument(
+            "--frameworks", help="comma-separated: torch,tensorflow,jax (default: every installed one)"
+        )
+        p.add_argument(
+            "--adapter",
+            action="append",
+            default=[],
+            metavar="MOD:CLS",
+            help="an extra backend adapter class (repeatable); alone, it runs only the adapters",
+        )
         p.add_argument("--checks", help=f"comma-separated subset of {','.join(VALID_CHECKS)},error")
         p.add_argument("--dtypes", help=f"comma-separated subset of {','.join(DTYPES)}")
         p.add_argument("--out", default="reports/latest", help="output directory (default reports/latest)")
         p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-        p.add_argument("--precision", default="highest", choices=["highest", "default"],
-                       help="highest: TF32 off; default: the framework's default (no effect on CPU)")
+        p.add_argument(
+            "--precision",
+            default="highest",
+            choices=["highest", "default"],
+            help="highest: TF32 off; default: the framework's default (no effect on CPU)",
+        )
         p.add_argument("--timeout", type=float, default=120.0, help="seconds per check before 'timeout'")
-        p.add_argument("--resume", action="store_true", help="continue DIR/results.jsonl, skipping recorded results")
+        p.add_argument(
+            "--resume", action="store_true", help="continue DIR/results.jsonl, skipping recorded results"
+        )
         p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     run = sub.add_parser("run", help="curated cases plus a Hypothesis fuzz campaign")
     common(run)
     run.add_argument("--ops", help="comma-separated operations (conv)")
-    run.add_argument("--max-examples", type=int, default=DEFAULT_MAX_EXAMPLES,
-                     help=f"fuzz examples per framework and check (default {DEFAULT_MAX_EXAMPLES}; 0: no fuzzing)")
+    run.add_argument(
+        "--max-examples",
+        type=int,
+        default=DEFAULT_MAX_EXAMPLES,
+        help=f"fuzz examples per framework and check (default {DEFAULT_MAX_EXAMPLES}; 0: no fuzzing)",
+    )
     run.add_argument("--seed", type=int, default=0, help="Hypothesis seed (default 0)")
-    run.add_argument("--cases", default=None, help=f"curated cases file or directory (default {DEFAULT_CASES})")
+    run.add_argument(
+        "--cases", default=None, help=f"curated cases file or directory (default {DEFAULT_CASES})"
+    )
     run.add_argument("--found-dir", default="cases/found", help="where shrunk failing cases are saved")
 
     replay = sub.add_parser("replay", help="run saved cases (a JSON file or a directory of them)")
     replay.add_argument("path", help="CASE.json or a directory")
     common(replay)
 
-    report = sub.add_parser("report", help="re-render DIR/report.json and DIR/index.html from DIR/results.jsonl")
+    report = sub.add_parser(
+        "report", help="re-render DIR/report.json and DIR/index.html from DIR/results.jsonl"
+    )
     report.add_argument("dir", nargs="?", default="reports/latest")
 
     sub.add_parser("frameworks", help="installed frameworks, versions, devices and precision settings")
@@ -85,7 +106,9 @@ def _frameworks(args) -> dict[str, str]:
     if args.frameworks is not None or not args.adapter:
         for name in _list("--frameworks", args.frameworks, list(known), installed):
             if name not in installed:
-                raise UsageError(f"--frameworks: {name!r} is not installed here (pip install refgrad[{name}])")
+                raise UsageError(
+                    f"--frameworks: {name!r} is not installed here (pip install refgrad[{name}])"
+                )
             chosen[name] = installed[name]
     for spec in args.adapter:
         try:
@@ -110,8 +133,10 @@ class Progress:
         self.bad += rec["verdict"] in FAILING
         if self.quiet or (not self.tty and self.n % 25):
             return
-        line = (f"[{self.n:5d} results, {self.bad} failing, {time.monotonic() - self.start:6.1f}s] "
-                f"{rec['framework']} {rec['check']}: {rec['verdict']}")
+        line = (
+            f"[{self.n:5d} results, {self.bad} failing, {time.monotonic() - self.start:6.1f}s] "
+            f"{rec['framework']} {rec['check']}: {rec['verdict']}"
+        )
         sys.stderr.write(("\r" + line.ljust(90)) if self.tty else line + "\n")
         sys.stderr.flush()
 
@@ -132,8 +157,16 @@ def _cases(path, checks, dtypes):
 
 
 def _campaign(args, frameworks, progress, found_dir=None):
-    return Campaign(args.out, frameworks, device=args.device, precision=args.precision, timeout=args.timeout,
-                    resume=args.resume, found_dir=found_dir, progress=progress)
+    return Campaign(
+        args.out,
+        frameworks,
+        device=args.device,
+        precision=args.precision,
+        timeout=args.timeout,
+        resume=args.resume,
+        found_dir=found_dir,
+        progress=progress,
+    )
 
 
 def _start(campaign, args) -> None:
@@ -150,8 +183,11 @@ def _finish(campaign, args, progress) -> int:
     progress.done()
     report = build_report(args.out, campaign.frameworks_info(), " ".join(sys.argv))
     totals = report["totals"]
-    counts = ", ".join(f"{v} {totals[v]}" for v in ("pass", "fail", "error_mismatch", "crash", "timeout",
-                                                    "unsupported") if totals.get(v))
+    counts = ", ".join(
+        f"{v} {totals[v]}"
+        for v in ("pass", "fail", "error_mismatch", "crash", "timeout", "unsupported")
+        if totals.get(v)
+    )
     print(f"{totals.get('results', 0)} results: {counts or 'none'}")
     print(f"wrote {Path(args.out) / 'results.jsonl'}, report.json, index.html")
     for r in report["failures"][:20]:
@@ -171,7 +207,9 @@ def cmd_run(args) -> int:
         raise UsageError(f"--cases: {args.cases!r} does not exist")
     curated = _cases(cases_path, checks, dtypes) if cases_path.exists() else []
     if not cases_path.exists():
-        print(f"conformance: no curated cases at {cases_path} (pass --cases DIR); fuzzing only", file=sys.stderr)
+        print(
+            f"conformance: no curated cases at {cases_path} (pass --cases DIR); fuzzing only", file=sys.stderr
+        )
     progress = Progress(args.quiet)
     with _campaign(args, frameworks, progress, args.found_dir) as campaign:
         _start(campaign, args)
@@ -239,7 +277,9 @@ def cmd_report(args) -> int:
     previous = out / "report.json"
     frameworks = json.loads(previous.read_text()).get("frameworks", {}) if previous.exists() else {}
     report = build_report(out, frameworks, " ".join(sys.argv))
-    print(f"{report['totals'].get('results', 0)} results; wrote {out / 'report.json'} and {out / 'index.html'}")
+    print(
+        f"{report['totals'].get('results', 0)} results; wrote {out / 'report.json'} and {out / 'index.html'}"
+    )
     return 1 if report["failed"] else 0
 
 

@@ -25,8 +25,19 @@ def _backward(case: Case, g, x, w):
 
     p = case.params
     bias_sizes = (g.shape[1],) if p.bias else None
-    gx, gw, gb = convolution_backward(g, x, w, bias_sizes, p.stride, p.padding, p.dilation, p.transposed,
-                                      p.output_padding, p.groups, (True, True, p.bias))
+    gx, gw, gb = convolution_backward(
+        g,
+        x,
+        w,
+        bias_sizes,
+        p.stride,
+        p.padding,
+        p.dilation,
+        p.transposed,
+        p.output_padding,
+        p.groups,
+        (True, True, p.bias),
+    )
     out = {"grad_input": gx, "grad_weight": gw}
     if p.bias:
         out["grad_bias"] = gb
@@ -47,8 +58,20 @@ def vjp_vjp(case, a):
 
     p = case.params
     ggo, gi, gw = convolution_double_backward(
-        a["gg_input"], a["gg_weight"], a["gg_bias"], a["grad_output"], a["weight"], a["input"],
-        p.stride, p.padding, p.dilation, p.transposed, p.output_padding, p.groups, (True, True, True))
+        a["gg_input"],
+        a["gg_weight"],
+        a["gg_bias"],
+        a["grad_output"],
+        a["weight"],
+        a["input"],
+        p.stride,
+        p.padding,
+        p.dilation,
+        p.transposed,
+        p.output_padding,
+        p.groups,
+        (True, True, True),
+    )
     return {"g_grad_output": ggo, "g_input": gi, "g_weight": gw}
 
 
@@ -79,8 +102,14 @@ def vmap_vjp(case, a):
     return {name: np.stack([p[name] for p in per]) for name in per[0]}
 
 
-CHECK_FUNCTIONS = {"forward": forward, "vjp": vjp, "vjp_vjp": vjp_vjp, "jvp": jvp, "vmap": vmap,
-                   "vmap_vjp": vmap_vjp}
+CHECK_FUNCTIONS = {
+    "forward": forward,
+    "vjp": vjp,
+    "vjp_vjp": vjp_vjp,
+    "jvp": jvp,
+    "vmap": vmap,
+    "vmap_vjp": vmap_vjp,
+}
 
 
 class _Abs(dict):
@@ -102,9 +131,14 @@ def expected(case: Case, check: str, data: CaseData | None = None) -> dict[str, 
     values = fn(case, data)
     magnitudes = fn(case, _Abs(data))
     lengths = check_lengths(case, check)
-    return {name: Expected(np.asarray(values[name], dtype=np.float64),
-                           np.asarray(magnitudes[name], dtype=np.float64), lengths[name])
-            for name in values}
+    return {
+        name: Expected(
+            np.asarray(values[name], dtype=np.float64),
+            np.asarray(magnitudes[name], dtype=np.float64),
+            lengths[name],
+        )
+        for name in values
+    }
 
 
 def reference_rejects(case: Case) -> str | None:
@@ -113,8 +147,16 @@ def reference_rejects(case: Case) -> str | None:
 
     p = case.params
     try:
-        conv_output_shape(case.shapes["input"], case.shapes["weight"], p.stride, p.padding, p.dilation,
-                          p.transposed, p.output_padding, p.groups)
+        conv_output_shape(
+            case.shapes["input"],
+            case.shapes["weight"],
+            p.stride,
+            p.padding,
+            p.dilation,
+            p.transposed,
+            p.output_padding,
+            p.groups,
+        )
     except ConvConfigError as exc:
         return str(exc)
     return None

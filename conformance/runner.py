@@ -52,8 +52,9 @@ class WorkerGone(Exception):
 class Worker:
     """One framework's subprocess; restarted on demand after a crash or a timeout."""
 
-    def __init__(self, name, spec, device="cpu", precision="highest", log_dir=None, threads=1,
-                 startup_timeout=600.0):
+    def __init__(
+        self, name, spec, device="cpu", precision="highest", log_dir=None, threads=1, startup_timeout=600.0
+    ):
         self.name, self.spec, self.device, self.precision = name, spec, device, precision
         self.log_path = Path(log_dir or ".") / f"worker-{name}.log"
         self.threads, self.startup_timeout = threads, startup_timeout
@@ -64,8 +65,9 @@ class Worker:
 
     def _env(self) -> dict:
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([PACKAGE_ROOT, os.getcwd()] + ([env["PYTHONPATH"]]
-                                                                         if env.get("PYTHONPATH") else []))
+        env["PYTHONPATH"] = os.pathsep.join(
+            [PACKAGE_ROOT, os.getcwd()] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+        )
         env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         if self.threads:
             for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "REFGRAD_THREADS"):
@@ -78,13 +80,20 @@ class Worker:
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "conformance.worker", self.spec, self.device, self.precision],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=self._env(), bufsize=0)
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env=self._env(),
+            bufsize=0,
+        )
         log.close()
         self.restarts += 1
         hello = self._receive(time.monotonic() + self.startup_timeout)
         if hello.get("status") != "ok":
             self.close()
-            raise RuntimeError(f"{self.name} adapter failed to start: {hello.get('type')}: {hello.get('message')}")
+            raise RuntimeError(
+                f"{self.name} adapter failed to start: {hello.get('type')}: {hello.get('message')}"
+            )
         self.info = hello
         return hello
 
@@ -125,7 +134,7 @@ class Worker:
                 need += struct.unpack("<Q", buf)[0]
         import pickle
 
-        return pickle.loads(buf[_HEADER.size:])
+        return pickle.loads(buf[_HEADER.size :])
 
     def _death_reason(self) -> str:
         try:
@@ -184,13 +193,26 @@ def result_key(record) -> tuple:
 class Campaign:
     """Runs cases on workers and appends results; use as a context manager."""
 
-    def __init__(self, out_dir, frameworks: dict[str, str], *, device="cpu", precision="highest", timeout=120.0,
-                 resume=False, found_dir=None, progress=None, threads=1):
+    def __init__(
+        self,
+        out_dir,
+        frameworks: dict[str, str],
+        *,
+        device="cpu",
+        precision="highest",
+        timeout=120.0,
+        resume=False,
+        found_dir=None,
+        progress=None,
+        threads=1,
+    ):
         self.out = Path(out_dir)
         self.out.mkdir(parents=True, exist_ok=True)
         self.results_path = self.out / "results.jsonl"
-        self.workers = {name: Worker(name, spec, device, precision, self.out / "logs", threads)
-                        for name, spec in frameworks.items()}
+        self.workers = {
+            name: Worker(name, spec, device, precision, self.out / "logs", threads)
+            for name, spec in frameworks.items()
+        }
         self.device, self.precision, self.timeout = device, precision, timeout
         self.found_dir = Path(found_dir) if found_dir else self.out / "found"
         self.progress = progress or (lambda record: None)
@@ -234,9 +256,16 @@ class Campaign:
         return self.frameworks_info()
 
     def frameworks_info(self) -> dict:
-        info = {name: {"version": w.info["version"], "settings": w.info["settings"], "spec": w.spec,
-                       "worker_restarts": max(w.restarts, 0)}
-                for name, w in self.workers.items() if w.info}
+        info = {
+            name: {
+                "version": w.info["version"],
+                "settings": w.info["settings"],
+                "spec": w.spec,
+                "worker_restarts": max(w.restarts, 0),
+            }
+            for name, w in self.workers.items()
+            if w.info
+        }
         for name, reason in self.startup_errors.items():
             info[name] = {"error": reason}
         return info
@@ -312,10 +341,20 @@ class Campaign:
         tf32 = bool(worker.info and worker.info["settings"].get("tf32"))
         seconds = reply.get("seconds", 0.0)
         self.framework_seconds[name] += seconds
-        rec = {"case_id": case.id, "framework": name, "check": check, "verdict": None, "phase": phase,
-               "dtype": case.dtype, "config": case.describe(), "max_ratio": None,
-               "bound": self._bound(case, check, tf32), "seconds": round(seconds, 6),
-               "version": worker.info["version"] if worker.info else None, "case": case.to_dict()}
+        rec = {
+            "case_id": case.id,
+            "framework": name,
+            "check": check,
+            "verdict": None,
+            "phase": phase,
+            "dtype": case.dtype,
+            "config": case.describe(),
+            "max_ratio": None,
+            "bound": self._bound(case, check, tf32),
+            "seconds": round(seconds, 6),
+            "version": worker.info["version"] if worker.info else None,
+            "case": case.to_dict(),
+        }
         status = reply["status"]
         ref_status, ref_value = reference
         if status in ("crash", "timeout", "unsupported"):
@@ -326,14 +365,24 @@ class Campaign:
             return {**rec, "verdict": "crash", "reason": ref_value}
         if ref_status == "rejects":
             if status == "error":
-                return {**rec, "verdict": "pass", "reason": f"both reject: reference: {ref_value}; "
-                                                            f"{name}: {reply['type']}: {reply['message'][:300]}"}
-            return {**rec, "verdict": "error_mismatch",
-                    "reason": f"the reference rejects this configuration ({ref_value}) but {name} accepted it"}
+                return {
+                    **rec,
+                    "verdict": "pass",
+                    "reason": f"both reject: reference: {ref_value}; "
+                    f"{name}: {reply['type']}: {reply['message'][:300]}",
+                }
+            return {
+                **rec,
+                "verdict": "error_mismatch",
+                "reason": f"the reference rejects this configuration ({ref_value}) but {name} accepted it",
+            }
         if status == "error":
-            return {**rec, "verdict": "error_mismatch",
-                    "reason": f"{name} raised {reply['type']}: {_squeeze(reply['message'])} "
-                              "(the reference accepts this configuration)"}
+            return {
+                **rec,
+                "verdict": "error_mismatch",
+                "reason": f"{name} raised {reply['type']}: {_squeeze(reply['message'])} "
+                "(the reference accepts this configuration)",
+            }
         if check == "error":
             return {**rec, "verdict": "pass", "reason": "both accept"}
         extra = input_rounding_terms(rec["bound"]["compute_dtype"])
@@ -354,8 +403,9 @@ class Campaign:
         return out
 
     # -- fuzzing -----------------------------------------------------------------------------
-    def fuzz(self, frameworks, check: str, strategy, max_examples: int, seed: int = 0,
-             max_shrinks: int = 2) -> list[dict]:
+    def fuzz(
+        self, frameworks, check: str, strategy, max_examples: int, seed: int = 0, max_shrinks: int = 2
+    ) -> list[dict]:
         """Hypothesis-driven fuzzing of one check on one or more frameworks; returns the shrunk failures.
 
         Generation runs the whole budget, sends each example to every framework at once and
@@ -378,12 +428,25 @@ class Campaign:
             _hypothesis(generate, strategy, max_examples, seed, shrink=False)()
         except Exception as exc:  # the campaign goes on; the problem is a result of its own
             for name in frameworks:
-                self.record({"case_id": f"fuzz-{name}-{check}", "framework": name, "check": check,
-                             "verdict": "crash", "phase": "fuzz", "dtype": None, "config": "", "max_ratio": None,
-                             "bound": {"formula": BOUND_FORMULA}, "seconds": 0.0, "case": None,
-                             "reason": f"the fuzz loop stopped: {type(exc).__name__}: {exc}"})
+                self.record(
+                    {
+                        "case_id": f"fuzz-{name}-{check}",
+                        "framework": name,
+                        "check": check,
+                        "verdict": "crash",
+                        "phase": "fuzz",
+                        "dtype": None,
+                        "config": "",
+                        "max_ratio": None,
+                        "bound": {"formula": BOUND_FORMULA},
+                        "seconds": 0.0,
+                        "case": None,
+                        "reason": f"the fuzz loop stopped: {type(exc).__name__}: {exc}",
+                    }
+                )
         shrunk = []
         for name in frameworks:
+
             def run_one(case, record, name=name):
                 case = case.with_checks([check])
                 return case, self.run_check(case, check, [name], phase="fuzz", record=record)[0]
@@ -449,16 +512,25 @@ def _hypothesis(test, strategy, max_examples, seed, shrink):
     from hypothesis import seed as hypothesis_seed
 
     phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
-    return hypothesis_seed(seed)(settings(
-        max_examples=max_examples, database=None, deadline=None, derandomize=False, phases=phases,
-        suppress_health_check=list(HealthCheck), report_multiple_bugs=False, verbosity=Verbosity.quiet,
-        print_blob=False)(given(strategy)(test)))
+    return hypothesis_seed(seed)(
+        settings(
+            max_examples=max_examples,
+            database=None,
+            deadline=None,
+            derandomize=False,
+            phases=phases,
+            suppress_health_check=list(HealthCheck),
+            report_multiple_bugs=False,
+            verbosity=Verbosity.quiet,
+            print_blob=False,
+        )(given(strategy)(test))
+    )
 
 
 def _squeeze(message: str, limit: int = 600) -> str:
     """A framework's error message shortened for a record: its head and its (usually telling) tail."""
     message = " ".join(message.split())
-    return message if len(message) <= limit else f"{message[:150]} ... {message[-(limit - 150):]}"
+    return message if len(message) <= limit else f"{message[:150]} ... {message[-(limit - 150) :]}"
 
 
 def failed(records) -> bool:

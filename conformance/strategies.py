@@ -105,8 +105,17 @@ def transposed_geometry(draw, rank: int, form: str):
 
 
 @st.composite
-def conv_cases(draw, dtypes=DTYPES, ranks=(1, 2, 3), checks=VALID_CHECKS, transposed=None, layouts=LAYOUTS,
-               padding_forms=PADDING_FORMS, group_kinds=GROUP_KINDS, batches=(1, 2, 2, 0)):
+def conv_cases(
+    draw,
+    dtypes=DTYPES,
+    ranks=(1, 2, 3),
+    checks=VALID_CHECKS,
+    transposed=None,
+    layouts=LAYOUTS,
+    padding_forms=PADDING_FORMS,
+    group_kinds=GROUP_KINDS,
+    batches=(1, 2, 2, 0),
+):
     """Valid convolution cases: every padding form, groups incl. depthwise, transposed, empty batch.
 
     The keyword arguments narrow the space (a test of one code path draws only from it).
@@ -123,17 +132,39 @@ def conv_cases(draw, dtypes=DTYPES, ranks=(1, 2, 3), checks=VALID_CHECKS, transp
         output_padding = (0,) * rank
         weight = (cout, cin // groups, *kernel)
     batch = draw(st.sampled_from(batches))
-    params = ConvParams(rank=rank, stride=stride, padding=padding, dilation=dilation, groups=groups,
-                        transposed=is_transposed, output_padding=output_padding, bias=draw(st.booleans()),
-                        layout=draw(st.sampled_from(layouts)))
+    params = ConvParams(
+        rank=rank,
+        stride=stride,
+        padding=padding,
+        dilation=dilation,
+        groups=groups,
+        transposed=is_transposed,
+        output_padding=output_padding,
+        bias=draw(st.booleans()),
+        layout=draw(st.sampled_from(layouts)),
+    )
     over = draw(st.sampled_from([("input",), ("weight",), VMAP_OPERANDS]))
-    raw = Case("conv", params, {"input": (batch, cin, *size), "weight": weight}, draw(st.sampled_from(dtypes)),
-               draw(st.integers(0, 2**16)), tuple(checks), draw(st.integers(1, 3)), over)
+    raw = Case(
+        "conv",
+        params,
+        {"input": (batch, cin, *size), "weight": weight},
+        draw(st.sampled_from(dtypes)),
+        draw(st.integers(0, 2**16)),
+        tuple(checks),
+        draw(st.integers(1, 3)),
+        over,
+    )
     return Case.from_dict(raw.to_dict(), source="strategy")  # normalise through the one parser
 
 
-BREAKAGES = ("input_channels", "out_channels_vs_groups", "kernel_too_large", "output_padding_too_large",
-             "zero_stride", "zero_dilation")
+BREAKAGES = (
+    "input_channels",
+    "out_channels_vs_groups",
+    "kernel_too_large",
+    "output_padding_too_large",
+    "zero_stride",
+    "zero_dilation",
+)
 
 
 @st.composite

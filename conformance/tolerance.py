@@ -69,8 +69,16 @@ def reduction_lengths(case) -> dict[str, int]:
     from reference.conv.geometry import plan
 
     p = case.params
-    pl = plan(case.shapes["input"], case.shapes["weight"], p.stride, p.padding, p.dilation,
-              p.transposed, p.output_padding, p.groups)
+    pl = plan(
+        case.shapes["input"],
+        case.shapes["weight"],
+        p.stride,
+        p.padding,
+        p.dilation,
+        p.transposed,
+        p.output_padding,
+        p.groups,
+    )
     c = pl.corr
     taps = math.prod(c.kernel)
     corr_forward = c.in_channels // c.groups * taps
@@ -97,12 +105,18 @@ def check_lengths(case, check: str) -> dict[str, int]:
         "vjp": grads,
         "vmap_vjp": grads,
         "jvp": {"tangent_output": k["linearised"]},
-        "vjp_vjp": {"g_grad_output": k["linearised"], "g_input": k["grad_input"], "g_weight": k["grad_weight"]},
+        "vjp_vjp": {
+            "g_grad_output": k["linearised"],
+            "g_input": k["grad_input"],
+            "g_weight": k["grad_weight"],
+        },
     }[check]
 
 
 def with_extra_terms(expected: dict[str, Expected], extra: int) -> dict[str, Expected]:
-    return {n: Expected(e.value, e.magnitude, e.K + extra) for n, e in expected.items()} if extra else expected
+    return (
+        {n: Expected(e.value, e.magnitude, e.K + extra) for n, e in expected.items()} if extra else expected
+    )
 
 
 def judge(observed: dict, expected: dict[str, Expected], u: float) -> dict:
@@ -112,17 +126,23 @@ def judge(observed: dict, expected: dict[str, Expected], u: float) -> dict:
     elements), ``bound`` (formula, u, K per output) and, for the element closest to or furthest
     past its bound, ``worst``: output, index, observed, expected, ratio and that element's limit.
     """
-    record = {"verdict": "pass", "max_ratio": 0.0,
-              "bound": {"formula": BOUND_FORMULA, "u": u, "K": {n: e.K for n, e in expected.items()}},
-              "worst": None}
+    record = {
+        "verdict": "pass",
+        "max_ratio": 0.0,
+        "bound": {"formula": BOUND_FORMULA, "u": u, "K": {n: e.K for n, e in expected.items()}},
+        "worst": None,
+    }
     worst_excess = -math.inf
     for name, exp in expected.items():
         if name not in observed or observed[name] is None:
             return {**record, "verdict": "fail", "reason": f"the adapter returned no '{name}'"}
         obs = np.asarray(observed[name], dtype=np.float64)
         if obs.shape != exp.value.shape:
-            return {**record, "verdict": "fail",
-                    "reason": f"{name} has shape {list(obs.shape)} but the reference's is {list(exp.value.shape)}"}
+            return {
+                **record,
+                "verdict": "fail",
+                "reason": f"{name} has shape {list(obs.shape)} but the reference's is {list(exp.value.shape)}",
+            }
         if obs.size == 0:
             continue
         err = np.abs(obs - exp.value)
@@ -130,17 +150,23 @@ def judge(observed: dict, expected: dict[str, Expected], u: float) -> dict:
         scale = u * exp.magnitude
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(scale > 0, err / np.where(scale > 0, scale, 1.0), np.where(err > 0, np.inf, 0.0))
-            limit = exp.K + np.where(exp.magnitude > 0, np.abs(exp.value) / np.where(exp.magnitude > 0,
-                                                                                        exp.magnitude, 1.0), 0.0)
+            limit = exp.K + np.where(
+                exp.magnitude > 0, np.abs(exp.value) / np.where(exp.magnitude > 0, exp.magnitude, 1.0), 0.0
+            )
             excess = np.where(np.isinf(ratio), np.inf, ratio / limit)
         flat = int(np.argmax(excess))
         idx = np.unravel_index(flat, obs.shape)
         record["max_ratio"] = max(record["max_ratio"], float(ratio.max()))
         if excess[idx] > worst_excess:
             worst_excess = float(excess[idx])
-            record["worst"] = {"output": name, "index": [int(i) for i in idx], "observed": float(obs[idx]),
-                               "expected": float(exp.value[idx]), "ratio": float(ratio[idx]),
-                               "limit": float(limit[idx])}
+            record["worst"] = {
+                "output": name,
+                "index": [int(i) for i in idx],
+                "observed": float(obs[idx]),
+                "expected": float(exp.value[idx]),
+                "ratio": float(ratio[idx]),
+                "limit": float(limit[idx]),
+            }
         if (ratio > limit).any():
             record["verdict"] = "fail"
             record["failing_elements"] = record.get("failing_elements", 0) + int((ratio > limit).sum())
@@ -156,5 +182,7 @@ def explain(record: dict, label: str = "") -> str:
         return f"no elements to compare [{label}]"
     rel = ">" if w["ratio"] > w["limit"] else "<="
     index = ",".join(str(i) for i in w["index"])
-    return (f"{w['output']}[{index}]={w['observed']:.6g} but reference says {w['expected']:.6g} "
-            f"(ratio {w['ratio']:.3g} {rel} bound {w['limit']:.3g}) [{label}]")
+    return (
+        f"{w['output']}[{index}]={w['observed']:.6g} but reference says {w['expected']:.6g} "
+        f"(ratio {w['ratio']:.3g} {rel} bound {w['limit']:.3g}) [{label}]"
+    )

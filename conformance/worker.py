@@ -64,12 +64,20 @@ def handle(adapter, message: dict) -> dict:
     except Exception as exc:  # the framework rejected the input (compared with the reference)
         text = str(exc)
         text = text if len(text) < 1500 else f"{text[:500]} ... {text[-1000:]}"
-        return {"status": "error", "type": type(exc).__name__, "message": text,
-                "seconds": time.perf_counter() - start}
+        return {
+            "status": "error",
+            "type": type(exc).__name__,
+            "message": text,
+            "seconds": time.perf_counter() - start,
+        }
     seconds = time.perf_counter() - start
     if check == "error":
         outputs = {}
-    return {"status": "ok", "outputs": {k: _to_numpy(v) for k, v in (outputs or {}).items()}, "seconds": seconds}
+    return {
+        "status": "ok",
+        "outputs": {k: _to_numpy(v) for k, v in (outputs or {}).items()},
+        "seconds": seconds,
+    }
 
 
 def _to_numpy(v):
@@ -89,11 +97,21 @@ def main(argv=None) -> int:
     try:
         adapter = load(spec)
         settings = adapter.setup(device=device, precision=precision)
-        hello = {"status": "ok", "name": adapter.name, "version": adapter.version(), "settings": settings,
-                 "devices": adapter.devices(), "pid": os.getpid()}
+        hello = {
+            "status": "ok",
+            "name": adapter.name,
+            "version": adapter.version(),
+            "settings": settings,
+            "devices": adapter.devices(),
+            "pid": os.getpid(),
+        }
     except Exception as exc:
-        hello = {"status": "error", "type": type(exc).__name__, "message": str(exc),
-                 "traceback": traceback.format_exc()}
+        hello = {
+            "status": "error",
+            "type": type(exc).__name__,
+            "message": str(exc),
+            "traceback": traceback.format_exc(),
+        }
     write_frame(reply_fd, hello)
     if hello["status"] != "ok":
         return 1
@@ -104,8 +122,12 @@ def main(argv=None) -> int:
         try:
             reply = handle(adapter, message)
         except Exception as exc:  # a harness-side problem (bad case): report, keep serving
-            reply = {"status": "harness_error", "type": type(exc).__name__, "message": str(exc),
-                     "traceback": traceback.format_exc()}
+            reply = {
+                "status": "harness_error",
+                "type": type(exc).__name__,
+                "message": str(exc),
+                "traceback": traceback.format_exc(),
+            }
         write_frame(reply_fd, reply)
 
 

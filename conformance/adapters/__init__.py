@@ -61,4 +61,13 @@ def load(spec: str) -> Adapter:
     return load_class(spec)()
 
 
-__all__ = ["Adapter", "AdapterError", "BUILTIN", "ENTRY_POINT_GROUP", "installed", "known", "load", "load_class"]
+__all__ = [
+    "Adapter",
+    "AdapterError",
+    "BUILTIN",
+    "ENTRY_POINT_GROUP",
+    "installed",
+    "known",
+    "load",
+    "load_class",
+]

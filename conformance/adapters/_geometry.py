@@ -23,8 +23,10 @@ def explicit_pads(params, in_size, kernel) -> list[tuple[int, int]]:
     if isinstance(p, str):
         if p == "valid":
             return [(0, 0)] * params.rank
-        return [_same(x, k, s, d, p == "same_lower") for x, k, s, d in zip(in_size, kernel, params.stride,
-                                                                            params.dilation)]
+        return [
+            _same(x, k, s, d, p == "same_lower")
+            for x, k, s, d in zip(in_size, kernel, params.stride, params.dilation)
+        ]
     return [(e, e) if isinstance(e, int) else tuple(e) for e in p]
 
 
@@ -37,15 +39,19 @@ def transposed_layout(params, in_size, kernel) -> tuple[list[int], list[tuple[in
 
     A negative crop is a zero extension (positions no input reaches).
     """
-    full = [(x - 1) * s + (k - 1) * d + 1 for x, k, s, d in zip(in_size, kernel, params.stride, params.dilation)]
+    full = [
+        (x - 1) * s + (k - 1) * d + 1 for x, k, s, d in zip(in_size, kernel, params.stride, params.dilation)
+    ]
     p = params.padding
     if isinstance(p, str):
         if p == "valid":
             out, los = full, [0] * params.rank
         else:
             out = [x * s for x, s in zip(in_size, params.stride)]
-            los = [_same(y, k, s, d, p == "same_lower")[0]
-                   for y, k, s, d in zip(out, kernel, params.stride, params.dilation)]
+            los = [
+                _same(y, k, s, d, p == "same_lower")[0]
+                for y, k, s, d in zip(out, kernel, params.stride, params.dilation)
+            ]
     else:
         pads = [(e, e) if isinstance(e, int) else tuple(e) for e in p]
         out = [f - lo - hi + op for f, (lo, hi), op in zip(full, pads, params.output_padding)]

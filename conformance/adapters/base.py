@@ -53,8 +53,12 @@ class Adapter:
         """
         if device != "cpu":
             raise RuntimeError(f"{self.name} adapter runs on cpu only, not {device!r}")
-        return {"device": device, "precision": precision, "tf32": False,
-                "note": "TF32 does not exist on CPU: --precision has no effect"}
+        return {
+            "device": device,
+            "precision": precision,
+            "tf32": False,
+            "note": "TF32 does not exist on CPU: --precision has no effect",
+        }
 
     def unsupported(self, case, check: str) -> str | None:
         """Why this framework cannot run ``check`` on ``case`` (None when it can)."""
@@ -78,5 +82,11 @@ class Adapter:
 
 def cpu_setup(adapter: Adapter, device: str, precision: str, settings: dict) -> dict:
     """The settings record of a CPU-only run (shared by the built-in adapters)."""
-    return {"device": device, "precision": precision, "tf32": False, "machine": platform.machine(),
-            "note": "CPU: TF32 does not exist here, --precision has no effect", **settings}
+    return {
+        "device": device,
+        "precision": precision,
+        "tf32": False,
+        "machine": platform.machine(),
+        "note": "CPU: TF32 does not exist here, --precision has no effect",
+        **settings,
+    }

@@ -41,22 +41,32 @@ class JaxAdapter(Adapter):
     def setup(self, device="cpu", precision="highest") -> dict:
         jax = self.jax
         self.precision = self.lax.Precision.HIGHEST if precision == "highest" else None
-        settings = {"jax_enable_x64": True, "conv precision argument": str(self.precision),
-                    "jax_default_matmul_precision": str(jax.config.jax_default_matmul_precision)}
+        settings = {
+            "jax_enable_x64": True,
+            "conv precision argument": str(self.precision),
+            "jax_default_matmul_precision": str(jax.config.jax_default_matmul_precision),
+        }
         if device == "cpu":
             jax.config.update("jax_platforms", "cpu")
             return cpu_setup(self, device, precision, settings)
         if "cuda" not in self.devices():
             raise RuntimeError(f"jax: device {device!r} is not available here (devices: {self.devices()})")
         # XLA on GPU runs float32 convolutions in TF32 unless asked for HIGHEST precision.
-        return {"device": device, "precision": precision, "tf32": precision != "highest",
-                "gpu": str(jax.devices()[0]), **settings}
+        return {
+            "device": device,
+            "precision": precision,
+            "tf32": precision != "highest",
+            "gpu": str(jax.devices()[0]),
+            **settings,
+        }
 
     def unsupported(self, case, check):
         p = case.params
         if p.transposed and any(op >= max(s, d) for op, s, d in zip(p.output_padding, p.stride, p.dilation)):
-            return ("JAX has no output_padding: a transposed convolution is an lhs-dilated convolution with "
-                    "explicit padding, so the rule output_padding < max(stride, dilation) does not exist there")
+            return (
+                "JAX has no output_padding: a transposed convolution is an lhs-dilated convolution with "
+                "explicit padding, so the rule output_padding < max(stride, dilation) does not exist there"
+            )
         return None
 
     # -- the op as a JAX user writes it -------------------------------------------------------
@@ -89,17 +99,29 @@ class JaxAdapter(Adapter):
             w = jnp.swapaxes(w, 1, 2).reshape((g * og, cin // g, *kernel))
             w = jnp.flip(w, axis=tuple(range(2, r + 2)))
             _, crops = transposed_layout(p, x.shape[2:], kernel)
-            padding = [(d * (k - 1) - lo, d * (k - 1) - hi) for (lo, hi), k, d in zip(crops, kernel, p.dilation)]
+            padding = [
+                (d * (k - 1) - lo, d * (k - 1) - hi) for (lo, hi), k, d in zip(crops, kernel, p.dilation)
+            ]
             lhs_dilation = p.stride
             strides = (1,) * r
         else:
-            padding = p.padding.upper() if isinstance(p.padding, str) else [
-                (e, e) if isinstance(e, int) else tuple(e) for e in p.padding]
+            padding = (
+                p.padding.upper()
+                if isinstance(p.padding, str)
+                else [(e, e) if isinstance(e, int) else tuple(e) for e in p.padding]
+            )
             lhs_dilation, strides = None, p.stride
         y = lax.conv_general_dilated(
-            self._to_layout(case, x, "input"), self._to_layout(case, w, "weight"), strides, padding,
-            lhs_dilation=lhs_dilation, rhs_dilation=p.dilation, dimension_numbers=self._numbers(case),
-            feature_group_count=p.groups, precision=self.precision)
+            self._to_layout(case, x, "input"),
+            self._to_layout(case, w, "weight"),
+            strides,
+            padding,
+            lhs_dilation=lhs_dilation,
+            rhs_dilation=p.dilation,
+            dimension_numbers=self._numbers(case),
+            feature_group_count=p.groups,
+            precision=self.precision,
+        )
         if b is not None:
             shape = (1,) * (r + 1) + (-1,) if p.layout == "channels_last" else (1, -1) + (1,) * r
             y = y + b.reshape(shape)
@@ -142,14 +164,21 @@ class JaxAdapter(Adapter):
         def second(cotangents, g, *primals):
             return self.jax.vjp(first, g, *primals)[1](cotangents)
 
-        seconds = self._call(second, self._primals(case, a, ("gg_input", "gg_weight", "gg_bias")),
-                             self.array(case, a["grad_output"]), *self._primals(case, a))
+        seconds = self._call(
+            second,
+            self._primals(case, a, ("gg_input", "gg_weight", "gg_bias")),
+            self.array(case, a["grad_output"]),
+            *self._primals(case, a),
+        )
         return dict(zip(("g_grad_output", "g_input", "g_weight"), seconds))
 
     def jvp(self, case, a):
         f = self._f(case, case.params.bias)
-        t = self._call(lambda p, t: self.jax.jvp(f, p, t)[1], self._primals(case, a),
-                       self._primals(case, a, ("tangent_input", "tangent_weight", "tangent_bias")))
+        t = self._call(
+            lambda p, t: self.jax.jvp(f, p, t)[1],
+            self._primals(case, a),
+            self._primals(case, a, ("tangent_input", "tangent_weight", "tangent_bias")),
+        )
         return {"tangent_output": t}
 
     def _vmap_operands(self, case, a):
@@ -161,7 +190,9 @@ class JaxAdapter(Adapter):
     def vmap(self, case, a):
         x, w, axes = self._vmap_operands(case, a)
         b = self.array(case, a["bias"])
-        return {"output": self._call(self.jax.vmap(lambda x, w: self.conv(case, x, w, b), in_axes=axes), x, w)}
+        return {
+            "output": self._call(self.jax.vmap(lambda x, w: self.conv(case, x, w, b), in_axes=axes), x, w)
+        }
 
     def vmap_vjp(self, case, a):
         x, w, axes = self._vmap_operands(case, a)
@@ -171,6 +202,11 @@ class JaxAdapter(Adapter):
         def per_sample(x, w, g, *rest):
             return self.jax.vjp(f, x, w, *rest)[1](g)
 
-        grads = self._call(self.jax.vmap(per_sample, in_axes=(*axes, 0) + (None,) * len(rest)),
-                           x, w, self.array(case, a["batched_grad_output"]), *rest)
+        grads = self._call(
+            self.jax.vmap(per_sample, in_axes=(*axes, 0) + (None,) * len(rest)),
+            x,
+            w,
+            self.array(case, a["batched_grad_output"]),
+            *rest,
+        )
         return dict(zip(self._grad_names(case), grads))

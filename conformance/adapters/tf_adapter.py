@@ -51,16 +51,24 @@ class TensorFlowAdapter(Adapter):
         tf = self.tf
         if precision == "highest":
             tf.config.experimental.enable_tensor_float_32_execution(False)
-        settings = {"tensor_float_32_execution": tf.config.experimental.tensor_float_32_execution_enabled(),
-                    "TF_ENABLE_ONEDNN_OPTS": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "(default)"),
-                    "data_format": "NHWC"}
+        settings = {
+            "tensor_float_32_execution": tf.config.experimental.tensor_float_32_execution_enabled(),
+            "TF_ENABLE_ONEDNN_OPTS": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "(default)"),
+            "data_format": "NHWC",
+        }
         if device == "cpu":
             tf.config.set_visible_devices([], "GPU")
             return cpu_setup(self, device, precision, settings)
         if "cuda" not in self.devices():
-            raise RuntimeError(f"tensorflow: device {device!r} is not available here (devices: {self.devices()})")
-        return {"device": device, "precision": precision, "tf32": settings["tensor_float_32_execution"],
-                **settings}
+            raise RuntimeError(
+                f"tensorflow: device {device!r} is not available here (devices: {self.devices()})"
+            )
+        return {
+            "device": device,
+            "precision": precision,
+            "tf32": settings["tensor_float_32_execution"],
+            **settings,
+        }
 
     # -- what TF cannot express ------------------------------------------------------------------
     def unsupported(self, case, check):
@@ -69,24 +77,34 @@ class TensorFlowAdapter(Adapter):
             return "tensorflow has no grouped transposed convolution (tf.nn.conv_transpose takes no groups)"
         if any(s > 1 for s in p.stride) and any(d > 1 for d in p.dilation):
             if self._depthwise(case):
-                return ("tf.nn.depthwise_conv2d documents that strides must be 1 when dilations > 1; it does not "
-                        "enforce it: it silently ignores the stride (wrong output shape) and its gradient raises")
-            return ("tf.nn.convolution rejects strides > 1 together with dilations > 1, and TF's CPU "
-                    "Conv*DBackprop* kernels have no dilation")
+                return (
+                    "tf.nn.depthwise_conv2d documents that strides must be 1 when dilations > 1; it does not "
+                    "enforce it: it silently ignores the stride (wrong output shape) and its gradient raises"
+                )
+            return (
+                "tf.nn.convolution rejects strides > 1 together with dilations > 1, and TF's CPU "
+                "Conv*DBackprop* kernels have no dilation"
+            )
         if p.transposed and any(op >= s for op, s in zip(p.output_padding, p.stride)):
-            return ("tf.nn.conv_transpose derives the output size from output_shape through the forward "
-                    "convolution; output_padding >= stride (legal in PyTorch when < dilation) has no output_shape")
+            return (
+                "tf.nn.conv_transpose derives the output size from output_shape through the forward "
+                "convolution; output_padding >= stride (legal in PyTorch when < dilation) has no output_shape"
+            )
         if p.transposed and any(d > 1 for d in p.dilation) and "cuda" not in self.devices():
-            return ("TF's CPU Conv*DBackpropInput/Filter kernels, which conv_transpose and its gradients run "
-                    "on, have no dilation rates > 1")
+            return (
+                "TF's CPU Conv*DBackpropInput/Filter kernels, which conv_transpose and its gradients run "
+                "on, have no dilation rates > 1"
+            )
         if p.rank == 3 and p.groups > 1 and not p.transposed:
             return "tensorflow's Conv3D has no groups (input and filter must have the same depth)"
         if self._depthwise(case) and p.stride[0] != p.stride[1]:
             return "tf.nn.depthwise_conv2d needs equal strides in both spatial dimensions"
         channels, filter_in = case.shapes["input"][1], case.shapes["weight"][1]
         if not p.transposed and (filter_in == 0 or channels % filter_in or channels // filter_in != p.groups):
-            return (f"tensorflow has no groups argument: it infers groups = input channels / filter in-channels "
-                    f"({channels} / {filter_in}), so groups={p.groups} cannot be expressed")
+            return (
+                f"tensorflow has no groups argument: it infers groups = input channels / filter in-channels "
+                f"({channels} / {filter_in}), so groups={p.groups} cannot be expressed"
+            )
         grouped = not p.transposed and p.groups > 1 and not self._depthwise(case)
         if grouped and check in ("vjp", "vjp_vjp", "vmap_vjp") and "cuda" not in self.devices():
             return "tensorflow has no gradients of grouped (non-depthwise) convolutions on CPU"
@@ -136,17 +154,35 @@ class TensorFlowAdapter(Adapter):
             kernel = w.shape[:r]
             out_size, crops = transposed_layout(p, in_size, kernel)
             batch, out_ch = tf.shape(x)[0], w.shape[r]
-            native = isinstance(p.padding, str) and p.padding in ("same", "valid") or (
-                r == 2 and is_symmetric(crops) and not isinstance(p.padding, str))
+            native = (
+                isinstance(p.padding, str)
+                and p.padding in ("same", "valid")
+                or (r == 2 and is_symmetric(crops) and not isinstance(p.padding, str))
+            )
             if native:
-                padding = p.padding.upper() if isinstance(p.padding, str) else [
-                    [0, 0], *[[lo, hi] for lo, hi in explicit_pads(p, out_size, kernel)], [0, 0]]
-                y = tf.nn.conv_transpose(x, w, tf.stack([batch, *out_size, out_ch]), [1, *p.stride, 1],
-                                         padding=padding, dilations=[1, *p.dilation, 1])
+                padding = (
+                    p.padding.upper()
+                    if isinstance(p.padding, str)
+                    else [[0, 0], *[[lo, hi] for lo, hi in explicit_pads(p, out_size, kernel)], [0, 0]]
+                )
+                y = tf.nn.conv_transpose(
+                    x,
+                    w,
+                    tf.stack([batch, *out_size, out_ch]),
+                    [1, *p.stride, 1],
+                    padding=padding,
+                    dilations=[1, *p.dilation, 1],
+                )
             else:  # the padding-free result, cropped or zero-extended as the case says
                 full = [y + lo + hi for y, (lo, hi) in zip(out_size, crops)]
-                y = tf.nn.conv_transpose(x, w, tf.stack([batch, *full, out_ch]), [1, *p.stride, 1],
-                                         padding="VALID", dilations=[1, *p.dilation, 1])
+                y = tf.nn.conv_transpose(
+                    x,
+                    w,
+                    tf.stack([batch, *full, out_ch]),
+                    [1, *p.stride, 1],
+                    padding="VALID",
+                    dilations=[1, *p.dilation, 1],
+                )
                 y = self._pad(y, [(-lo, -hi) for lo, hi in crops])
         else:
             kernel = w.shape[:r]
@@ -182,8 +218,10 @@ class TensorFlowAdapter(Adapter):
 
     def _grads_back(self, case, grads, batch_dims=0):
         gx, gw, gb = (list(grads) + [None])[:3]
-        out = {"grad_input": _from_nhwc(gx.numpy(), batch_dims),
-               "grad_weight": self.weight_back(case, gw.numpy(), batch_dims)}
+        out = {
+            "grad_input": _from_nhwc(gx.numpy(), batch_dims),
+            "grad_weight": self.weight_back(case, gw.numpy(), batch_dims),
+        }
         if case.params.bias:
             out["grad_bias"] = gb.numpy()
         return out
@@ -215,15 +253,22 @@ class TensorFlowAdapter(Adapter):
                 y = self.conv(case, x, w, b)
             firsts = inner.gradient(y, leaves, output_gradients=g)
         cotangents = [ggx, ggw, ggb][: len(firsts)]
-        gg, gx, gw = outer.gradient(firsts, [g, x, w], output_gradients=cotangents,
-                                    unconnected_gradients=tf.UnconnectedGradients.ZERO)
-        return {"g_grad_output": _from_nhwc(gg.numpy()), "g_input": _from_nhwc(gx.numpy()),
-                "g_weight": self.weight_back(case, gw.numpy())}
+        gg, gx, gw = outer.gradient(
+            firsts, [g, x, w], output_gradients=cotangents, unconnected_gradients=tf.UnconnectedGradients.ZERO
+        )
+        return {
+            "g_grad_output": _from_nhwc(gg.numpy()),
+            "g_input": _from_nhwc(gx.numpy()),
+            "g_weight": self.weight_back(case, gw.numpy()),
+        }
 
     def jvp(self, case, a):
         primals = [t for t in self._operands(case, a) if t is not None]
-        tangents = [t for t in self._operands(case, a, ("tangent_input", "tangent_weight", "tangent_bias"))
-                    if t is not None]
+        tangents = [
+            t
+            for t in self._operands(case, a, ("tangent_input", "tangent_weight", "tangent_bias"))
+            if t is not None
+        ]
         with self.tf.autodiff.ForwardAccumulator(primals, tangents) as acc:
             y = self.conv(case, *primals, *([None] * (3 - len(primals))))
         return {"tangent_output": _from_nhwc(acc.jvp(y).numpy())}
@@ -231,8 +276,11 @@ class TensorFlowAdapter(Adapter):
     def _vmap_operands(self, case, a, extra=()):
         over = case.vmap_over
         x = self.const(case, _to_nhwc(a["batched_input"], 1)) if "input" in over else None
-        w = (self.const(case, np.stack([self.weight(case, wi) for wi in a["batched_weight"]]))
-             if "weight" in over else None)
+        w = (
+            self.const(case, np.stack([self.weight(case, wi) for wi in a["batched_weight"]]))
+            if "weight" in over
+            else None
+        )
         shared_x, shared_w, b = self._operands(case, a)
         elems = tuple(t for t in (x, w, *extra) if t is not None)
 

@@ -37,8 +37,10 @@ class TorchAdapter(Adapter):
 
     def setup(self, device="cpu", precision="highest") -> dict:
         torch = self.torch
-        settings = {"float32_matmul_precision": torch.get_float32_matmul_precision(),
-                    "num_threads": torch.get_num_threads()}
+        settings = {
+            "float32_matmul_precision": torch.get_float32_matmul_precision(),
+            "num_threads": torch.get_num_threads(),
+        }
         if device == "cpu":
             return cpu_setup(self, device, precision, settings)
         if device != "cuda" or not torch.cuda.is_available():
@@ -47,10 +49,15 @@ class TorchAdapter(Adapter):
         if precision == "highest":
             torch.backends.cuda.matmul.allow_tf32 = False
             torch.backends.cudnn.allow_tf32 = False
-        return {"device": device, "precision": precision, "tf32": bool(torch.backends.cudnn.allow_tf32),
-                "cudnn.allow_tf32": torch.backends.cudnn.allow_tf32,
-                "cuda.matmul.allow_tf32": torch.backends.cuda.matmul.allow_tf32,
-                "gpu": torch.cuda.get_device_name(), **settings}
+        return {
+            "device": device,
+            "precision": precision,
+            "tf32": bool(torch.backends.cudnn.allow_tf32),
+            "cudnn.allow_tf32": torch.backends.cudnn.allow_tf32,
+            "cuda.matmul.allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+            "gpu": torch.cuda.get_device_name(),
+            **settings,
+        }
 
     def unsupported(self, case, check):
         if case.params.layout == "channels_last" and case.params.rank == 1:
@@ -61,7 +68,9 @@ class TorchAdapter(Adapter):
 
     def run(self, case, check, a):
         out = super().run(case, check, a)
-        return {k: None if v is None else v.detach().to(self.torch.float64).cpu().numpy() for k, v in out.items()}
+        return {
+            k: None if v is None else v.detach().to(self.torch.float64).cpu().numpy() for k, v in out.items()
+        }
 
     # -- the op as a PyTorch user writes it --------------------------------------------------
     def tensor(self, case, a, requires_grad=False):
@@ -102,8 +111,14 @@ class TorchAdapter(Adapter):
 
     # -- checks ------------------------------------------------------------------------------
     def forward(self, case, a):
-        return {"output": self.conv(case, self.tensor(case, a["input"]), self.tensor(case, a["weight"]),
-                                    self.tensor(case, a["bias"]))}
+        return {
+            "output": self.conv(
+                case,
+                self.tensor(case, a["input"]),
+                self.tensor(case, a["weight"]),
+                self.tensor(case, a["bias"]),
+            )
+        }
 
     def _grad_names(self, case):
         return ["grad_input", "grad_weight"] + (["grad_bias"] if case.params.bias else [])
@@ -123,7 +138,9 @@ class TorchAdapter(Adapter):
         leaves = [t for t in (x, w, b) if t is not None]
         firsts = torch.autograd.grad(y, leaves, g, create_graph=True)
         cotangents = [self.tensor(case, a[n]) for n in ("gg_input", "gg_weight", "gg_bias")][: len(firsts)]
-        seconds = torch.autograd.grad(firsts, [g, x, w], cotangents, allow_unused=True, materialize_grads=True)
+        seconds = torch.autograd.grad(
+            firsts, [g, x, w], cotangents, allow_unused=True, materialize_grads=True
+        )
         return dict(zip(("g_grad_output", "g_input", "g_weight"), seconds))
 
     def jvp(self, case, a):
@@ -131,8 +148,9 @@ class TorchAdapter(Adapter):
         tangents = tuple(self.tensor(case, a[n]) for n in ("tangent_input", "tangent_weight", "tangent_bias"))
         if primals[2] is None:
             primals, tangents = primals[:2], tangents[:2]
-        _, t = self.torch.func.jvp(lambda *args: self.conv(case, *args, *([None] * (3 - len(args)))),
-                                   primals, tangents)
+        _, t = self.torch.func.jvp(
+            lambda *args: self.conv(case, *args, *([None] * (3 - len(args)))), primals, tangents
+        )
         return {"tangent_output": t}
 
     def _vmap_operands(self, case, a, names):

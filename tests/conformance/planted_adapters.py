@@ -40,7 +40,7 @@ class DroppedGroup(TorchAdapter):
         if g == 1 or case.params.transposed:
             return y
         keep = self.torch.ones(y.shape[1], dtype=y.dtype)
-        keep[-(y.shape[1] // g):] = 0
+        keep[-(y.shape[1] // g) :] = 0
         return y * keep.reshape((1, -1) + (1,) * case.params.rank)
 
 

@@ -15,8 +15,13 @@ from conformance.strategies import conv_cases, invalid_conv_cases
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 
-GOOD = {"op": "conv", "params": {"rank": 2, "stride": 2, "padding": [[1, 0], [0, 2]], "groups": 2},
-        "shapes": {"input": [2, 4, 5, 6], "weight": [6, 2, 3, 3]}, "dtype": "float32", "seed": 3}
+GOOD = {
+    "op": "conv",
+    "params": {"rank": 2, "stride": 2, "padding": [[1, 0], [0, 2]], "groups": 2},
+    "shapes": {"input": [2, 4, 5, 6], "weight": [6, 2, 3, 3]},
+    "dtype": "float32",
+    "seed": 3,
+}
 
 
 @given(conv_cases())
@@ -36,21 +41,24 @@ def test_invalid_strategies_break_a_rule_the_reference_enforces(case):
     assert reference_rejects(case) is not None, case.to_json()
 
 
-@pytest.mark.parametrize("mutate, field, words", [
-    (lambda d: d.pop("op"), "op", "missing"),
-    (lambda d: d.update(op="matmul"), "op", "unknown operation"),
-    (lambda d: d["params"].update(stride=[1, 2, 3]), "params.stride", "list of 2 ints"),
-    (lambda d: d["params"].update(padding="full"), "params.padding", "padding string"),
-    (lambda d: d["params"].update(padding=[[1, 0], [2]]), "params.padding[1]", "[lo, hi] pair"),
-    (lambda d: d["params"].update(groups="2"), "params.groups", "must be an int"),
-    (lambda d: d["params"].update(transposed="yes"), "params.transposed", "true or false"),
-    (lambda d: d["params"].update(kernel=3), "params.kernel", "unknown parameter"),
-    (lambda d: d["shapes"].update(input=[2, 4, 5]), "shapes.input", "list of 4 ints"),
-    (lambda d: d.update(dtype="float8"), "dtype", "must be one of"),
-    (lambda d: d.update(checks=["forward", "hessian"]), "checks", "unknown check 'hessian'"),
-    (lambda d: d.update(vmap={"size": 0}), "vmap.size", ">= 1"),
-    (lambda d: d.update(data={"input": "abc"}), "data.input", "nested list of numbers"),
-])
+@pytest.mark.parametrize(
+    "mutate, field, words",
+    [
+        (lambda d: d.pop("op"), "op", "missing"),
+        (lambda d: d.update(op="matmul"), "op", "unknown operation"),
+        (lambda d: d["params"].update(stride=[1, 2, 3]), "params.stride", "list of 2 ints"),
+        (lambda d: d["params"].update(padding="full"), "params.padding", "padding string"),
+        (lambda d: d["params"].update(padding=[[1, 0], [2]]), "params.padding[1]", "[lo, hi] pair"),
+        (lambda d: d["params"].update(groups="2"), "params.groups", "must be an int"),
+        (lambda d: d["params"].update(transposed="yes"), "params.transposed", "true or false"),
+        (lambda d: d["params"].update(kernel=3), "params.kernel", "unknown parameter"),
+        (lambda d: d["shapes"].update(input=[2, 4, 5]), "shapes.input", "list of 4 ints"),
+        (lambda d: d.update(dtype="float8"), "dtype", "must be one of"),
+        (lambda d: d.update(checks=["forward", "hessian"]), "checks", "unknown check 'hessian'"),
+        (lambda d: d.update(vmap={"size": 0}), "vmap.size", ">= 1"),
+        (lambda d: d.update(data={"input": "abc"}), "data.input", "nested list of numbers"),
+    ],
+)
 def test_a_malformed_case_file_names_the_file_the_field_and_the_problem(tmp_path, mutate, field, words):
     raw = json.loads(json.dumps(GOOD))
     mutate(raw)

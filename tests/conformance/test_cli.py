@@ -25,17 +25,26 @@ pytestmark = pytest.mark.torch
 pytest.importorskip("torch")
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["run", "--frameworks", "pytorch"], "--frameworks: 'pytorch' is not one of"),
-    (["run", "--frameworks", "torch", "--dtypes", "float8"], "--dtypes: 'float8' is not one of"),
-    (["run", "--frameworks", "torch", "--checks", "grad"], "--checks: 'grad' is not one of"),
-    (["run", "--frameworks", "torch", "--ops", "matmul"], "--ops: 'matmul' is not one of"),
-    (["run", "--adapter", "nosuchmodule:Backend"], "--adapter: adapter spec 'nosuchmodule:Backend': cannot import"),
-    (["run", "--adapter", "no-colon"], "--adapter: adapter spec 'no-colon' must have the form"),
-    (["run", "--frameworks", "torch", "--max-examples", "-1"], "--max-examples: must be >= 0"),
-    (["run", "--precision", "fast"], "argument --precision: invalid choice: 'fast'"),
-    (["replay", "/no/such/case.json", "--frameworks", "torch"], "replay: '/no/such/case.json' does not exist"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["run", "--frameworks", "pytorch"], "--frameworks: 'pytorch' is not one of"),
+        (["run", "--frameworks", "torch", "--dtypes", "float8"], "--dtypes: 'float8' is not one of"),
+        (["run", "--frameworks", "torch", "--checks", "grad"], "--checks: 'grad' is not one of"),
+        (["run", "--frameworks", "torch", "--ops", "matmul"], "--ops: 'matmul' is not one of"),
+        (
+            ["run", "--adapter", "nosuchmodule:Backend"],
+            "--adapter: adapter spec 'nosuchmodule:Backend': cannot import",
+        ),
+        (["run", "--adapter", "no-colon"], "--adapter: adapter spec 'no-colon' must have the form"),
+        (["run", "--frameworks", "torch", "--max-examples", "-1"], "--max-examples: must be >= 0"),
+        (["run", "--precision", "fast"], "argument --precision: invalid choice: 'fast'"),
+        (
+            ["replay", "/no/such/case.json", "--frameworks", "torch"],
+            "replay: '/no/such/case.json' does not exist",
+        ),
+    ],
+)
 def test_bad_usage_exits_2_naming_the_flag_and_value(argv, words, capsys):
     with pytest.raises(SystemExit) as info:
         main(argv)
@@ -45,8 +54,15 @@ def test_bad_usage_exits_2_naming_the_flag_and_value(argv, words, capsys):
 
 def test_a_malformed_case_file_exits_2_with_the_case_error(tmp_path, capsys):
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"op": "conv", "params": {"rank": 2, "padding": "full"},
-                               "shapes": {"input": [1, 1, 3, 3], "weight": [1, 1, 2, 2]}}))
+    bad.write_text(
+        json.dumps(
+            {
+                "op": "conv",
+                "params": {"rank": 2, "padding": "full"},
+                "shapes": {"input": [1, 1, 3, 3], "weight": [1, 1, 2, 2]},
+            }
+        )
+    )
     assert main(["replay", str(bad), "--frameworks", "torch", "--out", str(tmp_path / "out")]) == 2
     assert f"{bad}: field 'params.padding'" in capsys.readouterr().err
 
@@ -69,8 +85,19 @@ def test_replay_writes_results_report_and_html_and_exits_0(tmp_path, capsys):
 def test_a_failure_exits_1_and_is_in_the_report(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     out = tmp_path / "out"
-    code = main(["replay", str(ROOT / "cases" / "double_backward_groups.json"), "--adapter",
-                 "planted_adapters:DroppedGroup", "--checks", "vjp_vjp", "--out", str(out), "--quiet"])
+    code = main(
+        [
+            "replay",
+            str(ROOT / "cases" / "double_backward_groups.json"),
+            "--adapter",
+            "planted_adapters:DroppedGroup",
+            "--checks",
+            "vjp_vjp",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 1
     report = json.loads((out / "report.json").read_text())
     assert report["failed"] and report["failures"][0]["framework"] == "torch-dropped-group"
@@ -88,23 +115,61 @@ def test_the_documented_example_adapter_runs(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
     out = tmp_path / "out"
-    code = main(["run", "--adapter", "my_backend:TorchWithoutOneDNN", "--cases", str(GEMM), "--checks",
-                 "forward,vjp,jvp", "--dtypes", "float64,float32", "--max-examples", "8", "--out", str(out),
-                 "--found-dir", str(tmp_path / "found"), "--quiet"])
+    code = main(
+        [
+            "run",
+            "--adapter",
+            "my_backend:TorchWithoutOneDNN",
+            "--cases",
+            str(GEMM),
+            "--checks",
+            "forward,vjp,jvp",
+            "--dtypes",
+            "float64,float32",
+            "--max-examples",
+            "8",
+            "--out",
+            str(out),
+            "--found-dir",
+            str(tmp_path / "found"),
+            "--quiet",
+        ]
+    )
     records = read_results(out / "results.jsonl")
     by_verdict = {}
     for r in records:
         by_verdict.setdefault((r["check"], r["verdict"]), []).append(r)
-    assert code == 0, [r.get("reason") for r in records if r["verdict"] != "pass" and r["verdict"] != "unsupported"]
+    assert code == 0, [
+        r.get("reason") for r in records if r["verdict"] != "pass" and r["verdict"] != "unsupported"
+    ]
     assert by_verdict[("forward", "pass")] and by_verdict[("vjp", "pass")]
     assert all("does not implement the jvp check" in r["reason"] for r in by_verdict[("jvp", "unsupported")])
     assert any("conv2d only" in r["reason"] for r in records if r["verdict"] == "unsupported")
 
 
 def _campaign_cmd(out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "conformance", "run", "--frameworks", "torch", "--cases", str(GEMM),
-            "--checks", "forward,vjp,error", "--max-examples", "6", "--seed", "3", "--out", str(out),
-            "--found-dir", str(out / "found"), "--quiet", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "conformance",
+        "run",
+        "--frameworks",
+        "torch",
+        "--cases",
+        str(GEMM),
+        "--checks",
+        "forward,vjp,error",
+        "--max-examples",
+        "6",
+        "--seed",
+        "3",
+        "--out",
+        str(out),
+        "--found-dir",
+        str(out / "found"),
+        "--quiet",
+        *extra,
+    ]
 
 
 def _outcomes(out: Path) -> dict:
@@ -122,8 +187,13 @@ def test_killing_a_campaign_and_resuming_gives_the_uninterrupted_results(tmp_pat
     assert len(expected) >= 7 * 3
 
     broken = tmp_path / "broken"
-    proc = subprocess.Popen(_campaign_cmd(broken), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        _campaign_cmd(broken),
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         path = broken / "results.jsonl"
@@ -145,10 +215,24 @@ def test_a_device_no_framework_can_use_is_a_usage_error(tmp_path, capsys):
     if torch.cuda.is_available():
         pytest.skip("this machine has CUDA")
     with pytest.raises(SystemExit) as info:
-        main(["run", "--frameworks", "torch", "--device", "cuda", "--max-examples", "0", "--out", str(tmp_path)])
+        main(
+            [
+                "run",
+                "--frameworks",
+                "torch",
+                "--device",
+                "cuda",
+                "--max-examples",
+                "0",
+                "--out",
+                str(tmp_path),
+            ]
+        )
     assert info.value.code == 2
     err = capsys.readouterr().err
-    assert "torch could not start on --device cuda" in err and "--device cuda: no framework could start" in err
+    assert (
+        "torch could not start on --device cuda" in err and "--device cuda: no framework could start" in err
+    )
 
 
 def test_an_entry_point_adapter_is_a_framework_name(monkeypatch):
@@ -157,11 +241,15 @@ def test_an_entry_point_adapter_is_a_framework_name(monkeypatch):
     from conformance import adapters
     from conformance.cli import _frameworks, _parser
 
-    point = importlib.metadata.EntryPoint("torch-dropped-group", "planted_adapters:DroppedGroup",
-                                          adapters.ENTRY_POINT_GROUP)
+    point = importlib.metadata.EntryPoint(
+        "torch-dropped-group", "planted_adapters:DroppedGroup", adapters.ENTRY_POINT_GROUP
+    )
     real = importlib.metadata.entry_points
-    monkeypatch.setattr(importlib.metadata, "entry_points",
-                        lambda **kw: [point] if kw.get("group") == adapters.ENTRY_POINT_GROUP else real(**kw))
+    monkeypatch.setattr(
+        importlib.metadata,
+        "entry_points",
+        lambda **kw: [point] if kw.get("group") == adapters.ENTRY_POINT_GROUP else real(**kw),
+    )
     assert adapters.installed()["torch-dropped-group"] == "planted_adapters:DroppedGroup"
     args = _parser().parse_args(["run", "--frameworks", "torch-dropped-group"])
     assert _frameworks(args) == {"torch-dropped-group": "planted_adapters:DroppedGroup"}

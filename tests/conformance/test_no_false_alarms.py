@@ -54,7 +54,9 @@ def test_no_false_fail_on_the_unmodified_framework(framework, dtype, campaigns):
         [rec] = camp.run_check(case.with_checks([check]), check, record=False)
         assert rec["verdict"] in ("pass", "unsupported", "error_mismatch"), rec.get("reason", rec)
         if rec["verdict"] == "error_mismatch":
-            assert framework == "tensorflow" and TF_KNOWN_ERRORS.get(check, "@") in rec["reason"], rec["reason"]
+            assert framework == "tensorflow" and TF_KNOWN_ERRORS.get(check, "@") in rec["reason"], rec[
+                "reason"
+            ]
         if rec["verdict"] == "unsupported":
             assert rec["reason"], "an unsupported verdict always says why"
 
@@ -67,9 +69,15 @@ def test_tensorflow_empty_batch_shape_departure_is_reported(campaigns):
     direct = tf.nn.conv2d(tf.zeros([0, 5, 5, 2], tf.float32), tf.zeros([3, 3, 2, 4], tf.float32), 1, "SAME")
     if direct.shape[-1] == 4:
         pytest.skip("this TensorFlow computes the right empty-batch shape")
-    case = Case.from_dict({"op": "conv", "params": {"rank": 2, "padding": "same", "bias": False},
-                           "shapes": {"input": [0, 2, 5, 5], "weight": [4, 2, 3, 3]}, "dtype": "float32",
-                           "checks": ["forward"]})
+    case = Case.from_dict(
+        {
+            "op": "conv",
+            "params": {"rank": 2, "padding": "same", "bias": False},
+            "shapes": {"input": [0, 2, 5, 5], "weight": [4, 2, 3, 3]},
+            "dtype": "float32",
+            "checks": ["forward"],
+        }
+    )
     [rec] = campaigns("tensorflow").run_check(case, "forward", record=False)
     assert rec["verdict"] == "fail" and "has shape [0, 2, 5, 5]" in rec["reason"]
 
@@ -91,8 +99,14 @@ def test_tensorflow_vectorized_map_gradient_departure_is_reported(campaigns):
         assert TF_KNOWN_ERRORS["vmap_vjp"] in str(exc)
     else:
         pytest.skip("this TensorFlow vectorises conv2d gradients with explicit padding")
-    case = Case.from_dict({"op": "conv", "params": {"rank": 2, "padding": [[1, 0], [0, 1]]},
-                           "shapes": {"input": [1, 1, 4, 4], "weight": [1, 1, 2, 2]}, "checks": ["vmap_vjp"]})
+    case = Case.from_dict(
+        {
+            "op": "conv",
+            "params": {"rank": 2, "padding": [[1, 0], [0, 1]]},
+            "shapes": {"input": [1, 1, 4, 4], "weight": [1, 1, 2, 2]},
+            "checks": ["vmap_vjp"],
+        }
+    )
     [rec] = campaigns("tensorflow").run_check(case, "vmap_vjp", record=False)
     assert rec["verdict"] == "error_mismatch" and TF_KNOWN_ERRORS["vmap_vjp"] in rec["reason"]
 
@@ -100,12 +114,19 @@ def test_tensorflow_vectorized_map_gradient_departure_is_reported(campaigns):
 @pytest.mark.tensorflow
 def test_tensorflow_depthwise_stride_with_dilation_is_declared_and_really_wrong(campaigns):
     tf = pytest.importorskip("tensorflow")
-    direct = tf.nn.depthwise_conv2d(tf.ones([1, 5, 5, 2]), tf.ones([2, 2, 2, 1]), [1, 2, 2, 1], "VALID",
-                                    dilations=[2, 2])
+    direct = tf.nn.depthwise_conv2d(
+        tf.ones([1, 5, 5, 2]), tf.ones([2, 2, 2, 1]), [1, 2, 2, 1], "VALID", dilations=[2, 2]
+    )
     if direct.shape[1] == 2:
         pytest.skip("this TensorFlow strides dilated depthwise convolutions correctly")
-    case = Case.from_dict({"op": "conv", "params": {"rank": 2, "stride": 2, "dilation": 2, "groups": 2},
-                           "shapes": {"input": [1, 2, 5, 5], "weight": [2, 1, 2, 2]}, "checks": ["forward"]})
+    case = Case.from_dict(
+        {
+            "op": "conv",
+            "params": {"rank": 2, "stride": 2, "dilation": 2, "groups": 2},
+            "shapes": {"input": [1, 2, 5, 5], "weight": [2, 1, 2, 2]},
+            "checks": ["forward"],
+        }
+    )
     [rec] = campaigns("tensorflow").run_check(case, "forward", record=False)
     assert rec["verdict"] == "unsupported" and "silently ignores the stride" in rec["reason"]
 
@@ -115,15 +136,27 @@ def test_jax_accepting_a_kernel_larger_than_its_input_is_an_error_mismatch(campa
     jax = pytest.importorskip("jax")
     out = jax.lax.conv_general_dilated(np.ones((1, 1, 2)), np.ones((1, 1, 3)), (1,), "VALID")
     assert out.shape == (1, 1, 0)  # JAX returns an empty result where the reference raises
-    case = Case.from_dict({"op": "conv", "params": {"rank": 1, "padding": "valid"},
-                           "shapes": {"input": [1, 1, 2], "weight": [1, 1, 3]}, "checks": ["error"]})
+    case = Case.from_dict(
+        {
+            "op": "conv",
+            "params": {"rank": 1, "padding": "valid"},
+            "shapes": {"input": [1, 1, 2], "weight": [1, 1, 3]},
+            "checks": ["error"],
+        }
+    )
     [rec] = campaigns("jax").run_check(case, "error", record=False)
     assert rec["verdict"] == "error_mismatch" and "jax accepted it" in rec["reason"]
 
 
 @pytest.mark.torch
 def test_torch_rejects_what_the_reference_rejects(campaigns):
-    case = Case.from_dict({"op": "conv", "params": {"rank": 1, "groups": 3},
-                           "shapes": {"input": [1, 4, 5], "weight": [6, 2, 3]}, "checks": ["error"]})
+    case = Case.from_dict(
+        {
+            "op": "conv",
+            "params": {"rank": 1, "groups": 3},
+            "shapes": {"input": [1, 4, 5], "weight": [6, 2, 3]},
+            "checks": ["error"],
+        }
+    )
     [rec] = campaigns("torch").run_check(case, "error", record=False)
     assert rec["verdict"] == "pass" and rec["reason"].startswith("both reject")

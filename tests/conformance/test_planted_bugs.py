@@ -15,12 +15,21 @@ torch = pytest.importorskip("torch")
 
 PLANTED = {
     # adapter class: (check, strategy that reaches the planted path, what the shrunk case must show)
-    "SamePadWrongSide": ("forward", conv_cases(dtypes=("float64",), transposed=False, padding_forms=("same",)),
-                         lambda c: c.params.padding == "same"),
-    "DroppedGroup": ("forward", conv_cases(dtypes=("float64",), transposed=False, group_kinds=("grouped", "depthwise")),
-                     lambda c: c.params.groups > 1),
-    "UnflippedInputGradient": ("vjp", conv_cases(dtypes=("float64",), transposed=False, padding_forms=("int",)),
-                               lambda c: max(c.shapes["weight"][2:]) > 1),
+    "SamePadWrongSide": (
+        "forward",
+        conv_cases(dtypes=("float64",), transposed=False, padding_forms=("same",)),
+        lambda c: c.params.padding == "same",
+    ),
+    "DroppedGroup": (
+        "forward",
+        conv_cases(dtypes=("float64",), transposed=False, group_kinds=("grouped", "depthwise")),
+        lambda c: c.params.groups > 1,
+    ),
+    "UnflippedInputGradient": (
+        "vjp",
+        conv_cases(dtypes=("float64",), transposed=False, padding_forms=("int",)),
+        lambda c: max(c.shapes["weight"][2:]) > 1,
+    ),
     "RoundsToTF32": ("forward", conv_cases(dtypes=("float32",)), lambda c: c.dtype == "float32"),
 }
 
@@ -40,15 +49,24 @@ def test_planted_bug_is_flagged_fail_and_shrunk(adapter, tmp_path):
         assert shows_bug(case), case.to_json()
         assert case.shapes["input"][0] <= 1, "Hypothesis should shrink the batch to at most one sample"
         # the saved case replays to the same verdict, and the unmodified framework passes it
-        assert camp.run_check(case.with_checks([check]), check, [adapter], record=False)[0]["verdict"] == "fail"
+        assert (
+            camp.run_check(case.with_checks([check]), check, [adapter], record=False)[0]["verdict"] == "fail"
+        )
     with Campaign(tmp_path / "clean", {"torch": "conformance.adapters.torch_adapter:TorchAdapter"}) as camp:
         camp.start()
         assert camp.run_check(case, check)[0]["verdict"] == "pass"
 
 
 def _case(case_id: str) -> Case:
-    return Case.from_dict({"id": case_id, "op": "conv", "params": {"rank": 2, "padding": 1},
-                           "shapes": {"input": [1, 2, 4, 4], "weight": [3, 2, 3, 3]}, "checks": ["forward"]})
+    return Case.from_dict(
+        {
+            "id": case_id,
+            "op": "conv",
+            "params": {"rank": 2, "padding": 1},
+            "shapes": {"input": [1, 2, 4, 4], "weight": [3, 2, 3, 3]},
+            "checks": ["forward"],
+        }
+    )
 
 
 def test_a_worker_that_aborts_is_a_crash_and_the_campaign_goes_on(tmp_path):
@@ -75,9 +93,14 @@ def test_a_worker_that_hangs_is_a_timeout_and_the_campaign_goes_on(tmp_path):
 def test_declared_tf32_is_judged_with_tf32_roundoff(tmp_path):
     """TF32 is a bug when float32 was asked for, and within the bound when the adapter says TF32 is on."""
     strategy = conv_cases(dtypes=("float32",), checks=("forward",))
-    with Campaign(tmp_path, {"DeclaresTF32": "planted_adapters:DeclaresTF32"}, found_dir=tmp_path / "f") as camp:
+    with Campaign(
+        tmp_path, {"DeclaresTF32": "planted_adapters:DeclaresTF32"}, found_dir=tmp_path / "f"
+    ) as camp:
         camp.start()
-        assert camp.fuzz("DeclaresTF32", "forward", strategy, max_examples=max(settings().max_examples, 25)) == []
+        assert (
+            camp.fuzz("DeclaresTF32", "forward", strategy, max_examples=max(settings().max_examples, 25))
+            == []
+        )
         records = [r for r in camp.done.values() if r["verdict"] != "unsupported"]
     assert records and all(r["verdict"] == "pass" for r in records)
     assert {r["bound"]["compute_dtype"] for r in records} == {"tf32"}

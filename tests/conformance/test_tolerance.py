@@ -15,8 +15,18 @@ from conformance.tolerance import UNIT_ROUNDOFF, Expected, compute_dtype, judge
 def _ones_like_case(case):
     """The case with every array set to ones: each result then counts its summed products."""
     data = CaseData(case)
-    for name in ("input", "weight", "bias", "grad_output", "tangent_input", "tangent_weight", "tangent_bias",
-                 "gg_input", "gg_weight", "gg_bias"):
+    for name in (
+        "input",
+        "weight",
+        "bias",
+        "grad_output",
+        "tangent_input",
+        "tangent_weight",
+        "tangent_bias",
+        "gg_input",
+        "gg_weight",
+        "gg_bias",
+    ):
         if data[name] is not None:
             data[name] = np.ones_like(data[name])
     return data
@@ -72,12 +82,21 @@ def test_a_real_float32_convolution_passes_its_bound_but_not_a_float64_one():
     torch = pytest.importorskip("torch")
     from conformance.case import Case
 
-    case = Case.from_dict({"op": "conv", "params": {"rank": 2, "padding": 1},
-                           "shapes": {"input": [2, 8, 6, 6], "weight": [4, 8, 3, 3]}, "dtype": "float32"})
+    case = Case.from_dict(
+        {
+            "op": "conv",
+            "params": {"rank": 2, "padding": 1},
+            "shapes": {"input": [2, 8, 6, 6], "weight": [4, 8, 3, 3]},
+            "dtype": "float32",
+        }
+    )
     data = CaseData(case)
-    y = torch.nn.functional.conv2d(torch.tensor(data["input"], dtype=torch.float32),
-                                   torch.tensor(data["weight"], dtype=torch.float32),
-                                   torch.tensor(data["bias"], dtype=torch.float32), padding=1)
+    y = torch.nn.functional.conv2d(
+        torch.tensor(data["input"], dtype=torch.float32),
+        torch.tensor(data["weight"], dtype=torch.float32),
+        torch.tensor(data["bias"], dtype=torch.float32),
+        padding=1,
+    )
     exp = expected(case, "forward", data)
     assert judge({"output": y.double().numpy()}, exp, UNIT_ROUNDOFF["float32"])["verdict"] == "pass"
     assert judge({"output": y.double().numpy()}, exp, UNIT_ROUNDOFF["float64"])["verdict"] == "fail"
