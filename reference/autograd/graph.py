@@ -164,6 +164,8 @@ class RuleNode(Node):
 
     def apply(self, grads):
         ctx = Context(self.params, self.shapes, self.dtypes, self.needs, self.aux)
+        for name in self.rule.saves:  # a tensor not saved (an absent optional input) reads as None
+            setattr(ctx, name, None)
         for name, saved in self.saved.items():  # unpacked (and checked) even if no gradient arrived
             setattr(ctx, name, saved.unpack())
         if all(g is None for g in grads):

@@ -331,6 +331,50 @@ def rsub(input, other):
     return apply(R.rsub, (input,), {"other": other}, cast=None if dt == input.dtype else dt)
 
 
+def batch_norm_backward(g, input, weight, running_mean, running_var, training, eps, mask):
+    """aten's native_batch_norm_backward as one recorded node; None where ``mask`` is False."""
+    params = {"training": training, "eps": eps, "mask": tuple(bool(m) for m in mask)}
+    outs = apply(R.batch_norm_backward, (g, input, weight, running_mean, running_var), params)
+    return tuple(o if m else None for o, m in zip(outs, mask))
+
+
+def batch_norm_backward_arrays(g, x, w, rm, rv, training, eps, mask):
+    """The forward of batch_norm_backward: the Tensor formulas evaluated without recording."""
+    from reference.autograd.grad_mode import no_grad
+    from reference.ops.derivatives import batch_norm_backward_formulas
+
+    wrap = [None if a is None else _make(a) for a in (g, x, w, rm, rv)]
+    with no_grad():
+        outs = batch_norm_backward_formulas(*wrap, training, eps, mask)
+    fill = (x, np.zeros(x.shape[1], dtype=x.dtype), np.zeros(x.shape[1], dtype=x.dtype))
+    return tuple(np.zeros_like(f) if o is None else o._data for o, f in zip(outs, fill))
+
+
+def batch_norm_double_backward(c, ggs):
+    from reference.autograd.engine import grad
+    from reference.autograd.grad_mode import enable_grad
+    from reference.ops.derivatives import batch_norm_backward_formulas
+
+    create_graph = _enabled[0]
+    inputs = (c.grad_out, c.input, c.weight)
+    wanted = [i for i in range(3) if c.needs[i]]
+    with enable_grad():
+        outs = batch_norm_backward_formulas(*inputs, c.running_mean, c.running_var, c.training, c.eps, c.mask)
+    pairs = [(o, gg) for o, gg in zip(outs, ggs) if o is not None and o.requires_grad]
+    result = [None] * 5
+    if pairs and wanted:
+        found = grad(
+            [o for o, _ in pairs],
+            [inputs[i] for i in wanted],
+            [gg for _, gg in pairs],
+            create_graph=create_graph,
+            allow_unused=True,
+        )
+        for i, gi in zip(wanted, found):
+            result[i] = gi
+    return result
+
+
 def reciprocal(input):
     return _unary(R.reciprocal, input)
 

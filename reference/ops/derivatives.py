@@ -577,33 +577,48 @@ rule(
 )
 
 
-def _batch_norm_grads(c, g):
-    x, w = c.input, c.weight
-    dims = (0,) + tuple(range(2, len(c.shapes[0])))
-    bshape = (1, -1) + (1,) * (len(c.shapes[0]) - 2)
-    if c.training:
-        mean = A.mean(x, dims, keepdim=True)
-        xc = x - mean
-        invstd = A.pow(A.mean(xc * xc, dims, keepdim=True) + c.eps, -0.5)
+def batch_norm_backward_formulas(g, x, w, running_mean, running_var, training, eps, mask):
+    """Batch norm's first-order gradients (grad_input, grad_weight, grad_bias) in Tensor ops;
+    ``mask`` says which to compute (None for the others)."""
+    dims = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, -1) + (1,) * (x.ndim - 2)
+    if training:
+        xc = x - A.mean(x, dims, keepdim=True)
+        invstd = A.pow(A.mean(xc * xc, dims, keepdim=True) + eps, -0.5)
     else:
-        xc = x - A.reshape(c.running_mean, bshape)
-        invstd = A.pow(A.reshape(c.running_var, bshape) + c.eps, -0.5)
+        xc = x - A.reshape(running_mean, bshape)
+        invstd = A.pow(A.reshape(running_var, bshape) + eps, -0.5)
     xhat = xc * invstd
     gw = g * A.reshape(w, bshape) if w is not None else g
     gx = gweight = gbias = None
-    if c.needs[0]:
-        if c.training:
+    if mask[0]:
+        if training:
             gx = invstd * (gw - A.mean(gw, dims, keepdim=True) - xhat * A.mean(gw * xhat, dims, keepdim=True))
         else:
             gx = gw * invstd
-    if c.needs[1]:
+    if mask[1]:
         gweight = A.sum(g * xhat, dims)
-    if c.needs[2]:
+    if mask[2]:
         gbias = A.sum(g, dims)
-    return gx, gweight, gbias, None, None
+    return gx, gweight, gbias
+
+
+def _batch_norm_grads(c, g):
+    mask = c.needs[:3]
+    grads = A.batch_norm_backward(
+        g, c.input, c.weight, c.running_mean, c.running_var, c.training, c.eps, mask
+    )
+    return (*grads, None, None)
+
+
+def _batch_norm_double_grads(c, ggs):
+    """VJP of batch_norm_backward: differentiate the first-order formulas, re-traced from the saved
+    tensors (so every order is exact); an input they do not reach gets no gradient ("unused")."""
+    return A.batch_norm_double_backward(c, ggs)
 
 
 _ALL3 = (0, 1, 2)
+_ALL5 = (0, 1, 2, 3, 4)
 rule(
     "batch_norm",
     "NativeBatchNormBackward0",
@@ -611,6 +626,17 @@ rule(
     forward=K.batch_norm,
     vjp=_batch_norm_grads,
     saves={"input": _ALL3, "weight": _ALL3, "running_mean": _ALL3, "running_var": _ALL3},
+)
+rule(
+    "batch_norm_backward",
+    "NativeBatchNormBackwardBackward0",
+    ("grad_out", "input", "weight", "running_mean", "running_var"),
+    forward=lambda g, x, w, rm, rv, training, eps, mask: A.batch_norm_backward_arrays(
+        g, x, w, rm, rv, training, eps, mask
+    ),
+    outputs=3,
+    vjp=_batch_norm_double_grads,
+    saves={"grad_out": _ALL5, "input": _ALL5, "weight": _ALL5, "running_mean": _ALL5, "running_var": _ALL5},
 )
 rule(
     "dropout",

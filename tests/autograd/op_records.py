@@ -161,6 +161,27 @@ OP_RECORDS = {
         ),
         ("eval", lambda a, w, b: F.batch_norm(a, *_rm(), w, b), [(3, 2, 2), (2,), (2,)], "aaa"),
     ],
+    "batch_norm_backward": [
+        (
+            "train_grad_of_grad",
+            lambda a, w, v: (
+                T.autograd.grad(
+                    F.batch_norm(a, None, None, w, None, training=True), (a, w), v, create_graph=True
+                )[0]
+                * 2
+            ),
+            [(3, 2, 2), (2,), (3, 2, 2)],
+            "aaa",
+        ),
+        (
+            "eval_grad_of_grad",
+            lambda a, w, v: (
+                T.autograd.grad(F.batch_norm(a, *_rm(), w, None), (a, w), v, create_graph=True)[1] ** 2
+            ),
+            [(3, 2, 2), (2,), (3, 2, 2)],
+            "aaa",
+        ),
+    ],
     "dropout": [
         ("mask", lambda a: F.dropout(a, 0.5, mask=T.tensor([1.0, 0.0, 1.0], dtype=T.float64)), [(3,)], "a")
     ],

@@ -310,3 +310,48 @@ def test_torch_register_hook_crash_is_still_there_and_the_reference_runs_it():
     if done.returncode == 0:
         pytest.skip("this PyTorch no longer crashes here: let the generator register hooks on views again")
     assert done.returncode < 0 or done.returncode == 139
+
+
+_BN_CASES = [
+    (shape, training, affine, momentum)
+    for shape in ((4, 3), (2, 3, 5), (2, 3, 2, 3), (2, 2, 2, 1, 3))
+    for training in (True, False)
+    for affine in (True, False)
+    for momentum in (0.1, 0.7)
+]
+
+
+@pytest.mark.parametrize("shape, training, affine, momentum", _BN_CASES)
+def test_batch_norm_and_its_double_backward_match_torch(shape, training, affine, momentum):
+    rng = np.random.default_rng(len(shape) * 7 + training)
+    arrays = [rng.standard_normal(shape), rng.standard_normal(shape[1]), rng.standard_normal(shape[1])]
+    v = rng.standard_normal(shape)
+    outs = []
+    for M in (torch, reference):
+        x, w, b = (M.tensor(a, dtype=M.float64, requires_grad=True) for a in arrays)
+        rm = M.tensor(np.linspace(-0.5, 0.5, shape[1]), dtype=M.float64)
+        rv = M.tensor(np.linspace(0.5, 1.5, shape[1]), dtype=M.float64)
+        weight, bias = (w, b) if affine else (None, None)
+        y = M.nn.functional.batch_norm(
+            x, rm, rv, weight, bias, training=training, momentum=momentum, eps=1e-3
+        )
+        gx, *gwb = M.autograd.grad(
+            y, (x, w, b) if affine else (x,), M.tensor(v, dtype=M.float64), create_graph=True
+        )
+        try:  # eval mode without weight: x does not reach the first gradient, "unused" in both
+            second = M.autograd.grad(
+                (gx * gx).sum() + sum((g * g).sum() for g in gwb), (x, w) if affine else (x,)
+            )
+        except RuntimeError as exc:
+            second = [str(exc)]
+        outs.append(
+            [
+                t if isinstance(t, str) else np.array(t.detach().numpy(), copy=True)
+                for t in (y, rm, rv, gx, *gwb, *second)
+            ]
+        )
+    for k, (r, t) in enumerate(zip(outs[1], outs[0])):
+        if isinstance(t, str) or isinstance(r, str):
+            assert r == t, f"output {k}"
+        else:
+            np.testing.assert_allclose(r, t, rtol=1e-9, atol=1e-11, err_msg=f"output {k}")
