@@ -253,3 +253,14 @@ def test_an_entry_point_adapter_is_a_framework_name(monkeypatch):
     assert adapters.installed()["torch-dropped-group"] == "planted_adapters:DroppedGroup"
     args = _parser().parse_args(["run", "--frameworks", "torch-dropped-group"])
     assert _frameworks(args) == {"torch-dropped-group": "planted_adapters:DroppedGroup"}
+
+
+def test_frameworks_lists_versions_devices_and_precision(capsys):
+    assert main(["frameworks"]) == 0
+    out = capsys.readouterr().out
+    import torch
+
+    assert f"torch: {torch.__version__}; devices: cpu" in out
+    assert "--precision has no effect" in out
+    for name in ("tensorflow", "jax"):
+        assert f"{name}:" in out  # installed with its version, or "not installed (pip install ...)"
