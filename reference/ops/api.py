@@ -131,6 +131,9 @@ def _dim(d, ndim):
 def _dims(dim, ndim):
     if dim is None:
         return None
+    if ndim == 0:  # a 0-d tensor accepts dim 0 / -1: the reduction is over its one element
+        _dim(dim if isinstance(dim, (int, np.integer)) else (dim[0] if len(dim) else 0), 0)
+        return None
     if isinstance(dim, (int, np.integer)):
         dim = (dim,)
     dims = tuple(_dim(d, ndim) for d in dim)
@@ -574,8 +577,9 @@ def _unsafe_view(input, shape):
 
 def _softmax_dim(ndim, dim):
     if dim is None:
-        return 0 if ndim in (0, 1, 3) else 1
-    return _dim(dim, ndim)
+        dim = 0 if ndim in (0, 1, 3) else 1
+    d = _dim(dim, ndim)
+    return None if ndim == 0 else d  # a 0-d tensor is its own (one-element) softmax axis
 
 
 def softmax(input, dim=None, dtype=None):

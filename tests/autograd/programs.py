@@ -311,12 +311,15 @@ def programs(draw, max_inputs=2, max_steps=6):
     steps = []
     retained = []
     views = set()  # variables made by view steps
+    storage = list(range(n_inputs))  # storage[k]: which storage variable k lives in (views alias)
     for i, shape in enumerate(shapes):  # non-leaf bases (in-place on a leaf that requires grad raises)
         if draw(st.booleans()):
             steps.append(Step(f"v{len(var_shapes)} = v{i} * 1.0"))
+            storage.append(len(var_shapes))
             var_shapes.append(shape)
     if draw(st.booleans()):  # a base that does not require grad, written with values that do
         steps.append(Step(f"v{len(var_shapes)} = T.zeros({shapes[0]}, dtype=T.float64)"))
+        storage.append(len(var_shapes))
         var_shapes.append(shapes[0])
     for _ in range(draw(st.integers(1, max_steps))):
         kind = draw(
@@ -347,6 +350,7 @@ def programs(draw, max_inputs=2, max_steps=6):
             code, out_shape = _view_steps(draw, name, shape)
             steps.append(Step(f"{new} = {code}", no_grad))
             views.add(len(var_shapes))
+            storage.append(storage[i])
             var_shapes.append(out_shape)
         elif kind == "unary":
             op = draw(st.sampled_from(_UNARY))
@@ -355,6 +359,7 @@ def programs(draw, max_inputs=2, max_steps=6):
             else:
                 code = f"{new} = {name}.{op}"
             steps.append(Step(code))
+            storage.append(storage[i] if op == "detach()" else len(var_shapes))
             var_shapes.append(shape)
         elif kind == "binary":
             j = draw(st.integers(0, len(var_shapes) - 1))
@@ -365,11 +370,16 @@ def programs(draw, max_inputs=2, max_steps=6):
             except ValueError:
                 out_shape = shape
             steps.append(Step(f"{new} = {name} {op} v{j}"))
+            storage.append(len(var_shapes))
             var_shapes.append(out_shape)
         elif kind == "inplace":
             steps.append(Step(f"{name}.{draw(st.sampled_from(_INPLACE_CONST))}", no_grad))
         elif kind == "inplace_other":
-            j = draw(st.integers(0, len(var_shapes) - 1))
+            # the other operand is the target itself or lives in another storage: an operand that
+            # partially aliases the target has no defined result (PyTorch's depends on loop order)
+            j = draw(
+                st.sampled_from([k for k in range(len(var_shapes)) if k == i or storage[k] != storage[i]])
+            )
             op = draw(st.sampled_from(["mul_", "add_", "copy_"]))
             steps.append(Step(f"{name}.{op}(v{j})", no_grad))
         elif kind == "hook":

@@ -749,3 +749,11 @@ def stale_view_error_comes_before_the_shape_error(T, x):
     v = a.split(2, 0)[0]
     a[1] = 0.5
     return [x + v]  # both a broadcast error and a stale multi-output view: PyTorch reports the view
+
+
+@program((1, 1))
+def zero_dim_reductions_and_softmax(T, x):
+    s = x.squeeze()  # 0-d
+    y = s.softmax(-1) + s.log_softmax(0) + s.sum(0) + s.mean(-1) + s.amax(0) + s.sum((0,), keepdim=True)
+    y.backward()
+    return [y]
