@@ -69,6 +69,11 @@ class ConvParams:
             "layout": self.layout,
         }
 
+    def geometry(self) -> tuple:
+        """(stride, padding, dilation, transposed, output_padding, groups): aten's positional order,
+        which ``conv_output_shape``, ``convolution_backward`` and the double backward take."""
+        return (self.stride, self.padding, self.dilation, self.transposed, self.output_padding, self.groups)
+
     def reference_kwargs(self) -> dict:
         """The keyword arguments of ``reference.conv.convolution`` (and its backward)."""
         return {
@@ -426,7 +431,11 @@ def array_shapes(case: Case) -> dict[str, tuple[int, ...]]:
         "batched_weight": (b, *w),
     }
     try:  # an invalid configuration (the ``error`` check) has no output shape
-        y = conv_output_shape(x, w, p.stride, p.padding, p.dilation, p.transposed, p.output_padding, p.groups)
+        y = conv_output_shape(
+            x,
+            w,
+            *p.geometry(),
+        )
     except ValueError:
         return shapes
     return {**shapes, "grad_output": y, "batched_grad_output": (b, *y)}

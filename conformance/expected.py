@@ -30,12 +30,7 @@ def _backward(case: Case, g, x, w):
         x,
         w,
         bias_sizes,
-        p.stride,
-        p.padding,
-        p.dilation,
-        p.transposed,
-        p.output_padding,
-        p.groups,
+        *p.geometry(),
         (True, True, p.bias),
     )
     out = {"grad_input": gx, "grad_weight": gw}
@@ -64,12 +59,7 @@ def vjp_vjp(case, a):
         a["grad_output"],
         a["weight"],
         a["input"],
-        p.stride,
-        p.padding,
-        p.dilation,
-        p.transposed,
-        p.output_padding,
-        p.groups,
+        *p.geometry(),
         (True, True, True),
     )
     return {"g_grad_output": ggo, "g_input": gi, "g_weight": gw}
@@ -150,12 +140,7 @@ def reference_rejects(case: Case) -> str | None:
         conv_output_shape(
             case.shapes["input"],
             case.shapes["weight"],
-            p.stride,
-            p.padding,
-            p.dilation,
-            p.transposed,
-            p.output_padding,
-            p.groups,
+            *p.geometry(),
         )
     except ConvConfigError as exc:
         return str(exc)

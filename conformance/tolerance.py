@@ -72,12 +72,7 @@ def reduction_lengths(case) -> dict[str, int]:
     pl = plan(
         case.shapes["input"],
         case.shapes["weight"],
-        p.stride,
-        p.padding,
-        p.dilation,
-        p.transposed,
-        p.output_padding,
-        p.groups,
+        *p.geometry(),
     )
     c = pl.corr
     taps = math.prod(c.kernel)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from conformance.case import CaseData
+from conformance.case import ARRAY_NAMES, CaseData
 from conformance.expected import expected
 from conformance.strategies import conv_cases
 from conformance.tolerance import UNIT_ROUNDOFF, Expected, compute_dtype, judge
@@ -15,18 +15,7 @@ from conformance.tolerance import UNIT_ROUNDOFF, Expected, compute_dtype, judge
 def _ones_like_case(case):
     """The case with every array set to ones: each result then counts its summed products."""
     data = CaseData(case)
-    for name in (
-        "input",
-        "weight",
-        "bias",
-        "grad_output",
-        "tangent_input",
-        "tangent_weight",
-        "tangent_bias",
-        "gg_input",
-        "gg_weight",
-        "gg_bias",
-    ):
+    for name in (n for n in ARRAY_NAMES if not n.startswith("batched")):
         if data[name] is not None:
             data[name] = np.ones_like(data[name])
     return data
