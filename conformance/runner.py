@@ -317,9 +317,12 @@ class Campaign:
         names = [n for n in (frameworks or self.workers) if n in self.workers]
         pending = [n for n in names if (case.id, n, check) not in self.done]
         message = {"cmd": "run", "case": case.to_dict(), "check": check, "source": case.id}
-        sent = {}
+        sent, unstarted = {}, {}
         for name in pending:
-            self.workers[name].send(message)
+            try:
+                self.workers[name].send(message)
+            except (RuntimeError, WorkerGone) as exc:  # a worker that died could not be restarted
+                unstarted[name] = {"status": "crash", "reason": f"the {name} worker could not restart: {exc}"}
             sent[name] = time.monotonic()
         reference = self._reference(case, check) if pending else None
         out = []
@@ -329,7 +332,9 @@ class Campaign:
                 continue
             worker = self.workers[name]
             try:
-                reply = worker.receive(max(self.timeout - (time.monotonic() - sent[name]), 0.01))
+                reply = unstarted.get(name) or worker.receive(
+                    max(self.timeout - (time.monotonic() - sent[name]), 0.01)
+                )
             except WorkerGone as gone:
                 reply = {"status": gone.verdict, "reason": gone.reason}
             rec = self._verdict(case, check, name, reply, reference, phase)
