@@ -12,7 +12,7 @@ import numpy as np
 from reference.autograd.dispatch import apply
 from reference.autograd.tensor import Tensor
 from reference.ops import api as A
-from reference.ops.api import R, log_softmax, relu_, sigmoid, softmax, tanh  # noqa: F401 (re-exported)
+from reference.ops.api import R, relu_, sigmoid, tanh  # noqa: F401 (re-exported)
 
 __all__ = [
     "avg_pool2d",
@@ -32,6 +32,14 @@ __all__ = [
     "softmax",
     "tanh",
 ]
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return A.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return A.log_softmax(input, dim, dtype=dtype)
 
 
 def relu(input, inplace=False):
