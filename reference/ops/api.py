@@ -388,11 +388,17 @@ def rdiv(input, other):
 
 
 def to(input, dtype=None, *args, **kwargs):
-    if dtype is None or not isinstance(dtype, np.dtype):
-        dtype = kwargs.get("dtype", dtype)
-        if dtype is None:
-            return input
-        dtype = np.dtype(dtype)
+    """``x.to(dtype)``, ``x.to(other)`` (its dtype), ``x.to("cpu")`` (itself: the reference is on the CPU)."""
+    if isinstance(dtype, Tensor):
+        dtype = dtype.dtype
+    if isinstance(dtype, str) and dtype.split(":")[0] in ("cpu", "cuda"):
+        if dtype != "cpu":
+            raise RuntimeError(f"to({dtype!r}): reference tensors live on the CPU (NumPy)")
+        dtype = args[0] if args else None
+    dtype = kwargs.get("dtype", dtype)
+    if dtype is None:
+        return input
+    dtype = np.dtype(dtype)
     if input.dtype == dtype:
         return input
     return apply(R.to, (input,), {"dtype": dtype})
