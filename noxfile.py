@@ -1,8 +1,13 @@
 """nox sessions for CI and development.
 
-    nox -s tests      # the test suite (pytest, Hypothesis profile "ci")
-    nox -s lint       # ruff check + ruff format --check
-    nox -s bench_conv # the convolution benchmark (ratios against torch; not a timed test)
+    nox -s tests                  # the test suite (pytest, Hypothesis profile "ci")
+    nox -s lint                   # ruff check + ruff format --check
+    nox -s conformance-torch      # one campaign per framework, parametrised by its version
+    nox -s conformance-tensorflow
+    nox -s conformance-jax
+    nox -s fuzz                   # a long campaign on every framework; shrunk failures to cases/found/
+    nox -s report -- DIR          # re-render report.json and index.html from DIR/results.jsonl
+    nox -s bench_conv             # the convolution benchmark (ratios against torch; not a timed test)
 
 Each session installs torch==2.13.0 before the project, as on a CPU-only machine any other
 spec pulls the CUDA build.
@@ -41,3 +46,67 @@ def bench_conv(session: nox.Session) -> None:
     """Reference conv vs torch CPU float64, printed as ratios."""
     _install(session, "torch")
     session.run("python", "benchmarks/conv.py", *session.posargs)
+
+
+FRAMEWORK_VERSIONS = {"torch": ["2.13.0"], "tensorflow": ["2.21.0"], "jax": ["0.10.2"]}
+PIP_NAME = {"torch": "torch", "tensorflow": "tensorflow-cpu", "jax": "jax"}
+
+
+def _conformance(session: nox.Session, framework: str, version: str) -> None:
+    session.install(f"{PIP_NAME[framework]}=={version}")  # torch first: the CPU build
+    session.install("-e", ".")
+    out = f"reports/{framework}-{version}"
+    # exit 1 means departures were found (the report's content); exit 2 (bad usage) still fails
+    session.run(
+        "conformance",
+        "run",
+        "--frameworks",
+        framework,
+        "--out",
+        out,
+        "--found-dir",
+        f"{out}/found",
+        *session.posargs,
+        success_codes=[0, 1],
+    )
+
+
+@nox.session(python=PYTHON, name="conformance-torch")
+@nox.parametrize("version", FRAMEWORK_VERSIONS["torch"])
+def conformance_torch(session: nox.Session, version: str) -> None:
+    _conformance(session, "torch", version)
+
+
+@nox.session(python=PYTHON, name="conformance-tensorflow")
+@nox.parametrize("version", FRAMEWORK_VERSIONS["tensorflow"])
+def conformance_tensorflow(session: nox.Session, version: str) -> None:
+    _conformance(session, "tensorflow", version)
+
+
+@nox.session(python=PYTHON, name="conformance-jax")
+@nox.parametrize("version", FRAMEWORK_VERSIONS["jax"])
+def conformance_jax(session: nox.Session, version: str) -> None:
+    _conformance(session, "jax", version)
+
+
+@nox.session(python=PYTHON)
+def fuzz(session: nox.Session) -> None:
+    """A long campaign on every framework; shrunk failures go to cases/found/."""
+    _install(session)
+    session.run(
+        "conformance",
+        "run",
+        "--max-examples",
+        "500",
+        "--out",
+        "reports/fuzz",
+        *session.posargs,
+        success_codes=[0, 1],
+    )
+
+
+@nox.session(python=PYTHON)
+def report(session: nox.Session) -> None:
+    """Re-render report.json and index.html from a results directory (default reports/latest)."""
+    session.install("-e", ".")
+    session.run("conformance", "report", *(session.posargs or ["reports/latest"]), success_codes=[0, 1])
