@@ -1,7 +1,8 @@
 """Reference convolution (float64, default im2col path) against torch CPU float64, same process.
 
 Prints, for forward, input gradient and weight gradient on a tiny, a medium and a large case,
-the ratio reference time / torch time (median of repeated runs). Timings on shared machines
+the ratio reference time / torch time (best of repeated runs, alternating the two, so that
+background load hits both alike). Timings on shared machines
 are noisy; the ratio against a peer measured in the same run is the figure to read.
 
     python benchmarks/conv.py [--repeat N]
@@ -12,7 +13,6 @@ Targets: ≤ 1.5× on medium and large, ≤ 10× on tiny.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 
 import numpy as np
@@ -28,24 +28,30 @@ TARGET = {"tiny": 10.0, "medium": 1.5, "large": 1.5}
 PARAMS = dict(stride=1, padding=1, dilation=1)
 
 
-def median_time(fn, repeat: int, min_seconds: float = 0.2) -> float:
+def _calibrate(fn, min_seconds: float) -> int:
+    """How many calls make one timed sample last at least ``min_seconds``."""
     fn()  # warm-up
-    inner, elapsed = 1, 0.0
-    while True:  # grow the inner loop until one sample takes long enough to time
+    inner = 1
+    while True:
         t0 = time.perf_counter()
         for _ in range(inner):
             fn()
-        elapsed = time.perf_counter() - t0
-        if elapsed >= min_seconds / repeat or inner >= 1 << 16:
-            break
+        if time.perf_counter() - t0 >= min_seconds or inner >= 1 << 16:
+            return inner
         inner *= 4
-    samples = [elapsed / inner]
-    for _ in range(repeat - 1):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        samples.append((time.perf_counter() - t0) / inner)
-    return statistics.median(samples)
+
+
+def paired_times(ours, theirs, repeat: int, min_seconds: float = 0.03) -> tuple[float, float]:
+    """Best seconds per call of each, sampled alternately so that background load hits both."""
+    loops = [_calibrate(f, min_seconds) for f in (ours, theirs)]
+    best = [float("inf"), float("inf")]
+    for _ in range(repeat):
+        for i, (fn, inner) in enumerate(zip((ours, theirs), loops)):
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            best[i] = min(best[i], (time.perf_counter() - t0) / inner)
+    return best[0], best[1]
 
 
 def _ops(torch, x, w, gy):
@@ -93,7 +99,7 @@ def main(argv=None) -> int:
         ops = _ops(torch, x, w, gy)
         with torch.no_grad():
             for op, (ours, theirs) in ops.items():
-                t_ref, t_torch = median_time(ours, args.repeat), median_time(theirs, args.repeat)
+                t_ref, t_torch = paired_times(ours, theirs, args.repeat)
                 ratio = t_ref / t_torch
                 worst_over = max(worst_over, ratio / TARGET[name])
                 flag = "ok" if ratio <= TARGET[name] else "OVER"
