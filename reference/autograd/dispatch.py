@@ -142,24 +142,8 @@ def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
             overrides = {"self": api.clone(self)}  # the formula needs self as it was before the write
         node = _node(rule, inputs, params, overrides)
     shape, stride = self._data.shape, self.stride()
-    for other in others:
-        if other is not None and overlap_status(self, other) == "partial":
-            raise RuntimeError(
-                "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
-                "a single memory location. Please clone() the tensor before performing the operation."
-            )
-        if other is not None and other.shape != shape:
-            api.check_broadcast(self, other)
-            out = tuple(np.broadcast_shapes(shape, other.shape))
-            if out != shape:
-                raise RuntimeError(
-                    f"output with shape {list(shape)} doesn't match the broadcast shape {list(out)}"
-                )
-    if rule.name not in _OVERLAP_OK and any(n > 1 and s == 0 for n, s in zip(shape, stride)):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a single "
-            "memory location. Please clone() the tensor before performing the operation."
-        )
+    if not (rule.name == "copy" and _same_data(self, others[0])):  # copy_ onto itself returns at once
+        _check_write(rule, self, others, shape, stride)
     res = rule.forward(*_arrays(rule, inputs, cast), **params)
     aux = None
     if rule.has_aux:
@@ -183,6 +167,42 @@ def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
             owner = self._grad_fn if self._view is not None else node
             node.saved["result"] = graph.SavedTensor(self, is_output=True, node=owner)
     return self
+
+
+def _check_write(rule, self, others, shape, stride):
+    """The kernel's checks before writing, in TensorIterator's order: memory overlap, then shapes."""
+    from reference.ops import api
+
+    if rule.name not in _OVERLAP_OK and any(n > 1 and s == 0 for n, s in zip(shape, stride)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single "
+            "memory location. Please clone() the tensor before performing the operation."
+        )
+    for other in others:
+        if other is not None and overlap_status(self, other) == "partial":
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+                "a single memory location. Please clone() the tensor before performing the operation."
+            )
+    for other in others:
+        if other is not None and other.shape != shape:
+            api.check_broadcast(self, other)
+            out = tuple(np.broadcast_shapes(shape, other.shape))
+            if out != shape:
+                raise RuntimeError(
+                    f"output with shape {list(shape)} doesn't match the broadcast shape {list(out)}"
+                )
+
+
+def _same_data(a, b):
+    """``a`` and ``b`` are the same elements of the same storage (PyTorch's copy_ early exit)."""
+    return a is b or (
+        storage_of(a) is storage_of(b)
+        and a._offset == b._offset
+        and a.shape == b.shape
+        and a.stride() == b.stride()
+        and a.dtype == b.dtype
+    )
 
 
 def _dense(t):

@@ -68,8 +68,15 @@ class Rule:
             n_diff = len(needs) if self.grads is None else sum(f is not None for f in self.grads)
             out = tuple(
                 name
-                for name, users in self.saves.items()
+                for name, users in sorted(self.saves.items(), key=_unpack_order)
                 if n_diff <= 1 or len(users) != 1 or needs[users[0]]
             )
             self._saved_cache[needs] = out
         return out
+
+
+def _unpack_order(item):
+    """PyTorch's generated nodes unpack saved inputs in the order their formulas first read them
+    (formula of input 0 first), then saved outputs; it decides which stale tensor an error names."""
+    name, users = item
+    return (name == "result", min(users))

@@ -757,3 +757,31 @@ def zero_dim_reductions_and_softmax(T, x):
     y = s.softmax(-1) + s.log_softmax(0) + s.sum(0) + s.mean(-1) + s.amax(0) + s.sum((0,), keepdim=True)
     y.backward()
     return [y]
+
+
+@program((3,))
+def stale_saved_tensors_are_reported_in_unpack_order(T, x):
+    a = x * 1.0
+    v = a[0, None]
+    b = a * v  # MulBackward0 saves other (v) then self (a): both share a's version counter
+    v.sigmoid_()
+    b.sum().backward()  # PyTorch names v ([1], AsStrided), the first one it unpacks
+    return [b]
+
+
+@program((1, 2, 2))
+def copy_onto_itself_skips_the_kernel_checks(T, x):
+    a = x.relu()
+    a.neg_()
+    e = a.expand(2, 2, 2)
+    y = e - x
+    e.copy_(e)  # same data: no overlap error, but the version still moves
+    y.sum().backward()
+    return [y]
+
+
+@program((2,), (3, 1, 3))
+def overlap_is_checked_before_shapes(T, x, y):
+    e = x.tanh().expand(2, 2)
+    e.copy_(y)  # both an expanded target and a shape mismatch: PyTorch reports the overlap
+    return [e]
