@@ -96,9 +96,16 @@ def _parser() -> argparse.ArgumentParser:
     common(replay)
 
     report = sub.add_parser(
-        "report", help="re-render DIR/report.json and DIR/index.html from DIR/results.jsonl"
+        "report",
+        help="render report.json, index.html and reproducers/ from a results.jsonl (or a directory holding one)",
     )
-    report.add_argument("dir", nargs="?", default="reports/latest")
+    report.add_argument(
+        "results", nargs="?", default="reports/latest", help="RESULTS.jsonl or DIR (default reports/latest)"
+    )
+    report.add_argument(
+        "--baseline", metavar="OLD/report.json", help="an earlier report.json: adds the regression view"
+    )
+    report.add_argument("--out", help="output directory (default: the directory of the results)")
 
     sub.add_parser("frameworks", help="installed frameworks, versions, devices and precision settings")
     return parser
@@ -186,7 +193,7 @@ def _finish(campaign, args, progress) -> int:
     from conformance.report import build_report
 
     progress.done()
-    report = build_report(args.out, campaign.frameworks_info(), " ".join(sys.argv))
+    report = build_report(args.out, campaign.frameworks_info(), " ".join(sys.argv), run=_run_settings(args))
     totals = report["totals"]
     counts = ", ".join(
         f"{v} {totals[v]}"
@@ -198,6 +205,16 @@ def _finish(campaign, args, progress) -> int:
     for r in report["failures"][:20]:
         print(f"  {r['verdict']}: {r['framework']} {r['check']} {r['case_id']}: {r.get('reason', '')[:300]}")
     return 1 if report["failed"] else 0
+
+
+def _run_settings(args) -> dict:
+    """The run's flags that report.json records in its environment."""
+    return {
+        "device": args.device,
+        "precision": args.precision,
+        "seed": getattr(args, "seed", None),
+        "max_examples": getattr(args, "max_examples", None),
+    }
 
 
 def cmd_run(args) -> int:
@@ -276,15 +293,36 @@ def cmd_report(args) -> int:
 
     from conformance.report import build_report
 
-    out = Path(args.dir)
-    if not (out / "results.jsonl").exists():
-        raise UsageError(f"report: {str(out / 'results.jsonl')!r} does not exist")
-    previous = out / "report.json"
-    frameworks = json.loads(previous.read_text()).get("frameworks", {}) if previous.exists() else {}
-    report = build_report(out, frameworks, " ".join(sys.argv))
-    print(
-        f"{report['totals'].get('results', 0)} results; wrote {out / 'report.json'} and {out / 'index.html'}"
+    results = Path(args.results)
+    if results.is_dir():
+        results = results / "results.jsonl"
+    if not results.is_file():
+        raise UsageError(
+            f"report: {str(results)!r} does not exist (give RESULTS.jsonl or a directory holding one)"
+        )
+    if args.baseline and not Path(args.baseline).is_file():
+        raise UsageError(f"--baseline: {args.baseline!r} does not exist (give an earlier report.json)")
+    if args.baseline:
+        try:
+            json.loads(Path(args.baseline).read_text())["cells"]
+        except (ValueError, KeyError, TypeError):
+            raise UsageError(f"--baseline: {args.baseline!r} is not a report.json with 'cells'") from None
+    out = Path(args.out) if args.out else results.parent
+    previous = results.parent / "report.json"
+    old = json.loads(previous.read_text()) if previous.exists() else {}
+    env = old.get("environment") or {}
+    run = {k: env.get(k) for k in ("device", "precision", "seed")}
+    run["max_examples"] = (env.get("hypothesis") or {}).get("max_examples")
+    report = build_report(
+        out, old.get("frameworks", {}), " ".join(sys.argv), run=run, results=results, baseline=args.baseline
     )
+    print(
+        f"{report['totals'].get('results', 0)} results, {len(report['discrepancies'])} discrepancies; "
+        f"wrote {out / 'report.json'}, {out / 'index.html'}"
+    )
+    if report["regression"]:
+        reg = report["regression"]
+        print(f"against {args.baseline}: {reg['new_failures']} new failing case(s), {reg['fixed']} fixed")
     return 1 if report["failed"] else 0
 
 

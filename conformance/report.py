@@ -1,93 +1,487 @@
 """report.json (the source of truth) and index.html (rendered from it with Jinja2).
 
-A simple, honest summary: per framework and check, how many results had each verdict and the
-largest judged ratio; every non-passing result with its reason, bound and case; every
-``unsupported`` reason with its count. A later report writer can build on report.json.
+``report.json`` follows ``conformance/report.schema.json``. It holds the run's environment and,
+per *cell* (framework × op × check × dtype): how many results, their verdict counts, the worst
+element (its ratio and the bound it was judged against), a fixed-bin histogram of
+``log10(ratio / bound)`` over the cell's cases, the failing case ids, and the case parameters
+the failures share. Each distinct kind of discrepancy of a cell gets a detail entry with its
+worst element and a standalone reproducer script (:mod:`conformance.reproducer`); unsupported,
+crashed and timed-out results are listed with their reasons. With a baseline report it adds a
+regression view (new failures, fixed failures, worst-ratio changes per cell).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import platform
+import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from conformance.runner import read_results
-from conformance.tolerance import FAILING, VERDICTS
+from conformance.runner import _failure_kind, read_results
+from conformance.tolerance import BOUND_FORMULA, FAILING, VERDICTS
 
-TEMPLATE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>refgrad conformance report</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:2em;max-width:80em}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:right}
-th{background:#f4f4f4}.fail,.error_mismatch,.crash,.timeout{background:#fdd}.pass{background:#efe}
-.unsupported{background:#eee}code,pre{font-size:.85em}td.l{text-align:left}
-</style></head><body>
-<h1>refgrad conformance report</h1>
-<p>{{ report.created }} &middot; {{ report.totals.get('results', 0) }} results &middot;
-<b class="{{ 'fail' if report.failed else 'pass' }}">{{ 'FAILURES FOUND' if report.failed else 'no failures' }}</b></p>
-<p>Bound: <code>{{ report.bound_formula }}</code>; judged figure <code>ratio = |observed - expected| / (u*M)</code>.</p>
-<h2>Frameworks</h2>
-<table><tr><th>framework</th><th>version</th><th class="l">settings</th></tr>
-{% for name, info in report.frameworks.items() %}<tr><td>{{ name }}</td><td>{{ info.get('version', '-') }}</td>
-<td class="l"><code>{{ info.get('settings', info.get('error', '')) }}</code></td></tr>{% endfor %}</table>
-<h2>Summary</h2>
-<table><tr><th>framework</th><th>check</th>{% for v in verdicts %}<th>{{ v }}</th>{% endfor %}<th>max ratio</th></tr>
-{% for fw, checks in report.summary.items() %}{% for check, counts in checks.items() %}
-<tr><td>{{ fw }}</td><td>{{ check }}</td>{% for v in verdicts %}
-<td class="{{ v if counts.get(v) else '' }}">{{ counts.get(v, '') }}</td>{% endfor %}
-<td>{{ '%.3g' % report.max_ratio[fw][check] if report.max_ratio[fw][check] is not none else '-' }}</td></tr>
-{% endfor %}{% endfor %}</table>
-<h2>Failures ({{ report.failures|length }})</h2>
-{% for r in report.failures %}<div class="{{ r.verdict }}"><h3>{{ r.verdict }}: {{ r.framework }} {{ r.check }}
-&middot; {{ r.case_id }}</h3><p>{{ r.config }}</p><pre>{{ r.reason }}</pre>
-<p>bound: <code>{{ r.bound }}</code>{% if r.found %} &middot; saved: <code>{{ r.found }}</code>{% endif %}</p>
-<details><summary>case JSON (conformance replay FILE)</summary><pre>{{ r.case | tojson(indent=2) }}</pre></details></div>
-{% else %}<p>None.</p>{% endfor %}
-<h2>Unsupported (declared by the adapters)</h2>
-<table><tr><th>framework</th><th class="l">reason</th><th>results</th></tr>
-{% for fw, reasons in report.unsupported.items() %}{% for reason, n in reasons.items() %}
-<tr><td>{{ fw }}</td><td class="l">{{ reason }}</td><td>{{ n }}</td></tr>{% endfor %}{% endfor %}</table>
-</body></html>
-"""
+SCHEMA_VERSION = 1
+SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
+TEMPLATE_DIR = Path(__file__).with_name("templates")
+# histogram of log10(ratio / bound) per cell: below the first edge, one bin per decade, at or past
+# the last edge; exact results (ratio 0) and infinite ratios (NaN, or an error where M = 0) apart
+HIST_EDGES = list(range(-6, 4))
+# a cell's verdict is its most serious result's
+SEVERITY = ("crash", "timeout", "fail", "error_mismatch", "pass", "unsupported")
 
 
-def build_report(out_dir, frameworks: dict | None = None, command: str = "") -> dict:
-    """Summarise ``out_dir/results.jsonl`` into report.json and index.html; return the report."""
-    import jinja2
+# ---- environment --------------------------------------------------------------------------------
+def _blas() -> str:
+    try:
+        import numpy as np
 
-    from conformance.tolerance import BOUND_FORMULA
+        deps = np.show_config(mode="dicts").get("Build Dependencies", {})
+        blas = deps.get("blas", {})
+        return f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
+    except Exception as exc:  # old NumPy: no mode="dicts"
+        return f"unknown ({type(exc).__name__})"
 
-    out = Path(out_dir)
-    records = read_results(out / "results.jsonl")
-    summary = defaultdict(lambda: defaultdict(Counter))
-    max_ratio = defaultdict(dict)
-    unsupported = defaultdict(Counter)
-    totals = Counter(results=len(records))
-    for r in records:
-        fw, check = r["framework"], r["check"]
-        summary[fw][check][r["verdict"]] += 1
-        totals[r["verdict"]] += 1
-        if r.get("max_ratio") is not None:
-            max_ratio[fw][check] = max(max_ratio[fw].get(check) or 0.0, r["max_ratio"])
+
+def environment(frameworks: dict, run: dict | None = None) -> dict:
+    """OS, Python, NumPy and its BLAS, each framework's version and settings, the run's flags."""
+    import numpy as np
+
+    run = run or {}
+    try:
+        import hypothesis
+
+        hyp_version = hypothesis.__version__
+    except ImportError:
+        hyp_version = None
+    devices = sorted(
+        {(f.get("settings") or {}).get("device", "?") for f in frameworks.values() if "settings" in f}
+    )
+    return {
+        "os": platform.platform(),
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "blas": _blas(),
+        "device": run.get("device") or (devices[0] if len(devices) == 1 else ",".join(devices) or None),
+        "precision": run.get("precision"),
+        "seed": run.get("seed"),
+        "hypothesis": {
+            "version": hyp_version,
+            "max_examples": run.get("max_examples"),
+            "seed": run.get("seed"),
+            "derandomize": False,
+            "database": None,
+            "deadline": None,
+            "phases": "generate (every example recorded), then shrink per distinct failure kind",
+        },
+        "frameworks": {
+            name: {
+                "version": info.get("version"),
+                "spec": info.get("spec"),
+                "settings": info.get("settings", {}),
+                "tf32": bool((info.get("settings") or {}).get("tf32", False)),
+                "error": info.get("error"),
+            }
+            for name, info in frameworks.items()
+        },
+    }
+
+
+# ---- parameters the failures share -------------------------------------------------------------
+def _predicates(case: dict, check: str) -> dict[str, bool]:
+    """Named yes/no facts about a case's parameters (both polarities where each can matter)."""
+    p, shapes = case["params"], case["shapes"]
+    x, w = shapes["input"], shapes["weight"]
+    kernel, stride, dilation = w[2:], p["stride"], p["dilation"]
+    pad = p["padding"]
+    pairs = [] if isinstance(pad, str) else [(e, e) if isinstance(e, int) else tuple(e) for e in pad]
+    out = {
+        "transposed": p["transposed"],
+        "not transposed": not p["transposed"],
+        "groups > 1": p["groups"] > 1,
+        "groups = 1": p["groups"] == 1,
+        "depthwise (groups = input channels > 1)": p["groups"] > 1
+        and p["groups"] == x[1]
+        and not p["transposed"],
+        "stride > 1": max(stride) > 1,
+        "stride = 1": max(stride) == 1,
+        "stride > kernel (some dim)": any(s > k for s, k in zip(stride, kernel)),
+        "dilation > 1": max(dilation) > 1,
+        "1x1 kernel": all(k == 1 for k in kernel),
+        "padding 'same'": pad == "same",
+        "padding 'same_lower'": pad == "same_lower",
+        "padding 'valid'": pad == "valid",
+        "explicit padding": not isinstance(pad, str),
+        "asymmetric padding": any(lo != hi for lo, hi in pairs),
+        "negative padding (crop)": any(min(lo, hi) < 0 for lo, hi in pairs),
+        "output_padding > 0": any(v > 0 for v in p.get("output_padding", [])),
+        "bias": p["bias"],
+        "no bias": not p["bias"],
+        "channels_last": p["layout"] == "channels_last",
+        "empty batch (N = 0)": x[0] == 0,
+        "an empty dim (some size 0)": 0 in x or 0 in w,
+        f"rank {p['rank']}": True,
+    }
+    for r in (1, 2, 3):
+        out.setdefault(f"rank {r}", False)
+    if check in ("vmap", "vmap_vjp"):
+        over = set(case["vmap"]["over"])
+        out["vmapped over input only"] = over == {"input"}
+        out["vmapped over weight only"] = over == {"weight"}
+        out["vmapped over input and weight"] = over == {"input", "weight"}
+    return out
+
+
+def shared_parameters(failing: list[dict], passing: list[dict], check: str, limit: int = 6) -> list[dict]:
+    """Predicates true for all (or at least 75%) of the failing cases and rarer among the passing ones."""
+    cases_f = [r["case"] for r in failing if r.get("case")]
+    cases_p = [r["case"] for r in passing if r.get("case")]
+    if not cases_f:
+        return []
+    f_counts, p_counts = Counter(), Counter()
+    for c in cases_f:
+        f_counts.update(k for k, v in _predicates(c, check).items() if v)
+    for c in cases_p:
+        p_counts.update(k for k, v in _predicates(c, check).items() if v)
+    found = []
+    for name, f in f_counts.items():
+        share_f = f / len(cases_f)
+        share_p = p_counts[name] / len(cases_p) if cases_p else None
+        if share_f >= 0.75 and (share_p is None or share_p <= share_f - 0.5):
+            found.append(
+                {
+                    "predicate": name,
+                    "failing": f,
+                    "failing_total": len(cases_f),
+                    "passing": p_counts[name],
+                    "passing_total": len(cases_p),
+                }
+            )
+    found.sort(key=lambda e: (-e["failing"] / e["failing_total"], e["passing"], e["predicate"]))
+    return found[:limit]
+
+
+# ---- cells --------------------------------------------------------------------------------------
+def _excess(worst: dict | None) -> float | None:
+    """ratio / bound of a record's worst element (inf for an infinite ratio)."""
+    if not worst:
+        return None
+    ratio, limit = worst["ratio"], worst["limit"]
+    if math.isinf(ratio) or math.isnan(ratio):
+        return math.inf
+    return ratio / limit if limit > 0 else (math.inf if ratio > 0 else 0.0)
+
+
+def histogram(excesses: list[float]) -> dict:
+    counts = [0] * (len(HIST_EDGES) + 1)
+    exact = infinite = 0
+    for e in excesses:
+        if e == 0:
+            exact += 1
+        elif math.isinf(e):
+            infinite += 1
         else:
-            max_ratio[fw].setdefault(check, None)
+            counts[sum(math.log10(e) >= edge for edge in HIST_EDGES)] += 1
+    return {"edges": HIST_EDGES, "counts": counts, "exact": exact, "infinite": infinite}
+
+
+def _cell_key(r: dict) -> tuple:
+    op = (r.get("case") or {}).get("op", "conv")
+    return (r["framework"], op, r["check"], r.get("dtype") or "-")
+
+
+def _finite(x):
+    """JSON has no infinity: an infinite ratio is written as null with ``infinite: true``."""
+    return None if x is None or math.isinf(x) or math.isnan(x) else x
+
+
+def _worst_entry(r: dict) -> dict:
+    w = r["worst"]
+    e = _excess(w)
+    return {
+        "case_id": r["case_id"],
+        "output": w["output"],
+        "index": w["index"],
+        "observed": _finite(w["observed"]),
+        "expected": _finite(w["expected"]),
+        "ratio": _finite(w["ratio"]),
+        "bound": w["limit"],
+        "excess": _finite(e),
+        "infinite": math.isinf(e),
+    }
+
+
+def build_cells(records: list[dict]) -> list[dict]:
+    groups = defaultdict(list)
+    for r in records:
+        groups[_cell_key(r)].append(r)
+    cells = []
+    for key in sorted(groups):
+        rs = groups[key]
+        counts = Counter(r["verdict"] for r in rs)
+        judged = [r for r in rs if r.get("worst")]
+        worst = max(judged, key=lambda r: _excess(r["worst"]), default=None)
+        failing = [r for r in rs if r["verdict"] in FAILING]
+        passing = [r for r in rs if r["verdict"] == "pass"]
+        cells.append(
+            {
+                "id": "cell-" + "-".join(str(k) for k in key),
+                "framework": key[0],
+                "op": key[1],
+                "check": key[2],
+                "dtype": key[3],
+                "results": len(rs),
+                "counts": {v: counts[v] for v in VERDICTS if counts[v]},
+                "verdict": next(v for v in SEVERITY if counts[v]),
+                "worst": _worst_entry(worst) if worst else None,
+                "histogram": histogram([_excess(r["worst"]) for r in judged]),
+                "failing_cases": sorted({r["case_id"] for r in failing}),
+                "passing_cases": sorted({r["case_id"] for r in passing}),
+                "shared_parameters": shared_parameters(failing, passing, key[2]),
+            }
+        )
+    return cells
+
+
+# ---- discrepancies, unsupported, crashes -----------------------------------------------------
+def _adapter_spec(framework: str, frameworks: dict) -> str | None:
+    spec = (frameworks.get(framework) or {}).get("spec")
+    if spec:
+        return spec
+    from conformance.adapters import known
+
+    return known().get(framework)
+
+
+def discrepancies(
+    records: list[dict], frameworks: dict, device: str, precision: str, out_dir: Path
+) -> list[dict]:
+    """One entry per cell and kind of fail/error_mismatch: the shrunk case if any, else the worst."""
+    from conformance.reproducer import reproducer
+
+    kinds = defaultdict(list)
+    for r in records:
+        if r["verdict"] in ("fail", "error_mismatch") and r.get("case"):
+            kinds[(_cell_key(r), _failure_kind(r))].append(r)
+    out = []
+    for n, ((key, kind), rs) in enumerate(sorted(kinds.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))):
+
+        def rank(r):
+            return (r.get("phase") != "shrunk", -(_excess(r.get("worst")) or 0.0), r["case_id"])
+
+        r = min(rs, key=rank)
+        entry = {
+            "id": f"d{n + 1}",
+            "cell": "cell-" + "-".join(str(k) for k in key),
+            "framework": key[0],
+            "op": key[1],
+            "check": key[2],
+            "dtype": key[3],
+            "kind": kind,
+            "verdict": r["verdict"],
+            "case_id": r["case_id"],
+            "phase": r.get("phase"),
+            "config": r.get("config", ""),
+            "reason": r.get("reason", ""),
+            "bound": {
+                k: v for k, v in r.get("bound", {}).items() if k in ("formula", "compute_dtype", "u", "K")
+            },
+            "worst": _worst_entry(r) if r.get("worst") else None,
+            "failing_elements": r.get("failing_elements"),
+            "found": r.get("found"),
+            "case": r["case"],
+            "same_kind": sorted({x["case_id"] for x in rs} - {r["case_id"]}),
+            "replay": f"conformance replay {r.get('found') or 'CASE.json'} --frameworks {key[0]} --checks {key[2]}",
+            "reproducer": None,
+            "reproducer_file": None,
+            "reproducer_error": None,
+        }
+        spec = _adapter_spec(key[0], frameworks)
+        try:
+            if not spec:
+                raise LookupError(f"no adapter spec recorded for {key[0]!r}")
+            script = reproducer(r, spec, device or "cpu", precision or "highest")
+            name = f"reproducers/{entry['id']}-{key[2]}-{key[0]}-{r['case_id']}.py"
+            (out_dir / "reproducers").mkdir(parents=True, exist_ok=True)
+            (out_dir / name).write_text(script)
+            entry.update(reproducer=script, reproducer_file=name)
+        except Exception as exc:  # the report is still written; the entry says why there is no script
+            entry["reproducer_error"] = f"{type(exc).__name__}: {exc}"
+        out.append(entry)
+    return out
+
+
+def unsupported(records: list[dict]) -> list[dict]:
+    groups = defaultdict(list)
+    for r in records:
         if r["verdict"] == "unsupported":
-            unsupported[fw][r.get("reason", "")] += 1
-    failures = [r for r in records if r["verdict"] in FAILING]
+            groups[(r["framework"], r["check"], r.get("reason", ""))].append(r["case_id"])
+    return [
+        {
+            "framework": fw,
+            "check": check,
+            "reason": reason,
+            "count": len(ids),
+            "case_ids": sorted(set(ids))[:10],
+        }
+        for (fw, check, reason), ids in sorted(groups.items())
+    ]
+
+
+def crashes(records: list[dict]) -> list[dict]:
+    return [
+        {
+            "framework": r["framework"],
+            "check": r["check"],
+            "dtype": r.get("dtype"),
+            "verdict": r["verdict"],
+            "case_id": r["case_id"],
+            "config": r.get("config", ""),
+            "reason": r.get("reason", ""),
+            "case": r.get("case"),
+        }
+        for r in records
+        if r["verdict"] in ("crash", "timeout")
+    ]
+
+
+# ---- regression against a baseline report --------------------------------------------------------
+def regression(cells: list[dict], baseline: dict, baseline_path: str) -> dict:
+    old = {c["id"]: c for c in baseline.get("cells", [])}
+    new = {c["id"]: c for c in cells}
+    changes = []
+    for cid in sorted(set(old) | set(new)):
+        o, n = old.get(cid), new.get(cid)
+        o_fail = set(o["failing_cases"]) if o else set()
+        n_fail = set(n["failing_cases"]) if n else set()
+        n_pass = set(n["passing_cases"]) if n else set()
+        o_x = (o or {}).get("worst") and o["worst"]["excess"]
+        n_x = (n or {}).get("worst") and n["worst"]["excess"]
+        ratio_change = None
+        if o_x and n_x:
+            ratio_change = n_x / o_x
+        entry = {
+            "cell": cid,
+            "old_verdict": o["verdict"] if o else None,
+            "new_verdict": n["verdict"] if n else None,
+            "new_failures": sorted(n_fail - o_fail),
+            "fixed": sorted((o_fail - n_fail) & n_pass),
+            "not_rerun": sorted(o_fail - n_fail - n_pass),
+            "old_worst_excess": o_x or None,
+            "new_worst_excess": n_x or None,
+            "ratio_change": ratio_change,
+        }
+        moved = ratio_change is not None and (ratio_change >= 2 or ratio_change <= 0.5)
+        if (
+            entry["new_failures"]
+            or entry["fixed"]
+            or entry["not_rerun"]
+            or moved
+            or entry["old_verdict"] != entry["new_verdict"]
+        ):
+            changes.append(entry)
+    return {
+        "baseline": str(baseline_path),
+        "baseline_created": baseline.get("created"),
+        "new_failures": sum(len(c["new_failures"]) for c in changes),
+        "fixed": sum(len(c["fixed"]) for c in changes),
+        "cells": changes,
+    }
+
+
+# ---- the report ---------------------------------------------------------------------------------
+def summarise(
+    records, frameworks, command="", run=None, out_dir=".", baseline=None, baseline_path=None
+) -> dict:
+    run = run or {}
+    env = environment(frameworks, run)
+    cells = build_cells(records)
+    totals = Counter(results=len(records))
+    totals.update(r["verdict"] for r in records)
+    failures = [
+        {
+            k: r.get(k)
+            for k in (
+                "framework",
+                "check",
+                "dtype",
+                "case_id",
+                "verdict",
+                "phase",
+                "config",
+                "reason",
+                "found",
+            )
+        }
+        for r in records
+        if r["verdict"] in FAILING
+    ]
     report = {
+        "schema_version": SCHEMA_VERSION,
         "created": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "command": command,
         "bound_formula": BOUND_FORMULA,
-        "frameworks": frameworks or {},
+        "environment": env,
+        "frameworks": frameworks,
         "totals": dict(totals),
         "failed": bool(failures),
-        "summary": {fw: {c: dict(v) for c, v in checks.items()} for fw, checks in summary.items()},
-        "max_ratio": {fw: dict(v) for fw, v in max_ratio.items()},
+        "verdicts": list(VERDICTS),
+        "histogram_edges": HIST_EDGES,
+        "cells": cells,
+        "discrepancies": discrepancies(records, frameworks, env["device"], env["precision"], Path(out_dir)),
+        "unsupported": unsupported(records),
+        "crashes": crashes(records),
         "failures": failures,
-        "unsupported": {fw: dict(v) for fw, v in unsupported.items()},
+        "regression": regression(cells, baseline, baseline_path) if baseline is not None else None,
     }
+    return report
+
+
+def validate(report: dict) -> None:
+    """Raise jsonschema.ValidationError when ``report`` does not follow report.schema.json."""
+    import jsonschema
+
+    jsonschema.validate(report, json.loads(SCHEMA_PATH.read_text()))
+
+
+def render_html(report: dict) -> str:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["g"] = lambda x, fmt="%.3g": "-" if x is None else fmt % x
+    return env.get_template("report.html.j2").render(report=report, hist_labels=_hist_labels())
+
+
+def _hist_labels() -> list[str]:
+    e = HIST_EDGES
+    return ["0"] + [f"<1e{e[0]}"] + [f"1e{a}..1e{b}" for a, b in zip(e, e[1:])] + [f">=1e{e[-1]}", "inf"]
+
+
+def build_report(
+    out_dir,
+    frameworks: dict | None = None,
+    command: str = "",
+    run: dict | None = None,
+    results=None,
+    baseline=None,
+) -> dict:
+    """Summarise results (default ``out_dir/results.jsonl``) into out_dir/report.json and index.html.
+
+    ``run`` carries the run's flags (device, precision, seed, max_examples); ``baseline`` is the
+    path of an older report.json for the regression view.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    records = read_results(Path(results) if results else out / "results.jsonl")
+    base = json.loads(Path(baseline).read_text()) if baseline else None
+    report = summarise(records, frameworks or {}, command, run, out, base, baseline)
     (out / "report.json").write_text(json.dumps(report, indent=1))
-    html = jinja2.Environment(autoescape=True).from_string(TEMPLATE).render(report=report, verdicts=VERDICTS)
-    (out / "index.html").write_text(html)
+    (out / "index.html").write_text(render_html(report))
     return report

@@ -1,0 +1,241 @@
+"""Standalone reproducer scripts: one result → one Python file that needs only NumPy and the framework.
+
+The script has four parts, in this order, so that it reads top to bottom like a bug report:
+
+1. the case (its JSON), the check, the bound the harness used (``u`` and ``K`` per output);
+2. the inputs, regenerated exactly as the harness made them (one seeded NumPy stream per
+   array name, rounded to the case's dtype) or taken from the case's explicit ``data``;
+3. the expected values in float64: :mod:`conformance.repro_oracle` (a direct convolution in
+   plain NumPy and its adjoints), copied in verbatim;
+4. the framework run exactly as the adapter ran it: the adapter's own module sources (and the
+   helper functions they import from ``conformance``) copied in, ``conformance`` imports removed.
+
+It prints the worst element and exits 1 when the departure is present (an element outside its
+bound, a wrong shape, the framework raising on a valid configuration or accepting one the
+reference rejects), 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import json
+import textwrap
+from pathlib import Path
+
+from conformance import repro_oracle
+from conformance.adapters import _geometry, base, load_class
+from conformance.case import Case, array_shapes
+
+# functions of conformance.case the script needs for its data (and adapters may import)
+_CASE_HELPERS = ("round_to_dtype", "_round_mantissa")
+
+
+def _strip_module(source: str) -> tuple[str, list[tuple[str, str]]]:
+    """The source without ``from __future__`` and ``conformance`` imports; those imports' (module, name)."""
+    tree = ast.parse(source)
+    drop, imported = set(), []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (
+            node.module == "__future__" or (node.module or "").split(".")[0] == "conformance"
+        ):
+            drop.update(range(node.lineno, node.end_lineno + 1))
+            if node.module != "__future__":
+                imported += [(node.module, alias.name) for alias in node.names]
+    lines = source.splitlines()
+    return "\n".join(line for i, line in enumerate(lines, 1) if i not in drop), imported
+
+
+def _framework_sources(adapter_spec: str) -> str:
+    """The modules that define the adapter class (base classes first), made standalone."""
+    cls = load_class(adapter_spec)
+    modules = [_geometry, base]
+    for klass in reversed(cls.__mro__):
+        module = inspect.getmodule(klass)
+        if klass is object or module is None or module in modules:
+            continue
+        modules.append(module)
+    defined = set(_CASE_HELPERS)
+    parts, extra = [], []
+    for module in modules:
+        text, imported = _strip_module(inspect.getsource(module))
+        parts.append(f"# ---- {module.__name__} " + "-" * max(0, 80 - len(module.__name__)) + "\n" + text)
+        defined.update(n.name for n in ast.parse(text).body if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
+        defined.update(
+            t.id
+            for n in ast.parse(text).body
+            if isinstance(n, ast.Assign)
+            for t in n.targets
+            if isinstance(t, ast.Name)
+        )
+        for mod, name in imported:
+            if name not in defined:
+                extra.append(textwrap.dedent(inspect.getsource(getattr(importlib.import_module(mod), name))))
+                defined.add(name)
+    return "\n\n".join(extra + parts)
+
+
+_MAIN = '''
+# ---- the run ----------------------------------------------------------------------------------
+class Params:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+class Case:
+    """What the adapter sees of the harness's case (channels-first shapes, normalised params)."""
+
+    def __init__(self, raw, params):
+        self.id, self.op, self.params, self.dtype, self.seed = CASE_ID, raw["op"], params, raw["dtype"], raw["seed"]
+        self.shapes = {k: tuple(v) for k, v in raw["shapes"].items()}
+        self.checks = (CHECK,)
+        self.vmap_size, self.vmap_over = raw["vmap"]["size"], tuple(raw["vmap"]["over"])
+        self.data = raw.get("data", {})
+
+
+class Arrays(dict):
+    """The inputs by name, as the harness made them: seeded stream per name, rounded to the dtype."""
+
+    def __init__(self, case):
+        super().__init__()
+        self.case = case
+
+    def __missing__(self, name):
+        case = self.case
+        if name in ("bias", "tangent_bias", "gg_bias") and not case.params.bias:
+            value = None
+        elif name in case.data:
+            value = round_to_dtype(np.asarray(case.data[name], dtype=np.float64), case.dtype)
+        else:
+            rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])
+            value = round_to_dtype(rng.standard_normal(SHAPES[name]), case.dtype)
+        self[name] = value
+        return value
+
+
+def main():
+    case = Case(json.loads(CASE_JSON), Params(**PARAMS))
+    a = Arrays(case)
+    adapter = ADAPTER()
+    settings = adapter.setup(device=DEVICE, precision=PRECISION)
+    print(f"{FRAMEWORK} {adapter.version()} ({settings}); {CHECK} of {DESCRIPTION}")
+    why = adapter.why_unsupported(case, CHECK)
+    if why:
+        print(f"unsupported: {why}")
+        return 0
+    try:
+        out = adapter.run(case, CHECK, a)
+    except Exception as exc:
+        if REFERENCE_REJECTS:
+            print(f"both reject: {type(exc).__name__}: {exc}")
+            return 0
+        print(f"DEPARTURE: {FRAMEWORK} raised {type(exc).__name__} on a valid configuration: {exc}")
+        return 1
+    if REFERENCE_REJECTS:
+        print(f"DEPARTURE: {FRAMEWORK} accepted a configuration that breaks a rule: {REFERENCE_REJECTS}")
+        return 1
+    if CHECK == "error":
+        print("both accept")
+        return 0
+    observed = {k: None if v is None else np.asarray(_numpy(v), dtype=np.float64) for k, v in (out or {}).items()}
+    failed, lines = judge(case, CHECK, a, observed, BOUND_U, BOUND_K)
+    print("\\n".join(lines))
+    print(("DEPARTURE: outside the bound " if failed else "within the bound ") + "|obs - exp| <= K*u*M + u*|exp|")
+    return 1 if failed else 0
+
+
+def _numpy(v):
+    return v.numpy() if hasattr(v, "numpy") and not isinstance(v, np.ndarray) else v
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+
+def _oracle_source() -> str:
+    text, _ = _strip_module(inspect.getsource(repro_oracle))
+    return text
+
+
+def reproducer(record: dict, adapter_spec: str, device: str = "cpu", precision: str = "highest") -> str:
+    """The text of a standalone script that re-runs ``record``'s case and check on its framework."""
+    case = Case.from_dict(record["case"], source=record["case_id"])
+    check, framework = record["check"], record["framework"]
+    bound = record.get("bound") or {}
+    p = case.params
+    params = {
+        "rank": p.rank,
+        "stride": p.stride,
+        "padding": p.padding,
+        "dilation": p.dilation,
+        "groups": p.groups,
+        "transposed": p.transposed,
+        "output_padding": p.output_padding,
+        "bias": p.bias,
+        "layout": p.layout,
+    }
+    from conformance.expected import reference_rejects
+
+    rejects = reference_rejects(case)
+    shapes = {k: tuple(v) for k, v in array_shapes(case).items()}
+    replay = f"conformance replay CASE.json --frameworks {framework} --checks {check}"
+    header = f'''#!/usr/bin/env python3
+"""Reproducer: {framework} {check} on {case.describe()}
+
+Generated by refgrad's conformance harness; needs only NumPy and {framework}. The harness saw:
+    {record.get("verdict")}: {(record.get("reason") or "").strip()[:400]}
+Run:  python {check}-{framework}-{record["case_id"]}.py      (exit 1: the departure is present)
+With refgrad installed: save the CASE_JSON below as CASE.json, then  {replay}
+"""
+from __future__ import annotations
+
+import json
+import sys
+import zlib
+
+import numpy as np
+
+FRAMEWORK = {framework!r}
+CHECK = {check!r}
+DEVICE, PRECISION = {device!r}, {precision!r}
+CASE_ID = {case.id!r}
+DESCRIPTION = {case.describe()!r}
+CASE_JSON = r"""
+{json.dumps(case.to_dict(), indent=1)}
+"""
+PARAMS = {params!r}
+SHAPES = {shapes!r}
+# the error bound: an element fails when |obs - exp| > K*u*M + u*|exp|, M = the same op on |inputs|
+BOUND_U = {bound.get("u", 0.0)!r}
+BOUND_K = {bound.get("K", {})!r}
+# the reference's verdict on the configuration (None: valid)
+REFERENCE_REJECTS = {rejects!r}
+'''
+    cls = load_class(adapter_spec)
+    parts = [
+        header,
+        "# ---- data: rounding to the case's dtype (from conformance.case) " + "-" * 28,
+        "\n\n".join(textwrap.dedent(inspect.getsource(getattr(_case_module(), n))) for n in _CASE_HELPERS),
+        "# ---- expected values: conformance/repro_oracle.py " + "-" * 42,
+        _oracle_source(),
+        _framework_sources(adapter_spec),
+        f"ADAPTER = {cls.__name__}",
+        _MAIN,
+    ]
+    return "\n\n".join(parts)
+
+
+def _case_module():
+    from conformance import case
+
+    return case
+
+
+def write_reproducer(record: dict, adapter_spec: str, directory, device="cpu", precision="highest") -> Path:
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{record['check']}-{record['framework']}-{record['case_id']}.py"
+    path.write_text(reproducer(record, adapter_spec, device, precision))
+    return path
