@@ -341,6 +341,8 @@ def crashes(records: list[dict]) -> list[dict]:
             "config": r.get("config", ""),
             "reason": r.get("reason", ""),
             "case": r.get("case"),
+            "replay": f"conformance replay {r.get('found') or 'CASE.json'} --frameworks {r['framework']} "
+            f"--checks {r['check']}",
         }
         for r in records
         if r["verdict"] in ("crash", "timeout")
