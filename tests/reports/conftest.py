@@ -9,12 +9,16 @@ from pathlib import Path
 
 import pytest
 
-PLANTED_DIR = Path(__file__).resolve().parents[1] / "conformance"
+PLANTED_DIRS = [
+    str(Path(__file__).resolve().parent),
+    str(Path(__file__).resolve().parents[1] / "conformance"),
+]
 FRAMEWORKS = {
     "torch": "conformance.adapters.torch_adapter:TorchAdapter",
     "torch-dropped-group": "planted_adapters:DroppedGroup",
     "torch-unflipped-dgrad": "planted_adapters:UnflippedInputGradient",
     "torch-aborts": "planted_adapters:AbortsOnCue",
+    "torch-strict-and-lenient": "planted_report_adapters:StrictAndLenient",
 }
 CASES = [
     {  # groups=2: DroppedGroup departs in forward and vjp, UnflippedInputGradient in vjp
@@ -39,6 +43,20 @@ CASES = [
         "shapes": {"input": [1, 1, 3, 3], "weight": [1, 1, 2, 2]},
         "checks": ["forward"],
     },
+    {  # stride 2: valid, but StrictAndLenient raises (error_mismatch)
+        "id": "strided",
+        "op": "conv",
+        "params": {"rank": 2, "padding": 0, "stride": 2},
+        "shapes": {"input": [1, 2, 5, 5], "weight": [2, 2, 3, 3]},
+        "checks": ["forward"],
+    },
+    {  # groups=3 does not divide 4 channels: every framework must reject it; StrictAndLenient accepts
+        "id": "groups-do-not-divide",
+        "op": "conv",
+        "params": {"rank": 2, "padding": 0, "groups": 3},
+        "shapes": {"input": [1, 4, 5, 5], "weight": [3, 1, 3, 3]},
+        "checks": ["error"],
+    },
     {  # torch has no channels-last memory format for rank 1: unsupported, with its reason
         "id": "channels-last-1d",
         "op": "conv",
@@ -51,12 +69,13 @@ CASES = [
 
 @pytest.fixture(scope="session")
 def planted_path():
-    """Workers (PYTHONPATH) and the parent (sys.path, for reproducer generation) import planted_adapters."""
+    """Workers (PYTHONPATH) and the parent (sys.path, for reproducer generation) import the planted adapters."""
     old = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(PLANTED_DIR)] + ([old] if old else []))
-    sys.path.insert(0, str(PLANTED_DIR))
+    os.environ["PYTHONPATH"] = os.pathsep.join(PLANTED_DIRS + ([old] if old else []))
+    sys.path[:0] = PLANTED_DIRS
     yield
-    sys.path.remove(str(PLANTED_DIR))
+    for d in PLANTED_DIRS:
+        sys.path.remove(d)
     if old is None:
         os.environ.pop("PYTHONPATH", None)
     else:
@@ -65,7 +84,7 @@ def planted_path():
 
 @pytest.fixture(scope="session")
 def campaign_dir(tmp_path_factory, planted_path):
-    """A real campaign (four torch workers, four cases) and its report; returns the output directory."""
+    """A real campaign (five torch workers, six cases) and its report; returns the output directory."""
     pytest.importorskip("torch")
     from conformance.case import Case
     from conformance.report import build_report

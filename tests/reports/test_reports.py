@@ -53,14 +53,18 @@ def test_a_real_report_follows_the_schema_and_says_what_happened(report):
     clean = cells["cell-torch-conv-vjp-float64"]
     assert clean["verdict"] == "pass" and 0 <= clean["worst"]["excess"] <= 1
     assert sum(clean["histogram"]["counts"]) + clean["histogram"]["exact"] == clean["results"]
-    # three kinds of departure: dropped group (forward, vjp), unflipped kernel (vjp, in two dtypes' cells)
+    # dropped group (forward, vjp), unflipped kernel (vjp, in two dtypes' cells), two error mismatches
     got = sorted((d["framework"], d["check"], d["dtype"]) for d in report["discrepancies"])
     assert got == [
         ("torch-dropped-group", "forward", "float64"),
         ("torch-dropped-group", "vjp", "float64"),
+        ("torch-strict-and-lenient", "error", "float64"),
+        ("torch-strict-and-lenient", "forward", "float64"),
         ("torch-unflipped-dgrad", "vjp", "float32"),
         ("torch-unflipped-dgrad", "vjp", "float64"),
     ]
+    kinds = {d["kind"] for d in report["discrepancies"] if d["framework"] == "torch-strict-and-lenient"}
+    assert kinds == {"error_mismatch:accepts", "error_mismatch:ValueError"}
     assert all(d["reproducer"] and d["reproducer_error"] is None for d in report["discrepancies"])
     [crash] = report["crashes"]
     assert crash["case_id"] == "abort-here" and "SIGABRT" in crash["reason"]
@@ -114,10 +118,14 @@ def test_reproducers_of_planted_discrepancies_reproduce_them(campaign_dir, repor
         assert proc.returncode == 1, (
             f"{d['reproducer_file']}: exit {proc.returncode}\n{out}\n{proc.stderr[-3000:]}"
         )
-        assert "DEPARTURE" in out and "worst: " in out, out
-        # the worst element the script prints is the one the harness recorded
-        w = d["worst"]
-        assert f"worst: {w['output']}[{','.join(map(str, w['index']))}]" in out, (out, w)
+        assert "DEPARTURE" in out, out
+        if d["verdict"] == "fail":  # the worst element the script prints is the one the harness recorded
+            w = d["worst"]
+            assert f"worst: {w['output']}[{','.join(map(str, w['index']))}]" in out, (out, w)
+        elif d["kind"] == "error_mismatch:accepts":
+            assert "accepted a configuration that breaks a rule: groups" in out, out
+        else:
+            assert "raised ValueError on a valid configuration: strided" in out, out
 
 
 def test_the_reproducer_of_a_passing_case_exits_0(campaign_dir, tmp_path, planted_path):
@@ -195,7 +203,7 @@ def test_the_html_opens_in_headless_chromium_with_matrix_and_discrepancies(campa
     parsed.feed(dom)
     assert {"summary-matrix", "discrepancies", "crashes", "unsupported", "environment"} <= parsed.ids
     assert parsed.count("td", "cell") == len(report["cells"])
-    assert parsed.count("section", "discrepancy") == len(report["discrepancies"]) == 4
+    assert parsed.count("section", "discrepancy") == len(report["discrepancies"]) == 6
     assert parsed.count("tr", "crash-row") == 1 and parsed.count("tr", "unsupported-row") >= 1
     assert parsed.count("svg", "hist") >= 1
     assert all(c["id"] in parsed.ids for c in report["cells"])
