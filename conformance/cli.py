@@ -202,6 +202,12 @@ def _finish(campaign, args, progress) -> int:
     )
     print(f"{totals.get('results', 0)} results: {counts or 'none'}")
     print(f"wrote {Path(args.out) / 'results.jsonl'}, report.json, index.html")
+    if report["discrepancies"]:
+        print(
+            f"{len(report['discrepancies'])} discrepancies, each with a standalone reproducer in "
+            f"{Path(args.out) / 'reproducers'}/"
+        )
+    print(f"open {Path(args.out) / 'index.html'} to read the report (docs/reports.md explains it)")
     for r in report["failures"][:20]:
         print(f"  {r['verdict']}: {r['framework']} {r['check']} {r['case_id']}: {r.get('reason', '')[:300]}")
     return 1 if report["failed"] else 0

@@ -142,7 +142,11 @@ def main():
     observed = {k: None if v is None else np.asarray(_numpy(v), dtype=np.float64) for k, v in (out or {}).items()}
     failed, lines = judge(case, CHECK, a, observed, BOUND_U, BOUND_K)
     print("\\n".join(lines))
-    print(("DEPARTURE: outside the bound " if failed else "within the bound ") + "|obs - exp| <= K*u*M + u*|exp|")
+    bound = "|obs - exp| <= K*u*M + u*|exp|, M = the same op on |inputs|"
+    if failed:
+        print(f"DEPARTURE: an output is missing, has the wrong shape, or has elements outside the bound {bound}")
+    else:
+        print(f"no departure: every element is within the bound {bound}")
     return 1 if failed else 0
 
 
