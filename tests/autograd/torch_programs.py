@@ -785,3 +785,30 @@ def overlap_is_checked_before_shapes(T, x, y):
     e = x.tanh().expand(2, 2)
     e.copy_(y)  # both an expanded target and a shape mismatch: PyTorch reports the overlap
     return [e]
+
+
+@program((2, 3, 6, 6), (4, 3, 3, 3), (4,), (4,))
+def cnn_block_with_inplace_and_double_backward(T, x, w, g, b):
+    F = T.nn.functional
+    h = F.conv2d(x, w, padding=1)
+    h = F.batch_norm(h, None, None, g, b, training=True)
+    F.relu(h, inplace=True)  # in place on batch norm's output (it saves its input, not output)
+    h[:, :2] *= 0.5  # in place on a view: CopySlices over the relu
+    p = F.max_pool2d(h, 2) + F.avg_pool2d(h, 2)
+    loss = F.log_softmax(p.flatten(1), dim=1).sum()
+    gx, gw = T.autograd.grad(loss, (x, w), create_graph=True)
+    (gx.pow(2).sum() + gw.abs().sum()).backward()
+    return [loss, gx, gw]
+
+
+@program((1, 2, 5, 5), (2, 1, 3, 3))
+def conv_output_modified_in_place_raises_where_saved(T, x, w):
+    F = T.nn.functional
+    y = F.conv2d(x, w, groups=2)
+    z = y.sigmoid()  # saves its result z, not y
+    y.add_(1)  # fine: conv saved its inputs, sigmoid its output
+    s = (z * 2).sum()
+    s.backward(retain_graph=True)
+    z.mul_(2)  # now sigmoid's saved result is stale
+    s.backward()
+    return [y, z]
