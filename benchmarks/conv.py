@@ -5,7 +5,11 @@ the ratio reference time / torch time (best of repeated runs, alternating the tw
 background load hits both alike). Timings on shared machines
 are noisy; the ratio against a peer measured in the same run is the figure to read.
 
-    python benchmarks/conv.py [--repeat N]
+    python benchmarks/conv.py [--repeat N] [--threads N]
+
+``--threads N`` pins both sides to N threads (torch's intra-op pool and NumPy's BLAS, set
+before NumPy loads). On a shared machine, ``--threads 1`` gives the steadier figure: a
+2-thread kernel stalls whenever the other core is busy.
 
 Targets: ≤ 1.5× on medium and large, ≤ 10× on tiny.
 """
@@ -13,11 +17,8 @@ Targets: ≤ 1.5× on medium and large, ≤ 10× on tiny.
 from __future__ import annotations
 
 import argparse
+import os
 import time
-
-import numpy as np
-
-from reference.conv import convolution, convolution_backward
 
 CASES = {
     "tiny": ((2, 3, 8, 8), (4, 3, 3, 3)),
@@ -55,6 +56,8 @@ def paired_times(ours, theirs, repeat: int, min_seconds: float = 0.03) -> tuple[
 
 
 def _ops(torch, x, w, gy):
+    from reference.conv import convolution, convolution_backward
+
     """op name → (reference call, torch call) on the same float64 data."""
     tx, tw, tgy = torch.tensor(x), torch.tensor(w), torch.tensor(gy)
     p = (PARAMS["stride"], PARAMS["padding"], PARAMS["dilation"], False, 0, 1)
@@ -81,7 +84,15 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--repeat", type=int, default=7, help="timed samples per measurement (median is reported)"
     )
+    parser.add_argument("--threads", type=int, default=None, help="threads for both torch and NumPy's BLAS")
     args = parser.parse_args(argv)
+    if args.threads is not None:  # must happen before NumPy (and its BLAS) is imported
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(args.threads)
+    import numpy as np
+
+    from reference.conv import convolution
+
     try:
         import torch
     except ImportError:
@@ -89,7 +100,12 @@ def main(argv=None) -> int:
             "torch is not installed: this benchmark compares against torch CPU float64 (pip install refgrad[torch])"
         )
         return 2
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; numpy {np.__version__}")
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
+    blas = os.environ.get("OPENBLAS_NUM_THREADS", "default")
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads; numpy {np.__version__}, BLAS threads {blas}"
+    )
     print(f"{'case':8} {'op':12} {'reference ms':>13} {'torch ms':>10} {'ratio':>7}  target")
     worst_over = 0.0
     rng = np.random.default_rng(0)
