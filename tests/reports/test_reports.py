@@ -300,3 +300,55 @@ def test_an_empty_results_file_still_makes_a_valid_report(tmp_path):
     rep = build_report(tmp_path, {}, "x")
     validate(rep)
     assert rep["cells"] == [] and not rep["failed"] and (tmp_path / "index.html").exists()
+
+
+def test_nan_results_and_a_caseless_crash_make_strict_json(tmp_path):
+    """A NaN element (infinite ratio) and a crash of the fuzz loop itself (no case) are reported, in strict JSON."""
+    case = Case.from_dict(
+        {"op": "conv", "params": {"rank": 1}, "shapes": {"input": [1, 1, 3], "weight": [1, 1, 2]}}
+    ).to_dict()
+    bound = {"formula": "f", "compute_dtype": "float64", "u": 2.0**-53, "K": {"output": 3}}
+    worst = {"output": "output", "index": [0, 0, 1], "observed": float("nan"), "expected": 0.5}
+    records = [
+        {
+            "case_id": "nan-case",
+            "framework": "fw",
+            "check": "forward",
+            "verdict": "fail",
+            "phase": "curated",
+            "dtype": "float64",
+            "config": "conv1d",
+            "max_ratio": float("inf"),
+            "bound": bound,
+            "case": case,
+            "reason": "output[0,0,1]=nan but reference says 0.5",
+            "worst": {**worst, "ratio": float("inf"), "limit": 3.5},
+        },
+        {
+            "case_id": "fuzz-fw-vjp",
+            "framework": "fw",
+            "check": "vjp",
+            "verdict": "crash",
+            "phase": "fuzz",
+            "dtype": None,
+            "config": "",
+            "max_ratio": None,
+            "bound": {"formula": "f"},
+            "case": None,
+            "reason": "the fuzz loop stopped: boom",
+        },
+    ]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    rep = build_report(tmp_path, {}, "x")
+
+    def no_constants(name):
+        raise ValueError(f"report.json holds {name}, which is not JSON")
+
+    strict = json.loads((tmp_path / "report.json").read_text(), parse_constant=no_constants)
+    validate(strict)
+    cell = {c["id"]: c for c in rep["cells"]}["cell-fw-conv-forward-float64"]
+    assert cell["worst"]["infinite"] and cell["worst"]["ratio"] is None and cell["histogram"]["infinite"] == 1
+    assert [c["case_id"] for c in rep["crashes"]] == ["fuzz-fw-vjp"]
+    [d] = rep["discrepancies"]
+    assert d["reproducer"] is None and "fw" in d["reproducer_error"]  # no adapter named fw: said, not hidden
+    assert "inf" in (tmp_path / "index.html").read_text()
