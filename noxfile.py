@@ -8,6 +8,7 @@
     nox -s fuzz                   # a long campaign on every framework; shrunk failures to cases/found/
     nox -s report -- DIR          # re-render report.json and index.html from DIR/results.jsonl
     nox -s bench_conv             # the convolution benchmark (ratios against torch; not a timed test)
+    nox -s bench_autograd         # reference autograd per-op overhead vs torch eager (not a timed test)
 
 Each session installs torch==2.13.0 before the project, as on a CPU-only machine any other
 spec pulls the CUDA build.
@@ -46,6 +47,13 @@ def bench_conv(session: nox.Session) -> None:
     """Reference conv vs torch CPU float64, printed as ratios."""
     _install(session, "torch")
     session.run("python", "benchmarks/conv.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def bench_autograd(session: nox.Session) -> None:
+    """Reference autograd per-op overhead vs torch eager, printed as a ratio."""
+    _install(session, "torch")
+    session.run("python", "benchmarks/autograd.py", *session.posargs)
 
 
 FRAMEWORK_VERSIONS = {"torch": ["2.13.0"], "tensorflow": ["2.21.0"], "jax": ["0.10.2"]}
