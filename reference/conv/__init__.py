@@ -16,7 +16,7 @@ from reference.conv.api import convolution, convolution_backward, convolution_do
 from reference.conv.batched import batched_convolution
 from reference.conv.batched_backward import batched_convolution_backward, batched_convolution_double_backward
 from reference.conv.errors import ConvConfigError
-from reference.conv.geometry import Correlation, conv_output_shape, plan, reduction_length, same_padding
+from reference.conv.geometry import Correlation, conv_output_shape, plan, same_padding
 from reference.conv.layout import (
     to_channels_first,
     to_channels_last,
@@ -57,7 +57,6 @@ __all__ = [
     "convolution_backward",
     "convolution_double_backward",
     "plan",
-    "reduction_length",
     "same_padding",
     "to_channels_first",
     "to_channels_last",

@@ -18,7 +18,6 @@ kernels never see the word "transposed".
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -350,13 +349,3 @@ def conv_output_shape(
     return plan(
         input_shape, weight_shape, stride, padding, dilation, transposed, output_padding, groups
     ).output_shape
-
-
-def reduction_length(corr: Correlation) -> dict[str, int]:
-    """How many products each role sums per output element (at most): K in the error bound."""
-    k = math.prod(corr.kernel)
-    return {
-        "forward": corr.in_channels // max(corr.groups, 1) * k,
-        "grad_input": corr.out_channels // max(corr.groups, 1) * k,
-        "grad_weight": corr.batch * math.prod(corr.out_size),
-    }
