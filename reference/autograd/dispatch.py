@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.autograd import graph
+from reference.autograd import forward_ad, graph
 from reference.autograd.grad_mode import _enabled
 from reference.autograd.tensor import (
     DEFAULT,
@@ -83,6 +83,12 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
     each input's dtype by the engine. ``check``: argument checks PyTorch's kernel makes (they
     come after the autograd node is made).
     """
+    if forward_ad._visible[0]:  # a jvp is active: its level computes primal and tangent
+        level = forward_ad.owner(inputs)
+        if level is not None:
+            return forward_ad.jvp_apply(
+                level, rule, inputs, params, lambda: apply(rule, inputs, params, cast, check)
+            )
     node = None
     if _enabled[0] and rule.differentiable and _requires_grad(rule, inputs):
         node = _node(rule, inputs, params)
@@ -106,6 +112,10 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
 
 def apply_view(rule, src, params=_NO_PARAMS):
     """Run the view op ``rule``: outputs share ``src``'s storage and version counter."""
+    if forward_ad._visible[0]:
+        level = forward_ad.owner((src,))
+        if level is not None:
+            return forward_ad.jvp_view(level, rule, src, params, lambda: apply_view(rule, src, params))
     geometries = rule.view(src.shape, src.stride(), src._offset, **params)
     multi = rule.outputs != 1
     if not _enabled[0]:
@@ -128,6 +138,12 @@ def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
     """``self.<op>_(*others)``: compute ``rule`` on (self, *others), write it into ``self``."""
     from reference.ops import api
 
+    if forward_ad._visible[0]:
+        level = forward_ad.owner((self,) + tuple(others))
+        if level is not None:
+            return forward_ad.jvp_inplace(
+                level, rule, self, others, params, lambda: apply_inplace(rule, self, others, params, cast)
+            )
     inputs = (self,) + tuple(others)
     requires = _enabled[0] and any(t is not None and t.requires_grad for t in inputs)
     check_inplace(self, requires)

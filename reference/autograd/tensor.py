@@ -65,6 +65,7 @@ class Tensor:
     _hooks = None
     _accumulator = None
     _wrapped = False  # a Python number wrapped as a 0-d tensor (type promotion)
+    _tangents = None  # forward-mode tangents by level id (reference.autograd.forward_ad)
     __hash__ = object.__hash__
     __array_priority__ = 1000
 

@@ -8,7 +8,13 @@ tensors the formulas read. Formulas use differentiable Tensor ops from :mod:`ref
 higher-order gradients need no extra rules. Broadcasting is undone by the engine, which sums a
 gradient down to its input's shape (as PyTorch's ``validate_outputs`` does).
 
-A later layer adds ``jvp`` and ``batch`` to these same entries.
+``jvp`` is the forward-mode rule (read by :mod:`reference.autograd.forward_ad`): one linear
+formula per input ``formula(c, t)`` (``t``: that input's tangent; ``c``: primal inputs by name,
+``result``, parameters), or a function of all tangents for variadic and multi-output ops, or one
+of derivatives.yaml's shorthands: ``AUTO_ELEMENT_WISE`` (the Jacobian is diagonal, so the VJP
+formula applied to the tangent is the JVP), ``AUTO_LINEAR`` (the op is linear: the op itself on
+the tangents), ``BILINEAR`` (``f(t_a, b) + f(a, t_b)``), ``SAME_VIEW`` (the same view of the
+tangent). No JVP is derived from VJPs, so forward mode checks the reverse mode.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import numpy as np
 
 from reference.ops import api as A
 from reference.ops import kernels as K
-from reference.ops.rule import Rule
+from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BILINEAR, SAME_VIEW, Rule
 
 RULES: dict[str, Rule] = {}
 
@@ -64,6 +70,7 @@ rule(
     ("self", "other"),
     forward=lambda a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
     grads=(lambda c, g: g, lambda c, g: g * c.params["alpha"] if "alpha" in c.params else g),
+    jvp=AUTO_LINEAR,
 )
 rule(
     "sub",
@@ -71,6 +78,7 @@ rule(
     ("self", "other"),
     forward=lambda a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
     grads=(lambda c, g: g, lambda c, g: g * -c.params["alpha"] if "alpha" in c.params else -g),
+    jvp=AUTO_LINEAR,
 )
 rule(
     "rsub",
@@ -78,6 +86,7 @@ rule(
     ("self",),  # other - self, other: a Python number
     forward=lambda a, other: np.asarray(other, dtype=a.dtype) - a,
     grads=(lambda c, g: -g,),
+    jvp=(lambda c, t: -t,),
 )
 rule(
     "mul",
@@ -86,6 +95,7 @@ rule(
     forward=np.multiply,
     grads=(lambda c, g: g * c.other, lambda c, g: g * c.self),
     saves={"self": (1,), "other": (0,)},
+    jvp=BILINEAR,
 )
 rule(
     "div",
@@ -94,8 +104,9 @@ rule(
     forward=np.divide,
     grads=(lambda c, g: g / c.other, lambda c, g: -g * ((c.self / c.other) / c.other)),
     saves={"self": (1,), "other": (0, 1)},
+    jvp=(lambda c, t: t / c.other, lambda c, t: -t * (c.result / c.other)),
 )
-rule("neg", "NegBackward0", ("self",), forward=np.negative, grads=(lambda c, g: -g,))
+rule("neg", "NegBackward0", ("self",), forward=np.negative, grads=(lambda c, g: -g,), jvp=AUTO_LINEAR)
 rule(
     "pow",
     "PowBackward0",
@@ -105,6 +116,7 @@ rule(
         lambda c, g: A.zeros_like(g) if c.exponent == 0 else g * (c.exponent * A.pow(c.self, c.exponent - 1)),
     ),
     saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
 )
 rule(
     "pow_tensor",
@@ -116,6 +128,10 @@ rule(
         lambda c, g: g * A.where((c.self == 0) & (c.exponent >= 0), 0.0, c.result * A.log(c.self)),
     ),
     saves={"self": (0, 1), "exponent": (0, 1), "result": (1,)},
+    jvp=(
+        lambda c, t: A.where(c.exponent == 0, 0.0, t * (c.exponent * A.pow(c.self, c.exponent - 1))),
+        lambda c, t: t * A.where((c.self == 0) & (c.exponent >= 0), 0.0, c.result * A.log(c.self)),
+    ),
 )
 
 
@@ -134,6 +150,7 @@ rule(
     forward=lambda b, self: np.power(np.asarray(self, dtype=b.dtype), b),
     grads=(_pow_scalar_base_grad,),
     saves={"exponent": (0,), "result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
 )
 rule(
     "exp",
@@ -142,8 +159,17 @@ rule(
     forward=np.exp,
     grads=(lambda c, g: g * c.result,),
     saves={"result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
 )
-rule("log", "LogBackward0", ("self",), forward=np.log, grads=(lambda c, g: g / c.self,), saves={"self": (0,)})
+rule(
+    "log",
+    "LogBackward0",
+    ("self",),
+    forward=np.log,
+    grads=(lambda c, g: g / c.self,),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+)
 rule(
     "sqrt",
     "SqrtBackward0",
@@ -151,6 +177,7 @@ rule(
     forward=np.sqrt,
     grads=(lambda c, g: g / (2 * c.result),),
     saves={"result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
 )
 rule(
     "tanh",
@@ -159,6 +186,7 @@ rule(
     forward=np.tanh,
     grads=(lambda c, g: g * (1 - c.result * c.result),),
     saves={"result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
 )
 rule(
     "sigmoid",
@@ -167,6 +195,7 @@ rule(
     forward=lambda a: (1 / (1 + np.exp(-a))).astype(a.dtype, copy=False),
     grads=(lambda c, g: g * (1 - c.result) * c.result,),
     saves={"result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
 )
 rule(
     "relu",
@@ -175,6 +204,7 @@ rule(
     forward=lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
     grads=(lambda c, g: A.threshold_backward(g, c.result, 0.0),),
     saves={"result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
 )
 rule(
     "threshold_backward",
@@ -183,6 +213,7 @@ rule(
     forward=lambda g, a, threshold: np.where(a <= threshold, np.zeros((), g.dtype), g),
     grads=(lambda c, g: A.threshold_backward(g, c.self, c.threshold), lambda c, g: A.zeros_like(g)),
     saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
 )
 rule(
     "abs",
@@ -191,8 +222,16 @@ rule(
     forward=np.abs,
     grads=(lambda c, g: g * A.sign(c.self),),
     saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
 )
-rule("sign", "SignBackward0", ("self",), forward=np.sign, grads=(lambda c, g: A.zeros_like(g),))
+rule(
+    "sign",
+    "SignBackward0",
+    ("self",),
+    forward=np.sign,
+    grads=(lambda c, g: A.zeros_like(g),),
+    jvp=AUTO_ELEMENT_WISE,
+)
 rule(
     "reciprocal",
     "ReciprocalBackward0",
@@ -200,6 +239,7 @@ rule(
     forward=lambda a: (1 / a).astype(a.dtype, copy=False),
     grads=(lambda c, g: -g * (c.result * c.result),),
     saves={"result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
 )
 rule(
     "masked_fill",
@@ -208,6 +248,7 @@ rule(
     forward=lambda a, mask, value: np.where(mask, np.asarray(value, dtype=a.dtype), a),
     grads=(lambda c, g: A.where(c.mask, 0.0, g), None),
     saves={"mask": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
 )
 rule(
     "clamp",
@@ -216,6 +257,7 @@ rule(
     forward=K.clamp,
     grads=(lambda c, g: A.where(A.clamp_mask(c.self, c.min, c.max), g, 0.0),),
     saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
 )
 rule(
     "where",
@@ -224,6 +266,7 @@ rule(
     forward=np.where,
     grads=(None, lambda c, g: A.where(c.condition, g, 0.0), lambda c, g: A.where(c.condition, 0.0, g)),
     saves={"condition": (1, 2)},
+    jvp=(None, lambda c, t: A.where(c.condition, t, 0.0), lambda c, t: A.where(c.condition, 0.0, t)),
 )
 rule(
     "maximum",
@@ -235,6 +278,10 @@ rule(
         lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self > c.other, 0.0),
     ),
     saves={"self": (0, 1), "other": (0, 1)},
+    jvp=(
+        lambda c, t: A.where(c.self > c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
+        lambda c, t: A.where(c.self < c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
+    ),
 )
 rule(
     "minimum",
@@ -246,6 +293,10 @@ rule(
         lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self < c.other, 0.0),
     ),
     saves={"self": (0, 1), "other": (0, 1)},
+    jvp=(
+        lambda c, t: A.where(c.self < c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
+        lambda c, t: A.where(c.self > c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
+    ),
 )
 rule(
     "to",
@@ -253,8 +304,16 @@ rule(
     ("self",),
     forward=lambda a, dtype: a.astype(dtype),
     grads=(lambda c, g: A.to(g, c.dtypes[0]),),
+    jvp=AUTO_LINEAR,
 )
-rule("clone", "CloneBackward0", ("self",), forward=lambda a: np.array(a, copy=True), grads=(lambda c, g: g,))
+rule(
+    "clone",
+    "CloneBackward0",
+    ("self",),
+    forward=lambda a: np.array(a, copy=True),
+    grads=(lambda c, g: g,),
+    jvp=AUTO_LINEAR,
+)
 
 # ---- in-place-only primitives (copy_, fill_, zero_): the old value of self gets no gradient -----
 
@@ -264,6 +323,7 @@ rule(
     ("self", "src"),
     forward=lambda a, src: np.broadcast_to(src, a.shape).astype(a.dtype),
     grads=(lambda c, g: A.zeros_like(g), lambda c, g: A.to(g, c.dtypes[1])),
+    jvp=AUTO_LINEAR,
 )
 rule(
     "fill",
@@ -271,6 +331,7 @@ rule(
     ("self",),
     forward=lambda a, value: np.full_like(a, value),  # value: a number
     grads=(lambda c, g: A.zeros_like(g),),
+    jvp=(lambda c, t: A.zeros_like(t),),
 )
 rule(
     "fill_tensor",
@@ -278,8 +339,16 @@ rule(
     ("self", "value"),  # value: a 0-d tensor (also x[i] = number)
     forward=lambda a, value: np.full_like(a, value),
     grads=(lambda c, g: A.zeros_like(g), lambda c, g: A.sum(g)),
+    jvp=AUTO_LINEAR,
 )
-rule("zero", "ZeroBackward0", ("self",), forward=np.zeros_like, grads=(lambda c, g: A.zeros_like(g),))
+rule(
+    "zero",
+    "ZeroBackward0",
+    ("self",),
+    forward=np.zeros_like,
+    grads=(lambda c, g: A.zeros_like(g),),
+    jvp=AUTO_LINEAR,
+)
 
 # ---- reductions ----------------------------------------------------------------------------------
 
@@ -291,6 +360,7 @@ for _suffix, _number in (("", "0"), ("_dim", "1")):
         ("self",),
         forward=K.sum_,
         grads=(lambda c, g: _unreduce(g, c.shapes[0], c.dim, c.keepdim),),
+        jvp=AUTO_LINEAR,
     )
     rule(
         "mean" + _suffix,
@@ -298,7 +368,16 @@ for _suffix, _number in (("", "0"), ("_dim", "1")):
         ("self",),
         forward=K.mean,
         grads=(lambda c, g: _unreduce(g, c.shapes[0], c.dim, c.keepdim) / _count(c.shapes[0], c.dim),),
+        jvp=AUTO_LINEAR,
     )
+
+
+def _extreme_jvp(c, ts):
+    """amax/amin: the mean of the tangent over the elements that attain the extreme."""
+    mask = A.to(_unreduce(c.result, c.shapes[0], c.dim, c.keepdim) == c.self, ts[0].dtype)
+    return A.sum(ts[0] * mask, c.dim, keepdim=c.keepdim) / A.sum(mask, c.dim, keepdim=c.keepdim)
+
+
 for _name, _kernel, _node in (("amax", K.amax, "AmaxBackward0"), ("amin", K.amin, "AminBackward0")):
     rule(
         _name,
@@ -313,6 +392,7 @@ for _name, _kernel, _node in (("amax", K.amax, "AmaxBackward0"), ("amin", K.amin
             ),
         ),
         saves={"self": (0,), "result": (0,)},
+        jvp=_extreme_jvp,
     )
 
 # ---- linear algebra ------------------------------------------------------------------------------
@@ -355,6 +435,7 @@ for _name, _node in (
         forward=K.matmul,
         vjp=_matmul_grads,
         saves={"self": (1,), "other": (0,)},
+        jvp=BILINEAR,
     )
 
 # ---- softmax -------------------------------------------------------------------------------------
@@ -366,6 +447,7 @@ rule(
     forward=K.softmax,
     grads=(lambda c, g: c.result * (g - A.sum(g * c.result, c.dim, keepdim=True)),),
     saves={"result": (0,)},
+    jvp=(lambda c, t: c.result * (t - A.sum(t * c.result, c.dim, keepdim=True)),),
 )
 rule(
     "log_softmax",
@@ -374,6 +456,7 @@ rule(
     forward=K.log_softmax,
     grads=(lambda c, g: g - A.exp(c.result) * A.sum(g, c.dim, keepdim=True),),
     saves={"result": (0,)},
+    jvp=(lambda c, t: t - A.sum(A.exp(c.result) * t, c.dim, keepdim=True),),
 )
 
 # ---- views (outputs alias the input's storage; see dispatch.apply_view) ---------------------------
@@ -384,15 +467,21 @@ def _index_grad(geometry):
 
 
 rule(
-    "view", "ViewBackward0", ("self",), view=K.view_geometry, grads=(lambda c, g: A.reshape(g, c.shapes[0]),)
+    "view",
+    "ViewBackward0",
+    ("self",),
+    view=K.view_geometry,
+    grads=(lambda c, g: A.reshape(g, c.shapes[0]),),
+    jvp=SAME_VIEW,
 )
-rule("alias", "AliasBackward0", ("self",), view=K.alias_geometry, grads=(lambda c, g: g,))
+rule("alias", "AliasBackward0", ("self",), view=K.alias_geometry, grads=(lambda c, g: g,), jvp=SAME_VIEW)
 rule(
     "permute",
     "PermuteBackward0",
     ("self",),
     view=K.permute_geometry,
     grads=(lambda c, g: A.permute(g, tuple(np.argsort(c.params["dims"]))),),
+    jvp=SAME_VIEW,
 )
 for _name, _node in (("transpose", "TransposeBackward0"), ("t", "TBackward0")):
     rule(
@@ -401,6 +490,7 @@ for _name, _node in (("transpose", "TransposeBackward0"), ("t", "TBackward0")):
         ("self",),
         view=K.permute_geometry,
         grads=(lambda c, g: A.permute(g, tuple(np.argsort(c.params["dims"]))),),
+        jvp=SAME_VIEW,
     )
 rule(
     "expand",
@@ -408,6 +498,7 @@ rule(
     ("self",),
     view=K.expand_geometry,
     grads=(lambda c, g: A.sum_to(g, c.shapes[0]),),
+    jvp=SAME_VIEW,
 )
 rule(
     "unsqueeze",
@@ -415,6 +506,7 @@ rule(
     ("self",),
     view=K.unsqueeze_geometry,
     grads=(lambda c, g: A.reshape(g, c.shapes[0]),),
+    jvp=SAME_VIEW,
 )
 for _suffix, _number in (
     ("", "0"),
@@ -427,15 +519,31 @@ for _suffix, _number in (
         ("self",),
         view=K.squeeze_geometry,
         grads=(lambda c, g: A.reshape(g, c.shapes[0]),),
+        jvp=SAME_VIEW,
     )
-rule("select", "SelectBackward0", ("self",), view=K.select_geometry, grads=(_index_grad(K.select_geometry),))
-rule("slice", "SliceBackward0", ("self",), view=K.slice_geometry, grads=(_index_grad(K.slice_geometry),))
+rule(
+    "select",
+    "SelectBackward0",
+    ("self",),
+    view=K.select_geometry,
+    grads=(_index_grad(K.select_geometry),),
+    jvp=SAME_VIEW,
+)
+rule(
+    "slice",
+    "SliceBackward0",
+    ("self",),
+    view=K.slice_geometry,
+    grads=(_index_grad(K.slice_geometry),),
+    jvp=SAME_VIEW,
+)
 rule(
     "diagonal",
     "DiagonalBackward0",
     ("self",),
     view=K.diagonal_geometry,
     grads=(_index_grad(K.diagonal_geometry),),
+    jvp=SAME_VIEW,
 )
 rule(
     "as_strided",
@@ -443,6 +551,7 @@ rule(
     ("self",),
     view=K.as_strided_geometry,
     grads=(lambda c, g: A.as_strided_backward(g, c.params),),
+    jvp=SAME_VIEW,
 )
 rule(
     "unbind",
@@ -451,6 +560,7 @@ rule(
     view=K.unbind_geometry,
     outputs=-1,
     vjp=lambda c, gs: (A.stack(gs, c.params["dim"]),),
+    jvp=SAME_VIEW,
 )
 rule(
     "split",
@@ -459,6 +569,7 @@ rule(
     view=K.split_geometry,
     outputs=-1,
     vjp=lambda c, gs: (A.cat(gs, c.params["dim"]),),
+    jvp=SAME_VIEW,
 )
 rule(
     "split_with_sizes",
@@ -467,6 +578,7 @@ rule(
     view=K.split_geometry,
     outputs=-1,
     vjp=lambda c, gs: (A.cat(gs, c.params["dim"]),),
+    jvp=SAME_VIEW,
 )
 rule(
     "reshape_copy",
@@ -474,6 +586,7 @@ rule(
     ("self",),
     forward=lambda a, shape: np.array(a, copy=True).reshape(shape),
     grads=(lambda c, g: A.reshape(g, c.shapes[0]),),
+    jvp=AUTO_LINEAR,
 )
 
 # ---- joining -------------------------------------------------------------------------------------
@@ -489,7 +602,12 @@ def _cat_grads(c, g):
 
 
 rule(
-    "cat", "CatBackward0", ("tensors",), forward=lambda *xs, dim: np.concatenate(xs, axis=dim), vjp=_cat_grads
+    "cat",
+    "CatBackward0",
+    ("tensors",),
+    forward=lambda *xs, dim: np.concatenate(xs, axis=dim),
+    vjp=_cat_grads,
+    jvp=AUTO_LINEAR,
 )
 rule(
     "stack",
@@ -497,6 +615,7 @@ rule(
     ("tensors",),
     forward=lambda *xs, dim: np.stack(xs, axis=dim),
     vjp=lambda c, g: [A.select(g, c.dim, i) if need else None for i, need in enumerate(c.needs)],
+    jvp=AUTO_LINEAR,
 )
 
 # ---- the linear pair behind view gradients, CopySlices and pooling -------------------------------
@@ -507,6 +626,7 @@ rule(
     ("self",),
     forward=K.take,
     grads=(lambda c, g: A.scatter_add(g, c.index, c.shapes[0]),),
+    jvp=AUTO_LINEAR,
 )
 rule(
     "scatter_add",
@@ -514,6 +634,7 @@ rule(
     ("self",),
     forward=K.scatter_add,
     grads=(lambda c, g: A.take(g, c.index),),
+    jvp=AUTO_LINEAR,
 )
 rule(
     "put",
@@ -521,6 +642,7 @@ rule(
     ("self", "src"),
     forward=K.put,
     grads=(lambda c, g: A.put(g, c.index, 0.0), lambda c, g: A.take(g, c.index)),
+    jvp=AUTO_LINEAR,
 )
 rule(
     "pool_gather",
@@ -528,6 +650,7 @@ rule(
     ("self",),
     forward=K.pool_gather,
     grads=(lambda c, g: A.pool_scatter(g, c.index, c.weight, c.shapes[0]),),
+    jvp=AUTO_LINEAR,
 )
 rule(
     "pool_scatter",
@@ -535,6 +658,7 @@ rule(
     ("self",),
     forward=K.pool_scatter,
     grads=(lambda c, g: A.pool_gather(g, c.index, c.weight),),
+    jvp=AUTO_LINEAR,
 )
 
 # ---- neural-network primitives -------------------------------------------------------------------
@@ -556,6 +680,14 @@ def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
     return out, (flat + plane).reshape(lead + (oh, ow))  # aux: indices into the whole flattened input
 
 
+def _max_pool2d_jvp(c, ts):
+    """The tangent at each window's argmax (the saved indices are per plane)."""
+    flat = c.result[1]._data
+    lead = flat.shape[:-2]
+    plane = np.arange(math.prod(lead), dtype=np.int64).reshape(lead + (1, 1)) * math.prod(c.shapes[0][-2:])
+    return A.take(ts[0], flat + plane), None
+
+
 rule(
     "avg_pool2d",
     "AvgPool2DBackward0",
@@ -564,6 +696,7 @@ rule(
     has_aux=True,
     grads=(lambda c, g: A.pool_scatter(g, c.aux[0], c.aux[1], c.shapes[0]),),
     saves={"self": (0,)},
+    jvp=AUTO_LINEAR,
 )  # PyTorch saves self (only its shape is read)
 rule(
     "max_pool2d",
@@ -574,6 +707,7 @@ rule(
     outputs=2,
     grads=(lambda c, g: A.scatter_add(g[0], c.aux, c.shapes[0]),),
     saves={"self": (0,)},
+    jvp=_max_pool2d_jvp,
 )
 
 
@@ -617,6 +751,49 @@ def _batch_norm_double_grads(c, ggs):
     return A.batch_norm_double_backward(c, ggs)
 
 
+def _batch_norm_jvp(c, ts):
+    """d y = d xhat * w + xhat * t_w + t_b; in training d xhat = invstd (t_xc - xhat mean(xhat t_xc)),
+    with t_xc the centred tangent (the batch statistics move with x). Running stats: not differentiable."""
+    x, tx, tw, tb = c.input, ts[0], ts[1], ts[2]
+    dims = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, -1) + (1,) * (x.ndim - 2)
+    if c.training:
+        xc = x - A.mean(x, dims, keepdim=True)
+        invstd = A.pow(A.mean(xc * xc, dims, keepdim=True) + c.eps, -0.5)
+    else:
+        xc = x - A.reshape(c.running_mean, bshape)
+        invstd = A.pow(A.reshape(c.running_var, bshape) + c.eps, -0.5)
+    xhat = xc * invstd
+    out = None
+    if tx is not None:
+        if c.training:
+            txc = tx - A.mean(tx, dims, keepdim=True)
+            dxhat = invstd * (txc - xhat * A.mean(xhat * txc, dims, keepdim=True))
+        else:
+            dxhat = tx * invstd
+        out = dxhat * A.reshape(c.weight, bshape) if c.weight is not None else dxhat
+    for term in (
+        None if tw is None else xhat * A.reshape(tw, bshape),
+        None if tb is None else A.reshape(tb, bshape),
+    ):
+        if term is not None:
+            out = term if out is None else out + term
+    return out
+
+
+def _batch_norm_backward_jvp(c, ts):
+    """Forward mode through batch_norm_backward's own Tensor formulas (each primitive's JVP rule)."""
+    from reference.autograd.forward_ad import forward_through
+
+    inputs = (c.grad_out, c.input, c.weight, c.running_mean, c.running_var)
+    tans = (ts[0], ts[1], ts[2], None, None)  # running stats: not differentiable
+    return forward_through(
+        lambda g, x, w, rm, rv: batch_norm_backward_formulas(g, x, w, rm, rv, c.training, c.eps, c.mask),
+        inputs,
+        tans,
+    )
+
+
 _ALL3 = (0, 1, 2)
 _ALL5 = (0, 1, 2, 3, 4)
 rule(
@@ -626,6 +803,7 @@ rule(
     forward=K.batch_norm,
     vjp=_batch_norm_grads,
     saves={"input": _ALL3, "weight": _ALL3, "running_mean": _ALL3, "running_var": _ALL3},
+    jvp=_batch_norm_jvp,
 )
 rule(
     "batch_norm_backward",
@@ -637,6 +815,7 @@ rule(
     outputs=3,
     vjp=_batch_norm_double_grads,
     saves={"grad_out": _ALL5, "input": _ALL5, "weight": _ALL5, "running_mean": _ALL5, "running_var": _ALL5},
+    jvp=_batch_norm_backward_jvp,
 )
 rule(
     "dropout",
@@ -645,6 +824,7 @@ rule(
     forward=lambda a, mask, scale: (a * mask * scale).astype(a.dtype, copy=False),
     grads=(lambda c, g: g * c.mask * c.scale, None),
     saves={"mask": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
 )
 
 
@@ -656,6 +836,44 @@ def _conv_double_grads(c, gg):
     return A.convolution_double_backward(gg, c.grad_output, c.input, c.weight, c.conv, c.needs)
 
 
+def _conv_jvp(c, ts):
+    """Bilinear in (input, weight), affine in bias."""
+    tx, tw, tb = ts
+    out = None if tx is None else A.convolution(tx, c.weight, None, **c.conv)
+    if tw is not None:
+        term = A.convolution(c.input, tw, None, **c.conv)
+        out = term if out is None else out + term
+    if tb is not None:
+        term = A.reshape(tb, (1, -1) + (1,) * (c.input.ndim - 2))
+        out = term if out is None else out + term
+    return out
+
+
+def _conv_backward_jvp(c, ts):
+    """grad_input is bilinear in (grad_output, weight), grad_weight in (grad_output, input),
+    grad_bias linear in grad_output: each output's tangent is two convolution_backward calls."""
+    tg, tx, tw = ts
+    mask = c.output_mask
+    bias = tuple(c.bias_sizes) if c.bias_sizes is not None else None
+    zero = (None, None, None)
+    a = A.convolution_backward(tg, c.input, c.weight, bias, c.conv, mask) if tg is not None else zero
+    b = (
+        A.convolution_backward(c.grad_output, c.input, tw, None, c.conv, (mask[0], False, False))
+        if tw is not None
+        else zero
+    )
+    d = (
+        A.convolution_backward(c.grad_output, tx, c.weight, None, c.conv, (False, mask[1], False))
+        if tx is not None
+        else zero
+    )
+    out = []
+    for terms in ((a[0], b[0]), (a[1], d[1]), (a[2],)):
+        terms = [t for t in terms if t is not None]
+        out.append(None if not terms else terms[0] if len(terms) == 1 else terms[0] + terms[1])
+    return tuple(out)
+
+
 rule(
     "convolution",
     "ConvolutionBackward0",
@@ -663,6 +881,7 @@ rule(
     forward=lambda x, w, b, conv: A.conv_forward(x, w, b, conv),
     vjp=_conv_grads,
     saves={"input": _ALL3, "weight": _ALL3},
+    jvp=_conv_jvp,
 )
 rule(
     "convolution_backward",
@@ -674,4 +893,5 @@ rule(
     outputs=3,
     vjp=_conv_double_grads,
     saves={"grad_output": _ALL3, "input": _ALL3, "weight": _ALL3},
+    jvp=_conv_backward_jvp,
 )

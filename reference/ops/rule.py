@@ -14,7 +14,9 @@ A rule says, once, everything the reference knows about a primitive (the shape o
   guards to decide what is saved for a given set of inputs needing gradients. This decides
   which in-place writes later make backward fail, and which graphs fail on a second backward;
 * ``node``: PyTorch's ``grad_fn`` name, used in error messages;
-* ``jvp`` and ``batch``: forward-mode and vmap rules, filled by the func-transform layer.
+* ``jvp``: the forward-mode rule (:mod:`reference.autograd.forward_ad`): per-input linear
+  formulas, a function of all tangents, or one of the shorthands below;
+* ``batch``: the vmap rule (not yet filled).
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+# Shorthands for ``jvp`` (PyTorch's derivatives.yaml spells the first two the same way).
+AUTO_ELEMENT_WISE = "auto_element_wise"  # diagonal Jacobian: the VJP formulas applied to the tangent
+AUTO_LINEAR = "auto_linear"  # a linear op: the op itself applied to the tangents
+BILINEAR = "bilinear"  # f(t_a, b) + f(a, t_b)
+SAME_VIEW = "same_view"  # a view op: the same view of the input's tangent
 
 
 @dataclass

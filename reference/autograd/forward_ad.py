@@ -1,0 +1,271 @@
+"""Forward-mode AD: dual levels and the JVP step the dispatcher takes for every primitive.
+
+A *level* is one active ``jvp`` (``reference.func.jvp``/``jacfwd`` open one each). A tensor's
+tangent at a level is kept in ``tensor._tangents[level_id]``; a tensor without an entry has a zero
+tangent there. Levels nest like functorch's dynamic layer stack: when a primitive runs, the
+dispatcher asks :func:`owner` for the innermost visible level at which some input has a tangent;
+that level computes the primal and the tangent with itself (and every level inside it) hidden
+(:func:`lowered`), so the ops the JVP rule runs are seen, and differentiated, by the outer levels
+and by reverse mode. That is what makes ``jacfwd(jacfwd(f))``, ``jacfwd(jacrev(f))`` and
+``grad(jvp)`` compose.
+
+The tangent of an op comes from its table rule's ``jvp`` field (:mod:`reference.ops.derivatives`):
+
+* ``AUTO_ELEMENT_WISE``, ``AUTO_LINEAR``, ``BILINEAR``, ``SAME_VIEW``: derivatives.yaml's
+  shorthands (see :mod:`reference.ops.rule`);
+* a tuple with one linear formula per input, ``formula(c, t) -> Tensor`` (``c``: primal inputs
+  by name, ``result``, the op's parameters; ``t``: that input's tangent), summed over the inputs
+  that have a tangent (derivatives.yaml's ``result: self_t * other_p + other_t * self_p``);
+  ``None`` for a non-differentiable input;
+* a callable ``jvp(c, ts) -> Tensor | tuple``, given every input's tangent (None: zero), for
+  variadic and multi-output ops;
+
+A primitive without a ``jvp`` raises :class:`MissingRuleError` naming it: forward mode is never
+derived from two VJPs, so it is an independent check on the reverse mode.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BILINEAR
+
+_stack: list[int] = []  # active level ids, outermost first
+_visible = [0]  # how many levels of _stack the running computation sees
+_ids = itertools.count(1)
+
+
+class MissingRuleError(NotImplementedError):
+    """A transform met a primitive whose table entry lacks the rule it needs."""
+
+    def __init__(self, primitive, field, transform):
+        self.primitive, self.field = primitive, field
+        super().__init__(
+            f"primitive {primitive!r} has no {field!r} rule in reference.ops.derivatives, "
+            f"so {transform} cannot run through it"
+        )
+
+
+def active():
+    return _visible[0] > 0
+
+
+def enter():
+    """Open a new innermost level; returns its id."""
+    if _visible[0] != len(_stack):
+        raise RuntimeError("forward-AD levels must be opened at the innermost position")
+    level = next(_ids)
+    _stack.append(level)
+    _visible[0] = len(_stack)
+    return level
+
+
+def exit(level):
+    if not _stack or _stack[-1] != level:
+        raise RuntimeError(f"forward-AD level {level} exited out of order")
+    _stack.pop()
+    _visible[0] = len(_stack)
+
+
+class lowered:
+    """Hide the level at stack position ``index`` and every level inside it."""
+
+    def __init__(self, index):
+        self.index = index
+
+    def __enter__(self):
+        self.prev = _visible[0]
+        _visible[0] = self.index
+
+    def __exit__(self, *exc):
+        _visible[0] = self.prev
+
+
+def tangent(t, level):
+    if t is None or t._tangents is None:
+        return None
+    return t._tangents.get(level)
+
+
+def set_tangent(t, level, tan):
+    """Attach ``tan`` (copy-on-write: views and outputs never share a tangent dict)."""
+    d = dict(t._tangents) if t._tangents else {}
+    if tan is None:
+        d.pop(level, None)
+    else:
+        d[level] = tan
+    t._tangents = d or None
+
+
+def owner(tensors):
+    """Stack index of the innermost visible level at which one of ``tensors`` has a tangent."""
+    for i in range(_visible[0] - 1, -1, -1):
+        level = _stack[i]
+        for t in tensors:
+            if t is not None and t._tangents is not None and level in t._tangents:
+                return i
+    return None
+
+
+class JvpContext:
+    """What a JVP formula sees: primal inputs by name, ``result``, parameters, input shapes."""
+
+    def __init__(self, rule, inputs, result, params):
+        if rule.inputs == ("tensors",):  # variadic: cat, stack
+            self.tensors = inputs
+        else:
+            self.__dict__.update(zip(rule.inputs, inputs))
+        self.__dict__.update(params)
+        self.rule, self.params, self.result = rule, params, result
+        self.shapes = tuple(None if t is None else t.shape for t in inputs)
+
+
+def output_tangents(rule, inputs, tangents, result, params):
+    """The tangent(s) of ``rule``'s output(s) (None: zero), from the rule's ``jvp`` field."""
+    from reference.ops import api
+
+    spec = rule.jvp
+    if spec is None:
+        raise MissingRuleError(rule.name, "jvp", "forward-mode AD (jvp, jacfwd)")
+    if spec == AUTO_LINEAR or spec == BILINEAR:
+        return _linear(rule, inputs, tangents, params, spec == BILINEAR)
+    c = JvpContext(rule, inputs, result, params)
+    if spec == AUTO_ELEMENT_WISE:
+        spec = rule.grads
+    elif callable(spec):
+        return spec(c, tangents)
+    out = None
+    outs = result if isinstance(result, tuple) else (result,)
+    for formula, t in zip(spec, tangents):
+        if t is None or formula is None:
+            continue
+        term = formula(c, t)
+        if term.shape != outs[0].shape:
+            term = api.expand(term, outs[0].shape)
+        out = term if out is None else out + term
+    return out
+
+
+def _linear(rule, inputs, tangents, params, bilinear):
+    """AUTO_LINEAR: the op on the tangents (zero where an input has none). BILINEAR: the op with
+    one input replaced by its tangent, summed over the inputs that have one."""
+    from reference.autograd.dispatch import apply
+    from reference.ops import api
+
+    if not bilinear:
+        args = [
+            t if t is not None else (None if x is None else api.zeros_like(x))
+            for x, t in zip(inputs, tangents)
+        ]
+        return apply(rule, tuple(args), params)
+    out = None
+    for i, t in enumerate(tangents):
+        if t is not None:
+            term = apply(rule, inputs[:i] + (t,) + inputs[i + 1 :], params)
+            out = term if out is None else out + term
+    return out
+
+
+def forward_through(fn, inputs, tangents):
+    """The tangent(s) of ``fn(*inputs)`` by forward mode through the primitives ``fn`` runs, in a
+    temporary level just inside the visible ones (for composite formulas such as batch norm's
+    backward, whose forward is itself written with Tensor ops)."""
+    saved_stack, saved_visible = list(_stack), _visible[0]
+    level = next(_ids)
+    del _stack[saved_visible:]
+    _stack.append(level)
+    _visible[0] = len(_stack)
+    try:
+        from reference.ops import api
+
+        duals = []
+        for x, t in zip(inputs, tangents):
+            if x is not None and t is not None:
+                x = api.alias(x)
+                set_tangent(x, level, t)
+            duals.append(x)
+        outs = fn(*duals)
+        single = not isinstance(outs, (tuple, list))
+        got = [None if o is None else tangent(o, level) for o in ((outs,) if single else outs)]
+        return got[0] if single else tuple(got)
+    finally:
+        _stack[:] = saved_stack
+        _visible[0] = saved_visible
+
+
+def _fresh(tan, out, input_tangents):
+    """A tangent the output owns: its dtype, contiguous, not another tensor's tangent (so an
+    in-place write on the output can update its tangent in place)."""
+    from reference.ops import api
+
+    if tan.dtype != out.dtype:
+        return api.to(tan, out.dtype)
+    if tan._base is not None or any(tan is t for t in input_tangents):
+        return api.clone(tan)
+    return tan
+
+
+def jvp_apply(index, rule, inputs, params, run):
+    """Run ``run()`` (the primitive, lower down) and attach the level's tangents to its outputs."""
+    level = _stack[index]
+    with lowered(index):
+        result = run()
+        outs = result if isinstance(result, tuple) else (result,)
+        if not any(o._data.dtype.kind == "f" for o in outs):
+            return result
+        tans = [tangent(t, level) for t in inputs]
+        got = output_tangents(rule, inputs, tans, result, params)
+        got = got if isinstance(got, (tuple, list)) else (got,)
+        for o, tan in zip(outs, got):
+            if tan is not None and o._data.dtype.kind == "f":
+                set_tangent(o, level, _fresh(tan, o, tans))
+    return result
+
+
+def jvp_view(index, rule, src, params, run):
+    """A view op: the output's tangent is the same view of the input's tangent."""
+    from reference.autograd.dispatch import apply_view
+
+    level = _stack[index]
+    with lowered(index):
+        result = run()
+        if rule.jvp is None:
+            raise MissingRuleError(rule.name, "jvp", "forward-mode AD (jvp, jacfwd)")
+        tan = apply_view(rule, tangent(src, level), params)
+        outs, tans = (result, tan) if isinstance(result, tuple) else ((result,), (tan,))
+        for o, t in zip(outs, tans):
+            set_tangent(o, level, t)
+    return result
+
+
+def jvp_inplace(index, rule, self, others, params, run):
+    """``self.op_(*others)`` under a level: the new tangent is the op's JVP at the old value of
+    ``self``; it is written into ``self``'s tangent in place (into its base's tangent for a view,
+    made zero first if the base had none), so every view of the storage sees it."""
+    from reference.ops import api
+
+    level = _stack[index]
+    inputs = (self,) + tuple(others)
+    with lowered(index):
+        tans = [tangent(t, level) for t in inputs]
+        old = api.clone(self) if any(t is not None for t in tans) else None
+        run()
+        if old is None:
+            return self
+        new = output_tangents(rule, (old,) + tuple(others), tans, self, params)
+        if new is None:
+            new = api.zeros_like(self)
+        if self._base is not None:
+            base = self._base
+            bt = tangent(base, level)
+            if bt is None:
+                bt = api.zeros_like(base)
+                set_tangent(base, level, bt)
+            target = api.as_strided(bt, self.shape, self.stride(), self._offset)
+            api.copy_(target, new)
+            set_tangent(self, level, target)
+        elif tans[0] is not None and tans[0]._base is None:
+            api.copy_(tans[0], new)
+        else:
+            set_tangent(self, level, _fresh(new, self, tans))
+    return self
