@@ -25,6 +25,10 @@ import numpy as np
 
 CHECKS = ("forward", "vjp", "vjp_vjp", "jvp", "vmap", "vmap_vjp", "error")
 VALID_CHECKS = CHECKS[:-1]
+# A program case (op "program", see conformance.programs) has one check: run the program text and
+# compare every result, every leaf's gradient and whether and where an error is raised.
+PROGRAM_CHECKS = ("program",)
+OPS = ("conv", "program")
 DTYPES = ("float64", "float32", "float16", "bfloat16")
 LAYOUTS = ("channels_first", "channels_last")
 PADDING_STRINGS = ("valid", "same", "same_lower")
@@ -104,8 +108,8 @@ class ConvParams:
 @dataclass(frozen=True)
 class Case:
     op: str
-    params: ConvParams
-    shapes: dict  # name -> tuple of ints; "input" and "weight"
+    params: ConvParams | None  # None for a program case
+    shapes: dict  # name -> tuple of ints; "input" and "weight" (a program: its inputs "v0", "v1", ...)
     dtype: str = "float64"
     seed: int = 0
     checks: tuple[str, ...] = VALID_CHECKS
@@ -114,6 +118,7 @@ class Case:
     data: dict = field(default_factory=dict, compare=False, hash=False)  # name -> nested lists
     description: str = ""
     name: str = ""  # a readable id for curated cases; the content hash otherwise
+    source: str = ""  # a program case's Python text: ``def prog(T, v0, ...)``
 
     # ---- identity ------------------------------------------------------------------------
     @property
@@ -130,6 +135,9 @@ class Case:
         return replace(self, checks=tuple(checks))
 
     def describe(self) -> str:
+        if self.op == "program":
+            inputs = " ".join(f"{k}={list(v)}" for k, v in self.shapes.items())
+            return f"program of {self.source.count(chr(10)) - 2} lines {inputs} {self.dtype}"
         return (
             f"{self.params.describe()} input={list(self.shapes['input'])} "
             f"weight={list(self.shapes['weight'])} {self.dtype}"
@@ -139,13 +147,16 @@ class Case:
     def to_dict(self) -> dict:
         out = {
             "op": self.op,
-            "params": self.params.to_dict(),
+            "params": self.params.to_dict() if self.params else None,
             "shapes": {k: list(v) for k, v in self.shapes.items()},
             "dtype": self.dtype,
             "seed": self.seed,
             "checks": list(self.checks),
             "vmap": {"size": self.vmap_size, "over": list(self.vmap_over)},
         }
+        if self.op == "program":
+            del out["params"], out["vmap"]
+            out["source"] = self.source
         if self.data:
             out["data"] = self.data
         if self.description:
@@ -264,13 +275,15 @@ def _parse_params(source, raw) -> ConvParams:
 def _parse_case(raw, source) -> Case:
     if not isinstance(raw, dict):
         raise CaseError(source, "<root>", f"a case is a JSON object, got {type(raw).__name__}")
+    op = _require(source, raw, "op", str)
+    if op not in OPS:
+        raise CaseError(source, "op", f"unknown operation {op!r} (known: {list(OPS)})")
+    if op == "program":
+        return _parse_program_case(raw, source)
     known = {"op", "params", "shapes", "dtype", "seed", "checks", "vmap", "data", "description", "id"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise CaseError(source, unknown[0], f"unknown field (known: {sorted(known)})")
-    op = _require(source, raw, "op", str)
-    if op != "conv":
-        raise CaseError(source, "op", f"unknown operation {op!r} (known: ['conv'])")
     params = _parse_params(source, _require(source, raw, "params", dict))
     shapes_raw = _require(source, raw, "shapes", dict)
     shapes = {}
@@ -291,14 +304,7 @@ def _parse_case(raw, source) -> Case:
     if dtype not in DTYPES:
         raise CaseError(source, "dtype", f"must be one of {DTYPES}, got {dtype!r}")
     seed = _int(source, "seed", raw.get("seed", 0), 0)
-    checks = raw.get("checks", list(VALID_CHECKS))
-    if isinstance(checks, str):
-        checks = [checks]
-    if not isinstance(checks, list) or not checks:
-        raise CaseError(source, "checks", f"must be a non-empty list of {CHECKS}, got {checks!r}")
-    for c in checks:
-        if c not in CHECKS:
-            raise CaseError(source, "checks", f"unknown check {c!r} (known: {CHECKS})")
+    checks = _checks(source, raw.get("checks", list(VALID_CHECKS)), CHECKS)
     vmap = raw.get("vmap", {})
     if not isinstance(vmap, dict):
         raise CaseError(source, "vmap", f"must be an object {{size, over}}, got {vmap!r}")
@@ -308,23 +314,90 @@ def _parse_case(raw, source) -> Case:
         raise CaseError(
             source, "vmap.over", f"must be a non-empty list drawn from {VMAP_OPERANDS}, got {over!r}"
         )
+    data = _data(source, raw, ARRAY_NAMES)
+    description, name = _strings(source, raw, "description", "id")
+    return Case(
+        op, params, shapes, dtype, seed, tuple(checks), vmap_size, tuple(over), data, description, name
+    )
+
+
+def _checks(source, checks, allowed) -> list:
+    if isinstance(checks, str):
+        checks = [checks]
+    if not isinstance(checks, list) or not checks:
+        raise CaseError(source, "checks", f"must be a non-empty list of {allowed}, got {checks!r}")
+    for c in checks:
+        if c not in allowed:
+            raise CaseError(source, "checks", f"unknown check {c!r} (known: {allowed})")
+    return checks
+
+
+def _data(source, raw, names) -> dict:
     data = raw.get("data", {})
     if not isinstance(data, dict):
         raise CaseError(source, "data", "must be an object mapping array names to nested lists")
     for key, value in data.items():
-        if key not in ARRAY_NAMES:
-            raise CaseError(source, f"data.{key}", f"unknown array (known: {ARRAY_NAMES})")
+        if key not in names:
+            raise CaseError(source, f"data.{key}", f"unknown array (known: {tuple(names)})")
         try:
             np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise CaseError(source, f"data.{key}", f"must be a nested list of numbers ({exc})") from None
-    description = raw.get("description", "")
-    name = raw.get("id", "")
-    for key, value in (("description", description), ("id", name)):
+    return data
+
+
+def _strings(source, raw, *keys) -> list[str]:
+    out = []
+    for key in keys:
+        value = raw.get(key, "")
         if not isinstance(value, str):
             raise CaseError(source, key, f"must be a string, got {value!r}")
+        out.append(value)
+    return out
+
+
+def _parse_program_case(raw, source) -> Case:
+    """A program case: ``source`` (``def prog(T, v0, ...)``), input ``shapes`` {v0: [...], ...}, a seed."""
+    known = {"op", "shapes", "dtype", "seed", "checks", "data", "description", "id", "source"}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise CaseError(source, unknown[0], f"unknown field of a program case (known: {sorted(known)})")
+    text = _require(source, raw, "source", str)
+    shapes_raw = _require(source, raw, "shapes", dict)
+    names = [f"v{i}" for i in range(len(shapes_raw))]
+    if sorted(shapes_raw) != sorted(names):
+        raise CaseError(source, "shapes", f"a program's inputs are named {names}, got {sorted(shapes_raw)}")
+    shapes = {}
+    for key in names:
+        value = shapes_raw[key]
+        if not isinstance(value, list):
+            raise CaseError(source, f"shapes.{key}", f"must be a list of ints, got {value!r}")
+        shapes[key] = tuple(_int(source, f"shapes.{key}[{i}]", v, 0) for i, v in enumerate(value))
+    header = f"def prog(T{''.join(', ' + n for n in names)}):"
+    if not text.startswith(header):
+        raise CaseError(source, "source", f"must start with {header!r}")
+    try:
+        compile(text, "<program>", "exec")
+    except SyntaxError as exc:
+        raise CaseError(source, "source", f"is not valid Python: {exc}") from None
+    dtype = raw.get("dtype", "float64")
+    if dtype != "float64":
+        raise CaseError(source, "dtype", f"programs run in float64 only, got {dtype!r}")
+    seed = _int(source, "seed", raw.get("seed", 0), 0)
+    checks = _checks(source, raw.get("checks", list(PROGRAM_CHECKS)), PROGRAM_CHECKS)
+    data = _data(source, raw, names)
+    description, name = _strings(source, raw, "description", "id")
     return Case(
-        op, params, shapes, dtype, seed, tuple(checks), vmap_size, tuple(over), data, description, name
+        "program",
+        None,
+        shapes,
+        dtype,
+        seed,
+        tuple(checks),
+        data=data,
+        description=description,
+        name=name,
+        source=text,
     )
 
 

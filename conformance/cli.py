@@ -13,11 +13,14 @@ import time
 from pathlib import Path
 
 from conformance import adapters
-from conformance.case import DTYPES, VALID_CHECKS, CaseError, load_cases
+from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError, load_cases
 from conformance.runner import Campaign
 from conformance.tolerance import FAILING
 
-OPS = ("conv",)
+ALL_CHECKS = VALID_CHECKS + ("error",) + PROGRAM_CHECKS
+OPS = ("conv", "programs")
+DEFAULT_OPS = ("conv",)
+OP_OF_CASE = {"conv": "conv", "programs": "program"}  # --ops name -> Case.op
 # the repository's cases/ (a checkout or an editable install), else ./cases
 _CASE_DIRS = (Path(__file__).resolve().parents[1] / "cases", Path("cases"))
 DEFAULT_CASES = next((d for d in _CASE_DIRS if d.is_dir()), _CASE_DIRS[0])
@@ -60,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
             metavar="MOD:CLS",
             help="an extra backend adapter class (repeatable); alone, it runs only the adapters",
         )
-        p.add_argument("--checks", help=f"comma-separated subset of {','.join(VALID_CHECKS)},error")
+        p.add_argument("--checks", help=f"comma-separated subset of {','.join(ALL_CHECKS)}")
         p.add_argument("--dtypes", help=f"comma-separated subset of {','.join(DTYPES)}")
         p.add_argument("--out", default="reports/latest", help="output directory (default reports/latest)")
         p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
@@ -78,7 +81,11 @@ def _parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="curated cases plus a Hypothesis fuzz campaign")
     common(run)
-    run.add_argument("--ops", help="comma-separated operations (conv)")
+    run.add_argument(
+        "--ops",
+        help="comma-separated: conv (convolution cases), programs (random autograd programs over views "
+        "and in-place ops; the program check) (default: conv)",
+    )
     run.add_argument(
         "--max-examples",
         type=int,
@@ -225,8 +232,8 @@ def _run_settings(args) -> dict:
 
 def cmd_run(args) -> int:
     frameworks = _frameworks(args)
-    _list("--ops", args.ops, OPS, OPS)
-    checks = _list("--checks", args.checks, VALID_CHECKS + ("error",), VALID_CHECKS + ("error",))
+    ops = _list("--ops", args.ops, OPS, DEFAULT_OPS)
+    checks = _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)
     dtypes = _list("--dtypes", args.dtypes, DTYPES, DTYPES)
     if args.max_examples < 0:
         raise UsageError(f"--max-examples: must be >= 0, got {args.max_examples}")
@@ -234,6 +241,7 @@ def cmd_run(args) -> int:
     if args.cases and not cases_path.exists():
         raise UsageError(f"--cases: {args.cases!r} does not exist")
     curated = _cases(cases_path, checks, dtypes) if cases_path.exists() else []
+    curated = [c for c in curated if c.op in {OP_OF_CASE[o] for o in ops}]
     if not cases_path.exists():
         print(
             f"conformance: no curated cases at {cases_path} (pass --cases DIR); fuzzing only", file=sys.stderr
@@ -243,21 +251,25 @@ def cmd_run(args) -> int:
         _start(campaign, args)
         campaign.run_cases(curated, phase="curated")
         if args.max_examples:
-            _fuzz(campaign, checks, dtypes, args.max_examples, args.seed)
+            _fuzz(campaign, ops, checks, dtypes, args.max_examples, args.seed)
         return _finish(campaign, args, progress)
 
 
-def _fuzz(campaign, checks, dtypes, max_examples, seed):
-    from conformance.strategies import conv_cases, invalid_conv_cases
+def _fuzz(campaign, ops, checks, dtypes, max_examples, seed):
+    from conformance.strategies import conv_cases, invalid_conv_cases, program_cases
 
-    for check in checks:
+    if "programs" in ops and "program" in checks and "float64" in dtypes:
+        campaign.fuzz(list(campaign.workers), "program", program_cases(), max_examples, seed)
+    if "conv" not in ops:
+        return
+    for check in [c for c in checks if c not in PROGRAM_CHECKS]:
         strategy = invalid_conv_cases(dtypes) if check == "error" else conv_cases(dtypes, checks=(check,))
         campaign.fuzz(list(campaign.workers), check, strategy, max_examples, seed)
 
 
 def cmd_replay(args) -> int:
     frameworks = _frameworks(args)
-    checks = _list("--checks", args.checks, VALID_CHECKS + ("error",), VALID_CHECKS + ("error",))
+    checks = _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)
     dtypes = _list("--dtypes", args.dtypes, DTYPES, DTYPES)
     if not Path(args.path).exists():
         raise UsageError(f"replay: {args.path!r} does not exist")

@@ -92,6 +92,8 @@ def environment(frameworks: dict, run: dict | None = None) -> dict:
 # ---- parameters the failures share -------------------------------------------------------------
 def _predicates(case: dict, check: str) -> dict[str, bool]:
     """Named yes/no facts about a case's parameters (both polarities where each can matter)."""
+    if case.get("op") == "program":
+        return _program_predicates(case["source"])
     p, shapes = case["params"], case["shapes"]
     x, w = shapes["input"], shapes["weight"]
     kernel, stride, dilation = w[2:], p["stride"], p["dilation"]
@@ -132,6 +134,33 @@ def _predicates(case: dict, check: str) -> dict[str, bool]:
         out["vmapped over weight only"] = over == {"weight"}
         out["vmapped over input and weight"] = over == {"input", "weight"}
     return out
+
+
+# what a program does, read off its text: (fact, substring of the source that shows it)
+_PROGRAM_FACTS = (
+    ("an in-place op", "_("),
+    ("an index assignment", "] = "),
+    ("a no_grad block", "with T.no_grad()"),
+    ("a retain_grad", "retain_grad()"),
+    ("a gradient hook", "register_hook("),
+    ("a view through as_strided", "as_strided("),
+    ("a diagonal view", "diagonal("),
+    ("an expand", "expand("),
+    ("matmul", " @ "),
+    ("conv1d", "conv1d("),
+    ("batch_norm", "batch_norm("),
+    ("softmax", "softmax("),
+    ("a second backward (retain_graph)", "retain_graph=True"),
+    ("double backward (create_graph)", "create_graph=True"),
+)
+
+
+def _program_predicates(source: str) -> dict[str, bool]:
+    facts = {}
+    for name, marker in _PROGRAM_FACTS:
+        facts[f"program has {name}"] = marker in source
+        facts[f"program has no {name}"] = marker not in source
+    return facts
 
 
 def shared_parameters(failing: list[dict], passing: list[dict], check: str, limit: int = 6) -> list[dict]:

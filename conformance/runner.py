@@ -25,6 +25,7 @@ from pathlib import Path
 from conformance.case import Case, CaseData, save_case
 from conformance.expected import expected as reference_expected
 from conformance.expected import reference_rejects
+from conformance.programs import PROGRAM_BOUND_FORMULA, program_bound, program_verdict, reference_outcome
 from conformance.tolerance import (
     BOUND_FORMULA,
     FAILING,
@@ -288,8 +289,10 @@ class Campaign:
         if key in self._expected:
             self._expected.move_to_end(key)
             return self._expected[key]
-        rejected = reference_rejects(case)
-        if rejected:
+        rejected = None if case.op == "program" else reference_rejects(case)
+        if case.op == "program":
+            value = reference_outcome(case)
+        elif rejected:
             value = ("rejects", rejected)
         elif check == "error":
             value = ("ok", None)
@@ -304,11 +307,21 @@ class Campaign:
         return value
 
     def _bound(self, case: Case, check: str, tf32: bool) -> dict:
+        if case.op == "program":
+            return self._program_bound(case)
         dtype = compute_dtype(case.dtype, tf32)
         bound = {"formula": BOUND_FORMULA, "compute_dtype": dtype, "u": UNIT_ROUNDOFF[dtype]}
         if check != "error" and not reference_rejects(case):
             extra = input_rounding_terms(dtype)
             bound["K"] = {name: k + extra for name, k in check_lengths(case, check).items()}
+        return bound
+
+    def _program_bound(self, case: Case) -> dict:
+        bound = {"formula": PROGRAM_BOUND_FORMULA, "compute_dtype": "float64", "u": UNIT_ROUNDOFF["float64"]}
+        status, value = self._reference(case, "program")
+        if status == "ok":
+            K, M = program_bound(case.source, value)
+            bound.update(K={"all": K}, M=M)
         return bound
 
     # -- running -----------------------------------------------------------------------------
@@ -368,6 +381,8 @@ class Campaign:
             return {**rec, "verdict": "crash", "reason": f"harness error in the worker: {reply['message']}"}
         if ref_status == "broken":
             return {**rec, "verdict": "crash", "reason": ref_value}
+        if case.op == "program":
+            return {**rec, **program_verdict(case, (ref_status, ref_value), reply, name, rec["bound"]["u"])}
         if ref_status == "rejects":
             if status == "error":
                 return {
@@ -490,6 +505,8 @@ def _size(case) -> tuple:
     """A size order for cases (fewer elements first), to keep the smallest failing one."""
     import math
 
+    if case.op == "program":  # fewer lines first, then fewer input elements
+        return (case.source.count("\n"), sum(math.prod(s) for s in case.shapes.values()), case.source)
     return (math.prod(case.shapes["input"]) + math.prod(case.shapes["weight"]), case.to_json())
 
 

@@ -196,3 +196,11 @@ def invalid_conv_cases(draw, dtypes=DTYPES, ranks=(1, 2, 3), breakages=BREAKAGES
         p["dilation"][dim] = 0
     d["description"] = f"invalid: {kind}"
     return Case.from_dict(d, source="strategy")
+
+
+def program_cases(max_inputs: int = 2, max_steps: int = 6):
+    """Program cases (op ``program``): random programs over views, in-place and numeric ops, each
+    carrying its own Python text (:func:`conformance.programs.programs` with ``numeric=True``)."""
+    from conformance.programs import program_case, programs
+
+    return programs(max_inputs, max_steps, numeric=True).map(program_case)

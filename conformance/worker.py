@@ -55,20 +55,32 @@ def handle(adapter, message: dict) -> dict:
     reason = adapter.why_unsupported(case, check)
     if reason:
         return {"status": "unsupported", "reason": reason}
-    data = CaseData(case)
-    for name in CHECK_ARRAYS[check]:  # make the data outside the timed region
-        data[name]
+    if case.op == "program":
+        from conformance.programs import ProgramError, program_inputs
+
+        data = program_inputs(case)
+    else:
+        data = CaseData(case)
+        for name in CHECK_ARRAYS[check]:  # make the data outside the timed region
+            data[name]
+        ProgramError = ()  # noqa: N806 - no program errors outside program cases
     start = time.perf_counter()
     try:
         outputs = adapter.run(case, check, data)
     except Exception as exc:  # the framework rejected the input (compared with the reference)
-        text = str(exc)
+        where = {}
+        if isinstance(exc, ProgramError):  # a program that raised: its type, message and line
+            where = {"line": exc.line, "text": exc.text}
+            kind, text = exc.type_name, exc.message
+        else:
+            kind, text = type(exc).__name__, str(exc)
         text = text if len(text) < 1500 else f"{text[:500]} ... {text[-1000:]}"
         return {
             "status": "error",
-            "type": type(exc).__name__,
+            "type": kind,
             "message": text,
             "seconds": time.perf_counter() - start,
+            **where,
         }
     seconds = time.perf_counter() - start
     if check == "error":

@@ -16,7 +16,12 @@ vjp_vjp       ``g_grad_output``, ``g_input``, ``g_weight``
 jvp           ``tangent_output``
 vmap          ``output`` with the vmapped dim first
 vmap_vjp      ``grad_input``, ``grad_weight`` (``grad_bias``), vmapped dim first
+program       ``result[i]`` and ``grad[vi]`` (see :func:`conformance.programs.execute`)
 ============  ==============================================================
+
+The ``program`` check gets a program case (``case.source``, a ``def prog(T, v0, ...)`` text) and
+``a`` maps ``v0, v1, ...`` to its inputs; raise :class:`conformance.programs.ProgramError` (which
+:func:`conformance.programs.execute` does) when the program raises, so the line is compared too.
 
 A check you do not implement is reported ``unsupported`` with a reason that says so; return a
 reason string from :meth:`Adapter.unsupported` for configurations your framework cannot express
@@ -28,13 +33,15 @@ from __future__ import annotations
 
 import platform
 
-IMPLEMENTABLE_CHECKS = ("forward", "vjp", "vjp_vjp", "jvp", "vmap", "vmap_vjp")
+IMPLEMENTABLE_CHECKS = ("forward", "vjp", "vjp_vjp", "jvp", "vmap", "vmap_vjp", "program")
 
 
 class Adapter:
     """Base class of every backend adapter (see the module docstring)."""
 
     name = "adapter"
+    # the module a program case runs with as ``T`` (named in its reproducer); None: not by name
+    program_namespace: str | None = None
 
     def version(self) -> str:
         """The framework's version string, recorded with every result."""
@@ -69,6 +76,8 @@ class Adapter:
         method = "forward" if check == "error" else check
         if check not in IMPLEMENTABLE_CHECKS + ("error",):
             return f"unknown check {check!r}"
+        if (check == "program") != (case.op == "program"):
+            return f"the {check} check does not apply to a {case.op} case"
         if getattr(type(self), method, None) is None:
             return f"the {self.name} adapter does not implement the {method} check"
         return self.unsupported(case, check)
@@ -77,7 +86,7 @@ class Adapter:
         """Run one check (``error`` runs ``forward``: only whether it raises matters)."""
         return getattr(self, "forward" if check == "error" else check)(case, a)
 
-    forward = vjp = vjp_vjp = jvp = vmap = vmap_vjp = None
+    forward = vjp = vjp_vjp = jvp = vmap = vmap_vjp = program = None
 
 
 def cpu_setup(adapter: Adapter, device: str, precision: str, settings: dict) -> dict:

@@ -18,6 +18,7 @@ from conformance.adapters.base import Adapter, cpu_setup
 
 class TorchAdapter(Adapter):
     name = "torch"
+    program_namespace = "torch"
 
     def __init__(self):
         import torch
@@ -60,6 +61,8 @@ class TorchAdapter(Adapter):
         }
 
     def unsupported(self, case, check):
+        if case.op == "program":
+            return None
         if case.params.layout == "channels_last" and case.params.rank == 1:
             return "torch has no channels-last memory format for 3-d tensors (rank-1 convolution)"
         if case.params.layout == "channels_last" and check in ("vmap", "vmap_vjp"):
@@ -69,8 +72,15 @@ class TorchAdapter(Adapter):
     def run(self, case, check, a):
         out = super().run(case, check, a)
         return {
-            k: None if v is None else v.detach().to(self.torch.float64).cpu().numpy() for k, v in out.items()
+            k: v if v is None or not hasattr(v, "detach") else v.detach().to(self.torch.float64).cpu().numpy()
+            for k, v in out.items()
         }
+
+    def program(self, case, a):
+        """The program text itself with ``T=torch`` (views, in-place and autograd are PyTorch's)."""
+        from conformance.programs import execute
+
+        return execute(case.source, self.torch, a)
 
     # -- the op as a PyTorch user writes it --------------------------------------------------
     def tensor(self, case, a, requires_grad=False):

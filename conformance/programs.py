@@ -1,0 +1,619 @@
+"""Programs that run unchanged on PyTorch and on the reference, and the machinery to compare them.
+
+A program is data: a list of :class:`Step` (each one line of Python over variables ``v0, v1, ...``),
+printable with :meth:`Program.source` and executed from that very source, so a failing case is
+its own reproducer. :func:`programs` is a Hypothesis strategy over view and in-place chains
+(the later conformance harness builds on it); :func:`run` executes a program with ``T=torch`` or
+``T=reference`` and records the outcome (values, every leaf's ``.grad``, the error if any);
+:func:`assert_same_outcome` compares two outcomes and explains the first difference.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+from hypothesis import strategies as st
+
+if TYPE_CHECKING:
+    from conformance.case import Case
+
+# Autograd errors whose full message the reference reproduces word for word (PyTorch 2.13).
+AUTOGRAD_ERRORS = (
+    "one of the variables needed for gradient computation has been modified by an inplace operation",
+    "a leaf Variable that requires grad is being used in an in-place operation.",
+    "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+    "Trying to backward through the graph a second time",
+    "A view was created in no_grad mode and",
+    "unsupported operation: more than one element of the written-to tensor refers to a single memory",
+    "element 0 of tensors does not require grad and does not have a grad_fn",
+)
+MULTI_OUTPUT_VIEW_ERROR = "This view is the output of a function that returns multiple views."
+
+# A PyTorch 2.13 crash found by these programs (the process dies with SIGSEGV in
+# torch/_tensor.py register_hook, while regenerating the view's grad_fn). The reference runs it.
+TORCH_REGISTER_HOOK_CRASH = """
+def prog(T, x):
+    a = x * 1.0
+    v = a[2]
+    a.mul_(2)
+    v.register_hook(lambda g: g)
+"""
+
+
+@dataclass
+class Outcome:
+    values: list = field(default_factory=list)  # numpy arrays (or None) of the returned tensors
+    grads: list = field(default_factory=list)  # numpy arrays (or None) of the inputs' .grad
+    error: BaseException | None = None
+    dtypes: list = field(default_factory=list)  # dtype names of the results, then of the grads
+
+
+def run(prog, T, arrays, requires_grad=None):
+    """Run ``prog(T, *inputs)``: inputs are float64 leaves (requiring grad unless told otherwise)."""
+    flags = requires_grad or [True] * len(arrays)
+    inputs = [
+        T.tensor(np.array(a, dtype=np.float64), dtype=T.float64, requires_grad=f)
+        for a, f in zip(arrays, flags)
+    ]
+    out = Outcome()
+    try:
+        result = prog(T, *inputs)
+        items = result if isinstance(result, (list, tuple)) else [result]
+        out.values = [_to_numpy(r) for r in items]
+        out.dtypes = [_dtype_name(r) for r in items]
+    except Exception as exc:  # the error is part of the outcome
+        out.error = exc
+    out.grads = [_to_numpy(t.grad) for t in inputs]
+    out.dtypes += [_dtype_name(t.grad) for t in inputs]
+    return out
+
+
+def _dtype_name(t):
+    return None if t is None else str(getattr(t, "dtype", None)).replace("torch.", "")
+
+
+def _to_numpy(t):
+    if t is None:
+        return None
+    if hasattr(t, "detach"):
+        return np.array(t.detach().numpy(force=True), dtype=np.float64, copy=True)  # force: ZeroTensors
+    return np.asarray(t, dtype=np.float64)
+
+
+def assert_same_outcome(ref, expected, label="", rtol=1e-9, atol=1e-12):
+    """``ref`` (the reference's outcome) must equal ``expected`` (PyTorch's); explain the first difference."""
+    if (ref.error is None) != (expected.error is None):
+        raise AssertionError(
+            f"{label}: PyTorch {'raised ' + repr(expected.error) if expected.error else 'succeeded'} but the "
+            f"reference {'raised ' + repr(ref.error) if ref.error else 'succeeded'}"
+        )
+    if expected.error is not None:
+        if isinstance(expected.error, RuntimeError) and not isinstance(ref.error, RuntimeError):
+            raise AssertionError(
+                f"{label}: PyTorch raised RuntimeError, the reference {type(ref.error).__name__}"
+            )
+        msg = str(expected.error).strip()
+        if any(known in msg for known in AUTOGRAD_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,)) and msg != str(
+            ref.error
+        ):
+            raise AssertionError(
+                f"{label}: PyTorch raised {msg!r} but the reference raised {str(ref.error)!r}"
+            )
+    if ref.error is None and ref.dtypes != expected.dtypes:
+        raise AssertionError(f"{label}: dtypes {ref.dtypes} but PyTorch's are {expected.dtypes}")
+    if len(ref.values) != len(expected.values):
+        raise AssertionError(
+            f"{label}: {len(ref.values)} results but PyTorch returned {len(expected.values)}"
+        )
+    for kind, a_list, b_list in (
+        ("result", ref.values, expected.values),
+        ("input.grad", ref.grads, expected.grads),
+    ):
+        for i, (a, b) in enumerate(zip(a_list, b_list)):
+            if (a is None) != (b is None):
+                raise AssertionError(
+                    f"{label}: {kind}[{i}] is {'None' if a is None else 'set'} in the reference "
+                    f"but {'None' if b is None else 'set'} in PyTorch"
+                )
+            if a is None:
+                continue
+            if a.shape != b.shape:
+                raise AssertionError(f"{label}: {kind}[{i}] has shape {a.shape} but PyTorch's is {b.shape}")
+            if not np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
+                k = np.unravel_index(np.argmax(np.abs(a - b)), a.shape) if a.ndim else ()
+                raise AssertionError(f"{label}: {kind}[{i}]{list(k)}={a[k]!r} but PyTorch says {b[k]!r}")
+
+
+# ---- random programs over views and in-place ops ------------------------------------------------------
+
+
+@dataclass
+class Step:
+    code: str  # one statement over v0, v1, ... and T
+    no_grad: bool = False
+
+    def source(self):
+        return f"with T.no_grad():\n    {self.code}" if self.no_grad else self.code
+
+
+@dataclass
+class Program:
+    shapes: list  # input shapes; inputs are v0..v{n-1}
+    steps: list
+    loss_vars: list  # variables summed into the loss
+    n_vars: int
+    retained: list = field(default_factory=list)  # variables whose .grad is returned (retain_grad)
+    ending: str = "backward"  # how the program differentiates the loss, see ENDINGS
+
+    def source(self, name="prog"):
+        args = ", ".join(f"v{i}" for i in range(len(self.shapes)))
+        body = [s.source() for s in self.steps]
+        terms = " + ".join(f"(v{i} * {k + 1}).sum()" for k, i in enumerate(self.loss_vars)) or "v0.sum()"
+        body.append(f"loss = {terms}")
+        body.extend(ENDINGS[self.ending])
+        returned = [f"v{i}" for i in range(self.n_vars)] + [f"v{i}.grad" for i in self.retained]
+        body.append("return [" + ", ".join(returned) + "]")
+        return f"def {name}(T, {args}):\n" + textwrap.indent("\n".join(body), "    ") + "\n"
+
+    def function(self):
+        scope = {}
+        exec(compile(self.source(), "<program>", "exec"), scope)  # noqa: S102 - the program is our own data
+        return scope["prog"]
+
+    def inputs(self, seed=0):
+        rng = np.random.default_rng(seed)
+        return [np.round(rng.standard_normal(s), 2) + 0.05 for s in self.shapes]
+
+
+ENDINGS = {
+    "backward": ["loss.backward()"],
+    "twice": ["loss.backward()", "loss.backward()"],
+    "retain_twice": ["loss.backward(retain_graph=True)", "loss.backward()"],
+    "double_backward": ["(g,) = T.autograd.grad(loss, [v0], create_graph=True)", "(g * g).sum().backward()"],
+}
+
+
+def _view_steps(draw, name, shape):
+    """(code, shape) of a view of variable ``name`` with ``shape``, or None when none applies."""
+    nd = len(shape)
+    options = ["alias", "unsqueeze", "as_strided"]
+    if nd >= 1:
+        options += [
+            "select",
+            "slice",
+            "narrow",
+            "view",
+            "expand",
+            "split",
+            "unbind",
+            "getitem",
+            "split_sizes",
+            "flatten",
+            "squeeze",
+        ]
+    if nd >= 2:
+        options += ["transpose", "diagonal", "t", "permute"]
+    kind = draw(st.sampled_from(options))
+    if kind == "alias":
+        return f"{name}[...]", shape
+    if kind == "as_strided":
+        if draw(st.booleans()) or int(np.prod(shape)) == 0:  # the same geometry, written explicitly
+            return f"{name}.as_strided({name}.shape, {name}.stride(), {name}.storage_offset())", shape
+        return f"{name}.as_strided((1,), (1,), {name}.storage_offset())", (1,)
+    if kind == "flatten":
+        return f"{name}.flatten()", (int(np.prod(shape)),)
+    if kind == "squeeze":
+        return f"{name}.squeeze()", tuple(n for n in shape if n != 1)
+    if kind == "unsqueeze":
+        d = draw(st.integers(0, nd))
+        return f"{name}.unsqueeze({d})", shape[:d] + (1,) + shape[d:]
+    d = draw(st.integers(0, nd - 1))
+    n = shape[d]
+    if kind == "select" and n > 0:
+        i = draw(st.integers(-n, n - 1))
+        return f"{name}.select({d}, {i})", shape[:d] + shape[d + 1 :]
+    if kind == "slice" and n > 0:
+        a = draw(st.integers(0, n - 1))
+        b = draw(st.integers(a + 1, n))
+        step = draw(st.integers(1, 2))
+        idx = ", ".join([":"] * d + [f"{a}:{b}:{step}"])
+        return f"{name}[{idx}]", shape[:d] + (len(range(a, b, step)),) + shape[d + 1 :]
+    if kind == "narrow" and n > 0:
+        a = draw(st.integers(0, n - 1))
+        length = draw(st.integers(1, n - a))
+        return f"{name}.narrow({d}, {a}, {length})", shape[:d] + (length,) + shape[d + 1 :]
+    if kind == "view":
+        total = int(np.prod(shape))
+        return f"{name}.reshape({total})", (total,)
+    if kind == "expand":
+        if 1 in shape:
+            d1 = shape.index(1)
+            new = shape[:d1] + (2,) + shape[d1 + 1 :]
+            return f"{name}.expand{new}", new
+        return f"{name}.expand(2, *{name}.shape)", (2,) + shape
+    if kind == "split" and n > 0:
+        size = draw(st.integers(1, n))
+        k = draw(st.integers(0, (n - 1) // size))
+        out = min(size, n - k * size)
+        return f"{name}.split({size}, {d})[{k}]", shape[:d] + (out,) + shape[d + 1 :]
+    if kind == "split_sizes" and n > 1:
+        first = draw(st.integers(1, n - 1))
+        k = draw(st.integers(0, 1))
+        return f"{name}.split([{first}, {n - first}], {d})[{k}]", shape[:d] + (
+            (first, n - first)[k],
+        ) + shape[d + 1 :]
+    if kind == "unbind" and n > 0:
+        k = draw(st.integers(0, n - 1))
+        return f"{name}.unbind({d})[{k}]", shape[:d] + shape[d + 1 :]
+    if kind == "getitem" and n > 0:
+        i = draw(st.integers(0, n - 1))
+        return f"{name}[{', '.join([':'] * d + [str(i)])}, None]", shape[:d] + shape[d + 1 :] + (1,)
+    if kind == "transpose":
+        d2 = draw(st.integers(0, nd - 1))
+        s = list(shape)
+        s[d], s[d2] = s[d2], s[d]
+        return f"{name}.transpose({d}, {d2})", tuple(s)
+    if kind == "t" and nd == 2:
+        return f"{name}.t()", (shape[1], shape[0])
+    if kind == "permute":
+        perm = draw(st.permutations(range(nd)))
+        return f"{name}.permute{tuple(perm)}", tuple(shape[p] for p in perm)
+    if kind == "diagonal" and nd >= 2:
+        k = draw(st.integers(-1, 1))
+        keep = shape[2:]
+        n_diag = max(0, min(shape[0], shape[1] - k) if k >= 0 else min(shape[0] + k, shape[1]))
+        return f"{name}.diagonal({k})", keep + (n_diag,)
+    return f"{name}[...]", shape
+
+
+_UNARY = (
+    "exp()",
+    "tanh()",
+    "sigmoid()",
+    "relu()",
+    "abs()",
+    "neg()",
+    "clone()",
+    "detach()",
+    "mul(1.5)",
+    "add(0.25)",
+    "sqrt().mean() * {v}",
+    "softmax(-1)",
+)
+_INPLACE_CONST = (
+    "add_(0.5)",
+    "mul_(-2.0)",
+    "sub_(1.0)",
+    "div_(4.0)",
+    "clamp_(-0.5, 0.5)",
+    "relu_()",
+    "zero_()",
+    "fill_(1.25)",
+    "exp_()",
+    "sigmoid_()",
+    "tanh_()",
+    "neg_()",
+)
+
+
+def _numeric_step(draw, name, shape, other, other_shape):
+    """(code, shape) of a numeric op of ``name`` (and ``other``): reductions, matmul, conv, softmax,
+    batch_norm. Operands are flattened with ``reshape`` where the op needs a fixed rank."""
+    n, m = int(np.prod(shape)), int(np.prod(other_shape))
+    options = ["sum_dim", "mean", "amax", "softmax"]
+    options += ["matmul", "conv"] if n and m else []
+    options += ["batch_norm"] if n >= 2 else []
+    kind = draw(st.sampled_from(options))
+    nd = len(shape)
+    if kind == "sum_dim" and nd:
+        d = draw(st.integers(0, nd - 1))
+        return f"{name}.sum({d})", shape[:d] + shape[d + 1 :]
+    if kind == "amax" and n:
+        return f"{name}.amax()", ()
+    if kind == "softmax" and nd:
+        return f"T.nn.functional.softmax({name}, {draw(st.integers(0, nd - 1))})", shape
+    if kind == "matmul":  # an outer product of the flattened operands, then a contraction
+        if draw(st.booleans()):
+            return f"{name}.reshape({n}, 1) @ {other}.reshape(1, {m})", (n, m)
+        return f"{name}.reshape(1, {n}) @ {name}.reshape({n}, 1)", (1, 1)
+    if kind == "conv":  # a 1-d convolution of the flattened operands, the shorter as the kernel
+        k = draw(st.integers(1, min(n, m)))
+        pad = draw(st.integers(0, k - 1))
+        code = (
+            f"T.nn.functional.conv1d({name}.reshape(1, 1, {n}), {other}.reshape(1, 1, {m})[:, :, :{k}], "
+            f"padding={pad})"
+        )
+        return code, (1, 1, n + 2 * pad - k + 1)
+    if kind == "batch_norm":
+        return (
+            f"T.nn.functional.batch_norm({name}.reshape({n}, 1), None, None, training=True).reshape({shape})",
+            shape,
+        )
+    return f"{name}.mean()", ()
+
+
+def _broadcastable_to(src, dst):
+    if len(src) > len(dst):
+        return False
+    return all(s in (1, d) for s, d in zip(reversed(src), reversed(dst)))
+
+
+@st.composite
+def programs(draw, max_inputs=2, max_steps=6, numeric=False):
+    """A random chain of views, in-place ops (some under no_grad), elementwise ops and a backward.
+
+    ``numeric=True`` adds the numeric steps of :func:`_numeric_step` (reductions, matmul, conv,
+    softmax, batch_norm) between them.
+    """
+    n_inputs = draw(st.integers(1, max_inputs))
+    dims = st.lists(st.integers(1, 3), min_size=1, max_size=3).map(tuple)
+    shapes = [draw(dims) for _ in range(n_inputs)]
+    var_shapes = list(shapes)
+    steps = []
+    retained = []
+    views = set()  # variables made by view steps
+    storage = list(range(n_inputs))  # storage[k]: which storage variable k lives in (views alias)
+    for i, shape in enumerate(shapes):  # non-leaf bases (in-place on a leaf that requires grad raises)
+        if draw(st.booleans()):
+            steps.append(Step(f"v{len(var_shapes)} = v{i} * 1.0"))
+            storage.append(len(var_shapes))
+            var_shapes.append(shape)
+    if draw(st.booleans()):  # a base that does not require grad, written with values that do
+        steps.append(Step(f"v{len(var_shapes)} = T.zeros({shapes[0]}, dtype=T.float64)"))
+        storage.append(len(var_shapes))
+        var_shapes.append(shapes[0])
+    for _ in range(draw(st.integers(1, max_steps))):
+        kinds = ["view", "view", "unary", "unary", "binary", "inplace", "inplace", "inplace_other"]
+        kinds += ["setitem", "hook"] + (["numeric", "numeric"] if numeric else [])
+        kind = draw(st.sampled_from(kinds))
+        low = 0
+        if kind in ("inplace", "inplace_other", "setitem") and len(var_shapes) > n_inputs:
+            low = n_inputs if draw(st.integers(0, 9)) else 0  # mostly non-leaves: leaves only raise
+        i = draw(st.integers(low, len(var_shapes) - 1))
+        name, shape = f"v{i}", var_shapes[i]
+        new = f"v{len(var_shapes)}"
+        no_grad = draw(st.booleans()) if kind in ("view", "inplace", "inplace_other") else False
+        no_grad = no_grad and draw(st.booleans())
+        if kind == "view":
+            code, out_shape = _view_steps(draw, name, shape)
+            steps.append(Step(f"{new} = {code}", no_grad))
+            views.add(len(var_shapes))
+            storage.append(storage[i])
+            var_shapes.append(out_shape)
+        elif kind == "unary":
+            op = draw(st.sampled_from(_UNARY))
+            if "{v}" in op:
+                code = f"{new} = {name}.abs().{op.format(v=name)}"
+            else:
+                code = f"{new} = {name}.{op}"
+            steps.append(Step(code))
+            storage.append(storage[i] if op == "detach()" else len(var_shapes))
+            var_shapes.append(shape)
+        elif kind == "numeric":
+            j = draw(st.integers(0, len(var_shapes) - 1))
+            code, out_shape = _numeric_step(draw, name, shape, f"v{j}", var_shapes[j])
+            steps.append(Step(f"{new} = {code}"))
+            storage.append(len(var_shapes))
+            var_shapes.append(out_shape)
+        elif kind == "binary":
+            j = draw(st.integers(0, len(var_shapes) - 1))
+            other = var_shapes[j]
+            op = draw(st.sampled_from(["+", "*", "-"]))
+            try:
+                out_shape = tuple(np.broadcast_shapes(shape, other))
+            except ValueError:
+                out_shape = shape
+            steps.append(Step(f"{new} = {name} {op} v{j}"))
+            storage.append(len(var_shapes))
+            var_shapes.append(out_shape)
+        elif kind == "inplace":
+            steps.append(Step(f"{name}.{draw(st.sampled_from(_INPLACE_CONST))}", no_grad))
+        elif kind == "inplace_other":
+            # the other operand is the target itself or lives in another storage: an operand that
+            # partially aliases the target has no defined result (PyTorch's depends on loop order)
+            j = draw(
+                st.sampled_from([k for k in range(len(var_shapes)) if k == i or storage[k] != storage[i]])
+            )
+            op = draw(st.sampled_from(["mul_", "add_", "copy_"]))
+            steps.append(Step(f"{name}.{op}(v{j})", no_grad))
+        elif kind == "hook":
+            if draw(st.booleans()) or i in views:
+                # (no register_hook on views: PyTorch 2.13 segfaults registering the first hook on a
+                # view whose base was since modified in place -- see TORCH_REGISTER_HOOK_CRASH)
+                steps.append(Step(f"{name}.retain_grad()"))
+                retained.append(i)
+            else:
+                steps.append(Step(f"{name}.register_hook(lambda g: g * 2.0)"))
+        else:  # setitem
+            if not shape or shape[0] == 0:
+                steps.append(Step(f"{name}[...] = 0.5"))
+                continue
+            k = draw(st.integers(0, shape[0] - 1))
+            if draw(st.booleans()):
+                steps.append(Step(f"{name}[{k}] = {draw(st.sampled_from(['0.5', '-1.0']))}"))
+            else:
+                j = draw(st.integers(0, len(var_shapes) - 1))
+                steps.append(Step(f"{name}[{k}] = v{j}.sum() * 0.5"))
+    n_vars = len(var_shapes)
+    loss_vars = draw(st.lists(st.integers(0, n_vars - 1), min_size=1, max_size=3, unique=True))
+    ending = draw(st.sampled_from(sorted(ENDINGS)))
+    return Program(shapes, steps, loss_vars, n_vars, sorted(set(retained)), ending)
+
+
+# ---- programs as conformance cases ------------------------------------------------------------------
+# A program case (``Case.op == "program"``) carries the program's own text; every framework runs that
+# text (PyTorch as ``T=torch``; JAX and TensorFlow a functionalised form, see conformance.functional)
+# and the reference runs it as ``T=reference``. Outputs are named ``result[i]`` (the returned
+# tensors: every variable, then the retained ``.grad``s) and ``grad[vi]`` (each input leaf's ``.grad``).
+# An error is part of the outcome: its type, message and the program line that raised it.
+
+PROGRAM_FILE = "<program>"
+
+
+def program_case(program: Program, seed: int = 0) -> Case:
+    from conformance.case import Case
+
+    shapes = {f"v{i}": tuple(s) for i, s in enumerate(program.shapes)}
+    return Case("program", None, shapes, "float64", seed, ("program",), source=program.source())
+
+
+def compile_program(source: str):
+    scope = {}
+    exec(compile(source, PROGRAM_FILE, "exec"), scope)  # noqa: S102 - the program text is the case
+    return scope["prog"]
+
+
+def program_inputs(case) -> dict:
+    """The input arrays ``v0, v1, ...`` of a program case (seeded, or the case's explicit data)."""
+    from conformance.case import make_array
+
+    return {name: make_array(case, name, shape) for name, shape in case.shapes.items()}
+
+
+class ProgramError(Exception):
+    """A program raised: the framework's exception type and message and the program line that raised."""
+
+    def __init__(self, type_name: str, message: str, line: int | None, text: str = ""):
+        super().__init__(f"{type_name} at line {line} ({text.strip()!r}): {message}")
+        self.type_name, self.message, self.line, self.text = type_name, message, line, text
+
+
+def error_line(exc: BaseException, source: str) -> tuple[int | None, str]:
+    """The program line (1-based, and its text) whose execution raised ``exc``: the innermost program frame."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == PROGRAM_FILE:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    lines = source.splitlines()
+    return line, (lines[line - 1] if line and line <= len(lines) else "")
+
+
+def execute(source: str, T, arrays: dict, to_numpy=None) -> dict:
+    """Run the program text with namespace ``T`` on float64 leaves that require grad.
+
+    Returns the outputs (``result[i]``, ``grad[vi]``; None where a tensor or a ``.grad`` is None);
+    raises :class:`ProgramError` naming the line when the program raises.
+    """
+    to_numpy = to_numpy or _to_numpy
+    prog = compile_program(source)
+    leaves = {
+        n: T.tensor(np.array(a, dtype=np.float64), dtype=T.float64, requires_grad=True)
+        for n, a in arrays.items()
+    }
+    try:
+        result = prog(T, *leaves.values())
+    except Exception as exc:
+        line, text = error_line(exc, source)
+        raise ProgramError(type(exc).__name__, str(exc), line, text) from None
+    items = result if isinstance(result, (list, tuple)) else [result]
+    out = {f"result[{i}]": to_numpy(r) for i, r in enumerate(items)}
+    out.update({f"grad[{n}]": to_numpy(t.grad) for n, t in leaves.items()})
+    return out
+
+
+def reference_outcome(case) -> tuple[str, object]:
+    """('ok', outputs) or ('raises', ProgramError) from running the case's program on the reference."""
+    import reference
+
+    try:
+        return "ok", execute(case.source, reference, program_inputs(case))
+    except ProgramError as exc:
+        return "raises", exc
+
+
+# -- the bound -------------------------------------------------------------------------------------------
+PROGRAM_BOUND_FORMULA = (
+    "|observed - expected| <= K*u*M, K = statements x largest tensor size, M = largest |value| compared"
+)
+
+
+def program_bound(source: str, outputs: dict) -> tuple[int, float]:
+    """(K, M) of a composite program (docs/conformance.md, "Program cases").
+
+    Each statement computes every element of its result as a sum of at most ``n`` rounded terms (``n``
+    the largest number of elements any compared tensor has; a reduction, matmul or conv contracts at
+    most that many), so along the program's ``S`` statements an element accumulates at most ``S·n``
+    roundings, each of relative size ``u`` of a magnitude no larger than the largest value the program
+    produces (``M``). This is an a-priori forward count: it does not model a nonlinear step amplifying
+    an earlier error (exp, division by a small value), which the strategy's ops and input range keep
+    well conditioned.
+    """
+    statements = sum(
+        1 for line in source.splitlines()[1:] if line.strip() and not line.strip().startswith("with ")
+    )
+    arrays = [a for a in outputs.values() if a is not None]
+    n = max([a.size for a in arrays] + [1])
+    finite = [np.abs(a[np.isfinite(a)]).max() for a in arrays if np.isfinite(a).any()]
+    return statements * n, max(finite + [1.0])
+
+
+def program_expected(case, outputs: dict) -> dict:
+    """The reference's outputs as :class:`conformance.tolerance.Expected` with the program bound."""
+    from conformance.tolerance import Expected
+
+    K, M = program_bound(case.source, outputs)
+    return {name: Expected(a, np.full(a.shape, M), K) for name, a in outputs.items() if a is not None}
+
+
+def program_verdict(case, reference, reply: dict, framework: str, u: float) -> dict:
+    """The verdict fields for one framework's answer to a program case.
+
+    ``reference`` is :func:`reference_outcome`'s pair; ``reply`` the worker's (status ``ok`` with
+    ``outputs``, or ``error`` with ``type``, ``message`` and ``line``).
+    """
+    from conformance.tolerance import explain, judge
+
+    status, value = reference
+    if status == "raises":
+        if reply["status"] != "error":
+            return {
+                "verdict": "error_mismatch",
+                "reason": f"the reference raised {value.type_name} at line {value.line} "
+                f"({value.text.strip()!r}): {_short(value.message)} but {framework} ran the program",
+            }
+        where = f"line {reply.get('line')} ({reply.get('text', '').strip()!r})"
+        if reply.get("line") != value.line:
+            return {
+                "verdict": "error_mismatch",
+                "reason": f"{framework} raised {reply['type']} at {where}: {_short(reply['message'])} "
+                f"but the reference raised at line {value.line} ({value.text.strip()!r}): {_short(value.message)}",
+            }
+        known = any(k in reply["message"] for k in AUTOGRAD_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,))
+        if known and reply["message"].strip() != value.message.strip():
+            return {
+                "verdict": "error_mismatch",
+                "reason": f"{framework} raised {reply['type']} at {where}: {_short(reply['message'])} "
+                f"but the reference's message differs: {_short(value.message)}",
+            }
+        return {"verdict": "pass", "reason": f"both raise at {where}: {_short(reply['message'], 200)}"}
+    if reply["status"] == "error":
+        return {
+            "verdict": "error_mismatch",
+            "reason": f"{framework} raised {reply['type']} at line {reply.get('line')} "
+            f"({reply.get('text', '').strip()!r}): {_short(reply['message'])} (the reference runs the program)",
+        }
+    observed = reply["outputs"]
+    for name, a in value.items():
+        if (a is None) != (observed.get(name) is None):
+            mine, theirs = ("None", "set") if a is None else ("set", "None")
+            return {
+                "verdict": "fail",
+                "reason": f"{name} is {theirs} in {framework} but {mine} in the reference",
+            }
+    judged = judge(observed, program_expected(case, value), u)
+    out = {k: judged[k] for k in ("verdict", "max_ratio", "worst")}
+    if judged["verdict"] != "pass":
+        out["reason"] = explain(judged, framework)
+        if judged.get("failing_elements"):
+            out["failing_elements"] = judged["failing_elements"]
+    return out
+
+
+def _short(message: str, limit: int = 400) -> str:
+    message = " ".join(str(message).split())
+    return message if len(message) <= limit else message[:limit] + " ..."
