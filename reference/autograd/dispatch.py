@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.autograd import forward_ad, graph
+from reference.autograd import batching, forward_ad, graph
 from reference.autograd.grad_mode import _enabled
 from reference.autograd.tensor import (
     DEFAULT,
@@ -83,22 +83,28 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
     each input's dtype by the engine. ``check``: argument checks PyTorch's kernel makes (they
     come after the autograd node is made).
     """
-    if forward_ad._visible[0]:  # a jvp is active: its level computes primal and tangent
+    vmap_at = None
+    if forward_ad._visible[0]:  # a transform is active: the innermost level holding an input runs it
         level = forward_ad.owner(inputs)
         if level is not None:
-            return forward_ad.jvp_apply(
-                level, rule, inputs, params, lambda: apply(rule, inputs, params, cast, check)
-            )
+            if forward_ad.vmap_level(level) is None:  # jvp: primal and tangent, one level down
+                return forward_ad.jvp_apply(
+                    level, rule, inputs, params, lambda: apply(rule, inputs, params, cast, check)
+                )
+            vmap_at = level  # vmap: the node is recorded here on the logical tensors
     node = None
     if _enabled[0] and rule.differentiable and _requires_grad(rule, inputs):
         node = _node(rule, inputs, params)
     if check is not None:
         check()
-    res = rule.forward(*_arrays(rule, inputs, cast), **params)
-    aux = None
-    if rule.has_aux:
-        res, aux = res
-    outs = [_make(res)] if rule.outputs == 1 else [_make(r) for r in res]
+    if vmap_at is not None:
+        outs, aux = batching.batch_apply(vmap_at, rule, inputs, params, cast)
+    else:
+        res = rule.forward(*_arrays(rule, inputs, cast), **params)
+        aux = None
+        if rule.has_aux:
+            res, aux = res
+        outs = [_make(res)] if rule.outputs == 1 else [_make(r) for r in res]
     if node is not None:
         node.set_outputs(outs, aux)
         for i, o in enumerate(outs):
@@ -115,7 +121,13 @@ def apply_view(rule, src, params=_NO_PARAMS):
     if forward_ad._visible[0]:
         level = forward_ad.owner((src,))
         if level is not None:
-            return forward_ad.jvp_view(level, rule, src, params, lambda: apply_view(rule, src, params))
+            if forward_ad.vmap_level(level) is None:
+                return forward_ad.jvp_view(level, rule, src, params, lambda: apply_view(rule, src, params))
+            return batching.batch_view(level, rule, src, params, lambda: _apply_view(rule, src, params))
+    return _apply_view(rule, src, params)
+
+
+def _apply_view(rule, src, params):
     geometries = rule.view(src.shape, src.stride(), src._offset, **params)
     multi = rule.outputs != 1
     if not _enabled[0]:
@@ -136,14 +148,29 @@ def apply_view(rule, src, params=_NO_PARAMS):
 
 def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
     """``self.<op>_(*others)``: compute ``rule`` on (self, *others), write it into ``self``."""
-    from reference.ops import api
 
     if forward_ad._visible[0]:
         level = forward_ad.owner((self,) + tuple(others))
         if level is not None:
-            return forward_ad.jvp_inplace(
-                level, rule, self, others, params, lambda: apply_inplace(rule, self, others, params, cast)
+            if forward_ad.vmap_level(level) is None:
+                return forward_ad.jvp_inplace(
+                    level, rule, self, others, params, lambda: apply_inplace(rule, self, others, params, cast)
+                )
+            return batching.batch_inplace(
+                level,
+                rule,
+                self,
+                others,
+                params,
+                cast,
+                lambda: _apply_inplace(rule, self, others, params, cast),
             )
+    return _apply_inplace(rule, self, others, params, cast)
+
+
+def _apply_inplace(rule, self, others, params, cast):
+    from reference.ops import api
+
     inputs = (self,) + tuple(others)
     requires = _enabled[0] and any(t is not None and t.requires_grad for t in inputs)
     check_inplace(self, requires)

@@ -30,9 +30,10 @@ import itertools
 
 from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BILINEAR
 
-_stack: list[int] = []  # active level ids, outermost first
+_stack: list[int] = []  # active level ids, outermost first (jvp and vmap levels alike)
 _visible = [0]  # how many levels of _stack the running computation sees
 _ids = itertools.count(1)
+_vmap_levels: dict = {}  # level id -> reference.autograd.batching.VmapLevel, for vmap levels
 
 
 class MissingRuleError(NotImplementedError):
@@ -50,20 +51,23 @@ def active():
     return _visible[0] > 0
 
 
-def enter():
-    """Open a new innermost level; returns its id."""
+def enter(vmap_info=None):
+    """Open a new innermost level (a vmap level when ``vmap_info`` is given); returns its id."""
     if _visible[0] != len(_stack):
         raise RuntimeError("forward-AD levels must be opened at the innermost position")
     level = next(_ids)
     _stack.append(level)
     _visible[0] = len(_stack)
+    if vmap_info is not None:
+        _vmap_levels[level] = vmap_info
     return level
 
 
 def exit(level):
     if not _stack or _stack[-1] != level:
-        raise RuntimeError(f"forward-AD level {level} exited out of order")
+        raise RuntimeError(f"transform level {level} exited out of order")
     _stack.pop()
+    _vmap_levels.pop(level, None)
     _visible[0] = len(_stack)
 
 
@@ -98,13 +102,22 @@ def set_tangent(t, level, tan):
 
 
 def owner(tensors):
-    """Stack index of the innermost visible level at which one of ``tensors`` has a tangent."""
+    """Stack index of the innermost visible level at which one of ``tensors`` has a tangent (a jvp
+    level) or a batched value (a vmap level)."""
     for i in range(_visible[0] - 1, -1, -1):
         level = _stack[i]
+        attr = "_batched" if level in _vmap_levels else "_tangents"
         for t in tensors:
-            if t is not None and t._tangents is not None and level in t._tangents:
-                return i
+            if t is not None:
+                d = getattr(t, attr)
+                if d is not None and level in d:
+                    return i
     return None
+
+
+def vmap_level(index):
+    """The VmapLevel at stack position ``index``, or None for a jvp level."""
+    return _vmap_levels.get(_stack[index])
 
 
 class JvpContext:

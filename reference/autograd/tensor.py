@@ -66,6 +66,7 @@ class Tensor:
     _accumulator = None
     _wrapped = False  # a Python number wrapped as a 0-d tensor (type promotion)
     _tangents = None  # forward-mode tangents by level id (reference.autograd.forward_ad)
+    _batched = None  # vmap: (physical value, batch dim) by level id (reference.autograd.batching)
     __hash__ = object.__hash__
     __array_priority__ = 1000
 
@@ -125,6 +126,8 @@ class Tensor:
         return self._base is not None
 
     def numpy(self, *, force=False):
+        if self._batched is not None:
+            _no_batched_values(self, "numpy()")
         if force:
             return self._data
         if self.requires_grad:
@@ -138,11 +141,15 @@ class Tensor:
         return arr if dtype is None else arr.astype(dtype)
 
     def item(self):
+        if self._batched is not None:
+            _no_batched_values(self, "item()")
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if self._batched is not None:
+            _no_batched_values(self, "tolist()")
         return self._data.tolist()
 
     def __float__(self):
@@ -277,6 +284,12 @@ class Tensor:
     def _accumulate_inplace(self, other):
         self._data += other._data.astype(self._data.dtype, copy=False)
         self._vc[0] += 1
+
+
+def _no_batched_values(t, what):
+    from reference.autograd.batching import unbatched_error
+
+    unbatched_error(t, what)
 
 
 def _infer_dtype(data):

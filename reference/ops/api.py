@@ -13,6 +13,8 @@ import numbers
 
 import numpy as np
 
+from reference.autograd import batching as _batching
+from reference.autograd import forward_ad as _levels
 from reference.autograd.dispatch import apply, apply_inplace, apply_view
 from reference.autograd.grad_mode import _enabled
 from reference.autograd.tensor import Tensor, _default_dtype, _infer_dtype, _make, bool_, int64, storage_of
@@ -292,12 +294,12 @@ def clamp(input, min=None, max=None):
 
 def clamp_mask(input, min, max):
     """Where clamp passes gradient: min <= input <= max (bounds that are None do not apply)."""
-    ok = np.ones(input.shape, dtype=bool)
+    ok = _make(np.ones(input.shape, dtype=bool))
     if min is not None:
-        ok &= input._data >= min
+        ok = logical_and(ok, ge(input, min))
     if max is not None:
-        ok &= input._data <= max
-    return _make(ok)
+        ok = logical_and(ok, le(input, max))
+    return ok
 
 
 def where(condition, input, other):
@@ -414,6 +416,10 @@ def contiguous(input):
 
 def _compare(ufunc):
     def compare(input, other):
+        if _levels._visible[0]:  # under vmap: compare the physical values
+            index = _batching.vmap_owner((input, other))
+            if index is not None:
+                return _batching.batch_plain(index, compare, (input, other))
         a = input._data
         if isinstance(other, Tensor):
             b = other._data
@@ -434,15 +440,33 @@ lt, le, gt, ge, eq, ne = (
 )
 
 
+def _batched_plain(fn, args):
+    """Under vmap, ``fn`` (a function outside the table that reads values) on the physical values."""
+    if _levels._visible[0]:
+        index = _batching.vmap_owner(args)
+        if index is not None:
+            return _batching.batch_plain(index, fn, args)
+    return None
+
+
 def logical_and(input, other):
+    out = _batched_plain(logical_and, (input, other))
+    if out is not None:
+        return out
     return _make(np.logical_and(input._data, other._data if isinstance(other, Tensor) else other))
 
 
 def logical_or(input, other):
+    out = _batched_plain(logical_or, (input, other))
+    if out is not None:
+        return out
     return _make(np.logical_or(input._data, other._data if isinstance(other, Tensor) else other))
 
 
 def logical_not(input):
+    out = _batched_plain(logical_not, (input,))
+    if out is not None:
+        return out
     return _make(np.logical_not(input._data))
 
 
@@ -974,15 +998,31 @@ def full(size, fill_value, dtype=None, requires_grad=False):
     return t.requires_grad_() if requires_grad else t
 
 
+def _like(fn, input, *args):
+    """Under vmap, ``*_like`` of a batched tensor is batched (one per sample), as in torch.func."""
+    if input._batched is not None and _levels._visible[0]:
+        return _batched_plain(lambda x: fn(x, *args), (input,))
+    return None
+
+
 def zeros_like(input, dtype=None, requires_grad=False):
+    out = _like(zeros_like, input, dtype)
+    if out is not None:
+        return out
     return _new(np.zeros, input.shape, dtype or input.dtype, requires_grad)
 
 
 def ones_like(input, dtype=None, requires_grad=False):
+    out = _like(ones_like, input, dtype)
+    if out is not None:
+        return out
     return _new(np.ones, input.shape, dtype or input.dtype, requires_grad)
 
 
 def full_like(input, fill_value, dtype=None, requires_grad=False):
+    out = _like(full_like, input, fill_value, dtype)
+    if out is not None:
+        return out
     return full(input.shape, fill_value, dtype or input.dtype, requires_grad)
 
 
@@ -1145,7 +1185,7 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
     """VJP of convolution_backward. Not recording: reference.conv's array-level double backward.
     Recording (create_graph, third order): the same three terms as differentiable convolutions."""
     ggI, ggW, ggb = gg
-    if not _enabled[0]:
+    if not _enabled[0] and not _levels._visible[0]:  # (under a transform: the composition below)
         from reference.conv import convolution_double_backward as array_double
 
         out = array_double(

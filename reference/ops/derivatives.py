@@ -15,6 +15,12 @@ of derivatives.yaml's shorthands: ``AUTO_ELEMENT_WISE`` (the Jacobian is diagona
 formula applied to the tangent is the JVP), ``AUTO_LINEAR`` (the op is linear: the op itself on
 the tangents), ``BILINEAR`` (``f(t_a, b) + f(a, t_b)``), ``SAME_VIEW`` (the same view of the
 tangent). No JVP is derived from VJPs, so forward mode checks the reverse mode.
+
+``batch`` is the vmap rule (read by :mod:`reference.autograd.batching`): ``batch(b, params)``
+computes the op on the physical values ``b`` holds (batch dims, batch size) and returns
+``(value, batch_dim)``; or a shorthand (``BATCH_ELEMENTWISE``, ``BATCH_REDUCE``, ``BATCH_DIM``,
+``BATCH_MATMUL``), or ``view_rule(shift)`` for a view op (how its parameters shift). An entry
+without one runs vmap's slice-loop-stack fallback (counted; an error with allow_fallback=False).
 """
 
 from __future__ import annotations
@@ -23,9 +29,21 @@ import math
 
 import numpy as np
 
+from reference.autograd.batching import flat_index, view_rule
+from reference.autograd.dispatch import apply
 from reference.ops import api as A
 from reference.ops import kernels as K
-from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BILINEAR, SAME_VIEW, Rule
+from reference.ops.rule import (
+    AUTO_ELEMENT_WISE,
+    AUTO_LINEAR,
+    BATCH_DIM,
+    BATCH_ELEMENTWISE,
+    BATCH_MATMUL,
+    BATCH_REDUCE,
+    BILINEAR,
+    SAME_VIEW,
+    Rule,
+)
 
 RULES: dict[str, Rule] = {}
 
@@ -71,6 +89,7 @@ rule(
     forward=lambda a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
     grads=(lambda c, g: g, lambda c, g: g * c.params["alpha"] if "alpha" in c.params else g),
     jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "sub",
@@ -79,6 +98,7 @@ rule(
     forward=lambda a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
     grads=(lambda c, g: g, lambda c, g: g * -c.params["alpha"] if "alpha" in c.params else -g),
     jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "rsub",
@@ -87,6 +107,7 @@ rule(
     forward=lambda a, other: np.asarray(other, dtype=a.dtype) - a,
     grads=(lambda c, g: -g,),
     jvp=(lambda c, t: -t,),
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "mul",
@@ -96,6 +117,7 @@ rule(
     grads=(lambda c, g: g * c.other, lambda c, g: g * c.self),
     saves={"self": (1,), "other": (0,)},
     jvp=BILINEAR,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "div",
@@ -105,8 +127,17 @@ rule(
     grads=(lambda c, g: g / c.other, lambda c, g: -g * ((c.self / c.other) / c.other)),
     saves={"self": (1,), "other": (0, 1)},
     jvp=(lambda c, t: t / c.other, lambda c, t: -t * (c.result / c.other)),
+    batch=BATCH_ELEMENTWISE,
 )
-rule("neg", "NegBackward0", ("self",), forward=np.negative, grads=(lambda c, g: -g,), jvp=AUTO_LINEAR)
+rule(
+    "neg",
+    "NegBackward0",
+    ("self",),
+    forward=np.negative,
+    grads=(lambda c, g: -g,),
+    jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
+)
 rule(
     "pow",
     "PowBackward0",
@@ -117,6 +148,7 @@ rule(
     ),
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "pow_tensor",
@@ -132,6 +164,7 @@ rule(
         lambda c, t: A.where(c.exponent == 0, 0.0, t * (c.exponent * A.pow(c.self, c.exponent - 1))),
         lambda c, t: t * A.where((c.self == 0) & (c.exponent >= 0), 0.0, c.result * A.log(c.self)),
     ),
+    batch=BATCH_ELEMENTWISE,
 )
 
 
@@ -151,6 +184,7 @@ rule(
     grads=(_pow_scalar_base_grad,),
     saves={"exponent": (0,), "result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "exp",
@@ -160,6 +194,7 @@ rule(
     grads=(lambda c, g: g * c.result,),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "log",
@@ -169,6 +204,7 @@ rule(
     grads=(lambda c, g: g / c.self,),
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "sqrt",
@@ -178,6 +214,7 @@ rule(
     grads=(lambda c, g: g / (2 * c.result),),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "tanh",
@@ -187,6 +224,7 @@ rule(
     grads=(lambda c, g: g * (1 - c.result * c.result),),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "sigmoid",
@@ -196,6 +234,7 @@ rule(
     grads=(lambda c, g: g * (1 - c.result) * c.result,),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "relu",
@@ -205,6 +244,7 @@ rule(
     grads=(lambda c, g: A.threshold_backward(g, c.result, 0.0),),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "threshold_backward",
@@ -214,6 +254,7 @@ rule(
     grads=(lambda c, g: A.threshold_backward(g, c.self, c.threshold), lambda c, g: A.zeros_like(g)),
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "abs",
@@ -223,6 +264,7 @@ rule(
     grads=(lambda c, g: g * A.sign(c.self),),
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "sign",
@@ -231,6 +273,7 @@ rule(
     forward=np.sign,
     grads=(lambda c, g: A.zeros_like(g),),
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "reciprocal",
@@ -240,6 +283,7 @@ rule(
     grads=(lambda c, g: -g * (c.result * c.result),),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "masked_fill",
@@ -249,6 +293,7 @@ rule(
     grads=(lambda c, g: A.where(c.mask, 0.0, g), None),
     saves={"mask": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "clamp",
@@ -258,6 +303,7 @@ rule(
     grads=(lambda c, g: A.where(A.clamp_mask(c.self, c.min, c.max), g, 0.0),),
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "where",
@@ -267,6 +313,7 @@ rule(
     grads=(None, lambda c, g: A.where(c.condition, g, 0.0), lambda c, g: A.where(c.condition, 0.0, g)),
     saves={"condition": (1, 2)},
     jvp=(None, lambda c, t: A.where(c.condition, t, 0.0), lambda c, t: A.where(c.condition, 0.0, t)),
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "maximum",
@@ -282,6 +329,7 @@ rule(
         lambda c, t: A.where(c.self > c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
         lambda c, t: A.where(c.self < c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
     ),
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "minimum",
@@ -297,6 +345,7 @@ rule(
         lambda c, t: A.where(c.self < c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
         lambda c, t: A.where(c.self > c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
     ),
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "to",
@@ -305,6 +354,7 @@ rule(
     forward=lambda a, dtype: a.astype(dtype),
     grads=(lambda c, g: A.to(g, c.dtypes[0]),),
     jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "clone",
@@ -313,9 +363,16 @@ rule(
     forward=lambda a: np.array(a, copy=True),
     grads=(lambda c, g: g,),
     jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
 )
 
 # ---- in-place-only primitives (copy_, fill_, zero_): the old value of self gets no gradient -----
+
+
+def _fill_tensor_batch(b, params):
+    """x.fill_(value) with a batched value: copy the value, aligned, into the batched x."""
+    return apply(RULES["copy"], (b.expanded(0), b.aligned(1, len(b.inputs[0].shape))), {}), 0
+
 
 rule(
     "copy",
@@ -324,6 +381,7 @@ rule(
     forward=lambda a, src: np.broadcast_to(src, a.shape).astype(a.dtype),
     grads=(lambda c, g: A.zeros_like(g), lambda c, g: A.to(g, c.dtypes[1])),
     jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "fill",
@@ -332,6 +390,7 @@ rule(
     forward=lambda a, value: np.full_like(a, value),  # value: a number
     grads=(lambda c, g: A.zeros_like(g),),
     jvp=(lambda c, t: A.zeros_like(t),),
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "fill_tensor",
@@ -340,6 +399,7 @@ rule(
     forward=lambda a, value: np.full_like(a, value),
     grads=(lambda c, g: A.zeros_like(g), lambda c, g: A.sum(g)),
     jvp=AUTO_LINEAR,
+    batch=_fill_tensor_batch,
 )
 rule(
     "zero",
@@ -348,6 +408,7 @@ rule(
     forward=np.zeros_like,
     grads=(lambda c, g: A.zeros_like(g),),
     jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
 )
 
 # ---- reductions ----------------------------------------------------------------------------------
@@ -361,6 +422,7 @@ for _suffix, _number in (("", "0"), ("_dim", "1")):
         forward=K.sum_,
         grads=(lambda c, g: _unreduce(g, c.shapes[0], c.dim, c.keepdim),),
         jvp=AUTO_LINEAR,
+        batch=BATCH_REDUCE,
     )
     rule(
         "mean" + _suffix,
@@ -369,6 +431,7 @@ for _suffix, _number in (("", "0"), ("_dim", "1")):
         forward=K.mean,
         grads=(lambda c, g: _unreduce(g, c.shapes[0], c.dim, c.keepdim) / _count(c.shapes[0], c.dim),),
         jvp=AUTO_LINEAR,
+        batch=BATCH_REDUCE,
     )
 
 
@@ -393,6 +456,7 @@ for _name, _kernel, _node in (("amax", K.amax, "AmaxBackward0"), ("amin", K.amin
         ),
         saves={"self": (0,), "result": (0,)},
         jvp=_extreme_jvp,
+        batch=BATCH_REDUCE,
     )
 
 # ---- linear algebra ------------------------------------------------------------------------------
@@ -436,6 +500,7 @@ for _name, _node in (
         vjp=_matmul_grads,
         saves={"self": (1,), "other": (0,)},
         jvp=BILINEAR,
+        batch=BATCH_MATMUL,
     )
 
 # ---- softmax -------------------------------------------------------------------------------------
@@ -448,6 +513,7 @@ rule(
     grads=(lambda c, g: c.result * (g - A.sum(g * c.result, c.dim, keepdim=True)),),
     saves={"result": (0,)},
     jvp=(lambda c, t: c.result * (t - A.sum(t * c.result, c.dim, keepdim=True)),),
+    batch=BATCH_DIM,
 )
 rule(
     "log_softmax",
@@ -457,6 +523,7 @@ rule(
     grads=(lambda c, g: g - A.exp(c.result) * A.sum(g, c.dim, keepdim=True),),
     saves={"result": (0,)},
     jvp=(lambda c, t: t - A.sum(A.exp(c.result) * t, c.dim, keepdim=True),),
+    batch=BATCH_DIM,
 )
 
 # ---- views (outputs alias the input's storage; see dispatch.apply_view) ---------------------------
@@ -466,6 +533,16 @@ def _index_grad(geometry):
     return lambda c, g: A.scatter_add(g, _view_index(c, geometry), c.shapes[0])
 
 
+def _expand_params(p, shape, n):
+    size = tuple(p["size"])
+    return {"_reshape": (n,) + (1,) * (len(size) - len(shape)) + shape, "size": (n,) + size}
+
+
+_PERMUTE_BATCH = view_rule(
+    lambda p, shape, n: {"dims": (0,) + tuple(d + 1 for d in (p["dims"] or range(len(shape))))}
+)
+
+
 rule(
     "view",
     "ViewBackward0",
@@ -473,8 +550,17 @@ rule(
     view=K.view_geometry,
     grads=(lambda c, g: A.reshape(g, c.shapes[0]),),
     jvp=SAME_VIEW,
+    batch=view_rule(lambda p, shape, n: {"size": (n,) + tuple(p["size"])}),
 )
-rule("alias", "AliasBackward0", ("self",), view=K.alias_geometry, grads=(lambda c, g: g,), jvp=SAME_VIEW)
+rule(
+    "alias",
+    "AliasBackward0",
+    ("self",),
+    view=K.alias_geometry,
+    grads=(lambda c, g: g,),
+    jvp=SAME_VIEW,
+    batch=view_rule(lambda p, shape, n: p),
+)
 rule(
     "permute",
     "PermuteBackward0",
@@ -482,6 +568,7 @@ rule(
     view=K.permute_geometry,
     grads=(lambda c, g: A.permute(g, tuple(np.argsort(c.params["dims"]))),),
     jvp=SAME_VIEW,
+    batch=_PERMUTE_BATCH,
 )
 for _name, _node in (("transpose", "TransposeBackward0"), ("t", "TBackward0")):
     rule(
@@ -491,6 +578,7 @@ for _name, _node in (("transpose", "TransposeBackward0"), ("t", "TBackward0")):
         view=K.permute_geometry,
         grads=(lambda c, g: A.permute(g, tuple(np.argsort(c.params["dims"]))),),
         jvp=SAME_VIEW,
+        batch=_PERMUTE_BATCH,
     )
 rule(
     "expand",
@@ -499,6 +587,7 @@ rule(
     view=K.expand_geometry,
     grads=(lambda c, g: A.sum_to(g, c.shapes[0]),),
     jvp=SAME_VIEW,
+    batch=view_rule(_expand_params),
 )
 rule(
     "unsqueeze",
@@ -507,6 +596,7 @@ rule(
     view=K.unsqueeze_geometry,
     grads=(lambda c, g: A.reshape(g, c.shapes[0]),),
     jvp=SAME_VIEW,
+    batch=view_rule(lambda p, shape, n: {"dim": p["dim"] + 1}),
 )
 for _suffix, _number in (
     ("", "0"),
@@ -520,6 +610,7 @@ for _suffix, _number in (
         view=K.squeeze_geometry,
         grads=(lambda c, g: A.reshape(g, c.shapes[0]),),
         jvp=SAME_VIEW,
+        batch=view_rule(lambda p, shape, n: {"dims": tuple(d + 1 for d in p["dims"])}),
     )
 rule(
     "select",
@@ -528,6 +619,7 @@ rule(
     view=K.select_geometry,
     grads=(_index_grad(K.select_geometry),),
     jvp=SAME_VIEW,
+    batch=view_rule(lambda p, shape, n: {**p, "dim": p["dim"] + 1}),
 )
 rule(
     "slice",
@@ -536,6 +628,7 @@ rule(
     view=K.slice_geometry,
     grads=(_index_grad(K.slice_geometry),),
     jvp=SAME_VIEW,
+    batch=view_rule(lambda p, shape, n: {**p, "dim": p["dim"] + 1}),
 )
 rule(
     "diagonal",
@@ -544,6 +637,7 @@ rule(
     view=K.diagonal_geometry,
     grads=(_index_grad(K.diagonal_geometry),),
     jvp=SAME_VIEW,
+    batch=view_rule(lambda p, shape, n: {**p, "dim1": p["dim1"] + 1, "dim2": p["dim2"] + 1}),
 )
 rule(
     "as_strided",
@@ -561,6 +655,7 @@ rule(
     outputs=-1,
     vjp=lambda c, gs: (A.stack(gs, c.params["dim"]),),
     jvp=SAME_VIEW,
+    batch=view_rule(lambda p, shape, n: {**p, "dim": p["dim"] + 1}),
 )
 rule(
     "split",
@@ -570,6 +665,7 @@ rule(
     outputs=-1,
     vjp=lambda c, gs: (A.cat(gs, c.params["dim"]),),
     jvp=SAME_VIEW,
+    batch=view_rule(lambda p, shape, n: {**p, "dim": p["dim"] + 1}),
 )
 rule(
     "split_with_sizes",
@@ -579,7 +675,14 @@ rule(
     outputs=-1,
     vjp=lambda c, gs: (A.cat(gs, c.params["dim"]),),
     jvp=SAME_VIEW,
+    batch=view_rule(lambda p, shape, n: {**p, "dim": p["dim"] + 1}),
 )
+
+
+def _reshape_copy_batch(b, params):
+    return apply(b.rule, (b.front(0),), {"shape": (b.size,) + tuple(params["shape"])}), 0
+
+
 rule(
     "reshape_copy",
     "UnsafeViewBackward0",
@@ -587,6 +690,7 @@ rule(
     forward=lambda a, shape: np.array(a, copy=True).reshape(shape),
     grads=(lambda c, g: A.reshape(g, c.shapes[0]),),
     jvp=AUTO_LINEAR,
+    batch=_reshape_copy_batch,
 )
 
 # ---- joining -------------------------------------------------------------------------------------
@@ -608,6 +712,7 @@ rule(
     forward=lambda *xs, dim: np.concatenate(xs, axis=dim),
     vjp=_cat_grads,
     jvp=AUTO_LINEAR,
+    batch=BATCH_DIM,
 )
 rule(
     "stack",
@@ -616,9 +721,41 @@ rule(
     forward=lambda *xs, dim: np.stack(xs, axis=dim),
     vjp=lambda c, g: [A.select(g, c.dim, i) if need else None for i, need in enumerate(c.needs)],
     jvp=AUTO_LINEAR,
+    batch=BATCH_DIM,
 )
 
 # ---- the linear pair behind view gradients, CopySlices and pooling -------------------------------
+
+
+def _take_batch(b, params):
+    x = b.expanded(0)
+    index = flat_index(params["index"], b.size, b.inputs[0].numel())
+    return apply(b.rule, (x,), {**params, "index": index}), 0
+
+
+def _scatter_add_batch(b, params):
+    shape = tuple(params["shape"])
+    index = flat_index(params["index"], b.size, math.prod(shape))
+    return apply(b.rule, (b.expanded(0),), {**params, "index": index, "shape": (b.size,) + shape}), 0
+
+
+def _put_batch(b, params):
+    index = flat_index(params["index"], b.size, b.inputs[0].numel())
+    src = b.aligned(1, np.ndim(params["index"]))
+    if b.bdims[1] is None:
+        src = A.unsqueeze(src, 0)
+    return apply(b.rule, (b.expanded(0), src), {**params, "index": index}), 0
+
+
+def _leading_batch(b, params):
+    """Kernels that map leading dims independently (pooling): the batch dim is one more."""
+    out = apply(b.rule, (b.expanded(0),), params)
+    return tuple((o, 0) for o in out) if isinstance(out, tuple) else (out, 0)
+
+
+def _pool_scatter_batch(b, params):
+    return apply(b.rule, (b.expanded(0),), {**params, "shape": (b.size,) + tuple(params["shape"])}), 0
+
 
 rule(
     "take",
@@ -627,6 +764,7 @@ rule(
     forward=K.take,
     grads=(lambda c, g: A.scatter_add(g, c.index, c.shapes[0]),),
     jvp=AUTO_LINEAR,
+    batch=_take_batch,
 )
 rule(
     "scatter_add",
@@ -635,6 +773,7 @@ rule(
     forward=K.scatter_add,
     grads=(lambda c, g: A.take(g, c.index),),
     jvp=AUTO_LINEAR,
+    batch=_scatter_add_batch,
 )
 rule(
     "put",
@@ -643,6 +782,7 @@ rule(
     forward=K.put,
     grads=(lambda c, g: A.put(g, c.index, 0.0), lambda c, g: A.take(g, c.index)),
     jvp=AUTO_LINEAR,
+    batch=_put_batch,
 )
 rule(
     "pool_gather",
@@ -651,6 +791,7 @@ rule(
     forward=K.pool_gather,
     grads=(lambda c, g: A.pool_scatter(g, c.index, c.weight, c.shapes[0]),),
     jvp=AUTO_LINEAR,
+    batch=_leading_batch,
 )
 rule(
     "pool_scatter",
@@ -659,6 +800,7 @@ rule(
     forward=K.pool_scatter,
     grads=(lambda c, g: A.pool_gather(g, c.index, c.weight),),
     jvp=AUTO_LINEAR,
+    batch=_pool_scatter_batch,
 )
 
 # ---- neural-network primitives -------------------------------------------------------------------
@@ -697,6 +839,7 @@ rule(
     grads=(lambda c, g: A.pool_scatter(g, c.aux[0], c.aux[1], c.shapes[0]),),
     saves={"self": (0,)},
     jvp=AUTO_LINEAR,
+    batch=_leading_batch,
 )  # PyTorch saves self (only its shape is read)
 rule(
     "max_pool2d",
@@ -708,6 +851,7 @@ rule(
     grads=(lambda c, g: A.scatter_add(g[0], c.aux, c.shapes[0]),),
     saves={"self": (0,)},
     jvp=_max_pool2d_jvp,
+    batch=_leading_batch,
 )
 
 
@@ -825,6 +969,7 @@ rule(
     grads=(lambda c, g: g * c.mask * c.scale, None),
     saves={"mask": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 
 

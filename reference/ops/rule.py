@@ -16,7 +16,8 @@ A rule says, once, everything the reference knows about a primitive (the shape o
 * ``node``: PyTorch's ``grad_fn`` name, used in error messages;
 * ``jvp``: the forward-mode rule (:mod:`reference.autograd.forward_ad`): per-input linear
   formulas, a function of all tangents, or one of the shorthands below;
-* ``batch``: the vmap rule (not yet filled).
+* ``batch``: the vmap rule (:mod:`reference.autograd.batching`): ``batch(b, params)`` on the
+  physical values, or one of the shorthands below; None: vmap's slice-loop-stack fallback.
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ AUTO_ELEMENT_WISE = "auto_element_wise"  # diagonal Jacobian: the VJP formulas a
 AUTO_LINEAR = "auto_linear"  # a linear op: the op itself applied to the tangents
 BILINEAR = "bilinear"  # f(t_a, b) + f(a, t_b)
 SAME_VIEW = "same_view"  # a view op: the same view of the input's tangent
+
+# Shorthands for ``batch`` (reference.autograd.batching implements them).
+BATCH_ELEMENTWISE = "batch_elementwise"  # broadcasting op: batch dim first, unit dims to align ranks
+BATCH_REDUCE = "batch_reduce"  # reduction over ``dim``: the dims shift by one
+BATCH_DIM = "batch_dim"  # an op along ``dim`` (softmax, cat, stack): the dim shifts by one
+BATCH_MATMUL = "batch_matmul"  # dot/mv/mm/bmm as one broadcasting matmul
 
 
 @dataclass

@@ -1,0 +1,243 @@
+"""vmap against slice-loop-stack for every primitive of the derivative table (samples from
+:data:`tests.autograd.op_records.OP_RECORDS`, Hypothesis-drawn in_dims including None and
+negative ones, allow_fallback=False wherever the table has a batch rule), the fallback and its
+counts, typed errors, and compositions with grad/jvp/vjp."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import reference as T
+from reference.func import (
+    BatchRuleError,
+    TransformError,
+    VmapError,
+    fallback_counts,
+    grad,
+    jacrev,
+    jvp,
+    reset_fallback_counts,
+    vjp,
+    vmap,
+)
+from reference.ops import RULES
+from tests.autograd.op_records import OP_RECORDS
+from tests.autograd.test_gradcheck import _draw
+
+F = T.nn.functional
+
+# Primitives whose table entry has no batch rule yet: vmap runs them per sample (the fallback).
+WITHOUT_BATCH_RULE = {
+    "as_strided",
+    "batch_norm",
+    "batch_norm_backward",
+    "convolution",
+    "convolution_backward",
+}
+
+
+def _copy_into_like(a):
+    z = T.zeros_like(a)
+    z[1:].copy_(a[:2] * a[1:])  # the record's version writes into T.zeros(...): unbatched, a vmap error
+    return z * 2
+
+
+# Samples that write into a tensor made from input 0 need input 0 batched (as in torch.func).
+OVERRIDES = {
+    "copy": [("into_zeros_like", _copy_into_like, [(3,)], "a")],
+    # as_strided of a non-contiguous view is a VmapError (test_as_strided_of_a_view_is_refused)
+    "as_strided": [s for s in OP_RECORDS["as_strided"] if s[0] != "of_view"],
+}
+NEEDS_FIRST_BATCHED = {"copy", "fill", "fill_tensor", "zero", "take", "put"}
+
+SAMPLES = [(op, *sample[:4]) for op, samples in OP_RECORDS.items() for sample in OVERRIDES.get(op, samples)]
+IDS = [f"{s[0]}-{s[1]}" for s in SAMPLES]
+
+
+def _fresh_leaves(fn):
+    """The samples differentiate their inputs inside (autograd.grad): give them fresh leaves."""
+    return lambda *xs: fn(*[x.clone().requires_grad_() for x in xs])
+
+
+def _np(x):
+    return x.detach().numpy()
+
+
+def slice_loop_stack(fn, xs, dims, size):
+    outs = []
+    for k in range(size):
+        outs.append(fn(*[x if d is None else x.select(d, k) for x, d in zip(xs, dims)]))
+    return np.stack([_np(o) for o in outs])
+
+
+@st.composite
+def batched_inputs(draw, shapes, kinds, first_batched):
+    size = draw(st.integers(1, 3))
+    dims = []
+    for i, shape in enumerate(shapes):
+        n = len(shape) + 1
+        choices = st.integers(-n, n - 1) if (i == 0 and first_batched) else st.none() | st.integers(-n, n - 1)
+        dims.append(draw(choices))
+    if all(d is None for d in dims):
+        i = draw(st.integers(0, len(shapes) - 1))
+        dims[i] = draw(st.integers(0, len(shapes[i])))
+    seed = draw(st.integers(0, 2**16))
+    base = _draw(shapes, kinds, seed)
+    rng = np.random.default_rng(seed)
+    xs = []
+    for x, d in zip(base, dims):
+        if d is None:
+            xs.append(x.detach())
+            continue
+        arr = np.stack([_np(x) + 0.01 * k * np.sign(_np(x)) * rng.random(x.shape) for k in range(size)], 0)
+        xs.append(T.tensor(np.moveaxis(arr, 0, d % (x.ndim + 1)), dtype=T.float64))
+    return size, dims, xs
+
+
+@pytest.mark.parametrize("op, label, fn, shapes, kinds", SAMPLES, ids=IDS)
+def test_vmap_against_slice_loop_stack(op, label, fn, shapes, kinds):
+    fn = _fresh_leaves(fn)
+    allow = op in WITHOUT_BATCH_RULE
+
+    @settings(deadline=None)
+    @given(batched_inputs(shapes, kinds, op in NEEDS_FIRST_BATCHED))
+    def check(case):
+        size, dims, xs = case
+        expected = slice_loop_stack(fn, xs, dims, size)
+        got = vmap(fn, in_dims=tuple(dims), allow_fallback=allow)(*xs)
+        assert got.shape == expected.shape, f"{op}[{label}] in_dims={dims}"
+        np.testing.assert_allclose(
+            _np(got), expected, rtol=1e-12, atol=1e-12, err_msg=f"{op}[{label}] in_dims={dims}"
+        )
+
+    check()
+
+
+def test_batch_rules_present():
+    """Fails when a primitive is added without a batch rule (or one gets one: update the list)."""
+    missing = {name for name, rule in RULES.items() if rule.batch is None}
+    assert missing == WITHOUT_BATCH_RULE
+
+
+def test_fallback_counts_and_allow_fallback_false():
+    x = T.tensor(np.arange(12.0).reshape(3, 4), dtype=T.float64)
+    f = lambda a: a.as_strided((2,), (2,), 0) * 2  # noqa: E731
+    reset_fallback_counts()
+    out = vmap(f)(x)
+    np.testing.assert_array_equal(_np(out), _np(x)[:, [0, 2]] * 2)
+    assert fallback_counts() == {"as_strided": 1}
+    with pytest.raises(BatchRuleError, match="'as_strided'.*'batch'"):
+        vmap(f, allow_fallback=False)(x)
+    reset_fallback_counts()
+    vmap(lambda a: a.tanh().sum(), allow_fallback=False)(x)
+    assert fallback_counts() == {}
+
+
+def test_as_strided_of_a_view_is_refused():
+    x = T.tensor(np.zeros((2, 2, 3)), dtype=T.float64)
+    with pytest.raises(VmapError, match="as_strided of a non-contiguous"):
+        vmap(lambda a: a.t().as_strided((2, 2), (2, 1), 0))(x)
+
+
+def test_a_planted_batch_rule_bug_is_caught(monkeypatch):
+    """A batch rule that forgets to shift a dim disagrees with slice-loop-stack."""
+    from reference.autograd.batching import view_rule
+
+    monkeypatch.setattr(RULES["select"], "batch", view_rule(lambda p, shape, n: dict(p)))
+    x = T.tensor(np.random.default_rng(0).standard_normal((3, 2, 4)), dtype=T.float64)
+    f = lambda a: a[1] * 2  # noqa: E731
+    expected = slice_loop_stack(f, [x], [0], 3)
+    got = vmap(f)(x)
+    assert got.shape != expected.shape or not np.allclose(_np(got), expected)
+
+
+def test_in_and_out_dims_structures():
+    rng = np.random.default_rng(1)
+    x = T.tensor(rng.standard_normal((2, 5)), dtype=T.float64)
+    w = T.tensor(rng.standard_normal((3,)), dtype=T.float64)
+    d = {"a": T.tensor(rng.standard_normal((5, 3)), dtype=T.float64), "b": w}
+
+    def f(x, d):
+        return {"y": x * d["a"].sum(), "z": (d["b"], d["a"] * 2)}
+
+    out = vmap(f, in_dims=(-1, {"a": 0, "b": None}), out_dims={"y": 1, "z": (0, -1)})(x, d)
+    for k in range(5):
+        ref = f(x[:, k], {"a": d["a"][k], "b": w})
+        np.testing.assert_allclose(_np(out["y"][:, k]), _np(ref["y"]), rtol=1e-14)
+        np.testing.assert_allclose(_np(out["z"][0][k]), _np(ref["z"][0]))
+        np.testing.assert_allclose(_np(out["z"][1][..., k]), _np(ref["z"][1]), rtol=1e-14)
+
+
+def test_vmap_errors():
+    x = T.tensor(np.zeros((2, 3)), dtype=T.float64)
+    with pytest.raises(TransformError, match="in_dims gives 2"):
+        vmap(lambda a: a, in_dims=2)(x)
+    with pytest.raises(TransformError, match="same batch size"):
+        vmap(lambda a, b: a + b, in_dims=(0, 1))(x, x)
+    with pytest.raises(TransformError, match="batches no Tensor"):
+        vmap(lambda a: a, in_dims=None)(x)
+    with pytest.raises(VmapError, match="unbatched tensor"):
+        vmap(lambda a: T.zeros(3, dtype=T.float64).add_(a))(x)
+    with pytest.raises(VmapError, match="data-dependent"):
+        vmap(lambda a: a * float(a.sum()))(x)
+
+
+# ---- compositions ---------------------------------------------------------------------------------
+
+
+def _small_net(w, b, x):
+    h = F.conv2d(x.unsqueeze(0), w, b, padding=1).relu()
+    return (F.avg_pool2d(h, 2).reshape(-1) ** 2).sum()
+
+
+def _net_args(seed=0, n=3):
+    rng = np.random.default_rng(seed)
+    w = T.tensor(rng.standard_normal((2, 1, 3, 3)) * 0.5, dtype=T.float64)
+    b = T.tensor(rng.standard_normal(2) * 0.1, dtype=T.float64)
+    xs = T.tensor(rng.standard_normal((n, 1, 4, 4)), dtype=T.float64)
+    return w, b, xs
+
+
+def test_vmap_of_grad_per_sample_gradients():
+    w, b, xs = _net_args()
+    got = vmap(grad(_small_net, argnums=(0, 1)), in_dims=(None, None, 0))(w, b, xs)
+    for k in range(xs.shape[0]):
+        ref = grad(_small_net, argnums=(0, 1))(w, b, xs[k])
+        for g, r in zip(got, ref):
+            np.testing.assert_allclose(_np(g[k]), _np(r), rtol=1e-12, atol=1e-14)
+
+
+def test_grad_of_vmap_and_vmap_of_vmap():
+    w, b, xs = _net_args(1, 4)
+    total = grad(lambda w: vmap(_small_net, in_dims=(None, None, 0))(w, b, xs).sum())(w)
+    ref = sum(_np(grad(_small_net)(w, b, xs[k])) for k in range(4))
+    np.testing.assert_allclose(_np(total), ref, rtol=1e-12)
+    grid = T.tensor(np.random.default_rng(2).standard_normal((2, 3, 4)), dtype=T.float64)
+    f = lambda a, c: (a.tanh() * c).sum()  # noqa: E731
+    out = vmap(vmap(f, in_dims=(0, None)), in_dims=(0, 0))(grid, grid[:, 0])
+    ref = np.array([[float(f(grid[i, j], grid[i, 0])) for j in range(3)] for i in range(2)])
+    np.testing.assert_allclose(_np(out), ref, rtol=1e-12)
+
+
+def test_vmap_of_jvp_and_of_vjp():
+    w, b, xs = _net_args(3)
+    ts = T.tensor(np.random.default_rng(4).standard_normal(tuple(xs.shape)), dtype=T.float64)
+    f = lambda x: _small_net(w, b, x)  # noqa: E731
+    out = vmap(lambda x, t: jvp(f, (x,), (t,))[1])(xs, ts)
+    ref = [float(jvp(f, (xs[k],), (ts[k],))[1]) for k in range(3)]
+    np.testing.assert_allclose(_np(out), ref, rtol=1e-12)
+    cts = T.tensor([1.0, -2.0, 0.5], dtype=T.float64)
+    out = vmap(lambda x, c: vjp(f, x)[1](c)[0])(xs, cts)
+    for k in range(3):
+        np.testing.assert_allclose(_np(out[k]), _np(vjp(f, xs[k])[1](cts[k])[0]), rtol=1e-12, atol=1e-14)
+
+
+def test_grad_of_grad_under_vmap_and_jacrev():
+    x = T.tensor(np.random.default_rng(5).standard_normal((3, 4)), dtype=T.float64)
+    f = lambda a: (a.exp() * a.tanh()).sum()  # noqa: E731
+    out = vmap(jacrev(grad(f)))(x)
+    for k in range(3):
+        np.testing.assert_allclose(_np(out[k]), _np(jacrev(grad(f))(x[k])), rtol=1e-12, atol=1e-14)
