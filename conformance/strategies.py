@@ -164,6 +164,9 @@ BREAKAGES = (
     "output_padding_too_large",
     "zero_stride",
     "zero_dilation",
+    "groups_do_not_divide_input",
+    "transposed_weight_channels",
+    "crop_past_input",
 )
 
 
@@ -171,7 +174,7 @@ BREAKAGES = (
 def invalid_conv_cases(draw, dtypes=DTYPES, ranks=(1, 2, 3), breakages=BREAKAGES):
     """A valid case with exactly one rule broken, checked with the ``error`` check."""
     kind = draw(st.sampled_from(breakages))
-    transposed = kind == "output_padding_too_large"
+    transposed = kind in ("output_padding_too_large", "transposed_weight_channels")
     case = draw(conv_cases(dtypes, ranks, ("error",), transposed=transposed))
     d = case.to_dict()
     p, shapes, rank = d["params"], d["shapes"], case.params.rank
@@ -190,6 +193,16 @@ def invalid_conv_cases(draw, dtypes=DTYPES, ranks=(1, 2, 3), breakages=BREAKAGES
     elif kind == "output_padding_too_large":
         p["padding"] = 0
         p["output_padding"][dim] = max(p["stride"][dim], p["dilation"][dim])
+    elif kind == "groups_do_not_divide_input":
+        p["groups"] = max(p["groups"], 2)
+        shapes["input"][1] = p["groups"] * draw(st.integers(1, 2)) + 1
+        shapes["weight"][1] = 1
+    elif kind == "transposed_weight_channels":  # weight (C_in, O/groups, *k) with the wrong C_in
+        shapes["weight"][0] = shapes["input"][1] + p["groups"]
+    elif kind == "crop_past_input":  # a negative (cropping) padding that removes the whole input
+        size = shapes["input"][2 + dim]
+        p["padding"] = [[0, 0]] * rank
+        p["padding"][dim] = [-size, 0]
     elif kind == "zero_stride":
         p["stride"][dim] = 0
     else:
