@@ -1132,6 +1132,11 @@ def conv_forward(x, w, b, conv):
     return convolution(x, w, b, **conv)
 
 
+def conv_geometry(conv):
+    """aten's positional convolution parameters from the ``conv`` dict the rules carry."""
+    return tuple(conv[k] for k in ("stride", "padding", "dilation", "transposed", "output_padding", "groups"))
+
+
 def conv_backward_arrays(g, x, w, bias_sizes, conv, output_mask):
     from reference.conv import convolution_backward as array_backward
 
@@ -1140,12 +1145,7 @@ def conv_backward_arrays(g, x, w, bias_sizes, conv, output_mask):
         x,
         w,
         bias_sizes,
-        conv["stride"],
-        conv["padding"],
-        conv["dilation"],
-        conv["transposed"],
-        conv["output_padding"],
-        conv["groups"],
+        *conv_geometry(conv),
         list(output_mask),
     )
     channels = w.shape[1] * conv["groups"] if conv["transposed"] else w.shape[0]
@@ -1195,12 +1195,7 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
             grad_output._data,
             weight._data,
             input._data,
-            conv["stride"],
-            conv["padding"],
-            conv["dilation"],
-            conv["transposed"],
-            conv["output_padding"],
-            conv["groups"],
+            *conv_geometry(conv),
             [bool(n) for n in needs],
         )
         return tuple(_make(o) if o is not None and n else None for o, n in zip(out, needs))

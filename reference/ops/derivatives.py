@@ -33,6 +33,12 @@ from reference.autograd.batching import flat_index, view_rule
 from reference.autograd.dispatch import apply
 from reference.ops import api as A
 from reference.ops import kernels as K
+from reference.ops.batch_rules import (
+    batch_norm_backward_batch,
+    batch_norm_batch,
+    convolution_backward_batch,
+    convolution_batch,
+)
 from reference.ops.rule import (
     AUTO_ELEMENT_WISE,
     AUTO_LINEAR,
@@ -948,6 +954,7 @@ rule(
     vjp=_batch_norm_grads,
     saves={"input": _ALL3, "weight": _ALL3, "running_mean": _ALL3, "running_var": _ALL3},
     jvp=_batch_norm_jvp,
+    batch=batch_norm_batch,
 )
 rule(
     "batch_norm_backward",
@@ -960,6 +967,7 @@ rule(
     vjp=_batch_norm_double_grads,
     saves={"grad_out": _ALL5, "input": _ALL5, "weight": _ALL5, "running_mean": _ALL5, "running_var": _ALL5},
     jvp=_batch_norm_backward_jvp,
+    batch=batch_norm_backward_batch,
 )
 rule(
     "dropout",
@@ -1027,6 +1035,7 @@ rule(
     vjp=_conv_grads,
     saves={"input": _ALL3, "weight": _ALL3},
     jvp=_conv_jvp,
+    batch=convolution_batch,
 )
 rule(
     "convolution_backward",
@@ -1039,4 +1048,5 @@ rule(
     vjp=_conv_double_grads,
     saves={"grad_output": _ALL3, "input": _ALL3, "weight": _ALL3},
     jvp=_conv_backward_jvp,
+    batch=convolution_backward_batch,
 )

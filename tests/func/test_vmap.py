@@ -30,13 +30,7 @@ from tests.autograd.test_gradcheck import _draw
 F = T.nn.functional
 
 # Primitives whose table entry has no batch rule yet: vmap runs them per sample (the fallback).
-WITHOUT_BATCH_RULE = {
-    "as_strided",
-    "batch_norm",
-    "batch_norm_backward",
-    "convolution",
-    "convolution_backward",
-}
+WITHOUT_BATCH_RULE = {"as_strided"}
 
 
 def _copy_into_like(a):
