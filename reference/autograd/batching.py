@@ -102,7 +102,7 @@ class BatchCall:
     """One primitive call at a vmap level: its inputs' physical values and batch dims."""
 
     def __init__(self, rule, inputs, level, info, cast):
-        self.rule, self.inputs, self.size, self.cast = rule, inputs, info.size, cast
+        self.rule, self.inputs, self.size, self.cast, self.level = rule, inputs, info.size, cast, level
         self.values, self.bdims = [], []
         for t in inputs:
             p = physical(t, level)
@@ -264,16 +264,11 @@ def _fallback(b, params):
     from reference.autograd.dispatch import apply, apply_view
     from reference.ops import api
 
-    if b.rule.name == "as_strided" and not b.inputs[0].is_contiguous():
-        raise VmapError(
-            "vmap: as_strided of a non-contiguous batched view; each sample's strides would be read "
-            "against the whole batch's storage. Call .contiguous() first"
-        )
     per_sample = []
     for k in range(b.size):
         args = tuple(v if d is None else api.select(v, d, k) for v, d in zip(b.values, b.bdims))
-        if b.rule.view is not None:  # a view of the sample on its own (storage offsets count from it)
-            res = apply_view(b.rule, api.clone(args[0]), params)
+        if b.rule.view is not None:
+            res = apply_view(b.rule, args[0], params)
         else:
             res = apply(b.rule, args, params, cast=b.cast)
         per_sample.append(res if isinstance(res, tuple) else (res,))

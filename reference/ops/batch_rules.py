@@ -111,6 +111,26 @@ def convolution_backward_batch(b, params):
     return tuple((A.stack([s[j] for s in per_sample], 0), 0) for j in range(3))
 
 
+# ---- as_strided -------------------------------------------------------------------------------------
+
+
+def as_strided_batch(b, params):
+    """Strides and offset are relative to the logical storage, i.e. the logical root's elements
+    in order. Each sample's root is laid out contiguously (a copy only if its physical value is
+    not), one after the other, and one as_strided with a leading stride of the root's size picks
+    every sample's view out of it."""
+    from reference.autograd.batching import move_to_front, physical
+
+    x = b.inputs[0]
+    root = x._base if x._base is not None else x
+    p = physical(root, b.level)
+    if p is None:
+        raise VmapError("vmap: as_strided of a batched view whose base is not batched")
+    v = A.contiguous(move_to_front(*p))
+    size, stride = (b.size,) + tuple(params["size"]), (root.numel(),) + tuple(params["stride_"])
+    return A.as_strided(v, size, stride, v.storage_offset() + params["storage_offset"]), 0
+
+
 # ---- batch norm -----------------------------------------------------------------------------------
 
 

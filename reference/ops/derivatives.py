@@ -34,6 +34,7 @@ from reference.autograd.dispatch import apply
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.batch_rules import (
+    as_strided_batch,
     batch_norm_backward_batch,
     batch_norm_batch,
     convolution_backward_batch,
@@ -652,6 +653,7 @@ rule(
     view=K.as_strided_geometry,
     grads=(lambda c, g: A.as_strided_backward(g, c.params),),
     jvp=SAME_VIEW,
+    batch=as_strided_batch,
 )
 rule(
     "unbind",

@@ -29,8 +29,8 @@ from tests.autograd.test_gradcheck import _draw
 
 F = T.nn.functional
 
-# Primitives whose table entry has no batch rule yet: vmap runs them per sample (the fallback).
-WITHOUT_BATCH_RULE = {"as_strided"}
+# Every entry of the table has a batch rule (the fallback is for primitives added without one).
+WITHOUT_BATCH_RULE: set = set()
 
 
 def _copy_into_like(a):
@@ -42,8 +42,6 @@ def _copy_into_like(a):
 # Samples that write into a tensor made from input 0 need input 0 batched (as in torch.func).
 OVERRIDES = {
     "copy": [("into_zeros_like", _copy_into_like, [(3,)], "a")],
-    # as_strided of a non-contiguous view is a VmapError (test_as_strided_of_a_view_is_refused)
-    "as_strided": [s for s in OP_RECORDS["as_strided"] if s[0] != "of_view"],
 }
 NEEDS_FIRST_BATCHED = {"copy", "fill", "fill_tensor", "zero", "take", "put"}
 
@@ -110,30 +108,42 @@ def test_vmap_against_slice_loop_stack(op, label, fn, shapes, kinds):
     check()
 
 
-def test_batch_rules_present():
-    """Fails when a primitive is added without a batch rule (or one gets one: update the list)."""
+def test_every_rule_has_a_batch_rule():
+    """Fails when a primitive is added to the table without a batch rule."""
     missing = {name for name, rule in RULES.items() if rule.batch is None}
     assert missing == WITHOUT_BATCH_RULE
 
 
-def test_fallback_counts_and_allow_fallback_false():
-    x = T.tensor(np.arange(12.0).reshape(3, 4), dtype=T.float64)
-    f = lambda a: a.as_strided((2,), (2,), 0) * 2  # noqa: E731
+def test_fallback_counts_and_allow_fallback_false(monkeypatch):
+    """A primitive without a batch rule runs per sample and is counted; allow_fallback=False names it."""
+    monkeypatch.setattr(RULES["sigmoid"], "batch", None)
+    x = T.tensor(np.random.default_rng(0).standard_normal((3, 4)), dtype=T.float64)
+    f = lambda a: a.sigmoid() * a.tanh()  # noqa: E731
     reset_fallback_counts()
     out = vmap(f)(x)
-    np.testing.assert_array_equal(_np(out), _np(x)[:, [0, 2]] * 2)
-    assert fallback_counts() == {"as_strided": 1}
-    with pytest.raises(BatchRuleError, match="'as_strided'.*'batch'"):
+    np.testing.assert_allclose(_np(out), slice_loop_stack(f, [x], [0], 3), rtol=1e-14)
+    assert fallback_counts() == {"sigmoid": 1}
+    vmap(f, in_dims=1)(x)
+    assert fallback_counts() == {"sigmoid": 2}
+    with pytest.raises(BatchRuleError, match="'sigmoid'.*'batch'"):
         vmap(f, allow_fallback=False)(x)
     reset_fallback_counts()
     vmap(lambda a: a.tanh().sum(), allow_fallback=False)(x)
     assert fallback_counts() == {}
 
 
-def test_as_strided_of_a_view_is_refused():
-    x = T.tensor(np.zeros((2, 2, 3)), dtype=T.float64)
-    with pytest.raises(VmapError, match="as_strided of a non-contiguous"):
-        vmap(lambda a: a.t().as_strided((2, 2), (2, 1), 0))(x)
+def test_as_strided_of_views_and_with_offsets():
+    """Strides and offsets count in each sample's own storage, for views of views too."""
+    x = T.tensor(np.random.default_rng(1).standard_normal((4, 3, 5)), dtype=T.float64)
+    for f in (
+        lambda a: a.as_strided((2, 2), (1, 5), 3),
+        lambda a: a[1:].t().as_strided((3, 2), (2, 1), 4),
+        lambda a: a.t()[2].as_strided((4,), (3,), 1),
+    ):
+        for d in (0, 1, -1):
+            expected = slice_loop_stack(lambda a, f=f: f(a.clone()), [x], [d], x.shape[d])
+            got = vmap(f, in_dims=d, allow_fallback=False)(x)
+            np.testing.assert_allclose(_np(got), expected, rtol=0, atol=0)
 
 
 def test_a_planted_batch_rule_bug_is_caught(monkeypatch):
