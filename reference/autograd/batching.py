@@ -294,7 +294,7 @@ def _aux(rule, inputs, params, outs, level):
         return rule.forward(*[None if t is None else t._data for t in inputs], **params)[1]
     values, indices = outs[0][0], outs[1][0]
     if indices._batched:  # batched again further out: its data is a placeholder there
-        return None
+        return NESTED_ARGMAX
     lead = values.shape[:-2]
     plane = np.arange(int(np.prod(lead)), dtype=np.int64).reshape(lead + (1, 1)) * int(
         np.prod(inputs[0].shape[-2:])
@@ -309,8 +309,16 @@ class BatchedIndex:
         self.array = array
 
 
+NESTED_ARGMAX = object()  # max pooling's argmax under two vmap levels
+
+
 def flat_index(index, size, numel):
     """A logical flat index (or a BatchedIndex) as flat indices into ``(size, numel)`` values."""
+    if index is NESTED_ARGMAX:
+        raise VmapError(
+            "vmap: the gradient of max_pool2d under two nested vmaps needs argmax indices batched at both "
+            "levels; one vmap level is supported (vmap(grad(f)), grad(vmap(f)))"
+        )
     if isinstance(index, BatchedIndex):
         return index.array
     index = np.asarray(index)

@@ -1,4 +1,4 @@
-"""Pytrees: nested tuples, lists and dicts whose leaves are tensors (or other values).
+"""Pytrees: nested tuples (namedtuples too), lists and dicts whose leaves are tensors (or other values).
 
 ``flatten(tree) -> (leaves, spec)`` and ``unflatten(spec, leaves)``, as ``torch.utils._pytree``:
 dicts keep their insertion order, ``None`` and numbers are leaves like tensors.
@@ -44,7 +44,9 @@ def _unflatten(spec, it):
     if kind is dict:
         return {k: _unflatten(c, it) for k, c in children}
     items = [_unflatten(c, it) for c in children]
-    return tuple(items) if kind is tuple else items
+    if kind is list or kind is tuple:
+        return kind(items)
+    return kind(*items)  # a namedtuple
 
 
 def tree_map(fn, tree):

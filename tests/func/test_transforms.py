@@ -115,6 +115,17 @@ def test_pytree_inputs_and_outputs():
     np.testing.assert_allclose(_np(gx), (_np(params["a"]).sum(0)) * _np(params["b"][0]), rtol=1e-12)
 
 
+def test_namedtuple_pytrees():
+    import collections
+
+    Pair = collections.namedtuple("Pair", "a b")
+    p = Pair(_randn(0, 3), _randn(1, 3))
+    g = grad(lambda p: (p.a * p.b).sum())(p)
+    assert isinstance(g, Pair)
+    np.testing.assert_allclose(_np(g.a), _np(p.b))
+    np.testing.assert_allclose(_np(g.b), _np(p.a))
+
+
 def test_hessian_against_finite_differences_of_grad():
     x = _randn(4, 4)
     f = lambda x: (x.tanh() * x.sigmoid()).sum() + (x[:2] @ x[2:]) ** 2  # noqa: E731

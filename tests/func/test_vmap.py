@@ -158,6 +158,15 @@ def test_a_planted_batch_rule_bug_is_caught(monkeypatch):
     assert got.shape != expected.shape or not np.allclose(_np(got), expected)
 
 
+def test_max_pool_gradient_under_vmap():
+    x = T.tensor(np.random.default_rng(3).standard_normal((2, 3, 1, 4, 4)), dtype=T.float64)
+    f = lambda a: (F.max_pool2d(a, 2, 1) ** 2).sum()  # noqa: E731
+    got = vmap(grad(f), allow_fallback=False)(x[0])
+    np.testing.assert_allclose(_np(got), slice_loop_stack(grad(f), [x[0]], [0], 3), rtol=1e-14)
+    with pytest.raises(VmapError, match="max_pool2d under two nested vmaps"):
+        vmap(vmap(grad(f)))(x)
+
+
 def test_in_and_out_dims_structures():
     rng = np.random.default_rng(1)
     x = T.tensor(rng.standard_normal((2, 5)), dtype=T.float64)
