@@ -4,13 +4,16 @@
 Names, signatures and return structures are ``torch.func``'s. Reverse mode differentiates a
 fresh copy of each primal (``clone``: connected to whatever the primal is part of, so an outer
 ``grad`` or ``jvp`` sees through it) with ``create_graph=True``, so every result can be
-differentiated again. Forward mode opens a level, attaches the tangents, and reads the outputs'
+differentiated again; results whose graph reaches nothing but those copies (no outer
+transform or tensor requiring grad) are returned detached, as torch.func's are. Forward mode opens a level, attaches the tangents, and reads the outputs'
 tangents at that level; levels nest, and mix with reverse mode in either order.
 """
 
 from __future__ import annotations
 
-from reference.autograd import forward_ad
+import weakref
+
+from reference.autograd import forward_ad, graph
 from reference.autograd.engine import grad as autograd_grad
 from reference.autograd.grad_mode import enable_grad
 from reference.autograd.tensor import Tensor
@@ -68,6 +71,27 @@ def _check_like(leaves, spec, ref_leaves, ref_spec, name, ref_name):
 # ---- reverse mode -----------------------------------------------------------------------------------
 
 
+_private = weakref.WeakValueDictionary()  # id -> the primal copies vjp differentiates
+_running = [0]  # how many vjp calls are inside their func
+
+
+def _detached_if_private(results):
+    """``results`` detached when no transform is running and their graphs reach no leaf but the
+    private copies vjp made (so nothing outside could differentiate them), as torch.func's are."""
+    if forward_ad._visible[0] or _running[0]:
+        return results
+    seen, stack = set(), [r.grad_fn for r in results if isinstance(r, Tensor) and r.grad_fn is not None]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, graph.AccumulateGrad) and _private.get(id(node.variable)) is not node.variable:
+            return results
+        stack.extend(e[0] for e in node.next_edges if e is not None)
+    return [r.detach() if isinstance(r, Tensor) and r.requires_grad else r for r in results]
+
+
 def vjp(func, *primals, has_aux=False):
     """``(output, vjp_fn)`` (``(output, vjp_fn, aux)`` with has_aux); ``vjp_fn(cotangents)``
     returns a tuple shaped like ``primals``."""
@@ -77,7 +101,12 @@ def vjp(func, *primals, has_aux=False):
         for x in inner:
             if not x.requires_grad:
                 x.requires_grad_()
-        out, aux = _split_aux(func(*unflatten(spec, inner)), has_aux, "vjp")
+                _private[id(x)] = x
+        _running[0] += 1
+        try:
+            out, aux = _split_aux(func(*unflatten(spec, inner)), has_aux, "vjp")
+        finally:
+            _running[0] -= 1
     out_leaves, out_spec = tensor_leaves(out, "vjp: output of func")
 
     def vjp_fn(cotangents):
@@ -96,8 +125,9 @@ def vjp(func, *primals, has_aux=False):
                     allow_unused=True,
                     materialize_grads=True,
                 )
-        return unflatten(spec, list(grads))
+        return unflatten(spec, _detached_if_private(list(grads)))
 
+    out = unflatten(out_spec, _detached_if_private(out_leaves))
     return (out, vjp_fn) if not has_aux else (out, vjp_fn, aux)
 
 
@@ -195,7 +225,8 @@ def jvp(func, primals, tangents, *, has_aux=False):
             forward_ad.set_tangent(o, level, None)
     finally:
         forward_ad.exit(level)
-    jvp_out = unflatten(out_spec, tans)
+    out = unflatten(out_spec, _detached_if_private(out_leaves))
+    jvp_out = unflatten(out_spec, _detached_if_private(tans))
     return (out, jvp_out) if not has_aux else (out, jvp_out, aux)
 
 

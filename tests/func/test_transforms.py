@@ -115,6 +115,19 @@ def test_pytree_inputs_and_outputs():
     np.testing.assert_allclose(_np(gx), (_np(params["a"]).sum(0)) * _np(params["b"][0]), rtol=1e-12)
 
 
+def test_results_are_detached_unless_something_outside_needs_their_graph():
+    x = _randn(0, 3)
+    f = lambda x: (x.tanh() * x).sum()  # noqa: E731
+    assert not grad(f)(x).requires_grad
+    assert not hessian(f)(x).requires_grad
+    assert not jvp(grad(f), (x,), (T.ones_like(x),))[1].requires_grad
+    w = _randn(1, 3).requires_grad_()
+    g = grad(lambda x: (x * x * w).sum())(x)  # closes over w, which requires grad
+    assert g.requires_grad
+    g.sum().backward()
+    np.testing.assert_allclose(_np(w.grad), 2 * _np(x), rtol=1e-14)
+
+
 def test_namedtuple_pytrees():
     import collections
 
