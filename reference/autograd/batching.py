@@ -218,6 +218,23 @@ _SHORTHANDS = {
 }
 
 
+class Copied:
+    """A view op's physical value that had to be a copy."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _viewable(x, size):
+    from reference.ops import kernels
+
+    try:
+        kernels.view_geometry(tuple(x.shape), x.stride(), x.storage_offset(), size=tuple(size))
+    except RuntimeError:
+        return False
+    return True
+
+
 def view_rule(shift):
     """A view op's batch rule: the same view of the physical value (batch dim first) with the
     parameters ``shift(params, logical_shape, B)`` returns; every output keeps the batch dim at 0."""
@@ -231,6 +248,10 @@ def view_rule(shift):
         new = shift(dict(params), shape, b.size)
         if "_reshape" in new:  # expand: unit dims first, so the logical dims line up
             x = api.reshape(x, new.pop("_reshape"))
+        if b.rule.name == "view" and not _viewable(x, new["size"]):
+            # the logical tensor is viewable but, with the batch dim moved first, the physical one
+            # is not: copy it (and refuse later writes through the copy, see batch_inplace)
+            return Copied(api.reshape(x, new["size"])), 0
         out = apply_view(b.rule, x, new)
         return tuple((o, 0) for o in out) if isinstance(out, tuple) else (out, 0)
 
@@ -330,8 +351,13 @@ def batch_view(index, rule, src, params, run):
     level = forward_ad._stack[index]
     logical = run()
     outs = _run(index, rule, (src,), params, None)
+    copied = src._vmap_copied
     for o, (v, d) in zip(logical if isinstance(logical, tuple) else (logical,), outs):
+        if isinstance(v, Copied):
+            v, copied = v.value, True
         attach(o, v, d, level)
+        if copied:
+            o._vmap_copied = True
     return logical
 
 
@@ -342,6 +368,11 @@ def batch_inplace(index, rule, self, others, params, cast, run):
 
     level = forward_ad._stack[index]
     p = physical(self, level)
+    if self._vmap_copied:
+        raise VmapError(
+            f"vmap: {rule.name}_ writes through a view whose batched value had to be copied (with the batch "
+            "dim first, view() could not alias it); write into a .contiguous() tensor instead"
+        )
     if p is None:
         raise VmapError(
             f"vmap: {rule.name}_(self, *others) writes a batched value into an unbatched tensor; "

@@ -67,6 +67,7 @@ class Tensor:
     _wrapped = False  # a Python number wrapped as a 0-d tensor (type promotion)
     _tangents = None  # forward-mode tangents by level id (reference.autograd.forward_ad)
     _batched = None  # vmap: (physical value, batch dim) by level id (reference.autograd.batching)
+    _vmap_copied = False  # vmap: a view whose physical value is a copy (writes through it refused)
     __hash__ = object.__hash__
     __array_priority__ = 1000
 
