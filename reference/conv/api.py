@@ -200,7 +200,9 @@ def convolution_double_backward(
     * g_input       = grad_input of conv(x, ggW) at gO        (⟨ggW, gW(x)⟩ is linear in x)
     * g_weight      = grad_weight of conv(ggI, w) at gO       (⟨ggI, gI(w)⟩ is linear in w)
 
-    ``None`` cotangents count as zero; outputs are ``None`` where ``output_mask`` is False.
+    As in aten, an output is ``None`` (undefined) where ``output_mask`` is False *or* where none
+    of the cotangents it is built from is given: g_grad_output needs one of ggI/ggW/ggb, g_input
+    needs ggW, g_weight needs ggI. Callers that want zeros there materialise them.
     """
     gy, x, w = _array("gO", gO), _array("input", input), _array("weight", weight)
     mask = _mask(output_mask)
@@ -215,28 +217,21 @@ def convolution_double_backward(
         raise ConvConfigError(
             "gO.shape", tuple(gy.shape), f"must equal the convolution's output shape {p.output_shape}"
         )
-    xp = namespace_of(gy, x, w)
-    dtype = xp.result_type(gy, x, w)
 
+    xp = namespace_of(gy, x, w)
     g_grad_output = g_input = g_weight = None
-    if mask[0]:
-        g_grad_output = xp.zeros(p.output_shape, dtype=dtype)
+    if mask[0] and not (ggI is None and ggW is None and ggb is None):
+        g_grad_output = xp.zeros(p.output_shape, dtype=xp.result_type(gy, x, w))
         if ggI is not None:
             g_grad_output = g_grad_output + convolution(ggI, w, None, *params)
         if ggW is not None:
             g_grad_output = g_grad_output + convolution(x, ggW, None, *params)
         if ggb is not None:
             g_grad_output = g_grad_output + _channel_bias(ggb, p.corr.rank)
-    if mask[1]:
-        if ggW is None:
-            g_input = xp.zeros(p.input_shape, dtype=dtype)
-        else:
-            g_input = convolution_backward(gy, x, ggW, None, *params, (True, False, False))[0]
-    if mask[2]:
-        if ggI is None:
-            g_weight = xp.zeros(p.weight_shape, dtype=dtype)
-        else:
-            g_weight = convolution_backward(gy, ggI, w, None, *params, (False, True, False))[1]
+    if mask[1] and ggW is not None:
+        g_input = convolution_backward(gy, x, ggW, None, *params, (True, False, False))[0]
+    if mask[2] and ggI is not None:
+        g_weight = convolution_backward(gy, ggI, w, None, *params, (False, True, False))[1]
     return g_grad_output, g_input, g_weight
 
 

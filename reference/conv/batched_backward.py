@@ -197,7 +197,8 @@ def batched_convolution_double_backward(
     ``batched = (ggI, ggW, ggb, gO, weight, input)`` (flags of ``None`` arrays are ignored).
 
     The double backward is three sums of convolutions (see ``convolution_double_backward``);
-    each term is batched with the forward and backward rules above."""
+    each term is batched with the forward and backward rules above. Outputs are ``None`` where
+    aten's are undefined (no cotangent they are built from)."""
     names = ("ggI", "ggW", "ggb", "gO", "weight", "input")
     arrays = dict(zip(names, (ggI, ggW, ggb, gO, weight, input)))
     flags = {n: f and arrays[n] is not None for n, f in zip(names, _flags("batched", batched, 6))}
@@ -222,15 +223,11 @@ def batched_convolution_double_backward(
         if ggb is not None:
             b = ggb if f["ggb"] else ggb[None]
             terms.append(b.reshape(b.shape[0], 1, b.shape[1], *(1,) * (gO.ndim - 2 - f["gO"])))
-        g_grad_output = _sum_terms(terms, gO, f["gO"], batch)
-    if mask[1]:
-        g_input = _backward_term(
-            gO, input, ggW, params, (f["gO"], f["input"], f["ggW"]), batch, 0, input, f["input"]
-        )
-    if mask[2]:
-        g_weight = _backward_term(
-            gO, ggI, weight, params, (f["gO"], f["ggI"], f["weight"]), batch, 1, weight, f["weight"]
-        )
+        g_grad_output = _sum_terms(terms, gO, f["gO"], batch) if terms else None
+    if mask[1] and ggW is not None:
+        g_input = _backward_term(gO, input, ggW, params, (f["gO"], f["input"], f["ggW"]), batch, 0)
+    if mask[2] and ggI is not None:
+        g_weight = _backward_term(gO, ggI, weight, params, (f["gO"], f["ggI"], f["weight"]), batch, 1)
     return g_grad_output, g_input, g_weight
 
 
@@ -249,12 +246,8 @@ def _sum_terms(terms, gO, gO_b, batch):
     return total
 
 
-def _backward_term(gO, x, w, params, flags, batch, index, like, like_batched):
-    """grad_input (index 0) or grad_weight (index 1) of the conv at (x, w), batched. A ``None``
-    operand is a missing cotangent: the term is zero, shaped like ``like``."""
-    if x is None or w is None:
-        shape = like.shape[1:] if like_batched else like.shape
-        return namespace_of(gO).zeros((batch, *shape), dtype=gO.dtype)
+def _backward_term(gO, x, w, params, flags, batch, index):
+    """grad_input (index 0) or grad_weight (index 1) of the conv at (x, w), batched."""
     mask = (index == 0, index == 1, False)
     if not any(flags):
         return _broadcast(convolution_backward(gO, x, w, None, *params, mask)[index], batch, False)

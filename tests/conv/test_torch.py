@@ -249,3 +249,20 @@ def test_torch_zero_input_channels_discrepancy():
     assert ours.shape == (1, 2, 3) and not ours.any()
     theirs = torch.ops.aten.convolution(torch.tensor(x), torch.tensor(w), None, [1], [0], [1], False, [0], 1)
     assert tuple(theirs.shape) == (1, 0, 3), "torch now handles zero input channels: update this note"
+
+
+@pytest.mark.parametrize("given", [(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0), (0, 0, 0), (1, 1, 1)])
+def test_double_backward_definedness_matches_aten(given):
+    """Which outputs aten leaves undefined when cotangents are missing (mask all True)."""
+    rng = np.random.default_rng(0)
+    x, w, gO = rng.standard_normal((1, 2, 5)), rng.standard_normal((3, 2, 3)), rng.standard_normal((1, 3, 3))
+    gg = [rng.standard_normal(s) if g else None for g, s in zip(given, (x.shape, w.shape, (3,)))]
+    ours = convolution_double_backward(*gg, gO, w, x, 1, 0, 1, False, 0, 1, (True, True, True))
+    t = lambda a: None if a is None else torch.tensor(a)
+    theirs = torch.ops.aten._convolution_double_backward(
+        *map(t, gg), t(gO), t(w), t(x), [1], [0], [1], False, [0], 1, [True, True, True]
+    )
+    assert [o is None for o in ours] == [r is None for r in theirs]
+    for o, r in zip(ours, theirs):
+        if o is not None:
+            np.testing.assert_allclose(o, r.numpy(), rtol=1e-12, atol=1e-12)
