@@ -1183,15 +1183,18 @@ def convolution_backward(g, input, weight, bias_shape, conv, needs):
 
 def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
     """VJP of convolution_backward. Not recording: reference.conv's array-level double backward.
-    Recording (create_graph, third order): the same three terms as differentiable convolutions."""
+    Recording (create_graph, third order): the same three terms as differentiable convolutions.
+    A ``None`` cotangent (an output of convolution_backward nobody used) contributes nothing, and
+    an output built only from absent cotangents is ``None``, as aten leaves it undefined."""
     ggI, ggW, ggb = gg
     if not _enabled[0] and not _levels._visible[0]:  # (under a transform: the composition below)
         from reference.conv import convolution_double_backward as array_double
 
+        data = lambda t: None if t is None else t._data
         out = array_double(
-            ggI._data,
-            ggW._data,
-            ggb._data,
+            data(ggI),
+            data(ggW),
+            data(ggb),
             grad_output._data,
             weight._data,
             input._data,
@@ -1201,10 +1204,17 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
         return tuple(_make(o) if o is not None and n else None for o, n in zip(out, needs))
     g_out = g_in = g_w = None
     if needs[0]:
-        g_out = convolution(ggI, weight, None, **conv) + convolution(input, ggW, None, **conv)
-        g_out = g_out + reshape(ggb, (1, -1) + (1,) * (input.ndim - 2))
-    if needs[1]:
+        terms = []
+        if ggI is not None:
+            terms.append(convolution(ggI, weight, None, **conv))
+        if ggW is not None:
+            terms.append(convolution(input, ggW, None, **conv))
+        if ggb is not None:
+            terms.append(reshape(ggb, (1, -1) + (1,) * (input.ndim - 2)))
+        for term in terms:
+            g_out = term if g_out is None else g_out + term
+    if needs[1] and ggW is not None:
         g_in = convolution_backward(grad_output, input, ggW, None, conv, (True, False, False))[0]
-    if needs[2]:
+    if needs[2] and ggI is not None:
         g_w = convolution_backward(grad_output, ggI, weight, None, conv, (False, True, False))[1]
     return g_out, g_in, g_w

@@ -1047,6 +1047,7 @@ rule(
         g, x, w, bias_sizes, conv, output_mask
     ),
     outputs=3,
+    undefined_grads=True,  # aten's double backward leaves g_input undefined without ggW, etc.
     vjp=_conv_double_grads,
     saves={"grad_output": _ALL3, "input": _ALL3, "weight": _ALL3},
     jvp=_conv_backward_jvp,

@@ -14,6 +14,10 @@ A rule says, once, everything the reference knows about a primitive (the shape o
   guards to decide what is saved for a given set of inputs needing gradients. This decides
   which in-place writes later make backward fail, and which graphs fail on a second backward;
 * ``node``: PyTorch's ``grad_fn`` name, used in error messages;
+* ``undefined_grads``: for multi-output ops, the VJP receives ``None`` for an output whose
+  gradient never arrived (aten passes an undefined tensor, and e.g.
+  ``_convolution_double_backward`` then leaves the gradients built from it undefined) instead
+  of the zeros the other multi-output ops see;
 * ``jvp``: the forward-mode rule (:mod:`reference.autograd.forward_ad`): per-input linear
   formulas, a function of all tangents, or one of the shorthands below;
 * ``batch``: the vmap rule (:mod:`reference.autograd.batching`): ``batch(b, params)`` on the
@@ -51,6 +55,7 @@ class Rule:
     view: Callable | None = None
     outputs: int = 1
     has_aux: bool = False
+    undefined_grads: bool = False
     jvp: Any = None
     batch: Any = None
 
