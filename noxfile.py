@@ -9,6 +9,7 @@
     nox -s report -- DIR          # re-render report.json and index.html from DIR/results.jsonl
     nox -s bench_conv             # the convolution benchmark (ratios against torch; not a timed test)
     nox -s bench_autograd         # reference autograd per-op overhead vs torch eager (not a timed test)
+    nox -s bench_vmap             # per-sample gradients: vmap(grad) vs loop vs torch.func
 
 Each session installs torch==2.13.0 before the project, as on a CPU-only machine any other
 spec pulls the CUDA build.
@@ -54,6 +55,13 @@ def bench_autograd(session: nox.Session) -> None:
     """Reference autograd per-op overhead vs torch eager, printed as a ratio."""
     _install(session, "torch")
     session.run("python", "benchmarks/autograd.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def bench_vmap(session: nox.Session) -> None:
+    """Per-sample gradients: reference vmap(grad) vs the loop over samples vs torch.func."""
+    _install(session, "torch")
+    session.run("python", "benchmarks/vmap.py", *session.posargs)
 
 
 FRAMEWORK_VERSIONS = {"torch": ["2.13.0"], "tensorflow": ["2.21.0"], "jax": ["0.10.2"]}

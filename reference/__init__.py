@@ -13,6 +13,7 @@ import numpy as _np
 from reference import (  # noqa: F401
     autograd,
     backend,
+    func,  # noqa: E402, F401  (T.func.vmap, like torch.func.vmap)
     nn,  # noqa: E402, F401
     ops,
 )
