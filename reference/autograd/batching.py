@@ -103,6 +103,7 @@ class BatchCall:
 
     def __init__(self, rule, inputs, level, info, cast):
         self.rule, self.inputs, self.size, self.cast, self.level = rule, inputs, info.size, cast, level
+        self.allow_fallback = info.allow_fallback
         self.values, self.bdims = [], []
         for t in inputs:
             p = physical(t, level)
@@ -269,15 +270,20 @@ def _run(index, rule, inputs, params, cast):
         b = BatchCall(rule, inputs, level, info, cast)
         spec = rule.batch
         if spec is None:
-            if not info.allow_fallback:
-                raise BatchRuleError(rule.name)
-            _fallbacks[rule.name] += 1
+            count_fallback(b)
             out = _fallback(b, params)
         else:
             out = _SHORTHANDS[spec](b, params) if isinstance(spec, str) else spec(b, params)
     if isinstance(out[0], tuple) or isinstance(out, list):
         return list(out)
     return [out]
+
+
+def count_fallback(b):
+    """Record that ``b`` runs per sample (or refuse, under ``allow_fallback=False``)."""
+    if not b.allow_fallback:
+        raise BatchRuleError(b.rule.name)
+    _fallbacks[b.rule.name] += 1
 
 
 def _fallback(b, params):

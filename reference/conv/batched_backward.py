@@ -77,29 +77,31 @@ def batched_convolution_backward(
     return grad_input, grad_weight, grad_bias
 
 
-def _grad_input(gO, w, p, params, gO_b, w_b, batch):
-    stride, _, dilation, transposed, _, groups = params
+def input_gradient_as_convolution(p):
+    """The convolution of grad_output with the *same* weight that gives the input gradient:
+    ``(params, crop)``, aten's positional parameters and the input's spatial size to crop to.
+
+    An ordinary convolution's input gradient is the transposed convolution with the same
+    padding, whose output_padding is the stride remainder that restores the input size. A
+    transposed convolution's is the ordinary convolution, which can produce extra positions
+    (output_padding >= stride), cropped."""
     corr = p.corr
-    if not (gO_b or w_b):
-        gi = convolution_backward(gO, _shape_only(gO, p.input_shape), w, None, *params, (True, False, False))[
-            0
-        ]
-        return _broadcast(gi, batch, False)
-    if not transposed:
-        # The input gradient of a convolution is the transposed convolution of grad_output with
-        # the same weight; output_padding is the stride remainder that restores the input size.
+    if not p.transposed:
         remainder = tuple(
             xp - ((y - 1) * s + ek)
             for xp, y, s, ek in zip(corr.padded_size, corr.out_size, corr.stride, corr.dilated_kernel)
         )
-        args = (stride, corr.pads, dilation, True, remainder, groups)
-        return batched_convolution(gO, w, None, *args, input_batched=gO_b, weight_batched=w_b)
-    # A transposed convolution's input gradient is the ordinary convolution of grad_output; it
-    # can produce extra positions (output_padding >= stride), which are cropped.
-    gi = batched_convolution(
-        gO, w, None, stride, corr.pads, dilation, False, 0, groups, input_batched=gO_b, weight_batched=w_b
-    )
-    return gi[(Ellipsis, *(slice(0, n) for n in p.input_shape[2:]))]
+        return (corr.stride, corr.pads, corr.dilation, True, remainder, corr.groups), None
+    return (corr.stride, corr.pads, corr.dilation, False, 0, corr.groups), tuple(p.input_shape[2:])
+
+
+def _grad_input(gO, w, p, params, gO_b, w_b, batch):
+    if not (gO_b or w_b):
+        gi = convolution_backward(gO, _shape_only(gO, p.input_shape), w, None, *params, (True, False, False))[0]
+        return _broadcast(gi, batch, False)
+    dual, crop = input_gradient_as_convolution(p)
+    gi = batched_convolution(gO, w, None, *dual, input_batched=gO_b, weight_batched=w_b)
+    return gi if crop is None else gi[(Ellipsis, *(slice(0, n) for n in crop))]
 
 
 def _shape_only(like, shape):

@@ -87,8 +87,8 @@ def _fold_convolution(b, conv):
 
 
 def convolution_backward_batch(b, params):
-    """Plain physical values: reference.conv's seven-combination rule. Otherwise each requested
-    gradient comes from the (differentiable) primitive per sample, stacked."""
+    """Plain physical values: reference.conv's seven-combination rule on arrays. Otherwise the
+    same fold with differentiable Tensor ops (:func:`_fold_convolution_backward`); never a loop."""
     from reference.conv import batched_convolution_backward
 
     conv, mask = params["conv"], params["output_mask"]
@@ -104,11 +104,113 @@ def convolution_backward_batch(b, params):
         dt = arrays[0].dtype
         outs = [np.zeros(s, dtype=dt) if a is None else a for a, s in zip((gi, gw, gb), fill)]
         return tuple((_make(np.ascontiguousarray(o)), 0) for o in outs)
-    per_sample = []
-    for k in range(b.size):
-        args = tuple(v if d is None else A.select(v, d, k) for v, d in zip(b.values, b.bdims))
-        per_sample.append(apply(b.rule, args, params))
-    return tuple((A.stack([s[j] for s in per_sample], 0), 0) for j in range(3))
+    return tuple((t, 0) for t in _fold_convolution_backward(b, conv, mask))
+
+
+def _fold_convolution_backward(b, conv, mask):
+    """functorch's convolution_backward rule with Tensor ops (differentiable, so the transforms
+    recording around it — vmap(grad(f)), grad(vmap(grad(f))) — see ordinary convolutions).
+
+    grad_input is the convolution of grad_output with the weight that
+    ``input_gradient_as_convolution`` names, batched by the forward fold. grad_weight folds B
+    into the groups when input and grad_output are both batched, else into the batched one's
+    channels inside each group, as ``reference.conv.batched_backward`` does on arrays."""
+    from reference.conv.batched_backward import input_gradient_as_convolution
+    from reference.conv.geometry import plan
+
+    n = b.size
+    gO_b, x_b, w_b = (d is not None for d in b.bdims)
+    front = lambda i, batched: b.front(i) if batched else b.values[i]
+    x_shape, w_shape = tuple(b.inputs[1].shape), tuple(b.inputs[2].shape)
+    p = plan(x_shape, w_shape, *A.conv_geometry(conv))
+    dtype = b.inputs[1].dtype
+    outs = [A.zeros((n,) + x_shape, dtype=dtype), A.zeros((n,) + w_shape, dtype=dtype), None]
+    if mask[0]:
+        (stride, pads, dilation, transposed, output_padding, groups), crop = input_gradient_as_convolution(p)
+        dual = dict(
+            stride=stride,
+            padding=pads,
+            dilation=dilation,
+            transposed=transposed,
+            output_padding=output_padding,
+            groups=groups,
+        )
+        gi = _batched_conv(front(0, gO_b), front(2, w_b), gO_b, w_b, n, dual)
+        for d, size in enumerate(crop or ()):
+            gi = A.narrow(gi, 3 + d, 0, size)
+        outs[0] = gi
+    if mask[1]:
+        outs[1] = _batched_grad_weight(front(0, gO_b), front(1, x_b), gO_b, x_b, n, p, conv, dtype)
+    if mask[2]:
+        g_out = front(0, gO_b)  # (B, N, O, *S) when batched, else (N, O, *S)
+        gb = A.sum(g_out, dim=(1, *range(3, g_out.ndim)) if gO_b else (0, *range(2, g_out.ndim)))
+        outs[2] = gb if gO_b else A.expand(A.unsqueeze(gb, 0), (n,) + tuple(gb.shape))
+    else:
+        outs[2] = A.zeros((n, p.output_shape[1]), dtype=dtype)
+    return outs
+
+
+def _batched_conv(x, w, x_b, w_b, n, conv):
+    """conv(x[k], w[k]) for every sample k as one convolution: (n, N, O, ...). ``x``/``w`` carry
+    the batch first when batched; B joins N (input only) or the groups (weight batched)."""
+    if not (x_b or w_b):
+        y = A.convolution(x, w, None, **conv)
+        return A.expand(A.unsqueeze(y, 0), (n,) + tuple(y.shape))
+    if not w_b:
+        xs = tuple(x.shape)
+        y = A.convolution(A.reshape(x, (n * xs[1],) + xs[2:]), w, None, **conv)
+        return A.reshape(y, (n, xs[1]) + tuple(y.shape[1:]))
+    if not x_b:
+        x = A.expand(A.unsqueeze(x, 0), (n,) + tuple(x.shape))
+    xs, ws = tuple(x.shape), tuple(w.shape)
+    xf = A.reshape(A.transpose(x, 0, 1), (xs[1], n * xs[2]) + xs[3:])
+    y = A.convolution(xf, A.reshape(w, (n * ws[1],) + ws[2:]), None, **{**conv, "groups": n * conv["groups"]})
+    ys = tuple(y.shape)
+    return A.transpose(A.reshape(y, (ys[0], n, ys[1] // n) + ys[2:]), 0, 1)
+
+
+def _batched_grad_weight(gO, x, gO_b, x_b, n, p, conv, dtype):
+    """The weight gradient for every sample: (n, *weight shape)."""
+    w_shape = tuple(p.weight_shape)
+    if not (gO_b or x_b):
+        gw = A.convolution_backward(gO, x, A.zeros(w_shape, dtype=dtype), None, conv, (False, True, False))[1]
+        return A.expand(A.unsqueeze(gw, 0), (n,) + w_shape)
+    g, transposed = conv["groups"], conv["transposed"]
+    x_dim, gO_dim = (0, 1) if transposed else (1, 0)  # weight dims holding each side's channels
+    groups_in_dim = {0: g, 1: 1}
+    if gO_b and x_b:
+        x_f, gO_f, g_f, dim, gdim = _fold_batch_major(x), _fold_batch_major(gO), n * g, 0, 1
+    elif x_b:
+        x_f, gO_f, g_f, dim, gdim = _fold_within_groups(x, g), gO, g, x_dim, groups_in_dim[x_dim]
+    else:
+        x_f, gO_f, g_f, dim, gdim = x, _fold_within_groups(gO, g), g, gO_dim, groups_in_dim[gO_dim]
+    from reference.conv.batched_backward import _explicit
+
+    padding, output_padding = _explicit(p)
+    folded_conv = {**conv, "padding": padding, "output_padding": output_padding, "groups": g_f}
+    folded_shape = tuple(s * n if i == dim else s for i, s in enumerate(w_shape))
+    gw = A.convolution_backward(
+        gO_f, x_f, A.zeros(folded_shape, dtype=dtype), None, folded_conv, (False, True, False)
+    )[1]
+    # Undo the fold of B into weight axis ``dim`` laid out as (gdim, B, rest): B moves to the front.
+    rest = folded_shape[dim] // (gdim * n)
+    split = A.reshape(gw, folded_shape[:dim] + (gdim, n, rest) + folded_shape[dim + 1 :])
+    order = (dim + 1,) + tuple(i for i in range(split.ndim) if i != dim + 1)
+    return A.reshape(A.permute(split, order), (n,) + w_shape)
+
+
+def _fold_batch_major(a):
+    """(B, N, Ch, *S) → (N, B·Ch, *S), channel order (b, c)."""
+    s = tuple(a.shape)
+    return A.reshape(A.transpose(a, 0, 1), (s[1], s[0] * s[2]) + s[3:])
+
+
+def _fold_within_groups(a, groups):
+    """(B, N, Ch, *S) → (N, Ch·B, *S), channel order (group, b, c within group)."""
+    s = tuple(a.shape)
+    grouped = A.reshape(a, (s[0], s[1], groups, s[2] // groups) + s[3:])
+    moved = A.permute(grouped, (1, 2, 0, 3) + tuple(range(4, 4 + len(s) - 3)))
+    return A.reshape(moved, (s[1], s[2] * s[0]) + s[3:])
 
 
 # ---- as_strided -------------------------------------------------------------------------------------
