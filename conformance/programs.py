@@ -528,7 +528,8 @@ def reference_outcome(case) -> tuple[str, object]:
 
 # -- the bound -------------------------------------------------------------------------------------------
 PROGRAM_BOUND_FORMULA = (
-    "|observed - expected| <= K*u*M, K = statements x largest tensor size, M = largest |value| compared"
+    "|observed - expected| <= K*u*M, K = S*n*(1+D): S statements, n largest tensor size, "
+    "D differentiation passes; M = largest |value| compared"
 )
 
 
@@ -537,19 +538,20 @@ def program_bound(source: str, outputs: dict) -> tuple[int, float]:
 
     Each statement computes every element of its result as a sum of at most ``n`` rounded terms (``n``
     the largest number of elements any compared tensor has; a reduction, matmul or conv contracts at
-    most that many), so along the program's ``S`` statements an element accumulates at most ``S·n``
-    roundings, each of relative size ``u`` of a magnitude no larger than the largest value the program
-    produces (``M``). This is an a-priori forward count: it does not model a nonlinear step amplifying
-    an earlier error (exp, division by a small value), which the strategy's ops and input range keep
-    well conditioned.
+    most that many), and each differentiation pass (a ``backward``/``autograd.grad`` call; a
+    ``create_graph`` one is differentiated again, so it counts twice) evaluates every statement's
+    VJP once more, again a sum of at most ``n`` terms. So along the program an element accumulates at
+    most ``S·n·(1+D)`` roundings, each of relative size ``u`` of a magnitude no larger than the largest
+    value compared (``M``). This is an a-priori forward count: it does not model a nonlinear step
+    amplifying an earlier error, nor elementary functions (exp, tanh) less accurate than one ulp.
     """
-    statements = sum(
-        1 for line in source.splitlines()[1:] if line.strip() and not line.strip().startswith("with ")
-    )
+    lines = [line.strip() for line in source.splitlines()[1:]]
+    statements = sum(1 for line in lines if line and not line.startswith("with "))
+    passes = sum(source.count(k) for k in (".backward(", "autograd.grad(", "create_graph=True"))
     arrays = [a for a in outputs.values() if a is not None]
     n = max([a.size for a in arrays] + [1])
     finite = [np.abs(a[np.isfinite(a)]).max() for a in arrays if np.isfinite(a).any()]
-    return statements * n, max(finite + [1.0])
+    return statements * n * (1 + passes), max(finite + [1.0])
 
 
 def program_expected(case, outputs: dict) -> dict:

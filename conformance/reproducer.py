@@ -164,7 +164,10 @@ def _oracle_source() -> str:
 def reproducer(record: dict, adapter_spec: str, device: str = "cpu", precision: str = "highest") -> str:
     """The text of a standalone script that re-runs ``record``'s case and check on its framework."""
     if (record.get("case") or {}).get("op") == "program":
-        return program_reproducer(record, getattr(load_class(adapter_spec), "program_namespace", None))
+        cls = load_class(adapter_spec)
+        return program_reproducer(
+            record, getattr(cls, "program_namespace", None), getattr(cls, "program_backend", None)
+        )
     case = Case.from_dict(record["case"], source=record["case_id"])
     check, framework = record["check"], record["framework"]
     bound = record.get("bound") or {}
@@ -275,10 +278,25 @@ def outcome(T):
     return {"outputs": {k: as_numpy(v) for k, v in out.items()}}
 
 
+def functional_outcome():
+    """The program functionalised by refgrad's reference and run by FRAMEWORK (needs refgrad importable)."""
+    import conformance.functional as functional
+    from conformance.case import Case
+    from conformance.programs import ProgramError
+
+    case = Case.from_dict(json.loads(CASE_JSON))
+    arrays = {n: np.array(v, dtype=np.float64) for n, v in INPUTS.items()}
+    as_numpy = lambda t: None if t is None else np.asarray(t, dtype=np.float64)
+    try:
+        return {"outputs": functional.run_functional(getattr(functional, FUNCTIONAL)(), case, arrays, as_numpy)}
+    except ProgramError as exc:
+        return {"error": {"type": exc.type_name, "line": exc.line, "message": exc.message}}
+
+
 def main():
     import importlib
 
-    got = outcome(importlib.import_module(FRAMEWORK))
+    got = functional_outcome() if FUNCTIONAL else outcome(importlib.import_module(FRAMEWORK))
     departs = []
     if "error" in EXPECTED or "error" in got:
         mine, theirs = EXPECTED.get("error"), got.get("error")
@@ -308,7 +326,7 @@ def main():
 '''
 
 
-def program_reproducer(record: dict, namespace: str | None = None) -> str:
+def program_reproducer(record: dict, namespace: str | None = None, backend: str | None = None) -> str:
     """A standalone script: the program text verbatim, its inputs, the reference's outcome, a check."""
     from conformance.programs import (
         AUTOGRAD_ERRORS,
@@ -343,8 +361,11 @@ import sys
 import numpy as np
 
 FRAMEWORK = {namespace!r}  # the program runs with T = this module
+# set for JAX/TensorFlow: the program is functionalised by refgrad's reference (refgrad must be importable)
+FUNCTIONAL = {backend!r}
 '''
     data = f"""
+CASE_JSON = r'''{json.dumps(case.to_dict())}'''
 PROG_FIRST_LINE = prog.__code__.co_firstlineno
 INPUTS = json.loads(r'''{json.dumps(inputs)}''')
 # the reference's outcome on these inputs (float64): every output, or the error and its program line

@@ -18,6 +18,7 @@ _SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 
 class JaxAdapter(Adapter):
     name = "jax"
+    program_backend = "JaxBackend"  # program cases: conformance.functional.JaxBackend
 
     def __init__(self):
         import jax
@@ -61,6 +62,10 @@ class JaxAdapter(Adapter):
         }
 
     def unsupported(self, case, check):
+        if case.op == "program":
+            from conformance.functional import why_not_functional
+
+            return why_not_functional(case)
         p = case.params
         if p.transposed and any(op >= max(s, d) for op, s, d in zip(p.output_padding, p.stride, p.dilation)):
             return (
@@ -210,3 +215,14 @@ class JaxAdapter(Adapter):
             *rest,
         )
         return dict(zip(self._grad_names(case), grads))
+
+    def program(self, case, a):
+        """The program functionalised by the reference (views as gathers, in-place as scatters into
+        the base) and differentiated by jax's own autodiff (:mod:`conformance.functional`)."""
+        import numpy as np
+
+        from conformance.functional import JaxBackend, run_functional
+
+        return run_functional(
+            JaxBackend(), case, a, lambda v: None if v is None else np.asarray(v, dtype=np.float64)
+        )

@@ -30,6 +30,7 @@ def _from_nhwc(a, batch_dims=0):
 
 class TensorFlowAdapter(Adapter):
     name = "tensorflow"
+    program_backend = "TensorFlowBackend"  # program cases: conformance.functional.TensorFlowBackend
 
     def __init__(self):
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -72,6 +73,10 @@ class TensorFlowAdapter(Adapter):
 
     # -- what TF cannot express ------------------------------------------------------------------
     def unsupported(self, case, check):
+        if case.op == "program":
+            from conformance.functional import why_not_functional
+
+            return why_not_functional(case)
         p = case.params
         if p.transposed and p.groups > 1:
             return "tensorflow has no grouped transposed convolution (tf.nn.conv_transpose takes no groups)"
@@ -315,3 +320,12 @@ class TensorFlowAdapter(Adapter):
             return tuple(tape.gradient(y, leaves, output_gradients=gi))
 
         return self._grads_back(case, tf.vectorized_map(one, elems), batch_dims=1)
+
+    def program(self, case, a):
+        """The program functionalised by the reference (views as gathers, in-place as scatters into
+        the base) and differentiated by tensorflow's own autodiff (:mod:`conformance.functional`)."""
+        from conformance.functional import TensorFlowBackend, run_functional
+
+        return run_functional(
+            TensorFlowBackend(), case, a, lambda v: None if v is None else np.asarray(v, dtype=np.float64)
+        )

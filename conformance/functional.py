@@ -1,0 +1,534 @@
+"""Programs with views and in-place ops, functionalised by the reference, run as pure functions.
+
+JAX and TensorFlow have no mutable views. To run a program case there, the program text is
+executed with ``T`` = a :class:`Namespace` whose tensors are *functional*: every tensor is a read
+(gather) of a storage's current value at an index array, and every in-place update is a scatter
+into the storage's value — the semantics CopySlices gives an in-place op on a view. The reference
+runs the same program in lockstep and decides the aliasing: which storage a result lives in and
+at which positions (its size, stride and storage offset), whether ``reshape`` made a view or a
+copy, and so on; the framework computes every value (``exp``, ``matmul``, ``conv1d``, …) with its
+own ops.
+
+Gradients come from the framework's autodiff. A ``backward()`` (or ``autograd.grad``) call is the
+k-th differentiation of the program; its gradient is the framework's gradient of *the program run
+up to that call* as a function of the inputs (:meth:`Run.until`), so ``retain_graph`` and several
+backward calls accumulate, and ``autograd.grad(..., create_graph=True)`` nested inside a later
+backward differentiates twice. ``no_grad`` and ``detach`` are ``stop_gradient``; an in-place
+update under ``no_grad`` changes the values but not the derivative (``old + stop_gradient(new -
+old)``), as PyTorch's history is unchanged by it.
+
+What has no functional counterpart is declared, not guessed: a program the reference raises on
+(version counters, backward twice), gradient hooks, ``retain_grad`` and ops outside the table
+(:data:`VALUE_OPS`). A functional framework cannot say "no gradient": an input whose ``.grad``
+the reference leaves None is reported None when the framework's gradient is exactly zero.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Unsupported(Exception):
+    """This program has no functional counterpart (the message says why)."""
+
+
+class _Stop(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+# ---- backends: the framework's own ops ---------------------------------------------------------------
+class JaxBackend:
+    name = "jax"
+
+    def __init__(self):
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+        self.jax, self.jnp = jax, jax.numpy
+
+    def constant(self, a):
+        return self.jnp.asarray(np.asarray(a, dtype=np.float64))
+
+    def gather(self, flat, idx):
+        return self.jnp.take(flat, self.jnp.asarray(idx))
+
+    def scatter(self, flat, idx, values):
+        return flat.at[self.jnp.asarray(idx.ravel())].set(self.jnp.reshape(values, (-1,)))
+
+    def zeros(self, n):
+        return self.jnp.zeros((n,), dtype=self.jnp.float64)
+
+    def stop_gradient(self, x):
+        return self.jax.lax.stop_gradient(x)
+
+    def broadcast(self, x, shape):
+        return self.jnp.broadcast_to(x, shape)
+
+    def grad(self, f, xs):
+        return self.jax.grad(f, argnums=tuple(range(len(xs))))(*xs)
+
+    def ops(self):
+        jnp, nn = self.jnp, self.jax.nn
+        return {
+            "exp": jnp.exp,
+            "tanh": jnp.tanh,
+            "sigmoid": nn.sigmoid,
+            "relu": nn.relu,
+            "abs": jnp.abs,
+            "neg": jnp.negative,
+            "sqrt": jnp.sqrt,
+            "add": jnp.add,
+            "sub": jnp.subtract,
+            "mul": jnp.multiply,
+            "div": jnp.divide,
+            "clamp": jnp.clip,
+            "sum": lambda x, dim=None: jnp.sum(x, axis=dim),
+            "mean": jnp.mean,
+            "amax": jnp.max,
+            "matmul": jnp.matmul,
+            "softmax": lambda x, dim: nn.softmax(x, axis=dim),
+            "conv1d": lambda x, w, padding: self.jax.lax.conv_general_dilated(
+                x, w, (1,), [(padding, padding)]
+            ),
+        }
+
+
+class TensorFlowBackend:
+    name = "tensorflow"
+
+    def __init__(self):
+        import tensorflow as tf
+
+        self.tf = tf
+
+    def constant(self, a):
+        return self.tf.constant(np.asarray(a, dtype=np.float64))
+
+    def gather(self, flat, idx):
+        return self.tf.gather(flat, self.tf.constant(idx, dtype=self.tf.int64))
+
+    def scatter(self, flat, idx, values):
+        tf = self.tf
+        return tf.tensor_scatter_nd_update(
+            flat, tf.constant(idx.reshape(-1, 1), tf.int64), tf.reshape(values, [-1])
+        )
+
+    def zeros(self, n):
+        return self.tf.zeros((n,), dtype=self.tf.float64)
+
+    def stop_gradient(self, x):
+        return self.tf.stop_gradient(x)
+
+    def broadcast(self, x, shape):
+        return self.tf.broadcast_to(self.tf.cast(x, self.tf.float64), shape)
+
+    def grad(self, f, xs):
+        tf = self.tf
+        with tf.GradientTape() as tape:
+            tape.watch(xs)
+            y = f(*xs)
+        return tape.gradient(y, list(xs), unconnected_gradients=tf.UnconnectedGradients.ZERO)
+
+    def _conv1d(self, x, w, padding):
+        tf = self.tf
+        x = tf.pad(tf.transpose(x, [0, 2, 1]), [[0, 0], [padding, padding], [0, 0]])  # NWC
+        y = tf.nn.conv1d(x, tf.transpose(w, [2, 1, 0]), stride=1, padding="VALID")  # filter (W, in, out)
+        return tf.transpose(y, [0, 2, 1])
+
+    def ops(self):
+        tf = self.tf
+        return {
+            "exp": tf.exp,
+            "tanh": tf.tanh,
+            "sigmoid": tf.sigmoid,
+            "relu": tf.nn.relu,
+            "abs": tf.abs,
+            "neg": tf.negative,
+            "sqrt": tf.sqrt,
+            "add": tf.add,
+            "sub": tf.subtract,
+            "mul": tf.multiply,
+            "div": tf.divide,
+            "clamp": tf.clip_by_value,
+            "sum": lambda x, dim=None: tf.reduce_sum(x, axis=dim),
+            "mean": tf.reduce_mean,
+            "amax": tf.reduce_max,
+            "matmul": tf.linalg.matmul,
+            "softmax": lambda x, dim: tf.nn.softmax(x, axis=dim),
+            "conv1d": self._conv1d,
+        }
+
+
+# ---- the functional tensor ------------------------------------------------------------------------------
+# method name -> (table op, how the arguments map); in-place names map to their out-of-place op
+VALUE_OPS = {
+    "exp",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "abs",
+    "neg",
+    "sqrt",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "clamp",
+    "sum",
+    "mean",
+    "amax",
+    "softmax",
+    "clone",
+    "matmul",
+}
+INPLACE = {f"{n}_" for n in ("exp", "tanh", "sigmoid", "relu", "neg", "add", "sub", "mul", "div", "clamp")}
+INPLACE |= {"zero_", "fill_", "copy_"}
+_BINARY = {"__add__": "add", "__sub__": "sub", "__mul__": "mul", "__matmul__": "matmul"}
+
+
+class Storage:
+    def __init__(self, value):
+        self.value = value  # a flat framework array
+
+
+def _index(r) -> np.ndarray:
+    """The flat storage positions of a reference tensor's elements (offset + Σ i_k·stride_k)."""
+    shape, stride = tuple(r.shape), r.stride()
+    idx = np.full(shape, r.storage_offset(), dtype=np.int64)
+    for k, (n, s) in enumerate(zip(shape, stride)):
+        idx += (np.arange(n, dtype=np.int64) * s).reshape([-1 if j == k else 1 for j in range(len(shape))])
+    return idx
+
+
+class FTensor:
+    """A functional tensor: the reference's tensor ``r`` (geometry) and a storage (values)."""
+
+    def __init__(self, run, r, storage, detached=None):
+        self._run, self._r, self._storage, self._idx = run, r, storage, _index(r)
+        self.detached = detached
+
+    # geometry, answered by the reference
+    @property
+    def shape(self):
+        return self._r.shape
+
+    def stride(self, *a):
+        return self._r.stride(*a)
+
+    def storage_offset(self):
+        return self._r.storage_offset()
+
+    def dim(self):
+        return self._r.dim()
+
+    @property
+    def ndim(self):
+        return self._r.ndim
+
+    def value(self):
+        v = self._run.B.gather(self._storage.value, self._idx)
+        return self._run.B.stop_gradient(v) if self.detached else v
+
+    # -- ops -------------------------------------------------------------------------------------------
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in ("register_hook", "retain_grad", "grad"):
+            raise Unsupported(f"{name}: a functional framework has no per-tensor gradient state")
+        return lambda *args, **kwargs: self._run.call(self, name, args, kwargs)
+
+    def __getitem__(self, key):
+        return self._run.call(self, "__getitem__", (key,), {})
+
+    def __setitem__(self, key, value):
+        view = self[key]
+        self._run.inplace(
+            view, "copy_", (value,), {}, ref=lambda: self._r.__setitem__(key, self._run.ref(value))
+        )
+
+    def __add__(self, other):
+        return self._run.call(self, "__add__", (other,), {})
+
+    def __sub__(self, other):
+        return self._run.call(self, "__sub__", (other,), {})
+
+    def __mul__(self, other):
+        return self._run.call(self, "__mul__", (other,), {})
+
+    def __matmul__(self, other):
+        return self._run.call(self, "__matmul__", (other,), {})
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False):
+        self._r.backward(retain_graph=retain_graph, create_graph=create_graph)
+        self._run.differentiate(self, None)
+
+
+class Run:
+    """One execution of the program text with T = a functional namespace over backend ``B``."""
+
+    def __init__(self, B, source, inputs, concrete, stop_at=None, outer=None):
+        import reference
+
+        self.B, self.source, self.concrete, self.stop_at = B, source, concrete, stop_at
+        self.reference = reference
+        self.table = B.ops()
+        self.calls = 0  # differentiation calls so far (backward, autograd.grad)
+        self.storages = {}  # id(reference storage) -> Storage
+        self.keep = []  # the reference storages, alive so that their ids stay unique
+        self.grads = None if stop_at is not None else [None] * len(inputs)
+        refs = [
+            reference.tensor(np.array(a, dtype=np.float64), dtype=reference.float64, requires_grad=True)
+            for a in concrete
+        ]
+        self.leaves = [self.fresh(r, B.broadcast(x, tuple(r.shape))) for r, x in zip(refs, inputs)]
+        self.inputs = inputs
+
+    # -- storages ----------------------------------------------------------------------------------
+    def fresh(self, r, value):
+        """A tensor in a new storage holding ``value`` at ``r``'s positions."""
+        from reference.autograd.tensor import storage_of
+
+        base = storage_of(r)
+        self.keep.append(base)
+        idx = _index(r)
+        storage = Storage(
+            self.B.scatter(self.B.zeros(base.size), idx, value) if idx.size else self.B.zeros(base.size)
+        )
+        self.storages[id(base)] = storage
+        return FTensor(self, r, storage)
+
+    def wrap(self, r, value=None):
+        """``r`` as a functional tensor: a view of a known storage, or a new one holding ``value``."""
+        from reference.autograd.tensor import storage_of
+
+        storage = self.storages.get(id(storage_of(r)))
+        if storage is not None and value is None:
+            return FTensor(self, r, storage)
+        if value is None:
+            raise Unsupported("an op that is neither a view of a known tensor nor in the value table")
+        if not self.reference.is_grad_enabled():
+            value = self.B.stop_gradient(value)
+        return self.fresh(r, value)
+
+    def ref(self, x):
+        if isinstance(x, FTensor):
+            return x._r
+        if isinstance(x, (list, tuple)):
+            return type(x)(self.ref(v) for v in x)
+        return x
+
+    def val(self, x):
+        return x.value() if isinstance(x, FTensor) else x
+
+    # -- ops ---------------------------------------------------------------------------------------
+    def call(self, t, name, args, kwargs):
+        from reference.autograd.tensor import storage_of
+
+        if name in INPLACE:
+            return self.inplace(t, name, args, kwargs)
+        out = getattr(t._r, name)(*self.ref(args), **self.ref(kwargs))
+        op = _BINARY.get(name, name)
+        if op == "detach":  # an alias of the same storage whose reads carry no gradient
+            return FTensor(self, out, t._storage, detached="detach")
+        if op in VALUE_OPS:
+            return self.wrap(out, self.value_op(op, t, args, kwargs))
+        if isinstance(out, (list, tuple)):
+            return type(out)(self.view(o, t) for o in out)
+        if id(storage_of(out)) not in self.storages and name in ("reshape", "flatten"):  # a copy
+            return self.wrap(out, _reshape(self.B, t.value(), tuple(out.shape)))
+        return self.view(out, t)
+
+    def view(self, r, source):
+        view = self.wrap(r)
+        # a view of a detached alias is one too; a view made under no_grad has no history
+        view.detached = source.detached or (None if self.reference.is_grad_enabled() else "no_grad")
+        return view
+
+    def value_op(self, op, t, args, kwargs):
+        x, a = t.value(), [self.val(v) for v in args]
+        if op == "clone":
+            return x
+        if kwargs or (op in ("mean", "amax") and a):
+            raise Unsupported(f"{op} with arguments {args} {kwargs}")
+        return self.table[op](x, *a)
+
+    def inplace(self, t, name, args, kwargs, ref=None):
+        if t.detached == "detach":
+            raise Unsupported("an in-place op on a detached alias (its own history, its base's values)")
+        (ref or (lambda: getattr(t._r, name)(*self.ref(args), **self.ref(kwargs))))()
+        shape = tuple(t._r.shape)
+        op = name[:-1]
+        if op == "zero":
+            new = self.B.broadcast(0.0, shape)
+        elif op == "fill":
+            new = self.B.broadcast(float(args[0]), shape)
+        elif op == "copy":
+            new = self.B.broadcast(self.val(args[0]), shape)
+        else:
+            new = self.value_op(op, t, args, kwargs)
+        storage = t._storage
+        updated = self.B.scatter(storage.value, t._idx, new)
+        if not self.reference.is_grad_enabled():  # new values, the old history
+            updated = storage.value + self.B.stop_gradient(updated - storage.value)
+        storage.value = updated
+        return t
+
+    # -- differentiation -----------------------------------------------------------------------------
+    def differentiate(self, loss, wrt):
+        """The k-th backward/autograd.grad call: stop here (inside :meth:`until`) or take the gradient."""
+        k = self.calls
+        self.calls += 1
+        if self.stop_at == k:
+            raise _Stop(loss.value())
+        if wrt is None and self.stop_at is not None:
+            return None  # a backward inside a re-run only sets .grad, which this run does not return
+        grads = self.B.grad(lambda *xs: _sum(self.B, self.until(k, xs)), self.inputs)
+        if wrt is None:
+            self.grads = [g if old is None else old + g for g, old in zip(grads, self.grads)]
+            return None
+        return grads
+
+    def until(self, k, xs):
+        run = Run(self.B, self.source, xs, self.concrete, stop_at=k)
+        try:
+            run.execute()
+        except _Stop as stop:
+            return stop.value
+        raise Unsupported(f"differentiation call {k} was not reached again")
+
+    def autograd_grad(self, outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, **kw):
+        outs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+        if len(outs) != 1 or grad_outputs is not None or kw:
+            raise Unsupported("autograd.grad with several outputs, grad_outputs or other options")
+        rs = self.reference.autograd.grad(
+            [o._r for o in outs], [i._r for i in inputs], retain_graph=retain_graph, create_graph=create_graph
+        )
+        positions = [self.leaves.index(i) if i in self.leaves else None for i in inputs]
+        if None in positions:
+            raise Unsupported("autograd.grad with respect to a tensor that is not an input")
+        grads = self.differentiate(outs[0], inputs)
+        out = []
+        for r, p in zip(rs, positions):
+            g = grads[p] if create_graph else self.B.stop_gradient(grads[p])
+            out.append(self.fresh(r, g))
+        return tuple(out)
+
+    def execute(self):
+        from conformance.programs import compile_program
+
+        return compile_program(self.source)(Namespace(self), *self.leaves)
+
+
+def _sum(B, x):
+    return B.ops()["sum"](x)
+
+
+def _reshape(B, x, shape):
+    if B.name == "jax":
+        return B.jnp.reshape(x, shape)
+    return B.tf.reshape(x, shape)
+
+
+class Namespace:
+    """``T`` for a functional run: the names the program text uses."""
+
+    def __init__(self, run):
+        self._run = run
+        ref = run.reference
+        self.float64 = ref.float64
+        self.no_grad = ref.no_grad
+        self.autograd = _Autograd(run)
+        self.nn = _NN(run)
+
+    def zeros(self, shape, dtype=None):
+        r = self._run.reference.zeros(shape, dtype=dtype)
+        return self._run.fresh(r, self._run.B.broadcast(0.0, tuple(r.shape)))
+
+
+class _Autograd:
+    def __init__(self, run):
+        self.grad = run.autograd_grad
+
+
+class _NN:
+    def __init__(self, run):
+        self.functional = _Functional(run)
+
+
+class _Functional:
+    def __init__(self, run):
+        self._run = run
+
+    def softmax(self, x, dim):
+        return self._run.call(x, "softmax", (dim,), {})
+
+    def conv1d(self, x, w, padding=0):
+        run = self._run
+        out = run.reference.nn.functional.conv1d(x._r, w._r, padding=padding)
+        return run.wrap(out, run.table["conv1d"](x.value(), w.value(), padding))
+
+    def batch_norm(self, x, running_mean, running_var, training=False, eps=1e-5):
+        run = self._run
+        if running_mean is not None or running_var is not None or not training:
+            raise Unsupported("batch_norm with running statistics")
+        out = run.reference.nn.functional.batch_norm(x._r, None, None, training=True, eps=eps)
+        v = x.value()
+        axes = [0] + list(range(2, len(x.shape)))
+        mean = _mean(run.B, v, axes)
+        var = _mean(run.B, (v - mean) * (v - mean), axes)
+        return run.wrap(out, (v - mean) / _sqrt(run.B, var + eps))
+
+
+def _mean(B, x, axes):
+    if B.name == "jax":
+        return B.jnp.mean(x, axis=tuple(axes), keepdims=True)
+    return B.tf.reduce_mean(x, axis=axes, keepdims=True)
+
+
+def _sqrt(B, x):
+    return B.ops()["sqrt"](x)
+
+
+# ---- the adapter side ----------------------------------------------------------------------------------
+def why_not_functional(case) -> str | None:
+    """Why a program case has no functional counterpart (None when it has one)."""
+    from conformance.programs import reference_outcome
+
+    for marker, why in (("register_hook(", "gradient hooks"), ("retain_grad()", "retain_grad")):
+        if marker in case.source:
+            return f"the program uses {why}: a functional framework has no per-tensor gradient state"
+    status, value = reference_outcome(case)
+    if status == "raises":
+        return (
+            f"the reference raises {value.type_name} at line {value.line} ({value.text.strip()!r}): "
+            "an autograd-state error has no functional counterpart"
+        )
+    return None
+
+
+def run_functional(B, case, arrays: dict, to_numpy) -> dict:
+    """Outputs named as :func:`conformance.programs.execute` names them, computed by backend ``B``."""
+    from conformance.programs import ProgramError, error_line, reference_outcome
+
+    concrete = list(arrays.values())
+    run = Run(B, case.source, [B.constant(a) for a in concrete], concrete)
+    try:
+        result = run.execute()
+    except Unsupported:
+        raise
+    except Exception as exc:
+        line, text = error_line(exc, case.source)
+        raise ProgramError(type(exc).__name__, str(exc), line, text) from None
+    items = result if isinstance(result, (list, tuple)) else [result]
+    out = {f"result[{i}]": to_numpy(r.value()) for i, r in enumerate(items)}
+    _, expected = reference_outcome(case)
+    for name, g in zip(arrays, run.grads):
+        g = None if g is None else to_numpy(g)
+        if g is not None and expected.get(f"grad[{name}]") is None and not np.any(g):
+            g = None  # no gradient, as the reference says; a functional framework can only say zero
+        out[f"grad[{name}]"] = g
+    return out
+
+
+__all__ = ["JaxBackend", "TensorFlowBackend", "Unsupported", "run_functional", "why_not_functional"]

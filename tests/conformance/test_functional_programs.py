@@ -1,0 +1,163 @@
+"""Program cases on JAX and TensorFlow: functionalised by the reference, differentiated by the framework."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+
+from conformance.programs import (
+    Program,
+    ProgramError,
+    Step,
+    program_case,
+    program_inputs,
+    program_verdict,
+    programs,
+    reference_outcome,
+)
+
+U = 2.0**-53
+BACKENDS = {"jax": "JaxBackend", "tensorflow": "TensorFlowBackend"}
+
+
+def _backend(name):
+    pytest.importorskip(name)
+    import conformance.functional as functional
+
+    return getattr(functional, BACKENDS[name])()
+
+
+def _to_numpy(v):
+    return None if v is None else np.asarray(v, dtype=np.float64)
+
+
+def _verdict(B, case):
+    from conformance.functional import run_functional
+
+    try:
+        reply = {"status": "ok", "outputs": run_functional(B, case, program_inputs(case), _to_numpy)}
+    except ProgramError as exc:
+        reply = {
+            "status": "error",
+            "type": exc.type_name,
+            "message": exc.message,
+            "line": exc.line,
+            "text": "",
+        }
+    return program_verdict(case, reference_outcome(case), reply, B.name, U)
+
+
+CASES = {
+    # in place on a view of a transposed base: a scatter into the base, as CopySlices defines it
+    "copyslices": Program(
+        [(3, 2), (2,)],
+        [Step("v2 = v0 * 1.0"), Step("v3 = v2.t()[1]"), Step("v3.mul_(v1.sum())"), Step("v4 = v2.exp()")],
+        [2, 4],
+        5,
+        [],
+        "retain_twice",
+    ),
+    # in place under no_grad: new values, the old derivative
+    "no_grad_inplace": Program(
+        [(4,)],
+        [Step("v1 = v0 * 2.0"), Step("v1.narrow(0, 1, 2).add_(3.0)", no_grad=True), Step("v2 = v1.tanh()")],
+        [2],
+        3,
+        [],
+        "backward",
+    ),
+    # second order through a conv, a softmax and a view written in place
+    "double_backward": Program(
+        [(5,), (3,)],
+        [
+            Step("v2 = v0 * 1.0"),
+            Step("v2[1:3] = v1[:2] * v0[0]"),
+            Step("v3 = T.nn.functional.conv1d(v2.reshape(1, 1, 5), v1.reshape(1, 1, 3), padding=1)"),
+            Step("v4 = T.nn.functional.softmax(v3 * v2.sum(), -1)"),
+        ],
+        [3, 4],
+        5,
+        [],
+        "double_backward",
+    ),
+}
+
+
+@pytest.mark.parametrize("framework", sorted(BACKENDS))
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_functionalised_program_matches_the_reference(framework, name):
+    B = _backend(framework)
+    case = program_case(CASES[name])
+    assert reference_outcome(case)[0] == "ok"
+    verdict = _verdict(B, case)
+    assert verdict["verdict"] == "pass", verdict
+
+
+@pytest.mark.parametrize("framework", sorted(BACKENDS))
+def test_a_scatter_that_forgets_to_rewrite_the_base_is_caught(framework):
+    """The planted functionalisation bug: an in-place op on a view leaves its base unchanged."""
+    B = _backend(framework)
+    B.scatter = lambda flat, idx, values, real=B.scatter: (
+        flat if idx.size < flat.shape[0] else real(flat, idx, values)
+    )
+    verdict = _verdict(B, program_case(CASES["copyslices"]))
+    assert verdict["verdict"] == "fail", verdict
+
+
+@pytest.mark.parametrize("framework", sorted(BACKENDS))
+def test_a_gradient_that_ignores_no_grad_is_caught(framework):
+    """The planted bug: stop_gradient does nothing, so a no_grad in-place op changes the derivative."""
+    B = _backend(framework)
+    B.stop_gradient = lambda x: x
+    case = program_case(
+        Program([(3,)], [Step("v1 = v0 * 1.0"), Step("v1.mul_(v1)", no_grad=True)], [1], 2, [], "backward")
+    )
+    verdict = _verdict(B, case)
+    assert verdict["verdict"] == "fail" and "grad[v0]" in verdict["reason"], verdict
+
+
+def test_programs_without_a_functional_counterpart_say_why():
+    from conformance.functional import why_not_functional
+
+    hook = Program([(2,)], [Step("v1 = v0 * 1.0"), Step("v1.register_hook(lambda g: g * 2.0)")], [1], 2, [])
+    assert "gradient hooks" in why_not_functional(program_case(hook))
+    raises = Program([(2,)], [Step("v1 = v0.exp()"), Step("v1.add_(1.0)")], [1], 2, [])
+    assert "the reference raises AutogradError at line 5" in why_not_functional(program_case(raises))
+
+
+@pytest.mark.jax
+@given(programs(numeric=True))
+def test_random_programs_on_jax_match_the_reference_or_are_declared(program):
+    from conformance.functional import Unsupported, why_not_functional
+
+    B = _backend("jax")
+    case = program_case(program)
+    if why_not_functional(case):
+        return
+    try:
+        verdict = _verdict(B, case)
+    except Unsupported:
+        return
+    assert verdict["verdict"] == "pass", f"{verdict}\n{case.source}"
+
+
+@pytest.mark.jax
+@pytest.mark.tensorflow
+def test_run_ops_programs_on_jax_and_tensorflow(tmp_path):
+    pytest.importorskip("jax")
+    pytest.importorskip("tensorflow")
+    import json
+
+    from conformance.cli import main
+
+    out, curated = tmp_path / "run", tmp_path / "none"
+    curated.mkdir()
+    argv = ["run", "--ops", "programs", "--frameworks", "jax,tensorflow", "--max-examples", "12"]
+    assert (
+        main(argv + ["--cases", str(curated), "--out", str(out), "--found-dir", str(tmp_path), "--quiet"])
+        == 0
+    )
+    cells = json.loads((out / "report.json").read_text())["cells"]
+    assert {c["framework"] for c in cells} == {"jax", "tensorflow"}
+    assert all(c["op"] == "program" and c["counts"].get("pass", 0) >= 3 for c in cells), cells
