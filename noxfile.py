@@ -5,6 +5,7 @@
     nox -s conformance-torch      # one campaign per framework, parametrised by its version
     nox -s conformance-tensorflow
     nox -s conformance-jax
+    nox -s conformance-programs   # autograd programs (views, in-place, second order), all frameworks
     nox -s fuzz                   # a long campaign on every framework; shrunk failures to cases/found/
     nox -s report -- DIR          # re-render report.json and index.html from DIR/results.jsonl
     nox -s bench_conv             # the convolution benchmark (ratios against torch; not a timed test)
@@ -103,6 +104,24 @@ def conformance_tensorflow(session: nox.Session, version: str) -> None:
 @nox.parametrize("version", FRAMEWORK_VERSIONS["jax"])
 def conformance_jax(session: nox.Session, version: str) -> None:
     _conformance(session, "jax", version)
+
+
+@nox.session(python=PYTHON, name="conformance-programs")
+def conformance_programs(session: nox.Session) -> None:
+    """Autograd programs (views, in-place, second order) on every framework."""
+    _install(session)
+    session.run(
+        "conformance",
+        "run",
+        "--ops",
+        "programs",
+        "--max-examples",
+        "100",
+        "--out",
+        "reports/programs",
+        *session.posargs,
+        success_codes=[0, 1],
+    )
 
 
 @nox.session(python=PYTHON)
