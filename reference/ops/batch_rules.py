@@ -63,23 +63,11 @@ def convolution_batch(b, params):
 def _fold_convolution(b, conv):
     """functorch's rule with Tensor ops: differentiable, so outer transforms see through it."""
     n = b.size
-    x, w = b.front(0), b.front(1)
+    x_b, w_b = (b.bdims[i] is not None for i in range(2))
+    y = _batched_conv(
+        b.front(0) if x_b else b.values[0], b.front(1) if w_b else b.values[1], x_b, w_b, n, conv
+    )
     bias = b.values[2] if b.bdims[2] is None else b.front(2)
-    if w is None:  # only the input batched: B joins N
-        xs = tuple(x.shape)
-        y = A.convolution(A.reshape(x, (n * xs[1],) + xs[2:]), b.values[1], None, **conv)
-        y = A.reshape(y, (n, xs[1]) + tuple(y.shape[1:]))
-    else:
-        x = b.expanded(0)
-        xs, ws = tuple(x.shape), tuple(w.shape)
-        g = conv["groups"]
-        xf = A.reshape(A.transpose(x, 0, 1), (xs[1], n * xs[2]) + xs[3:])
-        # (B, O, C/g, ...) -> (B*O, C/g, ...); transposed (B, C, O/g, ...) -> (B*C, O/g, ...): either
-        # way group b*g + j of the folded conv is group j of sample b
-        wf = A.reshape(w, (n * ws[1],) + ws[2:])
-        y = A.convolution(xf, wf, None, **{**conv, "groups": n * g})
-        ys = tuple(y.shape)
-        y = A.transpose(A.reshape(y, (ys[0], n, ys[1] // n) + ys[2:]), 0, 1)
     if bias is not None:
         shape = (n if b.bdims[2] is not None else 1, 1, -1) + (1,) * (y.ndim - 3)
         y = y + A.reshape(bias, shape)
@@ -152,7 +140,9 @@ def _fold_convolution_backward(b, conv, mask):
 
 def _batched_conv(x, w, x_b, w_b, n, conv):
     """conv(x[k], w[k]) for every sample k as one convolution: (n, N, O, ...). ``x``/``w`` carry
-    the batch first when batched; B joins N (input only) or the groups (weight batched)."""
+    the batch first when batched; B joins N (input only) or, with a batched weight, the groups:
+    (B, O, C/g, ...) -> (B*O, C/g, ...), or transposed (B, C, O/g, ...) -> (B*C, O/g, ...), so that
+    group b*g + j of the folded conv is group j of sample b."""
     if not (x_b or w_b):
         y = A.convolution(x, w, None, **conv)
         return A.expand(A.unsqueeze(y, 0), (n,) + tuple(y.shape))
