@@ -97,7 +97,8 @@ def input_gradient_as_convolution(p):
 
 def _grad_input(gO, w, p, params, gO_b, w_b, batch):
     if not (gO_b or w_b):
-        gi = convolution_backward(gO, _shape_only(gO, p.input_shape), w, None, *params, (True, False, False))[0]
+        x_shape = _shape_only(gO, p.input_shape)
+        gi, _, _ = convolution_backward(gO, x_shape, w, None, *params, (True, False, False))
         return _broadcast(gi, batch, False)
     dual, crop = input_gradient_as_convolution(p)
     gi = batched_convolution(gO, w, None, *dual, input_batched=gO_b, weight_batched=w_b)
