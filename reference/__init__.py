@@ -86,6 +86,12 @@ from reference.ops.api import (  # noqa: E402
     zeros,
     zeros_like,
 )
+from reference.ops.functions import export as _export  # noqa: E402
+
+for _name, _fn in _export().get("reference", {}).items():  # the family modules' functions
+    if _name in globals():
+        raise ValueError(f"reference.{_name} is defined twice (reference.ops.api and a family module)")
+    globals()[_name] = _fn
 
 float = float32  # noqa: A001 - PyTorch's alias
 double = float64
@@ -109,6 +115,10 @@ def set_default_dtype(dtype):
 
 
 def __getattr__(name):
+    if name in ("linalg", "special", "fft"):  # PyTorch's namespaces, filled by the family modules
+        import importlib
+
+        return importlib.import_module(f"reference.{name}")
     if name == "conv":  # reference.conv stays importable as an attribute
         import importlib
 
@@ -202,4 +212,7 @@ __all__ = [
     "where",
     "zeros",
     "zeros_like",
-]
+    "linalg",
+    "special",
+    "fft",
+] + sorted(_export().get("reference", {}))

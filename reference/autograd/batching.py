@@ -153,7 +153,7 @@ def _elementwise(b, params):
 
 def _reduce(b, params):
     from reference.autograd.dispatch import apply
-    from reference.ops.derivatives import RULES
+    from reference.ops.rules import RULES
 
     rule = b.rule
     if rule.name in ("sum", "mean"):
@@ -175,7 +175,7 @@ def _matmul(b, params):
     gets unit dims after B so that batch dims line up from the right, then the unit dims go."""
     from reference.autograd.dispatch import apply
     from reference.ops import api
-    from reference.ops.derivatives import RULES
+    from reference.ops.rules import RULES
 
     sa, sb = (tuple(t.shape) for t in b.inputs)
     ra, rb = max(len(sa), 2), max(len(sb), 2)

@@ -186,3 +186,18 @@ def avg_pool2d(
         "divisor_override": divisor_override,
     }
     return apply(R.avg_pool2d, (input,), params)
+
+
+def _install_family_functions():
+    """The ``NN_FUNCTIONAL`` names of the family modules (:mod:`reference.ops.functions`)."""
+    from reference.ops.functions import export
+
+    for name, fn in export().get("nn.functional", {}).items():
+        if name in globals() and globals()[name] is not fn:
+            raise ValueError(f"nn.functional.{name} is defined here and exported by a family module")
+        globals()[name] = fn
+        if name not in __all__:
+            __all__.append(name)
+
+
+_install_family_functions()

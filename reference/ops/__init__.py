@@ -1,9 +1,9 @@
-"""Primitives: the derivative table (:mod:`.derivatives`), array kernels (:mod:`.kernels`) and the
+"""Primitives: the derivative table (:mod:`.rules`, one module per op family), array kernels (:mod:`.kernels`) and the
 Tensor-level functions (:mod:`.api`) that PyTorch programs call."""
 
-from reference.ops import api, derivatives, kernels, methods
-from reference.ops.derivatives import RULES
+from reference.ops import api, kernels, methods, rules
+from reference.ops.rules import RULES
 
 methods.bind()
 
-__all__ = ["RULES", "api", "derivatives", "kernels"]
+__all__ = ["RULES", "api", "kernels", "rules"]

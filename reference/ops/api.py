@@ -165,7 +165,7 @@ def _infer_size(shape, numel):
 
 
 def _rule(name):
-    from reference.ops.derivatives import RULES
+    from reference.ops.rules import RULES
 
     return RULES[name]
 
@@ -346,7 +346,7 @@ def batch_norm_backward(g, input, weight, running_mean, running_var, training, e
 def batch_norm_backward_arrays(g, x, w, rm, rv, training, eps, mask):
     """The forward of batch_norm_backward: the Tensor formulas evaluated without recording."""
     from reference.autograd.grad_mode import no_grad
-    from reference.ops.derivatives import batch_norm_backward_formulas
+    from reference.ops.rules.nn import batch_norm_backward_formulas
 
     wrap = [None if a is None else _make(a) for a in (g, x, w, rm, rv)]
     with no_grad():
@@ -358,7 +358,7 @@ def batch_norm_backward_arrays(g, x, w, rm, rv, training, eps, mask):
 def batch_norm_double_backward(c, ggs):
     from reference.autograd.engine import grad
     from reference.autograd.grad_mode import enable_grad
-    from reference.ops.derivatives import batch_norm_backward_formulas
+    from reference.ops.rules.nn import batch_norm_backward_formulas
 
     create_graph = _enabled[0]
     inputs = (c.grad_out, c.input, c.weight)

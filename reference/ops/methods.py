@@ -103,6 +103,10 @@ def _iterate(self):
 def bind():
     for name in _SAME_NAME:
         setattr(Tensor, name, getattr(A, name))
+    from reference.ops.functions import export
+
+    for name, fn in export().get("methods", {}).items():  # the family modules' methods
+        setattr(Tensor, name, fn)
     ops = {
         "__add__": A.add,
         "__radd__": _reflected(A.add),

@@ -9,6 +9,7 @@ them so finite differences are valid). The tests iterate these records; they nam
 from __future__ import annotations
 
 import reference as T
+from tests.autograd.records import family_records
 
 F = T.nn.functional
 
@@ -253,3 +254,15 @@ def _write_view(a, b):
     c = a * 1.0
     c[1].mul_(b)  # CopySlices: take/put of the view's region
     return c.exp()
+
+
+def _merge_family_records():
+    for name, samples in family_records().items():
+        if name in OP_RECORDS:
+            raise ValueError(
+                f"samples for primitive {name!r} are given in op_records.py and in tests/autograd/records"
+            )
+        OP_RECORDS[name] = samples
+
+
+_merge_family_records()

@@ -1,0 +1,34 @@
+"""Helpers the family modules share: undoing a reduction, counting its elements, a view's gradient map."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.ops import api as A
+from reference.ops import kernels as K
+
+
+def _unreduce(g, shape, dim, keepdim):
+    """Broadcast a reduction's gradient back over the reduced dims of ``shape``."""
+    if not keepdim and dim is not None:
+        kept = list(g.shape)
+        for d in sorted(dim):
+            kept.insert(d, 1)
+        g = A.reshape(g, tuple(kept))
+    elif dim is None and not keepdim:
+        g = A.reshape(g, (1,) * len(shape))
+    return A.expand(g, shape)
+
+
+def _count(shape, dim):
+    dims = range(len(shape)) if dim is None else dim
+    return int(np.prod([shape[d] for d in dims])) if len(shape) else 1
+
+
+def _view_index(c, geometry):
+    """Where each element of a view sits in its (contiguous) input: the view's gradient map."""
+    shape = c.shapes[0]
+    size, stride, offset = geometry(shape, K.contiguous_strides(shape), 0, **c.params)
+    from reference.autograd.graph import storage_indices
+
+    return storage_indices(size, stride, offset)

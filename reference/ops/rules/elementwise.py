@@ -1,0 +1,353 @@
+"""Elementwise primitives: arithmetic, unary math, comparisons' masks, casts, and the
+in-place-only primitives (copy_, fill_, zero_).
+
+Part of the one derivative table (:mod:`reference.ops.rules`); see its docstring for how to read
+an entry."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from reference.autograd.dispatch import apply
+from reference.ops import api as A
+from reference.ops import kernels as K
+from reference.ops.rule import (
+    AUTO_ELEMENT_WISE,
+    AUTO_LINEAR,
+    BATCH_ELEMENTWISE,
+    BILINEAR,
+)
+from reference.ops.rules.registry import RULES, rule
+
+# ---- elementwise ---------------------------------------------------------------------------------
+
+rule(
+    "add",
+    "AddBackward0",
+    ("self", "other"),
+    forward=lambda a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
+    grads=(lambda c, g: g, lambda c, g: g * c.params["alpha"] if "alpha" in c.params else g),
+    jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "sub",
+    "SubBackward0",
+    ("self", "other"),
+    forward=lambda a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
+    grads=(lambda c, g: g, lambda c, g: g * -c.params["alpha"] if "alpha" in c.params else -g),
+    jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "rsub",
+    "RsubBackward1",
+    ("self",),  # other - self, other: a Python number
+    forward=lambda a, other: np.asarray(other, dtype=a.dtype) - a,
+    grads=(lambda c, g: -g,),
+    jvp=(lambda c, t: -t,),
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "mul",
+    "MulBackward0",
+    ("self", "other"),
+    forward=np.multiply,
+    grads=(lambda c, g: g * c.other, lambda c, g: g * c.self),
+    saves={"self": (1,), "other": (0,)},
+    jvp=BILINEAR,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "div",
+    "DivBackward0",
+    ("self", "other"),
+    forward=np.divide,
+    grads=(lambda c, g: g / c.other, lambda c, g: -g * ((c.self / c.other) / c.other)),
+    saves={"self": (1,), "other": (0, 1)},
+    jvp=(lambda c, t: t / c.other, lambda c, t: -t * (c.result / c.other)),
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "neg",
+    "NegBackward0",
+    ("self",),
+    forward=np.negative,
+    grads=(lambda c, g: -g,),
+    jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "pow",
+    "PowBackward0",
+    ("self",),  # exponent: a Python number
+    forward=lambda a, exponent: np.power(a, np.asarray(exponent, dtype=a.dtype)).astype(a.dtype, copy=False),
+    grads=(
+        lambda c, g: A.zeros_like(g) if c.exponent == 0 else g * (c.exponent * A.pow(c.self, c.exponent - 1)),
+    ),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "pow_tensor",
+    "PowBackward1",
+    ("self", "exponent"),
+    forward=lambda a, b: np.power(a, b).astype(a.dtype, copy=False),
+    grads=(
+        lambda c, g: A.where(c.exponent == 0, 0.0, g * (c.exponent * A.pow(c.self, c.exponent - 1))),
+        lambda c, g: g * A.where((c.self == 0) & (c.exponent >= 0), 0.0, c.result * A.log(c.self)),
+    ),
+    saves={"self": (0, 1), "exponent": (0, 1), "result": (1,)},
+    jvp=(
+        lambda c, t: A.where(c.exponent == 0, 0.0, t * (c.exponent * A.pow(c.self, c.exponent - 1))),
+        lambda c, t: t * A.where((c.self == 0) & (c.exponent >= 0), 0.0, c.result * A.log(c.self)),
+    ),
+    batch=BATCH_ELEMENTWISE,
+)
+
+
+def _pow_scalar_base_grad(c, g):
+    """d(base ** exponent)/d exponent = result * log(base); 0 where base == 0 and exponent >= 0."""
+    log_base = math.log(c.self) if c.self > 0 else (-math.inf if c.self == 0 else math.nan)
+    if c.self == 0:
+        return g * A.where(c.exponent >= 0, 0.0, c.result * log_base)
+    return g * (c.result * log_base)
+
+
+rule(
+    "pow_scalar_base",
+    "PowBackward2",
+    ("exponent",),  # self (the base): a Python number
+    forward=lambda b, self: np.power(np.asarray(self, dtype=b.dtype), b),
+    grads=(_pow_scalar_base_grad,),
+    saves={"exponent": (0,), "result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "exp",
+    "ExpBackward0",
+    ("self",),
+    forward=np.exp,
+    grads=(lambda c, g: g * c.result,),
+    saves={"result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "log",
+    "LogBackward0",
+    ("self",),
+    forward=np.log,
+    grads=(lambda c, g: g / c.self,),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "sqrt",
+    "SqrtBackward0",
+    ("self",),
+    forward=np.sqrt,
+    grads=(lambda c, g: g / (2 * c.result),),
+    saves={"result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "tanh",
+    "TanhBackward0",
+    ("self",),
+    forward=np.tanh,
+    grads=(lambda c, g: g * (1 - c.result * c.result),),
+    saves={"result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "sigmoid",
+    "SigmoidBackward0",
+    ("self",),
+    forward=lambda a: (1 / (1 + np.exp(-a))).astype(a.dtype, copy=False),
+    grads=(lambda c, g: g * (1 - c.result) * c.result,),
+    saves={"result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "relu",
+    "ReluBackward0",
+    ("self",),
+    forward=lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
+    grads=(lambda c, g: A.threshold_backward(g, c.result, 0.0),),
+    saves={"result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "threshold_backward",
+    "ThresholdBackwardBackward0",
+    ("grad_output", "self"),
+    forward=lambda g, a, threshold: np.where(a <= threshold, np.zeros((), g.dtype), g),
+    grads=(lambda c, g: A.threshold_backward(g, c.self, c.threshold), lambda c, g: A.zeros_like(g)),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "abs",
+    "AbsBackward0",
+    ("self",),
+    forward=np.abs,
+    grads=(lambda c, g: g * A.sign(c.self),),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "sign",
+    "SignBackward0",
+    ("self",),
+    forward=np.sign,
+    grads=(lambda c, g: A.zeros_like(g),),
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "reciprocal",
+    "ReciprocalBackward0",
+    ("self",),
+    forward=lambda a: (1 / a).astype(a.dtype, copy=False),
+    grads=(lambda c, g: -g * (c.result * c.result),),
+    saves={"result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "masked_fill",
+    "MaskedFillBackward0",
+    ("self", "mask"),  # value: a Python number
+    forward=lambda a, mask, value: np.where(mask, np.asarray(value, dtype=a.dtype), a),
+    grads=(lambda c, g: A.where(c.mask, 0.0, g), None),
+    saves={"mask": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "clamp",
+    "ClampBackward1",
+    ("self",),  # min, max: Python numbers or None
+    forward=K.clamp,
+    grads=(lambda c, g: A.where(A.clamp_mask(c.self, c.min, c.max), g, 0.0),),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "where",
+    "WhereBackward0",
+    ("condition", "self", "other"),
+    forward=np.where,
+    grads=(None, lambda c, g: A.where(c.condition, g, 0.0), lambda c, g: A.where(c.condition, 0.0, g)),
+    saves={"condition": (1, 2)},
+    jvp=(None, lambda c, t: A.where(c.condition, t, 0.0), lambda c, t: A.where(c.condition, 0.0, t)),
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "maximum",
+    "MaximumBackward0",
+    ("self", "other"),
+    forward=np.maximum,
+    grads=(
+        lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self < c.other, 0.0),
+        lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self > c.other, 0.0),
+    ),
+    saves={"self": (0, 1), "other": (0, 1)},
+    jvp=(
+        lambda c, t: A.where(c.self > c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
+        lambda c, t: A.where(c.self < c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
+    ),
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "minimum",
+    "MinimumBackward0",
+    ("self", "other"),
+    forward=np.minimum,
+    grads=(
+        lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self > c.other, 0.0),
+        lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self < c.other, 0.0),
+    ),
+    saves={"self": (0, 1), "other": (0, 1)},
+    jvp=(
+        lambda c, t: A.where(c.self < c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
+        lambda c, t: A.where(c.self > c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
+    ),
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "to",
+    "ToCopyBackward0",
+    ("self",),
+    forward=lambda a, dtype: a.astype(dtype),
+    grads=(lambda c, g: A.to(g, c.dtypes[0]),),
+    jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "clone",
+    "CloneBackward0",
+    ("self",),
+    forward=lambda a: np.array(a, copy=True),
+    grads=(lambda c, g: g,),
+    jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
+)
+
+# ---- in-place-only primitives (copy_, fill_, zero_): the old value of self gets no gradient -----
+
+
+def _fill_tensor_batch(b, params):
+    """x.fill_(value) with a batched value: copy the value, aligned, into the batched x."""
+    return apply(RULES["copy"], (b.expanded(0), b.aligned(1, len(b.inputs[0].shape))), {}), 0
+
+
+rule(
+    "copy",
+    "torch::autograd::CopyBackwards",
+    ("self", "src"),
+    forward=lambda a, src: np.broadcast_to(src, a.shape).astype(a.dtype),
+    grads=(lambda c, g: A.zeros_like(g), lambda c, g: A.to(g, c.dtypes[1])),
+    jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "fill",
+    "FillBackward2",
+    ("self",),
+    forward=lambda a, value: np.full_like(a, value),  # value: a number
+    grads=(lambda c, g: A.zeros_like(g),),
+    jvp=(lambda c, t: A.zeros_like(t),),
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "fill_tensor",
+    "FillBackward3",
+    ("self", "value"),  # value: a 0-d tensor (also x[i] = number)
+    forward=lambda a, value: np.full_like(a, value),
+    grads=(lambda c, g: A.zeros_like(g), lambda c, g: A.sum(g)),
+    jvp=AUTO_LINEAR,
+    batch=_fill_tensor_batch,
+)
+rule(
+    "zero",
+    "ZeroBackward0",
+    ("self",),
+    forward=np.zeros_like,
+    grads=(lambda c, g: A.zeros_like(g),),
+    jvp=AUTO_LINEAR,
+    batch=BATCH_ELEMENTWISE,
+)

@@ -1,0 +1,219 @@
+"""Neural-network primitives: softmax, pooling, batch norm, dropout.
+
+Part of the one derivative table (:mod:`reference.ops.rules`); see its docstring for how to read
+an entry."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from reference.ops import api as A
+from reference.ops import kernels as K
+from reference.ops.batch_rules import (
+    batch_norm_backward_batch,
+    batch_norm_batch,
+)
+from reference.ops.rule import (
+    AUTO_ELEMENT_WISE,
+    AUTO_LINEAR,
+    BATCH_DIM,
+    BATCH_ELEMENTWISE,
+)
+from reference.ops.rules.indexing import _leading_batch
+from reference.ops.rules.registry import rule
+
+# ---- softmax -------------------------------------------------------------------------------------
+
+rule(
+    "softmax",
+    "SoftmaxBackward0",
+    ("self",),
+    forward=K.softmax,
+    grads=(lambda c, g: c.result * (g - A.sum(g * c.result, c.dim, keepdim=True)),),
+    saves={"result": (0,)},
+    jvp=(lambda c, t: c.result * (t - A.sum(t * c.result, c.dim, keepdim=True)),),
+    batch=BATCH_DIM,
+)
+rule(
+    "log_softmax",
+    "LogSoftmaxBackward0",
+    ("self",),
+    forward=K.log_softmax,
+    grads=(lambda c, g: g - A.exp(c.result) * A.sum(g, c.dim, keepdim=True),),
+    saves={"result": (0,)},
+    jvp=(lambda c, t: t - A.sum(A.exp(c.result) * t, c.dim, keepdim=True),),
+    batch=BATCH_DIM,
+)
+
+# ---- neural-network primitives -------------------------------------------------------------------
+
+
+def _avg_pool2d(x, **p):
+    index, weight = K.avg_pool_weights(x.shape[-2:], **p)
+    return K.pool_gather(x, index, weight), (index, weight)
+
+
+def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
+    index, valid, (oh, ow), _ = K.pool_windows(
+        x.shape[-2:], kernel_size, stride, padding, dilation, ceil_mode, "max"
+    )
+    values, flat = K.max_pool_argmax(x.reshape(-1, x.shape[-2] * x.shape[-1]), index, valid)
+    lead = x.shape[:-2]
+    plane = np.arange(values.shape[0]).reshape(-1, 1, 1) * (x.shape[-2] * x.shape[-1])
+    out = (values.reshape(lead + (oh, ow)).astype(x.dtype), flat.reshape(lead + (oh, ow)).astype(np.int64))
+    return out, (flat + plane).reshape(lead + (oh, ow))  # aux: indices into the whole flattened input
+
+
+def _max_pool2d_jvp(c, ts):
+    """The tangent at each window's argmax (the saved indices are per plane)."""
+    flat = c.result[1]._data
+    lead = flat.shape[:-2]
+    plane = np.arange(math.prod(lead), dtype=np.int64).reshape(lead + (1, 1)) * math.prod(c.shapes[0][-2:])
+    return A.take(ts[0], flat + plane), None
+
+
+rule(
+    "avg_pool2d",
+    "AvgPool2DBackward0",
+    ("self",),
+    forward=_avg_pool2d,
+    has_aux=True,
+    grads=(lambda c, g: A.pool_scatter(g, c.aux[0], c.aux[1], c.shapes[0]),),
+    saves={"self": (0,)},
+    jvp=AUTO_LINEAR,
+    batch=_leading_batch,
+)  # PyTorch saves self (only its shape is read)
+rule(
+    "max_pool2d",
+    "MaxPool2DWithIndicesBackward0",
+    ("self",),
+    forward=_max_pool2d,
+    has_aux=True,
+    outputs=2,
+    grads=(lambda c, g: A.scatter_add(g[0], c.aux, c.shapes[0]),),
+    saves={"self": (0,)},
+    jvp=_max_pool2d_jvp,
+    batch=_leading_batch,
+)
+
+
+def batch_norm_backward_formulas(g, x, w, running_mean, running_var, training, eps, mask):
+    """Batch norm's first-order gradients (grad_input, grad_weight, grad_bias) in Tensor ops;
+    ``mask`` says which to compute (None for the others)."""
+    dims = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, -1) + (1,) * (x.ndim - 2)
+    if training:
+        xc = x - A.mean(x, dims, keepdim=True)
+        invstd = A.pow(A.mean(xc * xc, dims, keepdim=True) + eps, -0.5)
+    else:
+        xc = x - A.reshape(running_mean, bshape)
+        invstd = A.pow(A.reshape(running_var, bshape) + eps, -0.5)
+    xhat = xc * invstd
+    gw = g * A.reshape(w, bshape) if w is not None else g
+    gx = gweight = gbias = None
+    if mask[0]:
+        if training:
+            gx = invstd * (gw - A.mean(gw, dims, keepdim=True) - xhat * A.mean(gw * xhat, dims, keepdim=True))
+        else:
+            gx = gw * invstd
+    if mask[1]:
+        gweight = A.sum(g * xhat, dims)
+    if mask[2]:
+        gbias = A.sum(g, dims)
+    return gx, gweight, gbias
+
+
+def _batch_norm_grads(c, g):
+    mask = c.needs[:3]
+    grads = A.batch_norm_backward(
+        g, c.input, c.weight, c.running_mean, c.running_var, c.training, c.eps, mask
+    )
+    return (*grads, None, None)
+
+
+def _batch_norm_double_grads(c, ggs):
+    """VJP of batch_norm_backward: differentiate the first-order formulas, re-traced from the saved
+    tensors (so every order is exact); an input they do not reach gets no gradient ("unused")."""
+    return A.batch_norm_double_backward(c, ggs)
+
+
+def _batch_norm_jvp(c, ts):
+    """d y = d xhat * w + xhat * t_w + t_b; in training d xhat = invstd (t_xc - xhat mean(xhat t_xc)),
+    with t_xc the centred tangent (the batch statistics move with x). Running stats: not differentiable."""
+    x, tx, tw, tb = c.input, ts[0], ts[1], ts[2]
+    dims = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, -1) + (1,) * (x.ndim - 2)
+    if c.training:
+        xc = x - A.mean(x, dims, keepdim=True)
+        invstd = A.pow(A.mean(xc * xc, dims, keepdim=True) + c.eps, -0.5)
+    else:
+        xc = x - A.reshape(c.running_mean, bshape)
+        invstd = A.pow(A.reshape(c.running_var, bshape) + c.eps, -0.5)
+    xhat = xc * invstd
+    out = None
+    if tx is not None:
+        if c.training:
+            txc = tx - A.mean(tx, dims, keepdim=True)
+            dxhat = invstd * (txc - xhat * A.mean(xhat * txc, dims, keepdim=True))
+        else:
+            dxhat = tx * invstd
+        out = dxhat * A.reshape(c.weight, bshape) if c.weight is not None else dxhat
+    for term in (
+        None if tw is None else xhat * A.reshape(tw, bshape),
+        None if tb is None else A.reshape(tb, bshape),
+    ):
+        if term is not None:
+            out = term if out is None else out + term
+    return out
+
+
+def _batch_norm_backward_jvp(c, ts):
+    """Forward mode through batch_norm_backward's own Tensor formulas (each primitive's JVP rule)."""
+    from reference.autograd.forward_ad import forward_through
+
+    inputs = (c.grad_out, c.input, c.weight, c.running_mean, c.running_var)
+    tans = (ts[0], ts[1], ts[2], None, None)  # running stats: not differentiable
+    return forward_through(
+        lambda g, x, w, rm, rv: batch_norm_backward_formulas(g, x, w, rm, rv, c.training, c.eps, c.mask),
+        inputs,
+        tans,
+    )
+
+
+_ALL3 = (0, 1, 2)
+_ALL5 = (0, 1, 2, 3, 4)
+rule(
+    "batch_norm",
+    "NativeBatchNormBackward0",
+    ("input", "weight", "bias", "running_mean", "running_var"),
+    forward=K.batch_norm,
+    vjp=_batch_norm_grads,
+    saves={"input": _ALL3, "weight": _ALL3, "running_mean": _ALL3, "running_var": _ALL3},
+    jvp=_batch_norm_jvp,
+    batch=batch_norm_batch,
+)
+rule(
+    "batch_norm_backward",
+    "NativeBatchNormBackwardBackward0",
+    ("grad_out", "input", "weight", "running_mean", "running_var"),
+    forward=lambda g, x, w, rm, rv, training, eps, mask: A.batch_norm_backward_arrays(
+        g, x, w, rm, rv, training, eps, mask
+    ),
+    outputs=3,
+    vjp=_batch_norm_double_grads,
+    saves={"grad_out": _ALL5, "input": _ALL5, "weight": _ALL5, "running_mean": _ALL5, "running_var": _ALL5},
+    jvp=_batch_norm_backward_jvp,
+    batch=batch_norm_backward_batch,
+)
+rule(
+    "dropout",
+    "NativeDropoutBackward0",
+    ("self", "mask"),
+    forward=lambda a, mask, scale: (a * mask * scale).astype(a.dtype, copy=False),
+    grads=(lambda c, g: g * c.mask * c.scale, None),
+    saves={"mask": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)

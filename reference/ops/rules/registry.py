@@ -1,0 +1,32 @@
+"""The one registry of the derivative table: :data:`RULES`, filled by :func:`rule` from the family
+modules of :mod:`reference.ops.rules`."""
+
+from __future__ import annotations
+
+import inspect
+
+from reference.ops.rule import Rule
+
+RULES: dict[str, Rule] = {}
+_FAMILY: dict[str, str] = {}
+
+
+def rule(name, node, inputs, **fields):
+    """Declare primitive ``name`` (its ``grad_fn`` name ``node``, its tensor ``inputs``) once."""
+    if name in RULES:
+        raise ValueError(
+            f"primitive {name!r} is declared twice in the derivative table "
+            f"(first in {_FAMILY[name]!r}, again in {_caller_family()!r})"
+        )
+    RULES[name] = Rule(name, node, tuple(inputs), **fields)
+    _FAMILY[name] = _caller_family()
+
+
+def family_of(name):
+    """The family module that declares primitive ``name`` (e.g. ``"elementwise"``)."""
+    return _FAMILY[name]
+
+
+def _caller_family():
+    module = inspect.getmodule(inspect.stack()[2].frame)
+    return module.__name__.rsplit(".", 1)[-1] if module else "?"
