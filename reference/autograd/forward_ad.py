@@ -9,7 +9,7 @@ that level computes the primal and the tangent with itself (and every level insi
 and by reverse mode. That is what makes ``jacfwd(jacfwd(f))``, ``jacfwd(jacrev(f))`` and
 ``grad(jvp)`` compose.
 
-The tangent of an op comes from its table rule's ``jvp`` field (:mod:`reference.ops.derivatives`):
+The tangent of an op comes from its table rule's ``jvp`` field (:mod:`reference.ops.rules`):
 
 * ``AUTO_ELEMENT_WISE``, ``AUTO_LINEAR``, ``BILINEAR``, ``SAME_VIEW``: derivatives.yaml's
   shorthands (see :mod:`reference.ops.rule`);
@@ -42,7 +42,7 @@ class MissingRuleError(NotImplementedError):
     def __init__(self, primitive, field, transform):
         self.primitive, self.field = primitive, field
         super().__init__(
-            f"primitive {primitive!r} has no {field!r} rule in reference.ops.derivatives, "
+            f"primitive {primitive!r} has no {field!r} rule in reference.ops.rules, "
             f"so {transform} cannot run through it"
         )
 

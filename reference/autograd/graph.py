@@ -134,7 +134,7 @@ class Context:
 
 
 class RuleNode(Node):
-    """The node of one table rule (``reference.ops.derivatives``): runs the rule's VJP."""
+    """The node of one table rule (``reference.ops.rules``): runs the rule's VJP."""
 
     __slots__ = ("rule", "params", "saved", "shapes", "dtypes", "needs", "aux", "out_meta", "released")
 

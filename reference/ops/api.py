@@ -1,7 +1,7 @@
 """The Tensor-level operations: PyTorch's names and signatures over the derivative table.
 
 Each function normalises its arguments the way PyTorch does (dims, Python scalars as wrapped
-numbers, type promotion, view bounds) and hands one rule of :mod:`reference.ops.derivatives` to
+numbers, type promotion, view bounds) and hands one rule of :mod:`reference.ops.rules` to
 the dispatcher. ``Tensor`` methods and operators are these same functions (bound at the end).
 """
 
