@@ -28,7 +28,7 @@ def safe_file_part(text: str, limit: int = 80) -> str:
     """``text`` made safe as part of a file name (no separators, no dot-dot, bounded length)."""
     out = re.sub(r"[^A-Za-z0-9._+=-]", "_", text)[:limit].lstrip(".")
     if out != text:
-        out = f"{out}-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+        out = f"{out}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
     return out or "case"
 
 

@@ -55,16 +55,17 @@ def _problem(rec) -> str | None:
     return None
 
 
-def _sniff(path: Path, what: str) -> None:
+def _sniff(path: Path, what: str, flag: str = "") -> None:
+    prefix = f"{flag}: " if flag else ""
     try:
         with open(path, "rb") as f:
             head = f.read(SNIFF_BYTES)
     except IsADirectoryError:
-        raise InputFileError(f"{path}: is a directory, not a {what}") from None
+        raise InputFileError(f"{prefix}{path}: is a directory, not a {what}") from None
     except OSError as exc:
-        raise InputFileError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+        raise InputFileError(f"{prefix}{path}: cannot be read: {exc.strerror or exc}") from None
     if b"\x00" in head:
-        raise InputFileError(f"{path}: is a binary file, not a {what}")
+        raise InputFileError(f"{prefix}{path}: is a binary file, not a {what}")
 
 
 def read_results_file(path, *, missing_ok: bool = False) -> ReadResult:
@@ -125,7 +126,7 @@ def read_report_file(path, flag: str = "report") -> dict:
     path = Path(path)
     if not path.exists():
         raise InputFileError(f"{flag}: {path}: does not exist")
-    _sniff(path, "report.json")
+    _sniff(path, "report.json", flag)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:

@@ -260,7 +260,7 @@ class Campaign:
         self.resumed = 0
         try:
             if resume:
-                self.done = {result_key(r): r for r in read_results(self.results_path)}
+                self.done = {result_key(r): _compact(r) for r in read_results(self.results_path)}
                 self.resumed = len(self.done)
                 self._repair_torn_tail()
             self.writer = ResultsWriter(self.results_path)
@@ -330,7 +330,7 @@ class Campaign:
         if key in self.done:
             return self.done[key]
         self.writer.write(rec)  # OutputLost propagates: the run stops, never a green report
-        self.done[key] = rec
+        self.done[key] = _compact(rec)  # what a later lookup needs; the driver's memory stays flat
         self.progress(rec)
         return rec
 
@@ -612,6 +612,28 @@ class Campaign:
         except Exception:  # _Shrinking, or Hypothesis giving up (flaky, ...): keep the smallest seen
             pass
         return last
+
+
+# the fields of a recorded result the driver keeps in memory (the full record is on disk)
+_KEPT = (
+    "case_id",
+    "case_hash",
+    "framework",
+    "check",
+    "verdict",
+    "phase",
+    "max_ratio",
+    "bound",
+    "worst",
+    "found",
+)
+
+
+def _compact(rec: dict) -> dict:
+    out = {k: rec[k] for k in _KEPT if k in rec}
+    if "reason" in rec:
+        out["reason"] = str(rec["reason"])[:400]
+    return out
 
 
 def _zeroed(e, agree):

@@ -191,6 +191,9 @@ def main(argv=None) -> int:
 
 
 def _serve_reference(reply_fd) -> int:
+    import conformance.programs  # noqa: F401
+    import reference  # noqa: F401 - imported at start-up, never inside a case's time limit
+
     write_frame(
         reply_fd,
         {
