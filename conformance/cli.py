@@ -1,20 +1,27 @@
 """The ``conformance`` command: ``run`` (the main job), ``replay``, ``report`` and ``frameworks``.
 
-Exit status: 0 when nothing failed, 1 when some result is ``fail``, ``error_mismatch``,
-``crash`` or ``timeout``, 2 on bad usage (the message names the flag and the value).
+Exit status follows :mod:`conformance.exitcodes` (one table for every subcommand): 0 all judged
+and agreeing, 1 departures, 2 usage or input error (also: filters that select nothing), 3 an
+internal error (one line and a crash log), 4 nothing judged, 5 results could not be kept,
+130 interrupted. No traceback reaches the user for an input or environment fault.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
+import traceback
 from pathlib import Path
 
-from conformance import adapters
-from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError, load_cases
-from conformance.runner import Campaign
+from conformance import adapters, exitcodes
+from conformance.budget import parse_size
+from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError
+from conformance.outdir import OutputError, OutputLost, check_writable
+from conformance.resultsio import InputFileError, read_report_file, read_results_file
+from conformance.runner import Campaign, check_timeout
 from conformance.tolerance import FAILING
 
 ALL_CHECKS = VALID_CHECKS + ("error",) + PROGRAM_CHECKS
@@ -29,6 +36,14 @@ DEFAULT_MAX_EXAMPLES = 40
 
 class UsageError(Exception):
     """A bad flag or value; main() prints it and exits 2."""
+
+
+class NothingSelected(Exception):
+    """Filters that select no case and no fuzzing: says which, exits 2 (nothing was run)."""
+
+
+class Interrupted(BaseException):
+    """SIGTERM, handled like SIGINT."""
 
 
 def _list(flag: str, value: str | None, allowed, default):
@@ -48,7 +63,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="conformance",
         description="Check convolution forward, gradients, second-order gradients, jvp and vmap of PyTorch, "
         "TensorFlow and JAX against refgrad's reference, element by element against derived error bounds.",
-        epilog="Exit status: 0 nothing failed, 1 something failed, 2 bad usage. Docs: docs/conformance.md",
+        epilog="Exit status: 0 all judged and agreeing, 1 departures found, 2 usage or input error (or filters "
+        "selecting nothing), 3 internal error, 4 nothing judged, 5 results could not be kept, 130 interrupted. "
+        "Docs: docs/reliability.md, docs/conformance.md",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -73,9 +90,23 @@ def _parser() -> argparse.ArgumentParser:
             choices=["highest", "default"],
             help="highest: TF32 off; default: the framework's default (no effect on CPU)",
         )
-        p.add_argument("--timeout", type=float, default=120.0, help="seconds per check before 'timeout'")
+        p.add_argument(
+            "--timeout",
+            default="120",
+            help="seconds of a framework's own work per check before 'timeout' (positive; default 120)",
+        )
         p.add_argument(
             "--resume", action="store_true", help="continue DIR/results.jsonl, skipping recorded results"
+        )
+        p.add_argument(
+            "--overwrite",
+            action="store_true",
+            help="start afresh in a DIR holding results: they are moved to DIR/previous/<time>/, never deleted",
+        )
+        p.add_argument(
+            "--memory-budget",
+            metavar="SIZE",
+            help="refuse cases estimated to need more memory (e.g. 4G; default a quarter of this machine's)",
         )
         p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -164,8 +195,17 @@ class Progress:
             sys.stderr.write("\n")
 
 
-def _cases(path, checks, dtypes):
-    cases = load_cases(path)
+def _load(path):
+    """Every case under ``path``, checked for safe and unique ids (a CaseError names the file)."""
+    from conformance.identity import check_ids, load_case_files
+
+    cases, sources = load_case_files(path)
+    check_ids(cases, sources)
+    return cases
+
+
+def _cases(path, checks, dtypes, cases=None):
+    cases = _load(path) if cases is None else cases
     out = []
     for case in cases:
         if case.dtype in dtypes:
@@ -175,16 +215,57 @@ def _cases(path, checks, dtypes):
     return out
 
 
-def _campaign(args, frameworks, progress, found_dir=None):
+def _filters(args, **extra) -> str:
+    flags = {"--frameworks": args.frameworks, "--checks": args.checks, "--dtypes": args.dtypes, **extra}
+    return " ".join(f"{k} {v}" for k, v in flags.items() if v) or "the default filters"
+
+
+def _timeout(args) -> float:
+    try:
+        return check_timeout(args.timeout)
+    except ValueError as exc:
+        raise UsageError(f"--timeout: {exc}") from None
+
+
+def _memory_budget(args) -> int | None:
+    if not args.memory_budget:
+        return None
+    try:
+        return parse_size(args.memory_budget)
+    except ValueError:
+        raise UsageError(
+            f"--memory-budget: {args.memory_budget!r} is not a positive size (e.g. 4G, 512M, 1000000)"
+        ) from None
+
+
+def _manifest(args, kind, frameworks, **fields) -> dict:
+    return {
+        "kind": kind,
+        "frameworks": dict(sorted(frameworks.items())),
+        "checks": args.checks,
+        "dtypes": args.dtypes,
+        "device": args.device,
+        "precision": args.precision,
+        "seed": None,
+        "ops": None,
+        "cases": None,
+        **fields,
+    }
+
+
+def _campaign(args, frameworks, progress, found_dir=None, manifest=None):
     return Campaign(
         args.out,
         frameworks,
         device=args.device,
         precision=args.precision,
-        timeout=args.timeout,
+        timeout=_timeout(args),
         resume=args.resume,
+        overwrite=args.overwrite,
+        manifest=manifest,
         found_dir=found_dir,
         progress=progress,
+        memory_budget=_memory_budget(args),
     )
 
 
@@ -194,20 +275,24 @@ def _start(campaign, args) -> None:
         print(f"conformance: {name} could not start on --device {args.device}: {reason}", file=sys.stderr)
     if not campaign.workers:
         raise UsageError(f"--device {args.device}: no framework could start (reasons above)")
+    if campaign.outdir.moved_to:
+        print(f"conformance: earlier results moved to {campaign.outdir.moved_to}", file=sys.stderr)
+    campaign.outdir.check_versions({n: w.info["version"] for n, w in campaign.workers.items() if w.info})
 
 
 def _finish(campaign, args, progress) -> int:
     from conformance.report import build_report
 
     progress.done()
+    campaign.writer.sync()  # a checkpoint: every result on disk before the report claims it
     report = build_report(args.out, campaign.frameworks_info(), " ".join(sys.argv), run=_run_settings(args))
     totals = report["totals"]
-    counts = ", ".join(
-        f"{v} {totals[v]}"
-        for v in ("pass", "fail", "error_mismatch", "crash", "timeout", "unsupported")
-        if totals.get(v)
-    )
+    counts = ", ".join(f"{v} {n}" for v, n in totals.items() if v != "results" and n)
     print(f"{totals.get('results', 0)} results: {counts or 'none'}")
+    if campaign.resumed:
+        print(
+            f"resumed: {campaign.resumed} results were recorded before, {totals.get('results', 0) - campaign.resumed} new"
+        )
     print(f"wrote {Path(args.out) / 'results.jsonl'}, report.json, index.html")
     if report["discrepancies"]:
         print(
@@ -216,8 +301,13 @@ def _finish(campaign, args, progress) -> int:
         )
     print(f"open {Path(args.out) / 'index.html'} to read the report (docs/reports.md explains it)")
     for r in report["failures"][:20]:
-        print(f"  {r['verdict']}: {r['framework']} {r['check']} {r['case_id']}: {r.get('reason', '')[:300]}")
-    return 1 if report["failed"] else 0
+        print(
+            f"  {r['verdict']}: {r['framework']} {r['check']} {r['case_id']}: {(r.get('reason') or '')[:300]}"
+        )
+    code, why = report["outcome"]["code"], report["outcome"]["message"]
+    if code == exitcodes.NOTHING_JUDGED:
+        print(f"conformance: NOTHING JUDGED: {why} (exit {code})", file=sys.stderr)
+    return code
 
 
 def _run_settings(args) -> dict:
@@ -230,24 +320,48 @@ def _run_settings(args) -> dict:
     }
 
 
+def _fuzz_plan(ops, checks, dtypes) -> list[str]:
+    """The fuzz campaigns these filters select (a check name each)."""
+    plan = []
+    if "programs" in ops and "program" in checks and "float64" in dtypes:
+        plan.append("program")
+    if "conv" in ops:
+        plan += [c for c in checks if c not in PROGRAM_CHECKS]
+    return plan
+
+
 def cmd_run(args) -> int:
     frameworks = _frameworks(args)
     ops = _list("--ops", args.ops, OPS, DEFAULT_OPS)
     checks = _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)
     dtypes = _list("--dtypes", args.dtypes, DTYPES, DTYPES)
+    _timeout(args)
+    _memory_budget(args)
     if args.max_examples < 0:
         raise UsageError(f"--max-examples: must be >= 0, got {args.max_examples}")
     cases_path = Path(args.cases) if args.cases else DEFAULT_CASES
     if args.cases and not cases_path.exists():
         raise UsageError(f"--cases: {args.cases!r} does not exist")
-    curated = _cases(cases_path, checks, dtypes) if cases_path.exists() else []
+    loaded = _load(cases_path) if cases_path.exists() else []
+    curated = _cases(cases_path, checks, dtypes, loaded)
     curated = [c for c in curated if c.op in {OP_OF_CASE[o] for o in ops}]
+    plan = _fuzz_plan(ops, checks, dtypes) if args.max_examples else []
+    if not curated and not plan:
+        raise NothingSelected(
+            f"nothing selected: {_filters(args, **{'--ops': args.ops, '--max-examples': args.max_examples})} "
+            f"select none of the {len(loaded)} case(s) in {cases_path} and no fuzzing"
+            + (" (programs run in float64 only)" if "programs" in ops and "float64" not in dtypes else "")
+        )
+    check_writable(args.found_dir, "--found-dir")
     if not cases_path.exists():
         print(
             f"conformance: no curated cases at {cases_path} (pass --cases DIR); fuzzing only", file=sys.stderr
         )
+    manifest = _manifest(
+        args, "refgrad-run", frameworks, seed=args.seed, ops=",".join(ops), cases=str(cases_path.resolve())
+    )
     progress = Progress(args.quiet)
-    with _campaign(args, frameworks, progress, args.found_dir) as campaign:
+    with _campaign(args, frameworks, progress, args.found_dir, manifest) as campaign:
         _start(campaign, args)
         campaign.run_cases(curated, phase="curated")
         if args.max_examples:
@@ -271,11 +385,19 @@ def cmd_replay(args) -> int:
     frameworks = _frameworks(args)
     checks = _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)
     dtypes = _list("--dtypes", args.dtypes, DTYPES, DTYPES)
+    _timeout(args)
+    _memory_budget(args)
     if not Path(args.path).exists():
         raise UsageError(f"replay: {args.path!r} does not exist")
-    cases = _cases(args.path, checks, dtypes)
+    loaded = _load(args.path)
+    cases = _cases(args.path, checks, dtypes, loaded)
+    if not cases:
+        raise NothingSelected(
+            f"nothing selected: {_filters(args)} select none of the {len(loaded)} case(s) in {args.path}"
+        )
+    manifest = _manifest(args, "refgrad-replay", frameworks, cases=str(Path(args.path).resolve()))
     progress = Progress(args.quiet)
-    with _campaign(args, frameworks, progress) as campaign:
+    with _campaign(args, frameworks, progress, manifest=manifest) as campaign:
         _start(campaign, args)
         campaign.run_cases(cases, phase="replay")
         return _finish(campaign, args, progress)
@@ -307,8 +429,7 @@ def cmd_frameworks(args) -> int:
 
 
 def cmd_report(args) -> int:
-    import json
-
+    from conformance.outdir import OutputDir
     from conformance.report import build_report
 
     results = Path(args.results)
@@ -318,47 +439,110 @@ def cmd_report(args) -> int:
         raise UsageError(
             f"report: {str(results)!r} does not exist (give RESULTS.jsonl or a directory holding one)"
         )
-    if args.baseline and not Path(args.baseline).is_file():
-        raise UsageError(f"--baseline: {args.baseline!r} does not exist (give an earlier report.json)")
+    read = read_results_file(results)  # InputFileError: binary / foreign file, named
+    for line in read.warnings(results):
+        print(f"conformance: warning: {line}", file=sys.stderr)
     if args.baseline:
-        try:
-            json.loads(Path(args.baseline).read_text())["cells"]
-        except (ValueError, KeyError, TypeError):
-            raise UsageError(f"--baseline: {args.baseline!r} is not a report.json with 'cells'") from None
+        read_report_file(args.baseline, "--baseline")
     out = Path(args.out) if args.out else results.parent
+    check_writable(out, "--out")
     previous = results.parent / "report.json"
-    old = json.loads(previous.read_text()) if previous.exists() else {}
-    env = old.get("environment") or {}
+    try:  # the run's environment, when its report.json is readable; the report never depends on it
+        old = read_report_file(previous) if previous.exists() else {}
+    except InputFileError as exc:
+        print(f"conformance: warning: {exc}; regenerating from results.jsonl alone", file=sys.stderr)
+        old = {}
+    env = old.get("environment") if isinstance(old.get("environment"), dict) else {}
     run = {k: env.get(k) for k in ("device", "precision", "seed")}
     run["max_examples"] = (env.get("hypothesis") or {}).get("max_examples")
-    report = build_report(
-        out, old.get("frameworks", {}), " ".join(sys.argv), run=run, results=results, baseline=args.baseline
-    )
+    frameworks = old.get("frameworks") if isinstance(old.get("frameworks"), dict) else {}
+    lock = OutputDir.lock_only(out)
+    try:
+        report = build_report(
+            out, frameworks, " ".join(sys.argv), run=run, results=results, baseline=args.baseline, read=read
+        )
+    finally:
+        lock.release()
     print(
         f"{report['totals'].get('results', 0)} results, {len(report['discrepancies'])} discrepancies; "
         f"wrote {out / 'report.json'}, {out / 'index.html'}"
     )
+    if read.skipped:
+        print(
+            f"{len(read.skipped)} unreadable line(s) of {results} skipped (listed above; counted in the report)"
+        )
     if report["regression"]:
         reg = report["regression"]
         print(f"against {args.baseline}: {reg['new_failures']} new failing case(s), {reg['fixed']} fixed")
-    return 1 if report["failed"] else 0
+    code, why = report["outcome"]["code"], report["outcome"]["message"]
+    if code == exitcodes.NOTHING_JUDGED:
+        print(f"conformance: NOTHING JUDGED: {why} (exit {code})", file=sys.stderr)
+    return code
+
+
+def _crash_log(args) -> Path:
+    """Write the traceback of an internal error to a crash log; return its path."""
+    import tempfile
+
+    text = f"refgrad internal error\ncommand: {' '.join(sys.argv)}\n\n{traceback.format_exc()}"
+    for directory in (getattr(args, "out", None), tempfile.gettempdir()):
+        if not directory:
+            continue
+        try:
+            path = (
+                Path(directory) / f"crash-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{os.getpid()}.log"
+            )
+            path.write_text(text)
+            return path
+        except OSError:
+            continue
+    return Path("<no writable place for a crash log>")
+
+
+def _on_sigterm(signum, frame):
+    raise Interrupted()
 
 
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    old_term = signal.getsignal(signal.SIGTERM)
+    try:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread
+        old_term = None
     try:
         commands = {"run": cmd_run, "replay": cmd_replay, "report": cmd_report, "frameworks": cmd_frameworks}
         return commands[args.command](args)
     except UsageError as exc:
         parser.error(str(exc))
-    except CaseError as exc:
+    except NothingSelected as exc:
+        print(f"conformance: {exc}", file=sys.stderr)
+        return exitcodes.USAGE
+    except (CaseError, OutputError, InputFileError) as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
+        return exitcodes.USAGE
+    except OutputLost as exc:
+        print(f"conformance: error: results could not be kept: {exc}; no report was written", file=sys.stderr)
+        return exitcodes.OUTPUT_LOST
+    except OSError as exc:  # an environment fault outside the results writer (disk full, permissions)
+        print(f"conformance: error: {exc.filename or 'an output'}: {exc.strerror or exc}", file=sys.stderr)
+        return exitcodes.OUTPUT_LOST
+    except (KeyboardInterrupt, Interrupted):
         print("\ninterrupted: results so far are in results.jsonl; continue with --resume", file=sys.stderr)
-        return 130
+        return exitcodes.INTERRUPTED
+    except Exception:  # noqa: BLE001 - a refgrad bug: one line and a crash log, never a bare traceback
+        path = _crash_log(args)
+        print(
+            f"conformance: internal error ({sys.exc_info()[0].__name__}: {str(sys.exc_info()[1])[:200]}); "
+            f"the traceback is in {path}; please report it",
+            file=sys.stderr,
+        )
+        return exitcodes.INTERNAL
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
 
 
 if __name__ == "__main__":

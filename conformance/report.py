@@ -20,7 +20,11 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from conformance.runner import _failure_kind, read_results
+from conformance import exitcodes
+from conformance.identity import safe_file_part
+from conformance.outdir import atomic_write
+from conformance.resultsio import read_results_file
+from conformance.runner import _failure_kind
 from conformance.tolerance import BOUND_FORMULA, FAILING, VERDICTS
 
 SCHEMA_VERSION = 1
@@ -30,7 +34,9 @@ TEMPLATE_DIR = Path(__file__).with_name("templates")
 # the last edge; exact results (ratio 0) and infinite ratios (NaN, or an error where M = 0) apart
 HIST_EDGES = list(range(-6, 4))
 # a cell's verdict is its most serious result's
-SEVERITY = ("crash", "timeout", "fail", "error_mismatch", "pass", "unsupported")
+SEVERITY = ("crash", "timeout", "fail", "error_mismatch", "pass", "reference_error", "refused", "unsupported")
+# verdicts refgrad writes besides the tolerance model's: the harness's own, never a framework's
+HARNESS_VERDICTS = ("reference_error", "refused")
 
 
 # ---- environment --------------------------------------------------------------------------------
@@ -242,6 +248,11 @@ def _worst_entry(r: dict) -> dict:
     }
 
 
+def _severity(verdict: str) -> tuple:
+    """Known verdicts by SEVERITY; one from a newer refgrad after them (shown, never a crash)."""
+    return (SEVERITY.index(verdict), "") if verdict in SEVERITY else (len(SEVERITY), verdict)
+
+
 def build_cells(records: list[dict]) -> list[dict]:
     groups = defaultdict(list)
     for r in records:
@@ -262,8 +273,8 @@ def build_cells(records: list[dict]) -> list[dict]:
                 "check": key[2],
                 "dtype": key[3],
                 "results": len(rs),
-                "counts": {v: counts[v] for v in VERDICTS if counts[v]},
-                "verdict": next(v for v in SEVERITY if counts[v]),
+                "counts": {v: n for v, n in sorted(counts.items(), key=lambda vn: _severity(vn[0])) if n},
+                "verdict": min(counts, key=_severity),
                 "worst": _worst_entry(worst) if worst else None,
                 "histogram": histogram([_excess(r["worst"]) for r in judged]),
                 "failing_cases": sorted({r["case_id"] for r in failing}),
@@ -285,7 +296,7 @@ def _adapter_spec(framework: str, frameworks: dict) -> str | None:
 
 
 def discrepancies(
-    records: list[dict], frameworks: dict, device: str, precision: str, out_dir: Path
+    records: list[dict], frameworks: dict, device: str, precision: str, out_dir: Path, repro_dir=None
 ) -> list[dict]:
     """One entry per cell and kind of fail/error_mismatch: the shrunk case if any, else the worst."""
     from conformance.reproducer import reproducer
@@ -332,9 +343,11 @@ def discrepancies(
             if not spec:
                 raise LookupError(f"no adapter spec recorded for {key[0]!r}")
             script = reproducer(r, spec, device or "cpu", precision or "highest")
-            name = f"reproducers/{entry['id']}-{key[2]}-{key[0]}-{r['case_id']}.py"
-            (out_dir / "reproducers").mkdir(parents=True, exist_ok=True)
-            (out_dir / name).write_text(script)
+            base = safe_file_part(f"{entry['id']}-{key[2]}-{key[0]}-{r['case_id']}", 120)
+            name = f"reproducers/{base}.py"
+            target = Path(repro_dir) if repro_dir else out_dir / "reproducers"
+            target.mkdir(parents=True, exist_ok=True)
+            (target / f"{base}.py").write_text(script)
             entry.update(reproducer=script, reproducer_file=name)
         except Exception as exc:  # the report is still written; the entry says why there is no script
             entry["reproducer_error"] = f"{type(exc).__name__}: {exc}"
@@ -345,8 +358,9 @@ def discrepancies(
 def unsupported(records: list[dict]) -> list[dict]:
     groups = defaultdict(list)
     for r in records:
-        if r["verdict"] == "unsupported":
-            groups[(r["framework"], r["check"], r.get("reason", ""))].append(r["case_id"])
+        if r["verdict"] not in FAILING and r["verdict"] != "pass":  # not judged: unsupported, refused, ...
+            tag = "" if r["verdict"] == "unsupported" else f"[{r['verdict']}] "
+            groups[(r["framework"], r["check"], tag + str(r.get("reason", "")))].append(r["case_id"])
     return [
         {
             "framework": fw,
@@ -424,7 +438,7 @@ def regression(cells: list[dict], baseline: dict, baseline_path: str) -> dict:
 
 # ---- the report ---------------------------------------------------------------------------------
 def summarise(
-    records, frameworks, command="", run=None, out_dir=".", baseline=None, baseline_path=None
+    records, frameworks, command="", run=None, out_dir=".", baseline=None, baseline_path=None, repro_dir=None
 ) -> dict:
     run = run or {}
     env = environment(frameworks, run)
@@ -449,8 +463,10 @@ def summarise(
         for r in records
         if r["verdict"] in FAILING
     ]
+    code, message = exitcodes.outcome(r["verdict"] for r in records)
     report = {
         "schema_version": SCHEMA_VERSION,
+        "outcome": {"code": code, "message": message},
         "created": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "command": command,
         "bound_formula": BOUND_FORMULA,
@@ -458,10 +474,14 @@ def summarise(
         "frameworks": frameworks,
         "totals": dict(totals),
         "failed": bool(failures),
-        "verdicts": list(VERDICTS),
+        "verdicts": list(VERDICTS)
+        + [v for v in HARNESS_VERDICTS if v not in VERDICTS]
+        + sorted({r["verdict"] for r in records} - set(VERDICTS) - set(HARNESS_VERDICTS)),
         "histogram_edges": HIST_EDGES,
         "cells": cells,
-        "discrepancies": discrepancies(records, frameworks, env["device"], env["precision"], Path(out_dir)),
+        "discrepancies": discrepancies(
+            records, frameworks, env["device"], env["precision"], Path(out_dir), repro_dir
+        ),
         "unsupported": unsupported(records),
         "crashes": crashes(records),
         "failures": failures,
@@ -502,17 +522,38 @@ def build_report(
     run: dict | None = None,
     results=None,
     baseline=None,
+    read=None,
 ) -> dict:
     """Summarise results (default ``out_dir/results.jsonl``) into out_dir/report.json and index.html.
 
     ``run`` carries the run's flags (device, precision, seed, max_examples); ``baseline`` is the
     path of an older report.json for the regression view.
     """
+    import os
+    import shutil
+
+    from conformance.resultsio import read_report_file
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    records = read_results(Path(results) if results else out / "results.jsonl")
-    base = json.loads(Path(baseline).read_text()) if baseline else None
-    report = summarise(records, frameworks or {}, command, run, out, base, baseline)
-    (out / "report.json").write_text(json.dumps(report, indent=1))
-    (out / "index.html").write_text(render_html(report))
+    if read is None:
+        read = read_results_file(Path(results) if results else out / "results.jsonl", missing_ok=True)
+    base = read_report_file(baseline, "--baseline") if baseline else None
+    # reproducers are written aside and swapped in whole: none from an earlier report survives
+    staging = out / f".reproducers-new-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        report = summarise(read.records, frameworks or {}, command, run, out, base, baseline, staging)
+        report["skipped_lines"] = [{"line": n, "why": why} for n, why in read.skipped]
+        atomic_write(out / "report.json", json.dumps(report, indent=1))
+        atomic_write(out / "index.html", render_html(report))
+        final = out / "reproducers"
+        if final.exists():
+            old = out / f".reproducers-old-{os.getpid()}"
+            os.replace(final, old)
+            shutil.rmtree(old, ignore_errors=True)
+        if staging.exists():
+            os.replace(staging, final)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return report

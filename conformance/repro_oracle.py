@@ -202,8 +202,20 @@ def judge(case, check, a, observed, u, K):
         if obs.size == 0:
             continue
         m = magnitude[name]
+        # non-finite values: NaN against NaN and same-sign infinities agree; one side only departs
+        agree = (np.isnan(obs) & np.isnan(exp)) | (
+            np.isinf(obs) & np.isinf(exp) & (np.sign(obs) == np.sign(exp))
+        )
+        one_sided = (~np.isfinite(obs) | ~np.isfinite(exp)) & ~agree
+        if one_sided.any():
+            i = np.unravel_index(int(np.argmax(one_sided)), obs.shape)
+            index = ",".join(str(int(j)) for j in i)
+            return True, [
+                f"non-finite on one side: {name}[{index}]={obs[i]!r} but expected {exp[i]!r} "
+                f"({int(one_sided.sum())} element(s))"
+            ]
+        obs, exp, m = (np.where(agree, 0.0, v) for v in (obs, exp, np.asarray(m)))
         err = np.abs(obs - exp)
-        err = np.where(np.isnan(err), np.inf, err)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(m > 0, err / (u * np.where(m > 0, m, 1.0)), np.where(err > 0, np.inf, 0.0))
             limit = K[name] + np.where(m > 0, np.abs(exp) / np.where(m > 0, m, 1.0), 0.0)

@@ -6,11 +6,17 @@ timeout as ``timeout``; either way the worker is restarted and the campaign goes
 result is appended to ``results.jsonl`` (and flushed) as soon as it is known, so an
 interrupted campaign loses nothing; ``resume=True`` skips every (case, framework, check)
 already recorded there.
+
+Time limits are fair: a framework's deadline runs from the instant its worker starts the
+framework's own work (the worker announces it, with the shared monotonic clock), so a worker
+restart, data generation or the reference's own computation are never charged to it. The
+reference side of a program case (a program is code) runs in a worker process of its own
+with the same limit; its failures are ``reference_error`` results, never a framework's.
 """
 
 from __future__ import annotations
 
-import json
+import math
 import os
 import select
 import signal
@@ -22,10 +28,15 @@ from collections import OrderedDict
 from dataclasses import replace
 from pathlib import Path
 
+from conformance import budget as _budget
 from conformance.case import Case, CaseData, save_case
 from conformance.expected import expected as reference_expected
 from conformance.expected import reference_rejects
-from conformance.programs import PROGRAM_BOUND_FORMULA, program_bound, program_verdict, reference_outcome
+from conformance.identity import case_hash
+from conformance.nonfinite import settle
+from conformance.outdir import OutputDir, ResultsWriter
+from conformance.programs import PROGRAM_BOUND_FORMULA, program_bound, program_verdict
+from conformance.resultsio import RESULTS_SCHEMA, read_results_file
 from conformance.tolerance import (
     BOUND_FORMULA,
     FAILING,
@@ -37,7 +48,7 @@ from conformance.tolerance import (
     judge,
     with_extra_terms,
 )
-from conformance.worker import _HEADER, write_frame
+from conformance.worker import _HEADER, REFERENCE_SPEC, write_frame
 
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[1])
 
@@ -110,10 +121,23 @@ class Worker:
         except (BrokenPipeError, OSError):
             pass  # it died; _receive reports the crash
 
-    def receive(self, timeout: float) -> dict:
-        return self._receive(time.monotonic() + timeout)
+    def receive(self, timeout: float, prepare_timeout: float | None = None) -> dict:
+        """The worker's answer; ``timeout`` counts from when the worker started the framework's work.
 
-    def _receive(self, deadline: float) -> dict:
+        A worker first announces ``started`` (with its monotonic clock) once the case is parsed
+        and its data made; the time before that (up to ``prepare_timeout``) is the harness's.
+        """
+        prepare = max(prepare_timeout or 0.0, timeout) + 60.0
+        reply = self._receive(time.monotonic() + prepare, what="prepare the case")
+        if reply.get("status") != "started":
+            return reply
+        now = time.monotonic()
+        started = reply.get("started_at")
+        if not isinstance(started, (int, float)) or not (now - prepare <= started <= now):
+            started = now  # another clock: count from when the announcement arrived
+        return self._receive(started + timeout)
+
+    def _receive(self, deadline: float, what: str = "") -> dict:
         fd = self.proc.stdout.fileno()
         buf = b""
         need = _HEADER.size
@@ -122,6 +146,8 @@ class Worker:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.kill()
+                if what:  # the harness's part (before the framework started): not the framework's timeout
+                    raise WorkerGone("crash", f"the {self.name} worker did not {what} in time; worker killed")
                 raise WorkerGone("timeout", f"no answer within the time limit; {self.name} worker killed")
             ready, _, _ = select.select([fd], [], [], min(left, 1.0))
             if not ready:
@@ -171,24 +197,29 @@ class Worker:
 
 
 def read_results(path) -> list[dict]:
-    """Records of a results.jsonl; a torn last line (an interrupted write) is ignored."""
-    records = []
-    try:
-        with open(path) as f:
-            for line in f:
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError:
-                    continue
-    except FileNotFoundError:
-        pass
-    return records
+    """Valid records of a results.jsonl (a torn or garbage line is skipped; see conformance.resultsio)."""
+    return read_results_file(path, missing_ok=True).records
 
 
 def result_key(record) -> tuple:
-    """(case id, framework, check); a shrunk failure is a record of its own (it may repeat a case)."""
-    key = (record["case_id"], record["framework"], record["check"])
+    """(case id, content hash, framework, check); a shrunk failure is a record of its own."""
+    key = (record["case_id"], record.get("case_hash"), record["framework"], record["check"])
     return key + ("shrunk",) if record.get("phase") == "shrunk" else key
+
+
+def _key(case, framework, check) -> tuple:
+    return (case.id, case_hash(case), framework, check)
+
+
+def check_timeout(value) -> float:
+    """A per-check time limit: a positive finite number of seconds (ValueError otherwise)."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"must be a number of seconds, got {value!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"must be a positive finite number of seconds, got {value!r}")
+    return value
 
 
 class Campaign:
@@ -203,27 +234,39 @@ class Campaign:
         precision="highest",
         timeout=120.0,
         resume=False,
+        overwrite=False,
+        manifest=None,
         found_dir=None,
         progress=None,
         threads=1,
+        memory_budget=None,
     ):
+        self.timeout = check_timeout(timeout)
         self.out = Path(out_dir)
-        self.out.mkdir(parents=True, exist_ok=True)
+        self.outdir = OutputDir(self.out, resume=resume, overwrite=overwrite, manifest=manifest)
         self.results_path = self.out / "results.jsonl"
         self.workers = {
             name: Worker(name, spec, device, precision, self.out / "logs", threads)
             for name, spec in frameworks.items()
         }
-        self.device, self.precision, self.timeout = device, precision, timeout
+        self.reference_worker = Worker(
+            "reference", REFERENCE_SPEC, "cpu", "highest", self.out / "logs", threads
+        )
+        self.device, self.precision = device, precision
+        self.memory_budget = memory_budget or _budget.default_budget()
         self.found_dir = Path(found_dir) if found_dir else self.out / "found"
         self.progress = progress or (lambda record: None)
         self.done = {}
-        if resume:
-            self.done = {result_key(r): r for r in read_results(self.results_path)}
-            self._repair_torn_tail()
-        elif self.results_path.exists():
-            self.results_path.unlink()
-        self._file = open(self.results_path, "a")
+        self.resumed = 0
+        try:
+            if resume:
+                self.done = {result_key(r): _compact(r) for r in read_results(self.results_path)}
+                self.resumed = len(self.done)
+                self._repair_torn_tail()
+            self.writer = ResultsWriter(self.results_path)
+        except BaseException:
+            self.outdir.release()
+            raise
         self._expected = OrderedDict()
         self.framework_seconds = {name: 0.0 for name in frameworks}
         self.startup_errors = {}
@@ -241,9 +284,13 @@ class Campaign:
         self.close()
 
     def close(self):
-        for w in self.workers.values():
-            w.close()
-        self._file.close()
+        for w in [*self.workers.values(), self.reference_worker]:
+            try:
+                w.close()
+            except Exception:  # noqa: BLE001 - closing must not hide the run's own outcome
+                pass
+        self.writer.close()
+        self.outdir.release()
 
     # -- frameworks --------------------------------------------------------------------------
     def start(self) -> dict:
@@ -273,25 +320,30 @@ class Campaign:
 
     # -- recording ---------------------------------------------------------------------------
     def record(self, rec: dict) -> dict:
+        rec = {"schema": RESULTS_SCHEMA, **rec}
+        if rec.get("case") and "case_hash" not in rec:
+            try:
+                rec["case_hash"] = case_hash(Case.from_dict(rec["case"]))
+            except Exception:  # noqa: BLE001 - a record without a parsable case keeps no hash
+                pass
         key = result_key(rec)
         if key in self.done:
             return self.done[key]
-        self.done[key] = rec
-        self._file.write(json.dumps(rec) + "\n")
-        self._file.flush()
+        self.writer.write(rec)  # OutputLost propagates: the run stops, never a green report
+        self.done[key] = _compact(rec)  # what a later lookup needs; the driver's memory stays flat
         self.progress(rec)
         return rec
 
     # -- the reference side -----------------------------------------------------------------
     def _reference(self, case: Case, check: str):
-        """('rejects', message) | ('ok', expected) | ('broken', message) — cached per case."""
-        key = (case.id, check)
+        """('rejects', message) | ('ok', expected) | ('broken', message) — cached per case and content."""
+        key = (case.id, case_hash(case), check)
         if key in self._expected:
             self._expected.move_to_end(key)
             return self._expected[key]
         rejected = None if case.op == "program" else reference_rejects(case)
         if case.op == "program":
-            value = reference_outcome(case)
+            value = self._program_reference(case)
         elif rejected:
             value = ("rejects", rejected)
         elif check == "error":
@@ -305,6 +357,29 @@ class Campaign:
         while len(self._expected) > 256:
             self._expected.popitem(last=False)
         return value
+
+    def _program_reference(self, case: Case):
+        """The program's reference outcome, computed in the reference worker under the time limit."""
+        from conformance.programs import ProgramError
+
+        worker = self.reference_worker
+        try:
+            worker.send({"cmd": "reference", "case": case.to_dict(), "source": case.id})
+            reply = worker.receive(self.timeout)
+        except RuntimeError as exc:  # the reference worker could not start: the harness's problem
+            return ("broken", f"the reference worker could not start: {exc}")
+        except WorkerGone as gone:
+            what = "ran past the time limit" if gone.verdict == "timeout" else "crashed"
+            return (
+                "broken",
+                f"the reference side {what}: {gone.reason.replace('reference worker', 'worker')}",
+            )
+        if reply.get("status") != "ok":
+            return ("broken", f"the reference side raised {reply.get('message')}")
+        status, value = reply["outcome"]
+        if status == "raises":
+            value = ProgramError(value["type_name"], value["message"], value["line"], value["text"])
+        return (status, value)
 
     def _bound(self, case: Case, check: str, tf32: bool) -> dict:
         if case.op == "program":
@@ -328,28 +403,43 @@ class Campaign:
     def run_check(self, case: Case, check: str, frameworks=None, phase="campaign", record=True) -> list[dict]:
         """Run one check of one case on several frameworks in parallel; return the records."""
         names = [n for n in (frameworks or self.workers) if n in self.workers]
-        pending = [n for n in names if (case.id, n, check) not in self.done]
+        pending = [n for n in names if _key(case, n, check) not in self.done]
+        # the harness's own checks first: memory budget, then the reference (its own time limit),
+        # both before a framework is asked, so neither is ever charged to a framework
+        refusal, reference = None, None
+        if pending:
+            need = _budget.estimate_bytes(case)
+            if need > self.memory_budget:
+                refusal = {
+                    "status": "refused",
+                    "reason": f"the case needs about {_budget.human(need)} (estimated before allocating: "
+                    f"inputs, outputs, magnitudes, workspace), over the memory budget of "
+                    f"{_budget.human(self.memory_budget)} (--memory-budget)",
+                }
+            else:
+                reference = self._reference(case, check)
+                if reference[0] == "broken":
+                    refusal = {"status": "reference_error", "reason": reference[1]}
         message = {"cmd": "run", "case": case.to_dict(), "check": check, "source": case.id}
         sent, unstarted = {}, {}
-        for name in pending:
+        for name in pending if refusal is None else ():
             try:
                 self.workers[name].send(message)
             except (RuntimeError, WorkerGone) as exc:  # a worker that died could not be restarted
                 unstarted[name] = {"status": "crash", "reason": f"the {name} worker could not restart: {exc}"}
-            sent[name] = time.monotonic()
-        reference = self._reference(case, check) if pending else None
+            sent[name] = True
         out = []
         for name in names:
-            if name not in sent:
-                out.append(self.done[(case.id, name, check)])
+            if name not in pending:
+                out.append(self.done[_key(case, name, check)])
                 continue
-            worker = self.workers[name]
-            try:
-                reply = unstarted.get(name) or worker.receive(
-                    max(self.timeout - (time.monotonic() - sent[name]), 0.01)
-                )
-            except WorkerGone as gone:
-                reply = {"status": gone.verdict, "reason": gone.reason}
+            if refusal is not None:
+                reply = refusal
+            else:
+                try:
+                    reply = unstarted.get(name) or self.workers[name].receive(self.timeout)
+                except WorkerGone as gone:
+                    reply = {"status": gone.verdict, "reason": gone.reason}
             rec = self._verdict(case, check, name, reply, reference, phase)
             out.append(self.record(rec) if record else rec)
         return out
@@ -368,12 +458,23 @@ class Campaign:
             "dtype": case.dtype,
             "config": case.describe(),
             "max_ratio": None,
-            "bound": self._bound(case, check, tf32),
+            "bound": {"formula": BOUND_FORMULA},
             "seconds": round(seconds, 6),
             "version": worker.info["version"] if worker.info else None,
             "case": case.to_dict(),
+            "case_hash": case_hash(case),
         }
         status = reply["status"]
+        if status in ("refused", "reference_error"):
+            return {**rec, "verdict": status, "reason": reply["reason"]}
+        if status in ("ok", "error") and seconds > self.timeout:
+            return {
+                **rec,
+                "verdict": "timeout",
+                "reason": f"answered after {seconds:.3g} s, past the "
+                f"{self.timeout:g} s limit (timed from the start of {name}'s own work)",
+            }
+        rec["bound"] = self._bound(case, check, tf32)
         ref_status, ref_value = reference
         if status in ("crash", "timeout", "unsupported"):
             return {**rec, "verdict": status, "reason": reply["reason"]}
@@ -382,6 +483,12 @@ class Campaign:
         if ref_status == "broken":
             return {**rec, "verdict": "crash", "reason": ref_value}
         if case.op == "program":
+            if ref_status == "ok" and status == "ok":
+                outputs, ref_value, failure = settle(reply.get("outputs") or {}, ref_value)
+                if failure:
+                    failure["reason"] += f" [{name} program {case.describe()}]"
+                    return {**rec, **failure}
+                reply = {**reply, "outputs": outputs}
             return {**rec, **program_verdict(case, (ref_status, ref_value), reply, name, rec["bound"]["u"])}
         if ref_status == "rejects":
             if status == "error":
@@ -406,7 +513,13 @@ class Campaign:
         if check == "error":
             return {**rec, "verdict": "pass", "reason": "both accept"}
         extra = input_rounding_terms(rec["bound"]["compute_dtype"])
-        judged = judge(reply["outputs"], with_extra_terms(ref_value, extra), rec["bound"]["u"])
+        observed, expected, failure = settle(
+            reply["outputs"], with_extra_terms(ref_value, extra), value=lambda e: e.value, rebuild=_zeroed
+        )
+        if failure:
+            failure["reason"] += f" [{name} {check} {case.describe()}]"
+            return {**rec, **failure}
+        judged = judge(observed, expected, rec["bound"]["u"])
         rec.update(verdict=judged["verdict"], max_ratio=judged["max_ratio"], worst=judged["worst"])
         if judged["verdict"] != "pass":
             rec["reason"] = explain(judged, f"{name} {check} {case.describe()}")
@@ -499,6 +612,37 @@ class Campaign:
         except Exception:  # _Shrinking, or Hypothesis giving up (flaky, ...): keep the smallest seen
             pass
         return last
+
+
+# the fields of a recorded result the driver keeps in memory (the full record is on disk)
+_KEPT = (
+    "case_id",
+    "case_hash",
+    "framework",
+    "check",
+    "verdict",
+    "phase",
+    "max_ratio",
+    "bound",
+    "worst",
+    "found",
+)
+
+
+def _compact(rec: dict) -> dict:
+    out = {k: rec[k] for k in _KEPT if k in rec}
+    if "reason" in rec:
+        out["reason"] = str(rec["reason"])[:400]
+    return out
+
+
+def _zeroed(e, agree):
+    """An Expected with the positions where both sides agree on a non-finite value made exact zeros."""
+    import numpy as np
+
+    return replace(
+        e, value=np.where(agree, 0.0, e.value), magnitude=np.where(agree, 0.0, np.asarray(e.magnitude))
+    )
 
 
 def _size(case) -> tuple:

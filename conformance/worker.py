@@ -17,6 +17,8 @@ import time
 import traceback
 
 _HEADER = struct.Struct("<Q")
+# the worker that runs the reference side of program cases (programs are code: isolated like frameworks)
+REFERENCE_SPEC = "@reference"
 
 
 def write_frame(fd: int, obj) -> None:
@@ -64,6 +66,7 @@ def handle(adapter, message: dict) -> dict:
         for name in CHECK_ARRAYS[check]:  # make the data outside the timed region
             data[name]
         ProgramError = ()  # noqa: N806 - no program errors outside program cases
+    _announce_start()
     start = time.perf_counter()
     try:
         outputs = adapter.run(case, check, data)
@@ -94,6 +97,38 @@ def handle(adapter, message: dict) -> dict:
     }
 
 
+_REPLY_FD = None
+
+
+def _announce_start() -> None:
+    """Tell the parent the framework's own work starts now: its deadline runs from this instant.
+
+    ``started_at`` is this machine's monotonic clock (one clock for every process on Linux), so
+    the parent's deadline does not include pickling, data generation or a worker restart.
+    """
+    if _REPLY_FD is not None:
+        write_frame(_REPLY_FD, {"status": "started", "started_at": time.monotonic()})
+
+
+def reference_side(message: dict) -> dict:
+    """The reference's outcome for a program case, computed in this (isolated) process."""
+    from conformance.case import Case
+    from conformance.programs import reference_outcome
+
+    case = Case.from_dict(message["case"], source=message.get("source", "<campaign>"))
+    _announce_start()
+    start = time.perf_counter()
+    status, value = reference_outcome(case)
+    if status == "raises":  # ProgramError does not pickle (its __init__ takes fields): send the fields
+        value = {
+            "type_name": value.type_name,
+            "message": value.message,
+            "line": value.line,
+            "text": value.text,
+        }
+    return {"status": "ok", "outcome": [status, value], "seconds": time.perf_counter() - start}
+
+
 def _to_numpy(v):
     import numpy as np
 
@@ -102,12 +137,16 @@ def _to_numpy(v):
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    global _REPLY_FD
     spec, device, precision = argv
     reply_fd = os.dup(1)
+    _REPLY_FD = reply_fd
     os.dup2(2, 1)  # framework chatter on stdout must not corrupt the reply stream
     sys.stdout = sys.stderr
     from conformance.adapters import load
 
+    if spec == REFERENCE_SPEC:
+        return _serve_reference(reply_fd)
     try:
         adapter = load(spec)
         settings = adapter.setup(device=device, precision=precision)
@@ -135,11 +174,48 @@ def main(argv=None) -> int:
             return 0
         try:
             reply = handle(adapter, message)
+        except SystemExit as exc:  # a program case that calls sys.exit(): the framework side's outcome
+            reply = {
+                "status": "error",
+                "type": "SystemExit",
+                "message": f"the program called exit({exc.code!r})",
+            }
         except Exception as exc:  # a harness-side problem (bad case): report, keep serving
             reply = {
                 "status": "harness_error",
                 "type": type(exc).__name__,
                 "message": str(exc),
+                "traceback": traceback.format_exc(),
+            }
+        write_frame(reply_fd, reply)
+
+
+def _serve_reference(reply_fd) -> int:
+    import conformance.programs  # noqa: F401
+    import reference  # noqa: F401 - imported at start-up, never inside a case's time limit
+
+    write_frame(
+        reply_fd,
+        {
+            "status": "ok",
+            "name": "reference",
+            "version": "refgrad reference",
+            "settings": {"device": "cpu"},
+            "devices": ["cpu"],
+            "pid": os.getpid(),
+        },
+    )
+    while True:
+        message = read_frame(0)
+        if message is None or message.get("cmd") == "exit":
+            return 0
+        try:
+            reply = reference_side(message)
+        except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from a program: a verdict
+            reply = {
+                "status": "harness_error",
+                "type": type(exc).__name__,
+                "message": f"{type(exc).__name__}: {exc}",
                 "traceback": traceback.format_exc(),
             }
         write_frame(reply_fd, reply)

@@ -1,0 +1,77 @@
+"""Memory budget: estimate a case's memory before anything is allocated, refuse cases over budget.
+
+The estimate counts, in float64 (the reference computes in float64; a framework's copy in a
+narrower dtype is smaller), every array the check needs, the output and its gradient, the
+reference's magnitude pass (``M``: the same op on absolute values, as large again) and the
+workspace of the reference's default algorithm path (im2col: one column per output position and
+kernel tap, per input channel). Each framework worker holds its own copy of the inputs and
+outputs. The budget (``--memory-budget``, default a quarter of the machine's memory) applies to
+the largest of the parent and one worker.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+DEFAULT_FRACTION = 0.25
+ITEM = 8  # float64 bytes
+
+
+def machine_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def default_budget() -> int:
+    return int(machine_memory() * DEFAULT_FRACTION)
+
+
+def estimate_bytes(case) -> int:
+    """A generous upper estimate of the bytes one process needs to run ``case`` (any check)."""
+    if case.op == "program":
+        inputs = sum(math.prod(s) for s in case.shapes.values())
+        # a program of S statements holds at most a few tensors of at most this size each, and
+        # their gradients; a generous factor over the inputs, plus a broadcast of the largest pair
+        biggest = max((math.prod(s) for s in case.shapes.values()), default=0)
+        lines = max(case.source.count("\n"), 1)
+        return ITEM * (4 * inputs * lines + biggest * biggest if biggest < 1 << 16 else 4 * inputs * lines)
+    from conformance.case import array_shapes
+
+    try:
+        shapes = array_shapes(case)
+    except Exception:  # noqa: BLE001 - an invalid configuration: count what the case states
+        shapes = dict(case.shapes)
+    arrays = sum(math.prod(s) for s in shapes.values())
+    x, w = case.shapes.get("input", ()), case.shapes.get("weight", ())
+    y = shapes.get("grad_output", ())
+    workspace = 0
+    if len(x) >= 2 and len(w) >= 2 and y:
+        # im2col: N * prod(out spatial) rows of C_in * prod(kernel) columns (and its transpose path)
+        workspace = x[0] * math.prod(y[2:]) * x[1] * math.prod(w[2:])
+        workspace = max(workspace, math.prod(x) * math.prod(w[2:]))
+    batch = max(getattr(case, "vmap_size", 1), 1)
+    # values + magnitudes (x2); vmap checks repeat per sample (the loop holds one sample's workspace)
+    return ITEM * (2 * arrays + 2 * workspace) * (1 if batch <= 1 else 2)
+
+
+def parse_size(text: str) -> int:
+    """'4G', '512M', '1.5GiB', '1000000' -> bytes; ValueError on anything else."""
+    t = text.strip().upper().removesuffix("IB").removesuffix("B")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    mult = 1
+    if t and t[-1] in scale:
+        mult, t = scale[t[-1]], t[:-1]
+    value = float(t)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"must be a positive size, got {text!r}")
+    return int(value * mult)
+
+
+def human(n: int) -> str:
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
