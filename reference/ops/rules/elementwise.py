@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from reference import errors
 from reference.autograd.dispatch import apply
 from reference.ops import api as A
 from reference.ops import kernels as K
@@ -20,6 +21,32 @@ from reference.ops.rule import (
     BILINEAR,
 )
 from reference.ops.rules.registry import RULES, rule
+
+# ---- rounding-error declarations (reference.errors): an op not listed rounds once, correctly ----
+_EXP_LOG_ERROR = errors.elementwise(
+    2,
+    f"{errors.SLEEF_U10}; {errors.GLIBC}; XLA and Eigen use their own polynomial exp/log, for which "
+    "no figure is stated: c = 2, twice SLEEF's bound (tests/conformance/test_error_model.py measures "
+    "each framework's exp and log against it)",
+)
+_TANH_ERROR = errors.elementwise(
+    3,
+    "Eigen's generic_fast_tanh_float (the rational approximation XLA's EmitFastTanh also uses): "
+    "'accurate up to a couple of ulp in the range [-9, 9]', taken as 2, plus 1 for XLA's tanh(x) = x "
+    "below |x| < 4e-4 (relative error x^2/3 < 6e-8); SLEEF tanhf_u10: 1 ulp",
+)
+_SIGMOID_ERROR = errors.elementwise(
+    3,
+    "no framework states a bound: 1/(1+exp(-x)) (PyTorch) rounds exp (2 ulp, as exp), the add and "
+    "the division (0.5 each); XLA's logistic expander may use 0.5 + 0.5*tanh(x/2), whose error is "
+    "absolute: 0.5*(tanh's 3 ulp of 1) + 2 roundings of 1 = 4u",
+    absolute=4,
+)
+_POW_ERROR = errors.elementwise(
+    2,
+    "glibc pow/powf <= 1 ulp, SLEEF pow_u10 1.0 ulp; integer exponents by repeated multiplication "
+    "(XLA's integer_pow, exponents |n| <= 3 here): <= 2 roundings; c = 2",
+)
 
 # ---- elementwise ---------------------------------------------------------------------------------
 
@@ -90,6 +117,7 @@ rule(
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_POW_ERROR,
 )
 rule(
     "pow_tensor",
@@ -106,6 +134,7 @@ rule(
         lambda c, t: t * A.where((c.self == 0) & (c.exponent >= 0), 0.0, c.result * A.log(c.self)),
     ),
     batch=BATCH_ELEMENTWISE,
+    error=_POW_ERROR,
 )
 
 
@@ -126,6 +155,7 @@ rule(
     saves={"exponent": (0,), "result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_POW_ERROR,
 )
 rule(
     "exp",
@@ -136,6 +166,7 @@ rule(
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_EXP_LOG_ERROR,
 )
 rule(
     "log",
@@ -146,6 +177,7 @@ rule(
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_EXP_LOG_ERROR,
 )
 rule(
     "sqrt",
@@ -166,6 +198,7 @@ rule(
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_TANH_ERROR,
 )
 rule(
     "sigmoid",
@@ -176,6 +209,7 @@ rule(
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_SIGMOID_ERROR,
 )
 rule(
     "relu",
