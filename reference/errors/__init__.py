@@ -41,7 +41,6 @@ table primitives, through any number of differentiation passes, comes out elemen
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
