@@ -216,6 +216,15 @@ class JaxAdapter(Adapter):
         )
         return dict(zip(self._grad_names(case), grads))
 
+    record_framework = "jax"
+
+    def run_record(self, case, check, a):
+        """An op record's check: the record's JAX spelling under jax.jit (jax.vjp, jax.jvp)."""
+        from conformance.ops import RECORDS
+        from conformance.ops._run import JaxNamespace, run_jax
+
+        return run_jax(JaxNamespace(), case, check, a, self.spelling(RECORDS[case.op]))
+
     def program(self, case, a):
         """The program functionalised by the reference (views as gathers, in-place as scatters into
         the base) and differentiated by jax's own autodiff (:mod:`conformance.functional`)."""

@@ -54,6 +54,9 @@ UNIT_ROUNDOFF = {
     "float16": 2.0**-11,
     "bfloat16": 2.0**-8,
 }
+#: The reference computes in float64: its own rounding adds to every bound (a float64 case's
+#: expected value is no more exact than the framework's).
+REFERENCE_U = 2.0**-53
 #: The smallest positive normal number of each dtype.
 SMALLEST_NORMAL = {
     "float64": 2.0**-1022,
@@ -80,21 +83,23 @@ class ErrorSpec:
     """How one primitive propagates and adds rounding error (see the module docstring)."""
 
     kind: str  # "derived" | "elementwise" | "products" | "gather" | "composite" | "exact"
-    ulps: float = 0.5  # c: the op's accuracy in ulps of its result
+    ulps: object = 0.5  # c: the op's accuracy in ulps of its result (or a function of its params)
     source: str = IEEE  # where c comes from
     absolute: float = 0.0  # an absolute error term, in units of u
+    input_ulps: float = 0.0  # a term 2·input_ulps·u·sum_i |x_i| (selections computed as blends)
     terms: Callable | None = None  # products: K as a function of (arrays, params), else the op on ones
     decomposition: Callable | None = None  # composite: fn(*Tensors, **params) -> Tensor | tuple
     extra: dict = field(default_factory=dict)
 
     def describe(self) -> str:
         if self.kind in ("derived", "elementwise"):
-            bits = f"{self.kind}: |dy/dx|·e + 2·{self.ulps}·u·|y|"
+            c = "c(params)" if callable(self.ulps) else self.ulps
+            bits = f"{self.kind}: |dy/dx|·e + 2·{c}·u·|y|"
             if self.absolute:
                 bits += f" + {self.absolute}·u"
             return f"{bits} ({self.source})"
         if self.kind == "products":
-            return "products: |J|·e + K·u_acc·M + u·|y| (any summation order)"
+            return "products: |J|·e + (K·u_acc + u)·M + u·|y| + (K+1)·eta (any summation order)"
         return f"{self.kind}" + (f" ({self.source})" if self.source and self.kind != "exact" else "")
 
 
@@ -103,9 +108,9 @@ EXACT = ErrorSpec("exact", 0.0, "no rounding: values are moved, not computed")
 GATHER = ErrorSpec("gather", 0.0, "values are selected or moved, not computed")
 
 
-def elementwise(ulps: float, source: str, absolute: float = 0.0) -> ErrorSpec:
+def elementwise(ulps, source: str, absolute: float = 0.0, input_ulps: float = 0.0) -> ErrorSpec:
     """An elementwise op accurate to ``ulps`` ulps (``source`` says who documents it)."""
-    return ErrorSpec("elementwise", ulps, source, absolute)
+    return ErrorSpec("elementwise", ulps, source, absolute, input_ulps=input_ulps)
 
 
 def products(terms: Callable | None = None, source: str = "sum of products, any order") -> ErrorSpec:
@@ -244,6 +249,7 @@ class Tracker:
             res, aux = res
         multi = rule.outputs != 1
         outs = list(res) if multi else [res]
+        outs = [np.asarray(o) if isinstance(o, (np.generic, float, int)) else o for o in outs]
         fresh = []
         for o in outs:
             if isinstance(o, np.ndarray):
@@ -277,9 +283,16 @@ class Tracker:
     def _errs(self, arrays):
         return [self._lookup(a) if isinstance(a, np.ndarray) else None for a in arrays]
 
-    def _own(self, spec, out):
+    def _own(self, spec, out, params, arrays=()):
         p = self.p
-        return 2 * spec.ulps * p.u * np.abs(out) + spec.absolute * p.u + p.eta
+        u = p.u + REFERENCE_U  # the framework's rounding and the float64 reference's own
+        ulps = spec.ulps(params) if callable(spec.ulps) else spec.ulps
+        own = 2 * ulps * u * np.abs(out) + spec.absolute * u + p.eta
+        if spec.input_ulps:
+            for a in arrays:
+                if _is_float(a):
+                    own = own + 2 * spec.input_ulps * u * np.abs(np.broadcast_to(a, np.shape(out)))
+        return own
 
     def _propagate(self, rule, arrays, params, outs, aux):
         spec = _spec(rule)
@@ -293,7 +306,10 @@ class Tracker:
         self._suspended += 1
         try:
             if kind in ("derived", "elementwise"):
-                return [_elementwise(rule, arrays, errs, params, outs, aux) + self._own(spec, outs[0])]
+                return [
+                    _elementwise(rule, arrays, errs, params, outs, aux)
+                    + self._own(spec, outs[0], params, arrays)
+                ]
             if kind == "products":
                 return self._products(rule, spec, arrays, errs, params, outs)
             if kind == "gather":
@@ -329,8 +345,12 @@ class Tracker:
         else:
             K = f(*[np.ones_like(a, dtype=np.float64) if _is_float(a) else a for a in arrays])
         out = []
+        u, u_acc = p.u + REFERENCE_U, p.u_acc + REFERENCE_U  # the reference's own rounding too
         for pr, m, k, o in zip(prop, magnitude, K, outs):
-            own = (k * p.u_acc + p.u_products) * m + p.u * np.abs(o) + p.eta
+            # K roundings of the accumulator; each product may be rounded to the dtype before it is
+            # summed (a product materialised as a tensor); the result's rounding; every product and
+            # partial sum may underflow (eta each)
+            own = (k * u_acc + u + p.u_products) * m + u * np.abs(o) + (k + 1) * p.eta
             out.append(pr + own)
         return out
 
@@ -403,7 +423,7 @@ def _elementwise(rule, arrays, errs, params, outs, aux):
             formula = rule.grads[i] if rule.grads is not None else None
             if formula is None:
                 continue
-            g = _make(np.ascontiguousarray(np.broadcast_to(e, out.shape), dtype=np.float64))
+            g = _make(np.array(np.broadcast_to(e, out.shape), dtype=np.float64, order="C"))
             with np.errstate(all="ignore"):
                 d = np.abs(np.asarray(formula(ctx, g)._data, dtype=np.float64))
                 d = np.where(np.broadcast_to(e, out.shape) == 0, 0.0, np.broadcast_to(d, out.shape))

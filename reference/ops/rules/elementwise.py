@@ -42,6 +42,17 @@ _SIGMOID_ERROR = errors.elementwise(
     "absolute: 0.5*(tanh's 3 ulp of 1) + 2 roundings of 1 = 4u",
     absolute=4,
 )
+_ALPHA_ERROR = errors.elementwise(
+    lambda p: 0.5 if p.get("alpha", 1) == 1 else 1.0,
+    "a + b rounds once (IEEE); a + alpha*b rounds the product and the sum (an FMA rounds once)",
+)
+_SELECT_ERROR = errors.elementwise(
+    0.5,
+    "a selection is exact, but frameworks compute selections and their derivatives as blends: "
+    "PyTorch's maximum/minimum JVP is other_t + mask*(self_t - other_t) (derivatives.yaml), whose "
+    "rounding is relative to |self_t| + |other_t|, not to the selected value: 0.5 ulp of the inputs",
+    input_ulps=0.5,
+)
 _POW_ERROR = errors.elementwise(
     2,
     "glibc pow/powf <= 1 ulp, SLEEF pow_u10 1.0 ulp; integer exponents by repeated multiplication "
@@ -58,6 +69,7 @@ rule(
     grads=(lambda c, g: g, lambda c, g: g * c.params["alpha"] if "alpha" in c.params else g),
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
+    error=_ALPHA_ERROR,
 )
 rule(
     "sub",
@@ -67,6 +79,7 @@ rule(
     grads=(lambda c, g: g, lambda c, g: g * -c.params["alpha"] if "alpha" in c.params else -g),
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
+    error=_ALPHA_ERROR,
 )
 rule(
     "rsub",
@@ -269,6 +282,7 @@ rule(
     saves={"mask": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_SELECT_ERROR,
 )
 rule(
     "clamp",
@@ -279,6 +293,7 @@ rule(
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_SELECT_ERROR,
 )
 rule(
     "where",
@@ -289,6 +304,7 @@ rule(
     saves={"condition": (1, 2)},
     jvp=(None, lambda c, t: A.where(c.condition, t, 0.0), lambda c, t: A.where(c.condition, 0.0, t)),
     batch=BATCH_ELEMENTWISE,
+    error=_SELECT_ERROR,
 )
 rule(
     "maximum",
@@ -305,6 +321,7 @@ rule(
         lambda c, t: A.where(c.self < c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
     ),
     batch=BATCH_ELEMENTWISE,
+    error=_SELECT_ERROR,
 )
 rule(
     "minimum",
@@ -321,6 +338,7 @@ rule(
         lambda c, t: A.where(c.self > c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
     ),
     batch=BATCH_ELEMENTWISE,
+    error=_SELECT_ERROR,
 )
 rule(
     "to",
