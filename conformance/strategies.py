@@ -288,3 +288,20 @@ def record_cases(name, dtypes=DTYPES, checks=None, max_size=None):
         )
 
     return build()
+
+
+def draw_examples(strategy, n: int, seed: int = 0) -> list:
+    """``n`` examples of ``strategy``, seeded (for tests and quick looks; campaigns use Campaign.fuzz)."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    out = []
+
+    @hypothesis_seed(seed)
+    @settings(max_examples=n, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(example):
+        out.append(example)
+
+    collect()
+    return out[:n]

@@ -47,6 +47,7 @@ class JaxAdapter(Adapter):
             "conv precision argument": str(self.precision),
             "jax_default_matmul_precision": str(jax.config.jax_default_matmul_precision),
         }
+        settings["flush_denormal"] = True  # XLA's CPU runtime runs with denormals flushed to zero (FTZ/DAZ)
         if device == "cpu":
             jax.config.update("jax_platforms", "cpu")
             return cpu_setup(self, device, precision, settings)

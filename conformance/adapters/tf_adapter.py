@@ -57,6 +57,9 @@ class TensorFlowAdapter(Adapter):
             "TF_ENABLE_ONEDNN_OPTS": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "(default)"),
             "data_format": "NHWC",
         }
+        settings["flush_denormal"] = (
+            True  # TensorFlow's CPU executor threads flush denormals to zero (port::ScopedFlushDenormal)
+        )
         if device == "cpu":
             tf.config.set_visible_devices([], "GPU")
             return cpu_setup(self, device, precision, settings)

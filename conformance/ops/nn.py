@@ -50,9 +50,8 @@ def _pool(draw):
 
 def _jax_window(J, x, kernel_size, stride, padding, init, op):
     pads = [(0, 0), (0, 0)] + [(q, q) for q in padding]
-    return J.lax.reduce_window(
-        x, J.jnp.asarray(init, x.dtype), op, (1, 1, *kernel_size), (1, 1, *stride), pads
-    )
+    # a Python scalar init: JAX recognises the add/max monoid and differentiates the window reduction
+    return J.lax.reduce_window(x, init, op, (1, 1, *kernel_size), (1, 1, *stride), pads)
 
 
 def _tf_nhwc(tf, x, padding, value):

@@ -462,9 +462,6 @@ def bound_of(fn, inputs, precision: Precision, input_errors=None):
             if t is None:
                 continue
             err = np.zeros(a.shape)
-            if precision.flush:  # a subnormal input may be read as zero
-                tiny = SMALLEST_NORMAL[precision.dtype]
-                err = np.where(np.abs(a) < tiny, np.abs(a), 0.0)
             if input_errors is not None and input_errors.get(id(a)) is not None:
                 err = err + input_errors[id(a)]
             tr.set_error(t, err)
