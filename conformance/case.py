@@ -135,6 +135,9 @@ class Case:
         return replace(self, checks=tuple(checks))
 
     def describe(self) -> str:
+        if self.op not in OPS:  # an op record's case
+            shapes = " ".join(f"{k}={list(v)}" for k, v in self.shapes.items())
+            return f"{self.op} {self.params.describe()} {shapes} {self.dtype}".replace("  ", " ")
         if self.op == "program":
             inputs = " ".join(f"{k}={list(v)}" for k, v in self.shapes.items())
             return f"program of {self.source.count(chr(10)) - 2} lines {inputs} {self.dtype}"
@@ -157,6 +160,8 @@ class Case:
         if self.op == "program":
             del out["params"], out["vmap"]
             out["source"] = self.source
+        elif self.op not in OPS:
+            del out["vmap"]
         if self.data:
             out["data"] = self.data
         if self.description:
@@ -277,7 +282,11 @@ def _parse_case(raw, source) -> Case:
         raise CaseError(source, "<root>", f"a case is a JSON object, got {type(raw).__name__}")
     op = _require(source, raw, "op", str)
     if op not in OPS:
-        raise CaseError(source, "op", f"unknown operation {op!r} (known: {list(OPS)})")
+        from conformance.ops import fuzzed
+
+        if op in fuzzed():  # an op record's case (conformance.ops)
+            return _parse_record_case(raw, source)
+        raise CaseError(source, "op", f"unknown operation {op!r} (known: {list(OPS) + sorted(fuzzed())})")
     if op == "program":
         return _parse_program_case(raw, source)
     known = {"op", "params", "shapes", "dtype", "seed", "checks", "vmap", "data", "description", "id"}
@@ -399,6 +408,74 @@ def _parse_program_case(raw, source) -> Case:
         name=name,
         source=text,
     )
+
+
+def _parse_record_case(raw, source) -> Case:
+    """A case of an op record: ``params`` (the op's arguments and ``values``), ``shapes`` of its named
+    tensor inputs, dtype, seed, checks (those the record supports) and optional explicit ``data``."""
+    from conformance.ops import RECORDS, RecordParams
+
+    rec = RECORDS[raw["op"]]
+    known = {"op", "params", "shapes", "dtype", "seed", "checks", "data", "description", "id"}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise CaseError(source, unknown[0], f"unknown field of an op-record case (known: {sorted(known)})")
+    params = raw.get("params") or {}
+    if not isinstance(params, dict):
+        raise CaseError(source, "params", f"must be an object, got {params!r}")
+    shapes_raw = _require(source, raw, "shapes", dict)
+    if sorted(shapes_raw) != sorted(rec.inputs):
+        raise CaseError(
+            source, "shapes", f"{rec.name!r} takes inputs {list(rec.inputs)}, got {sorted(shapes_raw)}"
+        )
+    shapes = {}
+    for key in rec.inputs:
+        value = shapes_raw[key]
+        if not isinstance(value, list):
+            raise CaseError(source, f"shapes.{key}", f"must be a list of ints, got {value!r}")
+        shapes[key] = tuple(_int(source, f"shapes.{key}[{i}]", v, 0) for i, v in enumerate(value))
+    dtype = raw.get("dtype", "float64")
+    if dtype not in DTYPES:
+        raise CaseError(source, "dtype", f"must be one of {DTYPES}, got {dtype!r}")
+    seed = _int(source, "seed", raw.get("seed", 0), 0)
+    checks = _checks(source, raw.get("checks", list(rec.checks)), tuple(rec.checks))
+    names = [
+        *rec.inputs,
+        "grad_output",
+        *(f"tangent_{n}" for n in rec.inputs),
+        *(f"gg_{n}" for n in rec.inputs),
+    ]
+    data = _data(source, raw, names)
+    description, name = _strings(source, raw, "description", "id")
+    return Case(
+        rec.name,
+        RecordParams.of(params),
+        shapes,
+        dtype,
+        seed,
+        tuple(checks),
+        data=data,
+        description=description,
+        name=name,
+    )
+
+
+def case_data(case):
+    """The arrays of a case by name: :class:`CaseData` (conv), or an op record's ``RecordData``."""
+    if case.op in OPS:
+        return CaseData(case)
+    from conformance.ops import RecordData
+
+    return RecordData(case)
+
+
+def arrays_for(case, check) -> list:
+    """The array names ``check`` reads (made before it is timed)."""
+    if case.op in OPS:
+        return list(CHECK_ARRAYS[check])
+    from conformance.ops import check_arrays
+
+    return check_arrays(case, check)
 
 
 def load_cases(path) -> list[Case]:

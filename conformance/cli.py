@@ -58,6 +58,40 @@ def _list(flag: str, value: str | None, allowed, default):
     return items
 
 
+def _op_choices() -> list:
+    """What --ops takes: conv, programs, all, the op records' families and names."""
+    from conformance import ops
+
+    fams = [f for f in sorted(ops.families()) if f not in OPS]
+    return list(OPS) + ["all"] + fams + sorted(n for n in ops.fuzzed() if n not in OPS and n not in fams)
+
+
+def _selected_ops(args) -> tuple[list, list]:
+    """(--ops items as given, the op-record names they select); conv stays the conv path."""
+    from conformance import ops
+
+    items = _list("--ops", args.ops, _op_choices(), DEFAULT_OPS)
+    records = [n for n in ops.select([i for i in items if i != "programs"]) if n != "conv"]
+    return items, records
+
+
+def _check_record_checks(args, items, records, checks) -> None:
+    """A usage error for an explicitly asked check that no selected op supports."""
+    from conformance.ops import RECORDS
+
+    if args.checks is None or "conv" in items or "all" in items:
+        return
+    supported = set(PROGRAM_CHECKS) if "programs" in items else set()
+    for name in records:
+        supported |= set(RECORDS[name].checks)
+    for check in checks:
+        if check not in supported:
+            raise UsageError(
+                f"--checks: {check!r} is not supported by --ops {args.ops} "
+                f"(their checks: {', '.join(c for c in ALL_CHECKS if c in supported)})"
+            )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="conformance",
@@ -115,7 +149,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--ops",
         help="comma-separated: conv (convolution cases), programs (random autograd programs over views "
-        "and in-place ops; the program check) (default: conv)",
+        "and in-place ops; the program check), op record names and families (conformance ops lists them), "
+        "all (every op record) (default: conv)",
     )
     run.add_argument(
         "--max-examples",
@@ -146,6 +181,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--out", help="output directory (default: the directory of the results)")
 
     sub.add_parser("frameworks", help="installed frameworks, versions, devices and precision settings")
+    sub.add_parser("ops", help="the op records: family, table primitives, checks, frameworks (or why not)")
     return parser
 
 
@@ -320,20 +356,24 @@ def _run_settings(args) -> dict:
     }
 
 
-def _fuzz_plan(ops, checks, dtypes) -> list[str]:
+def _fuzz_plan(ops, records, checks, dtypes) -> list[str]:
     """The fuzz campaigns these filters select (a check name each)."""
+    from conformance.ops import RECORDS
+
     plan = []
     if "programs" in ops and "program" in checks and "float64" in dtypes:
         plan.append("program")
     if "conv" in ops:
         plan += [c for c in checks if c not in PROGRAM_CHECKS]
+    plan += [f"{name}:{c}" for name in records for c in RECORDS[name].checks if c in checks]
     return plan
 
 
 def cmd_run(args) -> int:
     frameworks = _frameworks(args)
-    ops = _list("--ops", args.ops, OPS, DEFAULT_OPS)
+    ops, records = _selected_ops(args)
     checks = _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)
+    _check_record_checks(args, ops, records, checks)
     dtypes = _list("--dtypes", args.dtypes, DTYPES, DTYPES)
     _timeout(args)
     _memory_budget(args)
@@ -344,8 +384,8 @@ def cmd_run(args) -> int:
         raise UsageError(f"--cases: {args.cases!r} does not exist")
     loaded = _load(cases_path) if cases_path.exists() else []
     curated = _cases(cases_path, checks, dtypes, loaded)
-    curated = [c for c in curated if c.op in {OP_OF_CASE[o] for o in ops}]
-    plan = _fuzz_plan(ops, checks, dtypes) if args.max_examples else []
+    curated = [c for c in curated if c.op in {OP_OF_CASE[o] for o in ops if o in OP_OF_CASE} | set(records)]
+    plan = _fuzz_plan(ops, records, checks, dtypes) if args.max_examples else []
     if not curated and not plan:
         raise NothingSelected(
             f"nothing selected: {_filters(args, **{'--ops': args.ops, '--max-examples': args.max_examples})} "
@@ -366,6 +406,7 @@ def cmd_run(args) -> int:
         campaign.run_cases(curated, phase="curated")
         if args.max_examples:
             _fuzz(campaign, ops, checks, dtypes, args.max_examples, args.seed)
+            _fuzz_records(campaign, records, checks, dtypes, args.max_examples, args.seed)
         return _finish(campaign, args, progress)
 
 
@@ -379,6 +420,44 @@ def _fuzz(campaign, ops, checks, dtypes, max_examples, seed):
     for check in [c for c in checks if c not in PROGRAM_CHECKS]:
         strategy = invalid_conv_cases(dtypes) if check == "error" else conv_cases(dtypes, checks=(check,))
         campaign.fuzz(list(campaign.workers), check, strategy, max_examples, seed)
+
+
+def _fuzz_records(campaign, records, checks, dtypes, max_examples, seed):
+    """Each selected op record, each of its checks asked for: its own sample strategy."""
+    from conformance.ops import RECORDS
+    from conformance.strategies import record_cases
+
+    for name in records:
+        for check in [c for c in RECORDS[name].checks if c in checks]:
+            strategy = record_cases(name, dtypes, (check,))
+            campaign.fuzz(list(campaign.workers), check, strategy, max_examples, seed)
+
+
+def cmd_ops(args) -> int:
+    from conformance import ops
+
+    for family, names in sorted(ops.families().items()):
+        print(f"{family}:")
+        for name in names:
+            rec = ops.RECORDS[name]
+            spelled = (
+                [f for f in ops.FRAMEWORKS if not isinstance(rec.spelling(f), str)]
+                if rec.fn
+                else list(ops.FRAMEWORKS)
+            )
+            print(
+                f"  {name:18s} checks: {','.join(rec.checks):38s} frameworks: {','.join(spelled)}"
+                f"   primitives: {','.join(rec.rules)}"
+            )
+            for f in ops.FRAMEWORKS:
+                why = rec.spelling(f) if rec.fn else None
+                if isinstance(why, str):
+                    print(f"      {f}: {why}")
+    print("not fuzzed on their own:")
+    for name, rec in sorted(ops.RECORDS.items()):
+        if rec.not_fuzzed:
+            print(f"  {name:18s} {rec.not_fuzzed}")
+    return 0
 
 
 def cmd_replay(args) -> int:
@@ -513,7 +592,13 @@ def main(argv=None) -> int:
     except ValueError:  # not the main thread
         old_term = None
     try:
-        commands = {"run": cmd_run, "replay": cmd_replay, "report": cmd_report, "frameworks": cmd_frameworks}
+        commands = {
+            "run": cmd_run,
+            "replay": cmd_replay,
+            "report": cmd_report,
+            "frameworks": cmd_frameworks,
+            "ops": cmd_ops,
+        }
         return commands[args.command](args)
     except UsageError as exc:
         parser.error(str(exc))

@@ -384,6 +384,14 @@ class Campaign:
     def _bound(self, case: Case, check: str, tf32: bool) -> dict:
         if case.op == "program":
             return self._program_bound(case)
+        if case.op != "conv":  # an op record: the derived bound, filled in by record_verdict
+            from conformance.tolerance import ERROR_MODEL_FORMULA
+
+            return {
+                "formula": ERROR_MODEL_FORMULA,
+                "compute_dtype": case.dtype,
+                "u": UNIT_ROUNDOFF[case.dtype],
+            }
         dtype = compute_dtype(case.dtype, tf32)
         bound = {"formula": BOUND_FORMULA, "compute_dtype": dtype, "u": UNIT_ROUNDOFF[dtype]}
         if check != "error" and not reference_rejects(case):
@@ -490,6 +498,11 @@ class Campaign:
                     return {**rec, **failure}
                 reply = {**reply, "outputs": outputs}
             return {**rec, **program_verdict(case, (ref_status, ref_value), reply, name, rec["bound"]["u"])}
+        if case.op != "conv" and status == "ok" and check != "error":  # an op record (conformance.ops)
+            from conformance.ops.judge import record_verdict
+
+            settings = worker.info["settings"] if worker.info else {}
+            return {**rec, **record_verdict(case, check, name, reply["outputs"], settings)}
         if ref_status == "rejects":
             if status == "error":
                 return {
@@ -651,6 +664,8 @@ def _size(case) -> tuple:
 
     if case.op == "program":  # fewer lines first, then fewer input elements
         return (case.source.count("\n"), sum(math.prod(s) for s in case.shapes.values()), case.source)
+    if case.op != "conv":  # an op record: fewer elements first
+        return (sum(math.prod(s) for s in case.shapes.values()), case.to_json())
     return (math.prod(case.shapes["input"]) + math.prod(case.shapes["weight"]), case.to_json())
 
 

@@ -217,3 +217,91 @@ def program_cases(max_inputs: int = 2, max_steps: int = 6):
     from conformance.programs import program_case, programs
 
     return programs(max_inputs, max_steps, numeric=True).map(program_case)
+
+
+# ---- op records: shapes and values that reach where kernels change behaviour ------------------------
+
+#: Sizes at and around SIMD widths and blocking thresholds (8/16/32/64 lanes; odd tails), and empty.
+EDGE_SIZES = (0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65)
+#: Reduction lengths past the 4096 blocking threshold of vectorised sums.
+LONG_SIZES = (4095, 4096, 4097, 8193)
+
+
+@st.composite
+def tensor_shapes(draw, min_rank=0, max_rank=3, max_size=1024, min_dim=0):
+    """A shape with dims drawn mostly small, sometimes at SIMD/blocking edges, total size capped."""
+    rank = draw(st.integers(min_rank, max_rank))
+    dims = []
+    for _ in range(rank):
+        room = max(max_size // max(1, _prod(dims)), 1)
+        choices = [d for d in EDGE_SIZES if min_dim <= d <= room] or [max(min_dim, 1)]
+        dims.append(draw(st.one_of(st.integers(max(min_dim, 1), min(4, room)), st.sampled_from(choices))))
+    return tuple(dims)
+
+
+def _prod(dims):
+    out = 1
+    for d in dims:
+        out *= max(d, 1)
+    return out
+
+
+@st.composite
+def broadcast_shapes(draw, max_rank=3, max_size=512):
+    """Two shapes that broadcast together: dims of 1 and missing leading dims on either side."""
+    shape = draw(tensor_shapes(0, max_rank, max_size))
+    other = list(shape)
+    for i in range(len(other)):
+        if draw(st.integers(0, 3)) == 0:
+            other[i] = 1
+    cut = draw(st.integers(0, len(other)))
+    other = tuple(other[cut:])
+    return (shape, other) if draw(st.booleans()) else (other, shape)
+
+
+def value_kinds(kinds=None):
+    """How a record case's inputs are drawn: normal, wide magnitudes, ties and zeros, large (softmax
+    overflow), tiny (subnormals), non-finite."""
+    from conformance.ops import VALUES
+
+    return st.sampled_from(kinds or VALUES)
+
+
+def record_cases(name, dtypes=DTYPES, checks=None, max_size=None):
+    """Cases of the op record ``name`` (its own sample strategy), in ``dtypes``, for ``checks``."""
+    from conformance.case import Case
+    from conformance.ops import RECORDS, RecordParams
+
+    rec = RECORDS[name]
+    checks = tuple(checks or rec.checks)
+
+    @st.composite
+    def build(draw):
+        params, shapes = draw(rec.sample())
+        return Case(
+            name,
+            RecordParams.of(params),
+            {k: tuple(v) for k, v in shapes.items()},
+            draw(st.sampled_from(dtypes)),
+            draw(st.integers(0, 2**16)),
+            checks,
+        )
+
+    return build()
+
+
+def draw_examples(strategy, n: int, seed: int = 0) -> list:
+    """``n`` examples of ``strategy``, seeded (for tests and quick looks; campaigns use Campaign.fuzz)."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    out = []
+
+    @hypothesis_seed(seed)
+    @settings(max_examples=n, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(example):
+        out.append(example)
+
+    collect()
+    return out[:n]

@@ -181,3 +181,71 @@ def explain(record: dict, label: str = "") -> str:
         f"{w['output']}[{index}]={w['observed']:.6g} but reference says {w['expected']:.6g} "
         f"(ratio {w['ratio']:.3g} {rel} bound {w['limit']:.3g}) [{label}]"
     )
+
+
+# ---- the derived error model (op records): a per-element bound ---------------------------------
+
+ERROR_MODEL_FORMULA = (
+    "|observed - expected| <= bound, bound composed by reference.errors: sum_i |dy/dx_i|·e_i + own rounding "
+    "(2·c·u·|y| for a c-ulp op; K·u_acc·M + u·|y| for sums of products) + eta (underflow), per primitive, "
+    "through the forward and every differentiation pass"
+)
+
+
+def judge_bounds(observed: dict, expected: dict) -> dict:
+    """Judge each element against its own bound: ``expected[name] = (value, bound)``.
+
+    Non-finite reference values must be matched exactly (nan by nan, +inf by +inf); where the
+    bound is infinite (a result past the dtype's range) any value passes; elsewhere the observed
+    value must be finite and within the bound. ``ratio`` is |observed − expected| / bound.
+    """
+    record = {"verdict": "pass", "max_ratio": 0.0, "worst": None}
+    worst_excess = -math.inf
+    unjudged = 0
+    for name, (value, bound) in expected.items():
+        if name not in observed or observed[name] is None:
+            return {**record, "verdict": "fail", "reason": f"the adapter returned no '{name}'"}
+        obs = np.asarray(observed[name], dtype=np.float64)
+        value = np.asarray(value, dtype=np.float64)
+        if obs.shape != value.shape:
+            return {
+                **record,
+                "verdict": "fail",
+                "reason": f"{name} has shape {list(obs.shape)} but the reference's is {list(value.shape)}",
+            }
+        if obs.size == 0:
+            continue
+        bound = np.broadcast_to(np.asarray(bound, dtype=np.float64), value.shape)
+        ref_finite = np.isfinite(value)
+        same_nonfinite = (np.isnan(value) & np.isnan(obs)) | (np.isinf(value) & (obs == value))
+        free = ~np.isfinite(bound) & ref_finite
+        unjudged += int(free.sum())
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            err = np.abs(obs - value)
+            err = np.where(np.isfinite(err), err, np.inf)
+            ratio = np.where(bound > 0, err / np.where(bound > 0, bound, 1.0), np.where(err > 0, np.inf, 0.0))
+        ratio = np.where(free | (~ref_finite & same_nonfinite), 0.0, ratio)
+        ratio = np.where(~ref_finite & ~same_nonfinite, np.inf, ratio)
+        bad = ratio > 1.0
+        flat = int(np.argmax(ratio))
+        idx = np.unravel_index(flat, obs.shape)
+        record["max_ratio"] = max(record["max_ratio"], float(ratio.max()))
+        if ratio[idx] > worst_excess:
+            worst_excess = float(ratio[idx])
+            record["worst"] = {
+                "output": name,
+                "index": [int(i) for i in idx],
+                "observed": float(obs[idx]),
+                "expected": float(value[idx]),
+                "bound": float(bound[idx]),
+                "ratio": float(ratio[idx]),
+                "limit": 1.0,
+            }
+        if bad.any():
+            record["verdict"] = "fail"
+            record["failing_elements"] = record.get("failing_elements", 0) + int(bad.sum())
+            if not ref_finite[idx] or not np.isfinite(obs[idx]):
+                record["nonfinite_mismatch"] = True
+    if unjudged:
+        record["unjudged_elements"] = unjudged
+    return record

@@ -50,7 +50,7 @@ def read_frame(fd: int):
 
 
 def handle(adapter, message: dict) -> dict:
-    from conformance.case import CHECK_ARRAYS, Case, CaseData
+    from conformance.case import Case, arrays_for, case_data
 
     case = Case.from_dict(message["case"], source=message.get("source", "<campaign>"))
     check = message["check"]
@@ -62,8 +62,8 @@ def handle(adapter, message: dict) -> dict:
 
         data = program_inputs(case)
     else:
-        data = CaseData(case)
-        for name in CHECK_ARRAYS[check]:  # make the data outside the timed region
+        data = case_data(case)
+        for name in arrays_for(case, check):  # make the data outside the timed region
             data[name]
         ProgramError = ()  # noqa: N806 - no program errors outside program cases
     _announce_start()

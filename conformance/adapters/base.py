@@ -72,7 +72,37 @@ class Adapter:
         return None
 
     # -- dispatch ---------------------------------------------------------------------------
+    # -- op records (conformance.ops): one generic program per check over the record's spelling --
+    #: which spelling of an op record this adapter runs (``torch``, ``jax``, ``tensorflow``)
+    record_framework: str | None = None
+    run_record = None  # run_record(case, check, a) -> dict, in the built-in adapters
+
+    def spelling(self, rec):
+        """The function this adapter runs for op record ``rec`` (or why it has none, a str)."""
+        if self.record_framework is None:
+            return f"the {self.name} adapter runs no op records"
+        return rec.spelling(self.record_framework)
+
+    def unsupported_record(self, case, check: str) -> str | None:
+        """Why this framework cannot run ``check`` on an op record's case (None when it can)."""
+        return None
+
+    def _why_record(self, case, check):
+        from conformance.ops import RECORDS
+
+        rec = RECORDS[case.op]
+        if check not in rec.checks:
+            return f"the {check} check does not apply to the {rec.name} record (its checks: {', '.join(rec.checks)})"
+        if getattr(type(self), "run_record", None) is None:
+            return f"the {self.name} adapter runs no op records"
+        spelled = self.spelling(rec)
+        if isinstance(spelled, str):
+            return spelled
+        return self.unsupported_record(case, check)
+
     def why_unsupported(self, case, check: str) -> str | None:
+        if case.op not in ("conv", "program"):
+            return self._why_record(case, check)
         method = "forward" if check == "error" else check
         if check not in IMPLEMENTABLE_CHECKS + ("error",):
             return f"unknown check {check!r}"
@@ -84,6 +114,8 @@ class Adapter:
 
     def run(self, case, check: str, a) -> dict:
         """Run one check (``error`` runs ``forward``: only whether it raises matters)."""
+        if case.op not in ("conv", "program"):
+            return self.run_record(case, "forward" if check == "error" else check, a)
         return getattr(self, "forward" if check == "error" else check)(case, a)
 
     forward = vjp = vjp_vjp = jvp = vmap = vmap_vjp = program = None

@@ -47,6 +47,7 @@ class JaxAdapter(Adapter):
             "conv precision argument": str(self.precision),
             "jax_default_matmul_precision": str(jax.config.jax_default_matmul_precision),
         }
+        settings["flush_denormal"] = True  # XLA's CPU runtime runs with denormals flushed to zero (FTZ/DAZ)
         if device == "cpu":
             jax.config.update("jax_platforms", "cpu")
             return cpu_setup(self, device, precision, settings)
@@ -215,6 +216,15 @@ class JaxAdapter(Adapter):
             *rest,
         )
         return dict(zip(self._grad_names(case), grads))
+
+    record_framework = "jax"
+
+    def run_record(self, case, check, a):
+        """An op record's check: the record's JAX spelling under jax.jit (jax.vjp, jax.jvp)."""
+        from conformance.ops import RECORDS
+        from conformance.ops._run import JaxNamespace, run_jax
+
+        return run_jax(JaxNamespace(), case, check, a, self.spelling(RECORDS[case.op]))
 
     def program(self, case, a):
         """The program functionalised by the reference (views as gathers, in-place as scatters into

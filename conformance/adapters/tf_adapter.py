@@ -57,6 +57,9 @@ class TensorFlowAdapter(Adapter):
             "TF_ENABLE_ONEDNN_OPTS": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "(default)"),
             "data_format": "NHWC",
         }
+        settings["flush_denormal"] = (
+            True  # TensorFlow's CPU executor threads flush denormals to zero (port::ScopedFlushDenormal)
+        )
         if device == "cpu":
             tf.config.set_visible_devices([], "GPU")
             return cpu_setup(self, device, precision, settings)
@@ -70,6 +73,24 @@ class TensorFlowAdapter(Adapter):
             "tf32": settings["tensor_float_32_execution"],
             **settings,
         }
+
+    record_framework = "tensorflow"
+
+    def run_record(self, case, check, a):
+        """An op record's check: the record's TF spelling, GradientTape, ForwardAccumulator."""
+        from conformance.ops import RECORDS
+        from conformance.ops._run import run_tf
+
+        try:
+            return run_tf(self.tf, case, check, a, self.spelling(RECORDS[case.op]))
+        except self.tf.errors.NotFoundError as exc:  # no kernel for this dtype on this device
+            if "kernel" not in str(exc).lower():
+                raise
+            from conformance.functional import Unsupported
+
+            raise Unsupported(
+                f"tensorflow has no {case.dtype} kernel here: {str(exc).splitlines()[0][:300]}"
+            ) from None
 
     # -- what TF cannot express ------------------------------------------------------------------
     def unsupported(self, case, check):

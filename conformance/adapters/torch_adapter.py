@@ -76,6 +76,15 @@ class TorchAdapter(Adapter):
             for k, v in out.items()
         }
 
+    record_framework = "torch"
+
+    def run_record(self, case, check, a):
+        """An op record's check: the record's PyTorch spelling, eager autograd, torch.func.jvp."""
+        from conformance.ops import RECORDS
+        from conformance.ops._run import run_torch
+
+        return run_torch(self.torch, case, check, a, self.spelling(RECORDS[case.op]), self.dev)
+
     def program(self, case, a):
         """The program text itself with ``T=torch`` (views, in-place and autograd are PyTorch's)."""
         from conformance.programs import execute

@@ -22,6 +22,9 @@ A rule says, once, everything the reference knows about a primitive (the shape o
   formulas, a function of all tangents, or one of the shorthands below;
 * ``batch``: the vmap rule (:mod:`reference.autograd.batching`): ``batch(b, params)`` on the
   physical values, or one of the shorthands below; None: vmap's slice-loop-stack fallback.
+* ``error``: how rounding errors propagate through the primitive and what it adds
+  (:class:`reference.errors.ErrorSpec`); None: derived (an elementwise op: its own VJP formulas
+  on the input errors, one correctly rounded result). Views are exact without a declaration.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ class Rule:
     undefined_grads: bool = False
     jvp: Any = None
     batch: Any = None
+    error: Any = None  # reference.errors.ErrorSpec; None: derived (elementwise ops)
 
     def __post_init__(self):
         if self.grads is not None and len(self.grads) != len(self.inputs):

@@ -5,6 +5,7 @@ an entry."""
 
 from __future__ import annotations
 
+from reference import errors
 from reference.ops import api as A
 from reference.ops.batch_rules import (
     convolution_backward_batch,
@@ -70,6 +71,7 @@ rule(
     saves={"input": _ALL3, "weight": _ALL3},
     jvp=_conv_jvp,
     batch=convolution_batch,
+    error=errors.products(),
 )
 rule(
     "convolution_backward",
@@ -84,4 +86,5 @@ rule(
     saves={"grad_output": _ALL3, "input": _ALL3, "weight": _ALL3},
     jvp=_conv_backward_jvp,
     batch=convolution_backward_batch,
+    error=errors.products(),
 )

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from reference import errors
 from reference.autograd.dispatch import apply
 from reference.ops import api as A
 from reference.ops import kernels as K
@@ -21,6 +22,43 @@ from reference.ops.rule import (
 )
 from reference.ops.rules.registry import RULES, rule
 
+# ---- rounding-error declarations (reference.errors): an op not listed rounds once, correctly ----
+_EXP_LOG_ERROR = errors.elementwise(
+    2,
+    f"{errors.SLEEF_U10}; {errors.GLIBC}; XLA and Eigen use their own polynomial exp/log, for which "
+    "no figure is stated: c = 2, twice SLEEF's bound (tests/conformance/test_error_model.py measures "
+    "each framework's exp and log against it)",
+)
+_TANH_ERROR = errors.elementwise(
+    3,
+    "Eigen's generic_fast_tanh_float (the rational approximation XLA's EmitFastTanh also uses): "
+    "'accurate up to a couple of ulp in the range [-9, 9]', taken as 2, plus 1 for XLA's tanh(x) = x "
+    "below |x| < 4e-4 (relative error x^2/3 < 6e-8); SLEEF tanhf_u10: 1 ulp",
+)
+_SIGMOID_ERROR = errors.elementwise(
+    3,
+    "no framework states a bound: 1/(1+exp(-x)) (PyTorch) rounds exp (2 ulp, as exp), the add and "
+    "the division (0.5 each); XLA's logistic expander may use 0.5 + 0.5*tanh(x/2), whose error is "
+    "absolute: 0.5*(tanh's 3 ulp of 1) + 2 roundings of 1 = 4u",
+    absolute=4,
+)
+_ALPHA_ERROR = errors.elementwise(
+    lambda p: 0.5 if p.get("alpha", 1) == 1 else 1.0,
+    "a + b rounds once (IEEE); a + alpha*b rounds the product and the sum (an FMA rounds once)",
+)
+_SELECT_ERROR = errors.elementwise(
+    0.5,
+    "a selection is exact, but frameworks compute selections and their derivatives as blends: "
+    "PyTorch's maximum/minimum JVP is other_t + mask*(self_t - other_t) (derivatives.yaml), whose "
+    "rounding is relative to |self_t| + |other_t|, not to the selected value: 0.5 ulp of the inputs",
+    input_ulps=0.5,
+)
+_POW_ERROR = errors.elementwise(
+    2,
+    "glibc pow/powf <= 1 ulp, SLEEF pow_u10 1.0 ulp; integer exponents by repeated multiplication "
+    "(XLA's integer_pow, exponents |n| <= 3 here): <= 2 roundings; c = 2",
+)
+
 # ---- elementwise ---------------------------------------------------------------------------------
 
 rule(
@@ -31,6 +69,7 @@ rule(
     grads=(lambda c, g: g, lambda c, g: g * c.params["alpha"] if "alpha" in c.params else g),
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
+    error=_ALPHA_ERROR,
 )
 rule(
     "sub",
@@ -40,6 +79,7 @@ rule(
     grads=(lambda c, g: g, lambda c, g: g * -c.params["alpha"] if "alpha" in c.params else -g),
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
+    error=_ALPHA_ERROR,
 )
 rule(
     "rsub",
@@ -90,6 +130,7 @@ rule(
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_POW_ERROR,
 )
 rule(
     "pow_tensor",
@@ -106,6 +147,7 @@ rule(
         lambda c, t: t * A.where((c.self == 0) & (c.exponent >= 0), 0.0, c.result * A.log(c.self)),
     ),
     batch=BATCH_ELEMENTWISE,
+    error=_POW_ERROR,
 )
 
 
@@ -126,6 +168,7 @@ rule(
     saves={"exponent": (0,), "result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_POW_ERROR,
 )
 rule(
     "exp",
@@ -136,6 +179,7 @@ rule(
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_EXP_LOG_ERROR,
 )
 rule(
     "log",
@@ -146,6 +190,7 @@ rule(
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_EXP_LOG_ERROR,
 )
 rule(
     "sqrt",
@@ -166,6 +211,7 @@ rule(
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_TANH_ERROR,
 )
 rule(
     "sigmoid",
@@ -176,6 +222,7 @@ rule(
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_SIGMOID_ERROR,
 )
 rule(
     "relu",
@@ -235,6 +282,7 @@ rule(
     saves={"mask": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_SELECT_ERROR,
 )
 rule(
     "clamp",
@@ -245,6 +293,7 @@ rule(
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    error=_SELECT_ERROR,
 )
 rule(
     "where",
@@ -255,6 +304,7 @@ rule(
     saves={"condition": (1, 2)},
     jvp=(None, lambda c, t: A.where(c.condition, t, 0.0), lambda c, t: A.where(c.condition, 0.0, t)),
     batch=BATCH_ELEMENTWISE,
+    error=_SELECT_ERROR,
 )
 rule(
     "maximum",
@@ -271,6 +321,7 @@ rule(
         lambda c, t: A.where(c.self < c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
     ),
     batch=BATCH_ELEMENTWISE,
+    error=_SELECT_ERROR,
 )
 rule(
     "minimum",
@@ -287,6 +338,7 @@ rule(
         lambda c, t: A.where(c.self > c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
     ),
     batch=BATCH_ELEMENTWISE,
+    error=_SELECT_ERROR,
 )
 rule(
     "to",

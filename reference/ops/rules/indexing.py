@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from reference import errors
 from reference.autograd.batching import flat_index
 from reference.autograd.dispatch import apply
 from reference.ops import api as A
@@ -52,6 +53,12 @@ def _pool_scatter_batch(b, params):
     return apply(b.rule, (b.expanded(0),), {**params, "shape": (b.size,) + tuple(params["shape"])}), 0
 
 
+def _pool_scatter_terms(arrays, p):
+    """How many products land on each input position (+1: each is a product with a weight)."""
+    ones = np.ones(arrays[0].shape)
+    return K.pool_scatter(ones, p["index"], np.ones(p["weight"].shape), p["shape"]) + 1
+
+
 rule(
     "take",
     "TakeBackward0",
@@ -60,6 +67,7 @@ rule(
     grads=(lambda c, g: A.scatter_add(g, c.index, c.shapes[0]),),
     jvp=AUTO_LINEAR,
     batch=_take_batch,
+    error=errors.GATHER,
 )
 rule(
     "scatter_add",
@@ -69,6 +77,7 @@ rule(
     grads=(lambda c, g: A.take(g, c.index),),
     jvp=AUTO_LINEAR,
     batch=_scatter_add_batch,
+    error=errors.products(),
 )
 rule(
     "put",
@@ -78,6 +87,7 @@ rule(
     grads=(lambda c, g: A.put(g, c.index, 0.0), lambda c, g: A.take(g, c.index)),
     jvp=AUTO_LINEAR,
     batch=_put_batch,
+    error=errors.GATHER,
 )
 rule(
     "pool_gather",
@@ -87,6 +97,7 @@ rule(
     grads=(lambda c, g: A.pool_scatter(g, c.index, c.weight, c.shapes[0]),),
     jvp=AUTO_LINEAR,
     batch=_leading_batch,
+    error=errors.products(lambda arrays, p: p["index"].shape[-1] + 1),
 )
 rule(
     "pool_scatter",
@@ -96,4 +107,5 @@ rule(
     grads=(lambda c, g: A.pool_gather(g, c.index, c.weight),),
     jvp=AUTO_LINEAR,
     batch=_pool_scatter_batch,
+    error=errors.products(_pool_scatter_terms),
 )

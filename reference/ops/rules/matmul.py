@@ -5,6 +5,7 @@ an entry."""
 
 from __future__ import annotations
 
+from reference import errors
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rule import (
@@ -51,6 +52,7 @@ for _name, _node in (
         _node,
         ("self", "other"),
         forward=K.matmul,
+        error=errors.products(),
         vjp=_matmul_grads,
         saves={"self": (1,), "other": (0,)},
         jvp=BILINEAR,

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from reference import errors
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.batch_rules import (
@@ -24,6 +25,52 @@ from reference.ops.rule import (
 from reference.ops.rules.indexing import _leading_batch
 from reference.ops.rules.registry import rule
 
+# ---- rounding-error declarations (reference.errors) ----------------------------------------------
+
+
+def _softmax_steps(x, dim):
+    """softmax as the frameworks compute it: exp(x - max), then one reciprocal of the sum times each
+    (PyTorch's CPU kernel multiplies by 1/sum: two roundings, which also bound one division)."""
+    e = A.exp(x - A.amax(x, dim, keepdim=True))
+    return e * A.reciprocal(A.sum(e, dim, keepdim=True))
+
+
+def _log_softmax_steps(x, dim):
+    shifted = x - A.amax(x, dim, keepdim=True)
+    return shifted - A.log(A.sum(A.exp(shifted), dim, keepdim=True))
+
+
+_SOFTMAX_ERROR = errors.composite(_softmax_steps, "max-subtracted exp, sum, reciprocal, product")
+_LOG_SOFTMAX_ERROR = errors.composite(_log_softmax_steps, "x - max - log(sum(exp(x - max)))")
+_AVG_POOL_ERROR = errors.products(
+    lambda arrays, p: math.prod(p["kernel_size"]) + 1, "window sum and the division by its count"
+)
+
+
+def _batch_norm_steps(x, w, b, rm, rv, training, momentum, eps):
+    """(x - mean) / sqrt(var + eps) * w + b with the batch statistics (or the running ones)."""
+    dims = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, -1) + (1,) * (x.ndim - 2)
+    if training:
+        xc = x - A.mean(x, dims, keepdim=True)
+        var = A.mean(xc * xc, dims, keepdim=True)
+    else:
+        xc = x - A.reshape(rm, bshape)
+        var = A.reshape(rv, bshape)
+    y = xc / A.sqrt(var + eps)
+    if w is not None:
+        y = y * A.reshape(w, bshape)
+    return y + A.reshape(b, bshape) if b is not None else y
+
+
+_BATCH_NORM_ERROR = errors.composite(_batch_norm_steps, "batch statistics, centring, sqrt, scale, shift")
+_BATCH_NORM_BACKWARD_ERROR = errors.composite(
+    lambda g, x, w, rm, rv, training, eps, mask: batch_norm_backward_formulas(
+        g, x, w, rm, rv, training, eps, mask
+    ),
+    "its own Tensor formulas (batch_norm_backward_formulas)",
+)
+
 # ---- softmax -------------------------------------------------------------------------------------
 
 rule(
@@ -35,6 +82,7 @@ rule(
     saves={"result": (0,)},
     jvp=(lambda c, t: c.result * (t - A.sum(t * c.result, c.dim, keepdim=True)),),
     batch=BATCH_DIM,
+    error=_SOFTMAX_ERROR,
 )
 rule(
     "log_softmax",
@@ -45,6 +93,7 @@ rule(
     saves={"result": (0,)},
     jvp=(lambda c, t: t - A.sum(A.exp(c.result) * t, c.dim, keepdim=True),),
     batch=BATCH_DIM,
+    error=_LOG_SOFTMAX_ERROR,
 )
 
 # ---- neural-network primitives -------------------------------------------------------------------
@@ -84,6 +133,7 @@ rule(
     saves={"self": (0,)},
     jvp=AUTO_LINEAR,
     batch=_leading_batch,
+    error=_AVG_POOL_ERROR,
 )  # PyTorch saves self (only its shape is read)
 rule(
     "max_pool2d",
@@ -96,6 +146,7 @@ rule(
     saves={"self": (0,)},
     jvp=_max_pool2d_jvp,
     batch=_leading_batch,
+    error=errors.GATHER,
 )
 
 
@@ -193,6 +244,7 @@ rule(
     saves={"input": _ALL3, "weight": _ALL3, "running_mean": _ALL3, "running_var": _ALL3},
     jvp=_batch_norm_jvp,
     batch=batch_norm_batch,
+    error=_BATCH_NORM_ERROR,
 )
 rule(
     "batch_norm_backward",
@@ -206,6 +258,7 @@ rule(
     saves={"grad_out": _ALL5, "input": _ALL5, "weight": _ALL5, "running_mean": _ALL5, "running_var": _ALL5},
     jvp=_batch_norm_backward_jvp,
     batch=batch_norm_backward_batch,
+    error=_BATCH_NORM_BACKWARD_ERROR,
 )
 rule(
     "dropout",

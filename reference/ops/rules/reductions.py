@@ -5,6 +5,7 @@ an entry."""
 
 from __future__ import annotations
 
+from reference import errors
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rule import (
@@ -23,6 +24,7 @@ for _suffix, _number in (("", "0"), ("_dim", "1")):
         "SumBackward" + _number,
         ("self",),
         forward=K.sum_,
+        error=errors.products(),
         grads=(lambda c, g: _unreduce(g, c.shapes[0], c.dim, c.keepdim),),
         jvp=AUTO_LINEAR,
         batch=BATCH_REDUCE,
@@ -32,6 +34,7 @@ for _suffix, _number in (("", "0"), ("_dim", "1")):
         "MeanBackward" + _number,
         ("self",),
         forward=K.mean,
+        error=errors.products(lambda arrays, p: _count(arrays[0].shape, p["dim"]) + 1),  # + the division
         grads=(lambda c, g: _unreduce(g, c.shapes[0], c.dim, c.keepdim) / _count(c.shapes[0], c.dim),),
         jvp=AUTO_LINEAR,
         batch=BATCH_REDUCE,
@@ -50,6 +53,7 @@ for _name, _kernel, _node in (("amax", K.amax, "AmaxBackward0"), ("amin", K.amin
         _node,
         ("self",),
         forward=_kernel,
+        error=errors.GATHER,  # selects an element: at most the largest error among the candidates
         grads=(
             lambda c, g: A.scale_grad_by_count(
                 _unreduce(g, c.shapes[0], c.dim, c.keepdim),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from reference import errors
 from reference.autograd.batching import view_rule
 from reference.autograd.dispatch import apply
 from reference.ops import api as A
@@ -188,6 +189,7 @@ rule(
     grads=(lambda c, g: A.reshape(g, c.shapes[0]),),
     jvp=AUTO_LINEAR,
     batch=_reshape_copy_batch,
+    error=errors.GATHER,
 )
 
 # ---- joining -------------------------------------------------------------------------------------
@@ -210,6 +212,7 @@ rule(
     vjp=_cat_grads,
     jvp=AUTO_LINEAR,
     batch=BATCH_DIM,
+    error=errors.GATHER,
 )
 rule(
     "stack",
@@ -219,4 +222,5 @@ rule(
     vjp=lambda c, g: [A.select(g, c.dim, i) if need else None for i, need in enumerate(c.needs)],
     jvp=AUTO_LINEAR,
     batch=BATCH_DIM,
+    error=errors.GATHER,
 )

@@ -1,0 +1,261 @@
+"""Op records: one per primitive of the reference's derivative table, in one registry.
+
+A record (PyTorch's OpInfo, JAX's ``op_record``) says, once, how the harness fuzzes a primitive:
+
+* ``sample``: a Hypothesis strategy of ``(params, shapes)`` valid by construction (shapes of the
+  named tensor inputs; params the op's non-tensor arguments plus ``values``, the distribution
+  the inputs are drawn from: :data:`VALUES`);
+* ``fn(T, *tensors, **params)``: the op as PyTorch spells it; with ``T = reference`` it is the
+  reference (``import reference as T`` runs PyTorch's program text), with ``T = torch`` the
+  PyTorch spelling;
+* ``jax(J, *arrays, **params)`` / ``tf(tf, *tensors, **params)``: the JAX (``J.jnp``, ``J.lax``,
+  ``J.nn``, ``J.jax``) and TensorFlow spellings, or a string: why that framework cannot express it;
+* ``rules``: the table primitives it exercises; ``checks``: the checks that apply;
+* a record that is *not fuzzed* (an internal primitive reached only through another op's
+  derivative, or an in-place-only primitive) carries ``not_fuzzed``, the reason.
+
+Every family module of this package is loaded on import, so an op added to the reference's table
+needs only a record here; ``tests/conformance/test_records.py`` fails for a table primitive that
+has none. Convolution is the record ``conv`` (its cases, strategies and adapters predate the
+registry and keep their own format).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+RECORD_CHECKS = ("forward", "vjp", "vjp_vjp", "jvp")
+FRAMEWORKS = ("torch", "jax", "tensorflow")
+#: How the inputs of a record case are drawn (``params["values"]``).
+VALUES = ("normal", "wide", "ties", "large", "tiny", "nonfinite")
+
+
+@dataclass(frozen=True)
+class OpRecord:
+    name: str
+    family: str
+    rules: tuple = ()
+    inputs: tuple = ("input",)
+    sample: Callable | None = None  # () -> strategy of (params, shapes)
+    fn: Callable | None = None  # fn(T, *tensors, **params), T = reference or torch
+    jax: Callable | str | None = None
+    tf: Callable | str | None = None
+    torch: Callable | str | None = None  # default: fn with T = torch
+    checks: tuple = RECORD_CHECKS
+    domains: dict = field(default_factory=dict)  # input -> "any" | "pos" | "unit" (|x| < 1)
+    nondiff: tuple = ()  # inputs that are not differentiated
+    not_fuzzed: str | None = None
+    note: str = ""
+
+    def spelling(self, framework: str):
+        """The framework's function, or the reason it has none (a str)."""
+        if framework == "torch":
+            return self.torch if self.torch is not None else self.fn
+        value = {"jax": self.jax, "tensorflow": self.tf}.get(framework)
+        if value is None:
+            return f"no {framework} spelling is recorded for {self.name!r}"
+        return value
+
+    def frameworks(self) -> list[str]:
+        return [f for f in FRAMEWORKS if not isinstance(self.spelling(f), str)]
+
+    @property
+    def diff_inputs(self) -> tuple:
+        return tuple(n for n in self.inputs if n not in self.nondiff)
+
+
+RECORDS: dict[str, OpRecord] = {}
+
+
+def record(name, family=None, **fields):
+    """Declare the record of ``name`` (by default the table primitive of the same name)."""
+    if name in RECORDS:
+        raise ValueError(f"op record {name!r} is declared twice")
+    fields.setdefault("rules", (name,))
+    RECORDS[name] = OpRecord(name, family or "?", **fields)
+    return RECORDS[name]
+
+
+def not_fuzzed(name, family, reason, rules=None):
+    """A table primitive the harness does not fuzz on its own, with the reason."""
+    return record(name, family, rules=rules or (name,), not_fuzzed=reason, checks=())
+
+
+def fuzzed() -> dict[str, OpRecord]:
+    return {n: r for n, r in RECORDS.items() if r.not_fuzzed is None}
+
+
+def families() -> dict[str, list[str]]:
+    out = {}
+    for n, r in fuzzed().items():
+        out.setdefault(r.family, []).append(n)
+    return out
+
+
+def select(names) -> list[str]:
+    """Record names for ``--ops`` items: record names, family names and ``all``."""
+    out = []
+    fams = families()
+    for item in names:
+        chosen = list(fuzzed()) if item == "all" else fams.get(item, [item] if item in fuzzed() else [])
+        out.extend(n for n in chosen if n not in out)
+    return out
+
+
+def covered_rules() -> set:
+    return {r for rec in RECORDS.values() for r in rec.rules}
+
+
+# ---- cases of a record --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecordParams:
+    """A record case's parameters (JSON values), hashable and printable."""
+
+    values: tuple  # sorted (key, value) pairs
+
+    @classmethod
+    def of(cls, d: dict) -> RecordParams:
+        return cls(tuple(sorted((k, _freeze(v)) for k, v in d.items())))
+
+    def as_dict(self) -> dict:
+        return {k: _thaw(v) for k, v in self.values}
+
+    def to_dict(self) -> dict:
+        return self.as_dict()
+
+    def describe(self) -> str:
+        return " ".join(f"{k}={json.dumps(v)}" for k, v in self.as_dict().items())
+
+
+def _freeze(v):
+    return tuple(_freeze(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+
+def _thaw(v):
+    return [_thaw(x) for x in v] if isinstance(v, tuple) else v
+
+
+def op_params(case) -> dict:
+    """The keyword arguments ``fn`` takes (``values`` is the harness's, not the op's)."""
+    p = case.params.as_dict()
+    p.pop("values", None)
+    return p
+
+
+def _draw(case, name, shape, domain="any"):
+    from conformance.case import round_to_dtype
+
+    if name in case.data:
+        return round_to_dtype(np.asarray(case.data[name], dtype=np.float64).reshape(shape), case.dtype)
+    rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])
+    kind = case.params.as_dict().get("values", "normal") if _is_input(case, name) else "normal"
+    a = rng.standard_normal(shape)
+    if kind == "wide":
+        a = a * 10.0 ** rng.uniform(-4, 4, shape)
+    elif kind == "ties":
+        a = rng.integers(-2, 3, shape).astype(np.float64)
+    elif kind == "large":
+        a = a * 60.0
+    elif kind == "tiny":
+        from reference.errors import SMALLEST_NORMAL
+
+        tiny = SMALLEST_NORMAL.get(case.dtype, 2.0**-126)
+        a = np.where(rng.random(shape) < 0.5, a * tiny * rng.uniform(0.01, 4, shape), a)
+    elif kind == "nonfinite" and a.size:
+        flat = a.reshape(-1)
+        picks = rng.integers(0, flat.size, max(1, flat.size // 4))
+        flat[picks] = rng.choice([np.inf, -np.inf, np.nan], picks.size)
+    if domain == "pos":
+        a = np.abs(a)
+    elif domain == "unit":
+        a = np.tanh(a) * 0.9
+    return round_to_dtype(a, case.dtype)
+
+
+def _is_input(case, name):
+    return name in RECORDS[case.op].inputs
+
+
+class RecordData(dict):
+    """The arrays of a record case by name, made on first use (float64, exact in the case's dtype):
+    inputs, ``grad_output``, ``tangent_<input>``, ``gg_<input>`` (second-order cotangents)."""
+
+    def __init__(self, case):
+        super().__init__()
+        self.case = case
+        self.record = RECORDS[case.op]
+        self._out_shape = None
+
+    def output_shapes(self):
+        if self._out_shape is None:
+            import reference as T
+
+            xs = [T.tensor(self[n]) for n in self.record.inputs]
+            with np.errstate(all="ignore"):
+                y = self.record.fn(T, *xs, **op_params(self.case))
+            ys = y if isinstance(y, (tuple, list)) else (y,)
+            self._out_shape = [tuple(o.shape) for o in ys]
+        return self._out_shape
+
+    def __missing__(self, name):
+        rec, case = self.record, self.case
+        if name in rec.inputs:
+            value = _draw(case, name, tuple(case.shapes[name]), rec.domains.get(name, "any"))
+        elif name == "grad_output":
+            value = _draw(case, name, self.output_shapes()[0])
+        elif name.startswith(("tangent_", "gg_")):
+            base = name.split("_", 1)[1]
+            if base not in rec.inputs:
+                raise KeyError(name)
+            value = _draw(case, name, tuple(case.shapes[base]))
+        else:
+            raise KeyError(name)
+        self[name] = value
+        return value
+
+
+def check_arrays(case, check) -> list[str]:
+    rec = RECORDS[case.op]
+    names = list(rec.inputs)
+    if check in ("vjp", "vjp_vjp"):
+        names.append("grad_output")
+    if check == "vjp_vjp":
+        names += [f"gg_{n}" for n in rec.diff_inputs]
+    if check == "jvp":
+        names += [f"tangent_{n}" for n in rec.diff_inputs]
+    return names
+
+
+def _load():
+    for m in pkgutil.iter_modules(__path__):
+        if not m.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{m.name}")
+
+
+_load()
+
+__all__ = [
+    "RECORDS",
+    "RECORD_CHECKS",
+    "OpRecord",
+    "RecordData",
+    "RecordParams",
+    "VALUES",
+    "check_arrays",
+    "covered_rules",
+    "families",
+    "fuzzed",
+    "not_fuzzed",
+    "op_params",
+    "record",
+    "select",
+]

@@ -1,0 +1,171 @@
+"""Records of the elementwise primitives (reference/ops/rules/elementwise.py)."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from conformance.ops import not_fuzzed, record
+from conformance.strategies import broadcast_shapes, tensor_shapes, value_kinds
+
+FAMILY = "elementwise"
+
+
+def _unary(values=None, **params):
+    @st.composite
+    def sample(draw):
+        drawn = {k: draw(v) for k, v in params.items()}
+        return {**drawn, "values": draw(value_kinds(values))}, {"input": draw(tensor_shapes())}
+
+    return sample
+
+
+def _binary(values=None):
+    @st.composite
+    def sample(draw):
+        a, b = draw(broadcast_shapes())
+        return {"values": draw(value_kinds(values))}, {"input": a, "other": b}
+
+    return sample
+
+
+def unary(name, fn, jax=None, tf=None, domain="any", values=None, params=None, **kw):
+    record(
+        name,
+        FAMILY,
+        inputs=("input",),
+        sample=_unary(values, **(params or {})),
+        fn=fn,
+        jax=jax,
+        tf=tf,
+        domains={"input": domain},
+        **kw,
+    )
+
+
+def binary(name, fn, jax, tf, domains=None, values=None, **kw):
+    record(
+        name,
+        FAMILY,
+        inputs=("input", "other"),
+        sample=_binary(values),
+        fn=fn,
+        jax=jax,
+        tf=tf,
+        domains=domains or {},
+        **kw,
+    )
+
+
+binary("add", lambda T, x, y: x + y, lambda J, x, y: x + y, lambda tf, x, y: tf.math.add(x, y))
+binary("sub", lambda T, x, y: x - y, lambda J, x, y: x - y, lambda tf, x, y: tf.math.subtract(x, y))
+binary("mul", lambda T, x, y: x * y, lambda J, x, y: x * y, lambda tf, x, y: tf.math.multiply(x, y))
+binary("div", lambda T, x, y: x / y, lambda J, x, y: x / y, lambda tf, x, y: tf.math.divide(x, y))
+binary(
+    "maximum",
+    lambda T, x, y: T.maximum(x, y),
+    lambda J, x, y: J.jnp.maximum(x, y),
+    lambda tf, x, y: tf.math.maximum(x, y),
+)
+binary(
+    "minimum",
+    lambda T, x, y: T.minimum(x, y),
+    lambda J, x, y: J.jnp.minimum(x, y),
+    lambda tf, x, y: tf.math.minimum(x, y),
+)
+binary(
+    "where",
+    lambda T, x, y: T.where(x > 0, x, y),
+    lambda J, x, y: J.jnp.where(x > 0, x, y),
+    lambda tf, x, y: tf.where(x > 0, x, y),
+)
+binary(
+    "pow_tensor",
+    lambda T, x, y: T.pow(x, y),
+    lambda J, x, y: J.jnp.power(x, y),
+    lambda tf, x, y: tf.math.pow(x, y),
+    domains={"input": "pos", "other": "unit"},
+    values=("normal", "ties", "nonfinite"),
+)
+unary(
+    "rsub",
+    lambda T, x, other: other - x,
+    lambda J, x, other: other - x,
+    lambda tf, x, other: other - x,
+    params={"other": st.sampled_from([2.0, -0.5, 0.0])},
+)
+unary("neg", lambda T, x: -x, lambda J, x: -x, lambda tf, x: tf.math.negative(x))
+unary(
+    "pow",
+    lambda T, x, exponent: T.pow(x, exponent),
+    lambda J, x, exponent: J.jnp.power(x, exponent),
+    lambda tf, x, exponent: tf.math.pow(x, exponent),
+    domain="pos",
+    params={"exponent": st.sampled_from([2.0, 3.0, 0.5, -1.0, 2.5])},
+)
+unary(
+    "pow_scalar_base",
+    lambda T, x, base: base**x,
+    lambda J, x, base: J.jnp.power(base, x),
+    lambda tf, x, base: tf.math.pow(tf.constant(base, x.dtype), x),
+    params={"base": st.sampled_from([2.0, 0.5, 3.0])},
+    values=("normal", "ties", "tiny", "nonfinite"),
+)
+unary("exp", lambda T, x: T.exp(x), lambda J, x: J.jnp.exp(x), lambda tf, x: tf.math.exp(x))
+unary("log", lambda T, x: T.log(x), lambda J, x: J.jnp.log(x), lambda tf, x: tf.math.log(x), domain="pos")
+unary("sqrt", lambda T, x: T.sqrt(x), lambda J, x: J.jnp.sqrt(x), lambda tf, x: tf.math.sqrt(x), domain="pos")
+unary("tanh", lambda T, x: T.tanh(x), lambda J, x: J.jnp.tanh(x), lambda tf, x: tf.math.tanh(x))
+unary("sigmoid", lambda T, x: T.sigmoid(x), lambda J, x: J.nn.sigmoid(x), lambda tf, x: tf.math.sigmoid(x))
+unary(
+    "relu",
+    lambda T, x: T.nn.functional.relu(x),
+    lambda J, x: J.nn.relu(x),
+    lambda tf, x: tf.nn.relu(x),
+    rules=("relu", "threshold_backward"),  # relu's VJP is threshold_backward (vjp_vjp reaches its VJP)
+)
+unary("abs", lambda T, x: T.abs(x), lambda J, x: J.jnp.abs(x), lambda tf, x: tf.math.abs(x))
+unary("sign", lambda T, x: T.sign(x), lambda J, x: J.jnp.sign(x), lambda tf, x: tf.math.sign(x))
+unary(
+    "reciprocal",
+    lambda T, x: 1.0 / x,  # the reference's spelling of reciprocal (rdiv by a number)
+    torch=lambda torch, x: torch.reciprocal(x),
+    jax=lambda J, x: J.jnp.reciprocal(x),
+    tf=lambda tf, x: tf.math.reciprocal(x),
+)
+unary(
+    "masked_fill",
+    lambda T, x, value: x.masked_fill(x > 0, value),
+    lambda J, x, value: J.jnp.where(x > 0, J.jnp.asarray(value, x.dtype), x),
+    lambda tf, x, value: tf.where(x > 0, tf.constant(value, x.dtype), x),
+    params={"value": st.sampled_from([0.5, -1.0, 0.0])},
+)
+unary(
+    "clamp",
+    lambda T, x, min, max: T.clamp(x, min, max),
+    lambda J, x, min, max: J.jnp.clip(x, min, max),
+    lambda tf, x, min, max: tf.clip_by_value(x, min, max),
+    params={"min": st.sampled_from([-1.0, -0.5, 0.0]), "max": st.sampled_from([0.5, 1.0, 2.0])},
+)
+unary(
+    "clone",
+    lambda T, x: T.clone(x),
+    lambda J, x: J.jnp.array(x, copy=True),
+    lambda tf, x: tf.identity(x),
+)
+
+_IN_PLACE = (
+    "an in-place-only primitive (x.{op}_): the reference's semantics of writes into storage are checked "
+    "by program cases (conformance run --ops programs), which run it on all three frameworks"
+)
+for _name in ("copy", "fill", "fill_tensor", "zero"):
+    not_fuzzed(_name, FAMILY, _IN_PLACE.format(op=_name.split("_")[0]))
+not_fuzzed(
+    "threshold_backward",
+    FAMILY,
+    "internal: relu's VJP; reached by the relu record's vjp and vjp_vjp checks",
+)
+not_fuzzed(
+    "to",
+    FAMILY,
+    "a dtype cast: record cases draw values exact in the case's dtype and the reference computes in "
+    "float64, so a cast has nothing to compare; program cases use .to",
+)

@@ -1,0 +1,91 @@
+"""Records of the indexing primitives (reference/ops/rules/indexing.py): gathers with duplicate
+indices (their VJP is a scatter-add that must add duplicates) and index assignment."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from conformance.ops import not_fuzzed, record
+from conformance.strategies import tensor_shapes, value_kinds
+
+FAMILY = "indexing"
+
+
+@st.composite
+def _take(draw):
+    shape = draw(tensor_shapes(1, 3, 256, 1))
+    n = 1
+    for d in shape:
+        n *= d
+    index = draw(st.lists(st.integers(0, n - 1), min_size=0, max_size=24))
+    if index and draw(st.booleans()):
+        index = index + index[: draw(st.integers(1, len(index)))]  # duplicates
+    return {"index": index, "values": draw(value_kinds(("normal", "ties", "nonfinite")))}, {"input": shape}
+
+
+def _reference_take(T, x, index):
+    """The reference has no public torch.take: its table primitive, through the api module."""
+    import numpy as np
+
+    from reference.ops import api
+
+    return api.take(x, np.asarray(index, dtype=np.int64))
+
+
+def _reference_put(T, x, src, index):
+    import numpy as np
+
+    from reference.ops import api
+
+    return api.put(x, np.asarray(index, dtype=np.int64), src)
+
+
+def _flat(lib, x):
+    return lib.reshape(x, (-1,))
+
+
+record(
+    "take",
+    FAMILY,
+    rules=("take", "scatter_add"),
+    sample=_take,
+    fn=_reference_take,
+    torch=lambda torch, x, index: torch.take(x, torch.tensor(index, dtype=torch.int64)),
+    jax=lambda J, x, index: J.jnp.take(_flat(J.jnp, x), J.jnp.asarray(index, dtype=J.jnp.int32)),
+    tf=lambda tf, x, index: tf.gather(_flat(tf, x), tf.constant(index, dtype=tf.int64)),
+    note="duplicate indices: the VJP (scatter_add) must add their cotangents",
+)
+
+
+@st.composite
+def _put(draw):
+    n = draw(st.sampled_from((1, 2, 5, 8, 17, 33)))
+    index = draw(st.lists(st.integers(0, n - 1), min_size=0, max_size=n, unique=True))
+    return {"index": index, "values": draw(value_kinds(("normal", "ties", "nonfinite")))}, {
+        "input": (n,),
+        "src": (len(index),),
+    }
+
+
+def _torch_put(T, x, src, index):
+    y = x * 1.0
+    y[T.tensor(index, dtype=T.int64)] = src
+    return y
+
+
+record(
+    "put",
+    FAMILY,
+    inputs=("input", "src"),
+    sample=_put,
+    fn=_reference_put,
+    torch=_torch_put,
+    jax=lambda J, x, src, index: x.at[J.jnp.asarray(index, dtype=J.jnp.int32)].set(src),
+    tf=lambda tf, x, src, index: tf.tensor_scatter_nd_update(
+        x, tf.reshape(tf.constant(index, dtype=tf.int64), (-1, 1)), src
+    ),
+    note="x[index] = src with distinct indices (with duplicates the winner is unspecified)",
+)
+not_fuzzed("scatter_add", FAMILY, "internal: take's VJP; reached by the take record (duplicate indices)")
+not_fuzzed("pool_gather", FAMILY, "internal: avg_pool2d's VJP of its VJP; reached by the avg_pool2d record")
+not_fuzzed("pool_scatter", FAMILY, "internal: avg_pool2d's VJP; reached by the avg_pool2d record")

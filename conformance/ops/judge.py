@@ -1,0 +1,149 @@
+"""Verdicts of op-record cases: the reference's value and derived per-element bound for the
+framework's arithmetic (dtype, accumulator, TF32, flush-to-zero), judged element by element."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from conformance.case import case_data
+from conformance.tolerance import ERROR_MODEL_FORMULA, explain, judge_bounds
+
+#: The accumulation contract: the accumulator each framework promises for float16/bfloat16 sums.
+ACCUMULATION = {
+    "torch": (
+        "float32",
+        "PyTorch CPU kernels accumulate float16/bfloat16 in float32 (at::opmath_type / acc_type); "
+        "the reduced-precision reductions of the docs' 'Numerical accuracy' notes "
+        "(allow_fp16_reduced_precision_reduction) are CUDA GEMM flags",
+    ),
+    "jax": (
+        "float32",
+        "jax.numpy's sum/mean upcast float16/bfloat16 for the computation (jax._src.numpy.reductions: "
+        "upcast_f16_for_computation=True); XLA's CPU dot upcasts f16/bf16 operands to f32",
+    ),
+    "tensorflow": (None, "no documented accumulator for float16/bfloat16 sums: the bound uses the dtype's u"),
+}
+
+
+def precision_for(case, settings: dict, framework: str):
+    from reference.errors import Precision
+
+    acc = settings.get("accumulation")
+    if acc is None:
+        acc = ACCUMULATION.get(framework, (None, ""))[0]
+    half = case.dtype in ("float16", "bfloat16")
+    return Precision(
+        dtype=case.dtype,
+        accumulate=acc if half and acc else None,
+        tf32=bool(settings.get("tf32")) and case.dtype == "float32",
+        # FTZ/DAZ are float32/float64 hardware modes: float16 is computed in float32, where its
+        # subnormals are normal numbers; bfloat16's subnormals are float32's (flushed)
+        flush=bool(settings.get("flush_denormal", False)) and case.dtype != "float16",
+    )
+
+
+_CACHE: OrderedDict = OrderedDict()
+
+
+def expected_for(case, check, precision):
+    from conformance.ops._run import reference_expected
+
+    key = (case.id, check, repr(precision))
+    if key not in _CACHE:
+        data = case_data(case)
+        if precision.flush:  # the framework reads subnormal inputs as zero (DAZ): so does the reference
+            data = _flushed(data, case, check, precision)
+        _CACHE[key] = reference_expected(case, check, data, precision)
+        while len(_CACHE) > 64:
+            _CACHE.popitem(last=False)
+    _CACHE.move_to_end(key)
+    return _CACHE[key]
+
+
+def _flushed(data, case, check, precision):
+    import numpy as np
+
+    from conformance.ops import check_arrays
+    from reference.errors import SMALLEST_NORMAL
+
+    tiny = SMALLEST_NORMAL[precision.dtype]
+    out = {}
+    for name in check_arrays(case, check):
+        a = data[name]
+        out[name] = np.where(np.abs(a) < tiny, np.copysign(0.0, a), a)
+    return out
+
+
+def bound_record(precision, used=None, source=None) -> dict:
+    out = {
+        "formula": ERROR_MODEL_FORMULA,
+        "compute_dtype": precision.dtype,
+        "u": precision.u,
+        **precision.terms(),
+    }
+    if source:
+        out["accumulation_contract"] = source
+    if used:
+        out["ops"] = dict(used)
+    return out
+
+
+def record_verdict(case, check, framework, outputs, settings) -> dict:
+    """verdict, max_ratio, worst, bound (with its terms), reason for one framework's answer."""
+    precision = precision_for(case, settings, framework)
+    source = settings.get("accumulation_source") or ACCUMULATION.get(framework, (None, None))[1]
+    try:
+        expected, used = expected_for(case, check, precision)
+    except Exception as exc:  # a bug in the reference (or its model): never blamed on a framework
+        return {
+            "verdict": "crash",
+            "reason": f"the reference raised {type(exc).__name__}: {exc}",
+            "bound": bound_record(precision, source=source),
+        }
+    judged = judge_bounds(outputs, expected)
+    rec = {
+        "verdict": judged["verdict"],
+        "max_ratio": judged["max_ratio"],
+        "worst": judged["worst"],
+        "bound": bound_record(precision, used, source),
+    }
+    for key in ("failing_elements", "unjudged_elements", "nonfinite_mismatch"):
+        if key in judged:
+            rec[key] = judged[key]
+    if judged["verdict"] != "pass":
+        rec["reason"] = judged.get("reason") or explain(judged, f"{framework} {check} {case.describe()}")
+    return rec
+
+
+def run_in_process(adapter, case, check, settings=None) -> dict:
+    """One check of one record case on an adapter object in this process (tests, quick looks)."""
+    import numpy as np
+
+    reason = adapter.why_unsupported(case, check)
+    if reason:
+        return {"verdict": "unsupported", "reason": reason}
+    data = case_data(case)
+    try:
+        with np.errstate(all="ignore"):
+            out = adapter.run(case, check, data)
+    except Exception as exc:
+        if type(exc).__name__ == "Unsupported":
+            return {"verdict": "unsupported", "reason": str(exc)}
+        return {"verdict": "error_mismatch", "reason": f"{adapter.name} raised {type(exc).__name__}: {exc}"}
+    out = {k: None if v is None else np.asarray(_numpy(v), dtype=np.float64) for k, v in out.items()}
+    return record_verdict(
+        case, check, getattr(adapter, "record_framework", None) or adapter.name, out, settings or {}
+    )
+
+
+def _numpy(v):
+    if hasattr(v, "detach"):
+        return (
+            v.detach().float().cpu().numpy() if str(v.dtype) == "torch.bfloat16" else v.detach().cpu().numpy()
+        )
+    try:
+        import numpy as np
+
+        return np.asarray(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        return np.asarray(v.numpy(), dtype=np.float64)

@@ -1,0 +1,487 @@
+"""The error model: how rounding errors propagate through each primitive, composed in float64.
+
+Every primitive of the derivative table declares, next to its VJP/JVP/batch rule, how it
+propagates and adds rounding error (:class:`ErrorSpec`, the ``error`` field of
+:class:`reference.ops.rule.Rule`). The first-order model for an output ``y`` of inputs ``x_i``
+that carry absolute errors ``e_i`` is
+
+    |err(y)| <= sum_i |dy/dx_i| . e_i  +  own(y)
+
+``own`` is the op's own rounding: ``2·c·u·|y|`` for an op documented accurate to ``c`` ulps
+(an ulp of ``y`` is at most ``2u|y|``; IEEE 754 ``+ - * / sqrt`` are correctly rounded:
+``c = 0.5``), ``K·u_acc·M + u·|y|`` for a sum of ``K`` products (``M`` the same op on absolute
+values; ``u_acc`` the accumulator's unit roundoff), an absolute term where an implementation's
+error is not relative, and an underflow term ``eta`` (gradual underflow: half the smallest
+subnormal; flush-to-zero: the smallest normal) for every rounded result.
+
+The kinds of declaration:
+
+* :data:`DERIVED` (the default of every rule): an elementwise op (batch rule
+  ``BATCH_ELEMENTWISE``); ``|dy/dx_i|·e_i`` is its own VJP formula applied to ``e_i`` (its
+  Jacobian is diagonal), and it rounds once, correctly (``c = 0.5``). An elementwise op whose
+  kernel is not one correctly rounded operation declares :func:`elementwise` with its ``c``.
+* :func:`products`: a multilinear op whose outputs are sums of products with non-negative
+  coefficients (sum, mean, matmul, convolution and its backward, scatter-add, pooling):
+  ``|J_i|·e_i`` is the op with input ``i`` replaced by ``e_i`` and the others by their absolute
+  values (minus the same with ``e_i`` replaced by 0), ``M`` the op on absolute values and ``K``
+  the op on ones (the number of terms) unless the declaration gives it.
+* :data:`GATHER`: moves or selects values without arithmetic (cat, stack, take, amax, pooling's
+  max): the op applied to the errors (for a max: the max of the errors of its window).
+* :func:`composite`: the op's error is that of a decomposition into table primitives, run under
+  the same tracker (softmax, log_softmax, batch_norm); a kernel that itself runs Tensor ops
+  (``batch_norm_backward``) is tracked through them without a declaration.
+* :data:`EXACT`: no rounding and no propagation beyond the identity (views never reach a kernel:
+  the error of a view is the same view of its base's error, found by memory address).
+
+:class:`Tracker` composes the model: inside ``with Tracker(dtype=...)`` every table kernel that
+runs (forward ops, the VJP formulas a backward records, JVP formulas, double backward) also
+computes its outputs' errors from its inputs', so the error bound of any computation built from
+table primitives, through any number of differentiation passes, comes out element by element.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Unit roundoff (half an ulp of 1) of each dtype a framework computes in.
+UNIT_ROUNDOFF = {
+    "float64": 2.0**-53,
+    "float32": 2.0**-24,
+    "tf32": 2.0**-11,
+    "float16": 2.0**-11,
+    "bfloat16": 2.0**-8,
+}
+#: The reference computes in float64: its own rounding adds to every bound (a float64 case's
+#: expected value is no more exact than the framework's).
+REFERENCE_U = 2.0**-53
+#: The smallest positive normal number of each dtype.
+SMALLEST_NORMAL = {
+    "float64": 2.0**-1022,
+    "float32": 2.0**-126,
+    "tf32": 2.0**-126,
+    "float16": 2.0**-14,
+    "bfloat16": 2.0**-126,
+}
+#: The largest finite number of each dtype (a result past it is inf in that dtype).
+LARGEST = {
+    "float64": float(np.finfo(np.float64).max),
+    "float32": float(np.finfo(np.float32).max),
+    "float16": 65504.0,
+    "bfloat16": float.fromhex("0x1.fep127"),
+}
+
+IEEE = "IEEE 754-2019 §5.4: +, -, *, /, sqrt are correctly rounded (0.5 ulp)"
+SLEEF_U10 = "SLEEF *_u10 (PyTorch's Vectorized<float> exp/log/tanh/erf/...): 1.0 ulp error bound"
+GLIBC = "glibc manual, 'Errors in Math Functions': exp/log/expf/logf listed at <= 1-2 ulp on x86_64"
+
+
+@dataclass(frozen=True)
+class ErrorSpec:
+    """How one primitive propagates and adds rounding error (see the module docstring)."""
+
+    kind: str  # "derived" | "elementwise" | "products" | "gather" | "composite" | "exact"
+    ulps: object = 0.5  # c: the op's accuracy in ulps of its result (or a function of its params)
+    source: str = IEEE  # where c comes from
+    absolute: float = 0.0  # an absolute error term, in units of u
+    input_ulps: float = 0.0  # a term 2·input_ulps·u·sum_i |x_i| (selections computed as blends)
+    terms: Callable | None = None  # products: K as a function of (arrays, params), else the op on ones
+    decomposition: Callable | None = None  # composite: fn(*Tensors, **params) -> Tensor | tuple
+    extra: dict = field(default_factory=dict)
+
+    def describe(self) -> str:
+        if self.kind in ("derived", "elementwise"):
+            c = "c(params)" if callable(self.ulps) else self.ulps
+            bits = f"{self.kind}: |dy/dx|·e + 2·{c}·u·|y|"
+            if self.absolute:
+                bits += f" + {self.absolute}·u"
+            return f"{bits} ({self.source})"
+        if self.kind == "products":
+            return "products: |J|·e + (K·u_acc + u)·M + u·|y| + (K+1)·eta (any summation order)"
+        return f"{self.kind}" + (f" ({self.source})" if self.source and self.kind != "exact" else "")
+
+
+DERIVED = ErrorSpec("derived")
+EXACT = ErrorSpec("exact", 0.0, "no rounding: values are moved, not computed")
+GATHER = ErrorSpec("gather", 0.0, "values are selected or moved, not computed")
+
+
+def elementwise(ulps, source: str, absolute: float = 0.0, input_ulps: float = 0.0) -> ErrorSpec:
+    """An elementwise op accurate to ``ulps`` ulps (``source`` says who documents it)."""
+    return ErrorSpec("elementwise", ulps, source, absolute, input_ulps=input_ulps)
+
+
+def products(terms: Callable | None = None, source: str = "sum of products, any order") -> ErrorSpec:
+    """A multilinear op (sums of products); ``terms(arrays, params)``: K, default the op on ones."""
+    return ErrorSpec("products", 0.5, source, terms=terms)
+
+
+def composite(decomposition: Callable, source: str) -> ErrorSpec:
+    """The error of ``decomposition`` (Tensor ops of the table) on the same inputs."""
+    return ErrorSpec("composite", 0.5, source, decomposition=decomposition)
+
+
+# ---- the tracker ----------------------------------------------------------------------------
+
+
+@dataclass
+class Precision:
+    """The framework's arithmetic a bound is derived for."""
+
+    dtype: str = "float64"  # the dtype results are rounded to
+    accumulate: str | None = None  # the accumulator dtype of sums (None: the dtype itself)
+    tf32: bool = False  # float32 products of matmul/conv in TF32
+    flush: bool = False  # subnormal results may be flushed to zero (and subnormal inputs read as 0)
+
+    @property
+    def u(self) -> float:
+        return UNIT_ROUNDOFF[self.dtype]
+
+    @property
+    def u_acc(self) -> float:
+        return UNIT_ROUNDOFF[self.accumulate or self.dtype]
+
+    @property
+    def u_products(self) -> float:
+        """Relative error of one product before it is summed (TF32 rounds both factors)."""
+        return 2 * UNIT_ROUNDOFF["tf32"] if self.tf32 and self.dtype == "float32" else 0.0
+
+    @property
+    def eta(self) -> float:
+        """Absolute error of rounding a tiny result: half the smallest subnormal, or the smallest
+        normal when the framework flushes subnormals to zero."""
+        tiny = SMALLEST_NORMAL[self.dtype]
+        return tiny if self.flush else tiny * self.u
+
+    def terms(self) -> dict:
+        return {
+            "dtype": self.dtype,
+            "u": self.u,
+            "accumulator": self.accumulate or self.dtype,
+            "u_acc": self.u_acc,
+            "tf32": self.tf32,
+            "underflow": "flush-to-zero" if self.flush else "gradual",
+            "eta": self.eta,
+        }
+
+
+_ACTIVE: list = []
+
+
+def active():
+    return _ACTIVE[-1] if _ACTIVE else None
+
+
+class Tracker:
+    """Inside ``with Tracker(precision):`` every table kernel also computes its outputs' errors.
+
+    Errors are float64 arrays kept by the memory of the array they belong to, so a view's error
+    is the same view of its base's; an array the tracker never saw (an input, a constant) is
+    exact unless :meth:`set_error` says otherwise.
+    """
+
+    def __init__(self, precision: Precision | None = None, **kwargs):
+        self.p = precision or Precision(**kwargs)
+        self._roots = []  # (start, end, array kept alive, flat error)
+        self._suspended = 0
+        self._saved = {}
+        self.used = {}  # rule name -> spec description, for the record of a bound's terms
+
+    # -- installing -------------------------------------------------------------------------
+    def __enter__(self):
+        from reference.ops.rules import RULES
+
+        _ACTIVE.append(self)
+        if len(_ACTIVE) == 1:
+            for rule in RULES.values():
+                if rule.forward is not None:
+                    self._saved[rule.name] = rule.forward
+                    rule.forward = _wrap(rule, rule.forward)
+        return self
+
+    def __exit__(self, *exc):
+        from reference.ops.rules import RULES
+
+        _ACTIVE.pop()
+        if not _ACTIVE:
+            for name, fn in self._saved.items():
+                RULES[name].forward = fn
+        self._saved = {}
+
+    # -- errors by memory -------------------------------------------------------------------
+    def _register(self, arr, err):
+        if arr.size == 0 or arr.dtype.kind != "f":
+            return
+        start = arr.__array_interface__["data"][0]
+        err = np.ascontiguousarray(np.broadcast_to(np.asarray(err, dtype=np.float64), arr.shape))
+        self._roots.append((start, start + arr.nbytes, arr, err.reshape(-1)))
+
+    def set_error(self, tensor_or_array, err):
+        arr = getattr(tensor_or_array, "_data", tensor_or_array)
+        self._register(arr, err)
+
+    def error_of(self, tensor_or_array):
+        """The absolute error bound of an array (or a Tensor's data); zeros if never seen."""
+        arr = np.asarray(getattr(tensor_or_array, "_data", tensor_or_array))
+        found = self._lookup(arr)
+        return np.zeros(arr.shape) if found is None else found
+
+    def _lookup(self, arr):
+        if arr.dtype.kind != "f" or arr.size == 0:
+            return None
+        ptr = arr.__array_interface__["data"][0]
+        for start, end, root, flat in reversed(self._roots):
+            if start <= ptr < end and root.itemsize == arr.itemsize:
+                offset = (ptr - start) // root.itemsize
+                strides = tuple(s // root.itemsize * 8 for s in arr.strides)
+                return np.lib.stride_tricks.as_strided(flat[offset:], arr.shape, strides)
+        return None
+
+    # -- one kernel ---------------------------------------------------------------------------
+    def kernel(self, rule, fn, arrays, params):
+        if self._suspended:
+            return fn(*arrays, **params)
+        res = fn(*arrays, **params)
+        aux = None
+        if rule.has_aux:
+            res, aux = res
+        multi = rule.outputs != 1
+        outs = list(res) if multi else [res]
+        outs = [np.asarray(o) if isinstance(o, (np.generic, float, int)) else o for o in outs]
+        fresh = []
+        for o in outs:
+            if isinstance(o, np.ndarray):
+                tracked = self._lookup(o) if o.dtype.kind == "f" else None
+                if tracked is not None and not any(
+                    isinstance(a, np.ndarray) and np.may_share_memory(o, a) for a in arrays
+                ):
+                    fresh.append((o, None))  # computed by tracked Tensor ops inside the kernel
+                    continue
+                if not (o.flags.c_contiguous and o.flags.writeable and o.flags.owndata):
+                    o = np.array(o, copy=True, order="C")
+            fresh.append((o, "new"))
+        outs = [o for o, _ in fresh]
+        need = [i for i, (o, how) in enumerate(fresh) if how == "new" and isinstance(o, np.ndarray)]
+        if need:
+            errs = self._propagate(rule, arrays, params, outs, aux)
+            for i in need:
+                o = outs[i]
+                if o.dtype.kind == "f" and o.size:
+                    self._register(o, self._finish(errs[i], o))
+        self.used.setdefault(rule.name, _spec(rule).describe())
+        res = tuple(outs) if multi else outs[0]
+        return (res, aux) if rule.has_aux else res
+
+    def _finish(self, err, out):
+        """Overflow: a result past the dtype's range is inf there (any error)."""
+        err = np.broadcast_to(np.asarray(err, dtype=np.float64), out.shape)
+        big = np.abs(out) > LARGEST.get(self.p.dtype, np.inf)
+        return np.where(big, np.inf, err)
+
+    def _errs(self, arrays):
+        return [self._lookup(a) if isinstance(a, np.ndarray) else None for a in arrays]
+
+    def _own(self, spec, out, params, arrays=()):
+        p = self.p
+        u = p.u + REFERENCE_U  # the framework's rounding and the float64 reference's own
+        ulps = spec.ulps(params) if callable(spec.ulps) else spec.ulps
+        own = 2 * ulps * u * np.abs(out) + spec.absolute * u + p.eta
+        if spec.input_ulps:
+            for a in arrays:
+                if _is_float(a):
+                    own = own + 2 * spec.input_ulps * u * np.abs(np.broadcast_to(a, np.shape(out)))
+        return own
+
+    def _propagate(self, rule, arrays, params, outs, aux):
+        spec = _spec(rule)
+        errs = self._errs(arrays)
+        kind = spec.kind
+        if kind == "derived" and rule.batch != "batch_elementwise":
+            raise NotImplementedError(
+                f"primitive {rule.name!r} declares no error model and is not elementwise; declare "
+                "its `error` next to its rule (reference.errors)"
+            )
+        self._suspended += 1
+        try:
+            if kind in ("derived", "elementwise"):
+                return [
+                    _elementwise(rule, arrays, errs, params, outs, aux)
+                    + self._own(spec, outs[0], params, arrays)
+                ]
+            if kind == "products":
+                return self._products(rule, spec, arrays, errs, params, outs)
+            if kind == "gather":
+                return _gather(rule, arrays, errs, params, outs)
+            if kind == "exact":
+                return [np.zeros(o.shape) if isinstance(o, np.ndarray) else None for o in outs]
+        finally:
+            self._suspended -= 1
+        if kind == "composite":
+            return self._composite(rule, spec, arrays, params, outs)
+        raise ValueError(f"unknown error kind {kind!r} of {rule.name!r}")
+
+    def _products(self, rule, spec, arrays, errs, params, outs):
+        p = self.p
+
+        def f(*xs):
+            r = rule_forward(rule)(*xs, **params)
+            r = r[0] if rule.has_aux else r
+            return [np.asarray(v, dtype=np.float64) for v in (r if rule.outputs != 1 else [r])]
+
+        absx = [np.abs(a) if _is_float(a) else a for a in arrays]
+        magnitude = f(*absx)
+        prop = [np.zeros(o.shape) for o in outs]
+        for i, e in enumerate(errs):
+            if e is None or not np.any(e):
+                continue
+            with_e = f(*[np.asarray(e) if j == i else a for j, a in enumerate(absx)])
+            without = f(*[np.zeros_like(absx[i]) if j == i else a for j, a in enumerate(absx)])
+            prop = [pr + np.maximum(w - wo, 0) for pr, w, wo in zip(prop, with_e, without)]
+        if spec.terms is not None:
+            k = spec.terms(arrays, params)
+            K = [np.asarray(k, dtype=np.float64)] * len(outs)
+        else:
+            K = f(*[np.ones_like(a, dtype=np.float64) if _is_float(a) else a for a in arrays])
+        out = []
+        u, u_acc = p.u + REFERENCE_U, p.u_acc + REFERENCE_U  # the reference's own rounding too
+        for pr, m, k, o in zip(prop, magnitude, K, outs):
+            # K roundings of the accumulator; each product may be rounded to the dtype before it is
+            # summed (a product materialised as a tensor); the result's rounding; every product and
+            # partial sum may underflow (eta each)
+            own = (k * u_acc + u + p.u_products) * m + u * np.abs(o) + (k + 1) * p.eta
+            out.append(pr + own)
+        return out
+
+    def _composite(self, rule, spec, arrays, params, outs):
+        from reference.autograd.grad_mode import no_grad
+        from reference.autograd.tensor import _make
+
+        wrapped = [_make(np.array(a, copy=True)) if isinstance(a, np.ndarray) else a for a in arrays]
+        for w, e in zip(wrapped, self._errs(arrays)):
+            if e is not None and hasattr(w, "_data"):
+                self._register(w._data, e)
+        with no_grad():
+            res = spec.decomposition(*wrapped, **params)
+        res = list(res) if isinstance(res, (tuple, list)) else [res]
+        return [self.error_of(r) if r is not None else 0.0 for r in res]
+
+
+def _is_float(a):
+    return isinstance(a, np.ndarray) and a.dtype.kind == "f"
+
+
+def rule_forward(rule):
+    """The rule's kernel itself (not the tracker's wrapper)."""
+    fn = rule.forward
+    return getattr(fn, "__wrapped_kernel__", fn)
+
+
+def _wrap(rule, fn):
+    def kernel(*arrays, **params):
+        tracker = active()
+        if tracker is None:
+            return fn(*arrays, **params)
+        return tracker.kernel(rule, fn, arrays, params)
+
+    kernel.__wrapped_kernel__ = fn
+    return kernel
+
+
+def _spec(rule) -> ErrorSpec:
+    if rule.view is not None:
+        return EXACT
+    return rule.error if rule.error is not None else DERIVED
+
+
+def _elementwise(rule, arrays, errs, params, outs, aux):
+    """sum_i |dy/dx_i|·e_i through the rule's own VJP formulas (diagonal Jacobian: J·e = VJP(e))."""
+    from reference.autograd.grad_mode import no_grad
+    from reference.autograd.graph import Context
+    from reference.autograd.tensor import _make
+
+    out = outs[0]
+    total = np.zeros(out.shape)
+    if not any(e is not None and np.any(e) for e in errs):
+        return total
+    inputs = list(rule.inputs)
+    ctx = Context(
+        dict(params),
+        tuple(getattr(a, "shape", None) for a in arrays),
+        tuple(getattr(a, "dtype", None) for a in arrays),
+        tuple(True for _ in arrays),
+        aux,
+    )
+    for name, a in zip(inputs, arrays):
+        setattr(ctx, name, _make(np.array(a, copy=True)) if isinstance(a, np.ndarray) else a)
+    ctx.result = _make(np.array(out, copy=True))
+    with no_grad():
+        for i, e in enumerate(errs):
+            if e is None or not np.any(e):
+                continue
+            formula = rule.grads[i] if rule.grads is not None else None
+            if formula is None:
+                continue
+            g = _make(np.array(np.broadcast_to(e, out.shape), dtype=np.float64, order="C"))
+            with np.errstate(all="ignore"):
+                d = np.abs(np.asarray(formula(ctx, g)._data, dtype=np.float64))
+                d = np.where(np.broadcast_to(e, out.shape) == 0, 0.0, np.broadcast_to(d, out.shape))
+            total = total + d
+    return total
+
+
+def _gather(rule, arrays, errs, params, outs):
+    """The op applied to the errors (a max: the largest error that could be selected)."""
+    e_in = [
+        np.asarray(e) if e is not None else (np.zeros(a.shape) if _is_float(a) else a)
+        for a, e in zip(arrays, errs)
+    ]
+    fn = rule_forward(rule)
+    if rule.error is not None and "window" in rule.error.extra:
+        return rule.error.extra["window"](e_in, params, outs)
+    r = fn(*e_in, **params)
+    r = r[0] if rule.has_aux else r
+    r = list(r) if rule.outputs != 1 else [r]
+    return [np.abs(np.asarray(v, dtype=np.float64)) if v is not None else None for v in r]
+
+
+def bound_of(fn, inputs, precision: Precision, input_errors=None):
+    """Run ``fn(*tensors)`` under a tracker; return (results, per-result error bounds, tracker).
+
+    ``inputs``: float64 arrays (exact in the framework's dtype), made Tensors requiring grad;
+    ``fn`` returns a Tensor or a tuple/list of Tensors (None allowed).
+    """
+    import reference as T
+
+    with Tracker(precision) as tr:
+        tensors = [
+            T.tensor(a, dtype=T.float64, requires_grad=True) if a is not None else None for a in inputs
+        ]
+        for t, a in zip(tensors, inputs):
+            if t is None:
+                continue
+            err = np.zeros(a.shape)
+            if input_errors is not None and input_errors.get(id(a)) is not None:
+                err = err + input_errors[id(a)]
+            tr.set_error(t, err)
+        res = fn(*tensors)
+        multi = isinstance(res, (tuple, list))
+        res = list(res) if multi else [res]
+        values = [None if r is None else np.array(r.detach()._data, dtype=np.float64) for r in res]
+        bounds = [None if r is None else np.array(tr.error_of(r), dtype=np.float64) for r in res]
+    return values, bounds, tr
+
+
+__all__ = [
+    "DERIVED",
+    "EXACT",
+    "GATHER",
+    "ErrorSpec",
+    "Precision",
+    "Tracker",
+    "bound_of",
+    "composite",
+    "elementwise",
+    "products",
+]
