@@ -146,12 +146,11 @@ def repeat(input, *sizes):
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
         )
-    for r in reps:
-        if r < 0:
-            shape = (1,) * (len(reps) - input.ndim) + tuple(input.shape)
-            raise RuntimeError(
-                f"Trying to create tensor with negative dimension {r}: {[s * q for s, q in zip(shape, reps)]}"
-            )
+    shape = (1,) * (len(reps) - input.ndim) + tuple(input.shape)
+    target = [s * q for s, q in zip(shape, reps)]
+    for n in target:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {target}")
     return apply(RULES["repeat"], (input,), {"repeats": reps})
 
 
@@ -279,7 +278,7 @@ def unflatten(input, dim, sizes):
 
 
 def ravel(input):
-    return A.reshape(input, (-1,))
+    return A.view(A.contiguous(input), (-1,))
 
 
 def view_as(input, other):
@@ -416,7 +415,6 @@ def meshgrid(*tensors, indexing=None):
         view_shape[i] = -1
         out.append(A.expand(A.view(t, tuple(view_shape)), shape))
     if swap:
-        out = [A.transpose(o, 0, 1) for o in out]
         out[0], out[1] = out[1], out[0]
     return tuple(out)
 
