@@ -568,9 +568,15 @@ def sum_to(g, shape):
 # ---- linear algebra and normalisation ---------------------------------------------------------------
 
 
+_C10_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+_C10_NAMES.update({"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char"})
+_C10_NAMES.update({"uint8": "unsigned char", "bool": "bool"})
+
+
 def _product(rule, a, b):
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
+        na, nb = (_C10_NAMES.get(str(t.dtype), str(t.dtype)) for t in (a, b))
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {na} != {nb}")
     return apply(rule, (a, b))
 
 

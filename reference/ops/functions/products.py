@@ -99,7 +99,7 @@ def mv(input, vec):
         )
     if input.dtype != vec.dtype:
         raise RuntimeError(
-            f"addmv input tensors must have the same dtype, but got {_tname(input.dtype)}, "
+            f"addmv input tensors must have the same dtype, but got {_tname(vec.dtype)}, "
             f"{_tname(input.dtype)}, and {_tname(vec.dtype)}"
         )
     return apply(RULES["mv"], (input, vec))
@@ -165,7 +165,7 @@ def _add_product(name, input, m1, m2, beta, alpha, out_shape):
             )
         if m1.dtype != m2.dtype:
             raise RuntimeError(
-                f"expected m1 and m2 to have the same dtype, but got: {m1.dtype} != {m2.dtype}"
+                f"expected m1 and m2 to have the same dtype, but got: {A._C10_NAMES.get(str(m1.dtype))} != {A._C10_NAMES.get(str(m2.dtype))}"
                 if name == "addmm"
                 else f"expected scalar type {_tname(m1.dtype)} but found {_tname(m2.dtype)}"
             )
@@ -224,14 +224,17 @@ def _check_batches(b1, b2):
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    shape = (batch1.size(0), batch1.size(1), batch2.size(2))  # (aten expands input first)
+    A.expand(input.detach(), shape)
     _check_batches(batch1, batch2)
-    shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
     return _add_product("baddbmm", input, batch1, batch2, beta, alpha, shape)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    shape = (batch1.size(1), batch2.size(2))  # (aten expands input first)
+    A.expand(input.detach(), shape)
     _check_batches(batch1, batch2)
-    return _add_product("addbmm", input, batch1, batch2, beta, alpha, (batch1.shape[1], batch2.shape[2]))
+    return _add_product("addbmm", input, batch1, batch2, beta, alpha, shape)
 
 
 # ---- einsum -------------------------------------------------------------------------------------------------
@@ -424,7 +427,7 @@ def tensordot(a, b, dims=2, out=None):
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
         if dims > min(a.ndim, b.ndim):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
-        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+        da, db = list(range(-dims, 0)), list(range(dims))  # (as torch.tensordot)
     else:
         if len(dims) != 2:
             raise RuntimeError("tensordot expects dims to be a pair of lists (dims_a, dims_b)")
@@ -433,14 +436,14 @@ def tensordot(a, b, dims=2, out=None):
         db = [db] if isinstance(db, (int, np.integer)) else list(db)
         if len(da) != len(db):
             raise RuntimeError("both dimension lists should have same length")
+    for x, y in zip(da, db):
+        if a.size(x) != b.size(y):
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a.size(x)} in dim {x} and second has "
+                f"size {b.size(y)} in dim {y}"
+            )
     da = [A._dim(d, a.ndim) for d in da]
     db = [A._dim(d, b.ndim) for d in db]
-    for x, y in zip(da, db):
-        if a.shape[x] != b.shape[y]:
-            raise RuntimeError(
-                f"contracted dimensions need to match, but first has size {a.shape[x]} in dim {x} and second has "
-                f"size {b.shape[y]} in dim {y}"
-            )
     free_a = [d for d in range(a.ndim) if d not in da]
     free_b = [d for d in range(b.ndim) if d not in db]
     k = math.prod(a.shape[d] for d in da)
@@ -524,13 +527,8 @@ def multi_dot(tensors):
             return mm(chain(i, k), chain(k + 1, j))
 
         out = chain(0, n - 1)
-    if first.ndim == 1 and last.ndim == 1:
-        return A.view(out, ())
-    if first.ndim == 1:
-        return A.view(out, (out.shape[1],))
-    if last.ndim == 1:
-        return A.view(out, (out.shape[0],))
-    return out
+    shape = ((out.shape[0],) if first.ndim == 2 else ()) + ((out.shape[1],) if last.ndim == 2 else ())
+    return A.view(out, shape)  # (aten views the product to the output shape, 2-D ends too)
 
 
 def chain_matmul(*matrices):
@@ -564,9 +562,9 @@ def linalg_cross(input, other, *, dim=-1):
         raise RuntimeError(
             f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and {other.shape[d]}"
         )
-    dt = A.result_type(input, other)
-    same = input.dtype == other.dtype == dt
-    return apply(RULES["linalg_cross"], (input, other), {"dim": d - n}, cast=None if same else dt)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"expected scalar type {_tname(input.dtype)} but found {_tname(other.dtype)}")
+    return apply(RULES["linalg_cross"], (input, other), {"dim": d - n})
 
 
 def cross(input, other, dim=None):
