@@ -1061,8 +1061,11 @@ def from_numpy(array):
 
 def _size_arg(name, size):
     shape = _shape_arg(size)
-    if any(n < 0 for n in shape):
-        raise RuntimeError(f"{name}: Dimension size must be non-negative.")
+    for n in shape:
+        if n < 0:
+            if name == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(shape)}")
     return shape
 
 

@@ -13,6 +13,8 @@ differ).
 
 from __future__ import annotations
 
+import builtins
+
 import ml_dtypes
 import numpy as np
 
@@ -89,11 +91,25 @@ def can_cast(from_, to):
     return A._category(_dtype(from_)) <= A._category(_dtype(to))
 
 
-def finfo(type=None):
-    dt = _dtype(type) if type is not None else A._default_dtype[0]
-    if not is_floating_dtype(dt):
-        raise TypeError(f"torch.finfo() requires a floating point input type. Got {dt}")
-    return ml_dtypes.finfo(dt)
+class finfo:
+    """torch.finfo: the limits of a floating dtype, as Python floats (bfloat16 through ml_dtypes)."""
+
+    def __init__(self, type=None):
+        dt = _dtype(type) if type is not None else A._default_dtype[0]
+        if not is_floating_dtype(dt):
+            raise TypeError(f"torch.finfo() requires a floating point input type. Got {dt}")
+        info = ml_dtypes.finfo(dt)
+        self.dtype = str(dt)
+        self.bits = builtins.int(info.bits)
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -builtins.int(info.precision)
+
+    def __repr__(self):
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+            f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})"
+        )
 
 
 def iinfo(type):
