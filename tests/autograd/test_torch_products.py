@@ -40,6 +40,7 @@ CASES = {
     "addbmm_alpha": (lambda M, s, a, b: s.addbmm(a, b, alpha=0.25), [(4,), (3, 2, 3), (3, 3, 4)]),
     "tensordot_int": (lambda M, a, b: M.tensordot(a, b, 2), [(2, 3, 4), (3, 4, 2)]),
     "tensordot_lists": (lambda M, a, b: M.tensordot(a, b, ([0, 2], [2, 1])), [(2, 3, 4), (3, 4, 2)]),
+    "tensordot_broadcast_dims": (lambda M, a, b: M.tensordot(a, b, ([0, 1], [2, 0])), [(1, 2, 3), (2, 1, 4)]),
     "tensordot_zero": (lambda M, a, b: M.tensordot(a, b, 0), [(2,), (3,)]),
     "kron": (lambda M, a, b: M.kron(a, b), [(2, 3), (2, 2)]),
     "kron_ranks": (lambda M, a, b: a.kron(b), [(2,), (2, 1, 3)]),

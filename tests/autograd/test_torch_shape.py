@@ -109,6 +109,9 @@ def same_error(fn, shapes=(), *, match_message=True):
 CASES = {
     "flip": (lambda M, a: M.flip(a, (0, -1)), [(2, 3, 4)]),
     "flip_method_varargs": (lambda M, a: a.flip(0, 1), [(2, 3)]),
+    "flip_dims_keyword": (lambda M, a: M.flip(a, dims=(0, 1)), [(2, 3)]),
+    "tril_inplace": (lambda M, a: (a * 1).tril_(1), [(3, 4)]),
+    "triu_inplace": (lambda M, a: (a * 1).triu_(-1), [(2, 3, 3)]),
     "flip_empty": (lambda M, a: M.flip(a, (1,)), [(2, 0)]),
     "flip_0d": (lambda M, a: M.flip(a, ()), [()]),
     "fliplr": (lambda M, a: M.fliplr(a), [(2, 3, 2)]),

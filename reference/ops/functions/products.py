@@ -437,7 +437,11 @@ def tensordot(a, b, dims=2, out=None):
         if len(da) != len(db):
             raise RuntimeError("both dimension lists should have same length")
     for x, y in zip(da, db):
-        if a.size(x) != b.size(y):
+        if b.size(y) == 1 and a.size(x) != 1:  # a broadcast dim: summed right away, as aten does
+            a = A.sum(a, x, keepdim=True)
+        elif a.size(x) == 1 and b.size(y) != 1:
+            b = A.sum(b, y, keepdim=True)
+        elif a.size(x) != b.size(y):
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size {a.size(x)} in dim {x} and second has "
                 f"size {b.size(y)} in dim {y}"

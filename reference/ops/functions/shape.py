@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from reference.autograd.dispatch import apply, apply_view
+from reference.autograd.dispatch import apply, apply_inplace, apply_view
 from reference.autograd.tensor import Tensor
 from reference.ops import api as A
 from reference.ops.rules import RULES
@@ -95,7 +95,8 @@ def _wrap_dims(dims, ndim):
 # ---- flip, roll, rot90 --------------------------------------------------------------------------------
 
 
-def flip(input, *dims):
+def flip(input, *dims_args, dims=None):
+    dims = dims if dims is not None else dims_args
     dims = dims[0] if len(dims) == 1 and not isinstance(dims[0], (int, np.integer)) else dims
     dims = _wrap_dims(_int_tuple(dims, "dims"), input.ndim) if input.ndim else ()
     return apply(RULES["flip"], (input,), {"dims": dims})
@@ -658,3 +659,17 @@ METHODS = {
     "slice_scatter": slice_scatter,
     "diagonal_scatter": diagonal_scatter,
 }
+
+
+def _tri_(name):
+    def op_(self, diagonal=0):
+        if self.ndim < 2:
+            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+        return apply_inplace(RULES[name], self, (), {"diagonal": int(diagonal)})
+
+    op_.__name__ = name + "_"
+    return op_
+
+
+tril_, triu_ = _tri_("tril"), _tri_("triu")
+METHODS.update({"tril_": tril_, "triu_": triu_})
