@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import weakref
 
+import ml_dtypes
 import numpy as np
 
 from reference.autograd import graph
@@ -27,7 +28,48 @@ float32 = np.dtype("float32")
 float64 = np.dtype("float64")
 int64 = np.dtype("int64")
 int32 = np.dtype("int32")
+int16 = np.dtype("int16")
+int8 = np.dtype("int8")
+uint8 = np.dtype("uint8")
 bool_ = np.dtype("bool")
+float16 = np.dtype("float16")
+bfloat16 = np.dtype(ml_dtypes.bfloat16)  # NumPy has none: ml_dtypes' (kind "V", so tested by name)
+
+
+def is_floating_dtype(dt):
+    """PyTorch's is_floating_point for a dtype: float16/32/64 and bfloat16."""
+    return dt.kind == "f" or dt == bfloat16
+
+
+class device:
+    """A torch-like device object; the reference has one device, the CPU."""
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        if isinstance(type, str) and ":" in type:
+            type, idx = type.split(":", 1)
+            index = int(idx)
+        if type != "cpu":
+            raise RuntimeError(
+                f"device {type!r}: reference tensors live on the CPU (NumPy arrays); only 'cpu' is supported"
+            )
+        self.type, self.index = type, index
+
+    def __repr__(self):
+        return f"device(type='cpu'{'' if self.index is None else f', index={self.index}'})"
+
+    def __str__(self):
+        return "cpu" if self.index is None else f"cpu:{self.index}"
+
+    def __eq__(self, other):
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+
+CPU = device("cpu")
 _default_dtype = [float32]
 
 DEFAULT, MULTI_OUTPUT_NODE, NO_GRAD_MODE = "DEFAULT", "MULTI_OUTPUT_NODE", "NO_GRAD_MODE"
@@ -117,7 +159,14 @@ class Tensor:
         return self._data.flags.c_contiguous
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f"
+        return is_floating_dtype(self._data.dtype)
+
+    @property
+    def device(self):
+        return CPU
+
+    is_cuda = False
+    is_cpu = True
 
     @property
     def _version(self):
@@ -212,8 +261,13 @@ class Tensor:
                     "var_no_grad = var.detach()."
                 )
             return self
+        if requires_grad and self._data.dtype == bfloat16:
+            raise RuntimeError(
+                "bfloat16 tensors cannot require gradients in the reference (its autograd differentiates "
+                "float16/float32/float64); convert with .float() first"
+            )
         if requires_grad and self._data.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self
 

@@ -17,7 +17,17 @@ from reference.autograd import batching as _batching
 from reference.autograd import forward_ad as _levels
 from reference.autograd.dispatch import apply, apply_inplace, apply_view
 from reference.autograd.grad_mode import _enabled
-from reference.autograd.tensor import Tensor, _default_dtype, _infer_dtype, _make, bool_, int64, storage_of
+from reference.autograd.tensor import (
+    Tensor,
+    _default_dtype,
+    _infer_dtype,
+    _make,
+    bool_,
+    float32,
+    int64,
+    is_floating_dtype,
+    storage_of,
+)
 from reference.ops import kernels as K
 
 _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
@@ -26,10 +36,13 @@ _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
 
 
 def _category(dt):
-    return 2 if dt.kind == "f" else 1 if dt.kind in "iu" else 0
+    """PyTorch's type categories: 0 bool, 1 integral, 2 floating (bfloat16 included)."""
+    return 2 if is_floating_dtype(dt) else 1 if dt.kind in "iu" else 0
 
 
 def _promote(a, b):
+    """torch.promote_types for real dtypes: the higher category wins; within floats the wider,
+    and float16 with bfloat16 is float32; within integers NumPy's rule (uint8 with int8: int16)."""
     if a is None:
         return b
     if b is None or a == b:
@@ -37,7 +50,11 @@ def _promote(a, b):
     ca, cb = _category(a), _category(b)
     if ca != cb:
         return a if ca > cb else b
-    return a if a.itemsize >= b.itemsize else b
+    if ca == 1:
+        return np.promote_types(a, b)
+    if a.itemsize == b.itemsize:  # float16 and bfloat16
+        return float32
+    return a if a.itemsize > b.itemsize else b
 
 
 def _scalar_dtype(v):
@@ -55,9 +72,9 @@ def _combine(higher, lower):
         return lower
     if lower is None:
         return higher
-    if higher.kind == "f":
+    if _category(higher) == 2:
         return higher
-    if higher == bool_ or lower.kind == "f":
+    if higher == bool_ or _category(lower) == 2:
         return _promote(higher, lower)
     return higher
 
@@ -114,7 +131,7 @@ def _binary(rule, a, b, params=None):
 
 def _floating(x):
     """Ops like exp on an integer tensor compute in the default float dtype, as in PyTorch."""
-    return None if x._data.dtype.kind == "f" else _default_dtype[0]
+    return None if is_floating_dtype(x._data.dtype) else _default_dtype[0]
 
 
 def _unary(rule, x, params=None):
@@ -389,28 +406,54 @@ def rdiv(input, other):
     return mul(reciprocal(input), other)
 
 
-def to(input, dtype=None, *args, **kwargs):
-    """``x.to(dtype)``, ``x.to(other)`` (its dtype), ``x.to("cpu")`` (itself: the reference is on the CPU)."""
-    if isinstance(dtype, Tensor):
-        dtype = dtype.dtype
-    if isinstance(dtype, str) and dtype.split(":")[0] in ("cpu", "cuda"):
-        if dtype != "cpu":
-            raise RuntimeError(f"to({dtype!r}): reference tensors live on the CPU (NumPy)")
-        dtype = args[0] if args else None
-    dtype = kwargs.get("dtype", dtype)
-    if dtype is None:
-        return input
-    dtype = np.dtype(dtype)
-    if input.dtype == dtype:
-        return input
+def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
+    """``x.to(dtype)``, ``x.to(other)`` (its dtype), ``x.to("cpu"[, dtype])``, ``x.to(device=, dtype=)``,
+    ``copy=True`` (a new tensor even when nothing changes). Devices other than the CPU are refused."""
+    args = list(args)
+    if args and isinstance(args[0], Tensor):
+        other = args.pop(0)
+        dtype = other.dtype if dtype is None else dtype
+    elif args and (isinstance(args[0], str) or hasattr(args[0], "type")) and not _is_dtype_like(args[0]):
+        device = args.pop(0)
+        if args and _is_dtype_like(args[0]):
+            dtype = args.pop(0)
+    elif args and _is_dtype_like(args[0]):
+        dtype = args.pop(0)
+    if args:  # positional non_blocking, copy
+        args.pop(0)  # non_blocking (a no-op on the CPU)
+        if args:
+            copy = args.pop(0)
+    check_device(device)
+    dtype = None if dtype is None else np.dtype(dtype)
+    if dtype is None or input.dtype == dtype:
+        return clone(input) if copy else input
     return apply(R.to, (input,), {"dtype": dtype})
+
+
+def _is_dtype_like(v):
+    if isinstance(v, np.dtype) or (isinstance(v, type) and issubclass(v, np.generic)):
+        return True
+    if isinstance(v, str):
+        try:
+            np.dtype(v)
+        except TypeError:
+            return False
+        return v.split(":")[0] not in ("cpu", "cuda", "meta", "mps")
+    return False
 
 
 def clone(input):
     return apply(R.clone, (input,))
 
 
-def contiguous(input):
+def contiguous(input, memory_format=None):
+    """``memory_format``: contiguous_format or preserve_format (row-major); channels_last formats
+    are refused (the reference keeps no channels-last layouts)."""
+    name = getattr(memory_format, "name", memory_format)
+    if name not in (None, "contiguous_format", "preserve_format"):
+        raise NotImplementedError(
+            f"contiguous(memory_format={name}): the reference supports contiguous_format and preserve_format only"
+        )
     return input if input.is_contiguous() else clone(input)
 
 
@@ -525,9 +568,15 @@ def sum_to(g, shape):
 # ---- linear algebra and normalisation ---------------------------------------------------------------
 
 
+_C10_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+_C10_NAMES.update({"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char"})
+_C10_NAMES.update({"uint8": "unsigned char", "bool": "bool"})
+
+
 def _product(rule, a, b):
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
+        na, nb = (_C10_NAMES.get(str(t.dtype), str(t.dtype)) for t in (a, b))
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {na} != {nb}")
     return apply(rule, (a, b))
 
 
@@ -958,17 +1007,48 @@ def pool_scatter(g, index, weight, shape):
 
 
 # ---- constructors ----------------------------------------------------------------------------------
+# Every factory takes PyTorch's keywords: dtype=, device= (the reference lives on the CPU: "cpu",
+# "cpu:0", a device object naming cpu, or None; anything else is refused), requires_grad=.
 
 
-def tensor(data, dtype=None, requires_grad=False):
+def check_device(device):
+    """``device=``: the CPU (by string or by a torch-like device object), or an error naming it."""
+    if device is None:
+        return
+    if isinstance(device, str):
+        kind, index = device, None
+    else:
+        kind, index = getattr(device, "type", device), getattr(device, "index", None)
+    if isinstance(kind, str) and kind.split(":")[0] == "cpu" and index in (None, 0, -1):
+        return
+    raise RuntimeError(
+        f"device={device!r}: reference tensors live on the CPU (NumPy arrays); only device='cpu' is supported"
+    )
+
+
+def _leaf(arr, requires_grad):
+    t = _make(arr)
+    return t.requires_grad_() if requires_grad else t
+
+
+def _np_dtype(dtype):
+    return None if dtype is None else np.dtype(dtype)
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf holding a copy of ``data``; the dtype is inferred as PyTorch does (floats: the
     default dtype, ints: int64, bools: bool; NumPy arrays keep theirs)."""
+    check_device(device)
     if isinstance(data, Tensor):
         data = data._data
+    elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
+        data = [d._data if isinstance(d, Tensor) else d for d in data]
+    dtype = _np_dtype(dtype)
     return Tensor(data, dtype=dtype if dtype is not None else _infer_dtype(data), requires_grad=requires_grad)
 
 
-def as_tensor(data, dtype=None):
+def as_tensor(data, dtype=None, device=None):
+    check_device(device)
     if isinstance(data, Tensor) and (dtype is None or data.dtype == dtype):
         return data
     return tensor(data, dtype)
@@ -979,23 +1059,47 @@ def from_numpy(array):
     return _make(np.ascontiguousarray(array))
 
 
-def _new(fn, shape, dtype, requires_grad):
-    t = _make(fn(_shape_arg(shape), dtype=dtype or _default_dtype[0]))
-    return t.requires_grad_() if requires_grad else t
+def _size_arg(name, size):
+    shape = _shape_arg(size)
+    for n in shape:
+        if n < 0:
+            if name == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(shape)}")
+    return shape
 
 
-def zeros(*size, dtype=None, requires_grad=False):
-    return _new(np.zeros, size, dtype, requires_grad)
+def _new(fn, shape, dtype, requires_grad, device=None, name="zeros"):
+    check_device(device)
+    return _leaf(fn(_size_arg(name, shape), dtype=_np_dtype(dtype) or _default_dtype[0]), requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad=False):
-    return _new(np.ones, size, dtype, requires_grad)
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    return _new(np.zeros, size, dtype, requires_grad, device, "zeros")
 
 
-def full(size, fill_value, dtype=None, requires_grad=False):
-    dtype = dtype or _scalar_dtype(fill_value)
-    t = _make(np.full(tuple(size), fill_value, dtype=dtype))
-    return t.requires_grad_() if requires_grad else t
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    return _new(np.ones, size, dtype, requires_grad, device, "ones")
+
+
+def empty(
+    *size,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+    memory_format=None,
+):
+    """Like ``torch.empty``, but filled with zeros (NumPy's uninitialised memory would make runs differ)."""
+    return _new(np.zeros, size, dtype, requires_grad, device, "empty")
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_device(device)
+    dtype = _np_dtype(dtype) or _scalar_dtype(fill_value)
+    return _leaf(np.full(_size_arg("full", (size,)), fill_value, dtype=dtype), requires_grad)
 
 
 def _like(fn, input, *args):
@@ -1005,44 +1109,93 @@ def _like(fn, input, *args):
     return None
 
 
-def zeros_like(input, dtype=None, requires_grad=False):
-    out = _like(zeros_like, input, dtype)
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    out = _like(lambda x, d: zeros_like(x, dtype=d), input, dtype)
     if out is not None:
         return out
-    return _new(np.zeros, input.shape, dtype or input.dtype, requires_grad)
+    return _new(np.zeros, input.shape, dtype or input.dtype, requires_grad, device)
 
 
-def ones_like(input, dtype=None, requires_grad=False):
-    out = _like(ones_like, input, dtype)
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    out = _like(lambda x, d: ones_like(x, dtype=d), input, dtype)
     if out is not None:
         return out
-    return _new(np.ones, input.shape, dtype or input.dtype, requires_grad)
+    return _new(np.ones, input.shape, dtype or input.dtype, requires_grad, device)
 
 
-def full_like(input, fill_value, dtype=None, requires_grad=False):
-    out = _like(full_like, input, fill_value, dtype)
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    """Like ``torch.empty_like``, but filled with zeros."""
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full_like(
+    input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+):
+    out = _like(lambda x, v, d: full_like(x, v, dtype=d), input, fill_value, dtype)
     if out is not None:
         return out
-    return full(input.shape, fill_value, dtype or input.dtype, requires_grad)
+    return full(
+        input.shape, fill_value, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad
+    )
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_device(device)
     if end is None:
         start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = values
     if dtype is None:
-        dtype = _default_dtype[0] if any(isinstance(v, float) for v in (start, end, step)) else int64
-    t = _make(np.arange(start, end, step, dtype=dtype))
-    return t.requires_grad_() if requires_grad else t
+        dtype = _default_dtype[0] if any(isinstance(v, float) for v in values) else int64
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0 and end != start:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = max(0, math.ceil((end - start) / step))
+    dtype = np.dtype(dtype)
+    arr = (start + np.arange(n, dtype=np.float64 if dtype.kind == "f" else np.int64) * step).astype(dtype)
+    return _leaf(arr, requires_grad)
 
 
-def linspace(start, end, steps, dtype=None, requires_grad=False):
-    t = _make(np.linspace(start, end, steps, dtype=dtype or _default_dtype[0]))
-    return t.requires_grad_() if requires_grad else t
+def _linspace_values(start, end, steps, dtype):
+    """PyTorch's linspace: the first half counts up from ``start``, the second down from ``end``."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    ct = dtype if dtype.kind == "f" else np.dtype(np.float64)
+    if steps == 0:
+        return np.zeros(0, dtype=ct)
+    if steps == 1:
+        return np.full(1, start, dtype=ct)
+    step = (ct.type(end) - ct.type(start)) / ct.type(steps - 1)
+    i = np.arange(steps)
+    half = steps // 2
+    lo = ct.type(start) + step * i.astype(ct)
+    hi = ct.type(end) - step * (steps - 1 - i).astype(ct)
+    return np.where(i < half, lo, hi).astype(ct)
 
 
-def eye(n, m=None, dtype=None, requires_grad=False):
-    t = _make(np.eye(n, m, dtype=dtype or _default_dtype[0]))
-    return t.requires_grad_() if requires_grad else t
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_device(device)
+    dtype = _np_dtype(dtype) or _default_dtype[0]
+    return _leaf(_linspace_values(start, end, steps, dtype).astype(dtype), requires_grad)
+
+
+def logspace(
+    start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+):
+    check_device(device)
+    dtype = _np_dtype(dtype) or _default_dtype[0]
+    exps = _linspace_values(start, end, steps, np.dtype(np.float64))
+    return _leaf(np.power(float(base), exps).astype(dtype), requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    check_device(device)
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype) or _default_dtype[0]), requires_grad)
 
 
 # ---- in-place variants -----------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reference.autograd.tensor import Tensor, bool_, float32, float64, int64
+from reference.autograd.tensor import Tensor
 from reference.ops import api as A
 
 _SAME_NAME = (
@@ -100,6 +100,23 @@ def _iterate(self):
     return iter(A.unbind(self, 0))
 
 
+def _matrix_transpose(self, name):
+    if self.ndim < 2:
+        raise RuntimeError(
+            f"tensor.{name} is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor."
+        )
+    return A.transpose(self, -2, -1)
+
+
+def _adjoint(self):
+    if self.ndim != 2:
+        raise RuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
+            + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else "")
+        )
+    return A.transpose(self, 0, 1)
+
+
 def bind():
     for name in _SAME_NAME:
         setattr(Tensor, name, getattr(A, name))
@@ -138,17 +155,12 @@ def bind():
         "__imul__": _inplace_operator(A.mul_),
         "__itruediv__": _inplace_operator(A.div_),
         "where": lambda self, condition, other: A.where(condition, self, other),
-        "double": lambda self: A.to(self, float64),
-        "float": lambda self: A.to(self, float32),
-        "long": lambda self: A.to(self, int64),
-        "bool": lambda self: A.to(self, bool_),
-        "type_as": lambda self, other: A.to(self, other.dtype),
-        "new_zeros": lambda self, *size, dtype=None: A.zeros(*size, dtype=dtype or self.dtype),
-        "new_ones": lambda self, *size, dtype=None: A.ones(*size, dtype=dtype or self.dtype),
     }
     for name, fn in ops.items():
         setattr(Tensor, name, fn)
     Tensor.__iter__ = _iterate
     Tensor.__hash__ = object.__hash__
     Tensor.T = property(lambda self: A.permute(self, tuple(reversed(range(self.ndim)))))
-    Tensor.mT = property(lambda self: A.transpose(self, -2, -1))
+    Tensor.mT = property(lambda self: _matrix_transpose(self, "mT"))
+    Tensor.mH = property(lambda self: _matrix_transpose(self, "mH"))  # real dtypes: the adjoint is mT
+    Tensor.H = property(_adjoint)
