@@ -875,6 +875,8 @@ def getitem(input, index, skip_full_slices=None):
     items = index if isinstance(index, tuple) else (index,)
     if any(_is_advanced(i) for i in items):
         view, tensors = _split_advanced(input, items)
+        if _batched_indices(tensors):
+            return _index_by_select(view, tensors)
         return apply(R.index, (view,), {"indices": _index_arrays(view, tensors)})
     if skip_full_slices is None:
         skip_full_slices = isinstance(index, tuple)
@@ -979,6 +981,93 @@ def _split_advanced(input, items):
     return out, tensors
 
 
+def _batched_indices(tensors):
+    """Some index tensor is batched by an active vmap (its values differ per sample)."""
+    found = [e[1] for e in tensors if e is not None]
+    return bool(_levels._visible[0]) and _batching.vmap_owner(found) is not None
+
+
+def _check_broadcast_indices(tensors):
+    shapes = [e[1].shape for e in tensors if e is not None]
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise IndexError(
+            "shape mismatch: indexing tensors could not be broadcast together with shapes "
+            + ", ".join(str(list(s)) for s in shapes)
+        ) from None
+
+
+def _physical_values(t):
+    while t._batched:
+        t = next(iter(t._batched.values()))[0]
+    return t._data
+
+
+def _flat_positions(view, tensors):
+    """Under vmap with batched index tensors: the indexed dims (in order), the broadcast index
+    shape, and one flat index into those dims (Tensor ops, so batched like any other value)."""
+    bshape = _check_broadcast_indices(tensors)
+    pos = [d for d, e in enumerate(tensors) if e is not None]
+    flat, stride = None, 1
+    for d in reversed(pos):
+        k, t = tensors[d]
+        n = view.shape[d]
+        data = _physical_values(t)
+        bad = (data < -n) | (data >= n)
+        if data.size and bad.any():
+            i = int(data[bad].reshape(-1)[0])
+            raise IndexError(f"index {i} is out of bounds for dimension {k} with size {n}")
+        t = where(lt(t, 0), add(t, n), t)
+        term = mul(t, stride) if stride != 1 else t
+        flat = term if flat is None else add(flat, term)
+        stride *= n
+    if flat.shape != bshape:
+        flat = expand(flat, bshape)
+    rest = [d for d in range(view.ndim) if d not in pos]
+    flat_view = reshape(permute(view, pos + rest), (stride,) + tuple(view.shape[d] for d in rest))
+    adjacent = pos == list(range(pos[0], pos[-1] + 1))
+    return pos, rest, bshape, flat, flat_view, adjacent
+
+
+def _index_by_select(view, tensors):
+    """``view[tensors]`` as index_select on the indexed dims flattened into one (the path taken
+    under vmap when an index tensor is batched: the index values differ per sample)."""
+    from reference.ops.functions.indexing import index_select
+
+    pos, rest, bshape, flat, flat_view, adjacent = _flat_positions(view, tensors)
+    out = index_select(flat_view, 0, reshape(flat, (-1,)))
+    out = reshape(out, bshape + tuple(view.shape[d] for d in rest))
+    if adjacent and pos[0] > 0:  # the broadcast dims go where the indexed dims were
+        k, first = len(bshape), pos[0]
+        order = list(range(k, k + first)) + list(range(k)) + list(range(k + first, out.ndim))
+        out = permute(out, order)
+    return out
+
+
+def _put_by_copy(view, tensors, value):
+    """``view[tensors] = value`` out of place, for batched index tensors (see _index_by_select)."""
+    from reference.ops.functions.indexing import index_copy
+
+    pos, rest, bshape, flat, flat_view, adjacent = _flat_positions(view, tensors)
+    k = len(bshape)
+    rest_shape = tuple(view.shape[d] for d in rest)
+    if adjacent and pos[0] > 0:
+        first = pos[0]
+        region = rest_shape[:first] + bshape + rest_shape[first:]
+        value = expand(value, region) if value.shape != region else value
+        value = permute(
+            value, list(range(first, first + k)) + list(range(first)) + list(range(first + k, len(region)))
+        )
+    else:
+        value = expand(value, bshape + rest_shape) if value.shape != bshape + rest_shape else value
+    src = reshape(value, (-1,) + rest_shape)
+    new = index_copy(flat_view, 0, reshape(flat, (-1,)), src)
+    new = reshape(new, tuple(view.shape[d] for d in pos) + rest_shape)
+    order = pos + rest
+    return permute(new, [order.index(d) for d in range(view.ndim)])
+
+
 def _index_arrays(view, tensors):
     """The index tensors as the ``indices`` of the index/index_put rules: in range, non-negative
     int64 arrays; broadcast-compatible (PyTorch's errors otherwise)."""
@@ -1064,11 +1153,14 @@ def setitem(input, index, value):
     items = index if isinstance(index, tuple) else (index,)
     if any(_is_advanced(i) for i in items):
         view, tensors = _split_advanced(input, items)
-        arrays = _index_arrays(view, tensors)
         if isinstance(value, Tensor):
             value = to(value, view.dtype)
         else:
             value = _make(np.asarray(value, dtype=view.dtype))
+        if _batched_indices(tensors):
+            copy_(view, _put_by_copy(view, tensors, value))
+            return
+        arrays = _index_arrays(view, tensors)
         region = R.index.forward(np.broadcast_to(np.empty((), dtype=bool), view.shape), arrays).shape
         if value.ndim > len(region) or any(
             a != b and b != 1 for a, b in zip(reversed(region), reversed(value.shape))

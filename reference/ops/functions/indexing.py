@@ -30,6 +30,7 @@ __all__ = [
     "masked_scatter",
     "take",
     "take_along_dim",
+    "put",
     "index_put",
     "nonzero",
     "argwhere",
@@ -289,6 +290,28 @@ def _name(dtype):
 def take(input, index):
     if index.dtype != int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_name(index.dtype)}")
+    index = _flat_index(input, index)
+    return apply(RULES["take_index"], (input, index), {})
+
+
+def put(input, index, source, accumulate=False):
+    if index.dtype != int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_name(index.dtype)}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(
+            f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{_name(input.dtype)} and source.dtype = {_name(source.dtype)}"
+        )
+    if index.numel() != source.numel():
+        raise RuntimeError(
+            f"put_(): Expected source and index to have the same number of elements, but got source.numel() = "
+            f"{source.numel()}, index.numel() = {index.numel()}"
+        )
+    index = _flat_index(input, index)
+    return apply(RULES["put_index"], (input, index, source), {"accumulate": bool(accumulate)})
+
+
+def _flat_index(input, index):
     idx = _physical_index(index)
     data = idx._data if isinstance(idx, Tensor) else idx
     n = input.numel()
@@ -298,9 +321,9 @@ def take(input, index):
         raise IndexError(f"out of range: tried to access index {i} on a tensor of {n} elements.")
     if data.size and (data < 0).any():
         if index._batched:
-            raise RuntimeError("take(): negative indices under vmap are not supported by the reference")
+            raise RuntimeError("negative flat indices under vmap are not supported by the reference")
         index = _make(np.where(data < 0, data + n, data))
-    return apply(RULES["take_index"], (input, index), {})
+    return index
 
 
 def take_along_dim(input, indices, dim=None):
@@ -392,6 +415,8 @@ METHODS = {
     "masked_scatter": masked_scatter,
     "take": take,
     "take_along_dim": take_along_dim,
+    "put": put,
+    "put_": _inplace(put, "put_"),
     "index_put": index_put,
     "nonzero": nonzero,
     "argwhere": argwhere,

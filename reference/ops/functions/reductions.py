@@ -137,7 +137,9 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def _correction(unbiased, correction):
     if correction is not None:
         if unbiased is not None:
-            raise RuntimeError("Cannot specify both unbiased and correction")
+            raise TypeError(
+                "var() received an invalid combination of arguments - got both unbiased and correction; pass one"
+            )
         return correction
     return 1 if unbiased in (None, True) else 0
 
@@ -389,7 +391,9 @@ def cummin(input, dim):
 
 def logcumsumexp(input, dim):
     if input.dtype.kind != "f":
-        raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{_torch_name(input.dtype)}'")
+        raise NotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{_torch_name(input.dtype)}'"
+        )
     return apply(RULES["logcumsumexp"], (input,), {"dim": _int_dim(dim, input.ndim)})
 
 

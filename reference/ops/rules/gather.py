@@ -168,10 +168,13 @@ def take_kernel(x, index):
     return x.reshape(-1)[index]
 
 
-def put_accumulate_kernel(x, index, src):
+def put_kernel(x, index, src, accumulate):
     xp = namespace_of(x)
     out = x.copy().reshape(-1)
-    xp.add.at(out, index.reshape(-1), src.reshape(-1))
+    if accumulate:
+        xp.add.at(out, index.reshape(-1), src.reshape(-1))
+    else:
+        out[index.reshape(-1)] = src.reshape(-1)
     return out.reshape(x.shape)
 
 
@@ -220,10 +223,12 @@ def _batch_index_rw(b, params):
     dim = params["dim"]
     nd = len(b.inputs[0].shape)
     if b.bdims[1] is None and nd > 0:
-        args = tuple(
+        args = [
             None if t is None else (b.values[i] if i == 1 else _front(b, i)) for i, t in enumerate(b.inputs)
-        )
-        return apply(b.rule, args, {**params, "dim": dim + 1}, cast=b.cast), 0
+        ]
+        if b.rule.name == "index_fill_tensor":  # the 0-d value per sample, broadcast over its slices
+            args[2] = A.reshape(args[2], (b.size,) + (1,) * nd)
+        return apply(b.rule, tuple(args), {**params, "dim": dim + 1}, cast=b.cast), 0
     return _fallback_loop(b, params)
 
 
@@ -261,7 +266,7 @@ def _batch_take(b, params):
     return A.reshape(out, shape), 0
 
 
-def _batch_put_acc(b, params):
+def _batch_put(b, params):
     x = _front(b, 0)
     n = 1
     for s in b.inputs[0].shape:
@@ -272,7 +277,8 @@ def _batch_put_acc(b, params):
         idx = A.expand(A.unsqueeze(idx, 0), (b.size,) + tuple(idx.shape))
     idx = A.reshape(idx, (b.size, -1))
     src = A.reshape(_front(b, 2), (b.size, -1))
-    out = from_rule("scatter_add_dim", flat, idx, src, dim=1)
+    name = "scatter_add_dim" if params["accumulate"] else "scatter"
+    out = from_rule(name, flat, idx, src, dim=1)
     return A.reshape(out, tuple(x.shape)), 0
 
 
@@ -646,18 +652,29 @@ rule(
     "TakeBackward0",
     ("self", "index"),
     forward=take_kernel,
-    grads=(lambda c, g: from_rule("put_accumulate", A.zeros(c.shapes[0], dtype=g.dtype), c.index, g), None),
+    grads=(
+        lambda c, g: from_rule("put_index", A.zeros(c.shapes[0], dtype=g.dtype), c.index, g, accumulate=True),
+        None,
+    ),
     saves={"index": (0,)},
     jvp=(lambda c, t: from_rule("take_index", t, c.index), None),
     batch=_batch_take,
 )
 rule(
-    "put_accumulate",
+    "put_index",
     "PutBackward0",
     ("self", "index", "source"),
-    forward=put_accumulate_kernel,
-    grads=(lambda c, g: g, None, lambda c, g: A.reshape(from_rule("take_index", g, c.index), c.shapes[2])),
-    saves={"index": (2,)},
-    jvp=lambda c, ts: _linear_in(c, ts, "put_accumulate", ("self", "index", "source")),
-    batch=_batch_put_acc,
+    forward=put_kernel,
+    grads=(
+        lambda c, g: (
+            g
+            if c.accumulate
+            else from_rule("put_index", g, c.index, A.zeros(c.shapes[2], dtype=g.dtype), accumulate=False)
+        ),
+        None,
+        lambda c, g: A.reshape(from_rule("take_index", g, c.index), c.shapes[2]),
+    ),
+    saves={"index": (0, 2)},
+    jvp=lambda c, ts: _linear_in(c, ts, "put_index", ("self", "index", "source")),
+    batch=_batch_put,
 )

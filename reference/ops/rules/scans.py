@@ -101,7 +101,9 @@ def _cumprod_jvp(c, t):
     eye = _make(np.eye(n, dtype=bool))
     full = tuple(y.shape[:-1]) + (n, n)
     rows = A.where(eye, A.expand(A.unsqueeze(ty, -2), full), A.expand(A.unsqueeze(y, -2), full))
-    return _movedim(A.sum(cumprod_tensor(rows, rows.ndim - 1), -2), -1, dim)
+    upper = _make(np.triu(np.ones((n, n), dtype=bool)))  # row k contributes to j >= k only
+    terms = A.where(upper, cumprod_tensor(rows, rows.ndim - 1), A.zeros((), dtype=x.dtype))
+    return _movedim(A.sum(terms, -2), -1, dim)
 
 
 rule(

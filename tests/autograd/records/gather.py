@@ -57,12 +57,9 @@ RECORDS = {
         ),
     ],
     "take_index": [("take", lambda a: a.take(_i([[0, 5], [5, -1]])) * 2, [(2, 3)], "a")],
-    "put_accumulate": [
-        (
-            "via_take_grad",
-            lambda a, g: T.autograd.grad(a.take(_i([0, 5, 0])), a, g, create_graph=True)[0] * 2,
-            [(2, 3), (3,)],
-            "aa",
-        )
+    "put_index": [
+        ("accumulate", lambda a, s: a.put(_i([0, 5, 0]), s, accumulate=True) * a, [(2, 3), (3,)], "aa"),
+        ("assign", lambda a, s: T.put(a, _i([[1], [-1]]), s) * 2, [(2, 3), (2, 1)], "aa"),
+        ("via_take_grad", lambda a: a.take(_i([0, 5, 0])).sum() * a, [(2, 3)], "a"),
     ],
 }

@@ -78,7 +78,7 @@ RECORDS = {
     ],
     "argmax": [
         ("dim", lambda a: a.gather(1, a.argmax(1, keepdim=True)) * 2, [(2, 3)], "f"),
-        ("all", lambda a: a.reshape(-1)[a.argmax()] * a, [(2, 3)], "f"),
+        ("all", lambda a: a.reshape(-1).gather(0, a.argmax().reshape(1)) * a, [(2, 3)], "f"),
     ],
     "argmin": [("dim", lambda a: a.gather(0, T.argmin(a, 0, keepdim=True)) * 2, [(2, 3)], "f")],
     "all": [("dim", lambda a: T.where((a > 0).all(1, keepdim=True), a, a * 2), [(2, 3)], "f")],
