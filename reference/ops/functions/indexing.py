@@ -40,10 +40,12 @@ _INDEX_KINDS = "iu"
 
 
 def _check_index_dtype(index, name):
+    """gather/scatter take int64 or int32 indices (int32 is widened)."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    if index.dtype != int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index.dtype not in (int64, np.dtype(np.int32)):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    return index if index.dtype == int64 else A.to(index, int64)
 
 
 def _bounds(index, size, dim, exc=RuntimeError, prefix=""):
@@ -96,7 +98,7 @@ def _index_bounds(index, self, dim):
 
 def gather(input, dim, index, *, sparse_grad=False):
     d = A._dim(dim, input.ndim)
-    _check_index_dtype(index, "gather")
+    index = _check_index_dtype(index, "gather")
     _check_gather_shapes("gather", input, d, index)
     _index_bounds(index, input, d)
     return apply(RULES["gather"], (input, index), {"dim": d})
@@ -116,7 +118,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         raise TypeError("scatter() missing 1 required positional argument: 'src' or 'value'")
     if src is not None and not isinstance(src, Tensor):
         value, src = src, None
-    _check_index_dtype(index, "scatter")
+    index = _check_index_dtype(index, "scatter")
     _check_gather_shapes("scatter", input, d, index, src)
     _index_bounds(index, input, d)
     if reduce is not None:
@@ -143,7 +145,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
 
 def scatter_add(input, dim, index, src):
     d = A._dim(dim, input.ndim)
-    _check_index_dtype(index, "scatter_add")
+    index = _check_index_dtype(index, "scatter")
     _check_gather_shapes("scatter_add", input, d, index, src)
     _index_bounds(index, input, d)
     if src.dtype != input.dtype:
@@ -158,7 +160,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     d = A._dim(dim, input.ndim)
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    _check_index_dtype(index, "scatter_reduce")
+    index = _check_index_dtype(index, "scatter")
     _check_gather_shapes("scatter_reduce", input, d, index, src)
     _index_bounds(index, input, d)
     if src.dtype != input.dtype:
@@ -282,7 +284,7 @@ def masked_scatter(input, mask, source):
 
 
 def _name(dtype):
-    return {"float64": "Double", "float32": "Float", "int64": "Long", "bool": "Bool"}.get(
+    return {"float64": "Double", "float32": "Float", "int64": "Long", "int32": "Int", "bool": "Bool"}.get(
         dtype.name, dtype.name
     )
 
@@ -329,8 +331,12 @@ def _flat_index(input, index):
 def take_along_dim(input, indices, dim=None):
     if indices.dtype != int64:
         raise RuntimeError(
-            f"torch.take_along_dim(): dtype of indices should be int64 but got {indices.dtype}"
+            f"torch.take_along_dim(): dtype of indices should be Long but got {_name(indices.dtype)}"
         )
+    if not indices._batched:  # PyTorch's CPU take_along_dim wraps every index modulo the size
+        n = input.numel() if dim is None else (input.shape[A._dim(dim, input.ndim)] if input.ndim else 1)
+        if n and indices.numel() and ((indices._data < 0) | (indices._data >= n)).any():
+            indices = _make(np.mod(indices._data, n))
     if dim is None:
         return gather(A.reshape(input, (-1,)), 0, A.reshape(indices, (-1,)))
     d = A._dim(dim, input.ndim)

@@ -106,8 +106,8 @@ def _along(dim, ndim, index):
 
 def index_select_kernel(x, index, dim):
     xp = namespace_of(x)
-    if x.ndim == 0:
-        return x.reshape(1)[index.reshape(-1)].reshape(index.shape if index.ndim else ()).copy()
+    if x.ndim == 0:  # a 0-d input stays 0-d (its one element), as in PyTorch
+        return x.copy()
     return xp.take(x, index.reshape(-1), axis=dim)
 
 
@@ -203,13 +203,10 @@ def _batch_index_select(b, params):
     dim = params["dim"]
     x = _front(b, 0)
     nd = len(b.inputs[0].shape)
+    if nd == 0:  # a 0-d input: each sample's result is its one element
+        return A.clone(x), 0
     if b.bdims[1] is None:
-        return apply(b.rule, (x, b.values[1]), {**params, "dim": dim + 1 if nd else 1}), 0
-    if nd == 0:  # a 0-d input: index_select picks its one element
-        idx = A.reshape(b.front(1), (b.size, -1))
-        return from_rule("gather", A.expand(x.reshape(b.size, 1), tuple(idx.shape)), idx, dim=1).reshape(
-            (b.size,) + tuple(b.inputs[1].shape)
-        ), 0
+        return apply(b.rule, (x, b.values[1]), {**params, "dim": dim + 1}), 0
     idx = A.reshape(b.front(1), (b.size, -1))
     shape = list(x.shape)
     shape[dim + 1] = idx.shape[1]
@@ -522,7 +519,7 @@ rule(
 def _sel_shape(c):
     shape = list(c.shapes[0])
     if not shape:
-        return (c.index.numel(),) if c.index.ndim else (1,)
+        return ()
     shape[c.dim] = c.index.numel()
     return tuple(shape)
 

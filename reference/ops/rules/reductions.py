@@ -621,12 +621,11 @@ _selecting_rule("mode", "ModeBackward0", _mode)
 
 
 def _aminmax_grad(c, g):
+    from reference.autograd.dispatch import apply
+
     outs = []
-    dims = c.dim
-    results = (
-        A.amin(c.self, () if dims is None else dims, keepdim=c.keepdim),
-        A.amax(c.self, () if dims is None else dims, keepdim=c.keepdim),
-    )
+    params = {"dim": c.dim, "keepdim": c.keepdim}
+    results = (c.result, apply(A.R.amax, (c.self,), params))
     for res, gi in zip(results, g):
         mask = _unreduce_any(res, c.shapes[0], c.dim, c.keepdim) == c.self
         outs.append(A.scale_grad_by_count(_unreduce_any(gi, c.shapes[0], c.dim, c.keepdim), mask, c.dim))
@@ -643,7 +642,7 @@ rule(
     ),
     outputs=2,
     vjp=lambda c, g: (_aminmax_grad(c, g),),
-    saves={"self": (0,)},
+    saves={"self": (0,), "result": (0,)},
     jvp=lambda c, ts: tuple(
         _sum_back(ts[0] * m, c.dim, c.keepdim) / _sum_back(m, c.dim, c.keepdim)
         for m in (
