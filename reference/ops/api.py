@@ -516,12 +516,25 @@ def logical_not(input):
 # ---- reductions ------------------------------------------------------------------------------------
 
 
-def sum(input, dim=None, keepdim=False):
-    dims = _dims(dim, input.ndim)
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """``dtype``: the input is cast first (PyTorch accumulates in it); integer and bool inputs sum
+    to int64."""
+    if dtype is not None:
+        input = to(input, dtype)
+    elif input.dtype.kind in "biu" and input.dtype != int64:
+        input = to(input, int64)
+    dims = _dims(dim if dim != () and dim != [] else None, input.ndim)
     return apply(R.sum if dims is None else R.sum_dim, (input,), {"dim": dims, "keepdim": keepdim})
 
 
-def mean(input, dim=None, keepdim=False):
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        if np.dtype(dtype).kind != "f":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
+                f"dtype. Got: {np.dtype(dtype)}"
+            )
+        input = to(input, dtype)
     if input._data.dtype.kind != "f":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
@@ -886,14 +899,34 @@ def _full_slice(item, n):
     return (item.start in (None, 0)) and (item.stop is None or item.stop >= n) and item.step in (None, 1)
 
 
+def _is_advanced(item):
+    return isinstance(item, (Tensor, list, np.ndarray)) and not isinstance(item, bool)
+
+
+def _as_index_tensor(item):
+    if isinstance(item, Tensor):
+        return item
+    arr = np.asarray(item)
+    if arr.dtype.kind == "f":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return _make(arr.astype(np.int64) if arr.dtype.kind in "iu" else arr)
+
+
 def getitem(input, index, skip_full_slices=None):
-    """``x[index]`` for ints, slices, None and Ellipsis: a chain of select/slice/unsqueeze views.
+    """``x[index]``: ints, slices, None and Ellipsis are a chain of select/slice/unsqueeze views;
+    integer and boolean tensors (and lists) then index the view in one ``index`` op
+    (IndexBackward0), as PyTorch's ``applySlicing`` + ``index`` do.
 
     As in PyTorch, whole-dim slices are skipped inside a tuple index (``x[:, 0]`` is one select)
     but not for a lone slice (``x[:]`` is a SliceBackward0 view); an index that applies no view
     returns an alias.
     """
     items = index if isinstance(index, tuple) else (index,)
+    if any(_is_advanced(i) for i in items):
+        view, tensors = _split_advanced(input, items)
+        if _batched_indices(tensors):
+            return _index_by_select(view, tensors)
+        return apply(R.index, (view,), {"indices": _index_arrays(view, tensors)})
     if skip_full_slices is None:
         skip_full_slices = isinstance(index, tuple)
     for item in items:
@@ -904,7 +937,7 @@ def getitem(input, index, skip_full_slices=None):
             or isinstance(item, bool)
         ):
             raise TypeError(
-                f"index {item!r}: the reference indexes with ints, slices, None and Ellipsis only"
+                f"index {item!r}: the reference indexes with ints, slices, None, Ellipsis and tensors only"
             )
     if _builtin_sum(1 for i in items if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -929,6 +962,234 @@ def getitem(input, index, skip_full_slices=None):
     return out
 
 
+def _split_advanced(input, items):
+    """Apply the basic part of an index (views) and return ``(view, tensors)``: one entry per dim
+    of the view, None or an index Tensor (bool masks as their coordinates)."""
+    items = [_as_index_tensor(i) if _is_advanced(i) else i for i in items]
+    if _builtin_sum(1 for i in items if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    for i in items:
+        if isinstance(i, Tensor) and i.dtype.kind == "f":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if not (i is None or i is Ellipsis or isinstance(i, (Tensor, int, np.integer, slice))) or isinstance(
+            i, bool
+        ):
+            raise TypeError(
+                f"index {i!r}: the reference indexes with ints, slices, None, Ellipsis and tensors only"
+            )
+    width = lambda i: (  # noqa: E731 - dims an item consumes
+        0 if i is None or i is Ellipsis else (i.ndim if isinstance(i, Tensor) and i.dtype == bool_ else 1)
+    )
+    consumed = _builtin_sum(width(i) for i in items)
+    if consumed > input.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
+    out, dim = input, 0
+    slots = []  # (dim in out, Tensor) for the advanced entries
+    for item in items:
+        if item is None:
+            out = unsqueeze(out, dim)
+            for k, (d, t) in enumerate(slots):
+                if d >= dim:
+                    slots[k] = (d + 1, t)
+            dim += 1
+        elif item is Ellipsis:
+            dim += input.ndim - consumed
+        elif isinstance(item, slice):
+            if not _full_slice(item, out.shape[dim]):
+                out = _slice(out, dim, item.start, item.stop, item.step)
+            elif item.step is not None and item.step <= 0:
+                raise ValueError("step must be greater than zero")
+            dim += 1
+        elif isinstance(item, Tensor) and item.dtype == bool_ and item.ndim == 0:
+            out = unsqueeze(out, dim)
+            slots.append((dim, _make(np.arange(1 if bool(item._data) else 0, dtype=np.int64))))
+            dim += 1
+        elif isinstance(item, Tensor) and item.dtype in (bool_, np.dtype(np.uint8)):
+            mask = item if item.dtype == bool_ else to(item, bool_)
+            for k in range(mask.ndim):
+                if mask.shape[k] != out.shape[dim + k]:
+                    raise IndexError(
+                        f"The shape of the mask {list(mask.shape)} at index {k} does not match the shape of the "
+                        f"indexed tensor {list(out.shape)} at index {dim + k}"
+                    )
+            from reference.autograd import batching
+
+            batching.unbatched_error(mask, "indexing with a boolean mask")
+            coords = np.nonzero(mask._data)
+            for k in range(mask.ndim):
+                slots.append((dim + k, _make(coords[k].astype(np.int64))))
+            dim += mask.ndim
+        elif isinstance(item, Tensor):
+            slots.append((dim, item if item.dtype == int64 else to(item, int64)))
+            dim += 1
+        else:
+            out = select(out, dim, int(item))
+    tensors = [None] * out.ndim
+    for k, (d, t) in enumerate(slots):
+        tensors[d] = (k, t)
+    return out, tensors
+
+
+def _batched_indices(tensors):
+    """Some index tensor is batched by an active vmap (its values differ per sample)."""
+    found = [e[1] for e in tensors if e is not None]
+    return bool(_levels._visible[0]) and _batching.vmap_owner(found) is not None
+
+
+def _check_broadcast_indices(tensors):
+    shapes = [e[1].shape for e in tensors if e is not None]
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise IndexError(
+            "shape mismatch: indexing tensors could not be broadcast together with shapes "
+            + ", ".join(str(list(s)) for s in shapes)
+        ) from None
+
+
+def _physical_values(t):
+    while t._batched:
+        t = next(iter(t._batched.values()))[0]
+    return t._data
+
+
+def _flat_positions(view, tensors):
+    """Under vmap with batched index tensors: the indexed dims (in order), the broadcast index
+    shape, and one flat index into those dims (Tensor ops, so batched like any other value)."""
+    bshape = _check_broadcast_indices(tensors)
+    pos = [d for d, e in enumerate(tensors) if e is not None]
+    flat, stride = None, 1
+    for d in reversed(pos):
+        k, t = tensors[d]
+        n = view.shape[d]
+        data = _physical_values(t)
+        bad = (data < -n) | (data >= n)
+        if data.size and bad.any():
+            i = int(data[bad].reshape(-1)[0])
+            raise IndexError(f"index {i} is out of bounds for dimension {k} with size {n}")
+        t = where(lt(t, 0), add(t, n), t)
+        term = mul(t, stride) if stride != 1 else t
+        flat = term if flat is None else add(flat, term)
+        stride *= n
+    if flat.shape != bshape:
+        flat = expand(flat, bshape)
+    rest = [d for d in range(view.ndim) if d not in pos]
+    flat_view = reshape(permute(view, pos + rest), (stride,) + tuple(view.shape[d] for d in rest))
+    adjacent = pos == list(range(pos[0], pos[-1] + 1))
+    return pos, rest, bshape, flat, flat_view, adjacent
+
+
+def _index_by_select(view, tensors):
+    """``view[tensors]`` as index_select on the indexed dims flattened into one (the path taken
+    under vmap when an index tensor is batched: the index values differ per sample)."""
+    from reference.ops.functions.indexing import index_select
+
+    pos, rest, bshape, flat, flat_view, adjacent = _flat_positions(view, tensors)
+    out = index_select(flat_view, 0, reshape(flat, (-1,)))
+    out = reshape(out, bshape + tuple(view.shape[d] for d in rest))
+    if adjacent and pos[0] > 0:  # the broadcast dims go where the indexed dims were
+        k, first = len(bshape), pos[0]
+        order = list(range(k, k + first)) + list(range(k)) + list(range(k + first, out.ndim))
+        out = permute(out, order)
+    return out
+
+
+def _put_by_copy(view, tensors, value):
+    """``view[tensors] = value`` out of place, for batched index tensors (see _index_by_select)."""
+    from reference.ops.functions.indexing import index_copy
+
+    pos, rest, bshape, flat, flat_view, adjacent = _flat_positions(view, tensors)
+    k = len(bshape)
+    rest_shape = tuple(view.shape[d] for d in rest)
+    if adjacent and pos[0] > 0:
+        first = pos[0]
+        region = rest_shape[:first] + bshape + rest_shape[first:]
+        value = expand(value, region) if value.shape != region else value
+        value = permute(
+            value, list(range(first, first + k)) + list(range(first)) + list(range(first + k, len(region)))
+        )
+    else:
+        value = expand(value, bshape + rest_shape) if value.shape != bshape + rest_shape else value
+    src = reshape(value, (-1,) + rest_shape)
+    new = index_copy(flat_view, 0, reshape(flat, (-1,)), src)
+    new = reshape(new, tuple(view.shape[d] for d in pos) + rest_shape)
+    order = pos + rest
+    return permute(new, [order.index(d) for d in range(view.ndim)])
+
+
+def _index_arrays(view, tensors):
+    """The index tensors as the ``indices`` of the index/index_put rules: in range, non-negative
+    int64 arrays; broadcast-compatible (PyTorch's errors otherwise)."""
+    from reference.autograd import batching
+
+    shapes = [t.shape for e in tensors if e is not None for t in (e[1],)]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError(
+            "shape mismatch: indexing tensors could not be broadcast together with shapes "
+            + ", ".join(str(list(s)) for s in shapes)
+        ) from None
+    out = []
+    for d, e in enumerate(tensors):
+        if e is None:
+            out.append(None)
+            continue
+        k, t = e
+        batching.unbatched_error(t, "indexing with an index tensor batched by vmap")
+        data = t._data
+        n = view.shape[d]
+        bad = (data < -n) | (data >= n)
+        if data.size and bad.any():
+            i = int(data[bad].reshape(-1)[0])
+            raise IndexError(f"index {i} is out of bounds for dimension {k} with size {n}")
+        out.append(np.where(data < 0, data + n, data).astype(np.int64))
+    return tuple(out)
+
+
+def index(input, indices):
+    """aten's ``index``: ``indices`` from :func:`_split_advanced` (or one array per dim, None for
+    a dim not indexed, as the rules carry them)."""
+    if any(isinstance(e, tuple) for e in indices):
+        indices = _index_arrays(input, indices)
+    return apply(R.index, (input,), {"indices": tuple(indices)})
+
+
+def index_put(input, indices, values, accumulate=False):
+    """aten's ``index_put`` with ``indices`` as the rules carry them (see :func:`index`)."""
+    if any(isinstance(e, tuple) for e in indices):
+        indices = _index_arrays(input, indices)
+    values = values if isinstance(values, Tensor) else _make(np.asarray(values, dtype=input.dtype))
+    return apply(R.index_put, (input, values), {"indices": tuple(indices), "accumulate": bool(accumulate)})
+
+
+def _advanced_put(input, indices, values, accumulate, inplace):
+    """``index_put(_)(input, indices, values, accumulate)`` with PyTorch's ``indices``: a tuple of
+    index tensors (None entries allowed), one per leading dim."""
+    items = [(slice(None) if i is None else (_as_index_tensor(i))) for i in indices]
+    if not isinstance(values, Tensor):
+        values = _make(np.asarray(values, dtype=input.dtype))
+    if values.dtype != input.dtype:
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got {_type_name(input.dtype)} for the "
+            f"destination and {_type_name(values.dtype)} for the source."
+        )
+    view, tensors = _split_advanced(input, items)
+    arrays = _index_arrays(view, tensors) if any(e is not None for e in tensors) else None
+    if arrays is None:  # no index tensor: the whole tensor is written
+        arrays = (np.arange(view.shape[0], dtype=np.int64),) + (None,) * (view.ndim - 1) if view.ndim else ()
+    if not inplace:
+        return index_put(view, arrays, values, accumulate)
+    out = index_put(view, arrays, values, accumulate)
+    return copy_(input, out)
+
+
+def _type_name(dtype):
+    return {"float64": "Double", "float32": "Float", "int64": "Long", "bool": "Bool"}.get(
+        dtype.name, dtype.name
+    )
+
+
 def _getitem(input, index):
     out = getitem(input, index)
     return alias(input) if out is input else out
@@ -936,7 +1197,29 @@ def _getitem(input, index):
 
 def setitem(input, index, value):
     """``x[index] = value``: copy_ (or fill_) into the view ``x[index]``, or into ``x`` itself
-    when the index selects all of it (``x[...]``, ``x[:]``), exactly as PyTorch does."""
+    when the index selects all of it (``x[...]``, ``x[:]``), exactly as PyTorch does. With index
+    tensors: ``index_put`` on the basic-indexed view, written back with ``copy_``."""
+    items = index if isinstance(index, tuple) else (index,)
+    if any(_is_advanced(i) for i in items):
+        view, tensors = _split_advanced(input, items)
+        if isinstance(value, Tensor):
+            value = to(value, view.dtype)
+        else:
+            value = _make(np.asarray(value, dtype=view.dtype))
+        if _batched_indices(tensors):
+            copy_(view, _put_by_copy(view, tensors, value))
+            return
+        arrays = _index_arrays(view, tensors)
+        region = R.index.forward(np.broadcast_to(np.empty((), dtype=bool), view.shape), arrays).shape
+        if value.ndim > len(region) or any(
+            a != b and b != 1 for a, b in zip(reversed(region), reversed(value.shape))
+        ):
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to indexing "
+                f"result of shape {list(region)}"
+            )
+        copy_(view, index_put(view, arrays, value, False))
+        return
     target = getitem(input, index, skip_full_slices=True)
     if isinstance(value, Tensor):
         copy_(target, value)

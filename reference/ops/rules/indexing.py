@@ -13,6 +13,7 @@ import numpy as np
 from reference import errors
 from reference.autograd.batching import flat_index
 from reference.autograd.dispatch import apply
+from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rule import (
@@ -108,4 +109,90 @@ rule(
     jvp=AUTO_LINEAR,
     batch=_pool_scatter_batch,
     error=errors.products(_pool_scatter_terms),
+)
+
+
+# ---- advanced indexing: x[index tensors] and index_put -------------------------------------------
+# ``indices``: one entry per dim of the (already basic-indexed) input, None or an int64 array of
+# in-range, non-negative indices (bool masks already turned into their nonzero() coordinates), as
+# PyTorch's ``index``/``index_put`` receive them. NumPy's advanced indexing places the broadcast
+# index dims exactly as PyTorch does (in place when the indexed dims are adjacent, else first).
+
+
+def _key(indices, lead=0):
+    return (slice(None),) * lead + tuple(slice(None) if i is None else i for i in indices)
+
+
+def _adjacent(indices):
+    pos = [k for k, i in enumerate(indices) if i is not None]
+    return pos == list(range(pos[0], pos[-1] + 1))
+
+
+def _bcast_ndim(indices):
+    return len(np.broadcast_shapes(*[np.shape(i) for i in indices if i is not None]))
+
+
+def region_shape(shape, indices):
+    """Shape of ``x[indices]`` for ``x`` of ``shape`` (host-side, no data)."""
+    return np.broadcast_to(np.empty((), dtype=bool), tuple(shape))[_key(indices)].shape
+
+
+def index_kernel(x, indices):
+    return x[_key(indices)]
+
+
+def index_put_kernel(x, values, indices, accumulate):
+    xp = namespace_of(x)
+    out = x.copy()
+    key = _key(indices)
+    if accumulate:
+        region = region_shape(x.shape, indices)
+        xp.add.at(out, key, xp.broadcast_to(values, region))
+    else:
+        out[key] = values
+    return out
+
+
+def _index_batch(b, params):
+    indices = params["indices"]
+    x = b.expanded(0)
+    out = apply(b.rule, (x,), {**params, "indices": (None,) + tuple(indices)})
+    return out, (0 if _adjacent(indices) else _bcast_ndim(indices))
+
+
+def _index_put_batch(b, params):
+    indices = params["indices"]
+    x = b.expanded(0)
+    region = tuple(region_shape(b.inputs[0].shape, indices))
+    v = b.front(1)
+    if v is None:
+        v = A.expand(A.unsqueeze(A.expand(b.values[1], region), 0), (b.size,) + region)
+    else:
+        v = A.expand(b.aligned(1, len(region)), (b.size,) + region)
+    if not _adjacent(indices):
+        k = _bcast_ndim(indices)
+        v = A.permute(v, tuple(range(1, k + 1)) + (0,) + tuple(range(k + 1, v.ndim)))
+    return apply(b.rule, (x, v), {**params, "indices": (None,) + tuple(indices)}), 0
+
+
+rule(
+    "index",
+    "IndexBackward0",
+    ("self",),
+    forward=index_kernel,
+    grads=(lambda c, g: A.index_put(A.zeros(c.shapes[0], dtype=g.dtype), c.indices, g, accumulate=True),),
+    jvp=AUTO_LINEAR,
+    batch=_index_batch,
+)
+rule(
+    "index_put",
+    "IndexPutBackward0",
+    ("self", "values"),
+    forward=index_put_kernel,
+    grads=(
+        lambda c, g: g if c.accumulate else A.index_put(g, c.indices, A.zeros((), dtype=g.dtype), False),
+        lambda c, g: A.index(g, c.indices),
+    ),
+    jvp=AUTO_LINEAR,
+    batch=_index_put_batch,
 )

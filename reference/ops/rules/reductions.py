@@ -5,7 +5,12 @@ an entry."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from reference import errors
+from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rule import (
@@ -65,3 +70,635 @@ for _name, _kernel, _node in (("amax", K.amax, "AmaxBackward0"), ("amin", K.amin
         jvp=_extreme_jvp,
         batch=BATCH_REDUCE,
     )
+
+
+# ---- helpers shared by the reduction, scan and sorting families ------------------------------------
+
+
+def _isnan(t):
+    return t != t
+
+
+def _as_tuple(dim, ndim):
+    return tuple(range(ndim)) if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+
+
+def _over(x, dim):
+    """``x`` with the dims ``dim`` (None: all) moved last and flattened into one (array level)."""
+    dims = _as_tuple(dim, x.ndim)
+    keep = [d for d in range(x.ndim) if d not in dims]
+    y = x.transpose(keep + list(dims)) if x.ndim else x.reshape(1)
+    return y.reshape(tuple(x.shape[d] for d in keep) + (-1,)), dims
+
+
+def _reduced_shape(shape, dim, keepdim):
+    dims = _as_tuple(dim, len(shape))
+    if keepdim:
+        return tuple(1 if d in dims else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in dims)
+
+
+def _unreduce_any(g, shape, dim, keepdim):
+    """_unreduce for dim None, an int or a tuple."""
+    if dim is None:
+        return _unreduce(g, shape, None, keepdim)
+    return _unreduce(g, shape, _as_tuple(dim, len(shape)), keepdim)
+
+
+def _sum_back(t, dim, keepdim):
+    return A.sum(t, dim if dim is None else _as_tuple(dim, t.ndim), keepdim=keepdim)
+
+
+def _batch_multi(b, params, key="dim"):
+    """Batch rule of ops along ``params[key]`` (an int, a tuple or None for all dims) with one or
+    several outputs: the batch dim first, the dims shifted by one."""
+    from reference.autograd.dispatch import apply
+
+    x = b.expanded(0)
+    nd = len(b.inputs[0].shape)
+    dim = params[key]
+    if dim is None:
+        dim = tuple(range(1, nd + 1)) if params.get("_all_ok", True) else None
+    elif isinstance(dim, int):
+        dim = dim + 1 if nd else 1
+    else:
+        dim = tuple(d + 1 for d in dim)
+    args = (x,) + tuple(b.expanded(i) for i in range(1, len(b.inputs)) if b.inputs[i] is not None)
+    out = apply(b.rule, args, {**params, key: dim}, cast=b.cast)
+    return tuple((o, 0) for o in out) if isinstance(out, tuple) else (out, 0)
+
+
+# ---- nansum, prod ------------------------------------------------------------------------------------
+
+
+def nansum_kernel(x, dim, keepdim):
+    xp = namespace_of(x)
+    return xp.nansum(x, axis=dim, keepdims=keepdim).astype(x.dtype, copy=False)
+
+
+rule(
+    "nansum",
+    "NansumBackward0",
+    ("self",),
+    forward=nansum_kernel,
+    grads=(lambda c, g: A.masked_fill(_unreduce_any(g, c.shapes[0], c.dim, c.keepdim), _isnan(c.self), 0.0),),
+    saves={"self": (0,)},
+    jvp=(lambda c, t: _sum_back(A.masked_fill(t, _isnan(c.self), 0.0), c.dim, c.keepdim),),
+    batch=BATCH_REDUCE,
+)
+
+
+def prod_kernel(x, dim, keepdim):
+    xp = namespace_of(x)
+    return xp.prod(x, axis=dim, keepdims=keepdim)
+
+
+def _flip(t, dim):
+    """``t`` reversed along ``dim`` (a differentiable index_select)."""
+    from reference.autograd.tensor import _make
+    from reference.ops.rules.gather import from_rule
+
+    n = t.shape[dim]
+    return from_rule("index_select", t, _make(np.arange(n - 1, -1, -1, dtype=np.int64)), dim=dim)
+
+
+def _exclusive_cumprod(t, dim):
+    """prod_{i<k} t_i along ``dim`` (1 at k = 0), differentiable."""
+    from reference.ops.rules.scans import cumprod_tensor
+
+    n = t.shape[dim]
+    ones = A.ones(tuple(1 if d == dim else s for d, s in enumerate(t.shape)), dtype=t.dtype)
+    if n <= 1:
+        return A.expand(ones, t.shape)
+    return cumprod_tensor(A.cat([ones, A.narrow(t, dim, 0, n - 1)], dim), dim)
+
+
+def _prod_of_others(t, dim):
+    """prod_{i != k} t_i along ``dim``: PyTorch's prod_safe_zeros_backward (exclusive products from
+    both ends), correct with zeros and differentiable to any order."""
+    if t.numel() == 0:
+        return A.ones_like(t)
+    return _exclusive_cumprod(t, dim) * _flip(_exclusive_cumprod(_flip(t, dim), dim), dim)
+
+
+def _prod_grad(c, g):
+    x = c.self
+    shape = c.shapes[0]
+    if len(shape) == 0:
+        return g
+    dims = _as_tuple(c.dim, len(shape))
+    keep = [d for d in range(len(shape)) if d not in dims]
+    perm = keep + list(dims)
+    flat = A.reshape(A.permute(x, perm), tuple(shape[d] for d in keep) + (-1,))
+    others = _prod_of_others(flat, flat.ndim - 1)
+    others = A.reshape(others, tuple(shape[d] for d in perm))
+    inv = [perm.index(d) for d in range(len(shape))]
+    others = A.permute(others, inv)
+    return _unreduce_any(g, shape, c.dim, c.keepdim) * others
+
+
+def _prod_jvp(c, t):
+    class _C:
+        pass
+
+    ctx = _C()
+    ctx.self, ctx.shapes, ctx.dim, ctx.keepdim = c.self, c.shapes, c.dim, True
+    partial = _prod_grad(ctx, A.ones(_reduced_shape(c.shapes[0], c.dim, True), dtype=c.self.dtype))
+    return _sum_back(partial * t, c.dim, c.keepdim)
+
+
+for _name, _node in (("prod", "ProdBackward0"), ("prod_dim", "ProdBackward1")):
+    rule(
+        _name,
+        _node,
+        ("self",),
+        forward=prod_kernel,
+        grads=(_prod_grad,),
+        saves={"self": (0,), "result": (0,)},
+        jvp=(_prod_jvp,),
+        batch=BATCH_REDUCE if _name == "prod" else _batch_multi,
+    )
+
+# ---- var, std, var_mean, std_mean ----------------------------------------------------------------------
+
+
+def var_kernel(x, dim, correction, keepdim):
+    xp = namespace_of(x)
+    return xp.var(x, axis=dim, ddof=correction, keepdims=keepdim).astype(x.dtype, copy=False)
+
+
+def std_kernel(x, dim, correction, keepdim):
+    xp = namespace_of(x)
+    return xp.sqrt(var_kernel(x, dim, correction, keepdim))
+
+
+def _var_back(g, c):
+    n = _count(c.shapes[0], None if c.dim is None else _as_tuple(c.dim, len(c.shapes[0])))
+    g = _unreduce_any(g, c.shapes[0], c.dim, c.keepdim)
+    return (2.0 / (n - c.correction)) * g * (c.self - A.mean(c.self, c.dim, keepdim=True))
+
+
+def _std_back(g, c, std):
+    return _var_back(A.masked_fill(g / (std * 2), std == 0, 0.0), c)
+
+
+def _var_jvp(c, t):
+    n = _count(c.shapes[0], None if c.dim is None else _as_tuple(c.dim, len(c.shapes[0])))
+    return _sum_back((c.self - A.mean(c.self, c.dim, keepdim=True)) * t, c.dim, c.keepdim) * (
+        2.0 / (n - c.correction)
+    )
+
+
+def _std_jvp(c, t):
+    return A.masked_fill(_var_jvp(c, t) / (c.result * 2), c.result == 0, 0.0)
+
+
+rule(
+    "var",
+    "VarBackward0",
+    ("self",),
+    forward=var_kernel,
+    grads=(lambda c, g: _var_back(g, c),),
+    saves={"self": (0,)},
+    jvp=(_var_jvp,),
+    batch=BATCH_REDUCE,
+)
+rule(
+    "std",
+    "StdBackward0",
+    ("self",),
+    forward=std_kernel,
+    grads=(lambda c, g: _std_back(g, c, c.result),),
+    saves={"self": (0,), "result": (0,)},
+    jvp=(_std_jvp,),
+    batch=BATCH_REDUCE,
+)
+
+
+def _mean_back(g, c):
+    return _unreduce_any(g, c.shapes[0], c.dim, c.keepdim) / _count(
+        c.shapes[0], None if c.dim is None else _as_tuple(c.dim, len(c.shapes[0]))
+    )
+
+
+rule(
+    "var_mean",
+    "VarMeanBackward0",
+    ("self",),
+    forward=lambda x, dim, correction, keepdim: (
+        var_kernel(x, dim, correction, keepdim),
+        namespace_of(x).mean(x, axis=dim, keepdims=keepdim),
+    ),
+    outputs=2,
+    grads=(lambda c, g: _var_back(g[0], c) + _mean_back(g[1], c),),
+    saves={"self": (0,)},
+    jvp=lambda c, ts: (_var_jvp(c, ts[0]), _sum_back(ts[0], c.dim, c.keepdim) / _count_c(c)),
+    batch=_batch_multi,
+)
+rule(
+    "std_mean",
+    "StdMeanBackward0",
+    ("self",),
+    forward=lambda x, dim, correction, keepdim: (
+        std_kernel(x, dim, correction, keepdim),
+        namespace_of(x).mean(x, axis=dim, keepdims=keepdim),
+    ),
+    outputs=2,
+    grads=(lambda c, g: _std_back(g[0], c, c.result) + _mean_back(g[1], c),),
+    saves={"self": (0,), "result": (0,)},
+    jvp=lambda c, ts: (
+        A.masked_fill(_var_jvp(c, ts[0]) / (c.result[0] * 2), c.result[0] == 0, 0.0),
+        _sum_back(ts[0], c.dim, c.keepdim) / _count_c(c),
+    ),
+    batch=_batch_multi,
+)
+
+
+def _count_c(c):
+    return _count(c.shapes[0], None if c.dim is None else _as_tuple(c.dim, len(c.shapes[0])))
+
+
+# ---- linalg.vector_norm ---------------------------------------------------------------------------------
+
+
+def vector_norm_kernel(x, ord, dim, keepdim):
+    xp = namespace_of(x)
+    a = xp.abs(x)
+    if ord == 0:
+        return xp.sum(a != 0, axis=dim, keepdims=keepdim).astype(x.dtype)
+    if ord == math.inf:
+        return xp.amax(a, axis=dim, keepdims=keepdim)
+    if ord == -math.inf:
+        return xp.amin(a, axis=dim, keepdims=keepdim)
+    if ord == 1:
+        return xp.sum(a, axis=dim, keepdims=keepdim)
+    if ord == 2:
+        return xp.sqrt(xp.sum(a * a, axis=dim, keepdims=keepdim))
+    with np.errstate(divide="ignore"):
+        return (xp.sum(a**ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)).astype(x.dtype, copy=False)
+
+
+def _norm_grad(c, g):
+    """PyTorch's linalg_vector_norm_backward: each ord's formula, 0 where PyTorch masks it."""
+    x, p = c.self, c.ord
+    norm = _unreduce_any(c.result, c.shapes[0], c.dim, c.keepdim)
+    g = _unreduce_any(g, c.shapes[0], c.dim, c.keepdim)
+    if p == 0:
+        return A.zeros_like(x)
+    if p == 1:
+        return A.sign(x) * g
+    if p == 2:
+        return x * A.masked_fill(g / norm, norm == 0, 0.0)
+    if math.isinf(p):
+        ax = A.abs(x)
+        mask = A.to(A.logical_or(ax == norm, _isnan(ax)), x.dtype)
+        return A.sign(x) * (
+            (g / _unreduce_any(_sum_back(mask, c.dim, True), c.shapes[0], c.dim, True)) * mask
+        )
+    if p < 1:
+        scaled = A.masked_fill(A.sign(x) * A.pow(A.abs(x), p - 1), x == 0, 0.0)
+        return scaled * g * A.pow(norm, 1 - p)
+    if p < 2:
+        scaled = A.sign(x) * A.pow(A.abs(x), p - 1)
+        return scaled * A.masked_fill(g / A.pow(norm, p - 1), norm == 0, 0.0)
+    scaled = x * A.pow(A.abs(x), p - 2)
+    return scaled * A.masked_fill(g / A.pow(norm, p - 1), norm == 0, 0.0)
+
+
+def _norm_jvp(c, t):
+    if c.ord == 0:
+        return A.zeros_like(c.result)
+    partial = _norm_grad(c, A.ones_like(c.result))
+    return _sum_back(partial * t, c.dim, c.keepdim)
+
+
+rule(
+    "linalg_vector_norm",
+    "LinalgVectorNormBackward0",
+    ("self",),
+    forward=vector_norm_kernel,
+    grads=(_norm_grad,),
+    saves={"self": (0,), "result": (0,)},
+    jvp=(_norm_jvp,),
+    batch=BATCH_REDUCE,
+)
+
+# ---- logsumexp ------------------------------------------------------------------------------------------
+
+
+def logsumexp_kernel(x, dim, keepdim):
+    xp = namespace_of(x)
+    if x.size == 0:
+        return xp.log(xp.sum(xp.exp(x), axis=dim, keepdims=keepdim))
+    m = xp.amax(x, axis=dim, keepdims=True)
+    m = xp.where(xp.isinf(m), xp.zeros((), dtype=x.dtype), m)
+    out = xp.log(xp.sum(xp.exp(x - m), axis=dim, keepdims=True)) + m
+    return out if keepdim else xp.squeeze(out, axis=dim)
+
+
+rule(
+    "logsumexp",
+    "LogsumexpBackward0",
+    ("self",),
+    forward=logsumexp_kernel,
+    grads=(
+        lambda c, g: (
+            _unreduce_any(g, c.shapes[0], c.dim, c.keepdim)
+            * A.exp(c.self - _unreduce_any(c.result, c.shapes[0], c.dim, c.keepdim))
+        ),
+    ),
+    saves={"self": (0,), "result": (0,)},
+    jvp=(
+        lambda c, t: _sum_back(
+            t * A.exp(c.self - _unreduce_any(c.result, c.shapes[0], c.dim, c.keepdim)), c.dim, c.keepdim
+        ),
+    ),
+    batch=BATCH_REDUCE,
+)
+
+# ---- max/min/median over all elements: the gradient shared evenly among the ties --------------------------
+
+
+def _evenly_mask(c):
+    res = _unreduce_any(c.result, c.shapes[0], c.dim, True if c.dim is None else c.keepdim)
+    return A.to(A.logical_or(c.self == res, A.logical_and(_isnan(c.self), _isnan(res))), c.self.dtype)
+
+
+def _evenly_grad(c, g):
+    mask = _evenly_mask(c)
+    count = _sum_back(mask, c.dim, True)
+    return _unreduce_any(g, c.shapes[0], c.dim, c.keepdim) / count * mask
+
+
+def _evenly_jvp(c, t):
+    mask = _evenly_mask(c)
+    return _sum_back(t * mask, c.dim, c.keepdim) / _sum_back(mask, c.dim, c.keepdim)
+
+
+def max_all_kernel(x, dim, keepdim):
+    return namespace_of(x).amax(x, axis=dim, keepdims=keepdim)
+
+
+def min_all_kernel(x, dim, keepdim):
+    return namespace_of(x).amin(x, axis=dim, keepdims=keepdim)
+
+
+def _order_stat(x, dim, keepdim, which):
+    """median/nanmedian over the dims ``dim`` (None: all): values and indices into the flattened
+    dims, from a stable sort (NaN last)."""
+    xp = namespace_of(x)
+    y, dims = _over(x, dim)
+    perm = xp.argsort(y, axis=-1, kind="stable")
+    s = xp.take_along_axis(y, perm, axis=-1)
+    n = y.shape[-1]
+    nan_count = xp.isnan(y).sum(axis=-1, keepdims=True)
+    valid = n - nan_count
+    if which == "median":
+        k = xp.where(nan_count > 0, valid, (n - 1) // 2)
+    else:  # nanmedian
+        k = xp.where(valid > 0, (valid - 1) // 2, 0)
+    values = xp.take_along_axis(s, k, axis=-1)
+    idx = xp.take_along_axis(perm, k, axis=-1)
+    shape = _reduced_shape(x.shape, dim, keepdim)
+    return values.reshape(shape), idx.reshape(shape)
+
+
+rule(
+    "max",
+    "MaxBackward1",
+    ("self",),
+    forward=max_all_kernel,
+    grads=(_evenly_grad,),
+    saves={"self": (0,), "result": (0,)},
+    jvp=(_evenly_jvp,),
+    batch=BATCH_REDUCE,
+)
+rule(
+    "min",
+    "MinBackward1",
+    ("self",),
+    forward=min_all_kernel,
+    grads=(_evenly_grad,),
+    saves={"self": (0,), "result": (0,)},
+    jvp=(_evenly_jvp,),
+    batch=BATCH_REDUCE,
+)
+rule(
+    "median",
+    "MedianBackward0",
+    ("self",),
+    forward=lambda x, dim, keepdim: _order_stat(x, dim, keepdim, "median")[0],
+    grads=(_evenly_grad,),
+    saves={"self": (0,), "result": (0,)},
+    jvp=(_evenly_jvp,),
+    batch=BATCH_REDUCE,
+)
+rule(
+    "nanmedian",
+    "NanmedianBackward0",
+    ("self",),
+    forward=lambda x, dim, keepdim: _order_stat(x, dim, keepdim, "nanmedian")[0],
+    grads=(_evenly_grad,),
+    saves={"self": (0,), "result": (0,)},
+    jvp=(_evenly_jvp,),
+    batch=BATCH_REDUCE,
+)
+
+# ---- value-selecting reductions along one dim: (indices, values), the gradient to the index ----------------
+# Outputs are ordered (indices, values) so that the saved "result" is the indices, as PyTorch saves
+# them (the Tensor-level functions return (values, indices)).
+
+
+def select_backward(g, dim, indices, shape, keepdim):
+    """PyTorch's value_selecting_reduction_backward: ``g`` scattered to ``indices`` along ``dim``."""
+    from reference.ops.rules.gather import from_rule
+
+    if len(shape) == 0:
+        return g
+    if not keepdim:
+        g, indices = A.unsqueeze(g, dim), A.unsqueeze(indices, dim)
+    return from_rule("scatter", A.zeros(shape, dtype=g.dtype), indices, g, dim=dim)
+
+
+def select_jvp(t, dim, indices, keepdim):
+    from reference.ops.rules.gather import from_rule
+
+    if t.ndim == 0:
+        return t
+    idx = indices if keepdim else A.unsqueeze(indices, dim)
+    out = from_rule("gather", t, idx, dim=dim)
+    return out if keepdim else A.squeeze(out, dim)
+
+
+def _selecting_rule(name, node, kernel, keepdim_param=True):
+    rule(
+        name,
+        node,
+        ("self",),
+        forward=kernel,
+        outputs=2,
+        grads=(
+            lambda c, g: select_backward(
+                g[1], c.dim, c.result, c.shapes[0], c.keepdim if keepdim_param else True
+            ),
+        ),
+        saves={"result": (0,)},
+        jvp=lambda c, ts: (
+            None,
+            select_jvp(ts[0], c.dim, c.result[0], c.keepdim if keepdim_param else True),
+        ),
+        batch=_batch_multi,
+    )
+
+
+def _arg_extreme(x, dim, keepdim, largest):
+    xp = namespace_of(x)
+    if x.ndim == 0:
+        return xp.zeros((), dtype=np.int64), x.copy()
+    idx = (xp.argmax if largest else xp.argmin)(x, axis=dim, keepdims=True)
+    values = xp.take_along_axis(x, idx, axis=dim)
+    if not keepdim:
+        idx, values = xp.squeeze(idx, axis=dim), xp.squeeze(values, axis=dim)
+    return idx.astype(np.int64), values
+
+
+def _kth(x, dim, keepdim, k):
+    xp = namespace_of(x)
+    if x.ndim == 0:
+        return xp.zeros((), dtype=np.int64), x.copy()
+    perm = xp.argsort(x, axis=dim, kind="stable")
+    idx = xp.take(perm, [k - 1], axis=dim)
+    values = xp.take_along_axis(x, idx, axis=dim)
+    if not keepdim:
+        idx, values = xp.squeeze(idx, axis=dim), xp.squeeze(values, axis=dim)
+    return idx.astype(np.int64), values
+
+
+def _median_dim(x, dim, keepdim, which):
+    xp = namespace_of(x)
+    if x.ndim == 0:
+        return xp.zeros((), dtype=np.int64), x.copy()
+    values, idx = _order_stat(x, (dim,), keepdim, which)
+    return idx.astype(np.int64), values
+
+
+def _mode(x, dim, keepdim):
+    """The most frequent value (the smallest among equally frequent ones) and the index of its last
+    occurrence, as PyTorch's CPU mode returns them."""
+    xp = namespace_of(x)
+    if x.ndim == 0:
+        return xp.zeros((), dtype=np.int64), x.copy()
+    y = xp.moveaxis(x, dim, -1)
+    perm = xp.argsort(y, axis=-1, kind="stable")
+    s = xp.take_along_axis(y, perm, axis=-1)
+    n = s.shape[-1]
+    pos = xp.arange(n)
+    start = xp.ones(s.shape, dtype=bool)
+    start[..., 1:] = s[..., 1:] != s[..., :-1]
+    end = xp.ones(s.shape, dtype=bool)
+    end[..., :-1] = start[..., 1:]
+    first = xp.maximum.accumulate(xp.where(start, pos, 0), axis=-1)
+    last = xp.flip(xp.minimum.accumulate(xp.flip(xp.where(end, pos, n), axis=-1), axis=-1), axis=-1)
+    best = xp.argmax(last - first, axis=-1)[..., None]
+    at = xp.take_along_axis(last, best, axis=-1)
+    values = xp.take_along_axis(s, at, axis=-1)
+    idx = xp.take_along_axis(perm, at, axis=-1)
+    values, idx = xp.moveaxis(values, -1, dim), xp.moveaxis(idx, -1, dim)
+    if not keepdim:
+        idx, values = xp.squeeze(idx, axis=dim), xp.squeeze(values, axis=dim)
+    return idx.astype(np.int64), values
+
+
+_selecting_rule("max_dim", "MaxBackward0", lambda x, dim, keepdim: _arg_extreme(x, dim, keepdim, True))
+_selecting_rule("min_dim", "MinBackward0", lambda x, dim, keepdim: _arg_extreme(x, dim, keepdim, False))
+_selecting_rule(
+    "median_dim", "MedianBackward1", lambda x, dim, keepdim: _median_dim(x, dim, keepdim, "median")
+)
+_selecting_rule(
+    "nanmedian_dim", "NanmedianBackward1", lambda x, dim, keepdim: _median_dim(x, dim, keepdim, "nanmedian")
+)
+_selecting_rule("kthvalue", "KthvalueBackward0", _kth)
+_selecting_rule("mode", "ModeBackward0", _mode)
+
+
+# ---- aminmax -------------------------------------------------------------------------------------------------
+
+
+def _aminmax_grad(c, g):
+    from reference.autograd.dispatch import apply
+
+    outs = []
+    params = {"dim": c.dim, "keepdim": c.keepdim}
+    results = (c.result, apply(A.R.amax, (c.self,), params))
+    for res, gi in zip(results, g):
+        mask = _unreduce_any(res, c.shapes[0], c.dim, c.keepdim) == c.self
+        outs.append(A.scale_grad_by_count(_unreduce_any(gi, c.shapes[0], c.dim, c.keepdim), mask, c.dim))
+    return outs[0] + outs[1]
+
+
+rule(
+    "aminmax",
+    "AminmaxBackward0",
+    ("self",),
+    forward=lambda x, dim, keepdim: (
+        namespace_of(x).amin(x, axis=dim, keepdims=keepdim),
+        namespace_of(x).amax(x, axis=dim, keepdims=keepdim),
+    ),
+    outputs=2,
+    vjp=lambda c, g: (_aminmax_grad(c, g),),
+    saves={"self": (0,), "result": (0,)},
+    jvp=lambda c, ts: tuple(
+        _sum_back(ts[0] * m, c.dim, c.keepdim) / _sum_back(m, c.dim, c.keepdim)
+        for m in (
+            A.to(_unreduce_any(r, c.shapes[0], c.dim, c.keepdim) == c.self, c.self.dtype) for r in c.result
+        )
+    ),
+    batch=_batch_multi,
+)
+
+# ---- results without a gradient: argmax/argmin, all/any, count_nonzero --------------------------------------
+
+
+def _no_grad_rule(name, kernel, batch=BATCH_REDUCE):
+    rule(name, name, ("self",), forward=kernel, grads=(None,), jvp=(None,), batch=batch)
+
+
+def _argmax_kernel(largest):
+    def kernel(x, dim, keepdim):
+        xp = namespace_of(x)
+        if dim is None:
+            idx = (xp.argmax if largest else xp.argmin)(x.reshape(-1))
+            out = xp.asarray(idx, dtype=np.int64)
+            return out.reshape((1,) * x.ndim) if keepdim else out
+        return _arg_extreme(x, dim, keepdim, largest)[0]
+
+    return kernel
+
+
+def _batch_arg_all(b, params):
+    """argmax over all elements of each sample: flatten the sample, then along dim 1."""
+    from reference.autograd.dispatch import apply
+
+    x = A.reshape(b.expanded(0), (b.size, -1))
+    out = apply(b.rule, (x,), {**params, "dim": 1, "keepdim": False})
+    if params["keepdim"]:
+        out = A.reshape(out, (b.size,) + (1,) * len(b.inputs[0].shape))
+    return out, 0
+
+
+def _batch_argmax(b, params):
+    if params["dim"] is None:
+        return _batch_arg_all(b, params)
+    return _batch_multi(b, params)
+
+
+_no_grad_rule("argmax", _argmax_kernel(True), _batch_argmax)
+_no_grad_rule("argmin", _argmax_kernel(False), _batch_argmax)
+_no_grad_rule("all", lambda x, dim, keepdim: namespace_of(x).all(x, axis=dim, keepdims=keepdim))
+_no_grad_rule("any", lambda x, dim, keepdim: namespace_of(x).any(x, axis=dim, keepdims=keepdim))
+_no_grad_rule(
+    "count_nonzero",
+    lambda x, dim, keepdim: namespace_of(x).asarray(
+        namespace_of(x).count_nonzero(x, axis=dim), dtype=np.int64
+    ),
+)

@@ -1,0 +1,443 @@
+"""Reductions, scans and sorting with PyTorch's names, signatures, defaults, dtype rules and errors:
+nansum, nanmean, prod, var/std (correction, unbiased), var_mean/std_mean, norm and
+linalg.vector_norm, logsumexp, max/min (all elements, along a dim with indices, or elementwise
+with a tensor), argmax/argmin, aminmax, median, nanmedian, kthvalue, mode, sort, argsort, msort,
+topk, cumsum, cumprod, cummax, cummin, logcumsumexp, all, any, count_nonzero.
+
+Functions that return values with indices return PyTorch's named tuples (``.values``,
+``.indices``). Where PyTorch's CPU kernels pick among equal elements by an unspecified
+selection algorithm (median/kthvalue/topk with ties, from ``std::nth_element`` and partial
+sorts), the reference picks the stable-sort order; values and the gradient's total are the same.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+
+from reference.autograd.dispatch import apply
+from reference.autograd.tensor import Tensor, _default_dtype, bool_, int64
+from reference.ops import api as A
+from reference.ops.rules.registry import RULES
+
+__all__ = [
+    "nansum",
+    "nanmean",
+    "prod",
+    "var",
+    "std",
+    "var_mean",
+    "std_mean",
+    "norm",
+    "logsumexp",
+    "max",
+    "min",
+    "argmax",
+    "argmin",
+    "aminmax",
+    "median",
+    "nanmedian",
+    "kthvalue",
+    "mode",
+    "sort",
+    "argsort",
+    "msort",
+    "topk",
+    "cumsum",
+    "cumprod",
+    "cummax",
+    "cummin",
+    "logcumsumexp",
+    "all",
+    "any",
+    "count_nonzero",
+]
+
+_builtin_max, _builtin_min, _builtin_all, _builtin_any = max, min, all, any
+
+
+def _nt(name, fields=("values", "indices")):
+    return namedtuple(name, fields)
+
+
+_types = {
+    n: _nt(n)
+    for n in ("max", "min", "median", "nanmedian", "kthvalue", "mode", "sort", "topk", "cummax", "cummin")
+}
+aminmax_type = _nt("aminmax", ("min", "max"))
+
+
+def _ret(name, indices, values):
+    return _types[name](values, indices)
+
+
+def _float_only(input, what):
+    if input.dtype.kind != "f":
+        raise RuntimeError(what)
+
+
+def _int_dim(dim, ndim):
+    return A._dim(dim, ndim) if ndim else (A._dim(dim, 0) and 0)
+
+
+def _dims_or_none(dim, ndim):
+    if dim is None or dim == () or dim == []:
+        return None
+    return A._dims(dim, ndim)
+
+
+def _cast_dtype(input, dtype):
+    return input if dtype is None else A.to(input, dtype)
+
+
+# ---- sums and products ----------------------------------------------------------------------------------
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    input = _cast_dtype(input, dtype)
+    if input.dtype.kind != "f":
+        return A.sum(input, dim, keepdim)
+    return apply(RULES["nansum"], (input,), {"dim": _dims_or_none(dim, input.ndim), "keepdim": keepdim})
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    input = _cast_dtype(input, dtype)
+    if input.dtype.kind != "f":
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{_torch_name(input.dtype)}"
+        )
+    count = A.sum(A.logical_not(input != input), dim, keepdim=keepdim)
+    return nansum(input, dim, keepdim) / count
+
+
+def _torch_name(dt):
+    return {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Float", "float64": "Double"}.get(
+        dt.name, dt.name
+    )
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    input = _cast_dtype(input, dtype)
+    if input.dtype.kind in "biu" and dtype is None:
+        input = A.to(input, int64)
+    if dim is None:
+        return apply(RULES["prod"], (input,), {"dim": None, "keepdim": False})
+    d = _int_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return apply(RULES["prod"], (input,), {"dim": None, "keepdim": False})
+    return apply(RULES["prod_dim"], (input,), {"dim": d, "keepdim": keepdim})
+
+
+# ---- var, std ----------------------------------------------------------------------------------------------
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        if unbiased is not None:
+            raise TypeError(
+                "var() received an invalid combination of arguments - got both unbiased and correction; pass one"
+            )
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def _var_args(input, dim, unbiased, keepdim, correction, name):
+    if isinstance(dim, bool):  # var(x, unbiased) positional form
+        unbiased, dim = dim, None
+    if input.dtype.kind != "f":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    return {
+        "dim": _dims_or_none(dim, input.ndim),
+        "correction": _correction(unbiased, correction),
+        "keepdim": keepdim,
+    }
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return apply(RULES["var"], (input,), _var_args(input, dim, unbiased, keepdim, correction, "var"))
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return apply(RULES["std"], (input,), _var_args(input, dim, unbiased, keepdim, correction, "std"))
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return apply(
+        RULES["var_mean"], (input,), _var_args(input, dim, unbiased, keepdim, correction, "var_mean")
+    )
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return apply(
+        RULES["std_mean"], (input,), _var_args(input, dim, unbiased, keepdim, correction, "std_mean")
+    )
+
+
+# ---- norms ---------------------------------------------------------------------------------------------------
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(ord, str) or isinstance(ord, Tensor):
+        raise TypeError(f"linalg.vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
+    if x.dtype.kind != "f":
+        raise RuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_torch_name(x.dtype)}"
+        )
+    x = _cast_dtype(x, dtype)
+    dims = _dims_or_none(dim, x.ndim)
+    if ord < 0 or math.isinf(ord):
+        reduced = range(x.ndim) if dims is None else dims
+        if x.numel() == 0 and (dims is None or _builtin_any(x.shape[d] == 0 for d in reduced)):
+            o = "inf" if ord == math.inf else "-inf" if ord == -math.inf else f"{ord:g}"
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {o} norm on an empty tensor because the operation "
+                "does not have an identity"
+            )
+    return apply(RULES["linalg_vector_norm"], (x,), {"ord": float(ord), "dim": dims, "keepdim": keepdim})
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    if p == "fro" or p is None:
+        p = 2
+    if isinstance(p, str):
+        raise NotImplementedError(
+            f"norm(p={p!r}): matrix norms other than 'fro' are not in the reference (linear algebra is a "
+            "separate family)"
+        )
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+def logsumexp(input, dim, keepdim=False):
+    if input.dtype.kind != "f":
+        input = A.to(input, _default_dtype[0])
+    dims = A._dims(dim, input.ndim)
+    if input.ndim == 0:
+        dims = None
+    return apply(RULES["logsumexp"], (input,), {"dim": dims, "keepdim": keepdim})
+
+
+# ---- max, min, median and friends ----------------------------------------------------------------------------
+
+
+def _empty_all(name, input):
+    if input.numel() == 0:
+        raise RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
+            "with the 'dim' argument."
+        )
+
+
+def _empty_dim(name, input, d):
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _selecting(name, rule_name, input, dim, keepdim, **params):
+    d = _int_dim(dim, input.ndim)
+    _empty_dim(name, input, d)
+    idx, values = apply(RULES[rule_name], (input,), {"dim": d, "keepdim": keepdim, **params})
+    return _ret(name, idx, values)
+
+
+def _extreme(name, input, dim, keepdim, other):
+    if isinstance(dim, Tensor):
+        other, dim = dim, None
+    if other is not None:
+        return (A.maximum if name == "max" else A.minimum)(input, other)
+    if dim is None:
+        _empty_all(name, input)
+        return apply(RULES[name], (input,), {"dim": None, "keepdim": False})
+    return _selecting(name, name + "_dim", input, dim, keepdim)
+
+
+def max(input, dim=None, keepdim=False, *, other=None):
+    return _extreme("max", input, dim, keepdim, other)
+
+
+def min(input, dim=None, keepdim=False, *, other=None):
+    return _extreme("min", input, dim, keepdim, other)
+
+
+def _arg(name, input, dim, keepdim):
+    if dim is None:
+        if input.numel() == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        return apply(RULES[name], (input,), {"dim": None, "keepdim": keepdim})
+    d = _int_dim(dim, input.ndim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return apply(RULES[name], (input,), {"dim": d, "keepdim": keepdim})
+
+
+def argmax(input, dim=None, keepdim=False):
+    return _arg("argmax", input, dim, keepdim)
+
+
+def argmin(input, dim=None, keepdim=False):
+    return _arg("argmin", input, dim, keepdim)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
+            )
+        dims = None
+    else:
+        dims = _int_dim(dim, input.ndim)
+        if input.ndim and input.shape[dims] == 0:
+            raise IndexError(f"aminmax(): Expected reduction dim {dims} to have non-zero size.")
+        dims = (dims,) if input.ndim else None
+    mn, mx = apply(RULES["aminmax"], (input,), {"dim": dims, "keepdim": keepdim})
+    return aminmax_type(mn, mx)
+
+
+def median(input, dim=None, keepdim=False):
+    if dim is None:
+        if input.numel() == 0:
+            return A.full((), math.nan, dtype=input.dtype)
+        return apply(RULES["median"], (input,), {"dim": None, "keepdim": False})
+    return _selecting("median", "median_dim", input, dim, keepdim)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    if dim is None:
+        if input.numel() == 0:
+            return A.full((), math.nan, dtype=input.dtype)
+        return apply(RULES["nanmedian"], (input,), {"dim": None, "keepdim": False})
+    return _selecting("nanmedian", "nanmedian_dim", input, dim, keepdim)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    d = _int_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    idx, values = apply(RULES["kthvalue"], (input,), {"dim": d, "keepdim": keepdim, "k": int(k)})
+    return _ret("kthvalue", idx, values)
+
+
+def mode(input, dim=-1, keepdim=False):
+    return _selecting("mode", "mode", input, dim, keepdim)
+
+
+# ---- sorting -----------------------------------------------------------------------------------------------------
+
+
+def sort(input, dim=-1, descending=False, stable=None):
+    if isinstance(dim, bool):  # sort(x, stable, dim=...) keyword forms aside, a bool here is `stable`
+        stable, dim = dim, -1
+    d = _int_dim(dim, input.ndim)
+    name = "sort_stable" if stable is not None else "sort"
+    idx, values = apply(RULES[name], (input,), {"dim": d, "descending": bool(descending)})
+    return _ret("sort", idx, values)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    return sort(input, dim, descending, stable=stable if stable else None).indices
+
+
+def msort(input):
+    return sort(input, 0).values
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    d = _int_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    idx, values = apply(
+        RULES["topk"], (input,), {"k": int(k), "dim": d, "largest": bool(largest), "sorted": bool(sorted)}
+    )
+    return _ret("topk", idx, values)
+
+
+# ---- scans ----------------------------------------------------------------------------------------------------------
+
+
+def _scan_input(input, dtype):
+    input = _cast_dtype(input, dtype)
+    if input.dtype.kind in "biu" and dtype is None:
+        input = A.to(input, int64)
+    return input
+
+
+def cumsum(input, dim, *, dtype=None):
+    input = _scan_input(input, dtype)
+    return apply(RULES["cumsum"], (input,), {"dim": _int_dim(dim, input.ndim)})
+
+
+def cumprod(input, dim, *, dtype=None):
+    input = _scan_input(input, dtype)
+    return apply(RULES["cumprod"], (input,), {"dim": _int_dim(dim, input.ndim)})
+
+
+def _cum_extreme(name, input, dim):
+    idx, values = apply(RULES[name], (input,), {"dim": _int_dim(dim, input.ndim)})
+    return _ret(name, idx, values)
+
+
+def cummax(input, dim):
+    return _cum_extreme("cummax", input, dim)
+
+
+def cummin(input, dim):
+    return _cum_extreme("cummin", input, dim)
+
+
+def logcumsumexp(input, dim):
+    if input.dtype.kind != "f":
+        raise NotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{_torch_name(input.dtype)}'"
+        )
+    return apply(RULES["logcumsumexp"], (input,), {"dim": _int_dim(dim, input.ndim)})
+
+
+# ---- logical reductions --------------------------------------------------------------------------------------------
+
+
+def _logical(name, input, dim, keepdim):
+    dims = _dims_or_none(dim, input.ndim)
+    out = apply(RULES[name], (input,), {"dim": dims, "keepdim": keepdim})
+    return A.to(out, input.dtype) if input.dtype == np.dtype(np.uint8) else out
+
+
+def all(input, dim=None, keepdim=False):
+    return _logical("all", input, dim, keepdim)
+
+
+def any(input, dim=None, keepdim=False):
+    return _logical("any", input, dim, keepdim)
+
+
+def count_nonzero(input, dim=None):
+    dims = _dims_or_none(dim, input.ndim)
+    return apply(RULES["count_nonzero"], (input,), {"dim": dims, "keepdim": False})
+
+
+# ---- in-place variants and methods ---------------------------------------------------------------------------------
+
+
+def _inplace(fn, name):
+    def op_(self, *args, **kwargs):
+        return A.copy_(self, fn(self, *args, **kwargs))
+
+    op_.__name__ = name
+    return op_
+
+
+METHODS = {name: globals()[name] for name in __all__ if name != "msort"}
+METHODS.update(
+    {
+        "msort": msort,
+        "cumsum_": _inplace(cumsum, "cumsum_"),
+        "cumprod_": _inplace(cumprod, "cumprod_"),
+        "norm": norm,
+    }
+)
+NAMESPACES = {"linalg": {"vector_norm": vector_norm}}
+_ = bool_

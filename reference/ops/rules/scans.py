@@ -1,0 +1,226 @@
+"""Scans along a dim: cumsum, cumprod (with zeros), cummax/cummin, logcumsumexp.
+
+VJPs are PyTorch's (FunctionsManual.cpp): cumsum's is the reversed cumsum; cumprod's divides the
+reversed cumsum of ``result * grad`` by the input when no element is zero, and otherwise sums the
+products with each element left out (the exact gradient, differentiable again); cummax/cummin
+scatter-add the gradient to the running arg-extreme; logcumsumexp's splits the gradient into
+its positive and negative parts in log space.
+
+Part of the one derivative table (:mod:`reference.ops.rules`); see its docstring for how to read
+an entry."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference.autograd.dispatch import apply
+from reference.backend import namespace_of
+from reference.ops import api as A
+from reference.ops.rule import AUTO_LINEAR, BATCH_DIM
+from reference.ops.rules.reductions import _batch_multi, _flip
+from reference.ops.rules.registry import RULES, rule
+
+
+def cumsum_kernel(x, dim):
+    xp = namespace_of(x)
+    if x.ndim == 0:
+        return x.copy()
+    out = xp.cumsum(x, axis=dim)
+    return out if x.dtype.kind == "f" else out.astype(np.int64)
+
+
+def cumprod_kernel(x, dim):
+    xp = namespace_of(x)
+    if x.ndim == 0:
+        return x.copy()
+    out = xp.cumprod(x, axis=dim)
+    return out if x.dtype.kind == "f" else out.astype(np.int64)
+
+
+def cumsum_tensor(t, dim):
+    return apply(RULES["cumsum"], (t,), {"dim": dim})
+
+
+def cumprod_tensor(t, dim):
+    return apply(RULES["cumprod"], (t,), {"dim": dim})
+
+
+def reversed_cumsum(t, dim):
+    return _flip(cumsum_tensor(_flip(t, dim), dim), dim)
+
+
+def _is_batched(t):
+    return t._batched is not None
+
+
+def _leave_one_out(x, dim):
+    """C[..., k, j] = prod_{i <= j, i != k} x_i along ``dim`` (moved last): the (n, n) table of
+    cumulative products with element k left out, built from cumprod itself (so it differentiates)."""
+    y = _movedim(x, dim, -1)
+    n = y.shape[-1]
+    from reference.autograd.tensor import _make
+
+    eye = _make(np.eye(n, dtype=bool))
+    rows = A.expand(A.unsqueeze(y, -2), tuple(y.shape[:-1]) + (n, n))
+    return cumprod_tensor(A.where(eye, A.ones((), dtype=x.dtype), rows), rows.ndim - 1), n
+
+
+def _movedim(t, src, dst):
+    nd = t.ndim
+    src, dst = src % nd, dst % nd
+    order = [d for d in range(nd) if d != src]
+    order.insert(dst, src)
+    return A.permute(t, tuple(order))
+
+
+def _cumprod_grad(c, g):
+    x, dim = c.self, c.dim
+    if x.ndim == 0 or x.numel() <= 1:
+        return g
+    if not _is_batched(x) and not bool((x._data == 0).any()):
+        return reversed_cumsum(c.result * g, dim) / x
+    from reference.autograd.tensor import _make
+
+    table, n = _leave_one_out(x, dim)  # (..., k, j)
+    upper = _make(np.triu(np.ones((n, n), dtype=bool)))  # j >= k
+    gj = A.unsqueeze(_movedim(g, dim, -1), -2)  # (..., 1, j)
+    out = A.sum(A.where(upper, table * gj, A.zeros((), dtype=g.dtype)), -1)  # (..., k)
+    return _movedim(out, -1, dim)
+
+
+def _cumprod_jvp(c, t):
+    x, dim = c.self, c.dim
+    if x.ndim == 0:
+        return t
+    if not _is_batched(x) and not bool((x._data == 0).any()):
+        return cumsum_tensor(t / x, dim) * c.result
+    from reference.autograd.tensor import _make
+
+    y, ty = _movedim(x, dim, -1), _movedim(t, dim, -1)
+    n = y.shape[-1]
+    eye = _make(np.eye(n, dtype=bool))
+    full = tuple(y.shape[:-1]) + (n, n)
+    rows = A.where(eye, A.expand(A.unsqueeze(ty, -2), full), A.expand(A.unsqueeze(y, -2), full))
+    upper = _make(np.triu(np.ones((n, n), dtype=bool)))  # row k contributes to j >= k only
+    terms = A.where(upper, cumprod_tensor(rows, rows.ndim - 1), A.zeros((), dtype=x.dtype))
+    return _movedim(A.sum(terms, -2), -1, dim)
+
+
+rule(
+    "cumsum",
+    "CumsumBackward0",
+    ("self",),
+    forward=cumsum_kernel,
+    grads=(lambda c, g: g if len(c.shapes[0]) == 0 else reversed_cumsum(g, c.dim),),
+    jvp=AUTO_LINEAR,
+    batch=BATCH_DIM,
+)
+rule(
+    "cumprod",
+    "CumprodBackward0",
+    ("self",),
+    forward=cumprod_kernel,
+    grads=(_cumprod_grad,),
+    saves={"self": (0,), "result": (0,)},
+    jvp=(_cumprod_jvp,),
+    batch=BATCH_DIM,
+)
+
+
+def _cum_extreme(x, dim, largest):
+    """Running max/min and the index of its last occurrence (NaN propagates and counts as a new
+    extreme), as PyTorch's cummax/cummin."""
+    xp = namespace_of(x)
+    if x.ndim == 0:
+        return xp.zeros((), dtype=np.int64), x.copy()
+    if x.shape[dim] == 0:
+        return xp.zeros(x.shape, dtype=np.int64), x.copy()
+    acc = xp.maximum if largest else xp.minimum
+    values = acc.accumulate(x, axis=dim)
+    pos = xp.arange(x.shape[dim]).reshape((-1,) + (1,) * (x.ndim - dim - 1))
+    update = (x == values) | xp.isnan(x)
+    idx = xp.maximum.accumulate(xp.where(update, pos, 0), axis=dim)
+    return idx.astype(np.int64), values
+
+
+def _cum_extreme_grad(c, g):
+    from reference.ops.rules.gather import from_rule
+
+    if len(c.shapes[0]) == 0:
+        return g[1]
+    return from_rule("scatter_add_dim", A.zeros(c.shapes[0], dtype=g[1].dtype), c.result, g[1], dim=c.dim)
+
+
+def _cum_extreme_jvp(c, ts):
+    from reference.ops.rules.gather import from_rule
+
+    if ts[0].ndim == 0:
+        return (None, ts[0])
+    return (None, from_rule("gather", ts[0], c.result[0], dim=c.dim))
+
+
+for _name, _node, _largest in (("cummax", "CummaxBackward0", True), ("cummin", "CumminBackward0", False)):
+    rule(
+        _name,
+        _node,
+        ("self",),
+        forward=(lambda largest: lambda x, dim: _cum_extreme(x, dim, largest))(_largest),
+        outputs=2,  # (indices, values): the saved result is the indices, as PyTorch saves them
+        grads=(_cum_extreme_grad,),
+        saves={"result": (0,)},
+        jvp=_cum_extreme_jvp,
+        batch=_batch_multi,
+    )
+
+
+def logcumsumexp_kernel(x, dim):
+    xp = namespace_of(x)
+    if x.ndim == 0:
+        return x.copy()
+    if x.shape[dim] == 0:
+        return x.copy()
+    return xp.logaddexp.accumulate(x, axis=dim)
+
+
+def _logcumsumexp(t, dim):
+    return apply(RULES["logcumsumexp"], (t,), {"dim": dim})
+
+
+def _logcumsumexp_grad(c, g):
+    """PyTorch's logcumsumexp_backward (after TensorFlow's): positive and negative parts of the
+    gradient accumulated in log space, each shifted by the result."""
+    x, result, dim = c.self, c.result, c.dim
+    if g.ndim == 0 or g.numel() == 0:
+        return g
+    lowest = float(np.finfo(g.dtype).min)
+
+    def reverse_lcse(t):
+        return _flip(_logcumsumexp(_flip(t, dim), dim), dim)
+
+    log_abs = A.log(A.abs(g))
+    pos = A.where(g > 0, log_abs, lowest)
+    neg = A.where(g < 0, log_abs, lowest)
+    out_pos = A.exp(reverse_lcse(pos - result) + x)
+    out_neg = A.exp(reverse_lcse(neg - result) + x)
+    return out_pos - out_neg
+
+
+def _logcumsumexp_jvp(c, t):
+    x, dim = c.self, c.dim
+    if x.ndim == 0:
+        return t
+    shift = A.amax(x, dim, keepdim=True)
+    e = A.exp(x - shift)
+    return cumsum_tensor(e * t, dim) / cumsum_tensor(e, dim)
+
+
+rule(
+    "logcumsumexp",
+    "LogcumsumexpBackward0",
+    ("self",),
+    forward=logcumsumexp_kernel,
+    grads=(_logcumsumexp_grad,),
+    saves={"self": (0,), "result": (0,)},
+    jvp=(_logcumsumexp_jvp,),
+    batch=BATCH_DIM,
+)
