@@ -1,0 +1,371 @@
+"""torch.nn.functional's losses: the reference agrees with PyTorch on values, gradients, gradients
+of gradients (float64) and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.autograd.torch_agreement import assert_agree, assert_same_error
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+rng = np.random.default_rng(7)
+
+
+def _r(*shape):
+    return rng.standard_normal(shape)
+
+
+def _u(*shape, lo=0.05, hi=0.95):
+    return rng.uniform(lo, hi, shape)
+
+
+def F(lib):
+    return lib.nn.functional
+
+
+X23, X45 = _r(2, 3), _r(4, 5)
+T4 = np.array([1, 0, 4, 2])
+T4_IGN = np.array([1, -100, 4, 2])
+W5 = rng.uniform(0.5, 2.0, 5)
+X4K = _r(2, 3, 4, 2)  # (N, C, d1, d2)
+T4K = rng.integers(0, 3, (2, 4, 2))
+T4K[0, 1, 1] = 1
+TK_IGN = T4K.copy()
+TK_IGN[1, 0, 0] = 2
+PROBS = np.abs(_r(4, 5))
+PROBS /= PROBS.sum(1, keepdims=True)
+
+REDUCTIONS = ("none", "mean", "sum")
+
+CASES = []
+
+
+def case(id, fn, arrays, mask, **opts):
+    CASES.append(pytest.param(fn, arrays, mask, opts, id=id))
+
+
+for red in REDUCTIONS:
+    case(
+        f"cross_entropy_{red}",
+        lambda L, x, t, r=red: F(L).cross_entropy(x, t, reduction=r),
+        [X45, T4],
+        [1, 0],
+    )
+    case(
+        f"cross_entropy_weight_ignore_{red}",
+        lambda L, x, t, w, r=red: F(L).cross_entropy(x, t, weight=w, reduction=r),
+        [X45, T4_IGN, W5],
+        [1, 0, 0],
+    )
+    case(
+        f"cross_entropy_smoothing_{red}",
+        lambda L, x, t, w, r=red: F(L).cross_entropy(x, t, weight=w, reduction=r, label_smoothing=0.2),
+        [X45, T4_IGN, W5],
+        [1, 0, 0],
+    )
+    case(
+        f"cross_entropy_smoothing_noweight_{red}",
+        lambda L, x, t, r=red: F(L).cross_entropy(x, t, reduction=r, label_smoothing=0.3, ignore_index=4),
+        [X45, T4],
+        [1, 0],
+    )
+    case(
+        f"cross_entropy_probs_{red}",
+        lambda L, x, t, w, r=red: F(L).cross_entropy(x, t, weight=w, reduction=r, label_smoothing=0.1),
+        [X45, PROBS, W5],
+        [1, 1, 0],
+    )
+    case(
+        f"cross_entropy_kd_{red}",
+        lambda L, x, t, r=red: F(L).cross_entropy(x, t, reduction=r, ignore_index=1),
+        [X4K, TK_IGN],
+        [1, 0],
+    )
+    case(
+        f"nll_loss_{red}",
+        lambda L, x, t, w, r=red: F(L).nll_loss(x, t, w, reduction=r, ignore_index=2),
+        [X45, T4, W5],
+        [1, 0, 0],
+    )
+    case(f"nll_loss_2d_{red}", lambda L, x, t, r=red: F(L).nll_loss(x, t, reduction=r), [X4K, T4K], [1, 0])
+    case(
+        f"bce_{red}",
+        lambda L, x, t, w, r=red: F(L).binary_cross_entropy(x, t, weight=w, reduction=r),
+        [_u(3, 4), _u(3, 4), _u(4)],
+        [1, 1, 0],
+    )
+    case(
+        f"bce_logits_{red}",
+        lambda L, x, t, w, pw, r=red: F(L).binary_cross_entropy_with_logits(
+            x, t, weight=w, pos_weight=pw, reduction=r
+        ),
+        [np.array([[0.0, 1.5, -2.0, 40.0], [-50.0, 0.3, 2.0, -0.1]]), _u(2, 4), _u(4), _u(4, lo=0.5, hi=3)],
+        [1, 1, 0, 0],
+    )
+    case(f"mse_{red}", lambda L, x, t, r=red: F(L).mse_loss(x, t, reduction=r), [_r(3, 4), _r(3, 4)], [1, 1])
+    case(
+        f"mse_weight_{red}",
+        lambda L, x, t, w, r=red: F(L).mse_loss(x, t, reduction=r, weight=w),
+        [_r(3, 4), _r(3, 4), _u(3, 4)],
+        [1, 1, 1],
+    )
+    case(
+        f"l1_{red}",
+        lambda L, x, t, r=red: F(L).l1_loss(x, t, reduction=r),
+        [np.array([1.0, 2.0, -1.0]), np.array([1.0, 0.5, 0.0])],
+        [1, 1],
+    )
+    case(
+        f"l1_weight_{red}",
+        lambda L, x, t, w, r=red: F(L).l1_loss(x, t, reduction=r, weight=w),
+        [_r(3, 4), _r(3, 4), _u(3, 4)],
+        [1, 1, 1],
+    )
+    case(
+        f"smooth_l1_{red}",
+        lambda L, x, t, r=red: F(L).smooth_l1_loss(x, t, reduction=r, beta=0.5),
+        [np.array([0.0, 0.5, -0.5, 0.2, 3.0, -2.0]), np.zeros(6)],
+        [1, 1],
+    )
+    case(
+        f"smooth_l1_beta0_{red}",
+        lambda L, x, t, r=red: F(L).smooth_l1_loss(x, t, reduction=r, beta=0.0),
+        [np.array([0.0, 0.5, -1.5]), np.zeros(3)],
+        [1, 1],
+    )
+    case(
+        f"huber_{red}",
+        lambda L, x, t, r=red: F(L).huber_loss(x, t, reduction=r, delta=0.5),
+        [np.array([0.0, 0.5, -0.5, 0.2, 3.0, -2.0]), np.zeros(6)],
+        [1, 1],
+    )
+    case(
+        f"huber_weight_{red}",
+        lambda L, x, t, w, r=red: F(L).huber_loss(x, t, reduction=r, weight=w),
+        [_r(3, 4), _r(3, 4), _u(3, 4)],
+        [1, 1, 1],
+    )
+    case(f"kl_div_{red}", lambda L, x, t, r=red: F(L).kl_div(x, t, reduction=r), [_r(3, 4), _u(3, 4)], [1, 1])
+    case(
+        f"kl_div_log_target_{red}",
+        lambda L, x, t, r=red: F(L).kl_div(x, t, reduction=r, log_target=True),
+        [_r(3, 4), _r(3, 4)],
+        [1, 1],
+    )
+    case(
+        f"poisson_{red}",
+        lambda L, x, t, r=red: F(L).poisson_nll_loss(x, t, reduction=r),
+        [_r(3, 4), 3 * _u(3, 4)],
+        [1, 1],
+    )
+    case(
+        f"poisson_full_nolog_{red}",
+        lambda L, x, t, r=red: F(L).poisson_nll_loss(x, t, log_input=False, full=True, reduction=r, eps=1e-3),
+        [_u(3, 4), 3 * _u(3, 4)],
+        [1, 1],
+    )
+    case(
+        f"gaussian_{red}",
+        lambda L, x, t, v, r=red: F(L).gaussian_nll_loss(x, t, v, reduction=r),
+        [_r(3, 4), _r(3, 4), _u(3, 4)],
+        [1, 1, 1],
+    )
+    case(
+        f"gaussian_full_homosced_clamped_{red}",
+        lambda L, x, t, v, r=red: F(L).gaussian_nll_loss(x, t, v, full=True, eps=0.1, reduction=r),
+        [_r(3, 4), _r(3, 4), np.array([0.01, 0.5, 2.0])],
+        [1, 1, 1],
+    )
+    case(
+        f"margin_ranking_{red}",
+        lambda L, a, b, y, r=red: F(L).margin_ranking_loss(a, b, y, margin=0.5, reduction=r),
+        [np.array([1.0, 0.0, 2.0, -1.0]), np.array([0.5, 0.5, 1.0, -1.0]), np.array([1.0, -1.0, -1.0, 1.0])],
+        [1, 1, 0],
+    )
+    case(
+        f"hinge_embedding_{red}",
+        lambda L, x, y, r=red: F(L).hinge_embedding_loss(x, y, margin=0.7, reduction=r),
+        [np.array([0.2, 1.0, 0.7, -0.3, 2.0]), np.array([1.0, -1.0, -1.0, -1.0, 1.0])],
+        [1, 0],
+    )
+    case(
+        f"soft_margin_{red}",
+        lambda L, x, y, r=red: F(L).soft_margin_loss(x, y, reduction=r),
+        [_r(3, 4), np.sign(_r(3, 4))],
+        [1, 0],
+    )
+    case(
+        f"multilabel_soft_margin_{red}",
+        lambda L, x, y, w, r=red: F(L).multilabel_soft_margin_loss(x, y, weight=w, reduction=r),
+        [
+            np.array([[0.0, 1.0, -3.0], [40.0, -0.2, 0.5]]),
+            np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]),
+            _u(3),
+        ],
+        [1, 1, 0],
+    )
+    case(
+        f"multilabel_margin_{red}",
+        lambda L, x, y, r=red: F(L).multilabel_margin_loss(x, y, reduction=r),
+        [np.array([[0.1, 0.2, 0.4, 0.8], [0.5, 0.5, -0.5, 1.0]]), np.array([[3, 0, -1, 1], [1, 2, 3, -1]])],
+        [1, 0],
+        second=False,  # PyTorch: "derivative for aten::multilabel_margin_loss_backward is not implemented"
+    )
+    case(
+        f"multi_margin_{red}",
+        lambda L, x, y, w, r=red: F(L).multi_margin_loss(x, y, p=2, margin=0.8, weight=w, reduction=r),
+        [_r(3, 4), np.array([0, 3, 1]), _u(4)],
+        [1, 0, 0],
+        second=False,  # PyTorch: "derivative for aten::multi_margin_loss_backward is not implemented"
+    )
+    case(
+        f"multi_margin_p1_{red}",
+        lambda L, x, y, r=red: F(L).multi_margin_loss(x, y, reduction=r),
+        [np.array([[0.1, 1.1, 0.5]]), np.array([1])],
+        [1, 0],
+        second=False,
+    )
+    case(
+        f"triplet_{red}",
+        lambda L, a, p, n, r=red: F(L).triplet_margin_loss(a, p, n, reduction=r),
+        [_r(4, 3), _r(4, 3), _r(4, 3)],
+        [1, 1, 1],
+    )
+    case(
+        f"triplet_swap_p1_{red}",
+        lambda L, a, p, n, r=red: F(L).triplet_margin_loss(a, p, n, p=1, swap=True, margin=2.0, reduction=r),
+        [_r(4, 3), _r(4, 3), _r(4, 3)],
+        [1, 1, 1],
+    )
+    case(
+        f"triplet_distance_fn_{red}",
+        lambda L, a, p, n, r=red: F(L).triplet_margin_with_distance_loss(
+            a, p, n, distance_function=lambda x, y: 1.0 - F(L).cosine_similarity(x, y), swap=True, reduction=r
+        ),
+        [_r(4, 3), _r(4, 3), _r(4, 3)],
+        [1, 1, 1],
+    )
+    case(
+        f"cosine_embedding_{red}",
+        lambda L, a, b, y, r=red: F(L).cosine_embedding_loss(a, b, y, margin=0.1, reduction=r),
+        [_r(4, 3), _r(4, 3), np.array([1.0, -1.0, -1.0, 1.0])],
+        [1, 1, 0],
+    )
+
+case(
+    "kl_div_batchmean", lambda L, x, t: F(L).kl_div(x, t, reduction="batchmean"), [_r(3, 4), _u(3, 4)], [1, 1]
+)
+case(
+    "kl_div_zero_target",
+    lambda L, x, t: F(L).kl_div(x, t, reduction="sum"),
+    [_r(3), np.array([0.0, 0.5, 1.0])],
+    [1, 1],
+)
+case(
+    "bce_at_zero_and_one",
+    lambda L, x, t: F(L).binary_cross_entropy(x, t),
+    [np.array([0.0, 1.0, 0.5, 1.0]), np.array([0.3, 0.2, 0.5, 1.0])],
+    [1, 1],
+)
+case("cross_entropy_unbatched", lambda L, x, t: F(L).cross_entropy(x, t), [_r(5), np.array(3)], [1, 0])
+case(
+    "cross_entropy_all_ignored_mean",
+    lambda L, x, t: F(L).cross_entropy(x, t),
+    [_r(2, 3), np.array([-100, -100])],
+    [1, 0],
+)
+case(
+    "cross_entropy_empty_batch",
+    lambda L, x, t: F(L).cross_entropy(x, t, reduction="sum"),
+    [np.zeros((0, 3)), np.zeros(0, dtype=np.int64)],
+    [1, 0],
+)
+case(
+    "gaussian_var_short",
+    lambda L, x, t, v: F(L).gaussian_nll_loss(x, t, v),
+    [_r(3, 4), _r(3, 4), _u(3)],
+    [1, 1, 1],
+)
+case(
+    "multi_margin_unbatched",
+    lambda L, x, y: F(L).multi_margin_loss(x, y),
+    [_r(4), np.array(2)],
+    [1, 0],
+    second=False,
+)
+case(
+    "multilabel_margin_unbatched",
+    lambda L, x, y: F(L).multilabel_margin_loss(x, y),
+    [_r(4), np.array([2, 1, -1, 0])],
+    [1, 0],
+    second=False,
+)
+case("mse_broadcast", lambda L, x, t: F(L).mse_loss(x, t), [_r(3, 4), _r(4)], [1, 1])
+case(
+    "float32_cross_entropy",
+    lambda L, x, t: F(L).cross_entropy(x.float(), t),
+    [_r(3, 4), np.array([0, 3, 1])],
+    [1, 0],
+    rtol=1e-5,
+    atol=1e-6,
+)
+
+
+@pytest.mark.parametrize("fn, arrays, mask, opts", CASES)
+def test_loss_agrees_with_torch(fn, arrays, mask, opts):
+    assert_agree(fn, arrays, mask, **opts)
+
+
+ERRORS = [
+    ("nll_target_out_of_range", lambda L, x, t: F(L).nll_loss(x, t), [_r(2, 3), np.array([0, 3])]),
+    ("nll_batch_mismatch", lambda L, x, t: F(L).nll_loss(x, t), [_r(2, 3), np.array([0, 1, 2])]),
+    ("nll_float_target", lambda L, x, t: F(L).nll_loss(x, t), [_r(2, 3), np.array([0.0, 1.0])]),
+    ("nll_bad_reduction", lambda L, x, t: F(L).nll_loss(x, t, reduction="avg"), [_r(2, 3), np.array([0, 1])]),
+    ("nll_weight_size", lambda L, x, t, w: F(L).nll_loss(x, t, w), [_r(2, 3), np.array([0, 1]), np.ones(2)]),
+    (
+        "ce_smoothing_range",
+        lambda L, x, t: F(L).cross_entropy(x, t, label_smoothing=1.5),
+        [_r(2, 3), np.array([0, 1])],
+    ),
+    (
+        "bce_out_of_range",
+        lambda L, x, t: F(L).binary_cross_entropy(x, t),
+        [np.array([0.5, 1.5]), np.array([0.0, 1.0])],
+    ),
+    ("bce_size", lambda L, x, t: F(L).binary_cross_entropy(x, t), [np.array([0.5, 0.5]), np.array([0.0])]),
+    (
+        "bce_logits_size",
+        lambda L, x, t: F(L).binary_cross_entropy_with_logits(x, t),
+        [np.array([0.5, 0.5]), np.array([0.0])],
+    ),
+    ("multi_margin_p3", lambda L, x, t: F(L).multi_margin_loss(x, t, p=3), [_r(2, 3), np.array([0, 1])]),
+    (
+        "gaussian_negative_var",
+        lambda L, x, t, v: F(L).gaussian_nll_loss(x, t, v),
+        [_r(2), _r(2), np.array([1.0, -1.0])],
+    ),
+    (
+        "gaussian_var_size",
+        lambda L, x, t, v: F(L).gaussian_nll_loss(x, t, v),
+        [_r(2, 3), _r(2, 3), np.ones(4)],
+    ),
+    ("kl_bad_reduction", lambda L, x, t: F(L).kl_div(x, t, reduction="avg"), [_r(2), _r(2)]),
+    ("poisson_bad_reduction", lambda L, x, t: F(L).poisson_nll_loss(x, t, reduction="x"), [_r(2), _r(2)]),
+    ("triplet_dims", lambda L, a, p, n: F(L).triplet_margin_loss(a, p, n), [_r(2, 3), _r(2, 3), _r(3)]),
+    (
+        "triplet_margin",
+        lambda L, a, p, n: F(L).triplet_margin_with_distance_loss(a, p, n, margin=0.0),
+        [_r(2, 3), _r(2, 3), _r(2, 3)],
+    ),
+    ("mse_weight_size", lambda L, x, t, w: F(L).mse_loss(x, t, weight=w), [_r(2, 3), _r(2, 3), np.ones(3)]),
+    ("soft_margin_target_grad", lambda L, x, t: F(L).soft_margin_loss(x, t.requires_grad_()), [_r(3), _r(3)]),
+    ("smooth_l1_negative_beta", lambda L, x, t: F(L).smooth_l1_loss(x, t, beta=-1.0), [_r(3), _r(3)]),
+]
+
+
+@pytest.mark.parametrize("fn, arrays", [pytest.param(f, a, id=i) for i, f, a in ERRORS])
+def test_loss_errors_match_torch(fn, arrays):
+    assert_same_error(fn, arrays)
