@@ -199,10 +199,13 @@ def scaled_dot_product_attention(
     if full.any():
         scores = A.masked_fill(scores, A.tensor(full), -math.inf)
     # PyTorch's safe softmax: a row whose every score is -inf attends to nothing (zeros)
+    # (their scores are zeroed first, so that neither the softmax nor its backward sees nan)
     dead = np.all(np.isneginf(scores._data), axis=-1, keepdims=True)
-    attn = A.softmax(scores, -1)
     if dead.any():
-        attn = A.masked_fill(attn, A.tensor(np.broadcast_to(dead, tuple(attn.shape))), 0.0)
+        dead = A.tensor(np.broadcast_to(dead, tuple(scores.shape)))
+        attn = A.masked_fill(A.softmax(A.masked_fill(scores, dead, 0.0), -1), dead, 0.0)
+    else:
+        attn = A.softmax(scores, -1)
     if dropout_p > 0.0:
         m = dropout_mask if isinstance(dropout_mask, Tensor) else A.tensor(np.asarray(dropout_mask))
         attn = attn * A.to(m, attn.dtype) * (1.0 / (1.0 - dropout_p) if dropout_p < 1 else 0.0)

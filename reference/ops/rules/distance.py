@@ -54,20 +54,20 @@ def norm_backward(g, x, norm, p, dim, keepdim):
     if p == 1:
         return A.sign(x) * g
     if p == 2:
-        return x * A.where(norm == 0, zero, g / norm)
+        return x * A.masked_fill(g / norm, norm == 0, 0.0)
     if math.isinf(p):
         ax = A.abs(x)
         mask = A.to(ax == norm, x.dtype)
         count = _unreduce(A.sum(mask, dim, keepdim=keepdim), shape, dim, keepdim)
         return A.sign(x) * ((g / count) * mask)
     if p < 1:
-        scaled = A.sign(x) * A.where(x == 0, zero, A.pow(A.abs(x), p - 1))
+        scaled = A.sign(x) * A.masked_fill(A.pow(A.abs(x), p - 1), x == 0, 0.0)
         return scaled * g * A.pow(norm, 1 - p)
     if p < 2:
         scaled = A.sign(x) * A.pow(A.abs(x), p - 1)
     else:
         scaled = x * A.pow(A.abs(x), p - 2)
-    return scaled * A.where(norm == 0, zero, g / A.pow(norm, p - 1))
+    return scaled * A.masked_fill(g / A.pow(norm, p - 1), norm == 0, 0.0)
 
 
 def _pnorm_jvp(c, t):
