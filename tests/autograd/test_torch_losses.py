@@ -369,3 +369,65 @@ ERRORS = [
 @pytest.mark.parametrize("fn, arrays", [pytest.param(f, a, id=i) for i, f, a in ERRORS])
 def test_loss_errors_match_torch(fn, arrays):
     assert_same_error(fn, arrays)
+
+
+# ---- ctc_loss (PyTorch: no double backward, "_ctc_loss_backward is not implemented") -----------------
+
+_LP = np.log(rng.dirichlet(np.ones(5), (7, 3)))  # (T, N, C)
+_TG = np.array([[1, 2, 2, 4], [3, 1, 0, 0], [4, 4, 4, 4]])
+_IL, _TL = np.array([7, 5, 6]), np.array([3, 2, 1])
+CTC = []
+for red in REDUCTIONS:
+    CTC.append(
+        (
+            f"padded_{red}",
+            lambda L, x, t, i, l, r=red: F(L).ctc_loss(x, t, i, l, reduction=r),
+            [_LP, _TG, _IL, _TL],
+        )
+    )
+    CTC.append(
+        (
+            f"concatenated_blank2_{red}",
+            lambda L, x, t, i, l, r=red: F(L).ctc_loss(x, t, i, l, blank=2, reduction=r),
+            [_LP, np.array([1, 3, 3, 4, 0, 1]), _IL, _TL],
+        )
+    )
+    CTC.append(
+        (
+            f"zero_infinity_{red}",
+            lambda L, x, t, i, l, r=red: F(L).ctc_loss(x, t, i, l, reduction=r, zero_infinity=True),
+            [
+                _LP,
+                np.array([[1, 1, 1, 1], [2, 3, 0, 0], [1, 2, 1, 2]]),
+                np.array([7, 2, 3]),
+                np.array([4, 2, 4]),
+            ],
+        )
+    )
+CTC.append(
+    (
+        "unbatched",
+        lambda L, x, t, i, l: F(L).ctc_loss(x, t, i, l, reduction="none"),
+        [_LP[:, 0], np.array([1, 2, 2]), np.array(6), np.array(3)],
+    )
+)
+CTC.append(
+    ("empty_target", lambda L, x, t, i, l: F(L).ctc_loss(x, t, i, l), [_LP, _TG, _IL, np.array([0, 2, 1])])
+)
+CTC.append(
+    (
+        "through_log_softmax",
+        lambda L, x, t, i, l: F(L).ctc_loss(x.log_softmax(2), t, i, l),
+        [_r(7, 3, 5), _TG, _IL, _TL],
+    )
+)
+
+
+@pytest.mark.parametrize("fn, arrays", [pytest.param(f, a, id=i) for i, f, a in CTC])
+def test_ctc_loss_agrees_with_torch(fn, arrays):
+    assert_agree(fn, arrays, [1, 0, 0, 0], second=False, rtol=1e-10, atol=1e-12)
+
+
+def test_ctc_loss_errors_match_torch():
+    assert_same_error(lambda L, x, t, i, l: F(L).ctc_loss(x, t, i, l), [_LP, _TG, np.array([8, 5, 6]), _TL])
+    assert_same_error(lambda L, x, t, i, l: F(L).ctc_loss(x, t, i, l), [_LP, _TG, _IL, np.array([5, 2, 1])])

@@ -26,6 +26,7 @@ NN_FUNCTIONAL = [
     "binary_cross_entropy_with_logits",
     "cosine_embedding_loss",
     "cross_entropy",
+    "ctc_loss",
     "gaussian_nll_loss",
     "hinge_embedding_loss",
     "huber_loss",
@@ -615,3 +616,123 @@ def triplet_margin_with_distance_loss(
         d_neg = A.minimum(d_neg, dist(positive, negative))
     loss = A.clamp(d_pos - d_neg + margin, min=0.0)
     return _reduce(loss, reduction)
+
+
+# ---- ctc_loss ----------------------------------------------------------------------------------------
+
+
+def _lse(xs):
+    """log(sum(exp(.))) over a list of same-shaped tensors; where every term is -inf the result is
+    -inf with a zero gradient (unreachable CTC states: no nan reaches the reachable ones)."""
+    from reference.autograd.grad_mode import no_grad
+
+    X = A.stack(xs, 0)
+    dead_np = np.all(np.isneginf(X._data), axis=0)
+    if dead_np.any():
+        dead = A.tensor(dead_np)
+        X = A.where(A.unsqueeze(dead, 0), A.zeros_like(X), X)
+    with no_grad():
+        m = A.amax(X, 0)
+    out = m + A.log(A.sum(A.exp(X - m), 0))
+    if dead_np.any():
+        out = A.where(dead, A.full_like(out, -math.inf), out)
+    return out
+
+
+def _lengths(v, name, n):
+    a = np.asarray(v._data if isinstance(v, Tensor) else v, dtype=np.int64).reshape(-1)
+    if a.shape[0] != n:
+        raise RuntimeError(f"{name} must be of size batch_size")
+    return a
+
+
+def ctc_loss(
+    log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False
+):
+    """The alpha recursion in log space, written with differentiable ops, plus PyTorch's
+    ``ctc_loss_backward`` convention: its gradient w.r.t. ``log_probs`` is
+    ``exp(log_probs) - exp(log(alpha beta) + nll - log_probs)`` on valid time steps (it assumes a
+    log_softmax before it), reproduced by a term of value 0 whose gradient is ``exp(log_probs)``.
+    ``zero_infinity``: infinite losses and their gradients become zero."""
+    from reference.autograd.grad_mode import no_grad
+
+    _check_reduction(reduction)
+    unbatched = log_probs.ndim == 2
+    if unbatched:
+        log_probs = A.unsqueeze(log_probs, 1)
+        targets = A.unsqueeze(targets, 0) if targets.ndim == 1 else targets
+    if log_probs.ndim != 3:
+        raise RuntimeError(f"ctc_loss: log_probs must be (T, N, C) or (T, C), got {list(log_probs.shape)}")
+    Tn, N, C = log_probs.shape
+    if not 0 <= blank < C:
+        raise RuntimeError("blank must be in label range")
+    il = _lengths(input_lengths, "input_lengths", N)
+    tl = _lengths(target_lengths, "target_lengths", N)
+    tg = targets._data.astype(np.int64)
+    concatenated = tg.ndim == 1 and not unbatched
+    if concatenated:
+        offsets = np.concatenate([[0], np.cumsum(tl)[:-1]])
+        seqs = [tg[o : o + k] for o, k in zip(offsets, tl)]
+    else:
+        seqs = []
+        for b in range(N):
+            if tl[b] > tg.shape[1]:
+                raise RuntimeError(
+                    f"Expected tensor to have size at least {tl[b]} at dimension 1, but got size {tg.shape[1]} "
+                    f"for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)"
+                )
+            seqs.append(tg[b, : tl[b]])
+    for b in range(N):
+        if il[b] > Tn:
+            raise RuntimeError(
+                f"Expected input_lengths to have value at most {Tn}, but got value {il[b]} "
+                f"(while checking arguments for ctc_loss_allocate_outputs)"
+            )
+    S = 2 * int(tl.max(initial=0)) + 1
+    lab = np.full((N, S), blank, dtype=np.int64)  # the extended labels l'
+    allowed = np.zeros((N, S), dtype=bool)  # s - 2 -> s transitions
+    for b, seq in enumerate(seqs):
+        lab[b, 1 : 2 * len(seq) : 2] = seq
+        for s in range(3, 2 * len(seq), 2):
+            allowed[b, s] = lab[b, s] != lab[b, s - 2]
+    neg = -math.inf
+    dt = log_probs.dtype
+    flat_nc = (np.arange(N)[:, None] * C + lab).reshape(-1)
+    emit = [A.reshape(A.take(log_probs, t * N * C + flat_nc), (N, S)) for t in range(Tn)]
+    first = np.full((N, S), False)
+    first[:, 0] = True
+    first[:, 1] = tl > 0
+    pad = A.full((N, 1), neg, dtype=dt)
+    allowed_t = A.tensor(allowed)
+    alpha = A.where(A.tensor(first[:, :S]), emit[0], A.full((N, S), neg, dtype=dt)) if Tn else None
+    alphas = [alpha]
+    for t in range(1, Tn):
+        prev = alphas[-1]
+        shift1 = A.cat([pad, prev[:, : S - 1]], 1)
+        shift2 = A.cat([pad, pad, prev[:, : S - 2]], 1) if S > 2 else A.full((N, S), neg, dtype=dt)
+        shift2 = A.where(allowed_t, shift2, A.full((N, S), neg, dtype=dt))
+        alphas.append(_lse([prev, shift1, shift2]) + emit[t])
+    nlls = []
+    for b in range(N):
+        if il[b] == 0:
+            last = A.full((2,), neg, dtype=dt) if tl[b] else A.full((1,), 0.0, dtype=dt)
+            nlls.append(-_lse([last[i] for i in range(last.shape[0])]))
+            continue
+        end = alphas[il[b] - 1][b]
+        ends = [end[2 * tl[b]]] + ([end[2 * tl[b] - 1]] if tl[b] > 0 else [])
+        nlls.append(-_lse(ends))
+    nll = A.stack(nlls, 0)
+    inf = np.isinf(nll._data)
+    # PyTorch's gradient convention: + exp(log_probs) on valid steps, a term of value 0
+    valid = (np.arange(Tn)[:, None] < il[None, :]) & ~(inf & zero_infinity)[None, :]
+    with no_grad():
+        const = A.exp(log_probs)
+    ghost = A.sum((A.exp(log_probs) - const) * A.tensor(valid[:, :, None].astype(dt)), (0, 2))
+    loss = nll + ghost
+    if zero_infinity and inf.any():
+        loss = A.where(A.tensor(inf), A.zeros_like(loss), loss)
+    if reduction == "mean":
+        return A.mean(loss / A.tensor(np.maximum(tl, 1).astype(dt)))
+    if reduction == "sum":
+        return A.sum(loss)
+    return loss[0] if unbatched else loss
