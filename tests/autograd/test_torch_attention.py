@@ -215,3 +215,73 @@ ERRORS = [
 @pytest.mark.parametrize("fn, arrays", [pytest.param(f, a, id=i) for i, f, a in ERRORS])
 def test_errors_match_torch(fn, arrays):
     assert_same_error(fn, arrays)
+
+
+# ---- multi_head_attention_forward -------------------------------------------------------------------
+
+E, H = 6, 2
+_MHA = dict(
+    q=_r(4, 2, E),
+    k=_r(5, 2, E),
+    v=_r(5, 2, E),
+    w_in=_r(3 * E, E) * 0.5,
+    b_in=_r(3 * E),
+    w_out=_r(E, E) * 0.5,
+    b_out=_r(E),
+)
+_KPM = np.array([[False, False, True, False, False], [False, False, False, False, True]])
+_AM = rng.random((4, 5)) > 0.8
+_AM[:, 0] = False
+_BK, _BV = _r(1, 1, E), _r(1, 1, E)
+
+
+def _mha(L, q, k, v, w_in, b_in, w_out, b_out, *, kpm=None, am=None, bias_kv=None, **kw):
+    bk = bv = None
+    if bias_kv is not None:
+        bk, bv = bias_kv
+    out, weights = F(L).multi_head_attention_forward(
+        q,
+        k,
+        v,
+        E,
+        H,
+        w_in,
+        b_in,
+        bk,
+        bv,
+        kw.pop("add_zero_attn", False),
+        0.0,
+        w_out,
+        b_out,
+        training=False,
+        key_padding_mask=kpm,
+        attn_mask=am,
+        **kw,
+    )
+    return out if weights is None else out.sum() + (weights * weights).sum()
+
+
+_ARGS = [_MHA[n] for n in ("q", "k", "v", "w_in", "b_in", "w_out", "b_out")]
+MHA = [
+    ("plain", lambda L, *a: _mha(L, *a)),
+    ("no_weights", lambda L, *a: _mha(L, *a, need_weights=False)),
+    ("per_head_weights", lambda L, *a: _mha(L, *a, average_attn_weights=False)),
+    ("key_padding_mask", lambda L, *a: _mha(L, *a, kpm=L.tensor(_KPM))),
+    ("bool_attn_mask", lambda L, *a: _mha(L, *a, am=L.tensor(_AM))),
+    (
+        "both_masks_no_weights",
+        lambda L, *a: _mha(L, *a, am=L.tensor(_AM), kpm=L.tensor(_KPM), need_weights=False),
+    ),
+    ("add_zero_attn", lambda L, *a: _mha(L, *a, add_zero_attn=True, kpm=L.tensor(_KPM))),
+    ("bias_kv", lambda L, *a: _mha(L, *a, bias_kv=(L.tensor(_BK), L.tensor(_BV)), am=L.tensor(_AM))),
+]
+
+
+@pytest.mark.parametrize("fn", [pytest.param(f, id=i) for i, f in MHA])
+def test_multi_head_attention_forward_agrees_with_torch(fn):
+    assert_agree(fn, _ARGS, [1] * 7, second=False)
+
+
+def test_multi_head_attention_forward_unbatched_second_order():
+    args = [_MHA["q"][:, 0], _MHA["k"][:, 0], _MHA["v"][:, 0]] + _ARGS[3:]
+    assert_agree(lambda L, *a: _mha(L, *a), args, [1] * 7)

@@ -24,6 +24,7 @@ __all__ = ["cdist", "cosine_similarity", "pairwise_distance", "pdist"]
 
 NN_FUNCTIONAL = [
     "cosine_similarity",
+    "multi_head_attention_forward",
     "normalize",
     "one_hot",
     "pairwise_distance",
@@ -210,3 +211,160 @@ def scaled_dot_product_attention(
         m = dropout_mask if isinstance(dropout_mask, Tensor) else A.tensor(np.asarray(dropout_mask))
         attn = attn * A.to(m, attn.dtype) * (1.0 / (1.0 - dropout_p) if dropout_p < 1 else 0.0)
     return A.matmul(attn, value)
+
+
+def _linear(x, w, b):
+    out = A.matmul(x, A.t(w))
+    return out if b is None else out + b
+
+
+def _float_mask(mask, dtype):
+    """PyTorch's ``_canonical_mask``: a bool mask becomes 0 / -inf in the query's dtype."""
+    if mask is None:
+        return None
+    if mask.dtype == np.bool_:
+        return A.tensor(np.where(mask._data, -np.inf, 0.0).astype(dtype))
+    if mask.dtype.kind != "f":
+        raise AssertionError("only bool and floating types of masks are supported")
+    return mask
+
+
+def _pad_last(mask):
+    return A.cat([mask, A.zeros(*(tuple(mask.shape[:-1]) + (1,)), dtype=mask.dtype)], -1)
+
+
+def multi_head_attention_forward(
+    query,
+    key,
+    value,
+    embed_dim_to_check,
+    num_heads,
+    in_proj_weight,
+    in_proj_bias,
+    bias_k,
+    bias_v,
+    add_zero_attn,
+    dropout_p,
+    out_proj_weight,
+    out_proj_bias,
+    training=True,
+    key_padding_mask=None,
+    need_weights=True,
+    attn_mask=None,
+    use_separate_proj_weight=False,
+    q_proj_weight=None,
+    k_proj_weight=None,
+    v_proj_weight=None,
+    static_k=None,
+    static_v=None,
+    average_attn_weights=True,
+    is_causal=False,
+    *,
+    dropout_mask=None,
+):
+    """PyTorch's ``multi_head_attention_forward`` (its Python composite, step by step). Dropout in
+    training needs ``dropout_mask=`` of shape (N * num_heads, L, S): no hidden randomness."""
+    is_batched = query.ndim == 3
+    if not is_batched:
+        query, key, value = (A.unsqueeze(t, 1) for t in (query, key, value))
+        if key_padding_mask is not None:
+            key_padding_mask = A.unsqueeze(key_padding_mask, 0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    dt = query.dtype
+    key_padding_mask = _float_mask(key_padding_mask, dt)
+    if is_causal and attn_mask is None:
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the Transformer module method "
+            "`generate_square_subsequent_mask` to create this mask."
+        )
+    attn_mask = _float_mask(attn_mask, dt)
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(
+            f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}"
+        )
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        w_q, w_k, w_v = A.chunk(in_proj_weight, 3)
+    else:
+        w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
+    b_q = b_k = b_v = None
+    if in_proj_bias is not None:
+        b_q, b_k, b_v = A.chunk(in_proj_bias, 3)
+    q, k, v = _linear(query, w_q, b_q), _linear(key, w_k, b_k), _linear(value, w_v, b_v)
+    if attn_mask is not None:
+        if attn_mask.ndim == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(
+                    f"The shape of the 2D attn_mask is torch.Size({list(attn_mask.shape)}), but should be "
+                    f"{(tgt_len, src_len)}."
+                )
+            attn_mask = A.unsqueeze(attn_mask, 0)
+        elif attn_mask.ndim == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(
+                    f"The shape of the 3D attn_mask is torch.Size({list(attn_mask.shape)}), but should be "
+                    f"{(bsz * num_heads, tgt_len, src_len)}."
+                )
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+    if bias_k is not None and bias_v is not None:
+        k = A.cat([k, A.expand(bias_k, (1, bsz, embed_dim))])
+        v = A.cat([v, A.expand(bias_v, (1, bsz, embed_dim))])
+        if attn_mask is not None:
+            attn_mask = _pad_last(attn_mask)
+        if key_padding_mask is not None:
+            key_padding_mask = _pad_last(key_padding_mask)
+    q = A.transpose(A.reshape(q, (tgt_len, bsz * num_heads, head_dim)), 0, 1)
+    k = (
+        static_k
+        if static_k is not None
+        else A.transpose(A.reshape(k, (k.shape[0], bsz * num_heads, head_dim)), 0, 1)
+    )
+    v = (
+        static_v
+        if static_v is not None
+        else A.transpose(A.reshape(v, (v.shape[0], bsz * num_heads, head_dim)), 0, 1)
+    )
+    if add_zero_attn:
+        zeros = A.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype)
+        k, v = A.cat([k, zeros], 1), A.cat([v, zeros], 1)
+        if attn_mask is not None:
+            attn_mask = _pad_last(attn_mask)
+        if key_padding_mask is not None:
+            key_padding_mask = _pad_last(key_padding_mask)
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        kpm = A.reshape(
+            A.expand(A.reshape(key_padding_mask, (bsz, 1, 1, src_len)), (bsz, num_heads, 1, src_len)),
+            (bsz * num_heads, 1, src_len),
+        )
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    if not training:
+        dropout_p = 0.0
+    if dropout_p > 0.0 and dropout_mask is None:
+        raise ValueError(
+            "multi_head_attention_forward: dropout_p > 0 in training draws a random mask in PyTorch; the "
+            "reference has no hidden randomness: pass dropout_mask= (shape (N * num_heads, L, S), 1 = keep)"
+        )
+    scores = A.matmul(q * math.sqrt(1.0 / float(head_dim)), A.transpose(k, -2, -1))
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    weights = A.softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = weights * A.to(dropout_mask, dt) * (1.0 / (1.0 - dropout_p) if dropout_p < 1 else 0.0)
+    out = A.matmul(weights, v)
+    out = A.reshape(A.transpose(out, 0, 1), (tgt_len * bsz, embed_dim))
+    out = A.reshape(_linear(out, out_proj_weight, out_proj_bias), (tgt_len, bsz, -1))
+    if not need_weights:
+        return (A.squeeze(out, 1) if not is_batched else out), None
+    weights = A.reshape(weights, (bsz, num_heads, tgt_len, src_len))
+    if average_attn_weights:
+        weights = A.mean(weights, 1)
+    if not is_batched:
+        return A.squeeze(out, 1), A.squeeze(weights, 0)
+    return out, weights
