@@ -362,6 +362,36 @@ ERRORS = [
     ),
     ("mse_weight_size", lambda L, x, t, w: F(L).mse_loss(x, t, weight=w), [_r(2, 3), _r(2, 3), np.ones(3)]),
     ("soft_margin_target_grad", lambda L, x, t: F(L).soft_margin_loss(x, t.requires_grad_()), [_r(3), _r(3)]),
+    (
+        "nll_weight_grad",
+        lambda L, x, t, w: F(L).nll_loss(x, t, w.requires_grad_()),
+        [_r(2, 3), np.array([0, 1]), np.ones(3)],
+    ),
+    (
+        "ce_weight_grad",
+        lambda L, x, t, w: F(L).cross_entropy(x, t, w.requires_grad_()),
+        [_r(2, 3), np.array([0, 1]), np.ones(3)],
+    ),
+    (
+        "bce_weight_grad",
+        lambda L, x, t, w: F(L).binary_cross_entropy(x, t, w.requires_grad_()),
+        [_u(3), _u(3), _u(3)],
+    ),
+    (
+        "bce_logits_weight_grad",
+        lambda L, x, t, w: F(L).binary_cross_entropy_with_logits(x, t, weight=w.requires_grad_()),
+        [_r(3), _u(3), _u(3)],
+    ),
+    (
+        "bce_logits_pos_weight_grad",
+        lambda L, x, t, w: F(L).binary_cross_entropy_with_logits(x, t, pos_weight=w.requires_grad_()),
+        [_r(3), _u(3), _u(3)],
+    ),
+    (
+        "multi_margin_weight_grad",
+        lambda L, x, t, w: F(L).multi_margin_loss(x, t, weight=w.requires_grad_()),
+        [_r(2, 3), np.array([0, 1]), np.ones(3)],
+    ),
     ("smooth_l1_negative_beta", lambda L, x, t: F(L).smooth_l1_loss(x, t, beta=-1.0), [_r(3), _r(3)]),
 ]
 

@@ -65,6 +65,17 @@ def _legacy_reduction(size_average, reduce, reduction, emit_warning=True):
     return out
 
 
+def _nondiff(fn, arg, t):
+    """PyTorch's check that an input its derivative formula does not cover needs no gradient."""
+    from reference.autograd.grad_mode import is_grad_enabled
+
+    if t is not None and isinstance(t, Tensor) and t.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            f"The function '{fn}' is not differentiable with respect to argument '{arg}'. "
+            f"This input cannot have requires_grad True."
+        )
+
+
 def _check_reduction(reduction):
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -295,6 +306,7 @@ def _nll(input, target, weight, ignore_index, reduction):
     bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
     if bool(np.any(bad)):
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    _nondiff("nll_loss_forward", "weight", weight)
     w = None if weight is None else A.to(weight, input.dtype)
     return nll_loss_prim(input, target, w, reduction, ignore_index)
 
@@ -379,6 +391,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     x = input._data
     if bool(np.any((x < 0) | (x > 1))):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    _nondiff("binary_cross_entropy", "weight", weight)
     if weight is not None:
         shape = tuple(np.broadcast_shapes(tuple(weight.shape), tuple(input.shape)))
         weight = A.expand(weight, shape)
@@ -398,6 +411,8 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({_size(target.shape)}) must be the same as input size ({_size(input.shape)})"
         )
+    _nondiff("binary_cross_entropy_with_logits", "weight", weight)
+    _nondiff("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     # PyTorch: (1 - t) x - (1 + (pw - 1) t) log_sigmoid(x), times weight
     ls = _logsigmoid(input)
     if pos_weight is not None:
@@ -511,6 +526,7 @@ def multi_margin_loss(
         raise ValueError("weight must be one-dimensional")
     _check_reduction(reduction)
     _margin_shapes(input, target, "multi_margin_loss")
+    _nondiff("multi_margin_loss", "weight", weight)
     x = input if input.ndim == 2 else A.reshape(input, (1, -1))
     n, C = x.shape
     t = target._data.reshape(-1)
