@@ -461,3 +461,82 @@ def test_ctc_loss_agrees_with_torch(fn, arrays):
 def test_ctc_loss_errors_match_torch():
     assert_same_error(lambda L, x, t, i, l: F(L).ctc_loss(x, t, i, l), [_LP, _TG, np.array([8, 5, 6]), _TL])
     assert_same_error(lambda L, x, t, i, l: F(L).ctc_loss(x, t, i, l), [_LP, _TG, _IL, np.array([5, 2, 1])])
+
+
+# ---- the composites under vmap: like a loop over the batch (allow_fallback=False) ---------------------
+
+
+def _vmap_cases():
+    import reference as T
+
+    Fr = T.nn.functional
+    g = np.random.default_rng(5)
+
+    def t(*s):
+        return T.tensor(g.standard_normal(s))
+
+    def u(*s):
+        return T.tensor(g.uniform(0.1, 0.9, s))
+
+    B = 3
+    w3 = T.tensor([1.0, 2.0, 3.0])
+    eye = T.tensor(np.eye(4).repeat(3, 0) * 0.5 + 0.1)
+    tg, il, tl = T.tensor([[1, 2, 2], [3, 1, 0]]), T.tensor([5, 4]), T.tensor([3, 2])
+    return {
+        "mse": (lambda x, y: Fr.mse_loss(x, y), [t(B, 2, 3), t(B, 2, 3)]),
+        "bce_logits": (lambda x, y: Fr.binary_cross_entropy_with_logits(x, y), [t(B, 4), u(B, 4)]),
+        "bce": (lambda x, y: Fr.binary_cross_entropy(x, y), [u(B, 4), u(B, 4)]),
+        "kl_div": (lambda x, y: Fr.kl_div(x, y, reduction="batchmean"), [t(B, 2, 3), u(B, 2, 3)]),
+        "sdpa_causal": (
+            lambda q, k, v: Fr.scaled_dot_product_attention(q, k, v, is_causal=True),
+            [t(B, 2, 4, 3)] * 3,
+        ),
+        "triplet_swap": (
+            lambda a, p, n: Fr.triplet_margin_loss(a, p, n, swap=True),
+            [t(B, 4, 3), t(B, 4, 3), t(B, 4, 3)],
+        ),
+        "multi_margin": (lambda x: Fr.multi_margin_loss(x, T.tensor([0, 2])), [t(B, 2, 3)]),
+        "multilabel_margin": (
+            lambda x: Fr.multilabel_margin_loss(x, T.tensor([[0, 2, -1], [1, -1, 0]])),
+            [t(B, 2, 3)],
+        ),
+        "cosine_embedding": (
+            lambda a, b: Fr.cosine_embedding_loss(a, b, T.tensor([1.0, -1.0])),
+            [t(B, 2, 3), t(B, 2, 3)],
+        ),
+        "smooth_l1": (lambda x, y: Fr.smooth_l1_loss(x, y, beta=0.5), [t(B, 5), t(B, 5)]),
+        "gaussian_nll": (lambda x, y, v: Fr.gaussian_nll_loss(x, y, v), [t(B, 5), t(B, 5), u(B, 5)]),
+        "poisson_nll": (lambda x, y: Fr.poisson_nll_loss(x, y, full=True), [t(B, 5), u(B, 5) * 3]),
+        "cross_entropy_probs": (
+            lambda x, y: Fr.cross_entropy(x, y, label_smoothing=0.1),
+            [t(B, 2, 3), u(B, 2, 3)],
+        ),
+        "cross_entropy_weight": (
+            lambda x: Fr.cross_entropy(x, T.tensor([0, 2]), weight=w3, label_smoothing=0.2),
+            [t(B, 2, 3)],
+        ),
+        "multilabel_soft_margin": (
+            lambda x, y: Fr.multilabel_soft_margin_loss(x, y),
+            [t(B, 2, 3), u(B, 2, 3)],
+        ),
+        "normalize": (lambda x: Fr.normalize(x, p=3, dim=-1), [t(B, 2, 3)]),
+        "cdist": (lambda a, b: T.cdist(a, b, p=1.5), [t(B, 3, 2), t(B, 4, 2)]),
+        "pdist": (lambda a: Fr.pdist(a), [t(B, 4, 2)]),
+        "ctc": (lambda x: Fr.ctc_loss(x.log_softmax(-1), tg, il, tl), [t(B, 5, 2, 4)]),
+        "mha": (
+            lambda q: Fr.multi_head_attention_forward(
+                q, q, q, 4, 2, eye, None, None, None, False, 0.0, T.tensor(np.eye(4)), None, training=False
+            )[0],
+            [t(B, 3, 1, 4)],
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_vmap_cases()))
+def test_composite_vmap_matches_a_loop(name):
+    from reference.func import vmap
+
+    fn, xs = _vmap_cases()[name]
+    out = vmap(fn, allow_fallback=False)(*xs).numpy()
+    loop = np.stack([fn(*[x[i] for x in xs]).numpy() for i in range(xs[0].shape[0])])
+    np.testing.assert_allclose(out, loop, rtol=1e-12, atol=1e-12)

@@ -201,7 +201,11 @@ def scaled_dot_product_attention(
         scores = A.masked_fill(scores, A.tensor(full), -math.inf)
     # PyTorch's safe softmax: a row whose every score is -inf attends to nothing (zeros)
     # (their scores are zeroed first, so that neither the softmax nor its backward sees nan)
-    dead = np.all(np.isneginf(scores._data), axis=-1, keepdims=True)
+    # (known from the masks, not from the scores, so that it holds under vmap too)
+    blocked = full
+    if bias is not None:
+        blocked = blocked | np.isneginf(np.broadcast_to(bias._data, full.shape))
+    dead = np.all(blocked, axis=-1, keepdims=True)
     if dead.any():
         dead = A.tensor(np.broadcast_to(dead, tuple(scores.shape)))
         attn = A.masked_fill(A.softmax(A.masked_fill(scores, dead, 0.0), -1), dead, 0.0)

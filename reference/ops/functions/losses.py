@@ -637,13 +637,13 @@ def triplet_margin_with_distance_loss(
 # ---- ctc_loss ----------------------------------------------------------------------------------------
 
 
-def _lse(xs):
-    """log(sum(exp(.))) over a list of same-shaped tensors; where every term is -inf the result is
-    -inf with a zero gradient (unreachable CTC states: no nan reaches the reachable ones)."""
+def _lse(xs, dead_np):
+    """log(sum(exp(.))) over a list of same-shaped tensors; where ``dead_np`` (every term is -inf:
+    an unreachable CTC state, known from the labels and lengths alone, so also under vmap) the
+    result is -inf with a zero gradient, so no nan reaches the reachable states."""
     from reference.autograd.grad_mode import no_grad
 
     X = A.stack(xs, 0)
-    dead_np = np.all(np.isneginf(X._data), axis=0)
     if dead_np.any():
         dead = A.tensor(dead_np)
         X = A.where(A.unsqueeze(dead, 0), A.zeros_like(X), X)
@@ -721,24 +721,29 @@ def ctc_loss(
     pad = A.full((N, 1), neg, dtype=dt)
     allowed_t = A.tensor(allowed)
     alpha = A.where(A.tensor(first[:, :S]), emit[0], A.full((N, S), neg, dtype=dt)) if Tn else None
-    alphas = [alpha]
+    alphas, reach = [alpha], [first]
     for t in range(1, Tn):
-        prev = alphas[-1]
+        prev, r = alphas[-1], reach[-1]
+        r_new = r.copy()
+        r_new[:, 1:] |= r[:, :-1]
+        r_new[:, 2:] |= r[:, :-2] & allowed[:, 2:]
+        reach.append(r_new)
         shift1 = A.cat([pad, prev[:, : S - 1]], 1)
         shift2 = A.cat([pad, pad, prev[:, : S - 2]], 1) if S > 2 else A.full((N, S), neg, dtype=dt)
         shift2 = A.where(allowed_t, shift2, A.full((N, S), neg, dtype=dt))
-        alphas.append(_lse([prev, shift1, shift2]) + emit[t])
+        alphas.append(_lse([prev, shift1, shift2], ~r_new) + emit[t])
     nlls = []
+    inf = np.zeros(N, dtype=bool)  # infeasible: no path (the target does not fit the input length)
     for b in range(N):
         if il[b] == 0:
-            last = A.full((2,), neg, dtype=dt) if tl[b] else A.full((1,), 0.0, dtype=dt)
-            nlls.append(-_lse([last[i] for i in range(last.shape[0])]))
+            inf[b] = tl[b] > 0
+            nlls.append(A.full((), math.inf if inf[b] else 0.0, dtype=dt))
             continue
-        end = alphas[il[b] - 1][b]
-        ends = [end[2 * tl[b]]] + ([end[2 * tl[b] - 1]] if tl[b] > 0 else [])
-        nlls.append(-_lse(ends))
+        end, r = alphas[il[b] - 1][b], reach[il[b] - 1][b]
+        ends = [2 * tl[b]] + ([2 * tl[b] - 1] if tl[b] > 0 else [])
+        inf[b] = not r[ends].any()
+        nlls.append(-_lse([end[s] for s in ends], np.asarray(inf[b])))
     nll = A.stack(nlls, 0)
-    inf = np.isinf(nll._data)
     # PyTorch's gradient convention: + exp(log_probs) on valid steps, a term of value 0
     valid = (np.arange(Tn)[:, None] < il[None, :]) & ~(inf & zero_infinity)[None, :]
     with no_grad():
