@@ -51,31 +51,73 @@ def _crop(a, shape):
 
 def _fold_batch_groups(x, weight, batch_groups, groups, transposed):
     """JAX's batch_group_count: input batch split into contiguous blocks, block b feeding the b-th
-    block of output channels. It is a feature-grouped convolution once the blocks move into channels."""
+    block of output channels. It is a feature-grouped convolution once the blocks move into channels.
+
+    Returns ``(x_folded, w_folded, unfold_x, unfold_w)``: the arrays of that grouped convolution
+    (``groups = batch_groups``) and the maps taking gradients of the folded arrays back. For a
+    transposed convolution (weight (C, O, *k)) the same definition holds: block b of the input
+    batch feeds output channels b*O/bg ... (b+1)*O/bg - 1, through weight[:, those channels]."""
     if isinstance(batch_groups, bool) or not isinstance(batch_groups, int) or batch_groups < 1:
         raise ConvConfigError("batch_groups", batch_groups, "must be a positive int")
-    if transposed:
-        raise ConvConfigError("batch_groups", batch_groups, "applies only to non-transposed convolution")
     if groups != 1:
         raise ConvConfigError(
             "batch_groups", batch_groups, f"cannot be combined with groups={groups} (as in XLA)"
         )
+    bg = batch_groups
     n, c = x.shape[0], x.shape[1]
-    if n % batch_groups:
+    out_channels = weight.shape[1] if transposed else weight.shape[0]
+    if n % bg:
         raise ConvConfigError("batch_groups", batch_groups, f"must divide the input batch ({n})")
-    if weight.shape[0] % batch_groups:
+    if out_channels % bg:
         raise ConvConfigError(
-            "batch_groups", batch_groups, f"must divide the output channels ({weight.shape[0]})"
+            "batch_groups", batch_groups, f"must divide the output channels ({out_channels})"
         )
-    if weight.ndim == x.ndim and weight.shape[1] != c:
+    in_axis = 0 if transposed else 1
+    if weight.ndim == x.ndim and weight.shape[in_axis] != c:
         raise ConvConfigError(
             "weight.shape",
             tuple(weight.shape),
-            f"weight.shape[1] must equal the input's channels ({c}) with batch_groups",
+            f"weight.shape[{in_axis}] must equal the input's channels ({c}) with batch_groups",
         )
     spatial = x.shape[2:]
-    folded = x.reshape(batch_groups, n // batch_groups, c, *spatial).swapaxes(0, 1)
-    return folded.reshape(n // batch_groups, batch_groups * c, *spatial)
+    folded = x.reshape(bg, n // bg, c, *spatial).swapaxes(0, 1).reshape(n // bg, bg * c, *spatial)
+
+    def unfold_x(g):
+        return g.reshape(n // bg, bg, c, *spatial).swapaxes(0, 1).reshape(n, c, *spatial)
+
+    if not transposed:
+        return folded, weight, unfold_x, lambda g: g
+    k = weight.shape[2:]
+    o = out_channels // bg
+    w_f = weight.reshape(c, bg, o, *k).swapaxes(0, 1).reshape(bg * c, o, *k)
+
+    def unfold_w(g):
+        return g.reshape(bg, c, o, *k).swapaxes(0, 1).reshape(c, bg * o, *k)
+
+    return folded, w_f, unfold_x, unfold_w
+
+
+def _dilate_input(x, lhs_dilation):
+    """TF/JAX's input (lhs) dilation: ``d - 1`` zeros between neighbouring input elements per dim."""
+    rank = x.ndim - 2
+    if isinstance(lhs_dilation, bool):
+        raise ConvConfigError("lhs_dilation", lhs_dilation, "must be an int >= 1 or one per spatial dim")
+    d = (lhs_dilation,) * rank if isinstance(lhs_dilation, int) else tuple(lhs_dilation)
+    if len(d) != rank or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in d):
+        raise ConvConfigError("lhs_dilation", lhs_dilation, f"must be an int >= 1 or {rank} of them")
+    if all(v == 1 for v in d):
+        return x, None
+    xp = namespace_of(x)
+    shape = x.shape[:2] + tuple((n - 1) * v + 1 if n else 0 for n, v in zip(x.shape[2:], d))
+    out = xp.zeros(shape, dtype=x.dtype)
+    index = (slice(None), slice(None), *(slice(None, None, v) for v in d))
+    out[index] = x
+    return out, index
+
+
+def _unbatched(input, weight):
+    """PyTorch's unbatched convolution input: (C, *spatial) with a (O, C/g, *k) weight."""
+    return hasattr(input, "ndim") and hasattr(weight, "ndim") and input.ndim == weight.ndim - 1 >= 2
 
 
 def convolution(
@@ -90,6 +132,7 @@ def convolution(
     groups=1,
     *,
     batch_groups=1,
+    lhs_dilation=1,
     algorithm=None,
 ):
     """aten's ``convolution``: N-d, strided, dilated, grouped, optionally transposed, with bias.
@@ -97,11 +140,32 @@ def convolution(
     ``padding``: an int, one int per spatial dim, one ``(lo, hi)`` pair per dim (asymmetric;
     negative crops), ``"valid"``, ``"same"`` (TensorFlow's split, odd pad at the end, any stride)
     or ``"same_lower"`` (odd pad at the start). ``batch_groups`` is JAX's
-    ``batch_group_count``. ``algorithm`` forces one path (see :func:`algorithms`).
+    ``batch_group_count`` (with ``transposed`` too: input batch block b feeds output-channel block
+    b). ``lhs_dilation`` is TF/JAX's input dilation (``d - 1`` zeros between input elements, before
+    padding; an extra keyword, PyTorch's ``dilation`` is the kernel's). An unbatched input
+    ``(C, *spatial)`` gives an unbatched output, as PyTorch's ``conv2d`` on a 3-d tensor.
+    ``algorithm`` forces one path (see :func:`algorithms`).
     """
+    if _unbatched(input, weight):  # PyTorch's (C, *spatial) input: a batch of one, squeezed after
+        y = convolution(
+            input[None],
+            weight,
+            bias,
+            stride,
+            padding,
+            dilation,
+            transposed,
+            output_padding,
+            groups,
+            batch_groups=batch_groups,
+            lhs_dilation=lhs_dilation,
+            algorithm=algorithm,
+        )
+        return y[0]
     x, w = _array("input", input), _array("weight", weight)
+    x, _ = _dilate_input(x, lhs_dilation)
     if batch_groups != 1:
-        x = _fold_batch_groups(x, w, batch_groups, groups, transposed)
+        x, w, _, _ = _fold_batch_groups(x, w, batch_groups, groups, transposed)
         groups = batch_groups
     p = plan(x.shape, w.shape, stride, padding, dilation, transposed, output_padding, groups)
     xp = namespace_of(x, w, bias)
@@ -134,12 +198,69 @@ def convolution_backward(
     groups,
     output_mask,
     *,
+    batch_groups=1,
+    lhs_dilation=1,
     algorithm=None,
 ):
     """aten's ``convolution_backward``: ``(grad_input, grad_weight, grad_bias)``, each ``None`` where
-    ``output_mask`` is False. ``bias_sizes`` is the bias shape (or ``None``) and is only checked."""
+    ``output_mask`` is False. ``bias_sizes`` is the bias shape (or ``None``) and is only checked.
+    ``batch_groups``, ``lhs_dilation`` and unbatched arrays as in :func:`convolution`."""
+    if _unbatched(input, weight):
+        gi, gw, gb = convolution_backward(
+            grad_output[None],
+            input[None],
+            weight,
+            bias_sizes,
+            stride,
+            padding,
+            dilation,
+            transposed,
+            output_padding,
+            groups,
+            output_mask,
+            batch_groups=batch_groups,
+            lhs_dilation=lhs_dilation,
+            algorithm=algorithm,
+        )
+        return (None if gi is None else gi[0]), gw, gb
     gy, x, w = _array("grad_output", grad_output), _array("input", input), _array("weight", weight)
     mask = _mask(output_mask)
+    x, dilated_at = _dilate_input(x, lhs_dilation)
+    if batch_groups != 1:
+        x, w, unfold_x, unfold_w = _fold_batch_groups(x, w, batch_groups, groups, transposed)
+        gi, gw, gb = convolution_backward(
+            gy,
+            x,
+            w,
+            bias_sizes,
+            stride,
+            padding,
+            dilation,
+            transposed,
+            output_padding,
+            batch_groups,
+            output_mask,
+            algorithm=algorithm,
+        )
+        gi = None if gi is None else unfold_x(gi)
+        gw = None if gw is None else unfold_w(gw)
+        return (gi if gi is None or dilated_at is None else gi[dilated_at]), gw, gb
+    if dilated_at is not None:
+        gi, gw, gb = convolution_backward(
+            gy,
+            x,
+            w,
+            bias_sizes,
+            stride,
+            padding,
+            dilation,
+            transposed,
+            output_padding,
+            groups,
+            output_mask,
+            algorithm=algorithm,
+        )
+        return (None if gi is None else gi[dilated_at]), gw, gb
     p = plan(x.shape, w.shape, stride, padding, dilation, transposed, output_padding, groups)
     if tuple(gy.shape) != p.output_shape:
         raise ConvConfigError(
@@ -190,6 +311,8 @@ def convolution_double_backward(
     output_padding,
     groups,
     output_mask,
+    *,
+    batch_groups=1,
 ):
     """aten's ``_convolution_double_backward``: the VJP of ``convolution_backward``.
 
@@ -203,7 +326,52 @@ def convolution_double_backward(
     As in aten, an output is ``None`` (undefined) where ``output_mask`` is False *or* where none
     of the cotangents it is built from is given: g_grad_output needs one of ggI/ggW/ggb, g_input
     needs ggW, g_weight needs ggI. Callers that want zeros there materialise them.
+
+    ``batch_groups`` and unbatched arrays as in :func:`convolution`.
     """
+    if _unbatched(input, weight):
+        ggo, gi, gw = convolution_double_backward(
+            None if ggI is None else ggI[None],
+            ggW,
+            ggb,
+            gO[None],
+            weight,
+            input[None],
+            stride,
+            padding,
+            dilation,
+            transposed,
+            output_padding,
+            groups,
+            output_mask,
+            batch_groups=batch_groups,
+        )
+        return (None if ggo is None else ggo[0]), (None if gi is None else gi[0]), gw
+    if batch_groups != 1:
+        x_f, w_f, unfold_x, unfold_w = _fold_batch_groups(
+            _array("input", input), _array("weight", weight), batch_groups, groups, transposed
+        )
+        ggI_f = ggW_f = None
+        if ggI is not None:
+            ggI_f = _fold_batch_groups(_array("ggI", ggI), weight, batch_groups, groups, transposed)[0]
+        if ggW is not None:
+            ggW_f = _fold_batch_groups(input, _array("ggW", ggW), batch_groups, groups, transposed)[1]
+        ggo, gi, gw = convolution_double_backward(
+            ggI_f,
+            ggW_f,
+            ggb,
+            gO,
+            w_f,
+            x_f,
+            stride,
+            padding,
+            dilation,
+            transposed,
+            output_padding,
+            batch_groups,
+            output_mask,
+        )
+        return ggo, (None if gi is None else unfold_x(gi)), (None if gw is None else unfold_w(gw))
     gy, x, w = _array("gO", gO), _array("input", input), _array("weight", weight)
     mask = _mask(output_mask)
     params = (stride, padding, dilation, transposed, output_padding, groups)

@@ -228,6 +228,12 @@ def plan(
     batch, in_channels, in_size = input_shape[0], input_shape[1], input_shape[2:]
     kernel = weight_shape[2:]
     _check_channels(transposed, groups, in_channels, weight_shape, input_shape)
+    if 0 in in_size and batch > 0 and in_channels > 0:
+        raise ConvConfigError(
+            "input.shape",
+            input_shape,
+            "a zero spatial size is allowed only with a zero batch or zero channels (as in PyTorch)",
+        )
     dilated_kernel = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilation))
     if 0 in kernel:
         raise ConvConfigError("weight.shape", weight_shape, "kernel sizes must be positive")

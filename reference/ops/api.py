@@ -1601,9 +1601,29 @@ def convolution(input, weight, bias=None, *, stride, padding, dilation, transpos
         "output_padding": output_padding,
         "groups": groups,
     }
+    _check_zero_spatial(input, weight, conv)
     dt = result_type(input, weight, bias)
     same = input.dtype == weight.dtype == dt and (bias is None or bias.dtype == dt)
     return apply(R.convolution, (input, weight, bias), {"conv": conv}, cast=None if same else dt)
+
+
+def _check_zero_spatial(input, weight, conv):
+    """PyTorch rejects a zero spatial size unless the batch or the channels are zero (once the
+    channel checks pass), plain or transposed; its message shows a 1-d input as aten's 2-d view."""
+    shape = tuple(input.shape)
+    if len(shape) < 3 or 0 not in shape[2:] or 0 in shape[:2]:
+        return
+    from reference.conv import ConvConfigError, plan
+
+    try:
+        plan(shape, tuple(weight.shape), *conv_geometry(conv))
+    except ConvConfigError as e:
+        if e.parameter != "input.shape":
+            raise
+        shown = list(shape[:2]) + [1] + list(shape[2:]) if len(shape) == 3 else list(shape)
+        raise RuntimeError(
+            f"Only zero batch or zero channel inputs are supported, but got input shape: {shown}"
+        ) from None
 
 
 def convolution_backward(g, input, weight, bias_shape, conv, needs):

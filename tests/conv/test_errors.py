@@ -159,10 +159,10 @@ RULES = [
         "cannot be combined",
     ),
     (
-        "batch_groups transposed",
-        lambda: convolution(z((4, 2, 5)), z((2, 2, 3)), transposed=True, batch_groups=2),
+        "batch_groups transposed divide outputs",
+        lambda: convolution(z((4, 2, 5)), z((2, 3, 3)), transposed=True, batch_groups=2),
         "batch_groups",
-        "non-transposed",
+        "must divide the output channels (3)",
     ),
     (
         "batched: nothing batched",

@@ -1,0 +1,225 @@
+"""Loss primitives: ``nll_loss`` (and its backward, a linear pair as in PyTorch's
+``derivatives.yaml``), ``binary_cross_entropy`` (with PyTorch's clamped logs and its own
+backward), ``ctc_loss`` (the alpha-beta recursion and its gradient).
+
+Every other loss of :mod:`reference.ops.functions.losses` is a composite of differentiable ops.
+
+Part of the one derivative table (:mod:`reference.ops.rules`); see its docstring for how to read
+an entry. The kernels take a ``batch_dims`` parameter: that many leading dims of every input are
+independent problems (each reduced on its own), which is what the batch rules use.
+"""
+
+from __future__ import annotations
+
+from reference.autograd.dispatch import apply
+from reference.backend import namespace_of
+from reference.ops import api as A
+from reference.ops.rules.registry import rule
+
+# ---- nll_loss ------------------------------------------------------------------------------------
+
+
+def _class_axis(x, k):
+    """The class dim of an nll input with ``k`` leading batch dims: (..., C) or (..., N, C, d...)."""
+    return k if x.ndim - k == 1 else k + 1
+
+
+def _nll_pick(x, t, w, ignore_index, k):
+    """(picked input value, weight of the target, class-last input) per target element."""
+    xp = namespace_of(x)
+    ca = _class_axis(x, k)
+    xc = xp.moveaxis(x, ca, -1)
+    valid = t != ignore_index
+    ts = xp.where(valid, t, 0)
+    picked = xp.take_along_axis(xc, ts[..., None], axis=-1)[..., 0]
+    if w is None:
+        wt = xp.ones(ts.shape, dtype=x.dtype)
+    else:
+        wb = w.reshape(w.shape[:-1] + (1,) * (ts.ndim - w.ndim + 1) + w.shape[-1:])
+        wb = xp.broadcast_to(wb, ts.shape + w.shape[-1:])
+        wt = xp.take_along_axis(wb, ts[..., None], axis=-1)[..., 0].astype(x.dtype)
+    wt = xp.where(valid, wt, xp.zeros((), dtype=x.dtype))
+    return picked, wt, xc, ts, valid
+
+
+def _rest(ndim, k):
+    return tuple(range(k, ndim))
+
+
+def _nll_forward(x, t, w, reduction, ignore_index, batch_dims=0):
+    picked, wt, _, _, _ = _nll_pick(x, t, w, ignore_index, batch_dims)
+    per = -(picked * wt)
+    if reduction == "none":
+        return per.astype(x.dtype, copy=False)
+    rest = _rest(per.ndim, batch_dims)
+    total = per.sum(axis=rest)
+    if reduction == "sum":
+        return total.astype(x.dtype, copy=False)
+    with namespace_of(x).errstate(invalid="ignore", divide="ignore"):
+        return (total / wt.sum(axis=rest)).astype(x.dtype, copy=False)
+
+
+def _nll_backward(g, t, w, shape, reduction, ignore_index, batch_dims=0):
+    """The gradient of nll_loss w.r.t. its input: -w[t] * g (scaled by 1/total weight for 'mean')
+    at each target's class, zero elsewhere."""
+    xp = namespace_of(g)
+    k = batch_dims
+    dummy = xp.zeros(shape, dtype=g.dtype)
+    _, wt, xc, ts, valid = _nll_pick(dummy, t, w, ignore_index, k)
+    if reduction == "none":
+        gs = g
+    else:
+        gs = g.reshape(g.shape + (1,) * (wt.ndim - k))
+        if reduction == "mean":
+            with xp.errstate(invalid="ignore", divide="ignore"):
+                gs = gs / wt.sum(axis=_rest(wt.ndim, k)).reshape(gs.shape)
+    with xp.errstate(invalid="ignore"):
+        val = xp.where(valid, -(wt * gs), xp.zeros((), dtype=g.dtype))  # ignored targets: nothing written
+    out = xp.zeros(xc.shape, dtype=g.dtype)
+    xp.put_along_axis(out, ts[..., None], val[..., None], axis=-1)
+    return xp.moveaxis(out, -1, _class_axis(dummy, k))
+
+
+def nll_loss_prim(input, target, weight, reduction, ignore_index, batch_dims=0):
+    params = {"reduction": reduction, "ignore_index": ignore_index, "batch_dims": batch_dims}
+    return apply(_RULES["nll_loss"], (input, target, weight), params)
+
+
+def nll_loss_backward_prim(g, target, weight, shape, reduction, ignore_index, batch_dims=0):
+    params = {
+        "shape": tuple(shape),
+        "reduction": reduction,
+        "ignore_index": ignore_index,
+        "batch_dims": batch_dims,
+    }
+    return apply(_RULES["nll_loss_backward"], (g, target, weight), params)
+
+
+def _nll_params(c):
+    return c.reduction, c.ignore_index, c.params.get("batch_dims", 0)
+
+
+def _fronted(b, i):
+    """Input ``i`` of a batch call with the batch dim first (an unbatched one expanded)."""
+    v = b.front(i)
+    if v is None:
+        x = b.values[i]
+        if x is None:
+            return None
+        v = A.expand(A.unsqueeze(x, 0), (b.size,) + tuple(x.shape))
+    return v
+
+
+def _nll_weight(b):
+    """The weight for a batched call: (C,) broadcasts over every problem as it is; a batched or
+    per-problem weight gets the batch dim first."""
+    w = b.values[2]
+    if w is None or (b.bdims[2] is None and w.ndim == 1):
+        return w
+    return _fronted(b, 2)
+
+
+def _nll_batch(b, params):
+    k = params.get("batch_dims", 0)
+    x, t = _fronted(b, 0), _fronted(b, 1)
+    return apply(b.rule, (x, t, _nll_weight(b)), {**params, "batch_dims": k + 1}), 0
+
+
+def _nll_backward_batch(b, params):
+    k = params.get("batch_dims", 0)
+    g, t = _fronted(b, 0), _fronted(b, 1)
+    w = _nll_weight(b)
+    shape = (b.size,) + tuple(params["shape"])
+    return apply(b.rule, (g, t, w), {**params, "shape": shape, "batch_dims": k + 1}), 0
+
+
+rule(
+    "nll_loss",
+    "NllLossBackward0",
+    ("self", "target", "weight"),
+    forward=_nll_forward,
+    grads=(
+        lambda c, g: nll_loss_backward_prim(g, c.target, c.weight, c.shapes[0], *_nll_params(c)),
+        None,
+        None,
+    ),
+    saves={"target": (0,), "weight": (0,)},
+    jvp=(lambda c, t: nll_loss_prim(t, c.target, c.weight, *_nll_params(c)), None, None),
+    batch=_nll_batch,
+)
+rule(
+    "nll_loss_backward",
+    "NllLossBackwardBackward0",
+    ("grad_output", "target", "weight"),
+    forward=_nll_backward,
+    grads=(lambda c, g: nll_loss_prim(g, c.target, c.weight, *_nll_params(c)), None, None),
+    saves={"target": (0,), "weight": (0,)},
+    jvp=(
+        lambda c, t: nll_loss_backward_prim(t, c.target, c.weight, c.shape, *_nll_params(c)),
+        None,
+        None,
+    ),
+    batch=_nll_backward_batch,
+)
+
+# ---- binary_cross_entropy ------------------------------------------------------------------------
+# PyTorch: loss = -w (t log(x) + (1 - t) log(1 - x)), each log clamped at -100;
+# d/dx = w (x - t) / max(x (1 - x), 1e-12); d/dt = w (log(1 - x) - log(x)) (logs not clamped).
+# The rule is elementwise (reduction='none', broadcasting like a binary op); the reduction is a
+# composite sum/mean after it.
+
+_BCE_EPS = 1e-12
+
+
+def _bce_forward(x, t, w):
+    xp = namespace_of(x)
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        lx = xp.maximum(xp.log(x), -100)
+        l1x = xp.maximum(xp.log1p(-x), -100)
+    out = -((t * lx) + (1 - t) * l1x)
+    if w is not None:
+        out = out * w
+    return out.astype(x.dtype, copy=False)
+
+
+def _bce_grad_self(c, g):
+    x, t = c.self, c.target
+    d = A.clamp(x * (1 - x), min=_BCE_EPS)
+    out = g * (x - t) / d
+    return out if c.weight is None else out * c.weight
+
+
+def _bce_grad_target(c, g):
+    x = c.self
+    out = g * (A.log(1 - x) - A.log(x))  # unclamped, as PyTorch's binary_cross_entropy_target_backward
+    return out if c.weight is None else out * c.weight
+
+
+def _elementwise_batch(b, params):
+    rank = max(len(t.shape) for t in b.inputs if t is not None)
+    args = tuple(None if t is None else b.aligned(i, rank) for i, t in enumerate(b.inputs))
+    return apply(b.rule, args, params, cast=b.cast), 0
+
+
+rule(
+    "binary_cross_entropy",
+    "BinaryCrossEntropyBackward0",
+    ("self", "target", "weight"),
+    forward=_bce_forward,
+    grads=(_bce_grad_self, _bce_grad_target, None),
+    saves={"self": (0, 1), "target": (0,), "weight": (0, 1)},
+    jvp=(_bce_grad_self, _bce_grad_target, None),
+    batch=_elementwise_batch,
+)
+
+_RULES = {}
+
+
+def _collect():
+    from reference.ops.rules.registry import RULES
+
+    for name in ("nll_loss", "nll_loss_backward", "binary_cross_entropy"):
+        _RULES[name] = RULES[name]
+
+
+_collect()
