@@ -135,8 +135,39 @@ def _batch_norm_grads(c, g):
 
 def _batch_norm_double_grads(c, ggs):
     """VJP of batch_norm_backward: differentiate the first-order formulas, re-traced from the saved
-    tensors (so every order is exact); an input they do not reach gets no gradient ("unused")."""
-    return A.batch_norm_double_backward(c, ggs)
+    tensors (so every order is exact); an input they do not reach gets no gradient ("unused").
+
+    The formulas are re-traced from fresh aliases of the saved tensors, and the inner gradient is
+    taken with respect to those aliases: the inner engine run then stops at them and never enters
+    the outer graph behind them (taking it with respect to the saved tensors themselves executed
+    and released the outer nodes between a ``grad_out`` that depends on ``input`` and ``input``,
+    so the outer backward failed with "backward through the graph a second time", and counted that
+    path twice). Through the aliases the result stays differentiable in the saved tensors."""
+    from reference.autograd.engine import grad
+    from reference.autograd.grad_mode import _enabled, enable_grad
+
+    create_graph = _enabled[0]
+    wanted = [i for i in range(3) if c.needs[i]]
+    result = [None] * 5
+    if not wanted:
+        return result
+    with enable_grad():
+        saved = (c.grad_out, c.input, c.weight)
+        inputs = tuple(None if t is None else A.alias(t) if t.requires_grad else t for t in saved)
+        outs = batch_norm_backward_formulas(*inputs, c.running_mean, c.running_var, c.training, c.eps, c.mask)
+    pairs = [(o, gg) for o, gg in zip(outs, ggs) if o is not None and gg is not None and o.requires_grad]
+    targets = [i for i in wanted if inputs[i] is not None and inputs[i].requires_grad]
+    if pairs and targets:
+        found = grad(
+            [o for o, _ in pairs],
+            [inputs[i] for i in targets],
+            [gg for _, gg in pairs],
+            create_graph=create_graph,
+            allow_unused=True,
+        )
+        for i, gi in zip(targets, found):
+            result[i] = gi
+    return result
 
 
 def _batch_norm_jvp(c, ts):
