@@ -5,10 +5,6 @@ an entry."""
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.batch_rules import (
@@ -17,11 +13,9 @@ from reference.ops.batch_rules import (
 )
 from reference.ops.rule import (
     AUTO_ELEMENT_WISE,
-    AUTO_LINEAR,
     BATCH_DIM,
     BATCH_ELEMENTWISE,
 )
-from reference.ops.rules.indexing import _leading_batch
 from reference.ops.rules.registry import rule
 
 # ---- softmax -------------------------------------------------------------------------------------
@@ -48,55 +42,6 @@ rule(
 )
 
 # ---- neural-network primitives -------------------------------------------------------------------
-
-
-def _avg_pool2d(x, **p):
-    index, weight = K.avg_pool_weights(x.shape[-2:], **p)
-    return K.pool_gather(x, index, weight), (index, weight)
-
-
-def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
-    index, valid, (oh, ow), _ = K.pool_windows(
-        x.shape[-2:], kernel_size, stride, padding, dilation, ceil_mode, "max"
-    )
-    values, flat = K.max_pool_argmax(x.reshape(-1, x.shape[-2] * x.shape[-1]), index, valid)
-    lead = x.shape[:-2]
-    plane = np.arange(values.shape[0]).reshape(-1, 1, 1) * (x.shape[-2] * x.shape[-1])
-    out = (values.reshape(lead + (oh, ow)).astype(x.dtype), flat.reshape(lead + (oh, ow)).astype(np.int64))
-    return out, (flat + plane).reshape(lead + (oh, ow))  # aux: indices into the whole flattened input
-
-
-def _max_pool2d_jvp(c, ts):
-    """The tangent at each window's argmax (the saved indices are per plane)."""
-    flat = c.result[1]._data
-    lead = flat.shape[:-2]
-    plane = np.arange(math.prod(lead), dtype=np.int64).reshape(lead + (1, 1)) * math.prod(c.shapes[0][-2:])
-    return A.take(ts[0], flat + plane), None
-
-
-rule(
-    "avg_pool2d",
-    "AvgPool2DBackward0",
-    ("self",),
-    forward=_avg_pool2d,
-    has_aux=True,
-    grads=(lambda c, g: A.pool_scatter(g, c.aux[0], c.aux[1], c.shapes[0]),),
-    saves={"self": (0,)},
-    jvp=AUTO_LINEAR,
-    batch=_leading_batch,
-)  # PyTorch saves self (only its shape is read)
-rule(
-    "max_pool2d",
-    "MaxPool2DWithIndicesBackward0",
-    ("self",),
-    forward=_max_pool2d,
-    has_aux=True,
-    outputs=2,
-    grads=(lambda c, g: A.scatter_add(g[0], c.aux, c.shapes[0]),),
-    saves={"self": (0,)},
-    jvp=_max_pool2d_jvp,
-    batch=_leading_batch,
-)
 
 
 def batch_norm_backward_formulas(g, x, w, running_mean, running_var, training, eps, mask):
