@@ -7,6 +7,8 @@ the same mask, i.e. ``x * m / (1 - p)``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from reference.autograd.dispatch import apply
@@ -15,7 +17,6 @@ from reference.ops import api as A
 from reference.ops.api import R, relu_, sigmoid, tanh  # noqa: F401 (re-exported)
 
 __all__ = [
-    "avg_pool2d",
     "batch_norm",
     "conv1d",
     "conv2d",
@@ -26,7 +27,6 @@ __all__ = [
     "dropout",
     "linear",
     "log_softmax",
-    "max_pool2d",
     "relu",
     "sigmoid",
     "softmax",
@@ -56,8 +56,17 @@ def batch_norm(
 ):
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    if training:  # PyTorch's _verify_batch_size
+        size = list(input.shape)
+        if size and size[0] * math.prod(size[2:]) == 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size torch.Size({size})"
+            )
     if input.ndim < 2:
-        raise ValueError(f"batch_norm expects an input with at least 2 dims (N, C, ...), got {input.ndim}")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, {max(input.ndim, 1) - 1}], "
+            "but got 1)"
+        )
     params = {"training": bool(training), "momentum": momentum if momentum is not None else 0.0, "eps": eps}
     return apply(R.batch_norm, (input, weight, bias, running_mean, running_var), params)
 
@@ -149,43 +158,6 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _conv(input, weight, bias, 3, stride, padding, dilation, groups, True, output_padding)
-
-
-def _pool_input(input, name):
-    if input.ndim not in (3, 4):
-        raise RuntimeError(
-            f"{name}: Expected 3D or 4D (batch mode) tensor for input, got {list(input.shape)}"
-        )
-
-
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    _pool_input(input, "max_pool2d")
-    params = {
-        "kernel_size": kernel_size,
-        "stride": stride if stride not in (None, [], ()) else kernel_size,
-        "padding": padding,
-        "dilation": dilation,
-        "ceil_mode": ceil_mode,
-    }
-    values, indices = apply(R.max_pool2d, (input,), params)
-    return (values, indices) if return_indices else values
-
-
-def avg_pool2d(
-    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
-):
-    _pool_input(input, "avg_pool2d")
-    if divisor_override is not None and divisor_override == 0:
-        raise RuntimeError("divisor must be not zero")
-    params = {
-        "kernel_size": kernel_size,
-        "stride": stride if stride not in (None, [], ()) else kernel_size,
-        "padding": padding,
-        "ceil_mode": ceil_mode,
-        "count_include_pad": count_include_pad,
-        "divisor_override": divisor_override,
-    }
-    return apply(R.avg_pool2d, (input,), params)
 
 
 def _install_family_functions():

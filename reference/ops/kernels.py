@@ -324,3 +324,145 @@ def put(x, src, index):
     out = np.array(x, copy=True).reshape(-1)
     out[index.ravel()] = np.broadcast_to(src, index.shape).ravel()
     return out.reshape(x.shape)
+
+
+# ---- windowed linear maps over the trailing dims: pooling, padding, resampling, im2col ----------
+#
+# An op of this family reads, for each output position ``o`` of its trailing output dims, a few
+# positions ``index[o, k]`` of the flattened trailing input dims (``-1``: outside the input, reads
+# zero) with weights ``weight[o, k]``; every leading dim (batch, channels) maps independently.
+# The index tables are host-side bookkeeping built from shapes (NumPy); the data stays in the
+# input's namespace.
+
+
+def window_gather(x, index, weight, in_shape, out_shape):
+    """out[..., o] = sum_k x[..., index[o, k]] * weight[o, k] over the trailing ``in_shape`` dims."""
+    from reference.backend import namespace_of
+
+    xp = namespace_of(x)
+    nd = len(in_shape)
+    lead = tuple(x.shape[: x.ndim - nd])
+    planes = x.reshape(math.prod(lead), math.prod(in_shape))
+    n_out = math.prod(out_shape)
+    if planes.shape[0] == 0 or planes.shape[1] == 0 or n_out == 0 or index.shape[1] == 0:
+        return xp.zeros(lead + tuple(out_shape), dtype=x.dtype)
+    idx = xp.asarray(index)
+    valid = idx >= 0
+    vals = planes[:, xp.where(valid, idx, 0)]  # (P, O, K)
+    vals = xp.where(valid, vals * xp.asarray(weight, dtype=x.dtype), xp.zeros((), dtype=x.dtype))
+    return vals.sum(axis=-1).reshape(lead + tuple(out_shape)).astype(x.dtype, copy=False)
+
+
+def window_scatter(g, index, weight, in_shape, out_shape):
+    """The transpose of :func:`window_gather`: add g[..., o] * weight[o, k] into x[..., index[o, k]]."""
+    from reference.backend import namespace_of
+
+    xp = namespace_of(g)
+    nd = len(out_shape)
+    lead = tuple(g.shape[: g.ndim - nd])
+    P, S = math.prod(lead), math.prod(in_shape)
+    out = xp.zeros((P, S), dtype=g.dtype)
+    if P and S and index.size:
+        valid = index >= 0
+        contrib = g.reshape(P, -1)[:, :, None] * xp.asarray(weight, dtype=g.dtype)[None]  # (P, O, K)
+        cols = xp.asarray(index[valid])
+        xp.add.at(out, (slice(None), cols), contrib[:, xp.asarray(valid)])
+    return out.reshape(lead + tuple(in_shape))
+
+
+def window_argmax(x, index, in_shape, out_shape):
+    """Max over each window as PyTorch's CPU pooling kernels pick it: the first strict maximum, a
+    NaN wins (the last NaN of a window), an all ``-inf`` window picks its first valid position.
+    Returns (values, flat index into the trailing dims) shaped ``lead + out_shape``."""
+    from reference.backend import namespace_of
+
+    xp = namespace_of(x)
+    nd = len(in_shape)
+    lead = tuple(x.shape[: x.ndim - nd])
+    P = math.prod(lead)
+    O, Kw = index.shape
+    if P == 0 or O == 0:
+        return xp.zeros(lead + tuple(out_shape), dtype=x.dtype), xp.zeros(
+            lead + tuple(out_shape), dtype=np.int64
+        )
+    planes = x.reshape(P, math.prod(in_shape))
+    idx = xp.asarray(index)
+    valid = idx >= 0
+    vals = xp.where(valid, planes[:, xp.where(valid, idx, 0)], xp.asarray(-xp.inf, dtype=x.dtype))
+    arg = xp.argmax(vals, axis=-1)
+    first_valid = xp.argmax(valid, axis=-1)
+    best = xp.take_along_axis(vals, arg[..., None], axis=-1)[..., 0]
+    arg = xp.where(best == -xp.inf, first_valid[None], arg)
+    nan = xp.isnan(vals)
+    last_nan = Kw - 1 - xp.argmax(nan[..., ::-1], axis=-1)
+    arg = xp.where(nan.any(axis=-1), last_nan, arg)
+    values = xp.take_along_axis(vals, arg[..., None], axis=-1)[..., 0]
+    flat = xp.take_along_axis(xp.broadcast_to(idx, vals.shape), arg[..., None], axis=-1)[..., 0]
+    shape = lead + tuple(out_shape)
+    return values.reshape(shape).astype(x.dtype, copy=False), flat.reshape(shape).astype(np.int64)
+
+
+def combine_axes(axes, in_shape):
+    """Separable window tables -> one table over the flattened trailing dims.
+
+    ``axes[d] = (pos, w)``: ``pos`` (O_d, K_d) positions along dim ``d`` (out of ``[0, n_d)``:
+    outside, reads zero), ``w`` (O_d, K_d) weights (None: 1). The table of the N-d op reads the
+    product of the per-dim windows with the product of their weights."""
+    nd = len(axes)
+    idx = np.zeros((1,) * (2 * nd), dtype=np.int64)
+    weight = np.ones((1,) * (2 * nd))
+    valid = np.ones((1,) * (2 * nd), dtype=bool)
+    for d, ((pos, w), n) in enumerate(zip(axes, in_shape)):
+        shape = [1] * (2 * nd)
+        shape[d], shape[nd + d] = pos.shape
+        p = np.asarray(pos, dtype=np.int64).reshape(shape)
+        valid = valid & (p >= 0) & (p < n)
+        idx = idx * n + np.clip(p, 0, max(n - 1, 0))
+        if w is not None:
+            weight = weight * np.asarray(w, dtype=np.float64).reshape(shape)
+    full = tuple(a[0].shape[0] for a in axes) + tuple(a[0].shape[1] for a in axes)
+    O, Kw = math.prod(full[:nd]), math.prod(full[nd:])
+    idx = np.where(valid, idx, -1)
+    return np.broadcast_to(idx, full).reshape(O, Kw), np.broadcast_to(weight, full).reshape(O, Kw)
+
+
+def transpose_table(index, weight, n_in, keep_last=False):
+    """The table of the transposed map: for each input position, the output positions reading it
+    (with their weights); ``keep_last``: only the last reader (an assignment, as max_unpool)."""
+    O, Kw = index.shape
+    rows, cols = np.nonzero(index >= 0)
+    src = index[rows, cols]
+    w = weight[rows, cols]
+    if keep_last:
+        _, last = np.unique(src[::-1], return_index=True)
+        keep = len(src) - 1 - last
+        rows, src, w = rows[keep], src[keep], w[keep]
+    order = np.argsort(src, kind="stable")
+    rows, src, w = rows[order], src[order], w[order]
+    counts = np.bincount(src, minlength=n_in)
+    width = int(counts.max()) if counts.size else 0
+    out_idx = np.full((n_in, width), -1, dtype=np.int64)
+    out_w = np.zeros((n_in, width))
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]) if n_in else np.zeros(0, dtype=np.int64)
+    slot = np.arange(len(src)) - starts[src]
+    out_idx[src, slot] = rows
+    out_w[src, slot] = w
+    return out_idx, out_w
+
+
+def pool_axis(n, k, s, p, d, ceil_mode):
+    """One dim of a pooling window table: (out_len, positions (O, K), window starts)."""
+    out = pool_output_size(n, k, s, p, d, ceil_mode)
+    starts = np.arange(max(out, 0)) * s - p
+    return out, starts[:, None] + np.arange(k)[None, :] * d, starts
+
+
+def adaptive_axis(n, out):
+    """One dim of an adaptive pooling table: window [floor(o n / out), ceil((o + 1) n / out))."""
+    o = np.arange(out)
+    start = (o * n) // out if out else o
+    end = -((-(o + 1) * n) // out) if out else o
+    width = int((end - start).max()) if out else 0
+    pos = start[:, None] + np.arange(width)[None, :]
+    pos = np.where(pos < end[:, None], pos, -1)
+    return pos, (end - start)

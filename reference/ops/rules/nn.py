@@ -5,10 +5,6 @@ an entry."""
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
 from reference import errors
 from reference.ops import api as A
 from reference.ops import kernels as K
@@ -18,11 +14,9 @@ from reference.ops.batch_rules import (
 )
 from reference.ops.rule import (
     AUTO_ELEMENT_WISE,
-    AUTO_LINEAR,
     BATCH_DIM,
     BATCH_ELEMENTWISE,
 )
-from reference.ops.rules.indexing import _leading_batch
 from reference.ops.rules.registry import rule
 
 # ---- rounding-error declarations (reference.errors) ----------------------------------------------
@@ -42,9 +36,6 @@ def _log_softmax_steps(x, dim):
 
 _SOFTMAX_ERROR = errors.composite(_softmax_steps, "max-subtracted exp, sum, reciprocal, product")
 _LOG_SOFTMAX_ERROR = errors.composite(_log_softmax_steps, "x - max - log(sum(exp(x - max)))")
-_AVG_POOL_ERROR = errors.products(
-    lambda arrays, p: math.prod(p["kernel_size"]) + 1, "window sum and the division by its count"
-)
 
 
 def _batch_norm_steps(x, w, b, rm, rv, training, momentum, eps):
@@ -99,57 +90,6 @@ rule(
 # ---- neural-network primitives -------------------------------------------------------------------
 
 
-def _avg_pool2d(x, **p):
-    index, weight = K.avg_pool_weights(x.shape[-2:], **p)
-    return K.pool_gather(x, index, weight), (index, weight)
-
-
-def _max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode):
-    index, valid, (oh, ow), _ = K.pool_windows(
-        x.shape[-2:], kernel_size, stride, padding, dilation, ceil_mode, "max"
-    )
-    values, flat = K.max_pool_argmax(x.reshape(-1, x.shape[-2] * x.shape[-1]), index, valid)
-    lead = x.shape[:-2]
-    plane = np.arange(values.shape[0]).reshape(-1, 1, 1) * (x.shape[-2] * x.shape[-1])
-    out = (values.reshape(lead + (oh, ow)).astype(x.dtype), flat.reshape(lead + (oh, ow)).astype(np.int64))
-    return out, (flat + plane).reshape(lead + (oh, ow))  # aux: indices into the whole flattened input
-
-
-def _max_pool2d_jvp(c, ts):
-    """The tangent at each window's argmax (the saved indices are per plane)."""
-    flat = c.result[1]._data
-    lead = flat.shape[:-2]
-    plane = np.arange(math.prod(lead), dtype=np.int64).reshape(lead + (1, 1)) * math.prod(c.shapes[0][-2:])
-    return A.take(ts[0], flat + plane), None
-
-
-rule(
-    "avg_pool2d",
-    "AvgPool2DBackward0",
-    ("self",),
-    forward=_avg_pool2d,
-    has_aux=True,
-    grads=(lambda c, g: A.pool_scatter(g, c.aux[0], c.aux[1], c.shapes[0]),),
-    saves={"self": (0,)},
-    jvp=AUTO_LINEAR,
-    batch=_leading_batch,
-    error=_AVG_POOL_ERROR,
-)  # PyTorch saves self (only its shape is read)
-rule(
-    "max_pool2d",
-    "MaxPool2DWithIndicesBackward0",
-    ("self",),
-    forward=_max_pool2d,
-    has_aux=True,
-    outputs=2,
-    grads=(lambda c, g: A.scatter_add(g[0], c.aux, c.shapes[0]),),
-    saves={"self": (0,)},
-    jvp=_max_pool2d_jvp,
-    batch=_leading_batch,
-    error=errors.GATHER,
-)
-
-
 def batch_norm_backward_formulas(g, x, w, running_mean, running_var, training, eps, mask):
     """Batch norm's first-order gradients (grad_input, grad_weight, grad_bias) in Tensor ops;
     ``mask`` says which to compute (None for the others)."""
@@ -186,8 +126,39 @@ def _batch_norm_grads(c, g):
 
 def _batch_norm_double_grads(c, ggs):
     """VJP of batch_norm_backward: differentiate the first-order formulas, re-traced from the saved
-    tensors (so every order is exact); an input they do not reach gets no gradient ("unused")."""
-    return A.batch_norm_double_backward(c, ggs)
+    tensors (so every order is exact); an input they do not reach gets no gradient ("unused").
+
+    The formulas are re-traced from fresh aliases of the saved tensors, and the inner gradient is
+    taken with respect to those aliases: the inner engine run then stops at them and never enters
+    the outer graph behind them (taking it with respect to the saved tensors themselves executed
+    and released the outer nodes between a ``grad_out`` that depends on ``input`` and ``input``,
+    so the outer backward failed with "backward through the graph a second time", and counted that
+    path twice). Through the aliases the result stays differentiable in the saved tensors."""
+    from reference.autograd.engine import grad
+    from reference.autograd.grad_mode import _enabled, enable_grad
+
+    create_graph = _enabled[0]
+    wanted = [i for i in range(3) if c.needs[i]]
+    result = [None] * 5
+    if not wanted:
+        return result
+    with enable_grad():
+        saved = (c.grad_out, c.input, c.weight)
+        inputs = tuple(None if t is None else A.alias(t) if t.requires_grad else t for t in saved)
+        outs = batch_norm_backward_formulas(*inputs, c.running_mean, c.running_var, c.training, c.eps, c.mask)
+    pairs = [(o, gg) for o, gg in zip(outs, ggs) if o is not None and gg is not None and o.requires_grad]
+    targets = [i for i in wanted if inputs[i] is not None and inputs[i].requires_grad]
+    if pairs and targets:
+        found = grad(
+            [o for o, _ in pairs],
+            [inputs[i] for i in targets],
+            [gg for _, gg in pairs],
+            create_graph=create_graph,
+            allow_unused=True,
+        )
+        for i, gi in zip(targets, found):
+            result[i] = gi
+    return result
 
 
 def _batch_norm_jvp(c, ts):

@@ -1,0 +1,322 @@
+"""``nn.functional`` normalisation layers and embeddings.
+
+Rules: ``embedding`` (the window rule of :mod:`reference.ops.rules.pooling`; ``padding_idx`` rows
+and ``scale_grad_by_freq`` are the backward's weights, as ``embedding_dense_backward`` computes
+them). Composites of differentiable ops (same values and gradients as PyTorch at every order; a
+different ``grad_fn`` than PyTorch's fused kernels where noted):
+
+* ``layer_norm`` (PyTorch: ``NativeLayerNormBackward0``), ``group_norm``
+  (``NativeGroupNormBackward0``), ``rms_norm`` (PyTorch's own composite): mean/variance in Tensor ops;
+* ``instance_norm``: PyTorch's own composite, ``batch_norm`` on the input viewed as (1, N*C, ...)
+  with the affine parameters and running statistics repeated per instance;
+* ``local_response_norm``: PyTorch's own composite (``pad`` + ``avg_pool``);
+* ``embedding_bag``: ``embedding`` rows combined per bag (a bag matrix product for sum/mean, the
+  per-bag argmax rows for max; PyTorch: ``EmbeddingBagBackward0``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from reference.autograd.grad_mode import no_grad
+from reference.autograd.tensor import Tensor
+from reference.ops import api as A
+from reference.ops.rules.pooling import window_map
+
+NN_FUNCTIONAL = [
+    "embedding",
+    "embedding_bag",
+    "group_norm",
+    "instance_norm",
+    "layer_norm",
+    "local_response_norm",
+    "rms_norm",
+]
+
+
+def _shape_list(s):
+    return "[" + ", ".join(map(str, s)) + "]"
+
+
+def _norm_shape(input, normalized_shape, sep):
+    ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    n = len(ns)
+    if n == 0 or input.ndim < n or tuple(input.shape[input.ndim - n :]) != ns:
+        raise RuntimeError(
+            f"Given normalized_shape={_shape_list(ns)}, expected input with shape [*{sep}"
+            f"{', '.join(map(str, ns))}], but got input of size{_shape_list(input.shape)}"
+        )
+    return ns, tuple(range(input.ndim - n, input.ndim))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    ns, dims = _norm_shape(input, normalized_shape, ", ")
+    mean = A.mean(input, dims, keepdim=True)
+    xc = input - mean
+    var = A.mean(xc * xc, dims, keepdim=True)
+    out = xc * A.pow(var + eps, -0.5)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """PyTorch's composite: ``x * rsqrt(mean(x**2) + eps) * weight``; ``eps=None`` is the input
+    dtype's machine epsilon."""
+    ns, dims = _norm_shape(input, normalized_shape, "")
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps)
+    out = input * A.pow(A.mean(input * input, dims, keepdim=True) + eps, -0.5)
+    return out * weight if weight is not None else out
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{_shape_list(input.shape)} and num_groups={num_groups}"
+        )
+    x = A.reshape(input, (n, num_groups, -1))
+    mean = A.mean(x, (2,), keepdim=True)
+    xc = x - mean
+    var = A.mean(xc * xc, (2,), keepdim=True)
+    out = A.reshape(xc * A.pow(var + eps, -0.5), tuple(input.shape))
+    bshape = (1, c) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * A.reshape(weight, bshape)
+    if bias is not None:
+        out = out + A.reshape(bias, bshape)
+    return out
+
+
+def _repeat(t, n):
+    return None if t is None else A.reshape(A.expand(A.unsqueeze(t, 0), (n,) + tuple(t.shape)), (-1,))
+
+
+def instance_norm(
+    input,
+    running_mean=None,
+    running_var=None,
+    weight=None,
+    bias=None,
+    use_input_stats=True,
+    momentum=0.1,
+    eps=1e-5,
+):
+    from reference.nn.functional import batch_norm
+
+    if use_input_stats:
+        spatial = math.prod(input.shape[2:])
+        if spatial <= 1:
+            raise ValueError(
+                f"Expected more than 1 spatial element when training, got input size torch.Size({list(input.shape)})"
+            )
+    n, c = input.shape[0], input.shape[1]
+    x = A.reshape(input, (1, n * c) + tuple(input.shape[2:]))
+    rm = None if running_mean is None else A.tensor(np.tile(running_mean._data, n))
+    rv = None if running_var is None else A.tensor(np.tile(running_var._data, n))
+    out = batch_norm(x, rm, rv, _repeat(weight, n), _repeat(bias, n), use_input_stats, momentum, eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean._data[...] = rm._data.reshape(n, c).mean(axis=0)
+        if running_var is not None:
+            running_var._data[...] = rv._data.reshape(n, c).mean(axis=0)
+    return A.reshape(out, tuple(input.shape))
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    from reference.ops.functions.nn_pooling import avg_pool2d, avg_pool3d
+    from reference.ops.functions.nn_sampling import pad
+
+    dim = input.ndim
+    if dim < 3:
+        raise ValueError(
+            f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)"
+        )
+    if input.numel() == 0:
+        return input
+    div = input * input
+    if dim == 3:
+        div = A.unsqueeze(div, 1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = A.squeeze(avg_pool2d(div, (size, 1), stride=1), 1)
+    else:
+        sizes = tuple(input.shape)
+        div = A.reshape(div, (sizes[0], 1, sizes[1], sizes[2], -1))
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = A.squeeze(avg_pool3d(div, (size, 1, 1), stride=1), 1)
+        div = A.reshape(div, sizes)
+    div = A.pow(div * alpha + k, beta)
+    return input / div
+
+
+# ---- embeddings ---------------------------------------------------------------------------------
+
+_TORCH_TYPES = {
+    "float64": "DoubleTensor",
+    "float32": "FloatTensor",
+    "float16": "HalfTensor",
+    "bool": "BoolTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+}
+
+
+def _indices(input, op):
+    arr = np.asarray(input._data if isinstance(input, Tensor) else input)
+    if arr.dtype not in (np.int64, np.int32):
+        raise RuntimeError(
+            f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
+            f"got torch.{_TORCH_TYPES.get(arr.dtype.name, arr.dtype.name)} instead (while checking arguments for {op})"
+        )
+    return arr.astype(np.int64)
+
+
+def _renorm(weight, idx, max_norm, norm_type):
+    """PyTorch's embedding_renorm_: rows read by ``idx`` with norm above ``max_norm`` are scaled down
+    in place (no gradient recorded)."""
+    with no_grad():
+        w = weight._data
+        rows = np.unique(idx)
+        norms = np.sum(np.abs(w[rows]) ** norm_type, axis=1) ** (1.0 / norm_type)
+        big = norms > max_norm
+        w[rows[big]] *= (max_norm / (norms[big] + 1e-7))[:, None]
+        weight._vc[0] += 1  # an in-place write: saved uses of weight now fail, as in PyTorch
+
+
+def embedding(
+    input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False
+):
+    """Rule ``embedding``: rows of ``weight``; no gradient reaches row ``padding_idx``;
+    ``scale_grad_by_freq`` divides each index's gradient by its count in ``input``; ``max_norm``
+    renormalises the rows read, in place, as PyTorch does. ``sparse=True`` is rejected (the
+    reference has no sparse gradients)."""
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < num, "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -num, "Padding_idx must be within num_embeddings"
+            padding_idx = num + padding_idx
+    else:
+        padding_idx = -1
+    if sparse:
+        raise NotImplementedError(
+            "reference: embedding(sparse=True) is not implemented (no sparse gradients)"
+        )
+    idx = _indices(input, "embedding")
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if idx.size and (idx.min() < 0 or idx.max() >= num):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm(weight, idx, max_norm, norm_type)
+    d = weight.shape[1]
+    index = (idx.reshape(-1, 1) * d + np.arange(d)[None, :]).reshape(-1, 1)
+    bw = np.where(idx.reshape(-1, 1) == padding_idx, 0.0, 1.0) * np.ones((1, d))
+    dw = bw.reshape(-1, 1)  # embedding_dense_double_backward: the padding mask, no frequency scaling
+    if scale_grad_by_freq:
+        counts = np.bincount(idx.ravel(), minlength=num)
+        bw = bw / counts[idx.reshape(-1, 1)]
+    return window_map(
+        "embedding",
+        weight,
+        index,
+        np.ones(index.shape),
+        (num, d),
+        tuple(idx.shape) + (d,),
+        bweight=bw.reshape(-1, 1),
+        dweight=dw,
+    )
+
+
+def embedding_bag(
+    input,
+    weight,
+    offsets=None,
+    max_norm=None,
+    norm_type=2,
+    scale_grad_by_freq=False,
+    mode="mean",
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
+    """Composite (see the module docstring): ``embedding`` of all indices, then per bag a weighted
+    sum (``sum``: per-sample weights; ``mean``: 1/count), or the maximum row (the first maximum per
+    column gets the gradient). Entries equal to ``padding_idx`` are left out of their bag (and of its
+    count); an empty bag gives zeros."""
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+    idx = _indices(input, "embedding_bag")
+    if idx.ndim == 2:
+        if offsets is not None:
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length "
+                f"sequences. However, found offsets of type {type(offsets)}"
+            )
+        b, length = idx.shape
+        starts = np.arange(b) * length
+        flat = idx.reshape(-1)
+        psw = None if per_sample_weights is None else A.reshape(per_sample_weights, (-1,))
+    elif idx.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        off = np.asarray(offsets._data if isinstance(offsets, Tensor) else offsets).astype(np.int64)
+        if off.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = off[:-1] if include_last_offset else off
+        flat = idx
+        psw = per_sample_weights
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {idx.ndim}")
+    if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(idx.shape):
+        raise ValueError(
+            f"embedding_bag: If per_sample_weights (torch.Size({list(per_sample_weights.shape)})) is not None, then it "
+            f"must have the same shape as the input (torch.Size({list(idx.shape)}))"
+        )
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
+            f"(got mode='{mode}'). Please open a feature request on GitHub."
+        )
+    if max_norm is not None:
+        _renorm(weight, flat, max_norm, norm_type)
+    num, d = weight.shape
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx = num + padding_idx
+    ends = np.append(starts[1:], len(flat)) if not include_last_offset else off[1:]
+    rows = embedding(A.tensor(flat), weight, scale_grad_by_freq=scale_grad_by_freq)  # (L, D)
+    keep = flat != (padding_idx if padding_idx is not None else -1)
+    nb = len(starts)
+    if mode in ("sum", "mean"):
+        bags = np.zeros((nb, len(flat)))
+        for i, (s, e) in enumerate(zip(starts, ends)):
+            bags[i, s:e] = keep[s:e]
+            if mode == "mean" and bags[i].sum():
+                bags[i] /= bags[i].sum()
+        m = A.tensor(bags.astype(weight._data.dtype))
+        if psw is not None:
+            m = m * A.unsqueeze(psw, 0)
+        return A.matmul(m, rows)
+    data = rows._data
+    pick = np.full((nb, d), -1, dtype=np.int64)
+    for i, (s, e) in enumerate(zip(starts, ends)):
+        members = np.arange(s, e)[keep[s:e]]
+        if len(members):
+            arg = np.argmax(data[members], axis=0)
+            pick[i] = members[arg] * d + np.arange(d)
+    mask = pick >= 0
+    out = A.take(rows, np.where(mask, pick, 0))
+    return out * A.tensor(mask.astype(weight._data.dtype)) if not mask.all() else out

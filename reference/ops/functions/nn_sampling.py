@@ -1,0 +1,409 @@
+"""``nn.functional`` padding, resampling and rearrangement: ``pad``, ``interpolate``, pixel and
+channel shuffles, ``unfold``/``fold``, over the window rules of :mod:`reference.ops.rules.pooling`
+(each op its own rule, PyTorch's ``grad_fn`` name). Circular padding is a composite (``cat`` of
+slices; PyTorch's is ``CopySlices``: same values and gradients); ``interpolate(mode="area")`` is
+adaptive average pooling, as in PyTorch."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from reference.ops import api as A
+from reference.ops import kernels as K
+from reference.ops.rules.pooling import window_map
+
+NN_FUNCTIONAL = [
+    "channel_shuffle",
+    "fold",
+    "interpolate",
+    "pad",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "unfold",
+    "upsample",
+    "upsample_bilinear",
+    "upsample_nearest",
+]
+
+
+# ---- pad ----------------------------------------------------------------------------------------
+
+
+def _pad_axes(sizes, pads, mode):
+    """Per trailing dim (first = outermost padded dim): (positions (O, 1), None)."""
+    axes = []
+    for n, (lo, hi) in zip(sizes, pads):
+        j = np.arange(n + lo + hi) - lo
+        if mode == "reflect":
+            j = np.abs(j)
+            j = np.where(j >= n, 2 * (n - 1) - j, j)
+        elif mode == "replicate":
+            j = np.clip(j, 0, n - 1)
+        axes.append((j[:, None], None))
+    return axes
+
+
+def pad(input, pad, mode="constant", value=None):
+    pad = [int(p) for p in pad]
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(
+            "Padding length should be less than or equal to two times the input dimension but got padding "
+            f"length {len(pad)} and input of dimension {input.ndim}"
+        )
+    n = len(pad) // 2
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "constant" and value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    pads = [(pad[2 * i], pad[2 * i + 1]) for i in range(n)][::-1]  # outermost padded dim first
+    sizes = tuple(input.shape[input.ndim - n :])
+    if mode == "constant":
+        for sz, (lo, hi) in zip(sizes, pads):
+            if sz + lo + hi < 0:
+                raise RuntimeError("narrow(): length must be non-negative.")
+        outs = tuple(sz + lo + hi for sz, (lo, hi) in zip(sizes, pads))
+        index, weight = K.combine_axes(_pad_axes(sizes, pads, "constant"), sizes)
+        return window_map("constant_pad_nd", input, index, weight, sizes, outs, value=value or 0.0)
+    if not (n in (1, 2, 3) and input.ndim in (n + 1, n + 2)):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+        )
+    if mode == "circular":
+        return _pad_circular(input, pads)
+    dims = f"{n + 1}D or {n + 2}D"
+    if any(e == 0 for e in input.shape[1:]) or (input.ndim == n + 1 and input.shape[0] == 0):
+        raise RuntimeError(
+            f"Expected {dims} (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for "
+            f"input, but got: {list(input.shape)}"
+        )
+    if mode == "reflect":
+        for i, (sz, (lo, hi)) in enumerate(zip(sizes, pads)):
+            if lo >= sz or hi >= sz:
+                arg = 4 + 2 * (n - 1 - i)
+                raise RuntimeError(
+                    f"Argument #{arg}: Padding size should be less than the corresponding input dimension, "
+                    f"but got: padding ({lo}, {hi}) at dimension {input.ndim - n + i} of input {list(input.shape)}"
+                )
+    outs = tuple(sz + lo + hi for sz, (lo, hi) in zip(sizes, pads))
+    if any(o < 1 for o in outs):
+        raise RuntimeError(f"input ({sizes}) is too small. Calculated output {outs}")
+    index, weight = K.combine_axes(_pad_axes(sizes, pads, mode), sizes)
+    name = {"reflect": "reflection_pad", "replicate": "replication_pad"}[mode]
+    return window_map(f"{name}{n}d", input, index, weight, sizes, outs)
+
+
+def _pad_circular(input, pads):
+    """Composite: wrap each padded dim with ``cat`` of slices (negative pads crop first)."""
+    n = len(pads)
+    x = input
+    for i, (lo, hi) in enumerate(pads):
+        d = input.ndim - n + i
+        size = x.shape[d]
+        if lo > size or hi > size:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if lo < 0:
+            x, size, lo = A.narrow(x, d, -lo, size + lo), size + lo, 0
+        if hi < 0:
+            x, size, hi = A.narrow(x, d, 0, size + hi), size + hi, 0
+        parts = []
+        if lo:
+            parts.append(A.narrow(x, d, size - lo, lo))
+        parts.append(x)
+        if hi:
+            parts.append(A.narrow(x, d, 0, hi))
+        x = A.cat(parts, d) if len(parts) > 1 else x
+    return x
+
+
+# ---- interpolate --------------------------------------------------------------------------------
+
+_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+
+
+def _scale_value(scale, n_in, n_out):
+    """PyTorch's compute_scales_value: 1/scale_factor when given, else in/out."""
+    return 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+
+
+def _area_scale(n_in, n_out, align_corners, scale):
+    if align_corners:
+        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    return _scale_value(scale, n_in, n_out)
+
+
+def _axis_table(mode, n_in, n_out, align_corners, scale):
+    o = np.arange(n_out)
+    if mode in ("nearest", "nearest-exact"):
+        if n_out == n_in and mode == "nearest":
+            src = o
+        elif n_out == 2 * n_in and mode == "nearest":
+            src = o >> 1
+        else:  # float32 arithmetic, as PyTorch's nearest kernels
+            s = np.float32(_scale_value(scale, n_in, n_out))
+            shift = np.float32(0.5) if mode == "nearest-exact" else np.float32(0.0)
+            src = np.floor((o.astype(np.float32) + shift) * s).astype(np.int64)
+            src = np.minimum(src, n_in - 1)
+        return src[:, None], None
+    s = _area_scale(n_in, n_out, align_corners, scale)
+    if mode == "bicubic":
+        real = s * o if align_corners else s * (o + 0.5) - 0.5
+        i0 = np.floor(real).astype(np.int64)
+        t = real - i0
+        a = -0.75
+
+        def c1(x):
+            return ((a + 2) * x - (a + 3)) * x * x + 1
+
+        def c2(x):
+            return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+        w = np.stack([c2(t + 1), c1(t), c1(1 - t), c2(2 - t)], axis=1)
+        pos = np.clip(i0[:, None] + np.arange(-1, 3)[None, :], 0, n_in - 1)
+        return pos, w
+    real = s * o if align_corners else np.maximum(s * (o + 0.5) - 0.5, 0.0)
+    i0 = real.astype(np.int64)
+    lam = real - i0
+    i1 = i0 + (i0 < n_in - 1)
+    return np.stack([i0, i1], axis=1), np.stack([1.0 - lam, lam], axis=1)
+
+
+def interpolate(
+    input,
+    size=None,
+    scale_factor=None,
+    mode="nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias=False,
+):
+    """Rules ``upsample_*`` (PyTorch's kernels' index and weight arithmetic: float32 source indices
+    for the nearest modes, ``A = -0.75`` cubic convolution with clamped access for bicubic);
+    ``mode="area"`` is adaptive average pooling. ``antialias=True`` is not implemented (rejected)."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError(
+                "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear"
+            )
+    elif align_corners is None:
+        align_corners = False
+    if antialias:
+        raise NotImplementedError("reference: interpolate(antialias=True) is not implemented")
+    n = input.ndim - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != n:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got input with spatial "
+                    f"dimensions of {list(input.shape[2:])} and output size of {size}. Please provide input tensor in "
+                    "(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."
+                )
+            out = [int(e) for e in size]
+        else:
+            out = [int(size)] * n
+        scales = [None] * n
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != n:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, but got input with "
+                    f"spatial dimensions of {list(input.shape[2:])} and scale_factor of shape {scale_factor}. Please "
+                    "provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
+                )
+            scales = [float(e) for e in scale_factor]
+        else:
+            scales = [float(scale_factor)] * n
+        out = [math.floor(float(input.shape[i + 2]) * scales[i]) for i in range(n)]
+        if recompute_scale_factor:
+            scales = [None] * n
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if mode == "area":
+        from reference.ops.functions.nn_pooling import _adaptive_avg, adaptive_avg_pool1d
+
+        if n == 1:
+            return adaptive_avg_pool1d(input, out)
+        if n in (2, 3):
+            return _adaptive_avg(input, n, out)
+    want = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+    if mode in want and n + 2 in (3, 4, 5) and want[mode] != n:
+        raise NotImplementedError(f"Got {n + 2}D input, but {mode} mode needs {want[mode] + 2}D input")
+    if mode not in _MODES or n not in (1, 2, 3):
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the modes: "
+            f"nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})"
+        )
+    sizes = tuple(input.shape[2:])
+    if any(o <= 0 for o in out) or any(s <= 0 for s in sizes):
+        raise RuntimeError(
+            f"Input and output sizes should be greater than 0, but got input ({', '.join(map(str, sizes))}) "
+            f"output ({', '.join(map(str, out))})"
+        )
+    axes = [_axis_table(mode, sz, o, align_corners, sc) for sz, o, sc in zip(sizes, out, scales)]
+    index, weight = K.combine_axes(axes, sizes)
+    name = {
+        "nearest": f"upsample_nearest{n}d",
+        "nearest-exact": f"upsample_nearest_exact{n}d",
+        "linear": "upsample_linear1d",
+        "bilinear": "upsample_bilinear2d",
+        "bicubic": "upsample_bicubic2d",
+        "trilinear": "upsample_trilinear3d",
+    }[mode]
+    return window_map(name, input, index, weight, sizes, tuple(out))
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ---- pixel and channel shuffles -----------------------------------------------------------------
+
+
+def _perm_map(name, input, in_trailing, out_trailing, src):
+    """A permutation of the trailing dims: ``src[o]`` is the flat input position of output ``o``."""
+    index = np.asarray(src, dtype=np.int64).reshape(-1, 1)
+    return window_map(name, input, index, np.ones(index.shape), in_trailing, out_trailing)
+
+
+def pixel_shuffle(input, upscale_factor):
+    r = int(upscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(
+            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)"
+        )
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    c, h, w = input.shape[-3:]
+    if c % (r * r):
+        raise RuntimeError(
+            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+            f"but input.size(-3)={c} is not divisible by {r * r}"
+        )
+    oc = c // (r * r)
+    src = np.arange(c * h * w).reshape(oc, r, r, h, w).transpose(0, 3, 1, 4, 2)
+    return _perm_map("pixel_shuffle", input, (c, h, w), (oc, h * r, w * r), src)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    r = int(downscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(
+            f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)"
+        )
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    c, h, w = input.shape[-3:]
+    if h % r:
+        raise RuntimeError(
+            f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h} is not "
+            f"divisible by {r}"
+        )
+    if w % r:
+        raise RuntimeError(
+            f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} is not "
+            f"divisible by {r}"
+        )
+    src = np.arange(c * h * w).reshape(c, h // r, r, w // r, r).transpose(0, 2, 4, 1, 3)
+    return _perm_map("pixel_unshuffle", input, (c, h, w), (c * r * r, h // r, w // r), src)
+
+
+def channel_shuffle(input, groups):
+    g = int(groups)
+    if input.ndim <= 2:
+        raise RuntimeError(
+            f"channel_shuffle expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)"
+        )
+    if g <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{g}")
+    c = input.shape[1]
+    if c % g:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {c} channels and {g} groups."
+        )
+    trailing = tuple(input.shape[1:])
+    rest = math.prod(trailing[1:])
+    src = np.arange(c * rest).reshape(g, c // g, rest).transpose(1, 0, 2)
+    return _perm_map("channel_shuffle", input, trailing, trailing, src)
+
+
+# ---- unfold / fold ------------------------------------------------------------------------------
+
+
+def _pair(v):
+    return (int(v), int(v)) if isinstance(v, (int, np.integer)) else tuple(int(e) for e in v)
+
+
+def _im2col_table(c, size, k, d, p, s):
+    """For each (channel, kernel offset) row and block column: the flat (C, H, W) position read."""
+    blocks = [(size[i] + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // s[i] + 1 for i in range(2)]
+    rows = [np.arange(blocks[i])[None, :] * s[i] - p[i] + np.arange(k[i])[:, None] * d[i] for i in range(2)]
+    hh = rows[0][:, None, :, None]  # (kh, 1, bh, 1)
+    ww = rows[1][None, :, None, :]  # (1, kw, 1, bw)
+    valid = (hh >= 0) & (hh < size[0]) & (ww >= 0) & (ww < size[1])
+    plane = np.where(valid, hh * size[1] + ww, -1)  # (kh, kw, bh, bw)
+    chan = np.arange(c).reshape(c, 1, 1, 1, 1) * (size[0] * size[1])
+    index = np.where(plane[None] >= 0, plane[None] + chan, -1)
+    return index.reshape(-1, 1), blocks
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Rule ``im2col``: (N, C, H, W) -> (N, C * kh * kw, L)."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
+    k, d, p, s = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
+    c, h, w = input.shape[-3:]
+    blocks = [(e + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // s[i] + 1 for i, e in enumerate((h, w))]
+    if blocks[0] < 1 or blocks[1] < 1:
+        raise RuntimeError(
+            f"Given input with spatial size ({h}, {w}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), "
+            f"padding=({p[0]}, {p[1]}), calculated shape of the array of sliding blocks as ({blocks[0]}, {blocks[1]}), "
+            "but its components must be at least one."
+        )
+    index, blocks = _im2col_table(c, (h, w), k, d, p, s)
+    out = (c * k[0] * k[1], blocks[0] * blocks[1])
+    return window_map("im2col", input, index, np.ones(index.shape), (c, h, w), out)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Rule ``col2im``: the transpose of :func:`unfold` (overlapping blocks add up)."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported (got {input.ndim}D)"
+        )
+    size, k, d, p, s = _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
+    ck, L = input.shape[-2:]
+    kk = k[0] * k[1]
+    if ck % kk:
+        raise RuntimeError(
+            "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
+            f"input.size(1)={ck} and kernel_size=({k[0]}, {k[1]})."
+        )
+    blocks = [(size[i] + 2 * p[i] - (d[i] * (k[i] - 1) + 1)) // s[i] + 1 for i in range(2)]
+    if blocks[0] * blocks[1] != L:
+        raise RuntimeError(
+            f"Given output_size=({size[0]}, {size[1]}), kernel_size=({k[0]}, {k[1]}), dilation=({d[0]}, {d[1]}), "
+            f"padding=({p[0]}, {p[1]}), stride=({s[0]}, {s[1]}), expected size of input's dimension 2 to match the "
+            f"calculated number of sliding blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
+            f"input.size(2)={L}."
+        )
+    c = ck // kk
+    fwd, _ = _im2col_table(c, size, k, d, p, s)
+    index, weight = K.transpose_table(fwd, np.ones(fwd.shape), c * size[0] * size[1])
+    return window_map("col2im", input, index, weight, (ck, L), (c,) + size)
