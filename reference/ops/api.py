@@ -228,7 +228,9 @@ def mul(input, other):
     return _binary(R.mul, input, other)
 
 
-def div(input, other):
+def div(input, other, *, rounding_mode=None):
+    if rounding_mode is not None:
+        return _div_mode(input, other, rounding_mode)
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         dt = result_type(input, other)
         if dt.kind != "f":
@@ -238,6 +240,34 @@ def div(input, other):
     if dt.kind != "f":
         dt = _default_dtype[0]
     return apply(R.div, (input, other), {}, cast=None if input.dtype == other.dtype == dt else dt)
+
+
+def _check_rounding_mode(rounding_mode):
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+        )
+
+
+def _div_mode(input, other, rounding_mode):
+    """div(rounding_mode='trunc'|'floor'): DivBackward2; the result keeps the promoted dtype
+    (integer division for integers); the gradient is zero."""
+    _check_rounding_mode(rounding_mode)
+    dt = result_type(input, other)
+    if dt == bool_:
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
+    if dt.kind in "iu":
+        if (isinstance(other, Tensor) and builtins.bool(np.any(other._data == 0))) or (
+            not isinstance(other, Tensor) and other == 0
+        ):
+            raise RuntimeError("ZeroDivisionError")
+    params = {"rounding_mode": rounding_mode}
+    a, b = (
+        _operand(input, dt),
+        _operand(other, dt),
+    )  # a number divisor is wrapped (DivBackward2, as in PyTorch)
+    check = (lambda: check_broadcast(a, b)) if a.shape != b.shape else None
+    return apply(R.div_mode, (a, b), params, cast=None if a.dtype == b.dtype == dt else dt, check=check)
 
 
 def neg(input):
@@ -299,14 +329,40 @@ def threshold_backward(grad_output, input, threshold):
 def _clamp_params(min, max):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    for name, v in (("min", min), ("max", max)):
-        if isinstance(v, Tensor):
-            raise TypeError(f"clamp({name}=Tensor) is not supported by the reference; pass a Python number")
     return {"min": min, "max": max}
 
 
+def _clamp_tensors(input, min, max):
+    """clamp with tensor bounds (ClampBackward0): the bounds are inputs (None: absent). A number
+    beside a tensor bound matches neither of PyTorch's overloads: a TypeError, as there."""
+    if any(v is not None and not isinstance(v, Tensor) for v in (min, max)):
+        kinds = ", ".join(
+            type(v).__name__ if not isinstance(v, Tensor) else "Tensor" for v in (input, min, max)
+        )
+        raise TypeError(
+            f"clamp() received an invalid combination of arguments - got ({kinds}), but expected one of:\n"
+            " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+            " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n"
+        )
+    dt = result_type(input, min, max)
+    bounds = [min, max]
+    same = all(t is None or t.dtype == dt for t in (input, *bounds))
+
+    def check():
+        for b in bounds:
+            if b is not None:
+                check_broadcast(input, b)
+
+    return (input, *bounds), (None if same else dt), check
+
+
 def clamp(input, min=None, max=None):
-    return apply(R.clamp, (input,), _clamp_params(min, max))
+    params = _clamp_params(min, max)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        inputs, cast, check = _clamp_tensors(input, min, max)
+        return apply(R.clamp_tensor, inputs, {}, cast=cast, check=check)
+    dt = result_type(input, min, max)  # an integer tensor with a float bound computes in float
+    return apply(R.clamp, (input,), params, cast=None if dt == input.dtype else dt)
 
 
 def clamp_mask(input, min, max):
@@ -337,13 +393,43 @@ def minimum(input, other):
     return _binary(R.minimum, input, other)
 
 
-def masked_fill(input, mask, value):
+def _check_masked_fill(input, mask, value):
     if mask.dtype != bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
-    if isinstance(value, Tensor):
-        raise TypeError("masked_fill(value=Tensor) is not supported by the reference; pass a Python number")
+        names = {
+            "int64": "long int",
+            "int32": "int",
+            "int16": "short int",
+            "int8": "signed char",
+            "uint8": "unsigned char",
+            "float32": "float",
+            "float64": "double",
+            "float16": "c10::Half",
+        }
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {names.get(mask.dtype.name, mask.dtype)}"
+        )
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value.ndim} dimension(s)."
+        )
+
+
+def masked_fill(input, mask, value):
+    _check_masked_fill(input, mask, value)
     check_broadcast(input, mask)
+    if isinstance(value, Tensor):  # MaskedFillBackward1: the value gets a gradient
+        v = value if value.dtype == input.dtype else to(value, input.dtype)
+        return apply(R.masked_fill_tensor, (input, mask, v), {})
     return apply(R.masked_fill, (input, mask), {"value": value})
+
+
+def masked_fill_(self, mask, value):
+    _check_masked_fill(self, mask, value)
+    if isinstance(value, Tensor):
+        v = value if value.dtype == self.dtype else to(value, self.dtype)
+        return apply_inplace(R.masked_fill_tensor, self, (mask, v), {})
+    return apply_inplace(R.masked_fill, self, (mask,), {"value": value})
 
 
 def rsub(input, other):
@@ -1510,7 +1596,17 @@ def mul_(self, other):
     return _inplace_binary(R.mul, self, other)
 
 
-def div_(self, other):
+def div_(self, other, *, rounding_mode=None):
+    if rounding_mode is not None:
+        from reference.autograd.dispatch import _torch_dtype_name
+
+        _check_rounding_mode(rounding_mode)
+        dt = result_type(self, other)
+        if dt.kind == "f" and self.dtype.kind != "f":
+            raise RuntimeError(
+                f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
+            )
+        return _inplace_binary(R.div_mode, self, other, {"rounding_mode": rounding_mode})
     if self.dtype.kind != "f":
         raise RuntimeError("result type Float can't be cast to the desired output type Long")
     return _inplace_binary(R.div, self, other)
@@ -1523,7 +1619,11 @@ def pow_(self, exponent):
 
 
 def clamp_(self, min=None, max=None):
-    return apply_inplace(R.clamp, self, (), _clamp_params(min, max))
+    params = _clamp_params(min, max)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        inputs, cast, _ = _clamp_tensors(self, min, max)
+        return apply_inplace(R.clamp_tensor, self, inputs[1:], {}, cast=cast)
+    return apply_inplace(R.clamp, self, (), params)
 
 
 def copy_(self, src):

@@ -12,6 +12,7 @@ import numpy as np
 
 from reference import errors
 from reference.autograd.dispatch import apply
+from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rule import (
@@ -254,11 +255,21 @@ rule(
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
 )
+
+
+def _sign(a):
+    """(0 < a) - (a < 0), as PyTorch's kernel: sign(nan) = 0 (NumPy's np.sign gives nan) and
+    sign(-0.0) = +0.0; so the gradient of abs (grad * sign) is 0 at nan, as in PyTorch."""
+    if a.dtype == np.bool_:
+        return a.copy()
+    return (a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)
+
+
 rule(
     "sign",
     "SignBackward0",
     ("self",),
-    forward=np.sign,
+    forward=_sign,
     grads=(lambda c, g: A.zeros_like(g),),
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
@@ -283,6 +294,95 @@ rule(
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
     error=_SELECT_ERROR,
+)
+rule(
+    "masked_fill_tensor",
+    "MaskedFillBackward1",
+    ("self", "mask", "value"),  # value: a 0-d tensor
+    forward=lambda a, mask, value: namespace_of(a).where(mask, value.astype(a.dtype), a),
+    grads=(lambda c, g: A.where(c.mask, 0.0, g), None, lambda c, g: A.sum(A.where(c.mask, g, 0.0))),
+    saves={"mask": (0, 2)},
+    jvp=(
+        lambda c, t: A.where(c.mask, 0.0, t),
+        None,
+        lambda c, t: A.where(c.mask, A.expand(t, c.result.shape), 0.0),
+    ),
+    batch=BATCH_ELEMENTWISE,
+)
+
+
+def _div_mode(a, b, rounding_mode):
+    """div with rounding: trunc(a / b) or PyTorch's floor division (NumPy's floor_divide uses the
+    same fmod-based algorithm for floats); integers divide exactly, rounding toward zero or down."""
+    xp = namespace_of(a, b)
+    if a.dtype.kind in "iu":
+        if rounding_mode == "floor":
+            return xp.floor_divide(a, b)
+        q = xp.abs(a) // xp.abs(b)
+        return xp.where((a < 0) != (b < 0), -q, q).astype(a.dtype, copy=False)
+    if rounding_mode == "floor":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return xp.floor_divide(a, b).astype(a.dtype, copy=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return xp.trunc(a / b).astype(a.dtype, copy=False)
+
+
+rule(
+    "div_mode",
+    "DivBackward2",
+    ("self", "other"),
+    forward=_div_mode,
+    grads=(lambda c, g: A.zeros_like(g), lambda c, g: A.zeros_like(g)),
+    jvp=(lambda c, t: A.zeros_like(c.result), lambda c, t: A.zeros_like(c.result)),
+    batch=BATCH_ELEMENTWISE,
+)
+
+
+def _clamp_tensor(x, lo, hi):
+    xp = namespace_of(x, lo, hi)
+    if lo is not None:
+        x = xp.maximum(x, lo)
+    if hi is not None:
+        x = xp.minimum(x, hi)
+    return xp.array(xp.broadcast_to(x, xp.broadcast_shapes(*(v.shape for v in (x, lo, hi) if v is not None))))
+
+
+def _clamp_self_mask(c):
+    """clamp_backward_min_max: self gets the gradient where min <= self <= max."""
+    ok = None
+    if c.min is not None:
+        ok = A.ge(c.self, c.min)
+    if c.max is not None:
+        le = A.le(c.self, c.max)
+        ok = le if ok is None else A.logical_and(ok, le)
+    return ok
+
+
+def _clamp_min_mask(c):
+    """min gets it where self < min (and min < max when both are given: then max wins)."""
+    m = A.lt(c.self, c.min)
+    return m if c.max is None else A.logical_and(m, A.lt(c.min, c.max))
+
+
+def _clamp_max_mask(c):
+    """max gets it where self > max, or everywhere max < min (the result is max there)."""
+    m = A.gt(c.self, c.max)
+    return m if c.min is None else A.logical_or(m, A.lt(c.max, c.min))
+
+
+rule(
+    "clamp_tensor",
+    "ClampBackward0",
+    ("self", "min", "max"),  # tensor bounds, either may be None
+    forward=_clamp_tensor,
+    grads=(
+        lambda c, g: A.where(_clamp_self_mask(c), g, 0.0),
+        lambda c, g: A.where(_clamp_min_mask(c), g, 0.0),
+        lambda c, g: A.where(_clamp_max_mask(c), g, 0.0),
+    ),
+    saves={"self": (0, 1, 2), "min": (0, 1, 2), "max": (0, 1, 2)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "clamp",

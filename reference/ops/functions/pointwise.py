@@ -1,0 +1,636 @@
+"""Elementwise math and special functions with PyTorch's names, signatures, promotion and errors.
+
+The rules (forward kernels, VJP, JVP, batch rule) are in :mod:`reference.ops.rules.pointwise`;
+these functions normalise arguments the way PyTorch does and hand one rule to the dispatcher:
+
+* unary floating ops (``sin``, ``erf``, ...) compute an integer or bool input in the default
+  float dtype, as PyTorch's ``unary_float_op`` does;
+* binary ops promote with PyTorch's ``result_type`` (Python numbers are wrapped numbers); the ops
+  PyTorch computes only in floating point (``atan2``, ``xlogy``, ``logaddexp``, ``copysign``,
+  ``hypot``...) promote an integer result to the default float dtype;
+* rounding ops (``floor``, ``ceil``, ``round``, ``trunc``) on integer tensors return a copy, as
+  PyTorch does.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from reference.autograd.dispatch import _torch_dtype_name, apply, apply_inplace
+from reference.autograd.tensor import Tensor, _default_dtype, _make, bool_, float64
+from reference.ops import api as A
+from reference.ops.api import R
+
+# ---- boolean helpers the formulas read (not differentiable; batched under vmap) ----------------------
+
+
+def _plain_unary(fn, name):
+    def op(input):
+        out = A._batched_plain(op, (input,))
+        if out is not None:
+            return out
+        return _make(fn(input._data))
+
+    op.__name__ = name
+    return op
+
+
+_isnan = _plain_unary(lambda a: a != a, "isnan")
+_isfinite = _plain_unary(lambda a: a - a == 0 if a.dtype.kind == "f" else a == a, "isfinite")
+
+
+# ---- argument normalisation --------------------------------------------------------------------------
+
+
+def _float_dtype(dt):
+    return dt if dt.kind == "f" else _default_dtype[0]
+
+
+def _check(a, b):
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.shape != b.shape:
+        return lambda: A.check_broadcast(a, b)
+    return None
+
+
+def _as_tensor(x, dtype):
+    return x if isinstance(x, Tensor) else A._wrap(x, dtype)
+
+
+def _binary(rule, a, b, params=None, floating=False):
+    """PyTorch's binary TensorIterator: promote, wrap numbers, check broadcasting."""
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError(f"{rule.name}(): expected at least one Tensor argument")
+    dt = A.result_type(a, b)
+    if floating:
+        dt = _float_dtype(dt)
+    x, y = _as_tensor(a, dt), _as_tensor(b, dt)
+    cast = None if x.dtype == y.dtype == dt else dt
+    return apply(rule, (x, y), params or {}, cast=cast, check=_check(x, y))
+
+
+def _unary_float(rule, x, params=None):
+    return apply(rule, (x,), params or {}, cast=None if x.dtype.kind == "f" else _default_dtype[0])
+
+
+def _inplace_result_check(self, dt):
+    if dt != self.dtype and (dt.kind == "f" and self.dtype.kind != "f"):
+        raise RuntimeError(
+            f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
+        )
+
+
+def _unary_inplace(rule, self, params=None):
+    if self.dtype.kind != "f":
+        _inplace_result_check(self, _default_dtype[0])
+    return apply_inplace(rule, self, (), params or {})
+
+
+def _binary_inplace(rule, self, other, params=None, floating=False, scalar_rule=None):
+    dt = A.result_type(self, other)
+    if floating:
+        dt = _float_dtype(dt)
+    _inplace_result_check(self, dt)
+    if scalar_rule is not None and not isinstance(other, Tensor):  # the op's Scalar overload
+        return apply_inplace(scalar_rule, self, (), {"other": other})
+    other = _as_tensor(other, dt)
+    cast = None if self.dtype == other.dtype == dt else dt
+    return apply_inplace(rule, self, (other,), params or {}, cast=cast)
+
+
+# ---- unary floating ops --------------------------------------------------------------------------------
+
+_UNARY = (
+    "sin cos tan asin acos atan sinh cosh asinh acosh atanh erf erfc erfinv lgamma digamma "
+    "log1p expm1 log2 log10 exp2 rsqrt deg2rad rad2deg sinc i0"
+).split()
+
+
+def _make_unary(name):
+    def op(input):
+        return _unary_float(getattr(R, name), input)
+
+    def op_(self):
+        return _unary_inplace(getattr(R, name), self)
+
+    op.__name__, op_.__name__ = name, name + "_"
+    return op, op_
+
+
+sin, sin_ = _make_unary("sin")
+cos, cos_ = _make_unary("cos")
+tan, tan_ = _make_unary("tan")
+asin, asin_ = _make_unary("asin")
+acos, acos_ = _make_unary("acos")
+atan, atan_ = _make_unary("atan")
+sinh, sinh_ = _make_unary("sinh")
+cosh, cosh_ = _make_unary("cosh")
+asinh, asinh_ = _make_unary("asinh")
+acosh, acosh_ = _make_unary("acosh")
+atanh, atanh_ = _make_unary("atanh")
+erf, erf_ = _make_unary("erf")
+erfc, erfc_ = _make_unary("erfc")
+erfinv, erfinv_ = _make_unary("erfinv")
+lgamma, lgamma_ = _make_unary("lgamma")
+digamma, digamma_ = _make_unary("digamma")
+log1p, log1p_ = _make_unary("log1p")
+expm1, expm1_ = _make_unary("expm1")
+log2, log2_ = _make_unary("log2")
+log10, log10_ = _make_unary("log10")
+exp2, exp2_ = _make_unary("exp2")
+rsqrt, rsqrt_ = _make_unary("rsqrt")
+deg2rad, deg2rad_ = _make_unary("deg2rad")
+rad2deg, rad2deg_ = _make_unary("rad2deg")
+sinc, sinc_ = _make_unary("sinc")
+i0, i0_ = _make_unary("i0")
+
+
+def _inplace_not_differentiable(name):
+    def op_(self):
+        return _unary_inplace(getattr(R, name + "_inplace"), self)
+
+    op_.__name__ = name + "_"
+    return op_
+
+
+# PyTorch's asinh_/acosh_/atanh_ record a node whose backward raises (not_implemented).
+asinh_, acosh_, atanh_ = (_inplace_not_differentiable(n) for n in ("asinh", "acosh", "atanh"))
+arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
+
+# PyTorch's aliases
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
+arcsin_, arccos_, arctan_ = asin_, acos_, atan_
+
+
+def _special_unary(name):
+    def op(input):
+        return _unary_float(getattr(R, name), input)
+
+    op.__name__ = name
+    return op
+
+
+i0e, i1, i1e, ndtri, log_ndtr, entr = (
+    _special_unary(n) for n in ("i0e", "i1", "i1e", "ndtri", "log_ndtr", "entr")
+)
+
+
+def ndtr(input):
+    """torch.special.ndtr: (1 + erf(x / sqrt(2))) * 0.5, a composite as in PyTorch."""
+    x = input if input.dtype.kind == "f" else A.to(input, _default_dtype[0])
+    return (erf(x * math.sqrt(0.5)) + 1) * 0.5
+
+
+def polygamma(n, input):
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+        raise TypeError(f"polygamma(): argument 'n' must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return _unary_float(R.polygamma, input, {"n": int(n)})
+
+
+def polygamma_(self, n):
+    return _unary_inplace(R.polygamma_inplace, self, {"n": int(n)})
+
+
+def mvlgamma(input, p):
+    """PyTorch 2.13 no longer checks that every element exceeds (p - 1) / 2."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return _unary_float(R.mvlgamma, input, {"p": int(p)})
+
+
+def mvlgamma_(self, p):
+    return apply_inplace(R.mvlgamma, self, (), {"p": int(p)})
+
+
+def logit(input, eps=None):
+    return _unary_float(R.logit, input, {"eps": None if eps is None else float(eps)})
+
+
+def logit_(self, eps=None):
+    return _unary_inplace(R.logit, self, {"eps": None if eps is None else float(eps)})
+
+
+def square(input):
+    """``input * input`` as PyTorch spells it: ``pow(input, 2)`` (PowBackward0); bool promotes to int64."""
+    if input.dtype == bool_:
+        return A.pow(A.to(input, np.dtype(np.int64)), 2)
+    return A.pow(input, 2)
+
+
+def square_(self):
+    return A.pow_(self, 2)
+
+
+def sgn(input):
+    return apply(R.sgn, (input,))
+
+
+def sgn_(self):
+    return apply_inplace(R.sgn, self, (), {})
+
+
+def sign_(self):
+    return apply_inplace(R.sign, self, (), {})
+
+
+def positive(input):
+    if input.dtype == bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def frac(input):
+    if input.dtype.kind != "f":
+        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{_torch_dtype_name(input.dtype)}'")
+    return apply(R.frac, (input,))
+
+
+def frac_(self):
+    frac(self.detach())  # the same dtype check
+    return apply_inplace(R.frac, self, (), {})
+
+
+def _rounding(name):
+    def op(input):
+        if input.dtype.kind != "f":  # integers are already integral: PyTorch returns a copy
+            return A.clone(input)
+        return apply(getattr(R, name), (input,))
+
+    def op_(self):
+        if self.dtype.kind != "f":
+            return self
+        return apply_inplace(getattr(R, name), self, (), {})
+
+    op.__name__, op_.__name__ = name, name + "_"
+    return op, op_
+
+
+floor, floor_ = _rounding("floor")
+ceil, ceil_ = _rounding("ceil")
+trunc, trunc_ = _rounding("trunc")
+fix, fix_ = trunc, trunc_
+
+
+def round(input, *, decimals=0):
+    if input.dtype.kind != "f":
+        if decimals != 0:
+            raise RuntimeError("round_cpu not implemented for integral types with decimals != 0")
+        return A.clone(input)
+    if decimals == 0:
+        return apply(R.round, (input,))
+    return apply(R.round_decimals, (input,), {"decimals": int(decimals)})
+
+
+def round_(self, *, decimals=0):
+    if self.dtype.kind != "f":
+        return self
+    if decimals == 0:
+        return apply_inplace(R.round, self, (), {})
+    return apply_inplace(R.round_decimals, self, (), {"decimals": int(decimals)})
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    if input.dtype.kind != "f":
+        return A.clone(input)
+    return apply(R.nan_to_num, (input,), {"nan": nan, "posinf": posinf, "neginf": neginf})
+
+
+def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    if self.dtype.kind != "f":
+        return self
+    return apply_inplace(R.nan_to_num, self, (), {"nan": nan, "posinf": posinf, "neginf": neginf})
+
+
+# ---- binary ops ------------------------------------------------------------------------------------------
+
+
+def atan2(input, other):
+    return _binary(R.atan2, input, other, floating=True)
+
+
+def atan2_(self, other):
+    return _binary_inplace(R.atan2, self, other, floating=True)
+
+
+arctan2, arctan2_ = atan2, atan2_
+
+
+def _float_kernel_only(name, *operands):
+    """Ops whose CPU kernel exists for floating dtypes only (no integer promotion)."""
+    dt = A.result_type(*operands)
+    if dt.kind != "f":
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_torch_dtype_name(dt)}'")
+
+
+def hypot(input, other):
+    _float_kernel_only("hypot", input, other)
+    return _binary(R.hypot, input, other)
+
+
+def hypot_(self, other):
+    return _binary_inplace(R.hypot, self, other, floating=True)
+
+
+def logaddexp(input, other):
+    _float_kernel_only("logaddexp", input, other)
+    return _binary(R.logaddexp, input, other)
+
+
+def logaddexp2(input, other):
+    _float_kernel_only("logaddexp2", input, other)
+    return _binary(R.logaddexp2, input, other)
+
+
+def _scalar_other(rule, input, other, floating=False, **names):
+    """``op(tensor, number)``: PyTorch's Scalar overload (its own node), the number a parameter."""
+    dt = A.result_type(input, other)
+    if floating:
+        dt = _float_dtype(dt)
+    return apply(rule, (input,), {"other": other}, cast=None if dt == input.dtype else dt)
+
+
+def copysign(input, other):
+    if isinstance(input, Tensor) and not isinstance(other, Tensor):
+        return _scalar_other(R.copysign_scalar, input, other, floating=True)
+    return _binary(R.copysign, input, other, floating=True)
+
+
+def copysign_(self, other):
+    return _binary_inplace(R.copysign, self, other, floating=True, scalar_rule=R.copysign_scalar)
+
+
+def xlogy(input, other):
+    if isinstance(input, Tensor) and not isinstance(other, Tensor):
+        return _scalar_other(R.xlogy_scalar_other, input, other, floating=True)
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        dt = _float_dtype(A.result_type(input, other))
+        return apply(R.xlogy_scalar_self, (other,), {"self": input}, cast=None if dt == other.dtype else dt)
+    return _binary(R.xlogy, input, other, floating=True)
+
+
+def xlogy_(self, other):
+    return _binary_inplace(R.xlogy, self, other, floating=True, scalar_rule=R.xlogy_scalar_other)
+
+
+def xlog1py(input, other):
+    return _binary(R.xlog1py, input, other, floating=True)
+
+
+def _int_zero_division(a, b):
+    if isinstance(b, Tensor) and b.dtype.kind in "iu" and bool(np.any(b._data == 0)):
+        raise RuntimeError("ZeroDivisionError")
+    if isinstance(b, numbers.Integral) and not isinstance(b, bool) and b == 0:
+        if not isinstance(a, Tensor) or a.dtype.kind in "iu":
+            raise RuntimeError("ZeroDivisionError")
+
+
+def fmod(input, other):
+    if A.result_type(input, other).kind in "iu":
+        _int_zero_division(input, other)
+    if isinstance(input, Tensor) and not isinstance(other, Tensor):
+        return _scalar_other(R.fmod_scalar, input, other)
+    return _binary(R.fmod, input, other)
+
+
+def fmod_(self, other):
+    if self.dtype.kind in "iu":
+        _int_zero_division(self, other)
+    return _binary_inplace(R.fmod, self, other, scalar_rule=R.fmod_scalar)
+
+
+def remainder(input, other):
+    if A.result_type(input, other).kind in "iu":
+        _int_zero_division(input, other)
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):  # remainder.Scalar_Tensor
+        dt = A.result_type(input, other)
+        return apply(
+            R.remainder_scalar_self, (other,), {"self": input}, cast=None if dt == other.dtype else dt
+        )
+    if isinstance(input, Tensor) and not isinstance(other, Tensor):
+        return _scalar_other(R.remainder_scalar, input, other)
+    return _binary(R.remainder, input, other)
+
+
+def remainder_(self, other):
+    if self.dtype.kind in "iu":
+        _int_zero_division(self, other)
+    return _binary_inplace(R.remainder, self, other, scalar_rule=R.remainder_scalar)
+
+
+def fmax(input, other):
+    return _binary(R.fmax, input, other)
+
+
+def fmin(input, other):
+    return _binary(R.fmin, input, other)
+
+
+def heaviside(input, values):
+    if not isinstance(values, Tensor):
+        raise TypeError(f"heaviside(): argument 'values' must be Tensor, not {type(values).__name__}")
+    if input.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return _binary(R.heaviside, input, values)
+
+
+def heaviside_(self, values):
+    return _binary_inplace(R.heaviside, self, values)
+
+
+def nextafter(input, other):
+    return _binary(R.nextafter, input, other)
+
+
+def nextafter_(self, other):
+    return _binary_inplace(R.nextafter, self, other)
+
+
+def float_power(input, exponent):
+    """``pow`` computed in float64 (PyTorch casts both operands to double first)."""
+    if isinstance(input, Tensor) and input.dtype != float64:
+        input = A.to(input, float64)
+    if isinstance(exponent, Tensor) and exponent.dtype != float64:
+        exponent = A.to(exponent, float64)
+    return A.pow(input, exponent)
+
+
+def float_power_(self, exponent):
+    if self.dtype != float64:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {_torch_dtype_name(self.dtype)} but the operation's "
+            "result requires dtype Double"
+        )
+    if isinstance(exponent, Tensor) and exponent.dtype != float64:
+        exponent = A.to(exponent, float64)
+    return A.pow_(self, exponent)
+
+
+def true_divide(input, other):
+    return A.div(input, other)
+
+
+def true_divide_(self, other):
+    return A.div_(self, other)
+
+
+# ---- ternary ops -----------------------------------------------------------------------------------------
+
+
+def lerp(input, end, weight):
+    if not isinstance(end, Tensor):
+        raise TypeError(f"lerp(): argument 'end' must be Tensor, not {type(end).__name__}")
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype != input.dtype and (name == "end" or t.ndim > 0):
+            raise RuntimeError(
+                f"expected dtype {_torch_dtype_name(input.dtype)} for `{name}` but got dtype "
+                f"{_torch_dtype_name(t.dtype)}"
+            )
+    if isinstance(weight, Tensor):
+        if weight.dtype != input.dtype:  # a 0-d weight of another float dtype
+            weight = A.to(weight, input.dtype)
+        return apply(R.lerp_tensor, (input, end, weight), {}, check=lambda: _check3(input, end, weight))
+    return apply(R.lerp, (input, end), {"weight": weight}, check=_check(input, end))
+
+
+def lerp_(self, end, weight):
+    if isinstance(weight, Tensor):
+        return apply_inplace(R.lerp_tensor, self, (end, weight), {})
+    return apply_inplace(R.lerp, self, (end,), {"weight": weight})
+
+
+def _check3(a, b, c):
+    A.check_broadcast(a, b)
+    A.check_broadcast(a, c)
+    A.check_broadcast(b, c)
+
+
+def _addc(rule, input, tensor1, tensor2, value):
+    dt = A.result_type(input, tensor1, tensor2)
+    if rule is R.addcdiv and tensor1.dtype.kind in "iub" and tensor2.dtype.kind in "iub":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
+            "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+            "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+            "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+            "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
+            "dtypes."
+        )
+    same = input.dtype == tensor1.dtype == tensor2.dtype == dt
+    return apply(
+        rule,
+        (input, tensor1, tensor2),
+        {"value": value},
+        cast=None if same else dt,
+        check=lambda: _check3(input, tensor1, tensor2),
+    )
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    return _addc(R.addcmul, input, tensor1, tensor2, value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    return _addc(R.addcdiv, input, tensor1, tensor2, value)
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    return apply_inplace(R.addcmul, self, (tensor1, tensor2), {"value": value})
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    return apply_inplace(R.addcdiv, self, (tensor1, tensor2), {"value": value})
+
+
+# ---- clamp family (number bounds: ClampBackward1 in reference.ops.api; tensor bounds here) ----------
+
+
+def clamp_min(input, min):
+    if isinstance(min, Tensor):
+        return _binary(R.clamp_min_tensor, input, min)
+    dt = A.result_type(input, min)
+    return apply(R.clamp_min, (input,), {"min": min}, cast=None if dt == input.dtype else dt)
+
+
+def clamp_max(input, max):
+    if isinstance(max, Tensor):
+        return _binary(R.clamp_max_tensor, input, max)
+    dt = A.result_type(input, max)
+    return apply(R.clamp_max, (input,), {"max": max}, cast=None if dt == input.dtype else dt)
+
+
+def clamp_min_(self, min):
+    if isinstance(min, Tensor):
+        return _binary_inplace(R.clamp_min_tensor, self, min)
+    return apply_inplace(R.clamp_min, self, (), {"min": min})
+
+
+def clamp_max_(self, max):
+    if isinstance(max, Tensor):
+        return _binary_inplace(R.clamp_max_tensor, self, max)
+    return apply_inplace(R.clamp_max, self, (), {"max": max})
+
+
+def clip(input, min=None, max=None):
+    return A.clamp(input, min, max)
+
+
+def clip_(self, min=None, max=None):
+    return A.clamp_(self, min, max)
+
+
+def masked_fill_(self, mask, value):
+    return A.masked_fill_(self, mask, value)
+
+
+masked_fill = A.masked_fill
+
+__all__ = (
+    _UNARY
+    + [n + "_" for n in _UNARY]
+    + """arcsin arccos arctan arcsinh arccosh arctanh arcsin_ arccos_ arctan_ arcsinh_ arccosh_ arctanh_
+    polygamma mvlgamma logit logit_ square square_ sgn positive frac frac_ floor floor_ ceil ceil_ trunc
+    trunc_ fix fix_ round round_ nan_to_num nan_to_num_ atan2 arctan2 hypot logaddexp logaddexp2 copysign
+    xlogy xlogy_ fmod remainder fmax fmin heaviside nextafter float_power true_divide lerp addcmul
+    addcdiv clamp_min clamp_max clamp_min_ clamp_max_ clip clip_ masked_fill""".split()
+)
+_METHOD_NAMES = [n for n in __all__ if n not in ("masked_fill", "i0_", "sinc_", "deg2rad_", "rad2deg_")] + (
+    """polygamma_ mvlgamma_ sgn_ sign_ atan2_ arctan2_ hypot_ copysign_ fmod_ remainder_ heaviside_
+    nextafter_ float_power_ true_divide_ lerp_ addcmul_ addcdiv_ masked_fill_ i0_ sinc_ deg2rad_ rad2deg_
+    square_""".split()
+)
+METHODS = {n: globals()[n] for n in dict.fromkeys(_METHOD_NAMES)}
+METHODS["polygamma"] = lambda self, n: polygamma(n, self)
+METHODS["xlogy"] = xlogy
+NAMESPACES = {
+    "special": {
+        "erf": erf,
+        "erfc": erfc,
+        "erfinv": erfinv,
+        "expit": A.sigmoid,
+        "logit": logit,
+        "exp2": exp2,
+        "expm1": expm1,
+        "log1p": log1p,
+        "gammaln": lgamma,
+        "digamma": digamma,
+        "psi": digamma,
+        "polygamma": polygamma,
+        "multigammaln": mvlgamma,
+        "xlogy": xlogy,
+        "xlog1py": xlog1py,
+        "ndtr": ndtr,
+        "ndtri": ndtri,
+        "log_ndtr": log_ndtr,
+        "i0": i0,
+        "i0e": i0e,
+        "i1": i1,
+        "i1e": i1e,
+        "sinc": sinc,
+        "entr": entr,
+        "round": round,
+    }
+}

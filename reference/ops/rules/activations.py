@@ -1,0 +1,322 @@
+"""Activations: gelu (both approximations), silu, mish, elu/selu/celu, leaky_relu, prelu, rrelu
+(explicit noise), hardtanh (relu6), hardsigmoid, hardswish, softplus, hardshrink, softshrink,
+logsigmoid, glu, threshold.
+
+Part of the one derivative table (:mod:`reference.ops.rules`); see its docstring for how to read
+an entry. The VJPs are PyTorch's ``*_backward`` kernels written with differentiable Tensor ops
+(``where`` masks at PyTorch's own comparisons, so ties at the kinks resolve as in PyTorch), so
+higher orders need nothing more. Kernels take their namespace from their inputs; float16 and
+bfloat16 compute in float32 and round once (``_lowp`` of :mod:`.pointwise`), as PyTorch's CPU
+kernels do.
+"""
+
+from __future__ import annotations
+
+import math
+
+from reference.backend import namespace_of
+from reference.ops import api as A
+from reference.ops.functions import activations as F
+from reference.ops.functions import pointwise as P
+from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_DIM, BATCH_ELEMENTWISE
+from reference.ops.rules.pointwise import _lowp, _special
+from reference.ops.rules.registry import rule
+
+
+def _unary(name, node, forward, grad, saves=("self",)):
+    rule(
+        name,
+        node,
+        ("self",),
+        forward=_lowp(forward),
+        grads=(grad,),
+        saves={s: (0,) for s in saves},
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+
+
+# ---- gelu ------------------------------------------------------------------------------------------------
+
+_K_BETA = math.sqrt(2 / math.pi)
+_K_KAPPA = 0.044715
+
+
+def _gelu(x, approximate):
+    xp = namespace_of(x)
+    if approximate == "tanh":
+        return 0.5 * x * (1 + xp.tanh(_K_BETA * (x + _K_KAPPA * x * x * x)))
+    return 0.5 * x * (1 + _special(x).erf(x * math.sqrt(0.5)))
+
+
+def _gelu_grad(c, g):
+    x = c.self
+    if c.approximate == "tanh":  # gelu_backward's tanh branch, term by term
+        inner = _K_BETA * (x + _K_KAPPA * x * x * x)
+        t = A.tanh(inner)
+        left_derivative = 0.5 * (1 + t)
+        right_derivative = 0.5 * x * (1 - t * t) * (_K_BETA * (1 + 3 * _K_KAPPA * x * x))
+        return g * (left_derivative + right_derivative)
+    cdf = 0.5 * (1 + P.erf(x * math.sqrt(0.5)))
+    pdf = A.exp(-0.5 * x * x) * (1 / math.sqrt(2 * math.pi))
+    return g * (cdf + x * pdf)
+
+
+rule(
+    "gelu",
+    "GeluBackward0",
+    ("self",),  # approximate: "none" | "tanh"
+    forward=_lowp(_gelu),
+    grads=(_gelu_grad,),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+
+# ---- sigmoid-based -----------------------------------------------------------------------------------------
+
+
+def _sigmoid(x):
+    return 1 / (1 + namespace_of(x).exp(-x))
+
+
+def _silu_grad(c, g):
+    s = A.sigmoid(c.self)
+    return g * s * (1 + c.self * (1 - s))
+
+
+_unary("silu", "SiluBackward0", lambda x: x * _sigmoid(x), _silu_grad)
+
+
+def _softplus_arr(x, beta=1.0, threshold=20.0):
+    xp = namespace_of(x)
+    return xp.where(x * beta > threshold, x, xp.log1p(xp.exp(x * beta)) / beta)
+
+
+def _mish_grad(c, g):
+    tsp = A.tanh(F.softplus(c.self))
+    return g * (tsp + c.self * A.sigmoid(c.self) * (1 - tsp * tsp))
+
+
+_unary("mish", "MishBackward0", lambda x: x * namespace_of(x).tanh(_softplus_arr(x)), _mish_grad)
+
+
+def _logsigmoid(x):
+    """min(x, 0) - log1p(exp(-|x|)): no overflow for large |x|."""
+    xp = namespace_of(x)
+    return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
+
+
+_unary("log_sigmoid", "LogSigmoidBackward0", _logsigmoid, lambda c, g: g * A.sigmoid(-c.self))
+
+# ---- softplus --------------------------------------------------------------------------------------------
+
+
+def _softplus_grad(c, g):
+    """softplus_backward: above the threshold the op is the identity."""
+    z = A.exp(c.self * c.beta)
+    return A.where(A.gt(c.self * c.beta, c.threshold), g, g * z / (z + 1))
+
+
+rule(
+    "softplus",
+    "SoftplusBackward0",
+    ("self",),  # beta, threshold: Python numbers
+    forward=_lowp(_softplus_arr),
+    grads=(_softplus_grad,),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+
+# ---- the elu family ------------------------------------------------------------------------------------------
+
+
+def _elu(x, alpha, scale, input_scale):
+    xp = namespace_of(x)
+    return xp.where(x <= 0, xp.expm1(x * input_scale) * (alpha * scale), x * scale)
+
+
+def _elu_grad(c, g):
+    """elu_backward(is_result=False): x <= 0 takes the exponential branch (so x = 0 does)."""
+    neg = g * (c.input_scale * c.alpha * c.scale) * A.exp(c.self * c.input_scale)
+    return A.where(A.le(c.self, 0.0), neg, g * c.scale)
+
+
+for _name, _node in (("elu", "EluBackward0"), ("celu", "CeluBackward0")):
+    rule(
+        _name,
+        _node,
+        ("self",),  # alpha, scale, input_scale: Python numbers (selu: elu's constants)
+        forward=_lowp(_elu),
+        grads=(_elu_grad,),
+        saves={"self": (0,)},
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+
+# ---- piecewise linear --------------------------------------------------------------------------------------
+
+
+def _leaky_relu(x, negative_slope):
+    return namespace_of(x).where(x > 0, x, x * negative_slope)
+
+
+rule(
+    "leaky_relu",
+    "LeakyReluBackward0",
+    ("self",),  # negative_slope: a Python number
+    forward=_lowp(_leaky_relu),
+    grads=(lambda c, g: A.where(A.gt(c.self, 0.0), g, g * c.negative_slope),),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "prelu",
+    "PreluKernelBackward0",
+    ("self", "weight"),  # weight: already shaped to broadcast over the channel dim (dim 1)
+    forward=_lowp(lambda x, w: namespace_of(x).where(x > 0, x, w * x)),
+    grads=(
+        lambda c, g: A.where(A.gt(c.self, 0.0), g, c.weight * g),
+        lambda c, g: A.where(A.gt(c.self, 0.0), 0.0, c.self * g),
+    ),
+    saves={"self": (0, 1), "weight": (0, 1)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+
+
+def _rrelu(x, noise, lower, upper, training):
+    xp = namespace_of(x)
+    if training:  # PyTorch: x <= 0 is scaled by its drawn slope (noise), the rest passes
+        return xp.where(x <= 0, x * noise, x)
+    return xp.where(x > 0, x, x * ((lower + upper) / 2))
+
+
+def _rrelu_grad(c, g):
+    """rrelu_with_noise_backward: training: grad * noise (1 where x > 0); eval: leaky_relu's."""
+    if c.training and c.upper - c.lower > 1e-6:
+        return A.where(A.le(c.self, 0.0), g * c.noise, g)
+    return A.where(A.gt(c.self, 0.0), g, g * ((c.lower + c.upper) / 2))
+
+
+rule(
+    "rrelu_with_noise",
+    "RreluWithNoiseBackward0",
+    ("self", "noise"),  # noise: the drawn slopes (training), not differentiable; lower, upper, training
+    forward=_lowp(_rrelu),
+    grads=(_rrelu_grad, None),
+    saves={"self": (0,), "noise": (0,)},
+    jvp=(_rrelu_grad, None),
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "hardtanh",
+    "HardtanhBackward0",
+    ("self",),  # min_val, max_val: Python numbers
+    forward=_lowp(lambda x, min_val, max_val: namespace_of(x).clip(x, min_val, max_val)),
+    grads=(lambda c, g: A.where(A.logical_or(A.le(c.self, c.min_val), A.ge(c.self, c.max_val)), 0.0, g),),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+_unary(
+    "hardsigmoid",
+    "HardsigmoidBackward0",
+    lambda x: namespace_of(x).clip(x + 3, 0, 6) / 6,
+    lambda c, g: A.where(A.logical_and(A.gt(c.self, -3.0), A.lt(c.self, 3.0)), g / 6, 0.0),
+)
+
+
+def _hardswish_grad(c, g):
+    """hardswish_backward: 0 below -3, (x / 3 + 1 / 2) on [-3, 3], 1 above."""
+    inner = A.where(A.le(c.self, 3.0), g * (c.self / 3 + 0.5), g)
+    return A.where(A.lt(c.self, -3.0), 0.0, inner)
+
+
+_unary(
+    "hardswish", "HardswishBackward0", lambda x: x * namespace_of(x).clip(x + 3, 0, 6) / 6, _hardswish_grad
+)
+
+
+def _shrink_mask(c):
+    """-lambd <= x <= lambd: the flat part, gradient 0 (ties included, as in PyTorch)."""
+    return A.logical_and(A.ge(c.self, -c.lambd), A.le(c.self, c.lambd))
+
+
+def _hardshrink(x, lambd):
+    xp = namespace_of(x)
+    return xp.where((x >= -lambd) & (x <= lambd), xp.zeros((), x.dtype), x)
+
+
+def _softshrink(x, lambd):
+    xp = namespace_of(x)
+    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, xp.zeros((), x.dtype)))
+
+
+for _name, _node, _fn in (
+    ("hardshrink", "HardshrinkBackward0", _hardshrink),
+    ("softshrink", "SoftshrinkBackward0", _softshrink),
+):
+    rule(
+        _name,
+        _node,
+        ("self",),  # lambd: a Python number
+        forward=_lowp(_fn),
+        grads=(lambda c, g: A.where(_shrink_mask(c), 0.0, g),),
+        saves={"self": (0,)},
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+rule(
+    "threshold",
+    "ThresholdBackward0",
+    ("self",),  # threshold, value: Python numbers
+    forward=lambda x, threshold, value: namespace_of(x).where(
+        x <= threshold, namespace_of(x).asarray(value, dtype=x.dtype), x
+    ),  # x <= threshold takes value, so nan passes through, as in PyTorch
+    grads=(lambda c, g: A.threshold_backward(g, c.self, c.threshold),),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+
+# ---- glu -------------------------------------------------------------------------------------------------------
+
+
+def _glu(x, dim):
+    xp = namespace_of(x)
+    a, b = xp.split(x, 2, axis=dim)
+    return a * _sigmoid(b)
+
+
+def _glu_halves(c, x):
+    n = x.shape[c.dim] // 2
+    return A.narrow(x, c.dim, 0, n), A.narrow(x, c.dim, n, n)
+
+
+def _glu_grad(c, g):
+    """glu_backward: [g * sigmoid(b), g * a * sigmoid(b) * (1 - sigmoid(b))] along dim."""
+    a, b = _glu_halves(c, c.self)
+    s = A.sigmoid(b)
+    return A.cat([g * s, g * a * s * (1 - s)], c.dim)
+
+
+def _glu_jvp(c, ts):
+    a, b = _glu_halves(c, c.self)
+    ta, tb = _glu_halves(c, ts[0])
+    s = A.sigmoid(b)
+    return ta * s + a * s * (1 - s) * tb
+
+
+rule(
+    "glu",
+    "GluBackward0",
+    ("self",),  # dim: a non-negative int
+    forward=_lowp(_glu),
+    grads=(_glu_grad,),
+    saves={"self": (0,)},
+    jvp=_glu_jvp,
+    batch=BATCH_DIM,
+)

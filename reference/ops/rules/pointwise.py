@@ -1,0 +1,766 @@
+"""Pointwise math and special functions: trigonometric, hyperbolic, error and gamma functions,
+logarithms and exponentials, rounding, ``atan2``/``hypot``/``logaddexp``/``xlogy``/``copysign``/
+``fmod``/``remainder``/``fmax``/``fmin``, ``lerp``/``addcmul``/``addcdiv`` and ``torch.special``.
+
+Part of the one derivative table (:mod:`reference.ops.rules`); see its docstring for how to read
+an entry. The VJP formulas are PyTorch's ``derivatives.yaml`` ones, written with differentiable
+Tensor ops (``P``: :mod:`reference.ops.functions.pointwise`), so higher orders need nothing more.
+
+Kernels take their array namespace from their inputs (:func:`reference.backend.namespace_of`).
+Special functions (erfinv, lgamma, digamma, polygamma, i0/i1 and their scaled forms, ndtri,
+log_ndtr) come from ``scipy.special`` (``cupyx.scipy.special`` for CuPy arrays): NumPy has none.
+
+Precision: every kernel computes in its input's dtype (float32 in float32, float64 in float64),
+except float16/bfloat16, which compute in float32 and round the result once, as PyTorch's CPU
+kernels do for reduced-precision floats (``_lowp``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from reference.backend import namespace_of
+from reference.ops import api as A
+from reference.ops.functions import pointwise as P
+from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BATCH_ELEMENTWISE
+from reference.ops.rules.registry import rule
+
+# ---- kernel helpers --------------------------------------------------------------------------------------
+
+
+def _special(a):
+    """scipy.special (allowed for special functions), or cupyx.scipy.special for CuPy arrays."""
+    if namespace_of(a) is np:
+        import scipy.special
+
+        return scipy.special
+    import cupyx.scipy.special  # pragma: no cover - GPU only
+
+    return cupyx.scipy.special
+
+
+def _lowp(fn):
+    """``fn`` on the input's dtype; float16/bfloat16 inputs computed in float32, rounded once."""
+
+    def kernel(*arrays, **params):
+        first = next(a for a in arrays if a is not None)
+        dtype = first.dtype
+        if dtype.name in ("float16", "bfloat16"):
+            xp = namespace_of(first)
+            arrays = tuple(None if a is None else a.astype(xp.float32) for a in arrays)
+        with np.errstate(all="ignore"):  # nan/inf results are values, as in PyTorch
+            out = fn(*arrays, **params)
+        return namespace_of(first).asarray(out).astype(dtype, copy=False)
+
+    return kernel
+
+
+def _ufunc(name):
+    return _lowp(lambda a: getattr(namespace_of(a), name)(a))
+
+
+def _sp(name):
+    return _lowp(lambda a: getattr(_special(a), name)(a))
+
+
+def _unary(name, node, forward, grad, saves=("self",), jvp=AUTO_ELEMENT_WISE):
+    rule(
+        name,
+        node,
+        ("self",),
+        forward=forward,
+        grads=(grad,),
+        saves={s: (0,) for s in saves},
+        jvp=jvp,
+        batch=BATCH_ELEMENTWISE,
+    )
+
+
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+_SQRT_2PI = math.sqrt(2 * math.pi)
+
+# ---- trigonometric and hyperbolic ------------------------------------------------------------------------
+
+_unary("sin", "SinBackward0", _ufunc("sin"), lambda c, g: g * P.cos(c.self))
+_unary("cos", "CosBackward0", _ufunc("cos"), lambda c, g: g * -P.sin(c.self))
+_unary("tan", "TanBackward0", _ufunc("tan"), lambda c, g: g * (1 + c.result * c.result), saves=("result",))
+_unary("asin", "AsinBackward0", _ufunc("arcsin"), lambda c, g: g * P.rsqrt(-c.self * c.self + 1))
+_unary("acos", "AcosBackward0", _ufunc("arccos"), lambda c, g: g * -P.rsqrt(-c.self * c.self + 1))
+_unary("atan", "AtanBackward0", _ufunc("arctan"), lambda c, g: g / (c.self * c.self + 1))
+_unary("sinh", "SinhBackward0", _ufunc("sinh"), lambda c, g: g * P.cosh(c.self))
+_unary("cosh", "CoshBackward0", _ufunc("cosh"), lambda c, g: g * P.sinh(c.self))
+_unary("asinh", "AsinhBackward0", _ufunc("arcsinh"), lambda c, g: g * P.rsqrt(c.self * c.self + 1))
+_unary("acosh", "AcoshBackward0", _ufunc("arccosh"), lambda c, g: g * P.rsqrt(c.self * c.self - 1))
+_unary("atanh", "AtanhBackward0", _ufunc("arctanh"), lambda c, g: g * A.reciprocal(1 - c.self * c.self))
+_unary(
+    "deg2rad",
+    "Deg2RadBackward0",
+    _lowp(lambda a: a * (math.pi / 180)),
+    lambda c, g: g * (math.pi / 180),
+    (),
+    AUTO_LINEAR,
+)
+_unary(
+    "rad2deg",
+    "Rad2DegBackward0",
+    _lowp(lambda a: a * (180 / math.pi)),
+    lambda c, g: g * (180 / math.pi),
+    (),
+    AUTO_LINEAR,
+)
+
+
+def _sinc_grad(c, g):
+    """sinc_backward: (pi x cos(pi x) - sin(pi x)) / (pi x^2); 0 at x = 0."""
+    x_pi = c.self * math.pi
+    sq_pi = c.self * c.self * math.pi
+    out = g * ((x_pi * P.cos(x_pi)) - P.sin(x_pi)) / sq_pi
+    return A.where(A.eq(sq_pi, 0.0), 0.0, out)
+
+
+_unary("sinc", "SincBackward0", _ufunc("sinc"), _sinc_grad)
+
+# ---- exponentials and logarithms -------------------------------------------------------------------------
+
+_unary("log1p", "Log1PBackward0", _ufunc("log1p"), lambda c, g: g / (c.self + 1))
+_unary("expm1", "Expm1Backward0", _ufunc("expm1"), lambda c, g: g * (c.result + 1), saves=("result",))
+_unary("log2", "Log2Backward0", _ufunc("log2"), lambda c, g: g / (c.self * math.log(2)))
+_unary("log10", "Log10Backward0", _ufunc("log10"), lambda c, g: g / (c.self * math.log(10)))
+_unary("exp2", "Exp2Backward0", _ufunc("exp2"), lambda c, g: g * c.result * math.log(2), saves=("result",))
+_unary(
+    "rsqrt",
+    "RsqrtBackward0",
+    _lowp(lambda a: 1 / namespace_of(a).sqrt(a)),
+    lambda c, g: -0.5 * g * c.result * c.result * c.result,
+    saves=("result",),
+)
+
+# ---- error and gamma functions ---------------------------------------------------------------------------
+
+_unary("erf", "ErfBackward0", _sp("erf"), lambda c, g: _TWO_OVER_SQRT_PI * A.exp(-(c.self * c.self)) * g)
+_unary("erfc", "ErfcBackward0", _sp("erfc"), lambda c, g: -_TWO_OVER_SQRT_PI * A.exp(-(c.self * c.self)) * g)
+
+
+def _erfinv(a):
+    out = _special(a).erfinv(a)
+    return namespace_of(a).where(a == 0, a, out)  # erfinv(-0.0) = -0.0, as in PyTorch
+
+
+_unary(
+    "erfinv",
+    "ErfinvBackward0",
+    _lowp(_erfinv),
+    lambda c, g: 0.5 * math.sqrt(math.pi) * A.exp(P.erfinv(c.self) * P.erfinv(c.self)) * g,
+)
+_unary("lgamma", "LgammaBackward0", _sp("gammaln"), lambda c, g: g * P.digamma(c.self))
+
+
+def _digamma(a):
+    """PyTorch's digamma is -inf at +0 and +inf at -0 (documented since 1.8), nan at negative integers."""
+    xp = namespace_of(a)
+    out = _special(a).psi(a)
+    return xp.where(a == 0, -xp.copysign(xp.asarray(xp.inf, dtype=a.dtype), a), out)
+
+
+_unary("digamma", "DigammaBackward0", _lowp(_digamma), lambda c, g: g * P.polygamma(1, c.self))
+
+
+def _polygamma(a, n):
+    """SciPy's polygamma, with PyTorch's values at the infinities: for n = 1 (trigamma) 0 at +inf
+    and nan at -inf; for n >= 2 (PyTorch evaluates the Hurwitz zeta function) nan at +inf and
+    (-1)^(n+1) inf at -inf."""
+    if n == 0:
+        return _digamma(a)
+    xp = namespace_of(a)
+    out = _special(a).polygamma(n, a)
+    if n == 1:
+        return xp.where(a == -xp.inf, xp.nan, xp.where(a == xp.inf, 0.0, out))
+    return xp.where(a == xp.inf, xp.nan, xp.where(a == -xp.inf, (-1) ** (n + 1) * xp.inf, out))
+
+
+rule(
+    "polygamma",
+    "PolygammaBackward0",
+    ("self",),  # n: a Python int
+    forward=_lowp(_polygamma),
+    grads=(lambda c, g: g * P.polygamma(c.n + 1, c.self),),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+
+
+def _mvlgamma(a, p):
+    sp = _special(a)
+    out = sum(sp.gammaln(a - j / 2) for j in range(p))
+    return out + p * (p - 1) / 4 * math.log(math.pi)
+
+
+def _mvlgamma_grad(c, g):
+    """mvlgamma_backward: grad * sum_j digamma(self - j/2)."""
+    total = P.digamma(c.self)
+    for j in range(1, c.p):
+        total = total + P.digamma(c.self - j / 2)
+    return g * total
+
+
+rule(
+    "mvlgamma",
+    "MvlgammaBackward0",
+    ("self",),  # p: a Python int
+    forward=_lowp(_mvlgamma),
+    grads=(_mvlgamma_grad,),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+
+# ---- torch.special -----------------------------------------------------------------------------------------
+
+_unary(
+    "ndtri",
+    "SpecialNdtriBackward0",
+    _sp("ndtri"),
+    lambda c, g: g * _SQRT_2PI * A.exp(c.result * c.result / 2),
+    saves=("result",),
+)
+rule(
+    "log_ndtr",
+    "SpecialLogNdtrBackward0",
+    ("self",),
+    forward=_sp("log_ndtr"),
+    grads=(lambda c, g: g / _SQRT_2PI * A.exp(-(c.result + c.self * c.self / 2)),),
+    saves={"self": (0,), "result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+_unary("i0", "I0Backward0", _sp("i0"), lambda c, g: g * P.i1(c.self))
+rule(
+    "i0e",
+    "SpecialI0EBackward0",
+    ("self",),
+    forward=_sp("i0e"),
+    grads=(lambda c, g: g * (P.i1e(c.self) - P.sgn(c.self) * c.result),),
+    saves={"self": (0,), "result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+
+
+def _safe_self(c):
+    """i1/i1e backward: |x| <= eps reads as eps (the formula's limit, 0.5, is used there)."""
+    eps = float(np.finfo(c.self.dtype).eps)
+    not_tiny = A.gt(A.abs(c.self), eps)
+    return not_tiny, A.where(not_tiny, c.self, eps)
+
+
+def _i1_grad(c, g):
+    not_tiny, x = _safe_self(c)
+    return g * A.where(not_tiny, P.i0(x) - c.result * A.reciprocal(x), 0.5)
+
+
+def _i1e_grad(c, g):
+    not_tiny, x = _safe_self(c)
+    return g * A.where(not_tiny, P.i0e(x) - c.result * (P.sgn(x) + A.reciprocal(x)), 0.5)
+
+
+for _name, _node, _grad in (
+    ("i1", "SpecialI1Backward0", _i1_grad),
+    ("i1e", "SpecialI1EBackward0", _i1e_grad),
+):
+    rule(
+        _name,
+        _node,
+        ("self",),
+        forward=_sp(_name),
+        grads=(_grad,),
+        saves={"self": (0,), "result": (0,)},
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+_unary("entr", "SpecialEntrBackward0", _sp("entr"), lambda c, g: g * -(1 + A.log(c.self)))
+
+
+def _logit(a, eps):
+    xp = namespace_of(a)
+    if eps is not None:
+        a = xp.clip(a, eps, 1 - eps)
+    return xp.log(a / (1 - a))
+
+
+def _logit_grad(c, g):
+    """logit_backward: outside [0, 1] (or [eps, 1 - eps]) the gradient is nan (or 0)."""
+    lo, hi = (0.0, 1.0) if c.eps is None else (c.eps, 1 - c.eps)
+    outside = A.logical_or(A.lt(c.self, lo), A.gt(c.self, hi))
+    return A.where(outside, math.nan if c.eps is None else 0.0, g / (c.self * (1 - c.self)))
+
+
+rule(
+    "logit",
+    "LogitBackward0",
+    ("self",),  # eps: a Python float or None
+    forward=_lowp(_logit),
+    grads=(_logit_grad,),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+
+# ---- sign and rounding: zero gradients (frac: the identity's) ------------------------------------------
+
+
+def _zero(c, g):
+    return A.zeros_like(g)
+
+
+_ZERO_JVP = (lambda c, t: A.zeros_like(c.result),)
+_unary("sgn", "SgnBackward0", lambda a: A.R.sign.forward(a), _zero, (), _ZERO_JVP)
+_unary("floor", "FloorBackward0", _ufunc("floor"), _zero, (), _ZERO_JVP)
+_unary("ceil", "CeilBackward0", _ufunc("ceil"), _zero, (), _ZERO_JVP)
+_unary("trunc", "TruncBackward0", _ufunc("trunc"), _zero, (), _ZERO_JVP)
+_unary("round", "RoundBackward0", _ufunc("rint"), _zero, (), _ZERO_JVP)
+rule(
+    "round_decimals",
+    "RoundBackward1",
+    ("self",),  # decimals: a Python int
+    forward=_lowp(lambda a, decimals: namespace_of(a).round(a, decimals)),
+    grads=(_zero,),
+    jvp=_ZERO_JVP,
+    batch=BATCH_ELEMENTWISE,
+)
+_unary(
+    "frac",
+    "FracBackward0",
+    _lowp(lambda a: a - namespace_of(a).trunc(a)),
+    lambda c, g: g,
+    (),
+    AUTO_ELEMENT_WISE,
+)
+rule(
+    "nan_to_num",
+    "NanToNumBackward0",
+    ("self",),  # nan, posinf, neginf: numbers or None
+    forward=lambda a, nan, posinf, neginf: namespace_of(a).nan_to_num(
+        a, nan=nan, posinf=posinf, neginf=neginf
+    ),
+    grads=(lambda c, g: g * P._isfinite(c.self),),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+
+# ---- binary ------------------------------------------------------------------------------------------------
+
+
+def _binary(name, node, forward, grad_self, grad_other, saves, jvp=AUTO_ELEMENT_WISE):
+    rule(
+        name,
+        node,
+        ("self", "other"),
+        forward=forward,
+        grads=(grad_self, grad_other),
+        saves=saves,
+        jvp=jvp,
+        batch=BATCH_ELEMENTWISE,
+    )
+
+
+def _atan2_recip(c):
+    """1 / (self^2 + other^2), 0 where that is 0 (PyTorch's gradient of atan2 at (0, 0) is 0)."""
+    denom = c.self * c.self + c.other * c.other
+    return A.where(A.eq(denom, 0.0), 0.0, A.reciprocal(denom))
+
+
+_binary(
+    "atan2",
+    "Atan2Backward0",
+    _lowp(lambda a, b: namespace_of(a).arctan2(a, b)),
+    lambda c, g: g * c.other * _atan2_recip(c),
+    lambda c, g: g * -c.self * _atan2_recip(c),
+    {"self": (0, 1), "other": (0, 1)},
+)
+_binary(
+    "hypot",
+    "HypotBackward0",
+    _lowp(lambda a, b: namespace_of(a).hypot(a, b)),
+    lambda c, g: g * c.self / c.result,
+    lambda c, g: g * c.other / c.result,
+    {"self": (0,), "other": (1,), "result": (0, 1)},
+)
+
+
+def _logaddexp(a, b, base):
+    """m + log(1 + exp(-|a - b|)) (base e or 2); a when both are the same infinity."""
+    xp = namespace_of(a, b)
+    m = xp.maximum(a, b)
+    if base == 2:
+        out = m + xp.log1p(xp.exp2(-xp.abs(a - b))) / math.log(2)
+    else:
+        out = m + xp.log1p(xp.exp(-xp.abs(a - b)))
+    return xp.where(xp.isinf(a) & (a == b), a, out)
+
+
+_binary(
+    "logaddexp",
+    "LogaddexpBackward0",
+    _lowp(lambda a, b: _logaddexp(a, b, math.e)),
+    lambda c, g: g / (A.exp(c.other - c.self) + 1),
+    lambda c, g: g / (A.exp(c.self - c.other) + 1),
+    {"self": (0, 1), "other": (0, 1)},
+)
+_binary(
+    "logaddexp2",
+    "Logaddexp2Backward0",
+    _lowp(lambda a, b: _logaddexp(a, b, 2)),
+    lambda c, g: g / (A.pow(2.0, c.other - c.self) + 1),
+    lambda c, g: g / (A.pow(2.0, c.self - c.other) + 1),
+    {"self": (0, 1), "other": (0, 1)},
+)
+
+
+def _copysign_self_grad(c, g):
+    """copysign_tensor_self_backward: grad * result / self, 0 where self == 0."""
+    ratio = A.where(A.eq(c.self, 0.0), 0.0, c.result / c.self)
+    return g * ratio
+
+
+_binary(
+    "copysign",
+    "CopysignBackward0",
+    _lowp(lambda a, b: namespace_of(a).copysign(a, b)),
+    _copysign_self_grad,
+    _zero,
+    {"self": (0,), "result": (0,)},
+)
+_unary(
+    "copysign_scalar",
+    "CopysignBackward1",
+    _lowp(lambda a, other: namespace_of(a).copysign(a, other)),
+    _copysign_self_grad,
+    saves=("self", "result"),
+)
+
+
+def _xlogy(a, b, log):
+    """0 where x == 0 (unless y is nan), else x * log(y)."""
+    xp = namespace_of(a, b)
+    return xp.where((a == 0) & ~xp.isnan(b), xp.zeros((), a.dtype), a * log(b))
+
+
+_xlogy_fwd = _lowp(lambda a, b: _xlogy(a, b, namespace_of(a).log))
+_xlog1py_fwd = _lowp(lambda a, b: _xlogy(a, b, namespace_of(a).log1p))
+
+
+def _xlogy_self_grad(xlogy, pole):
+    """xlogy(grad, other), 0 where self == 0 and other <= pole (derivatives.yaml's note on x = 0)."""
+
+    def formula(c, g):
+        if isinstance(c.other, (int, float)):  # the Scalar_Other overload
+            out = xlogy(g, c.other)
+            return out if c.other > pole else A.masked_fill(out, A.eq(c.self, 0.0), 0.0)
+        return A.masked_fill(xlogy(g, c.other), A.logical_and(A.eq(c.self, 0.0), A.le(c.other, pole)), 0.0)
+
+    return formula
+
+
+_binary(
+    "xlogy",
+    "XlogyBackward0",
+    _xlogy_fwd,
+    _xlogy_self_grad(lambda a, b: P.xlogy(a, b), 0.0),
+    lambda c, g: g * c.self / c.other,
+    {"self": (0, 1), "other": (0, 1)},
+)
+rule(
+    "xlogy_scalar_self",
+    "XlogyBackward1",
+    ("other",),  # self: a Python number
+    forward=lambda b, self: _xlogy_fwd(namespace_of(b).full_like(b, self), b),
+    grads=(lambda c, g: g * c.self / c.other,),
+    saves={"other": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "xlogy_scalar_other",
+    "XlogyBackward2",
+    ("self",),  # other: a Python number
+    forward=lambda a, other: _xlogy_fwd(a, namespace_of(a).full_like(a, other)),
+    grads=(_xlogy_self_grad(lambda a, b: P.xlogy(a, b), 0.0),),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+_binary(
+    "xlog1py",
+    "SpecialXlog1PyBackward0",
+    _xlog1py_fwd,
+    _xlogy_self_grad(lambda a, b: P.xlog1py(a, b), -1.0),
+    lambda c, g: g * c.self / (c.other + 1),
+    {"self": (0, 1), "other": (0, 1)},
+)
+
+
+def _int_safe(fn):
+    return lambda a, b: fn(a, b) if a.dtype.kind in "iu" else _lowp(fn)(a, b)
+
+
+_binary(
+    "fmod",
+    "FmodBackward1",
+    _int_safe(lambda a, b: namespace_of(a).fmod(a, b)),
+    lambda c, g: g,
+    lambda c, g: -g * A.div(c.self, c.other, rounding_mode="trunc"),
+    {"self": (1,), "other": (1,)},
+)
+
+
+def _remainder(a, b):
+    """PyTorch's float remainder: fmod, plus b where the signs differ (a zero keeps fmod's sign)."""
+    xp = namespace_of(a, b)
+    if a.dtype.kind in "iu":
+        return xp.remainder(a, b)  # Python's (floor) semantics, as PyTorch's integer kernel
+    mod = xp.fmod(a, b)
+    return xp.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
+
+
+_binary(
+    "remainder",
+    "RemainderBackward1",
+    _int_safe(_remainder),
+    lambda c, g: g,
+    lambda c, g: -g * A.div(c.self, c.other, rounding_mode="floor"),
+    {"self": (1,), "other": (1,)},
+)
+
+
+def _fmod(a, b):
+    return namespace_of(a, b).fmod(a, b)
+
+
+for _name, _node, _fn in (
+    ("fmod_scalar", "FmodBackward0", _fmod),
+    ("remainder_scalar", "RemainderBackward0", _remainder),
+):
+    _unary(
+        _name,
+        _node,
+        (lambda f: lambda a, other: _int_safe(f)(a, namespace_of(a).asarray(other, dtype=a.dtype)))(_fn),
+        lambda c, g: g,
+        (),
+        AUTO_ELEMENT_WISE,
+    )
+
+
+def _fmax_self_mask(c, ge):
+    """fmax: self gets the gradient where self >= other or other is nan (fmin: <=); no halving."""
+    return A.logical_or(ge(c.self, c.other), P._isnan(c.other))
+
+
+for _name, _node, _cmp, _xp_name in (
+    ("fmax", "FmaxBackward0", A.ge, "fmax"),
+    ("fmin", "FminBackward0", A.le, "fmin"),
+):
+    _binary(
+        _name,
+        _node,
+        (lambda f: lambda a, b: getattr(namespace_of(a), f)(a, b))(_xp_name),
+        (lambda cmp: lambda c, g: A.where(_fmax_self_mask(c, cmp), g, 0.0))(_cmp),
+        (lambda cmp: lambda c, g: A.where(_fmax_self_mask(c, cmp), 0.0, g))(_cmp),
+        {"self": (0, 1), "other": (0, 1)},
+    )
+
+
+def _not_implemented(name, error=RuntimeError, message="derivative for aten::{} is not implemented"):
+    """A derivative PyTorch declares ``not_implemented``: the node is recorded, backward raises."""
+
+    def formula(c, g):
+        raise error(message.format(name))
+
+    return formula
+
+
+def _no_forward_ad(name):
+    def formula(c, ts):
+        raise NotImplementedError(f"Trying to use forward AD with aten::{name} that does not support it.")
+
+    return formula
+
+
+def _heaviside(a, values):
+    xp = namespace_of(a, values)
+    return xp.where(a == 0, values, (a > 0).astype(a.dtype)).astype(a.dtype, copy=False)
+
+
+rule(
+    "heaviside",
+    "NotImplemented",
+    ("self", "values"),
+    forward=_heaviside,
+    grads=(_not_implemented("heaviside"), _not_implemented("heaviside")),
+    jvp=_no_forward_ad("heaviside"),
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "remainder_scalar_self",
+    "NotImplemented",
+    ("other",),  # self: a Python number (remainder.Scalar_Tensor has no derivative in PyTorch)
+    forward=lambda b, self: _int_safe(_remainder)(namespace_of(b).full_like(b, self), b),
+    grads=(_not_implemented("remainder"),),
+    jvp=_no_forward_ad("remainder"),
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "nextafter",
+    "NextafterBackward0",
+    ("self", "other"),
+    forward=lambda a, b: namespace_of(a).nextafter(a, b),
+    grads=(lambda c, g: A.where(A.ne(c.self, c.other), g, 0.0), lambda c, g: A.zeros_like(g)),
+    saves={"self": (0,), "other": (0,)},
+    jvp=(lambda c, t: A.where(A.ne(c.self, c.other), t, 0.0), None),
+    batch=BATCH_ELEMENTWISE,
+)
+
+# In-place forms whose derivative PyTorch does not implement (AsinhBackward1 ...): the same
+# kernel, a node whose backward raises NotImplementedError, as PyTorch's does.
+for _name, _node, _kernel in (
+    ("asinh_inplace", "AsinhBackward1", "arcsinh"),
+    ("acosh_inplace", "AcoshBackward1", "arccosh"),
+    ("atanh_inplace", "AtanhBackward1", "arctanh"),
+):
+    _op = _name.split("_")[0]
+    rule(
+        _name,
+        _node,
+        ("self",),
+        forward=_ufunc(_kernel),
+        grads=(
+            _not_implemented(
+                f"inplace version of {_op}",
+                NotImplementedError,
+                "the derivative for '{}' is not implemented.",
+            ),
+        ),
+        jvp=(
+            _not_implemented(
+                f"inplace version of {_op}",
+                NotImplementedError,
+                "the derivative for '{}' is not implemented.",
+            ),
+        ),
+        batch=BATCH_ELEMENTWISE,
+    )
+rule(
+    "polygamma_inplace",
+    "PolygammaBackward1",
+    ("self",),  # n: a Python int; polygamma_ saves the original self (derivatives.yaml's polygamma_)
+    forward=_lowp(_polygamma),
+    grads=(lambda c, g: g * P.polygamma(c.n + 1, c.self),),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+
+# ---- ternary -----------------------------------------------------------------------------------------------
+
+
+def _lerp(a, b, weight):
+    """PyTorch's lerp: a + w (b - a) for |w| < 0.5, else b - (b - a)(1 - w) (exact at w = 1)."""
+    xp = namespace_of(a, b)
+    w = xp.asarray(weight, dtype=a.dtype)
+    d = b - a
+    return xp.where(xp.abs(w) < 0.5, a + w * d, b - d * (1 - w))
+
+
+rule(
+    "lerp",
+    "LerpBackward0",
+    ("self", "end"),  # weight: a Python number
+    forward=_lowp(_lerp),
+    grads=(lambda c, g: g * (1 - c.weight), lambda c, g: g * c.weight),
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "lerp_tensor",
+    "LerpBackward1",
+    ("self", "end", "weight"),
+    forward=_lowp(_lerp),
+    grads=(
+        lambda c, g: g * (1 - c.weight),
+        lambda c, g: g * c.weight,
+        lambda c, g: g * (c.end - c.self),
+    ),
+    saves={"self": (2,), "end": (2,), "weight": (0, 1)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "addcmul",
+    "AddcmulBackward0",
+    ("self", "tensor1", "tensor2"),  # value: a Python number
+    forward=_lowp(lambda a, t1, t2, value: a + value * (t1 * t2)),
+    grads=(
+        lambda c, g: g,
+        lambda c, g: g * c.tensor2 * c.value,
+        lambda c, g: g * c.tensor1 * c.value,
+    ),
+    saves={"tensor1": (2,), "tensor2": (1,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "addcdiv",
+    "AddcdivBackward0",
+    ("self", "tensor1", "tensor2"),  # value: a Python number
+    forward=_lowp(lambda a, t1, t2, value: a + value * (t1 / t2)),
+    grads=(
+        lambda c, g: g,
+        lambda c, g: g * (c.value / c.tensor2),
+        lambda c, g: -g * c.value * c.tensor1 / (c.tensor2 * c.tensor2),
+    ),
+    saves={"tensor1": (2,), "tensor2": (1, 2)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+
+# ---- clamp_min / clamp_max (clamp itself: elementwise.py) ---------------------------------------------------
+
+rule(
+    "clamp_min",
+    "ClampMinBackward0",
+    ("self",),  # min: a Python number
+    forward=lambda a, min: namespace_of(a).maximum(a, namespace_of(a).asarray(min, dtype=a.dtype)),
+    grads=(lambda c, g: A.where(A.ge(c.self, c.min), g, 0.0),),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "clamp_max",
+    "ClampMaxBackward0",
+    ("self",),  # max: a Python number
+    forward=lambda a, max: namespace_of(a).minimum(a, namespace_of(a).asarray(max, dtype=a.dtype)),
+    grads=(lambda c, g: A.where(A.le(c.self, c.max), g, 0.0),),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+_binary(
+    "clamp_min_tensor",
+    "ClampMinBackward1",
+    lambda a, b: namespace_of(a).maximum(a, b),
+    lambda c, g: A.where(A.ge(c.self, c.other), g, 0.0),
+    lambda c, g: A.where(A.lt(c.self, c.other), g, 0.0),
+    {"self": (0, 1), "other": (0, 1)},
+)
+_binary(
+    "clamp_max_tensor",
+    "ClampMaxBackward1",
+    lambda a, b: namespace_of(a).minimum(a, b),
+    lambda c, g: A.where(A.le(c.self, c.other), g, 0.0),
+    lambda c, g: A.where(A.gt(c.self, c.other), g, 0.0),
+    {"self": (0, 1), "other": (0, 1)},
+)
