@@ -1,0 +1,918 @@
+"""PyTorch's OpInfo samples run through the reference and compared with torch.
+
+For every OpInfo of ``torch.testing._internal.common_methods_invocations.op_db`` that supports
+autograd in float64 on CPU, :func:`run_entry` finds the reference's callable *from the OpInfo
+alone* (no op is named here), converts each sample input to reference tensors and compares with
+torch:
+
+* ``forward``: the outputs (tuples / namedtuples elementwise; dtypes and shapes exactly; integer
+  and bool outputs exactly, floating outputs within the tolerance below);
+* ``vjp``: ``autograd.grad`` of the floating outputs with one random cotangent (the same values
+  on both sides) with respect to every input tensor that requires grad;
+* ``vjp_vjp``: the gradient of that VJP (``create_graph=True``) with a second random cotangent,
+  with respect to the inputs and the first cotangent (as ``gradgradcheck`` does);
+* ``jvp``: ``torch.func.jvp`` against ``reference.func.jvp`` with random tangents;
+* ``vmap``: ``torch.func.vmap`` against ``reference.func.vmap(..., allow_fallback=False)``, the
+  floating inputs batched (batch of 2: the sample and a perturbed copy) at dim 0;
+* ``vmap_vjp``: ``vmap`` of the VJP, primals and cotangents batched;
+* ``inplace``: the in-place variant (``x.add_``) on a clone of the input, forward and VJP.
+
+Which callable: an OpInfo whose ``op`` is the public torch function at its name
+(``torch.X``, ``torch.nn.functional.X``, ``torch.linalg.X``...) maps to the same path under
+``reference``; a Tensor method (``__radd__``, ``cdouble``) maps to the reference Tensor's method;
+an OpInfo whose ``op`` is a wrapper written in torch's test modules (``lambda x: x.view(...)``)
+runs that same program text with ``torch`` bound to ``reference`` (its globals re-bound), which
+is what ``import reference as T`` is for. ``torch.ops.aten`` overloads have no public API and are
+"not implemented" by category.
+
+Tolerance (derived, not tuned): float64 results are compared with an absolute tolerance per
+tensor ``eps * (8 + n) * m``, where ``eps`` is float64's machine epsilon, ``n`` the total number
+of elements of the sample's tensors (an upper bound on the length of any accumulation the op
+performs: summation error grows at most linearly in the number of terms), ``8`` a few ulps for
+the elementwise kernels (libm functions are accurate to about one ulp, composite formulas chain a
+few), and ``m`` the largest finite magnitude in the torch or reference tensor (the scale at which
+rounding happens). NaN must match NaN, infinities must match exactly.
+
+Checks respect the OpInfo: ``supports_forward_ad`` / ``supports_gradgrad`` / ``check_batched_grad``
+false, or a torch test decorated as an expected failure or skip on CPU float64 (``TestBwdGradients``
+``test_fn_grad``..., ``TestVmapOperatorsOpInfo``), make that check "n/a" with the reason; so does
+torch itself raising on the sample (e.g. ``torch.func.vmap`` of a data-dependent op).
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+import unittest
+import zlib
+
+import numpy as np
+
+import reference as T
+
+EPS = float(np.finfo(np.float64).eps)
+ELEMENTWISE_ULPS = 8
+BATCH = 2
+CHECKS = ("forward", "vjp", "vjp_vjp", "jvp", "vmap", "vmap_vjp", "inplace")
+FIRST_ORDER = ("forward", "vjp")
+
+
+class Unsupported(Exception):
+    """A sample (or op) the reference cannot express: complex, float16, sparse, aten-only..."""
+
+    def __init__(self, category, detail=""):
+        super().__init__(f"{category}: {detail}" if detail else category)
+        self.category = category
+
+
+class Missing(Exception):
+    """The reference has no callable for the op."""
+
+
+class Departure(Exception):
+    """The reference disagrees with torch."""
+
+
+class NotApplicable(Exception):
+    """The check does not apply (torch's own flags, or torch raising on it)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# the OpInfo database
+
+
+@functools.cache
+def op_db():
+    import torch  # noqa: F401
+    from torch.testing._internal.common_methods_invocations import op_db as db
+
+    return db
+
+
+def entry_key(op):
+    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+
+
+def differentiable(op):
+    """Whether torch's OpInfo runs its gradient tests for this op in float64 on CPU."""
+    import torch
+
+    return bool(op.supports_autograd) and torch.float64 in op.supported_dtypes("cpu")
+
+
+@functools.cache
+def all_entries():
+    """``{key: OpInfo}`` for every OpInfo of op_db, by key (``name`` or ``name.variant``)."""
+    out = {}
+    for op in op_db():
+        out.setdefault(entry_key(op), op)
+    return out
+
+
+@functools.cache
+def entries():
+    """``{key: OpInfo}`` for the OpInfos supporting autograd in float64 on CPU, in op_db order."""
+    return {k: op for k, op in all_entries().items() if differentiable(op)}
+
+
+def _torch_disables(op, cls_names, test_names):
+    """The reason when torch's own test ``cls.test`` is an expected failure or skipped for
+    CPU float64 on this OpInfo, else None."""
+    import torch
+
+    for info in op.decorators or ():
+        if not hasattr(info, "cls_name"):  # precisionOverride, toleranceOverride: not about failures
+            continue
+        if info.cls_name is not None and info.cls_name not in cls_names:
+            continue
+        if info.test_name is not None and info.test_name not in test_names:
+            continue
+        if info.device_type is not None and info.device_type != "cpu":
+            continue
+        if info.dtypes is not None and torch.float64 not in info.dtypes:
+            continue
+        if not info.active_if:
+            continue
+        for dec in info.decorators:
+            if dec is unittest.expectedFailure:
+                return f"torch marks {info.cls_name}.{info.test_name} an expected failure"
+            name = getattr(dec, "__qualname__", "") or ""
+            if "skip" in name.lower():
+                return f"torch skips {info.cls_name}.{info.test_name}"
+    return None
+
+
+def torch_flags(op):
+    """``{check: reason}`` for the checks the OpInfo itself turns off."""
+    out = {}
+    grad = _torch_disables(op, {"TestBwdGradients", "TestGradients"}, {"test_fn_grad"})
+    if grad:
+        out["vjp"] = grad
+    if not op.supports_gradgrad:
+        out["vjp_vjp"] = "OpInfo: supports_gradgrad=False"
+    else:
+        r = _torch_disables(op, {"TestBwdGradients", "TestGradients"}, {"test_fn_gradgrad"})
+        if r:
+            out["vjp_vjp"] = r
+    if not op.supports_forward_ad:
+        out["jvp"] = "OpInfo: supports_forward_ad=False"
+    else:
+        r = _torch_disables(op, {"TestFwdGradients", "TestGradients"}, {"test_forward_mode_AD"})
+        if r:
+            out["jvp"] = r
+    r = _torch_disables(op, {"TestVmapOperatorsOpInfo"}, {"test_vmap_exhaustive", "test_op_has_batch_rule"})
+    if r:
+        out["vmap"] = r
+    if not op.check_batched_grad:
+        out["vmap_vjp"] = "OpInfo: check_batched_grad=False"
+    else:
+        r = _torch_disables(op, {"TestOperators"}, {"test_vmapvjp"})
+        if r:
+            out["vmap_vjp"] = r
+    if op.inplace_variant is None:
+        out["inplace"] = "OpInfo: no in-place variant"
+    elif not op.supports_inplace_autograd:
+        out["inplace"] = "OpInfo: supports_inplace_autograd=False"
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# torch objects -> reference objects
+
+
+@functools.cache
+def _module_map():
+    import torch
+    import torch.nn.functional
+
+    return {
+        torch: T,
+        torch.nn: T.nn,
+        torch.nn.functional: T.nn.functional,
+        torch.linalg: T.linalg,
+        torch.special: T.special,
+        torch.fft: T.fft,
+    }
+
+
+class _MissingModule:
+    """Stands for a torch module the reference lacks; any use says which."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, attr):
+        raise Missing(f"reference has no module for {self._name} (needs {self._name}.{attr})")
+
+
+def translate(obj):
+    """The reference counterpart of a torch module or public torch function used by a wrapper."""
+    import torch
+
+    if isinstance(obj, types.ModuleType):
+        if obj in _module_map():
+            return _module_map()[obj]
+        if obj.__name__.startswith("torch"):
+            return _MissingModule(obj.__name__)
+        return obj
+    if isinstance(obj, torch.dtype):
+        try:
+            return to_reference_dtype(obj)
+        except Unsupported:
+            return obj  # a wrapper that uses it meets a torch dtype in the reference and says so
+    return obj
+
+
+_rebound_globals: dict[int, dict] = {}
+
+
+def rebind(fn):
+    """The Python function ``fn`` (a wrapper from torch's test modules) with its torch modules
+    re-bound to reference's: the same program text, run on ``reference``."""
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    key = id(fn.__globals__)
+    if key not in _rebound_globals:
+        _rebound_globals[key] = {k: translate(v) for k, v in fn.__globals__.items()}
+    closure = None
+    if fn.__closure__:
+        closure = tuple(types.CellType(_translate_cell(c)) for c in fn.__closure__)
+    new = types.FunctionType(fn.__code__, _rebound_globals[key], fn.__name__, fn.__defaults__, closure)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    return new
+
+
+def _translate_cell(cell):
+    try:
+        value = cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
+    if isinstance(value, types.FunctionType):
+        return rebind(value)
+    return translate(value)
+
+
+def to_reference_dtype(dtype):
+    name = str(dtype).removeprefix("torch.")
+    if dtype.is_complex:
+        raise Unsupported("complex", f"dtype {dtype}")
+    ref = getattr(T, name, None)
+    if not isinstance(ref, np.dtype):
+        raise Unsupported("dtype not in reference", f"{dtype}")
+    return ref
+
+
+def _resolve_path(root, path):
+    obj = root
+    for part in path.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def _method_caller(name):
+    def call(self, *args, **kwargs):
+        method = getattr(self, name, None)
+        if method is None:
+            raise Missing(f"reference Tensor has no method {name}")
+        return method(*args, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
+def category(op):
+    """The not-implemented category an OpInfo falls in by its nature, or None."""
+    import torch
+
+    fn = op.op
+    module = getattr(fn, "__module__", "") or ""
+    if op.name.startswith("sparse.") or module.startswith("torch._C._sparse") or "sparse" in op.name:
+        return "sparse-only"
+    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return "aten operator (torch.ops.aten, no public API)"
+    if isinstance(fn, types.FunctionType) and "wrapper_set_seed" in fn.__code__.co_names:
+        return "random (needs explicit noise)"
+    return None
+
+
+def reference_callable(op):
+    """The reference's callable for the OpInfo (raises Missing / Unsupported)."""
+    import torch
+
+    cat = category(op)
+    if cat is not None:
+        raise Unsupported(cat)
+    fn = op.op
+    if _resolve_path(torch, op.name) is fn:
+        ref = _resolve_path(T, op.name)
+        if ref is None:
+            raise Missing(f"reference.{op.name}")
+        return ref
+    module = getattr(fn, "__module__", None)
+    if isinstance(fn, (types.MethodDescriptorType, types.WrapperDescriptorType)) or module == "torch._tensor":
+        name = fn.__name__
+        if getattr(T.Tensor, name, None) is None:
+            raise Missing(f"reference.Tensor.{name}")
+        return _method_caller(name)
+    if isinstance(fn, types.FunctionType):
+        return rebind(fn)
+    raise Missing(f"no reference counterpart for {fn!r}")
+
+
+def inplace_name(op):
+    fn = op.inplace_variant
+    return getattr(fn, "__name__", None) if fn is not None else None
+
+
+# ---------------------------------------------------------------------------------------------
+# samples
+
+
+class Converted:
+    """A sample converted: the reference pytree, and the differentiable tensors of both sides
+    in the same order (the leaves that require grad)."""
+
+    def __init__(self, sample):
+        self.torch_leaves = []  # torch tensors requiring grad, in traversal order
+        self.ref_leaves = []
+        self.n_elements = 0
+        self.template = (sample.input, tuple(sample.args), dict(sample.kwargs))
+        self.ref = self._convert(self.template)
+
+    def _convert(self, obj):
+        import torch
+
+        if isinstance(obj, torch.Tensor):
+            if obj.layout != torch.strided:
+                raise Unsupported("sparse-only", f"layout {obj.layout}")
+            if obj.is_complex():
+                raise Unsupported("complex", "complex tensor in the sample")
+            dtype = to_reference_dtype(obj.dtype)
+            self.n_elements += obj.numel()
+            if obj._base is not None and obj.is_leaf:  # a view into a larger storage (made under no_grad)
+                base = obj._base.detach().resolve_conj().resolve_neg().numpy().copy()
+                with T.no_grad():
+                    ref = T.tensor(base, dtype=dtype).as_strided(
+                        tuple(obj.shape), obj.stride(), obj.storage_offset() - obj._base.storage_offset()
+                    )
+                ref.requires_grad_(bool(obj.requires_grad))
+            else:
+                values = obj.detach().resolve_conj().resolve_neg().numpy().copy()
+                ref = T.tensor(values, dtype=dtype, requires_grad=bool(obj.requires_grad))
+            if obj.requires_grad:
+                self.torch_leaves.append(obj)
+                self.ref_leaves.append(ref)
+            return ref
+        if isinstance(obj, torch.dtype):
+            return to_reference_dtype(obj)
+        if isinstance(obj, torch.Size):
+            return tuple(obj)
+        if isinstance(obj, torch.device):
+            return str(obj)
+        if isinstance(obj, (torch.memory_format, torch.layout)):
+            ref = getattr(T, str(obj).removeprefix("torch."), None)
+            if ref is None:
+                raise Unsupported("argument not in reference", str(obj))
+            return ref
+        if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+            return type(obj)(*(self._convert(v) for v in obj))
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(self._convert(v) for v in obj)
+        if isinstance(obj, dict):
+            return {k: self._convert(v) for k, v in obj.items()}
+        if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)):
+            return rebind(obj)
+        if isinstance(obj, complex):
+            raise Unsupported("complex", "complex scalar in the sample")
+        return obj
+
+
+def substitute(template, is_tensor, leaves):
+    """``template`` with its grad-requiring tensors replaced, in order, by ``leaves``."""
+    it = iter(leaves)
+
+    def sub(obj):
+        if is_tensor(obj):
+            return next(it) if obj.requires_grad else obj
+        if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+            return type(obj)(*(sub(v) for v in obj))
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(sub(v) for v in obj)
+        if isinstance(obj, dict):
+            return {k: sub(v) for k, v in obj.items()}
+        return obj
+
+    return sub(template)
+
+
+def _is_torch_tensor(x):
+    import torch
+
+    return isinstance(x, torch.Tensor)
+
+
+def _is_ref_tensor(x):
+    return isinstance(x, T.Tensor)
+
+
+def samples(op, key=None):
+    """The OpInfo's float64 CPU samples with requires_grad, reproducibly (seeded by the key)."""
+    import torch
+
+    key = key or entry_key(op)
+    torch.manual_seed(zlib.crc32(key.encode()))
+    return iter(op.sample_inputs("cpu", torch.float64, requires_grad=True))
+
+
+def describe(sample, limit=300):
+    import torch
+
+    def d(obj):
+        if isinstance(obj, torch.Tensor):
+            return f"Tensor{tuple(obj.shape)}:{str(obj.dtype).removeprefix('torch.')}" + (
+                "(rg)" if obj.requires_grad else ""
+            )
+        if isinstance(obj, (list, tuple)):
+            inner = ", ".join(d(v) for v in obj)
+            return f"[{inner}]" if isinstance(obj, list) else f"({inner})"
+        if isinstance(obj, dict):
+            return "{" + ", ".join(f"{k}={d(v)}" for k, v in obj.items()) + "}"
+        if isinstance(obj, types.FunctionType):
+            return obj.__name__
+        return repr(obj)
+
+    text = d(sample.input)
+    if sample.args:
+        text += ", " + ", ".join(d(a) for a in sample.args)
+    if sample.kwargs:
+        text += ", " + ", ".join(f"{k}={d(v)}" for k, v in sample.kwargs.items())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# ---------------------------------------------------------------------------------------------
+# comparison
+
+
+def _leaves(obj, is_tensor):
+    if is_tensor(obj) or obj is None or isinstance(obj, (bool, int, float)):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [leaf for v in obj for leaf in _leaves(v, is_tensor)]
+    if isinstance(obj, dict):
+        return [leaf for k in sorted(obj) for leaf in _leaves(obj[k], is_tensor)]
+    return [obj]
+
+
+def _as_array(x, torch_side):
+    if x is None:
+        return None
+    if torch_side:
+        import torch
+
+        if isinstance(x, torch.Tensor):
+            return x.detach().numpy(force=True)
+        return np.asarray(x)
+    if isinstance(x, T.Tensor):
+        return np.asarray(x.detach().numpy())
+    return np.asarray(x)
+
+
+def magnitude(arrays):
+    """The largest finite magnitude among the arrays (at least 1)."""
+    m = 1.0
+    for a in arrays:
+        a = np.asarray(a, dtype=np.float64) if not isinstance(a, np.ndarray) else a
+        if a.dtype.kind in "fc" and a.size:
+            finite = np.abs(a[np.isfinite(a)])
+            if finite.size:
+                m = max(m, float(finite.max()))
+    return m
+
+
+def tolerance(n_elements, t, r, scale=1.0):
+    finite = [np.abs(a[np.isfinite(a)]) for a in (t, r)]
+    m = max([float(a.max()) for a in finite if a.size] + [scale])
+    return EPS * (ELEMENTWISE_ULPS + n_elements) * m
+
+
+def compare(torch_out, ref_out, n_elements, what, zeros_for_none=False, scale=1.0):
+    """Raise Departure naming the first leaf that differs."""
+    t_leaves = _leaves(torch_out, _is_torch_tensor)
+    r_leaves = _leaves(ref_out, _is_ref_tensor)
+    if len(t_leaves) != len(r_leaves):
+        raise Departure(f"{what}: torch gives {len(t_leaves)} outputs, reference {len(r_leaves)}")
+    for i, (tl, rl) in enumerate(zip(t_leaves, r_leaves)):
+        where = f"{what}[{i}]" if len(t_leaves) > 1 else what
+        t = _as_array(tl, True)
+        r = _as_array(rl, False)
+        if zeros_for_none and (t is None) != (r is None):
+            t = np.zeros_like(r) if t is None else t
+            r = np.zeros_like(t) if r is None else r
+        if t is None or r is None:
+            if t is not r:
+                raise Departure(f"{where}: torch gives {tl!r}, reference {type(rl).__name__}")
+            continue
+        if t.shape != r.shape:
+            raise Departure(f"{where}: shape {t.shape} in torch, {r.shape} in reference")
+        if _is_torch_tensor(tl) and _is_ref_tensor(rl) and t.dtype != r.dtype:
+            raise Departure(f"{where}: dtype {t.dtype} in torch, {r.dtype} in reference")
+        if t.dtype.kind in "fc":
+            tf, rf = t.astype(np.float64), r.astype(np.float64)
+            nan_t, nan_r = np.isnan(tf), np.isnan(rf)
+            if (nan_t != nan_r).any():
+                idx = np.argwhere(nan_t != nan_r)[0]
+                raise Departure(
+                    f"{where}: at {tuple(int(i) for i in idx)} torch {tf[tuple(idx)]!r}, reference {rf[tuple(idx)]!r}"
+                )
+            inf = np.isinf(tf) | np.isinf(rf)
+            if (tf[inf] != rf[inf]).any():
+                idx = np.argwhere(inf & (tf != rf))[0]
+                raise Departure(
+                    f"{where}: at {tuple(int(i) for i in idx)} torch {tf[tuple(idx)]!r}, reference {rf[tuple(idx)]!r}"
+                )
+            ok = ~(nan_t | inf)
+            tol = tolerance(n_elements, tf, rf, scale)
+            err = np.where(ok, np.abs(tf - rf), 0.0)
+            if (err > tol).any():
+                idx = tuple(int(i) for i in np.unravel_index(np.argmax(err), err.shape))
+                raise Departure(
+                    f"{where}: max |diff| {float(err.max()):.3g} > tolerance {tol:.3g} at {idx}: "
+                    f"torch {float(tf[idx])!r}, reference {float(rf[idx])!r}"
+                )
+        elif not np.array_equal(t, r):
+            idx = np.argwhere(t != r)
+            at = tuple(int(i) for i in idx[0]) if idx.size else ()
+            raise Departure(f"{where}: exact values differ at {at}: torch {t[at]!r}, reference {r[at]!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# the checks
+
+
+def _rng(key, index, salt):
+    return np.random.default_rng(zlib.crc32(f"{key}|{index}|{salt}".encode()))
+
+
+def _floating_outputs(out):
+    """Indices of torch output leaves that are floating tensors requiring grad."""
+    return [
+        i
+        for i, leaf in enumerate(_leaves(out, _is_torch_tensor))
+        if _is_torch_tensor(leaf) and leaf.requires_grad
+    ]
+
+
+def _random_like(rng, t):
+    return rng.standard_normal(tuple(t.shape))
+
+
+def _pair(values, like_torch):
+    import torch
+
+    tt = torch.tensor(values, dtype=like_torch.dtype)
+    rt = T.tensor(values, dtype=to_reference_dtype(like_torch.dtype))
+    return tt, rt
+
+
+def _ref_call(what, fn, *args, **kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except (Departure, NotApplicable, Unsupported):
+        raise
+    except Missing as e:
+        raise Departure(f"{what}: reference lacks {e}") from None
+    except Exception as e:  # noqa: BLE001 - any reference error is a departure, reported by type and message
+        raise Departure(f"{what}: reference raises {type(e).__name__}: {_short(e)}") from None
+
+
+def _torch_call(what, fn, *args, **kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001
+        raise NotApplicable(f"torch raises in {what}: {type(e).__name__}: {_short(e)}") from None
+
+
+def _short(e, limit=200):
+    text = str(e).split("\n")[0]
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class Case:
+    """One sample of one OpInfo, ready to check."""
+
+    def __init__(self, op, ref_fn, sample, key, index):
+        self.op, self.ref_fn, self.sample, self.key, self.index = op, ref_fn, sample, key, index
+        self.conv = Converted(sample)
+        self.n = self.conv.n_elements
+        tensors = [x for x in _leaves(self.conv.template, _is_torch_tensor) if _is_torch_tensor(x)]
+        # the scale of the terms an accumulation may combine: products of two input magnitudes
+        self.scale = magnitude(_as_array(x, True) for x in tensors) ** 2
+        try:
+            out = self.torch_f(*self.conv.torch_leaves)
+        except Exception:  # noqa: BLE001 - torch rejecting its own sample: the checks say so
+            out = None
+        if any(_is_torch_tensor(x) and x.is_complex() for x in _leaves(out, _is_torch_tensor)):
+            raise Unsupported("complex", "complex output")
+        post = sample.output_process_fn_grad
+        self.torch_post = post
+        self.ref_post = rebind(post) if isinstance(post, types.FunctionType) else post
+
+    # the op as a function of the differentiable tensors
+    def torch_f(self, *xs):
+        inp, args, kwargs = substitute(self.conv.template, _is_torch_tensor, xs)
+        return self.op.op(inp, *args, **kwargs)
+
+    def ref_f(self, *xs):
+        inp, args, kwargs = substitute(self.conv.ref, _is_ref_tensor, xs)
+        return self.ref_fn(inp, *args, **kwargs)
+
+    def forward(self):
+        t = _torch_call("forward", self.torch_f, *self.conv.torch_leaves)
+        r = _ref_call("forward", self.ref_f, *self.conv.ref_leaves)
+        compare(t, r, self.n, "output", scale=self.scale)
+        return t, r
+
+    def _vjp_parts(self, t_out, r_out, create_graph=False):
+        import torch
+
+        t_post = self.torch_post(t_out)
+        r_post = _ref_call("output_process_fn_grad", self.ref_post, r_out)
+        t_l = _leaves(t_post, _is_torch_tensor)
+        r_l = _leaves(r_post, _is_ref_tensor)
+        idx = _floating_outputs(t_post)
+        if not idx or not self.conv.torch_leaves:
+            raise NotApplicable("no differentiable output or input")
+        rng = _rng(self.key, self.index, "ct")
+        t_ct, r_ct = [], []
+        for i in idx:
+            tt, rt = _pair(_random_like(rng, t_l[i]), t_l[i])
+            if create_graph:
+                tt.requires_grad_(True)
+                rt.requires_grad_(True)
+            t_ct.append(tt)
+            r_ct.append(rt)
+        t_outs = [t_l[i] for i in idx]
+        r_outs = [r_l[i] for i in idx]
+        for i, ro in zip(idx, r_outs):
+            if not (_is_ref_tensor(ro) and ro.requires_grad):
+                raise Departure(f"vjp: output {i} requires grad in torch, not in reference")
+        t_g = torch.autograd.grad(
+            t_outs, self.conv.torch_leaves, t_ct, allow_unused=True, create_graph=create_graph
+        )
+        r_g = _ref_call(
+            "vjp",
+            T.autograd.grad,
+            r_outs,
+            self.conv.ref_leaves,
+            r_ct,
+            allow_unused=True,
+            create_graph=create_graph,
+        )
+        return t_g, r_g, t_ct, r_ct
+
+    def vjp(self):
+        t_out, r_out = self.forward()
+        t_g, r_g, t_ct, _ = self._vjp_parts(t_out, r_out)
+        scale = self.scale * magnitude(c.numpy() for c in t_ct)
+        compare(t_g, r_g, self.n, "grad", zeros_for_none=True, scale=scale)
+
+    def vjp_vjp(self):
+        import torch
+
+        t_out, r_out = self.forward()
+        t_g, r_g, t_ct, r_ct = self._vjp_parts(t_out, r_out, create_graph=True)
+        scale = self.scale * magnitude(c.detach().numpy() for c in t_ct)
+        compare(t_g, r_g, self.n, "grad", zeros_for_none=True, scale=scale)
+        sel = [i for i, g in enumerate(t_g) if g is not None and g.requires_grad]
+        if not sel:
+            raise NotApplicable("torch's first gradient does not depend on the inputs")
+        rng = _rng(self.key, self.index, "ct2")
+        t_v, r_v = zip(*(_pair(_random_like(rng, t_g[i]), t_g[i]) for i in sel))
+        wrt_t = list(self.conv.torch_leaves) + t_ct
+        wrt_r = list(self.conv.ref_leaves) + r_ct
+        t_gg = torch.autograd.grad([t_g[i] for i in sel], wrt_t, list(t_v), allow_unused=True)
+        r_sel = [(g, v) for i, v in zip(sel, r_v) if (g := r_g[i]) is not None and g.requires_grad]
+        if r_sel:
+            r_gg = _ref_call(
+                "vjp_vjp",
+                T.autograd.grad,
+                [g for g, _ in r_sel],
+                wrt_r,
+                [v for _, v in r_sel],
+                allow_unused=True,
+            )
+        else:
+            r_gg = [None] * len(wrt_r)
+        scale = scale * magnitude(v.numpy() for v in t_v)
+        compare(t_gg, r_gg, self.n, "gradgrad", zeros_for_none=True, scale=scale)
+
+    def jvp(self):
+        import torch
+
+        if not self.conv.torch_leaves:
+            raise NotApplicable("no differentiable input")
+        rng = _rng(self.key, self.index, "tangent")
+        t_p = tuple(x.detach() for x in self.conv.torch_leaves)
+        r_p = tuple(x.detach() for x in self.conv.ref_leaves)
+        pairs = [_pair(_random_like(rng, x), x) for x in t_p]
+        t_t = tuple(p[0] for p in pairs)
+        r_t = tuple(p[1] for p in pairs)
+        t_res = _torch_call("torch.func.jvp", torch.func.jvp, self.torch_f, t_p, t_t)
+        r_res = _ref_call("jvp", T.func.jvp, self.ref_f, r_p, r_t)
+        compare(t_res[0], r_res[0], self.n, "jvp primal out", scale=self.scale)
+        scale = self.scale * magnitude(t.numpy() for t in t_t)
+        compare(t_res[1], r_res[1], self.n, "jvp tangent out", zeros_for_none=True, scale=scale)
+
+    def _batched(self, salt):
+        import torch
+
+        rng = _rng(self.key, self.index, salt)
+        t_b, r_b = [], []
+        for x in self.conv.torch_leaves:
+            base = x.detach().numpy()
+            u = rng.uniform(-1.0, 1.0, size=base.shape)
+            stacked = np.stack([base, base * (1.0 + 0.1 * u)])
+            t_b.append(torch.tensor(stacked, dtype=x.dtype))
+            r_b.append(T.tensor(stacked, dtype=to_reference_dtype(x.dtype)))
+        return t_b, r_b
+
+    def vmap(self):
+        import torch
+
+        if not self.conv.torch_leaves:
+            raise NotApplicable("no differentiable input")
+        t_b, r_b = self._batched("vmap")
+        dims = (0,) * len(t_b)
+        t_res = _torch_call("torch.func.vmap", torch.func.vmap(self.torch_f, in_dims=dims), *t_b)
+        r_res = _ref_call("vmap", T.func.vmap(self.ref_f, in_dims=dims, allow_fallback=False), *r_b)
+        compare(t_res, r_res, self.n * BATCH, "vmap out", scale=self.scale * 1.1**2)
+
+    def vmap_vjp(self):
+        import torch
+
+        if not self.conv.torch_leaves:
+            raise NotApplicable("no differentiable input")
+        t_out = _torch_call("forward", self.torch_f, *self.conv.torch_leaves)
+        idx = _floating_outputs(t_out)
+        if not idx:
+            raise NotApplicable("no differentiable output")
+        t_l = _leaves(t_out, _is_torch_tensor)
+        t_b, r_b = self._batched("vmap_vjp")
+        rng = _rng(self.key, self.index, "vmap_ct")
+        t_cb, r_cb = [], []
+        for i in idx:
+            values = rng.standard_normal((BATCH, *t_l[i].shape))
+            t_cb.append(torch.tensor(values, dtype=t_l[i].dtype))
+            r_cb.append(T.tensor(values, dtype=to_reference_dtype(t_l[i].dtype)))
+        k = len(t_b)
+
+        def make(func_mod, f, is_tensor):
+            def g(*xs_cts):
+                xs, cts = xs_cts[:k], xs_cts[k:]
+
+                def sel(*ys):
+                    ls = _leaves(f(*ys), is_tensor)
+                    return tuple(ls[i] for i in idx)
+
+                _, fn = func_mod.vjp(sel, *xs)
+                return fn(tuple(cts))
+
+            return g
+
+        dims = (0,) * (k + len(idx))
+        t_res = _torch_call(
+            "torch.func.vmap(vjp)",
+            torch.func.vmap(make(torch.func, self.torch_f, _is_torch_tensor), in_dims=dims),
+            *t_b,
+            *t_cb,
+        )
+        r_res = _ref_call(
+            "vmap(vjp)",
+            T.func.vmap(make(T.func, self.ref_f, _is_ref_tensor), in_dims=dims, allow_fallback=False),
+            *r_b,
+            *r_cb,
+        )
+        scale = self.scale * 1.1**2 * magnitude(c.numpy() for c in t_cb)
+        compare(t_res, r_res, self.n * BATCH, "vmap(vjp) out", zeros_for_none=True, scale=scale)
+
+    def inplace(self):
+        import torch
+
+        name = inplace_name(self.op)
+        if self.sample.broadcasts_input:
+            raise NotApplicable("the sample broadcasts its input (no in-place form)")
+        inp = self.sample.input
+        if not (_is_torch_tensor(inp) and inp.requires_grad):
+            raise NotApplicable("input is not a differentiable tensor")
+        if getattr(T.Tensor, name, None) is None:
+            raise Departure(f"inplace: reference Tensor has no method {name}")
+        _, args, kwargs = self.conv.template
+        _, r_args, r_kwargs = self.conv.ref
+        t_x = inp.clone()
+        t_out = _torch_call("in-place", getattr(t_x, name), *args, **kwargs)
+        r_x = self.conv.ref[0].clone()
+        r_out = _ref_call("inplace", lambda: getattr(r_x, name)(*r_args, **r_kwargs))
+        compare(t_out, r_out, self.n, "inplace output", scale=self.scale)
+        compare(t_x, r_x, self.n, "inplace written input", scale=self.scale)
+        if not t_x.requires_grad:
+            return
+        rng = _rng(self.key, self.index, "inplace_ct")
+        tt, rt = _pair(_random_like(rng, t_x), t_x)
+        t_g = torch.autograd.grad([t_x], self.conv.torch_leaves, [tt], allow_unused=True)
+        r_g = _ref_call("inplace vjp", T.autograd.grad, [r_x], self.conv.ref_leaves, [rt], allow_unused=True)
+        scale = self.scale * magnitude([tt.numpy()])
+        compare(t_g, r_g, self.n, "inplace grad", zeros_for_none=True, scale=scale)
+
+
+def run_check(case, check):
+    """``("ok" | "n/a" | "fail", message)`` for one check on one case."""
+    try:
+        getattr(case, check)()
+    except NotApplicable as e:
+        return "n/a", str(e)
+    except Departure as e:
+        return "fail", str(e)
+    except Unsupported as e:
+        return "n/a", str(e)
+    except Exception as e:  # noqa: BLE001 - reference calls are wrapped (Departure): this is torch's side
+        return "n/a", f"torch side raises: {type(e).__name__}: {_short(e)}"
+    return "ok", ""
+
+
+def run_entry(key, checks=CHECKS, max_samples=None):
+    """Run ``checks`` on the OpInfo ``key``.
+
+    Returns ``{"status": "not implemented", "reason": ...}`` or
+    ``{"status": "implemented", "samples": n, "checks": {check: {"ok": n, "n/a": [...], "fail": [...]}}}``
+    where the lists hold ``{"sample": i, "input": description, "message": ...}``.
+    """
+    op = all_entries()[key]
+    if not differentiable(op):
+        return {"status": "not implemented", "reason": "no CPU float64 autograd"}
+    missing = None
+    try:
+        ref_fn = reference_callable(op)
+    except Missing as e:
+        ref_fn, missing = None, f"missing in reference: {e}"
+    except Unsupported as e:
+        return {"status": "not implemented", "reason": e.category}
+    if missing is not None:  # the category when no sample is expressible, else what is missing
+        try:
+            for index, sample in enumerate(samples(op, key)):
+                Case(op, None, sample, key, index)
+                break
+        except Unsupported as e:
+            return {"status": "not implemented", "reason": e.category}
+        return {"status": "not implemented", "reason": missing}
+    flags = torch_flags(op)
+    results = {c: {"ok": 0, "n/a": [], "fail": []} for c in checks}
+    for check in checks:
+        if check in flags:
+            results[check]["n/a"].append({"sample": "all", "message": flags[check]})
+    n_run = 0
+    unsupported = []
+    for index, sample in enumerate(samples(op, key)):
+        if max_samples is not None and n_run >= max_samples:
+            break
+        try:
+            case = Case(op, ref_fn, sample, key, index)
+        except Unsupported as e:
+            unsupported.append(e.category)
+            continue
+        except Exception as e:  # noqa: BLE001 - a sample whose conversion fails is a departure
+            n_run += 1
+            for check in checks:
+                results[check]["fail"].append(
+                    {
+                        "sample": index,
+                        "input": describe(sample),
+                        "message": f"conversion: {type(e).__name__}: {_short(e)}",
+                    }
+                )
+            continue
+        n_run += 1
+        for check in checks:
+            if check in flags:
+                continue
+            outcome, message = run_check(case, check)
+            if outcome == "ok":
+                results[check]["ok"] += 1
+            else:
+                results[check][outcome].append(
+                    {"sample": index, "input": describe(sample), "message": message}
+                )
+    if n_run == 0:
+        reason = unsupported[0] if unsupported else "no float64 samples"
+        return {"status": "not implemented", "reason": reason}
+    forward = results.get("forward")
+    if forward is not None and not forward["ok"] and forward["fail"]:
+        messages = [f["message"] for f in forward["fail"]]
+        if all("AttributeError" in m and "has no attribute" in m for m in messages):
+            detail = messages[0].split("AttributeError: ", 1)[1]
+            return {"status": "not implemented", "reason": f"missing in reference: {detail}"}
+    out = {"status": "implemented", "samples": n_run, "checks": results}
+    if unsupported:
+        out["unsupported_samples"] = {c: unsupported.count(c) for c in sorted(set(unsupported))}
+    return out
