@@ -395,6 +395,8 @@ def _alias(t):
     out._storage = storage_of(t)
     out._offset = t._offset
     out._vc = t._vc
+    if t._batched is not None:  # under vmap: the same batched value, each level's physical detached too
+        out._batched = {level: (value.detach(), bdim) for level, (value, bdim) in t._batched.items()}
     return out
 
 
