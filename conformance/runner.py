@@ -127,7 +127,7 @@ class Worker:
         A worker first announces ``started`` (with its monotonic clock) once the case is parsed
         and its data made; the time before that (up to ``prepare_timeout``) is the harness's.
         """
-        prepare = max(prepare_timeout or 0.0, timeout) + 60.0
+        prepare = max(prepare_timeout or 0.0, timeout, 600.0)  # the harness's part: generous, never blamed
         reply = self._receive(time.monotonic() + prepare, what="prepare the case")
         if reply.get("status") != "started":
             return reply
