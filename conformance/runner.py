@@ -34,7 +34,7 @@ from conformance.expected import expected as reference_expected
 from conformance.expected import reference_rejects
 from conformance.identity import case_hash
 from conformance.nonfinite import settle
-from conformance.outdir import OutputDir, ResultsWriter
+from conformance.outdir import OutputDir, OutputLost, ResultsWriter
 from conformance.programs import PROGRAM_BOUND_FORMULA, program_bound, program_verdict
 from conformance.resultsio import RESULTS_SCHEMA, read_results_file
 from conformance.tolerance import (
@@ -127,7 +127,7 @@ class Worker:
         A worker first announces ``started`` (with its monotonic clock) once the case is parsed
         and its data made; the time before that (up to ``prepare_timeout``) is the harness's.
         """
-        prepare = max(prepare_timeout or 0.0, timeout) + 60.0
+        prepare = max(prepare_timeout or 0.0, timeout, 600.0)  # the harness's part: generous, never blamed
         reply = self._receive(time.monotonic() + prepare, what="prepare the case")
         if reply.get("status") != "started":
             return reply
@@ -572,6 +572,8 @@ class Campaign:
 
         try:
             _hypothesis(generate, strategy, max_examples, seed, shrink=False)()
+        except OutputLost:  # the results cannot be kept: the run stops (never a result of its own)
+            raise
         except Exception as exc:  # the campaign goes on; the problem is a result of its own
             for name in frameworks:
                 self.record(

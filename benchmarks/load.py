@@ -1,0 +1,100 @@
+"""Load: a long campaign through the real driver, and the driver's peak memory against the result count.
+
+Runs tiny convolution cases (distinct seeds, forward check) on one framework worker through
+:class:`conformance.runner.Campaign` -- the same worker protocol, reference computation, judging,
+``results.jsonl`` writer and bookkeeping as ``conformance run`` -- and prints the driver's peak
+resident memory (``ru_maxrss``) at checkpoints. The driver keeps a compact key per result, so the
+peak must stay flat as results grow; the run fails (exit 1) if the peak grows by more than
+``--max-growth`` MiB between the first checkpoint and the last.
+
+    python benchmarks/load.py                 # 50,000 results (minutes)
+    python benchmarks/load.py --quick         # 1,500 results, a smoke test
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from conformance.case import Case  # noqa: E402
+from conformance.runner import Campaign  # noqa: E402
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
+
+
+def cases(n: int):
+    for seed in range(n):
+        yield Case.from_dict(
+            {
+                "op": "conv",
+                "params": {"rank": 1, "stride": 1 + seed % 2, "padding": seed % 2},
+                "shapes": {"input": [1, 2, 5], "weight": [2, 2, 2]},
+                "dtype": "float64",
+                "seed": seed,
+                "checks": ["forward"],
+            }
+        )
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--results", type=int, default=50_000)
+    ap.add_argument("--quick", action="store_true", help="1,500 results")
+    ap.add_argument("--framework", default="torch=conformance.adapters.torch_adapter:TorchAdapter")
+    ap.add_argument("--max-growth", type=float, default=24.0, help="MiB of peak growth allowed")
+    ap.add_argument("--json", help="write the checkpoints here")
+    args = ap.parse_args(argv)
+    total = 1500 if args.quick else args.results
+    name, spec = args.framework.split("=", 1)
+    marks = sorted({max(total // 10, 1), total // 2, total})
+    rows = []
+    with tempfile.TemporaryDirectory() as out:
+        with Campaign(out, {name: spec}, timeout=60) as camp:
+            camp.start()
+            start = time.monotonic()
+            for i, case in enumerate(cases(total), 1):
+                camp.run_check(case, "forward")
+                if i in marks:
+                    rows.append(
+                        {
+                            "results": i,
+                            "peak_mib": round(peak_mib(), 1),
+                            "seconds": round(time.monotonic() - start, 1),
+                        }
+                    )
+                    print(
+                        f"{i:7d} results  driver peak RSS {rows[-1]['peak_mib']:8.1f} MiB  "
+                        f"{rows[-1]['seconds']:7.1f} s",
+                        flush=True,
+                    )
+            verdicts = {}
+            for rec in camp.done.values():
+                verdicts[rec["verdict"]] = verdicts.get(rec["verdict"], 0) + 1
+        lines = sum(1 for _ in open(Path(out) / "results.jsonl"))
+    growth = rows[-1]["peak_mib"] - rows[0]["peak_mib"]
+    print(
+        f"results.jsonl lines: {lines}; verdicts: {verdicts}; peak growth {growth:.1f} MiB "
+        f"from {rows[0]['results']} to {rows[-1]['results']} results"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps({"checkpoints": rows, "verdicts": verdicts, "lines": lines}))
+    if lines != total:
+        print(f"LOST RESULTS: {total} run, {lines} recorded")
+        return 1
+    if growth > args.max_growth:
+        print(f"MEMORY GROWS with results: {growth:.1f} MiB > {args.max_growth} MiB")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

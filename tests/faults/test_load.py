@@ -1,0 +1,28 @@
+"""The load benchmark's smoke test: every result recorded, the driver's peak memory flat."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.faults.conftest import ROOT, env
+
+pytestmark = pytest.mark.torch
+
+
+def test_load_benchmark_quick(tmp_path):
+    pytest.importorskip("torch")
+    out = tmp_path / "load.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "load.py"), "--quick", "--json", str(out)],
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(out.read_text())
+    assert data["lines"] == 1500 and data["verdicts"].get("pass") == 1500
