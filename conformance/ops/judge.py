@@ -17,9 +17,10 @@ ACCUMULATION = {
         "(allow_fp16_reduced_precision_reduction) are CUDA GEMM flags",
     ),
     "jax": (
-        "float32",
+        None,
         "jax.numpy's sum/mean upcast float16/bfloat16 for the computation (jax._src.numpy.reductions: "
-        "upcast_f16_for_computation=True); XLA's CPU dot upcasts f16/bf16 operands to f32",
+        "upcast_f16_for_computation=True), but lax.reduce_window (pooling) and the other ops state "
+        "nothing: the contract is per op, and until records carry it the bound uses the dtype's u",
     ),
     "tensorflow": (None, "no documented accumulator for float16/bfloat16 sums: the bound uses the dtype's u"),
 }
