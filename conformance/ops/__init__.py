@@ -34,7 +34,7 @@ import numpy as np
 RECORD_CHECKS = ("forward", "vjp", "vjp_vjp", "jvp")
 FRAMEWORKS = ("torch", "jax", "tensorflow")
 #: How the inputs of a record case are drawn (``params["values"]``).
-VALUES = ("normal", "wide", "ties", "large", "tiny", "nonfinite")
+VALUES = ("normal", "positive", "wide", "ties", "large", "tiny", "nonfinite")
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,9 @@ def _draw(case, name, shape, domain="any"):
     rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])
     kind = case.params.as_dict().get("values", "normal") if _is_input(case, name) else "normal"
     a = rng.standard_normal(shape)
-    if kind == "wide":
+    if kind == "positive":  # sums that grow: an accumulator of the input dtype stagnates
+        a = np.abs(a)
+    elif kind == "wide":
         a = a * 10.0 ** rng.uniform(-4, 4, shape)
     elif kind == "ties":
         a = rng.integers(-2, 3, shape).astype(np.float64)

@@ -34,9 +34,9 @@ record(
     FAMILY,
     rules=("view", "alias"),
     sample=_reshape,
-    fn=lambda T, x, shape: x.reshape(shape) * 1.0,
-    jax=lambda J, x, shape: J.jnp.reshape(x, shape) * 1.0,
-    tf=lambda tf, x, shape: tf.reshape(x, shape) * 1.0,
+    fn=lambda T, x, shape: x.reshape(shape),
+    jax=lambda J, x, shape: J.jnp.reshape(x, shape),
+    tf=lambda tf, x, shape: tf.reshape(x, shape),
 )
 
 
@@ -68,9 +68,9 @@ record(
     "permute",
     FAMILY,
     sample=_permute,
-    fn=lambda T, x, dims: x.permute(dims) * 1.0,
-    jax=lambda J, x, dims: J.jnp.transpose(x, dims) * 1.0,
-    tf=lambda tf, x, dims: tf.transpose(x, dims) * 1.0,
+    fn=lambda T, x, dims: x.permute(dims),
+    jax=lambda J, x, dims: J.jnp.transpose(x, dims),
+    tf=lambda tf, x, dims: tf.transpose(x, dims),
 )
 
 
@@ -86,9 +86,9 @@ record(
     "expand",
     FAMILY,
     sample=_expand,
-    fn=lambda T, x, size: x.expand(size) * 1.0,
-    jax=lambda J, x, size: J.jnp.broadcast_to(x, size) * 1.0,
-    tf=lambda tf, x, size: tf.broadcast_to(x, size) * 1.0,
+    fn=lambda T, x, size: x.expand(size),
+    jax=lambda J, x, size: J.jnp.broadcast_to(x, size),
+    tf=lambda tf, x, size: tf.broadcast_to(x, size),
 )
 
 
@@ -102,9 +102,9 @@ record(
     "unsqueeze",
     FAMILY,
     sample=_unsqueeze,
-    fn=lambda T, x, dim: x.unsqueeze(dim) * 1.0,
-    jax=lambda J, x, dim: J.jnp.expand_dims(x, dim) * 1.0,
-    tf=lambda tf, x, dim: tf.expand_dims(x, dim) * 1.0,
+    fn=lambda T, x, dim: x.unsqueeze(dim),
+    jax=lambda J, x, dim: J.jnp.expand_dims(x, dim),
+    tf=lambda tf, x, dim: tf.expand_dims(x, dim),
 )
 
 
@@ -124,9 +124,9 @@ record(
     "select",
     FAMILY,
     sample=_select,
-    fn=lambda T, x, dim, index: x.select(dim, index) * 1.0,
-    jax=lambda J, x, dim, index: J.jnp.take(x, index, axis=dim) * 1.0,
-    tf=lambda tf, x, dim, index: _take_along(tf, x, dim, index) * 1.0,
+    fn=lambda T, x, dim, index: x.select(dim, index),
+    jax=lambda J, x, dim, index: J.jnp.take(x, index, axis=dim),
+    tf=lambda tf, x, dim, index: _take_along(tf, x, dim, index),
 )
 
 
@@ -148,9 +148,9 @@ record(
     "slice",
     FAMILY,
     sample=_slice,
-    fn=lambda T, x, dim, start, stop, step: _sl(x, dim, start, stop, step) * 1.0,
-    jax=lambda J, x, dim, start, stop, step: _sl(x, dim, start, stop, step) * 1.0,
-    tf=lambda tf, x, dim, start, stop, step: _sl(x, dim, start, stop, step) * 1.0,
+    fn=lambda T, x, dim, start, stop, step: _sl(x, dim, start, stop, step),
+    jax=lambda J, x, dim, start, stop, step: _sl(x, dim, start, stop, step),
+    tf=lambda tf, x, dim, start, stop, step: _sl(x, dim, start, stop, step),
 )
 
 
@@ -164,8 +164,8 @@ record(
     "diagonal",
     FAMILY,
     sample=_diagonal,
-    fn=lambda T, x, offset: T.diagonal(x, offset, 0, 1) * 1.0,
-    jax=lambda J, x, offset: J.jnp.diagonal(x, offset, 0, 1) * 1.0,
+    fn=lambda T, x, offset: T.diagonal(x, offset, 0, 1),
+    jax=lambda J, x, offset: J.jnp.diagonal(x, offset, 0, 1),
     tf="tf.linalg.diag_part takes the last two dims and puts the diagonal last; a dims-(0, 1) diagonal "
     "with an offset is a transpose plus diag_part(k=offset) whose padding rules differ (not recorded)",
 )
@@ -242,18 +242,18 @@ record(
     "squeeze",
     FAMILY,
     sample=lambda: _with_ones().map(lambda ps: ({"values": ps[0]["values"]}, ps[1])),
-    fn=lambda T, x: x.squeeze() * 1.0,
-    jax=lambda J, x: J.jnp.squeeze(x) * 1.0,
-    tf=lambda tf, x: tf.squeeze(x) * 1.0,
+    fn=lambda T, x: x.squeeze(),
+    jax=lambda J, x: J.jnp.squeeze(x),
+    tf=lambda tf, x: tf.squeeze(x),
 )
 record(
     "squeeze_dim",
     FAMILY,
     rules=("squeeze_dim", "squeeze_dims"),
     sample=_with_ones,
-    fn=lambda T, x, dim: x.squeeze(dim) * 1.0,
-    jax=lambda J, x, dim: _jax_squeeze(J, x, dim) * 1.0,
-    tf=lambda tf, x, dim: _tf_squeeze(tf, x, dim) * 1.0,
+    fn=lambda T, x, dim: x.squeeze(dim),
+    jax=lambda J, x, dim: _jax_squeeze(J, x, dim),
+    tf=lambda tf, x, dim: _tf_squeeze(tf, x, dim),
     note="PyTorch's squeeze(dim) of a dim that is not 1 is a no-op (JAX and TF raise: spelled as the no-op)",
 )
 not_fuzzed("squeeze_dims", FAMILY, "covered by the squeeze_dim record")
@@ -282,8 +282,8 @@ record(
     FAMILY,
     rules=("transpose", "t"),
     sample=_transpose,
-    fn=lambda T, x, dim0, dim1: x.transpose(dim0, dim1) * 1.0,
-    jax=lambda J, x, dim0, dim1: _swap(J.jnp, x, dim0, dim1) * 1.0,
-    tf=lambda tf, x, dim0, dim1: _swap(tf, x, dim0, dim1) * 1.0,
+    fn=lambda T, x, dim0, dim1: x.transpose(dim0, dim1),
+    jax=lambda J, x, dim0, dim1: _swap(J.jnp, x, dim0, dim1),
+    tf=lambda tf, x, dim0, dim1: _swap(tf, x, dim0, dim1),
 )
 not_fuzzed("t", FAMILY, "covered by the transpose record")

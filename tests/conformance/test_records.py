@@ -85,13 +85,23 @@ def _torch():
 
 @pytest.mark.parametrize("name", RECORD_NAMES)
 def test_stock_torch_passes_every_record(name):
-    """Two drawn cases per check (float32 and bfloat16) of each record agree with the reference."""
+    """One drawn case per check of each record agrees with the reference (more: the slow variant)."""
+    _stock_torch(name, ("float32", "bfloat16"), 1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", RECORD_NAMES)
+def test_stock_torch_passes_every_record_in_every_dtype(name):
+    _stock_torch(name, ("float64", "float32", "float16", "bfloat16"), 8)
+
+
+def _stock_torch(name, dtypes, n):
     from conformance.ops.judge import run_in_process
 
     adapter, fw_settings = _torch()
     rec = RECORDS[name]
     for check in rec.checks:
-        for case in draw_examples(record_cases(name, ("float32", "bfloat16"), (check,)), 2):
+        for case in draw_examples(record_cases(name, dtypes, (check,)), n):
             if case.params.as_dict().get("values") == "nonfinite" and name in KNOWN_NONFINITE:
                 continue
             result = run_in_process(adapter, case, check, fw_settings)
