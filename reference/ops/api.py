@@ -1010,6 +1010,8 @@ def getitem(input, index, skip_full_slices=None):
     items = index if isinstance(index, tuple) else (index,)
     if any(_is_advanced(i) for i in items):
         view, tensors = _split_advanced(input, items)
+        if all(e is None for e in tensors):  # only 0-d integer tensors: selects, as in PyTorch
+            return view
         if _batched_indices(tensors):
             return _index_by_select(view, tensors)
         return apply(R.index, (view,), {"indices": _index_arrays(view, tensors)})
@@ -1105,6 +1107,8 @@ def _split_advanced(input, items):
             for k in range(mask.ndim):
                 slots.append((dim + k, _make(coords[k].astype(np.int64))))
             dim += mask.ndim
+        elif isinstance(item, Tensor) and item.ndim == 0 and not item._batched:
+            out = select(out, dim, int(item._data))  # PyTorch reads a 0-d integer tensor as an int
         elif isinstance(item, Tensor):
             slots.append((dim, item if item.dtype == int64 else to(item, int64)))
             dim += 1
@@ -1292,6 +1296,9 @@ def setitem(input, index, value):
             value = to(value, view.dtype)
         else:
             value = _make(np.asarray(value, dtype=view.dtype))
+        if all(e is None for e in tensors):  # only 0-d integer tensors: selects, as in PyTorch
+            copy_(view, value) if value.ndim else fill_(view, value)
+            return
         if _batched_indices(tensors):
             copy_(view, _put_by_copy(view, tensors, value))
             return

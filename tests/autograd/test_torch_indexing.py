@@ -31,6 +31,24 @@ def _setitem(index_fn, value_fn):
     return prog
 
 
+def _iadd(T, a, s):
+    b = a * 1.0
+    b[T.tensor([0, 2, 0])] += s
+    return b
+
+
+def _setlist(T, a, s):
+    b = a * 1.0
+    b[[0, 1], :, [1, 2]] = s[0, :2, 0][:, None]
+    return b
+
+
+def _setmask(T, a, s):
+    b = a * 1.0
+    b[a > 0] = s[a > 0] * 2
+    return b
+
+
 CASES = [
     ("int_rows_dup", lambda T, a: a[_i(T, [0, 2, 0, -1])], [X]),
     ("list_index", lambda T, a: a[[1, 0]], [X]),
@@ -44,6 +62,16 @@ CASES = [
     ("bool_mask_trailing", lambda T, a: a[..., T.tensor([True, False, True, False, True])], [X3]),
     ("bool_scalar", lambda T, a: a[T.tensor(True)], [X]),
     ("int32_index", lambda T, a: a[T.tensor([0, 1], dtype=T.int32)], [X]),
+    ("zero_d_index_selects", lambda T, a: a[T.tensor(1), :, T.tensor([0, 4])], [X3]),
+    ("list_of_bools", lambda T, a: a[[True, False, True]], [X]),
+    ("two_d_index", lambda T, a: a[_i(T, [[0, 1], [2, 2]])], [X]),
+    ("mask_and_index", lambda T, a: a[T.tensor([True, False, True]), _i(T, [0, 3])], [X]),
+    ("step_slice_and_index", lambda T, a: a[::2, _i(T, [1])], [X]),
+    ("empty_index", lambda T, a: a[T.tensor([], dtype=T.int64)], [X]),
+    ("empty_mask", lambda T, a: a[a > 100], [X]),
+    ("set_iadd_dup", _iadd, [X, S]),
+    ("set_lists", _setlist, [X3, X3]),
+    ("set_mask_tensor", _setmask, [X, S]),
     ("set_dup_accumulate", lambda T, a, v: a.index_put((_i(T, [0, 0, 2]),), v, accumulate=True), [X, S[0]]),
     ("set_pairs", lambda T, a, v: T.index_put(a, (_i(T, [0, 2]), _i(T, [1, 3])), v[0, :2]), [X, S]),
     ("set_tensor", _setitem(lambda T: (_i(T, [0, 2]), slice(1, None)), lambda T, v: v[:2, :3]), [X, S]),
