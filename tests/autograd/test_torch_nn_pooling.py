@@ -114,3 +114,26 @@ ERRORS = [
 @pytest.mark.parametrize("label, fn, shape", ERRORS, ids=[c[0] for c in ERRORS])
 def test_errors(label, fn, shape):
     errors_agree(lambda F, lib, x: fn(F, x), _x(*shape))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda F, a: F.max_pool3d(a, 2, 1, 1).sum(),
+        lambda F, a: F.adaptive_max_pool2d(a[0], (3, 2)).sum(),
+        lambda F, a: F.adaptive_max_pool3d(a, 2).sum(),
+        lambda F, a: F.max_pool1d(a[0, 0], 2).sum(),
+    ],
+    ids=["max_pool3d", "adaptive_max_pool2d", "adaptive_max_pool3d", "max_pool1d"],
+)
+def test_vmap_of_grad_of_max_pools(fn):
+    """The argmax inside the backward is per sample under vmap (no aux crosses the transform)."""
+    import torch
+
+    import reference as T
+    from reference.func import grad, vmap
+
+    x = _x(3, 1, 2, 4, 4)
+    got = vmap(grad(lambda a: fn(T.nn.functional, a)))(T.tensor(x))
+    want = torch.func.vmap(torch.func.grad(lambda a: fn(torch.nn.functional, a)))(torch.tensor(x))
+    np.testing.assert_allclose(got._data, want.numpy(), rtol=1e-12)

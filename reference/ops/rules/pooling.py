@@ -150,8 +150,92 @@ def _max_jvp(c, ts):
     return A.take(ts[0], flat + plane * math.prod(c.in_shape)), None
 
 
+rule(
+    "max_pool2d",
+    "MaxPool2DWithIndicesBackward0",
+    ("self",),
+    forward=_max_window,
+    has_aux=True,
+    outputs=2,
+    grads=(lambda c, g: A.scatter_add(g[0], c.aux, c.shapes[0]),),
+    saves={"self": (0,)},
+    jvp=_max_jvp,
+    batch=_leading_batch,
+)
+
+
+# The other max pools find the argmax again from the saved input inside their backward, a rule of
+# its own with the input as a (non-differentiable) tensor argument: under vmap its batch rule sees
+# the physical values, so no argmax has to cross the transform as aux (the core's vmap hands
+# ``max_pool2d`` alone a batched aux).
+
+
+def _argmax_flat(x, index, in_shape, out_shape):
+    _, flat = K.window_argmax(x, index, in_shape, out_shape)
+    return flat
+
+
+def _select_forward(src, x, index, in_shape, out_shape):
+    """src[..., argmax over each window of x]: the tangent (or gradient) at the argmax."""
+    from reference.backend import namespace_of
+
+    xp = namespace_of(src)
+    flat = _argmax_flat(x, index, in_shape, out_shape)
+    lead = tuple(src.shape[: src.ndim - len(in_shape)])
+    planes = src.reshape(math.prod(lead), -1)
+    picked = xp.take_along_axis(planes, flat.reshape(planes.shape[0], -1), axis=1)
+    return picked.reshape(lead + tuple(out_shape))
+
+
+def _scatter_forward(g, x, index, in_shape, out_shape):
+    """The transpose of :func:`_select_forward`: g added at each window's argmax of x."""
+    from reference.backend import namespace_of
+
+    xp = namespace_of(g)
+    flat = _argmax_flat(x, index, in_shape, out_shape)
+    lead = tuple(g.shape[: g.ndim - len(out_shape)])
+    P = math.prod(lead)
+    out = xp.zeros((P, math.prod(in_shape)), dtype=g.dtype)
+    rows = xp.broadcast_to(xp.arange(P)[:, None], (P, flat.size // max(P, 1)))
+    xp.add.at(out, (rows.ravel(), flat.reshape(P, -1).ravel()), g.reshape(P, -1).ravel())
+    return out.reshape(lead + tuple(in_shape))
+
+
+def _two_leading_batch(b, params):
+    return apply(b.rule, (b.expanded(0), b.expanded(1)), params), 0
+
+
+def _max_params(c):
+    return {"index": c.index, "in_shape": c.in_shape, "out_shape": c.out_shape}
+
+
+rule(
+    "max_pool_select",
+    "MaxPoolWithIndicesBackwardBackward0",
+    ("source", "self"),
+    forward=_select_forward,
+    grads=(lambda c, g: apply(RULES["max_pool_scatter"], (g, c.self), _max_params(c)), None),
+    saves={"self": (0,)},
+    jvp=(lambda c, t: apply(RULES["max_pool_select"], (t, c.self), _max_params(c)), None),
+    batch=_two_leading_batch,
+)
+rule(
+    "max_pool_scatter",
+    "MaxPoolWithIndicesBackward0",
+    ("grad_output", "self"),
+    forward=_scatter_forward,
+    grads=(lambda c, g: apply(RULES["max_pool_select"], (g, c.self), _max_params(c)), None),
+    saves={"self": (0,)},
+    jvp=(lambda c, t: apply(RULES["max_pool_scatter"], (t, c.self), _max_params(c)), None),
+    batch=_two_leading_batch,
+)
+
+
+def _max_forward(x, index, in_shape, out_shape):
+    return K.window_argmax(x, index, in_shape, out_shape)
+
+
 for _name, _node in (
-    ("max_pool2d", "MaxPool2DWithIndicesBackward0"),
     ("max_pool3d", "MaxPool3DWithIndicesBackward0"),
     ("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0"),
     ("adaptive_max_pool3d", "AdaptiveMaxPool3DBackward0"),
@@ -160,12 +244,11 @@ for _name, _node in (
         _name,
         _node,
         ("self",),
-        forward=_max_window,
-        has_aux=True,
+        forward=_max_forward,
         outputs=2,
-        grads=(lambda c, g: A.scatter_add(g[0], c.aux, c.shapes[0]),),
+        grads=(lambda c, g: apply(RULES["max_pool_scatter"], (g[0], c.self), _max_params(c)),),
         saves={"self": (0,)},
-        jvp=_max_jvp,
+        jvp=lambda c, ts: (apply(RULES["max_pool_select"], (ts[0], c.self), _max_params(c)), None),
         batch=_leading_batch,
     )
 

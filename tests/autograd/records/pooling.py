@@ -144,6 +144,24 @@ RECORDS["avg_pool2d_backward"] = [
         "aa",
     )
 ]
+
+
+def _max_scatter(a, g):
+    a = a if a.requires_grad else a.clone().requires_grad_()
+    return T.autograd.grad(F.max_pool3d(a, 2, 1, 1), a, g, create_graph=True)[0] * 2
+
+
+def _max_select(a, v):
+    a = a if a.requires_grad else a.clone().requires_grad_()
+    g = T.zeros(1, 2, 2, 2, 3, dtype=T.float64, requires_grad=True)
+    gx = T.autograd.grad(F.adaptive_max_pool3d(a, (2, 2, 3)), a, g, create_graph=True)[0]
+    return T.autograd.grad(gx, g, v, create_graph=True)[0] * 2
+
+
+RECORDS["max_pool_scatter"] = [
+    ("via_max_pool3d_grad", _max_scatter, [(1, 1, 2, 3, 2), (1, 1, 3, 4, 3)], "fa")
+]
+RECORDS["max_pool_select"] = [("via_double_grad", _max_select, [(1, 2, 3, 3, 4), (1, 2, 3, 3, 4)], "fa")]
 RECORDS["max_pool3d"] = [
     ("pad_ceil", lambda a: F.max_pool3d(a, 2, 2, 1, ceil_mode=True), [(1, 1, 3, 3, 4)], "f")
 ]
