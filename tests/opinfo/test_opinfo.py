@@ -1,0 +1,193 @@
+"""PyTorch's OpInfo samples judge the reference (see tests/opinfo/harness.py for the checks and
+the tolerance, tests/opinfo/survey.py for expected.json).
+
+Default run: per OpInfo entry, forward + VJP on the first ``DEFAULT_SAMPLES`` samples. Marked
+``slow``: every sample, every check (VJP of VJP, jvp, vmap, vmap∘vjp, in-place). An entry
+recorded as agreeing must keep agreeing (a regression fails); a recorded departure is an xfail
+carrying its message; a not-implemented entry is skipped with its reason; an entry implemented
+since expected.json was written runs and must agree (else record it: `python -m
+tests.opinfo.survey --write`). No op is named here: the entries come from expected.json.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.opinfo import survey as S
+
+pytestmark = pytest.mark.torch
+pytest.importorskip("expecttest", reason="importing torch's OpInfo database needs expecttest")
+
+DEFAULT_SAMPLES = 4
+_DATA = json.loads(S.EXPECTED.read_text())
+_KEYS = list(_DATA["entries"])
+
+
+def _harness():
+    from tests.opinfo import harness as H
+
+    return H
+
+
+def _judge(key, checks, max_samples):
+    H = _harness()
+    if key not in H.all_entries():
+        pytest.fail(f"{key} is in expected.json but not in this torch's op_db: regenerate it")
+    rec = _DATA["entries"][key]
+    result = H.run_entry(key, checks=checks, max_samples=max_samples)
+    if result["status"] == "not implemented":
+        if rec["status"] != "not implemented":
+            pytest.fail(f"{key} was implemented ({rec['status']}) and is now not: {result['reason']}")
+        pytest.skip(f"not implemented: {result['reason']}")
+    failures = [(c, f) for c in checks for f in result["checks"][c]["fail"]]
+    if not failures:
+        return
+    text = "; ".join(f"{c} sample {f['sample']} ({f['input']}): {f['message']}" for c, f in failures[:5])
+    if rec["status"] == "not implemented":
+        pytest.fail(
+            f"{key} is implemented since expected.json was written and departs from torch: {text} "
+            "(fix it, or record it with `python -m tests.opinfo.survey --write`)"
+        )
+    recorded = set(rec.get("departures", {}))
+    new = [c for c, _ in failures if c not in recorded]
+    if new:
+        pytest.fail(f"{key} regressed on {sorted(set(new))} (recorded as agreeing there): {text}")
+    pytest.xfail(f"recorded departure: {text}")
+
+
+@pytest.mark.parametrize("key", _KEYS)
+def test_forward_and_vjp(key):
+    rec = _DATA["entries"][key]
+    if rec["status"] == "not implemented" and not rec["reason"].startswith("missing in reference"):
+        pytest.skip(f"not implemented: {rec['reason']}")
+    _judge(key, ("forward", "vjp"), DEFAULT_SAMPLES)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", _KEYS)
+def test_every_check_every_sample(key):
+    rec = _DATA["entries"][key]
+    if rec["status"] == "not implemented" and not rec["reason"].startswith("missing in reference"):
+        pytest.skip(f"not implemented: {rec['reason']}")
+    _judge(key, _harness().CHECKS, None)
+
+
+def test_expected_covers_op_db():
+    """expected.json classifies exactly the OpInfo entries of the installed torch."""
+    H = _harness()
+    assert sorted(H.all_entries()) == sorted(_KEYS), (
+        "op_db changed (another torch?): regenerate with `python -m tests.opinfo.survey --write`"
+    )
+
+
+def test_expected_matches_registry():
+    """What expected.json records as missing is still missing from the reference, and what it
+    records as implemented still exists (cheap: the forward of one sample at most)."""
+    H = _harness()
+    stale = []
+    for key, rec in _DATA["entries"].items():
+        op = H.all_entries().get(key)
+        if op is None or not H.differentiable(op):
+            continue
+        resolves = H.run_entry(key, checks=("forward",), max_samples=1)["status"] != "not implemented"
+        if (
+            rec["status"] == "not implemented"
+            and rec["reason"].startswith("missing in reference")
+            and resolves
+        ):
+            stale.append(f"{key} (now in the reference)")
+        if rec["status"] != "not implemented" and not resolves:
+            stale.append(f"{key} (no longer in the reference)")
+    assert not stale, f"regenerate with `python -m tests.opinfo.survey --write`: {stale}"
+
+
+def test_every_not_implemented_entry_has_a_reason():
+    for key, rec in _DATA["entries"].items():
+        if rec["status"] == "not implemented":
+            assert rec.get("reason"), key
+        else:
+            assert rec["status"] in ("agrees", "departs"), key
+            assert (rec["status"] == "departs") == bool(rec.get("departures")), key
+
+
+def test_docs_table_is_current():
+    text = S.DOCS.read_text()
+    assert S.docs_section(text) == S.docs_table(_DATA), (
+        "docs/autograd.md's OpInfo table is stale: run `python -m tests.opinfo.survey --docs`"
+    )
+
+
+# --- the harness catches planted departures -------------------------------------------------
+
+
+def _first_case(key, ref_fn):
+    H = _harness()
+    op = H.entries()[key]
+    for index, sample in enumerate(H.samples(op, key)):
+        case = H.Case(op, ref_fn, sample, key, index)
+        if case.conv.torch_leaves:
+            return case
+    raise AssertionError(key)
+
+
+def _an_agreeing_entry():
+    for key, rec in _DATA["entries"].items():
+        if rec["status"] == "agrees" and rec["checks"].get("vjp", "").startswith("ok"):
+            return key
+    pytest.skip("no entry agrees yet")
+
+
+def test_planted_forward_bug_is_caught():
+    H = _harness()
+    key = _an_agreeing_entry()
+    good = H.reference_callable(H.entries()[key])
+
+    def bad(*args, **kwargs):
+        out = good(*args, **kwargs)
+        return out * (1 + 1e-9) if isinstance(out, H.T.Tensor) and out.dtype.kind == "f" else out
+
+    case = _first_case(key, bad)
+    outcome, message = H.run_check(case, "forward")
+    if outcome == "ok":  # an output of zeros hides a relative error: try an additive one
+        case = _first_case(key, lambda *a, **k: good(*a, **k) + 1e-9)
+        outcome, message = H.run_check(case, "forward")
+    assert outcome == "fail", message
+    assert H.run_check(_first_case(key, good), "forward")[0] == "ok"
+
+
+def test_planted_vjp_bug_is_caught():
+    """Forward values equal, gradient off by one part in 1e6: the VJP check fails."""
+    H = _harness()
+    key = _an_agreeing_entry()
+    good = H.reference_callable(H.entries()[key])
+
+    def bad(x, *args, **kwargs):
+        if isinstance(x, H.T.Tensor) and x.requires_grad:
+            x = x + (x - x.detach()) * 1e-6
+        return good(x, *args, **kwargs)
+
+    case = _first_case(key, bad)
+    assert H.run_check(case, "forward")[0] == "ok"
+    outcome, message = H.run_check(case, "vjp")
+    assert outcome == "fail" and "grad" in message, message
+
+
+def test_tolerance_is_a_few_ulps_of_the_scale():
+    H = _harness()
+    t = np.array([1.0, -2.0, 3.0])
+    assert H.tolerance(0, t, t) == H.EPS * H.ELEMENTWISE_ULPS * 3.0
+    assert H.tolerance(100, t, t, scale=10.0) == H.EPS * (H.ELEMENTWISE_ULPS + 100) * 10.0
+    import torch
+
+    H.compare(torch.tensor(t), H.T.tensor(t + H.EPS * 3.0), 0, "x")  # one ulp: agrees
+    with pytest.raises(H.Departure, match="max .diff"):
+        H.compare(torch.tensor(t), H.T.tensor(t + 1e-12), 0, "x")
+    with pytest.raises(H.Departure, match="torch .*nan"):
+        H.compare(torch.tensor([np.nan]), H.T.tensor([0.0]), 0, "x")
+    with pytest.raises(H.Departure, match="exact values"):
+        H.compare(torch.tensor([1, 2]), H.T.tensor(np.array([1, 3])), 0, "x")
+    with pytest.raises(H.Departure, match="dtype"):
+        H.compare(torch.tensor([1.0], dtype=torch.float32), H.T.tensor([1.0], dtype=H.T.float64), 0, "x")
