@@ -368,20 +368,20 @@ def index_put(input, indices, values, accumulate=False):
 
 def nonzero(input, *, as_tuple=False):
     from reference.autograd import batching
+    from reference.backend import namespace_of
 
     batching.unbatched_error(input, "nonzero()")
-    idx = np.stack(
-        np.nonzero(input._data.reshape(input.shape) if input.ndim else input._data.reshape(1)), axis=1
-    )
-    idx = idx.astype(np.int64)
+    xp = namespace_of(input._data)
+    data = input._data if input.ndim else input._data.reshape(1)
+    idx = xp.stack(xp.nonzero(data), axis=1).astype(np.int64)
     if input.ndim == 0:
         idx = idx[:, :0]
         if as_tuple:
-            return (_make(np.zeros(idx.shape[0], dtype=np.int64)),)
-        return _make(np.ascontiguousarray(idx))
+            return (_make(xp.zeros(idx.shape[0], dtype=np.int64)),)
+        return _make(xp.ascontiguousarray(idx))
     if as_tuple:
-        return tuple(_make(np.ascontiguousarray(idx[:, k])) for k in range(input.ndim))
-    return _make(np.ascontiguousarray(idx))
+        return tuple(_make(xp.ascontiguousarray(idx[:, k])) for k in range(input.ndim))
+    return _make(xp.ascontiguousarray(idx))
 
 
 def argwhere(input):

@@ -23,7 +23,8 @@ from reference.ops.rules.registry import rule
 def _coords(index, dim):
     """Full coordinate arrays addressing ``out[..., index[...], ...]`` along ``dim``."""
     xp = namespace_of(index)
-    grids = list(xp.indices(index.shape, sparse=True))
+    nd = index.ndim
+    grids = [xp.arange(n).reshape((1,) * d + (n,) + (1,) * (nd - d - 1)) for d, n in enumerate(index.shape)]
     grids[dim] = index
     return tuple(grids)
 

@@ -232,10 +232,16 @@ def std_kernel(x, dim, correction, keepdim):
     return xp.sqrt(var_kernel(x, dim, correction, keepdim))
 
 
+def _two_over_dof(n, correction):
+    """2 / (N - correction); inf (not a ZeroDivisionError) when no degrees of freedom are left."""
+    dof = max(n - correction, 0)
+    return 2.0 / dof if dof else math.inf
+
+
 def _var_back(g, c):
     n = _count(c.shapes[0], None if c.dim is None else _as_tuple(c.dim, len(c.shapes[0])))
     g = _unreduce_any(g, c.shapes[0], c.dim, c.keepdim)
-    return (2.0 / (n - c.correction)) * g * (c.self - A.mean(c.self, c.dim, keepdim=True))
+    return _two_over_dof(n, c.correction) * g * (c.self - A.mean(c.self, c.dim, keepdim=True))
 
 
 def _std_back(g, c, std):
@@ -245,7 +251,7 @@ def _std_back(g, c, std):
 def _var_jvp(c, t):
     n = _count(c.shapes[0], None if c.dim is None else _as_tuple(c.dim, len(c.shapes[0])))
     return _sum_back((c.self - A.mean(c.self, c.dim, keepdim=True)) * t, c.dim, c.keepdim) * (
-        2.0 / (n - c.correction)
+        _two_over_dof(n, c.correction)
     )
 
 
