@@ -886,6 +886,10 @@ def _slice(input, dim, start, stop, step):
 
 
 def narrow(input, dim, start, length):
+    if isinstance(start, Tensor):  # a 0-d integer tensor, as PyTorch accepts
+        if start.ndim != 0 or start.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = int(start.item())
     d = _dim(dim, input.ndim)
     n = input.shape[d]
     if not -n <= start <= n:

@@ -151,6 +151,8 @@ CASES = {
     "diag_matrix": (lambda M, a: M.diag(a), [(3, 4)]),
     "diag_matrix_offset": (lambda M, a: a.diag(2), [(3, 4)]),
     "diag_matrix_offset_past": (lambda M, a: a.diag(-5), [(3, 4)]),
+    "diagonal_copy": (lambda M, a: M.diagonal_copy(a, 1, 1, 0), [(3, 4)]),
+    "narrow_tensor_start": (lambda M, a: a.narrow(1, M.tensor(-2), 2), [(2, 4)]),
     "diag_embed": (lambda M, a: M.diag_embed(a), [(2, 3)]),
     "diag_embed_dims": (lambda M, a: M.diag_embed(a, 1, 0, -1), [(2, 3)]),
     "diag_embed_neg_offset": (lambda M, a: a.diag_embed(-2, 2, 0), [(2, 3)]),

@@ -43,6 +43,7 @@ __all__ = [
     "diag",
     "diag_embed",
     "diagflat",
+    "diagonal_copy",
     "block_diag",
     "broadcast_tensors",
     "broadcast_to",
@@ -323,6 +324,13 @@ def diag(input, diagonal=0):
     if input.ndim == 2:
         return apply(RULES["diagonal_copy"], (input,), {"offset": int(diagonal), "dim1": 0, "dim2": 1})
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+def diagonal_copy(input, offset=0, dim1=0, dim2=1):
+    d1, d2 = A._dim(dim1, input.ndim), A._dim(dim2, input.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return apply(RULES["diagonal_copy"], (input,), {"offset": int(offset), "dim1": d1, "dim2": d2})
 
 
 def diagflat(input, offset=0):
