@@ -31,7 +31,7 @@ pytest.importorskip("torch")
         (["run", "--frameworks", "pytorch"], "--frameworks: 'pytorch' is not one of"),
         (["run", "--frameworks", "torch", "--dtypes", "float8"], "--dtypes: 'float8' is not one of"),
         (["run", "--frameworks", "torch", "--checks", "grad"], "--checks: 'grad' is not one of"),
-        (["run", "--frameworks", "torch", "--ops", "matmul"], "--ops: 'matmul' is not one of"),
+        (["run", "--frameworks", "torch", "--ops", "nosuchop"], "--ops: 'nosuchop' is not one of"),
         (
             ["run", "--adapter", "nosuchmodule:Backend"],
             "--adapter: adapter spec 'nosuchmodule:Backend': cannot import",
