@@ -167,6 +167,11 @@ def _dim(b, params):
     from reference.autograd.dispatch import apply
 
     args = tuple(b.expanded(i) for i in range(len(b.inputs)))
+    if params["dim"] is None:  # a 0-d logical tensor (softmax of one element): each sample its own axis
+        from reference.ops import api
+
+        args = tuple(api.unsqueeze(a, -1) for a in args)
+        return api.squeeze(apply(b.rule, args, {**params, "dim": 1}, cast=b.cast), -1), 0
     return apply(b.rule, args, {**params, "dim": params["dim"] + 1}, cast=b.cast), 0
 
 

@@ -149,7 +149,12 @@ class Tensor:
         return self._data.dtype
 
     def stride(self, dim=None):
-        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        if self._data.size == 0:  # NumPy gives an empty array zero strides; PyTorch keeps contiguous ones
+            from reference.ops.kernels import contiguous_strides
+
+            st = contiguous_strides(self._data.shape)
+        else:
+            st = tuple(s // self._data.itemsize for s in self._data.strides)
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self):

@@ -1345,8 +1345,17 @@ def _check_cat(tensors, dim, name):
             )
 
 
+def _legacy_empty(t):
+    """A 1-d tensor of size 0, which cat skips beside tensors of other ranks (as PyTorch does)."""
+    return t.ndim == 1 and t.shape[0] == 0
+
+
 def cat(tensors, dim=0):
     tensors = tuple(tensors)
+    if any(not _legacy_empty(t) for t in tensors) and any(_legacy_empty(t) for t in tensors):
+        kept = tuple(t for t in tensors if not _legacy_empty(t))
+        if kept and any(t.ndim != 1 for t in kept):
+            tensors = kept
     d = _dim(dim, tensors[0].ndim if tensors else 1)
     _check_cat(tensors, d, "cat")
     dt = result_type(*tensors)

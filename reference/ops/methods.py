@@ -81,6 +81,11 @@ _SAME_NAME = (
 )
 
 
+def _rsub(self, other):
+    """``other - self``: a number goes to aten's rsub; a tensor is an ordinary subtraction."""
+    return A.sub(other, self) if isinstance(other, Tensor) else A.rsub(self, other)
+
+
 def _reflected(fn):
     return lambda self, other: fn(other, self)
 
@@ -128,7 +133,7 @@ def bind():
         "__add__": A.add,
         "__radd__": _reflected(A.add),
         "__sub__": A.sub,
-        "__rsub__": A.rsub,
+        "__rsub__": _rsub,
         "__mul__": A.mul,
         "__rmul__": _reflected(A.mul),
         "__truediv__": A.div,

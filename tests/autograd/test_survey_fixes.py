@@ -1,0 +1,46 @@
+"""Departures from torch that the OpInfo survey found in ops that predate it, each pinned against
+torch 2.13: ``__rsub__`` with a tensor, ``cat`` skipping a legacy empty 1-d tensor, the strides of
+an empty tensor (and in-place ops on it), softmax of a 0-d tensor under vmap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import reference as T
+
+torch = pytest.importorskip("torch", reason="compares with torch")
+
+
+def test_rsub_with_a_tensor_is_a_subtraction_with_both_gradients():
+    got = []
+    for M in (T, torch):
+        a = M.tensor([1.0, 2.0], dtype=M.float64, requires_grad=True)
+        b = M.tensor([3.0, 5.0], dtype=M.float64, requires_grad=True)
+        out = a.__rsub__(b)
+        ga, gb = M.autograd.grad(out.sum(), (a, b))
+        got.append([np.asarray(t.detach().numpy()) for t in (out, ga, gb)])
+    for ours, theirs in zip(*got):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_cat_skips_a_legacy_empty_1d_tensor():
+    ours = T.cat([T.tensor([], dtype=T.float64), T.ones(5, 5, dtype=T.float64)], dim=1)
+    theirs = torch.cat([torch.tensor([], dtype=torch.float64), torch.ones(5, 5, dtype=torch.float64)], dim=1)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+
+
+@pytest.mark.parametrize("shape", [(1, 0, 3), (0,), (2, 0), (0, 4, 0)])
+def test_empty_tensors_have_torch_strides_and_take_in_place_ops(shape):
+    assert T.zeros(*shape).stride() == torch.zeros(*shape).stride()
+    x = T.zeros(*shape, dtype=T.float64).clone()
+    x.exp_()
+    assert tuple(x.shape) == shape
+
+
+def test_softmax_of_a_0d_tensor_under_vmap():
+    x = np.array([0.5, -1.0, 2.0])
+    for name in ("softmax", "log_softmax"):
+        ours = T.func.vmap(lambda v, n=name: getattr(T, n)(v, 0))(T.tensor(x))
+        theirs = torch.func.vmap(lambda v, n=name: getattr(torch, n)(v, 0))(torch.tensor(x))
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
