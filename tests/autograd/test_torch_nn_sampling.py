@@ -136,3 +136,24 @@ ERRORS = [
 @pytest.mark.parametrize("label, fn, shape", ERRORS, ids=[c[0] for c in ERRORS])
 def test_errors(label, fn, shape):
     errors_agree(lambda F, lib, x: fn(F, x), _x(*shape))
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize(
+    "size", [(2, 3, 4, 5), (1, 1, 1, 3), (2, 1, 3, 2, 4)], ids=["2d", "2d_single_row", "3d"]
+)
+def test_affine_grid(size, align_corners):
+    theta = _x(size[0], len(size) - 2, len(size) - 1)
+    agree(lambda F, lib, t: F.affine_grid(t, size, align_corners=align_corners) ** 2, [theta])
+
+
+AFFINE_ERRORS = [
+    ("size_3d", lambda F, t: F.affine_grid(t, (1, 2, 3), align_corners=False), (1, 2, 3)),
+    ("theta_shape", lambda F, t: F.affine_grid(t, (1, 2, 3, 3), align_corners=False), (1, 3, 4)),
+    ("theta_shape_3d", lambda F, t: F.affine_grid(t, (1, 2, 3, 3, 3), align_corners=False), (1, 2, 3)),
+]
+
+
+@pytest.mark.parametrize("label, fn, shape", AFFINE_ERRORS, ids=[c[0] for c in AFFINE_ERRORS])
+def test_affine_grid_errors(label, fn, shape):
+    errors_agree(lambda F, lib, t: fn(F, t), _x(*shape))

@@ -15,6 +15,7 @@ from reference.ops import kernels as K
 from reference.ops.rules.pooling import window_map
 
 NN_FUNCTIONAL = [
+    "affine_grid",
     "channel_shuffle",
     "fold",
     "interpolate",
@@ -407,3 +408,51 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     fwd, _ = _im2col_table(c, size, k, d, p, s)
     index, weight = K.transpose_table(fwd, np.ones(fwd.shape), c * size[0] * size[1])
     return window_map("col2im", input, index, weight, (ck, L), (c,) + size)
+
+
+# ---- affine_grid --------------------------------------------------------------------------------
+
+
+def _base_coords(n, align_corners):
+    """PyTorch's linspace_from_neg_one: -1..1, shrunk by (n - 1) / n without align_corners."""
+    if n <= 1:
+        return np.zeros(max(n, 0))
+    c = np.linspace(-1.0, 1.0, n)
+    return c if align_corners else c * (n - 1) / n
+
+
+def affine_grid(theta, size, align_corners=None):
+    """Composite, as PyTorch's affine_grid_generator: a constant base grid (x, y[, z], 1) times
+    ``theta`` transposed (PyTorch's node: ``AffineGridGeneratorBackward0``; same values and gradients)."""
+    if align_corners is None:
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = [int(e) for e in size]
+    if len(size) == 4:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
+            raise ValueError(
+                f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {tuple(size)}. Got torch.Size({list(theta.shape)})."
+            )
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (3, 4):
+            raise ValueError(
+                f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {tuple(size)}. Got torch.Size({list(theta.shape)})."
+            )
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError(
+            "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, respectively. "
+            f"Got size {tuple(size)}."
+        )
+    if min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {tuple(size)}")
+    n = size[0]
+    coords = [_base_coords(s, align_corners) for s in spatial]  # (D,) H, W
+    mesh = np.meshgrid(*coords, indexing="ij")
+    base = np.stack([*mesh[::-1], np.ones(tuple(spatial))], axis=-1)  # x (width) first
+    k = base.shape[-1]
+    base = A.tensor(base.reshape(1, -1, k).astype(theta._data.dtype))
+    grid = A.matmul(A.expand(base, (n,) + tuple(base.shape[1:])), A.transpose(theta, 1, 2))
+    return A.reshape(grid, (n, *spatial, k - 1))
