@@ -87,5 +87,3 @@ record(
     note="x[index] = src with distinct indices (with duplicates the winner is unspecified)",
 )
 not_fuzzed("scatter_add", FAMILY, "internal: take's VJP; reached by the take record (duplicate indices)")
-not_fuzzed("pool_gather", FAMILY, "internal: avg_pool2d's VJP of its VJP; reached by the avg_pool2d record")
-not_fuzzed("pool_scatter", FAMILY, "internal: avg_pool2d's VJP; reached by the avg_pool2d record")

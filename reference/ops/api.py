@@ -458,31 +458,6 @@ def batch_norm_backward_arrays(g, x, w, rm, rv, training, eps, mask):
     return tuple(np.zeros_like(f) if o is None else o._data for o, f in zip(outs, fill))
 
 
-def batch_norm_double_backward(c, ggs):
-    from reference.autograd.engine import grad
-    from reference.autograd.grad_mode import enable_grad
-    from reference.ops.rules.nn import batch_norm_backward_formulas
-
-    create_graph = _enabled[0]
-    inputs = (c.grad_out, c.input, c.weight)
-    wanted = [i for i in range(3) if c.needs[i]]
-    with enable_grad():
-        outs = batch_norm_backward_formulas(*inputs, c.running_mean, c.running_var, c.training, c.eps, c.mask)
-    pairs = [(o, gg) for o, gg in zip(outs, ggs) if o is not None and o.requires_grad]
-    result = [None] * 5
-    if pairs and wanted:
-        found = grad(
-            [o for o, _ in pairs],
-            [inputs[i] for i in wanted],
-            [gg for _, gg in pairs],
-            create_graph=create_graph,
-            allow_unused=True,
-        )
-        for i, gi in zip(wanted, found):
-            result[i] = gi
-    return result
-
-
 def reciprocal(input):
     return _unary(R.reciprocal, input)
 
@@ -1385,19 +1360,6 @@ def scatter_add(g, index, shape):
 
 def put(input, index, src):
     return apply(R.put, (input, _operand(src, input.dtype)), {"index": index})
-
-
-def pool_gather(input, index, weight):
-    return apply(R.pool_gather, (input,), {"index": index, "weight": weight})
-
-
-def pool_scatter(g, index, weight, shape):
-    return apply(R.pool_scatter, (g,), {"index": index, "weight": weight, "shape": tuple(shape)})
-
-
-# ---- constructors ----------------------------------------------------------------------------------
-# Every factory takes PyTorch's keywords: dtype=, device= (the reference lives on the CPU: "cpu",
-# "cpu:0", a device object naming cpu, or None; anything else is refused), requires_grad=.
 
 
 def check_device(device):

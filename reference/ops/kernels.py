@@ -211,33 +211,6 @@ def pool_output_size(n, k, s, p, d, ceil_mode):
     return out
 
 
-def pool_gather(x, index, weight):
-    """out[..., o] = sum_k x.plane[index[o, k]] * weight[o, k] over the last two dims of x."""
-    lead, (H, W) = x.shape[:-2], x.shape[-2:]
-    planes = x.reshape(-1, H * W)
-    out = np.einsum(
-        "pok,ok->po",
-        planes[:, index.reshape(index.shape[0] * index.shape[1], -1)],
-        weight.reshape(index.shape[0] * index.shape[1], -1).astype(x.dtype),
-    )
-    return out.reshape(lead + index.shape[:2])
-
-
-def pool_scatter(g, index, weight, shape):
-    """The transpose of :func:`pool_gather`: add g[o] * weight[o, k] into plane[index[o, k]]."""
-    H, W = shape[-2:]
-    gp = g.reshape(-1, index.shape[0] * index.shape[1])
-    out = np.zeros((gp.shape[0], H * W), dtype=g.dtype)
-    contrib = gp[:, :, None] * weight.reshape(gp.shape[1], -1)[None].astype(g.dtype)
-    idx = np.broadcast_to(index.reshape(gp.shape[1], -1)[None], contrib.shape)
-    rows = np.broadcast_to(np.arange(gp.shape[0])[:, None, None], contrib.shape)
-    np.add.at(out, (rows.ravel(), idx.ravel()), contrib.ravel())
-    return out.reshape(tuple(shape))
-
-
-# ---- flat gather / scatter (the linear pair behind views' and CopySlices' gradients) ------------
-
-
 def take(x, index):
     return x.reshape(-1)[index]
 

@@ -137,17 +137,6 @@ OP_RECORDS = {
             "a",
         )
     ],
-    "pool_gather": [
-        (
-            "via_avg_pool_grad",
-            lambda a, g: T.autograd.grad(F.avg_pool2d(a, 2, 1), a, g, create_graph=True)[0] * 2,
-            [(1, 1, 3, 3), (1, 1, 2, 2)],
-            "aa",
-        )
-    ],
-    "pool_scatter": [
-        ("avg_pool", lambda a: F.avg_pool2d(a, 2, 1, padding=1, count_include_pad=False), [(1, 2, 3, 3)], "a")
-    ],
     "avg_pool2d": [("ceil", lambda a: F.avg_pool2d(a, 2, 2, padding=1, ceil_mode=True), [(1, 2, 4, 3)], "a")],
     "max_pool2d": [
         ("pad", lambda a: F.max_pool2d(a, 2, 1, padding=1), [(1, 2, 3, 3)], "a"),

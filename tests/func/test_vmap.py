@@ -54,7 +54,6 @@ IDS = [f"{s[0]}-{s[1]}" for s in SAMPLES]
 DIFFERENTIATE_INSIDE = {
     "threshold_backward",
     "scatter_add",
-    "pool_gather",
     "batch_norm_backward",
     "convolution_backward",
 }

@@ -50,16 +50,6 @@ def _leading_batch(b, params):
     return tuple((o, 0) for o in out) if isinstance(out, tuple) else (out, 0)
 
 
-def _pool_scatter_batch(b, params):
-    return apply(b.rule, (b.expanded(0),), {**params, "shape": (b.size,) + tuple(params["shape"])}), 0
-
-
-def _pool_scatter_terms(arrays, p):
-    """How many products land on each input position (+1: each is a product with a weight)."""
-    ones = np.ones(arrays[0].shape)
-    return K.pool_scatter(ones, p["index"], np.ones(p["weight"].shape), p["shape"]) + 1
-
-
 rule(
     "take",
     "TakeBackward0",
@@ -89,26 +79,6 @@ rule(
     jvp=AUTO_LINEAR,
     batch=_put_batch,
     error=errors.GATHER,
-)
-rule(
-    "pool_gather",
-    "AvgPool2DBackwardBackward0",
-    ("self",),
-    forward=K.pool_gather,
-    grads=(lambda c, g: A.pool_scatter(g, c.index, c.weight, c.shapes[0]),),
-    jvp=AUTO_LINEAR,
-    batch=_leading_batch,
-    error=errors.products(lambda arrays, p: p["index"].shape[-1] + 1),
-)
-rule(
-    "pool_scatter",
-    "AvgPool2DBackward0",
-    ("self",),
-    forward=K.pool_scatter,
-    grads=(lambda c, g: A.pool_gather(g, c.index, c.weight),),
-    jvp=AUTO_LINEAR,
-    batch=_pool_scatter_batch,
-    error=errors.products(_pool_scatter_terms),
 )
 
 
