@@ -375,7 +375,13 @@ def clamp_mask(input, min, max):
     return ok
 
 
-def where(condition, input, other):
+def where(condition, input=None, other=None):
+    if input is None and other is None:  # torch.where(condition) is nonzero(condition, as_tuple=True)
+        from reference.ops.functions.indexing import nonzero
+
+        return nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where() takes a condition alone, or a condition, input and other")
     if condition.dtype != bool_:
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype}"

@@ -44,3 +44,12 @@ def test_softmax_of_a_0d_tensor_under_vmap():
         ours = T.func.vmap(lambda v, n=name: getattr(T, n)(v, 0))(T.tensor(x))
         theirs = torch.func.vmap(lambda v, n=name: getattr(torch, n)(v, 0))(torch.tensor(x))
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_where_with_a_condition_alone_is_nonzero_as_tuple():
+    c = np.array([[True, False, True], [False, True, False]])
+    ours = T.where(T.tensor(c))
+    theirs = torch.where(torch.tensor(c))
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
