@@ -85,6 +85,7 @@ def uninterrupted(tmp_path_factory):
     return _outcomes(out)
 
 
+@pytest.mark.slow  # three CLI campaigns: about 2 minutes on a loaded 2-core machine
 def test_sigterm_exits_130_and_resume_gives_the_uninterrupted_results(tmp_path, uninterrupted, tally):
     out = tmp_path / "out"
     code = _interrupt(out, signal.SIGTERM, after_lines=5)
