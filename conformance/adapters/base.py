@@ -121,13 +121,6 @@ class Adapter:
     forward = vjp = vjp_vjp = jvp = vmap = vmap_vjp = program = None
 
 
-def _import_reference_first() -> None:
-    """Import the reference before the framework: its derivative table's registry looks up each
-    rule's family with ``inspect.stack()``, which walks ``sys.modules`` per frame and takes minutes
-    once a framework's thousands of modules are loaded (reference/ops/rules/registry.py)."""
-    import reference  # noqa: F401
-
-
 def cpu_setup(adapter: Adapter, device: str, precision: str, settings: dict) -> dict:
     """The settings record of a CPU-only run (shared by the built-in adapters)."""
     return {

@@ -11,7 +11,7 @@ flipped and its in/out channels swapped per group, padded by ``dilationÂ·(k-1) â
 from __future__ import annotations
 
 from conformance.adapters._geometry import transposed_layout
-from conformance.adapters.base import Adapter, _import_reference_first, cpu_setup
+from conformance.adapters.base import Adapter, cpu_setup
 
 _SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 
@@ -21,7 +21,6 @@ class JaxAdapter(Adapter):
     program_backend = "JaxBackend"  # program cases: conformance.functional.JaxBackend
 
     def __init__(self):
-        _import_reference_first()
         import jax
 
         jax.config.update("jax_enable_x64", True)

@@ -17,7 +17,7 @@ import os
 import numpy as np
 
 from conformance.adapters._geometry import explicit_pads, is_symmetric, transposed_layout
-from conformance.adapters.base import Adapter, _import_reference_first, cpu_setup
+from conformance.adapters.base import Adapter, cpu_setup
 
 
 def _to_nhwc(a, batch_dims=0):
@@ -33,7 +33,6 @@ class TensorFlowAdapter(Adapter):
     program_backend = "TensorFlowBackend"  # program cases: conformance.functional.TensorFlowBackend
 
     def __init__(self):
-        _import_reference_first()
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         import tensorflow as tf
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from conformance.adapters._geometry import explicit_pads, is_symmetric, transposed_layout
-from conformance.adapters.base import Adapter, _import_reference_first, cpu_setup
+from conformance.adapters.base import Adapter, cpu_setup
 
 
 class TorchAdapter(Adapter):
@@ -21,7 +21,6 @@ class TorchAdapter(Adapter):
     program_namespace = "torch"
 
     def __init__(self):
-        _import_reference_first()
         import torch
 
         self.torch = torch

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, find, settings
 
-import reference  # noqa: F401  (before torch: see conformance.adapters.base._import_reference_first)
 from conformance.adapters.torch_adapter import TorchAdapter
 from conformance.case import round_to_dtype
 from conformance.ops import RECORDS
