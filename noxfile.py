@@ -1,6 +1,7 @@
 """nox sessions for CI and development.
 
     nox -s tests                  # the test suite (pytest, Hypothesis profile "ci")
+    nox -s slow                   # the tests marked slow (CI's README command leaves them out)
     nox -s lint                   # ruff check + ruff format --check
     nox -s conformance-torch      # one campaign per framework, parametrised by its version
     nox -s conformance-tensorflow
@@ -35,6 +36,25 @@ def tests(session: nox.Session) -> None:
     """The whole suite; pass pytest arguments after --, e.g. nox -s tests -- -m 'not slow'."""
     _install(session)
     session.run("python", "-m", "pytest", "-n", "2", "-q", *session.posargs, env={"HYPOTHESIS_PROFILE": "ci"})
+
+
+@nox.session(python=PYTHON)
+def slow(session: nox.Session) -> None:
+    """The long tests CI leaves out: every OpInfo sample and check, every record in every dtype, the
+    random-kill fault injection."""
+    _install(session)
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "-n",
+        "2",
+        "-q",
+        "-m",
+        "slow",
+        *session.posargs,
+        env={"HYPOTHESIS_PROFILE": "ci"},
+    )
 
 
 @nox.session(python=PYTHON)
