@@ -100,6 +100,8 @@ def _predicates(case: dict, check: str) -> dict[str, bool]:
     """Named yes/no facts about a case's parameters (both polarities where each can matter)."""
     if case.get("op") == "program":
         return _program_predicates(case["source"])
+    if case.get("op") != "conv":
+        return _record_predicates(case)
     p, shapes = case["params"], case["shapes"]
     x, w = shapes["input"], shapes["weight"]
     kernel, stride, dilation = w[2:], p["stride"], p["dilation"]
@@ -139,6 +141,22 @@ def _predicates(case: dict, check: str) -> dict[str, bool]:
         out["vmapped over input only"] = over == {"input"}
         out["vmapped over weight only"] = over == {"weight"}
         out["vmapped over input and weight"] = over == {"input", "weight"}
+    return out
+
+
+def _record_predicates(case: dict) -> dict[str, bool]:
+    """Facts about an op-record case: its value distribution and scalar parameters, and of its shapes
+    whether some input is empty, whether inputs broadcast, and the largest rank."""
+    p, shapes = case.get("params") or {}, case.get("shapes") or {}
+    out = {}
+    for key, value in sorted(p.items()):
+        if isinstance(value, (str, bool, int, float)):
+            out[f"{key} = {value}"] = True
+    dims = [tuple(s) for s in shapes.values() if isinstance(s, (list, tuple))]
+    out["an empty input (some size 0)"] = any(0 in d for d in dims)
+    out["inputs of different shapes (broadcasting)"] = len(set(dims)) > 1
+    if dims:
+        out[f"rank {max(len(d) for d in dims)}"] = True
     return out
 
 
