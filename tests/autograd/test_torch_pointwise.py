@@ -71,7 +71,7 @@ def _grads(M, out, inputs, v, create_graph):
     return list(M.autograd.grad(out, diff, v, allow_unused=True, create_graph=create_graph))
 
 
-def check(fn, *arrays, rtol=1e-12, second=True, grad_fn=True, seed=0):
+def check(fn, *arrays, rtol=1e-12, second=True, grad_fn=True, seed=0, signed_zeros=True):
     """Run ``fn(M, *tensors)`` with M = torch and M = reference; compare everything."""
     results = {}
     for M in (torch, T):
@@ -101,7 +101,7 @@ def check(fn, *arrays, rtol=1e-12, second=True, grad_fn=True, seed=0):
         results[M] = res
     ref, tor = results[T], results[torch]
     assert ref["dtype"] == tor["dtype"], f"dtype {ref['dtype']} vs torch {tor['dtype']}"
-    _assert_close(ref["out"], tor["out"], "forward", rtol)
+    _assert_close(ref["out"], tor["out"], "forward", rtol, signed_zeros=signed_zeros)
     if "grad_fn" in tor or "grad_fn" in ref:
         assert ref.get("grad_fn") == tor.get("grad_fn"), "grad_fn name"
     for key in ("grads", "grads2"):

@@ -82,16 +82,16 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 def prelu(input, weight):
     if not isinstance(weight, Tensor):
         raise TypeError(f"prelu(): argument 'weight' must be Tensor, not {type(weight).__name__}")
-    if weight.ndim > 1:
-        raise RuntimeError(
-            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
-        )
     n = weight.numel()
     channels = input.shape[1] if input.ndim >= 2 else 1
     if n != 1 and n != channels:
         raise RuntimeError(
             "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
             f"{n} and channel size = {channels}."
+        )
+    if weight.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
         )
     if input.ndim >= 2 and n > 1:  # PyTorch reshapes the weight to (C, 1, ..., 1) to broadcast over dim 1
         weight = A.reshape(weight, (n,) + (1,) * (input.ndim - 2))
@@ -128,8 +128,8 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, *, noise=None):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    if input.dtype.kind != "f":  # PyTorch's integer hardtanh is a clamp (no gradient anyway)
-        return A.clamp(input, min_val, max_val)
+    if input.dtype.kind != "f":  # PyTorch's integer hardtanh: a clamp with the bounds as integers
+        return A.clamp(input, int(min_val), int(max_val))
     return _run(R.hardtanh, input, {"min_val": min_val, "max_val": max_val}, inplace)
 
 
@@ -166,10 +166,10 @@ def hardshrink(input, lambd=0.5):
 def softshrink(input, lambd=0.5):
     if lambd < 0:
         finfo = {"float32": "3.40282e+38", "float64": "1.79769e+308"}.get(input.dtype.name, "inf")
-        raise RuntimeError(
-            f"lambda must be in range [0, {finfo}] for input dtype {_torch_dtype_name(input.dtype).capitalize()}, "
-            f"but found {lambd}"
+        tname = {"float32": "Float", "float64": "Double", "float16": "Half"}.get(
+            input.dtype.name, input.dtype.name
         )
+        raise RuntimeError(f"lambda must be in range [0, {finfo}] for input dtype {tname}, but found {lambd}")
     return _run(R.softshrink, input, {"lambd": lambd})
 
 

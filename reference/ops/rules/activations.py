@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.functions import activations as F
@@ -38,21 +40,21 @@ def _unary(name, node, forward, grad, saves=("self",)):
 
 # ---- gelu ------------------------------------------------------------------------------------------------
 
-_K_BETA = math.sqrt(2 / math.pi)
+_K_BETA = math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5  # PyTorch's M_SQRT2 * M_2_SQRTPI * 0.5
 _K_KAPPA = 0.044715
 
 
 def _gelu(x, approximate):
     xp = namespace_of(x)
     if approximate == "tanh":
-        return 0.5 * x * (1 + xp.tanh(_K_BETA * (x + _K_KAPPA * x * x * x)))
+        return 0.5 * x * (1 + xp.tanh(_K_BETA * (x + _K_KAPPA * (x * x * x))))
     return 0.5 * x * (1 + _special(x).erf(x * math.sqrt(0.5)))
 
 
 def _gelu_grad(c, g):
     x = c.self
     if c.approximate == "tanh":  # gelu_backward's tanh branch, term by term
-        inner = _K_BETA * (x + _K_KAPPA * x * x * x)
+        inner = _K_BETA * (x + _K_KAPPA * (x * x * x))
         t = A.tanh(inner)
         left_derivative = 0.5 * (1 + t)
         right_derivative = 0.5 * x * (1 - t * t) * (_K_BETA * (1 + 3 * _K_KAPPA * x * x))
@@ -114,8 +116,9 @@ _unary("log_sigmoid", "LogSigmoidBackward0", _logsigmoid, lambda c, g: g * A.sig
 
 def _softplus_grad(c, g):
     """softplus_backward: above the threshold the op is the identity."""
-    z = A.exp(c.self * c.beta)
-    return A.where(A.gt(c.self * c.beta, c.threshold), g, g * z / (z + 1))
+    above = A.gt(c.self * c.beta, c.threshold)
+    z = A.exp(A.where(above, 0.0, c.self * c.beta))  # the exp of the branch taken only (no 0 * inf)
+    return A.where(above, g, g * z / (z + 1))
 
 
 rule(
@@ -138,8 +141,11 @@ def _elu(x, alpha, scale, input_scale):
 
 
 def _elu_grad(c, g):
-    """elu_backward(is_result=False): x <= 0 takes the exponential branch (so x = 0 does)."""
-    neg = g * (c.input_scale * c.alpha * c.scale) * A.exp(c.self * c.input_scale)
+    """elu_backward(is_result=False): x <= 0 takes the exponential branch (so x = 0 does). The
+    exponent reads x only where x < 0: PyTorch's elu double backward is 0 at x = 0, and no inf
+    from the branch not taken (x = +inf) reaches the second derivative as 0 * inf."""
+    x_neg = A.where(A.lt(c.self, 0.0), c.self, 0.0)
+    neg = g * (c.input_scale * c.alpha * c.scale) * A.exp(x_neg * c.input_scale)
     return A.where(A.le(c.self, 0.0), neg, g * c.scale)
 
 
@@ -221,18 +227,21 @@ rule(
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
 )
+_ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
 _unary(
     "hardsigmoid",
     "HardsigmoidBackward0",
     lambda x: namespace_of(x).clip(x + 3, 0, 6) / 6,
-    lambda c, g: A.where(A.logical_and(A.gt(c.self, -3.0), A.lt(c.self, 3.0)), g / 6, 0.0),
+    # PyTorch's hardsigmoid_backward multiplies by the float32 constant 1.0f / 6 in every dtype
+    lambda c, g: A.where(A.logical_and(A.gt(c.self, -3.0), A.lt(c.self, 3.0)), g * _ONE_SIXTH_F32, 0.0),
 )
 
 
 def _hardswish_grad(c, g):
-    """hardswish_backward: 0 below -3, (x / 3 + 1 / 2) on [-3, 3], 1 above."""
-    inner = A.where(A.le(c.self, 3.0), g * (c.self / 3 + 0.5), g)
-    return A.where(A.lt(c.self, -3.0), 0.0, inner)
+    """hardswish_backward: 0 for x <= -3, (x / 3 + 1 / 2) for -3 < x < 3, 1 for x >= 3 (PyTorch's
+    ties at +-3, checked against torch 2.13)."""
+    inner = A.where(A.lt(c.self, 3.0), g * (c.self / 3 + 0.5), g)
+    return A.where(A.le(c.self, -3.0), 0.0, inner)
 
 
 _unary(
@@ -252,7 +261,8 @@ def _hardshrink(x, lambd):
 
 def _softshrink(x, lambd):
     xp = namespace_of(x)
-    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, xp.zeros((), x.dtype)))
+    flat = xp.where(x != x, x, xp.zeros((), x.dtype))  # +0 in the flat part; nan stays nan
+    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, flat))
 
 
 for _name, _node, _fn in (
