@@ -836,13 +836,16 @@ _ERRORS.update(
         "PyTorch logaddexp2 kernel: max(a, b) + log1p(exp2(-|a - b|)) / ln 2",
     ),
     lerp=_E.composite(
-        lambda a, b, weight: a + (b - a) * weight,
-        "PyTorch lerp kernel: a + w(b - a) for |w| < 0.5, b - (b - a)(1 - w) otherwise (the same "
-        "three roundings with |1 - w| <= |w|)",
+        lambda a, b, weight: a + (b - a) * weight if abs(weight) < 0.5 else b - (b - a) * (1 - weight),
+        "PyTorch lerp kernel (Lerp.h): a + w(b - a) for |w| < 0.5, b - (b - a)(1 - w) otherwise",
     ),
     lerp_tensor=_E.composite(
-        lambda a, b, w: a + (b - a) * w,
-        "PyTorch lerp kernel: a + w(b - a) for |w| < 0.5, b - (b - a)(1 - w) otherwise",
+        lambda a, b, w: A.where(A.abs(w) < 0.5, a + (b - a) * w, b - (b - a) * (1 - w)),
+        "PyTorch lerp kernel (Lerp.h): a + w(b - a) for |w| < 0.5, b - (b - a)(1 - w) otherwise",
+    ),
+    logit=_E.composite(
+        lambda a, eps: (lambda x: A.log(x / (1 - x)))(a if eps is None else A.clamp(a, eps, 1 - eps)),
+        "PyTorch logit kernel: log(x / (1 - x)) of x clamped to [eps, 1 - eps]",
     ),
     addcmul=_E.composite(
         lambda a, t1, t2, value: a + (t1 * t2) * value, "PyTorch addcmul: self + value * t1 * t2"
