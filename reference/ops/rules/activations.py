@@ -330,3 +330,67 @@ rule(
     jvp=_glu_jvp,
     batch=BATCH_DIM,
 )
+
+
+# ---- error declarations (reference/errors) ----------------------------------------------------
+# DERIVED (one correctly rounded result, the default) holds for the piecewise-linear kernels:
+# leaky_relu / prelu / rrelu (one product), hardtanh, threshold, hardshrink (selections),
+# softshrink (one subtraction). The others are composites following PyTorch's CPU kernels.
+import math as _math  # noqa: E402
+
+from reference import errors as _E  # noqa: E402
+from reference.ops.functions import pointwise as _P  # noqa: E402
+from reference.ops.rules.registry import RULES as _RULES  # noqa: E402
+
+
+def _gelu_decomposition(x, approximate):
+    if approximate == "tanh":
+        inner = (x + x * x * x * 0.044715) * _math.sqrt(2 / _math.pi)
+        return x * 0.5 * (A.tanh(inner) + 1)
+    return x * 0.5 * (_P.erf(x * (1 / _math.sqrt(2))) + 1)
+
+
+def _softplus_decomposition(x, beta, threshold):
+    return A.where(x * beta > threshold, x, _P.log1p(A.exp(x * beta)) * (1 / beta))
+
+
+def _elu_decomposition(x, alpha, scale, input_scale):
+    return A.where(x <= 0, _P.expm1(x * input_scale) * (alpha * scale), x * scale)
+
+
+def _glu_decomposition(x, dim):
+    h = x.shape[dim] // 2
+    return A.narrow(x, dim, 0, h) * A.sigmoid(A.narrow(x, dim, h, h))
+
+
+_ERRORS = {
+    "glu": _E.composite(_glu_decomposition, "PyTorch glu kernel: a * sigmoid(b) of the two halves"),
+    "gelu": _E.composite(
+        _gelu_decomposition, "PyTorch GeluKernel: x * 0.5 * (1 + erf(x / sqrt 2)) (tanh form)"
+    ),
+    "silu": _E.composite(lambda x: x / (A.exp(-x) + 1), "PyTorch silu kernel: x / (1 + exp(-x))"),
+    "mish": _E.composite(
+        lambda x: x * A.tanh(_P.log1p(A.exp(x))), "PyTorch mish kernel: x * tanh(log1p(exp(x)))"
+    ),
+    "softplus": _E.composite(
+        _softplus_decomposition,
+        "PyTorch softplus kernel: x if beta x > threshold else log1p(exp(beta x)) / beta",
+    ),
+    "log_sigmoid": _E.composite(
+        lambda x: A.minimum(x, A.zeros_like(x)) - _P.log1p(A.exp(-A.abs(x))),
+        "PyTorch log_sigmoid kernel: min(x, 0) - log1p(exp(-|x|))",
+    ),
+    "elu": _E.composite(
+        _elu_decomposition, "PyTorch elu kernel: x <= 0 ? expm1(x * input_scale) * alpha * scale : x * scale"
+    ),
+    "celu": _E.composite(_elu_decomposition, "PyTorch celu = elu(x, alpha, 1, 1 / alpha)"),
+    "hardsigmoid": _E.composite(
+        lambda x: A.clamp(x + 3, 0, 6) * (1 / 6), "PyTorch hardsigmoid kernel: min(max(x + 3, 0), 6) / 6"
+    ),
+    "hardswish": _E.composite(
+        lambda x: x * A.clamp(x + 3, 0, 6) * (1 / 6),
+        "PyTorch hardswish kernel: x * min(max(x + 3, 0), 6) / 6",
+    ),
+}
+for _name, _spec in _ERRORS.items():
+    _RULES[_name].error = _spec

@@ -764,3 +764,95 @@ _binary(
     lambda c, g: A.where(A.gt(c.self, c.other), g, 0.0),
     {"self": (0, 1), "other": (0, 1)},
 )
+
+
+# ---- error declarations (reference/errors): how each primitive above rounds -------------------
+# DERIVED (the default: one correctly rounded result) is kept where the kernel is one IEEE
+# operation or exact: sgn, floor/ceil/trunc/round, frac (x - trunc(x) is exact), copysign,
+# fmax/fmin, fmod (exact in IEEE), remainder (PyTorch: fmod, then one add of b), heaviside,
+# nextafter, nan_to_num, clamp_min/max(_tensor). Transcendental kernels declare their accuracy.
+from reference import errors as _E  # noqa: E402
+from reference.ops.rules.registry import RULES as _RULES  # noqa: E402
+
+_CEPHES = (
+    "Cephes Math Library documentation (PyTorch's Math.h ports these algorithms to float): peak "
+    "relative error on IEEE double tests {peak}; c = peak / 2^-52 ulps"
+)
+_ERRORS = {
+    # SLEEF *_u10 (PyTorch's Vectorized<float>) and glibc's float functions (scalar tails): 1 ulp
+    **{
+        n: _E.elementwise(1.0, _E.SLEEF_U10)
+        for n in (
+            "sin",
+            "cos",
+            "tan",
+            "asin",
+            "acos",
+            "atan",
+            "sinh",
+            "cosh",
+            "asinh",
+            "acosh",
+            "atanh",
+            "asinh_inplace",
+            "acosh_inplace",
+            "atanh_inplace",
+            "log1p",
+            "expm1",
+            "log2",
+            "log10",
+            "exp2",
+            "erf",
+            "atan2",
+            "hypot",
+        )
+    },  # fmt: skip
+    "erfc": _E.elementwise(1.5, "SLEEF erfcf_u15 (PyTorch's Vectorized<float>::erfc): 1.5 ulp"),
+    # a product by the constant pi/180 (itself rounded to the dtype: 0.5 ulp) rounded once (0.5 ulp)
+    "deg2rad": _E.elementwise(1.0, "analysis: rounded constant (0.5 ulp) times x, rounded (0.5 ulp)"),
+    "rad2deg": _E.elementwise(1.0, "analysis: rounded constant (0.5 ulp) times x, rounded (0.5 ulp)"),
+    # 1 / sqrt(x): two correctly rounded operations (relative errors add)
+    "rsqrt": _E.elementwise(1.0, "analysis: " + _E.IEEE + ", 1/sqrt(x) rounds twice"),
+    # x * log(y): a 1-ulp log (SLEEF u10) times x, rounded once; -x*log(x) likewise
+    **{
+        n: _E.elementwise(1.5, "analysis: SLEEF u10 log/log1p (1 ulp) times x, rounded (0.5 ulp)")
+        for n in ("xlogy", "xlogy_scalar_self", "xlogy_scalar_other", "xlog1py", "entr")
+    },
+    "i0": _E.elementwise(2.6, _CEPHES.format(peak="5.8e-16 (i0, 0..30)")),
+    "i0e": _E.elementwise(2.4, _CEPHES.format(peak="5.4e-16 (i0e, 0..30)")),
+    "i1": _E.elementwise(8.6, _CEPHES.format(peak="1.9e-15 (i1, 0..30)")),
+    "i1e": _E.elementwise(9.0, _CEPHES.format(peak="2.0e-15 (i1e, 0..30)")),
+    "ndtri": _E.elementwise(3.2, _CEPHES.format(peak="7.2e-16 (ndtri, 0.125..1)")),
+    "digamma": _E.elementwise(5.9, _CEPHES.format(peak="1.3e-15 (psi, -30..30)")),
+}
+# Composites: the framework's own formula, run through the tracker (cancellation included).
+_ERRORS.update(
+    logaddexp=_E.composite(
+        lambda a, b: A.maximum(a, b) + P.log1p(A.exp(-A.abs(a - b))),
+        "PyTorch logaddexp kernel: max(a, b) + log1p(exp(-|a - b|))",
+    ),
+    logaddexp2=_E.composite(
+        lambda a, b: A.maximum(a, b) + P.log1p(P.exp2(-A.abs(a - b))) * (1 / math.log(2)),
+        "PyTorch logaddexp2 kernel: max(a, b) + log1p(exp2(-|a - b|)) / ln 2",
+    ),
+    lerp=_E.composite(
+        lambda a, b, weight: a + (b - a) * weight if abs(weight) < 0.5 else b - (b - a) * (1 - weight),
+        "PyTorch lerp kernel (Lerp.h): a + w(b - a) for |w| < 0.5, b - (b - a)(1 - w) otherwise",
+    ),
+    lerp_tensor=_E.composite(
+        lambda a, b, w: A.where(A.abs(w) < 0.5, a + (b - a) * w, b - (b - a) * (1 - w)),
+        "PyTorch lerp kernel (Lerp.h): a + w(b - a) for |w| < 0.5, b - (b - a)(1 - w) otherwise",
+    ),
+    logit=_E.composite(
+        lambda a, eps: (lambda x: A.log(x / (1 - x)))(a if eps is None else A.clamp(a, eps, 1 - eps)),
+        "PyTorch logit kernel: log(x / (1 - x)) of x clamped to [eps, 1 - eps]",
+    ),
+    addcmul=_E.composite(
+        lambda a, t1, t2, value: a + (t1 * t2) * value, "PyTorch addcmul: self + value * t1 * t2"
+    ),
+    addcdiv=_E.composite(
+        lambda a, t1, t2, value: a + (t1 / t2) * value, "PyTorch addcdiv: self + value * t1 / t2"
+    ),
+)
+for _name, _spec in _ERRORS.items():
+    _RULES[_name].error = _spec

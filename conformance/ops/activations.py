@@ -1,0 +1,188 @@
+"""Records of the activation primitives (reference/ops/rules/activations.py)."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from conformance.ops import record
+from conformance.ops.elementwise import _unary
+from conformance.strategies import tensor_shapes, value_kinds
+
+FAMILY = "activations"
+
+
+def unary(name, fn, jax, tf, params=None, values=None, **kw):
+    record(
+        name, FAMILY, inputs=("input",), sample=_unary(values, **(params or {})), fn=fn, jax=jax, tf=tf, **kw
+    )
+
+
+def _tf_gelu(tf, x, approximate):
+    return tf.nn.gelu(x, approximate=approximate == "tanh")
+
+
+unary(
+    "gelu",
+    lambda T, x, approximate: T.nn.functional.gelu(x, approximate=approximate),
+    lambda J, x, approximate: J.nn.gelu(x, approximate=approximate == "tanh"),
+    _tf_gelu,
+    params={"approximate": st.sampled_from(["none", "tanh"])},
+)
+unary("silu", lambda T, x: T.nn.functional.silu(x), lambda J, x: J.nn.silu(x), lambda tf, x: tf.nn.silu(x))
+unary(
+    "mish",
+    lambda T, x: T.nn.functional.mish(x),
+    lambda J, x: J.nn.mish(x) if hasattr(J.nn, "mish") else x * J.jnp.tanh(J.nn.softplus(x)),
+    lambda tf, x: x * tf.math.tanh(tf.math.softplus(x)),
+    note="TensorFlow has no mish: spelled x * tanh(softplus(x))",
+)
+unary(
+    "log_sigmoid",
+    lambda T, x: T.nn.functional.logsigmoid(x),
+    lambda J, x: J.nn.log_sigmoid(x),
+    lambda tf, x: tf.math.log_sigmoid(x),
+)
+unary(
+    "softplus",
+    lambda T, x, beta: T.nn.functional.softplus(x, beta=beta),
+    lambda J, x, beta: J.nn.softplus(x * beta) / beta,
+    lambda tf, x, beta: tf.math.softplus(x * beta) / beta,
+    params={"beta": st.sampled_from([1.0, 2.0, 0.5])},
+    note="JAX and TensorFlow have no beta or threshold: softplus(beta x) / beta (PyTorch returns x past "
+    "beta x > 20, within rounding of the smooth form)",
+)
+unary(
+    "elu",
+    lambda T, x, alpha: T.nn.functional.elu(x, alpha),
+    lambda J, x, alpha: J.nn.elu(x, alpha),
+    lambda tf, x, alpha: tf.where(
+        x > 0, x, alpha * tf.math.expm1(tf.math.minimum(x, 0))
+    ),  # no inf*0 in the unselected branch
+    params={"alpha": st.sampled_from([1.0, 0.5, 2.0])},
+    rules=("elu",),
+)
+unary(
+    "selu",
+    lambda T, x: T.nn.functional.selu(x),
+    lambda J, x: J.nn.selu(x),
+    lambda tf, x: tf.nn.selu(x),
+    rules=("elu",),
+)
+unary(
+    "celu",
+    lambda T, x, alpha: T.nn.functional.celu(x, alpha),
+    lambda J, x, alpha: J.nn.celu(x, alpha),
+    lambda tf, x, alpha: tf.where(x > 0, x, alpha * tf.math.expm1(tf.math.minimum(x, 0) / alpha)),
+    params={"alpha": st.sampled_from([1.0, 0.5, 2.0])},
+)
+unary(
+    "leaky_relu",
+    lambda T, x, slope: T.nn.functional.leaky_relu(x, slope),
+    lambda J, x, slope: J.nn.leaky_relu(x, slope),
+    lambda tf, x, slope: tf.nn.leaky_relu(x, slope),
+    params={"slope": st.sampled_from([0.01, 0.2, -0.5])},
+)
+unary(
+    "hardtanh",
+    lambda T, x, lo, hi: T.nn.functional.hardtanh(x, lo, hi),
+    lambda J, x, lo, hi: J.jnp.clip(x, lo, hi),
+    lambda tf, x, lo, hi: tf.clip_by_value(x, lo, hi),
+    params={"lo": st.sampled_from([-1.0, -0.5]), "hi": st.sampled_from([1.0, 2.0])},
+)
+unary(
+    "hardsigmoid",
+    lambda T, x: T.nn.functional.hardsigmoid(x),
+    lambda J, x: J.nn.hard_sigmoid(x),
+    lambda tf, x: tf.clip_by_value(x + 3, 0, 6) / 6,
+    checks=("forward", "vjp", "jvp"),  # PyTorch: the derivative of hardsigmoid_backward is not implemented
+)
+unary(
+    "hardswish",
+    lambda T, x: T.nn.functional.hardswish(x),
+    lambda J, x: J.nn.hard_swish(x),
+    lambda tf, x: x * tf.clip_by_value(x + 3, 0, 6) / 6,
+)
+unary(
+    "hardshrink",
+    lambda T, x, lambd: T.nn.functional.hardshrink(x, lambd),
+    lambda J, x, lambd: J.jnp.where(J.jnp.abs(x) > lambd, x, 0),
+    lambda tf, x, lambd: tf.where(tf.math.abs(x) > lambd, x, tf.zeros_like(x)),
+    params={"lambd": st.sampled_from([0.5, 1.0])},
+)
+unary(
+    "softshrink",
+    lambda T, x, lambd: T.nn.functional.softshrink(x, lambd),
+    lambda J, x, lambd: J.jnp.where(x > lambd, x - lambd, J.jnp.where(x < -lambd, x + lambd, 0)),
+    lambda tf, x, lambd: tf.where(x > lambd, x - lambd, tf.where(x < -lambd, x + lambd, tf.zeros_like(x))),
+    params={"lambd": st.sampled_from([0.5, 1.0])},
+)
+unary(
+    "threshold",
+    lambda T, x, th, value: T.nn.functional.threshold(x, th, value),
+    lambda J, x, th, value: J.jnp.where(x > th, x, value),
+    lambda tf, x, th, value: tf.where(x > th, x, tf.fill(tf.shape(x), tf.constant(value, x.dtype))),
+    params={"th": st.sampled_from([0.0, 0.5]), "value": st.sampled_from([0.0, -1.0])},
+)
+
+
+@st.composite
+def _prelu(draw):
+    n = draw(st.integers(0, 3))
+    c = draw(st.integers(1, 4))
+    rest = draw(tensor_shapes(0, 2, 64, 0))
+    return {"values": draw(value_kinds())}, {"input": (n, c, *rest), "weight": (c,)}
+
+
+def _bcast(x, w, reshape):
+    return reshape(w, (-1,) + (1,) * (len(x.shape) - 2))
+
+
+record(
+    "prelu",
+    FAMILY,
+    inputs=("input", "weight"),
+    sample=lambda: _prelu(),
+    fn=lambda T, x, w: T.nn.functional.prelu(x, w),
+    jax=lambda J, x, w: J.jnp.where(x > 0, x, _bcast(x, w, J.jnp.reshape) * x),
+    tf=lambda tf, x, w: tf.where(x > 0, x, _bcast(x, w, tf.reshape) * x),
+)
+
+
+@st.composite
+def _glu(draw):
+    shape = list(draw(tensor_shapes(1, 3, 256, 1)))
+    dim = draw(st.integers(0, len(shape) - 1))
+    shape[dim] = 2 * draw(st.integers(1, 3))
+    return {"dim": dim, "values": draw(value_kinds())}, {"input": tuple(shape)}
+
+
+def _halves(x, dim, split):
+    return split(x, 2, axis=dim)
+
+
+record(
+    "glu",
+    FAMILY,
+    sample=lambda: _glu(),
+    fn=lambda T, x, dim: T.nn.functional.glu(x, dim),
+    jax=lambda J, x, dim: J.nn.glu(x, axis=dim),
+    tf=lambda tf, x, dim: (lambda a, b: a * tf.math.sigmoid(b))(*_halves(x, dim, tf.split)),
+)
+
+
+@st.composite
+def _rrelu(draw):
+    return {"values": draw(value_kinds())}, {"input": draw(tensor_shapes()), "noise": None}
+
+
+record(
+    "rrelu_with_noise",
+    FAMILY,
+    inputs=("input",),
+    sample=lambda: _unary(None)(),
+    fn=lambda T, x: T.nn.functional.rrelu(x, 0.125, 0.25, training=False),
+    jax=lambda J, x: J.nn.leaky_relu(x, (0.125 + 0.25) / 2),
+    tf=lambda tf, x: tf.nn.leaky_relu(x, (0.125 + 0.25) / 2),
+    note="evaluation mode (the slope is (lower + upper) / 2): training draws random slopes no other "
+    "framework can reproduce",
+)

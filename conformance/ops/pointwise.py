@@ -1,0 +1,418 @@
+"""Records of the pointwise primitives (reference/ops/rules/pointwise.py): trigonometric and
+hyperbolic functions, special functions, rounding, binary pointwise ops, lerp/addcmul/addcdiv,
+the clamp variants."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from conformance.ops import not_fuzzed, record
+from conformance.ops.elementwise import _binary, _unary
+
+FAMILY = "pointwise"
+
+_NO_TF = "TensorFlow has no {} op"
+_NO_JAX = "JAX has no {} function"
+#: Rounding-like ops: piecewise constant, their gradient is zero (vjp/jvp are checked to be zero).
+_FINITE = ("normal", "wide", "ties", "large", "tiny")
+
+
+def _jsp(J):
+    import jax.scipy.special
+
+    return jax.scipy.special
+
+
+def unary(name, fn, jax=None, tf=None, domain="any", values=None, params=None, **kw):
+    record(
+        name,
+        FAMILY,
+        inputs=("input",),
+        sample=_unary(values, **(params or {})),
+        fn=fn,
+        jax=jax,
+        tf=tf,
+        domains={"input": domain},
+        **kw,
+    )
+
+
+def binary(name, fn, jax, tf, domains=None, values=None, **kw):
+    record(
+        name,
+        FAMILY,
+        inputs=("input", "other"),
+        sample=_binary(values),
+        fn=fn,
+        jax=jax,
+        tf=tf,
+        domains=domains or {},
+        **kw,
+    )
+
+
+def _simple(name, torch_name, jnp_name, tf_name, domain="any", values=None, **kw):
+    """A one-argument op spelled T.<torch_name>, jnp/jax.scipy.special <jnp_name>, tf.math.<tf_name>."""
+
+    def get(T, path):
+        if path.startswith("jax.scipy"):
+            return getattr(_jsp(T), path.rsplit(".", 1)[1])
+        obj = T
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        return obj
+
+    unary(
+        name,
+        lambda T, x: get(T, torch_name)(x),
+        jax=(lambda J, x: get(J, jnp_name)(x))
+        if jnp_name and "." in jnp_name
+        else (jnp_name or _NO_JAX.format(name)),
+        tf=(lambda tf, x: get(tf, tf_name)(x))
+        if tf_name and "." in tf_name
+        else (tf_name or _NO_TF.format(name)),
+        domain=domain,
+        values=values,
+        **kw,
+    )
+
+
+# trigonometric and hyperbolic
+for _n, _dom in (
+    ("sin", "any"), ("cos", "any"), ("tan", "unit"), ("asin", "unit"), ("acos", "unit"), ("atan", "any"),
+    ("sinh", "any"), ("cosh", "any"), ("asinh", "any"), ("atanh", "unit"),
+):  # fmt: skip
+    _simple(_n, _n, f"jnp.{'arc' + _n[1:] if _n.startswith('a') and _n != 'a' else _n}", f"math.{_n}", _dom)
+unary(
+    "acosh",
+    lambda T, x: T.acosh(x + 1.5),  # acosh needs x >= 1: the record shifts a positive input
+    jax=lambda J, x: J.jnp.arccosh(x + 1.5),
+    tf=lambda tf, x: tf.math.acosh(x + 1.5),
+    domain="pos",
+    values=("normal", "wide", "ties"),
+    rules=("acosh", "add"),
+)
+_simple("log1p", "log1p", "jnp.log1p", "math.log1p", "pos")
+_simple("expm1", "expm1", "jnp.expm1", "math.expm1")
+_simple("log2", "log2", "jnp.log2", None, "pos")
+_simple("log10", "log10", "jnp.log10", None, "pos")
+_simple("exp2", "exp2", "jnp.exp2", None)
+_simple("rsqrt", "rsqrt", "lax.rsqrt", "math.rsqrt", "pos")
+_simple("deg2rad", "deg2rad", "jnp.deg2rad", None)
+_simple("rad2deg", "rad2deg", "jnp.rad2deg", None)
+_simple("sinc", "sinc", "jnp.sinc", None, values=("normal", "ties", "tiny"))
+_simple("erf", "erf", "jax.scipy.special.erf", "math.erf")
+_simple("erfc", "erfc", "jax.scipy.special.erfc", "math.erfc")
+_simple("erfinv", "erfinv", "jax.scipy.special.erfinv", "math.erfinv", "unit")
+_simple("lgamma", "lgamma", "jax.scipy.special.gammaln", "math.lgamma", "pos")
+_simple("digamma", "digamma", "jax.scipy.special.digamma", "math.digamma", "pos")
+_simple("i0", "i0", "jax.scipy.special.i0", "math.bessel_i0")
+_simple("i0e", "special.i0e", "jax.scipy.special.i0e", "math.bessel_i0e")
+_simple("i1", "special.i1", "jax.scipy.special.i1", "math.bessel_i1")
+_simple("i1e", "special.i1e", "jax.scipy.special.i1e", "math.bessel_i1e")
+_simple("ndtri", "special.ndtri", "jax.scipy.special.ndtri", "math.ndtri", "unit",
+        values=("normal", "ties"))  # fmt: skip
+_simple("log_ndtr", "special.log_ndtr", "jax.scipy.special.log_ndtr", None)
+_simple("entr", "special.entr", "jax.scipy.special.entr", None, "pos")
+_simple("sgn", "sgn", "jnp.sign", "math.sign")
+for _n in ("floor", "ceil", "trunc", "frac"):
+    _simple(
+        _n,
+        _n,
+        {"frac": None, "trunc": "jnp.trunc"}.get(_n, f"jnp.{_n}"),
+        {"frac": None, "trunc": None}.get(_n, f"math.{_n}"),
+        values=_FINITE,
+    )
+_simple("round", "round", "jnp.round", "math.round", values=_FINITE)
+unary(
+    "round_decimals",
+    lambda T, x, decimals: T.round(x, decimals=decimals),
+    jax=lambda J, x, decimals: J.jnp.round(x, decimals),
+    tf="TensorFlow's round has no decimals argument",
+    params={"decimals": st.sampled_from([1, 2, -1])},
+    values=("normal", "wide"),
+)
+unary(
+    "polygamma",
+    lambda T, x, n: T.polygamma(n, x),
+    jax=lambda J, x, n: _jsp(J).polygamma(n, x),
+    tf=lambda tf, x, n: tf.math.polygamma(tf.constant(float(n), x.dtype), x),
+    domain="pos",
+    params={"n": st.sampled_from([1, 2, 3])},
+    values=("normal", "ties"),
+)
+unary(
+    "mvlgamma",
+    lambda T, x, p: T.mvlgamma(x + p, p),  # domain x > (p - 1) / 2: the record shifts a positive input
+    jax=lambda J, x, p: _jsp(J).multigammaln(x + p, p),
+    tf="TensorFlow has no multivariate lgamma op",
+    domain="pos",
+    params={"p": st.sampled_from([1, 2, 3])},
+    values=("normal", "ties"),
+    rules=("mvlgamma", "add"),
+)
+unary(
+    "logit",
+    lambda T, x, eps: T.logit(x, eps),
+    jax=lambda J, x, eps: _jsp(J).logit(x if eps is None else J.jnp.clip(x, eps, 1 - eps)),
+    tf="TensorFlow has no logit op",
+    domain="unit",
+    params={"eps": st.sampled_from([None, 1e-3])},
+    values=("normal", "ties"),
+)
+unary(
+    "nan_to_num",
+    lambda T, x: T.nan_to_num(x, nan=0.5, posinf=2.0, neginf=-2.0),
+    jax=lambda J, x: J.jnp.nan_to_num(x, nan=0.5, posinf=2.0, neginf=-2.0),
+    tf="TensorFlow has no nan_to_num op",
+    values=("nonfinite", "normal"),
+)
+unary(
+    "copysign_scalar",
+    lambda T, x, other: T.copysign(x, other),
+    jax=lambda J, x, other: J.jnp.copysign(x, other),
+    tf="TensorFlow has no copysign op",
+    params={"other": st.sampled_from([-1.0, 2.0, -0.0])},
+)
+unary(
+    "xlogy_scalar_self",
+    lambda T, x, s: T.xlogy(s, x),
+    jax=lambda J, x, s: _jsp(J).xlogy(J.jnp.asarray(s, x.dtype), x),
+    tf=lambda tf, x, s: tf.math.xlogy(tf.constant(s, x.dtype), x),
+    domain="pos",
+    params={"s": st.sampled_from([2.0, 0.0, -0.5])},
+)
+unary(
+    "xlogy_scalar_other",
+    lambda T, x, s: T.xlogy(x, s),
+    jax=lambda J, x, s: _jsp(J).xlogy(x, J.jnp.asarray(s, x.dtype)),
+    tf=lambda tf, x, s: tf.math.xlogy(x, tf.constant(s, x.dtype)),
+    params={"s": st.sampled_from([2.0, 0.5, 3.0])},
+)
+for _n, _tf in (("fmod_scalar", "fmod"), ("remainder_scalar", "remainder")):
+    unary(
+        _n,
+        (lambda t: lambda T, x, other: getattr(T, t)(x, other))(_tf),
+        jax=(lambda t: lambda J, x, other: getattr(J.jnp, t)(x, other))(_tf),
+        tf=(lambda tf, x, other: tf.math.floormod(x, tf.constant(other, x.dtype)))
+        if _tf == "remainder"
+        else "TensorFlow's truncatemod is fmod for integers; no float spelling is recorded",
+        params={"other": st.sampled_from([1.5, -2.0, 0.75])},
+    )
+unary(
+    "remainder_scalar_self",
+    lambda T, x, s: T.remainder(s, x),
+    jax=lambda J, x, s: J.jnp.remainder(J.jnp.asarray(s, x.dtype), x),
+    tf=lambda tf, x, s: tf.math.floormod(tf.constant(s, x.dtype), x),
+    params={"s": st.sampled_from([1.5, -2.0])},
+    checks=("forward",),  # PyTorch: the derivative for remainder's other is not implemented
+)
+unary(
+    "clamp_min",
+    lambda T, x, min: T.clamp_min(x, min),
+    jax=lambda J, x, min: J.jnp.maximum(x, min),
+    tf=lambda tf, x, min: tf.math.maximum(x, min),
+    params={"min": st.sampled_from([-0.5, 0.0, 1.0])},
+)
+unary(
+    "clamp_max",
+    lambda T, x, max: T.clamp_max(x, max),
+    jax=lambda J, x, max: J.jnp.minimum(x, max),
+    tf=lambda tf, x, max: tf.math.minimum(x, max),
+    params={"max": st.sampled_from([-0.5, 0.0, 1.0])},
+)
+unary(
+    "heaviside",
+    lambda T, x: T.heaviside(x, T.tensor(0.5, dtype=x.dtype)),
+    jax=lambda J, x: J.jnp.heaviside(x, J.jnp.asarray(0.5, x.dtype)),
+    tf="TensorFlow has no heaviside op",
+    values=("ties", "normal"),
+    checks=("forward",),  # PyTorch: the derivative of heaviside is not implemented
+)
+
+# binary
+binary(
+    "atan2",
+    lambda T, x, y: T.atan2(x, y),
+    lambda J, x, y: J.jnp.arctan2(x, y),
+    lambda tf, x, y: tf.math.atan2(x, y),
+)
+binary("hypot", lambda T, x, y: T.hypot(x, y), lambda J, x, y: J.jnp.hypot(x, y), _NO_TF.format("hypot"))
+binary(
+    "logaddexp",
+    lambda T, x, y: T.logaddexp(x, y),
+    lambda J, x, y: J.jnp.logaddexp(x, y),
+    _NO_TF.format("logaddexp"),
+)
+binary(
+    "logaddexp2",
+    lambda T, x, y: T.logaddexp2(x, y),
+    lambda J, x, y: J.jnp.logaddexp2(x, y),
+    _NO_TF.format("logaddexp2"),
+)
+binary(
+    "copysign",
+    lambda T, x, y: T.copysign(x, y),
+    lambda J, x, y: J.jnp.copysign(x, y),
+    _NO_TF.format("copysign"),
+)
+binary(
+    "xlogy",
+    lambda T, x, y: T.xlogy(x, y),
+    lambda J, x, y: _jsp(J).xlogy(x, y),
+    lambda tf, x, y: tf.math.xlogy(x, y),
+    domains={"other": "pos"},
+)
+binary(
+    "xlog1py",
+    lambda T, x, y: T.special.xlog1py(x, y),
+    lambda J, x, y: _jsp(J).xlog1py(x, y),
+    lambda tf, x, y: tf.math.xlog1py(x, y),
+    domains={"other": "pos"},
+)
+binary(
+    "fmod",
+    lambda T, x, y: T.fmod(x, y),
+    lambda J, x, y: J.jnp.fmod(x, y),
+    "TensorFlow's truncatemod is fmod for integers; no float spelling is recorded",
+    domains={"other": "pos"},
+    values=("normal", "ties", "wide"),
+)
+binary(
+    "remainder",
+    lambda T, x, y: T.remainder(x, y),
+    lambda J, x, y: J.jnp.remainder(x, y),
+    lambda tf, x, y: tf.math.floormod(x, y),
+    domains={"other": "pos"},
+    values=("normal", "ties", "wide"),
+)
+for _n, _j, _t in (("fmax", "fmax", "maximum"), ("fmin", "fmin", "minimum")):
+    binary(
+        _n,
+        (lambda n: lambda T, x, y: getattr(T, n)(x, y))(_n),
+        (lambda j: lambda J, x, y: getattr(J.jnp, j)(x, y))(_j),
+        "TensorFlow's maximum/minimum propagate nan (fmax/fmin ignore it): no spelling",
+    )
+binary(
+    "nextafter",
+    lambda T, x, y: T.nextafter(x, y),
+    lambda J, x, y: J.jnp.nextafter(x, y),
+    lambda tf, x, y: tf.math.nextafter(x, y),
+    checks=("forward",),  # PyTorch: the derivative of nextafter is not implemented
+)
+for _n in ("clamp_min_tensor", "clamp_max_tensor"):
+    binary(
+        _n,
+        (lambda n: lambda T, x, y: getattr(T, n.replace("_tensor", ""))(x, y))(_n),
+        (lambda f: lambda J, x, y: f(J.jnp)(x, y))(
+            lambda jnp, n=_n: jnp.maximum if "min" in n else jnp.minimum
+        ),
+        (lambda f: lambda tf, x, y: f(tf.math)(x, y))(lambda m, n=_n: m.maximum if "min" in n else m.minimum),
+    )
+
+
+@st.composite
+def _ternary(draw, values=None):
+    from conformance.strategies import broadcast_shapes, value_kinds
+
+    a, b = draw(broadcast_shapes())
+    return {"values": draw(value_kinds(values)), "value": draw(st.sampled_from([1.0, -0.5, 2.0]))}, {
+        "input": a,
+        "tensor1": b,
+        "tensor2": a,
+    }
+
+
+record(
+    "addcmul",
+    FAMILY,
+    inputs=("input", "tensor1", "tensor2"),
+    sample=lambda: _ternary(),
+    fn=lambda T, a, t1, t2, value: T.addcmul(a, t1, t2, value=value),
+    jax=lambda J, a, t1, t2, value: a + value * t1 * t2,
+    tf=lambda tf, a, t1, t2, value: a + value * t1 * t2,
+)
+record(
+    "addcdiv",
+    FAMILY,
+    inputs=("input", "tensor1", "tensor2"),
+    sample=lambda: _ternary(("normal", "ties", "wide")),
+    fn=lambda T, a, t1, t2, value: T.addcdiv(a, t1, t2, value=value),
+    jax=lambda J, a, t1, t2, value: a + value * t1 / t2,
+    tf=lambda tf, a, t1, t2, value: a + value * t1 / t2,
+    domains={"tensor2": "pos"},
+)
+
+
+@st.composite
+def _lerp_scalar(draw):
+    from conformance.strategies import broadcast_shapes, value_kinds
+
+    a, b = draw(broadcast_shapes())
+    return {"values": draw(value_kinds()), "weight": draw(st.sampled_from([0.25, 0.5, 0.75, 1.5]))}, {
+        "input": a,
+        "end": b,
+    }
+
+
+record(
+    "lerp",
+    FAMILY,
+    inputs=("input", "end"),
+    sample=lambda: _lerp_scalar(),
+    fn=lambda T, a, b, weight: T.lerp(a, b, weight),
+    jax=lambda J, a, b, weight: a + weight * (b - a),
+    tf=lambda tf, a, b, weight: a + weight * (b - a),
+    note="JAX and TensorFlow have no lerp: spelled a + w (b - a)",
+)
+
+
+@st.composite
+def _lerp_tensor(draw):
+    from conformance.strategies import broadcast_shapes, value_kinds
+
+    a, b = draw(broadcast_shapes())
+    return {"values": draw(value_kinds(("normal", "ties")))}, {"input": a, "end": b, "weight": a}
+
+
+record(
+    "lerp_tensor",
+    FAMILY,
+    inputs=("input", "end", "weight"),
+    sample=lambda: _lerp_tensor(),
+    fn=lambda T, a, b, w: T.lerp(a, b, w),
+    jax=lambda J, a, b, w: a + w * (b - a),
+    tf=lambda tf, a, b, w: a + w * (b - a),
+    domains={"weight": "unit"},
+)
+
+for _n in ("asinh_inplace", "acosh_inplace", "atanh_inplace", "polygamma_inplace"):
+    not_fuzzed(
+        _n,
+        FAMILY,
+        f"an in-place-only primitive (x.{_n.split('_')[0]}_): its own formula (a saved result) is "
+        "checked by tests/autograd; program cases cover writes into storage",
+    )
+
+# new elementwise rules (reference/ops/rules/elementwise.py)
+unary(
+    "div_mode",
+    lambda T, x, rounding_mode: T.div(x, 0.75, rounding_mode=rounding_mode),
+    jax=lambda J, x, rounding_mode: (J.jnp.trunc if rounding_mode == "trunc" else J.jnp.floor)(x / 0.75),
+    tf="TensorFlow has no float truncating division (truncatediv is for integers)",
+    params={"rounding_mode": st.sampled_from(["trunc", "floor"])},
+    values=_FINITE,
+)
+unary(
+    "masked_fill_tensor",
+    lambda T, x: x.masked_fill(x > 0, T.tensor(0.5, dtype=x.dtype)),
+    jax=lambda J, x: J.jnp.where(x > 0, J.jnp.asarray(0.5, x.dtype), x),
+    tf=lambda tf, x: tf.where(x > 0, tf.constant(0.5, x.dtype), x),
+)
+binary(
+    "clamp_tensor",
+    lambda T, x, y: T.clamp(x, y, y + 1),
+    lambda J, x, y: J.jnp.minimum(J.jnp.maximum(x, y), y + 1),
+    lambda tf, x, y: tf.math.minimum(tf.math.maximum(x, y), y + 1),
+    rules=("clamp_tensor", "add"),
+)
