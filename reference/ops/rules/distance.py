@@ -28,18 +28,10 @@ def _pnorm_steps(x, p, dim, keepdim):
 
 
 def _cdist_steps(x1, x2, p):
-    """cdist as PyTorch computes it: for p = 2 with more than 25 rows on either side (its default
-    compute_mode, use_mm_for_euclid_dist_if_necessary) through |x1|^2 + |x2|^2 - 2 x1.x2 (whose
-    rounding error is relative to |x1|^2 + |x2|^2, not to the distance), else the p-norm of the
-    differences. The mm form's bound also covers a direct implementation of those cases."""
+    """The direct form: differences, then their p-norm (PyTorch's mm form for p = 2 past 25 rows is
+    composed of other primitives in reference.ops.functions.attention, each with its own bound)."""
     from reference.ops.rules.reductions import _norm_steps
 
-    if p == 2 and (x1.shape[-2] > 25 or x2.shape[-2] > 25) and x1.shape[-1] > 0:
-        n1 = A.sum(x1 * x1, -1, keepdim=True)
-        n2 = A.sum(x2 * x2, -1, keepdim=True)
-        cross = A.matmul(x1, x2.transpose(-1, -2))
-        sq = n1 + n2.transpose(-1, -2) - cross * 2.0
-        return A.sqrt(A.clamp(sq, min=0.0))
     diff = A.unsqueeze(x1, -2) - A.unsqueeze(x2, -3)
     if diff.shape[-1] == 0:
         return A.sum(diff, -1)
@@ -47,7 +39,7 @@ def _cdist_steps(x1, x2, p):
 
 
 _PNORM_ERROR = errors.composite(_pnorm_steps, "|x|, then max, count, sum, sqrt of a sum of squares or pow")
-_CDIST_ERROR = errors.composite(_cdist_steps, "differences then their p-norm, or PyTorch's mm form for p = 2")
+_CDIST_ERROR = errors.composite(_cdist_steps, "differences, then their p-norm")
 
 # ---- the p-norm along dims -----------------------------------------------------------------------
 
