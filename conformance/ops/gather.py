@@ -230,8 +230,10 @@ record(
     FAMILY,
     sample=lambda: _index_1d(),
     fn=lambda T, x, dim, index: x.index_select(dim, _i1(T, index)),
-    jax=lambda J, x, dim, index: J.jnp.take(x, np.asarray(index, dtype=np.int32), axis=dim),
-    tf=lambda tf, x, dim, index: tf.gather(x, np.asarray(index, dtype=np.int64), axis=dim % len(x.shape)),
+    jax=lambda J, x, dim, index: J.jnp.take(x, np.asarray(index, dtype=np.int32).reshape(-1), axis=dim),
+    tf=lambda tf, x, dim, index: tf.gather(
+        x * 1.0, np.asarray(index, dtype=np.int64), axis=dim % len(x.shape)
+    ),
 )
 
 
@@ -326,9 +328,14 @@ record(
     inputs=("input", "source"),
     sample=lambda: _masked(source=True),
     fn=lambda T, x, s, mask: x.masked_scatter(T.tensor(_mask(mask, tuple(x.shape))), s),
-    jax=lambda J, x, s, mask: x.at[_positions(mask, x.shape)].set(s[: int(sum(mask))]),
-    tf=lambda tf, x, s, mask: tf.tensor_scatter_nd_update(
-        x, np.argwhere(_mask(mask, tuple(x.shape))).reshape(-1, len(x.shape)), s[: int(sum(mask))]
+    jax=lambda J, x, s, mask: J.jnp.reshape(
+        J.jnp.reshape(x, (-1,)).at[np.nonzero(_mask(mask, (-1,)))[0]].set(s[: int(sum(mask))]), x.shape
+    ),
+    tf=lambda tf, x, s, mask: tf.reshape(
+        tf.tensor_scatter_nd_update(
+            tf.reshape(x, (-1,)), np.nonzero(_mask(mask, (-1,)))[0].reshape(-1, 1), s[: int(sum(mask))]
+        ),
+        x.shape,
     ),
     note="the source's leading elements fill the masked places in order (the mask is a parameter)",
 )
@@ -354,8 +361,10 @@ record(
     FAMILY,
     sample=lambda: _flat(),
     fn=lambda T, x, index: T.take(x, _i1(T, index)),
-    jax=lambda J, x, index: J.jnp.take(J.jnp.reshape(x, (-1,)), np.asarray(index) % x.size),
-    tf=lambda tf, x, index: tf.gather(tf.reshape(x, (-1,)), np.asarray(index) % int(np.prod(x.shape))),
+    jax=lambda J, x, index: J.jnp.take(J.jnp.reshape(x, (-1,)), np.asarray(index, dtype=np.int64) % x.size),
+    tf=lambda tf, x, index: tf.gather(
+        tf.reshape(x, (-1,)) * 1.0, np.asarray(index, dtype=np.int64) % int(np.prod(x.shape))
+    ),
     note="torch.take: flat indices, negative ones from the end; duplicates",
 )
 
@@ -369,7 +378,7 @@ def _put(draw):
 
 def _jax_put(J, x, s, index, accumulate):
     flat = J.jnp.reshape(x, (-1,))
-    at = flat.at[np.asarray(index) % flat.shape[0]]
+    at = flat.at[np.asarray(index, dtype=np.int64) % flat.shape[0]]
     return J.jnp.reshape(at.add(s) if accumulate else at.set(s), x.shape)
 
 
@@ -415,14 +424,14 @@ record(
     rules=("index",),
     sample=lambda: _index(),
     fn=lambda T, x, index: x[_i1(T, index)],
-    jax=lambda J, x, index: x[np.asarray(index) % x.shape[0]],
-    tf=lambda tf, x, index: tf.gather(x, np.asarray(index) % x.shape[0]),
+    jax=lambda J, x, index: x[np.asarray(index, dtype=np.int64) % x.shape[0]],
+    tf=lambda tf, x, index: tf.gather(x * 1.0, np.asarray(index, dtype=np.int64) % x.shape[0]),
     note="advanced indexing of dim 0 by an integer tensor (negative indices, duplicates)",
 )
 
 
 def _jax_index_put(J, x, v, index, accumulate):
-    at = x.at[np.asarray(index) % x.shape[0]]
+    at = x.at[np.asarray(index, dtype=np.int64) % x.shape[0]]
     return at.add(v) if accumulate else at.set(v)
 
 
