@@ -363,7 +363,7 @@ record(
     fn=lambda T, x, index: T.take(x, _i1(T, index)),
     jax=lambda J, x, index: J.jnp.take(J.jnp.reshape(x, (-1,)), np.asarray(index, dtype=np.int64) % x.size),
     tf=lambda tf, x, index: tf.gather(
-        tf.reshape(x, (-1,)) * 1.0, np.asarray(index, dtype=np.int64) % int(np.prod(x.shape))
+        tf.reshape(x, (-1,)), np.asarray(index, dtype=np.int64) % int(np.prod(x.shape))
     ),
     note="torch.take: flat indices, negative ones from the end; duplicates",
 )
@@ -425,7 +425,7 @@ record(
     sample=lambda: _index(),
     fn=lambda T, x, index: x[_i1(T, index)],
     jax=lambda J, x, index: x[np.asarray(index, dtype=np.int64) % x.shape[0]],
-    tf=lambda tf, x, index: tf.gather(x * 1.0, np.asarray(index, dtype=np.int64) % x.shape[0]),
+    tf=lambda tf, x, index: tf.gather(x, np.asarray(index, dtype=np.int64) % x.shape[0]),
     note="advanced indexing of dim 0 by an integer tensor (negative indices, duplicates)",
 )
 
