@@ -80,7 +80,7 @@ not_fuzzed(
 @st.composite
 def _bce(draw):
     shape = tuple(draw(st.integers(0, 5)) for _ in range(draw(st.integers(0, 3))))
-    return {"values": draw(value_kinds(("normal", "ties")))}, {"input": shape, "target": shape}
+    return {"values": draw(value_kinds(("normal",)))}, {"input": shape, "target": shape}
 
 
 record(
@@ -102,6 +102,7 @@ record(
             + (1 - tf.abs(t)) * tf.maximum(tf.math.log1p(-tf.abs(x)), -100.0)
         )
     ),
-    note="input and target |u|, u in (-0.9, 0.9) (ties draw 0: log 0 clamped to -100); no weight; "
+    note="input and target |u|, u in (-0.9, 0.9), no exact zeros (PyTorch's gradient at the -100 clamp "
+    "is its own kernel's, which the JAX/TF formula spelling does not reproduce); no weight; "
     "JAX and TF have no BCE on probabilities with PyTorch's clamp: spelled as its formula",
 )
