@@ -228,7 +228,7 @@ def run_tf(tf, case, check, a, fn):
             tape.watch(leaves)
             y = f()
         grads = tape.gradient(y, leaves, output_gradients=c(a["grad_output"]), unconnected_gradients=zero)
-        return {f"grad_{n}": g for n, g in zip(diff, grads)}
+        return {f"grad_{n}": _dense(tf, g) for n, g in zip(diff, grads)}
     if check == "vjp_vjp":
         g = c(a["grad_output"])
         with tf.GradientTape() as outer:
@@ -236,13 +236,21 @@ def run_tf(tf, case, check, a, fn):
             with tf.GradientTape() as inner:
                 inner.watch(leaves)
                 y = f()
-            firsts = inner.gradient(y, leaves, output_gradients=g, unconnected_gradients=zero)
+            firsts = [
+                _dense(tf, f)
+                for f in inner.gradient(y, leaves, output_gradients=g, unconnected_gradients=zero)
+            ]
         seconds = outer.gradient(
             firsts, [g] + leaves, output_gradients=[c(a[f"gg_{n}"]) for n in diff], unconnected_gradients=zero
         )
-        return dict(zip(["g_grad_output"] + [f"g_{n}" for n in diff], seconds))
+        return dict(zip(["g_grad_output"] + [f"g_{n}" for n in diff], [_dense(tf, x) for x in seconds]))
     if check == "jvp":
         with tf.autodiff.ForwardAccumulator(leaves, [c(a[f"tangent_{n}"]) for n in diff]) as acc:
             y = f()
         return {"tangent_output": acc.jvp(y, unconnected_gradients=zero)}
     raise ValueError(check)
+
+
+def _dense(tf, g):
+    """A gather's gradient comes back as tf.IndexedSlices: the dense tensor it stands for."""
+    return tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g

@@ -64,3 +64,320 @@ for _name, _j, _tf in (("amax", "max", "reduce_max"), ("amin", "min", "reduce_mi
         tf=lambda tf, x, dim, keepdim, _tf=_tf: getattr(tf.math, _tf)(x, axis=dim, keepdims=keepdim),
         note="ties share the gradient equally in all three frameworks",
     )
+
+
+# ---- the other reductions of the table -------------------------------------------------------------
+
+
+@st.composite
+def _small(draw, with_dim=True, min_dim=1, kinds=None, multi=True, max_size=256):
+    """A short reduction (prod and the composite bounds loop over the reduced elements)."""
+    shape = draw(tensor_shapes(1, 3, max_size, min_dim))
+    params = {"values": draw(value_kinds(kinds))}
+    if with_dim:
+        rank = len(shape)
+        if multi:
+            dims = draw(
+                st.lists(
+                    st.integers(-rank, rank - 1), min_size=1, max_size=rank, unique_by=lambda d: d % rank
+                )
+            )
+            params["dim"] = dims[0] if len(dims) == 1 and draw(st.booleans()) else dims
+        else:
+            params["dim"] = draw(st.integers(-rank, rank - 1))
+        params["keepdim"] = draw(st.booleans())
+    return params, {"input": shape}
+
+
+def _with(strategy, **extra):
+    """Add drawn parameters to a sample."""
+
+    @st.composite
+    def sample(draw):
+        params, shapes = draw(strategy)
+        return {**params, **{k: draw(v) for k, v in extra.items()}}, shapes
+
+    return sample()
+
+
+_SELECT_KINDS = ("normal", "wide", "large", "tiny")  # no ties: frameworks split a tie's gradient differently
+
+
+def _kdims(x, dim):
+    return tuple(d % len(x.shape) for d in (dim if isinstance(dim, list) else [dim]))
+
+
+def _tf_var(tf, x, dim, correction, keepdim):
+    axes = list(_kdims(x, dim))
+    n = 1
+    for d in axes:
+        n *= x.shape[d]
+    xc = x - tf.reduce_mean(x, axis=axes, keepdims=True)
+    return tf.reduce_sum(xc * xc, axis=axes, keepdims=keepdim) / max(n - correction, 0)
+
+
+record(
+    "prod",
+    FAMILY,
+    rules=("prod",),
+    sample=lambda: _small(False, 0, ("normal", "ties", "nonfinite"), max_size=64),
+    fn=lambda T, x: T.prod(x),
+    jax=lambda J, x: J.jnp.prod(x),
+    tf=lambda tf, x: tf.math.reduce_prod(x),
+    note="zeros (ties) exercise the gradient of a product with zero factors",
+)
+record(
+    "prod_dim",
+    FAMILY,
+    sample=lambda: _small(True, 0, ("normal", "ties", "nonfinite"), multi=False, max_size=64),
+    fn=lambda T, x, dim, keepdim: T.prod(x, dim, keepdim=keepdim),
+    jax=lambda J, x, dim, keepdim: J.jnp.prod(x, axis=dim, keepdims=keepdim),
+    tf=lambda tf, x, dim, keepdim: tf.math.reduce_prod(x, axis=dim, keepdims=keepdim),
+)
+for _name, _f in (("var", "var"), ("std", "std")):
+    record(
+        _name,
+        FAMILY,
+        sample=lambda: _with(
+            _small(True, 1, ("normal", "wide", "large")), correction=st.sampled_from([0, 1])
+        ),
+        fn=lambda T, x, dim, keepdim, correction, _f=_f: getattr(T, _f)(
+            x, dim, correction=correction, keepdim=keepdim
+        ),
+        jax=lambda J, x, dim, keepdim, correction, _f=_f: getattr(J.jnp, _f)(
+            x, axis=_axis(dim), ddof=correction, keepdims=keepdim
+        ),
+        tf=(lambda tf, x, dim, keepdim, correction: _tf_var(tf, x, dim, correction, keepdim))
+        if _f == "var"
+        else (lambda tf, x, dim, keepdim, correction: tf.sqrt(_tf_var(tf, x, dim, correction, keepdim))),
+        note="TensorFlow's reduce_variance has no correction: spelled as a TF user writes it (two-pass)",
+    )
+for _name, _f in (("var_mean", "var"), ("std_mean", "std")):
+    record(
+        _name,
+        FAMILY,
+        sample=lambda: _with(
+            _small(True, 1, ("normal", "wide", "large")), correction=st.sampled_from([0, 1])
+        ),
+        fn=lambda T, x, dim, keepdim, correction, _n=_name: T.stack(
+            getattr(T, _n)(x, dim, correction=correction, keepdim=keepdim)
+        ),
+        jax=lambda J, x, dim, keepdim, correction, _f=_f: J.jnp.stack(
+            [
+                getattr(J.jnp, _f)(x, axis=_axis(dim), ddof=correction, keepdims=keepdim),
+                J.jnp.mean(x, axis=_axis(dim), keepdims=keepdim),
+            ]
+        ),
+        tf=lambda tf, x, dim, keepdim, correction, _f=_f: tf.stack(
+            [
+                (lambda v: v if _f == "var" else tf.sqrt(v))(_tf_var(tf, x, dim, correction, keepdim)),
+                tf.reduce_mean(x, axis=list(_kdims(x, dim)), keepdims=keepdim),
+            ]
+        ),
+        note="(var or std, mean) stacked into one output",
+    )
+record(
+    "logsumexp",
+    FAMILY,
+    sample=lambda: _small(True, 1, ("normal", "wide", "ties", "large")),
+    fn=lambda T, x, dim, keepdim: T.logsumexp(x, dim, keepdim=keepdim),
+    jax=lambda J, x, dim, keepdim: J.nn.logsumexp(x, axis=_axis(dim), keepdims=keepdim),
+    tf=lambda tf, x, dim, keepdim: tf.math.reduce_logsumexp(x, axis=dim, keepdims=keepdim),
+)
+
+
+def _tf_norm(tf, x, ord, dim, keepdim):
+    a = tf.abs(x)
+    axes = list(_kdims(x, dim))
+    if ord == float("inf"):
+        return tf.reduce_max(a, axis=axes, keepdims=keepdim)
+    if ord == 1:
+        return tf.reduce_sum(a, axis=axes, keepdims=keepdim)
+    if ord == 2:
+        return tf.sqrt(tf.reduce_sum(x * x, axis=axes, keepdims=keepdim))
+    return tf.pow(tf.reduce_sum(tf.pow(a, ord), axis=axes, keepdims=keepdim), 1.0 / ord)
+
+
+record(
+    "linalg_vector_norm",
+    FAMILY,
+    sample=lambda: _with(
+        _small(True, 1, ("normal", "wide", "ties")), ord=st.sampled_from([1, 2, 3, float("inf")])
+    ),
+    fn=lambda T, x, dim, keepdim, ord: T.linalg.vector_norm(x, ord, dim, keepdim),
+    jax=lambda J, x, dim, keepdim, ord: J.jnp.linalg.vector_norm(
+        x, ord=ord, axis=_axis(dim), keepdims=keepdim
+    ),
+    tf=_tf_norm,
+    note="ties include zeros: the p = 1 and p = 2 gradients at 0 (PyTorch's masked formulas)",
+)
+for _name, _j, _tf in (("max", "max", "reduce_max"), ("min", "min", "reduce_min")):
+    record(
+        _name,
+        FAMILY,
+        sample=lambda: _small(False, 1, _SELECT_KINDS + ("ties",)),
+        fn=lambda T, x, _n=_name: getattr(x, _n)(),
+        jax=lambda J, x, _j=_j: getattr(J.jnp, _j)(x),
+        tf=lambda tf, x, _tf=_tf: getattr(tf.math, _tf)(x),
+        note="the full max/min: ties share the gradient equally in all three frameworks",
+    )
+    record(
+        _name + "_dim",
+        FAMILY,
+        sample=lambda: _small(True, 1, _SELECT_KINDS, multi=False),
+        fn=lambda T, x, dim, keepdim, _n=_name: getattr(x, _n)(dim, keepdim=keepdim).values,
+        jax=lambda J, x, dim, keepdim, _j=_j: getattr(J.jnp, _j)(x, axis=dim, keepdims=keepdim),
+        tf=lambda tf, x, dim, keepdim, _tf=_tf: getattr(tf.math, _tf)(x, axis=dim, keepdims=keepdim),
+        note="no ties: PyTorch's max(dim) gives a tie's gradient to the index it returns, JAX and TF split it",
+    )
+
+
+def _lower_median(lib, x, dim, keepdim, sort, take):
+    n = x.shape[dim]
+    out = take(sort(x, dim), (n - 1) // 2, dim)
+    return lib.expand_dims(out, dim) if keepdim else out
+
+
+def _jax_kth(J, x, dim, keepdim, k):
+    out = J.jnp.take(J.jnp.sort(x, axis=dim), k - 1, axis=dim)
+    return J.jnp.expand_dims(out, dim) if keepdim else out
+
+
+def _tf_kth(tf, x, dim, keepdim, k):
+    out = tf.gather(tf.sort(x, axis=dim), k - 1, axis=dim % len(x.shape))
+    return tf.expand_dims(out, dim) if keepdim else out
+
+
+record(
+    "median",
+    FAMILY,
+    rules=("median",),
+    sample=lambda: _small(False, 1, _SELECT_KINDS),
+    fn=lambda T, x: T.median(x),
+    jax=lambda J, x: J.jnp.take(J.jnp.sort(J.jnp.reshape(x, (-1,))), (x.size - 1) // 2),
+    tf=lambda tf, x: tf.gather(tf.sort(tf.reshape(x, (-1,))), (tf.size(x) - 1) // 2),
+    note="PyTorch's median is the lower middle value (jnp.median averages the two): spelled as a sort "
+    "and a take",
+)
+record(
+    "nanmedian",
+    FAMILY,
+    sample=lambda: _small(False, 1, _SELECT_KINDS),
+    fn=lambda T, x: T.nanmedian(x),
+    jax=lambda J, x: J.jnp.take(J.jnp.sort(J.jnp.reshape(x, (-1,))), (x.size - 1) // 2),
+    tf=lambda tf, x: tf.gather(tf.sort(tf.reshape(x, (-1,))), (tf.size(x) - 1) // 2),
+    note="finite inputs (nanmedian equals median there); the NaN-skipping is checked on PyTorch by "
+    "tests/autograd",
+)
+for _name, _f in (("median_dim", "median"), ("nanmedian_dim", "nanmedian")):
+    record(
+        _name,
+        FAMILY,
+        sample=lambda: _small(True, 1, _SELECT_KINDS, multi=False),
+        fn=lambda T, x, dim, keepdim, _f=_f: getattr(T, _f)(x, dim, keepdim).values,
+        jax=lambda J, x, dim, keepdim: _lower_median(
+            J.jnp,
+            x,
+            dim,
+            keepdim,
+            lambda a, d: J.jnp.sort(a, axis=d),
+            lambda a, i, d: J.jnp.take(a, i, axis=d),
+        ),
+        tf=lambda tf, x, dim, keepdim: _lower_median(
+            tf,
+            x,
+            dim,
+            keepdim,
+            lambda a, d: tf.sort(a, axis=d),
+            lambda a, i, d: tf.gather(a, i, axis=d % len(a.shape)),
+        ),
+    )
+
+
+@st.composite
+def _kth_sample(draw):
+    params, shapes = draw(_small(True, 1, _SELECT_KINDS, multi=False))
+    n = shapes["input"][params["dim"]]
+    return {**params, "k": draw(st.integers(1, n))}, shapes
+
+
+record(
+    "kthvalue",
+    FAMILY,
+    sample=_kth_sample,
+    fn=lambda T, x, dim, keepdim, k: T.kthvalue(x, k, dim, keepdim).values,
+    jax=_jax_kth,
+    tf=_tf_kth,
+)
+record(
+    "mode",
+    FAMILY,
+    sample=lambda: _small(True, 1, ("ties",), multi=False),
+    fn=lambda T, x, dim, keepdim: T.mode(x, dim, keepdim).values,
+    jax="jax.numpy has no mode (scipy.stats.mode in jax.scipy has no gradient convention to compare)",
+    tf="TensorFlow has no mode reduction",
+)
+record(
+    "aminmax",
+    FAMILY,
+    sample=lambda: _small(True, 1, _SELECT_KINDS, multi=False),
+    fn=lambda T, x, dim, keepdim: T.stack(T.aminmax(x, dim=dim, keepdim=keepdim)),
+    jax=lambda J, x, dim, keepdim: J.jnp.stack(
+        [J.jnp.min(x, axis=dim, keepdims=keepdim), J.jnp.max(x, axis=dim, keepdims=keepdim)]
+    ),
+    tf=lambda tf, x, dim, keepdim: tf.stack(
+        [tf.reduce_min(x, axis=dim, keepdims=keepdim), tf.reduce_max(x, axis=dim, keepdims=keepdim)]
+    ),
+    note="(min, max) stacked",
+)
+
+
+def _tf_arg(tf, x, dim, keepdim, f):
+    out = f(x, axis=dim % len(x.shape))
+    return tf.expand_dims(out, dim) if keepdim else out
+
+
+for _name in ("argmax", "argmin"):
+    record(
+        _name,
+        FAMILY,
+        sample=lambda: _small(True, 1, ("normal", "ties"), multi=False),
+        fn=lambda T, x, dim, keepdim, _n=_name: getattr(T, _n)(x, dim, keepdim),
+        jax=lambda J, x, dim, keepdim, _n=_name: getattr(J.jnp, _n)(x, axis=dim, keepdims=keepdim),
+        tf=lambda tf, x, dim, keepdim, _n=_name: _tf_arg(tf, x, dim, keepdim, getattr(tf.math, _n)),
+        checks=("forward",),
+        note="an integer result: forward only; ties: the first index in all three",
+    )
+for _name, _j, _tf in (("all", "all", "reduce_all"), ("any", "any", "reduce_any")):
+    record(
+        _name,
+        FAMILY,
+        sample=lambda: _small(True, 0, ("ties",), multi=False),
+        fn=lambda T, x, dim, keepdim, _n=_name: getattr(T, _n)(x, dim, keepdim),
+        jax=lambda J, x, dim, keepdim, _j=_j: getattr(J.jnp, _j)(x, axis=dim, keepdims=keepdim),
+        tf=lambda tf, x, dim, keepdim, _tf=_tf: getattr(tf.math, _tf)(
+            tf.not_equal(x, 0), axis=dim, keepdims=keepdim
+        ),
+        checks=("forward",),
+        note="a boolean result: forward only (ties draw zeros)",
+    )
+record(
+    "count_nonzero",
+    FAMILY,
+    sample=lambda: _small(True, 0, ("ties",)),
+    fn=lambda T, x, dim, keepdim: T.count_nonzero(x, dim),
+    jax=lambda J, x, dim, keepdim: J.jnp.count_nonzero(x, axis=_axis(dim)),
+    tf=lambda tf, x, dim, keepdim: tf.math.count_nonzero(x, axis=dim),
+    checks=("forward",),
+    note="an integer result: forward only (keepdim is drawn but count_nonzero has none)",
+)
+record(
+    "nansum",
+    FAMILY,
+    sample=lambda: _small(True, 0, ("normal", "wide", "nonfinite")),
+    fn=lambda T, x, dim, keepdim: T.nansum(x, dim, keepdim=keepdim),
+    jax=lambda J, x, dim, keepdim: J.jnp.nansum(x, axis=_axis(dim), keepdims=keepdim),
+    tf=lambda tf, x, dim, keepdim: tf.reduce_sum(
+        tf.where(tf.math.is_nan(x), tf.zeros_like(x), x), axis=dim, keepdims=keepdim
+    ),
+)

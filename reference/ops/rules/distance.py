@@ -10,12 +10,36 @@ from __future__ import annotations
 
 import math
 
+from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.rule import BATCH_REDUCE
 from reference.ops.rules._helpers import _unreduce
 from reference.ops.rules.registry import RULES, rule
+
+# ---- rounding-error declarations (reference.errors) ----------------------------------------------
+
+
+def _pnorm_steps(x, p, dim, keepdim):
+    from reference.ops.rules.reductions import _norm_steps
+
+    return _norm_steps(x, p, dim, keepdim)
+
+
+def _cdist_steps(x1, x2, p):
+    """The direct form: differences, then their p-norm (PyTorch's mm form for p = 2 past 25 rows is
+    composed of other primitives in reference.ops.functions.attention, each with its own bound)."""
+    from reference.ops.rules.reductions import _norm_steps
+
+    diff = A.unsqueeze(x1, -2) - A.unsqueeze(x2, -3)
+    if diff.shape[-1] == 0:
+        return A.sum(diff, -1)
+    return _norm_steps(diff, p, (diff.ndim - 1,), False)
+
+
+_PNORM_ERROR = errors.composite(_pnorm_steps, "|x|, then max, count, sum, sqrt of a sum of squares or pow")
+_CDIST_ERROR = errors.composite(_cdist_steps, "differences, then their p-norm")
 
 # ---- the p-norm along dims -----------------------------------------------------------------------
 
@@ -85,6 +109,7 @@ rule(
     saves={"self": (0,), "result": (0,)},
     jvp=(_pnorm_jvp,),
     batch=BATCH_REDUCE,
+    error=_PNORM_ERROR,
 )
 
 # ---- cdist (the direct path) ---------------------------------------------------------------------
@@ -160,4 +185,5 @@ rule(
     saves={"x1": (0, 1), "x2": (0, 1), "result": (0, 1)},
     jvp=lambda c, ts: _cdist_jvp(c, ts[0], ts[1]),
     batch=_cdist_batch,
+    error=_CDIST_ERROR,
 )

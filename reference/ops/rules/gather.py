@@ -12,6 +12,9 @@ an entry."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
 from reference.ops import api as A
@@ -290,6 +293,91 @@ def from_rule(name, *inputs, **params):
 # ---- VJP helpers (Tensor level) ---------------------------------------------------------------------
 
 
+# ---- rounding-error declarations (reference.errors) ----------------------------------------------
+
+
+def _filled_exact(kernel):
+    """A fill with a number: the filled places are exact (the number is not an input), the rest
+    keep their error: the op applied to the errors with the value 0."""
+
+    def window(e_in, params, outs):
+        return [np.abs(np.asarray(kernel(*e_in, **{**params, "value": 0.0}), dtype=np.float64))]
+
+    return window
+
+
+def _index_add_steps(x, index, src, dim, alpha=1):
+    """x.index_add(dim, index, src, alpha=alpha) as a scatter-add of alpha*src (one product each
+    when alpha != 1): sums of products with the signs of alpha handled by the product."""
+    from reference.autograd.tensor import _make
+
+    vals = src if alpha == 1 else src * alpha
+    if x.ndim == 0:
+        return x + A.sum(vals)
+    idx = np.asarray(index._data).reshape(-1)
+    if src.ndim == 0:
+        vals = vals.reshape((1,))
+    shape = [1] * vals.ndim
+    shape[dim] = -1
+    full = np.ascontiguousarray(np.broadcast_to(idx.reshape(shape), tuple(vals.shape)))
+    return x.scatter_add(dim, _make(full), vals)
+
+
+def _scatter_reduce_steps(x, index, src, dim, reduce, include_self):
+    """sum and mean: scatter-adds (and one division by the exact count); amax and amin select: the
+    largest error among the candidates (computed on the errors, registered with the tracker)."""
+    from reference import errors as E
+    from reference.autograd.tensor import _make
+
+    shape = tuple(x.shape)
+    x0 = x.reshape((1,)) if x.ndim == 0 else x
+    idx = np.asarray(index._data)
+    idx = idx.reshape(1) if idx.ndim == 0 else idx
+    s0 = src.reshape((1,)) if src.ndim == 0 else src
+    vals = s0[tuple(slice(0, n) for n in idx.shape)]
+    it = _make(np.ascontiguousarray(idx))
+    if reduce in ("sum", "mean"):
+        base = x0 if include_self else x0.scatter(dim, it, 0.0)
+        out = base.scatter_add(dim, it, vals)
+        if reduce == "mean":
+            count = np.full(tuple(x0.shape), 1.0 if include_self else 0.0)
+            np.add.at(count, _coords(idx, dim), 1.0)
+            out = out / _make(np.where(count == 0, 1.0, count).astype(np.asarray(x._data).dtype))
+        return out.reshape(shape)
+    if reduce in ("amax", "amin"):
+        tracker = E.active()
+        raw = scatter_reduce_kernel(
+            np.asarray(x._data), idx, np.asarray(src._data), dim, reduce, include_self
+        )
+        out = _make(np.array(raw, copy=True))
+        if tracker is not None:
+            ex = np.abs(tracker.error_of(x0)).reshape(tuple(x0.shape))
+            es = np.abs(tracker.error_of(s0)).reshape(tuple(s0.shape))
+            err = scatter_reduce_kernel(ex, idx, es, dim, "amax", include_self)
+            tracker.set_error(out, err.reshape(shape))
+        return out
+    raise NotImplementedError(
+        "no error model for scatter_reduce(reduce='prod'): a product of a data-dependent number of "
+        "terms (not declared)"
+    )
+
+
+_SCATTER_VALUE_ERROR = errors.ErrorSpec(
+    "gather",
+    0.0,
+    "values are moved; the filled number is exact",
+    extra={"window": _filled_exact(scatter_value_kernel)},
+)
+_INDEX_FILL_ERROR = errors.ErrorSpec(
+    "gather",
+    0.0,
+    "values are moved; the filled number is exact",
+    extra={"window": _filled_exact(index_fill_kernel)},
+)
+_INDEX_ADD_ERROR = errors.composite(_index_add_steps, "a scatter-add of alpha*source (sums of products)")
+_SCATTER_REDUCE_ERROR = errors.composite(_scatter_reduce_steps, "scatter-adds and a division, or selections")
+
+
 def _gather(g, dim, index):
     return from_rule("gather", g, index, dim=dim)
 
@@ -355,6 +443,7 @@ rule(
     saves={"index": (0,)},
     jvp=(lambda c, t: _gather(t, c.dim, c.index), None),
     batch=_batch_index_dim,
+    error=errors.GATHER,
 )
 rule(
     "scatter_add_dim",
@@ -369,6 +458,7 @@ rule(
     saves={"index": (2,)},
     jvp=(lambda c, t: t, None, lambda c, t: _scatter_add(A.zeros_like(c.self), c.dim, c.index, t)),
     batch=_batch_index_dim,
+    error=errors.products(),
 )
 rule(
     "scatter",
@@ -389,6 +479,7 @@ rule(
         dim=c.dim,
     ),
     batch=_batch_index_dim,
+    error=errors.GATHER,
 )
 rule(
     "scatter_value",
@@ -399,6 +490,7 @@ rule(
     saves={"index": (0,)},
     jvp=(lambda c, t: _scatter_zero(t, c.dim, c.index), None),
     batch=_batch_index_dim,
+    error=_SCATTER_VALUE_ERROR,
 )
 
 
@@ -504,6 +596,7 @@ rule(
     saves={"self": (0, 2), "index": (0, 2), "src": (0, 2), "result": (0, 2)},
     jvp=_scatter_reduce_jvp,
     batch=_batch_index_dim,
+    error=_SCATTER_REDUCE_ERROR,
 )
 rule(
     "index_select",
@@ -514,6 +607,7 @@ rule(
     saves={"index": (0,)},
     jvp=(lambda c, t: _index_select(t, c.dim, c.index), None),
     batch=_batch_index_select,
+    error=errors.GATHER,
 )
 
 
@@ -541,6 +635,7 @@ rule(
     saves={"index": (2,)},
     jvp=lambda c, ts: _linear_in(c, ts, "index_add", ("self", "index", "source")),
     batch=_batch_index_rw,
+    error=_INDEX_ADD_ERROR,
 )
 rule(
     "index_copy",
@@ -555,6 +650,7 @@ rule(
     saves={"index": (0, 2)},
     jvp=lambda c, ts: _linear_in(c, ts, "index_copy", ("self", "index", "source")),
     batch=_batch_index_rw,
+    error=errors.GATHER,
 )
 rule(
     "index_fill",
@@ -565,6 +661,7 @@ rule(
     saves={"index": (0,)},
     jvp=(lambda c, t: _index_fill_zero(t, c.dim, c.index), None),
     batch=_batch_index_rw,
+    error=_INDEX_FILL_ERROR,
 )
 
 
@@ -596,6 +693,7 @@ rule(
         dim=c.dim,
     ),
     batch=_batch_index_rw,
+    error=errors.GATHER,
 )
 
 
@@ -629,6 +727,7 @@ rule(
     saves={"mask": (0,)},
     jvp=(lambda c, t: from_rule("masked_select", t, c.mask), None),
     batch=_batch_masked,
+    error=errors.GATHER,
 )
 rule(
     "masked_scatter",
@@ -644,6 +743,7 @@ rule(
         ts[2] if ts[2] is not None else A.zeros_like(c.source),
     ),
     batch=_batch_masked,
+    error=errors.GATHER,
 )
 rule(
     "take_index",
@@ -657,6 +757,7 @@ rule(
     saves={"index": (0,)},
     jvp=(lambda c, t: from_rule("take_index", t, c.index), None),
     batch=_batch_take,
+    error=errors.GATHER,
 )
 rule(
     "put_index",
@@ -675,4 +776,5 @@ rule(
     saves={"index": (0, 2)},
     jvp=lambda c, ts: _linear_in(c, ts, "put_index", ("self", "index", "source")),
     batch=_batch_put,
+    error=errors.products(),
 )

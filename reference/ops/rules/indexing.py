@@ -153,6 +153,7 @@ rule(
     grads=(lambda c, g: A.index_put(A.zeros(c.shapes[0], dtype=g.dtype), c.indices, g, accumulate=True),),
     jvp=AUTO_LINEAR,
     batch=_index_batch,
+    error=errors.GATHER,
 )
 rule(
     "index_put",
@@ -165,4 +166,5 @@ rule(
     ),
     jvp=AUTO_LINEAR,
     batch=_index_put_batch,
+    error=errors.products(),
 )

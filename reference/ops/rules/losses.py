@@ -11,6 +11,7 @@ independent problems (each reduced on its own), which is what the batch rules us
 
 from __future__ import annotations
 
+from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
 from reference.ops import api as A
@@ -95,6 +96,85 @@ def nll_loss_backward_prim(g, target, weight, shape, reduction, ignore_index, ba
     return apply(_RULES["nll_loss_backward"], (g, target, weight), params)
 
 
+# ---- rounding-error declarations (reference.errors) ----------------------------------------------
+
+
+def _nll_targets(t, ignore_index):
+    import numpy as np
+
+    ta = np.asarray(t._data)
+    valid = ta != ignore_index
+    return np.where(valid, ta, 0), valid
+
+
+def _nll_weights(x_like, t_shape, ts, valid, w, ignore_index, k):
+    """w[target] (tracked: its errors carry) where valid, else 0; ones without a weight."""
+    import numpy as np
+
+    from reference.autograd.tensor import _make
+
+    if w is not None and w.ndim == 1:
+        return A.where(_make(valid), w[_make(ts)], A.zeros((), dtype=x_like.dtype))
+    dummy = np.zeros(tuple(x_like.shape), dtype=np.asarray(x_like._data).dtype)
+    _, wt, _, _, _ = _nll_pick(
+        dummy, np.where(valid, ts, ignore_index), None if w is None else np.asarray(w._data), ignore_index, k
+    )
+    return _make(wt)  # no weight (ones), or a batched weight taken as exact
+
+
+def _nll_steps(x, t, w, reduction, ignore_index, batch_dims=0):
+    """-(x[target] * w[target]) per element (one product), then a sum and, for 'mean', the division
+    by the summed weights (both sums of products: any order)."""
+    from reference.autograd.tensor import _make
+
+    ts, valid = _nll_targets(t, ignore_index)
+    picked = x.movedim(_class_axis(x, batch_dims), -1).gather(-1, _make(ts[..., None])).squeeze(-1)
+    wt = _nll_weights(x, ts.shape, ts, valid, w, ignore_index, batch_dims)
+    per = -(picked * wt)
+    if reduction == "none":
+        return per
+    rest = _rest(per.ndim, batch_dims)
+    total = A.sum(per, rest) if rest else per
+    if reduction == "sum":
+        return total
+    return total / (A.sum(wt, rest) if rest else wt)
+
+
+def _nll_backward_steps(g, t, w, shape, reduction, ignore_index, batch_dims=0):
+    """-w[target] * g (divided by the summed weights for 'mean') written at each target's class."""
+    from reference.autograd.tensor import _make
+
+    k = batch_dims
+    x_like = A.zeros(tuple(shape), dtype=g.dtype)
+    ts, valid = _nll_targets(t, ignore_index)
+    wt = _nll_weights(x_like, ts.shape, ts, valid, w, ignore_index, k)
+    if reduction == "none":
+        gs = g
+    else:
+        gs = g.reshape(tuple(g.shape) + (1,) * (wt.ndim - k))
+        if reduction == "mean":
+            rest = _rest(wt.ndim, k)
+            gs = gs / (A.sum(wt, rest) if rest else wt).reshape(tuple(gs.shape))
+    val = A.where(_make(valid), -(wt * gs), A.zeros((), dtype=g.dtype))
+    ca = _class_axis(x_like, k)
+    out = A.zeros(tuple(ts.shape) + (shape[ca],), dtype=g.dtype)
+    out = out.scatter(-1, _make(ts[..., None]), val.unsqueeze(-1))
+    return out.movedim(-1, ca)
+
+
+def _bce_steps(x, t, w):
+    """-(t*max(log x, -100) + (1-t)*max(log1p(-x), -100)) * w; log(1 - x) bounds log1p(-x)."""
+    lx = A.clamp(A.log(x), min=-100.0)
+    l1x = A.clamp(A.log(1.0 - x), min=-100.0)
+    out = -(t * lx + (1.0 - t) * l1x)
+    return out if w is None else out * w
+
+
+_NLL_ERROR = errors.composite(_nll_steps, "a gather, one product per element, sums of products, a division")
+_NLL_BACKWARD_ERROR = errors.composite(_nll_backward_steps, "one product (and a division) per target, moved")
+_BCE_ERROR = errors.composite(_bce_steps, "two logs (2 ulp), clamps, products and sums per element")
+
+
 def _nll_params(c):
     return c.reduction, c.ignore_index, c.params.get("batch_dims", 0)
 
@@ -146,6 +226,7 @@ rule(
     saves={"target": (0,), "weight": (0,)},
     jvp=(lambda c, t: nll_loss_prim(t, c.target, c.weight, *_nll_params(c)), None, None),
     batch=_nll_batch,
+    error=_NLL_ERROR,
 )
 rule(
     "nll_loss_backward",
@@ -160,6 +241,7 @@ rule(
         None,
     ),
     batch=_nll_backward_batch,
+    error=_NLL_BACKWARD_ERROR,
 )
 
 # ---- binary_cross_entropy ------------------------------------------------------------------------
@@ -210,6 +292,7 @@ rule(
     saves={"self": (0, 1), "target": (0,), "weight": (0, 1)},
     jvp=(_bce_grad_self, _bce_grad_target, None),
     batch=_elementwise_batch,
+    error=_BCE_ERROR,
 )
 
 _RULES = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from reference import errors
 from reference.autograd.dispatch import apply
 from reference.autograd.tensor import _make
 from reference.backend import namespace_of
@@ -18,6 +19,56 @@ from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rule import AUTO_LINEAR, BATCH_MATMUL, BILINEAR
 from reference.ops.rules.registry import rule
+
+# ---- rounding-error declarations (reference.errors) ----------------------------------------------
+
+
+def _add_product_steps(product):
+    """beta*self + alpha*(product): the product's sums of products (any order), the scalings (none
+    when beta or alpha is 1; self ignored when beta is 0, as aten does) and the final add."""
+
+    def steps(s, a, b, beta, alpha):
+        p = product(a, b)
+        if alpha != 1:
+            p = p * alpha
+        if beta == 0:
+            return p + A.zeros_like(p)
+        return (s if beta == 1 else s * beta) + p
+
+    return steps
+
+
+def _addbmm_product(a, b):
+    """sum_b a[b] @ b[b] as ONE contraction of length batch*k (an implementation may sum the
+    batch*k products in any order, so the bound is that of the whole contraction)."""
+    n, k, m = a.shape[1], a.shape[2], b.shape[2]
+    return A.matmul(a.transpose(0, 1).reshape(n, a.shape[0] * k), b.reshape(b.shape[0] * k, m))
+
+
+_ADD_PRODUCT_ERROR = {
+    "addmm": A.matmul,
+    "addmv": A.matmul,
+    "addr": lambda a, b: A.unsqueeze(a, 1) * A.unsqueeze(b, 0),
+    "baddbmm": A.matmul,
+    "addbmm": _addbmm_product,
+}
+_ADD_PRODUCT_ERROR = {
+    name: errors.composite(_add_product_steps(f), "a scaled sum of products plus a scaled self")
+    for name, f in _ADD_PRODUCT_ERROR.items()
+}
+
+
+def _cross_steps(a, b, dim):
+    """a[i+1]*b[i+2] - a[i+2]*b[i+1]: two correctly rounded products and their difference (the
+    rotations move values)."""
+
+    def rot(t, s):
+        return t.roll(-s, dim)
+
+    return rot(a, 1) * rot(b, 2) - rot(a, 2) * rot(b, 1)
+
+
+_CROSS_ERROR = errors.composite(_cross_steps, "two products and a difference per element (IEEE)")
 
 # ---- vdot (real tensors: dot) -------------------------------------------------------------------------
 
@@ -30,6 +81,7 @@ rule(
     saves={"self": (1,), "other": (0,)},
     jvp=BILINEAR,
     batch=BATCH_MATMUL,
+    error=errors.products(),
 )
 
 # ---- beta * self + alpha * product ---------------------------------------------------------------------
@@ -155,6 +207,7 @@ for _name, _node, _kernel in (
             lambda c, t, _p=_prod: _scaled(_p(c.mat1, t), c.alpha),
         ),
         batch=_add_batch,
+        error=_ADD_PRODUCT_ERROR[_name],
     )
 
 # ---- linalg_cross ----------------------------------------------------------------------------------------
@@ -178,6 +231,7 @@ rule(
     saves={"self": (1,), "other": (0,)},
     jvp=BILINEAR,
     batch=_cross_batch,
+    error=_CROSS_ERROR,
 )
 
 # ---- trace ---------------------------------------------------------------------------------------------
@@ -201,4 +255,5 @@ rule(
     grads=(_trace_grad,),
     jvp=AUTO_LINEAR,
     batch=_trace_batch,
+    error=errors.products(),
 )

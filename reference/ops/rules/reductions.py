@@ -20,6 +20,137 @@ from reference.ops.rule import (
 from reference.ops.rules._helpers import _count, _unreduce
 from reference.ops.rules.registry import rule
 
+# ---- rounding-error declarations (reference.errors) ----------------------------------------------
+
+
+def _dims_of(dim, ndim):
+    if dim is None or dim == ():
+        return tuple(range(ndim))
+    return tuple(d % ndim for d in (dim if isinstance(dim, (tuple, list)) else (dim,)))
+
+
+def _largest_error_over_dim(e_in, params, outs):
+    """The error of a selection along ``dim`` (max, median, kthvalue, sort, topk, cummax's prefix
+    aside): order statistics are 1-Lipschitz in the max norm, so an output's error is at most the
+    largest error among the values it was selected from (applying the op itself to the errors is
+    wrong for a min or a median: the min of the errors is no bound)."""
+    e = np.abs(np.asarray(e_in[0], dtype=np.float64))
+    if e.ndim:
+        e = np.max(e, axis=_dims_of(params.get("dim"), e.ndim), keepdims=True, initial=0.0)
+    tracker = errors.active()
+    if tracker is not None and tracker.p.flush:
+        # a framework that reads subnormal inputs as zero (DAZ) may or may not flush a value it
+        # only moves: either is right, within the smallest normal (eta under flush-to-zero)
+        e = e + tracker.p.eta
+    res = []
+    for o in outs:
+        shape = np.shape(o)
+        res.append(
+            np.broadcast_to(e.reshape(shape) if e.size == math.prod(shape) else np.max(e, initial=0.0), shape)
+        )
+    return res
+
+
+#: a selection along ``dim`` (no arithmetic): the largest error among the candidates.
+SELECTION_ERROR = errors.ErrorSpec(
+    "gather",
+    0.0,
+    "values are selected, not computed; an order statistic moves by at most the largest input error",
+    extra={"window": _largest_error_over_dim},
+)
+#: integer or boolean results (argmax, all, count_nonzero): nothing is rounded.
+INTEGER_RESULT = errors.EXACT
+
+
+def _reduce_dims(x, dim):
+    return None if dim is None or dim == () else dim
+
+
+def _prod_steps(x, dim=None, keepdim=False):
+    """prod as a chain of products (any order has the same first-order bound: (n-1)·u·|y| plus the
+    inputs' errors times the product of the others)."""
+    if dim is None or dim == ():
+        x, d = A.reshape(x, (-1,)), 0
+    else:
+        d = dim % max(x.ndim, 1)
+    if x.ndim == 0:
+        return x * 1.0
+    n = x.shape[d]
+    if n == 0:
+        return A.sum(x, d, keepdim=keepdim) + 1.0
+    acc = A.select(x, d, 0)
+    for i in range(1, n):
+        acc = acc * A.select(x, d, i)
+    if keepdim and dim is not None and dim != ():
+        acc = A.unsqueeze(acc, d)
+    elif keepdim:
+        acc = A.reshape(acc, (1,) * len(x.shape))
+    return acc
+
+
+def _var_steps(x, dim, correction, keepdim):
+    """The two-pass variance: mean, centred squares, their sum, one division (Welford's update,
+    PyTorch's CPU kernel, is bounded by the same first-order terms)."""
+    dims = _reduce_dims(x, dim)
+    n = _count(tuple(x.shape), None if dims is None else _dims_of(dims, x.ndim))
+    xc = x - A.mean(x, dims, keepdim=True)
+    return A.sum(xc * xc, dims, keepdim=keepdim) / max(n - correction, 0)
+
+
+def _std_steps(x, dim, correction, keepdim):
+    return A.sqrt(_var_steps(x, dim, correction, keepdim))
+
+
+def _var_mean_steps(x, dim, correction, keepdim):
+    return _var_steps(x, dim, correction, keepdim), A.mean(x, _reduce_dims(x, dim), keepdim=keepdim)
+
+
+def _std_mean_steps(x, dim, correction, keepdim):
+    return _std_steps(x, dim, correction, keepdim), A.mean(x, _reduce_dims(x, dim), keepdim=keepdim)
+
+
+def _norm_steps(x, ord, dim, keepdim):
+    """The p-norm as written: max/min of |x|, count, sum of |x|, sqrt of the sum of squares, or
+    (sum |x|^p)^(1/p)."""
+    dims = _reduce_dims(x, dim)
+    a = A.abs(x)
+    if ord == 0:
+        return A.sum(A.to(a != 0, x.dtype), dims, keepdim=keepdim)
+    if ord == math.inf:
+        return A.amax(a, () if dims is None else dims, keepdim=keepdim)
+    if ord == -math.inf:
+        return A.amin(a, () if dims is None else dims, keepdim=keepdim)
+    if ord == 1:
+        return A.sum(a, dims, keepdim=keepdim)
+    if ord == 2:
+        return A.sqrt(A.sum(x * x, dims, keepdim=keepdim))
+    return A.pow(A.sum(A.pow(a, ord), dims, keepdim=keepdim), 1.0 / ord)
+
+
+def _logsumexp_steps(x, dim, keepdim):
+    """max-shifted: m + log(sum(exp(x - m))), m the (finite) max, as every framework computes it."""
+    dims = _reduce_dims(x, dim)
+    m = A.amax(x, () if dims is None else dims, keepdim=True).detach()
+    m = A.where(A.abs(m) < math.inf, m, A.zeros_like(m))
+    out = A.log(A.sum(A.exp(x - m), dims, keepdim=True)) + m
+    if keepdim:
+        return out
+    return A.reshape(out, _shape_without(tuple(x.shape), dims))
+
+
+def _shape_without(shape, dims):
+    keep = set(_dims_of(dims, len(shape))) if shape else set()
+    return tuple(s for i, s in enumerate(shape) if i not in keep)
+
+
+PROD_ERROR = errors.composite(_prod_steps, "a chain of products, 0.5 ulp each (IEEE)")
+VAR_ERROR = errors.composite(_var_steps, "two-pass variance: mean, centred squares, sum, division")
+STD_ERROR = errors.composite(_std_steps, "the variance's steps, then a correctly rounded sqrt")
+VAR_MEAN_ERROR = errors.composite(_var_mean_steps, "the variance's steps and the mean")
+STD_MEAN_ERROR = errors.composite(_std_mean_steps, "the standard deviation's steps and the mean")
+NORM_ERROR = errors.composite(_norm_steps, "|x|, then max, count, sum, sqrt of a sum of squares or pow")
+LOGSUMEXP_ERROR = errors.composite(_logsumexp_steps, "max-shifted exp, sum, log, add back the max")
+
 # ---- reductions ----------------------------------------------------------------------------------
 
 # aten's overloads: the full reduction (sum(x)) and the reduction over dims (sum(x, dim)).
@@ -58,7 +189,7 @@ for _name, _kernel, _node in (("amax", K.amax, "AmaxBackward0"), ("amin", K.amin
         _node,
         ("self",),
         forward=_kernel,
-        error=errors.GATHER,  # selects an element: at most the largest error among the candidates
+        error=SELECTION_ERROR,  # selects an element: at most the largest error among the candidates
         grads=(
             lambda c, g: A.scale_grad_by_count(
                 _unreduce(g, c.shapes[0], c.dim, c.keepdim),
@@ -145,6 +276,7 @@ rule(
     saves={"self": (0,)},
     jvp=(lambda c, t: _sum_back(A.masked_fill(t, _isnan(c.self), 0.0), c.dim, c.keepdim),),
     batch=BATCH_REDUCE,
+    error=errors.products(),
 )
 
 
@@ -217,6 +349,7 @@ for _name, _node in (("prod", "ProdBackward0"), ("prod_dim", "ProdBackward1")):
         saves={"self": (0,), "result": (0,)},
         jvp=(_prod_jvp,),
         batch=BATCH_REDUCE if _name == "prod" else _batch_multi,
+        error=PROD_ERROR,
     )
 
 # ---- var, std, var_mean, std_mean ----------------------------------------------------------------------
@@ -268,6 +401,7 @@ rule(
     saves={"self": (0,)},
     jvp=(_var_jvp,),
     batch=BATCH_REDUCE,
+    error=VAR_ERROR,
 )
 rule(
     "std",
@@ -278,6 +412,7 @@ rule(
     saves={"self": (0,), "result": (0,)},
     jvp=(_std_jvp,),
     batch=BATCH_REDUCE,
+    error=STD_ERROR,
 )
 
 
@@ -300,6 +435,7 @@ rule(
     saves={"self": (0,)},
     jvp=lambda c, ts: (_var_jvp(c, ts[0]), _sum_back(ts[0], c.dim, c.keepdim) / _count_c(c)),
     batch=_batch_multi,
+    error=VAR_MEAN_ERROR,
 )
 rule(
     "std_mean",
@@ -317,6 +453,7 @@ rule(
         _sum_back(ts[0], c.dim, c.keepdim) / _count_c(c),
     ),
     batch=_batch_multi,
+    error=STD_MEAN_ERROR,
 )
 
 
@@ -387,6 +524,7 @@ rule(
     saves={"self": (0,), "result": (0,)},
     jvp=(_norm_jvp,),
     batch=BATCH_REDUCE,
+    error=NORM_ERROR,
 )
 
 # ---- logsumexp ------------------------------------------------------------------------------------------
@@ -420,6 +558,7 @@ rule(
         ),
     ),
     batch=BATCH_REDUCE,
+    error=LOGSUMEXP_ERROR,
 )
 
 # ---- max/min/median over all elements: the gradient shared evenly among the ties --------------------------
@@ -478,6 +617,7 @@ rule(
     saves={"self": (0,), "result": (0,)},
     jvp=(_evenly_jvp,),
     batch=BATCH_REDUCE,
+    error=SELECTION_ERROR,
 )
 rule(
     "min",
@@ -488,6 +628,7 @@ rule(
     saves={"self": (0,), "result": (0,)},
     jvp=(_evenly_jvp,),
     batch=BATCH_REDUCE,
+    error=SELECTION_ERROR,
 )
 rule(
     "median",
@@ -498,6 +639,7 @@ rule(
     saves={"self": (0,), "result": (0,)},
     jvp=(_evenly_jvp,),
     batch=BATCH_REDUCE,
+    error=SELECTION_ERROR,
 )
 rule(
     "nanmedian",
@@ -508,6 +650,7 @@ rule(
     saves={"self": (0,), "result": (0,)},
     jvp=(_evenly_jvp,),
     batch=BATCH_REDUCE,
+    error=SELECTION_ERROR,
 )
 
 # ---- value-selecting reductions along one dim: (indices, values), the gradient to the index ----------------
@@ -543,6 +686,7 @@ def _selecting_rule(name, node, kernel, keepdim_param=True):
         ("self",),
         forward=kernel,
         outputs=2,
+        error=SELECTION_ERROR,
         grads=(
             lambda c, g: select_backward(
                 g[1], c.dim, c.result, c.shapes[0], c.keepdim if keepdim_param else True
@@ -660,13 +804,14 @@ rule(
         )
     ),
     batch=_batch_multi,
+    error=SELECTION_ERROR,
 )
 
 # ---- results without a gradient: argmax/argmin, all/any, count_nonzero --------------------------------------
 
 
 def _no_grad_rule(name, kernel, batch=BATCH_REDUCE):
-    rule(name, name, ("self",), forward=kernel, grads=(None,), jvp=(None,), batch=batch)
+    rule(name, name, ("self",), forward=kernel, grads=(None,), jvp=(None,), batch=batch, error=INTEGER_RESULT)
 
 
 def _argmax_kernel(largest):

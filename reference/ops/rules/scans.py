@@ -13,12 +13,61 @@ from __future__ import annotations
 
 import numpy as np
 
+from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.rule import AUTO_LINEAR, BATCH_DIM
 from reference.ops.rules.reductions import _batch_multi, _flip
 from reference.ops.rules.registry import RULES, rule
+
+# ---- rounding-error declarations (reference.errors) ----------------------------------------------
+
+
+def _cumprod_steps(x, dim):
+    """Running products, one correctly rounded product per step (the prefix of length i carries
+    (i-1)·u·|y| in any order)."""
+    if x.ndim == 0 or x.shape[dim] == 0:
+        return x * 1.0
+    acc = A.select(x, dim, 0)
+    outs = [acc]
+    for i in range(1, x.shape[dim]):
+        acc = acc * A.select(x, dim, i)
+        outs.append(acc)
+    return A.stack(outs, dim)
+
+
+def _logcumsumexp_steps(x, dim):
+    """PyTorch's scan: acc = max(acc, x_i) + log(1 + exp(-|acc - x_i|)) (its log1p is at least as
+    accurate as log(1 + .), whose bound is taken)."""
+    if x.ndim == 0 or x.shape[dim] == 0:
+        return x * 1.0
+    acc = A.select(x, dim, 0)
+    outs = [acc]
+    for i in range(1, x.shape[dim]):
+        xi = A.select(x, dim, i)
+        acc = A.maximum(acc, xi) + A.log(1.0 + A.exp(-A.abs(acc - xi)))
+        outs.append(acc)
+    return A.stack(outs, dim)
+
+
+def _running_largest_error(e_in, params, outs):
+    """cummax/cummin select from the prefix: the largest error in the prefix bounds the selected
+    value's (the running min of the errors would not)."""
+    e = np.abs(np.asarray(e_in[0], dtype=np.float64))
+    if e.ndim and e.size:
+        e = np.maximum.accumulate(e, axis=params["dim"])
+    return [np.broadcast_to(e, np.shape(o)) for o in outs]
+
+
+_CUMPROD_ERROR = errors.composite(_cumprod_steps, "a running product, 0.5 ulp per product (IEEE)")
+_LOGCUMSUMEXP_ERROR = errors.composite(_logcumsumexp_steps, "a log-add-exp scan (max, exp, log, adds)")
+_CUM_EXTREME_ERROR = errors.ErrorSpec(
+    "gather",
+    0.0,
+    "values are selected from the prefix, not computed",
+    extra={"window": _running_largest_error},
+)
 
 
 def cumsum_kernel(x, dim):
@@ -114,6 +163,7 @@ rule(
     grads=(lambda c, g: g if len(c.shapes[0]) == 0 else reversed_cumsum(g, c.dim),),
     jvp=AUTO_LINEAR,
     batch=BATCH_DIM,
+    error=errors.products(),
 )
 rule(
     "cumprod",
@@ -124,6 +174,7 @@ rule(
     saves={"self": (0,), "result": (0,)},
     jvp=(_cumprod_jvp,),
     batch=BATCH_DIM,
+    error=_CUMPROD_ERROR,
 )
 
 
@@ -170,6 +221,7 @@ for _name, _node, _largest in (("cummax", "CummaxBackward0", True), ("cummin", "
         saves={"result": (0,)},
         jvp=_cum_extreme_jvp,
         batch=_batch_multi,
+        error=_CUM_EXTREME_ERROR,
     )
 
 
@@ -223,4 +275,5 @@ rule(
     saves={"self": (0,), "result": (0,)},
     jvp=(_logcumsumexp_jvp,),
     batch=BATCH_DIM,
+    error=_LOGCUMSUMEXP_ERROR,
 )

@@ -8,6 +8,7 @@ an entry. Composites over these (fliplr, tile, movedim, hstack, ...) live in
 
 from __future__ import annotations
 
+from reference import errors
 from reference.autograd.batching import view_rule
 from reference.autograd.dispatch import apply, apply_view
 from reference.backend import namespace_of
@@ -55,6 +56,7 @@ rule(
     grads=(lambda c, g: _call("flip", g, dims=c.dims),),
     jvp=AUTO_LINEAR,
     batch=_shift_dims("dims"),
+    error=errors.GATHER,
 )
 
 
@@ -82,6 +84,7 @@ rule(
     grads=(lambda c, g: _call("roll", g, shifts=tuple(-s for s in c.shifts), dims=c.dims),),
     jvp=AUTO_LINEAR,
     batch=_roll_batch,
+    error=errors.GATHER,
 )
 rule(
     "rot90",
@@ -91,6 +94,7 @@ rule(
     grads=(lambda c, g: _call("rot90", g, k=-c.k, dims=c.dims),),
     jvp=AUTO_LINEAR,
     batch=_shift_dims("dims"),
+    error=errors.GATHER,
 )
 
 # ---- repeat -----------------------------------------------------------------------------------------
@@ -128,6 +132,7 @@ rule(
     grads=(_repeat_grad,),
     jvp=AUTO_LINEAR,
     batch=_repeat_batch,
+    error=errors.GATHER,
 )
 
 # ---- tril, triu -------------------------------------------------------------------------------------
@@ -140,6 +145,7 @@ rule(
     grads=(lambda c, g: _call("tril", g, diagonal=c.diagonal),),
     jvp=AUTO_LINEAR,
     batch=_same_params,
+    error=errors.GATHER,
 )
 rule(
     "triu",
@@ -149,6 +155,7 @@ rule(
     grads=(lambda c, g: _call("triu", g, diagonal=c.diagonal),),
     jvp=AUTO_LINEAR,
     batch=_same_params,
+    error=errors.GATHER,
 )
 
 # ---- diagonals --------------------------------------------------------------------------------------
@@ -180,6 +187,7 @@ rule(
     grads=(lambda c, g: A.diagonal(g, c.offset, c.dim1, c.dim2),),
     jvp=AUTO_LINEAR,
     batch=_shift_dims("dim1", "dim2"),
+    error=errors.GATHER,
 )
 
 
@@ -209,6 +217,7 @@ rule(
     grads=(lambda c, g: _diagonal_backward(g, c.shapes[0], c.offset, c.dim1, c.dim2),),
     jvp=AUTO_LINEAR,
     batch=_shift_dims("dim1", "dim2"),
+    error=errors.GATHER,
 )
 
 # ---- *_scatter: out = input with a view replaced by src --------------------------------------------
@@ -241,6 +250,7 @@ rule(
     ),
     jvp=AUTO_LINEAR,
     batch=_scatter_batch("dim"),
+    error=errors.GATHER,
 )
 
 
@@ -265,6 +275,7 @@ rule(
     ),
     jvp=AUTO_LINEAR,
     batch=_scatter_batch("dim"),
+    error=errors.GATHER,
 )
 
 
@@ -289,6 +300,7 @@ rule(
     ),
     jvp=AUTO_LINEAR,
     batch=_scatter_batch("dim1", "dim2"),
+    error=errors.GATHER,
 )
 
 # ---- narrow_copy ------------------------------------------------------------------------------------
@@ -311,6 +323,7 @@ rule(
     ),
     jvp=AUTO_LINEAR,
     batch=_shift_dims("dim"),
+    error=errors.GATHER,
 )
 
 # ---- block_diag -------------------------------------------------------------------------------------
@@ -357,6 +370,7 @@ rule(
     vjp=_block_diag_vjp,
     jvp=AUTO_LINEAR,
     batch=_block_diag_batch,
+    error=errors.GATHER,
 )
 
 # ---- Tensor.unfold (a view) ---------------------------------------------------------------------------

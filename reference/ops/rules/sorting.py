@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from reference.backend import namespace_of
-from reference.ops.rules.reductions import _batch_multi, select_backward, select_jvp
+from reference.ops.rules.reductions import SELECTION_ERROR, _batch_multi, select_backward, select_jvp
 from reference.ops.rules.registry import rule
 
 
@@ -52,6 +52,7 @@ for _name, _node in (("sort", "SortBackward0"), ("sort_stable", "SortBackward1")
         ("self",),
         forward=sort_kernel,
         outputs=2,
+        error=SELECTION_ERROR,
         grads=(lambda c, g: select_backward(g[1], c.dim, c.result, c.shapes[0], True),),
         saves={"result": (0,)},
         jvp=lambda c, ts: (None, select_jvp(ts[0], c.dim, c.result[0], True)),
@@ -67,4 +68,5 @@ rule(
     saves={"result": (0,)},
     jvp=lambda c, ts: (None, select_jvp(ts[0], c.dim, c.result[0], True)),
     batch=_batch_multi,
+    error=SELECTION_ERROR,
 )
