@@ -103,8 +103,6 @@ def _predicates(case: dict, check: str) -> dict[str, bool]:
     if case.get("op") != "conv":
         return _record_predicates(case)
     p, shapes = case["params"], case["shapes"]
-    if "weight" not in shapes or "stride" not in p:
-        return {}  # an op record's case: the convolution facts below do not apply
     x, w = shapes["input"], shapes["weight"]
     kernel, stride, dilation = w[2:], p["stride"], p["dilation"]
     pad = p["padding"]
