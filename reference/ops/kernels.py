@@ -202,17 +202,6 @@ def batch_norm(x, weight, bias, running_mean, running_var, training, momentum, e
 # ---- pooling: windows as index tables over each (H, W) plane -------------------------------------
 
 
-def _pair(v, name):
-    if isinstance(v, int):
-        return (v, v)
-    v = tuple(v)
-    if len(v) == 1:
-        return (v[0], v[0])
-    if len(v) != 2:
-        raise ValueError(f"{name}={v!r} must be an int or a pair of ints")
-    return v
-
-
 def pool_output_size(n, k, s, p, d, ceil_mode):
     """PyTorch's pooling_output_shape."""
     num = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
@@ -220,67 +209,6 @@ def pool_output_size(n, k, s, p, d, ceil_mode):
     if ceil_mode and (out - 1) * s >= n + p:
         out -= 1
     return out
-
-
-def pool_windows(in_hw, kernel_size, stride, padding, dilation, ceil_mode, kind):
-    """Index table (OH, OW, K) into the flattened plane, a validity mask, and PyTorch's window ends."""
-    (kh, kw), (sh, sw) = _pair(kernel_size, "kernel_size"), _pair(stride or kernel_size, "stride")
-    (ph, pw), (dh, dw) = _pair(padding, "padding"), _pair(dilation, "dilation")
-    for p, k, d in ((ph, kh, dh), (pw, kw, dw)):
-        limit = (d * (k - 1) + 1) // 2 if kind == "max" else k // 2
-        if p > limit:
-            what = "effective kernel size" if kind == "max" else "kernel size"
-            raise RuntimeError(
-                f"pad should be at most half of {what}, but got pad={p}, kernel_size={k} and dilation={d}"
-                if kind == "max"
-                else f"pad should be smaller than or equal to half of kernel size, "
-                f"but got padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}"
-            )
-    H, W = in_hw
-    oh = pool_output_size(H, kh, sh, ph, dh, ceil_mode)
-    ow = pool_output_size(W, kw, sw, pw, dw, ceil_mode)
-    if oh <= 0 or ow <= 0:
-        raise RuntimeError(
-            f"Given input size: ({H}x{W}). Calculated output size: ({oh}x{ow}). Output size is too small"
-        )
-    hs = (np.arange(oh) * sh - ph)[:, None] + np.arange(kh)[None, :] * dh  # (OH, KH)
-    ws = (np.arange(ow) * sw - pw)[:, None] + np.arange(kw)[None, :] * dw  # (OW, KW)
-    rows = hs[:, None, :, None]
-    cols = ws[None, :, None, :]
-    valid = (rows >= 0) & (rows < H) & (cols >= 0) & (cols < W)
-    index = np.where(valid, rows * W + cols, 0).reshape(oh, ow, kh * kw)
-    return index, valid.reshape(oh, ow, kh * kw), (oh, ow), ((kh, kw), (sh, sw), (ph, pw))
-
-
-def avg_pool_weights(in_hw, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Per-window (index, weight): weight = 1/divisor on valid positions, as PyTorch's avg_pool2d."""
-    index, valid, (oh, ow), ((kh, kw), (sh, sw), (ph, pw)) = pool_windows(
-        in_hw, kernel_size, stride, padding, 1, ceil_mode, "avg"
-    )
-    H, W = in_hw
-    hstart = np.arange(oh) * sh - ph
-    wstart = np.arange(ow) * sw - pw
-    hend = np.minimum(hstart + kh, H + ph)
-    wend = np.minimum(wstart + kw, W + pw)
-    pool_size = (hend - hstart)[:, None] * (wend - wstart)[None, :]
-    inside = (np.minimum(hend, H) - np.maximum(hstart, 0))[:, None] * (
-        np.minimum(wend, W) - np.maximum(wstart, 0)
-    )[None, :]
-    if divisor_override:
-        divisor = np.full((oh, ow), float(divisor_override))
-    else:
-        divisor = pool_size if count_include_pad else inside
-    weight = valid / np.maximum(divisor, 1)[:, :, None]
-    return index, weight
-
-
-def max_pool_argmax(planes, index, valid):
-    """planes (P, H*W) -> (values, flat argmax) per window; the first maximum wins, as in PyTorch."""
-    windows = np.where(valid[None], planes[:, index], -np.inf)  # (P, OH, OW, K)
-    arg = np.argmax(windows, axis=-1)
-    flat = np.take_along_axis(np.broadcast_to(index, windows.shape), arg[..., None], axis=-1)[..., 0]
-    values = np.take_along_axis(windows, arg[..., None], axis=-1)[..., 0]
-    return values, flat
 
 
 def pool_gather(x, index, weight):

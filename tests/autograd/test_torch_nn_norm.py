@@ -54,6 +54,8 @@ NORMS = [
     ("layer_norm", lambda F, lib, x, w, b: F.layer_norm(x, (3, 4), w, b), (2, 3, 4), (3, 4)),
     ("layer_norm_no_affine", lambda F, lib, x, w, b: F.layer_norm(x, (4,), eps=1e-3), (2, 3, 4), (3, 4)),
     ("group_norm", lambda F, lib, x, w, b: F.group_norm(x, 2, w, b), (2, 4, 3), (4,)),
+    ("group_norm_empty_batch", lambda F, lib, x, w, b: F.group_norm(x, 2, w, b), (0, 4, 3), (4,)),
+    ("layer_norm_empty_batch", lambda F, lib, x, w, b: F.layer_norm(x, (3,), w[0], b[0]), (0, 4, 3), (4, 3)),
     ("group_norm_4d", lambda F, lib, x, w, b: F.group_norm(x, 1, w, b, eps=0.1), (2, 4, 2, 2), (4,)),
     ("rms_norm_eps_none", lambda F, lib, x, w, b: F.rms_norm(x, (4,), w[0]), (2, 3, 4), (3, 4)),
     ("rms_norm_eps", lambda F, lib, x, w, b: F.rms_norm(x, (3, 4), w, eps=0.5), (2, 3, 4), (3, 4)),

@@ -137,3 +137,23 @@ def test_vmap_of_grad_of_max_pools(fn):
     got = vmap(grad(lambda a: fn(T.nn.functional, a)))(T.tensor(x))
     want = torch.func.vmap(torch.func.grad(lambda a: fn(torch.nn.functional, a)))(torch.tensor(x))
     np.testing.assert_allclose(got._data, want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "n, shape, kwargs",
+    [
+        (2, (2, 3, 7, 6), {"output_size": (4, 3)}),
+        (2, (2, 5, 5), {"output_ratio": (0.6, 0.6)}),
+        (3, (1, 2, 5, 6, 4), {"output_size": (3, 2, 2)}),
+    ],
+    ids=["2d", "2d_unbatched_ratio", "3d"],
+)
+def test_fractional_max_pool_explicit_samples(n, shape, kwargs):
+    batch = shape[:2] if len(shape) == n + 2 else (1, shape[0])
+    samples = np.random.default_rng(5).random(batch + (n,))
+
+    def prog(F, lib, x):
+        fn = getattr(F, f"fractional_max_pool{n}d")
+        return fn(x, 2, return_indices=True, _random_samples=lib.tensor(samples), **kwargs)
+
+    agree(prog, [_x(*shape)])

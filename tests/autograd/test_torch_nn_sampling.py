@@ -136,3 +136,54 @@ ERRORS = [
 @pytest.mark.parametrize("label, fn, shape", ERRORS, ids=[c[0] for c in ERRORS])
 def test_errors(label, fn, shape):
     errors_agree(lambda F, lib, x: fn(F, x), _x(*shape))
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize(
+    "size", [(2, 3, 4, 5), (1, 1, 1, 3), (2, 1, 3, 2, 4)], ids=["2d", "2d_single_row", "3d"]
+)
+def test_affine_grid(size, align_corners):
+    theta = _x(size[0], len(size) - 2, len(size) - 1)
+    agree(lambda F, lib, t: F.affine_grid(t, size, align_corners=align_corners) ** 2, [theta])
+
+
+AFFINE_ERRORS = [
+    ("size_3d", lambda F, t: F.affine_grid(t, (1, 2, 3), align_corners=False), (1, 2, 3)),
+    ("theta_shape", lambda F, t: F.affine_grid(t, (1, 2, 3, 3), align_corners=False), (1, 3, 4)),
+    ("theta_shape_3d", lambda F, t: F.affine_grid(t, (1, 2, 3, 3, 3), align_corners=False), (1, 2, 3)),
+]
+
+
+@pytest.mark.parametrize("label, fn, shape", AFFINE_ERRORS, ids=[c[0] for c in AFFINE_ERRORS])
+def test_affine_grid_errors(label, fn, shape):
+    errors_agree(lambda F, lib, t: fn(F, t), _x(*shape))
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_grid_sample(mode, padding_mode, align_corners):
+    x = _x(2, 2, 3, 4)
+    grid = _x(2, 3, 5, 2, seed=1) * 1.7  # past the edges too
+    agree(
+        lambda F, lib, x, g: F.grid_sample(
+            x, g, mode=mode, padding_mode=padding_mode, align_corners=align_corners
+        ),
+        [x, grid],
+    )
+
+
+GRID_ERRORS = [
+    ("last_dim", lambda F, lib, x: F.grid_sample(x, x[:, :1, :3, :3], align_corners=False)),
+    ("mode", lambda F, lib, x: F.grid_sample(x, x[:, :1, :3, :2], mode="foo", align_corners=False)),
+    (
+        "padding_mode",
+        lambda F, lib, x: F.grid_sample(x, x[:, :1, :3, :2], padding_mode="foo", align_corners=False),
+    ),
+    ("dims", lambda F, lib, x: F.grid_sample(x, x[:, 0, :3, :2], align_corners=False)),
+]
+
+
+@pytest.mark.parametrize("label, fn", GRID_ERRORS, ids=[c[0] for c in GRID_ERRORS])
+def test_grid_sample_errors(label, fn):
+    errors_agree(fn, _x(1, 2, 5, 4))

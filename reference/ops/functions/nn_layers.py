@@ -83,7 +83,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             "Expected number of channels in input to be divisible by num_groups, but got input of shape "
             f"{_shape_list(input.shape)} and num_groups={num_groups}"
         )
-    x = A.reshape(input, (n, num_groups, -1))
+    x = A.reshape(input, (n, num_groups, (c // num_groups) * math.prod(input.shape[2:])))
     mean = A.mean(x, (2,), keepdim=True)
     xc = x - mean
     var = A.mean(xc * xc, (2,), keepdim=True)

@@ -34,6 +34,10 @@ NN_FUNCTIONAL = [
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
+    "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
     "lp_pool1d",
     "lp_pool2d",
     "lp_pool3d",
@@ -447,3 +451,92 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _unpool(input, indices, 3, kernel_size, stride, padding, output_size)
+
+
+# ---- fractional max pooling (explicit samples) ---------------------------------------------------
+
+
+def _intervals(sample, n_in, n_out, pool):
+    """PyTorch's generate_intervals: pseudo-random window starts from one sample in [0, 1)."""
+    seq = np.zeros(n_out, dtype=np.int64)
+    if n_out > 1:
+        alpha = (n_in - pool) / (n_out - 1)
+        i = np.arange(n_out - 1)
+        seq[:-1] = ((i + sample) * alpha).astype(np.int64) - int(sample * alpha)
+    seq[-1] = n_in - pool
+    return seq
+
+
+def _fractional(input, n, kernel_size, output_size, output_ratio, _random_samples):
+    op = f"fractional_max_pool{n}d"
+    k = _ints(kernel_size, n, "kernel_size", op)
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{op} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        ratio = (output_ratio,) * n if isinstance(output_ratio, (int, float)) else tuple(output_ratio)
+        output_size = [int(input.shape[input.ndim - n + d] * ratio[d]) for d in range(n)]
+    out = _ints(output_size, n, "output_size", op)
+    if _random_samples is None:
+        raise ValueError(
+            f"{op}: _random_samples=None, but the reference has no hidden randomness; pass _random_samples= "
+            f"(a tensor of shape (N, C, {n}) in [0, 1)) drawn the way the framework under test drew it"
+        )
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}")
+    batched = input.ndim == n + 2
+    x = input if batched else A.unsqueeze(input, 0)
+    sizes = tuple(x.shape[2:])
+    for d in range(n):
+        if out[d] + k[d] - 1 > sizes[d]:
+            raise RuntimeError(
+                f"{op}_out(): pool size {k[d]} too large relative to input size {sizes[d]} and output size {out[d]}"
+            )
+    samples = np.asarray(_random_samples._data if isinstance(_random_samples, Tensor) else _random_samples)
+    nb, c = x.shape[0], x.shape[1]
+    samples = samples.reshape(nb, c, n)
+    plane = math.prod(sizes)
+    rows = []
+    for p in range(nb * c):
+        s = samples.reshape(-1, n)[p]
+        # PyTorch: 2-d samples are (width, height); 3-d samples (time, height, width)
+        axes = [
+            (
+                _intervals(s[n - 1 - d] if n == 2 else s[d], sizes[d], out[d], k[d])[:, None]
+                + np.arange(k[d])[None, :],
+                None,
+            )
+            for d in range(n)
+        ]
+        index, _ = K.combine_axes(axes, sizes)
+        rows.append(index + p * plane)
+    index = np.concatenate(rows, axis=0)
+    v, i = max_window(op, x, index, tuple(x.shape), (nb, c) + tuple(out), plane_size=plane)
+    return (v, i) if batched else (A.squeeze(v, 0), A.squeeze(i, 0))
+
+
+def fractional_max_pool2d_with_indices(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
+    """Rule ``fractional_max_pool2d``; the samples are explicit (``_random_samples``, as PyTorch
+    accepts them): without them the reference raises instead of drawing."""
+    return _fractional(input, 2, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool2d(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
+    v, i = _fractional(input, 2, kernel_size, output_size, output_ratio, _random_samples)
+    return (v, i) if return_indices else v
+
+
+def fractional_max_pool3d_with_indices(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
+    return _fractional(input, 3, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool3d(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
+    v, i = _fractional(input, 3, kernel_size, output_size, output_ratio, _random_samples)
+    return (v, i) if return_indices else v

@@ -15,8 +15,10 @@ from reference.ops import kernels as K
 from reference.ops.rules.pooling import window_map
 
 NN_FUNCTIONAL = [
+    "affine_grid",
     "channel_shuffle",
     "fold",
+    "grid_sample",
     "interpolate",
     "pad",
     "pixel_shuffle",
@@ -407,3 +409,161 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     fwd, _ = _im2col_table(c, size, k, d, p, s)
     index, weight = K.transpose_table(fwd, np.ones(fwd.shape), c * size[0] * size[1])
     return window_map("col2im", input, index, weight, (ck, L), (c,) + size)
+
+
+# ---- affine_grid --------------------------------------------------------------------------------
+
+
+def _base_coords(n, align_corners):
+    """PyTorch's linspace_from_neg_one: -1..1, shrunk by (n - 1) / n without align_corners."""
+    if n <= 1:
+        return np.zeros(max(n, 0))
+    c = np.linspace(-1.0, 1.0, n)
+    return c if align_corners else c * (n - 1) / n
+
+
+def affine_grid(theta, size, align_corners=None):
+    """Composite, as PyTorch's affine_grid_generator: a constant base grid (x, y[, z], 1) times
+    ``theta`` transposed (PyTorch's node: ``AffineGridGeneratorBackward0``; same values and gradients)."""
+    if align_corners is None:
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = [int(e) for e in size]
+    if len(size) == 4:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
+            raise ValueError(
+                f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {tuple(size)}. Got torch.Size({list(theta.shape)})."
+            )
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (3, 4):
+            raise ValueError(
+                f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {tuple(size)}. Got torch.Size({list(theta.shape)})."
+            )
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError(
+            "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, respectively. "
+            f"Got size {tuple(size)}."
+        )
+    if min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {tuple(size)}")
+    n = size[0]
+    coords = [_base_coords(s, align_corners) for s in spatial]  # (D,) H, W
+    mesh = np.meshgrid(*coords, indexing="ij")
+    base = np.stack([*mesh[::-1], np.ones(tuple(spatial))], axis=-1)  # x (width) first
+    k = base.shape[-1]
+    base = A.tensor(base.reshape(1, -1, k).astype(theta._data.dtype))
+    grid = A.matmul(A.expand(base, (n,) + tuple(base.shape[1:])), A.transpose(theta, 1, 2))
+    return A.reshape(grid, (n, *spatial, k - 1))
+
+
+# ---- grid_sample --------------------------------------------------------------------------------
+
+
+def _clip_affine(c, size):
+    """PyTorch's clip_coordinates_set_grad as (value, d value / d c): gradient 0 at and past the ends."""
+    lim = size - 1
+    inside = (c > 0) & (c < lim)
+    return np.where(c <= 0, 0.0, np.where(c >= lim, float(lim), c)), inside.astype(np.float64)
+
+
+def _reflect_affine(c, twice_low, twice_high):
+    """PyTorch's reflect_coordinates_set_grad as (value, d value / d c)."""
+    if twice_low == twice_high:
+        return np.zeros_like(c), np.zeros_like(c)
+    lo, span = twice_low / 2, (twice_high - twice_low) / 2
+    x = c - lo
+    mult = np.where(x < 0, -1.0, 1.0)
+    x = np.abs(x)
+    extra = np.fmod(x, span)
+    flips = np.floor(x / span).astype(np.int64)
+    even = flips % 2 == 0
+    return np.where(even, extra + lo, span - extra + lo), np.where(even, mult, -mult)
+
+
+def _source_coord(coord, size, padding_mode, align_corners):
+    """The sampling coordinate (Tensor) from a normalised grid coordinate (Tensor): unnormalised,
+    then reflected/clipped as piecewise-linear maps (constant slope and offset on each piece, taken
+    from the values, exactly PyTorch's values and gradient multipliers)."""
+    if align_corners:
+        c = (coord + 1.0) * ((size - 1) / 2.0)
+    else:
+        c = ((coord + 1.0) * size - 1.0) / 2.0
+    if padding_mode == "zeros":
+        return c
+    v = c._data.astype(np.float64)
+    slope = np.ones_like(v)
+    if padding_mode == "reflection":
+        v, s = (
+            _reflect_affine(v, 0, 2 * (size - 1)) if align_corners else _reflect_affine(v, -1, 2 * size - 1)
+        )
+        slope = slope * s
+    v, s = _clip_affine(v, size)
+    slope = slope * s
+    offset = v - slope * c._data
+    dt = c._data.dtype
+    return c * A.tensor(slope.astype(dt)) + A.tensor(offset.astype(dt))
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Composite for 2-d inputs (PyTorch's node: ``GridSampler2DBackward0``; same values and
+    gradients): the corner values are ``take``-n from the input, the bilinear weights are Tensor
+    functions of the grid (floors as constants), padding modes are PyTorch's piecewise-linear
+    coordinate maps. ``mode="bicubic"`` and 5-d (volumetric) inputs are not implemented (rejected)."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(
+            f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'"
+        )
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(
+            "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or 'reflection', "
+            f"but got: '{padding_mode}'"
+        )
+    if align_corners is None:
+        align_corners = False
+    if input.ndim != grid.ndim:
+        raise RuntimeError(
+            f"grid_sampler(): expected {input.ndim}D input and grid with same number of dimensions, but got input "
+            "with sizes "
+            f"{list(input.shape)} and grid with sizes {list(grid.shape)}"
+        )
+    if grid.shape[-1] != input.ndim - 2:
+        raise RuntimeError(
+            f"grid_sampler(): expected grid to have size {input.ndim - 2} in last dimension, but got grid with sizes "
+            f"{list(grid.shape)}"
+        )
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(
+            "grid_sampler(): expected grid and input to have same batch size, but got input with sizes "
+            f"{list(input.shape)} and grid with sizes {list(grid.shape)}"
+        )
+    if input.ndim != 4 or mode == "bicubic":
+        raise NotImplementedError(
+            "reference: grid_sample is implemented for 4-d inputs, bilinear and nearest modes"
+        )
+    n, c, h, w = input.shape
+    ho, wo = grid.shape[1:3]
+    ix = _source_coord(A.select(grid, 3, 0), w, padding_mode, align_corners)
+    iy = _source_coord(A.select(grid, 3, 1), h, padding_mode, align_corners)
+    base = (np.arange(n) * (c * h * w)).reshape(n, 1, 1, 1) + (np.arange(c) * (h * w)).reshape(1, c, 1, 1)
+
+    def corner(xs, ys):
+        xs, ys = xs.astype(np.int64), ys.astype(np.int64)
+        valid = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+        flat = base + (np.clip(ys, 0, h - 1) * w + np.clip(xs, 0, w - 1))[:, None]
+        vals = A.take(input, flat)
+        return vals * A.tensor(valid[:, None].astype(input._data.dtype)) if not valid.all() else vals
+
+    if mode == "nearest":  # the grid gets a zero gradient (defined, as PyTorch's), never nan
+        never = A.tensor(np.zeros((n, 1, ho, wo), dtype=bool))
+        return corner(np.rint(ix._data), np.rint(iy._data)) + A.where(never, A.unsqueeze(ix + iy, 1), 0.0)
+    x0, y0 = np.floor(ix._data), np.floor(iy._data)
+    fx0, fy0 = A.tensor(x0.astype(ix._data.dtype)), A.tensor(y0.astype(iy._data.dtype))
+    tx, ty = ix - fx0, iy - fy0  # in [0, 1): the fractional parts, differentiable in the grid
+    out = None
+    for dx, dy, wx, wy in ((0, 0, 1 - tx, 1 - ty), (1, 0, tx, 1 - ty), (0, 1, 1 - tx, ty), (1, 1, tx, ty)):
+        term = corner(x0 + dx, y0 + dy) * A.unsqueeze(wx * wy, 1)
+        out = term if out is None else out + term
+    return out

@@ -231,14 +231,17 @@ rule(
 )
 
 
-def _max_forward(x, index, in_shape, out_shape):
-    return K.window_argmax(x, index, in_shape, out_shape)
+def _max_forward(x, index, in_shape, out_shape, plane_size=None):
+    values, flat = K.window_argmax(x, index, in_shape, out_shape)
+    return values, (flat if plane_size is None else flat % plane_size)  # per-plane tables: plane indices
 
 
 for _name, _node in (
     ("max_pool3d", "MaxPool3DWithIndicesBackward0"),
     ("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0"),
     ("adaptive_max_pool3d", "AdaptiveMaxPool3DBackward0"),
+    ("fractional_max_pool2d", "FractionalMaxPool2DBackward0"),
+    ("fractional_max_pool3d", "FractionalMaxPool3DBackward0"),
 ):
     rule(
         _name,
@@ -253,6 +256,8 @@ for _name, _node in (
     )
 
 
-def max_window(name, input, index, in_shape, out_shape):
+def max_window(name, input, index, in_shape, out_shape, plane_size=None):
     params = {"index": index, "in_shape": tuple(in_shape), "out_shape": tuple(out_shape)}
+    if plane_size is not None:
+        params["plane_size"] = plane_size
     return apply(RULES[name], (input,), params)

@@ -170,3 +170,22 @@ RECORDS["adaptive_max_pool3d"] = [
     ("mixed", lambda a: F.adaptive_max_pool3d(a, (2, 1, 2)), [(1, 1, 3, 2, 3)], "f")
 ]
 del _name, _label, _fn, _in, _out
+
+_FRAC2 = T.tensor(np.array([[[0.3, 0.8], [0.55, 0.1]]]))
+_FRAC3 = T.tensor(np.array([[[0.3, 0.8, 0.2]]]))
+RECORDS["fractional_max_pool2d"] = [
+    (
+        "explicit_samples",
+        lambda a: F.fractional_max_pool2d(a, 2, (3, 2), _random_samples=_FRAC2),
+        [(1, 2, 5, 4)],
+        "f",
+    )
+]
+RECORDS["fractional_max_pool3d"] = [
+    (
+        "explicit_samples",
+        lambda a: F.fractional_max_pool3d(a, 2, (2, 3, 2), _random_samples=_FRAC3),
+        [(1, 1, 3, 4, 4)],
+        "f",
+    )
+]
