@@ -242,3 +242,36 @@ for _name in ("max_pool_select", "max_pool_scatter"):
         "internal: the VJP (max_pool_scatter) and its VJP/JVP (max_pool_select) of max_pool3d, the "
         "adaptive and fractional max pools; reached by the max_pool3d record's vjp, vjp_vjp and jvp checks",
     )
+
+
+@st.composite
+def _channel_shuffle(draw):
+    g = draw(st.integers(1, 3))
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3)) * g
+    spatial = tuple(draw(st.integers(1, 3)) for _ in range(draw(st.integers(1, 2))))  # torch: > 2 dims
+    return {"groups": g, "values": draw(value_kinds())}, {"input": (n, c, *spatial)}
+
+
+def _xp_channel_shuffle(reshape, transpose, x, groups):
+    n, c, *rest = x.shape
+    y = reshape(x, (n, groups, c // groups, *rest))
+    perm = (0, 2, 1, *range(3, len(rest) + 3))
+    return reshape(transpose(y, perm), tuple(x.shape))
+
+
+record(
+    "channel_shuffle",
+    FAMILY,
+    rules=("channel_shuffle", "channel_shuffle_backward"),
+    sample=_channel_shuffle,
+    fn=lambda T, x, groups: T.nn.functional.channel_shuffle(x, groups),
+    jax=lambda J, x, groups: _xp_channel_shuffle(J.jnp.reshape, J.jnp.transpose, x, groups),
+    tf=lambda tf, x, groups: _xp_channel_shuffle(tf.reshape, tf.transpose, x, groups),
+    note="neither JAX nor TF has a channel shuffle: spelled as its definition, reshape (n, g, c/g, ...), "
+    "swap the two channel axes, reshape back",
+)
+not_fuzzed(
+    "channel_shuffle_backward",
+    FAMILY,
+    "internal: channel_shuffle's VJP; reached by the channel_shuffle record's vjp and vjp_vjp checks",
+)
