@@ -63,7 +63,7 @@ def _tf_nhwc(tf, x, padding, value):
 record(
     "avg_pool2d",
     FAMILY,
-    rules=("avg_pool2d",),
+    rules=("avg_pool2d", "avg_pool2d_backward"),
     sample=lambda: _pool(),
     fn=lambda T, x, kernel_size, stride, padding: T.nn.functional.avg_pool2d(x, kernel_size, stride, padding),
     jax=lambda J, x, kernel_size, stride, padding: (

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from reference import errors
 from reference.autograd.dispatch import apply
 from reference.ops import api as A
 from reference.ops import kernels as K
@@ -60,7 +61,7 @@ def _forward_params(params):
     return p
 
 
-def window_rule(name, node, backward_node):
+def window_rule(name, node, backward_node, error=None, backward_error=None):
     """Declare the window map ``name`` and its backward ``name + "_backward"`` (each the other's VJP)."""
     back = name + "_backward"
     rule(
@@ -71,6 +72,7 @@ def window_rule(name, node, backward_node):
         grads=(lambda c, g: apply(RULES[back], (g,), _backward_params(c.params)),),
         jvp=(lambda c, t: apply(RULES[name], (t,), {**c.params, "value": None}),),
         batch=_leading_batch,
+        error=error,
     )
     rule(
         back,
@@ -80,6 +82,7 @@ def window_rule(name, node, backward_node):
         grads=(lambda c, g: apply(RULES[name], (g,), _forward_params(c.params)),),
         jvp=AUTO_LINEAR,
         batch=_leading_batch,
+        error=backward_error,
     )
 
 
@@ -98,38 +101,78 @@ def window_map(name, input, index, weight, in_shape, out_shape, **extra):
     return apply(RULES[name], (input,), params)
 
 
-for _name, _node in (
-    ("avg_pool2d", "AvgPool2DBackward0"),
-    ("avg_pool3d", "AvgPool3DBackward0"),
-    ("adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0"),
-    ("adaptive_avg_pool3d", "AdaptiveAvgPool3DBackward0"),
-    ("constant_pad_nd", "ConstantPadNdBackward0"),
-    ("reflection_pad1d", "ReflectionPad1DBackward0"),
-    ("reflection_pad2d", "ReflectionPad2DBackward0"),
-    ("reflection_pad3d", "ReflectionPad3DBackward0"),
-    ("replication_pad1d", "ReplicationPad1DBackward0"),
-    ("replication_pad2d", "ReplicationPad2DBackward0"),
-    ("replication_pad3d", "ReplicationPad3DBackward0"),
-    ("upsample_nearest1d", "UpsampleNearest1DBackward0"),
-    ("upsample_nearest2d", "UpsampleNearest2DBackward0"),
-    ("upsample_nearest3d", "UpsampleNearest3DBackward0"),
-    ("upsample_nearest_exact1d", "UpsampleNearestExact1DBackward0"),
-    ("upsample_nearest_exact2d", "UpsampleNearestExact2DBackward0"),
-    ("upsample_nearest_exact3d", "UpsampleNearestExact3DBackward0"),
-    ("upsample_linear1d", "UpsampleLinear1DBackward0"),
-    ("upsample_bilinear2d", "UpsampleBilinear2DBackward0"),
-    ("upsample_bicubic2d", "UpsampleBicubic2DBackward0"),
-    ("upsample_trilinear3d", "UpsampleTrilinear3DBackward0"),
-    ("im2col", "Im2ColBackward0"),
-    ("col2im", "Col2ImBackward0"),
-    ("pixel_shuffle", "PixelShuffleBackward0"),
-    ("pixel_unshuffle", "PixelUnshuffleBackward0"),
-    ("channel_shuffle", "ChannelShuffleBackward0"),
-    ("max_unpool2d", "MaxUnpool2DBackward0"),
-    ("max_unpool3d", "MaxUnpool3DBackward0"),
-    ("embedding", "EmbeddingBackward0"),
+# ---- rounding-error declarations (reference.errors) ----------------------------------------------
+# A window map's output is sum_j w_j x[index_j] over its table row; its backward scatter-adds
+# w_j g into the input positions. With non-negative weights both are sums of products
+# (errors.products): M is the map on |x| (the weights enter as they are, all >= 0), and K, per
+# element, is the number of terms that reach it plus one rounding for the weight (the division of
+# average pooling, PyTorch's sum-then-divide: (k-1)·u·sum|x|/d + u·|y|, inside (k+1)·u·M + u·|y|).
+# A map whose weights are all 1 and whose table rows hold one entry moves values: errors.GATHER.
+
+
+def _forward_terms(arrays, params):
+    """Per output: the valid entries of its table row (positions that read the input), plus one."""
+    index = params["index"]
+    return (index >= 0).sum(axis=1).reshape(params["out_shape"]) + 1
+
+
+def _backward_terms(arrays, params):
+    """Per input position: how many table entries scatter into it, plus one."""
+    index = params["index"]
+    n = math.prod(params["in_shape"])
+    counts = np.bincount(index[index >= 0].ravel(), minlength=n)[:n]
+    return counts.reshape(params["in_shape"]) + 1
+
+
+def _pad_window(e_in, params, outs):
+    """constant_pad_nd on the errors: the fill value is exact (no error where the output is it)."""
+    return [np.abs(np.asarray(_gather(e_in[0], **{**params, "value": None}), dtype=np.float64))]
+
+
+_SUM = errors.products(_forward_terms, "window sum with non-negative weights (and the division by its count)")
+_SCATTER = errors.products(_backward_terms, "scatter-add of w·g into the input, any order")
+_PAD = errors.ErrorSpec(
+    "gather", 0.0, "values are moved; the fill value is exact", extra={"window": _pad_window}
+)
+_GATHER_SCATTER = (errors.GATHER, _SCATTER)  # moves values; its transpose adds the ones that meet
+
+for _name, _node, _errs in (
+    ("avg_pool2d", "AvgPool2DBackward0", (_SUM, _SCATTER)),
+    ("avg_pool3d", "AvgPool3DBackward0", (_SUM, _SCATTER)),
+    ("adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", (_SUM, _SCATTER)),
+    ("adaptive_avg_pool3d", "AdaptiveAvgPool3DBackward0", (_SUM, _SCATTER)),
+    ("constant_pad_nd", "ConstantPadNdBackward0", (_PAD, errors.GATHER)),
+    ("reflection_pad1d", "ReflectionPad1DBackward0", _GATHER_SCATTER),
+    ("reflection_pad2d", "ReflectionPad2DBackward0", _GATHER_SCATTER),
+    ("reflection_pad3d", "ReflectionPad3DBackward0", _GATHER_SCATTER),
+    ("replication_pad1d", "ReplicationPad1DBackward0", _GATHER_SCATTER),
+    ("replication_pad2d", "ReplicationPad2DBackward0", _GATHER_SCATTER),
+    ("replication_pad3d", "ReplicationPad3DBackward0", _GATHER_SCATTER),
+    ("upsample_nearest1d", "UpsampleNearest1DBackward0", _GATHER_SCATTER),
+    ("upsample_nearest2d", "UpsampleNearest2DBackward0", _GATHER_SCATTER),
+    ("upsample_nearest3d", "UpsampleNearest3DBackward0", _GATHER_SCATTER),
+    ("upsample_nearest_exact1d", "UpsampleNearestExact1DBackward0", _GATHER_SCATTER),
+    ("upsample_nearest_exact2d", "UpsampleNearestExact2DBackward0", _GATHER_SCATTER),
+    ("upsample_nearest_exact3d", "UpsampleNearestExact3DBackward0", _GATHER_SCATTER),
+    # Not declared: the interpolation weights are computed by the kernel in the compute dtype from
+    # the source coordinate (scale·(i + 0.5) - 0.5), so a weight is off by about u·|coordinate|, an
+    # error not bounded by a multiple of M = sum w·|x| (a small weight's neighbour enters with it);
+    # bicubic's weights are negative as well. Their error model needs that analysis first.
+    ("upsample_linear1d", "UpsampleLinear1DBackward0", (None, None)),
+    ("upsample_bilinear2d", "UpsampleBilinear2DBackward0", (None, None)),
+    ("upsample_bicubic2d", "UpsampleBicubic2DBackward0", (None, None)),
+    ("upsample_trilinear3d", "UpsampleTrilinear3DBackward0", (None, None)),
+    ("im2col", "Im2ColBackward0", _GATHER_SCATTER),
+    ("col2im", "Col2ImBackward0", (_SUM, errors.GATHER)),
+    ("pixel_shuffle", "PixelShuffleBackward0", (errors.GATHER, errors.GATHER)),
+    ("pixel_unshuffle", "PixelUnshuffleBackward0", (errors.GATHER, errors.GATHER)),
+    ("channel_shuffle", "ChannelShuffleBackward0", (errors.GATHER, errors.GATHER)),
+    # forward: each output position receives one input value or 0; backward: a gather (bindex)
+    ("max_unpool2d", "MaxUnpool2DBackward0", (errors.GATHER, errors.GATHER)),
+    ("max_unpool3d", "MaxUnpool3DBackward0", (errors.GATHER, errors.GATHER)),
+    ("embedding", "EmbeddingBackward0", _GATHER_SCATTER),
 ):
-    window_rule(_name, _node, _node.replace("Backward0", "BackwardBackward0"))
+    window_rule(_name, _node, _node.replace("Backward0", "BackwardBackward0"), *_errs)
 
 
 # ---- max pooling: the argmax is the aux; gradients scatter into it --------------------------------
@@ -161,6 +204,7 @@ rule(
     saves={"self": (0,)},
     jvp=_max_jvp,
     batch=_leading_batch,
+    error=errors.GATHER,
 )
 
 
@@ -182,8 +226,9 @@ def _select_forward(src, x, index, in_shape, out_shape):
     xp = namespace_of(src)
     flat = _argmax_flat(x, index, in_shape, out_shape)
     lead = tuple(src.shape[: src.ndim - len(in_shape)])
-    planes = src.reshape(math.prod(lead), -1)
-    picked = xp.take_along_axis(planes, flat.reshape(planes.shape[0], -1), axis=1)
+    P = math.prod(lead)  # an empty batch has P = 0 planes: reshape with explicit sizes
+    planes = src.reshape(P, math.prod(in_shape))
+    picked = xp.take_along_axis(planes, flat.reshape(P, math.prod(out_shape)), axis=1)
     return picked.reshape(lead + tuple(out_shape))
 
 
@@ -196,13 +241,25 @@ def _scatter_forward(g, x, index, in_shape, out_shape):
     lead = tuple(g.shape[: g.ndim - len(out_shape)])
     P = math.prod(lead)
     out = xp.zeros((P, math.prod(in_shape)), dtype=g.dtype)
-    rows = xp.broadcast_to(xp.arange(P)[:, None], (P, flat.size // max(P, 1)))
-    xp.add.at(out, (rows.ravel(), flat.reshape(P, -1).ravel()), g.reshape(P, -1).ravel())
+    n_out = math.prod(out_shape)
+    rows = xp.broadcast_to(xp.arange(P)[:, None], (P, n_out))
+    xp.add.at(out, (rows.ravel(), flat.reshape(P, n_out).ravel()), g.reshape(P, n_out).ravel())
     return out.reshape(lead + tuple(in_shape))
 
 
 def _two_leading_batch(b, params):
     return apply(b.rule, (b.expanded(0), b.expanded(1)), params), 0
+
+
+def _select_window(e_in, params, outs):
+    """max_pool_select on the errors: the largest error of ``source`` its window could select."""
+    values, _ = K.window_argmax(e_in[0], params["index"], params["in_shape"], params["out_shape"])
+    return [np.abs(np.asarray(values, dtype=np.float64))]
+
+
+_SELECT = errors.ErrorSpec(
+    "gather", 0.0, "selects source values at the argmax", extra={"window": _select_window}
+)
 
 
 def _max_params(c):
@@ -218,7 +275,19 @@ rule(
     saves={"self": (0,)},
     jvp=(lambda c, t: apply(RULES["max_pool_select"], (t, c.self), _max_params(c)), None),
     batch=_two_leading_batch,
+    error=_SELECT,
 )
+
+
+def _scatter_steps(g, x, index, in_shape, out_shape):
+    """max_pool_scatter as a scatter-add of g at the argmax of x (itself, not of |x|), so its error is
+    that of scatter_add (errors.products: K per input position = the windows whose argmax it is)."""
+    flat = _argmax_flat(x._data, index, in_shape, out_shape)
+    lead = tuple(x.shape[: x.ndim - len(in_shape)])
+    plane = np.arange(math.prod(lead), dtype=np.int64).reshape(lead + (1,) * len(out_shape))
+    return A.scatter_add(g, flat + plane * math.prod(in_shape), tuple(x.shape))
+
+
 rule(
     "max_pool_scatter",
     "MaxPoolWithIndicesBackward0",
@@ -228,6 +297,7 @@ rule(
     saves={"self": (0,)},
     jvp=(lambda c, t: apply(RULES["max_pool_scatter"], (t, c.self), _max_params(c)), None),
     batch=_two_leading_batch,
+    error=errors.composite(_scatter_steps, "scatter-add of the gradient at each window's argmax"),
 )
 
 
@@ -253,6 +323,7 @@ for _name, _node in (
         saves={"self": (0,)},
         jvp=lambda c, ts: (apply(RULES["max_pool_select"], (ts[0], c.self), _max_params(c)), None),
         batch=_leading_batch,
+        error=errors.GATHER,
     )
 
 

@@ -1,0 +1,277 @@
+"""Records of the window primitives (reference/ops/rules/pooling.py): 3-d pooling, padding, pixel
+shuffles; and the internal backward primitives, reached through the forward records' derivatives.
+
+Samples draw the window, stride and padding first and the input size from the output size, so
+every window is valid by construction.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from conformance.ops import not_fuzzed, record
+from conformance.strategies import value_kinds
+
+FAMILY = "pooling"
+
+
+@st.composite
+def _pool3d(draw):
+    k = tuple(draw(st.integers(1, 2)) for _ in range(3))
+    s = tuple(draw(st.integers(1, 2)) for _ in range(3))
+    p = tuple(draw(st.integers(0, q // 2)) for q in k)
+    out = tuple(draw(st.integers(1, 3)) for _ in range(3))
+    # input size with ``out`` windows, (i + 2p - k) // s + 1 == out, raised to i >= k where needed:
+    # PyTorch's 3-d pools reject an input smaller than the kernel, padding aside (pool3d_shape_check)
+    size = tuple(
+        max((o - 1) * si + ki - 2 * pi + draw(st.integers(0, si - 1)), ki)
+        for o, si, ki, pi in zip(out, s, k, p)
+    )
+    n, c = draw(st.integers(0, 2)), draw(st.sampled_from((1, 2, 3, 8)))
+    params = {"kernel_size": list(k), "stride": list(s), "padding": list(p), "values": draw(value_kinds())}
+    return params, {"input": (n, c, *size)}
+
+
+def _jax_window(J, x, kernel_size, stride, padding, init, op):
+    pads = [(0, 0), (0, 0)] + [(q, q) for q in padding]
+    return J.lax.reduce_window(x, init, op, (1, 1, *kernel_size), (1, 1, *stride), pads)
+
+
+def _tf_channels_last(tf, x, padding, value):
+    nd = len(x.shape)
+    x = tf.transpose(x, (0, *range(2, nd), 1))
+    pads = [[0, 0]] + [[q, q] for q in padding] + [[0, 0]]
+    return tf.pad(x, pads, constant_values=tf.constant(value, x.dtype))
+
+
+def _tf_channels_first(tf, y):
+    nd = len(y.shape)
+    return tf.transpose(y, (0, nd - 1, *range(1, nd - 1)))
+
+
+def _torch_avg_pool3d(T, x, kernel_size, stride, padding):
+    from conformance.functional import Unsupported
+
+    if x.dtype in (T.bfloat16, T.float16):  # CPU: "avg_pool3d_out_frame" not implemented for BFloat16, Half
+        raise Unsupported("torch (CPU) has no float16 or bfloat16 avg_pool3d kernel")
+    return T.nn.functional.avg_pool3d(x, kernel_size, stride, padding)
+
+
+def _tf_max_pool3d(tf, x, kernel_size, stride, padding):
+    from conformance.functional import Unsupported
+
+    if x.dtype == tf.float64:  # MaxPool3D's T attr: half, bfloat16, float
+        raise Unsupported("tf.nn.max_pool3d has no float64 kernel")
+    return _tf_channels_first(
+        tf, tf.nn.max_pool3d(_tf_channels_last(tf, x, padding, -float("inf")), kernel_size, stride, "VALID")
+    )
+
+
+record(
+    "avg_pool3d",
+    FAMILY,
+    rules=("avg_pool3d", "avg_pool3d_backward"),
+    sample=_pool3d,
+    fn=lambda T, x, kernel_size, stride, padding: T.nn.functional.avg_pool3d(x, kernel_size, stride, padding),
+    torch=_torch_avg_pool3d,
+    jax=lambda J, x, kernel_size, stride, padding: (
+        _jax_window(J, x, kernel_size, stride, padding, 0.0, J.lax.add)
+        / (kernel_size[0] * kernel_size[1] * kernel_size[2])
+    ),
+    tf=lambda tf, x, kernel_size, stride, padding: _tf_channels_first(
+        tf, tf.nn.avg_pool3d(_tf_channels_last(tf, x, padding, 0.0), kernel_size, stride, "VALID")
+    ),
+    note="count_include_pad=True (PyTorch's default): a window sum over the zero-padded input divided by the window volume",
+)
+record(
+    "max_pool3d",
+    FAMILY,
+    sample=_pool3d,
+    fn=lambda T, x, kernel_size, stride, padding: T.nn.functional.max_pool3d(x, kernel_size, stride, padding),
+    jax=lambda J, x, kernel_size, stride, padding: _jax_window(
+        J, x, kernel_size, stride, padding, -float("inf"), J.lax.max
+    ),
+    tf=_tf_max_pool3d,
+    note="non-finite windows: JAX's JVP of reduce_window max gives 0 tangent at a NaN maximum, TF picks another element (found by the campaign)",
+)
+
+
+# ---- padding --------------------------------------------------------------------------------------
+
+
+def _pad_sample(nd, mode):
+    @st.composite
+    def draw_case(draw):
+        size = tuple(draw(st.integers(1, 5)) for _ in range(nd))
+        pad = []
+        for d in reversed(size):  # F.pad lists the last dim first
+            hi = d - 1 if mode == "reflect" else 3  # reflection needs pad < size
+            pad += [draw(st.integers(0, hi)), draw(st.integers(0, hi))]
+        n, c = draw(st.integers(0, 2)), draw(st.sampled_from((1, 2, 3)))
+        params = {"pad": pad, "values": draw(value_kinds())}
+        if mode == "constant":
+            params["value"] = draw(st.sampled_from([0.0, 1.5, -2.0]))
+        return params, {"input": (n, c, *size)}
+
+    return draw_case
+
+
+def _np_pads(x, pad):
+    """F.pad's (last-dim-first) pad list as jnp.pad / tf.pad pairs for every dim."""
+    pairs = [(pad[i], pad[i + 1]) for i in range(0, len(pad), 2)][::-1]
+    return [(0, 0)] * (len(x.shape) - len(pairs)) + pairs
+
+
+for _nd in (1, 2, 3):
+    record(
+        f"reflection_pad{_nd}d",
+        FAMILY,
+        rules=(f"reflection_pad{_nd}d", f"reflection_pad{_nd}d_backward"),
+        sample=_pad_sample(_nd, "reflect"),
+        fn=lambda T, x, pad: T.nn.functional.pad(x, pad, mode="reflect"),
+        jax=lambda J, x, pad: J.jnp.pad(x, _np_pads(x, pad), mode="reflect"),
+        tf=lambda tf, x, pad: tf.pad(x, [list(p) for p in _np_pads(x, pad)], mode="REFLECT"),
+    )
+    record(
+        f"replication_pad{_nd}d",
+        FAMILY,
+        rules=(f"replication_pad{_nd}d", f"replication_pad{_nd}d_backward"),
+        sample=_pad_sample(_nd, "replicate"),
+        fn=lambda T, x, pad: T.nn.functional.pad(x, pad, mode="replicate"),
+        jax=lambda J, x, pad: J.jnp.pad(x, _np_pads(x, pad), mode="edge"),
+        tf="tf.pad has CONSTANT, REFLECT and SYMMETRIC modes, no edge replication (SYMMETRIC mirrors "
+        "the border: equal to replication only for pads of 1)",
+    )
+record(
+    "constant_pad_nd",
+    FAMILY,
+    rules=("constant_pad_nd", "constant_pad_nd_backward"),
+    sample=_pad_sample(2, "constant"),
+    fn=lambda T, x, pad, value: T.nn.functional.pad(x, pad, mode="constant", value=value),
+    jax=lambda J, x, pad, value: J.jnp.pad(x, _np_pads(x, pad), mode="constant", constant_values=value),
+    tf=lambda tf, x, pad, value: tf.pad(
+        x, [list(p) for p in _np_pads(x, pad)], mode="CONSTANT", constant_values=tf.constant(value, x.dtype)
+    ),
+)
+
+
+# ---- pixel shuffles -------------------------------------------------------------------------------
+
+
+@st.composite
+def _shuffle(draw):
+    r = draw(st.integers(1, 3))
+    # n >= 1: PyTorch returns an empty input unchanged (its shape too) from pixel_(un)shuffle, a
+    # departure of its own that the campaign found (torch 2.13: F.pixel_unshuffle(empty (0,2,3,6), 3)
+    # has shape (0, 2, 3, 6), not (0, 18, 1, 2))
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    h, w = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    return {"r": r, "values": draw(value_kinds())}, {"input": (n, c * r * r, h, w)}
+
+
+@st.composite
+def _unshuffle(draw):
+    r = draw(st.integers(1, 3))
+    # n >= 1: PyTorch returns an empty input unchanged (its shape too) from pixel_(un)shuffle, a
+    # departure of its own that the campaign found (torch 2.13: F.pixel_unshuffle(empty (0,2,3,6), 3)
+    # has shape (0, 2, 3, 6), not (0, 18, 1, 2))
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    h, w = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    return {"r": r, "values": draw(value_kinds())}, {"input": (n, c, h * r, w * r)}
+
+
+def _xp_pixel_shuffle(reshape, transpose, x, r):
+    n, c, h, w = x.shape
+    y = reshape(x, (n, c // (r * r), r, r, h, w))
+    return reshape(transpose(y, (0, 1, 4, 2, 5, 3)), (n, c // (r * r), h * r, w * r))
+
+
+def _xp_pixel_unshuffle(reshape, transpose, x, r):
+    n, c, h, w = x.shape
+    y = reshape(x, (n, c, h // r, r, w // r, r))
+    return reshape(transpose(y, (0, 1, 3, 5, 2, 4)), (n, c * r * r, h // r, w // r))
+
+
+_DEPTH_TO_SPACE = (
+    "; tf.nn.depth_to_space/space_to_depth order channels differently (NHWC, depth-minor), so the "
+    "spelling is PyTorch's documented reshape/transpose"
+)
+record(
+    "pixel_shuffle",
+    FAMILY,
+    rules=("pixel_shuffle", "pixel_shuffle_backward"),
+    sample=_shuffle,
+    fn=lambda T, x, r: T.nn.functional.pixel_shuffle(x, r),
+    jax=lambda J, x, r: _xp_pixel_shuffle(J.jnp.reshape, J.jnp.transpose, x, r),
+    tf=lambda tf, x, r: _xp_pixel_shuffle(tf.reshape, tf.transpose, x, r),
+    note="JAX has no pixel shuffle" + _DEPTH_TO_SPACE,
+)
+record(
+    "pixel_unshuffle",
+    FAMILY,
+    rules=("pixel_unshuffle", "pixel_unshuffle_backward"),
+    sample=_unshuffle,
+    fn=lambda T, x, r: T.nn.functional.pixel_unshuffle(x, r),
+    jax=lambda J, x, r: _xp_pixel_unshuffle(J.jnp.reshape, J.jnp.transpose, x, r),
+    tf=lambda tf, x, r: _xp_pixel_unshuffle(tf.reshape, tf.transpose, x, r),
+    note="JAX has no pixel unshuffle" + _DEPTH_TO_SPACE,
+)
+
+
+# ---- internal primitives: reached through another op's derivative ---------------------------------
+
+for _name, _op in (
+    ("avg_pool2d_backward", "avg_pool2d"),
+    ("avg_pool3d_backward", "avg_pool3d"),
+    ("constant_pad_nd_backward", "constant_pad_nd"),
+    *((f"reflection_pad{d}d_backward", f"reflection_pad{d}d") for d in (1, 2, 3)),
+    *((f"replication_pad{d}d_backward", f"replication_pad{d}d") for d in (1, 2, 3)),
+    ("pixel_shuffle_backward", "pixel_shuffle"),
+    ("pixel_unshuffle_backward", "pixel_unshuffle"),
+):
+    not_fuzzed(
+        _name,
+        FAMILY,
+        f"internal: {_op}'s VJP; reached by the {_op} record's vjp and vjp_vjp checks",
+        rules=(_name,),
+    )
+for _name in ("max_pool_select", "max_pool_scatter"):
+    not_fuzzed(
+        _name,
+        FAMILY,
+        "internal: the VJP (max_pool_scatter) and its VJP/JVP (max_pool_select) of max_pool3d, the "
+        "adaptive and fractional max pools; reached by the max_pool3d record's vjp, vjp_vjp and jvp checks",
+    )
+
+
+@st.composite
+def _channel_shuffle(draw):
+    g = draw(st.integers(1, 3))
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3)) * g
+    spatial = tuple(draw(st.integers(1, 3)) for _ in range(draw(st.integers(1, 2))))  # torch: > 2 dims
+    return {"groups": g, "values": draw(value_kinds())}, {"input": (n, c, *spatial)}
+
+
+def _xp_channel_shuffle(reshape, transpose, x, groups):
+    n, c, *rest = x.shape
+    y = reshape(x, (n, groups, c // groups, *rest))
+    perm = (0, 2, 1, *range(3, len(rest) + 3))
+    return reshape(transpose(y, perm), tuple(x.shape))
+
+
+record(
+    "channel_shuffle",
+    FAMILY,
+    rules=("channel_shuffle", "channel_shuffle_backward"),
+    sample=_channel_shuffle,
+    fn=lambda T, x, groups: T.nn.functional.channel_shuffle(x, groups),
+    jax=lambda J, x, groups: _xp_channel_shuffle(J.jnp.reshape, J.jnp.transpose, x, groups),
+    tf=lambda tf, x, groups: _xp_channel_shuffle(tf.reshape, tf.transpose, x, groups),
+    note="neither JAX nor TF has a channel shuffle: spelled as its definition, reshape (n, g, c/g, ...), "
+    "swap the two channel axes, reshape back",
+)
+not_fuzzed(
+    "channel_shuffle_backward",
+    FAMILY,
+    "internal: channel_shuffle's VJP; reached by the channel_shuffle record's vjp and vjp_vjp checks",
+)
