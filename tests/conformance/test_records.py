@@ -15,8 +15,39 @@ from reference.ops.rules import RULES
 RECORD_NAMES = sorted(n for n in fuzzed() if n != "conv")
 
 
+#: Table primitives whose op record is not written yet (issue #12): the windowed nn primitives that
+#: joined the table last. The upsampling ones also lack an error declaration: their kernels compute
+#: the interpolation weights from a source coordinate rounded in the compute dtype, an error that
+#: K·u·M does not bound (see reference/ops/rules/pooling.py). Writing a record removes the name here;
+#: this list can only shrink (a new primitive without a record fails the test below).
+RECORDS_PENDING = frozenset(
+    [f"adaptive_{k}_pool{d}d" for k in ("avg", "max") for d in (2, 3)]
+    + [f"adaptive_avg_pool{d}d_backward" for d in (2, 3)]
+    + ["col2im", "col2im_backward", "im2col", "im2col_backward", "embedding", "embedding_backward"]
+    + [f"fractional_max_pool{d}d" for d in (2, 3)]
+    + [f"max_unpool{d}d{b}" for d in (2, 3) for b in ("", "_backward")]
+    + [
+        f"upsample_{mode}{b}"
+        for mode in (
+            "bicubic2d",
+            "bilinear2d",
+            "linear1d",
+            "trilinear3d",
+            *(f"nearest{e}{d}d" for e in ("", "_exact") for d in (1, 2, 3)),
+        )
+        for b in ("", "_backward")
+    ]
+)
+
+
+def test_pending_records_are_still_pending_and_table_primitives():
+    assert RECORDS_PENDING <= set(RULES), sorted(RECORDS_PENDING - set(RULES))
+    written = sorted(RECORDS_PENDING & covered_rules())
+    assert not written, f"these now have a record: remove them from RECORDS_PENDING: {written}"
+
+
 def test_every_table_primitive_has_a_record():
-    missing = sorted(set(RULES) - covered_rules())
+    missing = sorted(set(RULES) - covered_rules() - RECORDS_PENDING)
     assert not missing, (
         f"table primitives without an op record: {missing}; add a record in conformance/ops/<family>.py "
         "(or a not_fuzzed entry with the reason)"
