@@ -16,6 +16,7 @@ with the same limit; its failures are ``reference_error`` results, never a frame
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import select
@@ -211,6 +212,51 @@ def _key(case, framework, check) -> tuple:
     return (case.id, case_hash(case), framework, check)
 
 
+class ResultIndex:
+    """The driver's memory of what is recorded: exact for ``--resume`` and de-duplication, small per result.
+
+    A key is kept as a 16-byte digest. A ``pass`` keeps nothing more (its record, rebuilt on lookup,
+    says only what a caller needs: which result and that it passed; the full record is on disk); any
+    other verdict keeps its compact record (:func:`_compact`), since a campaign's failures are few and
+    the fuzzer reads them back. So the driver's memory grows by about a hundred bytes per result.
+    """
+
+    _PASS = "pass"
+
+    def __init__(self):
+        self._entries: dict[bytes, object] = {}
+
+    @staticmethod
+    def _digest(key: tuple) -> bytes:
+        return hashlib.blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+    def add(self, key: tuple, rec: dict) -> None:
+        entry = self._PASS if rec.get("verdict") == "pass" else _compact(rec)
+        self._entries[self._digest(key)] = entry
+
+    def get(self, key: tuple) -> dict | None:
+        entry = self._entries.get(self._digest(key))
+        if entry is None:
+            return None
+        if entry is self._PASS:
+            case_id, chash, framework, check, *shrunk = key
+            return {
+                "case_id": case_id,
+                "case_hash": chash,
+                "framework": framework,
+                "check": check,
+                "verdict": "pass",
+                **({"phase": "shrunk"} if shrunk else {}),
+            }
+        return entry
+
+    def __contains__(self, key: tuple) -> bool:
+        return self._digest(key) in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 def check_timeout(value) -> float:
     """A per-check time limit: a positive finite number of seconds (ValueError otherwise)."""
     try:
@@ -256,11 +302,12 @@ class Campaign:
         self.memory_budget = memory_budget or _budget.default_budget()
         self.found_dir = Path(found_dir) if found_dir else self.out / "found"
         self.progress = progress or (lambda record: None)
-        self.done = {}
+        self.done = ResultIndex()
         self.resumed = 0
         try:
             if resume:
-                self.done = {result_key(r): _compact(r) for r in read_results(self.results_path)}
+                for r in read_results(self.results_path):
+                    self.done.add(result_key(r), r)
                 self.resumed = len(self.done)
                 self._repair_torn_tail()
             self.writer = ResultsWriter(self.results_path)
@@ -328,9 +375,9 @@ class Campaign:
                 pass
         key = result_key(rec)
         if key in self.done:
-            return self.done[key]
+            return self.done.get(key)
         self.writer.write(rec)  # OutputLost propagates: the run stops, never a green report
-        self.done[key] = _compact(rec)  # what a later lookup needs; the driver's memory stays flat
+        self.done.add(key, rec)  # what a later lookup needs; the full record is on disk
         self.progress(rec)
         return rec
 
@@ -439,7 +486,7 @@ class Campaign:
         out = []
         for name in names:
             if name not in pending:
-                out.append(self.done[_key(case, name, check)])
+                out.append(self.done.get(_key(case, name, check)))
                 continue
             if refusal is not None:
                 reply = refusal
