@@ -257,3 +257,52 @@ def test_the_output_directory_deleted_mid_run_exits_5_not_green(tmp_path, tally)
     assert "disappeared" in stderr and "no report was written" in stderr and "Traceback" not in stderr
     assert "no failures" not in stdout and "wrote" not in stdout
     tally["faults injected"] += 1
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("where", ["results", "report"])
+def test_the_directory_made_read_only_mid_run_exits_5_keeping_what_was_recorded(
+    tmp_path, monkeypatch, capsys, where, tally
+):
+    """A read-only remount mid-run: writes then fail with EROFS (an open file included; root is not
+    spared, unlike with permission bits). Failing on results.jsonl or on the report, the run stops
+    with the output-lost code, never a green report, and every line recorded before stays parsable."""
+    pytest.importorskip("torch")
+    from conformance import report
+    from conformance.cli import main
+
+    def read_only(*_args, **_kw):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(tmp_path / "out"))
+
+    if where == "results":
+        real, written = ResultsWriter._write, []
+
+        def fails_after_two(self, text):
+            if len(written) == 2:
+                read_only()
+            real(self, text)
+            written.append(text)
+
+        monkeypatch.setattr(ResultsWriter, "_write", fails_after_two)
+    else:
+        monkeypatch.setattr(report, "atomic_write", read_only)
+    out = tmp_path / "out"
+    argv = [
+        "replay",
+        "cases/gemm_paths.json",
+        "--frameworks",
+        "torch",
+        "--checks",
+        "forward",
+        "--out",
+        str(out),
+    ]
+    assert main(argv) == exitcodes.OUTPUT_LOST
+    captured = capsys.readouterr()
+    assert os.strerror(errno.EROFS) in captured.err and "Traceback" not in captured.err
+    assert "no failures" not in captured.out
+    lines = (out / "results.jsonl").read_text().splitlines()
+    records = [json.loads(x) for x in lines]  # every recorded line is whole
+    assert len(records) == (2 if where == "results" else len(records)) and records
+    assert not (out / "report.json").exists()
+    tally["faults injected"] += 1
