@@ -144,8 +144,38 @@ def _parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    def gate(p, results_only=False):
+        p.add_argument(
+            "--known",
+            metavar="FILE",
+            help="known-departures file (cases/known_departures.json ships refgrad's): matching results are "
+            "'known', not failures; an entry that matched nothing in the region the run covered is 'stale'",
+        )
+        p.add_argument(
+            "--allow-stale", action="store_true", help="report stale known-departure entries without failing"
+        )
+        if not results_only:
+            p.add_argument(
+                "--baseline",
+                metavar="OLD/report.json",
+                help="an earlier report.json: adds the regression view",
+            )
+        p.add_argument(
+            "--fail-on",
+            choices=["any", "new"],
+            default="any",
+            help="any (default): every departure fails the run; new: only failures --baseline did not have",
+        )
+        if not results_only:
+            p.add_argument(
+                "--junit-xml",
+                metavar="PATH",
+                help="also write JUnit XML: one test case per case, framework, check and dtype",
+            )
+
     run = sub.add_parser("run", help="curated cases plus a Hypothesis fuzz campaign")
     common(run)
+    gate(run)
     run.add_argument(
         "--ops",
         help="comma-separated: conv (convolution cases), programs (random autograd programs over views "
@@ -167,6 +197,7 @@ def _parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="run saved cases (a JSON file or a directory of them)")
     replay.add_argument("path", help="CASE.json or a directory")
     common(replay)
+    gate(replay)
 
     report = sub.add_parser(
         "report",
@@ -179,6 +210,12 @@ def _parser() -> argparse.ArgumentParser:
         "--baseline", metavar="OLD/report.json", help="an earlier report.json: adds the regression view"
     )
     report.add_argument("--out", help="output directory (default: the directory of the results)")
+    gate(report, results_only=True)
+    report.add_argument(
+        "--junit-xml",
+        metavar="PATH",
+        help="also write JUnit XML: one test case per case, framework, check and dtype",
+    )
 
     sub.add_parser("frameworks", help="installed frameworks, versions, devices and precision settings")
     sub.add_parser("ops", help="the op records: family, table primitives, checks, frameworks (or why not)")
@@ -316,12 +353,84 @@ def _start(campaign, args) -> None:
     campaign.outdir.check_versions({n: w.info["version"] for n, w in campaign.workers.items() if w.info})
 
 
+def _gate(args) -> dict:
+    """The CI-gating flags, checked before any work: --known, --allow-stale, --baseline, --fail-on, --junit-xml."""
+    from conformance.known import load_known
+
+    gate = {
+        "known": None,
+        "allow_stale": args.allow_stale,
+        "baseline": args.baseline,
+        "fail_on": args.fail_on,
+    }
+    if args.known:
+        gate["known"] = load_known(args.known)  # KnownFileError (an input error): names entry and field
+    if args.fail_on == "new" and not args.baseline:
+        raise UsageError("--fail-on new: needs --baseline OLD/report.json (the failures it tolerates)")
+    if args.baseline:
+        read_report_file(args.baseline, "--baseline")
+    if getattr(args, "junit_xml", None):
+        check_writable(Path(args.junit_xml).parent, "--junit-xml")
+        if Path(args.junit_xml).is_dir():
+            raise UsageError(f"--junit-xml: {args.junit_xml!r} is a directory; give a file path")
+    return gate
+
+
+def _gate_lines(report) -> list[str]:
+    """The first lines a CI log shows: new/fixed against the baseline, known, stale."""
+    lines = []
+    reg, kn = report.get("regression"), report.get("known")
+    if reg is not None or kn is not None:
+        parts = []
+        if reg is not None:
+            parts += [f"{reg['new_failures']} new", f"{reg['fixed']} fixed"]
+        parts.append(f"{report['totals'].get('known', 0)} known")
+        if kn is not None and kn["stale"]:
+            parts.append(f"{len(kn['stale'])} stale")
+        lines.append(", ".join(parts))
+    if kn is not None:
+        for entry_id in kn["stale"]:
+            verb = "fails the run" if kn["strict"] else "reported only (--allow-stale)"
+            lines.append(
+                f"  stale: known departure {entry_id!r} in {kn['file']} matched nothing in the region this run "
+                f"covered: the departure is gone, remove the entry ({verb})"
+            )
+    return lines
+
+
+def _write_junit(args, report, read=None, report_dir=None) -> None:
+    if not getattr(args, "junit_xml", None):
+        return
+    from conformance.junit import write_junit
+    from conformance.resultsio import read_results_file as _read
+
+    results = Path(args.out) / "results.jsonl" if read is None else None
+    records = (read or _read(results, missing_ok=True)).records
+    known = args._gate["known"]
+    if known is not None:
+        records, _ = known.classify(records)
+    write_junit(args.junit_xml, records, report, args.out if read is None else report_dir)
+    print(f"wrote {args.junit_xml} (JUnit XML)")
+
+
 def _finish(campaign, args, progress) -> int:
     from conformance.report import build_report
 
     progress.done()
     campaign.writer.sync()  # a checkpoint: every result on disk before the report claims it
-    report = build_report(args.out, campaign.frameworks_info(), " ".join(sys.argv), run=_run_settings(args))
+    gate = args._gate
+    report = build_report(
+        args.out,
+        campaign.frameworks_info(),
+        " ".join(sys.argv),
+        run=_run_settings(args),
+        baseline=gate["baseline"],
+        known=gate["known"],
+        allow_stale=gate["allow_stale"],
+        fail_on=gate["fail_on"],
+    )
+    for line in _gate_lines(report):
+        print(line)
     totals = report["totals"]
     counts = ", ".join(f"{v} {n}" for v, n in totals.items() if v != "results" and n)
     print(f"{totals.get('results', 0)} results: {counts or 'none'}")
@@ -340,6 +449,7 @@ def _finish(campaign, args, progress) -> int:
         print(
             f"  {r['verdict']}: {r['framework']} {r['check']} {r['case_id']}: {(r.get('reason') or '')[:300]}"
         )
+    _write_junit(args, report)
     code, why = report["outcome"]["code"], report["outcome"]["message"]
     if code == exitcodes.NOTHING_JUDGED:
         print(f"conformance: NOTHING JUDGED: {why} (exit {code})", file=sys.stderr)
@@ -371,6 +481,7 @@ def _fuzz_plan(ops, records, checks, dtypes) -> list[str]:
 
 def cmd_run(args) -> int:
     frameworks = _frameworks(args)
+    args._gate = _gate(args)
     ops, records = _selected_ops(args)
     checks = _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)
     _check_record_checks(args, ops, records, checks)
@@ -468,6 +579,7 @@ def cmd_replay(args) -> int:
     _memory_budget(args)
     if not Path(args.path).exists():
         raise UsageError(f"replay: {args.path!r} does not exist")
+    args._gate = _gate(args)
     loaded = _load(args.path)
     cases = _cases(args.path, checks, dtypes, loaded)
     if not cases:
@@ -521,8 +633,7 @@ def cmd_report(args) -> int:
     read = read_results_file(results)  # InputFileError: binary / foreign file, named
     for line in read.warnings(results):
         print(f"conformance: warning: {line}", file=sys.stderr)
-    if args.baseline:
-        read_report_file(args.baseline, "--baseline")
+    args._gate = gate = _gate(args)
     out = Path(args.out) if args.out else results.parent
     check_writable(out, "--out")
     previous = results.parent / "report.json"
@@ -538,10 +649,21 @@ def cmd_report(args) -> int:
     lock = OutputDir.lock_only(out)
     try:
         report = build_report(
-            out, frameworks, " ".join(sys.argv), run=run, results=results, baseline=args.baseline, read=read
+            out,
+            frameworks,
+            " ".join(sys.argv),
+            run=run,
+            results=results,
+            baseline=args.baseline,
+            read=read,
+            known=gate["known"],
+            allow_stale=gate["allow_stale"],
+            fail_on=gate["fail_on"],
         )
     finally:
         lock.release()
+    for line in _gate_lines(report):
+        print(line)
     print(
         f"{report['totals'].get('results', 0)} results, {len(report['discrepancies'])} discrepancies; "
         f"wrote {out / 'report.json'}, {out / 'index.html'}"
@@ -553,6 +675,7 @@ def cmd_report(args) -> int:
     if report["regression"]:
         reg = report["regression"]
         print(f"against {args.baseline}: {reg['new_failures']} new failing case(s), {reg['fixed']} fixed")
+    _write_junit(args, report, read, out)
     code, why = report["outcome"]["code"], report["outcome"]["message"]
     if code == exitcodes.NOTHING_JUDGED:
         print(f"conformance: NOTHING JUDGED: {why} (exit {code})", file=sys.stderr)

@@ -34,9 +34,20 @@ TEMPLATE_DIR = Path(__file__).with_name("templates")
 # the last edge; exact results (ratio 0) and infinite ratios (NaN, or an error where M = 0) apart
 HIST_EDGES = list(range(-6, 4))
 # a cell's verdict is its most serious result's
-SEVERITY = ("crash", "timeout", "fail", "error_mismatch", "pass", "reference_error", "refused", "unsupported")
+SEVERITY = (
+    "crash",
+    "timeout",
+    "fail",
+    "error_mismatch",
+    "known",
+    "pass",
+    "reference_error",
+    "refused",
+    "unsupported",
+)
 # verdicts refgrad writes besides the tolerance model's: the harness's own, never a framework's
-HARNESS_VERDICTS = ("reference_error", "refused")
+# ("known": a departure a known-departures entry covers, see conformance/known.py)
+HARNESS_VERDICTS = ("known", "reference_error", "refused")
 
 
 # ---- environment --------------------------------------------------------------------------------
@@ -456,10 +467,27 @@ def regression(cells: list[dict], baseline: dict, baseline_path: str) -> dict:
 
 # ---- the report ---------------------------------------------------------------------------------
 def summarise(
-    records, frameworks, command="", run=None, out_dir=".", baseline=None, baseline_path=None, repro_dir=None
+    records,
+    frameworks,
+    command="",
+    run=None,
+    out_dir=".",
+    baseline=None,
+    baseline_path=None,
+    repro_dir=None,
+    known=None,
+    allow_stale=False,
+    fail_on="any",
 ) -> dict:
+    """The report of ``records``. ``known`` (a :class:`conformance.known.KnownSet`) turns matching
+    departures into ``known`` and lists stale entries (they fail the run unless ``allow_stale``);
+    ``fail_on="new"`` (with a ``baseline``) makes only failures the baseline did not have fail it."""
     run = run or {}
     env = environment(frameworks, run)
+    known_summary = None
+    if known is not None:
+        records, known_summary = known.classify(records)
+        known_summary["strict"] = not allow_stale
     cells = build_cells(records)
     totals = Counter(results=len(records))
     totals.update(r["verdict"] for r in records)
@@ -481,7 +509,27 @@ def summarise(
         for r in records
         if r["verdict"] in FAILING
     ]
-    code, message = exitcodes.outcome(r["verdict"] for r in records)
+    stale = (known_summary or {}).get("stale", [])
+    if stale:
+        totals["stale"] = len(stale)
+    gate = [] if allow_stale else ["stale"] * len(stale)
+    regressed = regression(cells, baseline, baseline_path) if baseline is not None else None
+    if fail_on == "new":
+        if regressed is None:
+            raise ValueError("fail_on='new' needs a baseline")
+        # every failure the baseline had is tolerated; a new one is a departure
+        verdicts = [r["verdict"] for r in records] + gate + ["new_failure"] * regressed["new_failures"]
+        code, message = exitcodes.outcome(
+            verdicts,
+            fail_on=(*exitcodes.DEPARTING, "stale", "new_failure"),
+            tolerated=(*exitcodes.DEPARTING, "known"),
+        )
+    else:
+        code, message = exitcodes.outcome(
+            [r["verdict"] for r in records] + gate,
+            fail_on=(*exitcodes.DEPARTING, "stale"),
+            tolerated=("known",),
+        )
     report = {
         "schema_version": SCHEMA_VERSION,
         "outcome": {"code": code, "message": message},
@@ -491,7 +539,7 @@ def summarise(
         "environment": env,
         "frameworks": frameworks,
         "totals": dict(totals),
-        "failed": bool(failures),
+        "failed": code == exitcodes.DEPARTURES,
         "verdicts": list(VERDICTS)
         + [v for v in HARNESS_VERDICTS if v not in VERDICTS]
         + sorted({r["verdict"] for r in records} - set(VERDICTS) - set(HARNESS_VERDICTS)),
@@ -503,7 +551,9 @@ def summarise(
         "unsupported": unsupported(records),
         "crashes": crashes(records),
         "failures": failures,
-        "regression": regression(cells, baseline, baseline_path) if baseline is not None else None,
+        "regression": regressed,
+        "known": known_summary,
+        "fail_on": fail_on,
     }
     return report
 
@@ -541,6 +591,9 @@ def build_report(
     results=None,
     baseline=None,
     read=None,
+    known=None,
+    allow_stale=False,
+    fail_on="any",
 ) -> dict:
     """Summarise results (default ``out_dir/results.jsonl``) into out_dir/report.json and index.html.
 
@@ -561,7 +614,19 @@ def build_report(
     staging = out / f".reproducers-new-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     try:
-        report = summarise(read.records, frameworks or {}, command, run, out, base, baseline, staging)
+        report = summarise(
+            read.records,
+            frameworks or {},
+            command,
+            run,
+            out,
+            base,
+            baseline,
+            staging,
+            known,
+            allow_stale,
+            fail_on,
+        )
         report["skipped_lines"] = [{"line": n, "why": why} for n, why in read.skipped]
         atomic_write(out / "report.json", json.dumps(report, indent=1))
         atomic_write(out / "index.html", render_html(report))

@@ -1,0 +1,288 @@
+"""Known departures: a reviewed list that turns matching results into ``known`` and goes ``stale``.
+
+A CI gate on stock frameworks is red every night if it fails on departures everybody already
+knows (TensorFlow's empty-batch convolution shape, for one); a new regression is then invisible
+among the old ones. PyTorch's OpInfo marks each known failure ``expectedFailure`` with a reason
+and array-api-tests takes an ``--xfails-file``; refgrad reads a TOML (``[[departures]]`` tables;
+``cases/known_departures.toml`` ships refgrad's own) or JSON file, validated against
+``conformance/known.schema.json``, with one entry per departure (shown as JSON):
+
+    {"id": "tf-empty-batch-conv-shape",
+     "framework": "tensorflow",             # a name, or "name:mode" for one execution mode only
+     "versions": ">=2.12",                  # PEP 440 specifiers on the framework's version
+     "match": {"op": "conv", "check": ["forward", "vjp"], "dtype": ["float32", "bfloat16"],
+               "where": [{"path": "shapes.input.0", "op": "==", "value": 0}],
+               "reason": "has shape"},        # a regular expression searched in the result's reason
+     "verdict": ["fail"],                   # the verdicts this departure produces
+     "reason": "...", "issue": "https://...", "reproducer": "found/conv-....json",  # beside the file
+     "flaky": false}                        # true: not deterministic, so never reported stale
+
+A result matches an entry when the framework, the version range, every ``match`` field and one of
+the expected verdicts all hold; its verdict in the report becomes ``known`` (the original verdict
+and the entry's id are kept beside it; ``results.jsonl`` is never rewritten, so a later
+``conformance report --known`` can reclassify). A result is *in an entry's region* when everything
+but the verdict and the reason pattern holds. An entry whose region the run covered but which
+matched nothing is ``stale``: the departure is gone, so the entry must go (strict mode, the
+default, fails the run; ``--allow-stale`` only reports it). An entry whose version range excludes
+the installed version, or whose region the run never reached, does not apply.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from conformance.resultsio import InputFileError
+
+SCHEMA_PATH = Path(__file__).with_name("known.schema.json")
+SHIPPED = Path(__file__).resolve().parents[1] / "cases" / "known_departures.toml"
+
+_COMPARE = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "in": lambda a, b: a in b,
+    "contains": lambda a, b: b in a,
+}
+_MISSING = object()
+
+
+class KnownFileError(InputFileError):
+    """A known-departures file or entry that breaks a rule (names the file, the entry and the field)."""
+
+
+def _one_or_many(value) -> tuple | None:
+    if value is None:
+        return None
+    return tuple(value) if isinstance(value, list) else (value,)
+
+
+def _lookup(case: dict, path: str):
+    """``shapes.input.0`` in a case dict (list indices as integers, negative ones from the end);
+    a part in braces is the value at another path: ``shapes.input.{params.dim}`` is the length of
+    the dim a record's ``dim`` parameter names. _MISSING if absent."""
+    node = case
+    for part in re.findall(r"\{[^}]*\}|[^.]+", path):
+        if part.startswith("{"):
+            part = _lookup(case, part[1:-1])
+            if part is _MISSING or not isinstance(part, int) or isinstance(part, bool):
+                return _MISSING
+            part = str(part)
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.lstrip("-").isdigit() and -len(node) <= int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return _MISSING
+    return node
+
+
+@dataclass(frozen=True)
+class Condition:
+    path: str
+    op: str
+    value: object
+
+    def holds(self, case: dict) -> bool:
+        got = _lookup(case, self.path)
+        if got is _MISSING:
+            return False
+        try:
+            return bool(_COMPARE[self.op](got, self.value))
+        except TypeError:  # e.g. a list compared with < : the condition does not hold
+            return False
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    framework: str
+    versions: object  # packaging.specifiers.SpecifierSet
+    verdicts: tuple
+    reason: str
+    ops: tuple | None = None
+    checks: tuple | None = None
+    dtypes: tuple | None = None
+    case_ids: tuple | None = None
+    where: tuple = ()
+    reason_pattern: re.Pattern | None = None
+    issue: str | None = None
+    reproducer: str | None = None
+    flaky: bool = False
+    source: str = ""
+
+    def applies_to(self, framework: str, version: str | None) -> bool:
+        """The entry's framework (or one of its modes) at a version inside the range."""
+        if framework != self.framework and not (
+            ":" not in self.framework and framework.split(":", 1)[0] == self.framework
+        ):
+            return False
+        if version is None:
+            return False
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            return Version(str(version)) in self.versions
+        except InvalidVersion:
+            return False
+
+    def in_region(self, rec: dict) -> bool:
+        case = rec.get("case") or {}
+        if not self.applies_to(rec.get("framework", ""), rec.get("version")):
+            return False
+        if self.checks is not None and rec.get("check") not in self.checks:
+            return False
+        if self.dtypes is not None and rec.get("dtype", case.get("dtype")) not in self.dtypes:
+            return False
+        if self.ops is not None and case.get("op") not in self.ops:
+            return False
+        if self.case_ids is not None and rec.get("case_id") not in self.case_ids:
+            return False
+        return all(c.holds(case) for c in self.where)
+
+    def matches(self, rec: dict) -> bool:
+        if rec.get("verdict") not in self.verdicts or not self.in_region(rec):
+            return False
+        return self.reason_pattern is None or bool(self.reason_pattern.search(str(rec.get("reason") or "")))
+
+    def describe(self) -> dict:
+        return {
+            "id": self.id,
+            "framework": self.framework,
+            "versions": str(self.versions) or "any",
+            "verdicts": list(self.verdicts),
+            "reason": self.reason,
+            "issue": self.issue,
+            "reproducer": self.reproducer,
+            "flaky": self.flaky,
+        }
+
+
+@dataclass
+class KnownSet:
+    entries: list[Entry] = field(default_factory=list)
+    path: str | None = None
+
+    def classify(self, records: list[dict]) -> tuple[list[dict], dict]:
+        """(records with ``known`` verdicts, the summary: per entry its matches, and the stale ones)."""
+        matched = {e.id: 0 for e in self.entries}
+        covered = {e.id: 0 for e in self.entries}
+        out = []
+        for rec in records:
+            hit = None
+            for e in self.entries:
+                if e.in_region(rec):
+                    covered[e.id] += 1
+                    if hit is None and e.matches(rec):
+                        hit = e
+            if hit is not None:
+                matched[hit.id] += 1
+                rec = {**rec, "verdict": "known", "known": {"id": hit.id, "verdict": rec["verdict"]}}
+            out.append(rec)
+        stale = [e.id for e in self.entries if covered[e.id] and not matched[e.id] and not e.flaky]
+        summary = {
+            "file": self.path,
+            "entries": [
+                {**e.describe(), "matched": matched[e.id], "in_region": covered[e.id]} for e in self.entries
+            ],
+            "stale": stale,
+        }
+        return out, summary
+
+
+def _error(path, where: str, rule: str) -> KnownFileError:
+    return KnownFileError(f"{path}: {where}: {rule}")
+
+
+def _entry(raw: dict, path, index: int, base: Path) -> Entry:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    where = f"entry {index} ({raw.get('id')!r})"
+    try:
+        versions = SpecifierSet(raw.get("versions", ""))
+    except InvalidSpecifier:
+        raise _error(
+            path,
+            where,
+            f"versions {raw.get('versions')!r} is not a PEP 440 specifier set (e.g. '>=2.12,<2.22')",
+        ) from None
+    match = raw.get("match", {})
+    pattern = None
+    if "reason" in match:
+        try:
+            pattern = re.compile(match["reason"])
+        except re.error as exc:
+            raise _error(
+                path, where, f"match.reason {match['reason']!r} is not a regular expression: {exc}"
+            ) from None
+    reproducer = raw.get("reproducer")
+    if reproducer is not None and not (base / reproducer).exists():
+        raise _error(
+            path,
+            where,
+            f"reproducer {reproducer!r} does not exist (paths are relative to the file's directory, {base})",
+        )
+    return Entry(
+        id=raw["id"],
+        framework=raw["framework"],
+        versions=versions,
+        verdicts=tuple(_one_or_many(raw["verdict"])),
+        reason=raw["reason"],
+        ops=_one_or_many(match.get("op")),
+        checks=_one_or_many(match.get("check")),
+        dtypes=_one_or_many(match.get("dtype")),
+        case_ids=_one_or_many(match.get("case_id")),
+        where=tuple(Condition(c["path"], c["op"], c["value"]) for c in match.get("where", [])),
+        reason_pattern=pattern,
+        issue=raw.get("issue"),
+        reproducer=reproducer,
+        flaky=bool(raw.get("flaky", False)),
+        source=str(path),
+    )
+
+
+def load_known(path) -> KnownSet:
+    """Read and validate a known-departures file (KnownFileError names the entry, field and rule)."""
+    import jsonschema
+    import tomllib
+
+    path = Path(path)
+    toml = path.suffix == ".toml"
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if toml else json.loads(text)
+    except FileNotFoundError:
+        raise KnownFileError(f"--known: {str(path)!r} does not exist") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        kind = "TOML" if toml else "JSON"
+        raise KnownFileError(f"{path}: not a {kind} known-departures file ({exc})") from None
+    except OSError as exc:
+        raise KnownFileError(f"{path}: cannot be read ({exc.strerror})") from None
+    schema = json.loads(SCHEMA_PATH.read_text())
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    if error is not None:
+        at = "/".join(str(p) for p in error.absolute_path)
+        if len(error.absolute_path) >= 2 and error.absolute_path[0] == "departures":
+            i = error.absolute_path[1]
+            raw = data["departures"][i] if isinstance(i, int) else {}
+            at = f"entry {i} ({raw.get('id')!r}" + (
+                f", field {'.'.join(str(p) for p in list(error.absolute_path)[2:])})"
+                if len(error.absolute_path) > 2
+                else ")"
+            )
+        raise KnownFileError(f"{path}: {at or 'top level'}: {error.message}")
+    seen: dict[str, int] = {}
+    entries = []
+    for i, raw in enumerate(data["departures"]):
+        if raw["id"] in seen:
+            raise _error(
+                path, f"entry {i} ({raw['id']!r})", f"the id is already used by entry {seen[raw['id']]}"
+            )
+        seen[raw["id"]] = i
+        entries.append(_entry(raw, path, i, path.resolve().parent))
+    return KnownSet(entries, str(path))
