@@ -249,7 +249,11 @@ def _entry(raw: dict, path, index: int, base: Path) -> Entry:
 def load_known(path) -> KnownSet:
     """Read and validate a known-departures file (KnownFileError names the entry, field and rule)."""
     import jsonschema
-    import tomllib
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
 
     path = Path(path)
     toml = path.suffix == ".toml"

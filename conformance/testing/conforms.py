@@ -1,0 +1,437 @@
+"""``assert_conforms``: a user's own framework function judged against a reference function.
+
+    import torch, reference as T
+    from refgrad.testing import assert_conforms
+
+    def my_gelu(x):                      # the kernel under test (PyTorch, JAX or TensorFlow)
+        return 0.5 * x * (1 + torch.erf(x / 2**0.5))
+
+    def gelu_reference(x):               # the same function written with `import reference as T`
+        return 0.5 * x * (1 + T.erf(x / 2**0.5))
+
+    assert_conforms(my_gelu, gelu_reference, torch.randn(64, dtype=torch.float32))
+
+Each check (``forward``, ``vjp``, ``jvp``; ``vjp_vjp`` for second order) runs the user's function
+on its framework and the reference function in float64 under the error model
+(:mod:`reference.errors`), which derives a bound for every element from the dtype's unit
+roundoff through every primitive the reference function calls; the verdict is the harness's
+(:func:`conformance.tolerance.judge_bounds`, plus one ulp of the expected value, as for op
+records). No tolerance is set by hand. A departure raises ``AssertionError`` naming the check,
+the element, both values, the bound and its terms, and a reproducer: an ``.npz`` of the exact
+inputs and cotangents beside a script that replays the user's function on them.
+
+The cotangents and tangents are drawn from a normal distribution (``seed``), rounded to the
+dtype, so both sides see bit-identical data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import tempfile
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+CHECKS = ("forward", "vjp", "vjp_vjp", "jvp")
+_RESULTS: list[dict] | None = None  # set by the pytest plugin (--refgrad-report)
+
+
+class ConformanceError(AssertionError):
+    """A departure found by :func:`assert_conforms` (an AssertionError, so pytest reports it)."""
+
+    def __init__(self, message: str, record: dict):
+        super().__init__(message)
+        self.record = record
+
+
+# ---- frameworks ----------------------------------------------------------------------------------
+def _framework_of(args, framework):
+    if framework is not None:
+        if framework not in ("torch", "jax", "tensorflow"):
+            raise ValueError(f"framework={framework!r}: must be 'torch', 'jax' or 'tensorflow'")
+        return framework
+    for a in args:
+        mod = type(a).__module__
+        if mod.startswith("torch"):
+            return "torch"
+        if mod.startswith(("jax", "jaxlib")):
+            return "jax"
+        if mod.startswith("tensorflow"):
+            return "tensorflow"
+    raise ValueError(
+        "framework=None: the arguments are not torch, JAX or TensorFlow tensors; pass framework='torch', "
+        "'jax' or 'tensorflow' with NumPy arrays"
+    )
+
+
+def _as_numpy(a, dtype):
+    if hasattr(a, "detach"):
+        a = a.detach().cpu()
+        if str(a.dtype) == "torch.bfloat16":
+            a = a.float()
+        a = a.numpy()
+    elif hasattr(a, "numpy") and not isinstance(a, np.ndarray):
+        a = a.numpy()
+    arr = np.asarray(a)
+    return _rounded(arr.astype(np.float64), dtype)
+
+
+def _rounded(a, dtype):
+    """``a`` rounded to ``dtype`` and back to float64 (exact): the data both sides see."""
+    import ml_dtypes
+
+    np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    return np.asarray(a, dtype=np.float64).astype(np_dtype).astype(np.float64)
+
+
+def _dtype_of(args, dtype):
+    if dtype is not None:
+        if dtype not in ("float64", "float32", "float16", "bfloat16"):
+            raise ValueError(f"dtype={dtype!r}: must be float64, float32, float16 or bfloat16")
+        return dtype
+    for a in args:
+        name = str(getattr(a, "dtype", "")).replace("torch.", "").replace("<dtype: '", "").rstrip("'>")
+        if name in ("float64", "float32", "float16", "bfloat16"):
+            return name
+    raise ValueError("dtype=None: no floating-point argument to take the dtype from; pass dtype=...")
+
+
+def _run_framework(framework, fn, check, arrays, extra, dtype):
+    """The user's function on its framework: a list of float64 arrays, one per result."""
+    if framework == "torch":
+        import torch
+
+        tdt = getattr(torch, dtype)
+
+        def t(a, grad=False):
+            return torch.tensor(a, dtype=tdt).requires_grad_(grad)
+
+        xs = [t(a, check != "forward") for a in arrays]
+        if check == "forward":
+            outs = [fn(*xs)]
+        elif check == "vjp":
+            outs = torch.autograd.grad(fn(*xs), xs, t(extra["grad_output"]), materialize_grads=True)
+        elif check == "vjp_vjp":
+            g = t(extra["grad_output"], True)
+            firsts = torch.autograd.grad(fn(*xs), xs, g, create_graph=True, materialize_grads=True)
+            pairs = [(f, t(extra[f"gg_{i}"])) for i, f in enumerate(firsts) if f.requires_grad]
+            if not pairs:
+                outs = [torch.zeros_like(g)] + [torch.zeros_like(x) for x in xs]
+            else:
+                outs = torch.autograd.grad(
+                    [p for p, _ in pairs], [g, *xs], [c for _, c in pairs], materialize_grads=True
+                )
+        else:
+            _, out = torch.func.jvp(
+                fn, tuple(x.detach() for x in xs), tuple(t(extra[f"tangent_{i}"]) for i in range(len(xs)))
+            )
+            outs = [out]
+        return [
+            o.detach().float().numpy().astype(np.float64)
+            if o.dtype == torch.bfloat16
+            else o.detach().numpy().astype(np.float64)
+            for o in outs
+        ]
+    if framework == "jax":
+        import jax
+        import jax.numpy as jnp
+
+        jax.config.update("jax_enable_x64", True)
+        jdt = getattr(jnp, dtype)
+        xs = [jnp.asarray(a, dtype=jdt) for a in arrays]
+        if check == "forward":
+            outs = [fn(*xs)]
+        elif check == "vjp":
+            _, pull = jax.vjp(fn, *xs)
+            outs = pull(jnp.asarray(extra["grad_output"], dtype=jdt))
+        elif check == "vjp_vjp":
+
+            def first(g, *p):
+                return jax.vjp(fn, *p)[1](g)
+
+            g = jnp.asarray(extra["grad_output"], dtype=jdt)
+            _, pull2 = jax.vjp(first, g, *xs)
+            outs = pull2(tuple(jnp.asarray(extra[f"gg_{i}"], dtype=jdt) for i in range(len(xs))))
+        else:
+            outs = [
+                jax.jvp(
+                    fn,
+                    tuple(xs),
+                    tuple(jnp.asarray(extra[f"tangent_{i}"], dtype=jdt) for i in range(len(xs))),
+                )[1]
+            ]
+        return [np.asarray(o, dtype=np.float64) for o in outs]
+    import tensorflow as tf
+
+    tdt = getattr(tf, dtype)
+    xs = [tf.constant(a, dtype=tdt) for a in arrays]
+    if check == "forward":
+        outs = [fn(*xs)]
+    elif check == "vjp":
+        with tf.GradientTape() as tape:
+            tape.watch(xs)
+            y = fn(*xs)
+        outs = tape.gradient(
+            y,
+            xs,
+            tf.constant(extra["grad_output"], dtype=tdt),
+            unconnected_gradients=tf.UnconnectedGradients.ZERO,
+        )
+    elif check == "vjp_vjp":
+        g = tf.constant(extra["grad_output"], dtype=tdt)
+        with tf.GradientTape() as outer:
+            outer.watch([g, *xs])
+            with tf.GradientTape() as inner:
+                inner.watch(xs)
+                y = fn(*xs)
+            firsts = inner.gradient(y, xs, g, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        outs = outer.gradient(
+            firsts,
+            [g, *xs],
+            [tf.constant(extra[f"gg_{i}"], dtype=tdt) for i in range(len(xs))],
+            unconnected_gradients=tf.UnconnectedGradients.ZERO,
+        )
+    else:
+        tangents = [tf.constant(extra[f"tangent_{i}"], dtype=tdt) for i in range(len(xs))]
+        with tf.autodiff.ForwardAccumulator(xs, tangents) as acc:
+            y = fn(*xs)
+        outs = [acc.jvp(y, unconnected_gradients=tf.UnconnectedGradients.ZERO)]
+    return [np.asarray(tf.cast(o, tf.float64)) for o in outs]
+
+
+# ---- the reference side ----------------------------------------------------------------------------
+def _reference_program(reference_fn, check, n):
+    import reference as T
+
+    if check == "forward":
+        return reference_fn
+    if check == "vjp":
+
+        def vjp(*args):
+            *xs, g = args
+            return list(T.autograd.grad(reference_fn(*xs), xs, g, allow_unused=True, materialize_grads=True))
+
+        return vjp
+    if check == "vjp_vjp":
+
+        def vjp_vjp(*args):
+            xs, g, ggs = args[:n], args[n], args[n + 1 :]
+            firsts = T.autograd.grad(
+                reference_fn(*xs), xs, g, create_graph=True, allow_unused=True, materialize_grads=True
+            )
+            pairs = [(f, gg) for f, gg in zip(firsts, ggs) if f.requires_grad]
+            if not pairs:
+                return [T.zeros_like(g)] + [T.zeros_like(x) for x in xs]
+            return list(
+                T.autograd.grad(
+                    [p for p, _ in pairs],
+                    [g, *xs],
+                    [c for _, c in pairs],
+                    allow_unused=True,
+                    materialize_grads=True,
+                )
+            )
+
+        return vjp_vjp
+
+    def jvp(*args):
+        xs, ts = args[:n], args[n:]
+        return T.func.jvp(reference_fn, tuple(x.detach() for x in xs), tuple(t.detach() for t in ts))[1]
+
+    return jvp
+
+
+def _names(check, n):
+    return {
+        "forward": ["output"],
+        "vjp": [f"grad_{i}" for i in range(n)],
+        "vjp_vjp": ["g_grad_output"] + [f"g_{i}" for i in range(n)],
+        "jvp": ["tangent_output"],
+    }[check]
+
+
+# ---- the public function ---------------------------------------------------------------------------
+def assert_conforms(
+    fn,
+    reference_fn,
+    *args,
+    checks=("forward", "vjp", "jvp"),
+    dtype=None,
+    framework=None,
+    seed=0,
+    name=None,
+):
+    """Judge ``fn`` (PyTorch, JAX or TensorFlow) against ``reference_fn`` (``import reference as T``).
+
+    ``args``: the inputs (framework tensors, or NumPy arrays with ``framework=``); every input is
+    differentiated. ``fn`` returns one tensor. Returns the list of result records (one per check);
+    raises :class:`ConformanceError` (an AssertionError) on the first departing check.
+    """
+    from conformance.ops.judge import bound_record, ulp_of
+    from conformance.tolerance import explain, judge_bounds
+    from reference.errors import Precision, bound_of
+
+    unknown = [c for c in checks if c not in CHECKS]
+    if unknown or not checks:
+        raise ValueError(f"checks={checks!r}: each must be one of {', '.join(CHECKS)}")
+    if not args:
+        raise ValueError("assert_conforms: no inputs given (pass the inputs after the two functions)")
+    framework = _framework_of(args, framework)
+    dtype = _dtype_of(args, dtype)
+    arrays = [_as_numpy(a, dtype) for a in args]
+    label = name or getattr(fn, "__qualname__", repr(fn))
+    precision = Precision(
+        dtype=dtype,
+        accumulate="float32" if framework == "torch" and dtype in ("float16", "bfloat16") else None,
+    )
+    rng = np.random.default_rng(seed)
+    with np.errstate(all="ignore"):
+        forward, _, _ = bound_of(reference_fn, arrays, precision)
+    out_shape = np.shape(forward[0])
+    extra = {"grad_output": _rounded(rng.standard_normal(out_shape), dtype)}
+    for i, a in enumerate(arrays):
+        extra[f"gg_{i}"] = _rounded(rng.standard_normal(a.shape), dtype)
+        extra[f"tangent_{i}"] = _rounded(rng.standard_normal(a.shape), dtype)
+    n = len(arrays)
+    records = []
+    for check in checks:
+        inputs = {
+            "forward": arrays,
+            "vjp": [*arrays, extra["grad_output"]],
+            "vjp_vjp": [*arrays, extra["grad_output"], *(extra[f"gg_{i}"] for i in range(n))],
+            "jvp": [*arrays, *(extra[f"tangent_{i}"] for i in range(n))],
+        }[check]
+        with np.errstate(all="ignore"):
+            values, bounds, tracker = bound_of(_reference_program(reference_fn, check, n), inputs, precision)
+        names = _names(check, n)
+        expected = {nm: (v, b + ulp_of(v, dtype)) for nm, v, b in zip(names, values, bounds) if v is not None}
+        try:
+            observed = dict(zip(names, _run_framework(framework, fn, check, arrays, extra, dtype)))
+        except Exception as exc:  # the user's function raised where the reference did not
+            judged = {
+                "verdict": "error_mismatch",
+                "max_ratio": None,
+                "worst": None,
+                "reason": f"{framework} raised {type(exc).__name__}: {exc}",
+            }
+        else:
+            judged = judge_bounds(observed, expected)
+        rec = {
+            "case_id": f"{label}-{_digest(arrays, extra)}",
+            "framework": framework,
+            "version": _version(framework),
+            "check": check,
+            "dtype": dtype,
+            "verdict": judged["verdict"],
+            "phase": "assert_conforms",
+            "config": f"{label}({', '.join(str(list(a.shape)) for a in arrays)}) {dtype}",
+            "max_ratio": judged.get("max_ratio"),
+            "worst": judged.get("worst"),
+            "bound": bound_record(precision, tracker.used),
+            "case": {
+                "op": label,
+                "params": {},
+                "shapes": {f"input{i}": list(a.shape) for i, a in enumerate(arrays)},
+                "dtype": dtype,
+                "seed": seed,
+                "checks": list(checks),
+            },
+        }
+        if judged["verdict"] != "pass":
+            rec["reason"] = judged.get("reason") or explain(judged, f"{framework} {check} {rec['config']}")
+        records.append(rec)
+        if _RESULTS is not None:
+            _RESULTS.append(rec)
+        if judged["verdict"] != "pass":
+            raise ConformanceError(_message(rec, fn, arrays, extra, framework, dtype), rec)
+    return records
+
+
+def _digest(arrays, extra) -> str:
+    h = hashlib.blake2b(digest_size=6)
+    for a in [*arrays, *(extra[k] for k in sorted(extra))]:
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def _version(framework):
+    import importlib
+
+    try:
+        return importlib.import_module(framework).__version__
+    except Exception:  # noqa: BLE001 - the version is information, never a reason to fail
+        return None
+
+
+def _message(rec, fn, arrays, extra, framework, dtype) -> str:
+    w = rec.get("worst") or {}
+    lines = [
+        f"{rec['verdict']}: {rec['framework']} {rec['check']} of {rec['config']}: {rec.get('reason', '')}"
+    ]
+    if w:
+        index = ",".join(str(i) for i in w.get("index", []))
+        lines.append(
+            f"  element {w.get('output')}[{index}]: {framework} {w.get('observed')!r}, reference "
+            f"{w.get('expected')!r}, |diff| = {abs(w.get('observed', 0) - w.get('expected', 0))!r} > bound "
+            f"{w.get('bound')!r} (ratio {w.get('ratio')!r})"
+        )
+    terms = {k: v for k, v in rec["bound"].items() if k not in ("formula", "ops")}
+    lines.append(f"  bound: {rec['bound']['formula']}; terms {json.dumps(terms, default=str)}")
+    if rec["bound"].get("ops"):
+        lines.append(f"  modelled primitives: {', '.join(sorted(rec['bound']['ops']))}")
+    lines.append("  reproducer: " + _reproducer(fn, arrays, extra, framework, dtype, rec))
+    return "\n".join(lines)
+
+
+def _reproducer(fn, arrays, extra, framework, dtype, rec) -> str:
+    """An .npz of the exact data and a script beside it that replays the user's function."""
+    where = Path(os.environ.get("REFGRAD_REPRO_DIR") or tempfile.gettempdir()) / "refgrad-reproducers"
+    where.mkdir(parents=True, exist_ok=True)
+    stem = f"{rec['case_id']}-{rec['check']}".replace("/", "_").replace("<", "_").replace(">", "_")
+    npz = where / f"{stem}.npz"
+    np.savez(npz, **{f"input{i}": a for i, a in enumerate(arrays)}, **extra)
+    module = getattr(fn, "__module__", None) or "__main__"
+    qual = getattr(fn, "__qualname__", "?")
+    importable = module != "__main__" and "<" not in qual
+    if importable:  # the function under test, imported from where it lives
+        file = inspect.getsourcefile(fn) or ""
+        root = Path(file).resolve().parents[module.count(".")] if file else Path.cwd()
+        load = f"sys.path.insert(0, {str(root)!r})\nfrom {module} import {qual.split('.')[0]} as _owner\n"
+        load += f"fn = _owner{''.join('.' + p for p in qual.split('.')[1:])}\n"
+    else:
+        try:
+            load = textwrap.dedent(inspect.getsource(fn)) + f"\nfn = {qual.split('.')[-1]}\n"
+        except (OSError, TypeError):
+            load = "fn = ...  # the function under test: paste it here\n"
+    w = rec.get("worst") or {}
+    script = where / f"{stem}.py"
+    script.write_text(
+        f'"""refgrad assert_conforms reproducer: {rec["verdict"]} of {rec["check"]} ({framework}, {dtype}).\n\n'
+        f'{rec.get("reason", "")}\n"""\n'
+        "import sys\n\nimport numpy as np\n\n"
+        "from conformance.testing.conforms import run_check\n\n"
+        f"{load}\n"
+        f"data = dict(np.load({str(npz)!r}))\n"
+        f"inputs = [data.pop(f'input{{i}}') for i in range({len(arrays)})]\n"
+        f"results = run_check({framework!r}, fn, {rec['check']!r}, inputs, data, {dtype!r})\n"
+        f"names = {_names(rec['check'], len(arrays))!r}\n"
+        "for name, value in zip(names, results):\n"
+        "    print(name, value)\n"
+        + (
+            f"print('worst element', {w.get('output')!r}, {tuple(w.get('index', []))!r}, '=', "
+            f"dict(zip(names, results))[{w.get('output')!r}][{tuple(w.get('index', []))!r}], "
+            f"'(reference {w.get('expected')!r}, bound {w.get('bound')!r})')\n"
+            if w
+            else ""
+        )
+    )
+    return f"{script} (data: {npz})"
+
+
+def run_check(framework, fn, check, inputs, extra, dtype):
+    """One check of ``fn`` on its framework (what a reproducer replays): float64 arrays."""
+    return _run_framework(framework, fn, check, [np.asarray(a) for a in inputs], extra, dtype)

@@ -1,0 +1,6 @@
+"""refgrad: a reference-and-conformance harness for automatic differentiation.
+
+The code lives in two packages, :mod:`reference` (the oracle: ``import reference as T``) and
+:mod:`conformance` (the harness); this package is the stable public entry point for users'
+own tests: :mod:`refgrad.testing`.
+"""
