@@ -11,7 +11,8 @@ and array-api-tests takes an ``--xfails-file``; refgrad reads a TOML (``[[depart
      "framework": "tensorflow",             # a name, or "name:mode" for one execution mode only
      "versions": ">=2.12",                  # PEP 440 specifiers on the framework's version
      "match": {"op": "conv", "check": ["forward", "vjp"], "dtype": ["float32", "bfloat16"],
-               "where": [{"path": "shapes.input.0", "op": "==", "value": 0}],
+               "where": [{"path": "shapes.input.0", "op": "==", "value": 0},
+                         {"path": "shapes.input.1", "op": "!=", "value": "{shapes.weight.0}"}],
                "reason": "has shape"},        # a regular expression searched in the result's reason
      "verdict": ["fail"],                   # the verdicts this departure produces
      "reason": "...", "issue": "https://...", "reproducer": "found/conv-....json",  # beside the file
@@ -20,8 +21,9 @@ and array-api-tests takes an ``--xfails-file``; refgrad reads a TOML (``[[depart
 A result matches an entry when the framework, the version range, every ``match`` field and one of
 the expected verdicts all hold; its verdict in the report becomes ``known`` (the original verdict
 and the entry's id are kept beside it; ``results.jsonl`` is never rewritten, so a later
-``conformance report --known`` can reclassify). A result is *in an entry's region* when everything
-but the verdict and the reason pattern holds. An entry whose region the run covered but which
+``conformance report --known`` can reclassify). A judged result (``pass`` or a departure;
+never ``unsupported``) is *in an entry's region* when everything but the verdict and the reason
+pattern holds. An entry whose region the run covered but which
 matched nothing is ``stale``: the departure is gone, so the entry must go (strict mode, the
 default, fails the run; ``--allow-stale`` only reports it). An entry whose version range excludes
 the installed version, or whose region the run never reached, does not apply.
@@ -34,6 +36,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance.exitcodes import DEPARTING
 from conformance.resultsio import InputFileError
 
 SCHEMA_PATH = Path(__file__).with_name("known.schema.json")
@@ -48,6 +51,8 @@ _COMPARE = {
     ">=": lambda a, b: a >= b,
     "in": lambda a, b: a in b,
     "contains": lambda a, b: b in a,
+    "multiple_of": lambda a, b: b != 0 and a % b == 0,
+    "not_multiple_of": lambda a, b: b != 0 and a % b != 0,
 }
 _MISSING = object()
 
@@ -90,10 +95,13 @@ class Condition:
 
     def holds(self, case: dict) -> bool:
         got = _lookup(case, self.path)
-        if got is _MISSING:
+        value = self.value
+        if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
+            value = _lookup(case, value[1:-1])  # another field of the case: "{shapes.weight.0}"
+        if got is _MISSING or value is _MISSING:
             return False
         try:
-            return bool(_COMPARE[self.op](got, self.value))
+            return bool(_COMPARE[self.op](got, value))
         except TypeError:  # e.g. a list compared with < : the condition does not hold
             return False
 
@@ -126,8 +134,10 @@ class Entry:
             return False
         from packaging.version import InvalidVersion, Version
 
+        # the framework's own version: "2.13.0+cpu", or the first of "jax 0.10.2, jaxlib 0.10.2"
+        found = re.search(r"\d+(?:\.\d+)+(?:[+a-zA-Z][\w.+]*)?", str(version))
         try:
-            return Version(str(version)) in self.versions
+            return found is not None and Version(found.group(0)) in self.versions
         except InvalidVersion:
             return False
 
@@ -175,8 +185,9 @@ class KnownSet:
         out = []
         for rec in records:
             hit = None
+            judged = rec.get("verdict") == "pass" or rec.get("verdict") in DEPARTING
             for e in self.entries:
-                if e.in_region(rec):
+                if judged and e.in_region(rec):  # an unsupported result is no evidence either way
                     covered[e.id] += 1
                     if hit is None and e.matches(rec):
                         hit = e

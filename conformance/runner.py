@@ -458,7 +458,9 @@ class Campaign:
     def run_check(self, case: Case, check: str, frameworks=None, phase="campaign", record=True) -> list[dict]:
         """Run one check of one case on several frameworks in parallel; return the records."""
         names = [n for n in (frameworks or self.workers) if n in self.workers]
-        pending = [n for n in names if _key(case, n, check) not in self.done]
+        # a probe (record=False: shrinking) always runs, so its record is whole (the index keeps
+        # only what --resume needs); a recorded run skips what is already recorded
+        pending = [n for n in names if not record or _key(case, n, check) not in self.done]
         # the harness's own checks first: memory budget, then the reference (its own time limit),
         # both before a framework is asked, so neither is ever charged to a framework
         refusal, reference = None, None
