@@ -1,0 +1,687 @@
+"""``reference.autograd.Function`` against ``torch.autograd.Function`` (torch 2.13).
+
+Every scenario is one function of the framework module ``T``: it defines its Function subclasses
+on ``T.autograd.Function``, runs them, and returns what it observed (values, gradients, grad_fn
+names, versions, flags) as a list; an exception ends the scenario and is observed as its type and
+message. The same scenario runs on the reference and on PyTorch and the observations must agree
+(floats to 1e-12, everything else exactly).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import reference
+
+torch = pytest.importorskip("torch")
+
+pytestmark = pytest.mark.torch
+
+
+def _plain(x):
+    """An observation as plain Python/NumPy, comparable across frameworks."""
+    if isinstance(x, (torch.Tensor, reference.Tensor)):
+        arr = np.array(x.detach().numpy(force=True) if isinstance(x, torch.Tensor) else x.detach().numpy())
+        return ("tensor", str(arr.dtype), arr)
+    if isinstance(x, (tuple, list)):
+        return tuple(_plain(v) for v in x)
+    if isinstance(x, np.ndarray):
+        return ("tensor", str(x.dtype), x)
+    return x
+
+
+def _builtin_type(exc):
+    """The exception's nearest builtin class (the reference's AutogradError is a RuntimeError)."""
+    return next(k.__name__ for k in type(exc).__mro__ if k.__module__ == "builtins")
+
+
+def _observe(scenario, T):
+    seen = []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            scenario(T, seen)
+    except Exception as exc:  # noqa: BLE001 - the type and message are what is compared
+        seen.append(("raised", _builtin_type(exc), str(exc)))
+    return [_plain(s) for s in seen]
+
+
+def _compare(a, b, where):
+    if isinstance(a, tuple) and a and a[0] == "tensor":
+        assert isinstance(b, tuple) and b and b[0] == "tensor", f"{where}: {a} but PyTorch gives {b}"
+        assert a[1] == b[1], f"{where}: dtype {a[1]} but PyTorch gives {b[1]}"
+        assert a[2].shape == b[2].shape, f"{where}: shape {a[2].shape} but PyTorch gives {b[2].shape}"
+        np.testing.assert_allclose(a[2], b[2], rtol=1e-12, atol=1e-12, err_msg=where)
+    elif isinstance(a, tuple) and isinstance(b, tuple):
+        assert len(a) == len(b), f"{where}: {a} but PyTorch gives {b}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            _compare(x, y, f"{where}[{i}]")
+    else:
+        assert a == b, f"{where}: {a!r} but PyTorch gives {b!r}"
+
+
+def agree(scenario):
+    got, want = _observe(scenario, reference), _observe(scenario, torch)
+    assert len(got) == len(want), f"observed {got}\nbut PyTorch: {want}"
+    for i, (a, b) in enumerate(zip(got, want)):
+        _compare(a, b, f"observation {i}")
+    return want
+
+
+def leaf(T, values):
+    return T.tensor(values, dtype=T.float64, requires_grad=True)
+
+
+# ---- scenarios ------------------------------------------------------------------------------
+
+
+def basic_ctx(T, seen):
+    class Cube(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            seen.append(("needs", ctx.needs_input_grad, T.is_grad_enabled()))
+            ctx.save_for_backward(x)
+            ctx.k = k
+            return x * x * x * k
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 3 * x * x * g * ctx.k, None
+
+    x = leaf(T, [1.0, -2.0, 0.5])
+    y = Cube.apply(x, 2.0)
+    seen += [y, type(y.grad_fn).__name__, y.grad_fn.name(), y.requires_grad, y.is_leaf]
+    (g,) = T.autograd.grad(y.sum(), x, create_graph=True)
+    seen += [g, g.requires_grad]
+    (gg,) = T.autograd.grad(g.sum(), x)
+    seen.append(gg)
+    with T.no_grad():
+        z = Cube.apply(x, 1.0)
+    seen += [z.requires_grad, z.grad_fn is None]
+
+
+def setup_context_form(T, seen):
+    class Mul(T.autograd.Function):
+        @staticmethod
+        def forward(x, y, scale=3.0):
+            return x * y * scale
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, y, scale = inputs
+            ctx.save_for_backward(x, y)
+            ctx.scale = scale
+            seen.append(("setup", len(inputs), T.is_grad_enabled()))
+
+        @staticmethod
+        def backward(ctx, g):
+            x, y = ctx.saved_tensors
+            return g * y * ctx.scale, g * x * ctx.scale, None
+
+    x, y = leaf(T, [1.0, 2.0]), leaf(T, [3.0, -4.0])
+    out = Mul.apply(x, y)
+    seen.append(out)
+    seen.append(T.autograd.grad(out.sum(), (x, y)))
+    seen.append(T.autograd.grad(Mul.apply(x, y, scale=0.5).sum(), (x, y)))
+
+
+def saved_input_modified(T, seen):
+    class Sq(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    x = leaf(T, [1.0, 2.0])
+    a = x * 1
+    y = Sq.apply(a)
+    a.mul_(2)
+    seen.append(a._version)
+    y.sum().backward()
+
+
+def saved_output_modified(T, seen):
+    class Exp(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y
+
+    x = leaf(T, [1.0, 2.0])
+    (g,) = T.autograd.grad(Exp.apply(x).sum(), x, create_graph=True)
+    seen += [g, T.autograd.grad(g.sum(), x)[0]]  # double backward through the saved output
+    y = Exp.apply(x)
+    y.mul_(2)
+    y.sum().backward()
+
+
+def saved_freed(T, seen):
+    class Exp(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y
+
+    x = leaf(T, [1.0, 2.0])
+    s = Exp.apply(x).sum()
+    s.backward(retain_graph=True)
+    s.backward()
+    seen.append(x.grad)
+    s.backward()
+
+
+def saved_none_and_bad(T, seen):
+    class F(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(None, x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            seen.append((a is None, b.requires_grad))
+            return g * 2
+
+    x = leaf(T, [1.0, 2.0])
+    F.apply(x).sum().backward()
+    seen.append(x.grad)
+
+    class Bad(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x, 3)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    Bad.apply(x)
+
+
+def mark_dirty_basic(T, seen):
+    class AddOne(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.add_(1)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = leaf(T, [1.0, 2.0])
+    a = x * 1
+    b = AddOne.apply(a)
+    seen += [b is a, a._version, a.grad_fn.name(), b]
+    (b * b).sum().backward()
+    seen.append(x.grad)
+    t = T.ones(2, dtype=T.float64)
+    r = AddOne.apply(t)
+    seen += [r is t, r.requires_grad, t._version]
+    AddOne.apply(x)
+
+
+def mark_dirty_view(T, seen):
+    class AddOne(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(3)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 5
+
+    x = leaf(T, [1.0, 2.0, 3.0])
+    base = x * 1
+    v = base[1:]
+    r = AddOne.apply(v)
+    seen += [r is v, v.grad_fn.name(), base.grad_fn.name(), base._version, base]
+    base.sum().backward()
+    seen.append(x.grad)
+
+
+def mark_dirty_errors(T, seen):
+    class NotReturned(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.add_(1)
+            ctx.mark_dirty(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class TwoOut(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.add_(1)
+            ctx.mark_dirty(x)
+            return x, x * 2
+
+        @staticmethod
+        def backward(ctx, g, h):
+            return g
+
+    x = leaf(T, [1.0, 2.0])
+    try:
+        NotReturned.apply(x * 1)
+    except RuntimeError as e:
+        seen.append(str(e))
+    TwoOut.apply((x * 1)[:1])
+
+
+def non_differentiable_and_materialize(T, seen):
+    class ND(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            a, b, idx = x * 2, x * 3, x.argmax()
+            ctx.mark_non_differentiable(b)
+            return a, b, idx
+
+        @staticmethod
+        def backward(ctx, ga, gb, gi):
+            seen.append(("grads", ga, gb, gi))
+            return ga * 2
+
+    class NoMat(ND):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return ND.forward(ctx, x)
+
+    x = leaf(T, [1.0, 4.0, 2.0])
+    a, b, idx = ND.apply(x)
+    seen += [a.requires_grad, b.requires_grad, b.grad_fn is None, idx.requires_grad, idx]
+    a.sum().backward()
+    seen.append(x.grad)
+    a, b, idx = NoMat.apply(x)
+    a.sum().backward()
+    seen.append(x.grad)
+
+    class NDInput(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_non_differentiable(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    r = NDInput.apply(x)
+    seen += [r is x, r.requires_grad, r._is_view(), r]
+
+
+def non_tensor_io(T, seen):
+    class NonT(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, k, x, s):
+            seen.append(("needs", ctx.needs_input_grad))
+            return x * k, s + "!", 3
+
+        @staticmethod
+        def backward(ctx, g, g2, g3):
+            seen.append(("grads", g, g2, g3))
+            return None, g * 2, None
+
+    x = leaf(T, [1.0, 2.0])
+    out = NonT.apply(2.0, x, "s")
+    seen += [out[0], out[1], out[2]]
+    out[0].sum().backward()
+    seen.append(x.grad)
+
+    class RetList(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return [x * 2, x * 3]
+
+        @staticmethod
+        def backward(ctx, a, b):
+            return a + b
+
+    r = RetList.apply(x)
+    seen += [type(r).__name__, r[0].requires_grad]
+
+
+def multiple_outputs_shared_input(T, seen):
+    class Split(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(x, w)
+            return x * w, x + w
+
+        @staticmethod
+        def backward(ctx, ga, gb):
+            x, w = ctx.saved_tensors
+            return ga * w + gb, ga * x + gb
+
+    x, w = leaf(T, [1.0, 2.0]), leaf(T, [0.5, -1.0])
+    a, b = Split.apply(x, w)
+    seen += [a.grad_fn is b.grad_fn, a.grad_fn.next_functions[0][0].name() == "AccumulateGrad"]
+    c, d = Split.apply(x, x)  # the same input twice: both gradients are summed into it
+    (g,) = T.autograd.grad((a * b).sum() + (c * d).sum(), x, create_graph=True)
+    seen.append(g)
+    seen.append(T.autograd.grad(g.sum(), (x, w), retain_graph=True))
+    (gw,) = T.autograd.grad(b.sum() * 1.0, w)  # only the second output used: zeros for the first
+    seen.append(gw)
+
+
+def needs_input_grad(T, seen):
+    class Half(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y, i):
+            return x * y * i
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(ctx.needs_input_grad)
+            return g, g, T.ones(7)  # a gradient for an input that needs none is dropped
+
+    x = leaf(T, [1.0, 2.0])
+    i = T.tensor([1, 2])
+    seen.append(T.autograd.grad(Half.apply(x, T.ones(2, dtype=T.float64), i).sum(), x))
+
+
+def once_differentiable_double(T, seen):
+    from_fn = T.autograd.function.once_differentiable
+
+    class OD(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**2
+
+        @staticmethod
+        @from_fn
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            seen.append(("in backward", T.is_grad_enabled(), g.requires_grad))
+            return 2 * x * g
+
+    x = leaf(T, [1.0, 2.0])
+    (g,) = T.autograd.grad(OD.apply(x).sum(), x, create_graph=True)
+    seen += [g, g.requires_grad]
+    y = OD.apply(x)
+    (g,) = T.autograd.grad((y * y).sum(), x, create_graph=True)
+    seen += [g, g.requires_grad, g.grad_fn.name()]
+    g.sum().backward()
+
+
+def wrong_gradients(T, seen):
+    class TooFew(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            return x * w
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class TooManyNone(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None, None
+
+    class TooMany(TooManyNone):
+        @staticmethod
+        def backward(ctx, g):
+            return g, g
+
+    class Shape(TooManyNone):
+        @staticmethod
+        def backward(ctx, g):
+            return T.ones(3, dtype=T.float64)
+
+    class Smaller(TooManyNone):
+        @staticmethod
+        def backward(ctx, g):
+            return T.ones(1, dtype=T.float64)
+
+    class Broadcast(TooManyNone):
+        @staticmethod
+        def backward(ctx, g):
+            return T.ones(4, 2, dtype=T.float64)
+
+    class NonTensorGrad(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, k, x):
+            return x * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return 1.0, g
+
+    class FloatGrad(NonTensorGrad):
+        @staticmethod
+        def backward(ctx, g):
+            return None, 3.0
+
+    class Float32(TooManyNone):
+        @staticmethod
+        def backward(ctx, g):
+            return g.float()
+
+    x, w = leaf(T, [1.0, 2.0]), leaf(T, [3.0, 4.0])
+    for fn, args in (
+        (TooFew, (x, w)),
+        (TooManyNone, (x,)),
+        (TooMany, (x,)),
+        (Shape, (x,)),
+        (Smaller, (x,)),
+        (Broadcast, (x,)),
+        (NonTensorGrad, (2.0, x)),
+        (FloatGrad, (2.0, x)),
+        (Float32, (x,)),
+    ):
+        try:
+            seen.append(T.autograd.grad(fn.apply(*args).sum(), x))
+        except Exception as e:  # noqa: BLE001 - observed
+            seen.append((_builtin_type(e), str(e)))
+
+
+def view_outputs(T, seen):
+    class View(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x[0:2]
+
+        @staticmethod
+        def backward(ctx, g):
+            return T.cat([g, T.zeros(1, dtype=g.dtype)]) * 10
+
+    class Ident(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 7
+
+    x = leaf(T, [1.0, 2.0, 3.0])
+    a = x * 1
+    v = View.apply(a)
+    seen += [v._is_view(), v.grad_fn.name(), v._base is a]
+    seen.append(T.autograd.grad(v.sum(), x, retain_graph=True))
+    i = Ident.apply(a)
+    seen += [i is a, i._is_view(), i.grad_fn.name(), T.autograd.grad(i.sum(), x, retain_graph=True)]
+    t = T.ones(2)
+    j = Ident.apply(t)
+    seen += [j is t, j._is_view(), j.requires_grad]
+    j.mul_(2)  # no grad anywhere: allowed
+    seen.append(t)
+    for out in (View.apply(a), Ident.apply(a), View.apply(x)):
+        try:
+            out.mul_(2)
+        except RuntimeError as e:
+            seen.append(str(e))
+    v = View.apply(a)
+    a.add_(1)  # in-place on the base of a custom Function's view output, then use the view
+    try:
+        seen.append(v.grad_fn.name())
+    except RuntimeError as e:
+        seen.append(str(e))
+
+
+def setup_context_saved_input_returned(T, seen):
+    class SaveId(T.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class SaveIdCtx(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x
+
+    x = leaf(T, [1.0, 2.0])
+    seen.append(T.autograd.grad(SaveIdCtx.apply(x * 1).sum(), x))
+    SaveId.apply(x * 1)
+
+
+def protocol_errors(T, seen):
+    class Both(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g
+
+    class VjpOnly(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 3
+
+    class NoBackward(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+    class NoForward(T.autograd.Function):
+        pass
+
+    class NotStatic(T.autograd.Function):
+        def forward(self, x):
+            return x * 2
+
+        def backward(self, g):
+            return g * 2
+
+    x = leaf(T, [1.0, 2.0])
+    seen.append(T.autograd.grad(VjpOnly.apply(x).sum(), x))
+    seen.append(T.autograd.grad(NotStatic.apply(x).sum(), x))  # apply passes ctx as self
+    for call in (
+        lambda: Both.apply(x).sum().backward(),
+        lambda: NoBackward.apply(x).sum().backward(),
+        lambda: NoForward.apply(x),
+        lambda: NotStatic()(x),
+        lambda: VjpOnly()(x),
+    ):
+        try:
+            call()
+        except Exception as e:  # noqa: BLE001 - observed
+            seen.append((_builtin_type(e), str(e)))
+
+
+def hooks_and_retain_grad(T, seen):
+    class Sq(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    x = leaf(T, [1.0, -3.0])
+    y = Sq.apply(x)
+    y.retain_grad()
+    y.register_hook(lambda g: g * 10)
+    (y * y).sum().backward()
+    seen += [y.grad, x.grad]
+
+
+SCENARIOS = [
+    basic_ctx,
+    setup_context_form,
+    saved_input_modified,
+    saved_output_modified,
+    saved_freed,
+    saved_none_and_bad,
+    mark_dirty_basic,
+    mark_dirty_view,
+    mark_dirty_errors,
+    non_differentiable_and_materialize,
+    non_tensor_io,
+    multiple_outputs_shared_input,
+    needs_input_grad,
+    once_differentiable_double,
+    wrong_gradients,
+    view_outputs,
+    setup_context_saved_input_returned,
+    protocol_errors,
+    hooks_and_retain_grad,
+]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.__name__)
+def test_agrees_with_torch(scenario):
+    want = agree(scenario)
+    assert want, "the scenario observed nothing"
