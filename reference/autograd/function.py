@@ -576,7 +576,8 @@ def _vmap_values(index, level, info, cls, args):
                 "structure compatible with the output. "
             )
             if not isinstance(result, tuple):
-                raise RuntimeError(base + f"Got a {type(result)} instead")
+                kind = "<class 'torch.Tensor'>" if isinstance(result, Tensor) else str(type(result))
+                raise RuntimeError(base + f"Got a {kind} instead")  # PyTorch's name for the Tensor class
             if len(result) != 2:
                 raise RuntimeError(base + f"Got {len(result)} returns instead")
             outputs, out_dims = result

@@ -685,3 +685,200 @@ SCENARIOS = [
 def test_agrees_with_torch(scenario):
     want = agree(scenario)
     assert want, "the scenario observed nothing"
+
+
+# ---- under function transforms (reference.func vs torch.func) -----------------------------------
+
+
+def _mul_function(T, with_vmap=None):
+    """x * y * k in the setup_context form with backward and jvp; ``with_vmap``: "generate" or
+    "staticmethod" (or None: no vmap support)."""
+
+    class Mul(T.autograd.Function):
+        generate_vmap_rule = with_vmap == "generate"
+
+        @staticmethod
+        def forward(x, y, k):
+            return x * y * k
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, y, k = inputs
+            ctx.save_for_backward(x, y)
+            ctx.save_for_forward(x, y)
+            ctx.k = k
+
+        @staticmethod
+        def backward(ctx, g):
+            x, y = ctx.saved_tensors
+            return g * y * ctx.k * 1.5, g * x * ctx.k, None  # not the true derivative (x 1.5): custom
+
+        @staticmethod
+        def jvp(ctx, tx, ty, tk):
+            x, y = ctx.saved_tensors
+            return tx * y * ctx.k * 1.25 + ty * x * ctx.k
+
+    if with_vmap == "staticmethod":
+
+        def vmap(info, in_dims, x, y, k):
+            seen_info.append((info.batch_size, in_dims))
+            xd, yd, _ = in_dims
+            x = x.movedim(xd, 0) if xd is not None else x.unsqueeze(0)
+            y = y.movedim(yd, 0) if yd is not None else y.unsqueeze(0)
+            return Mul.apply(x, y, k), 0
+
+        seen_info = []
+        Mul.vmap = staticmethod(vmap)
+        Mul.seen_info = seen_info
+    return Mul
+
+
+def transforms_jvp_grad(T, seen):
+    Mul = _mul_function(T)
+    x, y = T.tensor([1.0, 2.0], dtype=T.float64), T.tensor([3.0, -4.0], dtype=T.float64)
+    seen.append(T.func.jvp(lambda x: Mul.apply(x, y, 2.0), (x,), (T.ones(2, dtype=T.float64),)))
+    seen.append(T.func.jvp(lambda x, y: Mul.apply(x, y, 2.0), (x, y), (x, y)))
+    seen.append(T.func.grad(lambda x: Mul.apply(x, y, 2.0).sum())(x))
+    seen.append(T.func.grad(lambda x, y: Mul.apply(x, y, 2.0).sum(), argnums=(0, 1))(x, y))
+    seen.append(T.func.jacrev(lambda x: Mul.apply(x, y, 2.0))(x))
+    seen.append(T.func.vjp(lambda x: Mul.apply(x, y, 2.0), x)[1](T.ones(2, dtype=T.float64)))
+    # forward over reverse: jvp of the (differentiable) custom backward
+    seen.append(T.func.jvp(T.func.grad(lambda x: Mul.apply(x, x, 2.0).sum()), (x,), (y,)))
+
+
+def transforms_errors(T, seen):
+    class Old(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class NoJvp(T.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class Both(NoJvp):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def vmap(info, in_dims, x):
+            return x * 2, in_dims[0]
+
+    class BadVmap(NoJvp):
+        @staticmethod
+        def vmap(info, in_dims, x):
+            return x * 2
+
+    class BadVmap3(NoJvp):
+        @staticmethod
+        def vmap(info, in_dims, x):
+            return x, 0, 0
+
+    x = T.tensor([1.0, 2.0], dtype=T.float64)
+    xs = T.ones(3, 2, dtype=T.float64)
+    for call in (
+        lambda: T.func.grad(lambda x: Old.apply(x).sum())(x),
+        lambda: T.func.vmap(Old.apply)(xs),
+        lambda: T.func.jvp(Old.apply, (x,), (x,)),
+        lambda: T.func.jvp(NoJvp.apply, (x,), (x,)),
+        lambda: T.func.vmap(NoJvp.apply)(xs),
+        lambda: T.func.vmap(Both.apply)(xs),
+        lambda: T.func.vmap(BadVmap.apply)(xs),
+        lambda: T.func.vmap(BadVmap3.apply)(xs),
+        lambda: Old.apply(x),  # outside transforms the ctx form is fine
+    ):
+        try:
+            seen.append(call())
+        except Exception as e:  # noqa: BLE001 - observed
+            seen.append((_builtin_type(e), str(e)))
+
+
+def _vmap_cases(T, seen, Mul):
+    y = T.tensor([3.0, -4.0], dtype=T.float64)
+    xs = T.tensor([[1.0, 2.0], [0.5, -1.0], [2.0, 3.0]], dtype=T.float64)
+    ys = T.tensor([[1.0, 1.5], [-2.0, 0.25], [4.0, 1.0]], dtype=T.float64)
+    vm = T.func.vmap
+    seen.append(vm(Mul.apply, in_dims=(0, None, None))(xs, y, 2.0))
+    seen.append(vm(Mul.apply, in_dims=(1, 0, None))(xs.t().contiguous(), ys, 2.0))
+    seen.append(T.func.grad(lambda xs: vm(Mul.apply, in_dims=(0, None, None))(xs, y, 2.0).sum())(xs))
+    seen.append(
+        T.func.grad(lambda ys: vm(Mul.apply, in_dims=(0, None, None))(xs, ys, 2.0).sum())(y)  # unbatched y
+    )
+    seen.append(vm(T.func.grad(lambda x, y: Mul.apply(x, y, 2.0).sum(), argnums=(0, 1)))(xs, ys))
+    seen.append(vm(T.func.grad(lambda x: Mul.apply(x, y, 2.0).sum()))(xs))
+    seen.append(T.func.jacrev(lambda x: Mul.apply(x, y, 2.0))(xs[0]))
+    seen.append(T.func.jacfwd(lambda x: Mul.apply(x, y, 2.0))(xs[0]))
+    out, fn = T.func.vjp(lambda xs, ys: vm(Mul.apply, in_dims=(0, 0, None))(xs, ys, 2.0), xs, ys)
+    seen += [out, fn(T.ones(3, 2, dtype=T.float64))]
+    seen.append(T.func.jvp(lambda xs: vm(Mul.apply, in_dims=(0, None, None))(xs, y, 2.0), (xs,), (ys,)))
+    seen.append(vm(lambda x, t: T.func.jvp(lambda x: Mul.apply(x, y, 2.0), (x,), (t,)))(xs, ys))
+
+
+def vmap_generate_rule(T, seen):
+    _vmap_cases(T, seen, _mul_function(T, "generate"))
+
+
+def vmap_staticmethod(T, seen):
+    Mul = _mul_function(T, "staticmethod")
+    _vmap_cases(T, seen, Mul)
+    seen.append(tuple(Mul.seen_info))
+
+
+def vmap_generate_reductions(T, seen):
+    """Outputs of other shapes than the inputs, a saved non-tensor (a shape), a scalar output."""
+
+    class SumSq(T.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x, w):
+            return (x * x * w).sum(), x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, w = inputs
+            ctx.save_for_backward(x, w)
+            ctx.shape = x.shape
+
+        @staticmethod
+        def backward(ctx, gs, gd):
+            x, w = ctx.saved_tensors
+            return (2 * x * w * gs + 2 * gd).reshape(ctx.shape), (x * x * gs)
+
+    xs = T.tensor([[1.0, 2.0], [0.5, -1.0], [2.0, 3.0]], dtype=T.float64)
+    w = T.tensor([0.5, 2.0], dtype=T.float64)
+    seen.append(T.func.vmap(SumSq.apply, in_dims=(0, None))(xs, w))
+    seen.append(
+        T.func.grad(
+            lambda xs, w: sum(o.sum() for o in T.func.vmap(SumSq.apply, in_dims=(0, None))(xs, w)),
+            argnums=(0, 1),
+        )(xs, w)
+    )
+    seen.append(T.func.vmap(T.func.grad(lambda x: SumSq.apply(x, w)[0]))(xs))
+
+
+TRANSFORM_SCENARIOS = [
+    transforms_jvp_grad,
+    transforms_errors,
+    vmap_generate_rule,
+    vmap_staticmethod,
+    vmap_generate_reductions,
+]
+
+
+@pytest.mark.parametrize("scenario", TRANSFORM_SCENARIOS, ids=lambda s: s.__name__)
+def test_transforms_agree_with_torch(scenario):
+    want = agree(scenario)
+    assert want, "the scenario observed nothing"
