@@ -321,6 +321,7 @@ def _wrap_outputs(cls, ctx, args, raw, executable):
     dirty_ids = {id(t) for t in dirty}
     non_diff_ids = {id(t) for t in getattr(ctx, "non_differentiable", ()) if t is not None}
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
+    edge_position = {id(a): k for k, a in enumerate(a for a in args if isinstance(a, Tensor))}
     to_save = getattr(ctx, "to_save", ())
     saved_ids = {id(t) for t in to_save if t is not None}
     setup_form = _has_setup_context(cls)
@@ -357,17 +358,25 @@ def _wrap_outputs(cls, ctx, args, raw, executable):
                     "a leaf Variable that requires grad has been used in an in-place operation."
                 )
             if not is_input:
-                warnings.warn(
-                    "Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an input, there "
-                    "is no need to pass it to mark_dirty().",
-                    UserWarning,
-                    stacklevel=4,
+                msg = (
+                    "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been "
+                    "mutated should be passed to ctx.mark_dirty()."
                 )
+                if var._view is not None:  # a view of an intermediate: an error since PyTorch 2.8
+                    raise RuntimeError(msg)
+                warnings.warn(msg, UserWarning, stacklevel=4)
             if var._view is not None and num_outputs > 1:
                 raise RuntimeError(_DIRTY_VIEW_MULTI)
+            if var._view is not None and var._base._grad_fn is None and var._base.requires_grad:
+                raise graph.AutogradError(
+                    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+                )
             var.grad = None
             var._hooks = None
-            rebase_history(var, ctx)
+            if var._view is not None:
+                _rebase_view(var, ctx, edge_position[id(var)])
+            else:
+                rebase_history(var, ctx)
             if var._view is None:
                 var._output_nr = i
         elif is_input:
@@ -393,6 +402,54 @@ def _wrap_outputs(cls, ctx, args, raw, executable):
         ]
     ctx.to_save = None
     return tuple(outs) if is_tuple else outs[0]
+
+
+class _CopySlices(graph.CopySlices):
+    """CopySlices for a custom Function that modified in place an input view at edge ``pos``.
+
+    PyTorch's CopySlices assumes the view is the node's *first* input (true of every in-place
+    ATen op, ``self``); for a Function whose dirty view is another argument, PyTorch 2.13 sends the
+    view's gradient to the base and the first input's gradient into the view's region (a wrong
+    gradient; see tests/autograd/test_custom_function.py). Here the view's slot is ``pos``.
+    """
+
+    __slots__ = ("pos",)
+
+    def __init__(self, base, view, fn, pos):
+        graph.Node.__init__(self, list(fn.next_edges), 1)
+        self.next_edges[pos] = gradient_edge(base)
+        self.fn, self.pos = fn, pos
+        self.base_shape, self.base_dtype = base.shape, base.dtype
+        self.index = graph.index_in_base(base, view.shape, view.stride(), view._offset)
+
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+    def apply(self, grads):
+        from reference.ops import api
+
+        g = grads[0]
+        if g is None:
+            return [None] * len(self.next_edges)
+        if self.fn is None:
+            raise graph.AutogradError(graph.BACKWARD_TWICE)
+        res = list(self.fn.apply([api.take(g, self.index)]))
+        mine = res[self.pos]
+        res[self.pos] = api.put(g, self.index, mine if mine is not None else 0.0)
+        return res
+
+
+def _rebase_view(view, fn, pos):
+    """``rebase_history`` for a dirty input view at edge ``pos`` of ``fn``: the base's new history
+    is a CopySlices around ``fn``; the view's grad_fn is regenerated from it (AsStridedBackward0)."""
+    if pos == 0:
+        rebase_history(view, fn)
+        return
+    base = view._base
+    old_fn, old_nr = base._grad_fn, base._output_nr
+    base._grad_fn, base._output_nr = _CopySlices(base, view, fn, pos), 0
+    graph.move_retains_grad(base, old_fn, old_nr)
+    _ = view.grad_fn
 
 
 def _view_as_self(t):
