@@ -83,11 +83,11 @@ class FunctionCtx:
         self.to_save = tensors
 
     def save_for_forward(self, *tensors):
-        for i, t in enumerate(tensors):
+        for t in tensors:
             if t is not None and not isinstance(t, Tensor):
-                raise TypeError(
-                    f"save_for_forward expects all arguments to be tensors; but got argument {i} of "
-                    f"type {type(t).__name__}."
+                raise AssertionError(  # PyTorch's type and message
+                    "save_for_forward expects all arguments to be tensors; you should save non-tensors as "
+                    "attributes on ctx."
                 )
         self.saved_for_forward = tensors
 

@@ -814,6 +814,25 @@ def mark_dirty_not_input(T, seen):
     ViewOfIntermediate.apply(x)
 
 
+def save_for_forward_non_tensor(T, seen):
+    class F(T.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_forward(inputs[0], None)
+            seen.append("saved")
+            ctx.save_for_forward(inputs[0], 2.0)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    F.apply(leaf(T, [1.0]))
+
+
 SCENARIOS = [
     basic_ctx,
     setup_context_form,
@@ -841,6 +860,7 @@ SCENARIOS = [
     output_inplace_then_backward,
     list_input,
     mark_dirty_not_input,
+    save_for_forward_non_tensor,
 ]
 
 
