@@ -46,6 +46,7 @@ from reference.autograd.tensor import (
     IN_CUSTOM_FUNCTION,
     Tensor,
     _alias,
+    check_view_rebase,
     gradient_edge,
     is_floating_dtype,
     make_view,
@@ -353,7 +354,7 @@ def _wrap_outputs(cls, ctx, args, raw, executable):
             elif var._view is None:
                 var._grad_fn = None
         elif is_modified:
-            if var._grad_fn is None and var._view is None and var.requires_grad:
+            if var._grad_fn is None and var.requires_grad:  # C++ is_leaf: a no_grad view of a leaf is one
                 raise graph.AutogradError(
                     "a leaf Variable that requires grad has been used in an in-place operation."
                 )
@@ -367,6 +368,8 @@ def _wrap_outputs(cls, ctx, args, raw, executable):
                 warnings.warn(msg, UserWarning, stacklevel=4)
             if var._view is not None and num_outputs > 1:
                 raise RuntimeError(_DIRTY_VIEW_MULTI)
+            if var._view is not None:  # PyTorch's check_inplace order: the view's creation meta first
+                check_view_rebase(var, indirect=False)
             if var._view is not None and var._base._grad_fn is None and var._base.requires_grad:
                 raise graph.AutogradError(
                     "a view of a leaf Variable that requires grad is being used in an in-place operation."

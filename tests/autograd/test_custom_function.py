@@ -833,6 +833,46 @@ def save_for_forward_non_tensor(T, seen):
     F.apply(leaf(T, [1.0]))
 
 
+def mark_dirty_on_special_views(T, seen):
+    """The checks of an in-place op, in PyTorch's order, for a dirty input that is a view made under
+    no_grad of a leaf, an output of split, or a view returned by another custom Function."""
+
+    class Dirty(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2.0)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2.0
+
+    class Identity(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = leaf(T, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    with T.no_grad():
+        nv = x.permute(1, 0)
+    for make in (
+        lambda: nv,
+        lambda: x.unsqueeze(2).split([1, 2], 1)[1],
+        lambda: (x * 1).split([1, 2], 1)[1],
+        lambda: Identity.apply(x),
+        lambda: Identity.apply(x * 1),
+    ):
+        try:
+            seen.append(Dirty.apply(make()))
+        except RuntimeError as e:
+            seen.append(str(e))
+
+
 SCENARIOS = [
     basic_ctx,
     setup_context_form,
@@ -861,6 +901,7 @@ SCENARIOS = [
     list_input,
     mark_dirty_not_input,
     save_for_forward_non_tensor,
+    mark_dirty_on_special_views,
 ]
 
 
@@ -1192,3 +1233,125 @@ def test_torch_gradcheck_agrees(which):
     assert torch.autograd.gradcheck(fn, (x, w)) and torch.autograd.gradgradcheck(fn, (x, w))
     for i, (a, b) in enumerate(zip(got, want)):
         _compare(a, b, f"result {i}")
+
+
+# ---- random programs with custom Functions (conformance.programs templates) ----------------------
+
+from hypothesis import given, settings  # noqa: E402
+
+from conformance.programs import Program, Step, assert_same_outcome, programs, run  # noqa: E402
+
+
+def _outcomes(program):
+    prog = program.function()
+    arrays = program.inputs()
+    return run(prog, reference, arrays), run(prog, torch, arrays)
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs(custom_functions=True))
+def test_random_programs_with_custom_functions_match_torch(program):
+    got, expected = _outcomes(program)
+    assert_same_outcome(got, expected, label="\n" + program.source())
+
+
+def _first_failure(max_examples=400):
+    """The first random program with custom Functions on which the reference and torch differ."""
+    found = []
+
+    @settings(max_examples=max_examples, deadline=None, database=None)
+    @given(programs(custom_functions=True))
+    def search(program):
+        if "apply(" not in program.source():
+            return
+        got, expected = _outcomes(program)
+        try:
+            assert_same_outcome(got, expected)
+        except AssertionError:
+            found.append(program.source())
+            raise
+
+    try:
+        search()
+    except AssertionError:
+        pass
+    return found[-1] if found else None  # the last failing example is Hypothesis's shrunk one
+
+
+def _no_bump(monkeypatch):
+    """Planted bug: mark_dirty does not bump the version."""
+    from reference.autograd import function
+
+    real = function._wrap_outputs
+
+    def no_bump(cls, ctx, args, raw, executable):
+        for t in getattr(ctx, "dirty_tensors", ()):
+            t._vc[0] -= 1  # undo the bump _wrap_outputs is about to make
+        return real(cls, ctx, args, raw, executable)
+
+    monkeypatch.setattr(function, "_wrap_outputs", no_bump)
+
+
+def _custom_not_summed(monkeypatch):
+    """Planted bug (a copy of the engine): a gradient coming from a custom Function's node replaces,
+    instead of adding to, what the same input already received along another path."""
+    import inspect
+
+    from reference.autograd import engine, function
+
+    src = inspect.getsource(engine.run)
+    line = "cbuf[nr] = g if cbuf[nr] is None else cbuf[nr] + g"
+    assert line in src
+    mutated = src.replace(
+        line, "cbuf[nr] = g if cbuf[nr] is None or isinstance(node, BackwardCFunction) else cbuf[nr] + g"
+    )
+    scope = dict(vars(engine), BackwardCFunction=function.BackwardCFunction)
+    exec(compile(mutated, "<mutant engine>", "exec"), scope)  # noqa: S102 - a planted-bug copy
+    monkeypatch.setattr(engine, "run", scope["run"])
+
+
+# The shrunk programs the searches below find (kept as fast regression checks of the comparison).
+_PLANTED = {
+    "mark_dirty_without_version_bump": (
+        _no_bump,
+        # exp saves its result; a kernel then writes it through .data: only mark_dirty's bump tells
+        Program(
+            [(3,)],
+            [Step("v1 = v0.exp()"), Step("v2 = MarkDirtyData.apply(v1)")],
+            [2],
+            3,
+            [],
+            "backward",
+            ["MarkDirtyData"],
+        ),
+    ),
+    "custom_backward_not_summed": (
+        _custom_not_summed,
+        Program(
+            [(3,)], [Step("v1 = StraightThrough.apply(v0)")], [0, 1], 2, [], "backward", ["StraightThrough"]
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("bug", sorted(_PLANTED))
+def test_planted_bug_changes_the_outcome_of_its_program(bug, monkeypatch):
+    plant, program = _PLANTED[bug]
+    good, expected = _outcomes(program)
+    assert_same_outcome(good, expected, label=bug)  # the real reference agrees with torch
+    plant(monkeypatch)
+    bad, _ = _outcomes(program)
+    with pytest.raises(AssertionError):
+        assert_same_outcome(bad, expected, label=bug)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bug", sorted(_PLANTED))
+def test_planted_bug_is_found_by_the_program_search(bug, monkeypatch):
+    """The random program search (custom Function templates) finds each planted bug and shrinks
+    the program (about a minute or more each on 2 cores: marked slow)."""
+    plant, _ = _PLANTED[bug]
+    plant(monkeypatch)
+    source = _first_failure(max_examples=600)
+    assert source is not None and ".apply(" in source, "the planted bug went unnoticed"
+    assert source.count("\n") <= 24, f"not shrunk:\n{source}"
