@@ -873,6 +873,33 @@ def mark_dirty_on_special_views(T, seen):
             seen.append(str(e))
 
 
+def backward_twice_nothing_saved(T, seen):
+    class Reads(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(ctx.saved_tensors)
+            return g * 2
+
+    class DoesNotRead(Reads):
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    for fn in (DoesNotRead, Reads):
+        x = leaf(T, [1.0])
+        s = fn.apply(x).sum()
+        s.backward()
+        try:
+            s.backward()
+            seen.append(x.grad)
+        except RuntimeError as e:
+            seen.append(str(e))
+
+
 SCENARIOS = [
     basic_ctx,
     setup_context_form,
@@ -902,6 +929,7 @@ SCENARIOS = [
     mark_dirty_not_input,
     save_for_forward_non_tensor,
     mark_dirty_on_special_views,
+    backward_twice_nothing_saved,
 ]
 
 
