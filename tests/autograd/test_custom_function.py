@@ -1287,7 +1287,7 @@ def _first_failure(max_examples=400):
     """The first random program with custom Functions on which the reference and torch differ."""
     found = []
 
-    @settings(max_examples=max_examples, deadline=None, database=None)
+    @settings(max_examples=max_examples, deadline=None, database=None, report_multiple_bugs=False)
     @given(programs(custom_functions=True))
     def search(program):
         if "apply(" not in program.source():
