@@ -31,6 +31,12 @@ AUTOGRAD_ERRORS = (
     "element 0 of tensors does not require grad and does not have a grad_fn",
 )
 MULTI_OUTPUT_VIEW_ERROR = "This view is the output of a function that returns multiple views."
+CUSTOM_FUNCTION_ERRORS = (  # custom autograd.Function errors the reference reproduces word for word
+    "This view was created inside a custom Function",
+    "a leaf Variable that requires grad has been used in an in-place operation.",
+    "If your Function modifies inplace an input that is a view of another Tensor",
+    "trying to differentiate twice a function that was marked with @once_differentiable",
+)
 
 # A PyTorch 2.13 crash found by these programs (the process dies with SIGSEGV in
 # torch/_tensor.py register_hook, while regenerating the view's grad_fn). The reference runs it.
@@ -96,9 +102,8 @@ def assert_same_outcome(ref, expected, label="", rtol=1e-9, atol=1e-12):
                 f"{label}: PyTorch raised RuntimeError, the reference {type(ref.error).__name__}"
             )
         msg = str(expected.error).strip()
-        if any(known in msg for known in AUTOGRAD_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,)) and msg != str(
-            ref.error
-        ):
+        known_errors = AUTOGRAD_ERRORS + CUSTOM_FUNCTION_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,)
+        if any(known in msg for known in known_errors) and msg != str(ref.error):
             raise AssertionError(
                 f"{label}: PyTorch raised {msg!r} but the reference raised {str(ref.error)!r}"
             )
@@ -147,10 +152,12 @@ class Program:
     n_vars: int
     retained: list = field(default_factory=list)  # variables whose .grad is returned (retain_grad)
     ending: str = "backward"  # how the program differentiates the loss, see ENDINGS
+    functions: list = field(default_factory=list)  # custom autograd.Functions used (CUSTOM_FUNCTIONS)
 
     def source(self, name="prog"):
         args = ", ".join(f"v{i}" for i in range(len(self.shapes)))
-        body = [s.source() for s in self.steps]
+        body = [textwrap.dedent(CUSTOM_FUNCTIONS[f]).strip() for f in self.functions]
+        body += [s.source() for s in self.steps]
         terms = " + ".join(f"(v{i} * {k + 1}).sum()" for k, i in enumerate(self.loss_vars)) or "v0.sum()"
         body.append(f"loss = {terms}")
         body.extend(ENDINGS[self.ending])
@@ -173,6 +180,88 @@ ENDINGS = {
     "twice": ["loss.backward()", "loss.backward()"],
     "retain_twice": ["loss.backward(retain_graph=True)", "loss.backward()"],
     "double_backward": ["(g,) = T.autograd.grad(loss, [v0], create_graph=True)", "(g * g).sum().backward()"],
+}
+
+
+# Custom autograd.Function templates a program may define (in its own text, on ``T.autograd.Function``)
+# and apply: a straight-through estimator, a Function saving a view of its output (the program may
+# then write the output in place: the saved view's version check), one that modifies its input in
+# place (mark_dirty: version bump and history rebase, on views too; also writing through ``.data``,
+# where mark_dirty's bump is the only one), one returning its input as-is
+# (a view of it: in-place on it is an error), one with a non-differentiable output. The spellings for JAX and TensorFlow would be jax.custom_vjp / tf.custom_gradient; the
+# functional layer does not map them yet (conformance.functional has no ``T.autograd.Function``).
+CUSTOM_FUNCTIONS = {
+    "StraightThrough": """
+        class StraightThrough(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x.sign()
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * (x.abs() <= 1.0).to(g.dtype)
+    """,
+    "SavedView": """
+        class SavedView(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x.exp()
+                ctx.save_for_backward(y[...])
+                return y
+
+            @staticmethod
+            def backward(ctx, g):
+                (v,) = ctx.saved_tensors
+                return g * v
+    """,
+    "MarkDirty": """
+        class MarkDirty(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2.0)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2.0
+    """,
+    "MarkDirtyData": """
+        class MarkDirtyData(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.data.mul_(2.0)  # a kernel writing in place, unseen by autograd: mark_dirty's bump only
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2.0
+    """,
+    "Identity": """
+        class Identity(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 0.5
+    """,
+    "NonDifferentiable": """
+        class NonDifferentiable(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                a, b = x * 3.0, x.exp()
+                ctx.mark_non_differentiable(b)
+                return a, b
+
+            @staticmethod
+            def backward(ctx, ga, gb):
+                return ga * 3.0
+    """,
 }
 
 
@@ -342,12 +431,14 @@ def _broadcastable_to(src, dst):
 
 
 @st.composite
-def programs(draw, max_inputs=2, max_steps=6, numeric=False):
+def programs(draw, max_inputs=2, max_steps=6, numeric=False, custom_functions=False):
     """A random chain of views, in-place ops (some under no_grad), elementwise ops and a backward.
 
     ``numeric=True`` adds the numeric steps of :func:`_numeric_step` (reductions, matmul, conv,
-    softmax, batch_norm) between them.
+    softmax, batch_norm) between them; ``custom_functions=True`` adds applications of the custom
+    autograd.Function templates of :data:`CUSTOM_FUNCTIONS`.
     """
+    functions = []
     n_inputs = draw(st.integers(1, max_inputs))
     dims = st.lists(st.integers(1, 3), min_size=1, max_size=3).map(tuple)
     shapes = [draw(dims) for _ in range(n_inputs)]
@@ -368,9 +459,10 @@ def programs(draw, max_inputs=2, max_steps=6, numeric=False):
     for _ in range(draw(st.integers(1, max_steps))):
         kinds = ["view", "view", "unary", "unary", "binary", "inplace", "inplace", "inplace_other"]
         kinds += ["setitem", "hook"] + (["numeric", "numeric"] if numeric else [])
+        kinds += ["custom"] * 4 if custom_functions else []
         kind = draw(st.sampled_from(kinds))
         low = 0
-        if kind in ("inplace", "inplace_other", "setitem") and len(var_shapes) > n_inputs:
+        if kind in ("inplace", "inplace_other", "setitem", "custom") and len(var_shapes) > n_inputs:
             low = n_inputs if draw(st.integers(0, 9)) else 0  # mostly non-leaves: leaves only raise
         i = draw(st.integers(low, len(var_shapes) - 1))
         name, shape = f"v{i}", var_shapes[i]
@@ -392,6 +484,20 @@ def programs(draw, max_inputs=2, max_steps=6, numeric=False):
             steps.append(Step(code))
             storage.append(storage[i] if op == "detach()" else len(var_shapes))
             var_shapes.append(shape)
+        elif kind == "custom":
+            fn = draw(st.sampled_from(sorted(CUSTOM_FUNCTIONS)))
+            if fn not in functions:
+                functions.append(fn)
+            if fn == "NonDifferentiable":
+                steps.append(Step(f"{new}, v{len(var_shapes) + 1} = {fn}.apply({name})"))
+                storage += [len(var_shapes), len(var_shapes) + 1]
+                var_shapes += [shape, shape]
+            else:
+                steps.append(Step(f"{new} = {fn}.apply({name})"))
+                storage.append(
+                    storage[i] if fn in ("MarkDirty", "MarkDirtyData", "Identity") else len(var_shapes)
+                )
+                var_shapes.append(shape)
         elif kind == "numeric":
             j = draw(st.integers(0, len(var_shapes) - 1))
             code, out_shape = _numeric_step(draw, name, shape, f"v{j}", var_shapes[j])
@@ -440,7 +546,7 @@ def programs(draw, max_inputs=2, max_steps=6, numeric=False):
     n_vars = len(var_shapes)
     loss_vars = draw(st.lists(st.integers(0, n_vars - 1), min_size=1, max_size=3, unique=True))
     ending = draw(st.sampled_from(sorted(ENDINGS)))
-    return Program(shapes, steps, loss_vars, n_vars, sorted(set(retained)), ending)
+    return Program(shapes, steps, loss_vars, n_vars, sorted(set(retained)), ending, functions)
 
 
 # ---- programs as conformance cases ------------------------------------------------------------------
@@ -585,7 +691,10 @@ def program_verdict(case, reference, reply: dict, framework: str, u: float) -> d
                 "reason": f"{framework} raised {reply['type']} at {where}: {_short(reply['message'])} "
                 f"but the reference raised at line {value.line} ({value.text.strip()!r}): {_short(value.message)}",
             }
-        known = any(k in reply["message"] for k in AUTOGRAD_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,))
+        known = any(
+            k in reply["message"]
+            for k in AUTOGRAD_ERRORS + CUSTOM_FUNCTION_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,)
+        )
         if known and reply["message"].strip() != value.message.strip():
             return {
                 "verdict": "error_mismatch",

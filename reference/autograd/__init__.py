@@ -4,17 +4,22 @@
 ``gradcheck``/``gradgradcheck`` compare against central finite differences in float64.
 """
 
+from reference.autograd import function
 from reference.autograd.checks import GradcheckError, gradcheck, gradgradcheck
 from reference.autograd.engine import backward, grad
+from reference.autograd.function import Function, FunctionCtx
 from reference.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from reference.autograd.graph import AutogradError
 from reference.autograd.tensor import Tensor
 
 __all__ = [
     "AutogradError",
+    "Function",
+    "FunctionCtx",
     "GradcheckError",
     "Tensor",
     "backward",
+    "function",
     "enable_grad",
     "grad",
     "gradcheck",

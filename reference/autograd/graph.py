@@ -42,10 +42,10 @@ def short_name(node) -> str:
     without a ``0`` overload number (``ExpBackward0`` -> ``Exp``, ``FillBackward2`` -> ``Fill2``),
     hand-written ones by their C++ name (``torch::autograd::CopySlices``)."""
     name = node.name()
-    match = re.fullmatch(r"(.+)Backward(\d+)", name)
+    match = re.fullmatch(r"(.+)Backward(\d*)", name)  # a custom Function's node: ``ExpBackward`` -> ``Exp``
     if match is None:
         return name
-    return match.group(1) + ("" if match.group(2) == "0" else match.group(2))
+    return match.group(1) + ("" if match.group(2) in ("0", "") else match.group(2))
 
 
 def describe(tensor) -> str:

@@ -73,6 +73,7 @@ CPU = device("cpu")
 _default_dtype = [float32]
 
 DEFAULT, MULTI_OUTPUT_NODE, NO_GRAD_MODE = "DEFAULT", "MULTI_OUTPUT_NODE", "NO_GRAD_MODE"
+IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"  # an output view of a custom autograd.Function
 
 
 class ViewMeta:
@@ -467,7 +468,14 @@ def check_view_rebase(view, indirect):
         msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
     else:
         msg = f"Output {view._output_nr} of {graph.short_name(fn)} is a view and {modified} modified inplace."
-    if meta == MULTI_OUTPUT_NODE:
+    if meta == IN_CUSTOM_FUNCTION:
+        msg += (
+            " This view was created inside a custom Function (or because an input was returned as-is) and the "
+            "autograd logic to handle view+inplace would override the custom backward associated with the "
+            "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
+            "cloning the output of the custom Function."
+        )
+    elif meta == MULTI_OUTPUT_NODE:
         msg += (
             " This view is the output of a function that returns multiple views. Such functions do not "
             "allow the output views to be modified inplace. You should replace the inplace operation by an "
