@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 
+from reference.autograd import anomaly, graph_hooks
 from reference.autograd.grad_mode import is_grad_enabled
 
 _sequence = itertools.count()
@@ -65,6 +66,8 @@ class Node:
         self.seq = next(_sequence)
         self.pre_hooks = None  # {output_nr: [(key, hook), ...]} registered by Tensor.register_hook
         self.retains_grad = None  # {output_nr: weakref to the tensor} set by Tensor.retain_grad
+        if anomaly._enabled[0]:  # anomaly mode: remember the forward call's stack
+            anomaly.store(self)
 
     def name(self) -> str:
         """PyTorch's name: generated nodes ``ExpBackward0``, hand-written ones ``torch::autograd::X``."""
@@ -91,7 +94,7 @@ class Node:
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved (PyTorch's SavedVariable)."""
 
-    __slots__ = ("tensor", "version", "is_output", "node", "output_nr")
+    __slots__ = ("tensor", "version", "is_output", "node", "output_nr", "hooked")
 
     def __init__(self, tensor, is_output=False, node=None):
         self.tensor = tensor
@@ -99,8 +102,16 @@ class SavedTensor:
         self.is_output = is_output
         self.node = node
         self.output_nr = tensor._output_nr
+        self.hooked = None
+        if (
+            graph_hooks._stack and not tensor._wrapped
+        ):  # saved_tensors_hooks (PyTorch never packs a wrapped number)
+            self.hooked = graph_hooks.pack(self, tensor)
+            self.tensor = None
 
     def unpack(self):
+        if self.hooked is not None:
+            return graph_hooks.unpack(self)
         t = self.tensor
         if t is None:
             raise AutogradError(BACKWARD_TWICE)
@@ -119,6 +130,7 @@ class SavedTensor:
 
     def release(self):
         self.tensor = None
+        self.hooked = None
 
 
 class Context:
@@ -217,6 +229,12 @@ class AccumulateGrad(Node):
             var.grad._accumulate_inplace(new)  # .grad keeps its identity, as in PyTorch
         else:
             var.grad = var.grad + new
+        for _, hook in list(
+            getattr(var, "_post_acc_hooks", None) or ()
+        ):  # register_post_accumulate_grad_hook
+            res = hook(var)
+            if res is not None:
+                raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
         return []
 
 
@@ -310,3 +328,11 @@ def move_retains_grad(tensor, old_fn, old_nr):
         if new_fn.retains_grad is None:
             new_fn.retains_grad = {}
         new_fn.retains_grad[tensor._output_nr] = weakref.ref(tensor)
+
+
+# torch.autograd.graph's public context managers (T.autograd.graph.saved_tensors_hooks, ...)
+from reference.autograd.graph_hooks import (  # noqa: E402,F401
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
