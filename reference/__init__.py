@@ -16,6 +16,7 @@ from reference import (  # noqa: F401
     func,  # noqa: E402, F401  (T.func.vmap, like torch.func.vmap)
     nn,  # noqa: E402, F401
     ops,
+    utils,  # noqa: F401  (T.utils.checkpoint)
 )
 from reference.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from reference.autograd.tensor import Tensor, _default_dtype, float32, float64, int32, int64
@@ -148,6 +149,7 @@ __all__ = [
     "ops",
     "set_default_dtype",
     "set_grad_enabled",
+    "utils",
     "abs",
     "add",
     "amax",

@@ -4,6 +4,8 @@
 ``gradcheck``/``gradgradcheck`` compare against central finite differences in float64.
 """
 
+from reference.autograd import graph  # noqa: F401  (T.autograd.graph; T.autograd.forward_ad is loaded by reference.ops)
+from reference.autograd.anomaly import detect_anomaly, set_detect_anomaly
 from reference.autograd.checks import GradcheckError, gradcheck, gradgradcheck
 from reference.autograd.engine import backward, grad
 from reference.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -15,6 +17,10 @@ __all__ = [
     "GradcheckError",
     "Tensor",
     "backward",
+    "detect_anomaly",
+    "forward_ad",
+    "graph",
+    "set_detect_anomaly",
     "enable_grad",
     "grad",
     "gradcheck",
