@@ -79,21 +79,20 @@ class save_on_cpu(saved_tensors_hooks):
 
 
 class disable_saved_tensors_hooks:
-    """Inside it, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``; the hooks
-    already active stay off for the ops run inside (PyTorch's ``disable_saved_tensors_hooks``)."""
+    """Inside it, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``; entering it
+    while hooks are active raises the same (PyTorch's ``disable_saved_tensors_hooks``)."""
 
     def __init__(self, error_message):
         self.error_message = error_message
 
     def __enter__(self):
+        if _stack:
+            raise RuntimeError(self.error_message)
         _disabled.append(self.error_message)
-        self.saved = list(_stack)
-        _stack.clear()
         return self
 
     def __exit__(self, *exc):
         _disabled.pop()
-        _stack[:] = self.saved
 
 
 class _Packed:
