@@ -18,6 +18,7 @@ from reference import (  # noqa: F401
     ops,
     utils,  # noqa: F401  (T.utils.checkpoint)
 )
+from reference.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from reference.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from reference.autograd.tensor import Tensor, _default_dtype, float32, float64, int32, int64
 from reference.autograd.tensor import bool_ as bool  # noqa: A001 - PyTorch's name
@@ -141,6 +142,8 @@ __all__ = [
     "get_default_dtype",
     "int32",
     "int64",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
     "is_grad_enabled",
     "is_tensor",
     "long",

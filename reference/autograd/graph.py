@@ -123,8 +123,14 @@ class SavedTensor:
             raise AutogradError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: {describe(t)}{which} is at version {t._vc[0]}; expected version "
-                f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
-                "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+                f"{self.version} instead. "
+                + (
+                    "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+                    "The variable in question was changed in there or anywhere later. Good luck!"
+                    if anomaly._enabled[0]
+                    else "Hint: enable anomaly detection to find the operation that failed to compute its "
+                    "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+                )
             )
         return t
 

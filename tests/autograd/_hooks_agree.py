@@ -54,7 +54,10 @@ def outcome(T, prog, *, capture_warnings=False):
             out = {"raised": (_builtin_type(e), str(e)), "log": norm(log)}
     if capture_warnings:
         out["warnings"] = [
-            (w.category.__name__, str(w.message)) for w in caught if "jit" not in str(w.message)
+            (w.category.__name__, str(w.message))
+            for w in caught
+            if "jit" not in str(w.message)  # torch's own deprecation noise
+            and not (w.category is RuntimeWarning and "encountered in" in str(w.message))  # NumPy's
         ]
     return out
 
