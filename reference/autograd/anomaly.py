@@ -24,6 +24,8 @@ import weakref
 _enabled = [False]
 _check_nan = [True]
 _stacks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # node -> formatted forward stack
+_parents: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # node made in a backward -> that node
+_running: list = []  # the backward functions being run (innermost last)
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../reference
 
@@ -84,10 +86,13 @@ def store(node):
         f for f in traceback.extract_stack()[:-1] if not os.path.abspath(f.filename).startswith(_PACKAGE)
     ]
     _stacks[node] = "".join(traceback.format_list(frames))
+    if _running:  # made by a backward function (create_graph): PyTorch's anomaly parent
+        _parents[node] = _running[-1]
 
 
 def run_node(node, buf):
     """``node.apply(buf)`` with anomaly mode's checks (the engine calls this while the mode is on)."""
+    _running.append(node)
     try:
         outs = node.apply(buf)
         if _check_nan[0]:
@@ -96,16 +101,32 @@ def run_node(node, buf):
                     raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
         return outs
     except Exception:
-        stack = _stacks.get(node)
-        if stack is None:
-            warnings.warn(
-                f"Error detected in {node.name()}. No forward pass information available. Enable detect "
-                "anomaly during forward pass for more information.",
-                stacklevel=2,
-            )
-        else:
-            warnings.warn(
-                f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{stack}",
-                stacklevel=2,
-            )
+        _print_stack(node)
         raise
+    finally:
+        _running.pop()
+
+
+def _print_stack(node):
+    """PyTorch's PyAnomalyMetadata::print_stack: the node's forward stack, then its parents'."""
+    _warn_stack(node.name(), _stacks.get(node), False)
+    parent = _parents.get(node)
+    while parent is not None:
+        _warn_stack(parent.name(), _stacks.get(parent), True)
+        parent = _parents.get(parent)
+
+
+def _warn_stack(name, stack, is_parent):
+    if stack is None:
+        msg = (
+            f"Error detected in {name}. No forward pass information available. Enable detect anomaly during "
+            "forward pass for more information."
+        )
+    elif is_parent:
+        msg = (
+            f"\n\nPrevious calculation was induced by {name}. Traceback of forward call that induced the "
+            f"previous calculation:\n{stack}"
+        )
+    else:
+        msg = f"Error detected in {name}. Traceback of forward call that caused the error:\n{stack}"
+    warnings.warn(msg, stacklevel=4)
