@@ -80,6 +80,44 @@ OPS = {
     "inplace_on_view": lambda T, x, w, n: _inplace_on_view(x),
     "view_chain": lambda T, x, w, n: x.view(3, 2).t().reshape(6),
     "norm": lambda T, x, w, n: T.linalg.vector_norm(x, dim=1),
+    "norm_p3": lambda T, x, w, n: T.linalg.vector_norm(x, 3, dim=1),
+    "conv2d": lambda T, x, w, n: T.nn.functional.conv2d(
+        x.view(1, 1, 2, 3), w.t().reshape(1, 1, 2, 3)[..., :2]
+    ),
+    "index_select": lambda T, x, w, n: x.index_select(1, T.tensor([2, 0])),
+    "scatter_add": lambda T, x, w, n: x.scatter_add(1, T.tensor([[0, 1], [2, 2]]), w.t()[:, :2]),
+    "cumsum_cumprod": lambda T, x, w, n: x.cumsum(1) + x.cumprod(1),
+    "sort_topk": lambda T, x, w, n: x.sort(1)[0][:, :2] + x.topk(2)[0],
+    "std_var": lambda T, x, w, n: x.std(1) + x.var(1),
+    "logsumexp_prod": lambda T, x, w, n: x.logsumexp(1) + x.prod(1),
+    "min_max": lambda T, x, w, n: x.min(1)[0] + x.max(),
+    "activations": lambda T, x, w, n: (
+        T.nn.functional.gelu(x)
+        + T.nn.functional.leaky_relu(x, 0.1)
+        + T.nn.functional.elu(x)
+        + T.nn.functional.silu(x)
+        + T.nn.functional.softplus(x)
+        + T.nn.functional.hardtanh(x)
+    ),
+    "binary": lambda T, x, w, n: T.atan2(x, x * x + 1) + T.hypot(x, x + 1) + T.lerp(x, x * 2, 0.3),
+    "addcmul": lambda T, x, w, n: T.addcmul(x, x, x * 3),
+    "bmm_dot_trace": lambda T, x, w, n: (
+        T.bmm(x[None], w[None]).sum() + T.dot(x[0], w[:, 0]) + (x @ w).trace()
+    ),
+    "masked_fill": lambda T, x, w, n: x.masked_fill(x > 0, 1.0),
+    "unary": lambda T, x, w, n: (
+        (x * x + 1).reciprocal()
+        + (x * x + 1).rsqrt()
+        + (x * x).log1p()
+        + x.expm1()
+        + T.erf(x)
+        + x.cos()
+        + x.square()
+    ),
+    "losses": lambda T, x, w, n: (
+        T.nn.functional.l1_loss(x, x.detach() * 0.5)
+        + T.nn.functional.binary_cross_entropy(x.sigmoid(), T.ones(2, 3, dtype=T.float64) * 0.5)
+    ),
 }
 
 # Where the reference saves other tensors than PyTorch (so saved-tensor hooks see other calls);
@@ -99,6 +137,23 @@ KNOWN_DIFFERENCES = {
     # PyTorch's linear on 2-d input is addmm, saving (mat1, mat2) in that order; the reference's
     # linear is mm + add, whose mm saves (other, self): the same tensors in the other order
     "linear": lambda T, x, w, n: T.nn.functional.linear(x, w.t(), w[:2, 1]),
+    # PyTorch saves max_pool2d's indices and batch_norm's save_mean/save_invstd as output tensors;
+    # the reference keeps them as arrays on the node (aux), never packed
+    "max_pool2d": lambda T, x, w, n: T.nn.functional.max_pool2d(x.view(1, 1, 2, 3), (2, 2), 1),
+    "batch_norm": lambda T, x, w, n: T.nn.functional.batch_norm(
+        x, None, None, w[:, 0], w[:, 1], training=True
+    ),
+    # PyTorch's avg_pool2d saves self and gather saves self (their backward reads only its sizes);
+    # the reference's rules save nothing / only the index
+    "avg_pool2d": lambda T, x, w, n: T.nn.functional.avg_pool2d(x.view(1, 1, 2, 3), (2, 2), 1),
+    "gather": lambda T, x, w, n: x.gather(1, T.tensor([[0, 2], [1, 1]])),
+    # PyTorch saves embedding's and index_put's index tensors; the reference keeps them as parameters
+    "embedding": lambda T, x, w, n: T.nn.functional.embedding(T.tensor([1, 0, 1]), x),
+    "index_put": lambda T, x, w, n: x.index_put((T.tensor([0, 1]),), w.t()[:2, :3] * 1),
+    # PyTorch's einsum contracts with bmm on other permutations of the operands
+    "einsum": lambda T, x, w, n: T.einsum("ij,jk->ik", x, w),
+    # PyTorch: native_group_norm saving input, mean, rstd; reference: a composite
+    "group_norm": lambda T, x, w, n: T.nn.functional.group_norm(x.view(1, 2, 3), 1),
 }
 
 
