@@ -264,7 +264,7 @@ class CheckpointFunctionBackward(graph.Node):
         self.function = function
         self.args = list(args)
         self.tensor_idx = tensor_idx
-        self.saved = [graph.SavedTensor(t) for t in tensors]  # ctx.save_for_backward(*tensor_inputs)
+        self.saved = []  # ctx.save_for_backward(*tensor_inputs): saved once the forward has run
         self.out_meta = []
         self.released = False
 
@@ -322,6 +322,11 @@ def _reentrant(function, preserve, args):
         outputs = function(*args)
     if node is None:
         return outputs
+    # PyTorch's Function saves what save_for_backward named after forward returns: an input the
+    # block modified in place is saved at its new version
+    node.saved = [graph.SavedTensor(args[i]) for i in tensor_idx]
+    if not isinstance(outputs, (Tensor, tuple)):  # e.g. a list: one non-tensor output, returned as is
+        return outputs
     single = isinstance(outputs, Tensor)
     outs = list((outputs,) if single else outputs)
     for i, o in enumerate(outs):
@@ -337,4 +342,4 @@ def _reentrant(function, preserve, args):
         else:
             node.out_meta.append((None, None))
     node.num_inputs = len(outs)
-    return outs[0] if single else type(outputs)(outs) if isinstance(outputs, (tuple, list)) else outputs
+    return outs[0] if single else tuple(outs)
