@@ -423,3 +423,67 @@ def test_is_grads_batched_errors(case):
             T.autograd.grad(y, x, None, is_grads_batched=True)
 
     agree(prog)
+
+
+# ---- random view / in-place programs under hooks ----------------------------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tests.autograd.programs import assert_same_outcome, programs, run  # noqa: E402
+
+
+def _under_hooks(prog, T, log, copy):
+    """``prog`` with logging saved-tensor hooks. Only the saves made before the program's first
+    ``backward``/``autograd.grad`` are logged: a create_graph backward records the reference's VJP
+    formulas (composites of table ops) where PyTorch records its *BackwardBackward primitives, and
+    the gradients it returns carry those nodes into later saves (outcomes are still compared)."""
+    started = []
+
+    def pack(t):
+        if not started:
+            fn = t.grad_fn
+            log.append((tuple(t.shape), t._version, t.requires_grad, None if fn is None else fn.name()))
+        return t.detach().clone() if copy else t
+
+    def wrapped(T, *inputs):
+        real_grad, real_backward = T.autograd.grad, T.Tensor.backward
+
+        def grad(*a, **k):
+            started.append(True)
+            return real_grad(*a, **k)
+
+        def backward(self, *a, **k):
+            started.append(True)
+            return real_backward(self, *a, **k)
+
+        T.autograd.grad, T.Tensor.backward = grad, backward
+        try:
+            with T.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                return prog(T, *inputs)
+        finally:
+            T.autograd.grad, T.Tensor.backward = real_grad, real_backward
+
+    return wrapped
+
+
+@given(programs(), st.booleans())
+def test_random_programs_under_hooks_match_torch(program, copy):
+    """Random chains of views, in-place ops (some under no_grad), hooks and backward endings, run
+    with saved-tensor hooks active (identity pack, or a detached copy): the same outcome as
+    PyTorch (values, grads, raised or not, message) and the same pack calls."""
+    torch = pytest.importorskip("torch")
+    import reference
+
+    prog = program.function()
+    arrays = program.inputs()
+    logs = {}
+    outs = {}
+    for name, T in (("torch", torch), ("reference", reference)):
+        logs[name] = []
+        outs[name] = run(_under_hooks(prog, T, logs[name], copy), T, arrays)
+    # rtol as for the curated programs: float64 reductions sum in another order than PyTorch's
+    assert_same_outcome(
+        outs["reference"], outs["torch"], label="\n" + program.source(), rtol=1e-8, atol=1e-10
+    )
+    assert logs["reference"] == logs["torch"], "\n" + program.source()
