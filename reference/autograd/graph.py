@@ -103,9 +103,8 @@ class SavedTensor:
         self.node = node
         self.output_nr = tensor._output_nr
         self.hooked = None
-        if (
-            graph_hooks._stack and not tensor._wrapped
-        ):  # saved_tensors_hooks (PyTorch never packs a wrapped number)
+        # saved_tensors_hooks active: keep only what pack returns (never for a wrapped number)
+        if graph_hooks._stack and not tensor._wrapped:
             self.hooked = graph_hooks.pack(self, tensor)
             self.tensor = None
 
@@ -235,9 +234,8 @@ class AccumulateGrad(Node):
             var.grad._accumulate_inplace(new)  # .grad keeps its identity, as in PyTorch
         else:
             var.grad = var.grad + new
-        for _, hook in list(
-            getattr(var, "_post_acc_hooks", None) or ()
-        ):  # register_post_accumulate_grad_hook
+        post_hooks = getattr(var, "_post_acc_hooks", None)  # register_post_accumulate_grad_hook
+        for _, hook in list(post_hooks or ()):
             res = hook(var)
             if res is not None:
                 raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
