@@ -125,7 +125,8 @@ def pack(saved, tensor):
             grad_fn = tensor.grad_fn
             output_nr = tensor._output_nr
             if grad_fn is None:  # a leaf: the unpacked tensor feeds the same AccumulateGrad
-                accumulator = gradient_edge(tensor)[0]
+                edge = gradient_edge(tensor)  # None for a no_grad view of a leaf: no gradient flows
+                accumulator = None if edge is None else edge[0]
     version = tensor._vc[0]
     prev = _enabled[0]
     _enabled[0] = False

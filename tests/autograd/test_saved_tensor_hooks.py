@@ -312,6 +312,22 @@ def test_double_backward_flows_through_detached_copies():
     agree(prog)
 
 
+def test_no_grad_view_of_a_leaf_saved_through_hooks():
+    """A view of a leaf made under no_grad requires grad but has no gradient edge: saved through
+    hooks it unpacks to a tensor that passes no gradient on (found by the random-program test)."""
+
+    def prog(T, log):
+        v0 = T.tensor([0.5, -2.0], dtype=T.float64, requires_grad=True)
+        with T.no_grad():
+            v3 = v0[...]
+        with T.autograd.graph.saved_tensors_hooks(lambda t: (log.append(t.requires_grad), t)[1], lambda t: t):
+            v4 = v0 * v3
+            (v4 * v4).sum().backward()
+        return v0.grad
+
+    agree(prog)
+
+
 def test_save_on_cpu():
     def prog(T, log):
         res = []
