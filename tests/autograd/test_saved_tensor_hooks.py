@@ -503,3 +503,42 @@ def test_random_programs_under_hooks_match_torch(program, copy):
         outs["reference"], outs["torch"], label="\n" + program.source(), rtol=1e-8, atol=1e-10
     )
     assert logs["reference"] == logs["torch"], "\n" + program.source()
+
+
+# ---- planted bugs: the tests above must catch them ---------------------------------------------------
+
+
+def test_planted_bug_unpacked_tensor_without_history_is_caught(monkeypatch):
+    """An unpack that returns the hook's tensor as it is (no grad_fn re-attached) loses the second
+    derivative through saved tensors; the double-backward test catches it."""
+    from reference.autograd import graph_hooks
+
+    monkeypatch.setattr(graph_hooks, "unpack", lambda saved: saved.hooked.unpack_hook(saved.hooked.value))
+    with pytest.raises(AssertionError):
+        test_double_backward_flows_through_detached_copies()
+
+
+def test_planted_bug_wrapped_numbers_packed_is_caught(monkeypatch):
+    """Packing the wrapped number of ``x * 2`` (PyTorch never shows it to pack) is caught."""
+    from reference.autograd.tensor import Tensor
+
+    monkeypatch.setattr(Tensor, "_wrapped", property(lambda self: False, lambda self, v: None))
+    with pytest.raises(AssertionError):
+        test_pack_unpack_calls_match_torch("mul_wrapped_number")
+
+
+def test_planted_bug_pack_order_by_formula_is_caught(monkeypatch):
+    """Saving in the order the formulas read the inputs (the reference's old order) instead of by
+    argument name is caught by the maximum program."""
+    from reference.ops import rule
+
+    monkeypatch.setattr(rule, "_unpack_order", lambda item: (item[0] == "result", min(item[1])))
+    for r in __import__("reference.ops.rules", fromlist=["RULES"]).RULES.values():
+        r._saved_cache.clear()
+    try:
+        with pytest.raises(AssertionError):
+            test_pack_unpack_calls_match_torch("maximum")
+    finally:
+        monkeypatch.undo()
+        for r in __import__("reference.ops.rules", fromlist=["RULES"]).RULES.values():
+            r._saved_cache.clear()
