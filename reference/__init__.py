@@ -16,7 +16,9 @@ from reference import (  # noqa: F401
     func,  # noqa: E402, F401  (T.func.vmap, like torch.func.vmap)
     nn,  # noqa: E402, F401
     ops,
+    utils,  # noqa: F401  (T.utils.checkpoint)
 )
+from reference.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from reference.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from reference.autograd.tensor import Tensor, _default_dtype, float32, float64, int32, int64
 from reference.autograd.tensor import bool_ as bool  # noqa: A001 - PyTorch's name
@@ -140,6 +142,8 @@ __all__ = [
     "get_default_dtype",
     "int32",
     "int64",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
     "is_grad_enabled",
     "is_tensor",
     "long",
@@ -148,6 +152,7 @@ __all__ = [
     "ops",
     "set_default_dtype",
     "set_grad_enabled",
+    "utils",
     "abs",
     "add",
     "amax",

@@ -4,7 +4,11 @@
 ``gradcheck``/``gradgradcheck`` compare against central finite differences in float64.
 """
 
-from reference.autograd import function
+from reference.autograd import (
+    function,
+    graph,  # noqa: F401  (T.autograd.graph; T.autograd.forward_ad is loaded by reference.ops)
+)
+from reference.autograd.anomaly import detect_anomaly, set_detect_anomaly
 from reference.autograd.checks import GradcheckError, gradcheck, gradgradcheck
 from reference.autograd.engine import backward, grad
 from reference.autograd.function import Function, FunctionCtx
@@ -19,7 +23,11 @@ __all__ = [
     "GradcheckError",
     "Tensor",
     "backward",
+    "detect_anomaly",
+    "forward_ad",
     "function",
+    "graph",
+    "set_detect_anomaly",
     "enable_grad",
     "grad",
     "gradcheck",

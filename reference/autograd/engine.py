@@ -11,11 +11,15 @@ requested input depends on is not run (PyTorch's ``exec_info``).
 from __future__ import annotations
 
 import heapq
+import itertools
 
-from reference.autograd import graph
+from reference.autograd import anomaly, graph
 from reference.autograd.grad_mode import _enabled
 from reference.autograd.tensor import Tensor, gradient_edge
 from reference.ops import api
+
+_tasks: list = []  # (task id, checkpoint_valid) of the running backward passes, innermost last
+_task_ids = itertools.count()
 
 
 def _as_tuple(x):
@@ -72,9 +76,12 @@ def grad(
     retain_graph=None,
     create_graph=False,
     allow_unused=None,
+    is_grads_batched=False,
     materialize_grads=False,
 ):
-    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple; ``.grad`` is untouched."""
+    """The gradients of ``outputs`` with respect to ``inputs``, as a tuple; ``.grad`` is untouched.
+    ``is_grads_batched``: dim 0 of every grad_output is a batch of cotangents; one backward pass
+    runs under ``reference.func.vmap`` (hooks see per-sample gradients, as in PyTorch)."""
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
     if allow_unused is None:
@@ -84,10 +91,15 @@ def grad(
             "Expected allow_unused to be True or not passed when materialize_grads=True, "
             "but got: allow_unused=False."
         )
-    grads = _make_grads(outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    result = run(outputs, grads, retain_graph, create_graph, inputs_t, accumulate=False)
+    if is_grads_batched:
+        from reference.autograd.batched_grad import batched_run
+
+        result = batched_run(run, outputs, grad_outputs, retain_graph, create_graph, inputs_t)
+    else:
+        grads = _make_grads(outputs, grad_outputs)
+        result = run(outputs, grads, retain_graph, create_graph, inputs_t, accumulate=False)
     out = []
     for i, (t, g) in enumerate(zip(inputs_t, result)):
         if g is None:
@@ -209,6 +221,9 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
     counter = 1
     prev = _enabled[0]
     _enabled[0] = bool(create_graph)
+    # the running graph task (read by reference.utils.checkpoint): an id, and whether a reentrant
+    # checkpoint may run in it (not under autograd.grad / backward(inputs=), nor nested in such a task)
+    _tasks.append((next(_task_ids), inputs is None and (not _tasks or _tasks[-1][1])))
     try:
         while heap:
             _, _, node = heapq.heappop(heap)
@@ -226,7 +241,7 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
                     captured[k] = buf[nr]
             if needed is not None and not needed[node]:
                 continue
-            outs = node.apply(buf)
+            outs = node.apply(buf) if not anomaly._enabled[0] else anomaly.run_node(node, buf)
             if not retain_graph:
                 node.release()
             for i, (e, g) in enumerate(zip(node.next_edges, outs)):
@@ -247,6 +262,7 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
                     counter += 1
     finally:
         _enabled[0] = prev
+        _tasks.pop()
     return captured
 
 

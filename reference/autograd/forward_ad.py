@@ -246,8 +246,11 @@ def jvp_view(index, rule, src, params, run):
             raise MissingRuleError(rule.name, "jvp", "forward-mode AD (jvp, jacfwd)")
         tan = apply_view(rule, tangent(src, level), params)
         outs, tans = (result, tan) if isinstance(result, tuple) else ((result,), (tan,))
+        fw_base = getattr(src, "_fw_base", None)  # views of a make_dual result (reference.autograd.dual)
         for o, t in zip(outs, tans):
             set_tangent(o, level, t)
+            if fw_base is not None:
+                o._fw_base = fw_base
     return result
 
 
@@ -268,13 +271,15 @@ def jvp_inplace(index, rule, self, others, params, run):
         new = output_tangents(rule, (old,) + tuple(others), tans, self, params)
         if new is None:
             new = api.zeros_like(self)
-        if self._base is not None:
-            base = self._base
+        base, fw_base = self._base, getattr(self, "_fw_base", None)
+        if fw_base is not None:  # a make_dual result is the forward-grad base of its views (PyTorch)
+            base = None if fw_base is self else fw_base
+        if base is not None:
             bt = tangent(base, level)
             if bt is None:
                 bt = api.zeros_like(base)
                 set_tangent(base, level, bt)
-            target = api.as_strided(bt, self.shape, self.stride(), self._offset)
+            target = api.as_strided(bt, self.shape, self.stride(), self._offset - base._offset + bt._offset)
             api.copy_(target, new)
             set_tangent(self, level, target)
         elif tans[0] is not None and tans[0]._base is None:
@@ -282,3 +287,14 @@ def jvp_inplace(index, rule, self, others, params, run):
         else:
             set_tangent(self, level, _fresh(new, self, tans))
     return self
+
+
+# torch.autograd.forward_ad's public API (T.autograd.forward_ad.dual_level, make_dual, ...)
+from reference.autograd.dual import (  # noqa: E402,F401
+    UnpackedDualTensor,
+    dual_level,
+    enter_dual_level,
+    exit_dual_level,
+    make_dual,
+    unpack_dual,
+)

@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 
+from reference.autograd import anomaly, graph_hooks
 from reference.autograd.grad_mode import is_grad_enabled
 
 _sequence = itertools.count()
@@ -65,6 +66,8 @@ class Node:
         self.seq = next(_sequence)
         self.pre_hooks = None  # {output_nr: [(key, hook), ...]} registered by Tensor.register_hook
         self.retains_grad = None  # {output_nr: weakref to the tensor} set by Tensor.retain_grad
+        if anomaly._enabled[0]:  # anomaly mode: remember the forward call's stack
+            anomaly.store(self)
 
     def name(self) -> str:
         """PyTorch's name: generated nodes ``ExpBackward0``, hand-written ones ``torch::autograd::X``."""
@@ -91,7 +94,7 @@ class Node:
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved (PyTorch's SavedVariable)."""
 
-    __slots__ = ("tensor", "version", "is_output", "node", "output_nr")
+    __slots__ = ("tensor", "version", "is_output", "node", "output_nr", "hooked")
 
     def __init__(self, tensor, is_output=False, node=None):
         self.tensor = tensor
@@ -99,8 +102,15 @@ class SavedTensor:
         self.is_output = is_output
         self.node = node
         self.output_nr = tensor._output_nr
+        self.hooked = None
+        # saved_tensors_hooks active: keep only what pack returns (never for a wrapped number)
+        if graph_hooks._stack and not tensor._wrapped:
+            self.hooked = graph_hooks.pack(self, tensor)
+            self.tensor = None
 
     def unpack(self):
+        if self.hooked is not None:
+            return graph_hooks.unpack(self)
         t = self.tensor
         if t is None:
             raise AutogradError(BACKWARD_TWICE)
@@ -112,13 +122,20 @@ class SavedTensor:
             raise AutogradError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: {describe(t)}{which} is at version {t._vc[0]}; expected version "
-                f"{self.version} instead. Hint: enable anomaly detection to find the operation that "
-                "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+                f"{self.version} instead. "
+                + (
+                    "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+                    "The variable in question was changed in there or anywhere later. Good luck!"
+                    if anomaly._enabled[0]
+                    else "Hint: enable anomaly detection to find the operation that failed to compute its "
+                    "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+                )
             )
         return t
 
     def release(self):
         self.tensor = None
+        self.hooked = None
 
 
 class Context:
@@ -217,6 +234,11 @@ class AccumulateGrad(Node):
             var.grad._accumulate_inplace(new)  # .grad keeps its identity, as in PyTorch
         else:
             var.grad = var.grad + new
+        post_hooks = getattr(var, "_post_acc_hooks", None)  # register_post_accumulate_grad_hook
+        for _, hook in list(post_hooks or ()):
+            res = hook(var)
+            if res is not None:
+                raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
         return []
 
 
@@ -310,3 +332,11 @@ def move_retains_grad(tensor, old_fn, old_nr):
         if new_fn.retains_grad is None:
             new_fn.retains_grad = {}
         new_fn.retains_grad[tensor._output_nr] = weakref.ref(tensor)
+
+
+# torch.autograd.graph's public context managers (T.autograd.graph.saved_tensors_hooks, ...)
+from reference.autograd.graph_hooks import (  # noqa: E402,F401
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)

@@ -100,7 +100,10 @@ class Rule:
 
 
 def _unpack_order(item):
-    """PyTorch's generated nodes unpack saved inputs in the order their formulas first read them
-    (formula of input 0 first), then saved outputs; it decides which stale tensor an error names."""
+    """PyTorch's generated nodes save and unpack their saved inputs sorted by argument name, then
+    their saved outputs (torchgen's gen_variable_type/gen_autograd_functions sort
+    ``all_saved_inputs`` by name); it decides which stale tensor an error names and the order in
+    which saved-tensor hooks see them (``maximum`` packs ``other`` before ``self``). Rules whose
+    input names are not PyTorch's (``mv``'s ``vec`` is ``other`` here) keep the reference's order."""
     name, users = item
-    return (name == "result", min(users))
+    return (name == "result", name)

@@ -1,0 +1,125 @@
+"""``T.autograd.forward_ad``'s public API (PyTorch's ``torch.autograd.forward_ad``): ``dual_level``,
+``enter_dual_level``/``exit_dual_level``, ``make_dual``, ``unpack_dual``, ``UnpackedDualTensor``.
+
+A dual level is one level of :mod:`reference.autograd.forward_ad` (the machinery under
+``reference.func.jvp``); tangents live in ``tensor._tangents[level]``. As in PyTorch:
+
+* only one dual level at a time (PyTorch numbers it 0);
+* ``make_dual(x, t)`` returns a view of ``x`` (``ViewBackward0`` for reverse mode) carrying ``t``
+  itself as its tangent (no copy, unless ``t``'s strides differ from ``x``'s: then a copy with
+  ``x``'s layout); an in-place op on the dual, or on a view of it, updates that tangent in place
+  (PyTorch's forward-grad view base is the dual, not ``x``);
+* ``unpack_dual(d)`` returns ``(primal, tangent)``: a view of ``d`` without tangent, and the
+  tangent tensor itself (None outside the level or for a tensor without one).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from reference.autograd import forward_ad
+
+__all__ = [
+    "UnpackedDualTensor",
+    "dual_level",
+    "enter_dual_level",
+    "exit_dual_level",
+    "make_dual",
+    "unpack_dual",
+]
+
+_current = [None]  # the id of the active dual level (reference.autograd.forward_ad's level id)
+
+UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+
+
+def enter_dual_level():
+    """Enter the dual level (PyTorch's level 0) and return its number."""
+    if _current[0] is not None:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    _current[0] = forward_ad.enter()
+    return 0
+
+
+def exit_dual_level(*, level=None):
+    if level is None:
+        level = 0 if _current[0] is not None else -1
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    if level != 0 or _current[0] is None:
+        raise RuntimeError(
+            "Trying to exit a forward AD level that was not the last one that was created. This is not supported."
+        )
+    forward_ad.exit(_current[0])
+    _current[0] = None
+
+
+class dual_level:
+    """``with dual_level():`` make and unpack dual tensors inside; tangents are gone after."""
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, *exc):
+        exit_dual_level()
+
+
+def _dtype_name(t):
+    return f"torch.{t.dtype.name}"
+
+
+def make_dual(tensor, tangent, *, level=None):
+    """A view of ``tensor`` whose tangent at the dual level is ``tangent``."""
+    from reference.ops import api
+
+    if level is None:
+        level = 0 if _current[0] is not None else -1
+    if level < 0:
+        raise RuntimeError(
+            "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() first."
+        )
+    lid = _current[0]
+    if tensor.dtype.kind != "f":
+        raise ValueError(f"Expected primal to be floating point or complex, but got: {_dtype_name(tensor)}")
+    if tangent.dtype.kind != "f":
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: {_dtype_name(tangent)}")
+    if forward_ad.tangent(tensor, lid) is not None:
+        raise RuntimeError(
+            "Making a dual Tensor based on a Tensor that already has a forward gradient at the same level 0 is "
+            "not supported."
+        )
+    if tuple(tangent.shape) != tuple(tensor.shape):
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the original Tensor, this "
+            f"is not supported. Tensor is of size {list(tensor.shape)} while the given forward gradient is of "
+            f"size {list(tangent.shape)}."
+        )
+    with forward_ad.lowered(forward_ad._stack.index(lid)):
+        dual = api.view(tensor, tuple(tensor.shape))
+        if tangent.stride() != tensor.stride():  # PyTorch copies the tangent into the primal's layout
+            extent = (
+                1 + sum((n - 1) * s for n, s in zip(tensor.shape, tensor.stride())) if tensor.numel() else 0
+            )
+            buf = api.as_strided(
+                api.zeros(extent, dtype=tangent.dtype), tuple(tensor.shape), tensor.stride(), 0
+            )
+            buf.copy_(tangent)
+            tangent = buf
+    forward_ad.set_tangent(dual, lid, tangent)
+    dual._fw_base = dual
+    return dual
+
+
+def unpack_dual(tensor, *, level=None):
+    """``(primal, tangent)`` of ``tensor`` at the dual level (tangent None outside it)."""
+    from reference.ops import api
+
+    lid = _current[0]
+    if lid is None:
+        return UnpackedDualTensor(tensor, None)
+    tan = forward_ad.tangent(tensor, lid)
+    if tan is None:
+        return UnpackedDualTensor(tensor, None)
+    with forward_ad.lowered(forward_ad._stack.index(lid)):
+        primal = api.alias(tensor)
+    return UnpackedDualTensor(primal, tan)

@@ -1,0 +1,178 @@
+"""Saved-tensor hooks: ``T.autograd.graph.saved_tensors_hooks``, ``save_on_cpu``,
+``disable_saved_tensors_hooks`` (PyTorch's ``torch.autograd.graph``).
+
+While a ``saved_tensors_hooks(pack, unpack)`` context is active, every tensor a recorded op saves
+for backward (:class:`reference.autograd.graph.SavedTensor`) is handed to ``pack`` (under
+``no_grad``, as PyTorch does) and only what ``pack`` returns is kept; backward calls ``unpack`` on
+it. As in PyTorch's SavedVariable:
+
+* only the innermost active pair is used (contexts nest, the inner one wins);
+* a wrapped Python number (``x * 2`` saves the 2) is never shown to ``pack``;
+* ``pack`` may not modify its input in place (RuntimeError after it returns);
+* ``unpack`` must return a Tensor (TypeError naming the type otherwise); its shape and dtype are
+  *not* checked (PyTorch does not either);
+* no version check is made on a tensor saved through hooks (the hooks own the value);
+* the unpacked tensor gets the saved tensor's history (its grad_fn, or the leaf's gradient
+  accumulator) and version counter, so double backward flows to the original inputs even when
+  ``pack`` returned a detached copy;
+* after a backward without ``retain_graph`` the packed value is dropped and a second access
+  raises the "backward through the graph a second time" error.
+"""
+
+from __future__ import annotations
+
+_stack: list = []  # active (pack, unpack) pairs, outermost first
+_disabled: list = []  # error messages of active disable_saved_tensors_hooks contexts
+
+PACK_INPLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
+    "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please open "
+    "an issue if you need to perform in-place operations on the input to a pack hook."
+)
+
+
+def current():
+    """The innermost (pack, unpack) pair, or None."""
+    return _stack[-1] if _stack else None
+
+
+class saved_tensors_hooks:
+    """Context manager: tensors saved for backward inside it go through ``pack_hook`` and come back
+    through ``unpack_hook`` (``pack_hook(tensor) -> Any``, ``unpack_hook(Any) -> Tensor``)."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        if _disabled:
+            raise RuntimeError(_disabled[-1])
+        _stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _stack.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """PyTorch's ``save_on_cpu``: pack is ``(tensor.device, tensor.cpu())``, unpack is
+    ``tensor.to(device)``. Reference tensors live on the CPU already, so ``cpu()`` returns the tensor
+    itself, exactly as PyTorch's does for a CPU tensor: the saved value is the tensor (an in-place
+    change made after saving is seen by backward, unchecked, as in PyTorch). ``pin_memory=True``
+    copies into a fresh tensor, as PyTorch's pinned path does."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        from reference.ops import api
+
+        def pack_to_cpu(tensor):
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            packed = api.zeros(tuple(tensor.shape), dtype=tensor.dtype)
+            packed.copy_(tensor)
+            return (tensor.device, packed)
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+class disable_saved_tensors_hooks:
+    """Inside it, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``; entering it
+    while hooks are active raises the same (PyTorch's ``disable_saved_tensors_hooks``)."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        if _stack:
+            raise RuntimeError(self.error_message)
+        _disabled.append(self.error_message)
+        return self
+
+    def __exit__(self, *exc):
+        _disabled.pop()
+
+
+class _Packed:
+    """What a SavedTensor keeps when hooks are active: the packed value and the saved tensor's
+    metadata (PyTorch's SavedVariable::save_metadata), never the tensor itself."""
+
+    __slots__ = ("value", "unpack_hook", "grad_fn", "output_nr", "accumulator", "vc")
+
+    def __init__(self, value, unpack_hook, grad_fn, output_nr, accumulator, vc):
+        self.value = value
+        self.unpack_hook = unpack_hook
+        self.grad_fn = grad_fn
+        self.output_nr = output_nr
+        self.accumulator = accumulator
+        self.vc = vc
+
+
+def pack(saved, tensor):
+    """Run the innermost pack hook on ``tensor`` (being saved as ``saved``), under no_grad."""
+    from reference.autograd.grad_mode import _enabled
+    from reference.autograd.tensor import gradient_edge
+
+    pack_hook, unpack_hook = _stack[-1]
+    grad_fn = accumulator = None
+    output_nr = saved.output_nr
+    if tensor.requires_grad:
+        if saved.is_output:
+            grad_fn = saved.node  # PyTorch: the node that saved its own output (weakly held there)
+        else:
+            grad_fn = tensor.grad_fn
+            output_nr = tensor._output_nr
+            if grad_fn is None:  # a leaf: the unpacked tensor feeds the same AccumulateGrad
+                edge = gradient_edge(tensor)  # None for a no_grad view of a leaf: no gradient flows
+                accumulator = None if edge is None else edge[0]
+    version = tensor._vc[0]
+    prev = _enabled[0]
+    _enabled[0] = False
+    try:
+        value = pack_hook(tensor)
+    finally:
+        _enabled[0] = prev
+    if tensor._vc[0] != version:
+        raise RuntimeError(PACK_INPLACE)
+    return _Packed(value, unpack_hook, grad_fn, output_nr, accumulator, tensor._vc)
+
+
+def unpack(saved):
+    """Run the unpack hook; the result gets the saved tensor's history and version counter."""
+    import weakref
+
+    from reference.autograd.tensor import Tensor, _alias
+
+    p = saved.hooked
+    data = p.unpack_hook(p.value)
+    if not isinstance(data, Tensor):
+        raise TypeError(
+            f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type(data).__name__}"
+        )
+    var = _alias(data)
+    var._vc = p.vc
+    if p.grad_fn is not None:
+        var._grad_fn = p.grad_fn
+        var._output_nr = p.output_nr
+    elif p.accumulator is not None:
+        var._requires_grad = True
+        var._accumulator = weakref.ref(p.accumulator)
+    return var
+
+
+def register_post_accumulate_grad_hook(self, hook):
+    """``leaf.register_post_accumulate_grad_hook(hook)``: ``hook(leaf)`` runs after a backward pass
+    has accumulated into ``leaf.grad`` (not for ``autograd.grad``, which accumulates nothing); it
+    must return None. Returns a handle with ``remove()``."""
+    from reference.autograd.tensor import RemovableHandle
+
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    hooks = self.__dict__.setdefault("_post_acc_hooks", [])
+    key = object()
+    hooks.append((key, hook))
+    return RemovableHandle(hooks, key)
