@@ -82,7 +82,7 @@ GLIBC = "glibc manual, 'Errors in Math Functions': exp/log/expf/logf listed at <
 class ErrorSpec:
     """How one primitive propagates and adds rounding error (see the module docstring)."""
 
-    kind: str  # "derived" | "elementwise" | "products" | "gather" | "composite" | "exact"
+    kind: str  # "derived" | "elementwise" | "products" | "gather" | "composite" | "exact" | "perturbation"
     ulps: object = 0.5  # c: the op's accuracy in ulps of its result (or a function of its params)
     source: str = IEEE  # where c comes from
     absolute: float = 0.0  # an absolute error term, in units of u
@@ -316,6 +316,8 @@ class Tracker:
                 return _gather(rule, arrays, errs, params, outs)
             if kind == "exact":
                 return [np.zeros(o.shape) if isinstance(o, np.ndarray) else None for o in outs]
+            if kind == "perturbation":  # a bound derived from perturbation theory, per output
+                return spec.extra["bound"](self, arrays, errs, params, outs)
         finally:
             self._suspended -= 1
         if kind == "composite":

@@ -67,7 +67,7 @@ class Rule:
         if self.grads is not None and len(self.grads) != len(self.inputs):
             raise ValueError(f"rule {self.name!r}: {len(self.grads)} grad formulas for inputs {self.inputs}")
         for name, users in self.saves.items():
-            if name != "result" and name not in self.inputs:
+            if not _is_result(name) and name not in self.inputs:
                 raise ValueError(f"rule {self.name!r} saves {name!r}, which is not an input or 'result'")
             if any(not 0 <= u < len(self.inputs) for u in users):
                 raise ValueError(f"rule {self.name!r}: saved {name!r} names a formula index out of range")
@@ -103,4 +103,10 @@ def _unpack_order(item):
     """PyTorch's generated nodes unpack saved inputs in the order their formulas first read them
     (formula of input 0 first), then saved outputs; it decides which stale tensor an error names."""
     name, users = item
-    return (name == "result", min(users))
+    return (_is_result(name), name, min(users)) if _is_result(name) else (False, "", min(users))
+
+
+def _is_result(name):
+    """``result`` is the first output; ``result1``, ``result2``, ... the further outputs of a
+    multi-output op (eigh's eigenvectors, svd's singular values and vectors) that its formulas read."""
+    return name == "result" or (name.startswith("result") and name[6:].isdigit())
