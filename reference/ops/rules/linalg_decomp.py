@@ -256,6 +256,16 @@ def _lstsq_bound(tr, arrays, errs, params, outs):
         out.append(2 * rn * d_r + 2 * _u(tr) * np.abs(res) * max(a.shape[-2], 1) + tr.p.eta)
     else:
         out.append(np.zeros(res.shape))
+    out.append(None)  # rank: an integer
+    sv = outs[3]
+    if sv.size:  # singular values of A (its own batch): Weyl
+        m, n = a.shape[-2:]
+        d = _fro(errs[0], a.shape) + max(m, n) * _u(tr) * np.asarray(sv, dtype=np.float64).max(
+            -1, initial=0.0
+        )
+        out.append(np.broadcast_to(d[..., None], sv.shape) + tr.p.eta)
+    else:
+        out.append(np.zeros(sv.shape))
     return out
 
 
