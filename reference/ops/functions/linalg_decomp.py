@@ -228,8 +228,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
         np.broadcast_shapes(batch_a, batch_b)
     except ValueError:
         raise RuntimeError(_broadcast_message(batch_a, batch_b)) from None
-    out = apply(RULES["linalg_lstsq"], (A, B), {"rcond": float(rcond), "driver": driver})
-    return _lstsq_t(*out)
+    x, res, rank, sv = apply(RULES["linalg_lstsq"], (A, B), {"rcond": float(rcond), "driver": driver})
+    return _lstsq_t(x, res, rank, sv.detach())  # the singular values are not differentiable (PyTorch)
 
 
 def _broadcast_message(a, b):
@@ -329,15 +329,20 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "nuc" or abs(ord) == 2:
         perm = [i for i in range(A.ndim) if i not in (d0, d1)] + [d0, d1]
         s = svdvals(A_permute(A, perm))
+        if s.shape[-1] == 0 and ord == 2:  # PyTorch: 0 for an empty matrix
+            shape = [
+                1 if i in (d0, d1) else A.shape[i] for i in range(A.ndim) if keepdim or i not in (d0, d1)
+            ]
+            return api.zeros(tuple(shape), dtype=A.dtype)
+        if s.shape[-1] == 0:  # -2: PyTorch's amin over the empty singular values raises
+            raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
         if ord == "nuc":
-            res = A_sum(s, -1)
-        elif s.shape[-1] == 0 and ord == 2:  # PyTorch: 0 for an empty matrix (amax would raise)
-            res = A_sum(s, -1)
+            res = A_sum(s, -1, keepdim)
         else:
-            res = A_amax(s, -1) if ord > 0 else A_amin(s, -1)
-        if keepdim:
-            for d in sorted((d0, d1)):
-                res = A_unsqueeze(res, d)
+            res = A_amax(s, -1, keepdim) if ord > 0 else A_amin(s, -1, keepdim)
+        if keepdim:  # as PyTorch: the kept dim, one more, and the inverse permutation
+            inverse = [perm.index(i) for i in range(A.ndim)]
+            res = A_permute(A_unsqueeze(res, -1), inverse)
         return res
     if math.isinf(ord):
         d0, d1 = d1, d0

@@ -645,6 +645,8 @@ def lstsq_kernel(a, b, rcond, driver):
         with np.errstate(divide="ignore"):
             inv = xp.where(keep, 1 / sb, 0).astype(a.dtype)
         x = xp.swapaxes(vh, -1, -2) @ (inv[..., None] * (xp.swapaxes(u, -1, -2) @ bm))
+        if driver == "gelsy" and xp is np:
+            x, rank = _gelsy(a, bm, a0, rcond)
     full = driver == "gels" or (bool((rank == n).all()) if rank.size else True)
     if m > n and full and driver != "gelsy":  # PyTorch gives none for gelsy
         r = a @ x - bm
@@ -657,6 +659,22 @@ def lstsq_kernel(a, b, rcond, driver):
         s = xp.zeros((0,), dtype=a.dtype)
     x = x[..., 0] if vector else x
     return x.astype(a.dtype, copy=False), res, rank, s.astype(a.dtype, copy=False)
+
+
+def _gelsy(a, bm, a0, rcond):
+    """LAPACK's gelsy itself (scipy's binding; NumPy arrays only): its rank comes from a QR with
+    column pivoting, not from singular values, so on a rank-deficient input at the cut-off its
+    solution differs from the SVD's, as PyTorch's does."""
+    import scipy.linalg  # LAPACK's least-squares drivers (NumPy has only gelsd)
+
+    x = np.empty(a.shape[:-2] + (a.shape[-1], bm.shape[-1]), dtype=a.dtype)
+    for idx in np.ndindex(*a.shape[:-2]):
+        x[idx] = scipy.linalg.lstsq(a[idx], bm[idx], cond=rcond, lapack_driver="gelsy")[0]
+    rank = np.empty(a0.shape[:-2], dtype=np.int64)
+    ones = np.ones((a0.shape[-2], 1), dtype=a0.dtype)
+    for idx in np.ndindex(*a0.shape[:-2]):
+        rank[idx] = scipy.linalg.lstsq(a0[idx], ones, cond=rcond, lapack_driver="gelsy")[2]
+    return x, rank
 
 
 def lstsq_vjp(c, g):
