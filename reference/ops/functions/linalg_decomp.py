@@ -334,7 +334,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
                 1 if i in (d0, d1) else A.shape[i] for i in range(A.ndim) if keepdim or i not in (d0, d1)
             ]
             return api.zeros(tuple(shape), dtype=A.dtype)
-        if s.shape[-1] == 0:  # -2: PyTorch's amin over the empty singular values raises
+        if s.shape[-1] == 0 and ord == -2:  # PyTorch's amin over the empty singular values raises
             raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
         if ord == "nuc":
             res = A_sum(s, -1, keepdim)
