@@ -92,9 +92,12 @@ def _eye_like(x, n):
 
 
 def _inv(x):
-    """The inverse of a square invertible matrix, with this family's own primitive (pinv with no
-    cut-off is the inverse; its gradient is the inverse's where the matrix is invertible)."""
-    return apply(RULES_PINV[0], (x,), {"atol": 0.0, "rtol": 0.0, "hermitian": False})
+    """The inverse of QR's triangular R, with this family's own primitive: pinv with no cut-off is
+    the inverse of an invertible matrix, and its gradient formula is the inverse's there. The
+    private ``triangular`` flag computes it by back substitution (componentwise backward stable,
+    Higham Thm 8.5), as PyTorch's solve_triangular does, instead of through an SVD (an error of
+    cond(R)·u)."""
+    return apply(RULES_PINV[0], (x,), {"atol": 0.0, "rtol": 0.0, "hermitian": False, "triangular": True})
 
 
 RULES_PINV: list = []
@@ -385,11 +388,14 @@ def qr_vjp(c, g):
         gR = A.zeros_like(R)
     if m >= n:
         return (_qr_square_vjp(gQ, gR, Q, R),)
-    # A = Q [X | Y] with X = Q U square: Y = Q V moves with Q, so gQ picks up Y's part.
-    U, Vr = A.narrow(R, -1, 0, m), A.narrow(R, -1, m, n - m)
-    gU, gV = A.narrow(gR, -1, 0, m), A.narrow(gR, -1, m, n - m)
-    gX = _qr_square_vjp(gQ + A.matmul(A.matmul(Q, Vr), _mT(gV)), gU, Q, U)
-    return (A.cat([gX, A.matmul(Q, gV)], -1),)
+    # m < n: A = Q [U | V] with U square. With X = Q^T gQ - gR R^T (k x k, R whole), the
+    # gradient is [Q tril(X - X^T) U^-T | 0] + Q gR (the lower part of X - X^T determines the
+    # skew Q^T dQ; PyTorch's trilImInvAdjSkew for real inputs).
+    T = _T()
+    X = A.matmul(_mT(Q), gQ) - A.matmul(gR, _mT(R))
+    left = A.matmul(A.matmul(Q, T.tril(X - _mT(X))), _mT(_inv(A.narrow(R, -1, 0, m))))
+    zeros = A.zeros(tuple(left.shape[:-1]) + (n - m,), dtype=left.dtype)
+    return (A.cat([left, zeros], -1) + A.matmul(Q, gR),)
 
 
 def _qr_square_jvp(dA, Q, R):
@@ -548,11 +554,19 @@ def _tols(params, m, n, smax):
     return np.asarray(params["atol"], dtype=np.float64), np.asarray(params["rtol"], dtype=np.float64)
 
 
-def pinv_kernel(a, atol, rtol, hermitian):
+def pinv_kernel(a, atol, rtol, hermitian, triangular=False):
     xp = namespace_of(a)
     m, n = a.shape[-2:]
     if a.size == 0:
         return xp.zeros(a.shape[:-2] + (n, m), dtype=a.dtype)
+    if triangular:  # QR's upper-triangular R (see _inv): back substitution, row by row
+        x = xp.zeros(a.shape, dtype=a.dtype)
+        eye = xp.eye(n, dtype=a.dtype)
+        with np.errstate(all="ignore"):  # a zero diagonal gives inf/nan, as a triangular solve does
+            for i in range(n - 1, -1, -1):
+                rest = (a[..., i : i + 1, i + 1 :] @ x[..., i + 1 :, :])[..., 0, :]
+                x[..., i, :] = (eye[i] - rest) / a[..., i, i : i + 1]
+        return x
     atol = xp.asarray(atol, dtype=a.dtype)
     rtol = xp.asarray(rtol, dtype=a.dtype)
     if hermitian:
@@ -581,9 +595,18 @@ def _pinv_vjp_formula(G, X, Ain):
     )
 
 
+def _pinv_vjp(c, g):
+    if c.params.get("triangular"):  # an inverse: the two projector terms vanish identically
+        Xt = _mT(c.result)
+        return -A.matmul(Xt, A.matmul(g, Xt))
+    return _pinv_vjp_formula(g, c.result, c.self)
+
+
 def pinv_jvp(c, ts):
     (dA,) = ts
     X, Ain = c.result, c.self
+    if c.params.get("triangular"):
+        return -A.matmul(X, A.matmul(dA, X))
     dAt = _mT(dA)
     return (
         -A.matmul(X, A.matmul(dA, X))
@@ -606,7 +629,7 @@ rule(
     "LinalgPinvBackward0",
     ("self",),
     forward=pinv_kernel,
-    grads=(lambda c, g: _pinv_vjp_formula(g, c.result, c.self),),
+    grads=(lambda c, g: _pinv_vjp(c, g),),
     saves={"self": (0,), "result": (0,)},
     jvp=pinv_jvp,
     batch=_pinv_batch,
@@ -754,7 +777,7 @@ def lstsq_jvp(c, ts):
 
 class _Ctx:
     def __init__(self, result, self_):
-        self.result, self.self = result, self_
+        self.result, self.self, self.params = result, self_, {}
 
 
 def _lstsq_batch(b, params):
