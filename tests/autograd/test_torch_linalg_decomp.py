@@ -396,6 +396,35 @@ def test_errors_match_torch(name):
     same_error(fn, [_rand(*s) for s in shapes])
 
 
+def _nonfinite(upper=False):
+    a = np.ones((3, 3))
+    a[(0, 1) if upper else (1, 0)] = np.nan
+    return a
+
+
+LAPACK_ERRORS = {
+    "svd": (lambda M, a: M.linalg.svd(a), True),
+    "svdvals": (lambda M, a: M.linalg.svdvals(a), True),
+    "pinv": (lambda M, a: M.linalg.pinv(a), True),
+    "matrix_norm_2": (lambda M, a: M.linalg.matrix_norm(a, 2), True),
+    "eigh_lower": (lambda M, a: M.linalg.eigh(a), False),  # the message carries LAPACK's info
+    "eigvalsh_lower": (lambda M, a: M.linalg.eigvalsh(a), False),
+    "pinv_hermitian": (lambda M, a: M.linalg.pinv(a, hermitian=True), False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAPACK_ERRORS))
+def test_lapack_failures_raise_linalg_error(name):
+    fn, exact = LAPACK_ERRORS[name]
+    same_error(fn, [_nonfinite()], match_message=exact)
+    assert issubclass(T.linalg.LinAlgError, RuntimeError)
+
+
+def test_eigh_reads_one_triangle():
+    """A non-finite value in the triangle eigh does not read is not an error (both)."""
+    compare(lambda M, a: M.linalg.eigvalsh(a), [_nonfinite(upper=True)], order=0, nodes=False)
+
+
 BACKWARD_ERRORS = {
     "qr_mode_r": (lambda M, a: M.linalg.qr(a, mode="r")[1], [(3, 3)]),
     "qr_complete_tall": (lambda M, a: M.linalg.qr(a, mode="complete"), [(4, 2)]),

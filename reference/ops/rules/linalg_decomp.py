@@ -275,10 +275,36 @@ def _lstsq_bound(tr, arrays, errs, params, outs):
 # ---- eigh ----------------------------------------------------------------------------------------------
 
 
+class _LinAlgError(RuntimeError):
+    """PyTorch's ``torch.linalg.LinAlgError`` (``torch._C._LinAlgError``, a RuntimeError): LAPACK
+    reported that the algorithm failed."""
+
+
+def _eigh_failed(a, UPLO):
+    """LAPACK's syevd does not converge on a non-finite value in the triangle it reads; PyTorch
+    raises, with LAPACK's info (which the reference, running another LAPACK, cannot reproduce)."""
+    xp = namespace_of(a)
+    n = a.shape[-1]
+    mask = xp.tril(xp.ones((n, n), dtype=bool)) if UPLO == "L" else xp.triu(xp.ones((n, n), dtype=bool))
+    if not bool(xp.isfinite(xp.where(mask, a, 0)).all()):
+        raise _LinAlgError(
+            "linalg.eigh: The algorithm failed to converge because the input matrix is ill-conditioned or "
+            "has too many repeated eigenvalues (error code: LAPACK's info)."
+        )
+
+
+def _svd_failed(a):
+    if not bool(namespace_of(a).isfinite(a).all()):
+        raise _LinAlgError(
+            "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values."
+        )
+
+
 def eigh_kernel(a, UPLO):
     xp = namespace_of(a)
     if a.shape[-1] == 0:
         return xp.zeros(a.shape[:-1], dtype=a.dtype), xp.zeros(a.shape, dtype=a.dtype)
+    _eigh_failed(a, UPLO)
     L, V = xp.linalg.eigh(a, UPLO=UPLO)
     return L.astype(a.dtype, copy=False), V.astype(a.dtype, copy=False)
 
@@ -457,6 +483,7 @@ def svd_kernel(a, full_matrices):
         u = xp.broadcast_to(xp.eye(m, ucols, dtype=a.dtype), batch + (m, ucols)).copy()
         vh = xp.broadcast_to(xp.eye(vrows, n, dtype=a.dtype), batch + (vrows, n)).copy()
         return u, xp.zeros(batch + (k,), dtype=a.dtype), vh
+    _svd_failed(a)
     u, s, vh = xp.linalg.svd(a, full_matrices=full_matrices)
     return u.astype(a.dtype, copy=False), s.astype(a.dtype, copy=False), vh.astype(a.dtype, copy=False)
 
@@ -570,12 +597,14 @@ def pinv_kernel(a, atol, rtol, hermitian, triangular=False):
     atol = xp.asarray(atol, dtype=a.dtype)
     rtol = xp.asarray(rtol, dtype=a.dtype)
     if hermitian:
+        _eigh_failed(a, "L")
         L, V = xp.linalg.eigh(a)
         absL = xp.abs(L)
         cut = xp.maximum(atol[..., None], rtol[..., None] * absL.max(-1, keepdims=True))
         with np.errstate(divide="ignore"):
             inv = xp.where(absL > cut, 1 / L, 0).astype(a.dtype)
         return ((V * inv[..., None, :]) @ xp.swapaxes(V, -1, -2)).astype(a.dtype, copy=False)
+    _svd_failed(a)
     u, s, vh = xp.linalg.svd(a, full_matrices=False)
     cut = xp.maximum(atol[..., None], rtol[..., None] * s[..., :1])
     with np.errstate(divide="ignore"):
