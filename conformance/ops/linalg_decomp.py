@@ -141,14 +141,18 @@ def _svd_fn(T, x, full_matrices):
 
 def _svd_jax(J, x, full_matrices):
     jnp = J.jnp
-    U, S, Vh = jnp.linalg.svd(x, full_matrices=full_matrices)
+    # JAX raises NotImplementedError for the derivative of full_matrices=True on a non-square
+    # input; the program reads only the first min(m, n) vectors, which full_matrices=False gives.
+    U, S, Vh = jnp.linalg.svd(x, full_matrices=full_matrices and x.shape[-1] == x.shape[-2])
     k = S.shape[-1]
     U, Vh = U[..., :k], Vh[..., :k, :]
     return jnp.concatenate([(U * U * S[..., None, :]).reshape(-1), S.reshape(-1), (U @ Vh).reshape(-1)])
 
 
 def _svd_tf(tf, x, full_matrices):
-    S, U, V = tf.linalg.svd(x, full_matrices=full_matrices, compute_uv=True)
+    # TF raises NotImplementedError for the gradient of full_matrices=True when |m - n| > 1; the
+    # program reads only the first min(m, n) vectors, which full_matrices=False gives.
+    S, U, V = tf.linalg.svd(x, full_matrices=full_matrices and x.shape[-1] == x.shape[-2], compute_uv=True)
     k = S.shape[-1]
     U, V = U[..., :k], V[..., :k]
     return tf.concat(

@@ -28,10 +28,14 @@ an entry.
 Error declarations (:func:`_perturbation`): these kernels are LAPACK's backward-stable
 Householder-based algorithms (syevd, geqrf+orgqr, gesdd, gelsd), so each result is the exact
 result for ``A + dA`` with ``||dA||_2 <= p·u·||A||_2``; p is LAPACK's "modestly growing function"
-(LAPACK Users' Guide 3rd ed. §4.7-4.9) for which we take ``p = max(m, n)`` for eigh and svd
-(n Householder reflections each of backward error O(u), Golub & Van Loan §5.1.12) and
-``p = m·n`` for QR (Higham, Accuracy and Stability 2nd ed., Thm 19.4: columnwise
-``||da_j||_2 <= gamma~_{mn} ||a_j||_2``). An input error ``e`` adds ``||e||_F`` (>= ``||e||_2``).
+(LAPACK Users' Guide 3rd ed. §4.7-4.9). Every one of these algorithms starts with a sequence of
+Householder reflections (QR: n of them on m-vectors; the bidiagonalisation of svd: min(m, n) on
+each side; the tridiagonalisation of eigh: n - 2 on both sides); a reflection applied to a vector
+of length k has backward error gamma~_k (Higham, Accuracy and Stability 2nd ed., Lemma 19.3), so
+the sequence gives Higham's Thm 19.4, ``||da_j||_2 <= gamma~_{mn} ||a_j||_2``: we take
+``p = m·n`` (n² for eigh) for all of them (the iterative phase, QR iteration or divide and
+conquer on the tridiagonal/bidiagonal matrix, is backward stable with an O(n·u) error that this
+covers). An input error ``e`` adds ``||e||_F`` (>= ``||e||_2``).
 Perturbation theory turns ``delta = ||e||_F + p·u·||A||_2`` into output bounds:
 
 * eigenvalues and singular values (Weyl): ``|d lambda_i| <= delta``;
@@ -147,7 +151,7 @@ def _eigh_bound(tr, arrays, errs, params, outs):
     a = arrays[0]
     L, V = outs
     n = a.shape[-1]
-    delta = _fro(errs[0], a.shape) + max(n, 1) * _u(tr) * np.abs(np.asarray(L, dtype=np.float64)).max(
+    delta = _fro(errs[0], a.shape) + max(n * n, 1) * _u(tr) * np.abs(np.asarray(L, dtype=np.float64)).max(
         -1, initial=0.0
     )
     eL = np.broadcast_to(delta[..., None], L.shape) + tr.p.eta
@@ -162,7 +166,7 @@ def _svd_bound(tr, arrays, errs, params, outs):
     U, S, Vh = outs
     m, n = a.shape[-2:]
     s = np.asarray(S, dtype=np.float64)
-    delta = _fro(errs[0], a.shape) + max(m, n, 1) * _u(tr) * s.max(-1, initial=0.0)
+    delta = _fro(errs[0], a.shape) + max(m * n, 1) * _u(tr) * s.max(-1, initial=0.0)
     eS = np.broadcast_to(delta[..., None], S.shape) + tr.p.eta
     res = [None, eS, None]
     if U.ndim >= 2 and U.size:
@@ -213,7 +217,7 @@ def _pinv_error(tr, a, e, params):
         else np.zeros(a.shape[:-2] + (0,))
     )
     smax = s.max(-1, initial=0.0)
-    delta = _fro(e, a.shape) + max(m, n, 1) * _u(tr) * smax
+    delta = _fro(e, a.shape) + max(m * n, 1) * _u(tr) * smax
     atol, rtol = _tols(params, m, n, smax)
     cut = np.maximum(atol, rtol * smax)
     kept = s > cut[..., None]
@@ -263,7 +267,7 @@ def _lstsq_bound(tr, arrays, errs, params, outs):
     sv = outs[3]
     if sv.size:  # singular values of A (its own batch): Weyl
         m, n = a.shape[-2:]
-        d = _fro(errs[0], a.shape) + max(m, n) * _u(tr) * np.asarray(sv, dtype=np.float64).max(
+        d = _fro(errs[0], a.shape) + max(m * n, 1) * _u(tr) * np.asarray(sv, dtype=np.float64).max(
             -1, initial=0.0
         )
         out.append(np.broadcast_to(d[..., None], sv.shape) + tr.p.eta)
