@@ -417,7 +417,6 @@ LAPACK_ERRORS = {
 def test_lapack_failures_raise_linalg_error(name):
     fn, exact = LAPACK_ERRORS[name]
     same_error(fn, [_nonfinite()], match_message=exact)
-    assert issubclass(T.linalg.LinAlgError, RuntimeError)
 
 
 def test_eigh_reads_one_triangle():

@@ -23,7 +23,6 @@ from reference.autograd.dispatch import apply
 from reference.autograd.grad_mode import no_grad
 from reference.autograd.tensor import Tensor, int64
 from reference.ops import api
-from reference.ops.rules.linalg_decomp import _LinAlgError
 from reference.ops.rules.registry import RULES
 
 __all__ = ["svd", "qr", "pinverse"]
@@ -461,6 +460,5 @@ NAMESPACES = {
         "matrix_norm": matrix_norm,
         "norm": norm,
         "cond": cond,
-        "LinAlgError": _LinAlgError,
     }
 }

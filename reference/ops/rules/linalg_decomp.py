@@ -64,9 +64,9 @@ import math
 
 import numpy as np
 
+from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
-from reference.errors import ErrorSpec
 from reference.ops import api as A
 from reference.ops.rules.registry import rule
 
@@ -110,8 +110,10 @@ RULES_PINV: list = []
 
 
 def _perturbation(bound, source):
-    """A new error kind: ``bound(tracker, arrays, errs, params, outs) -> [error per output]``."""
-    return ErrorSpec("perturbation", 0.0, source, extra={"bound": bound})
+    """``errors.bound``: ``bound(arrays, errs, params, outs, u)`` gives one error array per output
+    (None for an integer output); the tracker adds the output's own rounding ``u·|y|`` and the
+    underflow term."""
+    return errors.bound(bound, source)
 
 
 def _fro(e, shape):
@@ -141,33 +143,27 @@ def _gaps(vals, extra_zero=False):
     return g
 
 
-def _u(tracker):
-    from reference.errors import REFERENCE_U
-
-    return tracker.p.u + REFERENCE_U
-
-
-def _eigh_bound(tr, arrays, errs, params, outs):
+def _eigh_bound(arrays, errs, params, outs, u):
     a = arrays[0]
     L, V = outs
     n = a.shape[-1]
-    delta = _fro(errs[0], a.shape) + max(n * n, 1) * _u(tr) * np.abs(np.asarray(L, dtype=np.float64)).max(
+    delta = _fro(errs[0], a.shape) + max(n * n, 1) * u * np.abs(np.asarray(L, dtype=np.float64)).max(
         -1, initial=0.0
     )
-    eL = np.broadcast_to(delta[..., None], L.shape) + tr.p.eta
+    eL = np.broadcast_to(delta[..., None], L.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         col = math.sqrt(2) * delta[..., None] / _gaps(L)
-    eV = np.broadcast_to(col[..., None, :], V.shape) + tr.p.eta
+    eV = np.broadcast_to(col[..., None, :], V.shape)
     return [eL, np.where(np.isnan(eV), np.inf, eV)]
 
 
-def _svd_bound(tr, arrays, errs, params, outs):
+def _svd_bound(arrays, errs, params, outs, u):
     a = arrays[0]
     U, S, Vh = outs
     m, n = a.shape[-2:]
     s = np.asarray(S, dtype=np.float64)
-    delta = _fro(errs[0], a.shape) + max(m * n, 1) * _u(tr) * s.max(-1, initial=0.0)
-    eS = np.broadcast_to(delta[..., None], S.shape) + tr.p.eta
+    delta = _fro(errs[0], a.shape) + max(m * n, 1) * u * s.max(-1, initial=0.0)
+    eS = np.broadcast_to(delta[..., None], S.shape)
     res = [None, eS, None]
     if U.ndim >= 2 and U.size:
         k = s.shape[-1]
@@ -176,21 +172,21 @@ def _svd_bound(tr, arrays, errs, params, outs):
         col = np.where(np.isnan(col), np.inf, col)
         cu = np.concatenate([col, np.full(col.shape[:-1] + (U.shape[-1] - k,), np.inf)], -1)
         cv = np.concatenate([col, np.full(col.shape[:-1] + (Vh.shape[-2] - k,), np.inf)], -1)
-        res[0] = np.broadcast_to(cu[..., None, :], U.shape) + tr.p.eta
-        res[2] = np.broadcast_to(cv[..., :, None], Vh.shape) + tr.p.eta
+        res[0] = np.broadcast_to(cu[..., None, :], U.shape)
+        res[2] = np.broadcast_to(cv[..., :, None], Vh.shape)
     else:
         res[0] = np.zeros(U.shape)
         res[2] = np.zeros(Vh.shape)
     return res
 
 
-def _qr_bound(tr, arrays, errs, params, outs):
+def _qr_bound(arrays, errs, params, outs, u):
     a = arrays[0]
     Q, R = outs
     m, n = a.shape[-2:]
     k = min(m, n)
     norm = _norm2(a)
-    delta = _fro(errs[0], a.shape) + max(m * n, 1) * _u(tr) * norm
+    delta = _fro(errs[0], a.shape) + max(m * n, 1) * u * norm
     r = np.asarray(R, dtype=np.float64)[..., :k, :k]
     with np.errstate(divide="ignore", invalid="ignore"):
         smin = np.linalg.svd(r, compute_uv=False)[..., -1] if k else np.ones(r.shape[:-2])
@@ -199,16 +195,16 @@ def _qr_bound(tr, arrays, errs, params, outs):
         dQ = math.sqrt(2) * kappa * delta / norm
     dR = np.where(np.isnan(dR), np.inf, dR)
     dQ = np.where(np.isnan(dQ), np.inf, dQ)
-    eR = np.broadcast_to(dR[..., None, None], R.shape) + tr.p.eta
+    eR = np.broadcast_to(dR[..., None, None], R.shape)
     if Q.ndim < 2:
         return [np.zeros(Q.shape), eR]
     eQ = np.array(np.broadcast_to(dQ[..., None, None], Q.shape), dtype=np.float64)
     if Q.shape[-1] > k:  # mode='complete', m > n: the extra columns are any orthonormal basis
         eQ[..., k:] = np.inf
-    return [eQ + tr.p.eta, eR]
+    return [eQ, eR]
 
 
-def _pinv_error(tr, a, e, params):
+def _pinv_error(u, a, e, params):
     """(delta, ||A^+||_2, finite) of pinv's kernel on ``a`` with input error ``e``."""
     m, n = a.shape[-2:]
     s = (
@@ -217,7 +213,7 @@ def _pinv_error(tr, a, e, params):
         else np.zeros(a.shape[:-2] + (0,))
     )
     smax = s.max(-1, initial=0.0)
-    delta = _fro(e, a.shape) + max(m * n, 1) * _u(tr) * smax
+    delta = _fro(e, a.shape) + max(m * n, 1) * u * smax
     atol, rtol = _tols(params, m, n, smax)
     cut = np.maximum(atol, rtol * smax)
     kept = s > cut[..., None]
@@ -229,15 +225,15 @@ def _pinv_error(tr, a, e, params):
     return delta, pnorm, ok
 
 
-def _pinv_bound(tr, arrays, errs, params, outs):
+def _pinv_bound(arrays, errs, params, outs, u):
     a = arrays[0]
     (out,) = outs if isinstance(outs, (list, tuple)) else (outs,)
-    delta, pnorm, ok = _pinv_error(tr, a, errs[0], params)
+    delta, pnorm, ok = _pinv_error(u, a, errs[0], params)
     e = np.where(ok, 2 * pnorm**2 * delta, np.inf)
-    return [np.broadcast_to(e[..., None, None], out.shape) + 2 * _u(tr) * np.abs(out) + tr.p.eta]
+    return [np.broadcast_to(e[..., None, None], out.shape) + 2 * u * np.abs(out)]
 
 
-def _lstsq_bound(tr, arrays, errs, params, outs):
+def _lstsq_bound(arrays, errs, params, outs, u):
     a, b = arrays
     X, res = outs[0], outs[1]
     vector = b.ndim == a.ndim - 1
@@ -246,13 +242,13 @@ def _lstsq_bound(tr, arrays, errs, params, outs):
     batch = np.broadcast_shapes(a.shape[:-2], bm.shape[:-2])
     a64 = np.broadcast_to(np.asarray(a, dtype=np.float64), batch + a.shape[-2:])
     ea = None if errs[0] is None else np.broadcast_to(errs[0], a64.shape)
-    delta, pnorm, ok = _pinv_error(tr, a64, ea, {"rcond": params["rcond"]})
+    delta, pnorm, ok = _pinv_error(u, a64, ea, {"rcond": params["rcond"]})
     bnorm = _norm2(np.broadcast_to(bm, batch + bm.shape[-2:])) if bm.size else np.zeros(batch)
     eB = _fro(eb, batch + bm.shape[-2:])
     eX = np.where(ok, 2 * pnorm**2 * delta * bnorm + pnorm * eB, np.inf)
     shape = X.shape
     eXb = np.broadcast_to(eX[..., None] if vector else eX[..., None, None], shape)
-    out = [eXb + 2 * _u(tr) * np.abs(X) + tr.p.eta]
+    out = [eXb + 2 * u * np.abs(X)]
     if res.size:
         xn = np.sqrt((np.asarray(X, dtype=np.float64) ** 2).sum(-2 if not vector else -1))
         rn = np.sqrt(np.abs(np.asarray(res, dtype=np.float64)))
@@ -260,17 +256,15 @@ def _lstsq_bound(tr, arrays, errs, params, outs):
         dx = eX[..., None] if not vector else eX
         de = (anorm[..., None] if not vector else anorm) * dx * math.sqrt(shape[-2] if not vector else 1)
         d_r = de + (delta[..., None] if not vector else delta) * xn + (eB[..., None] if not vector else eB)
-        out.append(2 * rn * d_r + 2 * _u(tr) * np.abs(res) * max(a.shape[-2], 1) + tr.p.eta)
+        out.append(2 * rn * d_r + 2 * u * np.abs(res) * max(a.shape[-2], 1))
     else:
         out.append(np.zeros(res.shape))
     out.append(None)  # rank: an integer
     sv = outs[3]
     if sv.size:  # singular values of A (its own batch): Weyl
         m, n = a.shape[-2:]
-        d = _fro(errs[0], a.shape) + max(m * n, 1) * _u(tr) * np.asarray(sv, dtype=np.float64).max(
-            -1, initial=0.0
-        )
-        out.append(np.broadcast_to(d[..., None], sv.shape) + tr.p.eta)
+        d = _fro(errs[0], a.shape) + max(m * n, 1) * u * np.asarray(sv, dtype=np.float64).max(-1, initial=0.0)
+        out.append(np.broadcast_to(d[..., None], sv.shape))
     else:
         out.append(np.zeros(sv.shape))
     return out
@@ -281,7 +275,16 @@ def _lstsq_bound(tr, arrays, errs, params, outs):
 
 class _LinAlgError(RuntimeError):
     """PyTorch's ``torch.linalg.LinAlgError`` (``torch._C._LinAlgError``, a RuntimeError): LAPACK
-    reported that the algorithm failed."""
+    reported that the algorithm failed. The linear-solve family exports ``T.linalg.LinAlgError``;
+    :func:`_linalg_error` raises that class when it is there (one class for ``except``), this one
+    otherwise."""
+
+
+def _linalg_error(message):
+    import reference
+
+    cls = getattr(reference.linalg, "LinAlgError", None) or _LinAlgError
+    return cls(message)
 
 
 def _eigh_failed(a, UPLO):
@@ -291,7 +294,7 @@ def _eigh_failed(a, UPLO):
     n = a.shape[-1]
     mask = xp.tril(xp.ones((n, n), dtype=bool)) if UPLO == "L" else xp.triu(xp.ones((n, n), dtype=bool))
     if not bool(xp.isfinite(xp.where(mask, a, 0)).all()):
-        raise _LinAlgError(
+        raise _linalg_error(
             "linalg.eigh: The algorithm failed to converge because the input matrix is ill-conditioned or "
             "has too many repeated eigenvalues (error code: LAPACK's info)."
         )
@@ -299,7 +302,7 @@ def _eigh_failed(a, UPLO):
 
 def _svd_failed(a):
     if not bool(namespace_of(a).isfinite(a).all()):
-        raise _LinAlgError(
+        raise _linalg_error(
             "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values."
         )
 
