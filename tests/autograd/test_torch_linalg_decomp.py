@@ -106,7 +106,9 @@ def same_error(fn, arrays=(), *, match_message=True, backward=False):
     et, er = errors
     assert et is not None, "torch did not raise"
     assert er is not None, f"reference did not raise (torch: {type(et).__name__}: {et})"
-    assert type(et).__name__ == type(er).__name__, f"{type(et).__name__}: {et} vs {type(er).__name__}: {er}"
+    # the reference's error may be a subclass (AutogradError is a RuntimeError)
+    names = [c.__name__ for c in type(er).__mro__]
+    assert type(et).__name__ in names, f"{type(et).__name__}: {et} vs {type(er).__name__}: {er}"
     if match_message:
         assert str(et).split("\n")[0] == str(er).split("\n")[0]
 
@@ -235,10 +237,14 @@ _COND_INV = ("fro", "nuc", 1, -1, math.inf, -math.inf)
 
 @pytest.mark.parametrize("p", _COND_INV, ids=str)
 def test_cond_orders_through_the_inverse(p):
-    if getattr(T.linalg, "inv_ex", None) is None:
+    if p != "nuc" and getattr(T.linalg, "inv_ex", None) is None:
         pytest.skip("linalg.cond(p) for p not in (2, -2, None) needs linalg.inv_ex (the linear-solve family)")
-    compare(lambda M, a: M.linalg.cond(a, p), [_rand(3, 3)], nodes=False)
+    compare(lambda M, a: M.linalg.cond(a, p), [_rand(3, 3)], order=0)
     compare(lambda M, a: M.linalg.cond(a, p), [np.ones((3, 3))], order=0, nodes=False)
+    if p == "nuc":
+        compare(lambda M, a: M.linalg.cond(a, p), [_rand(3, 3)])
+    else:  # PyTorch writes inf into linalg_inv_ex's saved inverse in place: its backward fails
+        same_error(lambda M, a: M.linalg.cond(a, p), [_rand(3, 3)], backward=True)
 
 
 # ---- undefined derivatives: repeated eigenvalues / singular values, rank deficiency -------------------------

@@ -431,6 +431,9 @@ def cond(A, p=None):
         return A_zeros(A)
     import reference
 
+    if p == "nuc":  # PyTorch: sum(s) * sum(1/s) of the singular values (inf/nan when singular)
+        s = svdvals(A)
+        return api.sum(s, -1) * api.sum(api.reciprocal(s), -1)
     inv_ex = getattr(reference.linalg, "inv_ex", None)
     if inv_ex is None:
         raise NotImplementedError(
@@ -438,8 +441,8 @@ def cond(A, p=None):
         )
     inverse, info = inv_ex(A)
     singular = api.unsqueeze(api.unsqueeze(info > 0, -1), -1)
-    inverse = api.masked_fill(inverse, singular, math.inf)
-    return reference.nan_to_num(matrix_norm(A, p) * matrix_norm(inverse, p), nan=math.inf)
+    api.masked_fill_(inverse, singular, math.inf)  # in place, as PyTorch (its backward then fails)
+    return reference.nan_to_num(matrix_norm(A, p) * matrix_norm(inverse, p), nan=math.inf, posinf=math.inf)
 
 
 def A_zeros(A_):
