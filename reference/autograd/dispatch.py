@@ -57,7 +57,7 @@ def _node(rule, inputs, params, saved_overrides=None):
         needs,
     )
     for name in rule.saved_for(needs):
-        if name == "result":
+        if name == "result" or (name.startswith("result") and name[6:].isdigit()):
             continue
         t = inputs[rule.inputs.index(name)]
         if saved_overrides and name in saved_overrides:
@@ -111,8 +111,12 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
             if o._data.dtype.kind == "f":
                 o._grad_fn = node
                 o._output_nr = i
-        if "result" in rule.saved_for(node.needs):
+        saved = rule.saved_for(node.needs)
+        if "result" in saved:
             node.saved["result"] = graph.SavedTensor(outs[0], is_output=True, node=node)
+        for i in range(1, len(outs)):  # further outputs a formula reads: result1, result2, ...
+            if f"result{i}" in saved:
+                node.saved[f"result{i}"] = graph.SavedTensor(outs[i], is_output=True, node=node)
     return outs[0] if rule.outputs == 1 else tuple(outs)
 
 

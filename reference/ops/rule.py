@@ -67,7 +67,7 @@ class Rule:
         if self.grads is not None and len(self.grads) != len(self.inputs):
             raise ValueError(f"rule {self.name!r}: {len(self.grads)} grad formulas for inputs {self.inputs}")
         for name, users in self.saves.items():
-            if name != "result" and name not in self.inputs:
+            if not _is_result(name) and name not in self.inputs:
                 raise ValueError(f"rule {self.name!r} saves {name!r}, which is not an input or 'result'")
             if any(not 0 <= u < len(self.inputs) for u in users):
                 raise ValueError(f"rule {self.name!r}: saved {name!r} names a formula index out of range")
@@ -106,4 +106,10 @@ def _unpack_order(item):
     which saved-tensor hooks see them (``maximum`` packs ``other`` before ``self``). Rules whose
     input names are not PyTorch's (``mv``'s ``vec`` is ``other`` here) keep the reference's order."""
     name, users = item
-    return (name == "result", name)
+    return (_is_result(name), name)
+
+
+def _is_result(name):
+    """``result`` is the first output; ``result1``, ``result2``, ... the further outputs of a
+    multi-output op (eigh's eigenvectors, svd's singular values and vectors) that its formulas read."""
+    return name == "result" or (name.startswith("result") and name[6:].isdigit())
