@@ -32,6 +32,9 @@ The kinds of declaration:
   (``batch_norm_backward``) is tracked through them without a declaration.
 * :data:`EXACT`: no rounding and no propagation beyond the identity (views never reach a kernel:
   the error of a view is the same view of its base's error, found by memory address).
+* :func:`derived_bound`: an op whose bound is derived by its own analysis, written next to its
+  rule (the interpolating upsamplings: weights computed from a rounded source coordinate);
+  ``bound(precision, arrays, errors, params, outputs)`` returns the outputs' errors.
 
 :class:`Tracker` composes the model: inside ``with Tracker(dtype=...)`` every table kernel that
 runs (forward ops, the VJP formulas a backward records, JVP formulas, double backward) also
@@ -116,6 +119,13 @@ def elementwise(ulps, source: str, absolute: float = 0.0, input_ulps: float = 0.
 def products(terms: Callable | None = None, source: str = "sum of products, any order") -> ErrorSpec:
     """A multilinear op (sums of products); ``terms(arrays, params)``: K, default the op on ones."""
     return ErrorSpec("products", 0.5, source, terms=terms)
+
+
+def derived_bound(bound: Callable, source: str) -> ErrorSpec:
+    """An op's own derived bound: ``bound(precision, arrays, errors, params, outputs)`` -> the
+    outputs' absolute errors (input errors are None where an input is exact); the derivation is
+    written next to the rule that declares it (``source`` names it)."""
+    return ErrorSpec("bound", 0.5, source, extra={"bound": bound})
 
 
 def composite(decomposition: Callable, source: str) -> ErrorSpec:
@@ -316,6 +326,8 @@ class Tracker:
                 return _gather(rule, arrays, errs, params, outs)
             if kind == "exact":
                 return [np.zeros(o.shape) if isinstance(o, np.ndarray) else None for o in outs]
+            if kind == "bound":
+                return spec.extra["bound"](self.p, arrays, errs, params, outs)
         finally:
             self._suspended -= 1
         if kind == "composite":
@@ -482,6 +494,7 @@ __all__ = [
     "Tracker",
     "bound_of",
     "composite",
+    "derived_bound",
     "elementwise",
     "products",
 ]
