@@ -320,11 +320,29 @@ def _xp_adaptive(stack, reshape, reduce, x, output_size):
     return reshape(y, (*x.shape[:2], *grid))
 
 
+def _jax_first_max(J, v, axes):
+    """The first maximum of each window (a NaN wins), selected by argmax so that its gradient goes to
+    that element alone, as PyTorch's."""
+    flat = v.reshape(v.shape[0], v.shape[1], -1)  # windows and batches are never empty here
+    i = J.jnp.argmax(J.jnp.where(J.jnp.isnan(flat), J.jnp.inf, flat), axis=-1)
+    i = J.jnp.where(J.jnp.isnan(flat).any(-1), J.jnp.argmax(J.jnp.isnan(flat), axis=-1), i)
+    return J.jnp.take_along_axis(flat, i[..., None], axis=-1)[..., 0]
+
+
+def _tf_first_max(tf, v, axes):
+    n, c = v.shape[0], v.shape[1]
+    flat = tf.reshape(v, (n, c, -1))
+    nan = tf.math.is_nan(flat)
+    i = tf.argmax(tf.where(nan, tf.constant(float("inf"), v.dtype), flat), axis=-1)
+    i = tf.where(tf.reduce_any(nan, -1), tf.argmax(tf.cast(nan, tf.int32), axis=-1), i)
+    return tf.gather(flat, i, batch_dims=2)
+
+
 def _jax_adaptive(how):
     def spelled(J, x, output_size):
         if x.shape[0] == 0:
             return J.jnp.zeros((*x.shape[:2], *output_size), x.dtype)
-        red = (lambda v, ax: J.jnp.mean(v, ax)) if how == "avg" else (lambda v, ax: J.jnp.max(v, ax))
+        red = (lambda v, ax: J.jnp.mean(v, ax)) if how == "avg" else (lambda v, ax: _jax_first_max(J, v, ax))
         return _xp_adaptive(J.jnp.stack, J.jnp.reshape, red, x, output_size)
 
     return spelled
@@ -334,13 +352,20 @@ def _tf_adaptive(how):
     def spelled(tf, x, output_size):
         if x.shape[0] == 0:
             return tf.zeros((*x.shape[:2], *output_size), x.dtype)
-        red = (lambda v, ax: tf.reduce_mean(v, ax)) if how == "avg" else (lambda v, ax: tf.reduce_max(v, ax))
+        red = (
+            (lambda v, ax: tf.reduce_mean(v, ax))
+            if how == "avg"
+            else (lambda v, ax: _tf_first_max(tf, v, ax))
+        )
         return _xp_adaptive(tf.stack, tf.reshape, red, x, output_size)
 
     return spelled
 
 
-_NO_TIES = ("normal", "wide", "large", "tiny", "nonfinite")  # a max's tie: JAX/TF split the gradient
+# No "tiny" inputs: under denormals-are-zero (TF, XLA on CPU) flushed subnormals compare as tied
+# zeros while moved values keep them, so which one a framework selects is its hardware's choice.
+# Ties otherwise go to the first maximum (PyTorch's), by argmax in the JAX/TF spellings.
+_NO_TIES = ("normal", "wide", "ties", "large", "nonfinite")
 for _nd in (2, 3):
     record(
         f"adaptive_avg_pool{_nd}d",
@@ -363,8 +388,7 @@ for _nd in (2, 3):
         ),
         jax=_jax_adaptive("max"),
         tf=_tf_adaptive("max"),
-        note="JAX/TF: the definition (max over PyTorch's adaptive windows); no ties drawn: PyTorch "
-        "routes a tie's gradient to the first maximum, jnp.max and tf.reduce_max split it",
+        note="JAX/TF: the definition (the first maximum over PyTorch's adaptive windows, by argmax)",
     )
     not_fuzzed(
         f"adaptive_avg_pool{_nd}d_backward",

@@ -184,7 +184,7 @@ def _jax_patches(J, x, kernel_size, dilation, padding, stride):
     y = J.lax.conv_general_dilated_patches(
         x, tuple(kernel_size), tuple(stride), [(q, q) for q in padding], rhs_dilation=tuple(dilation)
     )
-    return y.reshape(y.shape[0], y.shape[1], -1)
+    return y.reshape(y.shape[0], y.shape[1], y.shape[2] * y.shape[3])  # no -1: the batch may be empty
 
 
 def _jax_fold(J, x, output_size, kernel_size, dilation, padding, stride):
