@@ -321,11 +321,13 @@ def _xp_adaptive(stack, reshape, reduce, x, output_size):
 
 
 def _jax_first_max(J, v, axes):
-    """The first maximum of each window (a NaN wins), selected by argmax so that its gradient goes to
-    that element alone, as PyTorch's."""
+    """Each window's maximum as PyTorch's CPU kernels select it, by argmax, so that its gradient goes
+    to that element alone: the first strict maximum, or the last NaN of a window that holds NaNs."""
     flat = v.reshape(v.shape[0], v.shape[1], -1)  # windows and batches are never empty here
-    i = J.jnp.argmax(J.jnp.where(J.jnp.isnan(flat), J.jnp.inf, flat), axis=-1)
-    i = J.jnp.where(J.jnp.isnan(flat).any(-1), J.jnp.argmax(J.jnp.isnan(flat), axis=-1), i)
+    nan = J.jnp.isnan(flat)
+    first = J.jnp.argmax(J.jnp.where(nan, -J.jnp.inf, flat), axis=-1)
+    last_nan = flat.shape[-1] - 1 - J.jnp.argmax(nan[..., ::-1], axis=-1)
+    i = J.jnp.where(nan.any(-1), last_nan, first)
     return J.jnp.take_along_axis(flat, i[..., None], axis=-1)[..., 0]
 
 
@@ -333,8 +335,9 @@ def _tf_first_max(tf, v, axes):
     n, c = v.shape[0], v.shape[1]
     flat = tf.reshape(v, (n, c, -1))
     nan = tf.math.is_nan(flat)
-    i = tf.argmax(tf.where(nan, tf.constant(float("inf"), v.dtype), flat), axis=-1)
-    i = tf.where(tf.reduce_any(nan, -1), tf.argmax(tf.cast(nan, tf.int32), axis=-1), i)
+    first = tf.argmax(tf.where(nan, tf.constant(-float("inf"), v.dtype), flat), axis=-1)
+    last_nan = flat.shape[-1] - 1 - tf.argmax(tf.cast(nan[..., ::-1], tf.int32), axis=-1)
+    i = tf.where(tf.reduce_any(nan, -1), last_nan, first)
     return tf.gather(flat, i, batch_dims=2)
 
 
@@ -462,11 +465,13 @@ for _nd in (2, 3):
         sample=_fractional_sample(_nd),
         fn=_fractional,
         jax=lambda J, x, **p: _xp_fractional(
-            J.jnp.stack, J.jnp.reshape, lambda v, a: J.jnp.max(v, a), x, **p
+            J.jnp.stack, J.jnp.reshape, lambda v, a: _jax_first_max(J, v, a), x, **p
         ),
-        tf=lambda tf, x, **p: _xp_fractional(tf.stack, tf.reshape, lambda v, a: tf.reduce_max(v, a), x, **p),
+        tf=lambda tf, x, **p: _xp_fractional(
+            tf.stack, tf.reshape, lambda v, a: _tf_first_max(tf, v, a), x, **p
+        ),
         note="samples passed as _random_samples (tf.nn.fractional_max_pool draws its own sequence, so "
-        "JAX/TF are spelled by the definition); no ties drawn (see adaptive_max_pool)",
+        "JAX/TF are spelled by the definition, selecting PyTorch's maximum by argmax)",
     )
 
 
