@@ -844,6 +844,14 @@ _ERRORS["lgamma"] = _E.elementwise(
     absolute=48.0,
 )
 
+# erfinv: PyTorch's calc_erfinv (a rational approximation refined by two Newton steps), XLA's
+# ErfInv (Giles' polynomials in w = -log((1 - x)(1 + x))) and TensorFlow's state no accuracy figure:
+# c = 2, the choice docs/conformance.md states for XLA's and Eigen's undocumented exp/log (twice
+# SLEEF's 1 ulp), not fitted.
+_ERRORS["erfinv"] = _E.elementwise(
+    2.0, "no documented figure (PyTorch calc_erfinv, XLA ErfInv/Giles, Eigen): c = 2, as for XLA's exp/log"
+)
+
 
 def _round_decimals_bound(p, arrays, errs, params, outs):
     """round(x, decimals=d): PyTorch's kernel is nearbyint(x·10^d)/10^d (d > 0) or
@@ -910,7 +918,6 @@ _ERRORS["polygamma"] = _E.derived_bound(
     "analysis: exp(lgamma(n+1))·zeta(n+1, x) (glibc lgamma 7 ulp, Euler-Maclaurin zeta): 24 ulp; "
     "PyTorch's trigamma adds its series' truncation (1/30)/(x+6)^9",
 )
-
 
 
 def _mvlgamma_steps(a, p):
