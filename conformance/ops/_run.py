@@ -17,6 +17,30 @@ import numpy as np
 
 from conformance.ops import RECORDS, op_params
 
+# ---- what a spelling cannot do for a check -----------------------------------------------------
+
+
+def refuses(why):
+    """Mark a framework spelling with ``why(case, check) -> reason | None``: the checks (or cases)
+    the framework cannot run with it, each with the framework's own reason (an op its autodiff
+    declares not differentiable, a derivative whose semantics are not PyTorch's)."""
+
+    def mark(fn):
+        fn.refuses = why
+        return fn
+
+    return mark
+
+
+def _refuse(fn, case, check):
+    why = getattr(fn, "refuses", None)
+    reason = why(case, check) if why is not None else None
+    if reason:
+        from conformance.functional import Unsupported
+
+        raise Unsupported(reason)
+
+
 # ---- the reference, with its bound -----------------------------------------------------------
 
 
@@ -84,13 +108,18 @@ def _zeros_if_none(T, g, like):
     return T.zeros_like(like) if g is None else g
 
 
-def reference_expected(case, check, a, precision):
-    """{name: (value, bound)} and the tracker's record of the ops it modelled."""
+def reference_expected(case, check, a, precision, input_errors=None):
+    """{name: (value, bound)} and the tracker's record of the ops it modelled; ``input_errors``:
+    {array name: absolute error} of inputs the framework may read differently (flushed subnormals)."""
     from reference.errors import bound_of
 
     fn, arrays, names = reference_program(case, check, a)
+    errs = None
+    if input_errors:
+        by_id = {id(a[n]): e for n, e in input_errors.items() if n in a}
+        errs = {id(x): by_id[id(x)] for x in arrays if id(x) in by_id}
     with np.errstate(all="ignore"):
-        values, bounds, tracker = bound_of(fn, arrays, precision)
+        values, bounds, tracker = bound_of(fn, arrays, precision, errs)
     return {n: (v, b) for n, v, b in zip(names, values, bounds)}, tracker.used
 
 
@@ -98,6 +127,7 @@ def reference_expected(case, check, a, precision):
 
 
 def run_torch(torch, case, check, a, fn, device="cpu"):
+    _refuse(fn, case, check)
     dtype = getattr(torch, case.dtype)
 
     def t(x, grad=False):
@@ -164,6 +194,7 @@ class JaxNamespace:
 
 
 def run_jax(J, case, check, a, fn):
+    _refuse(fn, case, check)
     rec = RECORDS[case.op]
     params = op_params(case)
     jax, jnp = J.jax, J.jnp
@@ -206,6 +237,7 @@ def run_jax(J, case, check, a, fn):
 
 
 def run_tf(tf, case, check, a, fn):
+    _refuse(fn, case, check)
     rec = RECORDS[case.op]
     params = op_params(case)
     dtype = getattr(tf, case.dtype)

@@ -7,6 +7,7 @@ every window is valid by construction.
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import strategies as st
 
 from conformance.ops import not_fuzzed, record
@@ -275,3 +276,277 @@ not_fuzzed(
     FAMILY,
     "internal: channel_shuffle's VJP; reached by the channel_shuffle record's vjp and vjp_vjp checks",
 )
+
+
+# ---- adaptive and fractional pooling, max unpooling -----------------------------------------------
+# JAX and TensorFlow have none of these: each spelling is the op's definition, a stack of window
+# reductions over slices (PyTorch's windows: adaptive [floor(i·in/out), ceil((i+1)·in/out)),
+# fractional [seq[i], seq[i] + k) with PyTorch's generate_intervals sequence), so the frameworks'
+# slicing, mean/max and their gradients are what is judged.
+
+
+def _adaptive_windows(n_in, n_out):
+    return [((i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)) for i in range(n_out)]
+
+
+def _window_stack(xp_stack, reduce, x, windows):
+    """Stack over the output grid of ``reduce`` of x's slice (windows: per output position, per
+    spatial axis, (start, end)); ``x`` is (N, C, *spatial)."""
+    import itertools
+
+    nd = len(windows)
+    flat = []
+    for pos in itertools.product(*[range(len(w)) for w in windows]):
+        sl = tuple(slice(*windows[a][pos[a]]) for a in range(nd))
+        flat.append(reduce(x[(slice(None), slice(None), *sl)], tuple(range(2, 2 + nd))))
+    out = xp_stack(flat, -1)
+    return out, [len(w) for w in windows]
+
+
+def _adaptive_sample(nd, kinds=None):
+    @st.composite
+    def draw_case(draw):
+        size = [draw(st.integers(1, 6)) for _ in range(nd)]
+        out = [draw(st.integers(1, 4)) for _ in range(nd)]
+        n, c = draw(st.integers(0, 2)), draw(st.sampled_from((1, 2, 3, 8)))
+        return {"output_size": out, "values": draw(value_kinds(kinds))}, {"input": (n, c, *size)}
+
+    return draw_case
+
+
+def _xp_adaptive(stack, reshape, reduce, x, output_size):
+    windows = [_adaptive_windows(i, o) for i, o in zip(x.shape[2:], output_size)]
+    y, grid = _window_stack(stack, reduce, x, windows)
+    return reshape(y, (*x.shape[:2], *grid))
+
+
+def _jax_first_max(J, v, axes):
+    """Each window's maximum as PyTorch's CPU kernels select it, by argmax, so that its gradient goes
+    to that element alone: the first strict maximum, or the last NaN of a window that holds NaNs."""
+    flat = v.reshape(v.shape[0], v.shape[1], -1)  # windows and batches are never empty here
+    nan = J.jnp.isnan(flat)
+    first = J.jnp.argmax(J.jnp.where(nan, -J.jnp.inf, flat), axis=-1)
+    last_nan = flat.shape[-1] - 1 - J.jnp.argmax(nan[..., ::-1], axis=-1)
+    i = J.jnp.where(nan.any(-1), last_nan, first)
+    return J.jnp.take_along_axis(flat, i[..., None], axis=-1)[..., 0]
+
+
+def _tf_first_max(tf, v, axes):
+    n, c = v.shape[0], v.shape[1]
+    flat = tf.reshape(v, (n, c, -1))
+    nan = tf.math.is_nan(flat)
+    first = tf.argmax(tf.where(nan, tf.constant(-float("inf"), v.dtype), flat), axis=-1)
+    last_nan = flat.shape[-1] - 1 - tf.argmax(tf.cast(nan[..., ::-1], tf.int32), axis=-1)
+    i = tf.where(tf.reduce_any(nan, -1), last_nan, first)
+    return tf.gather(flat, i, batch_dims=2)
+
+
+def _jax_adaptive(how):
+    def spelled(J, x, output_size):
+        if x.shape[0] == 0:
+            return J.jnp.zeros((*x.shape[:2], *output_size), x.dtype)
+        red = (lambda v, ax: J.jnp.mean(v, ax)) if how == "avg" else (lambda v, ax: _jax_first_max(J, v, ax))
+        return _xp_adaptive(J.jnp.stack, J.jnp.reshape, red, x, output_size)
+
+    return spelled
+
+
+def _tf_adaptive(how):
+    def spelled(tf, x, output_size):
+        if x.shape[0] == 0:
+            return tf.zeros((*x.shape[:2], *output_size), x.dtype)
+        red = (
+            (lambda v, ax: tf.reduce_mean(v, ax))
+            if how == "avg"
+            else (lambda v, ax: _tf_first_max(tf, v, ax))
+        )
+        return _xp_adaptive(tf.stack, tf.reshape, red, x, output_size)
+
+    return spelled
+
+
+# No "tiny" inputs: under denormals-are-zero (TF, XLA on CPU) flushed subnormals compare as tied
+# zeros while moved values keep them, so which one a framework selects is its hardware's choice.
+# Ties otherwise go to the first maximum (PyTorch's), by argmax in the JAX/TF spellings.
+_NO_TIES = ("normal", "wide", "ties", "large", "nonfinite")
+for _nd in (2, 3):
+    record(
+        f"adaptive_avg_pool{_nd}d",
+        FAMILY,
+        rules=(f"adaptive_avg_pool{_nd}d", f"adaptive_avg_pool{_nd}d_backward"),
+        sample=_adaptive_sample(_nd),
+        fn=lambda T, x, output_size: getattr(T.nn.functional, f"adaptive_avg_pool{len(output_size)}d")(
+            x, output_size
+        ),
+        jax=_jax_adaptive("avg"),
+        tf=_tf_adaptive("avg"),
+        note="JAX/TF: the definition (mean over PyTorch's adaptive windows)",
+    )
+    record(
+        f"adaptive_max_pool{_nd}d",
+        FAMILY,
+        sample=_adaptive_sample(_nd, _NO_TIES),
+        fn=lambda T, x, output_size: getattr(T.nn.functional, f"adaptive_max_pool{len(output_size)}d")(
+            x, output_size
+        ),
+        jax=_jax_adaptive("max"),
+        tf=_tf_adaptive("max"),
+        note="JAX/TF: the definition (the first maximum over PyTorch's adaptive windows, by argmax)",
+    )
+    not_fuzzed(
+        f"adaptive_avg_pool{_nd}d_backward",
+        FAMILY,
+        f"internal: adaptive_avg_pool{_nd}d's VJP; reached by its record's vjp and vjp_vjp checks",
+    )
+
+
+# fractional max pooling: PyTorch draws one sample in [0, 1) per plane and axis; a record passes
+# them (``_random_samples``), multiples of 1/8, and output sizes with out - 1 in {1, 2, 4}, so the
+# interval sequence floor((i + u)·alpha) - floor(u·alpha), alpha = (in - k)/(out - 1), is exact in
+# every dtype a kernel may compute it in.
+
+
+def _intervals(sample, n_in, n_out, k):
+    if n_out == 1:
+        return [n_in - k]
+    alpha = (n_in - k) / (n_out - 1)
+    return [int((i + sample) * alpha) - int(sample * alpha) for i in range(n_out - 1)] + [n_in - k]
+
+
+def _fractional_sample(nd):
+    @st.composite
+    def draw_case(draw):
+        k = [draw(st.integers(1, 3)) for _ in range(nd)]
+        out = [draw(st.sampled_from((1, 2, 3, 5))) for _ in range(nd)]
+        # PyTorch's 3-d kernel needs out + k - 1 < in (its 2-d kernel <=)
+        size = [o + ki - 1 + draw(st.integers(nd == 3, 4)) for o, ki in zip(out, k)]
+        n, c = draw(st.integers(1, 2)), draw(st.sampled_from((1, 2, 3)))
+        samples = [draw(st.integers(0, 7)) / 8 for _ in range(n * c * nd)]
+        params = {
+            "kernel_size": k,
+            "output_size": out,
+            "samples": samples,
+            "values": draw(value_kinds(_NO_TIES)),
+        }
+        return params, {"input": (n, c, *size)}
+
+    return draw_case
+
+
+def _fractional(T, x, kernel_size, output_size, samples):
+    nd = len(kernel_size)
+    s = T.tensor(np.asarray(samples).reshape(x.shape[0], x.shape[1], nd), dtype=x.dtype)
+    f = getattr(T.nn.functional, f"fractional_max_pool{nd}d")
+    return f(x, kernel_size, output_size=output_size, _random_samples=s)
+
+
+def _xp_fractional(stack, reshape, reduce, x, kernel_size, output_size, samples):
+    nd = len(kernel_size)
+    n, c = x.shape[0], x.shape[1]
+    u = np.asarray(samples).reshape(n * c, nd)
+    planes = []
+    for p in range(n * c):
+        # PyTorch's sample order: 2-d (width, height), 3-d (time, height, width)
+        us = [u[p][nd - 1 - a] if nd == 2 else u[p][a] for a in range(nd)]
+        windows = [
+            [(s, s + k) for s in _intervals(us[a], x.shape[2 + a], output_size[a], kernel_size[a])]
+            for a, k in enumerate(kernel_size)
+        ]
+        xp = reshape(x[p // c, p % c], (1, 1, *x.shape[2:]))
+        y, grid = _window_stack(stack, reduce, xp, windows)
+        planes.append(reshape(y, tuple(grid)))
+    return reshape(stack(planes, 0), (n, c, *output_size))
+
+
+for _nd in (2, 3):
+    record(
+        f"fractional_max_pool{_nd}d",
+        FAMILY,
+        sample=_fractional_sample(_nd),
+        fn=_fractional,
+        jax=lambda J, x, **p: _xp_fractional(
+            J.jnp.stack, J.jnp.reshape, lambda v, a: _jax_first_max(J, v, a), x, **p
+        ),
+        tf=lambda tf, x, **p: _xp_fractional(
+            tf.stack, tf.reshape, lambda v, a: _tf_first_max(tf, v, a), x, **p
+        ),
+        note="samples passed as _random_samples (tf.nn.fractional_max_pool draws its own sequence, so "
+        "JAX/TF are spelled by the definition, selecting PyTorch's maximum by argmax)",
+    )
+
+
+# max_unpool: each input value lands at its index in the output plane (distinct per plane: a
+# duplicate's winner is unspecified), zeros elsewhere.
+
+
+def _unpool_sample(nd):
+    @st.composite
+    def draw_case(draw):
+        k = [draw(st.integers(1, 3)) for _ in range(nd)]
+        s = [draw(st.integers(1, 3)) for _ in range(nd)]
+        size = [draw(st.integers(1, 3)) for _ in range(nd)]
+        out = [(i - 1) * si + ki for i, si, ki in zip(size, s, k)]
+        # n >= 1: the reference's max_unpool fails on an empty batch (a reshape of 0 elements to
+        # (0, -1) in its index table), reported to the reference's owner
+        n, c = draw(st.integers(1, 2)), draw(st.sampled_from((1, 2, 3)))
+        m, vol = int(np.prod(size)), int(np.prod(out))
+        if m > vol:
+            size, m = [1] * nd, 1
+        index = []
+        for _ in range(n * c):
+            index += draw(st.lists(st.integers(0, vol - 1), min_size=m, max_size=m, unique=True))
+        params = {"kernel_size": k, "stride": s, "index": index, "values": draw(value_kinds())}
+        return params, {"input": (n, c, *size)}
+
+    return draw_case
+
+
+def _unpool_out(x, kernel_size, stride):
+    return [(i - 1) * s + k for i, s, k in zip(x.shape[2:], stride, kernel_size)]
+
+
+def _max_unpool(T, x, kernel_size, stride, index):
+    nd = len(kernel_size)
+    idx = T.tensor(np.asarray(index, dtype=np.int64).reshape(tuple(x.shape)))
+    return getattr(T.nn.functional, f"max_unpool{nd}d")(x, idx, kernel_size, stride)
+
+
+def _unpool_coords(x, kernel_size, stride, index):
+    n, c = x.shape[0], x.shape[1]
+    m = int(np.prod(x.shape[2:]))
+    planes = np.repeat(np.arange(n * c), m)
+    return (
+        np.stack([planes, np.asarray(index, dtype=np.int64)], axis=-1),
+        n * c,
+        int(np.prod(_unpool_out(x, kernel_size, stride))),
+    )
+
+
+def _jax_unpool(J, x, kernel_size, stride, index):
+    coords, planes, vol = _unpool_coords(x, kernel_size, stride, index)
+    flat = J.jnp.zeros((planes, vol), x.dtype).at[coords[:, 0], coords[:, 1]].set(x.reshape(-1))
+    return flat.reshape(*x.shape[:2], *_unpool_out(x, kernel_size, stride))
+
+
+def _tf_unpool(tf, x, kernel_size, stride, index):
+    coords, planes, vol = _unpool_coords(x, kernel_size, stride, index)
+    flat = tf.scatter_nd(coords, tf.reshape(x, (-1,)), (planes, vol))
+    return tf.reshape(flat, (*x.shape[:2], *_unpool_out(x, kernel_size, stride)))
+
+
+for _nd in (2, 3):
+    record(
+        f"max_unpool{_nd}d",
+        FAMILY,
+        rules=(f"max_unpool{_nd}d", f"max_unpool{_nd}d_backward"),
+        sample=_unpool_sample(_nd),
+        fn=_max_unpool,
+        jax=_jax_unpool,
+        tf=_tf_unpool,
+        note="distinct indices per plane; JAX/TF as a scatter into zeros (neither has an unpool)",
+    )
+    not_fuzzed(
+        f"max_unpool{_nd}d_backward",
+        FAMILY,
+        f"internal: max_unpool{_nd}d's VJP (a gather at the indices); reached by its record's vjp and vjp_vjp checks",
+    )

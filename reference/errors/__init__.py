@@ -32,6 +32,9 @@ The kinds of declaration:
   (``batch_norm_backward``) is tracked through them without a declaration.
 * :data:`EXACT`: no rounding and no propagation beyond the identity (views never reach a kernel:
   the error of a view is the same view of its base's error, found by memory address).
+* :func:`derived_bound`: an op whose bound is derived by its own analysis, written next to its
+  rule (the interpolating upsamplings: weights computed from a rounded source coordinate);
+  ``bound(precision, arrays, errors, params, outputs)`` returns the outputs' errors.
 
 :class:`Tracker` composes the model: inside ``with Tracker(dtype=...)`` every table kernel that
 runs (forward ops, the VJP formulas a backward records, JVP formulas, double backward) also
@@ -82,7 +85,7 @@ GLIBC = "glibc manual, 'Errors in Math Functions': exp/log/expf/logf listed at <
 class ErrorSpec:
     """How one primitive propagates and adds rounding error (see the module docstring)."""
 
-    kind: str  # "derived" | "elementwise" | "products" | "gather" | "composite" | "exact"
+    kind: str  # "derived" | "bound" | "own_bound" | "elementwise" | "products" | "gather" | "composite" | "exact"
     ulps: object = 0.5  # c: the op's accuracy in ulps of its result (or a function of its params)
     source: str = IEEE  # where c comes from
     absolute: float = 0.0  # an absolute error term, in units of u
@@ -116,6 +119,13 @@ def elementwise(ulps, source: str, absolute: float = 0.0, input_ulps: float = 0.
 def products(terms: Callable | None = None, source: str = "sum of products, any order") -> ErrorSpec:
     """A multilinear op (sums of products); ``terms(arrays, params)``: K, default the op on ones."""
     return ErrorSpec("products", 0.5, source, terms=terms)
+
+
+def derived_bound(bound: Callable, source: str) -> ErrorSpec:
+    """An op's own derived bound: ``bound(precision, arrays, errors, params, outputs)`` -> the
+    outputs' absolute errors (input errors are None where an input is exact); the derivation is
+    written next to the rule that declares it (``source`` names it)."""
+    return ErrorSpec("own_bound", 0.5, source, extra={"bound": bound})
 
 
 def composite(decomposition: Callable, source: str) -> ErrorSpec:
@@ -332,6 +342,8 @@ class Tracker:
                     None if r is None else np.asarray(r, dtype=np.float64) + u * np.abs(o) + self.p.eta
                     for r, o in zip(res, outs)
                 ]
+            if kind == "own_bound":
+                return spec.extra["bound"](self.p, arrays, errs, params, outs)
         finally:
             self._suspended -= 1
         if kind == "composite":
@@ -499,6 +511,7 @@ __all__ = [
     "bound",
     "bound_of",
     "composite",
+    "derived_bound",
     "elementwise",
     "products",
 ]

@@ -15,29 +15,9 @@ from reference.ops.rules import RULES
 RECORD_NAMES = sorted(n for n in fuzzed() if n != "conv")
 
 
-#: Table primitives whose op record is not written yet (issue #12): the windowed nn primitives that
-#: joined the table last. The upsampling ones also lack an error declaration: their kernels compute
-#: the interpolation weights from a source coordinate rounded in the compute dtype, an error that
-#: K·u·M does not bound (see reference/ops/rules/pooling.py). Writing a record removes the name here;
-#: this list can only shrink (a new primitive without a record fails the test below).
-RECORDS_PENDING = frozenset(
-    [f"adaptive_{k}_pool{d}d" for k in ("avg", "max") for d in (2, 3)]
-    + [f"adaptive_avg_pool{d}d_backward" for d in (2, 3)]
-    + ["col2im", "col2im_backward", "im2col", "im2col_backward", "embedding", "embedding_backward"]
-    + [f"fractional_max_pool{d}d" for d in (2, 3)]
-    + [f"max_unpool{d}d{b}" for d in (2, 3) for b in ("", "_backward")]
-    + [
-        f"upsample_{mode}{b}"
-        for mode in (
-            "bicubic2d",
-            "bilinear2d",
-            "linear1d",
-            "trilinear3d",
-            *(f"nearest{e}{d}d" for e in ("", "_exact") for d in (1, 2, 3)),
-        )
-        for b in ("", "_backward")
-    ]
-)
+#: Table primitives whose op record is not written yet (issue #12): none left. A new primitive
+#: without a record fails the test below; this set can only shrink.
+RECORDS_PENDING: frozenset = frozenset()
 
 
 def test_pending_records_are_still_pending_and_table_primitives():
@@ -141,7 +121,8 @@ def _stock_torch(name, dtypes, n):
 
 #: Records where the reference departs from PyTorch on non-finite inputs (docs/conformance.md):
 #: torch.sign(nan) is 0 where the reference gives nan (so abs's gradient too); the reference's
-#: avg_pool2d multiplies padding by 0 * inf = nan next to an infinite input, PyTorch gives inf.
+#: avg_pool2d multiplies padding by 0 * inf = nan next to an infinite input, PyTorch gives inf. (The
+#: interpolating upsamplings draw no non-finite inputs: conformance/ops/sampling.py says why.)
 KNOWN_NONFINITE = ("sign", "abs", "avg_pool2d")
 
 

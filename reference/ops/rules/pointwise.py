@@ -830,8 +830,113 @@ _ERRORS = {
         6.8, _CEPHES.format(peak="1.5e-15 (psi, -30..30), absolute when |psi| < 1: 13.5 u"), absolute=13.5
     ),
 }
+# lgamma: PyTorch's CPU kernel and TensorFlow's (Eigen's numext::lgamma) call the C library's
+# lgamma/lgammaf; glibc's sysdeps/x86_64/fpu/libm-test-ulps lists "lgamma"/"gamma" at 4 ulps
+# (double) and 7 ulps (float). JAX (XLA's Lgamma) evaluates the Lanczos form (g = 7, 9 terms)
+# log(sqrt(2 pi)) + (z + 1/2) log(t) - t + log(A(z)), t = z + 7.5: near lgamma's zeros (x = 1, 2)
+# the terms (magnitudes <= 0.92, 3.2, 9.5, 5.2 there) cancel, so a relative bound is no bound:
+# their roundings (one or two each, plus A's sum of coefficients with |sum c_k/(z+k)| / A <= 7)
+# give an absolute error <= u·(0.92 + 2·3.2 + 2·9.5 + 5.2 + 7 + 7) ≈ 46u; declared 48u.
+_ERRORS["lgamma"] = _E.elementwise(
+    7.0,
+    "glibc x86_64 libm-test-ulps: lgamma 4 ulp (double), 7 ulp (float); absolute 48u near the zeros "
+    "from the analysis of XLA's Lanczos form (pointwise.py)",
+    absolute=48.0,
+)
+
+# erfinv: PyTorch's calc_erfinv (a rational approximation refined by two Newton steps), XLA's
+# ErfInv (Giles' polynomials in w = -log((1 - x)(1 + x))) and TensorFlow's state no accuracy figure:
+# c = 2, the choice docs/conformance.md states for XLA's and Eigen's undocumented exp/log (twice
+# SLEEF's 1 ulp), not fitted.
+_ERRORS["erfinv"] = _E.elementwise(
+    2.0, "no documented figure (PyTorch calc_erfinv, XLA ErfInv/Giles, Eigen): c = 2, as for XLA's exp/log"
+)
+
+
+def _round_decimals_bound(p, arrays, errs, params, outs):
+    """round(x, decimals=d): PyTorch's kernel is nearbyint(x·10^d)/10^d (d > 0) or
+    nearbyint(x/10^|d|)·10^|d| (d < 0), 10^|d| exact for the decimals drawn; the scaling rounds
+    once (u·|x·10^d|) and the unscaling once (u·|y|). A rounding function has no derivative to carry
+    errors, but where the scaled value lies within its error (the scaling's and the input's,
+    e·10^d) of a half-integer, nearbyint may go either way: the result may then differ by one unit
+    10^-d. So the bound is 10^-d there, and u·|y| + eta elsewhere."""
+    from reference.errors import REFERENCE_U
+
+    x = np.asarray(arrays[0], dtype=np.float64)
+    d = params["decimals"]
+    scale = 10.0**d
+    u = p.u + REFERENCE_U
+    e = errs[0]
+    with np.errstate(all="ignore"):
+        scaled = x * scale
+        slack = u * np.abs(scaled) + (0.0 if e is None else np.asarray(e) * scale)
+        frac = np.abs(scaled - np.floor(scaled) - 0.5)
+        near_tie = frac <= slack
+    y = np.asarray(outs[0], dtype=np.float64)
+    return [np.where(near_tie, 1.0 / scale, 0.0) + u * np.abs(y) + p.eta]
+
+
+_ERRORS["round_decimals"] = _E.derived_bound(
+    _round_decimals_bound, "analysis: one unit 10^-d where x·10^d is within its rounding of a half-integer"
+)
+
+
+def _polygamma_bound(p, arrays, errs, params, outs):
+    """polygamma(n, x), x > 0 (the domain the records draw), n >= 1.
+
+    * n >= 2 (PyTorch's calc_polygamma, jax.scipy.special.polygamma, Eigen's polygamma):
+      (-1)^(n+1)·exp(lgamma(n + 1))·zeta(n + 1, x). lgamma(n + 1) carries 7 ulps (glibc, above) of
+      |lgamma(n+1)| <= log 6 for n <= 3: 2·7·1.8u = 25u absolute, relative after exp; exp 1 ulp,
+      the product 0.5 ulp; the Hurwitz zeta by Euler-Maclaurin (Cephes zeta: 9 direct terms, then
+      at most 12 Bernoulli corrections, all of one sign but the corrections, each rounded twice):
+      <= 21·u relative. In all 25u + 2u + u + 21u <= 48u = 24 ulps (c = 24).
+    * n = 1, PyTorch's calc_trigamma: six terms 1/x^2 (x -> x + 1 each), then the asymptotic series
+      (1 + 1/(2x) + (1/6 - (1/30 - 1/(42 x^2))/x^2)/x^2)/x truncated after B6: the first term left
+      out is B8/x^9 = (1/30)/x^9 with x the argument plus 6: an absolute error of the algorithm,
+      not of the arithmetic (1.6e-9 at x = 0.5, far above float64's rounding), added here.
+    Input errors propagate through the derivative polygamma(n + 1, x) (scipy.special)."""
+    import scipy.special  # the derivative's magnitude only; an allowed special-function source
+
+    from reference.errors import REFERENCE_U
+
+    x = np.asarray(arrays[0], dtype=np.float64)
+    n = params["n"]
+    y = np.asarray(outs[0], dtype=np.float64)
+    u = p.u + REFERENCE_U
+    with np.errstate(all="ignore"):
+        err = 2 * 24 * u * np.abs(y) + p.eta
+        if n == 1:
+            shifted = np.where(x >= 0.5, x, 1 - x) + 6
+            err = err + (1 / 30) / np.abs(shifted) ** 9
+        if errs[0] is not None:
+            err = err + np.abs(scipy.special.polygamma(n + 1, x)) * np.asarray(errs[0])
+    return [err]
+
+
+_ERRORS["polygamma"] = _E.derived_bound(
+    _polygamma_bound,
+    "analysis: exp(lgamma(n+1))·zeta(n+1, x) (glibc lgamma 7 ulp, Euler-Maclaurin zeta): 24 ulp; "
+    "PyTorch's trigamma adds its series' truncation (1/30)/(x+6)^9",
+)
+
+
+def _mvlgamma_steps(a, p):
+    total = P.lgamma(a)
+    for j in range(1, p):
+        total = total + P.lgamma(a - j / 2)
+    return total + p * (p - 1) / 4 * math.log(math.pi)
+
+
 # Composites: the framework's own formula, run through the tracker (cancellation included).
 _ERRORS.update(
+    mvlgamma=_E.composite(
+        _mvlgamma_steps, "PyTorch's mvlgamma: sum_j lgamma(x - j/2) + p(p-1)/4·log(pi) (lgamma's error above)"
+    ),
+    sinc=_E.composite(
+        lambda a: A.where(a == 0, A.ones_like(a), P.sin(a * math.pi) / (a * math.pi)),
+        "PyTorch's sinc kernel (and jnp.sinc): sin(pi x) / (pi x), 1 at 0; pi·x rounds, so sin's "
+        "slope carries u·pi·|x|",
+    ),
     logaddexp=_E.composite(
         lambda a, b: A.maximum(a, b) + P.log1p(A.exp(-A.abs(a - b))),
         "PyTorch logaddexp kernel: max(a, b) + log1p(exp(-|a - b|))",

@@ -129,6 +129,89 @@ def _pad_window(e_in, params, outs):
     return [np.abs(np.asarray(_gather(e_in[0], **{**params, "value": None}), dtype=np.float64))]
 
 
+# ---- interpolating upsampling (linear, bilinear, trilinear, bicubic) ------------------------------
+# y[o] = sum_k w[o,k] x[i[o,k]]; the kernel computes each weight from the source coordinate
+# src = s·(o + 1/2) - 1/2 (align_corners=False, s = in/out or 1/scale_factor, clamped at 0 for the
+# linear modes) or src = s·o (align_corners=True, s = (in-1)/(out-1)), in its compute dtype. So a
+# framework's weights are not the exact ones, and the error of y is, to first order,
+#
+#   |err y| <= sum_k |w| e_x                                (input errors, the map on |w|)
+#            + (K·u_acc + u)·sum_k |w||x| + u|y| + (K+1)·eta   (the sum of K products, errors.products)
+#            + delta_w · sum_k |x[i[o,k]]|                   (the weights' own error, |dw| <= delta_w)
+#
+# delta_w, per weight (weights of one axis are at most 1 in magnitude, so an error of one axis's
+# weight is not amplified by the others' beyond 1):
+# * the coordinate: s rounded (u·s), s·(o + 1/2) rounded (u·|s(o+1/2)|), minus 1/2 rounded
+#   (u·|src|): |d src| <= 3u·(|src| + 1/2) <= 3u·(n_in + 1/2) on an axis of n_in inputs (the clamp
+#   keeps |src| <= n_in). t = src - floor(src) is exact (Sterbenz), so every weight is a function of
+#   the rounded src; the interpolant is continuous in src (piecewise linear, or C1 cubic with
+#   clamped taps), so a floor that flips changes y by no more than the slope times |d src|. The
+#   slope of a weight in t: linear 1; PyTorch's cubic convolution (A = -0.75), on |d| <= 1
+#   w = 1.25|d|^3 - 2.25|d|^2 + 1 has |w'| <= 1.35 (at |d| = 0.6), on 1 < |d| < 2
+#   w' = A(3d^2 - 10d + 8), |w'| <= 0.75; so slope <= 1 (linear), 1.35 (cubic) per axis.
+# * the weight's evaluation from t: linear 1 - t, one rounding of a value <= 1: u. Cubic (Horner,
+#   as PyTorch's cubic_convolution1/2; magnitudes over the argument's range): c1 on [0, 1], five
+#   roundings of intermediates bounded by 1.25, 2.25, 2.25, 1, 1, each carried by factors t <= 1:
+#   <= 7.75u, plus the rounding of 1 - t (u) times its slope 1.35; c2 on [1, 2]: a·x (<= 1.5,
+#   carried by x^2 <= 4: 6u), - 5a (<= 3, x^2: 12u), ·x (<= 4.5, x: 9u), + 8a (<= 3, x: 6u), ·x (<= 3.1u),
+#   - 4a (<= 0.1u): 36.2u, plus the rounding of t + 1 or 2 - t (2u) times its slope 0.75: 37.7u.
+#   So gamma = 1 (linear), 38 (cubic) units of u per axis's weight.
+# * d axes: w = prod of the axes' weights, each |w_a| <= 1, and d - 1 roundings of the product:
+#   delta_w <= slope·sum_axes 3u(n_in + 1/2) + (d·gamma + d - 1)·u.
+# The backward scatter-adds w[o,k]·g[o] into x's positions: the same terms, transposed (the weight
+# error multiplies sum |g| over the outputs that read the position). The frameworks compute the
+# coordinate in the input dtype or wider (PyTorch's CPU kernels in opmath, float32 for
+# float16/bfloat16): u of the input dtype bounds either.
+
+
+def _interp_bound(slope, gamma, transpose):
+    def bound(p, arrays, errs, params, outs):
+        from reference.errors import REFERENCE_U
+
+        x = np.asarray(arrays[0], dtype=np.float64)
+        e = errs[0]
+        index, weight = params["index"], np.abs(np.asarray(params["weight"], dtype=np.float64))
+        ones = np.where(index >= 0, 1.0, 0.0)
+        u, u_acc = p.u + REFERENCE_U, p.u_acc + REFERENCE_U
+        spatial = params["in_shape"]  # the coordinates' axes (the backward's output)
+        d = len(spatial)
+        delta_w = slope * sum(3 * u * (n + 0.5) for n in spatial) + (d * gamma + d - 1) * u
+        table = {**params, "value": None, "bweight": None, "bindex": None, "dweight": None}
+        if transpose:
+
+            def apply_map(a, w):
+                return K.window_scatter(a, index, w, params["in_shape"], params["out_shape"])
+
+            k = _backward_terms(arrays, params)
+        else:
+
+            def apply_map(a, w):
+                return _gather(a, **{**table, "weight": w})
+
+            k = _forward_terms(arrays, params)
+        ax = np.abs(x)
+        out = np.asarray(outs[0], dtype=np.float64)
+        magnitude = apply_map(ax, weight)
+        err = (k * u_acc + u) * magnitude + u * np.abs(out) + (k + 1) * p.eta
+        err = err + delta_w * apply_map(ax, ones)
+        if e is not None:
+            err = err + apply_map(np.asarray(e, dtype=np.float64), weight)
+        return [err]
+
+    return bound
+
+
+def _interp(slope, gamma, what):
+    src = f"{what}: weights from a source coordinate rounded in the compute dtype (pooling.py derivation)"
+    return (
+        errors.derived_bound(_interp_bound(slope, gamma, False), src),
+        errors.derived_bound(_interp_bound(slope, gamma, True), src + ", transposed"),
+    )
+
+
+_LINEAR = _interp(1.0, 1.0, "linear interpolation")
+_CUBIC = _interp(1.35, 38.0, "cubic convolution A=-0.75")
+
 _SUM = errors.products(_forward_terms, "window sum with non-negative weights (and the division by its count)")
 _SCATTER = errors.products(_backward_terms, "scatter-add of w·g into the input, any order")
 _PAD = errors.ErrorSpec(
@@ -154,14 +237,11 @@ for _name, _node, _errs in (
     ("upsample_nearest_exact1d", "UpsampleNearestExact1DBackward0", _GATHER_SCATTER),
     ("upsample_nearest_exact2d", "UpsampleNearestExact2DBackward0", _GATHER_SCATTER),
     ("upsample_nearest_exact3d", "UpsampleNearestExact3DBackward0", _GATHER_SCATTER),
-    # Not declared: the interpolation weights are computed by the kernel in the compute dtype from
-    # the source coordinate (scale·(i + 0.5) - 0.5), so a weight is off by about u·|coordinate|, an
-    # error not bounded by a multiple of M = sum w·|x| (a small weight's neighbour enters with it);
-    # bicubic's weights are negative as well. Their error model needs that analysis first.
-    ("upsample_linear1d", "UpsampleLinear1DBackward0", (None, None)),
-    ("upsample_bilinear2d", "UpsampleBilinear2DBackward0", (None, None)),
-    ("upsample_bicubic2d", "UpsampleBicubic2DBackward0", (None, None)),
-    ("upsample_trilinear3d", "UpsampleTrilinear3DBackward0", (None, None)),
+    # the weights come from a rounded source coordinate (derivation above _interp_bound)
+    ("upsample_linear1d", "UpsampleLinear1DBackward0", _LINEAR),
+    ("upsample_bilinear2d", "UpsampleBilinear2DBackward0", _LINEAR),
+    ("upsample_bicubic2d", "UpsampleBicubic2DBackward0", _CUBIC),
+    ("upsample_trilinear3d", "UpsampleTrilinear3DBackward0", _LINEAR),
     ("im2col", "Im2ColBackward0", _GATHER_SCATTER),
     ("col2im", "Col2ImBackward0", (_SUM, errors.GATHER)),
     ("pixel_shuffle", "PixelShuffleBackward0", (errors.GATHER, errors.GATHER)),

@@ -1,0 +1,100 @@
+"""The op × framework matrix of the op records, as Markdown (docs/records.md).
+
+``python -m conformance.ops._matrix`` rewrites docs/records.md from the registry;
+``python -m conformance.ops._matrix --check`` exits 1 when the file is out of date (the test
+``tests/conformance/test_records_matrix.py`` runs the same comparison).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from conformance import ops
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "records.md"
+_NAMES = {"torch": "PyTorch", "jax": "JAX", "tensorflow": "TensorFlow"}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _spelled(rec, framework) -> bool:
+    """``conv`` (no ``fn``: its adapters predate the registry) runs on every framework."""
+    return rec.fn is None or callable(rec.spelling(framework))
+
+
+def render() -> str:
+    fuzzed = ops.fuzzed()
+    not_fuzzed = {n: r for n, r in ops.RECORDS.items() if r.not_fuzzed}
+    lines = [
+        "# Op records: the op × framework matrix",
+        "",
+        "Generated from the registry (`conformance/ops/`) by `python -m conformance.ops._matrix`;",
+        "`tests/conformance/test_records_matrix.py` fails when this file is out of date. A ✓ means the",
+        "framework has a spelling of the record; a number points to the reason it has none. A spelling",
+        "may still refuse single checks or cases with the framework's own reason (`refuses` in",
+        "`conformance/ops/_run.py`), reported as `unsupported` in a campaign.",
+        "",
+        f"{len(ops.RECORDS)} records: {len(fuzzed)} fuzzed (convolution, `conv`, among them), "
+        f"{len(not_fuzzed)} not fuzzed on their own (internal primitives reached through another "
+        f"record's derivatives, in-place-only or random ops; listed at the end); they cover "
+        f"{len(ops.covered_rules())} table primitives.",
+        "",
+        "## Per family",
+        "",
+        "| family | records | " + " | ".join(_NAMES.values()) + " |",
+        "|---|---|" + "---|" * len(_NAMES),
+    ]
+    for family, names in sorted(ops.families().items()):
+        counts = [sum(1 for n in names if _spelled(ops.RECORDS[n], f)) for f in _NAMES]
+        lines.append(f"| {family} | {len(names)} | " + " | ".join(str(c) for c in counts) + " |")
+    total = [sum(1 for r in fuzzed.values() if _spelled(r, f)) for f in _NAMES]
+    lines.append(f"| **all** | {len(fuzzed)} | " + " | ".join(str(c) for c in total) + " |")
+    lines += [
+        "",
+        "## Per record",
+        "",
+        "| record | family | checks | " + " | ".join(_NAMES.values()) + " |",
+        "|---|---|---|" + "---|" * len(_NAMES),
+    ]
+    reasons: dict[str, int] = {}
+    for family, names in sorted(ops.families().items()):
+        for name in sorted(names):
+            rec = ops.RECORDS[name]
+            cells = []
+            for f in _NAMES:
+                spelled = rec.spelling(f) if rec.fn else None
+                if spelled is None or callable(spelled):
+                    cells.append("✓")
+                else:
+                    k = reasons.setdefault(spelled, len(reasons) + 1)
+                    cells.append(f"— [{k}](#why-{k})")
+            checks = ", ".join(rec.checks)
+            lines.append(f"| `{name}` | {family} | {checks} | " + " | ".join(cells) + " |")
+    lines += ["", "### Why a framework has no spelling", ""]
+    for text, k in reasons.items():
+        lines.append(f'{k}. <a id="why-{k}"></a>{_cell(text)}')
+    lines += ["", "## Not fuzzed on their own", "", "| primitive | family | why |", "|---|---|---|"]
+    for name, rec in sorted(not_fuzzed.items()):
+        lines.append(f"| `{name}` | {rec.family} | {_cell(rec.not_fuzzed)} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    text = render()
+    if "--check" in argv:
+        current = DOC.read_text() if DOC.exists() else ""
+        if current != text:
+            print(f"{DOC} is out of date: run python -m conformance.ops._matrix", file=sys.stderr)
+            return 1
+        return 0
+    DOC.write_text(text)
+    print(f"wrote {DOC}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
