@@ -53,7 +53,7 @@ def _list(flag: str, value: str | None, allowed, default):
     if not items:
         raise UsageError(f"{flag}: expected a comma-separated list, got {value!r}")
     for item in items:
-        if item not in allowed:
+        if allowed is not None and item not in allowed:
             raise UsageError(f"{flag}: {item!r} is not one of {', '.join(allowed)}")
     return items
 
@@ -105,7 +105,10 @@ def _parser() -> argparse.ArgumentParser:
 
     def common(p):
         p.add_argument(
-            "--frameworks", help="comma-separated: torch,tensorflow,jax (default: every installed one)"
+            "--frameworks",
+            help="comma-separated: torch,tensorflow,jax, or a framework's execution mode framework:mode "
+            "(torch:eager|compile|aot_eager, jax:jit|eager, tensorflow:eager|function|xla; the plain name is "
+            "the first mode) (default: every installed framework in its default mode)",
         )
         p.add_argument(
             "--adapter",
@@ -190,11 +193,27 @@ def _frameworks(args) -> dict[str, str]:
     installed = adapters.installed()
     chosen = {}
     if args.frameworks is not None or not args.adapter:
-        for name in _list("--frameworks", args.frameworks, list(known), installed):
+        installed = {**installed, **adapters.installed_modes()}
+        items = list(installed) if args.frameworks is None else None
+        if items is None:
+            items = []
+            for item in _list("--frameworks", args.frameworks, None, ()):
+                try:
+                    items.append(adapters.resolve(item))
+                except adapters.AdapterError as exc:
+                    raise UsageError(f"--frameworks: {exc}") from None
+            for item in items:
+                if item not in known:
+                    raise UsageError(
+                        f"--frameworks: {item!r} is not one of {', '.join(known)} "
+                        f"(a framework's execution modes: framework:mode, e.g. torch:compile)"
+                    )
+        else:  # the default: every installed framework in its default mode
+            items = [n for n in items if ":" not in n]
+        for name in items:
             if name not in installed:
-                raise UsageError(
-                    f"--frameworks: {name!r} is not installed here (pip install refgrad[{name}])"
-                )
+                fw = name.partition(":")[0]
+                raise UsageError(f"--frameworks: {name!r} is not installed here (pip install refgrad[{fw}])")
             chosen[name] = installed[name]
     for spec in args.adapter:
         try:
@@ -487,9 +506,13 @@ def cmd_frameworks(args) -> int:
 
     from conformance.runner import Worker
 
-    known, installed = adapters.known(), adapters.installed()
+    installed = adapters.installed()
+    known = {n: s for n, s in adapters.known().items() if n not in adapters.mode_specs()}
     with tempfile.TemporaryDirectory() as logs:
         for name, spec in known.items():
+            if name in adapters.MODES:  # its execution modes (not started here: a mode compiles lazily)
+                modes = ", ".join(f"{name}:{m}" for m in adapters.MODES[name])
+                print(f"{name} execution modes (--frameworks {name}:MODE; {name} = the first): {modes}")
             if name not in installed:
                 print(f"{name}: not installed (pip install refgrad[{name}])")
                 continue
