@@ -206,6 +206,14 @@ class TorchAdapter(Adapter):
 
 
 # -- execution modes (docs/conformance.md, "Execution modes") ------------------------------------
+# the arrays a torch.func check reads (conformance.case.CHECK_ARRAYS), made outside the compiled region
+_TRANSFORM_ARRAYS = {
+    "jvp": ("input", "weight", "bias", "tangent_input", "tangent_weight", "tangent_bias"),
+    "vmap": ("input", "weight", "bias", "batched_input", "batched_weight"),
+    "vmap_vjp": ("input", "weight", "bias", "batched_input", "batched_weight", "batched_grad_output"),
+}
+
+
 class TorchCompileAdapter(ModeCache, TorchAdapter):
     """``torch:compile``: the op under ``torch.compile`` (Inductor's CPU C++ code generation).
 
@@ -232,6 +240,11 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
         dynamo_config.recompile_limit = 1_000_000
         dynamo_config.accumulated_recompile_limit = 1_000_000
         dynamo_config.fail_on_recompile_limit_hit = True
+        if os.environ.get("REFGRAD_THREADS") and "TORCHINDUCTOR_COMPILE_THREADS" not in os.environ:
+            import torch._inductor.config as inductor_config
+
+            # a one-thread worker compiles in-process (no pool of compile subprocesses on a busy machine)
+            inductor_config.compile_threads = 1
         self.dynamic = os.environ.get("REFGRAD_TORCH_DYNAMIC", "0") not in ("", "0", "false")
         self.missing = None
         self._active = None
@@ -264,6 +277,7 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
                 "dynamic_shapes": self.dynamic,
                 "recompile_limit": "1000000 (fail_on_recompile_limit_hit: never a silent eager fallback)",
                 "inductor_fx_graph_cache": bool(inductor_config.fx_graph_cache),
+                "inductor_compile_threads": inductor_config.compile_threads,
                 "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR", "(default, under /tmp)"),
             }
         )
@@ -296,12 +310,10 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
         if check in ("jvp", "vmap", "vmap_vjp"):
             # compile the whole torch.func transform: a compiled function called inside torch.func
             # runs eager (Dynamo does not compile under an outer functorch transform)
-            from conformance.case import arrays_for
-
             dtype = getattr(torch, case.dtype)
             tensors = {
                 n: None if a[n] is None else torch.tensor(a[n], dtype=dtype, device=self.dev)
-                for n in arrays_for(case, check)
+                for n in _TRANSFORM_ARRAYS[check]
             }
             method = getattr(TorchAdapter, check)
 
