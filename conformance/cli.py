@@ -32,6 +32,15 @@ OP_OF_CASE = {"conv": "conv", "programs": "program"}  # --ops name -> Case.op
 _CASE_DIRS = (Path(__file__).resolve().parents[1] / "cases", Path("cases"))
 DEFAULT_CASES = next((d for d in _CASE_DIRS if d.is_dir()), _CASE_DIRS[0])
 DEFAULT_MAX_EXAMPLES = 40
+# the default fuzz budget of a compiling execution mode (every example is a new shape signature, so
+# a first compile): a default campaign with it finishes in minutes on 2 cores. Without
+# --max-examples, a run takes the smallest default among its frameworks (docs/conformance.md).
+MODE_MAX_EXAMPLES = {
+    "torch:compile": 3,
+    "torch:aot_eager": 10,
+    "tensorflow:xla": 10,
+    "tensorflow:function": 20,
+}
 
 
 class UsageError(Exception):
@@ -158,8 +167,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--max-examples",
         type=int,
-        default=DEFAULT_MAX_EXAMPLES,
-        help=f"fuzz examples per framework and check (default {DEFAULT_MAX_EXAMPLES}; 0: no fuzzing)",
+        default=None,
+        help=f"fuzz examples per framework and check (default {DEFAULT_MAX_EXAMPLES}, less with a compiling "
+        f"execution mode: {', '.join(f'{k} {v}' for k, v in MODE_MAX_EXAMPLES.items())}; 0: no fuzzing)",
     )
     run.add_argument("--seed", type=int, default=0, help="Hypothesis seed (default 0)")
     run.add_argument(
@@ -396,6 +406,15 @@ def cmd_run(args) -> int:
     dtypes = _list("--dtypes", args.dtypes, DTYPES, DTYPES)
     _timeout(args)
     _memory_budget(args)
+    if args.max_examples is None:
+        budgets = [MODE_MAX_EXAMPLES.get(name, DEFAULT_MAX_EXAMPLES) for name in frameworks]
+        args.max_examples = min(budgets + [DEFAULT_MAX_EXAMPLES])
+        if args.max_examples < DEFAULT_MAX_EXAMPLES:
+            print(
+                f"conformance: --max-examples {args.max_examples} (the default budget of a compiling "
+                "execution mode: each example compiles; pass --max-examples to change it)",
+                file=sys.stderr,
+            )
     if args.max_examples < 0:
         raise UsageError(f"--max-examples: must be >= 0, got {args.max_examples}")
     cases_path = Path(args.cases) if args.cases else DEFAULT_CASES

@@ -20,10 +20,19 @@ import time
 
 def signature(case, check: str) -> str:
     """The shape signature of (case, check): everything but the values and the case's name."""
-    body = case.to_dict()
-    for key in ("seed", "checks", "data", "description", "id"):
-        body.pop(key, None)
-    return json.dumps({"check": check, **body}, sort_keys=True)
+    if hasattr(case, "to_dict"):
+        body = case.to_dict()
+        for key in ("seed", "checks", "data", "description", "id"):
+            body.pop(key, None)
+    else:  # a standalone reproducer's minimal case (conformance.reproducer)
+        body = {
+            "op": case.op,
+            "params": dict(vars(case.params)),
+            "shapes": {k: list(v) for k, v in case.shapes.items()},
+            "dtype": case.dtype,
+            "vmap": [getattr(case, "vmap_size", None), list(getattr(case, "vmap_over", ()))],
+        }
+    return json.dumps({"check": check, **body}, sort_keys=True, default=str)
 
 
 class ModeCache:
