@@ -304,6 +304,19 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
         return self._active(x, w, b)
 
     def run(self, case, check, a):
+        try:
+            return self._run_mode(case, check, a)
+        except RuntimeError as exc:
+            if "does not currently support double backward" not in str(exc):
+                raise
+            from conformance.functional import Unsupported  # the worker reports it as unsupported
+
+            raise Unsupported(
+                f"{self.name}: torch.compile's AOTAutograd does not differentiate its compiled backward "
+                f"(double backward): {str(exc).splitlines()[0][:200]}"
+            ) from None
+
+    def _run_mode(self, case, check, a):
         torch = self.torch
         if case.op != "conv":
             return super().run(case, check, a)

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from conformance import adapters
-from conformance.adapters._modes import signature
+from conformance.adapters._modes import ModeCache, signature
+from conformance.adapters.base import Adapter
 from conformance.case import load_cases
 from conformance.cli import _frameworks, _parser, main
 from conformance.report import build_report, mode_differential
@@ -261,3 +262,61 @@ def test_an_op_record_runs_in_a_mode(tmp_path, name):
     assert {r["framework"] for r in records} == {name}
     assert {r["check"] for r in records} == {"forward", "vjp", "jvp"}
     assert {r["verdict"] for r in records} == {"pass"}
+
+
+@pytest.mark.slow
+def test_torch_compile_records_and_aotautograds_double_backward_limit(tmp_path):
+    """An op record under torch:aot_eager: forward, vjp and jvp pass; vjp_vjp, which AOTAutograd
+    refuses ("does not currently support double backward"), is unsupported with that reason."""
+    pytest.importorskip("torch")
+    out = tmp_path / "out"
+    argv = ["run", "--frameworks", "torch:aot_eager", "--ops", "silu", "--dtypes", "float32"]
+    argv += ["--max-examples", "1", "--out", str(out), "--found-dir", str(tmp_path / "found"), "--quiet"]
+    assert main(argv) == 0
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    by_check = {r["check"]: r for r in records}
+    assert {by_check[c]["verdict"] for c in ("forward", "vjp", "jvp")} == {"pass"}
+    assert by_check["vjp_vjp"]["verdict"] == "unsupported"
+    assert "does not differentiate its compiled backward (double backward)" in by_check["vjp_vjp"]["reason"]
+
+
+# ---- the fair deadline: a first compile is the framework's work, with the mode's allowance --------
+class _FakeCompiler(ModeCache, Adapter):
+    name = "fake:compile"
+    compiles = True
+    compile_allowance = 7.0
+
+    def forward(self, case, a):
+        return self._compiled(case, "forward", lambda: lambda x: 2 * x, lambda f: {"output": f(a["input"])})
+
+
+def test_the_worker_announces_the_allowance_on_a_miss_and_reports_compile_time():
+    from conformance.worker import handle
+
+    adapter = _FakeCompiler()
+    message = {"case": _case(0, checks=("forward",)).to_dict(), "check": "forward"}
+    first = handle(adapter, message)
+    assert first["status"] == "ok" and first["allowance"] == 7.0 and first["cache"] == "miss"
+    assert 0 <= first["compile_seconds"] <= first["seconds"]
+    message["case"] = _case(0, checks=("forward",), seed=3).to_dict()  # same signature, other values
+    again = handle(adapter, message)
+    assert again["allowance"] == 0.0 and again["cache"] == "hit" and again["compile_seconds"] == 0.0
+
+
+def test_the_runner_extends_the_deadline_by_the_announced_allowance(monkeypatch):
+    import time
+
+    from conformance.runner import Worker
+
+    worker = Worker("fake:compile", "x:Y")
+    now = time.monotonic()
+    replies = iter([{"status": "started", "started_at": now, "allowance": 300.0}, {"status": "ok"}])
+    deadlines = []
+
+    def receive(deadline, what=""):
+        deadlines.append(deadline)
+        return next(replies)
+
+    monkeypatch.setattr(worker, "_receive", receive)
+    assert worker.receive(120.0) == {"status": "ok"}
+    assert deadlines[1] == pytest.approx(now + 420.0)
