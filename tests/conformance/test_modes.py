@@ -128,7 +128,7 @@ def test_a_bug_in_the_jit_path_only_is_caught_and_attributed_to_that_mode(tmp_pa
     pytest.importorskip("jax")
     frameworks = {
         "jax:eager": adapters.mode_specs()["jax:eager"],
-        "jax:planted_jit": "planted_adapters:JitDropsBias",
+        "jax:planted_jit": "planted_modes:JitDropsBias",
     }
     cases = [c for c in load_cases(GEMM) if c.params.bias][:2]
     assert cases
