@@ -358,6 +358,12 @@ def discrepancies(
             "reproducer_error": None,
         }
         modes, text = mode_differential(r, siblings)
+        if not modes:  # a shrunk case runs on its own mode only: the first of its kind other modes ran
+            for other in sorted(rs, key=rank):
+                modes, text = mode_differential(other, siblings)
+                if modes:
+                    text = f"{text} (on case {other['case_id']}, of the same kind)"
+                    break
         if modes:
             entry["modes"], entry["mode_differential"] = modes, text
             entry["reason"] = f"{entry['reason']}\n{text}"
@@ -389,6 +395,10 @@ def _mode_index(records: list[dict]) -> dict:
     for r in sorted(records, key=lambda r: r.get("phase") == "shrunk"):
         index[(r["case_id"], r["check"], _family(r["framework"]))].setdefault(r["framework"], r)
     return index
+
+
+# the mode of each framework that runs its kernels op by op (the kernel's own answer)
+_EAGER = {"torch": "torch", "jax": "jax:eager", "tensorflow": "tensorflow"}
 
 
 def _mode_label(framework: str) -> str:
@@ -433,7 +443,16 @@ def mode_differential(r: dict, index: dict) -> tuple[dict | None, str | None]:
         elif fw == "torch:compile" and "torch:aot_eager" in passing:
             what += ": the departure is Inductor's code generation (torch:aot_eager runs the same graphs and passes)"
         elif not same:
-            what += f": the departure is {_mode_label(fw)}'s own execution path, not {family}'s kernels"
+            eager = _EAGER.get(family)
+            if eager in passing:
+                what += f": the departure is {_mode_label(fw)}'s own execution path, not {family}'s kernels"
+            elif fw == eager:
+                what += f": {family}'s kernel departs op by op; the compiled mode's lowering avoids it"
+            elif eager:
+                what += (
+                    f" ({_mode_label(eager)}, op by op, did not run this case: whether {family}'s kernel "
+                    "shares the departure is not known)"
+                )
         parts.append(what)
     elif same:
         parts.append(f"{label(_mode_label(n) for n in [fw, *same])} depart the same way ({kind})")

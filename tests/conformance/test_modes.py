@@ -121,6 +121,11 @@ def test_differential_says_kernel_not_compiler_when_every_mode_departs_the_same_
     _, text = mode_differential(xla, _index(_rec("tensorflow", "fail", "grad_input"), xla))
     assert "kernel, not its compiler" not in text
     assert mode_differential(xla, _index(xla)) == (None, None)  # no other mode ran it
+    # the op-by-op mode did not run: no claim about the kernel either way
+    function, xla = _rec("tensorflow:function", "fail"), _rec("tensorflow:xla", "pass")
+    _, text = mode_differential(function, _index(function, xla))
+    assert "tensorflow:function departs; tensorflow:xla pass(es) this case" in text
+    assert "did not run this case: whether tensorflow's kernel shares the departure is not known" in text
 
 
 # ---- a planted bug in the compiled path only -----------------------------------------------------
