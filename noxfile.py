@@ -6,6 +6,9 @@
     nox -s conformance-torch      # one campaign per framework, parametrised by its version
     nox -s conformance-tensorflow
     nox -s conformance-jax
+    nox -s conformance-torch-compile        # execution modes: torch.compile (Inductor), also
+    nox -s conformance-torch-aot-eager      #   -torch-aot-eager, -jax-eager, -tensorflow-function,
+    nox -s conformance-tensorflow-xla       #   -tensorflow-xla (docs/conformance.md, "Execution modes")
     nox -s conformance-programs   # autograd programs (views, in-place, second order), all frameworks
     nox -s fuzz                   # a long campaign on every framework; shrunk failures to cases/found/
     nox -s report -- DIR          # re-render report.json and index.html from DIR/results.jsonl
@@ -89,17 +92,18 @@ FRAMEWORK_VERSIONS = {"torch": ["2.13.0"], "tensorflow": ["2.21.0"], "jax": ["0.
 PIP_NAME = {"torch": "torch", "tensorflow": "tensorflow-cpu", "jax": "jax"}
 
 
-def _conformance(session: nox.Session, framework: str, version: str) -> None:
+def _conformance(session: nox.Session, framework: str, version: str, mode: str | None = None) -> None:
     session.install(f"{PIP_NAME[framework]}=={version}")  # torch first: the CPU build
     session.install("-e", ".")
-    out = f"reports/{framework}-{version}"
+    name = f"{framework}:{mode}" if mode else framework
+    out = f"reports/{framework}-{mode}-{version}" if mode else f"reports/{framework}-{version}"
     # a gate: the known departures (cases/known_departures.toml) are 'known', so exit 1 means a
     # departure nobody listed, or a listed one that is gone (stale); docs/ci.md
     session.run(
         "conformance",
         "run",
         "--frameworks",
-        framework,
+        name,
         "--known",
         "cases/known_departures.toml",
         "--junit-xml",
@@ -128,6 +132,31 @@ def conformance_tensorflow(session: nox.Session, version: str) -> None:
 @nox.parametrize("version", FRAMEWORK_VERSIONS["jax"])
 def conformance_jax(session: nox.Session, version: str) -> None:
     _conformance(session, "jax", version)
+
+
+# execution modes (framework:mode): one campaign each, compile time apart from run time in the results;
+# a compiling mode's default fuzz budget is smaller (conformance.cli.MODE_MAX_EXAMPLES)
+MODE_SESSIONS = {
+    "conformance-torch-compile": ("torch", "compile"),
+    "conformance-torch-aot-eager": ("torch", "aot_eager"),
+    "conformance-jax-eager": ("jax", "eager"),
+    "conformance-tensorflow-function": ("tensorflow", "function"),
+    "conformance-tensorflow-xla": ("tensorflow", "xla"),
+}
+
+
+def _mode_session(session_name: str, framework: str, mode: str):
+    @nox.session(python=PYTHON, name=session_name)
+    @nox.parametrize("version", FRAMEWORK_VERSIONS[framework])
+    def run(session: nox.Session, version: str) -> None:
+        _conformance(session, framework, version, mode)
+
+    run.__doc__ = f"A conformance campaign of {framework}:{mode}."
+    return run
+
+
+for _name, (_framework, _mode) in MODE_SESSIONS.items():
+    globals()[_name.replace("-", "_")] = _mode_session(_name, _framework, _mode)
 
 
 @nox.session(python=PYTHON, name="conformance-programs")

@@ -32,6 +32,15 @@ OP_OF_CASE = {"conv": "conv", "programs": "program"}  # --ops name -> Case.op
 _CASE_DIRS = (Path(__file__).resolve().parents[1] / "cases", Path("cases"))
 DEFAULT_CASES = next((d for d in _CASE_DIRS if d.is_dir()), _CASE_DIRS[0])
 DEFAULT_MAX_EXAMPLES = 40
+# the default fuzz budget of a compiling execution mode (every example is a new shape signature, so
+# a first compile): a default campaign with it finishes in minutes on 2 cores. Without
+# --max-examples, a run takes the smallest default among its frameworks (docs/conformance.md).
+MODE_MAX_EXAMPLES = {
+    "torch:compile": 3,
+    "torch:aot_eager": 10,
+    "tensorflow:xla": 10,
+    "tensorflow:function": 20,
+}
 
 
 class UsageError(Exception):
@@ -53,7 +62,7 @@ def _list(flag: str, value: str | None, allowed, default):
     if not items:
         raise UsageError(f"{flag}: expected a comma-separated list, got {value!r}")
     for item in items:
-        if item not in allowed:
+        if allowed is not None and item not in allowed:
             raise UsageError(f"{flag}: {item!r} is not one of {', '.join(allowed)}")
     return items
 
@@ -105,7 +114,10 @@ def _parser() -> argparse.ArgumentParser:
 
     def common(p):
         p.add_argument(
-            "--frameworks", help="comma-separated: torch,tensorflow,jax (default: every installed one)"
+            "--frameworks",
+            help="comma-separated: torch,tensorflow,jax, or a framework's execution mode framework:mode "
+            "(torch:eager|compile|aot_eager, jax:jit|eager, tensorflow:eager|function|xla; the plain name is "
+            "the first mode) (default: every installed framework in its default mode)",
         )
         p.add_argument(
             "--adapter",
@@ -185,8 +197,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--max-examples",
         type=int,
-        default=DEFAULT_MAX_EXAMPLES,
-        help=f"fuzz examples per framework and check (default {DEFAULT_MAX_EXAMPLES}; 0: no fuzzing)",
+        default=None,
+        help=f"fuzz examples per framework and check (default {DEFAULT_MAX_EXAMPLES}, less with a compiling "
+        f"execution mode: {', '.join(f'{k} {v}' for k, v in MODE_MAX_EXAMPLES.items())}; 0: no fuzzing)",
     )
     run.add_argument("--seed", type=int, default=0, help="Hypothesis seed (default 0)")
     run.add_argument(
@@ -227,11 +240,27 @@ def _frameworks(args) -> dict[str, str]:
     installed = adapters.installed()
     chosen = {}
     if args.frameworks is not None or not args.adapter:
-        for name in _list("--frameworks", args.frameworks, list(known), installed):
+        installed = {**installed, **adapters.installed_modes()}
+        items = list(installed) if args.frameworks is None else None
+        if items is None:
+            items = []
+            for item in _list("--frameworks", args.frameworks, None, ()):
+                try:
+                    items.append(adapters.resolve(item))
+                except adapters.AdapterError as exc:
+                    raise UsageError(f"--frameworks: {exc}") from None
+            for item in items:
+                if item not in known:
+                    raise UsageError(
+                        f"--frameworks: {item!r} is not one of {', '.join(known)} "
+                        f"(a framework's execution modes: framework:mode, e.g. torch:compile)"
+                    )
+        else:  # the default: every installed framework in its default mode
+            items = [n for n in items if ":" not in n]
+        for name in items:
             if name not in installed:
-                raise UsageError(
-                    f"--frameworks: {name!r} is not installed here (pip install refgrad[{name}])"
-                )
+                fw = name.partition(":")[0]
+                raise UsageError(f"--frameworks: {name!r} is not installed here (pip install refgrad[{fw}])")
             chosen[name] = installed[name]
     for spec in args.adapter:
         try:
@@ -488,6 +517,15 @@ def cmd_run(args) -> int:
     dtypes = _list("--dtypes", args.dtypes, DTYPES, DTYPES)
     _timeout(args)
     _memory_budget(args)
+    if args.max_examples is None:
+        budgets = [MODE_MAX_EXAMPLES.get(name, DEFAULT_MAX_EXAMPLES) for name in frameworks]
+        args.max_examples = min(budgets + [DEFAULT_MAX_EXAMPLES])
+        if args.max_examples < DEFAULT_MAX_EXAMPLES:
+            print(
+                f"conformance: --max-examples {args.max_examples} (the default budget of a compiling "
+                "execution mode: each example compiles; pass --max-examples to change it)",
+                file=sys.stderr,
+            )
     if args.max_examples < 0:
         raise UsageError(f"--max-examples: must be >= 0, got {args.max_examples}")
     cases_path = Path(args.cases) if args.cases else DEFAULT_CASES
@@ -599,9 +637,13 @@ def cmd_frameworks(args) -> int:
 
     from conformance.runner import Worker
 
-    known, installed = adapters.known(), adapters.installed()
+    installed = adapters.installed()
+    known = {n: s for n, s in adapters.known().items() if n not in adapters.mode_specs()}
     with tempfile.TemporaryDirectory() as logs:
         for name, spec in known.items():
+            if name in adapters.MODES:  # its execution modes (not started here: a mode compiles lazily)
+                modes = ", ".join(f"{name}:{m}" for m in adapters.MODES[name])
+                print(f"{name} execution modes (--frameworks {name}:MODE; {name} = the first): {modes}")
             if name not in installed:
                 print(f"{name}: not installed (pip install refgrad[{name}])")
                 continue

@@ -334,6 +334,7 @@ def discrepancies(
     for r in records:
         if r["verdict"] in ("fail", "error_mismatch") and r.get("case"):
             kinds[(_cell_key(r), _failure_kind(r))].append(r)
+    siblings = _mode_index(records)
     out = []
     for n, ((key, kind), rs) in enumerate(sorted(kinds.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))):
 
@@ -367,6 +368,16 @@ def discrepancies(
             "reproducer_file": None,
             "reproducer_error": None,
         }
+        modes, text = mode_differential(r, siblings)
+        if not modes:  # a shrunk case runs on its own mode only: the first of its kind other modes ran
+            for other in sorted(rs, key=rank):
+                modes, text = mode_differential(other, siblings)
+                if modes:
+                    text = f"{text} (on case {other['case_id']}, of the same kind)"
+                    break
+        if modes:
+            entry["modes"], entry["mode_differential"] = modes, text
+            entry["reason"] = f"{entry['reason']}\n{text}"
         spec = _adapter_spec(key[0], frameworks)
         try:
             if not spec:
@@ -382,6 +393,85 @@ def discrepancies(
             entry["reproducer_error"] = f"{type(exc).__name__}: {exc}"
         out.append(entry)
     return out
+
+
+# ---- mode-vs-mode differential (execution modes, framework:mode) ---------------------------------
+def _family(framework: str) -> str:
+    return framework.partition(":")[0]
+
+
+def _mode_index(records: list[dict]) -> dict:
+    """(case id, check, framework family) -> {framework (mode): its record}, campaign results first."""
+    index = defaultdict(dict)
+    for r in sorted(records, key=lambda r: r.get("phase") == "shrunk"):
+        index[(r["case_id"], r["check"], _family(r["framework"]))].setdefault(r["framework"], r)
+    return index
+
+
+# the mode of each framework that runs its kernels op by op (the kernel's own answer)
+_EAGER = {"torch": "torch", "jax": "jax:eager", "tensorflow": "tensorflow"}
+
+
+def _mode_label(framework: str) -> str:
+    if ":" in framework:
+        return framework
+    from conformance.adapters import MODES
+
+    modes = MODES.get(framework)
+    return f"{framework} ({next(iter(modes))})" if modes else framework
+
+
+def mode_differential(r: dict, index: dict) -> tuple[dict | None, str | None]:
+    """The verdicts of the other execution modes of ``r``'s framework on the same case and check, and a
+    sentence saying which mode departs: only this one (its compiler or graph capture; for
+    torch:compile, whether torch:aot_eager shares it tells Inductor's code generation from the
+    capture and decompositions), or every mode the same way (the framework's kernel, not its
+    compiler). (None, None) when no other mode ran the case."""
+    fw, family = r["framework"], _family(r["framework"])
+    group = index.get((r["case_id"], r["check"], family), {})
+    others = {name: rec for name, rec in group.items() if name != fw}
+    if not others:
+        return None, None
+    modes = {name: rec["verdict"] for name, rec in sorted(group.items())}
+    kind = _failure_kind(r)
+    same = [n for n, rec in others.items() if _failure_kind(rec) == kind]
+    passing = [n for n, rec in others.items() if rec["verdict"] == "pass"]
+    other = [n for n in others if n not in same and n not in passing]
+    label = ", ".join
+    if same and not passing and not other:
+        return modes, (
+            f"mode differential: every mode of {family} run on this case departs the same way "
+            f"({label(_mode_label(n) for n in sorted(group))}: {kind}): it is {family}'s kernel, not its compiler"
+        )
+    parts = []
+    if passing:
+        what = f"{_mode_label(fw)} departs; {label(_mode_label(n) for n in passing)} pass(es) this case"
+        if fw == "torch:compile" and "torch:aot_eager" in same:
+            what += (
+                ", torch:aot_eager (the same graphs without Inductor) departs the same way: the departure is in "
+                "Dynamo's graph capture or AOTAutograd's decompositions, not Inductor's code generation"
+            )
+        elif fw == "torch:compile" and "torch:aot_eager" in passing:
+            what += ": the departure is Inductor's code generation (torch:aot_eager runs the same graphs and passes)"
+        elif not same:
+            eager = _EAGER.get(family)
+            if eager in passing:
+                what += f": the departure is {_mode_label(fw)}'s own execution path, not {family}'s kernels"
+            elif fw == eager:
+                what += f": {family}'s kernel departs op by op; the compiled mode's lowering avoids it"
+            elif eager:
+                what += (
+                    f" ({_mode_label(eager)}, op by op, did not run this case: whether {family}'s kernel "
+                    "shares the departure is not known)"
+                )
+        parts.append(what)
+    elif same:
+        parts.append(f"{label(_mode_label(n) for n in [fw, *same])} depart the same way ({kind})")
+    if same and passing and not (fw == "torch:compile" and "torch:aot_eager" in same):
+        parts.append(f"{label(_mode_label(n) for n in same)} depart(s) the same way ({kind})")
+    for n in other:
+        parts.append(f"{_mode_label(n)}: {others[n]['verdict']}")
+    return modes, "mode differential: " + "; ".join(parts)
 
 
 def unsupported(records: list[dict]) -> list[dict]:

@@ -66,7 +66,10 @@ def handle(adapter, message: dict) -> dict:
         for name in arrays_for(case, check):  # make the data outside the timed region
             data[name]
         ProgramError = ()  # noqa: N806 - no program errors outside program cases
-    _announce_start()
+    # a first compile (a cache miss of a compiling mode) gets the mode's documented allowance
+    allowance = float(adapter.compile_allowance) if adapter.will_compile(case, check) else 0.0
+    adapter.start_request()
+    _announce_start(allowance)
     start = time.perf_counter()
     try:
         outputs = adapter.run(case, check, data)
@@ -85,6 +88,8 @@ def handle(adapter, message: dict) -> dict:
             "type": kind,
             "message": text,
             "seconds": time.perf_counter() - start,
+            "allowance": allowance,
+            **adapter.timing(),
             **where,
         }
     seconds = time.perf_counter() - start
@@ -94,20 +99,25 @@ def handle(adapter, message: dict) -> dict:
         "status": "ok",
         "outputs": {k: _to_numpy(v) for k, v in (outputs or {}).items()},
         "seconds": seconds,
+        "allowance": allowance,
+        **adapter.timing(),
     }
 
 
 _REPLY_FD = None
 
 
-def _announce_start() -> None:
+def _announce_start(allowance: float = 0.0) -> None:
     """Tell the parent the framework's own work starts now: its deadline runs from this instant.
 
     ``started_at`` is this machine's monotonic clock (one clock for every process on Linux), so
     the parent's deadline does not include pickling, data generation or a worker restart.
+    ``allowance``: seconds the parent adds to the limit because this request compiles first (a
+    compiling execution mode's cache miss; the compile is the framework's own work, inside the
+    timed region).
     """
     if _REPLY_FD is not None:
-        write_frame(_REPLY_FD, {"status": "started", "started_at": time.monotonic()})
+        write_frame(_REPLY_FD, {"status": "started", "started_at": time.monotonic(), "allowance": allowance})
 
 
 def reference_side(message: dict) -> dict:

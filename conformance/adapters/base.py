@@ -71,6 +71,21 @@ class Adapter:
         """Why this framework cannot run ``check`` on ``case`` (None when it can)."""
         return None
 
+    # -- execution modes (conformance.adapters._modes): compile caching and timing -------------
+    #: seconds added to the per-check time limit when a request compiles first
+    compile_allowance = 0.0
+
+    def will_compile(self, case, check: str) -> bool:
+        """Whether running (case, check) compiles first (the runner then allows ``compile_allowance``)."""
+        return False
+
+    def start_request(self) -> None:
+        """Called by the worker before each check (a mode adapter forgets the last request's timing)."""
+
+    def timing(self) -> dict:
+        """The last check's ``compile_seconds`` and ``cache`` state (empty: nothing compiled)."""
+        return {}
+
     # -- dispatch ---------------------------------------------------------------------------
     # -- op records (conformance.ops): one generic program per check over the record's spelling --
     #: which spelling of an op record this adapter runs (``torch``, ``jax``, ``tensorflow``)

@@ -11,13 +11,19 @@ flipped and its in/out channels swapped per group, padded by ``dilationÂ·(k-1) â
 from __future__ import annotations
 
 from conformance.adapters._geometry import transposed_layout
+from conformance.adapters._modes import ModeCache
 from conformance.adapters.base import Adapter, cpu_setup
 
 _SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 
 
-class JaxAdapter(Adapter):
+class JaxAdapter(ModeCache, Adapter):
+    """``jax`` = ``jax:jit``: each check one program under ``jax.jit``, one per shape signature."""
+
     name = "jax"
+    mode = "jit"
+    compiles = True
+    compile_allowance = 60.0
     program_backend = "JaxBackend"  # program cases: conformance.functional.JaxBackend
 
     def __init__(self):
@@ -46,7 +52,10 @@ class JaxAdapter(Adapter):
             "jax_enable_x64": True,
             "conv precision argument": str(self.precision),
             "jax_default_matmul_precision": str(jax.config.jax_default_matmul_precision),
+            **self.mode_settings(),
         }
+        if self.compiles:
+            settings["jax_compilation_cache_dir"] = str(jax.config.jax_compilation_cache_dir or "(off)")
         settings["flush_denormal"] = True  # XLA's CPU runtime runs with denormals flushed to zero (FTZ/DAZ)
         if device == "cpu":
             jax.config.update("jax_platforms", "cpu")
@@ -142,9 +151,15 @@ class JaxAdapter(Adapter):
         return tuple(self.array(case, a[n]) for n in names[: 3 if case.params.bias else 2])
 
     # -- checks ------------------------------------------------------------------------------
+    def run(self, case, check, a):
+        self._current = (case, check)
+        return super().run(case, check, a)
+
     def _call(self, fn, *args):
-        """Run a check's function as one compiled program (how JAX code runs: under jit)."""
-        return self.jax.jit(fn)(*args)
+        """Run a check's function as one compiled program (how JAX code runs: under jit), kept per
+        shape signature (``fn`` closes over the case's parameters only, never its values)."""
+        case, check = self._current
+        return self._compiled(case, check, lambda: self.jax.jit(fn), lambda jitted: jitted(*args))
 
     def forward(self, case, a):
         return {"output": self._call(self._f(case, case.params.bias), *self._primals(case, a))}
@@ -196,9 +211,8 @@ class JaxAdapter(Adapter):
     def vmap(self, case, a):
         x, w, axes = self._vmap_operands(case, a)
         b = self.array(case, a["bias"])
-        return {
-            "output": self._call(self.jax.vmap(lambda x, w: self.conv(case, x, w, b), in_axes=axes), x, w)
-        }
+        batched = self.jax.vmap(lambda x, w, b: self.conv(case, x, w, b), in_axes=(*axes, None))
+        return {"output": self._call(batched, x, w, b)}
 
     def vmap_vjp(self, case, a):
         x, w, axes = self._vmap_operands(case, a)
@@ -236,3 +250,19 @@ class JaxAdapter(Adapter):
         return run_functional(
             JaxBackend(), case, a, lambda v: None if v is None else np.asarray(v, dtype=np.float64)
         )
+
+
+# -- execution modes (docs/conformance.md, "Execution modes") ------------------------------------
+class JaxEagerAdapter(JaxAdapter):
+    """``jax:eager``: every check op by op under ``jax.disable_jit()`` (the same code as ``jax:jit``,
+    including the op records' and programs' ``jax.jit`` calls, run without compiling)."""
+
+    name = "jax:eager"
+    mode = "eager"
+    compiles = False
+    compile_allowance = 0.0
+
+    def run(self, case, check, a):
+        with self.jax.disable_jit():
+            out = super().run(case, check, a)
+            return {k: None if v is None else self.jax.device_get(v) for k, v in out.items()}

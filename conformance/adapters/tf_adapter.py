@@ -17,6 +17,7 @@ import os
 import numpy as np
 
 from conformance.adapters._geometry import explicit_pads, is_symmetric, transposed_layout
+from conformance.adapters._modes import ModeCache
 from conformance.adapters.base import Adapter, cpu_setup
 
 
@@ -79,10 +80,9 @@ class TensorFlowAdapter(Adapter):
     def run_record(self, case, check, a):
         """An op record's check: the record's TF spelling, GradientTape, ForwardAccumulator."""
         from conformance.ops import RECORDS
-        from conformance.ops._run import run_tf
 
         try:
-            return run_tf(self.tf, case, check, a, self.spelling(RECORDS[case.op]))
+            return self._run_tf(case, check, a, self.spelling(RECORDS[case.op]))
         except self.tf.errors.NotFoundError as exc:  # no kernel for this dtype on this device
             if "kernel" not in str(exc).lower():
                 raise
@@ -91,6 +91,11 @@ class TensorFlowAdapter(Adapter):
             raise Unsupported(
                 f"tensorflow has no {case.dtype} kernel here: {str(exc).splitlines()[0][:300]}"
             ) from None
+
+    def _run_tf(self, case, check, a, fn):
+        from conformance.ops._run import run_tf
+
+        return run_tf(self.tf, case, check, a, fn)
 
     # -- what TF cannot express ------------------------------------------------------------------
     def unsupported(self, case, check):
@@ -253,34 +258,57 @@ class TensorFlowAdapter(Adapter):
         return out
 
     # -- checks ------------------------------------------------------------------------------
+    # Each check makes its tensors eagerly, runs its tensor computation through :meth:`_graph`
+    # (eager here; a cached tf.function in the tensorflow:function / tensorflow:xla modes) and
+    # converts the results back to NumPy outside it.
+    def _graph(self, case, check, fn, *args):
+        """``fn(*args)``: the check's tensor computation, as this mode runs it (eager here)."""
+        return fn(*args)
+
     def forward(self, case, a):
-        return {"output": _from_nhwc(self.conv(case, *self._operands(case, a)).numpy())}
+        y = self._graph(case, "forward", lambda x, w, b: self.conv(case, x, w, b), *self._operands(case, a))
+        return {"output": _from_nhwc(y.numpy())}
 
     def vjp(self, case, a):
         tf = self.tf
-        x, w, b = self._operands(case, a)
-        leaves = [t for t in (x, w, b) if t is not None]
-        with tf.GradientTape() as tape:
-            tape.watch(leaves)
-            y = self.conv(case, x, w, b)
+
+        def vjp(x, w, b, g):
+            leaves = [t for t in (x, w, b) if t is not None]
+            with tf.GradientTape() as tape:
+                tape.watch(leaves)
+                y = self.conv(case, x, w, b)
+            return tape.gradient(y, leaves, output_gradients=g)
+
         g = self.const(case, _to_nhwc(a["grad_output"]))
-        return self._grads_back(case, tape.gradient(y, leaves, output_gradients=g))
+        return self._grads_back(case, self._graph(case, "vjp", vjp, *self._operands(case, a), g))
 
     def vjp_vjp(self, case, a):
         tf = self.tf
-        x, w, b = self._operands(case, a)
-        ggx, ggw, ggb = self._operands(case, a, ("gg_input", "gg_weight", "gg_bias"))
+
+        def vjp_vjp(x, w, b, g, ggx, ggw, ggb):
+            leaves = [t for t in (x, w, b) if t is not None]
+            with tf.GradientTape() as outer:
+                outer.watch([g, x, w])
+                with tf.GradientTape() as inner:
+                    inner.watch(leaves)
+                    y = self.conv(case, x, w, b)
+                firsts = inner.gradient(y, leaves, output_gradients=g)
+            cotangents = [ggx, ggw, ggb][: len(firsts)]
+            return outer.gradient(
+                firsts,
+                [g, x, w],
+                output_gradients=cotangents,
+                unconnected_gradients=tf.UnconnectedGradients.ZERO,
+            )
+
         g = self.const(case, _to_nhwc(a["grad_output"]))
-        leaves = [t for t in (x, w, b) if t is not None]
-        with tf.GradientTape() as outer:
-            outer.watch([g, x, w])
-            with tf.GradientTape() as inner:
-                inner.watch(leaves)
-                y = self.conv(case, x, w, b)
-            firsts = inner.gradient(y, leaves, output_gradients=g)
-        cotangents = [ggx, ggw, ggb][: len(firsts)]
-        gg, gx, gw = outer.gradient(
-            firsts, [g, x, w], output_gradients=cotangents, unconnected_gradients=tf.UnconnectedGradients.ZERO
+        gg, gx, gw = self._graph(
+            case,
+            "vjp_vjp",
+            vjp_vjp,
+            *self._operands(case, a),
+            g,
+            *self._operands(case, a, ("gg_input", "gg_weight", "gg_bias")),
         )
         return {
             "g_grad_output": _from_nhwc(gg.numpy()),
@@ -289,15 +317,18 @@ class TensorFlowAdapter(Adapter):
         }
 
     def jvp(self, case, a):
+        def jvp(primals, tangents):
+            with self.tf.autodiff.ForwardAccumulator(primals, tangents) as acc:
+                y = self.conv(case, *primals, *([None] * (3 - len(primals))))
+            return acc.jvp(y)
+
         primals = [t for t in self._operands(case, a) if t is not None]
         tangents = [
             t
             for t in self._operands(case, a, ("tangent_input", "tangent_weight", "tangent_bias"))
             if t is not None
         ]
-        with self.tf.autodiff.ForwardAccumulator(primals, tangents) as acc:
-            y = self.conv(case, *primals, *([None] * (3 - len(primals))))
-        return {"tangent_output": _from_nhwc(acc.jvp(y).numpy())}
+        return {"tangent_output": _from_nhwc(self._graph(case, "jvp", jvp, primals, tangents).numpy())}
 
     def _vmap_operands(self, case, a, extra=()):
         over = case.vmap_over
@@ -309,38 +340,46 @@ class TensorFlowAdapter(Adapter):
         )
         shared_x, shared_w, b = self._operands(case, a)
         elems = tuple(t for t in (x, w, *extra) if t is not None)
+        return elems, (shared_x, shared_w, b)
 
-        def unpack(e):
-            e = list(e)
-            xi = e.pop(0) if x is not None else shared_x
-            wi = e.pop(0) if w is not None else shared_w
-            return xi, wi, e
-
-        return elems, unpack, b
+    @staticmethod
+    def _unpack(case, e, shared):
+        e = list(e)
+        shared_x, shared_w, _ = shared
+        xi = e.pop(0) if "input" in case.vmap_over else shared_x
+        wi = e.pop(0) if "weight" in case.vmap_over else shared_w
+        return xi, wi, e
 
     def vmap(self, case, a):
-        elems, unpack, b = self._vmap_operands(case, a)
+        def vmap(elems, shared):
+            def one(e):
+                xi, wi, _ = self._unpack(case, e, shared)
+                return self.conv(case, xi, wi, shared[2])
 
-        def one(e):
-            xi, wi, _ = unpack(e)
-            return self.conv(case, xi, wi, b)
+            return self.tf.vectorized_map(one, elems)
 
-        return {"output": _from_nhwc(self.tf.vectorized_map(one, elems).numpy(), 1)}
+        elems, shared = self._vmap_operands(case, a)
+        return {"output": _from_nhwc(self._graph(case, "vmap", vmap, elems, shared).numpy(), 1)}
 
     def vmap_vjp(self, case, a):
         tf = self.tf
+
+        def vmap_vjp(elems, shared):
+            b = shared[2]
+
+            def one(e):
+                xi, wi, (gi,) = self._unpack(case, e, shared)
+                leaves = [t for t in (xi, wi, b) if t is not None]
+                with tf.GradientTape() as tape:
+                    tape.watch(leaves)
+                    y = self.conv(case, xi, wi, b)
+                return tuple(tape.gradient(y, leaves, output_gradients=gi))
+
+            return tf.vectorized_map(one, elems)
+
         g = self.const(case, _to_nhwc(a["batched_grad_output"], 1))
-        elems, unpack, b = self._vmap_operands(case, a, (g,))
-
-        def one(e):
-            xi, wi, (gi,) = unpack(e)
-            leaves = [t for t in (xi, wi, b) if t is not None]
-            with tf.GradientTape() as tape:
-                tape.watch(leaves)
-                y = self.conv(case, xi, wi, b)
-            return tuple(tape.gradient(y, leaves, output_gradients=gi))
-
-        return self._grads_back(case, tf.vectorized_map(one, elems), batch_dims=1)
+        elems, shared = self._vmap_operands(case, a, (g,))
+        return self._grads_back(case, self._graph(case, "vmap_vjp", vmap_vjp, elems, shared), batch_dims=1)
 
     def program(self, case, a):
         """The program functionalised by the reference (views as gathers, in-place as scatters into
@@ -350,3 +389,76 @@ class TensorFlowAdapter(Adapter):
         return run_functional(
             TensorFlowBackend(), case, a, lambda v: None if v is None else np.asarray(v, dtype=np.float64)
         )
+
+
+# -- execution modes (docs/conformance.md, "Execution modes") ------------------------------------
+class TensorFlowFunctionAdapter(ModeCache, TensorFlowAdapter):
+    """``tensorflow:function``: each check's whole tensor computation (the convolution, its
+    ``GradientTape`` or ``ForwardAccumulator``, ``vectorized_map``) as one ``tf.function``, as a
+    user's training step runs; one traced function per shape signature (inputs are arguments,
+    never constants baked into the graph)."""
+
+    name = "tensorflow:function"
+    mode = "function"
+    jit_compile = False
+    compiles = True
+    compile_allowance = 60.0
+
+    def __init__(self):
+        super().__init__()
+        self.missing = None
+
+    def setup(self, device="cpu", precision="highest") -> dict:
+        settings = super().setup(device, precision)
+        settings.update(self.mode_settings())
+        settings["jit_compile"] = self.jit_compile
+        settings["reduce_retracing"] = False
+        if self.jit_compile:
+            built = bool(self.tf.test.is_built_with_xla())
+            settings["xla"] = "built in" if built else "missing"
+            settings["TF_XLA_FLAGS"] = os.environ.get("TF_XLA_FLAGS", "(unset)")
+            if not built:
+                self.missing = (
+                    "tensorflow:xla needs TensorFlow built with XLA (tf.test.is_built_with_xla() is False)"
+                )
+        return settings
+
+    def why_unsupported(self, case, check):
+        if self.missing:
+            return self.missing
+        if case.op == "program":
+            return (
+                f"{self.name}: program cases run eagerly only (their text mutates tensors in place and reads "
+                "Python values: tf.function would trace a different program)"
+            )
+        return super().why_unsupported(case, check)
+
+    def _function(self, fn):
+        return self.tf.function(fn, jit_compile=self.jit_compile, autograph=False)
+
+    def _graph(self, case, check, fn, *args):
+        return self._compiled(case, check, lambda: self._function(fn), lambda f: f(*args))
+
+    def _run_tf(self, case, check, a, fn):
+        """The record's check (``run_tf``: the op, GradientTape, ForwardAccumulator) as one function,
+        its arrays passed as arguments."""
+        from conformance.case import arrays_for
+        from conformance.ops._run import run_tf
+
+        tf = self.tf
+        tensors = {n: tf.constant(a[n]) for n in arrays_for(case, check)}
+        return self._compiled(
+            case,
+            check,
+            lambda: self._function(lambda t: run_tf(tf, case, check, t, fn)),
+            lambda f: f(tensors),
+        )
+
+
+class TensorFlowXlaAdapter(TensorFlowFunctionAdapter):
+    """``tensorflow:xla``: the same functions with ``jit_compile=True`` (XLA's CPU compiler)."""
+
+    name = "tensorflow:xla"
+    mode = "xla"
+    jit_compile = True
+    compile_allowance = 180.0

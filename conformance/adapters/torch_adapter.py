@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from conformance.adapters._geometry import explicit_pads, is_symmetric, transposed_layout
+from conformance.adapters._modes import ModeCache
 from conformance.adapters.base import Adapter, cpu_setup
 
 
@@ -70,7 +71,9 @@ class TorchAdapter(Adapter):
         return None
 
     def run(self, case, check, a):
-        out = super().run(case, check, a)
+        return self._numpy(super().run(case, check, a))
+
+    def _numpy(self, out):
         return {
             k: v if v is None or not hasattr(v, "detach") else v.detach().to(self.torch.float64).cpu().numpy()
             for k, v in out.items()
@@ -95,6 +98,8 @@ class TorchAdapter(Adapter):
     def tensor(self, case, a, requires_grad=False):
         if a is None:
             return None
+        if isinstance(a, self.torch.Tensor):  # made outside a compiled region (torch:compile)
+            return a.to(dtype=getattr(self.torch, case.dtype)).requires_grad_(requires_grad)
         t = self.torch.tensor(a, dtype=getattr(self.torch, case.dtype), device=self.dev)
         return t.requires_grad_(requires_grad)
 
@@ -198,3 +203,208 @@ class TorchAdapter(Adapter):
 
         grads = func.vmap(per_sample, in_dims=(*dims, None, 0))(x, w, b, g)
         return dict(zip(self._grad_names(case), grads))
+
+
+# -- execution modes (docs/conformance.md, "Execution modes") ------------------------------------
+# the arrays a torch.func check reads (conformance.case.CHECK_ARRAYS), made outside the compiled region
+_TRANSFORM_ARRAYS = {
+    "jvp": ("input", "weight", "bias", "tangent_input", "tangent_weight", "tangent_bias"),
+    "vmap": ("input", "weight", "bias", "batched_input", "batched_weight"),
+    "vmap_vjp": ("input", "weight", "bias", "batched_input", "batched_weight", "batched_grad_output"),
+}
+
+
+class TorchCompileAdapter(ModeCache, TorchAdapter):
+    """``torch:compile``: the op under ``torch.compile`` (Inductor's CPU C++ code generation).
+
+    The convolution (or the op record's function) is compiled as the model a user compiles;
+    ``torch.autograd.grad`` on its output runs AOTAutograd's compiled backward, double backward
+    differentiates through it, and the ``torch.func`` checks (jvp, vmap, vmap_vjp) compile the
+    whole transform (Dynamo traces ``torch.func``). One compiled function per shape signature;
+    Dynamo's recompile limit is raised and ``fail_on_recompile_limit_hit`` set, so a guard miss
+    never falls back to eager silently. ``REFGRAD_TORCH_DYNAMIC=1`` compiles with dynamic shapes
+    (default off); the setting is recorded.
+    """
+
+    name = "torch:compile"
+    mode = "compile"
+    backend = "inductor"
+    compiles = True
+    compile_allowance = 300.0  # a first Inductor compile of a double backward on 2 busy cores
+    needs_cxx = True
+
+    def __init__(self):
+        super().__init__()
+        import torch._dynamo.config as dynamo_config
+
+        dynamo_config.recompile_limit = 1_000_000
+        dynamo_config.accumulated_recompile_limit = 1_000_000
+        dynamo_config.fail_on_recompile_limit_hit = True
+        if os.environ.get("REFGRAD_THREADS") and "TORCHINDUCTOR_COMPILE_THREADS" not in os.environ:
+            import torch._inductor.config as inductor_config
+
+            # a one-thread worker compiles in-process (no pool of compile subprocesses on a busy machine)
+            inductor_config.compile_threads = 1
+        self.dynamic = os.environ.get("REFGRAD_TORCH_DYNAMIC", "0") not in ("", "0", "false")
+        self.missing = None
+        self._active = None
+
+    def _compiler(self) -> str:
+        """The C++ compiler Inductor will use and its version (sets ``self.missing`` when none)."""
+        import subprocess
+
+        try:
+            from torch._inductor.cpp_builder import get_cpp_compiler
+
+            cxx = get_cpp_compiler()
+            line = subprocess.check_output([cxx, "--version"], text=True).splitlines()[0]
+            return f"{cxx}: {line}"
+        except Exception as exc:  # noqa: BLE001 - any failure to find one is the reason reported
+            self.missing = (
+                f"torch:compile needs a C++ compiler for Inductor's CPU code and none was found "
+                f"({type(exc).__name__}: {str(exc).strip()[:200] or 'no working g++ / $CXX'})"
+            )
+            return f"missing ({self.missing})"
+
+    def setup(self, device="cpu", precision="highest") -> dict:
+        settings = super().setup(device, precision)
+        import torch._inductor.config as inductor_config
+
+        settings.update(self.mode_settings())
+        settings.update(
+            {
+                "backend": self.backend,
+                "dynamic_shapes": self.dynamic,
+                "recompile_limit": "1000000 (fail_on_recompile_limit_hit: never a silent eager fallback)",
+                "inductor_fx_graph_cache": bool(inductor_config.fx_graph_cache),
+                "inductor_compile_threads": inductor_config.compile_threads,
+                "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR", "(default, under /tmp)"),
+            }
+        )
+        if self.needs_cxx:
+            settings["cxx"] = self._compiler()
+        return settings
+
+    def why_unsupported(self, case, check):
+        if self.missing:
+            return self.missing
+        if case.op == "program":
+            return (
+                f"{self.name}: program cases are not compiled (their text calls backward, hooks, retain_grad and "
+                "in-place ops on leaves: under torch.compile those are graph breaks, i.e. eager)"
+            )
+        return super().why_unsupported(case, check)
+
+    def _compile(self, fn):
+        return self.torch.compile(fn, backend=self.backend, dynamic=self.dynamic, fullgraph=False)
+
+    def conv(self, case, x, w, b):
+        if self._active is None:
+            return TorchAdapter.conv(self, case, x, w, b)
+        return self._active(x, w, b)
+
+    def run(self, case, check, a):
+        try:
+            return self._run_mode(case, check, a)
+        except RuntimeError as exc:
+            if "does not currently support double backward" not in str(exc):
+                raise
+            from conformance.functional import Unsupported  # the worker reports it as unsupported
+
+            raise Unsupported(
+                f"{self.name}: torch.compile's AOTAutograd does not differentiate its compiled backward "
+                f"(double backward): {str(exc).splitlines()[0][:200]}"
+            ) from None
+
+    def _run_mode(self, case, check, a):
+        torch = self.torch
+        if case.op != "conv":
+            return super().run(case, check, a)
+        if check in ("jvp", "vmap", "vmap_vjp"):
+            # compile the whole torch.func transform: a compiled function called inside torch.func
+            # runs eager (Dynamo does not compile under an outer functorch transform)
+            dtype = getattr(torch, case.dtype)
+            tensors = {
+                n: None if a[n] is None else torch.tensor(a[n], dtype=dtype, device=self.dev)
+                for n in _TRANSFORM_ARRAYS[check]
+            }
+            method = getattr(TorchAdapter, check)
+
+            def make():
+                return self._compile(lambda t: method(self, case, t))
+
+            return self._compiled(case, check, make, lambda compiled: self._numpy(compiled(tensors)))
+
+        def make():
+            return self._compile(lambda x, w, b: TorchAdapter.conv(self, case, x, w, b))
+
+        def run(compiled):
+            self._active = compiled
+            try:
+                return TorchAdapter.run(self, case, check, a)
+            finally:
+                self._active = None
+
+        return self._compiled(case, check, make, run)
+
+    def run_record(self, case, check, a):
+        """The record's function under torch.compile (autograd through its compiled backward);
+        the jvp check compiles the whole ``torch.func.jvp``."""
+        from conformance.ops import RECORDS, op_params
+        from conformance.ops._run import run_torch
+
+        torch, fn = self.torch, self.spelling(RECORDS[case.op])
+        params = op_params(case)
+        if check == "jvp":  # the whole torch.func.jvp compiled (see run)
+            rec = RECORDS[case.op]
+            dtype = getattr(torch, case.dtype)
+            xs = {n: torch.tensor(a[n], dtype=dtype, device=self.dev) for n in rec.inputs}
+            primals = tuple(xs[n] for n in rec.diff_inputs)
+            tangents = tuple(
+                torch.tensor(a[f"tangent_{n}"], dtype=dtype, device=self.dev) for n in rec.diff_inputs
+            )
+            fixed = {n: x for n, x in xs.items() if n not in rec.diff_inputs}
+
+            def make():
+                def jvp(primals, tangents, fixed):
+                    def g(*ps):
+                        it = iter(ps)
+                        return fn(
+                            torch, *[fixed[n] if n in fixed else next(it) for n in rec.inputs], **params
+                        )
+
+                    return torch.func.jvp(g, primals, tangents)[1]
+
+                return self._compile(jvp)
+
+            return self._compiled(
+                case, check, make, lambda c: {"tangent_output": _dense(c(primals, tangents, fixed))}
+            )
+
+        def make():
+            return self._compile(lambda *xs: fn(torch, *xs, **params))
+
+        def run(compiled):
+            return run_torch(torch, case, check, a, lambda _torch, *xs, **_: compiled(*xs), self.dev)
+
+        return self._compiled(case, check, make, run)
+
+
+class TorchAotEagerAdapter(TorchCompileAdapter):
+    """``torch:aot_eager``: the same Dynamo graphs and AOTAutograd decompositions as
+    ``torch:compile``, run by eager kernels instead of Inductor's generated code. A departure in
+    ``torch:compile`` that ``torch:aot_eager`` shares is in the graph capture or a decomposition;
+    one it does not share is Inductor's code generation."""
+
+    name = "torch:aot_eager"
+    mode = "aot_eager"
+    backend = "aot_eager"
+    compile_allowance = 120.0
+    needs_cxx = False
+
+
+def _dense(t):
+    """A zero tensor (torch's ZeroTensor from a tangent that does not reach the output) made dense."""
+    import torch
+
+    return torch.zeros(t.shape, dtype=t.dtype) if t._is_zerotensor() else t

@@ -243,8 +243,8 @@ def run_tf(tf, case, check, a, fn):
     dtype = getattr(tf, case.dtype)
     names, diff = rec.inputs, rec.diff_inputs
 
-    def c(x):
-        return tf.constant(x, dtype=dtype)
+    def c(x):  # a tensor argument of a tf.function (tensorflow:function / :xla modes) is cast
+        return tf.cast(x, dtype) if tf.is_tensor(x) else tf.constant(x, dtype=dtype)
 
     xs = {n: c(a[n]) for n in names}
 
