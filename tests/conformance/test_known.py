@@ -130,35 +130,37 @@ def test_a_framework_entry_covers_its_modes_and_a_mode_entry_only_its_own(tmp_pa
 
 
 # ---- the run's outcome ----------------------------------------------------------------------------
-def _outcome(records, **kw):
-    rep = summarise(records, {}, **kw)
+def _outcome(records, tmp_path, **kw):
+    rep = summarise(records, {}, out_dir=tmp_path, **kw)
     return rep["outcome"]["code"], rep
 
 
 def test_known_departures_pass_the_gate_new_ones_and_stale_entries_fail_it(tmp_path):
     known = load_known(_known(tmp_path, EMPTY_BATCH))
     covered = [_rec(n=0), _rec("pass", n=2, reason="")]
-    assert _outcome(covered)[0] == exitcodes.DEPARTURES
-    code, rep = _outcome(covered, known=known)
+    assert _outcome(covered, tmp_path)[0] == exitcodes.DEPARTURES
+    code, rep = _outcome(covered, tmp_path, known=known)
     assert code == exitcodes.OK and rep["totals"]["known"] == 1 and not rep["failed"]
-    assert _outcome([*covered, _rec(n=2)], known=known)[0] == exitcodes.DEPARTURES  # a new departure
+    assert (
+        _outcome([*covered, _rec(n=2)], tmp_path, known=known)[0] == exitcodes.DEPARTURES
+    )  # a new departure
     stale = [_rec("pass", n=0, reason=""), _rec("pass", n=2, reason="")]
-    code, rep = _outcome(stale, known=known)
+    code, rep = _outcome(stale, tmp_path, known=known)
     assert code == exitcodes.DEPARTURES and rep["known"]["stale"] == ["tf-empty-batch"]
     assert "1 stale" in rep["outcome"]["message"]
-    assert _outcome(stale, known=known, allow_stale=True)[0] == exitcodes.OK
+    assert _outcome(stale, tmp_path, known=known, allow_stale=True)[0] == exitcodes.OK
 
 
-def test_fail_on_new_fails_only_on_failures_the_baseline_did_not_have():
+def test_fail_on_new_fails_only_on_failures_the_baseline_did_not_have(tmp_path):
     old_records = [_rec(n=2), _rec("pass", n=3, reason="")]
-    baseline = summarise(old_records, {})
-    same = _outcome(old_records, baseline=baseline, baseline_path="old", fail_on="new")
+    baseline = summarise(old_records, {}, out_dir=tmp_path)
+    same = _outcome(old_records, tmp_path, baseline=baseline, baseline_path="old", fail_on="new")
     assert same[0] == exitcodes.OK and same[1]["regression"]["new_failures"] == 0
     worse = [_rec(n=2), _rec(n=3)]
-    code, rep = _outcome(worse, baseline=baseline, baseline_path="old", fail_on="new")
+    code, rep = _outcome(worse, tmp_path, baseline=baseline, baseline_path="old", fail_on="new")
     assert code == exitcodes.DEPARTURES and rep["regression"]["new_failures"] == 1
     with pytest.raises(ValueError, match="needs a baseline"):
-        summarise(worse, {}, fail_on="new")
+        summarise(worse, {}, out_dir=tmp_path, fail_on="new")
 
 
 # ---- through the CLI, with a planted bug --------------------------------------------------------
