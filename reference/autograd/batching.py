@@ -167,7 +167,7 @@ def _dim(b, params):
     from reference.autograd.dispatch import apply
 
     args = tuple(b.expanded(i) for i in range(len(b.inputs)))
-    if params["dim"] is None:  # a 0-d logical tensor (softmax of one element): each sample its own axis
+    if params["dim"] is None or not b.inputs[0].shape:  # a 0-d logical tensor: each sample its own axis
         from reference.ops import api
 
         args = tuple(api.unsqueeze(a, -1) for a in args)

@@ -18,6 +18,7 @@ from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
 from reference.ops import api as A
+from reference.ops.rules.reductions import _batch_scalar_samples
 from reference.ops.rules.registry import rule
 
 # ---- kernels: array-level, namespace from the inputs ------------------------------------------------
@@ -191,7 +192,9 @@ def _front(b, i):
 
 def _batch_index_dim(b, params):
     """Ops along ``dim`` with an index of the input's rank (gather, scatter*): batch first, dim + 1;
-    an unbatched index or src is expanded over the batch."""
+    an unbatched index or src is expanded over the batch; 0-d samples become one-element rows."""
+    if not b.inputs[0].shape:
+        return _batch_scalar_samples(b, params)
     args = tuple(None if t is None else _front(b, i) for i, t in enumerate(b.inputs))
     return apply(b.rule, args, {**params, "dim": params["dim"] + 1}, cast=b.cast), 0
 
