@@ -40,10 +40,11 @@ _INDEX_KINDS = "iu"
 
 
 def _check_index_dtype(index, name):
-    """gather/scatter take int64 or int32 indices (int32 is widened)."""
+    """gather/scatter take int64 or int32 indices (int32 is widened); like PyTorch's
+    ``scatter_gather_dtype_check``, an empty index of any dtype selects nothing and is accepted."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    if index.dtype not in (int64, np.dtype(np.int32)):
+    if index.dtype not in (int64, np.dtype(np.int32)) and index._data.size != 0:
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     return index if index.dtype == int64 else A.to(index, int64)
 
@@ -69,6 +70,8 @@ def _physical_index(index):
 
 
 def _check_gather_shapes(name, self, dim, index, src=None):
+    if index.numel() == 0:  # PyTorch returns before its shape checks on an empty index
+        return
     nd = max(self.ndim, 1)
     if index.ndim != self.ndim and not (index.ndim <= 1 and self.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
