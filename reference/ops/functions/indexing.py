@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.autograd.dispatch import apply
+from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor, _make, bool_, int64
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES
@@ -160,6 +160,15 @@ _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
+
+
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    """PyTorch's in-place scatter_reduce kernel (ScatterReduceBackward0 saves self as it was)."""
+    return _scatter_reduce(self, dim, index, src, reduce, include_self, True)
+
+
+def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
     d = A._dim(dim, input.ndim)
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
@@ -168,11 +177,10 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     _index_bounds(index, input, d)
     if src.dtype != input.dtype:
         raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
-    return apply(
-        RULES["scatter_reduce"],
-        (input, index, src),
-        {"dim": d, "reduce": reduce, "include_self": bool(include_self)},
-    )
+    params = {"dim": d, "reduce": reduce, "include_self": bool(include_self)}
+    if inplace:
+        return apply_inplace(RULES["scatter_reduce"], input, (index, src), params)
+    return apply(RULES["scatter_reduce"], (input, index, src), params)
 
 
 def _vector_index(index, name):
@@ -431,7 +439,7 @@ METHODS = {
     "argwhere": argwhere,
     "scatter_": _inplace(scatter, "scatter_"),
     "scatter_add_": _inplace(scatter_add, "scatter_add_"),
-    "scatter_reduce_": _inplace(scatter_reduce, "scatter_reduce_"),
+    "scatter_reduce_": scatter_reduce_,
     "index_add_": _inplace(index_add, "index_add_"),
     "index_copy_": _inplace(index_copy, "index_copy_"),
     "index_fill_": _inplace(index_fill, "index_fill_"),
