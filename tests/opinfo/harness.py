@@ -391,6 +391,11 @@ class Converted:
             return {k: self._convert(v) for k, v in obj.items()}
         if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)):
             return rebind(obj)
+        if isinstance(obj, torch.nn.Module) and not list(obj.parameters()):
+            # a stateless module (PairwiseDistance as a distance_function): its forward's program
+            # text re-bound to reference, on the module's own attributes
+            forward = rebind(type(obj).forward)
+            return lambda *args, **kwargs: forward(obj, *args, **kwargs)
         if isinstance(obj, complex):
             raise Unsupported("complex", "complex scalar in the sample")
         return obj
