@@ -167,7 +167,7 @@ def _dim(b, params):
     from reference.autograd.dispatch import apply
 
     args = tuple(b.expanded(i) for i in range(len(b.inputs)))
-    if params["dim"] is None:  # a 0-d logical tensor (softmax of one element): each sample its own axis
+    if params["dim"] is None or not b.inputs[0].shape:  # a 0-d logical tensor: each sample its own axis
         from reference.ops import api
 
         args = tuple(api.unsqueeze(a, -1) for a in args)
@@ -316,20 +316,28 @@ def batch_apply(index, rule, inputs, params, cast):
     return [placeholder(v, d, level) for v, d in outs], _aux(rule, inputs, params, outs, level)
 
 
+# Rules whose aux is an argmax: output 1 holds, per leading (batch, channel) plane, flat indices
+# into the input's trailing ``n`` (spatial) dims, and the aux is the same indices made flat over
+# the whole input. The family module registers its rules (pooling: max_pool2d -> 2).
+ARGMAX_AUX: dict[str, int] = {}
+
+
 def _aux(rule, inputs, params, outs, level):
     """The rule's aux for the logical node. Pooling geometry is the same for every sample (the
-    kernel on the logical placeholders gives it); max pooling's argmax is not, so it becomes a
-    :class:`BatchedIndex` into the physical input, which ``take``/``scatter_add`` understand."""
+    kernel on the logical placeholders gives it); an argmax (:data:`ARGMAX_AUX`) is not, so it
+    becomes a :class:`BatchedIndex` into the physical input, which ``take``/``scatter_add``
+    understand."""
     if not rule.has_aux:
         return None
-    if rule.name != "max_pool2d":
+    n = ARGMAX_AUX.get(rule.name)
+    if n is None:
         return rule.forward(*[None if t is None else t._data for t in inputs], **params)[1]
     values, indices = outs[0][0], outs[1][0]
     if indices._batched:  # batched again further out: its data is a placeholder there
-        return NESTED_ARGMAX
-    lead = values.shape[:-2]
-    plane = np.arange(int(np.prod(lead)), dtype=np.int64).reshape(lead + (1, 1)) * int(
-        np.prod(inputs[0].shape[-2:])
+        return NestedArgmax(rule.name)
+    lead = values.shape[:-n]
+    plane = np.arange(int(np.prod(lead)), dtype=np.int64).reshape(lead + (1,) * n) * int(
+        np.prod(inputs[0].shape[-n:])
     )
     return BatchedIndex(indices._data + plane)
 
@@ -341,14 +349,18 @@ class BatchedIndex:
         self.array = array
 
 
-NESTED_ARGMAX = object()  # max pooling's argmax under two vmap levels
+class NestedArgmax:
+    """An argmax aux (:data:`ARGMAX_AUX`) under two vmap levels."""
+
+    def __init__(self, name):
+        self.name = name
 
 
 def flat_index(index, size, numel):
     """A logical flat index (or a BatchedIndex) as flat indices into ``(size, numel)`` values."""
-    if index is NESTED_ARGMAX:
+    if isinstance(index, NestedArgmax):
         raise VmapError(
-            "vmap: the gradient of max_pool2d under two nested vmaps needs argmax indices batched at both "
+            f"vmap: the gradient of {index.name} under two nested vmaps needs argmax indices batched at both "
             "levels; one vmap level is supported (vmap(grad(f)), grad(vmap(f)))"
         )
     if isinstance(index, BatchedIndex):

@@ -26,6 +26,7 @@ from reference.autograd.tensor import (
     rebase_history,
     storage_of,
 )
+from reference.ops.rule import BATCH_ELEMENTWISE
 
 _NO_PARAMS: dict = {}
 _OVERLAP_OK = ("fill", "zero")  # fill_(number) and zero_ may write an expanded tensor; fill_(tensor) may not
@@ -196,8 +197,13 @@ def _apply_inplace(rule, self, others, params, cast):
     if rule.has_aux:
         res, aux = res
     if res.shape != shape:
-        raise RuntimeError(
-            f"output with shape {list(shape)} doesn't match the broadcast shape {list(res.shape)}"
+        if rule.batch == BATCH_ELEMENTWISE:
+            raise RuntimeError(
+                f"output with shape {list(shape)} doesn't match the broadcast shape {list(res.shape)}"
+            )
+        raise RuntimeError(  # a structured kernel's check_inplace
+            f"Bad in-place call: input tensor size {list(shape)} and output tensor size {list(res.shape)} "
+            "should match"
         )
     if res.dtype.kind == "f" and self._data.dtype.kind in "iub":
         raise RuntimeError(
@@ -217,7 +223,11 @@ def _apply_inplace(rule, self, others, params, cast):
 
 
 def _check_write(rule, self, others, shape, stride):
-    """The kernel's checks before writing, in TensorIterator's order: memory overlap, then shapes."""
+    """The kernel's checks before writing, in TensorIterator's order: memory overlap, then shapes.
+
+    Only an elementwise (TensorIterator) op broadcasts its other operands against ``self``; any
+    other op (addmm_, cumprod_, scatter_reduce_: operands of their own shapes) is checked after
+    its kernel, whose result must have ``self``'s shape (PyTorch's structured ``check_inplace``)."""
     from reference.ops import api
 
     if rule.name not in _OVERLAP_OK and any(n > 1 and s == 0 for n, s in zip(shape, stride)):
@@ -231,6 +241,8 @@ def _check_write(rule, self, others, shape, stride):
                 "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
                 "a single memory location. Please clone() the tensor before performing the operation."
             )
+    if rule.batch != BATCH_ELEMENTWISE:
+        return
     for other in others:
         if other is not None and other.shape != shape:
             api.check_broadcast(self, other)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import reference as T
+from tests.autograd._torch_agree import agree
 from tests.autograd.test_torch_pointwise import _module_tensor, check, check_error
 
 torch = pytest.importorskip("torch")
@@ -286,3 +287,9 @@ def test_nn_functional_and_torch_names_exist():
     for name in ("selu", "celu", "rrelu", "prelu", "hardshrink", "threshold", "selu_", "celu_", "rrelu_"):
         assert hasattr(torch, name) and hasattr(T, name), name
     _ = _module_tensor
+
+
+def test_prelu_of_a_0d_input_keeps_its_shape():
+    """A 0-d input with a one-element weight: a 0-d output (the weight's gradient keeps (1,))."""
+    agree(lambda T, x, w: T.nn.functional.prelu(x[0], w), [np.array([-2.0]), np.array([0.25])])
+    agree(lambda T, x, w: T.nn.functional.prelu(x[0], w), [np.array([3.0]), np.array([0.25])])

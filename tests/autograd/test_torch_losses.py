@@ -297,6 +297,20 @@ case(
     second=False,
 )
 case(
+    "multilabel_margin_duplicate_targets",  # a class listed twice counts twice (PyTorch's kernel)
+    lambda L, x, y: F(L).multilabel_margin_loss(x, y, reduction="sum"),
+    [_r(2, 4), np.array([[2, 2, 0, -1], [3, 3, 3, 3]])],
+    [1, 0],
+    second=False,
+)
+case(
+    "multilabel_margin_0d",
+    lambda L, x, y: F(L).multilabel_margin_loss(x, y),
+    [np.array(0.3), np.array(0)],
+    [1, 0],
+    second=False,
+)
+case(
     "multilabel_margin_unbatched",
     lambda L, x, y: F(L).multilabel_margin_loss(x, y),
     [_r(4), np.array([2, 1, -1, 0])],

@@ -127,6 +127,8 @@ ERRORS = [
     ("pixel_unshuffle_height", lambda F, x: F.pixel_unshuffle(x, 2), (1, 2, 5, 4)),
     ("pixel_shuffle_dims", lambda F, x: F.pixel_shuffle(x, 2), (5,)),
     ("channel_shuffle_groups", lambda F, x: F.channel_shuffle(x, 3), (1, 2, 5, 4)),
+    ("channel_shuffle_2d", lambda F, x: F.channel_shuffle(x, 2), (1, 4)),
+    ("channel_shuffle_1d", lambda F, x: F.channel_shuffle(x, 2), (4,)),
     ("unfold_too_big", lambda F, x: F.unfold(x, 6), (1, 2, 5, 4)),
     ("fold_channels", lambda F, x: F.fold(x, (3, 3), 2), (1, 5, 4)),
     ("fold_blocks", lambda F, x: F.fold(x, (3, 3), 2), (1, 4, 5)),

@@ -391,6 +391,11 @@ class Converted:
             return {k: self._convert(v) for k, v in obj.items()}
         if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)):
             return rebind(obj)
+        if isinstance(obj, torch.nn.Module) and not list(obj.parameters()):
+            # a stateless module (PairwiseDistance as a distance_function): its forward's program
+            # text re-bound to reference, on the module's own attributes
+            forward = rebind(type(obj).forward)
+            return lambda *args, **kwargs: forward(obj, *args, **kwargs)
         if isinstance(obj, complex):
             raise Unsupported("complex", "complex scalar in the sample")
         return obj
@@ -813,14 +818,22 @@ class Case:
         inp = self.sample.input
         if not (_is_torch_tensor(inp) and inp.requires_grad):
             raise NotApplicable("input is not a differentiable tensor")
-        if getattr(T.Tensor, name, None) is None:
-            raise Departure(f"inplace: reference Tensor has no method {name}")
         _, args, kwargs = self.conv.template
         _, r_args, r_kwargs = self.conv.ref
         t_x = inp.clone()
-        t_out = _torch_call("in-place", getattr(t_x, name), *args, **kwargs)
         r_x = self.conv.ref[0].clone()
-        r_out = _ref_call("inplace", lambda: getattr(r_x, name)(*r_args, **r_kwargs))
+        if name == "<lambda>" and self.op.name.startswith("nn.functional."):
+            # torch.nn.functional's in-place form: OpInfo wraps ``F.<fn>(x, ..., inplace=True)``
+            fn = getattr(T.nn.functional, self.op.name[len("nn.functional.") :], None)
+            if fn is None:
+                raise Departure(f"inplace: reference has no {self.op.name}")
+            t_out = _torch_call("in-place", self.op.inplace_variant, t_x, *args, **kwargs)
+            r_out = _ref_call("inplace", lambda: fn(r_x, *r_args, inplace=True, **r_kwargs))
+        else:
+            if getattr(T.Tensor, name, None) is None:
+                raise Departure(f"inplace: reference Tensor has no method {name}")
+            t_out = _torch_call("in-place", getattr(t_x, name), *args, **kwargs)
+            r_out = _ref_call("inplace", lambda: getattr(r_x, name)(*r_args, **r_kwargs))
         compare(t_out, r_out, self.n, "inplace output", scale=self.scale)
         compare(t_x, r_x, self.n, "inplace written input", scale=self.scale)
         if not t_x.requires_grad:

@@ -95,6 +95,8 @@ def prelu(input, weight):
         )
     if input.ndim >= 2 and n > 1:  # PyTorch reshapes the weight to (C, 1, ..., 1) to broadcast over dim 1
         weight = A.reshape(weight, (n,) + (1,) * (input.ndim - 2))
+    if input.ndim == 0 and weight.ndim == 1:  # the output keeps the 0-d input's shape
+        weight = A.reshape(weight, ())
     dt = A.result_type(input, weight)
     return apply(R.prelu, (input, weight), {}, cast=None if input.dtype == weight.dtype == dt else dt)
 

@@ -50,9 +50,10 @@ def _no_grad_clamp_min(n, eps):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     x1, x2 = _bcast(x1, x2)
     d = dim % max(x1.ndim, 1)
-    n1 = _no_grad_clamp_min(pnorm(x1, 2, (d,), True), eps)
-    n2 = _no_grad_clamp_min(pnorm(x2, 2, (d,), True), eps)
-    return A.sum((x1 / n1) * (x2 / n2), d)
+    dims = (d,) if x1.ndim else ()  # a 0-d tensor: dim 0 is its one element
+    n1 = _no_grad_clamp_min(pnorm(x1, 2, dims, True), eps)
+    n2 = _no_grad_clamp_min(pnorm(x2, 2, dims, True), eps)
+    return A.sum((x1 / n1) * (x2 / n2), dims)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
@@ -66,7 +67,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     if out is not None:
         raise TypeError("normalize: out= is not supported by the reference")
     d = dim % max(input.ndim, 1)
-    denom = A.expand(A.clamp(pnorm(input, p, (d,), True), min=eps), tuple(input.shape))
+    dims = (d,) if input.ndim else ()  # a 0-d tensor: dim 0 is its one element
+    denom = A.expand(A.clamp(pnorm(input, p, dims, True), min=eps), tuple(input.shape))
     return input / denom
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.autograd.dispatch import apply
+from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor, _make, bool_, int64
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES
@@ -40,10 +40,11 @@ _INDEX_KINDS = "iu"
 
 
 def _check_index_dtype(index, name):
-    """gather/scatter take int64 or int32 indices (int32 is widened)."""
+    """gather/scatter take int64 or int32 indices (int32 is widened); like PyTorch's
+    ``scatter_gather_dtype_check``, an empty index of any dtype selects nothing and is accepted."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    if index.dtype not in (int64, np.dtype(np.int32)):
+    if index.dtype not in (int64, np.dtype(np.int32)) and index._data.size != 0:
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     return index if index.dtype == int64 else A.to(index, int64)
 
@@ -69,6 +70,8 @@ def _physical_index(index):
 
 
 def _check_gather_shapes(name, self, dim, index, src=None):
+    if index.numel() == 0:  # PyTorch returns before its shape checks on an empty index
+        return
     nd = max(self.ndim, 1)
     if index.ndim != self.ndim and not (index.ndim <= 1 and self.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -157,6 +160,15 @@ _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
+
+
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    """PyTorch's in-place scatter_reduce kernel (ScatterReduceBackward0 saves self as it was)."""
+    return _scatter_reduce(self, dim, index, src, reduce, include_self, True)
+
+
+def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
     d = A._dim(dim, input.ndim)
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
@@ -165,11 +177,10 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     _index_bounds(index, input, d)
     if src.dtype != input.dtype:
         raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
-    return apply(
-        RULES["scatter_reduce"],
-        (input, index, src),
-        {"dim": d, "reduce": reduce, "include_self": bool(include_self)},
-    )
+    params = {"dim": d, "reduce": reduce, "include_self": bool(include_self)}
+    if inplace:
+        return apply_inplace(RULES["scatter_reduce"], input, (index, src), params)
+    return apply(RULES["scatter_reduce"], (input, index, src), params)
 
 
 def _vector_index(index, name):
@@ -428,7 +439,7 @@ METHODS = {
     "argwhere": argwhere,
     "scatter_": _inplace(scatter, "scatter_"),
     "scatter_add_": _inplace(scatter_add, "scatter_add_"),
-    "scatter_reduce_": _inplace(scatter_reduce, "scatter_reduce_"),
+    "scatter_reduce_": scatter_reduce_,
     "index_add_": _inplace(index_add, "index_add_"),
     "index_copy_": _inplace(index_copy, "index_copy_"),
     "index_fill_": _inplace(index_fill, "index_fill_"),

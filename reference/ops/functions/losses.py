@@ -494,11 +494,12 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(
             f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
         )
-    x = input if input.ndim == 2 else A.unsqueeze(input, 0)
+    x = input if input.ndim == 2 else A.reshape(input, (1, -1))  # a 0-d input is one sample of one class
     t = target._data.reshape(x.shape)
     n, C = x.shape
     is_target = np.zeros((n, C), dtype=bool)
-    for i in range(n):
+    count = np.zeros((n, C), dtype=np.int64)  # PyTorch's kernel loops over target positions:
+    for i in range(n):  # a class listed twice (before the first -1) counts twice
         for j in range(C):
             k = int(t[i, j])
             if k < 0:
@@ -506,8 +507,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
             if k >= C:
                 raise RuntimeError(f"index {k} is out of bounds for dimension 0 with size {C}")
             is_target[i, k] = True
+            count[i, k] += 1
     # pairs (j a target, i not a target): max(0, 1 - (x_j - x_i)); PyTorch's kernel tests z > 0
-    pair = A.tensor(is_target[:, :, None] & ~is_target[:, None, :], dtype=x.dtype)
+    pair = A.tensor(count[:, :, None] * ~is_target[:, None, :], dtype=x.dtype)
     z = 1 - (A.unsqueeze(x, 2) - A.unsqueeze(x, 1))
     loss = A.sum(A.relu(z) * pair, (1, 2)) / C
     if input.ndim < 2:

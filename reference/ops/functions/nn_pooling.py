@@ -70,7 +70,7 @@ def _ints(v, n, what, op, omit_ok=False):
     return v
 
 
-def _shape_check(sizes, k, s, p, d, outs, op_in):
+def _shape_check(sizes, k, s, p, d, outs, op_in, check_input_size=False):
     if any(e <= 0 for e in k):
         raise RuntimeError(f"kernel size should be greater than zero, but got {_hw('k', k)}")
     if any(e == 0 for e in s):
@@ -83,6 +83,8 @@ def _shape_check(sizes, k, s, p, d, outs, op_in):
                 f"pad should be at most half of effective kernel size, but got pad={pi}, kernel_size={ki} "
                 f"and dilation={di}"
             )
+    if check_input_size and any(sz < ki for sz, ki in zip(sizes, k)):  # pool3d_shape_check, avg_pool3d
+        raise RuntimeError(f"input image ({_hw('', sizes)}) smaller than kernel size ({_hw('k', k)})")
     if any(o < 1 for o in outs):
         raise RuntimeError(
             f"Given input size: ({'x'.join(map(str, op_in))}). Calculated output size: "
@@ -102,7 +104,7 @@ def _pool_input(input, n, op):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
 
 
-def _pool_params(input, n, op, kernel_size, stride, padding, dilation, ceil_mode):
+def _pool_params(input, n, op, kernel_size, stride, padding, dilation, ceil_mode, check_input_size=False):
     k = _ints(kernel_size, n, "kernel_size", op)
     s = (
         k
@@ -117,7 +119,7 @@ def _pool_params(input, n, op, kernel_size, stride, padding, dilation, ceil_mode
         K.pool_output_size(sz, ki, max(si, 1), pi, max(di, 1), ceil_mode)
         for sz, ki, si, pi, di in zip(sizes, k, s, p, d)
     ]
-    _shape_check(sizes, k, s, p, d, outs, tuple(input.shape[-n - 1 :]))
+    _shape_check(sizes, k, s, p, d, outs, tuple(input.shape[-n - 1 :]), check_input_size)
     return k, s, p, d, sizes, outs
 
 
@@ -128,7 +130,7 @@ def _avg_pool(input, n, kernel_size, stride, padding, ceil_mode, count_include_p
     op = f"avg_pool{n}d"
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    k, s, p, _, sizes, outs = _pool_params(input, n, op, kernel_size, stride, padding, 1, ceil_mode)
+    k, s, p, _, sizes, outs = _pool_params(input, n, op, kernel_size, stride, padding, 1, ceil_mode, n == 3)
     axes = []
     for sz, ki, si, pi in zip(sizes, k, s, p):
         _, pos, start = K.pool_axis(sz, ki, si, pi, 1, ceil_mode)

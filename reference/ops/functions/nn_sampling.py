@@ -330,7 +330,7 @@ def channel_shuffle(input, groups):
     g = int(groups)
     if input.ndim <= 2:
         raise RuntimeError(
-            f"channel_shuffle expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)"
+            f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}"
         )
     if g <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{g}")

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from reference.autograd.dispatch import apply
+from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor
 from reference.ops import api as A
 from reference.ops.rules import RULES
@@ -155,7 +155,7 @@ ger = outer
 # ---- beta * input + alpha * product ---------------------------------------------------------------------
 
 
-def _add_product(name, input, m1, m2, beta, alpha, out_shape):
+def _add_product(name, input, m1, m2, beta, alpha, out_shape, inplace=False):
     if input.dtype != m1.dtype or input.dtype != m2.dtype:
         other = m2 if input.dtype != m2.dtype else m1
         if name == "addmv":
@@ -175,10 +175,12 @@ def _add_product(name, input, m1, m2, beta, alpha, out_shape):
             else f"expected scalar type {_tname(m1.dtype)} but found {_tname(input.dtype)}"
         )
     A.expand(input.detach(), out_shape)  # input broadcasts to the product's shape (PyTorch's expand_size)
+    if inplace:  # input.<name>_(...): the product's shape must be input's (checked after the kernel)
+        return apply_inplace(RULES[name], input, (m1, m2), {"beta": beta, "alpha": alpha})
     return apply(RULES[name], (input, m1, m2), {"beta": beta, "alpha": alpha})
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+def _addmm(input, mat1, mat2, beta, alpha, _inplace):
     if mat1.ndim != 2:
         raise RuntimeError("mat1 must be a matrix, got " + f"{mat1.ndim}-D tensor")
     if mat2.ndim != 2:
@@ -187,10 +189,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({_xs(mat1.shape)} and {_xs(mat2.shape)})"
         )
-    return _add_product("addmm", input, mat1, mat2, beta, alpha, (mat1.shape[0], mat2.shape[1]))
+    return _add_product("addmm", input, mat1, mat2, beta, alpha, (mat1.shape[0], mat2.shape[1]), _inplace)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1):
+def _addmv(input, mat, vec, beta, alpha, _inplace):
     if mat.ndim != 2 or vec.ndim != 1 or input.ndim > 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
     if mat.shape[1] != vec.shape[0] or (input.ndim == 1 and input.shape[0] not in (1, mat.shape[0])):
@@ -198,17 +200,24 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
             f"size mismatch, got input ({input.shape[0] if input.ndim else 1}), mat ({_xs(mat.shape)}), "
             f"vec ({vec.shape[0]})"
         )
-    return _add_product("addmv", input, mat, vec, beta, alpha, (mat.shape[0],))
+    return _add_product("addmv", input, mat, vec, beta, alpha, (mat.shape[0],), _inplace)
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1):
+def _addr(input, vec1, vec2, beta, alpha, _inplace):
     if vec1.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.ndim}-D")
     if vec2.ndim != 1:
         raise RuntimeError(f"addr: Expected 1-D argument vec2, but got {vec2.ndim}-D")
     if input.dtype == A.bool_ or (input.dtype.kind in "iu" and isinstance(beta, float)):
         pass
-    return _add_product("addr", input, vec1, vec2, beta, alpha, (vec1.shape[0], vec2.shape[0]))
+    if _inplace:  # aten's addr_ writes into self, which must be the outer product's matrix
+        if input.ndim != 2:
+            raise RuntimeError(f"2D tensor expected, got {input.ndim}D tensor for input")
+        if tuple(input.shape) != (vec1.shape[0], vec2.shape[0]):
+            raise RuntimeError(
+                f"size mismatch, input: {list(input.shape)}, v1: {list(vec1.shape)}, v2: {list(vec2.shape)}"
+            )
+    return _add_product("addr", input, vec1, vec2, beta, alpha, (vec1.shape[0], vec2.shape[0]), _inplace)
 
 
 def _check_batches(b1, b2):
@@ -223,18 +232,58 @@ def _check_batches(b1, b2):
         )
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def _baddbmm(input, batch1, batch2, beta, alpha, _inplace):
     shape = (batch1.size(0), batch1.size(1), batch2.size(2))  # (aten expands input first)
     A.expand(input.detach(), shape)
     _check_batches(batch1, batch2)
-    return _add_product("baddbmm", input, batch1, batch2, beta, alpha, shape)
+    return _add_product("baddbmm", input, batch1, batch2, beta, alpha, shape, _inplace)
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def _addbmm(input, batch1, batch2, beta, alpha, _inplace):
     shape = (batch1.size(1), batch2.size(2))  # (aten expands input first)
     A.expand(input.detach(), shape)
     _check_batches(batch1, batch2)
-    return _add_product("addbmm", input, batch1, batch2, beta, alpha, shape)
+    return _add_product("addbmm", input, batch1, batch2, beta, alpha, shape, _inplace)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    return _addmm(input, mat1, mat2, beta, alpha, False)
+
+
+def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    return _addmm(self, mat1, mat2, beta, alpha, True)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    return _addmv(input, mat, vec, beta, alpha, False)
+
+
+def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    return _addmv(self, mat, vec, beta, alpha, True)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    return _addr(input, vec1, vec2, beta, alpha, False)
+
+
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    return _addr(self, vec1, vec2, beta, alpha, True)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    return _baddbmm(input, batch1, batch2, beta, alpha, False)
+
+
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    return _baddbmm(self, batch1, batch2, beta, alpha, True)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    return _addbmm(input, batch1, batch2, beta, alpha, False)
+
+
+def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    return _addbmm(self, batch1, batch2, beta, alpha, True)
 
 
 # ---- einsum -------------------------------------------------------------------------------------------------
@@ -617,6 +666,11 @@ NAMESPACES = {
 }
 
 METHODS = {
+    "addmm_": addmm_,
+    "addmv_": addmv_,
+    "addr_": addr_,
+    "baddbmm_": baddbmm_,
+    "addbmm_": addbmm_,
     "mm": mm,
     "bmm": bmm,
     "mv": mv,

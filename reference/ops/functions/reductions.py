@@ -17,7 +17,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from reference.autograd.dispatch import apply
+from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor, _default_dtype, bool_, int64
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES
@@ -433,12 +433,25 @@ def _inplace(fn, name):
     return op_
 
 
+def _scan_inplace(name, fn):
+    """cumsum_/cumprod_: PyTorch's in-place scan kernels (CumprodBackward0 saves the input as it was
+    before the write); with ``dtype=`` or an integer self, the out-of-place scan copied back."""
+
+    def op_(self, dim, *, dtype=None):
+        if (dtype is None or dtype == self.dtype) and self.dtype.kind == "f":
+            return apply_inplace(RULES[name], self, (), {"dim": _int_dim(dim, self.ndim)})
+        return A.copy_(self, fn(self, dim, dtype=dtype))
+
+    op_.__name__ = name + "_"
+    return op_
+
+
 METHODS = {name: globals()[name] for name in __all__ if name != "msort"}
 METHODS.update(
     {
         "msort": msort,
-        "cumsum_": _inplace(cumsum, "cumsum_"),
-        "cumprod_": _inplace(cumprod, "cumprod_"),
+        "cumsum_": _scan_inplace("cumsum", cumsum),
+        "cumprod_": _scan_inplace("cumprod", cumprod),
         "norm": norm,
     }
 )

@@ -18,6 +18,7 @@ from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
 from reference.ops import api as A
+from reference.ops.rules.reductions import _batch_scalar_samples
 from reference.ops.rules.registry import rule
 
 # ---- kernels: array-level, namespace from the inputs ------------------------------------------------
@@ -46,13 +47,16 @@ def gather_kernel(x, index, dim):
     xp = namespace_of(x)
     if index.size == 0:
         return xp.empty(index.shape, dtype=x.dtype)
-    if x.ndim == 0:
-        return x.reshape(index.shape).copy()
+    if x.ndim == 0:  # every (in-range: 0) index picks the one element
+        xp = namespace_of(x)
+        return xp.broadcast_to(x, index.shape).copy()
     return x[_coords(index, dim)]
 
 
 def scatter_kernel(x, index, src, dim):
     out = x.copy()
+    if index.size == 0:  # an empty index (of any rank, PyTorch skips its shape checks) writes nothing
+        return out
     if x.ndim == 0:
         if index.size:
             out[...] = src.reshape(-1)[-1] if src.ndim else src
@@ -69,8 +73,10 @@ def scatter_value_kernel(x, index, dim, value):
 def scatter_add_kernel(x, index, src, dim):
     xp = namespace_of(x)
     out = x.copy()
+    if index.size == 0:
+        return out
     if x.ndim == 0:
-        return out + src.sum() if index.size else out
+        return out + src.sum()
     xp.add.at(out, _coords(index, dim), _crop_src(src, index.shape))
     return out
 
@@ -80,6 +86,8 @@ _IDENTITY = {"sum": 0, "prod": 1, "mean": 0, "amax": float("-inf"), "amin": floa
 
 def scatter_reduce_kernel(x, index, src, dim, reduce, include_self):
     xp = namespace_of(x)
+    if index.size == 0:
+        return x.copy()
     x0 = x.reshape(1) if x.ndim == 0 else x
     index = index.reshape(1) if index.ndim == 0 else index
     src = src.reshape(1) if src.ndim == 0 else src
@@ -191,7 +199,11 @@ def _front(b, i):
 
 def _batch_index_dim(b, params):
     """Ops along ``dim`` with an index of the input's rank (gather, scatter*): batch first, dim + 1;
-    an unbatched index or src is expanded over the batch."""
+    an unbatched index or src is expanded over the batch; 0-d samples become one-element rows."""
+    if not b.inputs[0].shape:
+        if b.rule.name == "gather" and b.inputs[1].shape:  # the output follows the (1-d) index
+            return apply(b.rule, (A.unsqueeze(b.expanded(0), -1), b.expanded(1)), {"dim": 1}), 0
+        return _batch_scalar_samples(b, params)
     args = tuple(None if t is None else _front(b, i) for i, t in enumerate(b.inputs))
     return apply(b.rule, args, {**params, "dim": params["dim"] + 1}, cast=b.cast), 0
 

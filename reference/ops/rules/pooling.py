@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from reference import errors
+from reference.autograd.batching import ARGMAX_AUX
 from reference.autograd.dispatch import apply
 from reference.ops import api as A
 from reference.ops import kernels as K
@@ -286,12 +287,13 @@ rule(
     batch=_leading_batch,
     error=errors.GATHER,
 )
+ARGMAX_AUX["max_pool2d"] = 2  # its aux: argmax over the 2 spatial dims, batched by vmap
 
 
 # The other max pools find the argmax again from the saved input inside their backward, a rule of
 # its own with the input as a (non-differentiable) tensor argument: under vmap its batch rule sees
-# the physical values, so no argmax has to cross the transform as aux (the core's vmap hands
-# ``max_pool2d`` alone a batched aux).
+# the physical values, so no argmax has to cross the transform as aux (the core's vmap batches
+# the aux of the rules in ``batching.ARGMAX_AUX``, max_pool2d's).
 
 
 def _argmax_flat(x, index, in_shape, out_shape):

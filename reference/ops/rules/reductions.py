@@ -245,8 +245,10 @@ def _batch_multi(b, params, key="dim"):
     several outputs: the batch dim first, the dims shifted by one."""
     from reference.autograd.dispatch import apply
 
-    x = b.expanded(0)
     nd = len(b.inputs[0].shape)
+    if nd == 0 and isinstance(params[key], int):
+        return _batch_scalar_samples(b, params, key)
+    x = b.expanded(0)
     dim = params[key]
     if dim is None:
         dim = tuple(range(1, nd + 1)) if params.get("_all_ok", True) else None
@@ -257,6 +259,26 @@ def _batch_multi(b, params, key="dim"):
     args = (x,) + tuple(b.expanded(i) for i in range(1, len(b.inputs)) if b.inputs[i] is not None)
     out = apply(b.rule, args, {**params, key: dim}, cast=b.cast)
     return tuple((o, 0) for o in out) if isinstance(out, tuple) else (out, 0)
+
+
+def _batch_scalar_samples(b, params, key="dim"):
+    """A 0-d logical input along ``dim`` (0 or -1, PyTorch's one allowed dim of a scalar): every
+    0-d logical input becomes ``(B, 1)``, the op runs along dim 1 with ``keepdim=True`` (where it
+    has one), and every output drops that unit dim again: each sample is a one-element slice, as
+    functorch's batch rules handle logical rank 0."""
+    from reference.autograd.dispatch import apply
+
+    args = tuple(
+        None if t is None else (A.unsqueeze(b.expanded(i), -1) if len(t.shape) == 0 else b.expanded(i))
+        for i, t in enumerate(b.inputs)
+    )
+    new = {**params, key: 1}
+    if "keepdim" in new:
+        new["keepdim"] = True
+    out = apply(b.rule, args, new, cast=b.cast)
+    if isinstance(out, tuple):
+        return tuple((A.squeeze(o, -1), 0) for o in out)
+    return A.squeeze(out, -1), 0
 
 
 # ---- nansum, prod ------------------------------------------------------------------------------------
