@@ -1648,7 +1648,7 @@ def div_(self, other, *, rounding_mode=None):
                 f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
             )
         return _inplace_binary(R.div_mode, self, other, {"rounding_mode": rounding_mode})
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fc":
         raise RuntimeError("result type Float can't be cast to the desired output type Long")
     return _inplace_binary(R.div, self, other)
 

@@ -155,6 +155,11 @@ UNARY = {
     "where": (lambda F, z: F.where(z.abs() > 1, z, z * z), Z),
     "masked_fill": (lambda F, z: z.masked_fill(z.abs() > 1, 2 - 1j) * z, Z),
     "flip": (lambda F, z: F.flip(z, (1,)) * z, Z),
+    "mH": (lambda F, z: z.mH @ z, Z),
+    "H": (lambda F, z: z.H * 2.0, Z),
+    "sinc": (lambda F, z: F.sinc(z), Z),
+    "pad_reflect": (lambda F, z: F.nn.functional.pad(z.unsqueeze(0), (2, 1), mode="reflect") * 1j, Z),
+    "conv1d": (lambda F, z: F.nn.functional.conv1d(z.unsqueeze(0), z[:, :2].reshape(1, 2, 2) * 1j), Z),
 }
 
 
@@ -183,6 +188,10 @@ BINARY = {
     "addmm": (lambda F, a, b: F.addmm(a[:, :1], a, F.stack([b, b], 1)), Z, W),
     "lerp": (lambda F, a, b: F.lerp(a, b, 0.3), Z, W),
     "addcmul": (lambda F, a, b: F.addcmul(a, a, b, value=0.5), Z, W),
+    "vdot": (lambda F, a, b: F.vdot(a[0], b), Z, W),
+    "dot": (lambda F, a, b: F.dot(a[1], b), Z, W),
+    "vecdot": (lambda F, a, b: F.linalg.vecdot(a, b), Z, W),
+    "cross": (lambda F, a, b: F.linalg.cross(a, b.expand(2, 3)), Z, W),
 }
 
 

@@ -162,12 +162,12 @@ def _sin(x):
     return sin(x)
 
 
-def cfloat(self):
-    return A.to(self, complex64)
+def cfloat(self, memory_format=None):
+    return A.to(self, complex64, memory_format=memory_format)
 
 
-def cdouble(self):
-    return A.to(self, complex128)
+def cdouble(self, memory_format=None):
+    return A.to(self, complex128, memory_format=memory_format)
 
 
 def _real_property(self):

@@ -236,7 +236,7 @@ rule(
 # PyTorch's error where it has a specific one, so it never computes a value where PyTorch raises.
 # Every primitive listed is checked against torch in tests/autograd/test_torch_complex.py.
 
-COMPLEX_FAMILIES = frozenset({"complex", "shape", "shape_ops", "indexing", "matmul"})
+COMPLEX_FAMILIES = frozenset({"complex", "shape", "shape_ops", "indexing", "matmul", "fft"})
 COMPLEX_RULES = frozenset(
     """
     add sub rsub mul div neg pow pow_tensor pow_scalar_base exp log sqrt tanh sigmoid abs reciprocal
@@ -246,7 +246,11 @@ COMPLEX_RULES = frozenset(
     gather scatter_add_dim scatter scatter_value index_select index_add index_copy index_fill
     index_fill_tensor masked_select masked_scatter take_index put_index
     addmm addmv addr baddbmm addbmm trace
-    sum mean sum_dim mean_dim prod prod_dim all any count_nonzero cumsum cumprod
+    sum mean sum_dim mean_dim prod prod_dim all any count_nonzero cumsum cumprod linalg_cross sinc
+    reflection_pad1d reflection_pad1d_backward reflection_pad2d reflection_pad2d_backward reflection_pad3d
+    reflection_pad3d_backward replication_pad1d replication_pad1d_backward replication_pad2d
+    replication_pad2d_backward replication_pad3d replication_pad3d_backward im2col im2col_backward col2im
+    col2im_backward convolution convolution_backward
     constant_pad_nd constant_pad_nd_backward pixel_shuffle pixel_shuffle_backward pixel_unshuffle
     pixel_unshuffle_backward channel_shuffle channel_shuffle_backward
     """.split()
