@@ -20,7 +20,16 @@ from reference import (  # noqa: F401
 )
 from reference.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from reference.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from reference.autograd.tensor import Tensor, _default_dtype, float32, float64, int32, int64
+from reference.autograd.tensor import (
+    Tensor,
+    _default_dtype,
+    complex64,
+    complex128,
+    float32,
+    float64,
+    int32,
+    int64,
+)
 from reference.autograd.tensor import bool_ as bool  # noqa: A001 - PyTorch's name
 from reference.ops.api import (  # noqa: E402
     abs,
@@ -97,6 +106,8 @@ for _name, _fn in _export().get("reference", {}).items():  # the family modules'
 
 float = float32  # noqa: A001 - PyTorch's alias
 double = float64
+cfloat = complex64
+cdouble = complex128
 long = int64
 bool_ = bool
 
@@ -134,6 +145,10 @@ __all__ = [
     "backend",
     "bool",
     "bool_",
+    "cdouble",
+    "cfloat",
+    "complex64",
+    "complex128",
     "double",
     "enable_grad",
     "float",

@@ -77,7 +77,7 @@ def placeholder(value, bdim, level):
     """The logical tensor of physical ``value`` batched along ``bdim`` at ``level``."""
     shape = value.shape[:bdim] + value.shape[bdim + 1 :]
     dt = value.dtype
-    arr = np.full(shape, np.nan, dtype=dt) if dt.kind == "f" else np.zeros(shape, dtype=dt)
+    arr = np.full(shape, np.nan, dtype=dt) if dt.kind in "fc" else np.zeros(shape, dtype=dt)
     t = _make(arr)
     t._batched = {level: (value, bdim)}
     return t

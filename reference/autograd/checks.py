@@ -1,4 +1,4 @@
-"""Finite-difference checks of the reference's own gradients (float64 only).
+"""Finite-difference checks of the reference's own gradients (float64 and complex128).
 
 ``gradcheck(fn, inputs)`` compares the Jacobian that backward computes (one VJP per output
 element) with central differences; ``gradgradcheck`` does the same for the function
@@ -21,7 +21,16 @@ class GradcheckError(AssertionError):
 
 def _outputs(value):
     items = value if isinstance(value, (tuple, list)) else (value,)
-    return [o for o in items if isinstance(o, Tensor) and o.dtype.kind == "f"]
+    return [o for o in items if isinstance(o, Tensor) and o.dtype.kind in "fc"]
+
+
+def _real_coords(arr):
+    """The real coordinates of an array: itself, or for a complex array (re, im) per element
+    (``view_as_real`` order), as torch.autograd.gradcheck perturbs real and imaginary parts apart."""
+    arr = np.asarray(arr)
+    if arr.dtype.kind == "c":
+        return np.stack([arr.real, arr.imag], -1).ravel().astype(np.float64)
+    return arr.ravel().astype(np.float64)
 
 
 def _perturbed(inputs, i, flat_index, delta):
@@ -32,50 +41,65 @@ def _perturbed(inputs, i, flat_index, delta):
             continue
         data = t._data.copy()
         if j == i:
-            data.reshape(-1)[flat_index] += delta
+            if data.dtype.kind == "c":  # real coordinate k: the real (k even) or imaginary part
+                data.reshape(-1)[flat_index // 2] += delta if flat_index % 2 == 0 else delta * 1j
+            else:
+                data.reshape(-1)[flat_index] += delta
         out.append(Tensor(data, dtype=t.dtype, requires_grad=t.requires_grad))
     return out
 
 
+def _n_coords(t):
+    return t.numel() * (2 if t.dtype.kind == "c" else 1)
+
+
 def numerical_jacobian(fn, inputs, eps=1e-6):
-    """J[i][k, m]: d(output m, flattened over all outputs)/d(input i element k), central differences."""
+    """J[i][k, m]: d(output coordinate m, flattened over all outputs)/d(input i coordinate k), central
+    differences; a complex tensor has two real coordinates per element (real and imaginary part)."""
     jac = []
     for i, t in enumerate(inputs):
         if not (isinstance(t, Tensor) and t.requires_grad):
             jac.append(None)
             continue
         cols = []
-        for k in range(t.numel()):
+        for k in range(_n_coords(t)):
             plus = _outputs(fn(*_perturbed(inputs, i, k, eps)))
             minus = _outputs(fn(*_perturbed(inputs, i, k, -eps)))
             cols.append(
-                np.concatenate([((p._data - m._data) / (2 * eps)).ravel() for p, m in zip(plus, minus)])
+                np.concatenate(
+                    [(_real_coords(p._data) - _real_coords(m._data)) / (2 * eps) for p, m in zip(plus, minus)]
+                )
                 if plus
                 else np.zeros(0)
             )
-        jac.append(np.array(cols).reshape(t.numel(), -1))
+        jac.append(np.array(cols).reshape(_n_coords(t), -1))
     return jac
 
 
 def analytical_jacobian(fn, inputs):
+    """Rows from backward with unit cotangents: for a complex output coordinate, 1 (its real part) or
+    1j (its imaginary part); PyTorch's convention makes the gradient of a complex input the pair
+    (d/d re, d/d im) as its real and imaginary parts, i.e. its real coordinates."""
     diff = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
     outs = _outputs(fn(*inputs))
     rows = {id(t): [] for t in diff}
     for o in outs:
+        units = (1.0, 1j) if o.dtype.kind == "c" else (1.0,)
         for m in range(o.numel()):
-            v = np.zeros(o.shape, dtype=o.dtype)
-            v.reshape(-1)[m] = 1.0
-            if o.requires_grad:
-                gs = grad(o, diff, Tensor(v, dtype=v.dtype), retain_graph=True, allow_unused=True)
-            else:
-                gs = [None] * len(diff)
-            for t, g in zip(diff, gs):
-                rows[id(t)].append(np.zeros(t.numel()) if g is None else g._data.ravel().astype(np.float64))
+            for unit in units:
+                v = np.zeros(o.shape, dtype=o.dtype)
+                v.reshape(-1)[m] = unit
+                if o.requires_grad:
+                    gs = grad(o, diff, Tensor(v, dtype=v.dtype), retain_graph=True, allow_unused=True)
+                else:
+                    gs = [None] * len(diff)
+                for t, g in zip(diff, gs):
+                    rows[id(t)].append(np.zeros(_n_coords(t)) if g is None else _real_coords(g._data))
     out = []
     for t in inputs:
         if isinstance(t, Tensor) and t.requires_grad:
             r = rows[id(t)]
-            out.append(np.array(r).T.reshape(t.numel(), -1) if r else np.zeros((t.numel(), 0)))
+            out.append(np.array(r).T.reshape(_n_coords(t), -1) if r else np.zeros((_n_coords(t), 0)))
         else:
             out.append(None)
     return out
@@ -85,8 +109,10 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, name="fn"):
     """True when backward's Jacobian matches central differences; raises GradcheckError otherwise."""
     inputs = tuple(inputs)
     for t in inputs:
-        if isinstance(t, Tensor) and t.requires_grad and t.dtype != np.float64:
-            raise ValueError(f"gradcheck: inputs must be float64, got {t.dtype} (finite differences need it)")
+        if isinstance(t, Tensor) and t.requires_grad and t.dtype not in (np.float64, np.complex128):
+            raise ValueError(
+                f"gradcheck: inputs must be float64 or complex128, got {t.dtype} (finite differences need it)"
+            )
     numerical = numerical_jacobian(fn, inputs, eps)
     analytical = analytical_jacobian(fn, inputs)
     for i, (n, a) in enumerate(zip(numerical, analytical)):
@@ -113,7 +139,13 @@ def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = [
-            Tensor(rng.standard_normal(o.shape), dtype=np.float64, requires_grad=True) for o in outs
+            Tensor(
+                rng.standard_normal(o.shape)
+                + (1j * rng.standard_normal(o.shape) if o.dtype.kind == "c" else 0),
+                dtype=np.complex128 if o.dtype.kind == "c" else np.float64,
+                requires_grad=True,
+            )
+            for o in outs
         ]
     n_in = len(inputs)
     diff_idx = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]

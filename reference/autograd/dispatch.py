@@ -93,6 +93,7 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
                     level, rule, inputs, params, lambda: apply(rule, inputs, params, cast, check)
                 )
             vmap_at = level  # vmap: the node is recorded here on the logical tensors
+    _check_complex(rule, inputs, cast)
     node = None
     if _enabled[0] and rule.differentiable and _requires_grad(rule, inputs):
         node = _node(rule, inputs, params)
@@ -109,7 +110,7 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
     if node is not None:
         node.set_outputs(outs, aux)
         for i, o in enumerate(outs):
-            if o._data.dtype.kind == "f":
+            if o._data.dtype.kind in "fc":
                 o._grad_fn = node
                 o._output_nr = i
         saved = rule.saved_for(node.needs)
@@ -141,7 +142,7 @@ def _apply_view(rule, src, params):
         meta = MULTI_OUTPUT_NODE if multi else DEFAULT
     if not multi:
         geometries = (geometries,)
-    outs = [make_view(src, size, stride, offset, meta) for size, stride, offset in geometries]
+    outs = [make_view(src, *geometry[:3], meta, *geometry[3:]) for geometry in geometries]
     if _enabled[0] and src.requires_grad:
         node = _node(rule, (src,), params)
         node.set_outputs(outs, None)
@@ -177,6 +178,7 @@ def _apply_inplace(rule, self, others, params, cast):
     from reference.ops import api
 
     inputs = (self,) + tuple(others)
+    _check_complex(rule, inputs, cast)
     requires = _enabled[0] and any(t is not None and t.requires_grad for t in inputs)
     check_inplace(self, requires)
     node = None
@@ -209,6 +211,11 @@ def _apply_inplace(rule, self, others, params, cast):
         raise RuntimeError(
             f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
         )
+    if res.dtype.kind == "c" and self._data.dtype.kind != "c":
+        raise RuntimeError(
+            f"result type {_torch_dtype_name(res.dtype)} can't be cast to the desired output type "
+            f"{_torch_dtype_name(self.dtype)}"
+        )
     if node is not None:
         node.set_outputs([self], aux)
     self._data[...] = res
@@ -220,6 +227,20 @@ def _apply_inplace(rule, self, others, params, cast):
             owner = self._grad_fn if self._view is not None else node
             node.saved["result"] = graph.SavedTensor(self, is_output=True, node=owner)
     return self
+
+
+def _check_complex(rule, inputs, cast):
+    """A complex input to a primitive PyTorch does not define on complex numbers raises its error."""
+    if cast is not None and cast.kind == "c":
+        from reference.ops.rules.complex import refuse_complex
+
+        return refuse_complex(rule, cast)
+    for t in inputs:
+        if t is not None and t._data.dtype.kind == "c":
+            from reference.ops.rules.complex import refuse_complex
+
+            return refuse_complex(rule, t._data.dtype)
+    return None
 
 
 def _check_write(rule, self, others, shape, stride):
@@ -294,4 +315,12 @@ def overlap_status(a, b):
 
 
 def _torch_dtype_name(dtype):
-    return {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(dtype.name, dtype.name)
+    return {
+        "int64": "Long",
+        "int32": "Int",
+        "bool": "Bool",
+        "float32": "Float",
+        "float64": "Double",
+        "complex64": "ComplexFloat",
+        "complex128": "ComplexDouble",
+    }.get(dtype.name, dtype.name)

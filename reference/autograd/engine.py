@@ -40,6 +40,10 @@ def _make_grads(outputs, grads):
             if o.requires_grad:
                 if o.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if o.dtype.kind != "f":
+                    raise RuntimeError(
+                        f"grad can be implicitly created only for real scalar outputs but got torch.{o.dtype.name}"
+                    )
                 g = api.ones_like(o)
         elif not isinstance(g, Tensor):
             g = Tensor(g, dtype=o.dtype)
@@ -47,6 +51,12 @@ def _make_grads(outputs, grads):
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {_size(g.shape)} and output[{i}] has a "
                 f"shape of {_size(o.shape)}."
+            )
+        if isinstance(g, Tensor) and (g.dtype.kind == "c") != (o.dtype.kind == "c"):
+            raise RuntimeError(
+                "For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch "
+                f"in dtype: grad_output[{i}] has a dtype of torch.{g.dtype.name} and output[{i}] has a dtype of "
+                f"torch.{o.dtype.name}."
             )
         out.append(g)
     return out

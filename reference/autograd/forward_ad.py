@@ -224,13 +224,13 @@ def jvp_apply(index, rule, inputs, params, run):
     with lowered(index):
         result = run()
         outs = result if isinstance(result, tuple) else (result,)
-        if not any(o._data.dtype.kind == "f" for o in outs):
+        if not any(o._data.dtype.kind in "fc" for o in outs):
             return result
         tans = [tangent(t, level) for t in inputs]
         got = output_tangents(rule, inputs, tans, result, params)
         got = got if isinstance(got, (tuple, list)) else (got,)
         for o, tan in zip(outs, got):
-            if tan is not None and o._data.dtype.kind == "f":
+            if tan is not None and o._data.dtype.kind in "fc":
                 set_tangent(o, level, _fresh(tan, o, tans))
     return result
 

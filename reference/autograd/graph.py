@@ -31,6 +31,8 @@ _TYPE_NAMES = {
     "float32": "FloatTensor",
     "int64": "LongTensor",
     "bool": "BoolTensor",
+    "complex128": "ComplexDoubleTensor",
+    "complex64": "ComplexFloatTensor",
 }
 
 
@@ -199,14 +201,39 @@ class RuleNode(Node):
                 for gi, (shape, dtype) in zip(grads, self.out_meta)
             )
         rule = self.rule
+        conj = rule.complex_grads == "conjugate" and self._complex(g)
+        if conj:  # PyTorch's convention from the plain formulas: conj(formula(conj(grad))) (rule.py)
+            g = _conj_grads(g)
         if rule.vjp is not None:
-            return list(rule.vjp(ctx, g))
-        return [f(ctx, g) if need else None for f, need in zip(rule.grads, self.needs)]
+            out = list(rule.vjp(ctx, g))
+        else:
+            out = [f(ctx, g) if need else None for f, need in zip(rule.grads, self.needs)]
+        return _conj_grads(out) if conj else out
+
+    def _complex(self, g):
+        """A complex tensor among the node's inputs, outputs or incoming gradients."""
+        if any(dt is not None and dt.kind == "c" for dt in self.dtypes):
+            return True
+        if any(dt.kind == "c" for _, dt in self.out_meta):
+            return True
+        gs = g if isinstance(g, tuple) else (g,)
+        return any(x is not None and x.dtype.kind == "c" for x in gs)
 
     def release(self):
         self.released = True
         for saved in self.saved.values():
             saved.release()
+
+
+def _conj_grads(g):
+    """Conjugate the complex tensors of a gradient or a tuple/list of them (others unchanged)."""
+    from reference.ops.functions.complex import conj_physical
+
+    if isinstance(g, (tuple, list)):
+        return type(g)(_conj_grads(x) for x in g)
+    if g is None or g.dtype.kind != "c":
+        return g
+    return conj_physical(g)
 
 
 class AccumulateGrad(Node):

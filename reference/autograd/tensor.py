@@ -34,11 +34,27 @@ uint8 = np.dtype("uint8")
 bool_ = np.dtype("bool")
 float16 = np.dtype("float16")
 bfloat16 = np.dtype(ml_dtypes.bfloat16)  # NumPy has none: ml_dtypes' (kind "V", so tested by name)
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
 
 
 def is_floating_dtype(dt):
     """PyTorch's is_floating_point for a dtype: float16/32/64 and bfloat16."""
     return dt.kind == "f" or dt == bfloat16
+
+
+def is_complex_dtype(dt):
+    return dt.kind == "c"
+
+
+def differentiable_dtype(dt):
+    """The dtypes autograd differentiates (PyTorch's isDifferentiableType): floating and complex."""
+    return dt.kind in "fc"
+
+
+def default_complex_dtype():
+    """PyTorch's default complex dtype follows the default float dtype (float64 -> complex128)."""
+    return complex128 if _default_dtype[0] == float64 else complex64
 
 
 class device:
@@ -167,6 +183,9 @@ class Tensor:
     def is_floating_point(self):
         return is_floating_dtype(self._data.dtype)
 
+    def is_complex(self):
+        return self._data.dtype.kind == "c"
+
     @property
     def device(self):
         return CPU
@@ -272,7 +291,7 @@ class Tensor:
                 "bfloat16 tensors cannot require gradients in the reference (its autograd differentiates "
                 "float16/float32/float64); convert with .float() first"
             )
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self
@@ -363,6 +382,8 @@ def _infer_dtype(data):
         return int64 if not isinstance(data, np.ndarray) else arr.dtype
     if arr.dtype.kind == "b":
         return bool_
+    if arr.dtype.kind == "c":  # Python complex numbers: the default complex dtype, as in PyTorch
+        return default_complex_dtype() if not isinstance(data, np.ndarray) else arr.dtype
     raise TypeError(f"data of dtype {arr.dtype} is not supported by reference tensors")
 
 
@@ -406,9 +427,13 @@ def _alias(t):
     return out
 
 
-def make_view(src, size, stride, offset, creation_meta):
-    """A view of ``src``'s storage with the given geometry; its ``_base`` is the root tensor."""
+def make_view(src, size, stride, offset, creation_meta, dtype=None):
+    """A view of ``src``'s storage with the given geometry; its ``_base`` is the root tensor.
+    ``dtype``: the view reads the storage's bytes as another dtype (``view_as_real``: a complex
+    storage as its float pairs; geometry in elements of ``dtype``)."""
     storage = storage_of(src)
+    if dtype is not None and dtype != storage.dtype:
+        storage = storage.view(dtype)
     item = storage.itemsize
     if any(n == 0 for n in size):
         arr = np.zeros(size, dtype=storage.dtype)

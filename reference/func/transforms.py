@@ -204,10 +204,10 @@ def jvp(func, primals, tangents, *, has_aux=False):
     t_leaves, t_spec = tensor_leaves(tangents, "jvp: tangents")
     _check_like(t_leaves, t_spec, p_leaves, p_spec, "jvp: tangents", "primals")
     for i, (p, t) in enumerate(zip(p_leaves, t_leaves)):
-        if p.dtype.kind != "f" or t.dtype != p.dtype:
+        if p.dtype.kind not in "fc" or t.dtype != p.dtype:
             raise TransformError(
                 f"jvp: primal {i} has dtype {p.dtype} and tangent {i} dtype {t.dtype}; both must be the same "
-                "floating dtype"
+                "floating or complex dtype"
             )
     level = forward_ad.enter()
     try:

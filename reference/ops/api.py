@@ -23,6 +23,9 @@ from reference.autograd.tensor import (
     _infer_dtype,
     _make,
     bool_,
+    complex64,
+    complex128,
+    default_complex_dtype,
     float32,
     int64,
     is_floating_dtype,
@@ -36,18 +39,42 @@ _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
 
 
 def _category(dt):
-    """PyTorch's type categories: 0 bool, 1 integral, 2 floating (bfloat16 included)."""
-    return 2 if is_floating_dtype(dt) else 1 if dt.kind in "iu" else 0
+    """PyTorch's type categories: 0 bool, 1 integral, 2 floating (bfloat16 included), 3 complex."""
+    return 3 if dt.kind == "c" else 2 if is_floating_dtype(dt) else 1 if dt.kind in "iu" else 0
+
+
+def to_complex(dt):
+    """PyTorch's toComplexType: float32 -> complex64, float64 -> complex128 (complex unchanged)."""
+    if dt.kind == "c":
+        return dt
+    if dt == np.float64:
+        return complex128
+    if dt == np.float32:
+        return complex64
+    raise TypeError(
+        f"{dt} has no complex counterpart in the reference (PyTorch's ComplexHalf has no NumPy dtype)"
+    )
+
+
+def to_real(dt):
+    """PyTorch's toRealValueType: complex64 -> float32, complex128 -> float64 (others unchanged)."""
+    return np.dtype(f"f{dt.itemsize // 2}") if dt.kind == "c" else dt
 
 
 def _promote(a, b):
-    """torch.promote_types for real dtypes: the higher category wins; within floats the wider,
-    and float16 with bfloat16 is float32; within integers NumPy's rule (uint8 with int8: int16)."""
+    """torch.promote_types: the higher category wins; within floats the wider, and float16 with
+    bfloat16 is float32; within integers NumPy's rule (uint8 with int8: int16); complex with a
+    float is the complex type of the wider value type (float64 with complex64: complex128)."""
     if a is None:
         return b
     if b is None or a == b:
         return a
     ca, cb = _category(a), _category(b)
+    if ca == 3 or cb == 3:
+        if ca < 2 or cb < 2:  # complex with bool/int: the complex type
+            return a if ca == 3 else b
+        ra, rb = to_real(a), to_real(b)
+        return to_complex(_promote(ra, rb))
     if ca != cb:
         return a if ca > cb else b
     if ca == 1:
@@ -64,14 +91,22 @@ def _scalar_dtype(v):
         return int64
     if isinstance(v, numbers.Real):
         return _default_dtype[0]
+    if isinstance(v, numbers.Complex):
+        return default_complex_dtype()
     raise TypeError(f"expected a Tensor or a Python number, got {type(v).__name__}")
 
 
 def _combine(higher, lower):
+    """PyTorch's combine_categories (ResultTypeState): a lower-priority operand of a higher
+    category changes the result; a complex one keeps the value type of a floating ``higher``."""
     if higher is None:
         return lower
     if lower is None:
         return higher
+    if _category(higher) == 3:
+        return higher
+    if _category(lower) == 3:
+        return to_complex(higher) if _category(higher) == 2 else lower
     if _category(higher) == 2:
         return higher
     if higher == bool_ or _category(lower) == 2:
@@ -130,8 +165,9 @@ def _binary(rule, a, b, params=None):
 
 
 def _floating(x):
-    """Ops like exp on an integer tensor compute in the default float dtype, as in PyTorch."""
-    return None if is_floating_dtype(x._data.dtype) else _default_dtype[0]
+    """Ops like exp on an integer tensor compute in the default float dtype, as in PyTorch
+    (complex tensors compute in their own dtype)."""
+    return None if is_floating_dtype(x._data.dtype) or x._data.dtype.kind == "c" else _default_dtype[0]
 
 
 def _unary(rule, x, params=None):
@@ -233,11 +269,11 @@ def div(input, other, *, rounding_mode=None):
         return _div_mode(input, other, rounding_mode)
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         dt = result_type(input, other)
-        if dt.kind != "f":
+        if dt.kind not in "fc":
             dt = _default_dtype[0]
         return apply(R.div, (_operand(input, dt), _operand(other, dt)), {}, cast=dt)
     dt = result_type(input, other)
-    if dt.kind != "f":
+    if dt.kind not in "fc":
         dt = _default_dtype[0]
     return apply(R.div, (input, other), {}, cast=None if input.dtype == other.dtype == dt else dt)
 
@@ -524,8 +560,20 @@ def contiguous(input, memory_format=None):
     return input if input.is_contiguous() else clone(input)
 
 
+_ORDERED = {"less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge"}
+
+
 def _compare(ufunc):
+    ordered = _ORDERED.get(ufunc.__name__)
+
     def compare(input, other):
+        if ordered is not None and (
+            input._data.dtype.kind == "c"
+            or (isinstance(other, Tensor) and other._data.dtype.kind == "c")
+            or isinstance(other, complex)
+        ):
+            dt = result_type(input, other)
+            raise NotImplementedError(f"\"{ordered}_cpu\" not implemented for '{_complex_name(dt)}'")
         if _levels._visible[0]:  # under vmap: compare the physical values
             index = _batching.vmap_owner((input, other))
             if index is not None:
@@ -543,6 +591,10 @@ def _compare(ufunc):
 
     compare.__name__ = ufunc.__name__
     return compare
+
+
+def _complex_name(dt):
+    return "ComplexDouble" if dt == complex128 else "ComplexFloat"
 
 
 lt, le, gt, ge, eq, ne = (
@@ -596,13 +648,13 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
-        if np.dtype(dtype).kind != "f":
+        if np.dtype(dtype).kind not in "fc":
             raise RuntimeError(
                 "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
                 f"dtype. Got: {np.dtype(dtype)}"
             )
         input = to(input, dtype)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
             f"dtype. Got: {input.dtype}"
@@ -651,6 +703,7 @@ def sum_to(g, shape):
 _C10_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
 _C10_NAMES.update({"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char"})
 _C10_NAMES.update({"uint8": "unsigned char", "bool": "bool"})
+_C10_NAMES.update({"complex64": "c10::complex<float>", "complex128": "c10::complex<double>"})
 
 
 def _product(rule, a, b):
@@ -1595,7 +1648,7 @@ def div_(self, other, *, rounding_mode=None):
                 f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
             )
         return _inplace_binary(R.div_mode, self, other, {"rounding_mode": rounding_mode})
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fc":
         raise RuntimeError("result type Float can't be cast to the desired output type Long")
     return _inplace_binary(R.div, self, other)
 

@@ -110,7 +110,15 @@ def _matrix_transpose(self, name):
         raise RuntimeError(
             f"tensor.{name} is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor."
         )
-    return A.transpose(self, -2, -1)
+    out = A.transpose(self, -2, -1)
+    return _conj(out) if name == "mH" else out
+
+
+def _conj(x):
+    """The conjugate of a complex tensor (the adjoints mH and H); a real tensor itself."""
+    from reference.ops.functions.complex import conj
+
+    return conj(x)
 
 
 def _adjoint(self):
@@ -119,7 +127,7 @@ def _adjoint(self):
             f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor."
             + (" For batches of matrices, consider using tensor.mH" if self.ndim > 2 else "")
         )
-    return A.transpose(self, 0, 1)
+    return _conj(A.transpose(self, 0, 1))
 
 
 def bind():
@@ -167,5 +175,5 @@ def bind():
     Tensor.__hash__ = object.__hash__
     Tensor.T = property(lambda self: A.permute(self, tuple(reversed(range(self.ndim)))))
     Tensor.mT = property(lambda self: _matrix_transpose(self, "mT"))
-    Tensor.mH = property(lambda self: _matrix_transpose(self, "mH"))  # real dtypes: the adjoint is mT
+    Tensor.mH = property(lambda self: _matrix_transpose(self, "mH"))  # the adjoint: conj of mT
     Tensor.H = property(_adjoint)

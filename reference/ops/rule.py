@@ -4,7 +4,8 @@ A rule says, once, everything the reference knows about a primitive (the shape o
 ``derivatives.yaml`` entries and of HIPS/autograd's ``defvjp`` calls):
 
 * ``forward``: the array-level kernel, ``forward(*arrays, **params) -> array | tuple``
-  (or, for view ops, ``view``: the output geometry computed from the input's);
+  (or, for view ops, ``view``: the output geometry ``(size, stride, offset[, dtype])`` computed
+  from the input's; a dtype makes the view read the storage as that dtype, as view_as_real does);
 * ``grads``: one VJP formula per tensor input, ``formula(ctx, grad) -> Tensor``, written with
   differentiable Tensor ops, so gradients of gradients need nothing more (``None``: the input
   is not differentiable, e.g. ``where``'s condition); or ``vjp(ctx, grad) -> tuple`` for
@@ -22,6 +23,14 @@ A rule says, once, everything the reference knows about a primitive (the shape o
   formulas, a function of all tangents, or one of the shorthands below;
 * ``batch``: the vmap rule (:mod:`reference.autograd.batching`): ``batch(b, params)`` on the
   physical values, or one of the shorthands below; None: vmap's slice-loop-stack fallback.
+* ``complex_grads``: how the VJP formulas treat complex tensors. ``"conjugate"`` (the default):
+  the formulas are the plain (holomorphic, complex-linear) derivatives, ``g * f'(z)`` and the
+  transpose of linear maps; PyTorch's convention (the gradient of a real loss is the conjugate
+  Wirtinger derivative, ``grad * conj(f'(z))``, docs/complex.md) is obtained as
+  ``conj(formula(conj(grad)))`` whenever a complex tensor is involved, which for any holomorphic
+  op (and any real-differentiable op of real inputs) is exactly derivatives.yaml's formula.
+  ``"explicit"``: the formulas are PyTorch's own complex formulas (non-holomorphic ops: abs,
+  angle, sgn, conj, view_as_real...), used as they are; their ``jvp`` must then be explicit too;
 * ``error``: how rounding errors propagate through the primitive and what it adds
   (:class:`reference.errors.ErrorSpec`); None: derived (an elementwise op: its own VJP formulas
   on the input errors, one correctly rounded result). Views are exact without a declaration.
@@ -62,8 +71,11 @@ class Rule:
     jvp: Any = None
     batch: Any = None
     error: Any = None  # reference.errors.ErrorSpec; None: derived (elementwise ops)
+    complex_grads: str = "conjugate"  # or "explicit" (see the module docstring)
 
     def __post_init__(self):
+        if self.complex_grads not in ("conjugate", "explicit"):
+            raise ValueError(f"rule {self.name!r}: complex_grads must be 'conjugate' or 'explicit'")
         if self.grads is not None and len(self.grads) != len(self.inputs):
             raise ValueError(f"rule {self.name!r}: {len(self.grads)} grad formulas for inputs {self.inputs}")
         for name, users in self.saves.items():

@@ -3,13 +3,16 @@
 ``OP_RECORDS`` maps every rule name in :data:`reference.ops.RULES` to the samples that exercise
 it (PyTorch's OpInfo idea): ``(label, fn, shapes, kinds[, check options])`` where ``kinds`` says how to draw each
 input (``"any"``, ``"pos"`` for log/sqrt/pow, ``"far"`` for ops with kinks, kept away from
-them so finite differences are valid). The tests iterate these records; they name no op.
+them so finite differences are valid; complex128: ``"c"`` any, ``"q"`` real part > 0.5, away from
+0 and the branch cuts on the negative real axis, ``"u"`` inside the unit disk, away from 0). The
+tests iterate these records; they name no op. A family module's ``EXTRA_SAMPLES`` add samples
+(e.g. complex ones) to primitives whose records live elsewhere.
 """
 
 from __future__ import annotations
 
 import reference as T
-from tests.autograd.records import family_records
+from tests.autograd.records import extra_samples, family_records
 
 F = T.nn.functional
 
@@ -252,6 +255,10 @@ def _merge_family_records():
                 f"samples for primitive {name!r} are given in op_records.py and in tests/autograd/records"
             )
         OP_RECORDS[name] = samples
+    for name, samples in extra_samples().items():
+        if name not in OP_RECORDS:
+            raise ValueError(f"extra samples for {name!r}, a primitive without a record")
+        OP_RECORDS[name] = list(OP_RECORDS[name]) + list(samples)
 
 
 _merge_family_records()

@@ -28,7 +28,16 @@ def _draw(shapes, kinds, seed):
         elif kind == "f":  # away from kinks at 0 and +-0.5, and no ties
             a = np.sign(a) * (np.abs(a) % 0.4 + 0.05) + np.where(np.abs(a) > 1, np.sign(a) * 0.5, 0)
             a = a + np.arange(a.size).reshape(shape) * 1e-3
-        out.append(T.tensor(a, dtype=T.float64, requires_grad=True))
+        elif kind == "c":  # complex128, both parts standard normal
+            a = a + 1j * rng.standard_normal(shape)
+        elif (
+            kind == "q"
+        ):  # complex128 with real part > 0.5: away from 0 and the branch cuts on the negative axis
+            a = np.abs(a) + 0.5 + 1j * rng.standard_normal(shape)
+        elif kind == "u":  # complex128 inside the unit disk, away from 0 (asin, atanh: cuts beyond |z| = 1)
+            a = (np.abs(a) % 0.5 + 0.2) * np.exp(1j * rng.uniform(-np.pi, np.pi, shape))
+        dtype = T.complex128 if kind in "cqu" else T.float64
+        out.append(T.tensor(a, dtype=dtype, requires_grad=True))
     return out
 
 

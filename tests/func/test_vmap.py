@@ -96,7 +96,7 @@ def batched_inputs(draw, shapes, kinds, first_batched):
             xs.append(x.detach())
             continue
         arr = np.stack([_np(x) + 0.01 * k * np.sign(_np(x)) * rng.random(x.shape) for k in range(size)], 0)
-        xs.append(T.tensor(np.moveaxis(arr, 0, d % (x.ndim + 1)), dtype=T.float64))
+        xs.append(T.tensor(np.moveaxis(arr, 0, d % (x.ndim + 1)), dtype=x.dtype))
     return size, dims, xs
 
 

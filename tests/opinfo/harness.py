@@ -57,6 +57,30 @@ import numpy as np
 import reference as T
 
 EPS = float(np.finfo(np.float64).eps)
+#: The dtype the OpInfo samples are drawn in: "float64" (the default survey) or "complex128"
+#: (the complex survey, ``python -m tests.opinfo.survey --dtype complex128``). In complex128 mode
+#: cotangents and tangents of complex tensors are complex, complex outputs are compared as
+#: complex values (real and imaginary parts, same tolerance on the modulus of the difference).
+MODE = {"dtype": "float64"}
+
+
+def set_dtype(name):
+    if name not in ("float64", "complex128"):
+        raise ValueError(f"OpInfo survey dtype must be float64 or complex128, got {name!r}")
+    MODE["dtype"] = name
+    entries.cache_clear()
+
+
+def _dtype():
+    import torch
+
+    return getattr(torch, MODE["dtype"])
+
+
+def _complex_mode():
+    return MODE["dtype"] == "complex128"
+
+
 ELEMENTWISE_ULPS = 8
 BATCH = 2
 CHECKS = ("forward", "vjp", "vjp_vjp", "jvp", "vmap", "vmap_vjp", "inplace")
@@ -100,10 +124,14 @@ def entry_key(op):
 
 
 def differentiable(op):
-    """Whether torch's OpInfo runs its gradient tests for this op in float64 on CPU."""
-    import torch
-
-    return bool(op.supports_autograd) and torch.float64 in op.supported_dtypes("cpu")
+    """Whether torch's OpInfo runs its gradient tests for this op in the survey's dtype on CPU."""
+    if not (op.supports_autograd and _dtype() in op.supported_dtypes("cpu")):
+        return False
+    if _complex_mode():  # OpInfo: supports_complex_autograd (defaults to supports_autograd)
+        flag = getattr(op, "supports_complex_autograd", None)
+        value = flag("cpu") if callable(flag) else flag
+        return bool(op.supports_autograd if value is None else value)
+    return True
 
 
 @functools.cache
@@ -124,7 +152,6 @@ def entries():
 def _torch_disables(op, cls_names, test_names):
     """The reason when torch's own test ``cls.test`` is an expected failure or skipped for
     CPU float64 on this OpInfo, else None."""
-    import torch
 
     for info in op.decorators or ():
         if not hasattr(info, "cls_name"):  # precisionOverride, toleranceOverride: not about failures
@@ -135,7 +162,7 @@ def _torch_disables(op, cls_names, test_names):
             continue
         if info.device_type is not None and info.device_type != "cpu":
             continue
-        if info.dtypes is not None and torch.float64 not in info.dtypes:
+        if info.dtypes is not None and _dtype() not in info.dtypes:
             continue
         if not info.active_if:
             continue
@@ -261,7 +288,7 @@ def _translate_cell(cell):
 
 def to_reference_dtype(dtype):
     name = str(dtype).removeprefix("torch.")
-    if dtype.is_complex:
+    if dtype.is_complex and not _complex_mode():
         raise Unsupported("complex", f"dtype {dtype}")
     ref = getattr(T, name, None)
     if not isinstance(ref, np.dtype):
@@ -354,11 +381,13 @@ class Converted:
         if isinstance(obj, torch.Tensor):
             if obj.layout != torch.strided:
                 raise Unsupported("sparse-only", f"layout {obj.layout}")
-            if obj.is_complex():
+            if obj.is_complex() and not _complex_mode():
                 raise Unsupported("complex", "complex tensor in the sample")
             dtype = to_reference_dtype(obj.dtype)
             self.n_elements += obj.numel()
-            if obj._base is not None and obj.is_leaf:  # a view into a larger storage (made under no_grad)
+            if obj._base is not None and obj.is_leaf and not obj.is_conj() and not obj.is_neg():
+                # a view into a larger storage (made under no_grad); a conjugate view (complex
+                # samples) is converted by value: the reference has no conjugate views
                 base = obj._base.detach().resolve_conj().resolve_neg().numpy().copy()
                 with T.no_grad():
                     ref = T.tensor(base, dtype=dtype).as_strided(
@@ -396,7 +425,7 @@ class Converted:
             # text re-bound to reference, on the module's own attributes
             forward = rebind(type(obj).forward)
             return lambda *args, **kwargs: forward(obj, *args, **kwargs)
-        if isinstance(obj, complex):
+        if isinstance(obj, complex) and not _complex_mode():
             raise Unsupported("complex", "complex scalar in the sample")
         return obj
 
@@ -430,12 +459,12 @@ def _is_ref_tensor(x):
 
 
 def samples(op, key=None):
-    """The OpInfo's float64 CPU samples with requires_grad, reproducibly (seeded by the key)."""
+    """The OpInfo's CPU samples in the survey's dtype with requires_grad, reproducibly (seeded by the key)."""
     import torch
 
     key = key or entry_key(op)
     torch.manual_seed(zlib.crc32(key.encode()))
-    return iter(op.sample_inputs("cpu", torch.float64, requires_grad=True))
+    return iter(op.sample_inputs("cpu", _dtype(), requires_grad=True))
 
 
 def describe(sample, limit=300):
@@ -531,7 +560,8 @@ def compare(torch_out, ref_out, n_elements, what, zeros_for_none=False, scale=1.
         if _is_torch_tensor(tl) and _is_ref_tensor(rl) and t.dtype != r.dtype:
             raise Departure(f"{where}: dtype {t.dtype} in torch, {r.dtype} in reference")
         if t.dtype.kind in "fc":
-            tf, rf = t.astype(np.float64), r.astype(np.float64)
+            wide = np.complex128 if t.dtype.kind == "c" or r.dtype.kind == "c" else np.float64
+            tf, rf = t.astype(wide), r.astype(wide)
             nan_t, nan_r = np.isnan(tf), np.isnan(rf)
             if (nan_t != nan_r).any():
                 idx = np.argwhere(nan_t != nan_r)[0]
@@ -551,7 +581,7 @@ def compare(torch_out, ref_out, n_elements, what, zeros_for_none=False, scale=1.
                 idx = tuple(int(i) for i in np.unravel_index(np.argmax(err), err.shape))
                 raise Departure(
                     f"{where}: max |diff| {float(err.max()):.3g} > tolerance {tol:.3g} at {idx}: "
-                    f"torch {float(tf[idx])!r}, reference {float(rf[idx])!r}"
+                    f"torch {tf[idx].item()!r}, reference {rf[idx].item()!r}"
                 )
         elif not np.array_equal(t, r):
             idx = np.argwhere(t != r)
@@ -577,6 +607,8 @@ def _floating_outputs(out):
 
 
 def _random_like(rng, t):
+    if t.is_complex():
+        return rng.standard_normal(tuple(t.shape)) + 1j * rng.standard_normal(tuple(t.shape))
     return rng.standard_normal(tuple(t.shape))
 
 
@@ -621,12 +653,6 @@ class Case:
         tensors = [x for x in _leaves(self.conv.template, _is_torch_tensor) if _is_torch_tensor(x)]
         # the scale of the terms an accumulation may combine: products of two input magnitudes
         self.scale = magnitude(_as_array(x, True) for x in tensors) ** 2
-        try:
-            out = self.torch_f(*self.conv.torch_leaves)
-        except Exception:  # noqa: BLE001 - torch rejecting its own sample: the checks say so
-            out = None
-        if any(_is_torch_tensor(x) and x.is_complex() for x in _leaves(out, _is_torch_tensor)):
-            raise Unsupported("complex", "complex output")
         post = sample.output_process_fn_grad
         self.torch_post = post
         self.ref_post = rebind(post) if isinstance(post, types.FunctionType) else post
@@ -776,6 +802,8 @@ class Case:
         t_cb, r_cb = [], []
         for i in idx:
             values = rng.standard_normal((BATCH, *t_l[i].shape))
+            if t_l[i].is_complex():
+                values = values + 1j * rng.standard_normal((BATCH, *t_l[i].shape))
             t_cb.append(torch.tensor(values, dtype=t_l[i].dtype))
             r_cb.append(T.tensor(values, dtype=to_reference_dtype(t_l[i].dtype)))
         k = len(t_b)
@@ -870,7 +898,7 @@ def run_entry(key, checks=CHECKS, max_samples=None):
     """
     op = all_entries()[key]
     if not differentiable(op):
-        return {"status": "not implemented", "reason": "no CPU float64 autograd"}
+        return {"status": "not implemented", "reason": f"no CPU {MODE['dtype']} autograd"}
     missing = None
     try:
         ref_fn = reference_callable(op)
@@ -933,7 +961,7 @@ def run_entry(key, checks=CHECKS, max_samples=None):
                     {"sample": index, "input": describe(sample), "message": message}
                 )
     if n_run == 0:
-        reason = unsupported[0] if unsupported else "no float64 samples"
+        reason = unsupported[0] if unsupported else f"no {MODE['dtype']} samples"
         return {"status": "not implemented", "reason": reason}
     forward = results.get("forward")
     if forward is not None and not forward["ok"] and forward["fail"]:

@@ -4,6 +4,8 @@
     python -m tests.opinfo.survey --write    # ... and rewrite tests/opinfo/expected.json and the docs table
     python -m tests.opinfo.survey --docs     # only regenerate the docs table from expected.json
     python -m tests.opinfo.survey -k softmax # only the entries whose key contains "softmax" (no writing)
+    python -m tests.opinfo.survey --dtype complex128 [--write]  # the complex128 survey
+                                             # (tests/opinfo/expected_complex128.json)
 
 ``expected.json`` holds, per OpInfo entry (``name`` or ``name.variant``), the classification:
 ``agrees`` (every check on every sample), ``departs`` (with the departing checks, samples and
@@ -193,7 +195,19 @@ def main(argv=None):
     )
     parser.add_argument("-k", default=None, help="only entries whose key contains this")
     parser.add_argument("-q", action="store_true", help="no per-entry lines")
+    parser.add_argument(
+        "--dtype",
+        default="float64",
+        choices=("float64", "complex128"),
+        help="the samples' dtype (complex128: the complex survey, recorded in expected_complex128.json)",
+    )
     args = parser.parse_args(argv)
+    global EXPECTED
+    H.set_dtype(args.dtype)
+    if args.dtype != "float64":
+        EXPECTED = EXPECTED.with_name(f"expected_{args.dtype}.json")
+        if args.write or args.docs:  # the docs table is the float64 survey's
+            args.docs = False
     if args.docs:
         write_docs(load_expected())
         print(f"wrote the coverage table in {DOCS}")
@@ -218,6 +232,9 @@ def main(argv=None):
             print("--write needs the whole survey (no -k)", file=sys.stderr)
             return 2
         write_expected(records)
+        if args.dtype != "float64":
+            print(f"wrote {EXPECTED}")
+            return 0
         write_docs(load_expected())
         print(f"wrote {EXPECTED} and the coverage table in {DOCS}")
     return 0

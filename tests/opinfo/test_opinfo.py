@@ -191,3 +191,43 @@ def test_tolerance_is_a_few_ulps_of_the_scale():
         H.compare(torch.tensor([1, 2]), H.T.tensor(np.array([1, 3])), 0, "x")
     with pytest.raises(H.Departure, match="dtype"):
         H.compare(torch.tensor([1.0], dtype=torch.float32), H.T.tensor([1.0], dtype=H.T.float64), 0, "x")
+
+
+# --- the complex128 survey (tests/opinfo/expected_complex128.json) -----------------------------
+
+_COMPLEX = json.loads(S.EXPECTED.with_name("expected_complex128.json").read_text())
+_COMPLEX_AGREEING = [k for k, r in _COMPLEX["entries"].items() if r["status"] == "agrees"]
+
+
+@pytest.fixture
+def complex128():
+    H = _harness()
+    H.set_dtype("complex128")
+    try:
+        yield H
+    finally:
+        H.set_dtype("float64")
+
+
+@pytest.mark.parametrize("key", _COMPLEX_AGREEING)
+def test_complex128_forward_and_vjp(key, complex128):
+    """An entry recorded as agreeing on its complex128 samples keeps agreeing (forward + VJP on the
+    first samples; every check with ``python -m tests.opinfo.survey --dtype complex128``)."""
+    result = complex128.run_entry(key, checks=("forward", "vjp"), max_samples=DEFAULT_SAMPLES)
+    assert result["status"] == "implemented", result
+    failures = [(c, f) for c in ("forward", "vjp") for f in result["checks"][c]["fail"]]
+    assert not failures, f"{key} (complex128) regressed: {failures[:3]}"
+
+
+def test_complex128_planted_missing_conjugate_is_caught(complex128, monkeypatch):
+    """A holomorphic VJP without PyTorch's conjugate (JAX's convention) fails the complex VJP check."""
+    from reference.ops import RULES
+
+    key = "exp"
+    assert key in _COMPLEX_AGREEING
+    op = complex128.entries()[key]
+    case = complex128.Case(op, complex128.reference_callable(op), next(complex128.samples(op, key)), key, 0)
+    assert complex128.run_check(case, "vjp")[0] == "ok"
+    monkeypatch.setattr(RULES["exp"], "complex_grads", "explicit")
+    outcome, message = complex128.run_check(case, "vjp")
+    assert outcome == "fail" and "grad" in message, message

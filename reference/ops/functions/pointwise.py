@@ -46,7 +46,7 @@ _isfinite = _plain_unary(lambda a: a - a == 0 if a.dtype.kind == "f" else a == a
 
 
 def _float_dtype(dt):
-    return dt if dt.kind == "f" else _default_dtype[0]
+    return dt if dt.kind in "fc" else _default_dtype[0]
 
 
 def _check(a, b):
@@ -72,7 +72,7 @@ def _binary(rule, a, b, params=None, floating=False):
 
 
 def _unary_float(rule, x, params=None):
-    return apply(rule, (x,), params or {}, cast=None if x.dtype.kind == "f" else _default_dtype[0])
+    return apply(rule, (x,), params or {}, cast=None if x.dtype.kind in "fc" else _default_dtype[0])
 
 
 def _inplace_result_check(self, dt):
@@ -83,7 +83,7 @@ def _inplace_result_check(self, dt):
 
 
 def _unary_inplace(rule, self, params=None):
-    if self.dtype.kind != "f":
+    if self.dtype.kind not in "fc":
         _inplace_result_check(self, _default_dtype[0])
     return apply_inplace(rule, self, (), params or {})
 
@@ -256,11 +256,15 @@ def frac_(self):
 
 def _rounding(name):
     def op(input):
+        if input.dtype.kind == "c":
+            raise NotImplementedError(f"{name} is not supported for complex inputs")
         if input.dtype.kind != "f":  # integers are already integral: PyTorch returns a copy
             return A.clone(input)
         return apply(getattr(R, name), (input,))
 
     def op_(self):
+        if self.dtype.kind == "c":
+            raise NotImplementedError(f"{name} is not supported for complex inputs")
         if self.dtype.kind != "f":
             return self
         return apply_inplace(getattr(R, name), self, (), {})

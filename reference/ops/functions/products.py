@@ -128,7 +128,15 @@ def dot(input, tensor):
 
 def vdot(input, other):
     _check_dot(input, other)
+    if input.dtype.kind == "c":  # sum(conj(input) * other): dot of the conjugate (new storage, see
+        return apply(RULES["dot"], (_conj(input), other))  # reference.ops.functions.complex)
     return apply(RULES["vdot"], (input, other))
+
+
+def _conj(x):
+    from reference.ops.functions.complex import conj
+
+    return conj(x)
 
 
 def inner(input, other):
@@ -649,7 +657,7 @@ def vecdot(x, y, *, dim=-1):
             f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type {_tname(x.dtype)} "
             f"and y of type {_tname(y.dtype)} instead"
         )
-    return A.sum(A.mul(x, y), dim)
+    return A.sum(A.mul(_conj(x), y), dim)  # PyTorch's vecdot conjugates x (complex tensors)
 
 
 def linalg_matmul(input, other):

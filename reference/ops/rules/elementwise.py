@@ -6,6 +6,7 @@ an entry."""
 
 from __future__ import annotations
 
+import cmath
 import math
 
 import numpy as np
@@ -15,6 +16,7 @@ from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops import kernels as K
+from reference.ops.functions import complex as _CF
 from reference.ops.rule import (
     AUTO_ELEMENT_WISE,
     AUTO_LINEAR,
@@ -140,20 +142,35 @@ rule(
     forward=lambda a, b: np.power(a, b).astype(a.dtype, copy=False),
     grads=(
         lambda c, g: A.where(c.exponent == 0, 0.0, g * (c.exponent * A.pow(c.self, c.exponent - 1))),
-        lambda c, g: g * A.where((c.self == 0) & (c.exponent >= 0), 0.0, c.result * A.log(c.self)),
+        lambda c, g: g * A.where(_zero_base(c), 0.0, c.result * A.log(c.self)),
     ),
     saves={"self": (0, 1), "exponent": (0, 1), "result": (1,)},
     jvp=(
         lambda c, t: A.where(c.exponent == 0, 0.0, t * (c.exponent * A.pow(c.self, c.exponent - 1))),
-        lambda c, t: t * A.where((c.self == 0) & (c.exponent >= 0), 0.0, c.result * A.log(c.self)),
+        lambda c, t: t * A.where(_zero_base(c), 0.0, c.result * A.log(c.self)),
     ),
     batch=BATCH_ELEMENTWISE,
     error=_POW_ERROR,
 )
 
 
+def _zero_base(c):
+    """Where d(self ** exponent)/d exponent is taken as 0: self == 0 and a real exponent >= 0
+    (PyTorch's pow_backward_exponent; a complex exponent counts when its imaginary part is 0)."""
+    e = c.exponent
+    if e.dtype.kind == "c":
+        return (c.self == 0) & (_CF.imag(e) == 0) & (_CF.real(e) >= 0)
+    return (c.self == 0) & (e >= 0)
+
+
 def _pow_scalar_base_grad(c, g):
     """d(base ** exponent)/d exponent = result * log(base); 0 where base == 0 and exponent >= 0."""
+    if isinstance(c.self, complex) or c.result.dtype.kind == "c":  # a complex base: its principal log
+        if c.self == 0:
+            return g * A.where(
+                (_CF.imag(c.exponent) == 0) & (_CF.real(c.exponent) >= 0), 0.0, c.result * -math.inf
+            )
+        return g * (c.result * cmath.log(c.self))
     log_base = math.log(c.self) if c.self > 0 else (-math.inf if c.self == 0 else math.nan)
     if c.self == 0:
         return g * A.where(c.exponent >= 0, 0.0, c.result * log_base)
@@ -250,9 +267,16 @@ rule(
     "AbsBackward0",
     ("self",),
     forward=np.abs,
-    grads=(lambda c, g: g * A.sign(c.self),),
+    grads=(lambda c, g: g * (_CF.sgn(c.self) if c.self.dtype.kind == "c" else A.sign(c.self)),),
     saves={"self": (0,)},
-    jvp=AUTO_ELEMENT_WISE,
+    complex_grads="explicit",  # derivatives.yaml: grad * self.sgn(); JVP: Re(conj(t) * sgn(self))
+    jvp=(
+        lambda c, t: (
+            _CF.real(_CF.conj_physical(t) * _CF.sgn(c.self))
+            if c.self.dtype.kind == "c"
+            else t * A.sign(c.self)
+        ),
+    ),
     batch=BATCH_ELEMENTWISE,
 )
 
@@ -444,7 +468,7 @@ rule(
     "to",
     "ToCopyBackward0",
     ("self",),
-    forward=lambda a, dtype: a.astype(dtype),
+    forward=lambda a, dtype: (a.real if a.dtype.kind == "c" and dtype.kind != "c" else a).astype(dtype),
     grads=(lambda c, g: A.to(g, c.dtypes[0]),),
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,

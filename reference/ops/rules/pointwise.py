@@ -25,6 +25,7 @@ from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BATCH_ELEMENTWISE
+from reference.ops.rules import complex as _C
 from reference.ops.rules.registry import rule
 
 # ---- kernel helpers --------------------------------------------------------------------------------------
@@ -316,7 +317,17 @@ def _zero(c, g):
 
 
 _ZERO_JVP = (lambda c, t: A.zeros_like(c.result),)
-_unary("sgn", "SgnBackward0", lambda a: A.R.sign.forward(a), _zero, (), _ZERO_JVP)
+rule(  # sgn: sign for real inputs (zero gradient), z / |z| for complex ones (rules.complex)
+    "sgn",
+    "SgnBackward0",
+    ("self",),
+    forward=_C._sgn_kernel,
+    grads=(lambda c, g: _C._sgn_formula(c.self, g, c.result),),
+    saves={"self": (0,), "result": (0,)},
+    complex_grads="explicit",
+    jvp=(lambda c, t: _C._sgn_formula(c.self, t, c.result),),
+    batch=BATCH_ELEMENTWISE,
+)
 _unary("floor", "FloorBackward0", _ufunc("floor"), _zero, (), _ZERO_JVP)
 _unary("ceil", "CeilBackward0", _ufunc("ceil"), _zero, (), _ZERO_JVP)
 _unary("trunc", "TruncBackward0", _ufunc("trunc"), _zero, (), _ZERO_JVP)

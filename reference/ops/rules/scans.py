@@ -75,7 +75,7 @@ def cumsum_kernel(x, dim):
     if x.ndim == 0:
         return x.copy()
     out = xp.cumsum(x, axis=dim)
-    return out if x.dtype.kind == "f" else out.astype(np.int64)
+    return out if x.dtype.kind in "fc" else out.astype(np.int64)
 
 
 def cumprod_kernel(x, dim):
@@ -83,7 +83,7 @@ def cumprod_kernel(x, dim):
     if x.ndim == 0:
         return x.copy()
     out = xp.cumprod(x, axis=dim)
-    return out if x.dtype.kind == "f" else out.astype(np.int64)
+    return out if x.dtype.kind in "fc" else out.astype(np.int64)
 
 
 def cumsum_tensor(t, dim):

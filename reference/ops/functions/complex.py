@@ -1,0 +1,219 @@
+"""Complex numbers with PyTorch's names, views and errors: ``view_as_real``/``view_as_complex``
+(views of the same storage), ``x.real``/``x.imag`` (views: a select of ``view_as_real``, as in
+PyTorch, whose grad_fn is SelectBackward0), ``conj``/``conj_physical``/``resolve_conj``,
+``complex``, ``polar``, ``angle`` (``sgn`` is in the pointwise family). The rules are in
+:mod:`reference.ops.rules.complex`; the convention for gradients is in docs/complex.md.
+
+PyTorch's ``conj()`` of a complex tensor is a lazy view (it sets the conjugate bit); the
+reference's storage is a NumPy array, which has no conjugate view, so ``conj()`` returns the
+conjugated values in new storage (same values, same ConjBackward0 node and gradients);
+``is_conj()`` is therefore always False and ``resolve_conj()`` returns its input.
+"""
+
+from __future__ import annotations
+
+from reference.autograd.dispatch import _torch_dtype_name, apply, apply_inplace, apply_view
+from reference.autograd.tensor import Tensor, complex64, complex128
+from reference.ops import api as A
+from reference.ops.api import R
+
+_NAMES = {"float16": "Half", "bfloat16": "BFloat16"}
+
+
+def _name(dt):
+    return _NAMES.get(dt.name, _torch_dtype_name(dt))
+
+
+def is_complex(input):
+    return input.dtype.kind == "c"
+
+
+def view_as_real(input):
+    if input.dtype.kind != "c":
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return apply_view(R.view_as_real, input, {"dtype": A.to_real(input.dtype)})
+
+
+def view_as_complex(input):
+    dt = input.dtype
+    if dt.kind != "f" or dt.itemsize < 4:
+        if dt.name != "float16":
+            raise RuntimeError(
+                "view_as_complex is only supported for half, float and double tensors, but got a tensor of "
+                f"scalar type: {_name(dt)}"
+            )
+        raise RuntimeError("view_as_complex: the reference has no complex32 (ComplexHalf) dtype")
+    check_view_as_complex(input)
+    return apply_view(R.view_as_complex, input, {"dtype": A.to_complex(dt)})
+
+
+def check_view_as_complex(input):
+    """PyTorch's geometry checks (also run by the batch rule on the physical tensor under vmap)."""
+    if input.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if input.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    stride = input.stride()
+    if stride[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % 2 for s in stride[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if input.storage_offset() % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+
+
+def real(input):
+    """``torch.real``: the input itself for a real tensor, else a view (select of view_as_real)."""
+    if input.dtype.kind != "c":
+        return input
+    return A.select(view_as_real(input), -1, 0)
+
+
+def imag(input):
+    if input.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return A.select(view_as_real(input), -1, 1)
+
+
+def conj(input):
+    """For a real tensor, the tensor itself (as PyTorch); for a complex one its conjugate
+    (ConjBackward0; new storage, see the module docstring)."""
+    if input.dtype.kind != "c":
+        return input
+    return apply(R.conj, (input,))
+
+
+def conj_physical(input):
+    if input.dtype.kind != "c":
+        return input if input.dtype.kind in "fc" else A.clone(input)
+    return apply(R.conj_physical, (input,))
+
+
+def conj_physical_(self):
+    if self.dtype.kind != "c":
+        return self
+    return apply_inplace(R.conj_physical, self, (), {})
+
+
+def resolve_conj(input):
+    return input
+
+
+def resolve_neg(input):
+    return input
+
+
+def is_conj(input):
+    return False
+
+
+def is_neg(input):
+    return False
+
+
+def _check_parts(a, b):
+    for x in (a, b):
+        if x.dtype.kind != "f" or x.dtype.itemsize < 4:
+            raise RuntimeError(
+                f"Expected both inputs to be Half, Float or Double tensors but got {_name(a.dtype)} and "
+                f"{_name(b.dtype)}"
+            )
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"Expected object of scalar type {_name(a.dtype)} but got scalar type {_name(b.dtype)} for second "
+            "argument"
+        )
+
+
+def complex(real, imag):  # noqa: A001 - PyTorch's name
+    _check_parts(real, imag)
+    check = (lambda: A.check_broadcast(real, imag)) if real.shape != imag.shape else None
+    return apply(R.complex, (real, imag), {}, check=check)
+
+
+def polar(abs, angle):  # noqa: A002 - PyTorch's names
+    _check_parts(abs, angle)
+    check = (lambda: A.check_broadcast(abs, angle)) if abs.shape != angle.shape else None
+    return apply(R.polar, (abs, angle), {}, check=check)
+
+
+def angle(input):
+    """The argument of a complex number; for real inputs 0 or pi (nan stays nan), in the default
+    float dtype for integers, as PyTorch's angle."""
+    cast = None if input.dtype.kind in "fc" else A._default_dtype[0]
+    return apply(R.angle, (input,), {}, cast=cast)
+
+
+def sgn(input):
+    from reference.ops.functions.pointwise import sgn
+
+    return sgn(input)
+
+
+def _cos(x):
+    from reference.ops.functions.pointwise import cos
+
+    return cos(x)
+
+
+def _sin(x):
+    from reference.ops.functions.pointwise import sin
+
+    return sin(x)
+
+
+def cfloat(self, memory_format=None):
+    return A.to(self, complex64, memory_format=memory_format)
+
+
+def cdouble(self, memory_format=None):
+    return A.to(self, complex128, memory_format=memory_format)
+
+
+def _real_property(self):
+    return real(self)
+
+
+def _imag_property(self):
+    return imag(self)
+
+
+def _set_real(self, value):
+    real(self).copy_(value) if isinstance(value, Tensor) else real(self).fill_(value)
+
+
+def _set_imag(self, value):
+    imag(self).copy_(value) if isinstance(value, Tensor) else imag(self).fill_(value)
+
+
+Tensor.real = property(_real_property, _set_real)  # PyTorch's x.real / x.imag are views
+Tensor.imag = property(_imag_property, _set_imag)
+
+__all__ = [
+    "is_complex",
+    "view_as_real",
+    "view_as_complex",
+    "real",
+    "imag",
+    "conj",
+    "conj_physical",
+    "resolve_conj",
+    "resolve_neg",
+    "is_conj",
+    "is_neg",
+    "complex",
+    "polar",
+    "angle",
+]
+METHODS = {
+    "conj": conj,
+    "conj_physical": conj_physical,
+    "conj_physical_": conj_physical_,
+    "resolve_conj": resolve_conj,
+    "resolve_neg": resolve_neg,
+    "is_conj": is_conj,
+    "is_neg": is_neg,
+    "angle": angle,
+    "cfloat": cfloat,
+    "cdouble": cdouble,
+}
