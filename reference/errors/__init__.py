@@ -123,6 +123,15 @@ def composite(decomposition: Callable, source: str) -> ErrorSpec:
     return ErrorSpec("composite", 0.5, source, decomposition=decomposition)
 
 
+def bound(fn: Callable, source: str) -> ErrorSpec:
+    """A bound derived for the op itself (a solve, a factorization: Higham's backward-error bounds
+    carried to the outputs by first-order perturbation theory), with its derivation next to ``fn``.
+    ``fn(arrays, errs, params, outs, u)`` returns one float64 error array per output (None for an
+    integer output): ``errs`` are the inputs' errors (None: exact), ``u`` the unit roundoff to use
+    (the framework's plus the reference's own)."""
+    return ErrorSpec("bound", 0.5, source, extra={"bound": fn})
+
+
 # ---- the tracker ----------------------------------------------------------------------------
 
 
@@ -316,6 +325,13 @@ class Tracker:
                 return _gather(rule, arrays, errs, params, outs)
             if kind == "exact":
                 return [np.zeros(o.shape) if isinstance(o, np.ndarray) else None for o in outs]
+            if kind == "bound":
+                u = self.p.u + REFERENCE_U
+                res = spec.extra["bound"](arrays, errs, params, outs, u)
+                return [
+                    None if r is None else np.asarray(r, dtype=np.float64) + u * np.abs(o) + self.p.eta
+                    for r, o in zip(res, outs)
+                ]
         finally:
             self._suspended -= 1
         if kind == "composite":
@@ -480,6 +496,7 @@ __all__ = [
     "ErrorSpec",
     "Precision",
     "Tracker",
+    "bound",
     "bound_of",
     "composite",
     "elementwise",
