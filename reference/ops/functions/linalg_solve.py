@@ -54,8 +54,11 @@ METHODS = {
 }
 
 
-class LinAlgError(RuntimeError):
+class _LinAlgError(RuntimeError):
     """torch.linalg.LinAlgError (torch._C._LinAlgError, a RuntimeError): a factorization failed."""
+
+
+LinAlgError = _LinAlgError
 
 
 _TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int"}
@@ -182,7 +185,7 @@ def _check_rhs(a, b, left, fname):
             f"{fname}: Incompatible shapes of A and B for the equation {eq} "
             f"({a.shape[-2]}x{a.shape[-1]} and {b.shape[-2]}x{b.shape[-1]})"
         )
-    A.check_broadcast(_Shape(a.shape[:-2]), _Shape(b.shape[:-2]))
+    A.check_broadcast(_Shape(b.shape[:-2]), _Shape(a.shape[:-2]))  # PyTorch names B's batch 'a'
 
 
 class _Shape:
@@ -218,9 +221,7 @@ def _solve(a, b, left, check_errors, fname, ex):
         _raise_info(
             info, "torch.linalg.solve", lambda v: "The solver failed because the input matrix is singular."
         )
-    x = apply(RULES["linalg_solve"], (a, b2), {"left": left})
-    if vector:
-        x = A.squeeze(x, -1)
+    x = apply(RULES["linalg_solve"], (a, b), {"left": left, "vector": vector})
     return _SolveEx(x, _matrix_info(a, info)) if ex else x
 
 

@@ -168,9 +168,12 @@ def _solve_lu(lu, piv, b, adjoint=False):
     return out.reshape(shape + b.shape[-2:])
 
 
-def _solve_kernel(a, b, left):
-    """gesv (getrf + getrs, PyTorch's and NumPy's solver); X A = B as A^T X^T = B^T."""
+def _solve_kernel(a, b, left, vector=False):
+    """gesv (getrf + getrs, PyTorch's and NumPy's solver); X A = B as A^T X^T = B^T. ``vector``: B is
+    a (batch of) vector(s), solved as one-column matrices (PyTorch's vector case)."""
     xp = namespace_of(a, b)
+    if vector:
+        return _solve_kernel(a, b[..., None], left)[..., 0]
     if not left:
         return xp.swapaxes(_solve_kernel(xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2), True), -1, -2)
     lu, piv, _ = lu_kernel(a)
@@ -215,25 +218,29 @@ def _triangular_kernel(a, b, upper, left, unitriangular):
 
 
 def cholesky_kernel(a, upper):
-    """potrf, unblocked (column by column): the lower factor of the matrix whose lower triangle is
-    ``a``'s (``upper``: whose upper triangle is, returned as U = L^T), and info (the order of the
-    first leading minor that is not positive-definite; 0 if none)."""
+    """potrf, unblocked (LAPACK dpotf2, column by column): the lower factor of the matrix whose lower
+    triangle is ``a``'s (``upper``: whose upper triangle is, returned as U = L^T), and info (the
+    order of the first leading minor that is not positive-definite; 0 if none). Where it fails at
+    column j, the factor's first j - 1 columns are computed, (j, j) holds the non-positive pivot and
+    the rest is the input's triangle, as dpotf2 leaves it."""
     xp = namespace_of(a)
     n = a.shape[-1]
     src = xp.swapaxes(a, -1, -2) if upper else a
     src = src.reshape((_nb(a.shape[:-2]), n, n))
-    L = xp.zeros_like(src)
+    L = xp.tril(src).copy()
     info = xp.zeros((src.shape[0],), dtype=np.int32)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):
         for j in range(n):
+            live = info == 0
             d = src[:, j, j] - xp.sum(L[:, j, :j] ** 2, axis=-1)
-            bad = ~(d > 0)
-            info = xp.where((info == 0) & bad, j + 1, info).astype(np.int32)
-            ljj = xp.sqrt(xp.where(bad, xp.nan, d))
-            L[:, j, j] = ljj
-            L[:, j + 1 :, j] = (
-                src[:, j + 1 :, j] - xp.einsum("bik,bk->bi", L[:, j + 1 :, :j], L[:, j, :j])
-            ) / ljj[:, None]
+            bad = live & ~(d > 0)
+            info = xp.where(bad, j + 1, info).astype(np.int32)
+            L[:, j, j] = xp.where(live, xp.where(bad, d, xp.sqrt(xp.abs(d))), L[:, j, j])
+            ok = (live & ~bad)[:, None]
+            col = (src[:, j + 1 :, j] - xp.einsum("bik,bk->bi", L[:, j + 1 :, :j], L[:, j, :j])) / L[:, j, j][
+                :, None
+            ]
+            L[:, j + 1 :, j] = xp.where(ok, col, L[:, j + 1 :, j])
     L = L.reshape(a.shape)
     return (xp.swapaxes(L, -1, -2).copy() if upper else L), info.reshape(a.shape[:-2])
 
@@ -280,8 +287,8 @@ def _eye_like(x):
     return _make(np.eye(n, dtype=x.dtype))
 
 
-def solve(a, b, left=True):
-    return apply(RULES["linalg_solve"], (a, b), {"left": left})
+def solve(a, b, left=True, vector=False):
+    return apply(RULES["linalg_solve"], (a, b), {"left": left, "vector": vector})
 
 
 def solve_triangular(a, b, upper, left=True, unitriangular=False):
@@ -348,14 +355,15 @@ def _solve_bound(arrays, errs, params, outs, u):
     (W = |L||U|, e_A/e_B the inputs' errors). X A = B is the transposed system."""
     a, b = arrays
     x = _f64(outs[0])
+    eb = _err(errs[1], b)
+    if params.get("vector"):
+        x, eb = x[..., None], eb[..., None]
     n = a.shape[-1]
     w = _gamma(3 * n, u) * _lu_weight(a) + _err(errs[0], a)
     ainv = _abs_inv(a)
-    eb = _err(errs[1], b)
     with np.errstate(invalid="ignore"):
-        if params["left"]:
-            return [ainv @ (w @ np.abs(x) + eb)]
-        return [(np.abs(x) @ w + eb) @ ainv]
+        out = ainv @ (w @ np.abs(x) + eb) if params["left"] else (np.abs(x) @ w + eb) @ ainv
+    return [out[..., 0] if params.get("vector") else out]
 
 
 def _inv_bound(arrays, errs, params, outs, u):
@@ -547,19 +555,45 @@ def _cholesky_solve_bound(arrays, errs, params, outs, u):
 # ---- linalg_solve (aten: linalg_solve_ex; matrix right-hand sides) --------------------------------------
 
 
+def _col(c, t):
+    """A vector-case tensor as a one-column matrix."""
+    return A.unsqueeze(t, -1) if c.vector else t
+
+
+def _uncol(c, t):
+    return A.squeeze(t, -1) if c.vector else t
+
+
 def _solve_vjp(c, g):
     left = c.left
-    gb = solve(_mT(c.A), g, left)
+    gb = solve(_mT(c.A), _col(c, g), left)
     ga = None
     if c.needs[0]:
-        x = c.result
+        x = _col(c, c.result)
         ga = -A.matmul(gb, _mT(x)) if left else -A.matmul(_mT(x), gb)
-    return ga, gb if c.needs[1] else None
+    return ga, _uncol(c, gb) if c.needs[1] else None
 
 
 def _solve_jvp_a(c, t):
-    x = c.result
-    return -solve(c.A, A.matmul(t, x) if c.left else A.matmul(x, t), c.left)
+    x = _col(c, c.result)
+    return _uncol(c, -solve(c.A, A.matmul(t, x) if c.left else A.matmul(x, t), c.left))
+
+
+def _solve_batch(b, params):
+    """Matrix right-hand sides broadcast like ``_batch_broadcast``; a vector one is a one-column
+    matrix at the physical level."""
+    if not params.get("vector"):
+        return _batch_broadcast(b, params)
+    rank = max(len(b.inputs[0].shape), len(b.inputs[1].shape) + 1)
+    a = b.aligned(0, rank)
+    rhs = b.front(1)
+    if rhs is None:
+        rhs = A.unsqueeze(b.values[1], -1)
+    else:
+        shape = tuple(b.inputs[1].shape)
+        rhs = A.reshape(rhs, (b.size,) + (1,) * (rank - 1 - len(shape)) + shape + (1,))
+    out = apply(b.rule, (a, rhs), {**params, "vector": False}, cast=b.cast)
+    return A.squeeze(out, -1), 0
 
 
 rule(
@@ -569,8 +603,8 @@ rule(
     forward=_solve_kernel,
     vjp=_solve_vjp,
     saves={"A": (0, 1), "result": (0,)},
-    jvp=(_solve_jvp_a, lambda c, t: solve(c.A, t, c.left)),
-    batch=_batch_broadcast,
+    jvp=(_solve_jvp_a, lambda c, t: solve(c.A, t, c.left, c.vector)),
+    batch=_solve_batch,
     error=errors.bound(_solve_bound, "Higham (2002) Thm 9.4: LU solve, componentwise backward error"),
 )
 
