@@ -304,3 +304,9 @@ not_fuzzed(
     "no rounding-error bound is derived for matrix_exp: scaling and squaring has no a priori "
     "componentwise bound for its squaring phase (Higham, Functions of Matrices, §10.3)",
 )
+not_fuzzed(
+    "lu_unpack",
+    FAMILY,
+    "moves the packed LU entries into L and U (no arithmetic); reached through lu_solve's and "
+    "lu_factor's derivatives and checked there",
+)

@@ -39,6 +39,9 @@ __all__ = [
     "matrix_exp",
     "lu_unpack",
     "orgqr",
+    "lu",
+    "lu_solve",
+    "triangular_solve",
 ]
 METHODS = {
     "det": lambda self: det(self),
@@ -51,6 +54,11 @@ METHODS = {
     "matrix_power": lambda self, n: matrix_power(self, n),
     "matrix_exp": lambda self: matrix_exp(self),
     "orgqr": lambda self, input2: orgqr(self, input2),
+    "lu": lambda self, pivot=True, get_infos=False: lu(self, pivot, get_infos),
+    "lu_solve": lambda self, LU_data, LU_pivots: lu_solve(self, LU_data, LU_pivots),
+    "triangular_solve": lambda self, A, upper=True, transpose=False, unitriangular=False: triangular_solve(
+        self, A, upper, transpose, unitriangular
+    ),
 }
 
 
@@ -370,7 +378,7 @@ def lu_factor(A_, *, pivot=True, out=None):
     return _LuFactor(lu, piv)
 
 
-def lu(A_, *, pivot=True, out=None):
+def linalg_lu(A_, *, pivot=True, out=None):
     _lu_checks(A_, pivot)
     P, L, U = apply(RULES["linalg_lu"], (A_,), {"pivot": True})
     return _Lu(P.detach(), L, U)
@@ -379,11 +387,12 @@ def lu(A_, *, pivot=True, out=None):
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """torch.lu_unpack as table ops on the packed factors (PyTorch: LuUnpackBackward0)."""
     P, L, U = R.lu_unpack(LU_data, LU_pivots)
+    P = P.detach()
     empty = A.zeros((0,), dtype=LU_data.dtype)
     return _LuUnpack(P if unpack_pivots else empty, L if unpack_data else empty, U if unpack_data else empty)
 
 
-def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     fname = "linalg.lu_solve"
     _tensor(LU, "LU"), _tensor(pivots, "pivots"), _tensor(B, "B")
     _check_square(LU, fname, "LU")
@@ -392,6 +401,32 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         raise RuntimeError(f"{fname}: pivots should be a Tensor of scalar type torch.int32")
     _check_rhs(LU, B, left, fname)
     return apply(RULES["linalg_lu_solve"], (LU, pivots, B), {"left": bool(left), "adjoint": bool(adjoint)})
+
+
+def lu(A_, pivot=True, get_infos=False, out=None):
+    """The deprecated torch.lu: linalg.lu_factor_ex (errors checked unless ``get_infos``)."""
+    _lu_checks(A_, pivot)
+    lu_, piv, info = apply(RULES["linalg_lu_factor_ex"], (A_,), {"pivot": True})
+    if get_infos:
+        return lu_, piv, info
+    _raise_info(_values(info), "torch.linalg.lu_factor_ex", _zero_pivot, RuntimeError)
+    return lu_, piv
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """The deprecated torch.lu_solve(b, LU_data, LU_pivots) = linalg.lu_solve(LU_data, LU_pivots, b)."""
+    return linalg_lu_solve(LU_data, LU_pivots, b)
+
+
+_TriangularSolve = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def triangular_solve(b, A_, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """The deprecated torch.triangular_solve as linalg.solve_triangular (PyTorch: its own node,
+    TriangularSolveBackward0): op(A) X = b, op(A) = A^T when ``transpose``."""
+    a = A.transpose(A_, -1, -2) if transpose else A_
+    x = solve_triangular(a, b, upper=bool(upper) != bool(transpose), unitriangular=unitriangular)
+    return _TriangularSolve(x, A.clone(A_))
 
 
 # ---- powers, exponential, tensor forms ---------------------------------------------------------------------
@@ -479,7 +514,9 @@ def householder_product(A_, tau, *, out=None):
         raise RuntimeError(f"{fname}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
     dt = np.dtype(A_.dtype)
     batch = tuple(A_.shape[:-2])
-    q = _make(np.broadcast_to(np.eye(m, n, dtype=dt), batch + (m, n)).copy())
+    eye = _make(np.broadcast_to(np.eye(m, n, dtype=dt), batch + (m, n)).copy())
+    # I[:, :n] as a function of A with a zero derivative (PyTorch's node exists even when k = 0)
+    q = A.where(_make(np.ones((m, n), dtype=bool)), eye, A_)
     for i in reversed(range(k)):  # Q = H_1 (H_2 (... (H_k I[:, :n])))
         col = A.narrow(A.narrow(A_, -1, i, 1), -2, i + 1, m - i - 1)  # (..., m-i-1, 1)
         head = _make(np.concatenate([np.zeros(i), np.ones(1)]).astype(dt).reshape((i + 1, 1)))
@@ -512,8 +549,8 @@ NAMESPACES = {
         "cholesky_ex": cholesky_ex,
         "lu_factor": lu_factor,
         "lu_factor_ex": lu_factor_ex,
-        "lu": lu,
-        "lu_solve": lu_solve,
+        "lu": linalg_lu,
+        "lu_solve": linalg_lu_solve,
         "matrix_power": matrix_power,
         "matrix_exp": matrix_exp,
         "tensorinv": tensorinv,

@@ -846,13 +846,68 @@ rule(
 
 
 def lu_unpack(lu, piv):
-    """P (a constant), L (unit lower, m x k), U (upper, k x n) of packed factors, in table ops."""
-    m, n = lu.shape[-2:]
+    """P (a constant), L (unit lower, m x k), U (upper, k x n) of packed factors, through the table."""
+    return apply(RULES["lu_unpack"], (lu, piv), {})
+
+
+def _lu_unpack_grad(c, g):
+    """The packed factors' gradient: L's strictly lower part and U's upper part, in place."""
+    _, gL, gU = g
+    m, n = c.shapes[0][-2:]
     k = min(m, n)
-    P = _make(perm_matrix(piv._data, m, np.dtype(lu.dtype)))
-    L = _tril(A.narrow(lu, -1, 0, k), -1) + _make(np.eye(m, k, dtype=lu.dtype))
-    U = _triu(A.narrow(lu, -2, 0, k))
-    return P, L, U
+    out = None
+    if gL is not None:
+        gL = _tril(gL, -1)
+        if n > k:
+            gL = A.cat([gL, A.zeros_like(gL).narrow(-1, 0, 1).expand(*gL.shape[:-1], n - k)], -1)
+        out = gL
+    if gU is not None:
+        gU = _triu(gU)
+        if m > k:
+            gU = A.cat([gU, A.zeros_like(gU).narrow(-2, 0, 1).expand(*gU.shape[:-2], m - k, n)], -2)
+        out = gU if out is None else out + gU
+    return out
+
+
+def _lu_unpack_jvp(c, ts):
+    t = ts[0]
+    m, n = t.shape[-2:]
+    k = min(m, n)
+    P = c.result[0]
+    return A.zeros_like(P), _tril(A.narrow(t, -1, 0, k), -1), _triu(A.narrow(t, -2, 0, k))
+
+
+def _lu_unpack_bound(arrays, errs, params, outs, u):
+    """No arithmetic: L and U are the packed entries (and exact ones and zeros), P is exact."""
+    e = _err(errs[0], arrays[0])
+    m, n = e.shape[-2:]
+    k = min(m, n)
+    return [np.zeros(np.shape(outs[0])), np.tril(e[..., :, :k], -1), np.triu(e[..., :k, :])]
+
+
+def _lu_unpack_batch(b, params):
+    rank = max(len(b.inputs[0].shape), len(b.inputs[1].shape) + 1)
+    lu, piv = b.expanded(0), b.expanded(1)
+    shape = np.broadcast_shapes(tuple(lu.shape[:-2]), tuple(piv.shape[:-1]))
+    lu = A.expand(lu, shape + tuple(lu.shape[-2:]))
+    piv = A.expand(piv, shape + tuple(piv.shape[-1:]))
+    del rank
+    out = apply(b.rule, (A.contiguous(lu), A.contiguous(piv)), params, cast=b.cast)
+    return tuple((o, 0) for o in out)
+
+
+rule(
+    "lu_unpack",
+    "LuUnpackBackward0",
+    ("LU_data", "LU_pivots"),
+    forward=lambda lu, piv: _unpack_arrays(lu, piv),
+    outputs=3,
+    undefined_grads=True,
+    grads=(_lu_unpack_grad, None),
+    jvp=_lu_unpack_jvp,
+    batch=_lu_unpack_batch,
+    error=errors.bound(_lu_unpack_bound, "values moved, no arithmetic"),
+)
 
 
 def lu_backward(gL, gU, P, L, U):
@@ -936,17 +991,16 @@ def _lu_factor_forward(a, pivot):
 
 
 def _refactor(c):
-    """The factors of A again, through the table (so the VJP's factors depend on A)."""
-    return apply(RULES["linalg_lu_factor_ex"], (c.A,), {"pivot": True})
+    """P, L, U of A again, through the table (so the VJP's factors depend on A, also under vmap)."""
+    return apply(RULES["linalg_lu"], (c.A,), {"pivot": True})
 
 
 def _lu_factor_grad(c, g):
     g = g[0]
     if g is None:
         return None
-    lu, piv, _ = _refactor(c)
-    P, L, U = lu_unpack(lu, piv)
-    m, n = lu.shape[-2:]
+    P, L, U = _refactor(c)
+    m, n = g.shape[-2:]
     k = min(m, n)
     gL = _tril(A.narrow(g, -1, 0, k), -1)
     gU = _triu(A.narrow(g, -2, 0, k))
@@ -991,8 +1045,7 @@ def _lu_grad(c, g):
     _, gL, gU = g
     if gL is None and gU is None:
         return None
-    lu, piv, _ = _refactor(c)
-    P, L, U = lu_unpack(lu, piv)
+    P, L, U = _refactor(c)
     return lu_backward(gL, gU, P, L, U)
 
 

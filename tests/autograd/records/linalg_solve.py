@@ -77,6 +77,11 @@ RECORDS = {
         ("wide", lambda a: _flat(T.linalg.lu(a)[1:]), [(2, 4)], "a"),
         ("tall", lambda a: T.linalg.lu(a).L, [(4, 2)], "a"),
     ],
+    "lu_unpack": [
+        ("square", lambda a: _flat(T.lu_unpack(*T.linalg.lu_factor(a))[1:]), [(3, 3)], "a"),
+        ("wide_batched", lambda a: _flat(T.lu_unpack(*T.linalg.lu_factor(a))[1:]), [(2, 2, 4)], "a"),
+        ("tall", lambda a: T.lu_unpack(*T.linalg.lu_factor(a)).L, [(4, 2)], "a"),
+    ],
     "linalg_lu_solve": [
         ("left", lambda a, b: T.linalg.lu_solve(*T.linalg.lu_factor(_wc(a)), b), [(3, 3), (3, 2)], "aa"),
         (
