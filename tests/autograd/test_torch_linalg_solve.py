@@ -171,6 +171,19 @@ def test_singular_slogdet_and_logdet():
     compare(lambda M, a: M.logdet(a * 0 + M.tensor(SINGULAR)), [(3, 3)], order=0)
 
 
+def test_unchecked_singular_inverse_and_solve_follow_pytorch():
+    """check_errors=False: info reports the zero pivot, the values are the substitutions' inf/nan."""
+    compare(lambda M, a: M.linalg.inv_ex(a * 0), [(2, 2)], order=0)
+    compare(lambda M, a, b: M.linalg.solve_ex(a * 0 + M.tensor(SINGULAR), b), [(3, 3), (3, 1)], order=0)
+
+
+def test_info_is_batched_under_vmap():
+    a = np.random.default_rng(0).standard_normal((4, 3, 3))
+    for M in (torch, T):
+        info = M.func.vmap(lambda x, M=M: M.linalg.inv_ex(x).info)(M.tensor(a))
+        assert tuple(info.shape) == (4,) and not np.any(np.asarray(info.numpy()))
+
+
 def test_lu_factor_ex_of_a_singular_matrix_reports_info():
     compare(lambda M, a: M.linalg.lu_factor_ex(a * 0 + M.tensor(SINGULAR)), [(3, 3)], order=0)
     compare(lambda M, a: M.linalg.cholesky_ex(a * 0 - M.eye(3, dtype=M.float64)), [(3, 3)], order=0)

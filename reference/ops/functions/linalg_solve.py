@@ -148,8 +148,13 @@ def _singular_inv(v):
     return f"The diagonal element {v} is zero, the inversion could not be completed because the input matrix is singular."
 
 
-def _matrix_info(x, info):
-    return _make(np.asarray(info, dtype=np.int32))
+def _matrix_info(x, info=None):
+    """getrf's info as an int32 tensor of x's batch shape (under vmap: a batched tensor)."""
+    out = A._batched_plain(_matrix_info, (x,))
+    if out is not None:
+        return out
+    with no_grad():
+        return _make(np.asarray(R.lu_kernel(np.asarray(x.detach()._data))[2], dtype=np.int32))
 
 
 # ---- inv ---------------------------------------------------------------------------------------------

@@ -136,6 +136,30 @@ def _slogdet_kernel(a):
     return sign.astype(a.dtype), logabs.astype(a.dtype)
 
 
+def _substitute(t, b, lower, unit=False, trans=False):
+    """Forward/back substitution of one system, as trsv does it, without stopping at a zero pivot
+    (inf/nan follow): scipy.linalg.solve_triangular refuses singular triangles."""
+    xp = namespace_of(t, b)
+    if trans:
+        t, lower = t.T, not lower
+    n = t.shape[0]
+    x = xp.array(b, dtype=np.result_type(t.dtype, b.dtype), copy=True)
+    with np.errstate(all="ignore"):
+        for i in range(n) if lower else reversed(range(n)):
+            s = slice(0, i) if lower else slice(i + 1, n)
+            x[i] = x[i] - t[i, s] @ x[s]
+            if not unit:
+                x[i] = x[i] / t[i, i]
+    return x
+
+
+def _trsm(sl, t, b, lower, unit=False, trans=0):
+    try:
+        return sl.solve_triangular(t, b, lower=lower, unit_diagonal=unit, trans=trans, check_finite=False)
+    except np.linalg.LinAlgError:  # a zero on the diagonal
+        return _substitute(t, b, lower, unit, bool(trans))
+
+
 def _solve_lu(lu, piv, b, adjoint=False):
     """getrs: X with A X = B (A^T X = B when ``adjoint``) from A's packed LU; zero pivots give
     inf/nan as LAPACK's triangular solves do."""
@@ -153,15 +177,11 @@ def _solve_lu(lu, piv, b, adjoint=False):
             if n == 0 or b_b.shape[-1] == 0:
                 break
             if not adjoint:
-                y = sl.solve_triangular(
-                    lu_b[i], b_b[i][perm[i]], lower=True, unit_diagonal=True, check_finite=False
-                )
-                out[i] = sl.solve_triangular(lu_b[i], y, lower=False, check_finite=False)
+                y = _trsm(sl, lu_b[i], b_b[i][perm[i]], True, True)
+                out[i] = _trsm(sl, lu_b[i], y, False)
             else:
-                y = sl.solve_triangular(lu_b[i], b_b[i], lower=False, trans=1, check_finite=False)
-                y = sl.solve_triangular(
-                    lu_b[i], y, lower=True, unit_diagonal=True, trans=1, check_finite=False
-                )
+                y = _trsm(sl, lu_b[i], b_b[i], False, trans=1)
+                y = _trsm(sl, lu_b[i], y, True, True, trans=1)
                 x = xp.empty_like(y)
                 x[perm[i]] = y
                 out[i] = x
@@ -202,18 +222,9 @@ def _triangular_kernel(a, b, upper, left, unitriangular):
             if n == 0 or b_b.shape[-1] == 0 or b_b.shape[-2] == 0:
                 break
             if left:
-                out[i] = sl.solve_triangular(
-                    a_b[i], b_b[i], lower=not upper, unit_diagonal=unitriangular, check_finite=False
-                )
+                out[i] = _trsm(sl, a_b[i], b_b[i], not upper, unitriangular)
             else:  # X T = B  <=>  T^T X^T = B^T
-                out[i] = sl.solve_triangular(
-                    a_b[i],
-                    b_b[i].T,
-                    lower=not upper,
-                    trans=1,
-                    unit_diagonal=unitriangular,
-                    check_finite=False,
-                ).T
+                out[i] = _trsm(sl, a_b[i], b_b[i].T, not upper, unitriangular, trans=1).T
     return out.reshape(shape + b.shape[-2:])
 
 
