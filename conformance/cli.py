@@ -19,6 +19,7 @@ from pathlib import Path
 from conformance import adapters, exitcodes
 from conformance.budget import parse_size
 from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError
+from conformance.interrupt import Interrupted, on_sigterm
 from conformance.outdir import OutputError, OutputLost, check_writable
 from conformance.resultsio import InputFileError, read_report_file, read_results_file
 from conformance.runner import Campaign, check_timeout
@@ -49,10 +50,6 @@ class UsageError(Exception):
 
 class NothingSelected(Exception):
     """Filters that select no case and no fuzzing: says which, exits 2 (nothing was run)."""
-
-
-class Interrupted(BaseException):
-    """SIGTERM, handled like SIGINT."""
 
 
 def _list(flag: str, value: str | None, allowed, default):
@@ -743,17 +740,13 @@ def _crash_log(args) -> Path:
     return Path("<no writable place for a crash log>")
 
 
-def _on_sigterm(signum, frame):
-    raise Interrupted()
-
-
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     old_term = signal.getsignal(signal.SIGTERM)
     try:
-        signal.signal(signal.SIGTERM, _on_sigterm)
+        signal.signal(signal.SIGTERM, on_sigterm)
     except ValueError:  # not the main thread
         old_term = None
     try:

@@ -30,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from conformance import budget as _budget
+from conformance import interrupt
 from conformance.case import Case, CaseData, save_case
 from conformance.expected import expected as reference_expected
 from conformance.expected import reference_rejects
@@ -380,6 +381,7 @@ class Campaign:
                 rec["case_hash"] = case_hash(Case.from_dict(rec["case"]))
             except Exception:  # noqa: BLE001 - a record without a parsable case keeps no hash
                 pass
+        interrupt.check()  # a SIGTERM whose exception was swallowed: record nothing more
         key = result_key(rec)
         if key in self.done:
             return self.done.get(key)
@@ -638,6 +640,7 @@ class Campaign:
         except OutputLost:  # the results cannot be kept: the run stops (never a result of its own)
             raise
         except Exception as exc:  # the campaign goes on; the problem is a result of its own
+            interrupt.check()  # unless it is the aftermath of a swallowed SIGTERM
             for name in frameworks:
                 self.record(
                     {
