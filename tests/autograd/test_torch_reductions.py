@@ -147,3 +147,21 @@ ERRORS = [
 @pytest.mark.parametrize("name, prog", ERRORS, ids=[c[0] for c in ERRORS])
 def test_errors_agree(name, prog):
     same_error(lambda T: prog(T), match_message=name not in ("var_both",))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda T, x: T.sort(x, -1, descending=True, stable=True),
+        lambda T, x: T.sort(x, -1, True, stable=True),
+    ],
+)
+def test_sort_with_stable_takes_every_other_argument_by_keyword_as_torch(call):
+    """torch.sort has two overloads; with stable= a positional dim matches neither (TypeError)."""
+    import reference as T
+
+    with pytest.raises(TypeError) as theirs:
+        call(torch, torch.tensor([3.0, 1.0]))
+    with pytest.raises(TypeError) as ours:
+        call(T, T.tensor([3.0, 1.0]))
+    assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]

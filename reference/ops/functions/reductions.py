@@ -331,8 +331,36 @@ def mode(input, dim=-1, keepdim=False):
 # ---- sorting -----------------------------------------------------------------------------------------------------
 
 
-def sort(input, dim=-1, descending=False, stable=None):
-    if isinstance(dim, bool):  # sort(x, stable, dim=...) keyword forms aside, a bool here is `stable`
+_SORT_OVERLOADS = (
+    " * (Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)\n"
+    " * (Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)\n"
+)
+
+
+def _torch_type_name(value) -> str:
+    return "Tensor" if hasattr(value, "_data") else type(value).__name__
+
+
+def sort(input, *args, dim=-1, descending=False, stable=None):
+    """torch.sort's two overloads: ``sort(input, dim=-1, descending=False)`` and
+    ``sort(input, *, stable, dim=-1, descending=False)`` (with ``stable=`` every other argument is a
+    keyword: a positional dim is torch's TypeError)."""
+    if args and stable is not None:
+        got = ", ".join(
+            [_torch_type_name(input), *(_torch_type_name(a) for a in args)]
+            + [f"{k}={type(v).__name__}" for k, v in (("stable", stable), ("descending", descending)) if v]
+        )
+        raise TypeError(
+            f"sort() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+            + _SORT_OVERLOADS
+        )
+    if len(args) > 2:
+        raise TypeError(f"sort() takes at most 3 positional arguments ({1 + len(args)} given)")
+    if args:
+        dim = args[0]
+    if len(args) == 2:
+        descending = args[1]
+    if isinstance(dim, bool):  # a bool in dim's place is `stable` (torch's legacy positional form)
         stable, dim = dim, -1
     d = _int_dim(dim, input.ndim)
     name = "sort_stable" if stable is not None else "sort"
@@ -341,7 +369,7 @@ def sort(input, dim=-1, descending=False, stable=None):
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
-    return sort(input, dim, descending, stable=stable if stable else None).indices
+    return sort(input, dim=dim, descending=descending, stable=stable if stable else None).indices
 
 
 def msort(input):
