@@ -665,8 +665,16 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 def _extreme(rule, input, dim, keepdim):
     dims = _dims(dim if dim != () else None, input.ndim)
-    if input.numel() == 0:
-        raise IndexError(f"{rule.name}(): Expected reduction dim to be specified for input.numel() == 0.")
+    if input.numel() == 0:  # a max over nothing has no value: torch's two errors
+        if dims is None:
+            raise RuntimeError(
+                f"{rule.name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        given = [dim] if isinstance(dim, int) else list(dim)
+        for d, nd in zip(given, dims):
+            if input.shape[nd] == 0:
+                raise IndexError(f"{rule.name}(): Expected reduction dim {d} to have non-zero size.")
     return apply(rule, (input,), {"dim": dims, "keepdim": keepdim})
 
 

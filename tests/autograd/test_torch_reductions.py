@@ -165,3 +165,28 @@ def test_sort_with_stable_takes_every_other_argument_by_keyword_as_torch(call):
     with pytest.raises(TypeError) as ours:
         call(T, T.tensor([3.0, 1.0]))
     assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    "shape, call",
+    [
+        ((0,), lambda x: x.amin(-1)),
+        ((3, 0), lambda x: x.amax(1)),
+        ((3, 0), lambda x: x.amax((0, 1))),
+        ((0,), lambda x: x.amin()),
+        ((3, 0), lambda x: x.amin(0)),
+    ],
+)
+def test_amax_amin_over_empty_inputs_as_torch(shape, call):
+    """No dim on an empty input is a RuntimeError; a reduced dim of size 0 an IndexError naming it as
+    given; reducing only non-empty dims of an empty input is an empty result."""
+    import reference as T
+
+    try:
+        expected = call(torch.zeros(shape))
+    except (RuntimeError, IndexError) as exc:
+        with pytest.raises(type(exc)) as ours:
+            call(T.zeros(shape))
+        assert str(ours.value) == str(exc)
+    else:
+        assert tuple(call(T.zeros(shape)).shape) == tuple(expected.shape)
