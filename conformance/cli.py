@@ -229,7 +229,46 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("frameworks", help="installed frameworks, versions, devices and precision settings")
     sub.add_parser("ops", help="the op records: family, table primitives, checks, frameworks (or why not)")
+    _version_parsers(sub)
     return parser
+
+
+def _version_parsers(sub) -> None:
+    """``matrix`` and ``bisect`` (conformance/matrix.py, conformance/bisect.py)."""
+    matrix = sub.add_parser(
+        "matrix",
+        help="one table over several runs' results: framework version x op family x verdict counts",
+    )
+    matrix.add_argument("dirs", nargs="+", metavar="DIR", help="a run's --out DIR (or its results.jsonl)")
+    matrix.add_argument("--known", metavar="FILE", help="count known departures (this file's) as 'known'")
+    matrix.add_argument("--json", metavar="PATH", help="also write the table as JSON rows")
+    bisect = sub.add_parser(
+        "bisect",
+        help="the last good and first bad released version of a framework for one case (cached uv envs)",
+    )
+    bisect.add_argument(
+        "case",
+        metavar="CASE",
+        help="a case file (FILE#ID for one of several), a curated case id, or RESULTS.jsonl#CASE_ID / DIR#CASE_ID",
+    )
+    bisect.add_argument("--framework", required=True, help="jax, tensorflow (tensorflow-cpu) or torch")
+    bisect.add_argument(
+        "--versions", required=True, metavar="A..B", help="released versions, e.g. 0.9.0..0.10.2"
+    )
+    bisect.add_argument(
+        "--out", help="where each version's replay and bisect.json go (default reports/bisect-CASE-FW)"
+    )
+    bisect.add_argument(
+        "--cache", help="environment cache (default $REFGRAD_ENV_CACHE, else $XDG_CACHE_HOME/refgrad/envs)"
+    )
+    bisect.add_argument("--python", help="the interpreter the environments are built on (default this one)")
+    bisect.add_argument(
+        "--index-url",
+        help="the package index the framework comes from (torch CPU wheels: https://download.pytorch.org/whl/cpu)",
+    )
+    bisect.add_argument("--checks", help="only these checks of the case (comma-separated)")
+    bisect.add_argument("--dtypes", help="only these dtypes (comma-separated)")
+    bisect.add_argument("--timeout", help="replay's per-check --timeout in seconds")
 
 
 def _frameworks(args) -> dict[str, str]:
@@ -721,6 +760,25 @@ def cmd_report(args) -> int:
     return code
 
 
+def cmd_matrix(args) -> int:
+    from conformance.matrix import MatrixError, run_matrix
+
+    try:
+        return run_matrix(args)
+    except MatrixError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_bisect(args) -> int:
+    from conformance.bisect import BisectError, run_bisect
+
+    try:
+        return run_bisect(args)
+    except BisectError as exc:
+        print(f"conformance: error: {exc}", file=sys.stderr)
+        return exitcodes.USAGE
+
+
 def _crash_log(args) -> Path:
     """Write the traceback of an internal error to a crash log; return its path."""
     import tempfile
@@ -756,6 +814,8 @@ def main(argv=None) -> int:
             "report": cmd_report,
             "frameworks": cmd_frameworks,
             "ops": cmd_ops,
+            "matrix": cmd_matrix,
+            "bisect": cmd_bisect,
         }
         return commands[args.command](args)
     except UsageError as exc:
