@@ -3,7 +3,7 @@
     nox -s tests                  # the test suite (pytest, Hypothesis profile "ci")
     nox -s slow                   # the tests marked slow (CI's README command leaves them out)
     nox -s lint                   # ruff check + ruff format --check
-    nox -s conformance-torch      # one campaign per framework, parametrised by its version
+    nox -s conformance-torch      # one campaign per framework and version (FRAMEWORK_VERSIONS):
     nox -s conformance-tensorflow
     nox -s conformance-jax
     nox -s conformance-torch-compile        # execution modes: torch.compile (Inductor), also
@@ -12,6 +12,7 @@
     nox -s conformance-programs   # autograd programs (views, in-place, second order), all frameworks
     nox -s fuzz                   # a long campaign on every framework; shrunk failures to cases/found/
     nox -s report -- DIR          # re-render report.json and index.html from DIR/results.jsonl
+    nox -s matrix                 # one table over the version matrix's runs: version x op family x verdict
     nox -s bench_conv             # the convolution benchmark (ratios against torch; not a timed test)
     nox -s bench_autograd         # reference autograd per-op overhead vs torch eager (not a timed test)
     nox -s bench_vmap             # per-sample gradients: vmap(grad) vs loop vs torch.func
@@ -21,6 +22,8 @@ spec pulls the CUDA build.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import nox
 
@@ -88,12 +91,26 @@ def bench_vmap(session: nox.Session) -> None:
     session.run("python", "benchmarks/vmap.py", *session.posargs)
 
 
-FRAMEWORK_VERSIONS = {"torch": ["2.13.0"], "tensorflow": ["2.21.0"], "jax": ["0.10.2"]}
-PIP_NAME = {"torch": "torch", "tensorflow": "tensorflow-cpu", "jax": "jax"}
+# The version matrix, oldest first: the newest release and an older one that still installs on
+# Python 3.11 (each older one checked with `uv pip install --dry-run`: jax 0.4.30 is the project's
+# minimum, the first with NumPy 2 wheels; tensorflow-cpu 2.16.2 the project's minimum line, the
+# first with Keras 3; 2.12 needs numpy<1.24, below the project's floor). torch: 2.13.0 only, the one
+# CPU wheel this machine's index serves; README.md ("Version matrix") says how to add one.
+# `nox -s matrix` prints the verdict counts of every version side by side.
+FRAMEWORK_VERSIONS = {
+    "torch": ["2.13.0"],
+    "tensorflow": ["2.16.2", "2.21.0"],
+    "jax": ["0.4.30", "0.10.2"],
+}
+PIP_NAME = {"torch": "torch", "tensorflow": "tensorflow-cpu", "jax": "jax[cpu]"}
+# extra pip arguments for a framework, e.g. torch's CPU wheel index on a machine that reaches it:
+# {"torch": ["--index-url", "https://download.pytorch.org/whl/cpu"]}
+INDEX_ARGS: dict[str, list[str]] = {}
 
 
 def _conformance(session: nox.Session, framework: str, version: str, mode: str | None = None) -> None:
-    session.install(f"{PIP_NAME[framework]}=={version}")  # torch first: the CPU build
+    # the framework first (torch: the CPU build), then the project without its extras
+    session.install(f"{PIP_NAME[framework]}=={version}", *INDEX_ARGS.get(framework, []))
     session.install("-e", ".")
     name = f"{framework}:{mode}" if mode else framework
     out = f"reports/{framework}-{mode}-{version}" if mode else f"reports/{framework}-{version}"
@@ -147,7 +164,7 @@ MODE_SESSIONS = {
 
 def _mode_session(session_name: str, framework: str, mode: str):
     @nox.session(python=PYTHON, name=session_name)
-    @nox.parametrize("version", FRAMEWORK_VERSIONS[framework])
+    @nox.parametrize("version", FRAMEWORK_VERSIONS[framework][-1:])  # the newest only
     def run(session: nox.Session, version: str) -> None:
         _conformance(session, framework, version, mode)
 
@@ -198,3 +215,18 @@ def report(session: nox.Session) -> None:
     """Re-render report.json and index.html from a results directory (default reports/latest)."""
     session.install("-e", ".")
     session.run("conformance", "report", *(session.posargs or ["reports/latest"]), success_codes=[0, 1])
+
+
+@nox.session(python=PYTHON)
+def matrix(session: nox.Session) -> None:
+    """The version matrix's verdict counts, one table: framework version x op family x verdict.
+
+    nox -s conformance-jax conformance-tensorflow conformance-torch; nox -s matrix
+    (or name the run directories: nox -s matrix -- reports/jax-0.4.30 reports/jax-0.10.2)"""
+    session.install("-e", ".")
+    dirs = session.posargs or sorted(
+        str(p.parent) for p in Path("reports").glob("*-*/results.jsonl") if "bisect" not in p.parent.name
+    )
+    if not dirs:
+        session.error("no run directories under reports/: run the conformance-* sessions first")
+    session.run("conformance", "matrix", "--known", "cases/known_departures.toml", *dirs)
