@@ -134,14 +134,17 @@ def versions_in_range(available: list[str], a: str, b: str, framework: str) -> l
     """The released versions from a to b (both included), oldest first; both ends must exist."""
     from packaging.version import InvalidVersion, Version
 
-    released = []
+    released, seen = [], set()
     for v in available:
         try:
             parsed = Version(v)
         except InvalidVersion:
             continue
-        if not parsed.is_prerelease and not parsed.is_devrelease:
-            released.append((parsed, v))
+        # "2.5.0+cpu" on torch's CPU index is release 2.5.0 (torch==2.5.0 installs it)
+        parsed = Version(parsed.public)
+        if not parsed.is_prerelease and not parsed.is_devrelease and parsed not in seen:
+            seen.add(parsed)
+            released.append((parsed, str(parsed)))
     released.sort()
     names = {p: v for p, v in released}
     for end in (a, b):

@@ -127,6 +127,8 @@ def test_versions_in_range_are_released_and_ordered():
         "0.10.1",
         "0.10.2",
     ]
+    torch_cpu_index = ["2.11.0+cpu", "2.12.0+cpu", "2.12.0", "2.13.0+cpu"]
+    assert B.versions_in_range(torch_cpu_index, "2.11.0", "2.13.0", "torch") == ["2.11.0", "2.12.0", "2.13.0"]
     with pytest.raises(B.BisectError, match=r"--versions: 0\.9\.1 is not a released version of jax"):
         B.versions_in_range(listed, "0.9.1", "0.10.2", "jax")
 
