@@ -511,6 +511,14 @@ def run_bisect(args, out=print) -> int:
     )
     if result.between():
         out(f"  (the change is in one of these, which could not be tested: {', '.join(result.between())})")
+    # "good" is the first end's verdict, whatever it is: say which way the change went
+    if good.verdict == "pass":
+        what = f"departs from {result.first_bad} on"
+    elif bad.verdict == "pass":
+        what = f"fixed in {result.first_bad}"
+    else:
+        what = f"changed in {result.first_bad}"
+    out(f"the change: {good.verdict} -> {bad.verdict} ({framework} {what})")
     out(
         f"{len(result.tested)} of {len(versions)} versions tested, {installer.installs} environment(s) built, "
         f"{len(result.skipped)} skipped; wrote {outdir / 'bisect.json'}"

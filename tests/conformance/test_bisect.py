@@ -298,6 +298,7 @@ def test_bisect_prints_last_good_and_first_bad(fake_world, tmp_path, capsys):
     assert code == 0
     assert "last good: jax 1.6.0: pass" in text
     assert "first bad: jax 1.7.0: fail (grad_input[0]=1 but reference says 2" in text
+    assert "the change: pass -> fail (jax departs from 1.7.0 on)" in text
     summary = json.loads((out / "bisect.json").read_text())
     assert summary["last_good"] == "1.6.0" and summary["first_bad"] == "1.7.0"
     assert len(fake_world["built"]) <= 2 + math.ceil(math.log2(11))
@@ -437,3 +438,12 @@ def test_real_bisection_over_released_jax_versions(tmp_path):
     assert "same verdict at both ends: jax 0.4.30 and 0.4.31 are both 'error_mismatch'" in proc.stdout
     summary = json.loads((tmp_path / "b" / "bisect.json").read_text())
     assert summary["tested"]["0.4.31"]["framework_version"] == "jax 0.4.31, jaxlib 0.4.31"
+
+
+def test_bisect_says_when_the_change_is_a_fix(fake_world, tmp_path, capsys):
+    fake_world["verdicts"] = monotone(3, good="error_mismatch", bad="pass")
+    argv = ["bisect", "error-kernel-larger-than-input", "--framework", "jax", "--versions", "1.0.0..1.11.0"]
+    assert main([*argv, "--out", str(tmp_path / "b")]) == 0
+    text = capsys.readouterr().out
+    assert "last good: jax 1.2.0: error_mismatch" in text and "first bad: jax 1.3.0: pass" in text
+    assert "the change: error_mismatch -> pass (jax fixed in 1.3.0)" in text

@@ -173,3 +173,21 @@ def test_matrix_nothing_recorded_exits_4(tmp_path, capsys):
     run = write_run(tmp_path / "r", [])
     assert main(["matrix", str(run)]) == 4
     assert "no results in" in capsys.readouterr().out
+
+
+def test_the_nox_version_matrix_covers_two_versions_of_jax_and_tensorflow():
+    import importlib.util
+
+    pytest.importorskip("nox")
+    from packaging.version import Version
+
+    spec = importlib.util.spec_from_file_location("refgrad_noxfile", ROOT / "noxfile.py")
+    noxfile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(noxfile)
+    versions = noxfile.FRAMEWORK_VERSIONS
+    for framework in ("jax", "tensorflow"):
+        assert len(versions[framework]) >= 2, framework
+        assert [Version(v) for v in versions[framework]] == sorted(Version(v) for v in versions[framework])
+    assert versions["torch"] == ["2.13.0"]
+    assert noxfile.PIP_NAME["tensorflow"] == "tensorflow-cpu"
+    assert callable(noxfile.matrix)
