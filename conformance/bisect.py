@@ -357,7 +357,7 @@ class Replayer:
     """Replays the case file with an environment's Python: ``conformance replay`` in a subprocess."""
 
     def __init__(self, framework: str, case_file: Path, out: Path, extra_args=(), timeout: float = 1800):
-        self.framework, self.case_file, self.out = framework, Path(case_file), Path(out)
+        self.framework, self.case_file, self.out = framework, Path(case_file).resolve(), Path(out).resolve()
         self.extra, self.timeout = list(extra_args), timeout
 
     def __call__(self, python: str, version: str) -> Outcome:
@@ -367,7 +367,11 @@ class Replayer:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the env's own refgrad
         env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=self.timeout, env=env)
+            # cwd: the output directory, so no ./conformance of the caller's shadows the environment's
+            self.out.mkdir(parents=True, exist_ok=True)
+            proc = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=self.timeout, env=env, cwd=self.out
+            )
         except subprocess.TimeoutExpired:
             raise Untestable(f"the replay took longer than {self.timeout:.0f} s") from None
         if proc.returncode not in (0, 1, 4):
