@@ -394,6 +394,7 @@ def resolve_case(value: str, cases_dir: Path) -> dict:
     """The one case CASE names, as a JSON object:
 
     * a case file holding one case (``FILE#ID`` picks one case of a file holding several),
+    * a reproducer a report wrote (``reproducers/*.py``): the case it embeds, its one check,
     * a case id among the curated cases (``cases_dir``, recursively, found/ included),
     * a result: ``RESULTS.jsonl#CASE_ID`` or ``DIR#CASE_ID`` (a run's directory), the case as the
       result recorded it."""
@@ -404,6 +405,8 @@ def resolve_case(value: str, cases_dir: Path) -> dict:
     p = Path(path)
     if p.is_dir() and (p / "results.jsonl").is_file() and want:
         p = p / "results.jsonl"
+    if p.suffix == ".py" and p.is_file():
+        return _reproducer_case(p, value)
     if p.suffix == ".jsonl" and p.is_file():
         if not want:
             raise BisectError(f"CASE: {value!r}: a results file needs #CASE_ID (which result's case)")
@@ -440,6 +443,35 @@ def resolve_case(value: str, cases_dir: Path) -> dict:
             f"CASE: {value!r} is neither a case file, a case id in {cases_dir}, nor RESULTS.jsonl#CASE_ID"
         )
     raise BisectError(f"CASE: {value!r} does not exist")
+
+
+def _reproducer_case(path: Path, value: str) -> dict:
+    """The case a generated reproducer (``reproducers/*.py``) embeds, narrowed to its check."""
+    import ast
+
+    found = {}
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError) as exc:
+        raise BisectError(f"CASE: {value!r} is not a readable Python reproducer: {exc}") from None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id in ("CASE_JSON", "CHECK", "CASE_ID"):
+                try:
+                    found[node.targets[0].id] = ast.literal_eval(node.value)
+                except ValueError:
+                    pass
+    if not isinstance(found.get("CASE_JSON"), str):
+        raise BisectError(f"CASE: {value!r} is not a refgrad reproducer (no CASE_JSON string in it)")
+    try:
+        case = json.loads(found["CASE_JSON"])
+    except ValueError as exc:
+        raise BisectError(f"CASE: {value!r}: its CASE_JSON is not valid JSON ({exc})") from None
+    if isinstance(found.get("CHECK"), str):
+        case["checks"] = [found["CHECK"]]
+    if isinstance(found.get("CASE_ID"), str):
+        case.setdefault("id", found["CASE_ID"])
+    return case
 
 
 def _case_json(case) -> dict:

@@ -239,6 +239,18 @@ def test_case_by_curated_id_file_and_result(tmp_path):
     assert B.resolve_case(f"{run}#abs-1", cases) == {"op": "abs", "dtype": "float32", "id": "abs-1"}
     with pytest.raises(B.BisectError, match="no result of case 'abs-2'"):
         B.resolve_case(f"{run}/results.jsonl#abs-2", cases)
+    repro = tmp_path / "d1-vjp-jax-abs-1.py"
+    case = {"op": "abs", "dtype": "float32", "checks": ["forward", "vjp"]}
+    repro.write_text(f"import json\nCHECK = 'vjp'\nCASE_ID = 'abs-1'\nCASE_JSON = {json.dumps(case)!r}\n")
+    assert B.resolve_case(str(repro), cases) == {
+        "op": "abs",
+        "dtype": "float32",
+        "checks": ["vjp"],
+        "id": "abs-1",
+    }
+    (tmp_path / "other.py").write_text("print('hello')\n")
+    with pytest.raises(B.BisectError, match="is not a refgrad reproducer"):
+        B.resolve_case(str(tmp_path / "other.py"), cases)
     with pytest.raises(B.BisectError, match="CASE: 'no-such-case' is neither"):
         B.resolve_case("no-such-case", cases)
 
