@@ -270,15 +270,22 @@ class UvInstaller:
         index_url: str | None = None,
         root: Path = PROJECT_ROOT,
         log=None,
+        extra=(),
     ):
         self.framework, self.cache = framework, Path(cache or cache_root())
+        self.extra = list(extra)  # --with: more requirements, e.g. numpy<2 for an old jaxlib
         self.python, self.index_url, self.root = python or sys.executable, index_url, Path(root)
         self.uv = find_uv()
         self.installs = 0
         self.log = log or (lambda msg: None)
 
     def env_dir(self, version: str) -> Path:
-        return self.cache / f"{self.framework}-{version}"
+        name = f"{self.framework}-{version}"
+        if self.extra:  # another set of requirements: another environment
+            import hashlib
+
+            name += "-with-" + hashlib.sha256("\n".join(sorted(self.extra)).encode()).hexdigest()[:8]
+        return self.cache / name
 
     def _python(self, env: Path) -> Path:
         return env / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
@@ -316,9 +323,8 @@ class UvInstaller:
         steps = [("venv", "-q", "-p", self.python, str(env))]
         if self.index_url:  # e.g. torch's CPU wheels: the framework from that index, the rest from PyPI
             steps.append(("pip", "install", "-q", "-p", str(py), "--index-url", self.index_url, *specs))
-            steps.append(("pip", "install", "-q", "-p", str(py), *specs, *runtime_dependencies(self.root)))
-        else:
-            steps.append(("pip", "install", "-q", "-p", str(py), *specs, *runtime_dependencies(self.root)))
+        deps = [*specs, *runtime_dependencies(self.root), *self.extra]
+        steps.append(("pip", "install", "-q", "-p", str(py), *deps))
         steps.append(("pip", "install", "-q", "-p", str(py), "--no-deps", "-e", str(self.root)))
         for step in steps:
             code, out = self._uv(*step)
@@ -329,6 +335,7 @@ class UvInstaller:
             "framework": self.framework,
             "version": version,
             "specs": specs,
+            "with": self.extra,
             "root": str(self.root),
             "python": self.python,
             "index_url": self.index_url,
@@ -502,7 +509,12 @@ def run_bisect(args, out=print) -> int:
         if getattr(args, flag, None):
             extra += [f"--{flag}", str(getattr(args, flag))]
     installer = UvInstaller(
-        framework, args.cache and Path(args.cache), args.python, args.index_url, log=_stderr
+        framework,
+        args.cache and Path(args.cache),
+        args.python,
+        args.index_url,
+        log=_stderr,
+        extra=getattr(args, "with_", None) or (),
     )
     replayer = Replayer(framework, case_file, outdir, extra)
     out(

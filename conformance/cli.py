@@ -266,6 +266,14 @@ def _version_parsers(sub) -> None:
         "--index-url",
         help="the package index the framework comes from (torch CPU wheels: https://download.pytorch.org/whl/cpu)",
     )
+    bisect.add_argument(
+        "--with",
+        dest="with_",
+        action="append",
+        default=[],
+        metavar="REQ",
+        help="another requirement for every environment (repeatable), e.g. 'numpy<2' for an old jaxlib",
+    )
     bisect.add_argument("--checks", help="only these checks of the case (comma-separated)")
     bisect.add_argument("--dtypes", help="only these dtypes (comma-separated)")
     bisect.add_argument("--timeout", help="replay's per-check --timeout in seconds")

@@ -210,6 +210,16 @@ def test_a_version_that_does_not_install_is_untestable_and_loses_nothing(tmp_pat
     assert (cache / "jax-0.4.30" / B.MARKER).is_file()  # the others are kept
 
 
+def test_extra_requirements_get_their_own_environment(tmp_path, fake_uv):
+    cache = tmp_path / "envs"
+    plain = B.UvInstaller("jax", cache).install("0.4.20")
+    pinned = B.UvInstaller("jax", cache, extra=["numpy<2"])
+    py = pinned.install("0.4.20")
+    assert py != plain and Path(py).parent.parent.name.startswith("jax-0.4.20-with-")
+    assert any("numpy<2" in call for call in fake_uv() if call[:2] == ["pip", "install"])
+    assert json.loads((Path(py).parent.parent / B.MARKER).read_text())["with"] == ["numpy<2"]
+
+
 def test_the_cache_root_follows_xdg(monkeypatch, tmp_path):
     monkeypatch.delenv("REFGRAD_ENV_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
@@ -272,7 +282,9 @@ def fake_world(monkeypatch, tmp_path):
     monkeypatch.setattr(B, "index_versions", lambda fw, python=None, index_url=None: VERSIONS + ["2.0.0rc1"])
 
     class Installer:
-        def __init__(self, framework, cache=None, python=None, index_url=None, root=B.PROJECT_ROOT, log=None):
+        def __init__(
+            self, framework, cache=None, python=None, index_url=None, root=B.PROJECT_ROOT, log=None, extra=()
+        ):
             self.cache, self.installs = cache or tmp_path / "cache", 0
 
         def install(self, v):
