@@ -432,42 +432,24 @@ def test_replayer_runs_conformance_replay_in_a_subprocess(tmp_path):
 @pytest.mark.network
 def test_real_bisection_over_released_jax_versions(tmp_path):
     """Builds (or reuses, from the default cache) environments for jax 0.4.30 and 0.4.31 with uv and
-    replays a case in each: both reject nothing, so the same verdict at both ends (exit 2)."""
+    replays a curated case in each: JAX accepts the configuration in both (a known departure), so the
+    same verdict at both ends (exit 2). A second bisection builds nothing: the cache is reused."""
     import subprocess
 
-    env = {k: v for k, v in os.environ.items()}
-    env["PYTHONPATH"] = str(B.PROJECT_ROOT)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "conformance",
-            "bisect",
-            "error-kernel-larger-than-input",
-            "--framework",
-            "jax",
-            "--versions",
-            "0.4.30..0.4.31",
-            "--out",
-            str(tmp_path / "b"),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=1800,
-        cwd=B.PROJECT_ROOT,
-    )
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "jax 0.4.30       error_mismatch" in proc.stdout
-    assert "same verdict at both ends: jax 0.4.30 and 0.4.31 are both 'error_mismatch'" in proc.stdout
-    summary = json.loads((tmp_path / "b" / "bisect.json").read_text())
-    assert summary["tested"]["0.4.31"]["framework_version"] == "jax 0.4.31, jaxlib 0.4.31"
-
-
-def test_bisect_says_when_the_change_is_a_fix(fake_world, tmp_path, capsys):
-    fake_world["verdicts"] = monotone(3, good="error_mismatch", bad="pass")
-    argv = ["bisect", "error-kernel-larger-than-input", "--framework", "jax", "--versions", "1.0.0..1.11.0"]
-    assert main([*argv, "--out", str(tmp_path / "b")]) == 0
-    text = capsys.readouterr().out
-    assert "last good: jax 1.2.0: error_mismatch" in text and "first bad: jax 1.3.0: pass" in text
-    assert "the change: error_mismatch -> pass (jax fixed in 1.3.0)" in text
+    env = {**os.environ, "PYTHONPATH": str(B.PROJECT_ROOT)}
+    argv = [sys.executable, "-m", "conformance", "bisect", "error-kernel-larger-than-input"]
+    argv += ["--framework", "jax", "--versions", "0.4.30..0.4.31"]
+    runs = []
+    for n in (1, 2):
+        out = tmp_path / f"b{n}"
+        proc = subprocess.run(
+            [*argv, "--out", str(out)], capture_output=True, text=True, env=env, timeout=1800, cwd=tmp_path
+        )
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "jax 0.4.30       error_mismatch" in proc.stdout
+        assert "same verdict at both ends: jax 0.4.30 and 0.4.31 are both 'error_mismatch'" in proc.stdout
+        summary = json.loads((out / "bisect.json").read_text())
+        assert summary["tested"]["0.4.31"]["framework_version"] == "jax 0.4.31, jaxlib 0.4.31"
+        assert summary["tested"]["0.4.30"]["framework_version"] == "jax 0.4.30, jaxlib 0.4.30"
+        runs.append(summary)
+    assert runs[1]["environments_built"] == 0  # the second bisection reuses both environments
