@@ -91,11 +91,14 @@ def bench_vmap(session: nox.Session) -> None:
     session.run("python", "benchmarks/vmap.py", *session.posargs)
 
 
-# The version matrix, oldest first: the newest release and an older one that still installs on
-# Python 3.11 (each older one checked with `uv pip install --dry-run`: jax 0.4.30 is the project's
-# minimum, the first with NumPy 2 wheels; tensorflow-cpu 2.16.2 the project's minimum line, the
-# first with Keras 3; 2.12 needs numpy<1.24, below the project's floor). torch: 2.13.0 only, the one
-# CPU wheel this machine's index serves; README.md ("Version matrix") says how to add one.
+# The version matrix, oldest first: the newest release and an older one that installs on Python
+# 3.11 with refgrad's dependencies (checked with `uv pip install --dry-run`, then run): jax 0.4.30 is
+# the project's floor and the first jaxlib with NumPy 2 wheels (jax 0.4.20 installs with numpy<2 but
+# the JAX adapter does not start on it); tensorflow-cpu 2.16.2 is the project's floor (extras:
+# tensorflow-cpu>=2.16, the first with Keras 3). Older TensorFlow: 2.12 needs numpy<1.24 and 2.14
+# pins ml-dtypes 0.2.0, both below refgrad's floors; 2.13.1 installs and runs (conformance bisect
+# used it, docs/ci.md). torch: 2.13.0 only, the one CPU wheel this machine's index serves;
+# README.md ("Version matrix and bisection") says how to add one.
 # `nox -s matrix` prints the verdict counts of every version side by side.
 FRAMEWORK_VERSIONS = {
     "torch": ["2.13.0"],
