@@ -499,6 +499,13 @@ def run_bisect(args, out=print) -> int:
     from conformance.cli import DEFAULT_CASES
 
     case = resolve_case(args.case, DEFAULT_CASES)
+    for flag, key in (("--checks", "checks"), ("--dtypes", "dtype")):
+        wanted = getattr(args, flag[2:], None)
+        have = case.get(key) if key == "checks" else [case.get(key)]
+        if wanted and have and not {w.strip() for w in wanted.split(",")} & set(have):
+            raise BisectError(
+                f"{flag}: {wanted!r} selects nothing of case {case.get('id')!r} (its {key}: {have})"
+            )
     versions = versions_in_range(index_versions(framework, args.python, args.index_url), a, b, framework)
     outdir = Path(args.out or f"reports/bisect-{_safe(case.get('id') or 'case')}-{framework}")
     outdir.mkdir(parents=True, exist_ok=True)

@@ -249,7 +249,8 @@ def _version_parsers(sub) -> None:
     bisect.add_argument(
         "case",
         metavar="CASE",
-        help="a case file (FILE#ID for one of several), a curated case id, or RESULTS.jsonl#CASE_ID / DIR#CASE_ID",
+        help="a case file (FILE#ID for one of several), a curated case id, a report's reproducers/*.py, "
+        "or RESULTS.jsonl#CASE_ID / DIR#CASE_ID",
     )
     bisect.add_argument("--framework", required=True, help="jax, tensorflow (tensorflow-cpu) or torch")
     bisect.add_argument(
@@ -780,6 +781,8 @@ def cmd_matrix(args) -> int:
 def cmd_bisect(args) -> int:
     from conformance.bisect import BisectError, run_bisect
 
+    _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)  # a bad name is a usage error before any install
+    _list("--dtypes", args.dtypes, DTYPES, DTYPES)
     try:
         return run_bisect(args)
     except BisectError as exc:

@@ -366,6 +366,14 @@ def test_bisect_same_verdict_says_so_and_exits_2(fake_world, tmp_path, capsys):
             ["--framework", "jax", "--versions", "1.0.0..2.0.0rc1"],
             "--versions: 2.0.0rc1 is not a released version",
         ),
+        (
+            ["--framework", "jax", "--versions", "1.0.0..1.2.0", "--checks", "vjp"],
+            "--checks: 'vjp' selects nothing",
+        ),
+        (
+            ["--framework", "jax", "--versions", "1.0.0..1.2.0", "--dtypes", "float16"],
+            "--dtypes: 'float16' selects",
+        ),
     ],
 )
 def test_bisect_bad_input_is_a_typed_error(fake_world, tmp_path, capsys, argv, says):
@@ -373,6 +381,14 @@ def test_bisect_bad_input_is_a_typed_error(fake_world, tmp_path, capsys, argv, s
     assert code == 2
     assert says in capsys.readouterr().err
     assert fake_world["built"] == []  # nothing installed for bad input
+
+
+def test_bisect_unknown_check_is_a_usage_error(fake_world, tmp_path, capsys):
+    argv = ["bisect", "error-kernel-larger-than-input", "--framework", "jax", "--versions", "1.0.0..1.2.0"]
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--checks", "nope", "--out", str(tmp_path / "b")])
+    assert exc.value.code == 2 and "--checks: 'nope' is not one of" in capsys.readouterr().err
+    assert fake_world["built"] == []
 
 
 def test_bisect_an_end_that_does_not_install_is_a_typed_error(fake_world, tmp_path, capsys):
