@@ -546,6 +546,7 @@ def run_bisect(args, out=print) -> int:
             f"{exc.why}"
         ) from None
     summary = _summary(case, framework, args.versions, result, installer)
+    _keep_earlier(outdir / "bisect.json")
     (outdir / "bisect.json").write_text(json.dumps(summary, indent=1))
     if result.same:
         v = result.tested[versions[0]].verdict
@@ -579,6 +580,17 @@ def run_bisect(args, out=print) -> int:
         f"{len(result.skipped)} skipped; wrote {outdir / 'bisect.json'}"
     )
     return exitcodes.OK
+
+
+def _keep_earlier(path: Path) -> None:
+    """An earlier bisection's summary in the same --out is renamed (bisect-<its time>.json), never lost."""
+    if path.exists():
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(path.stat().st_mtime))
+        target = path.with_name(f"bisect-{stamp}.json")
+        n = 1
+        while target.exists():
+            target, n = path.with_name(f"bisect-{stamp}-{n}.json"), n + 1
+        os.replace(path, target)
 
 
 def _summary(case, framework, rng, result: Bisection, installer) -> dict:

@@ -327,6 +327,26 @@ def test_bisect_prints_last_good_and_first_bad(fake_world, tmp_path, capsys):
     assert summary["last_good"] == "1.6.0" and summary["first_bad"] == "1.7.0"
     assert len(fake_world["built"]) <= 2 + math.ceil(math.log2(11))
     assert json.loads((out / "case.json").read_text())["id"] == "error-kernel-larger-than-input"
+    # a second bisection into the same --out keeps the first one's summary
+    fake_world["verdicts"] = monotone(3)
+    assert (
+        main(
+            [
+                "bisect",
+                "error-kernel-larger-than-input",
+                "--framework",
+                "jax",
+                "--versions",
+                "1.0.0..1.11.0",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    earlier = [p for p in out.glob("bisect-*.json")]
+    assert len(earlier) == 1 and json.loads(earlier[0].read_text())["first_bad"] == "1.7.0"
+    assert json.loads((out / "bisect.json").read_text())["first_bad"] == "1.3.0"
 
 
 def test_bisect_same_verdict_says_so_and_exits_2(fake_world, tmp_path, capsys):
