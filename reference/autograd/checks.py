@@ -72,7 +72,10 @@ def numerical_jacobian(fn, inputs, eps=1e-6):
                 if plus
                 else np.zeros(0)
             )
-        jac.append(np.array(cols).reshape(_n_coords(t), -1))
+        if not cols:  # an empty input: no columns, but the Jacobian still has every output coordinate
+            n_out = sum(_n_coords(o) for o in _outputs(fn(*inputs)))
+            cols = np.zeros((0, n_out))
+        jac.append(np.asarray(cols, dtype=np.float64))
     return jac
 
 
@@ -99,7 +102,7 @@ def analytical_jacobian(fn, inputs):
     for t in inputs:
         if isinstance(t, Tensor) and t.requires_grad:
             r = rows[id(t)]
-            out.append(np.array(r).T.reshape(_n_coords(t), -1) if r else np.zeros((_n_coords(t), 0)))
+            out.append(np.array(r, dtype=np.float64).reshape(len(r), _n_coords(t)).T)
         else:
             out.append(None)
     return out

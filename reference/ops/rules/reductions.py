@@ -343,7 +343,9 @@ def _prod_grad(c, g):
     dims = _as_tuple(c.dim, len(shape))
     keep = [d for d in range(len(shape)) if d not in dims]
     perm = keep + list(dims)
-    flat = A.reshape(A.permute(x, perm), tuple(shape[d] for d in keep) + (-1,))
+    # the reduced dims flattened into one (their size spelled out: -1 is ambiguous when a kept dim is 0)
+    reduced = math.prod(shape[d] for d in dims)
+    flat = A.reshape(A.permute(x, perm), tuple(shape[d] for d in keep) + (reduced,))
     others = _prod_of_others(flat, flat.ndim - 1)
     others = A.reshape(others, tuple(shape[d] for d in perm))
     inv = [perm.index(d) for d in range(len(shape))]

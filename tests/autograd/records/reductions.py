@@ -25,6 +25,7 @@ RECORDS = {
     ],
     "prod_dim": [
         ("dim", lambda a: a.prod(1) * 2, [(2, 3)], "a"),
+        ("empty_kept_dim", lambda a: a.prod(2), [(3, 0, 4)], "a"),  # -1 in a reshape was ambiguous
         (
             "zeros_keepdim",
             lambda a: (a * _c([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]])).prod(-1, keepdim=True) + a,
