@@ -69,6 +69,14 @@ def _reduce_dims(x, dim):
 def _prod_steps(x, dim=None, keepdim=False):
     """prod as a chain of products (any order has the same first-order bound: (n-1)·u·|y| plus the
     inputs' errors times the product of the others)."""
+    if isinstance(dim, (tuple, list)) and len(dim) > 1:  # several dims (a batch rule's): one at a time
+        dims = sorted((d % x.ndim for d in dim), reverse=True)
+        out_shape = _reduced_shape(tuple(x.shape), tuple(dims), keepdim)
+        for d in dims:
+            x = _prod_steps(x, d)
+        return A.reshape(x, out_shape)
+    if isinstance(dim, (tuple, list)):
+        dim = dim[0]
     if dim is None or dim == ():
         x, d = A.reshape(x, (-1,)), 0
     else:
