@@ -27,12 +27,17 @@ from conformance.tolerance import FAILING
 
 ALL_CHECKS = VALID_CHECKS + ("error",) + PROGRAM_CHECKS
 OPS = ("conv", "programs")
-DEFAULT_OPS = ("conv",)
+#: the default campaign: convolution and every op record (conformance ops lists them)
+DEFAULT_OPS = ("conv", "all")
 OP_OF_CASE = {"conv": "conv", "programs": "program"}  # --ops name -> Case.op
 # the repository's cases/ (a checkout or an editable install), else ./cases
 _CASE_DIRS = (Path(__file__).resolve().parents[1] / "cases", Path("cases"))
 DEFAULT_CASES = next((d for d in _CASE_DIRS if d.is_dir()), _CASE_DIRS[0])
 DEFAULT_MAX_EXAMPLES = 40
+#: fuzz examples per op record, framework and check when --max-examples is not given: ~300 records
+#: x 6-7 checks x 3 frameworks in about ten minutes on 2 cores (docs/conformance.md, "The default
+#: campaign"); the campaign steers them toward feature pairs not drawn yet (conformance/coverage.py)
+DEFAULT_RECORD_EXAMPLES = 2
 # the default fuzz budget of a compiling execution mode (every example is a new shape signature, so
 # a first compile): a default campaign with it finishes in minutes on 2 cores. Without
 # --max-examples, a run takes the smallest default among its frameworks (docs/conformance.md).
@@ -189,7 +194,8 @@ def _parser() -> argparse.ArgumentParser:
         "--ops",
         help="comma-separated: conv (convolution cases), programs (random autograd programs over views "
         "and in-place ops; the program check), op record names and families (conformance ops lists them), "
-        "all (every op record) (default: conv)",
+        "all (every op record) (default: conv,all; without --max-examples an op record gets "
+        f"{DEFAULT_RECORD_EXAMPLES} examples per framework and check)",
     )
     run.add_argument(
         "--max-examples",
@@ -514,6 +520,7 @@ def cmd_run(args) -> int:
     dtypes = _list("--dtypes", args.dtypes, DTYPES, DTYPES)
     _timeout(args)
     _memory_budget(args)
+    explicit_budget = args.max_examples is not None
     if args.max_examples is None:
         budgets = [MODE_MAX_EXAMPLES.get(name, DEFAULT_MAX_EXAMPLES) for name in frameworks]
         args.max_examples = min(budgets + [DEFAULT_MAX_EXAMPLES])
@@ -552,7 +559,10 @@ def cmd_run(args) -> int:
         campaign.run_cases(curated, phase="curated")
         if args.max_examples:
             _fuzz(campaign, ops, checks, dtypes, args.max_examples, args.seed)
-            _fuzz_records(campaign, records, checks, dtypes, args.max_examples, args.seed)
+            per_record = (
+                args.max_examples if explicit_budget else min(args.max_examples, DEFAULT_RECORD_EXAMPLES)
+            )
+            _fuzz_records(campaign, records, checks, dtypes, per_record, args.seed)
         return _finish(campaign, args, progress)
 
 
@@ -569,13 +579,16 @@ def _fuzz(campaign, ops, checks, dtypes, max_examples, seed):
 
 
 def _fuzz_records(campaign, records, checks, dtypes, max_examples, seed):
-    """Each selected op record, each of its checks asked for: its own sample strategy."""
+    """Each selected op record, each of its checks asked for: its own sample strategy (its invalid
+    one for the error check), steered toward feature pairs the campaign has not drawn yet
+    (conformance/coverage.py)."""
+    from conformance.coverage import Coverage, record_strategy
     from conformance.ops import RECORDS
-    from conformance.strategies import record_cases
 
+    coverage = Coverage()
     for name in records:
         for check in [c for c in RECORDS[name].checks if c in checks]:
-            strategy = record_cases(name, dtypes, (check,))
+            strategy = record_strategy(name, dtypes, (check,), coverage)
             campaign.fuzz(list(campaign.workers), check, strategy, max_examples, seed)
 
 
