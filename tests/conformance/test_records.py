@@ -49,7 +49,8 @@ def test_not_fuzzed_entries_give_a_reason():
 def test_record_is_complete(name):
     rec = RECORDS[name]
     assert rec.sample is not None and rec.fn is not None
-    assert set(rec.checks) <= set(ops.RECORD_CHECKS)
+    assert set(rec.checks) <= set(ops.RECORD_CHECKS) | {"error"}
+    assert ("error" in rec.checks) == (rec.invalid is not None)
     for framework in ops.FRAMEWORKS:
         spelled = rec.spelling(framework)
         assert callable(spelled) or (isinstance(spelled, str) and len(spelled) > 20), (name, framework)
