@@ -35,9 +35,10 @@ _CASE_DIRS = (Path(__file__).resolve().parents[1] / "cases", Path("cases"))
 DEFAULT_CASES = next((d for d in _CASE_DIRS if d.is_dir()), _CASE_DIRS[0])
 DEFAULT_MAX_EXAMPLES = 40
 #: fuzz examples per op record, framework and check when --max-examples is not given: ~300 records
-#: x 6-7 checks x 3 frameworks in about ten minutes on 2 cores (docs/conformance.md, "The default
-#: campaign"); the campaign steers them toward feature pairs not drawn yet (conformance/coverage.py)
-DEFAULT_RECORD_EXAMPLES = 2
+#: x 6-7 checks, one example each on every framework, about ten minutes on 2 cores (docs/conformance.md,
+#: "The default campaign"). Steering (conformance/coverage.py) makes each check's example of a record
+#: one that adds feature pairs its earlier checks did not draw, so a record gets 6-7 different cases.
+DEFAULT_RECORD_EXAMPLES = 1
 # the default fuzz budget of a compiling execution mode (every example is a new shape signature, so
 # a first compile): a default campaign with it finishes in minutes on 2 cores. Without
 # --max-examples, a run takes the smallest default among its frameworks (docs/conformance.md).
