@@ -154,3 +154,15 @@ def test_report_has_matrix_departure_lines_and_coverage(tmp_path):
     assert html.count('class="departure-line') == 2
     assert 'id="op-framework-matrix"' in html and 'id="coverage-table"' in html
     assert "<code>values=wide</code>" in html
+
+
+def test_the_default_campaign_covers_every_record():
+    from conformance import ops
+    from conformance.cli import DEFAULT_RECORD_EXAMPLES, _fuzz_plan, _parser, _selected_ops
+
+    args = _parser().parse_args(["run"])
+    items, records = _selected_ops(args)
+    assert "conv" in items and set(records) == set(ops.fuzzed()) - {"conv"}
+    plan = _fuzz_plan(items, records, ["forward", "vmap", "error"], ["float32"])
+    assert "exp:vmap" in plan and "add:error" in plan and "exp:error" not in plan
+    assert DEFAULT_RECORD_EXAMPLES >= 1
