@@ -27,12 +27,18 @@ from conformance.tolerance import FAILING
 
 ALL_CHECKS = VALID_CHECKS + ("error",) + PROGRAM_CHECKS
 OPS = ("conv", "programs")
-DEFAULT_OPS = ("conv",)
+#: the default campaign: convolution and every op record (conformance ops lists them)
+DEFAULT_OPS = ("conv", "all")
 OP_OF_CASE = {"conv": "conv", "programs": "program"}  # --ops name -> Case.op
 # the repository's cases/ (a checkout or an editable install), else ./cases
 _CASE_DIRS = (Path(__file__).resolve().parents[1] / "cases", Path("cases"))
 DEFAULT_CASES = next((d for d in _CASE_DIRS if d.is_dir()), _CASE_DIRS[0])
 DEFAULT_MAX_EXAMPLES = 40
+#: fuzz examples per op record, framework and check when --max-examples is not given: ~300 records
+#: x 6-7 checks, one example each on every framework, about ten minutes on 2 cores (docs/conformance.md,
+#: "The default campaign"). Steering (conformance/coverage.py) makes each check's example of a record
+#: one that adds feature pairs its earlier checks did not draw, so a record gets 6-7 different cases.
+DEFAULT_RECORD_EXAMPLES = 1
 # the default fuzz budget of a compiling execution mode (every example is a new shape signature, so
 # a first compile): a default campaign with it finishes in minutes on 2 cores. Without
 # --max-examples, a run takes the smallest default among its frameworks (docs/conformance.md).
@@ -189,7 +195,8 @@ def _parser() -> argparse.ArgumentParser:
         "--ops",
         help="comma-separated: conv (convolution cases), programs (random autograd programs over views "
         "and in-place ops; the program check), op record names and families (conformance ops lists them), "
-        "all (every op record) (default: conv)",
+        "all (every op record) (default: conv,all; without --max-examples an op record gets "
+        f"{DEFAULT_RECORD_EXAMPLES} examples per framework and check)",
     )
     run.add_argument(
         "--max-examples",
@@ -562,6 +569,7 @@ def cmd_run(args) -> int:
     dtypes = _list("--dtypes", args.dtypes, DTYPES, DTYPES)
     _timeout(args)
     _memory_budget(args)
+    explicit_budget = args.max_examples is not None
     if args.max_examples is None:
         budgets = [MODE_MAX_EXAMPLES.get(name, DEFAULT_MAX_EXAMPLES) for name in frameworks]
         args.max_examples = min(budgets + [DEFAULT_MAX_EXAMPLES])
@@ -600,7 +608,14 @@ def cmd_run(args) -> int:
         campaign.run_cases(curated, phase="curated")
         if args.max_examples:
             _fuzz(campaign, ops, checks, dtypes, args.max_examples, args.seed)
-            _fuzz_records(campaign, records, checks, dtypes, args.max_examples, args.seed)
+            per_record = (
+                args.max_examples if explicit_budget else min(args.max_examples, DEFAULT_RECORD_EXAMPLES)
+            )
+            # the default budget shrinks one kind of failure per framework and check (shrinking
+            # replays the draws and probes many cases: most of a default campaign's time otherwise)
+            _fuzz_records(
+                campaign, records, checks, dtypes, per_record, args.seed, 2 if explicit_budget else 1
+            )
         return _finish(campaign, args, progress)
 
 
@@ -616,15 +631,18 @@ def _fuzz(campaign, ops, checks, dtypes, max_examples, seed):
         campaign.fuzz(list(campaign.workers), check, strategy, max_examples, seed)
 
 
-def _fuzz_records(campaign, records, checks, dtypes, max_examples, seed):
-    """Each selected op record, each of its checks asked for: its own sample strategy."""
+def _fuzz_records(campaign, records, checks, dtypes, max_examples, seed, max_shrinks=2):
+    """Each selected op record, each of its checks asked for: its own sample strategy (its invalid
+    one for the error check), steered toward feature pairs the campaign has not drawn yet
+    (conformance/coverage.py)."""
+    from conformance.coverage import Coverage, record_strategy
     from conformance.ops import RECORDS
-    from conformance.strategies import record_cases
 
+    coverage = Coverage()
     for name in records:
         for check in [c for c in RECORDS[name].checks if c in checks]:
-            strategy = record_cases(name, dtypes, (check,))
-            campaign.fuzz(list(campaign.workers), check, strategy, max_examples, seed)
+            strategy = record_strategy(name, dtypes, (check,), coverage)
+            campaign.fuzz(list(campaign.workers), check, strategy, max_examples, seed, max_shrinks)
 
 
 def cmd_ops(args) -> int:

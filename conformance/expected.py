@@ -144,8 +144,12 @@ def reference_rejects(case: Case) -> str | None:
     """
     from reference.conv import ConvConfigError, conv_output_shape
 
-    if case.op != "conv":  # programs raise as their outcome; op records draw valid arguments
+    if case.op == "program":  # programs raise as their outcome
         return None
+    if case.op != "conv":  # an op record: only its invalid (error-check) cases can be rejected
+        from conformance.ops._run import record_rejects
+
+        return record_rejects(case)
     p = case.params
     try:
         conv_output_shape(

@@ -511,6 +511,69 @@ def crashes(records: list[dict]) -> list[dict]:
     ]
 
 
+# ---- the op x framework matrix and the departure lines -------------------------------------------
+def op_matrix(records: list[dict]) -> dict:
+    """Verdict counts per op (record, ``conv``, ``program``) and framework (``framework:mode``)."""
+    grid = defaultdict(Counter)
+    frameworks = set()
+    for r in records:
+        op = (r.get("case") or {}).get("op", "conv")
+        grid[(op, r["framework"])][r["verdict"]] += 1
+        frameworks.add(r["framework"])
+    fws = sorted(frameworks)
+    rows = []
+    for op in sorted({op for op, _ in grid}):
+        cells = {}
+        for fw in fws:
+            counts = grid.get((op, fw))
+            if counts:
+                ordered = sorted(counts.items(), key=lambda vn: _severity(vn[0]))
+                cells[fw] = {
+                    "verdict": min(counts, key=_severity),
+                    "counts": {v: n for v, n in ordered},
+                }
+        rows.append({"op": op, "cells": cells})
+    return {"frameworks": fws, "rows": rows}
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    line = " ".join(str(text or "").split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def departure_lines(records: list[dict]) -> list[dict]:
+    """One line per distinct departure: (op, framework, check, dtype, kind) with its count, a
+    one-line summary (the worst case's reason) and, for a known departure, its entry."""
+    groups = defaultdict(list)
+    for r in records:
+        if r["verdict"] not in FAILING and r["verdict"] != "known":
+            continue
+        op = (r.get("case") or {}).get("op", "conv")
+        kind = _failure_kind(r) or r["verdict"]
+        if r["verdict"] == "known":
+            kind = f"known:{(r.get('known') or {}).get('id', '')}"
+        groups[(op, r["framework"], r["check"], r.get("dtype") or "-", kind)].append(r)
+    lines = []
+    for (op, fw, check, dtype, kind), rs in sorted(groups.items(), key=lambda kv: kv[0]):
+        worst = max(rs, key=lambda r: (r.get("phase") == "shrunk", _excess(r.get("worst")) or 0.0))
+        verdict = worst["verdict"]
+        lines.append(
+            {
+                "op": op,
+                "framework": fw,
+                "check": check,
+                "dtype": dtype,
+                "verdict": verdict,
+                "kind": kind,
+                "count": len(rs),
+                "case_id": worst["case_id"],
+                "summary": _one_line(worst.get("reason", "")),
+                "line": f"{op} {fw} {check} {dtype}: {verdict} x{len(rs)}: {_one_line(worst.get('reason', ''), 120)}",
+            }
+        )
+    return lines
+
+
 # ---- regression against a baseline report --------------------------------------------------------
 def regression(cells: list[dict], baseline: dict, baseline_path: str) -> dict:
     old = {c["id"]: c for c in baseline.get("cells", [])}
@@ -644,8 +707,18 @@ def summarise(
         "regression": regressed,
         "known": known_summary,
         "fail_on": fail_on,
+        "departure_lines": departure_lines(records),
+        "matrix": op_matrix(records),
+        "coverage": _coverage(records),
     }
     return report
+
+
+def _coverage(records: list[dict]) -> dict:
+    """Per op, how often each parameter feature and pair of features was drawn (conformance/coverage.py)."""
+    from conformance.coverage import coverage_of_results
+
+    return coverage_of_results(records).table()
 
 
 def validate(report: dict) -> None:

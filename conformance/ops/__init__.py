@@ -10,7 +10,13 @@ A record (PyTorch's OpInfo, JAX's ``op_record``) says, once, how the harness fuz
   PyTorch spelling;
 * ``jax(J, *arrays, **params)`` / ``tf(tf, *tensors, **params)``: the JAX (``J.jnp``, ``J.lax``,
   ``J.nn``, ``J.jax``) and TensorFlow spellings, or a string: why that framework cannot express it;
-* ``rules``: the table primitives it exercises; ``checks``: the checks that apply;
+* ``rules``: the table primitives it exercises; ``checks``: the checks that apply (``vmap`` and
+  ``vmap_vjp`` are added to a record whose checks have ``forward`` / ``vjp`` unless it says why
+  not in ``no_vmap``; ``error`` to one with an ``invalid`` strategy);
+* ``invalid``: a Hypothesis strategy of ``(params, shapes)`` the op must reject (the ``error``
+  check: a framework must reject it too), with ``params["invalid"]`` naming the breakage;
+  ``error_frameworks``: the frameworks whose spelling passes the broken argument through (a
+  spelling that normalises it, e.g. ``dim % ndim``, cannot show whether the framework rejects it);
 * a record that is *not fuzzed* (an internal primitive reached only through another op's
   derivative, or an in-place-only primitive) carries ``not_fuzzed``, the reason.
 
@@ -31,7 +37,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-RECORD_CHECKS = ("forward", "vjp", "vjp_vjp", "jvp")
+VMAP_CHECKS = ("vmap", "vmap_vjp")
+RECORD_CHECKS = ("forward", "vjp", "vjp_vjp", "jvp", *VMAP_CHECKS)
+#: Keys of ``params`` that belong to the harness, not the op: the value distribution, the vmap
+#: check's ``in_dims`` (per input: an int of the batched array, negative allowed, or None) and
+#: ``vmap_size``, and the ``error`` check's breakage name ``invalid``.
+HARNESS_PARAMS = ("values", "in_dims", "vmap_size", "invalid")
 FRAMEWORKS = ("torch", "jax", "tensorflow")
 #: How the inputs of a record case are drawn (``params["values"]``).
 VALUES = ("normal", "positive", "wide", "ties", "large", "tiny", "nonfinite")
@@ -53,6 +64,10 @@ class OpRecord:
     nondiff: tuple = ()  # inputs that are not differentiated
     not_fuzzed: str | None = None
     note: str = ""
+    invalid: Callable | None = None  # () -> strategy of (params, shapes) the op rejects
+    error_frameworks: tuple = FRAMEWORKS
+    no_vmap: str | None = None  # why the vmap checks do not apply
+    vmap_refused: dict = field(default_factory=dict)  # framework -> why it cannot vmap this op
 
     def spelling(self, framework: str):
         """The framework's function, or the reason it has none (a str)."""
@@ -79,6 +94,17 @@ def record(name, family=None, **fields):
     if name in RECORDS:
         raise ValueError(f"op record {name!r} is declared twice")
     fields.setdefault("rules", (name,))
+    if "not_fuzzed" not in fields:
+        checks = tuple(fields.get("checks", RECORD_CHECKS))
+        if fields.get("no_vmap"):
+            checks = tuple(c for c in checks if c not in VMAP_CHECKS)
+        else:
+            checks += tuple(
+                v for b, v in zip(("forward", "vjp"), VMAP_CHECKS) if b in checks and v not in checks
+            )
+        if fields.get("invalid") is not None and "error" not in checks:
+            checks += ("error",)
+        fields["checks"] = checks
     RECORDS[name] = OpRecord(name, family or "?", **fields)
     return RECORDS[name]
 
@@ -145,10 +171,29 @@ def _thaw(v):
 
 
 def op_params(case) -> dict:
-    """The keyword arguments ``fn`` takes (``values`` is the harness's, not the op's)."""
+    """The keyword arguments ``fn`` takes (:data:`HARNESS_PARAMS` are the harness's, not the op's)."""
     p = case.params.as_dict()
-    p.pop("values", None)
+    for key in HARNESS_PARAMS:
+        p.pop(key, None)
     return p
+
+
+def vmap_spec(case):
+    """(vmap_size, in_dims) of a vmap / vmap_vjp case: one entry per input, an int (a dim of the
+    batched array, negative allowed) or None (the input is shared by every sample)."""
+    p = case.params.as_dict()
+    rec = RECORDS[case.op]
+    dims = p.get("in_dims")
+    if dims is None:
+        dims = [0] * len(rec.inputs)
+    return int(p.get("vmap_size", 2)), [None if d is None else int(d) for d in dims]
+
+
+def batched_shape(shape, dim, size):
+    """The shape of an input batched at ``dim`` (a dim of the result: -1 is the last)."""
+    shape = list(shape)
+    d = dim % (len(shape) + 1)
+    return tuple(shape[:d] + [size] + shape[d:])
 
 
 def _draw(case, name, shape, domain="any"):
@@ -184,7 +229,7 @@ def _draw(case, name, shape, domain="any"):
 
 
 def _is_input(case, name):
-    return name in RECORDS[case.op].inputs
+    return name.removeprefix("batched_") in RECORDS[case.op].inputs
 
 
 class RecordData(dict):
@@ -214,6 +259,16 @@ class RecordData(dict):
             value = _draw(case, name, tuple(case.shapes[name]), rec.domains.get(name, "any"))
         elif name == "grad_output":
             value = _draw(case, name, self.output_shapes()[0])
+        elif name == "batched_grad_output":  # the per-sample outputs' cotangents, batch dim first
+            value = _draw(case, name, (vmap_spec(case)[0], *self.output_shapes()[0]))
+        elif name.startswith("batched_") and name[8:] in rec.inputs:
+            size, dims = vmap_spec(case)
+            base = name[8:]
+            dim = dims[rec.inputs.index(base)]
+            if dim is None:
+                raise KeyError(name)
+            shape = batched_shape(case.shapes[base], dim, size)
+            value = _draw(case, name, shape, rec.domains.get(base, "any"))
         elif name.startswith(("tangent_", "gg_")):
             base = name.split("_", 1)[1]
             if base not in rec.inputs:
@@ -234,6 +289,11 @@ def check_arrays(case, check) -> list[str]:
         names += [f"gg_{n}" for n in rec.diff_inputs]
     if check == "jvp":
         names += [f"tangent_{n}" for n in rec.diff_inputs]
+    if check in VMAP_CHECKS:
+        dims = vmap_spec(case)[1]
+        names += [f"batched_{n}" for n, d in zip(rec.inputs, dims) if d is not None]
+    if check == "vmap_vjp":
+        names.append("batched_grad_output")
     return names
 
 
@@ -248,6 +308,10 @@ _load()
 __all__ = [
     "RECORDS",
     "RECORD_CHECKS",
+    "VMAP_CHECKS",
+    "HARNESS_PARAMS",
+    "batched_shape",
+    "vmap_spec",
     "OpRecord",
     "RecordData",
     "RecordParams",

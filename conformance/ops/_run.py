@@ -8,14 +8,26 @@ vjp           ``grad_<input>``: the VJP of f at the inputs for the cotangent ``g
 vjp_vjp       ``g_grad_output``, ``g_<input>``: the VJP of (grad_output, *inputs) ↦ vjp for
               the cotangents ``gg_<input>``
 jvp           ``tangent_output``: the JVP of f for the tangents ``tangent_<input>``
+vmap          ``output``: f mapped over ``vmap_size`` samples, each input batched at its
+              ``in_dims`` entry (negative counts from the end of the batched array; None: the
+              input is shared), the batch dim of the output first
+vmap_vjp      ``grad_<input>``: the per-sample VJP (every sample's gradient, batch dim first,
+              shared inputs included) for the cotangents ``batched_grad_output``
 ============  ==============================================================================
+
+The reference maps with ``reference.func.vmap``, PyTorch with ``torch.func.vmap``, JAX with
+``jax.vmap`` (``in_axes`` has PyTorch's ``in_dims`` semantics). TensorFlow has no ``in_dims``:
+``tf.vectorized_map`` maps the leading dim of its ``elems``, so the harness moves each batched
+input's dim to the front (``tf.experimental.numpy.moveaxis``) and closes over the shared ones; what
+TensorFlow's results check is its vectorisation of the op (pfor, or its while-loop fallback), not
+an ``in_dims`` argument it does not have.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from conformance.ops import RECORDS, op_params
+from conformance.ops import RECORDS, op_params, vmap_spec
 
 # ---- what a spelling cannot do for a check -----------------------------------------------------
 
@@ -32,7 +44,19 @@ def refuses(why):
     return mark
 
 
-def _refuse(fn, case, check):
+def _refuse(fn, case, check, framework=None):
+    rec = RECORDS[case.op]
+    if framework is not None and "invalid" in case.params.as_dict() and framework not in rec.error_frameworks:
+        from conformance.functional import Unsupported
+
+        raise Unsupported(
+            f"the {framework} spelling of {rec.name!r} does not pass the broken argument through "
+            f"(the error check runs on {', '.join(rec.error_frameworks)})"
+        )
+    if framework in rec.vmap_refused and check in ("vmap", "vmap_vjp"):
+        from conformance.functional import Unsupported
+
+        raise Unsupported(rec.vmap_refused[framework])
     why = getattr(fn, "refuses", None)
     reason = why(case, check) if why is not None else None
     if reason:
@@ -101,6 +125,26 @@ def reference_program(case, check, a):
             return T.func.jvp(g, primals, tuple(t.detach() for t in ts))[1]
 
         return jvp, [a[n] for n in names] + [a[f"tangent_{n}"] for n in diff], ["tangent_output"]
+    if check in ("vmap", "vmap_vjp"):
+        _, dims = vmap_spec(case)
+        arrays = [a[n] if d is None else a[f"batched_{n}"] for n, d in zip(names, dims)]
+        if check == "vmap":
+            return (lambda *xs: T.func.vmap(f, in_dims=tuple(dims))(*xs)), arrays, ["output"]
+
+        def per_sample(*args):
+            *xs, g = args
+            fixed = {n: x for n, x in zip(names, xs) if n not in diff}
+
+            def h(*ps):
+                it = iter(ps)
+                return f(*[fixed[n] if n in fixed else next(it) for n in names])
+
+            return tuple(T.func.vjp(h, *diff_of(xs))[1](g))
+
+        def vmap_vjp(*args):
+            return list(T.func.vmap(per_sample, in_dims=(*dims, 0))(*args))
+
+        return vmap_vjp, arrays + [a["batched_grad_output"]], [f"grad_{n}" for n in diff]
     raise ValueError(f"check {check!r} does not apply to op records")
 
 
@@ -127,7 +171,7 @@ def reference_expected(case, check, a, precision, input_errors=None):
 
 
 def run_torch(torch, case, check, a, fn, device="cpu"):
-    _refuse(fn, case, check)
+    _refuse(fn, case, check, "torch")
     dtype = getattr(torch, case.dtype)
 
     def t(x, grad=False):
@@ -178,6 +222,24 @@ def _run_torch(torch, case, check, a, fn, t):
 
         _, out = torch.func.jvp(g, tuple(leaves), tuple(t(a[f"tangent_{n}"]) for n in diff))
         return {"tangent_output": out}
+    if check in ("vmap", "vmap_vjp"):
+        _, dims = vmap_spec(case)
+        xs = [t(a[n] if d is None else a[f"batched_{n}"]) for n, d in zip(names, dims)]
+        if check == "vmap":
+            return {"output": torch.func.vmap(lambda *ys: fn(torch, *ys, **params), in_dims=tuple(dims))(*xs)}
+
+        def per_sample(*args):
+            *ys, g = args
+            fixed = {n: y for n, y in zip(names, ys) if n not in diff}
+
+            def h(*ps):
+                it = iter(ps)
+                return fn(torch, *[fixed[n] if n in fixed else next(it) for n in names], **params)
+
+            return tuple(torch.func.vjp(h, *[y for n, y in zip(names, ys) if n in diff])[1](g))
+
+        grads = torch.func.vmap(per_sample, in_dims=(*dims, 0))(*xs, t(a["batched_grad_output"]))
+        return {f"grad_{n}": g for n, g in zip(diff, grads)}
     raise ValueError(check)
 
 
@@ -194,7 +256,7 @@ class JaxNamespace:
 
 
 def run_jax(J, case, check, a, fn):
-    _refuse(fn, case, check)
+    _refuse(fn, case, check, "jax")
     rec = RECORDS[case.op]
     params = op_params(case)
     jax, jnp = J.jax, J.jnp
@@ -230,6 +292,28 @@ def run_jax(J, case, check, a, fn):
     if check == "jvp":
         tangents = tuple(arr(a[f"tangent_{n}"]) for n in diff)
         return {"tangent_output": jax.jit(lambda p, t: jax.jvp(f, p, t)[1])(primals, tangents)}
+    if check in ("vmap", "vmap_vjp"):
+        _, dims = vmap_spec(case)
+        xs = [arr(a[n] if d is None else a[f"batched_{n}"]) for n, d in zip(names, dims)]
+
+        def whole(*ys):
+            return fn(J, *ys, **params)
+
+        if check == "vmap":
+            return {"output": jax.jit(jax.vmap(whole, in_axes=tuple(dims)))(*xs)}
+
+        def per_sample(*args):
+            *ys, g = args
+            fixed_ys = {n: y for n, y in zip(names, ys) if n not in diff}
+
+            def h(*ps):
+                it = iter(ps)
+                return fn(J, *[fixed_ys[n] if n in fixed_ys else next(it) for n in names], **params)
+
+            return jax.vjp(h, *[y for n, y in zip(names, ys) if n in diff])[1](g)
+
+        grads = jax.jit(jax.vmap(per_sample, in_axes=(*dims, 0)))(*xs, arr(a["batched_grad_output"]))
+        return {f"grad_{n}": g for n, g in zip(diff, grads)}
     raise ValueError(check)
 
 
@@ -237,7 +321,7 @@ def run_jax(J, case, check, a, fn):
 
 
 def run_tf(tf, case, check, a, fn):
-    _refuse(fn, case, check)
+    _refuse(fn, case, check, "tensorflow")
     rec = RECORDS[case.op]
     params = op_params(case)
     dtype = getattr(tf, case.dtype)
@@ -280,9 +364,70 @@ def run_tf(tf, case, check, a, fn):
         with tf.autodiff.ForwardAccumulator(leaves, [c(a[f"tangent_{n}"]) for n in diff]) as acc:
             y = f()
         return {"tangent_output": acc.jvp(y, unconnected_gradients=zero)}
+    if check in ("vmap", "vmap_vjp"):
+        return _tf_vmap(tf, case, check, a, fn, c, params)
     raise ValueError(check)
+
+
+def _tf_vmap(tf, case, check, a, fn, c, params):
+    """tf.vectorized_map over the batched inputs, each one's batch dim moved to the front by the
+    harness (TensorFlow has no in_dims); the shared inputs are closed over."""
+    rec = RECORDS[case.op]
+    names, diff = rec.inputs, rec.diff_inputs
+    _, dims = vmap_spec(case)
+    shared = {n: c(a[n]) for n, d in zip(names, dims) if d is None}
+    mapped = [n for n, d in zip(names, dims) if d is not None]
+    elems = [
+        tf.experimental.numpy.moveaxis(c(a[f"batched_{n}"]), d, 0)
+        for n, d in zip(names, dims)
+        if d is not None
+    ]
+    if check == "vmap_vjp":
+        elems.append(c(a["batched_grad_output"]))
+
+    def per_sample(batch):
+        got = dict(zip(mapped, batch))
+        xs = [got[n] if n in got else shared[n] for n in names]
+        if check == "vmap":
+            return fn(tf, *xs, **params)
+        leaves = [x for n, x in zip(names, xs) if n in diff]
+        with tf.GradientTape() as tape:
+            tape.watch(leaves)
+            y = fn(tf, *xs, **params)
+        grads = tape.gradient(
+            y, leaves, output_gradients=batch[-1], unconnected_gradients=tf.UnconnectedGradients.ZERO
+        )
+        return tuple(_dense(tf, g) for g in grads)
+
+    out = tf.vectorized_map(per_sample, tuple(elems))
+    if check == "vmap":
+        return {"output": out}
+    return {f"grad_{n}": g for n, g in zip(diff, out)}
 
 
 def _dense(tf, g):
     """A gather's gradient comes back as tf.IndexedSlices: the dense tensor it stands for."""
     return tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g
+
+
+# ---- the error check -----------------------------------------------------------------------------
+
+
+def record_rejects(case) -> str | None:
+    """The reference's rejection of an error case (``TypeName: message``), or None if it accepts.
+
+    Only a case drawn from the record's ``invalid`` strategy (``params["invalid"]``) is asked: the
+    valid ones are valid by construction, and running their forward twice would cost time."""
+    if "invalid" not in case.params.as_dict():
+        return None
+    import reference as T
+    from conformance.ops import RecordData
+
+    rec = RECORDS[case.op]
+    a = RecordData(case)
+    try:
+        with np.errstate(all="ignore"):
+            rec.fn(T, *[T.tensor(a[n]) for n in rec.inputs], **op_params(case))
+    except Exception as exc:  # the reference rejects the input: that is the expected outcome
+        return f"{type(exc).__name__}: {exc}"
+    return None

@@ -185,4 +185,8 @@ record(
     tf=lambda tf, x: tf.nn.leaky_relu(x, (0.125 + 0.25) / 2),
     note="evaluation mode (the slope is (lower + upper) / 2): training draws random slopes no other "
     "framework can reproduce",
+    vmap_refused={
+        "torch": "torch.func.vmap has no batching rule for rrelu: it raises 'vmap: we do not yet support "
+        "aten::rrelu' (aten::rrelu_with_noise for the per-sample VJP)",
+    },
 )

@@ -28,6 +28,20 @@ def _binary(values=None):
     return sample
 
 
+@st.composite
+def _no_broadcast(draw):
+    """The error check: two shapes of the same rank that do not broadcast (one dim differs, and
+    neither side is 1 there)."""
+    shape = list(draw(tensor_shapes(1, 3, 256, 2)))
+    other = list(shape)
+    i = draw(st.integers(0, len(shape) - 1))
+    other[i] = shape[i] + draw(st.integers(1, 3))
+    return {"values": "normal", "invalid": "shapes_do_not_broadcast"}, {
+        "input": tuple(shape),
+        "other": tuple(other),
+    }
+
+
 def unary(name, fn, jax=None, tf=None, domain="any", values=None, params=None, **kw):
     record(
         name,
@@ -48,6 +62,7 @@ def binary(name, fn, jax, tf, domains=None, values=None, **kw):
         FAMILY,
         inputs=("input", "other"),
         sample=_binary(values),
+        invalid=lambda: _no_broadcast(),
         fn=fn,
         jax=jax,
         tf=tf,

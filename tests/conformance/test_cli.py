@@ -118,6 +118,8 @@ def test_the_documented_example_adapter_runs(tmp_path, monkeypatch):
     code = main(
         [
             "run",
+            "--ops",
+            "conv",
             "--adapter",
             "my_backend:TorchWithoutOneDNN",
             "--cases",
@@ -153,6 +155,8 @@ def _campaign_cmd(out: Path, *extra: str) -> list[str]:
         "-m",
         "conformance",
         "run",
+        "--ops",
+        "conv",
         "--frameworks",
         "torch",
         "--cases",

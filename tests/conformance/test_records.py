@@ -49,7 +49,8 @@ def test_not_fuzzed_entries_give_a_reason():
 def test_record_is_complete(name):
     rec = RECORDS[name]
     assert rec.sample is not None and rec.fn is not None
-    assert set(rec.checks) <= set(ops.RECORD_CHECKS)
+    assert set(rec.checks) <= set(ops.RECORD_CHECKS) | {"error"}
+    assert ("error" in rec.checks) == (rec.invalid is not None)
     for framework in ops.FRAMEWORKS:
         spelled = rec.spelling(framework)
         assert callable(spelled) or (isinstance(spelled, str) and len(spelled) > 20), (name, framework)
@@ -83,8 +84,8 @@ def test_record_case_errors_name_the_field():
 
     with pytest.raises(CaseError, match="shapes"):
         Case.from_dict({"op": "exp", "shapes": {"x": [2]}})
-    with pytest.raises(CaseError, match="unknown check 'vmap'"):
-        Case.from_dict({"op": "exp", "shapes": {"input": [2]}, "checks": ["vmap"]})
+    with pytest.raises(CaseError, match="unknown check 'error'"):
+        Case.from_dict({"op": "exp", "shapes": {"input": [2]}, "checks": ["error"]})
 
 
 def _torch():
@@ -107,16 +108,20 @@ def test_stock_torch_passes_every_record_in_every_dtype(name):
 
 
 def _stock_torch(name, dtypes, n):
+    from conformance.coverage import record_strategy
     from conformance.ops.judge import run_in_process
 
     adapter, fw_settings = _torch()
     rec = RECORDS[name]
     for check in rec.checks:
-        for case in draw_examples(record_cases(name, dtypes, (check,)), n):
+        for case in draw_examples(record_strategy(name, dtypes, (check,)), n):
             if case.params.as_dict().get("values") == "nonfinite" and name in KNOWN_NONFINITE:
                 continue
             result = run_in_process(adapter, case, check, fw_settings)
-            assert result["verdict"] in ("pass", "unsupported"), (check, result.get("reason"))
+            if check == "error":  # torch raises on an invalid case (the campaign's "both reject")
+                assert result["verdict"] == "error_mismatch" and " raised " in result["reason"], result
+                continue
+            assert result["verdict"] in ("pass", "unsupported"), (check, case.to_json(), result.get("reason"))
 
 
 #: Records where the reference departs from PyTorch on non-finite inputs (docs/conformance.md):
@@ -138,8 +143,11 @@ def test_cli_ops_lists_records_and_rejects_unknown(capsys):
     err = capsys.readouterr().err
     assert "--ops" in err and "'nosuchop'" in err and "softmax" in err
     with pytest.raises(SystemExit) as exc:
-        main(["run", "--ops", "exp", "--checks", "vmap", "--frameworks", "torch"])
+        main(["run", "--ops", "exp", "--checks", "error", "--frameworks", "torch"])
     err = capsys.readouterr().err
     assert (
-        exc.value.code == 2 and "--checks" in err and "'vmap'" in err and "forward, vjp, vjp_vjp, jvp" in err
+        exc.value.code == 2
+        and "--checks" in err
+        and "'error'" in err
+        and "forward, vjp, vjp_vjp, jvp, vmap, vmap_vjp" in err
     )

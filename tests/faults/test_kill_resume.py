@@ -26,6 +26,8 @@ GEMM = ROOT / "cases" / "gemm_paths.json"
 def _cmd(out: Path, *extra, examples=4):
     return cli(
         "run",
+        "--ops",
+        "conv",
         "--frameworks",
         "torch",
         "--cases",

@@ -225,6 +225,8 @@ def test_the_output_directory_deleted_mid_run_exits_5_not_green(tmp_path, tally)
     proc = subprocess.Popen(
         cli(
             "run",
+            "--ops",
+            "conv",
             "--frameworks",
             "torch",
             "--checks",

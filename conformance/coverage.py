@@ -1,0 +1,310 @@
+"""Coverage measured, not hoped for: which parameter features (and pairs of them) a campaign drew.
+
+A *feature* is a named property of one case, derived from its parameters and shapes alone (never
+from a framework's answer), so the same case always has the same features:
+
+* every case: ``dtype=<dtype>``; ``empty`` (an input with a zero-sized dim), ``scalar`` (a 0-d
+  input), ``broadcast`` (inputs of different shapes), ``large`` (an input of 4096 elements or more:
+  past the reductions' blocking threshold);
+* an op record's case: ``values=<kind>`` (how its inputs are drawn), and from each of the op's
+  own parameters by type: a bool ``k=True``/``k=False``; ``k=None``; an int ``k<0``, ``k=0``,
+  ``k=1``, ``k>1``; a short list of ints ``k>1`` / ``k<0`` / ``k=0`` (any element) and
+  ``len(k)>1``; a string ``k=<value>``; a float ``k=0`` / ``k!=0`` (long lists such as index arrays
+  carry no feature); the vmap checks: ``in_dims=None`` (a shared input), ``in_dims<0``,
+  ``in_dims>0`` (the per-sample slice is a strided, non-contiguous view), ``vmap_size=1`` /
+  ``vmap_size>1``; the error check: ``invalid=<breakage>``;
+* a convolution case: ``transposed``, ``output_padding>0``, ``groups>1``, ``stride>1``,
+  ``dilation>1``, ``batch_empty``, ``padding=<string>``, ``channels_last``, ``bias=False``,
+  ``rank=<r>``.
+
+:class:`Coverage` counts, per record (``conv`` and ``program`` included), how often each feature
+and each pair of features was drawn; :func:`coverage_of_results` measures it from a results file
+(the report's coverage table); :func:`record_strategy` steers generation toward pairs not yet
+drawn: it draws a candidate case and, while the candidate adds no new pair, up to ``tries - 1``
+more, keeping the one that adds the most. The choice is memoised by the first candidate, so a
+replay of the same Hypothesis choices (the campaign's shrink phase) rebuilds the same case, and
+a seed gives the same campaign.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+
+#: candidates drawn at most per steered example
+TRIES = 6
+#: pairs of features listed per record as never drawn (the report shows the first ones)
+MISSING_SHOWN = 12
+
+
+def _prod(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _param_features(key, value) -> list[str]:
+    if isinstance(value, bool):
+        return [f"{key}={value}"]
+    if value is None:
+        return [f"{key}=None"]
+    if isinstance(value, int):
+        return [f"{key}<0" if value < 0 else f"{key}={value}" if value <= 1 else f"{key}>1"]
+    if isinstance(value, float):
+        return [f"{key}=0" if value == 0 else f"{key}!=0"]
+    if isinstance(value, str):
+        return [f"{key}={value}"] if len(value) <= 24 else []
+    if isinstance(value, (list, tuple)) and len(value) <= 8:
+        flat = [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
+        out = [f"len({key})>1"] if len(value) > 1 else []
+        if flat and any(v > 1 for v in flat):
+            out.append(f"{key}>1")
+        if flat and any(v < 0 for v in flat):
+            out.append(f"{key}<0")
+        if flat and any(v == 0 for v in flat):
+            out.append(f"{key}=0")
+        return out
+    return []
+
+
+def _shape_features(shapes: dict) -> list[str]:
+    out = []
+    values = [tuple(s) for s in shapes.values()]
+    if any(0 in s for s in values):
+        out.append("empty")
+    if any(len(s) == 0 for s in values):
+        out.append("scalar")
+    if len(set(values)) > 1:
+        out.append("broadcast")
+    if any(_prod(s) >= 4096 for s in values):
+        out.append("large")
+    return out
+
+
+def features(case) -> list[str]:
+    """The features of a :class:`~conformance.case.Case` (sorted, no repeats)."""
+    out = [f"dtype={case.dtype}"]
+    if case.op == "conv":
+        p = case.params
+        out += _shape_features({"input": case.shapes["input"], "weight": case.shapes["weight"]})
+        out.append(f"rank={p.rank}")
+        if p.transposed:
+            out.append("transposed")
+        if any(p.output_padding):
+            out.append("output_padding>0")
+        if p.groups > 1:
+            out.append("groups>1")
+        if any(s > 1 for s in p.stride):
+            out.append("stride>1")
+        if any(d > 1 for d in p.dilation):
+            out.append("dilation>1")
+        if case.shapes["input"] and case.shapes["input"][0] == 0:
+            out.append("batch_empty")
+        if isinstance(p.padding, str):
+            out.append(f"padding={p.padding}")
+        if p.layout != "channels_first":
+            out.append(p.layout)
+        if not p.bias:
+            out.append("bias=False")
+        if set(case.checks) & {"vmap", "vmap_vjp"}:
+            out.append("vmap over " + "+".join(case.vmap_over))
+    elif case.op == "program":
+        out += _shape_features(case.shapes)
+    else:
+        params = case.params.as_dict()
+        out += _shape_features(case.shapes)
+        out.append(f"values={params.get('values', 'normal')}")
+        if "invalid" in params:
+            out.append(f"invalid={params['invalid']}")
+        if "in_dims" in params:
+            dims = params["in_dims"]
+            if any(d is None for d in dims):
+                out.append("in_dims=None")
+            if any(d is not None and d < 0 for d in dims):
+                out.append("in_dims<0")
+            if any(d is not None and d > 0 for d in dims):
+                out.append("in_dims>0")
+            out.append("vmap_size=1" if params.get("vmap_size", 2) == 1 else "vmap_size>1")
+        from conformance.ops import HARNESS_PARAMS
+
+        for key, value in sorted(params.items()):
+            if key not in HARNESS_PARAMS:
+                out += _param_features(key, value)
+    return sorted(set(out))
+
+
+def pairs(feats) -> list[str]:
+    return [f"{a} & {b}" for a, b in combinations(sorted(feats), 2)]
+
+
+class Coverage:
+    """Feature and pair counts per record (a campaign's, or measured from results)."""
+
+    def __init__(self):
+        self.cases: Counter = Counter()
+        self.features: dict[str, Counter] = {}
+        self.pairs: dict[str, Counter] = {}
+        self._memo: dict = {}
+
+    def add(self, case) -> None:
+        self.add_features(case.op, features(case))
+
+    def add_features(self, op, feats) -> None:
+        self.cases[op] += 1
+        self.features.setdefault(op, Counter()).update(feats)
+        self.pairs.setdefault(op, Counter()).update(pairs(feats))
+
+    def novelty(self, case) -> int:
+        """How many of the case's feature pairs have not been drawn for its record yet."""
+        seen = self.pairs.get(case.op, Counter())
+        return sum(1 for p in pairs(features(case)) if not seen[p])
+
+    def table(self) -> dict:
+        """{record: {cases, features: {f: n}, pairs_drawn, pairs_possible, missing: [pair, ...]}};
+        ``pairs_possible``: pairs of features each drawn at least once (not every such pair can
+        exist: two dtypes never meet in one case), ``missing``: those never drawn together."""
+        out = {}
+        for op in sorted(self.cases):
+            feats = self.features[op]
+            drawn = self.pairs[op]
+            # features that exclude each other (two dtypes, two values kinds) never pair up
+            possible = [p for p in pairs(feats) if not _exclusive(p)]
+            missing = [p for p in possible if not drawn[p]]
+            out[op] = {
+                "cases": self.cases[op],
+                "features": dict(sorted(feats.items())),
+                "pairs_drawn": len([p for p in possible if drawn[p]]),
+                "pairs_possible": len(possible),
+                "missing": missing[:MISSING_SHOWN],
+                "missing_count": len(missing),
+                "rarest_pairs": [[p, n] for p, n in sorted(drawn.items(), key=lambda kv: (kv[1], kv[0]))[:5]],
+            }
+        return out
+
+
+def _exclusive(pair: str) -> bool:
+    """Two values of the same feature key (``dtype=float32 & dtype=float64``) never pair up."""
+    a, b = pair.split(" & ")
+    ka, kb = _key(a), _key(b)
+    return ka is not None and ka == kb
+
+
+def _key(feature: str):
+    for sep in ("!=", "=", "<", ">"):
+        if sep in feature:
+            return feature.split(sep, 1)[0]
+    return None
+
+
+def coverage_of_results(records) -> Coverage:
+    """The coverage of the cases a results file holds (each distinct case once)."""
+    from conformance.case import Case
+
+    cov, seen, ids = Coverage(), set(), set()
+    for rec in records:
+        raw = rec.get("case")
+        cid = rec.get("case_id")
+        if not raw or cid in seen or rec.get("phase") == "shrunk":
+            continue
+        seen.add(cid)
+        try:
+            case = Case.from_dict(raw)
+        except Exception:  # noqa: BLE001 - a result whose case no longer parses has no features
+            continue
+        # one case per content: its checks are the check it ran for, not part of what was drawn
+        key = (case.op, case.id if case.name else case.with_checks(("forward",)).id)
+        if key not in ids:
+            ids.add(key)
+            cov.add(case)
+    return cov
+
+
+# ---- steered generation -------------------------------------------------------------------------
+
+
+def _in_dims(st, ranks):
+    """Per input: None or a dim of the batched array (rank + 1 dims; negative from the end); at
+    least one input batched."""
+
+    @st.composite
+    def draw_dims(draw):
+        dims = [draw(st.one_of(st.none(), st.integers(-(r + 1), r))) for r in ranks]
+        if all(d is None for d in dims):
+            i = draw(st.integers(0, len(ranks) - 1))
+            dims[i] = draw(st.integers(-(ranks[i] + 1), ranks[i]))
+        return dims
+
+    return draw_dims()
+
+
+def record_strategy(name, dtypes, checks, coverage: Coverage | None = None, tries: int = TRIES):
+    """Cases of the op record ``name`` for ``checks`` in ``dtypes``: its valid sample (with fuzzed
+    ``in_dims`` and ``vmap_size`` for the vmap checks) or, for the ``error`` check, its invalid
+    one; steered toward uncovered feature pairs when ``coverage`` is given."""
+    from hypothesis import strategies as st
+
+    from conformance.case import Case
+    from conformance.ops import RECORDS, VMAP_CHECKS, RecordParams
+
+    rec = RECORDS[name]
+    checks = tuple(checks)
+    if "error" in checks and len(checks) > 1:
+        raise ValueError("the error check draws invalid cases: ask for it on its own")
+    if "error" in checks and rec.invalid is None:
+        raise ValueError(f"the {name} record declares no invalid-input strategy")
+    vmapped = bool(set(checks) & set(VMAP_CHECKS))
+
+    @st.composite
+    def one(draw):
+        params, shapes = draw(rec.invalid() if "error" in checks else rec.sample())
+        params = dict(params)
+        if vmapped:
+            params["vmap_size"] = draw(st.integers(1, 3))
+            params["in_dims"] = draw(_in_dims(st, [len(shapes[n]) for n in rec.inputs]))
+        return Case(
+            name,
+            RecordParams.of(params),
+            {k: tuple(v) for k, v in shapes.items()},
+            draw(st.sampled_from(list(dtypes))),
+            draw(st.integers(0, 2**16)),
+            checks,
+        )
+
+    if coverage is None:
+        return one()
+
+    @st.composite
+    def steered(draw):
+        first = draw(one())
+        key = (first.id, checks)
+        if key in coverage._memo:  # a replay of the same choices: the same decision
+            n, pick = coverage._memo[key]
+            cands = [first] + [draw(one()) for _ in range(n - 1)]
+            return cands[pick]
+        cands, scores = [first], [coverage.novelty(first)]
+        while scores[-1] == 0 and len(cands) < tries:
+            cands.append(draw(one()))
+            scores.append(coverage.novelty(cands[-1]))
+        pick = max(range(len(cands)), key=lambda i: (scores[i], -i))
+        coverage._memo[key] = (len(cands), pick)
+        coverage.add(cands[pick])
+        return cands[pick]
+
+    return steered()
+
+
+def render_rows(table: dict) -> list[dict]:
+    """Rows for the HTML report: record, cases, pairs drawn/possible, features, missing pairs."""
+    rows = []
+    for op, t in table.items():
+        rows.append(
+            {
+                "op": op,
+                "cases": t["cases"],
+                "pairs": f"{t['pairs_drawn']}/{t['pairs_possible']}",
+                "features": ", ".join(f"{f} {n}" for f, n in t["features"].items()),
+                "missing": "; ".join(t["missing"]) + (" …" if t["missing_count"] > len(t["missing"]) else ""),
+            }
+        )
+    return rows

@@ -1,0 +1,168 @@
+"""Coverage measured (conformance/coverage.py): features and pairs per record, deterministic
+steering toward undrawn pairs, and the report's op x framework matrix, departure lines and
+coverage table (JSON and HTML)."""
+
+from __future__ import annotations
+
+from conformance.case import Case
+from conformance.coverage import Coverage, coverage_of_results, features, pairs, record_strategy
+from conformance.ops import RecordParams
+from conformance.strategies import draw_examples
+
+
+def _record_case(op="sum_dim", dtype="float16", shape=(2, 4100), **params):
+    params = {"values": "wide", "dim": -1, "keepdim": True, **params}
+    return Case(op, RecordParams.of(params), {"input": shape}, dtype, 0, ("forward",))
+
+
+def test_features_of_a_record_case():
+    f = features(_record_case())
+    assert {"dtype=float16", "values=wide", "dim<0", "keepdim=True", "large"} <= set(f)
+    assert "empty" in features(_record_case(shape=(0, 3))) and "empty" not in f
+    f = features(_record_case(dim=[0, 1], keepdim=False))
+    assert {"len(dim)>1", "keepdim=False"} <= set(f) and "dim<0" not in f
+    vm = Case(
+        "add",
+        RecordParams.of({"values": "normal", "in_dims": [None, -2], "vmap_size": 1}),
+        {"input": (3,), "other": (2, 3)},
+        "float32",
+        0,
+        ("vmap",),
+    )
+    assert {"in_dims=None", "in_dims<0", "vmap_size=1", "broadcast"} <= set(features(vm))
+    assert "dim<0 & dtype=float16" in pairs(features(_record_case()))
+
+
+def test_features_of_a_conv_case():
+    case = Case.from_dict(
+        {
+            "op": "conv",
+            "params": {
+                "rank": 2,
+                "stride": [2, 1],
+                "dilation": [1, 2],
+                "groups": 2,
+                "transposed": True,
+                "output_padding": [1, 0],
+            },
+            "shapes": {"input": [0, 4, 5, 5], "weight": [4, 3, 2, 2]},
+            "dtype": "float16",
+        }
+    )
+    f = set(features(case))
+    assert {"transposed", "output_padding>0", "groups>1", "stride>1", "dilation>1", "batch_empty"} <= f
+    assert "dtype=float16" in f
+
+
+def _ids(cov, n=25, seed=3):
+    return [
+        c.id
+        for c in draw_examples(record_strategy("sum_dim", ("float32", "float16"), ("forward",), cov), n, seed)
+    ]
+
+
+def test_steering_is_deterministic_for_a_seed():
+    assert _ids(Coverage()) == _ids(Coverage())
+    cov = Coverage()
+    first = _ids(cov)
+    # a replay of the same choices (the shrink phase) rebuilds the same cases from the memo
+    assert _ids(cov) == first
+
+
+def test_steering_reaches_pairs_a_plain_draw_misses():
+    n, seed = 25, 3
+    plain = Coverage()
+    for c in draw_examples(record_strategy("sum_dim", ("float32", "float16"), ("forward",)), n, seed):
+        plain.add(c)
+    steered = Coverage()
+    cases = draw_examples(record_strategy("sum_dim", ("float32", "float16"), ("forward",), steered), n, seed)
+    measured = Coverage()
+    for c in cases:
+        measured.add(c)
+    got, base = set(measured.pairs["sum_dim"]), set(plain.pairs["sum_dim"])
+    assert len(got) > len(base), (len(got), len(base))
+    assert got - base, "steering reached no pair the plain draw missed"
+    table = measured.table()["sum_dim"]
+    assert table["cases"] == n and 0 < table["pairs_drawn"] <= len(got)
+
+
+def test_coverage_of_results_counts_each_case_once():
+    case = _record_case()
+    recs = [
+        {"case_id": case.id, "case": case.to_dict(), "framework": fw, "check": "forward", "phase": "fuzz"}
+        for fw in ("torch", "jax")
+    ]
+    table = coverage_of_results(recs).table()
+    assert table["sum_dim"]["cases"] == 1 and table["sum_dim"]["features"]["dtype=float16"] == 1
+
+
+def _result(op, fw, verdict, check="forward", dtype="float32", reason=""):
+    case = (
+        _record_case(op="sum_dim", dtype=dtype)
+        if op == "sum_dim"
+        else Case.from_dict(
+            {"op": "exp", "shapes": {"input": [3]}, "dtype": dtype, "params": {"values": "normal"}}
+        )
+    )
+    return {
+        "case_id": f"{case.id}-{fw}-{verdict}",
+        "framework": fw,
+        "check": check,
+        "dtype": dtype,
+        "verdict": verdict,
+        "phase": "fuzz",
+        "reason": reason,
+        "case": case.to_dict(),
+        "config": case.describe(),
+        "bound": {"formula": "|observed - expected| <= bound", "u": 2.0**-24, "compute_dtype": dtype},
+    }
+
+
+def test_report_has_matrix_departure_lines_and_coverage(tmp_path):
+    from conformance.report import render_html, summarise, validate
+
+    records = [
+        _result("exp", "torch", "pass"),
+        _result("exp", "jax", "pass"),
+        _result(
+            "exp",
+            "jax",
+            "fail",
+            check="vjp",
+            reason="grad_input[0]=1 but reference says 2\n(ratio 3 > bound 1)",
+        ),
+        _result("exp", "jax", "fail", check="vjp", reason="grad_input[1]=1 but reference says 2"),
+        _result(
+            "sum_dim", "tensorflow", "error_mismatch", reason="tensorflow raised InvalidArgumentError: x"
+        ),
+        _result("sum_dim", "torch", "unsupported", reason="no"),
+    ]
+    report = summarise(records, {}, out_dir=tmp_path)
+    validate(report)
+    rows = {r["op"]: r["cells"] for r in report["matrix"]["rows"]}
+    assert rows["exp"]["jax"]["counts"] == {"fail": 2, "pass": 1} and rows["exp"]["jax"]["verdict"] == "fail"
+    assert rows["sum_dim"]["tensorflow"]["verdict"] == "error_mismatch" and "jax" not in rows["sum_dim"]
+    lines = report["departure_lines"]
+    assert [(d["op"], d["framework"], d["check"], d["count"]) for d in lines] == [
+        ("exp", "jax", "vjp", 2),
+        ("sum_dim", "tensorflow", "forward", 1),
+    ]
+    assert "\n" not in lines[0]["summary"] and lines[0]["line"].startswith("exp jax vjp float32: fail x2")
+    assert report["coverage"]["sum_dim"]["cases"] == 1
+    html = render_html(report)
+    assert html.index('id="departure-lines"') < html.index('id="how-to-read"')
+    assert html.count('class="departure-line') == 2
+    assert 'id="op-framework-matrix"' in html and 'id="coverage-table"' in html
+    assert "<code>values=wide</code>" in html
+
+
+def test_the_default_campaign_covers_every_record():
+    from conformance import ops
+    from conformance.cli import DEFAULT_RECORD_EXAMPLES, _fuzz_plan, _parser, _selected_ops
+
+    args = _parser().parse_args(["run"])
+    items, records = _selected_ops(args)
+    assert "conv" in items and set(records) == set(ops.fuzzed()) - {"conv"}
+    plan = _fuzz_plan(items, records, ["forward", "vmap", "error"], ["float32"])
+    assert "exp:vmap" in plan and "add:error" in plan and "exp:error" not in plan
+    assert DEFAULT_RECORD_EXAMPLES >= 1
