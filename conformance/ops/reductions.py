@@ -39,16 +39,6 @@ def _bad_dim(draw):
     return params, {"input": shape}
 
 
-#: A bug of the reference's error model (not of any framework): prod's composite bound
-#: (reference/ops/rules/reductions.py, _prod_steps) takes an int dim, and the reductions' batch
-#: rule passes a tuple, so vmap of prod under the bound tracker raises TypeError. The vmap checks
-#: come back when _prod_steps takes a tuple of dims.
-_PROD_NO_VMAP = (
-    "the reference's error model of prod (_prod_steps) cannot take the tuple of dims the batch rule "
-    "passes under vmap (TypeError): a reference bug, reported"
-)
-
-
 def _axis(dim):
     return tuple(dim) if isinstance(dim, list) else dim
 
@@ -147,7 +137,6 @@ record(
     jax=lambda J, x: J.jnp.prod(x),
     tf=lambda tf, x: tf.math.reduce_prod(x),
     note="zeros (ties) exercise the gradient of a product with zero factors",
-    no_vmap=_PROD_NO_VMAP,
 )
 record(
     "prod_dim",
