@@ -223,9 +223,11 @@ record(
 
 
 def _jlu_u(J, a):
-    import jax.scipy.linalg as jsl
+    # jax.scipy.linalg.lu takes 2-d matrices only; lax.linalg.lu is batched (packed factors: U is the
+    # upper triangle, L's unit diagonal is implicit)
+    import jax.lax.linalg as jll
 
-    return jsl.lu(a)[2]
+    return J.jnp.triu(jll.lu(a)[0])
 
 
 record(
