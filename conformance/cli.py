@@ -19,6 +19,9 @@ from pathlib import Path
 from conformance import adapters, exitcodes
 from conformance.budget import parse_size
 from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError
+from conformance.executors import EXECUTORS, ExecutorError, ShardsLost
+from conformance.executors import local as local_executor
+from conformance.executors.plan import fuzz_units
 from conformance.interrupt import Interrupted, on_sigterm
 from conformance.outdir import OutputError, OutputLost, check_writable
 from conformance.resultsio import InputFileError, read_report_file, read_results_file
@@ -203,6 +206,27 @@ def _parser() -> argparse.ArgumentParser:
         "--cases", default=None, help=f"curated cases file or directory (default {DEFAULT_CASES})"
     )
     run.add_argument("--found-dir", default="cases/found", help="where shrunk failing cases are saved")
+    run.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="where the cases run: local (worker processes on this machine, the default) or ray (shards as "
+        "Ray tasks; a local Ray instance, or the cluster at --ray-address; docs/scale-out.md). The results "
+        "are the same",
+    )
+    run.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="with --executor ray: join this running cluster (HOST:PORT of the head node, ray://HOST:PORT "
+        "or auto) instead of starting a local Ray instance",
+    )
+    run.add_argument(
+        "--ray-workers",
+        type=int,
+        metavar="N",
+        help="with --executor ray and no --ray-address: the local instance's CPUs, i.e. shards run at once "
+        "(default: this machine's cores)",
+    )
 
     replay = sub.add_parser("replay", help="run saved cases (a JSON file or a directory of them)")
     replay.add_argument("path", help="CASE.json or a directory")
@@ -368,8 +392,11 @@ def _campaign(args, frameworks, progress, found_dir=None, manifest=None):
     )
 
 
-def _start(campaign, args) -> None:
-    campaign.start()
+def _start(campaign, args, executor=None) -> None:
+    if executor is None:
+        campaign.start()
+    else:  # the Ray executor starts each framework on the cluster
+        executor.start(campaign)
     for name, reason in campaign.startup_errors.items():
         print(f"conformance: {name} could not start on --device {args.device}: {reason}", file=sys.stderr)
     if not campaign.workers:
@@ -539,6 +566,7 @@ def cmd_run(args) -> int:
             + (" (programs run in float64 only)" if "programs" in ops and "float64" not in dtypes else "")
         )
     check_writable(args.found_dir, "--found-dir")
+    _check_executor(args)
     if not cases_path.exists():
         print(
             f"conformance: no curated cases at {cases_path} (pass --cases DIR); fuzzing only", file=sys.stderr
@@ -546,37 +574,47 @@ def cmd_run(args) -> int:
     manifest = _manifest(
         args, "refgrad-run", frameworks, seed=args.seed, ops=",".join(ops), cases=str(cases_path.resolve())
     )
+    units = fuzz_units(ops, records, checks, dtypes, args.max_examples, args.seed)
+    if args.executor == "ray":
+        return _run_on_ray(args, frameworks, manifest, curated, units)
     progress = Progress(args.quiet)
     with _campaign(args, frameworks, progress, args.found_dir, manifest) as campaign:
         _start(campaign, args)
-        campaign.run_cases(curated, phase="curated")
-        if args.max_examples:
-            _fuzz(campaign, ops, checks, dtypes, args.max_examples, args.seed)
-            _fuzz_records(campaign, records, checks, dtypes, args.max_examples, args.seed)
+        local_executor.run(campaign, curated, units)
         return _finish(campaign, args, progress)
 
 
-def _fuzz(campaign, ops, checks, dtypes, max_examples, seed):
-    from conformance.strategies import conv_cases, invalid_conv_cases, program_cases
-
-    if "programs" in ops and "program" in checks and "float64" in dtypes:
-        campaign.fuzz(list(campaign.workers), "program", program_cases(), max_examples, seed)
-    if "conv" not in ops:
+def _check_executor(args) -> None:
+    """--executor and its flags, checked before any work (ray importable; flags that need ray)."""
+    if args.executor != "ray":
+        for flag, value in (("--ray-address", args.ray_address), ("--ray-workers", args.ray_workers)):
+            if value is not None:
+                raise UsageError(f"{flag}: needs --executor ray")
         return
-    for check in [c for c in checks if c not in PROGRAM_CHECKS]:
-        strategy = invalid_conv_cases(dtypes) if check == "error" else conv_cases(dtypes, checks=(check,))
-        campaign.fuzz(list(campaign.workers), check, strategy, max_examples, seed)
+    if args.ray_workers is not None and args.ray_workers < 1:
+        raise UsageError(f"--ray-workers: must be >= 1, got {args.ray_workers}")
+    if args.ray_workers is not None and args.ray_address:
+        raise UsageError(
+            "--ray-workers: sizes the local Ray instance; a cluster at --ray-address has its own"
+        )
+    from conformance.executors.ray import require
+
+    require()  # ExecutorError: says which package to install
 
 
-def _fuzz_records(campaign, records, checks, dtypes, max_examples, seed):
-    """Each selected op record, each of its checks asked for: its own sample strategy."""
-    from conformance.ops import RECORDS
-    from conformance.strategies import record_cases
+def _run_on_ray(args, frameworks, manifest, curated, units) -> int:
+    """The campaign's shards as Ray tasks (conformance.executors.ray); the same results as a local run."""
+    from conformance.executors.ray import RayExecutor
 
-    for name in records:
-        for check in [c for c in RECORDS[name].checks if c in checks]:
-            strategy = record_cases(name, dtypes, (check,))
-            campaign.fuzz(list(campaign.workers), check, strategy, max_examples, seed)
+    with RayExecutor(args.ray_address, args.ray_workers, _memory_budget(args)) as executor:
+        progress = executor.progress(args.quiet)
+        with _campaign(args, frameworks, progress, args.found_dir, manifest) as campaign:
+            _start(campaign, args, executor)
+            try:
+                executor.run(campaign, curated, units)
+            finally:
+                progress.done()
+            return _finish(campaign, args, progress)
 
 
 def cmd_ops(args) -> int:
@@ -763,9 +801,12 @@ def main(argv=None) -> int:
     except NothingSelected as exc:
         print(f"conformance: {exc}", file=sys.stderr)
         return exitcodes.USAGE
-    except (CaseError, OutputError, InputFileError) as exc:
+    except (CaseError, OutputError, InputFileError, ExecutorError) as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
         return exitcodes.USAGE
+    except ShardsLost as exc:
+        print(f"conformance: error: {exc}; no report was written", file=sys.stderr)
+        return exitcodes.OUTPUT_LOST
     except OutputLost as exc:
         print(f"conformance: error: results could not be kept: {exc}; no report was written", file=sys.stderr)
         return exitcodes.OUTPUT_LOST
