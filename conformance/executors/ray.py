@@ -34,6 +34,7 @@ from conformance.executors.plan import make_shards
 
 MAX_RETRIES = 3
 CONNECT_SECONDS = 5.0  # a TCP connection to the head node
+PROBE_SECONDS = 900.0  # a framework starting on the cluster (waiting for a node with the resources included)
 GCS_SECONDS = 20.0  # the head node's GCS answering (a Python process that imports ray: a few seconds)
 
 
@@ -201,6 +202,14 @@ class RayExecutor:
     def start(self, campaign) -> None:
         """Start each framework on the cluster once (with the shards' resources); drop those that cannot."""
         ray = self.ray
+        if campaign.device == "cuda" and not ray.cluster_resources().get("GPU"):
+            if not self.address:
+                raise ExecutorError("--device cuda: this machine's Ray instance has no GPU (Ray found none)")
+            print(
+                f"conformance: --device cuda: the cluster at {self.address} has no GPU now; "
+                f"waiting up to {PROBE_SECONDS:g} s for a GPU node (an autoscaler may add one)",
+                file=sys.stderr,
+            )
         probe = _remote("probe")
         opts = {k: v for k, v in shard_options(campaign.device).items() if k != "retry_exceptions"}
         refs = {
@@ -209,9 +218,13 @@ class RayExecutor:
         }
         for name, ref in refs.items():
             try:
-                answer = ray.get(ref)
+                answer = ray.get(ref, timeout=PROBE_SECONDS)
+            except ray.exceptions.GetTimeoutError:
+                ray.cancel(ref, force=True)
+                need = "a free GPU" if campaign.device == "cuda" else "a free CPU"
+                answer = {"error": f"no node with {need} started it within {PROBE_SECONDS:g} s"}
             except Exception as exc:  # noqa: BLE001 - the probe task itself failed on the cluster
-                answer = {"error": f"could not be started on the cluster: {type(exc).__name__}: {exc}"}
+                answer = {"error": f"could not be started on the cluster: {_why(exc)}"}
             if "error" in answer:
                 campaign.startup_errors[name] = answer["error"]
                 del campaign.workers[name]

@@ -90,6 +90,38 @@ def test_shards_are_deterministic_and_one_per_framework_and_unit():
     assert len({s.id for s in one}) == len(one)
 
 
+def test_a_shard_yields_a_fixed_count_and_its_last_item_holds_every_result(tmp_path, monkeypatch):
+    """The retry contract (conformance.executors.shard): hello, max_records batches or pads, a final item
+    with every result; so an attempt's final item lies past anything an earlier attempt streamed."""
+    pytest.importorskip("jax")
+    from conformance.executors import shard as shard_mod
+    from conformance.executors.plan import FuzzUnit, Shard
+
+    monkeypatch.setenv("REFGRAD_SHARD_DIR", str(tmp_path))
+    shard = Shard(
+        0,
+        "jax",
+        "conformance.adapters.jax_adapter:JaxAdapter",
+        unit=FuzzUnit("record", "forward", ("float64",), 3, 7, "mul"),
+    )
+    settings = {"device": "cpu", "precision": "highest", "timeout": 60.0, "memory_budget": None}
+    try:
+        items = list(shard_mod.execute(shard, settings))
+    finally:
+        for worker in [*shard_mod._POOL.values(), *shard_mod._REFERENCE.values()]:
+            worker.close()
+        shard_mod._POOL.clear()
+        shard_mod._REFERENCE.clear()
+    assert len(items) == shard.max_records + 2
+    assert [i["kind"] for i in items[:1] + items[-1:]] == ["hello", "final"]
+    assert {i["kind"] for i in items[1:-1]} <= {"batch", "pad"}
+    streamed = [rec for i in items[1:-1] for rec, _ in i["records"]]
+    final = items[-1]["records"]
+    assert streamed == [rec for rec, _ in final] and len(final) == 3
+    assert {rec["verdict"] for rec, _ in final} == {"pass"} and items[-1]["info"]["version"]
+    assert not list(tmp_path.glob("*/shard0-*"))  # the shard's scratch directory is removed
+
+
 def _cli(*args):
     from conformance import cli
 
@@ -164,7 +196,10 @@ def ray_env():
     pytest.importorskip("ray")
     pytest.importorskip("jax")
     tmp = Path(tempfile.mkdtemp(prefix="rgray", dir="/tmp"))
-    saved = {k: os.environ.get(k) for k in ("RAY_TMPDIR", "REFGRAD_RAY_TEST", "PYTHONPATH")}
+    saved = {
+        k: os.environ.get(k) for k in ("RAY_TMPDIR", "REFGRAD_RAY_TEST", "PYTHONPATH", "REFGRAD_SHARD_DIR")
+    }
+    os.environ["REFGRAD_SHARD_DIR"] = str(tmp / "shards")  # the nodes' worker logs and shard directories
     os.environ["RAY_TMPDIR"] = str(tmp)  # Ray keeps its sessions in RAY_TMPDIR/ray
     os.environ["REFGRAD_RAY_TEST"] = TOKEN  # inherited by every Ray process: how the test finds its own
     os.environ["PYTHONPATH"] = os.pathsep.join(
