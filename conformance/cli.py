@@ -584,6 +584,16 @@ def cmd_run(args) -> int:
         return _finish(campaign, args, progress)
 
 
+def _fuzz(campaign, ops, checks, dtypes, max_examples, seed):
+    """The conv and program fuzz units on every framework (as a local run; kept for benchmarks/campaign.py)."""
+    local_executor.run(campaign, [], fuzz_units(ops, [], checks, dtypes, max_examples, seed))
+
+
+def _fuzz_records(campaign, records, checks, dtypes, max_examples, seed):
+    """Each selected op record, each of its checks asked for, on every framework (as a local run)."""
+    local_executor.run(campaign, [], fuzz_units([], records, checks, dtypes, max_examples, seed))
+
+
 def _check_executor(args) -> None:
     """--executor and its flags, checked before any work (ray importable; flags that need ray)."""
     if args.executor != "ray":
