@@ -63,12 +63,15 @@ def _root() -> Path:
 
 
 def _node() -> str:
+    """The Ray node id inside a Ray worker; the host name outside Ray (never starts Ray itself)."""
     try:
         import ray
 
-        return ray.get_runtime_context().get_node_id()
-    except Exception:  # noqa: BLE001 - outside Ray (tests): the host name
-        return socket.gethostname()
+        if ray.is_initialized():
+            return ray.get_runtime_context().get_node_id()
+    except Exception:  # noqa: BLE001 - no usable Ray here
+        pass
+    return socket.gethostname()
 
 
 def _worker(name, spec, device, precision):
