@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 from conformance import interrupt
@@ -162,6 +164,7 @@ class RayExecutor:
         if self.address:
             check_address(self.address)
         kwargs = {"logging_level": logging.WARNING, "log_to_driver": False}
+        handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             if self.address:
                 ray.init(address=self.address, **kwargs)
@@ -177,6 +180,11 @@ class RayExecutor:
         except Exception as exc:  # noqa: BLE001 - Ray's own failure to connect or to start: an input fault
             where = f"--ray-address {self.address}" if self.address else "--executor ray"
             raise ExecutorError(f"{where}: Ray could not start: {type(exc).__name__}: {exc}") from None
+        finally:  # Ray's core worker installs its own SIGTERM handler (it kills the process): ours again
+            if threading.current_thread() is threading.main_thread():
+                for sig, handler in handlers.items():
+                    if handler is not None:
+                        signal.signal(sig, handler)
         return self
 
     def __exit__(self, *exc):

@@ -54,10 +54,25 @@ def done_record(rec: dict) -> dict:
 
 
 def _root() -> Path:
-    """This node's scratch directory for worker logs and shard directories."""
-    root = (
-        Path(os.environ.get("REFGRAD_SHARD_DIR") or tempfile.gettempdir()) / f"refgrad-shards-{os.getuid()}"
-    )
+    """This node's scratch directory for worker logs and shard directories.
+
+    ``$REFGRAD_SHARD_DIR`` if set; inside Ray, ``refgrad/`` in the node's Ray session directory
+    (beside Ray's own logs, and gone with them); else the temporary directory.
+    """
+    base = os.environ.get("REFGRAD_SHARD_DIR")
+    root = Path(base) / f"refgrad-shards-{os.getuid()}" if base else None
+    if root is None:
+        try:
+            import ray
+
+            if ray.is_initialized():
+                from ray._private.worker import _global_node  # the session directory (no public API)
+
+                root = Path(_global_node.get_session_dir_path()) / "refgrad"
+        except Exception:  # noqa: BLE001 - no usable Ray session: the temporary directory
+            root = None
+    if root is None:
+        root = Path(tempfile.gettempdir()) / f"refgrad-shards-{os.getuid()}"
     root.mkdir(parents=True, exist_ok=True)
     return root
 
