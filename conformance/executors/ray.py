@@ -209,6 +209,13 @@ class RayExecutor:
     # -- frameworks ---------------------------------------------------------------------------------
     def start(self, campaign) -> None:
         """Start each framework on the cluster once (with the shards' resources); drop those that cannot."""
+        try:
+            self._start(campaign)
+        except Exception:
+            interrupt.check()  # a SIGTERM that Ray's code turned into another error: an interruption
+            raise
+
+    def _start(self, campaign) -> None:
         ray = self.ray
         if campaign.device == "cuda" and not ray.cluster_resources().get("GPU"):
             if not self.address:
@@ -244,6 +251,13 @@ class RayExecutor:
     # -- running ------------------------------------------------------------------------------------
     def run(self, campaign, curated, units) -> None:
         """Every shard of the campaign on the cluster; results recorded as they arrive."""
+        try:
+            self._run(campaign, curated, units)
+        except Exception:
+            interrupt.check()  # a SIGTERM that Ray's code turned into another error: an interruption
+            raise
+
+    def _run(self, campaign, curated, units) -> None:
         ray = self.ray
         shards = make_shards({n: w.spec for n, w in campaign.workers.items()}, curated, units)
         settings = self.settings(campaign)

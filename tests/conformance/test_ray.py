@@ -6,7 +6,8 @@ Hypothesis shrinks, and an abort on curated cases named ``abort-*``: a ``crash``
 against the local executor's run of the same campaign: the set of (case, content hash, framework,
 check, dtype, verdict, phase) is equal, no result is recorded twice, and the shrunk cases saved to
 ``--found-dir`` are the same files. Faults: a Ray worker process running a shard is SIGKILLed
-mid-run (Ray retries the shard); the driver is SIGKILLed mid-run (``--resume`` completes it).
+mid-run (Ray retries the shard); a driver on a local Ray instance is SIGTERMed (exit 130), a resumed
+driver on the cluster is SIGKILLed, and a second ``--resume`` completes the campaign.
 Bad input: an unreachable ``--ray-address`` and Ray not importable both exit 2 in seconds.
 """
 
@@ -381,24 +382,37 @@ def test_cuda_shards_wait_for_a_gpu_cpu_shards_take_none(cluster):
         ray.shutdown()
 
 
-def test_driver_killed_then_resume_equals_the_local_run(cluster, curated, local_run, ray_env):
-    out = ray_env / "resumed"
-    # a local Ray instance for the run (no --ray-address), the driver killed with its whole group
+def _start_and_stop(out, curated, sig, after: int, *extra, group=False):
+    """Start a run, send ``sig`` once ``results.jsonl`` has ``after`` more lines: (exit code, stderr)."""
+    start = _lines(out)
     proc = subprocess.Popen(
-        [str(a) for a in _args(out, curated, "--executor", "ray", "--ray-workers", 2)],
+        [str(a) for a in _args(out, curated, "--executor", "ray", *extra)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         start_new_session=True,
     )
     deadline = time.monotonic() + 300
-    while proc.poll() is None and time.monotonic() < deadline and _lines(out) < 4:
+    while proc.poll() is None and time.monotonic() < deadline and _lines(out) < start + after:
         time.sleep(0.05)
-    assert proc.poll() is None, "the run ended before it could be killed"
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=60)
+    assert proc.poll() is None, "the run ended before it could be stopped"
+    (os.killpg if group else os.kill)(proc.pid, sig)
+    _, err = proc.communicate(timeout=120)
+    crash = [p.read_text()[-2000:] for p in out.glob("crash-*.log")]
+    return proc.returncode, err.decode(errors="replace")[-2000:] + "".join(crash)
+
+
+def test_driver_stopped_then_resume_equals_the_local_run(cluster, curated, local_run, ray_env):
+    out = ray_env / "resumed"
+    # SIGTERM a run on a local Ray instance: exit 130, the instance shut down
+    code, err = _start_and_stop(out, curated, signal.SIGTERM, 3, "--ray-workers", 2)
+    assert code == 130, err
+    assert "interrupted: results so far are in results.jsonl" in err
+    # SIGKILL the driver of a resumed run on the cluster: what it received is on disk
+    code, err = _start_and_stop(out, curated, signal.SIGKILL, 2, "--ray-address", cluster.address, "--resume")
+    assert code == -9, err
     before = len(_results(out))
-    assert 0 < before
+    assert before >= 5
     # resumed on the cluster: every recorded result is skipped, the rest run
     done = _run(out, curated, "--executor", "ray", "--ray-address", cluster.address, "--resume")
     assert done.returncode == 1, done.stderr
