@@ -19,6 +19,9 @@ from pathlib import Path
 from conformance import adapters, exitcodes
 from conformance.budget import parse_size
 from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError
+from conformance.executors import EXECUTORS, ExecutorError, ShardsLost
+from conformance.executors import local as local_executor
+from conformance.executors.plan import MAX_SHRINKS, fuzz_units
 from conformance.interrupt import Interrupted, on_sigterm
 from conformance.outdir import OutputError, OutputLost, check_writable
 from conformance.resultsio import InputFileError, read_report_file, read_results_file
@@ -210,6 +213,27 @@ def _parser() -> argparse.ArgumentParser:
         "--cases", default=None, help=f"curated cases file or directory (default {DEFAULT_CASES})"
     )
     run.add_argument("--found-dir", default="cases/found", help="where shrunk failing cases are saved")
+    run.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="where the cases run: local (worker processes on this machine, the default) or ray (shards as "
+        "Ray tasks; a local Ray instance, or the cluster at --ray-address; docs/scale-out.md). The results "
+        "are the same",
+    )
+    run.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="with --executor ray: join this running cluster (HOST:PORT of the head node, ray://HOST:PORT "
+        "or auto) instead of starting a local Ray instance",
+    )
+    run.add_argument(
+        "--ray-workers",
+        type=int,
+        metavar="N",
+        help="with --executor ray and no --ray-address: the local instance's CPUs, i.e. shards run at once "
+        "(default: this machine's cores)",
+    )
 
     replay = sub.add_parser("replay", help="run saved cases (a JSON file or a directory of them)")
     replay.add_argument("path", help="CASE.json or a directory")
@@ -423,8 +447,11 @@ def _campaign(args, frameworks, progress, found_dir=None, manifest=None):
     )
 
 
-def _start(campaign, args) -> None:
-    campaign.start()
+def _start(campaign, args, executor=None) -> None:
+    if executor is None:
+        campaign.start()
+    else:  # the Ray executor starts each framework on the cluster
+        executor.start(campaign)
     for name, reason in campaign.startup_errors.items():
         print(f"conformance: {name} could not start on --device {args.device}: {reason}", file=sys.stderr)
     if not campaign.workers:
@@ -595,6 +622,7 @@ def cmd_run(args) -> int:
             + (" (programs run in float64 only)" if "programs" in ops and "float64" not in dtypes else "")
         )
     check_writable(args.found_dir, "--found-dir")
+    _check_executor(args)
     if not cases_path.exists():
         print(
             f"conformance: no curated cases at {cases_path} (pass --cases DIR); fuzzing only", file=sys.stderr
@@ -602,47 +630,71 @@ def cmd_run(args) -> int:
     manifest = _manifest(
         args, "refgrad-run", frameworks, seed=args.seed, ops=",".join(ops), cases=str(cases_path.resolve())
     )
+    # op records: the default budget is DEFAULT_RECORD_EXAMPLES per framework and check, with one
+    # kind of failure shrunk (shrinking replays the draws and probes many cases: most of a default
+    # campaign's time otherwise); an explicit --max-examples applies to records as to conv
+    units = fuzz_units(
+        ops,
+        records,
+        checks,
+        dtypes,
+        args.max_examples,
+        args.seed,
+        record_examples=args.max_examples
+        if explicit_budget
+        else min(args.max_examples, DEFAULT_RECORD_EXAMPLES),
+        record_shrinks=MAX_SHRINKS if explicit_budget else 1,
+    )
+    if args.executor == "ray":
+        return _run_on_ray(args, frameworks, manifest, curated, units)
     progress = Progress(args.quiet)
     with _campaign(args, frameworks, progress, args.found_dir, manifest) as campaign:
         _start(campaign, args)
-        campaign.run_cases(curated, phase="curated")
-        if args.max_examples:
-            _fuzz(campaign, ops, checks, dtypes, args.max_examples, args.seed)
-            per_record = (
-                args.max_examples if explicit_budget else min(args.max_examples, DEFAULT_RECORD_EXAMPLES)
-            )
-            # the default budget shrinks one kind of failure per framework and check (shrinking
-            # replays the draws and probes many cases: most of a default campaign's time otherwise)
-            _fuzz_records(
-                campaign, records, checks, dtypes, per_record, args.seed, 2 if explicit_budget else 1
-            )
+        local_executor.run(campaign, curated, units)
         return _finish(campaign, args, progress)
 
 
 def _fuzz(campaign, ops, checks, dtypes, max_examples, seed):
-    from conformance.strategies import conv_cases, invalid_conv_cases, program_cases
+    """The conv and program fuzz units on every framework (as a local run; kept for benchmarks/campaign.py)."""
+    local_executor.run(campaign, [], fuzz_units(ops, [], checks, dtypes, max_examples, seed))
 
-    if "programs" in ops and "program" in checks and "float64" in dtypes:
-        campaign.fuzz(list(campaign.workers), "program", program_cases(), max_examples, seed)
-    if "conv" not in ops:
+
+def _fuzz_records(campaign, records, checks, dtypes, max_examples, seed):
+    """Each selected op record, each of its checks asked for, on every framework (as a local run)."""
+    local_executor.run(campaign, [], fuzz_units([], records, checks, dtypes, max_examples, seed))
+
+
+def _check_executor(args) -> None:
+    """--executor and its flags, checked before any work (ray importable; flags that need ray)."""
+    if args.executor != "ray":
+        for flag, value in (("--ray-address", args.ray_address), ("--ray-workers", args.ray_workers)):
+            if value is not None:
+                raise UsageError(f"{flag}: needs --executor ray")
         return
-    for check in [c for c in checks if c not in PROGRAM_CHECKS]:
-        strategy = invalid_conv_cases(dtypes) if check == "error" else conv_cases(dtypes, checks=(check,))
-        campaign.fuzz(list(campaign.workers), check, strategy, max_examples, seed)
+    if args.ray_workers is not None and args.ray_workers < 1:
+        raise UsageError(f"--ray-workers: must be >= 1, got {args.ray_workers}")
+    if args.ray_workers is not None and args.ray_address:
+        raise UsageError(
+            "--ray-workers: sizes the local Ray instance; a cluster at --ray-address has its own"
+        )
+    from conformance.executors.ray import require
+
+    require()  # ExecutorError: says which package to install
 
 
-def _fuzz_records(campaign, records, checks, dtypes, max_examples, seed, max_shrinks=2):
-    """Each selected op record, each of its checks asked for: its own sample strategy (its invalid
-    one for the error check), steered toward feature pairs the campaign has not drawn yet
-    (conformance/coverage.py)."""
-    from conformance.coverage import Coverage, record_strategy
-    from conformance.ops import RECORDS
+def _run_on_ray(args, frameworks, manifest, curated, units) -> int:
+    """The campaign's shards as Ray tasks (conformance.executors.ray); the same results as a local run."""
+    from conformance.executors.ray import RayExecutor
 
-    coverage = Coverage()
-    for name in records:
-        for check in [c for c in RECORDS[name].checks if c in checks]:
-            strategy = record_strategy(name, dtypes, (check,), coverage)
-            campaign.fuzz(list(campaign.workers), check, strategy, max_examples, seed, max_shrinks)
+    with RayExecutor(args.ray_address, args.ray_workers, _memory_budget(args)) as executor:
+        progress = executor.progress(args.quiet)
+        with _campaign(args, frameworks, progress, args.found_dir, manifest) as campaign:
+            _start(campaign, args, executor)
+            try:
+                executor.run(campaign, curated, units)
+            finally:
+                progress.done()
+            return _finish(campaign, args, progress)
 
 
 def cmd_ops(args) -> int:
@@ -852,9 +904,12 @@ def main(argv=None) -> int:
     except NothingSelected as exc:
         print(f"conformance: {exc}", file=sys.stderr)
         return exitcodes.USAGE
-    except (CaseError, OutputError, InputFileError) as exc:
+    except (CaseError, OutputError, InputFileError, ExecutorError) as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
         return exitcodes.USAGE
+    except ShardsLost as exc:
+        print(f"conformance: error: {exc}; no report was written", file=sys.stderr)
+        return exitcodes.OUTPUT_LOST
     except OutputLost as exc:
         print(f"conformance: error: results could not be kept: {exc}; no report was written", file=sys.stderr)
         return exitcodes.OUTPUT_LOST

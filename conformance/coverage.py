@@ -150,6 +150,22 @@ class Coverage:
     def add(self, case) -> None:
         self.add_features(case.op, features(case))
 
+    def snapshot(self):
+        """The state steering depends on (counts and remembered choices), to :meth:`restore` later."""
+        return (
+            Counter(self.cases),
+            {k: Counter(v) for k, v in self.features.items()},
+            {k: Counter(v) for k, v in self.pairs.items()},
+            dict(self._memo),
+        )
+
+    def restore(self, state) -> None:
+        cases, feats, pairs_, memo = state
+        self.cases = Counter(cases)
+        self.features = {k: Counter(v) for k, v in feats.items()}
+        self.pairs = {k: Counter(v) for k, v in pairs_.items()}
+        self._memo = dict(memo)
+
     def add_features(self, op, feats) -> None:
         self.cases[op] += 1
         self.features.setdefault(op, Counter()).update(feats)
@@ -291,7 +307,9 @@ def record_strategy(name, dtypes, checks, coverage: Coverage | None = None, trie
         coverage.add(cands[pick])
         return cands[pick]
 
-    return steered()
+    strategy = steered()
+    strategy.coverage = coverage  # Campaign.fuzz restores it before each framework's shrink
+    return strategy
 
 
 def render_rows(table: dict) -> list[dict]:

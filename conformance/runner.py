@@ -658,8 +658,15 @@ class Campaign:
                         "reason": f"the fuzz loop stopped: {type(exc).__name__}: {exc}",
                     }
                 )
+        # a steered strategy's coverage after generation: each framework's shrink starts from it, so
+        # a framework's shrunk case does not depend on which other frameworks shrank first (a Ray
+        # shard runs one framework: its shrink must draw what the local run's draws)
+        coverage = getattr(strategy, "coverage", None)
+        generated = coverage.snapshot() if coverage is not None else None
         shrunk = []
         for name in frameworks:
+            if coverage is not None:
+                coverage.restore(generated)
 
             def run_one(case, record, name=name):
                 case = case.with_checks([check])

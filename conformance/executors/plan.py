@@ -1,0 +1,147 @@
+"""A campaign's work as data: fuzz units (one seeded Hypothesis run each) and shards of them.
+
+A *fuzz unit* is one call of :meth:`conformance.runner.Campaign.fuzz`: one check of one op (the conv
+cases, the program cases, or one op record) with its sample strategy over the selected dtypes, the
+budget and the seed. Its cases are a function of (strategy, budget, seed) alone: Hypothesis's
+generation phase is seeded and the property never fails while generating, so the frameworks a unit
+runs on never change which cases it draws. That is what makes a campaign shardable without changing
+its results: a local run sends each drawn case to every framework at once; the Ray executor runs
+the same unit once per framework (a *shard*), on whichever node, and draws the same cases.
+
+The dtype and the seed range are *not* shard axes: a record's strategy draws the dtype from the
+selected dtypes, and a budget split into seed ranges would draw other cases than the local run's
+single seeded run. So a fuzz shard is (framework:mode, unit) = (framework:mode, op record, check),
+the finest split that keeps the seed -> cases map of a local run (``tests/conformance/test_ray.py``
+checks the equality). Curated cases have no such constraint: they are cut into chunks of
+``CURATED_CHUNK`` case-checks per framework.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+# curated case-checks per shard: each is one framework call (milliseconds to seconds)
+CURATED_CHUNK = 64
+# the shrunk failures a fuzz run records per framework (Campaign.fuzz's max_shrinks default)
+MAX_SHRINKS = 2
+
+
+@dataclass(frozen=True)
+class FuzzUnit:
+    """One seeded Hypothesis run: ``kind`` conv | program | record (``record`` names the op record)."""
+
+    kind: str
+    check: str
+    dtypes: tuple
+    max_examples: int
+    seed: int
+    record: str | None = None
+    max_shrinks: int = MAX_SHRINKS
+
+    @property
+    def label(self) -> str:
+        what = {"conv": "conv", "program": "programs"}.get(self.kind, self.record)
+        return f"{what}:{self.check}"
+
+    def strategy(self):
+        """The unit's Hypothesis strategy (built where it runs: strategies are not shipped)."""
+        from conformance.strategies import conv_cases, invalid_conv_cases, program_cases
+
+        if self.kind == "program":
+            return program_cases()
+        if self.kind == "conv":
+            if self.check == "error":
+                return invalid_conv_cases(list(self.dtypes))
+            return conv_cases(list(self.dtypes), checks=(self.check,))
+        # a record's cases are steered toward feature pairs the unit has not drawn yet; the coverage
+        # is the unit's own, so a unit draws the same cases whichever units ran before it (and on
+        # whichever node): Campaign.fuzz restores it after generation before each shrink
+        from conformance.coverage import Coverage, record_strategy
+
+        return record_strategy(self.record, list(self.dtypes), (self.check,), Coverage())
+
+
+def unit_seed(seed: int, record: str, check: str) -> int:
+    """A record unit's seed: the campaign's, mixed with the record and check (stable across runs and
+    Python processes), so that two checks of one record draw different cases under one --seed."""
+    digest = hashlib.sha256(f"{seed}/{record}/{check}".encode()).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+def fuzz_units(
+    ops,
+    records,
+    checks,
+    dtypes,
+    max_examples: int,
+    seed: int,
+    record_examples: int | None = None,
+    record_shrinks: int = MAX_SHRINKS,
+) -> list[FuzzUnit]:
+    """The fuzz units of a ``run``, in the order a local run fuzzes them (op records: their own
+    budget ``record_examples``, default ``max_examples``, and ``record_shrinks``)."""
+    from conformance.case import PROGRAM_CHECKS
+    from conformance.ops import RECORDS
+
+    if not max_examples:
+        return []
+    dt = tuple(dtypes)
+    units = []
+    if "programs" in ops and "program" in checks and "float64" in dtypes:
+        units.append(FuzzUnit("program", "program", dt, max_examples, seed))
+    if "conv" in ops:
+        units += [FuzzUnit("conv", c, dt, max_examples, seed) for c in checks if c not in PROGRAM_CHECKS]
+    n = max_examples if record_examples is None else record_examples
+    for name in records:
+        units += [
+            FuzzUnit("record", c, dt, n, unit_seed(seed, name, c), name, record_shrinks)
+            for c in RECORDS[name].checks
+            if c in checks
+        ]
+    return units
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One framework's share of the work: a fuzz unit, or a chunk of curated cases (as dicts)."""
+
+    index: int
+    framework: str
+    spec: str
+    unit: FuzzUnit | None = None
+    cases: tuple = ()  # curated cases, Case.to_dict() each (with the checks to run)
+
+    @property
+    def id(self) -> str:
+        what = self.unit.label if self.unit else f"curated-{self.index}"
+        return f"{self.framework}/{what}"
+
+    @property
+    def max_records(self) -> int:
+        """An upper bound on the results the shard records (it streams at most this many batches)."""
+        if self.unit is not None:  # one per example, the shrunk failures, a 'fuzz loop stopped' record
+            return self.unit.max_examples + self.unit.max_shrinks + 1
+        return sum(len(c.get("checks") or ()) for c in self.cases)
+
+
+def make_shards(frameworks: dict, curated, units, chunk: int = CURATED_CHUNK) -> list[Shard]:
+    """The shards of a campaign: per framework, its curated chunks then one shard per fuzz unit.
+
+    ``frameworks`` is name -> adapter spec, ``curated`` the Case objects a local run would run
+    (with their checks already filtered). Deterministic: same arguments, same shards.
+    """
+    shards: list[Shard] = []
+    for name, spec in frameworks.items():
+        pending, size = [], 0
+        for case in curated:
+            n = len(case.checks)
+            if pending and size + n > chunk:
+                shards.append(Shard(len(shards), name, spec, cases=tuple(pending)))
+                pending, size = [], 0
+            pending.append(case.to_dict())
+            size += n
+        if pending:
+            shards.append(Shard(len(shards), name, spec, cases=tuple(pending)))
+        shards += [Shard(len(shards) + i, name, spec, unit=u) for i, u in enumerate(units)]
+    return shards
