@@ -242,7 +242,38 @@ def result_key(record) -> tuple:
 
 
 def _key(case, framework, check) -> tuple:
-    return (case.id, case_hash(case), framework, check)
+    facts = _facts(case)
+    return (facts.id, facts.hash, framework, check)
+
+
+class _CaseFacts:
+    """What the campaign asks of one case object many times: its id, content hash, dict, rejection."""
+
+    __slots__ = ("case", "id", "hash", "dict", "_rejects")
+
+    def __init__(self, case):
+        self.case, self.id, self.hash, self.dict = case, case.id, case_hash(case), case.to_dict()
+        self._rejects = self
+
+    def rejects(self):
+        if self._rejects is self:
+            self._rejects = reference_rejects(self.case)
+        return self._rejects
+
+
+_FACTS: OrderedDict = OrderedDict()
+
+
+def _facts(case) -> _CaseFacts:
+    """The case's facts, computed once per case object (cases are immutable; the entry keeps it alive)."""
+    facts = _FACTS.get(id(case))
+    if facts is not None and facts.case is case:
+        _FACTS.move_to_end(id(case))
+        return facts
+    facts = _FACTS[id(case)] = _CaseFacts(case)
+    while len(_FACTS) > 64:
+        _FACTS.popitem(last=False)
+    return facts
 
 
 class ResultIndex:
@@ -376,7 +407,14 @@ class Campaign:
 
     # -- frameworks --------------------------------------------------------------------------
     def start(self) -> dict:
-        """Start every worker; a framework that cannot start is dropped with its reason."""
+        """Start every worker; a framework that cannot start is dropped with its reason.
+
+        The campaign's own hot-path imports happen here too (the reference, the strategies), at
+        start-up rather than inside the first cases.
+        """
+        import conformance.strategies  # noqa: F401
+        import reference.conv  # noqa: F401
+
         for name, w in list(self.workers.items()):
             try:
                 w.start()
@@ -420,11 +458,12 @@ class Campaign:
     # -- the reference side -----------------------------------------------------------------
     def _reference(self, case: Case, check: str):
         """('rejects', message) | ('ok', expected) | ('broken', message) — cached per case and content."""
-        key = (case.id, case_hash(case), check)
+        facts = _facts(case)
+        key = (facts.id, facts.hash, check)
         if key in self._expected:
             self._expected.move_to_end(key)
             return self._expected[key]
-        rejected = None if case.op == "program" else reference_rejects(case)
+        rejected = None if case.op == "program" else facts.rejects()
         if case.op == "program":
             value = self._program_reference(case)
         elif rejected:
@@ -477,7 +516,7 @@ class Campaign:
             }
         dtype = compute_dtype(case.dtype, tf32)
         bound = {"formula": BOUND_FORMULA, "compute_dtype": dtype, "u": UNIT_ROUNDOFF[dtype]}
-        if check != "error" and not reference_rejects(case):
+        if check != "error" and not _facts(case).rejects():
             extra = input_rounding_terms(dtype)
             bound["K"] = {name: k + extra for name, k in check_lengths(case, check).items()}
         return bound
@@ -530,7 +569,8 @@ class Campaign:
                 if reference[0] == "broken":
                     refusal = {"status": "reference_error", "reason": reference[1]}
         ticket = _Ticket(case, check, names, pending, phase, record, refusal, reference, done)
-        ticket.message = {"cmd": "run", "case": case.to_dict(), "check": check, "source": case.id}
+        facts = _facts(case)
+        ticket.message = {"cmd": "run", "case": facts.dict, "check": check, "source": facts.id}
         for name in pending if refusal is None else ():
             self._send(ticket, name)
         ticket.flying = [keys[name] for name in pending] if record else []
@@ -628,10 +668,11 @@ class Campaign:
     def _verdict(self, case, check, name, reply, reference, phase) -> dict:
         worker = self.workers[name]
         tf32 = bool(worker.info and worker.info["settings"].get("tf32"))
+        facts = _facts(case)
         seconds = reply.get("seconds", 0.0)
         self.framework_seconds[name] += seconds
         rec = {
-            "case_id": case.id,
+            "case_id": facts.id,
             "framework": name,
             "check": check,
             "verdict": None,
@@ -642,8 +683,8 @@ class Campaign:
             "bound": {"formula": BOUND_FORMULA},
             "seconds": round(seconds, 6),
             "version": worker.info["version"] if worker.info else None,
-            "case": case.to_dict(),
-            "case_hash": case_hash(case),
+            "case": facts.dict,
+            "case_hash": facts.hash,
         }
         status = reply["status"]
         if status in ("refused", "reference_error"):
