@@ -72,6 +72,10 @@ def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
         records = read_results(Path(out) / "results.jsonl")
         inside = dict(camp.framework_seconds)
+        # CPU accounting (harness versions that report it): the framework's CPU inside its calls,
+        # and every worker's CPU after start-up
+        inside_cpu = dict(getattr(camp, "framework_cpu", {}))
+        workers_cpu = {n: w.cpu_seconds() for n, w in camp.workers.items() if hasattr(w, "cpu_seconds")}
     return {
         "frameworks": list(frameworks),
         "startup": startup,
@@ -79,6 +83,8 @@ def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated
         "cpu": cpu,
         "results": len(records),
         "inside": inside,
+        "inside_cpu": inside_cpu,
+        "workers_cpu": workers_cpu,
         "verdicts": sorted(
             {(r["case_id"], r["framework"], r["check"], r.get("dtype") or "", r["verdict"]) for r in records}
         ),
@@ -88,16 +94,24 @@ def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated
 def _row(name: str, m: dict) -> str:
     inside = sum(m["inside"].values())
     share = f"{1 - inside / m['wall']:14.0%}" if len(m["inside"]) == 1 else f"{'-':>14s}"
+    cpu_share = f"{'-':>10s}"
+    if m.get("inside_cpu") and m.get("workers_cpu"):
+        total = m["cpu"] + sum(m["workers_cpu"].values())
+        cpu_share = f"{1 - sum(m['inside_cpu'].values()) / total:10.0%}"
     return (
         f"{name:16s} {m['results']:8d} {m['wall']:8.2f} {m['results'] / m['wall']:10.1f} {inside:12.2f} "
-        f"{share} {m['cpu'] / m['wall']:12.0%} {1e3 * m['cpu'] / max(m['results'], 1):12.2f} "
-        f"{m['startup']:10.1f}"
+        f"{share} {cpu_share} {1e3 * m['cpu'] / max(m['results'], 1):13.2f} {m['startup']:10.1f}"
     )
 
 
 HEADER = (
     f"{'framework':16s} {'results':>8s} {'wall s':>8s} {'results/s':>10s} {'framework s':>12s} "
-    f"{'harness share':>14s} {'driver CPU':>12s} {'CPU ms/res':>12s} {'startup s':>10s}"
+    f"{'harness share':>14s} {'CPU share':>10s} {'driver ms/res':>13s} {'startup s':>10s}"
+)
+LEGEND = (
+    "harness share: 1 - framework s / wall s (the time not spent inside the framework's calls); CPU share: "
+    "the harness's part of all CPU time spent (driver + workers after start-up), which a busy machine "
+    "inflates less; driver ms/res: the campaign process's CPU time per result"
 )
 
 
@@ -153,6 +167,7 @@ def against(args, chosen) -> None:
                 f"(case id, framework, check, dtype, verdict) sets {same} ({len(o['verdicts'])} vs "
                 f"{len(n['verdicts'])})"
             )
+        print(LEGEND)
 
 
 def scaling(args, chosen) -> str:
@@ -236,6 +251,7 @@ def main(argv=None) -> None:
     print(HEADER)
     for name, m in rows:
         print(_row(name, m))
+    print(LEGEND)
     return None
 
 

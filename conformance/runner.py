@@ -77,6 +77,7 @@ class Worker:
         self.restarts = -1
         self._log_mark = 0
         self.outstanding = 0  # requests sent and not yet answered
+        self.cpu_spent, self._cpu_start, self._cpu_now = 0.0, 0.0, 0.0  # worker CPU after start-up
 
     def _env(self) -> dict:
         env = dict(os.environ)
@@ -111,6 +112,8 @@ class Worker:
                 f"{self.name} adapter failed to start: {hello.get('type')}: {hello.get('message')}"
             )
         self.info = hello
+        self.cpu_spent += self._cpu_now - self._cpu_start  # the previous process's, if any
+        self._cpu_start = self._cpu_now = hello.get("worker_cpu", 0.0)
         return hello
 
     def alive(self) -> bool:
@@ -150,7 +153,12 @@ class Worker:
         self.outstanding -= 1
         if self.outstanding:
             self._mark_log()
+        self._cpu_now = reply.get("worker_cpu", self._cpu_now)
         return reply
+
+    def cpu_seconds(self) -> float:
+        """The CPU time the worker processes spent after start-up (the framework's and the harness's)."""
+        return self.cpu_spent + self._cpu_now - self._cpu_start
 
     def _receive_one(self, timeout: float, prepare_timeout: float | None) -> dict:
         prepare = max(prepare_timeout or 0.0, timeout, 600.0)  # the harness's part: generous, never blamed
@@ -381,7 +389,8 @@ class Campaign:
         self._expected = OrderedDict()
         self._inflight = deque()  # tickets submitted and not yet completed, oldest first
         self._flying = {}  # result key -> how many tickets in flight will record it
-        self.framework_seconds = {name: 0.0 for name in frameworks}
+        self.framework_seconds = {name: 0.0 for name in frameworks}  # inside the frameworks' calls, wall
+        self.framework_cpu = {name: 0.0 for name in frameworks}  # the same, CPU time
         self.startup_errors = {}
 
     def _repair_torn_tail(self):
@@ -671,6 +680,7 @@ class Campaign:
         facts = _facts(case)
         seconds = reply.get("seconds", 0.0)
         self.framework_seconds[name] += seconds
+        self.framework_cpu[name] += reply.get("cpu_seconds", 0.0)
         rec = {
             "case_id": facts.id,
             "framework": name,
