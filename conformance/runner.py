@@ -31,7 +31,7 @@ from pathlib import Path
 
 from conformance import budget as _budget
 from conformance import interrupt
-from conformance.case import Case, CaseData, save_case
+from conformance.case import CHECK_ARRAYS, Case, CaseData, save_case
 from conformance.expected import expected as reference_expected
 from conformance.expected import reference_rejects
 from conformance.identity import case_hash
@@ -387,6 +387,7 @@ class Campaign:
             self.outdir.release()
             raise
         self._expected = OrderedDict()
+        self._arrays = OrderedDict()  # (case id, hash) -> CaseData, the last few cases
         self._inflight = deque()  # tickets submitted and not yet completed, oldest first
         self._flying = {}  # result key -> how many tickets in flight will record it
         self.framework_seconds = {name: 0.0 for name in frameworks}  # inside the frameworks' calls, wall
@@ -481,13 +482,24 @@ class Campaign:
             value = ("ok", None)
         else:
             try:
-                value = ("ok", reference_expected(case, check, CaseData(case)))
+                value = ("ok", reference_expected(case, check, self._data(case)))
             except Exception as exc:  # a bug in the reference itself: never blamed on a framework
                 value = ("broken", f"the reference raised {type(exc).__name__}: {exc}")
         self._expected[key] = value
         while len(self._expected) > 256:
             self._expected.popitem(last=False)
         return value
+
+    def _data(self, case: Case) -> CaseData:
+        """The case's arrays, made once for every check of the case (and sent to the workers)."""
+        facts = _facts(case)
+        key = (facts.id, facts.hash)
+        data = self._arrays.get(key)
+        if data is None:
+            data = self._arrays[key] = CaseData(case)
+            while len(self._arrays) > 16:
+                self._arrays.popitem(last=False)
+        return data
 
     def _program_reference(self, case: Case):
         """The program's reference outcome, computed in the reference worker under the time limit."""
@@ -579,7 +591,10 @@ class Campaign:
                     refusal = {"status": "reference_error", "reason": reference[1]}
         ticket = _Ticket(case, check, names, pending, phase, record, refusal, reference, done)
         facts = _facts(case)
-        ticket.message = {"cmd": "run", "case": facts.dict, "check": check, "source": facts.id}
+        ticket.message = {"cmd": "run", "case": case, "check": check, "source": facts.id}
+        data = self._arrays.get((facts.id, facts.hash)) if case.op == "conv" else None
+        if data:  # what the reference made: the worker need not make it again
+            ticket.message["data"] = {n: data[n] for n in CHECK_ARRAYS[check] if n in data}
         for name in pending if refusal is None else ():
             self._send(ticket, name)
         ticket.flying = [keys[name] for name in pending] if record else []
