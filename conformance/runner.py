@@ -229,7 +229,7 @@ class Worker:
         self.outstanding = 0
 
     def close(self) -> None:
-        if self.alive():
+        if self.alive() and not self.outstanding:  # with requests queued (an interrupted run): kill
             try:
                 write_frame(self.proc.stdin.fileno(), {"cmd": "exit"})
                 self.proc.wait(timeout=10)
