@@ -417,14 +417,7 @@ class Campaign:
 
     # -- frameworks --------------------------------------------------------------------------
     def start(self) -> dict:
-        """Start every worker; a framework that cannot start is dropped with its reason.
-
-        The campaign's own hot-path imports happen here too (the reference, the strategies), at
-        start-up rather than inside the first cases.
-        """
-        import conformance.strategies  # noqa: F401
-        import reference.conv  # noqa: F401
-
+        """Start every worker; a framework that cannot start is dropped with its reason."""
         for name, w in list(self.workers.items()):
             try:
                 w.start()
@@ -821,11 +814,17 @@ class Campaign:
                 if kind and kind not in kinds[rec["framework"]]:
                     kinds[rec["framework"]].append(kind)
 
+        first = [True]
+
         def generate(case):
-            # submitted, not awaited: the worker runs it while the next example is drawn (see submit)
+            # submitted, not awaited: the worker runs it while the next example is drawn (see submit).
+            # The first is awaited: judging it imports what judging needs, and Hypothesis draws
+            # literals of the modules imported so far (its "local constants"), so the next draw
+            # must come after those imports, exactly as when every check was awaited.
             case = case.with_checks([check])
             self.submit(case, check, frameworks, phase="fuzz", done=lambda records: judged(case, records))
-            self.pump()
+            self.pump(1 if first[0] else None)
+            first[0] = False
 
         try:
             self.drain()

@@ -19,25 +19,31 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import hypothesis
 import pytest
 
+import conformance.cli  # noqa: F401 - loaded before any drawing, as in a campaign (see _DRAW)
+import reference.conv  # noqa: F401
 from conformance.case import DTYPES, VALID_CHECKS
-from conformance.runner import Campaign, _hypothesis, read_results
+from conformance.runner import Campaign, read_results
 from conformance.strategies import conv_cases, invalid_conv_cases
 
 EXAMPLES = 6
 HYPOTHESIS_VERSION = "6.170.15"
 # sha256 of the newline-joined case ids drawn per (seed, check), 6 examples each, every dtype
 EXPECTED = {
-    "0:forward": "1158690165e0aa29b8bb574d71a3c77206039957e44e7b24d9a929415a2bdfa1",
-    "0:vjp": "06b29eefe3c60dbbd11aebbe73a32a12126ecd057871a531a89c77354d77c2f8",
-    "0:vjp_vjp": "ec51247461d649ab1c048185b0089487ab254f7803a2fde8f964ab9a71c81c72",
-    "0:jvp": "ea97211a3e47b71236f06247afb2c268e3be4d1618128518be399798f285e2e8",
-    "0:vmap": "7495349c90ae3e77b2ecd736f49b2ff126bd864400ad316f8aa17cb43bc30c72",
-    "0:vmap_vjp": "e13a9585c026f23acf1f052636f0987c5660973e41d33005bb89fa8868bff433",
-    "0:error": "46d67c5f3251e43d1ac3fedfbf74abab74bf665da47d7163b3d78f5505bb972f",
+    "0:forward": "35e0e4925a44ab316dec9f2801266daaddd8b9f40cd009939b49a50612705a2c",
+    "0:vjp": "a88c7298d6f0ec04a8c8f30fa4b2d0d6395c2537fc351f9fc5571248664c106a",
+    "0:vjp_vjp": "c053b3de1dfce464cf2506b4f772501f680c647bd373fa4831996f8f4070c93f",
+    "0:jvp": "c54b0fe55922550fa8c9da8be5b0d7c80234997bec9c506a8517cd57cab4a81f",
+    "0:vmap": "441cf2cf7ec49bc6626407853aa51f28c589579504bb739bf1d7b9522b8fd847",
+    "0:vmap_vjp": "6abff0d3fddb6abc6957a8c5997baadba959eedbbd130c944a85064a3655ee0d",
+    "0:error": "1cfb9e2aaccfd0c8fb0f2ed9f43caa0c76ad374352e52c09e8768d7fbb2a5e1c",
     "1:forward": "43cabc62a43e8712c44118800b87fbad5a5327f52ee25703e09ab50d04c137fc",
     "1:vjp": "6354768c61b21274da59e95befbb9ff4f6f7768ac1c1922b9793b49e8296cb1f",
     "1:vjp_vjp": "4242fed44dfc630d333996ca021bde6c886760c2ffbe311b3e0cde00595a1eed",
@@ -48,20 +54,47 @@ EXPECTED = {
 }
 
 
-def drawn_ids(seed: int, check: str) -> list[str]:
-    """The case ids a campaign's fuzzing draws for ``check`` (the same call as ``Campaign.fuzz``)."""
-    strategy = invalid_conv_cases(DTYPES) if check == "error" else conv_cases(DTYPES, checks=(check,))
-    ids = []
-    _hypothesis(lambda case: ids.append(case.id), strategy, EXAMPLES, seed, shrink=False)()
-    return ids
+# Hypothesis also draws literals of the *local* modules imported so far (its "local constants": an
+# integer literal anywhere in refgrad may be drawn as a case's seed), so which cases a seed draws
+# depends on the modules loaded when drawing. A campaign draws after ``conformance.cli`` and the
+# reference are loaded; the digests are drawn in a fresh process with exactly those imports, so that
+# what else this test session imported does not matter.
+_DRAW = """
+import json, sys
+import conformance.cli, conformance.strategies, reference.conv
+from conformance.case import DTYPES
+from conformance.runner import _hypothesis
+from conformance.strategies import conv_cases, invalid_conv_cases
+out = {}
+for seed in (0, 1):
+    for check in sys.argv[2:]:
+        strategy = invalid_conv_cases(DTYPES) if check == "error" else conv_cases(DTYPES, checks=(check,))
+        ids = []
+        _hypothesis(lambda case: ids.append(case.id), strategy, int(sys.argv[1]), seed, shrink=False)()
+        out[f"{seed}:{check}"] = ids
+print(json.dumps(out))
+"""
 
 
-def digests() -> dict[str, str]:
-    return {
-        f"{seed}:{check}": hashlib.sha256("\n".join(drawn_ids(seed, check)).encode()).hexdigest()
-        for seed in (0, 1)
-        for check in VALID_CHECKS + ("error",)
-    }
+def drawn_ids() -> dict[str, list[str]]:
+    """The case ids a campaign's fuzzing draws per (seed, check), drawn as a campaign draws them."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    checks = [*VALID_CHECKS, "error"]
+    proc = subprocess.run(
+        [sys.executable, "-c", _DRAW, str(EXAMPLES), *checks],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(proc.stdout)
+
+
+def digests(ids=None) -> dict[str, str]:
+    ids = drawn_ids() if ids is None else ids
+    return {key: hashlib.sha256("\n".join(v).encode()).hexdigest() for key, v in ids.items()}
 
 
 @pytest.mark.skipif(
@@ -79,10 +112,11 @@ def test_a_seed_draws_the_committed_cases():
 
 
 def test_seeds_draw_different_cases_and_the_same_seed_the_same():
-    for check in ("vjp", "error"):
-        first, again, other = drawn_ids(0, check), drawn_ids(0, check), drawn_ids(1, check)
-        assert first == again
-        assert set(first) != set(other) and len(first) == EXAMPLES
+    first, again = drawn_ids(), drawn_ids()
+    assert first == again
+    for check in [*VALID_CHECKS, "error"]:
+        assert len(first[f"0:{check}"]) == EXAMPLES
+        assert set(first[f"0:{check}"]) != set(first[f"1:{check}"])
 
 
 def _fuzzed(camp, seed, checks=("forward", "error"), n=5) -> set:
