@@ -1,36 +1,60 @@
-"""Campaign throughput: results per second per framework, and where the wall time goes.
+"""Campaign throughput: results per second per framework, and the harness's own share of the wall time.
 
-For each installed framework alone, then for all of them together (the default campaign, where
-the frameworks' workers run in parallel and share the reference's results), run the default conv
-campaign — the curated cases plus ``--max-examples`` fuzz examples per check — and report:
+For each framework alone (and, with several, all of them together: their workers run in parallel
+and share the reference's results), run the default conv campaign — the curated conv cases plus
+``--max-examples`` fuzz examples per check — and report:
 
 * results per second (one result = one case × check × framework);
-* the time spent inside the frameworks (the adapters' ``run``, timed in the workers; with
-  several frameworks in parallel their sum can exceed the wall time) and the harness's share of
-  the wall time: the campaign process's own CPU time (Hypothesis, the NumPy reference, judging,
-  pickling, JSON) over the wall time. Worker start-up (importing the framework) is reported
-  separately and excluded.
+* the framework's own time (the adapters' ``run``, timed in the worker: the time inside the
+  framework's calls) and the **harness share**: the part of the campaign's wall time not spent
+  inside them, ``1 − framework s / wall s`` (Hypothesis drawing, the reference, judging, JSON,
+  pickling and the worker round-trips, as far as they are not hidden behind the framework's work);
+* the campaign process's CPU time per result (a figure less sensitive to a busy machine).
 
-    PYTHONPATH=. python benchmarks/campaign.py [--max-examples 6] [--frameworks torch,jax]
+Worker start-up (importing the framework) is timed apart and left out; so is writing the report.
 
-Target: harness overhead under 25% of the campaign's wall time.
+    PYTHONPATH=. python benchmarks/campaign.py [--max-examples 40] [--frameworks torch,jax] [--seed 0]
+    PYTHONPATH=. python benchmarks/campaign.py --quick            # seconds: torch, a tiny budget
+    PYTHONPATH=. python benchmarks/campaign.py --against REV      # the same campaign on git revision
+                                                                  # REV, alternated: the speed-up ratio
+    PYTHONPATH=. python benchmarks/campaign.py --scaling [--write] # wall time vs --max-examples 10/40/160
+                                                                   # (torch, jax, tensorflow); --write puts
+                                                                   # the table into docs/throughput.md
+
+Targets (docs/throughput.md): harness share of a torch-only campaign <= 20%; results per second at
+least twice those of the harness before the throughput work (``--against aff875a``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from conformance import adapters
-from conformance.case import DTYPES, VALID_CHECKS, load_cases
-from conformance.cli import DEFAULT_CASES, DEFAULT_MAX_EXAMPLES, _fuzz
-from conformance.runner import Campaign, read_results
+ROOT = Path(__file__).resolve().parents[1]
+SCALING_BUDGETS = (10, 40, 160)
+SCALING_CHECKS = ("forward",)
+DOC = ROOT / "docs" / "throughput.md"
+BEGIN, END = "<!-- campaign-scaling:begin -->", "<!-- campaign-scaling:end -->"
 
 
-def measure(frameworks: dict[str, str], max_examples: int, seed: int) -> dict:
-    checks = VALID_CHECKS + ("error",)
+def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated=True) -> dict:
+    """One campaign, as ``conformance run`` runs it (curated conv cases, then fuzzing); its figures.
+
+    Written against the API the harness has had since before the throughput work, so that
+    ``--against`` can run it on an older revision.
+    """
+    from conformance import cli
+    from conformance.case import DTYPES
+    from conformance.runner import Campaign, read_results
+
+    checks = list(checks or cli.ALL_CHECKS)
+    dtypes = list(DTYPES)
     with (
         tempfile.TemporaryDirectory() as out,
         Campaign(out, frameworks, found_dir=Path(out) / "found") as camp,
@@ -38,39 +62,197 @@ def measure(frameworks: dict[str, str], max_examples: int, seed: int) -> dict:
         start = time.perf_counter()
         camp.start()
         startup = time.perf_counter() - start
+        cases = (
+            [c for c in cli._cases(cli.DEFAULT_CASES, checks, dtypes) if c.op == "conv"] if curated else []
+        )
         start, cpu = time.perf_counter(), time.process_time()
-        camp.run_cases(load_cases(DEFAULT_CASES), phase="curated")
-        _fuzz(camp, checks, DTYPES, max_examples, seed)
+        camp.run_cases(cases, phase="curated")
+        if max_examples:
+            cli._fuzz(camp, ("conv",), checks, dtypes, max_examples, seed)
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-        n = len(read_results(Path(out) / "results.jsonl"))
+        records = read_results(Path(out) / "results.jsonl")
         inside = dict(camp.framework_seconds)
-    return {"startup": startup, "wall": wall, "cpu": cpu, "results": n, "inside": inside}
+        # CPU accounting (harness versions that report it): the framework's CPU inside its calls,
+        # and every worker's CPU after start-up
+        inside_cpu = dict(getattr(camp, "framework_cpu", {}))
+        workers_cpu = {n: w.cpu_seconds() for n, w in camp.workers.items() if hasattr(w, "cpu_seconds")}
+    return {
+        "frameworks": list(frameworks),
+        "startup": startup,
+        "wall": wall,
+        "cpu": cpu,
+        "results": len(records),
+        "inside": inside,
+        "inside_cpu": inside_cpu,
+        "workers_cpu": workers_cpu,
+        "verdicts": sorted(
+            {(r["case_id"], r["framework"], r["check"], r.get("dtype") or "", r["verdict"]) for r in records}
+        ),
+    }
+
+
+def _row(name: str, m: dict) -> str:
+    inside = sum(m["inside"].values())
+    share = f"{1 - inside / m['wall']:14.0%}" if len(m["inside"]) == 1 else f"{'-':>14s}"
+    cpu_share = f"{'-':>10s}"
+    if m.get("inside_cpu") and m.get("workers_cpu"):
+        total = m["cpu"] + sum(m["workers_cpu"].values())
+        cpu_share = f"{1 - sum(m['inside_cpu'].values()) / total:10.0%}"
+    return (
+        f"{name:16s} {m['results']:8d} {m['wall']:8.2f} {m['results'] / m['wall']:10.1f} {inside:12.2f} "
+        f"{share} {cpu_share} {1e3 * m['cpu'] / max(m['results'], 1):13.2f} {m['startup']:10.1f}"
+    )
+
+
+HEADER = (
+    f"{'framework':16s} {'results':>8s} {'wall s':>8s} {'results/s':>10s} {'framework s':>12s} "
+    f"{'harness share':>14s} {'CPU share':>10s} {'driver ms/res':>13s} {'startup s':>10s}"
+)
+LEGEND = (
+    "harness share: 1 - framework s / wall s (the time not spent inside the framework's calls); CPU share: "
+    "the harness's part of all CPU time spent (driver + workers after start-up), which a busy machine "
+    "inflates less; driver ms/res: the campaign process's CPU time per result"
+)
+
+
+def _child(args) -> None:
+    """``--child JSON``: one measurement in this process (possibly another revision's harness)."""
+    spec = json.loads(args.child)
+    m = measure(spec["frameworks"], spec["max_examples"], spec["seed"], spec.get("checks"), spec["curated"])
+    print("RESULT " + json.dumps(m))
+
+
+def _run_child(src: Path, spec: dict) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)],
+        cwd=src,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    raise RuntimeError(f"the measurement in {src} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
+
+
+def against(args, chosen) -> None:
+    """Alternate this tree and revision ``args.against`` on the same campaign; print both and the ratio."""
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp) / "old"
+        old.mkdir()
+        archive = subprocess.run(["git", "archive", args.against], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
+        rows = {"old": [], "new": []}
+        for name, spec_fw in chosen.items():
+            spec = {"frameworks": {name: spec_fw}, "max_examples": args.max_examples, "seed": args.seed}
+            spec["curated"] = True
+            for _ in range(args.repeat):
+                for label, src in (("old", old), ("new", ROOT)):
+                    m = _run_child(src, spec)
+                    rows[label].append((name, m))
+                    print(f"{label} ({args.against if label == 'old' else 'this tree'}): {_row(name, m)}")
+        print()
+        print(f"best of {args.repeat}, alternated; {args.against} = old")
+        print(HEADER)
+        for name in chosen:
+            best = {k: min((m for n, m in v if n == name), key=lambda m: m["wall"]) for k, v in rows.items()}
+            for label in ("old", "new"):
+                print(_row(f"{name} {label}", best[label]))
+            o, n = best["old"], best["new"]
+            same = "identical" if o["verdicts"] == n["verdicts"] else "DIFFERENT"
+            print(
+                f"  {name}: results/s x{(n['results'] / n['wall']) / (o['results'] / o['wall']):.2f}; "
+                f"(case id, framework, check, dtype, verdict) sets {same} ({len(o['verdicts'])} vs "
+                f"{len(n['verdicts'])})"
+            )
+        print(LEGEND)
+
+
+def scaling(args, chosen) -> str:
+    """Wall time of a fuzz campaign (no curated cases) against --max-examples, per framework."""
+    lines = [
+        f"`PYTHONPATH=. python benchmarks/campaign.py --scaling --write` — checks {', '.join(SCALING_CHECKS)}, "
+        f"every dtype, seed {args.seed}, no curated cases, one worker thread; wall time of the fuzzing "
+        "(worker start-up apart).",
+        "",
+        "| framework | start-up s | "
+        + " | ".join(f"{n} ex.: wall s (results, results/s)" for n in SCALING_BUDGETS)
+        + " | s per extra result (10→40, 40→160) |",
+        "|---|---:|" + "---:|" * len(SCALING_BUDGETS) + "---:|",
+    ]
+    for name, spec_fw in chosen.items():
+        cells, points = [], []
+        startup = None
+        for n in SCALING_BUDGETS:
+            m = measure({name: spec_fw}, n, args.seed, SCALING_CHECKS, curated=False)
+            startup = m["startup"] if startup is None else startup
+            points.append((m["results"], m["wall"]))
+            cells.append(f"{m['wall']:.1f} ({m['results']}, {m['results'] / m['wall']:.0f}/s)")
+            print(f"{name} --max-examples {n}: {m['results']} results in {m['wall']:.2f} s", file=sys.stderr)
+        slopes = [
+            f"{(w2 - w1) / max(r2 - r1, 1) * 1e3:.1f} ms" for (r1, w1), (r2, w2) in zip(points, points[1:])
+        ]
+        lines.append(f"| {name} | {startup:.1f} | " + " | ".join(cells) + f" | {', '.join(slopes)} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_doc(table: str) -> None:
+    text = DOC.read_text()
+    if BEGIN not in text or END not in text:
+        raise SystemExit(f"{DOC}: no {BEGIN} ... {END} markers to write the table between")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    DOC.write_text(f"{head}{BEGIN}\n{table}{END}{tail}")
+    print(f"wrote the table into {DOC}")
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--max-examples", type=int, default=DEFAULT_MAX_EXAMPLES)
+    parser.add_argument("--max-examples", type=int, default=None, help="fuzz examples per check (default 40)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--frameworks", default=",".join(adapters.installed()))
+    parser.add_argument("--frameworks", default=None, help="comma-separated (default: every installed one)")
+    parser.add_argument("--quick", action="store_true", help="seconds: torch only, 3 examples per check")
+    parser.add_argument("--against", metavar="REV", help="also run git revision REV's harness, alternated")
+    parser.add_argument("--repeat", type=int, default=2, help="runs per side with --against (best is shown)")
+    parser.add_argument("--scaling", action="store_true", help="wall time vs --max-examples 10, 40, 160")
+    parser.add_argument("--write", action="store_true", help="with --scaling: write the table into the docs")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    chosen = {name: adapters.installed()[name] for name in args.frameworks.split(",")}
-    rows = [(name, measure({name: spec}, args.max_examples, args.seed)) for name, spec in chosen.items()]
+    if args.child:
+        return _child(args)
+    from conformance import adapters
+
+    installed = adapters.installed()
+    default = "torch" if args.quick else ",".join(installed)
+    chosen = {name: installed[name] for name in (args.frameworks or default).split(",")}
+    if args.max_examples is None:
+        args.max_examples = 3 if args.quick else 40
+    if args.scaling:
+        table = scaling(args, chosen)
+        print(table)
+        if args.write:
+            write_doc(table)
+        return None
+    if args.against:
+        return against(args, chosen)
+    rows = [
+        (name, measure({name: spec}, args.max_examples, args.seed, curated=not args.quick))
+        for name, spec in chosen.items()
+    ]
     if len(chosen) > 1:
         rows.append(("all (parallel)", measure(chosen, args.max_examples, args.seed)))
     print(
-        f"default conv campaign: curated cases + {args.max_examples} fuzz examples per check "
-        f"({', '.join(VALID_CHECKS)}, error), 1 thread per worker"
+        f"conv campaign: {'no' if args.quick else 'the'} curated cases + {args.max_examples} fuzz examples "
+        "per check (every check, every dtype), seed "
+        f"{args.seed}, 1 thread per worker"
     )
-    print(
-        f"{'framework':16s} {'results':>8s} {'wall s':>8s} {'results/s':>10s} {'framework s':>12s} "
-        f"{'harness CPU s':>14s} {'harness share':>14s} {'startup s':>10s}"
-    )
+    print(HEADER)
     for name, m in rows:
-        inside = sum(m["inside"].values())
-        print(
-            f"{name:16s} {m['results']:8d} {m['wall']:8.1f} {m['results'] / m['wall']:10.1f} {inside:12.1f} "
-            f"{m['cpu']:14.1f} {m['cpu'] / m['wall']:14.0%} {m['startup']:10.1f}"
-        )
+        print(_row(name, m))
+    print(LEGEND)
+    return None
 
 
 if __name__ == "__main__":

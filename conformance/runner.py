@@ -25,13 +25,13 @@ import struct
 import subprocess
 import sys
 import time
-from collections import OrderedDict
-from dataclasses import replace
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from conformance import budget as _budget
 from conformance import interrupt
-from conformance.case import Case, CaseData, save_case
+from conformance.case import CHECK_ARRAYS, Case, CaseData, save_case
 from conformance.expected import expected as reference_expected
 from conformance.expected import reference_rejects
 from conformance.identity import case_hash
@@ -76,6 +76,8 @@ class Worker:
         self.info = None
         self.restarts = -1
         self._log_mark = 0
+        self.outstanding = 0  # requests sent and not yet answered
+        self.cpu_spent, self._cpu_start, self._cpu_now = 0.0, 0.0, 0.0  # worker CPU after start-up
 
     def _env(self) -> dict:
         env = dict(os.environ)
@@ -102,6 +104,7 @@ class Worker:
         )
         log.close()
         self.restarts += 1
+        self.outstanding = 0
         hello = self._receive(time.monotonic() + self.startup_timeout)
         if hello.get("status") != "ok":
             self.close()
@@ -109,19 +112,32 @@ class Worker:
                 f"{self.name} adapter failed to start: {hello.get('type')}: {hello.get('message')}"
             )
         self.info = hello
+        self.cpu_spent += self._cpu_now - self._cpu_start  # the previous process's, if any
+        self._cpu_start = self._cpu_now = hello.get("worker_cpu", 0.0)
         return hello
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
     def send(self, message: dict) -> None:
-        if not self.alive():
+        """Queue a request; several may be outstanding (answered in order, see :meth:`receive`).
+
+        A worker that died with requests outstanding is not restarted here: the first outstanding
+        request's :meth:`receive` reports the crash, and the campaign sends the others again.
+        """
+        if not self.outstanding and not self.alive():
             self.start()
-        self._log_mark = self.log_path.stat().st_size if self.log_path.exists() else 0
+        if not self.outstanding:
+            self._mark_log()
         try:
             write_frame(self.proc.stdin.fileno(), message)
         except (BrokenPipeError, OSError):
             pass  # it died; _receive reports the crash
+        self.outstanding += 1
+
+    def _mark_log(self) -> None:
+        """Where the log stands as the worker starts a request (a crash quotes what follows)."""
+        self._log_mark = self.log_path.stat().st_size if self.log_path.exists() else 0
 
     def receive(self, timeout: float, prepare_timeout: float | None = None) -> dict:
         """The worker's answer; ``timeout`` counts from when the worker started the framework's work.
@@ -129,6 +145,22 @@ class Worker:
         A worker first announces ``started`` (with its monotonic clock) once the case is parsed
         and its data made; the time before that (up to ``prepare_timeout``) is the harness's.
         """
+        try:
+            reply = self._receive_one(timeout, prepare_timeout)
+        except WorkerGone:
+            self.outstanding = 0  # the process is gone, and every request queued to it with it
+            raise
+        self.outstanding -= 1
+        if self.outstanding:
+            self._mark_log()
+        self._cpu_now = reply.get("worker_cpu", self._cpu_now)
+        return reply
+
+    def cpu_seconds(self) -> float:
+        """The CPU time the worker processes spent after start-up (the framework's and the harness's)."""
+        return self.cpu_spent + self._cpu_now - self._cpu_start
+
+    def _receive_one(self, timeout: float, prepare_timeout: float | None) -> dict:
         prepare = max(prepare_timeout or 0.0, timeout, 600.0)  # the harness's part: generous, never blamed
         reply = self._receive(time.monotonic() + prepare, what="prepare the case")
         if reply.get("status") != "started":
@@ -194,9 +226,10 @@ class Worker:
             self.proc.kill()
             self.proc.wait()
         self.proc = None
+        self.outstanding = 0
 
     def close(self) -> None:
-        if self.alive():
+        if self.alive() and not self.outstanding:  # with requests queued (an interrupted run): kill
             try:
                 write_frame(self.proc.stdin.fileno(), {"cmd": "exit"})
                 self.proc.wait(timeout=10)
@@ -217,7 +250,38 @@ def result_key(record) -> tuple:
 
 
 def _key(case, framework, check) -> tuple:
-    return (case.id, case_hash(case), framework, check)
+    facts = _facts(case)
+    return (facts.id, facts.hash, framework, check)
+
+
+class _CaseFacts:
+    """What the campaign asks of one case object many times: its id, content hash, dict, rejection."""
+
+    __slots__ = ("case", "id", "hash", "dict", "_rejects")
+
+    def __init__(self, case):
+        self.case, self.id, self.hash, self.dict = case, case.id, case_hash(case), case.to_dict()
+        self._rejects = self
+
+    def rejects(self):
+        if self._rejects is self:
+            self._rejects = reference_rejects(self.case)
+        return self._rejects
+
+
+_FACTS: OrderedDict = OrderedDict()
+
+
+def _facts(case) -> _CaseFacts:
+    """The case's facts, computed once per case object (cases are immutable; the entry keeps it alive)."""
+    facts = _FACTS.get(id(case))
+    if facts is not None and facts.case is case:
+        _FACTS.move_to_end(id(case))
+        return facts
+    facts = _FACTS[id(case)] = _CaseFacts(case)
+    while len(_FACTS) > 64:
+        _FACTS.popitem(last=False)
+    return facts
 
 
 class ResultIndex:
@@ -323,7 +387,11 @@ class Campaign:
             self.outdir.release()
             raise
         self._expected = OrderedDict()
-        self.framework_seconds = {name: 0.0 for name in frameworks}
+        self._arrays = OrderedDict()  # (case id, hash) -> CaseData, the last few cases
+        self._inflight = deque()  # tickets submitted and not yet completed, oldest first
+        self._flying = {}  # result key -> how many tickets in flight will record it
+        self.framework_seconds = {name: 0.0 for name in frameworks}  # inside the frameworks' calls, wall
+        self.framework_cpu = {name: 0.0 for name in frameworks}  # the same, CPU time
         self.startup_errors = {}
 
     def _repair_torn_tail(self):
@@ -393,11 +461,12 @@ class Campaign:
     # -- the reference side -----------------------------------------------------------------
     def _reference(self, case: Case, check: str):
         """('rejects', message) | ('ok', expected) | ('broken', message) — cached per case and content."""
-        key = (case.id, case_hash(case), check)
+        facts = _facts(case)
+        key = (facts.id, facts.hash, check)
         if key in self._expected:
             self._expected.move_to_end(key)
             return self._expected[key]
-        rejected = None if case.op == "program" else reference_rejects(case)
+        rejected = None if case.op == "program" else facts.rejects()
         if case.op == "program":
             value = self._program_reference(case)
         elif rejected:
@@ -406,13 +475,24 @@ class Campaign:
             value = ("ok", None)
         else:
             try:
-                value = ("ok", reference_expected(case, check, CaseData(case)))
+                value = ("ok", reference_expected(case, check, self._data(case)))
             except Exception as exc:  # a bug in the reference itself: never blamed on a framework
                 value = ("broken", f"the reference raised {type(exc).__name__}: {exc}")
         self._expected[key] = value
         while len(self._expected) > 256:
             self._expected.popitem(last=False)
         return value
+
+    def _data(self, case: Case) -> CaseData:
+        """The case's arrays, made once for every check of the case (and sent to the workers)."""
+        facts = _facts(case)
+        key = (facts.id, facts.hash)
+        data = self._arrays.get(key)
+        if data is None:
+            data = self._arrays[key] = CaseData(case)
+            while len(self._arrays) > 16:
+                self._arrays.popitem(last=False)
+        return data
 
     def _program_reference(self, case: Case):
         """The program's reference outcome, computed in the reference worker under the time limit."""
@@ -450,7 +530,7 @@ class Campaign:
             }
         dtype = compute_dtype(case.dtype, tf32)
         bound = {"formula": BOUND_FORMULA, "compute_dtype": dtype, "u": UNIT_ROUNDOFF[dtype]}
-        if check != "error" and not reference_rejects(case):
+        if check != "error" and not _facts(case).rejects():
             extra = input_rounding_terms(dtype)
             bound["K"] = {name: k + extra for name, k in check_lengths(case, check).items()}
         return bound
@@ -464,12 +544,28 @@ class Campaign:
         return bound
 
     # -- running -----------------------------------------------------------------------------
+    # A check of a case is a ticket: submitted (the harness's own checks, the reference, the request
+    # sent to every framework's worker) and later completed (the answers received in order, judged
+    # and recorded). Up to ``window`` tickets are in flight, so a worker computes one case while
+    # the campaign draws the next, computes its reference and judges the previous: the harness's
+    # work overlaps the frameworks' instead of adding to it. Tickets complete in submission order,
+    # so results are recorded in the same order, with the same content, as one at a time.
+    window = 4
+
     def run_check(self, case: Case, check: str, frameworks=None, phase="campaign", record=True) -> list[dict]:
         """Run one check of one case on several frameworks in parallel; return the records."""
+        self.drain()
+        return self._complete(self.submit(case, check, frameworks, phase, record))
+
+    def submit(self, case: Case, check: str, frameworks=None, phase="campaign", record=True, done=None):
+        """Start one check of one case; ``done(records)`` is called when it completes (see :meth:`pump`)."""
         names = [n for n in (frameworks or self.workers) if n in self.workers]
         # a probe (record=False: shrinking) always runs, so its record is whole (the index keeps
-        # only what --resume needs); a recorded run skips what is already recorded
-        pending = [n for n in names if not record or _key(case, n, check) not in self.done]
+        # only what --resume needs); a recorded run skips what is already recorded, or in flight
+        keys = {n: _key(case, n, check) for n in names} if record else {}
+        pending = [
+            n for n in names if not record or (keys[n] not in self.done and keys[n] not in self._flying)
+        ]
         # the harness's own checks first: memory budget, then the reference (its own time limit),
         # both before a framework is asked, so neither is ever charged to a framework
         refusal, reference = None, None
@@ -486,37 +582,115 @@ class Campaign:
                 reference = self._reference(case, check)
                 if reference[0] == "broken":
                     refusal = {"status": "reference_error", "reason": reference[1]}
-        message = {"cmd": "run", "case": case.to_dict(), "check": check, "source": case.id}
-        sent, unstarted = {}, {}
+        ticket = _Ticket(case, check, names, pending, phase, record, refusal, reference, done)
+        facts = _facts(case)
+        ticket.message = {"cmd": "run", "case": case, "check": check, "source": facts.id}
+        data = self._arrays.get((facts.id, facts.hash)) if case.op == "conv" else None
+        if data:  # what the reference made: the worker need not make it again
+            ticket.message["data"] = {n: data[n] for n in CHECK_ARRAYS[check] if n in data}
         for name in pending if refusal is None else ():
-            try:
-                self.workers[name].send(message)
-            except (RuntimeError, WorkerGone) as exc:  # a worker that died could not be restarted
-                unstarted[name] = {"status": "crash", "reason": f"the {name} worker could not restart: {exc}"}
-            sent[name] = True
-        out = []
-        for name in names:
-            if name not in pending:
-                out.append(self.done.get(_key(case, name, check)))
-                continue
-            if refusal is not None:
-                reply = refusal
-            else:
-                try:
-                    reply = unstarted.get(name) or self.workers[name].receive(self.timeout)
-                except WorkerGone as gone:
-                    reply = {"status": gone.verdict, "reason": gone.reason}
-            rec = self._verdict(case, check, name, reply, reference, phase)
-            out.append(self.record(rec) if record else rec)
+            self._send(ticket, name)
+        ticket.flying = [keys[name] for name in pending] if record else []
+        for key in ticket.flying:
+            self._flying[key] = self._flying.get(key, 0) + 1
+        self._inflight.append(ticket)
+        return ticket
+
+    def _send(self, ticket, name) -> None:
+        worker = self.workers[name]
+        try:
+            worker.send(ticket.message)
+        except (RuntimeError, WorkerGone) as exc:  # a worker that died could not be restarted
+            ticket.replies[name] = {
+                "status": "crash",
+                "reason": f"the {name} worker could not restart: {exc}",
+            }
+            return
+        ticket.sent[name] = worker.proc
+
+    def pump(self, window: int | None = None) -> None:
+        """Complete the oldest tickets until fewer than ``window`` are in flight."""
+        window = self.window if window is None else window
+        while len(self._inflight) >= max(window, 1):
+            self._complete(self._inflight[0])
+
+    def drain(self) -> None:
+        """Complete every ticket in flight."""
+        while self._inflight:
+            self._complete(self._inflight[0])
+
+    def abandon(self) -> None:
+        """Forget the tickets in flight (after an error): their workers are restarted, not misread."""
+        for ticket in self._inflight:
+            for name in ticket.sent:
+                self.workers[name].kill()
+            for key in ticket.flying:
+                self._release(key)
+        self._inflight.clear()
+
+    def _release(self, key) -> None:
+        left = self._flying.get(key, 0) - 1
+        if left > 0:
+            self._flying[key] = left
+        else:
+            self._flying.pop(key, None)
+
+    def _complete(self, ticket) -> list[dict]:
+        """Receive, judge and record the oldest ticket's answers (it must be the oldest)."""
+        assert self._inflight and self._inflight[0] is ticket, "tickets complete in submission order"
+        case, check = ticket.case, ticket.check
+        out, received = [], set()
+        try:
+            for name in ticket.names:
+                if name not in ticket.pending:
+                    out.append(self.done.get(_key(case, name, check)))
+                    continue
+                reply = ticket.refusal or ticket.replies.get(name) or self._answer(ticket, name)
+                received.add(name)
+                rec = self._verdict(case, check, name, reply, ticket.reference, ticket.phase)
+                out.append(self.record(rec) if ticket.record else rec)
+        except BaseException:
+            for name in ticket.sent:  # an answer left unread would be taken for the next request's
+                if name not in received:
+                    self.workers[name].kill()
+                    self._resend_lost(name)
+            raise
+        finally:
+            self._inflight.popleft()
+            for key in ticket.flying:
+                self._release(key)
+        if ticket.done is not None:
+            ticket.done(out)
         return out
+
+    def _answer(self, ticket, name) -> dict:
+        worker = self.workers[name]
+        if ticket.sent.get(name) is not worker.proc:  # lost with a worker that is gone: ask again
+            self._send(ticket, name)
+            if name in ticket.replies:
+                return ticket.replies[name]
+        try:
+            return worker.receive(self.timeout)
+        except WorkerGone as gone:
+            self._resend_lost(name)
+            return {"status": gone.verdict, "reason": gone.reason}
+
+    def _resend_lost(self, name) -> None:
+        """The worker is gone, and the requests queued to it with it: send them again, in order."""
+        worker = self.workers[name]
+        for later in list(self._inflight)[1:]:
+            if name in later.sent and later.sent[name] is not worker.proc:
+                self._send(later, name)
 
     def _verdict(self, case, check, name, reply, reference, phase) -> dict:
         worker = self.workers[name]
         tf32 = bool(worker.info and worker.info["settings"].get("tf32"))
+        facts = _facts(case)
         seconds = reply.get("seconds", 0.0)
         self.framework_seconds[name] += seconds
+        self.framework_cpu[name] += reply.get("cpu_seconds", 0.0)
         rec = {
-            "case_id": case.id,
+            "case_id": facts.id,
             "framework": name,
             "check": check,
             "verdict": None,
@@ -527,8 +701,8 @@ class Campaign:
             "bound": {"formula": BOUND_FORMULA},
             "seconds": round(seconds, 6),
             "version": worker.info["version"] if worker.info else None,
-            "case": case.to_dict(),
-            "case_hash": case_hash(case),
+            "case": facts.dict,
+            "case_hash": facts.hash,
         }
         status = reply["status"]
         if status in ("refused", "reference_error"):
@@ -607,10 +781,13 @@ class Campaign:
 
     def run_cases(self, cases, checks=None, phase="campaign") -> list[dict]:
         out = []
+        self.drain()
         for case in cases:
             for check in case.checks:
                 if checks is None or check in checks:
-                    out.extend(self.run_check(case, check, phase=phase))
+                    self.submit(case, check, phase=phase, done=out.extend)
+                    self.pump()
+        self.drain()
         return out
 
     # -- fuzzing -----------------------------------------------------------------------------
@@ -628,18 +805,35 @@ class Campaign:
         """
         frameworks = [frameworks] if isinstance(frameworks, str) else list(frameworks)
         kinds = {name: [] for name in frameworks}
+        answered = {name: {} for name in frameworks}  # case id -> (case, record): what shrinking replays
 
-        def generate(case):
-            for rec in self.run_check(case.with_checks([check]), check, frameworks, phase="fuzz"):
+        def judged(case, records):
+            for rec in records:
+                answered[rec["framework"]].setdefault(case.id, (case, rec))
                 kind = _failure_kind(rec)
                 if kind and kind not in kinds[rec["framework"]]:
                     kinds[rec["framework"]].append(kind)
 
+        first = [True]
+
+        def generate(case):
+            # submitted, not awaited: the worker runs it while the next example is drawn (see submit).
+            # The first is awaited: judging it imports what judging needs, and Hypothesis draws
+            # literals of the modules imported so far (its "local constants"), so the next draw
+            # must come after those imports, exactly as when every check was awaited.
+            case = case.with_checks([check])
+            self.submit(case, check, frameworks, phase="fuzz", done=lambda records: judged(case, records))
+            self.pump(1 if first[0] else None)
+            first[0] = False
+
         try:
+            self.drain()
             _hypothesis(generate, strategy, max_examples, seed, shrink=False)()
+            self.drain()
         except OutputLost:  # the results cannot be kept: the run stops (never a result of its own)
             raise
         except Exception as exc:  # the campaign goes on; the problem is a result of its own
+            self.abandon()
             interrupt.check()  # unless it is the aftermath of a swallowed SIGTERM
             for name in frameworks:
                 self.record(
@@ -673,7 +867,7 @@ class Campaign:
                 return case, self.run_check(case, check, [name], phase="fuzz", record=record)[0]
 
             for kind in kinds[name][:max_shrinks]:
-                last = self._shrink(run_one, kind, strategy, max_examples, seed)
+                last = self._shrink(run_one, kind, strategy, max_examples, seed, dict(answered[name]))
                 if last:
                     case, rec = last
                     note = f"found by fuzzing: {name} {check} {rec['verdict']}: {rec.get('reason', '')[:200]}"
@@ -682,9 +876,13 @@ class Campaign:
         return shrunk
 
     @staticmethod
-    def _shrink(run_one, kind, strategy, max_examples, seed) -> list:
-        """The smallest case Hypothesis finds with this kind of failure ([] if none)."""
-        last, seen = [], {}
+    def _shrink(run_one, kind, strategy, max_examples, seed, seen=None) -> list:
+        """The smallest case Hypothesis finds with this kind of failure ([] if none).
+
+        ``seen``: case id -> (case, record) already answered (the generation's records): the
+        replay of the seeded generation up to the first failure is answered from them.
+        """
+        last, seen = [], {} if seen is None else seen
 
         def prop(case):
             if case.id not in seen:  # a framework may not answer the same way twice: ask once
@@ -742,6 +940,25 @@ def _size(case) -> tuple:
     if case.op != "conv":  # an op record: fewer elements first
         return (sum(math.prod(s) for s in case.shapes.values()), case.to_json())
     return (math.prod(case.shapes["input"]) + math.prod(case.shapes["weight"]), case.to_json())
+
+
+@dataclass(eq=False)
+class _Ticket:
+    """One check of one case in flight: what was sent to which worker, and what to judge it with."""
+
+    case: Case
+    check: str
+    names: list  # the frameworks asked for
+    pending: list  # those that run (the others are recorded already)
+    phase: str
+    record: bool
+    refusal: dict | None  # the harness's own verdict (memory budget, a broken reference): nothing sent
+    reference: tuple | None
+    done: object  # called with the records on completion, or None
+    message: dict | None = None
+    flying: list = field(default_factory=list)  # result keys this ticket will record
+    sent: dict = field(default_factory=dict)  # framework -> the worker process the request went to
+    replies: dict = field(default_factory=dict)  # framework -> a reply known without asking
 
 
 class _Shrinking(Exception):

@@ -14,6 +14,47 @@ from hypothesis import strategies as st
 
 from conformance.case import DTYPES, LAYOUTS, VALID_CHECKS, VMAP_OPERANDS, Case, ConvParams
 
+# ---- strategy objects built once ---------------------------------------------------------------
+# A conv case takes ~30 draws; building each drawn strategy afresh (``st.integers(1, 4)``, a
+# composite's lazy wrapper, ``st.sampled_from([...])``) and validating it again cost about as much as
+# Hypothesis's own drawing. These memos hand back the *same* strategy for the same arguments, so the
+# choice sequence, the span labels and therefore the cases a seed draws are exactly those of building
+# them afresh (a list stays a list: ``sampled_from``'s label depends on whether its elements hash).
+
+
+def _memo(factory):
+    cache = {}
+
+    def get(*args):
+        try:
+            return cache[args]
+        except KeyError:
+            cache[args] = out = factory(*args)
+            return out
+        except TypeError:  # unhashable arguments: build it afresh
+            return factory(*args)
+
+    get.__wrapped__ = factory
+    return get
+
+
+_integers = _memo(st.integers)
+
+
+def _sampled(elements):
+    """``st.sampled_from(elements)``, memoised by the elements' type and values."""
+    if type(elements) not in (list, tuple):
+        return st.sampled_from(elements)
+    return _sampled_of(type(elements), tuple(elements))
+
+
+@_memo
+def _sampled_of(kind, items):
+    return st.sampled_from(kind(items))
+
+
+_BOOLEANS = st.booleans()
+
 PADDING_FORMS = ("int", "per_dim", "pairs", "same", "same_lower", "valid")
 
 
@@ -23,23 +64,23 @@ GROUP_KINDS = ("plain", "grouped", "depthwise")
 @st.composite
 def channel_groups(draw, transposed: bool, kinds=GROUP_KINDS):
     """(groups, input channels, output channels): plain, grouped or depthwise."""
-    kind = draw(st.sampled_from([k for k in kinds if not (transposed and k == "depthwise")] or ["grouped"]))
+    kind = draw(_sampled([k for k in kinds if not (transposed and k == "depthwise")] or ["grouped"]))
     if kind == "plain":
-        return 1, draw(st.integers(1, 4)), draw(st.integers(1, 4))
+        return 1, draw(_integers(1, 4)), draw(_integers(1, 4))
     if kind == "depthwise" and not transposed:
-        c = draw(st.integers(2, 4))
-        return c, c, c * draw(st.integers(1, 2))  # channel multiplier 1 or 2
-    g = draw(st.integers(2, 3))
-    return g, g * draw(st.integers(1, 2)), g * draw(st.integers(1, 2))
+        c = draw(_integers(2, 4))
+        return c, c, c * draw(_integers(1, 2))  # channel multiplier 1 or 2
+    g = draw(_integers(2, 3))
+    return g, g * draw(_integers(1, 2)), g * draw(_integers(1, 2))
 
 
 @st.composite
 def window(draw, rank: int):
     """Per-dim kernel, dilation and stride (rank 3 kept small)."""
     small = rank == 3
-    kernel = tuple(draw(st.integers(1, 2 if small else 3)) for _ in range(rank))
-    dilation = tuple(draw(st.sampled_from([1, 1, 2])) for _ in range(rank))
-    stride = tuple(draw(st.integers(1, 2 if small else 3)) for _ in range(rank))
+    kernel = tuple(draw(_integers(1, 2 if small else 3)) for _ in range(rank))
+    dilation = tuple(draw(_sampled([1, 1, 2])) for _ in range(rank))
+    stride = tuple(draw(_integers(1, 2 if small else 3)) for _ in range(rank))
     return kernel, dilation, stride
 
 
@@ -50,24 +91,24 @@ def _effective(k, d):
 @st.composite
 def plain_geometry(draw, rank: int, form: str):
     """(padding as written, kernel, dilation, stride, input size) of a valid plain convolution."""
-    kernel, dilation, stride = draw(window(rank))
+    kernel, dilation, stride = draw(_window(rank))
     eks = [_effective(k, d) for k, d in zip(kernel, dilation)]
-    outs = [draw(st.integers(1, 2 if rank == 3 else 4)) for _ in range(rank)]
+    outs = [draw(_integers(1, 2 if rank == 3 else 4)) for _ in range(rank)]
     if form in ("same", "same_lower"):
-        sizes = [draw(st.integers((y - 1) * s + 1, y * s)) for y, s in zip(outs, stride)]
+        sizes = [draw(_integers((y - 1) * s + 1, y * s)) for y, s in zip(outs, stride)]
         return form, kernel, dilation, stride, tuple(sizes)
     if form == "valid":
         pads = [(0, 0)] * rank
     elif form == "int":
-        p = draw(st.integers(0, 2))
+        p = draw(_integers(0, 2))
         pads = [(p, p)] * rank
     elif form == "per_dim":
-        pads = [(p, p) for p in (draw(st.integers(0, 2)) for _ in range(rank))]
+        pads = [(p, p) for p in (draw(_integers(0, 2)) for _ in range(rank))]
     else:
-        pads = [(draw(st.integers(-1, 2)), draw(st.integers(-1, 2))) for _ in range(rank)]
+        pads = [(draw(_integers(-1, 2)), draw(_integers(-1, 2))) for _ in range(rank)]
     sizes = []
     for y, s, ek, (lo, hi) in zip(outs, stride, eks, pads):
-        size = (y - 1) * s + ek - lo - hi + draw(st.integers(0, s - 1))
+        size = (y - 1) * s + ek - lo - hi + draw(_integers(0, s - 1))
         sizes.append(max(size, 1 - min(lo, 0) - min(hi, 0), 1))
     padding = "valid" if form == "valid" else _written(form, pads)
     return padding, kernel, dilation, stride, tuple(sizes)
@@ -84,23 +125,23 @@ def _written(form, pads):
 @st.composite
 def transposed_geometry(draw, rank: int, form: str):
     """(padding, output_padding, kernel, dilation, stride, input size) of a valid conv_transpose."""
-    kernel, dilation, stride = draw(window(rank))
+    kernel, dilation, stride = draw(_window(rank))
     eks = [_effective(k, d) for k, d in zip(kernel, dilation)]
-    sizes = tuple(draw(st.integers(1, 2 if rank == 3 else 4)) for _ in range(rank))
+    sizes = tuple(draw(_integers(1, 2 if rank == 3 else 4)) for _ in range(rank))
     if form in ("same", "same_lower", "valid"):
         return form, (0,) * rank, kernel, dilation, stride, sizes
     if form == "int":
-        p = draw(st.integers(0, min((ek - 1) // 2 for ek in eks)))
+        p = draw(_integers(0, min((ek - 1) // 2 for ek in eks)))
         pads = [(p, p)] * rank
     elif form == "per_dim":
-        pads = [(p, p) for p in (draw(st.integers(0, (ek - 1) // 2)) for ek in eks)]
+        pads = [(p, p) for p in (draw(_integers(0, (ek - 1) // 2)) for ek in eks)]
     else:
         pads = []
         for ek in eks:
-            lo = draw(st.integers(-1, ek - 1))
-            pads.append((lo, draw(st.integers(-1, ek - 1 - max(lo, 0)))))
+            lo = draw(_integers(-1, ek - 1))
+            pads.append((lo, draw(_integers(-1, ek - 1 - max(lo, 0)))))
     # every legal output_padding: smaller than the stride or than the dilation
-    output_padding = tuple(draw(st.integers(0, max(s, d) - 1)) for s, d in zip(stride, dilation))
+    output_padding = tuple(draw(_integers(0, max(s, d) - 1)) for s, d in zip(stride, dilation))
     return _written(form, pads), output_padding, kernel, dilation, stride, sizes
 
 
@@ -120,18 +161,18 @@ def conv_cases(
 
     The keyword arguments narrow the space (a test of one code path draws only from it).
     """
-    rank = draw(st.sampled_from(ranks))
-    is_transposed = draw(st.booleans()) if transposed is None else transposed
-    form = draw(st.sampled_from(padding_forms))
-    groups, cin, cout = draw(channel_groups(is_transposed, group_kinds))
+    rank = draw(_sampled(ranks))
+    is_transposed = draw(_BOOLEANS) if transposed is None else transposed
+    form = draw(_sampled(padding_forms))
+    groups, cin, cout = draw(_channel_groups(is_transposed, group_kinds))
     if is_transposed:
-        padding, output_padding, kernel, dilation, stride, size = draw(transposed_geometry(rank, form))
+        padding, output_padding, kernel, dilation, stride, size = draw(_transposed_geometry(rank, form))
         weight = (cin, cout // groups, *kernel)
     else:
-        padding, kernel, dilation, stride, size = draw(plain_geometry(rank, form))
+        padding, kernel, dilation, stride, size = draw(_plain_geometry(rank, form))
         output_padding = (0,) * rank
         weight = (cout, cin // groups, *kernel)
-    batch = draw(st.sampled_from(batches))
+    batch = draw(_sampled(batches))
     params = ConvParams(
         rank=rank,
         stride=stride,
@@ -140,21 +181,30 @@ def conv_cases(
         groups=groups,
         transposed=is_transposed,
         output_padding=output_padding,
-        bias=draw(st.booleans()),
-        layout=draw(st.sampled_from(layouts)),
+        bias=draw(_BOOLEANS),
+        layout=draw(_sampled(layouts)),
     )
-    over = draw(st.sampled_from([("input",), ("weight",), VMAP_OPERANDS]))
+    over = draw(_sampled([("input",), ("weight",), VMAP_OPERANDS]))
     raw = Case(
         "conv",
         params,
         {"input": (batch, cin, *size), "weight": weight},
-        draw(st.sampled_from(dtypes)),
-        draw(st.integers(0, 2**16)),
+        draw(_sampled(dtypes)),
+        draw(_integers(0, 2**16)),
         tuple(checks),
-        draw(st.integers(1, 3)),
+        draw(_integers(1, 3)),
         over,
     )
     return Case.from_dict(raw.to_dict(), source="strategy")  # normalise through the one parser
+
+
+_window = _memo(window)
+_channel_groups = _memo(channel_groups)
+_plain_geometry = _memo(plain_geometry)
+_transposed_geometry = _memo(transposed_geometry)
+_conv_cases = _memo(
+    lambda dtypes, ranks, checks, transposed: conv_cases(dtypes, ranks, checks, transposed=transposed)
+)
 
 
 BREAKAGES = (
@@ -173,29 +223,29 @@ BREAKAGES = (
 @st.composite
 def invalid_conv_cases(draw, dtypes=DTYPES, ranks=(1, 2, 3), breakages=BREAKAGES):
     """A valid case with exactly one rule broken, checked with the ``error`` check."""
-    kind = draw(st.sampled_from(breakages))
+    kind = draw(_sampled(breakages))
     transposed = kind in ("output_padding_too_large", "transposed_weight_channels")
-    case = draw(conv_cases(dtypes, ranks, ("error",), transposed=transposed))
+    case = draw(_conv_cases(dtypes, ranks, ("error",), transposed))
     d = case.to_dict()
     p, shapes, rank = d["params"], d["shapes"], case.params.rank
-    dim = draw(st.integers(0, rank - 1))
+    dim = draw(_integers(0, rank - 1))
     if kind == "input_channels":
-        shapes["input"][1] += draw(st.integers(1, 2))
+        shapes["input"][1] += draw(_integers(1, 2))
     elif kind == "out_channels_vs_groups":
         p["groups"] = max(p["groups"], 2)
-        shapes["weight"][0] = p["groups"] * draw(st.integers(1, 2)) + 1
+        shapes["weight"][0] = p["groups"] * draw(_integers(1, 2)) + 1
         shapes["input"][1] = p["groups"] * shapes["weight"][1]
     elif kind == "kernel_too_large":
         p["padding"] = "valid"
         shapes["weight"][2 + dim] = max(shapes["weight"][2 + dim], 2)
         ek = (shapes["weight"][2 + dim] - 1) * p["dilation"][dim] + 1
-        shapes["input"][2 + dim] = draw(st.integers(1, ek - 1))
+        shapes["input"][2 + dim] = draw(_integers(1, ek - 1))
     elif kind == "output_padding_too_large":
         p["padding"] = 0
         p["output_padding"][dim] = max(p["stride"][dim], p["dilation"][dim])
     elif kind == "groups_do_not_divide_input":
         p["groups"] = max(p["groups"], 2)
-        shapes["input"][1] = p["groups"] * draw(st.integers(1, 2)) + 1
+        shapes["input"][1] = p["groups"] * draw(_integers(1, 2)) + 1
         shapes["weight"][1] = 1
     elif kind == "transposed_weight_channels":  # weight (C_in, O/groups, *k) with the wrong C_in
         shapes["weight"][0] = shapes["input"][1] + p["groups"]

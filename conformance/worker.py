@@ -52,7 +52,9 @@ def read_frame(fd: int):
 def handle(adapter, message: dict) -> dict:
     from conformance.case import Case, arrays_for, case_data
 
-    case = Case.from_dict(message["case"], source=message.get("source", "<campaign>"))
+    case = message["case"]  # a Case (the campaign's, pickled: already validated) or its dict
+    if not isinstance(case, Case):
+        case = Case.from_dict(case, source=message.get("source", "<campaign>"))
     check = message["check"]
     reason = adapter.why_unsupported(case, check)
     if reason:
@@ -63,6 +65,7 @@ def handle(adapter, message: dict) -> dict:
         data = program_inputs(case)
     else:
         data = case_data(case)
+        data.update(message.get("data") or {})  # arrays the campaign made already (the same values)
         for name in arrays_for(case, check):  # make the data outside the timed region
             data[name]
         ProgramError = ()  # noqa: N806 - no program errors outside program cases
@@ -70,7 +73,7 @@ def handle(adapter, message: dict) -> dict:
     allowance = float(adapter.compile_allowance) if adapter.will_compile(case, check) else 0.0
     adapter.start_request()
     _announce_start(allowance)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         outputs = adapter.run(case, check, data)
     except Exception as exc:  # the framework rejected the input (compared with the reference)
@@ -88,17 +91,19 @@ def handle(adapter, message: dict) -> dict:
             "type": kind,
             "message": text,
             "seconds": time.perf_counter() - start,
+            "cpu_seconds": time.process_time() - cpu,
             "allowance": allowance,
             **adapter.timing(),
             **where,
         }
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     if check == "error":
         outputs = {}
     return {
         "status": "ok",
         "outputs": {k: _to_numpy(v) for k, v in (outputs or {}).items()},
         "seconds": seconds,
+        "cpu_seconds": cpu,  # the framework's CPU time (a busy machine inflates ``seconds``, not this)
         "allowance": allowance,
         **adapter.timing(),
     }
@@ -178,6 +183,8 @@ def main(argv=None) -> int:
     if hello["status"] == "ok":  # the harness's own imports at start-up, never inside a case's limits
         import conformance.case  # noqa: F401
         import reference.conv  # noqa: F401
+
+        hello["worker_cpu"] = time.process_time()
     write_frame(reply_fd, hello)
     if hello["status"] != "ok":
         return 1
@@ -200,6 +207,7 @@ def main(argv=None) -> int:
                 "message": str(exc),
                 "traceback": traceback.format_exc(),
             }
+        reply["worker_cpu"] = time.process_time()  # this process's CPU so far (the harness's accounting)
         write_frame(reply_fd, reply)
 
 

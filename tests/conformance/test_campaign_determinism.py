@@ -1,0 +1,159 @@
+"""The same seed draws the same cases and gives the same verdicts; another seed draws other cases.
+
+Speed work on the campaign (batched and pipelined checks, strategies built once, the reference
+reused) must leave a seed's campaign unchanged. Two guards:
+
+* the case ids the conv strategies draw for seeds 0 and 1 match a committed digest (so a change
+  in case generation, even one that is deterministic run to run, fails here), and differ between
+  the seeds;
+* two campaigns with the same seed, one with checks pipelined (the default window) and one
+  strictly one at a time (``window = 1``), record the same set of (case id, framework, check,
+  dtype, verdict), shrunk failures included; a third seed's campaign draws other case ids.
+
+After an intended change to the strategies or the case format (or a Hypothesis upgrade), print the
+new digests with ``PYTHONPATH=. python tests/conformance/test_campaign_determinism.py`` and commit
+them with the change that explains why the cases moved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import hypothesis
+import pytest
+
+import conformance.cli  # noqa: F401 - loaded before any drawing, as in a campaign (see _DRAW)
+import reference.conv  # noqa: F401
+from conformance.case import DTYPES, VALID_CHECKS
+from conformance.runner import Campaign, read_results
+from conformance.strategies import conv_cases, invalid_conv_cases
+
+EXAMPLES = 6
+HYPOTHESIS_VERSION = "6.170.15"
+# sha256 of the newline-joined case ids drawn per (seed, check), 6 examples each, every dtype
+EXPECTED = {
+    "0:forward": "35e0e4925a44ab316dec9f2801266daaddd8b9f40cd009939b49a50612705a2c",
+    "0:vjp": "a88c7298d6f0ec04a8c8f30fa4b2d0d6395c2537fc351f9fc5571248664c106a",
+    "0:vjp_vjp": "c053b3de1dfce464cf2506b4f772501f680c647bd373fa4831996f8f4070c93f",
+    "0:jvp": "c54b0fe55922550fa8c9da8be5b0d7c80234997bec9c506a8517cd57cab4a81f",
+    "0:vmap": "441cf2cf7ec49bc6626407853aa51f28c589579504bb739bf1d7b9522b8fd847",
+    "0:vmap_vjp": "6abff0d3fddb6abc6957a8c5997baadba959eedbbd130c944a85064a3655ee0d",
+    "0:error": "1cfb9e2aaccfd0c8fb0f2ed9f43caa0c76ad374352e52c09e8768d7fbb2a5e1c",
+    "1:forward": "43cabc62a43e8712c44118800b87fbad5a5327f52ee25703e09ab50d04c137fc",
+    "1:vjp": "6354768c61b21274da59e95befbb9ff4f6f7768ac1c1922b9793b49e8296cb1f",
+    "1:vjp_vjp": "4242fed44dfc630d333996ca021bde6c886760c2ffbe311b3e0cde00595a1eed",
+    "1:jvp": "81ec8ed90f472dbdf25228000073d8b11e59dfb3ad53f67246903cc249d4cda5",
+    "1:vmap": "c894a96e07d311d84a89d2cf1487b39da2af8a33e04d55a71b8fa2b65cfbc4e2",
+    "1:vmap_vjp": "f5b2782f35d21b65e138cef21dd3756c816d24e2cbe98f960a5a3933dfd9c26a",
+    "1:error": "0d049a72ae61e4446c3b983c440cc560c530f391f405046d257bc01e4361a657",
+}
+
+
+# Hypothesis also draws literals of the *local* modules imported so far (its "local constants": an
+# integer literal anywhere in refgrad may be drawn as a case's seed), so which cases a seed draws
+# depends on the modules loaded when drawing. A campaign draws after ``conformance.cli`` and the
+# reference are loaded; the digests are drawn in a fresh process with exactly those imports, so that
+# what else this test session imported does not matter.
+_DRAW = """
+import json, sys
+import conformance.cli, conformance.strategies, reference.conv
+from conformance.case import DTYPES
+from conformance.runner import _hypothesis
+from conformance.strategies import conv_cases, invalid_conv_cases
+out = {}
+for seed in (0, 1):
+    for check in sys.argv[2:]:
+        strategy = invalid_conv_cases(DTYPES) if check == "error" else conv_cases(DTYPES, checks=(check,))
+        ids = []
+        _hypothesis(lambda case: ids.append(case.id), strategy, int(sys.argv[1]), seed, shrink=False)()
+        out[f"{seed}:{check}"] = ids
+print(json.dumps(out))
+"""
+
+
+def drawn_ids() -> dict[str, list[str]]:
+    """The case ids a campaign's fuzzing draws per (seed, check), drawn as a campaign draws them."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    checks = [*VALID_CHECKS, "error"]
+    proc = subprocess.run(
+        [sys.executable, "-c", _DRAW, str(EXAMPLES), *checks],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(proc.stdout)
+
+
+def digests(ids=None) -> dict[str, str]:
+    ids = drawn_ids() if ids is None else ids
+    return {key: hashlib.sha256("\n".join(v).encode()).hexdigest() for key, v in ids.items()}
+
+
+@pytest.mark.skipif(
+    hypothesis.__version__ != HYPOTHESIS_VERSION,
+    reason=f"the digests were drawn with Hypothesis {HYPOTHESIS_VERSION} (another version draws other cases); "
+    "regenerate them (see the module docstring)",
+)
+def test_a_seed_draws_the_committed_cases():
+    got = digests()
+    changed = sorted(k for k in EXPECTED if got[k] != EXPECTED[k])
+    assert not changed, (
+        f"the cases drawn for {changed} changed; if intended, commit the new digests: "
+        + json.dumps({k: got[k] for k in changed}, indent=1)
+    )
+
+
+def test_seeds_draw_different_cases_and_the_same_seed_the_same():
+    first, again = drawn_ids(), drawn_ids()
+    assert first == again
+    for check in [*VALID_CHECKS, "error"]:
+        assert len(first[f"0:{check}"]) == EXAMPLES
+        assert set(first[f"0:{check}"]) != set(first[f"1:{check}"])
+
+
+def _fuzzed(camp, seed, checks=("forward", "error"), n=5) -> set:
+    """The (case id, framework, check, dtype, verdict, phase) of a small fuzz campaign with ``seed``."""
+    before = len(read_results(camp.results_path))
+    for check in checks:
+        strategy = invalid_conv_cases(DTYPES) if check == "error" else conv_cases(DTYPES, checks=(check,))
+        camp.fuzz(list(camp.workers), check, strategy, n, seed)
+    camp.writer.sync()
+    return {
+        (r["case_id"], r["framework"], r["check"], r["dtype"], r["verdict"], r["phase"])
+        for r in read_results(camp.results_path)[before:]
+    }
+
+
+@pytest.mark.torch
+def test_same_seed_same_results_pipelined_or_not(tmp_path):
+    """A planted bug (a dropped group) gives failures and shrinking too, so those are compared as well."""
+    pytest.importorskip("torch")
+    adapter = {"DroppedGroup": "planted_adapters:DroppedGroup"}
+    with Campaign(tmp_path / "a", adapter, found_dir=tmp_path / "a" / "found") as camp:
+        assert camp.window > 1
+        camp.start()
+        seed0 = _fuzzed(camp, 0)
+        seed1 = _fuzzed(camp, 1)
+    with Campaign(tmp_path / "b", adapter, found_dir=tmp_path / "b" / "found") as camp:
+        camp.window = 1  # one check at a time: the harness before pipelining
+        camp.start()
+        again = _fuzzed(camp, 0)
+    assert seed0 == again, f"only in the pipelined run: {seed0 - again}; only one at a time: {again - seed0}"
+    assert len(seed0) >= 10
+    assert {r[0] for r in seed0} != {r[0] for r in seed1}
+
+
+if __name__ == "__main__":
+    print(f'HYPOTHESIS_VERSION = "{hypothesis.__version__}"')
+    print("EXPECTED = {")
+    for key, digest in digests().items():
+        print(f'    "{key}": "{digest}",')
+    print("}")
