@@ -77,7 +77,9 @@ def main(argv=None):
     t = _timing.Paired(fns, repeat, min_seconds=0.002 if args.quick else 0.005)
     for name in systems:
         per_op = t.median(f"{name} step") / CHAIN * 1e6
-        print(f"{name:>9}: {per_op:8.1f} us per op (forward + backward), median of {repeat} round(s)")
+        print(
+            f"{name:>9}: {per_op:8.1f} us per op (forward + backward), median of {repeat} round(s), {_timing.CLOCK_NAME} time"
+        )
     if len(systems) == 2:
         ratio = t.ratio("reference step", "torch step")
         best = t.best_ratio("reference step", "torch step")

@@ -143,7 +143,7 @@ def main(argv=None) -> int:
     repeat, min_seconds = (1, 0.001) if args.quick else (args.repeat, 0.03)
     print(
         f"torch {torch.__version__}, {torch.get_num_threads()} thread(s); numpy {np.__version__}, "
-        f"BLAS threads {_timing.blas_threads()}; float64; {repeat} interleaved round(s)"
+        f"BLAS threads {_timing.blas_threads()}; float64; {repeat} interleaved round(s); {_timing.CLOCK_NAME} time"
     )
     print(
         f"{'case':8} {'role':12} {'ref ms':>9} {'torch ms':>9} {'ratio':>6} {'best':>6} "

@@ -110,7 +110,10 @@ def main(argv=None) -> int:
     sizes = SIZES[:2] if args.quick else SIZES
     repeat, min_seconds = (1, 0.001) if args.quick else (args.repeat, 0.03)
     rows = []
-    print("reference/torch ratio, median over rounds (best samples in brackets), float64, one thread")
+    print(
+        "reference/torch ratio, median over rounds (best samples in brackets), float64, one thread, "
+        f"{_timing.CLOCK_NAME} time"
+    )
     for name, xs, ws in sizes:
         r = conv.measure_case(torch, np, xs, ws, repeat, min_seconds)
         rows.append((name, xs, ws, r))
@@ -122,7 +125,8 @@ def main(argv=None) -> int:
     if args.write:
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         lines = [
-            f"Measured {stamp} with `python benchmarks/scaling.py --write` ({repeat} interleaved rounds), on: "
+            f"Measured {stamp} with `python benchmarks/scaling.py --write` ({repeat} interleaved rounds, "
+            f"{_timing.CLOCK_NAME} time), on: "
             f"{machine(np, torch)}.",
             "",
             *table(rows),
