@@ -11,7 +11,7 @@ if the peak grows by more than ``--max-bytes-per-result`` per result between the
 checkpoint and the last, or if any result is missing from ``results.jsonl``.
 
     python benchmarks/load.py                 # 50,000 results (minutes)
-    python benchmarks/load.py --quick         # 300 results, a smoke test (memory not judged)
+    python benchmarks/load.py --quick         # 150 results, a smoke test (memory not judged)
 
 Its figure is the driver's memory per result (peak growth between checkpoints / results), judged
 against ``--max-bytes-per-result``; with ``--quick`` the run is too short for page-granular RSS
@@ -55,14 +55,14 @@ def cases(n: int):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", type=int, default=50_000)
-    ap.add_argument("--quick", action="store_true", help="300 results, memory growth not judged")
+    ap.add_argument("--quick", action="store_true", help="150 results, memory growth not judged")
     ap.add_argument("--framework", default="torch=conformance.adapters.torch_adapter:TorchAdapter")
     ap.add_argument(
         "--max-bytes-per-result", type=float, default=512.0, help="peak growth allowed per result"
     )
     ap.add_argument("--json", help="write the checkpoints here")
     args = ap.parse_args(argv)
-    total = 300 if args.quick else args.results
+    total = 150 if args.quick else args.results
     name, spec = args.framework.split("=", 1)
     marks = sorted({max(total // 10, 1), total // 2, total})
     rows = []
