@@ -11,7 +11,11 @@ if the peak grows by more than ``--max-bytes-per-result`` per result between the
 checkpoint and the last, or if any result is missing from ``results.jsonl``.
 
     python benchmarks/load.py                 # 50,000 results (minutes)
-    python benchmarks/load.py --quick         # 1,500 results, a smoke test
+    python benchmarks/load.py --quick         # 150 results, a smoke test (memory not judged)
+
+Its figure is the driver's memory per result (peak growth between checkpoints / results), judged
+against ``--max-bytes-per-result``; with ``--quick`` the run is too short for page-granular RSS
+to say anything, so only the lost-results check applies.
 """
 
 from __future__ import annotations
@@ -51,14 +55,14 @@ def cases(n: int):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", type=int, default=50_000)
-    ap.add_argument("--quick", action="store_true", help="1,500 results")
+    ap.add_argument("--quick", action="store_true", help="150 results, memory growth not judged")
     ap.add_argument("--framework", default="torch=conformance.adapters.torch_adapter:TorchAdapter")
     ap.add_argument(
         "--max-bytes-per-result", type=float, default=512.0, help="peak growth allowed per result"
     )
     ap.add_argument("--json", help="write the checkpoints here")
     args = ap.parse_args(argv)
-    total = 1500 if args.quick else args.results
+    total = 150 if args.quick else args.results
     name, spec = args.framework.split("=", 1)
     marks = sorted({max(total // 10, 1), total // 2, total})
     rows = []
@@ -102,6 +106,9 @@ def main(argv=None) -> int:
     if lines != total:
         print(f"LOST RESULTS: {total} run, {lines} recorded")
         return 1
+    if args.quick:
+        print("quick: memory growth not judged (too few results)")
+        return 0
     if per_result > args.max_bytes_per_result:
         print(f"MEMORY GROWS with results: {per_result:.0f} bytes per result > {args.max_bytes_per_result:g}")
         return 1

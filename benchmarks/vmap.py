@@ -2,23 +2,30 @@
 over samples, both in the reference, and against ``torch.func.vmap(torch.func.grad(loss))``
 (float64, CPU), measured in the same run.
 
-Prints two ratios:
+Prints two ratios (median over interleaved rounds, and the ratio of the best samples; see
+benchmarks/_timing.py):
 
 * reference loop / reference vmap: what the batch rules buy over slicing (above 1: vmap faster);
-* reference vmap / torch.func vmap: how far the oracle is from the framework.
+* reference vmap / torch.func vmap: how far the oracle is from the framework. Target (issue #16): ≤ 2.
 
-    python benchmarks/vmap.py [--batch 64] [--repeat N] [--threads N]
+    python benchmarks/vmap.py [--batch 64] [--repeat N] [--threads N] [--quick]
 
-``--threads N`` pins torch's intra-op pool and NumPy's BLAS to N threads (set before NumPy loads).
+``--threads N`` pins torch's intra-op pool and NumPy's BLAS to N threads (default 1; set before
+NumPy loads). ``--quick``: batch 4, one round (a smoke test).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import _timing  # noqa: E402
+
+TARGET = 2.0
 
 
 def _loss(M, p, x, y):
@@ -30,26 +37,16 @@ def _loss(M, p, x, y):
     return -(F.log_softmax(h, 1) * y).sum()
 
 
-def _best(fn, repeat):
-    fn()  # warm-up
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--repeat", type=int, default=5, help="interleaved rounds")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--quick", action="store_true", help="batch 4, one round: a smoke test")
     args = ap.parse_args(argv)
-    if args.threads:
-        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ[var] = str(args.threads)
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    if args.quick:
+        args.batch, args.repeat = 4, 1
+    _timing.pin_threads(args.threads)
     import numpy as np
 
     import reference as T
@@ -85,28 +82,36 @@ def main(argv=None):
             a[k].detach().numpy(), np.stack([g[k].detach().numpy() for g in b]), rtol=1e-9, atol=1e-12
         )
     assert fallback_counts() == {}, fallback_counts()
-    t_vmap = _best(ref_vmap, args.repeat)
-    t_loop = _best(ref_loop, args.repeat)
-    print(f"per-sample gradients, batch {args.batch}, float64")
-    print(f"  reference vmap(grad):     {t_vmap * 1e3:9.1f} ms")
-    print(f"  reference loop of grad:   {t_loop * 1e3:9.1f} ms   loop / vmap = {t_loop / t_vmap:.2f}x")
+    fns = {"ref vmap": ref_vmap, "ref loop": ref_loop}
+    print(
+        f"per-sample gradients, batch {args.batch}, float64, {args.threads} thread(s), {args.repeat} round(s)"
+    )
     try:
         import torch
         from torch import func as tf
     except ImportError:
+        torch = None
+    if torch is not None:
+        torch.set_num_threads(args.threads)
+        tp = {k: torch.tensor(v) for k, v in params.items()}
+        tx, ty = torch.tensor(x), torch.tensor(y)
+        tgrad = tf.vmap(tf.grad(lambda p, x, y: _loss(torch, p, x, y)), (None, 0, 0))
+        want = tgrad(tp, tx, ty)
+        for k in shapes:
+            np.testing.assert_allclose(a[k].detach().numpy(), want[k].numpy(), rtol=1e-9, atol=1e-12)
+        fns["torch vmap"] = lambda: tgrad(tp, tx, ty)
+    t = _timing.Paired(fns, args.repeat, min_seconds=0.001 if args.quick else 0.02)
+    loop = t.ratio("ref loop", "ref vmap")
+    print(f"  reference vmap(grad):     {t.median('ref vmap') * 1e3:9.1f} ms")
+    print(f"  reference loop of grad:   {t.median('ref loop') * 1e3:9.1f} ms   loop / vmap = {loop:.2f}x")
+    if torch is None:
         print("  torch.func: not installed (no ratio)")
         return 0
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    tp = {k: torch.tensor(v) for k, v in params.items()}
-    tx, ty = torch.tensor(x), torch.tensor(y)
-    tgrad = tf.vmap(tf.grad(lambda p, x, y: _loss(torch, p, x, y)), (None, 0, 0))
-    want = tgrad(tp, tx, ty)
-    for k in shapes:
-        np.testing.assert_allclose(a[k].detach().numpy(), want[k].numpy(), rtol=1e-9, atol=1e-12)
-    t_torch = _best(lambda: tgrad(tp, tx, ty), args.repeat)
+    ratio, best = t.ratio("ref vmap", "torch vmap"), t.best_ratio("ref vmap", "torch vmap")
+    verdict = "(quick: no verdict)" if args.quick else _timing.verdict(ratio, TARGET)
     print(
-        f"  torch.func vmap(grad):    {t_torch * 1e3:9.1f} ms   reference / torch = {t_vmap / t_torch:.1f}x"
+        f"  torch.func vmap(grad):    {t.median('torch vmap') * 1e3:9.1f} ms   reference / torch = "
+        f"{ratio:.2f}x (best samples {best:.2f}x) target <= {TARGET:g}x {verdict}"
     )
     return 0
 

@@ -34,7 +34,14 @@ _OVERLAP_OK = ("fill", "zero")  # fill_(number) and zero_ may write an expanded 
 
 def _requires_grad(rule, inputs):
     """PyTorch's compute_requires_grad: record a node when a differentiable input requires grad."""
-    return any(t is not None and not rule.nondiff(i) and t.requires_grad for i, t in enumerate(inputs))
+    # A plain loop (no generator), and Tensor.requires_grad's first two tests inlined: this runs
+    # on every op (benchmarks/autograd.py measures the per-op overhead).
+    for t, nondiff in zip(inputs, rule.nondiff_mask):
+        if t is None or nondiff:
+            continue
+        if t._requires_grad or t._grad_fn is not None or (t._base is not None and t.requires_grad):
+            return True
+    return False
 
 
 def _node(rule, inputs, params, saved_overrides=None):
@@ -45,22 +52,23 @@ def _node(rule, inputs, params, saved_overrides=None):
     gradient when it has a valid edge (PyTorch's should_compute_output): a view made under
     no_grad of a leaf requires grad but has none.
     """
-    edges = [
-        gradient_edge(t) if t is not None and not rule.nondiff(i) else None for i, t in enumerate(inputs)
-    ]
-    needs = tuple(e is not None for e in edges)
-    node = graph.RuleNode(
-        rule,
-        edges,
-        params,
-        tuple(t.shape if t is not None else None for t in inputs),
-        tuple(t.dtype if t is not None else None for t in inputs),
-        needs,
-    )
-    for name in rule.saved_for(needs):
-        if name == "result" or (name.startswith("result") and name[6:].isdigit()):
+    edges, needs, shapes, dtypes = [], [], [], []  # one pass over the inputs (this runs on every op)
+    for t, nondiff in zip(inputs, rule.nondiff_mask):
+        if t is None:
+            edges.append(None)
+            needs.append(False)
+            shapes.append(None)
+            dtypes.append(None)
             continue
-        t = inputs[rule.inputs.index(name)]
+        edge = None if nondiff else gradient_edge(t)
+        edges.append(edge)
+        needs.append(edge is not None)
+        shapes.append(t._data.shape)
+        dtypes.append(t._data.dtype)
+    needs = tuple(needs)
+    node = graph.RuleNode(rule, edges, params, tuple(shapes), tuple(dtypes), needs)
+    for name, index in rule.saved_inputs(needs):
+        t = inputs[index]
         if saved_overrides and name in saved_overrides:
             t = saved_overrides[name]
         if t is not None:
@@ -72,8 +80,8 @@ def _arrays(rule, inputs, cast):
     if cast is None:
         return [t._data if t is not None else None for t in inputs]
     return [
-        None if t is None else t._data if t._data.dtype == cast or rule.nondiff(i) else t._data.astype(cast)
-        for i, t in enumerate(inputs)
+        None if t is None else t._data if t._data.dtype == cast or nondiff else t._data.astype(cast)
+        for t, nondiff in zip(inputs, rule.nondiff_mask)
     ]
 
 
@@ -84,6 +92,16 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
     each input's dtype by the engine. ``check``: argument checks PyTorch's kernel makes (they
     come after the autograd node is made).
     """
+    if not (_enabled[0] or forward_ad._visible[0] or cast is not None or rule.has_aux) and rule.outputs == 1:
+        # Fast path, the formulas of a backward pass: no graph to record, no transform, no type
+        # promotion; what is left of the general path below is the complex check and the kernel.
+        for t in inputs:
+            if t is not None and t._data.dtype.kind == "c":
+                _check_complex(rule, inputs, cast)
+                break
+        if check is not None:
+            check()
+        return _make(rule.forward(*[t._data if t is not None else None for t in inputs], **params))
     vmap_at = None
     if forward_ad._visible[0]:  # a transform is active: the innermost level holding an input runs it
         level = forward_ad.owner(inputs)
@@ -93,7 +111,8 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
                     level, rule, inputs, params, lambda: apply(rule, inputs, params, cast, check)
                 )
             vmap_at = level  # vmap: the node is recorded here on the logical tensors
-    _check_complex(rule, inputs, cast)
+    if cast is not None or any_complex(inputs):
+        _check_complex(rule, inputs, cast)
     node = None
     if _enabled[0] and rule.differentiable and _requires_grad(rule, inputs):
         node = _node(rule, inputs, params)
@@ -113,12 +132,13 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
             if o._data.dtype.kind in "fc":
                 o._grad_fn = node
                 o._output_nr = i
-        saved = rule.saved_for(node.needs)
-        if "result" in saved:
-            node.saved["result"] = graph.SavedTensor(outs[0], is_output=True, node=node)
-        for i in range(1, len(outs)):  # further outputs a formula reads: result1, result2, ...
-            if f"result{i}" in saved:
-                node.saved[f"result{i}"] = graph.SavedTensor(outs[i], is_output=True, node=node)
+        if rule.saves:
+            saved = rule.saved_for(node.needs)
+            if "result" in saved:
+                node.saved["result"] = graph.SavedTensor(outs[0], is_output=True, node=node)
+            for i in range(1, len(outs)):  # further outputs a formula reads: result1, result2, ...
+                if f"result{i}" in saved:
+                    node.saved[f"result{i}"] = graph.SavedTensor(outs[i], is_output=True, node=node)
     return outs[0] if rule.outputs == 1 else tuple(outs)
 
 
@@ -227,6 +247,13 @@ def _apply_inplace(rule, self, others, params, cast):
             owner = self._grad_fn if self._view is not None else node
             node.saved["result"] = graph.SavedTensor(self, is_output=True, node=owner)
     return self
+
+
+def any_complex(inputs):
+    for t in inputs:
+        if t is not None and t._data.dtype.kind == "c":
+            return True
+    return False
 
 
 def _check_complex(rule, inputs, cast):

@@ -234,41 +234,58 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
     # the running graph task (read by reference.utils.checkpoint): an id, and whether a reentrant
     # checkpoint may run in it (not under autograd.grad / backward(inputs=), nor nested in such a task)
     _tasks.append((next(_task_ids), inputs is None and (not _tasks or _tasks[-1][1])))
+    # (globals bound to locals: this loop's own cost is part of the per-op overhead)
+    heappop, heappush, accumulate_grad, anomaly_on = (
+        heapq.heappop,
+        heapq.heappush,
+        graph.AccumulateGrad,
+        anomaly._enabled,
+    )
     try:
         while heap:
-            _, _, node = heapq.heappop(heap)
+            _, _, node = heappop(heap)
             buf = buffers.pop(node, None)
             if buf is None:
                 buf = [None] * node.num_inputs
             if (
                 node.pre_hooks
                 or node.retains_grad
-                or (isinstance(node, graph.AccumulateGrad) and node.variable._hooks)
+                or (isinstance(node, accumulate_grad) and node.variable._hooks)
             ):
                 buf = _call_pre_hooks(node, buf)
-            if node in captures:
+            if captures and node in captures:
                 for nr, k in captures[node]:
                     captured[k] = buf[nr]
             if needed is not None and not needed[node]:
                 continue
-            outs = node.apply(buf) if not anomaly._enabled[0] else anomaly.run_node(node, buf)
+            outs = node.apply(buf) if not anomaly_on[0] else anomaly.run_node(node, buf)
             if not retain_graph:
                 node.release()
-            for i, (e, g) in enumerate(zip(node.next_edges, outs)):
+            i = -1
+            for e, g in zip(node.next_edges, outs):
+                i += 1
                 if e is None:
                     continue
                 child, nr = e
                 if needed is not None and not (needed.get(child) or child in captures):
                     continue
                 if g is not None:
-                    g = _validate(g, node, child, nr, i)
+                    # _validate only when the shape or dtype differs from what the child expects
+                    # (the common case, checked inline, costs two comparisons per edge)
+                    shape, dtype = child.input_meta(nr)
+                    data = g._data
+                    if (shape is not None and data.shape != shape) or (
+                        dtype is not None and data.dtype != dtype
+                    ):
+                        g = _validate(g, node, child, nr, i)
                     cbuf = buffers.get(child)
                     if cbuf is None:
                         cbuf = buffers[child] = [None] * child.num_inputs
                     cbuf[nr] = g if cbuf[nr] is None else cbuf[nr] + g
-                deps[child] -= 1
-                if deps[child] == 0:
-                    heapq.heappush(heap, (-child.seq, counter, child))
+                left = deps[child] - 1
+                deps[child] = left
+                if left == 0:
+                    heappush(heap, (-child.seq, counter, child))
                     counter += 1
     finally:
         _enabled[0] = prev

@@ -158,7 +158,14 @@ class RuleNode(Node):
     __slots__ = ("rule", "params", "saved", "shapes", "dtypes", "needs", "aux", "out_meta", "released")
 
     def __init__(self, rule, next_edges, params, shapes, dtypes, needs, aux=None, out_meta=()):
-        super().__init__(next_edges, len(out_meta))
+        # Node.__init__ written out (one node per recorded op: the call is part of the per-op cost)
+        self.next_edges = next_edges
+        self.num_inputs = len(out_meta)
+        self.seq = next(_sequence)
+        self.pre_hooks = None
+        self.retains_grad = None
+        if anomaly._enabled[0]:
+            anomaly.store(self)
         self.rule = rule
         self.params = params
         self.saved = {}
@@ -171,7 +178,7 @@ class RuleNode(Node):
 
     def set_outputs(self, outs, aux):
         """Known once the forward has run (the node is made before it, as PyTorch does)."""
-        self.out_meta = [(o.shape, o.dtype) for o in outs]
+        self.out_meta = [(o._data.shape, o._data.dtype) for o in outs]
         self.num_inputs = len(outs)
         self.aux = aux
 
@@ -182,16 +189,21 @@ class RuleNode(Node):
         return self.out_meta[nr]
 
     def apply(self, grads):
+        rule = self.rule
         ctx = Context(self.params, self.shapes, self.dtypes, self.needs, self.aux)
-        for name in self.rule.saves:  # a tensor not saved (an absent optional input) reads as None
-            setattr(ctx, name, None)
+        attrs = ctx.__dict__  # (plain attributes: writing the dict is setattr without the call)
+        for name in rule.saves:  # a tensor not saved (an absent optional input) reads as None
+            attrs[name] = None
         for name, saved in self.saved.items():  # unpacked (and checked) even if no gradient arrived
-            setattr(ctx, name, saved.unpack())
-        if all(g is None for g in grads):
+            attrs[name] = saved.unpack()
+        for g in grads:
+            if g is not None:
+                break
+        else:  # no gradient arrived
             return [None] * len(self.next_edges)
-        if self.rule.outputs == 1:
+        if rule.outputs == 1:
             g = grads[0]
-        elif self.rule.undefined_grads:  # the VJP handles outputs nobody used (None) itself
+        elif rule.undefined_grads:  # the VJP handles outputs nobody used (None) itself
             g = tuple(grads)
         else:  # multi-output ops: an output nobody used contributes a zero gradient
             from reference.autograd.tensor import zeros_tensor
@@ -200,7 +212,6 @@ class RuleNode(Node):
                 gi if gi is not None else zeros_tensor(shape, dtype)
                 for gi, (shape, dtype) in zip(grads, self.out_meta)
             )
-        rule = self.rule
         conj = rule.complex_grads == "conjugate" and self._complex(g)
         if conj:  # PyTorch's convention from the plain formulas: conj(formula(conj(grad))) (rule.py)
             g = _conj_grads(g)
@@ -212,12 +223,17 @@ class RuleNode(Node):
 
     def _complex(self, g):
         """A complex tensor among the node's inputs, outputs or incoming gradients."""
-        if any(dt is not None and dt.kind == "c" for dt in self.dtypes):
-            return True
-        if any(dt.kind == "c" for _, dt in self.out_meta):
-            return True
-        gs = g if isinstance(g, tuple) else (g,)
-        return any(x is not None and x.dtype.kind == "c" for x in gs)
+        # plain loops: this runs for every node in every backward pass
+        for dt in self.dtypes:
+            if dt is not None and dt.kind == "c":
+                return True
+        for _, dt in self.out_meta:
+            if dt.kind == "c":
+                return True
+        for x in g if isinstance(g, tuple) else (g,):
+            if x is not None and x._data.dtype.kind == "c":
+                return True
+        return False
 
     def release(self):
         self.released = True

@@ -407,7 +407,12 @@ def _make(arr):
     t = Tensor.__new__(Tensor)
     if type(arr) is not np.ndarray:
         arr = np.asarray(arr)
-    _init_root(t, arr)
+    flags = arr.flags
+    if flags.c_contiguous and flags.writeable:  # a fresh kernel result: _init_root inlined
+        t._data = arr
+        t._vc = [0]
+    else:
+        _init_root(t, arr)
     return t
 
 
@@ -465,7 +470,7 @@ def make_view(src, size, stride, offset, creation_meta, dtype=None):
 
 def gradient_edge(t):
     """The edge a gradient for ``t`` flows along: its grad_fn, or its AccumulateGrad for a leaf."""
-    fn = t.grad_fn
+    fn = t._grad_fn if t._view is None else t.grad_fn  # (a view's grad_fn may need regenerating)
     if fn is not None:
         return (fn, t._output_nr)
     if t._requires_grad:

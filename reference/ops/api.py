@@ -152,7 +152,7 @@ def check_broadcast(a, b):
 
 def _binary(rule, a, b, params=None):
     params = params or {}
-    if type(b) is float and type(a) is Tensor and a._data.dtype.kind == "f":  # the common x * 0.5
+    if type(b) in (float, int) and type(a) is Tensor and a._data.dtype.kind == "f":  # the common x * 0.5
         return apply(rule, (a, _wrap(b, a._data.dtype)), params)
     check = None
     if type(a) is Tensor and type(b) is Tensor:
@@ -476,6 +476,9 @@ def masked_fill_(self, mask, value):
 
 def rsub(input, other):
     """``number - tensor`` (PyTorch's rsub with a Scalar)."""
+    if type(other) in (int, float) and input._data.dtype.kind in "fc" and not input._wrapped:
+        # the common ``1 - x``: a number never promotes a floating tensor and is not a bool
+        return apply(R.rsub, (input,), {"other": other})
     _check_sub(other, input)
     dt = result_type(input, other)
     return apply(R.rsub, (input,), {"other": other}, cast=None if dt == input.dtype else dt)

@@ -38,6 +38,7 @@ A rule says, once, everything the reference knows about a primitive (the shape o
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +54,9 @@ BATCH_ELEMENTWISE = "batch_elementwise"  # broadcasting op: batch dim first, uni
 BATCH_REDUCE = "batch_reduce"  # reduction over ``dim``: the dims shift by one
 BATCH_DIM = "batch_dim"  # an op along ``dim`` (softmax, cat, stack): the dim shifts by one
 BATCH_MATMUL = "batch_matmul"  # dot/mv/mm/bmm as one broadcasting matmul
+
+
+_ALL_DIFFERENTIABLE = itertools.repeat(False)  # stateless: zip() may share it
 
 
 @dataclass
@@ -84,6 +88,11 @@ class Rule:
             if any(not 0 <= u < len(self.inputs) for u in users):
                 raise ValueError(f"rule {self.name!r}: saved {name!r} names a formula index out of range")
         self._saved_cache = {}
+        # nondiff(i) for every input, read by dispatch on every op; an endless run of False for a
+        # ``vjp`` rule (or one without gradients), whose inputs are variadic.
+        self.nondiff_mask = (
+            _ALL_DIFFERENTIABLE if self.grads is None else tuple(g is None for g in self.grads)
+        )
 
     @property
     def differentiable(self):
@@ -108,6 +117,16 @@ class Rule:
                 if n_diff <= 1 or len(users) != 1 or needs[users[0]]
             )
             self._saved_cache[needs] = out
+        return out
+
+    def saved_inputs(self, needs):
+        """``(name, input index)`` of the saved tensors that are inputs (not results), for ``needs``."""
+        key = ("inputs", needs)  # in the same cache as saved_for, so that clearing one clears both
+        out = self._saved_cache.get(key)
+        if out is None:
+            out = self._saved_cache[key] = tuple(
+                (name, self.inputs.index(name)) for name in self.saved_for(needs) if not _is_result(name)
+            )
         return out
 
 
