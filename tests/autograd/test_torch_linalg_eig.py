@@ -1,0 +1,200 @@
+"""linalg.eig / linalg.eigvals against PyTorch: values (eigenvalues in LAPACK's order, which MKL
+and OpenBLAS share on these inputs; eigenvectors up to each column's phase, which the two LAPACK
+builds do not share), grad_fn names, first- and second-order gradients of gauge-invariant
+programs in float64 and complex128, forward mode, vmap, the gauge-invariance error, repeated
+eigenvalues, dtypes and errors (type and message).
+
+Tolerances: both sides call LAPACK geev (PyTorch's MKL, NumPy's OpenBLAS) on well-conditioned
+inputs (eigenvalue gaps of order 0.1 and more): rtol 1e-8 / atol 1e-10.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import reference as T
+
+RTOL, ATOL = 1e-8, 1e-10
+
+
+def _np(t):
+    return t.detach().numpy(force=True) if hasattr(t, "detach") else np.asarray(t)
+
+
+def _close(a, b, what):
+    assert tuple(a.shape) == tuple(b.shape), what
+    assert str(a.dtype).replace("torch.", "") == str(b.dtype), (what, a.dtype, b.dtype)
+    np.testing.assert_allclose(_np(b), _np(a), rtol=RTOL, atol=ATOL, equal_nan=True, err_msg=what)
+
+
+def _matrix(seed, shape, complex_=False):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    if complex_:
+        a = a + 1j * rng.standard_normal(shape)
+    return a
+
+
+def _vlv(M, a):
+    L, V = M.linalg.eig(a)
+    return (V * L.unsqueeze(-2)) @ V.mH
+
+
+def _abs2(M, a):
+    L, V = M.linalg.eig(a)
+    return (V * V.conj()).real * L.unsqueeze(-2)
+
+
+def _eigvals(M, a):
+    return M.linalg.eigvals(a) ** 2
+
+
+PROGRAMS = {"V_L_VH": _vlv, "abs2": _abs2, "eigvals": _eigvals}
+CASES = [(name, shape, cplx) for name in PROGRAMS for shape in [(3, 3), (2, 4, 4)] for cplx in (False, True)]
+
+
+@pytest.mark.parametrize(
+    "name, shape, cplx", CASES, ids=[f"{n}-{len(s)}d-{'c' if c else 'r'}" for n, s, c in CASES]
+)
+def test_values_and_gradients_agree_with_torch(name, shape, cplx):
+    fn = PROGRAMS[name]
+    a = _matrix(1, shape, cplx)
+    dt_t, dt_r = (torch.complex128, T.complex128) if cplx else (torch.float64, T.float64)
+    xt = torch.tensor(a, dtype=dt_t, requires_grad=True)
+    xr = T.tensor(a, dtype=dt_r, requires_grad=True)
+    ot, orf = fn(torch, xt), fn(T, xr)
+    _close(ot, orf, "value")
+    assert ot.grad_fn.name() == orf.grad_fn.name()
+    rng = np.random.default_rng(2)
+    v = rng.standard_normal(tuple(ot.shape)) + (
+        1j * rng.standard_normal(tuple(ot.shape)) if ot.is_complex() else 0
+    )
+    gt = torch.autograd.grad(ot, xt, torch.tensor(v), create_graph=True)[0]
+    gr = T.autograd.grad(orf, xr, T.tensor(v), create_graph=True)[0]
+    _close(gt, gr, "gradient")
+    w = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if cplx else 0)
+    st = (gt * torch.tensor(w).conj()).real.sum() if cplx else (gt * torch.tensor(w)).sum()
+    sr = (gr * T.tensor(w).conj()).real.sum() if cplx else (gr * T.tensor(w)).sum()
+    _close(torch.autograd.grad(st, xt)[0], T.autograd.grad(sr, xr)[0], "second order")
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+def test_values_and_phases(cplx):
+    a = _matrix(3, (2, 5, 5), cplx)
+    tL, tV = torch.linalg.eig(torch.tensor(a))
+    rL, rV = T.linalg.eig(T.tensor(a))
+    _close(tL, rL, "eigenvalues")
+    # each column agrees up to a unit phase (a sign for a real eigenvector of a real input)
+    ratio = _np(rV) / _np(tV)
+    phase = ratio[..., :1, :]
+    np.testing.assert_allclose(np.abs(phase), 1.0, rtol=1e-8)
+    np.testing.assert_allclose(_np(rV), _np(tV) * phase, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(np.linalg.norm(_np(rV), axis=-2), 1.0, rtol=1e-12)
+    assert type(T.linalg.eig(T.tensor(a))).__name__ == "linalg_eig"
+    assert T.linalg.eig(T.tensor(a)).eigenvectors.dtype == T.complex128
+
+
+def test_forward_mode_agrees_with_torch():
+    import torch.func
+
+    a = _matrix(4, (4, 4))
+    t = _matrix(5, (4, 4))
+
+    def f(M, x):
+        L, V = M.linalg.eig(x)
+        return (V * V.conj()).real * L.unsqueeze(-2), L
+
+    pt, tt = torch.func.jvp(lambda x: f(torch, x), (torch.tensor(a),), (torch.tensor(t),))
+    pr, tr = T.func.jvp(lambda x: f(T, x), (T.tensor(a),), (T.tensor(t),))
+    for x, y in zip(tt, tr):
+        _close(x, y, "tangent")
+
+
+def test_vmap_of_grad_agrees_with_torch():
+    import torch.func
+
+    a = _matrix(6, (3, 3, 3))
+
+    def loss(M, x):
+        return M.linalg.eigvals(x).abs().sum() + _abs2(M, x).sum().real
+
+    gt = torch.func.vmap(torch.func.grad(lambda x: loss(torch, x)))(torch.tensor(a))
+    gr = T.func.vmap(T.func.grad(lambda x: loss(T, x)))(T.tensor(a))
+    _close(gt, gr, "vmap(grad)")
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+def test_gauge_dependent_loss_raises_torch_error(cplx):
+    a = _matrix(7, (3, 3), cplx)
+    for M in (torch, T):
+        x = M.tensor(a, requires_grad=True)
+        L, V = M.linalg.eig(x)
+        with pytest.raises(RuntimeError) as exc:
+            M.autograd.grad(V.sum().abs(), x)
+        assert str(exc.value).startswith(
+            "linalg_eig_backward: The eigenvectors in the complex case are specified"
+        )
+        if M is torch:
+            msg = str(exc.value)
+        else:
+            assert str(exc.value) == msg
+
+
+def test_repeated_eigenvalues_as_torch():
+    out = []
+    for M in (torch, T):
+        x = M.eye(3, dtype=M.float64, requires_grad=True)
+        L, V = M.linalg.eig(x)
+        gL = M.autograd.grad(L.real.sum(), x, retain_graph=True)[0]
+        gV = M.autograd.grad((V * V.conj()).real.sum(), x)[0]
+        out.append((gL, gV))
+    _close(out[0][0], out[1][0], "eigenvalues only: finite")
+    assert np.isnan(_np(out[0][1])).all() and np.isnan(_np(out[1][1])).all()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda M: M.linalg.eig(M.ones(3)),
+        lambda M: M.linalg.eig(M.ones(2, 3)),
+        lambda M: M.linalg.eigvals(M.ones(2, 3)),
+        lambda M: M.linalg.eigvals(M.ones(2, 3, requires_grad=True)),
+        lambda M: M.linalg.eigvals(M.ones(3, requires_grad=True)),
+        lambda M: M.linalg.eig(M.ones(2, 2, dtype=M.int64)),
+        lambda M: M.linalg.eigvals(M.ones(2, 2, dtype=M.bool)),
+        lambda M: M.linalg.eig(M.ones(2, 2, dtype=M.float16)),
+        lambda M: M.linalg.eig(M.tensor([[1.0, float("nan")], [0.0, 1.0]])),
+        lambda M: M.linalg.eigvals(M.tensor([[1.0, float("inf")], [0.0, 1.0]], requires_grad=True)),
+    ],
+)
+def test_errors_as_torch(make):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(Exception) as et:
+            make(torch)
+    with pytest.raises(Exception) as er:
+        make(T)
+    assert type(er.value).__name__ == type(et.value).__name__
+    assert str(er.value) == str(et.value)
+
+
+def test_dtypes_and_empty():
+    for dt_t, dt_r in (
+        (torch.float32, T.float32),
+        (torch.complex64, T.complex64),
+        (torch.float64, T.float64),
+    ):
+        a = _matrix(8, (3, 3)).astype(np.float32)
+        tL = torch.linalg.eigvals(torch.tensor(a, dtype=dt_t))
+        rL = T.linalg.eigvals(T.tensor(a, dtype=dt_r))
+        assert str(tL.dtype).replace("torch.", "") == str(rL.dtype)
+        np.testing.assert_allclose(_np(rL), _np(tL), rtol=1e-5)
+    for shape in ((0, 0), (2, 0, 0)):
+        tL, tV = torch.linalg.eig(torch.zeros(shape))
+        rL, rV = T.linalg.eig(T.zeros(shape))
+        assert tuple(tL.shape) == tuple(rL.shape) and tuple(tV.shape) == tuple(rV.shape)
+        assert str(rL.dtype) == "complex64"
