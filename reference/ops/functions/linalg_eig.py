@@ -1,4 +1,8 @@
-"""``torch.linalg.eig`` and ``torch.linalg.eigvals``: PyTorch's names, signatures, checks and errors.
+"""``torch.linalg.eig`` and ``torch.linalg.eigvals``: PyTorch's names, signatures, checks and errors;
+and the Vandermonde matrices ``torch.linalg.vander`` / ``torch.vander``, compositions as in aten
+(``linalg_vander``: ones and the cumprod of the expanded x, concatenated, grad_fn ``CatBackward0``;
+``vander``: ones written in place, x copied into the columns after the first, their cumprod
+copied back, flipped unless ``increasing``, grad_fn ``FlipBackward0`` or ``CopySlices``).
 
 One primitive (:mod:`reference.ops.rules.linalg_eig`): linalg_eig. ``eigvals`` is, as in PyTorch,
 the first output of ``linalg_eig`` (grad_fn ``LinalgEigBackward0``) when a gradient may be needed;
@@ -17,7 +21,7 @@ from reference.autograd.dispatch import apply
 from reference.autograd.grad_mode import is_grad_enabled
 from reference.ops.rules.registry import RULES
 
-__all__: list = []
+__all__ = ["vander"]
 
 _eig_t = namedtuple("linalg_eig", ("eigenvalues", "eigenvectors"))
 
@@ -30,6 +34,8 @@ _TORCH_NAMES = {
     "bool": "Bool",
 }
 _KERNEL_NAMES = {"float16": "Half", "bfloat16": "BFloat16"}
+_ALL_NAMES = {**_TORCH_NAMES, **_KERNEL_NAMES, "float32": "Float", "float64": "Double"}
+_ALL_NAMES.update({"complex64": "ComplexFloat", "complex128": "ComplexDouble"})
 
 
 def _may_require_grad(x):
@@ -72,4 +78,49 @@ def eigvals(A, *, out=None):
     return L
 
 
-NAMESPACES = {"linalg": {"eig": eig, "eigvals": eigvals}}
+# ---- Vandermonde matrices -------------------------------------------------------------------------
+
+
+def linalg_vander(x, *, N=None):
+    """aten's linalg_vander: [1, x, x^2, ..., x^(N-1)] along a new last dim (cumprod promotes
+    integers to int64)."""
+    import reference as T
+
+    name = str(x.dtype)
+    if not (name in ("float32", "float64", "complex64", "complex128") or x.dtype.kind in "iu"):
+        raise RuntimeError(
+            f"linalg.vander supports floating point, complex, and integer tensors, but got {_ALL_NAMES.get(name, name)}"
+        )
+    x_ = x.unsqueeze(-1) if x.ndim == 0 else x
+    shape = list(x_.shape)
+    n = shape[-1] if N is None else int(N)
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    result = T.cumprod(x_.unsqueeze(-1).expand(shape + [n - 1]), -1)
+    ones = result.new_ones(shape + [1])
+    return T.cat([ones, result], -1)
+
+
+def vander(x, N=None, increasing=False):
+    """aten's vander: the powers in a (len(x), N) matrix of dtype promote_types(x, int64)."""
+    import reference as T
+
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0]
+    if N is not None:
+        n = int(N)
+        if n < 0:
+            raise RuntimeError("N must be non-negative.")
+    result = T.empty((x.shape[0], n), dtype=T.promote_types(x.dtype, T.int64))
+    if n > 0:
+        result.fill_(1)
+        if n > 1:
+            result[:, 1:].copy_(x.unsqueeze(1))
+            result[:, 1:].copy_(T.cumprod(result[:, 1:], 1))
+    if not increasing:
+        return T.flip(result, [1])
+    return result
+
+
+NAMESPACES = {"linalg": {"eig": eig, "eigvals": eigvals, "vander": linalg_vander}}
