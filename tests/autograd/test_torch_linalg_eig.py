@@ -273,3 +273,50 @@ def test_vander_errors_as_torch(make):
         make(T)
     assert type(er.value).__name__ == type(et.value).__name__
     assert str(er.value) == str(et.value)
+
+
+# ---- reductions with real results of complex input (the complex paths of var/std/vector_norm) ----
+
+COMPLEX_REDUCTIONS = {
+    "var": lambda M, x: M.var(x, dim=1),
+    "std": lambda M, x: M.std(x),
+    "var_correction": lambda M, x: M.var(x, dim=0, correction=0, keepdim=True),
+    "var_mean": lambda M, x: M.var_mean(x, dim=1)[0] + M.var_mean(x, dim=1)[1].abs(),
+    "std_mean": lambda M, x: M.std_mean(x, dim=0)[0] * M.std_mean(x, dim=0)[1].real,
+    "vector_norm_2": lambda M, x: M.linalg.vector_norm(x, dim=1),
+    "vector_norm_1": lambda M, x: M.linalg.vector_norm(x, 1),
+    "vector_norm_3": lambda M, x: M.linalg.vector_norm(x, 3, dim=0),
+    "vector_norm_half": lambda M, x: M.linalg.vector_norm(x, 0.5, dim=0),
+    "vector_norm_1.5": lambda M, x: M.linalg.vector_norm(x, 1.5),
+    "vector_norm_inf": lambda M, x: M.linalg.vector_norm(x, float("inf"), dim=1),
+    "vector_norm_0": lambda M, x: M.linalg.vector_norm(x, 0) + M.linalg.vector_norm(x),
+    "linalg_norm": lambda M, x: M.linalg.norm(x),
+    "torch_norm_p3": lambda M, x: M.norm(x, p=3, dim=1),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPLEX_REDUCTIONS))
+def test_complex_reductions_agree_with_torch(name):
+    import torch.func
+
+    f = COMPLEX_REDUCTIONS[name]
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+    xt, xr = torch.tensor(a, requires_grad=True), T.tensor(a, requires_grad=True)
+    ot, orf = f(torch, xt), f(T, xr)
+    _close(ot, orf, "value")
+    assert ot.grad_fn.name() == orf.grad_fn.name()
+    v = rng.standard_normal(tuple(ot.shape))
+    gt = torch.autograd.grad(ot, xt, torch.tensor(v), create_graph=True)[0]
+    gr = T.autograd.grad(orf, xr, T.tensor(v), create_graph=True)[0]
+    _close(gt, gr, "gradient")
+    w = rng.standard_normal(a.shape) + 1j * rng.standard_normal(a.shape)
+    g2t = torch.autograd.grad((gt * torch.tensor(w).conj()).real.sum(), xt)[0]
+    g2r = T.autograd.grad((gr * T.tensor(w).conj()).real.sum(), xr)[0]
+    _close(g2t, g2r, "second order")
+    t = rng.standard_normal(a.shape) + 1j * rng.standard_normal(a.shape)
+    jt = torch.func.jvp(lambda x: f(torch, x), (torch.tensor(a),), (torch.tensor(t),))[1]
+    jr = T.func.jvp(lambda x: f(T, x), (T.tensor(a),), (T.tensor(t),))[1]
+    _close(jt, jr, "jvp")
+    c64 = torch.tensor(a, dtype=torch.complex64)
+    assert str(f(torch, c64).dtype).replace("torch.", "") == str(f(T, T.tensor(a, dtype=T.complex64)).dtype)

@@ -248,6 +248,7 @@ COMPLEX_RULES = frozenset(
     index_fill_tensor masked_select masked_scatter take_index put_index
     addmm addmv addr baddbmm addbmm trace
     sum mean sum_dim mean_dim prod prod_dim all any count_nonzero cumsum cumprod linalg_cross sinc
+    var std var_mean std_mean linalg_vector_norm
     reflection_pad1d reflection_pad1d_backward reflection_pad2d reflection_pad2d_backward reflection_pad3d
     reflection_pad3d_backward replication_pad1d replication_pad1d_backward replication_pad2d
     replication_pad2d_backward replication_pad3d replication_pad3d_backward im2col im2col_backward col2im

@@ -41,3 +41,22 @@ RECORDS = {
         ("real_batched", _eig_solve, [(2, 3, 3), (2, 3, 1)], "aa"),
     ],
 }
+
+# complex128 samples of the reductions with real results PyTorch defines on complex tensors (their
+# records live in records.reductions); kind "c": both parts standard normal
+EXTRA_SAMPLES = {
+    "var": [("complex", lambda a: T.var(a, dim=1) * 1.5, [(3, 4)], "c")],
+    "std": [("complex", lambda a: T.std(a, dim=0, correction=0), [(3, 4)], "c")],
+    "var_mean": [
+        ("complex", lambda a: T.cat([x.reshape(-1) * 1.0 for x in T.var_mean(a, dim=1)]), [(3, 4)], "c")
+    ],
+    "std_mean": [
+        ("complex", lambda a: T.cat([x.reshape(-1) * 1.0 for x in T.std_mean(a, dim=0)]), [(3, 4)], "c")
+    ],
+    "linalg_vector_norm": [
+        ("complex_2", lambda a: T.linalg.vector_norm(a, dim=1), [(3, 4)], "c"),
+        ("complex_1", lambda a: T.linalg.vector_norm(a, 1), [(5,)], "c"),
+        ("complex_3", lambda a: T.linalg.vector_norm(a, 3, dim=0), [(3, 4)], "c"),
+        ("complex_inf", lambda a: T.linalg.vector_norm(a, float("inf"), dim=1), [(3, 4)], "c"),
+    ],
+}
