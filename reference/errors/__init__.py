@@ -231,7 +231,7 @@ class Tracker:
 
     # -- errors by memory -------------------------------------------------------------------
     def _register(self, arr, err):
-        if arr.size == 0 or arr.dtype.kind != "f":
+        if arr.size == 0 or arr.dtype.kind not in "fc":  # a complex array: bounds on |error|
             return
         start = arr.__array_interface__["data"][0]
         err = np.ascontiguousarray(np.broadcast_to(np.asarray(err, dtype=np.float64), arr.shape))
@@ -248,14 +248,27 @@ class Tracker:
         return np.zeros(arr.shape) if found is None else found
 
     def _lookup(self, arr):
-        if arr.dtype.kind != "f" or arr.size == 0:
+        if arr.dtype.kind not in "fc" or arr.size == 0:
             return None
         ptr = arr.__array_interface__["data"][0]
         for start, end, root, flat in reversed(self._roots):
-            if start <= ptr < end and root.itemsize == arr.itemsize:
+            if not start <= ptr < end:
+                continue
+            if root.itemsize == arr.itemsize and root.dtype.kind == arr.dtype.kind:
                 offset = (ptr - start) // root.itemsize
                 strides = tuple(s // root.itemsize * 8 for s in arr.strides)
                 return np.lib.stride_tricks.as_strided(flat[offset:], arr.shape, strides)
+            if root.dtype.kind == "c" and arr.dtype.kind == "f" and root.itemsize == 2 * arr.itemsize:
+                # a real view of complex storage (view_as_real, .real, .imag): |d re|, |d im| <= |dz|
+                offset = (ptr - start) // arr.itemsize
+                strides = tuple(s // arr.itemsize * 8 for s in arr.strides)
+                return np.lib.stride_tricks.as_strided(np.repeat(flat, 2)[offset:], arr.shape, strides)
+            if root.dtype.kind == "f" and arr.dtype.kind == "c" and arr.itemsize == 2 * root.itemsize:
+                # view_as_complex of float pairs: |dz| <= |d re| + |d im|
+                offset = (ptr - start) // root.itemsize
+                strides = tuple(s // root.itemsize * 8 for s in arr.strides)
+                pairs = np.append(flat[:-1] + flat[1:], 0.0)
+                return np.lib.stride_tricks.as_strided(pairs[offset:], arr.shape, strides)
         return None
 
     # -- one kernel ---------------------------------------------------------------------------
@@ -272,7 +285,7 @@ class Tracker:
         fresh = []
         for o in outs:
             if isinstance(o, np.ndarray):
-                tracked = self._lookup(o) if o.dtype.kind == "f" else None
+                tracked = self._lookup(o) if o.dtype.kind in "fc" else None
                 if tracked is not None and not any(
                     isinstance(a, np.ndarray) and np.may_share_memory(o, a) for a in arrays
                 ):
@@ -287,7 +300,7 @@ class Tracker:
             errs = self._propagate(rule, arrays, params, outs, aux)
             for i in need:
                 o = outs[i]
-                if o.dtype.kind == "f" and o.size:
+                if o.dtype.kind in "fc" and o.size:
                     self._register(o, self._finish(errs[i], o))
         self.used.setdefault(rule.name, _spec(rule).describe())
         res = tuple(outs) if multi else outs[0]
@@ -397,7 +410,8 @@ class Tracker:
 
 
 def _is_float(a):
-    return isinstance(a, np.ndarray) and a.dtype.kind == "f"
+    """A floating array, real or complex (a complex value's magnitude bounds propagate like a real one's)."""
+    return isinstance(a, np.ndarray) and a.dtype.kind in "fc"
 
 
 def rule_forward(rule):
@@ -453,7 +467,7 @@ def _elementwise(rule, arrays, errs, params, outs, aux):
                 continue
             g = _make(np.array(np.broadcast_to(e, out.shape), dtype=np.float64, order="C"))
             with np.errstate(all="ignore"):
-                d = np.abs(np.asarray(formula(ctx, g)._data, dtype=np.float64))
+                d = np.abs(np.asarray(formula(ctx, g)._data)).astype(np.float64)
                 d = np.where(np.broadcast_to(e, out.shape) == 0, 0.0, np.broadcast_to(d, out.shape))
             total = total + d
     return total
@@ -471,7 +485,7 @@ def _gather(rule, arrays, errs, params, outs):
     r = fn(*e_in, **params)
     r = r[0] if rule.has_aux else r
     r = list(r) if rule.outputs != 1 else [r]
-    return [np.abs(np.asarray(v, dtype=np.float64)) if v is not None else None for v in r]
+    return [np.abs(np.asarray(v)).astype(np.float64) if v is not None else None for v in r]
 
 
 def bound_of(fn, inputs, precision: Precision, input_errors=None):

@@ -147,7 +147,7 @@ def _correction(unbiased, correction):
 def _var_args(input, dim, unbiased, keepdim, correction, name):
     if isinstance(dim, bool):  # var(x, unbiased) positional form
         unbiased, dim = dim, None
-    if input.dtype.kind != "f":
+    if input.dtype.kind not in "fc":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     return {
         "dim": _dims_or_none(dim, input.ndim),
@@ -182,7 +182,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if isinstance(ord, str) or isinstance(ord, Tensor):
         raise TypeError(f"linalg.vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         raise RuntimeError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_torch_name(x.dtype)}"
         )

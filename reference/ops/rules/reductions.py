@@ -388,8 +388,9 @@ for _name, _node in (("prod", "ProdBackward0"), ("prod_dim", "ProdBackward1")):
 
 
 def var_kernel(x, dim, correction, keepdim):
+    """mean(|x - mean|^2) with N - correction degrees of freedom; real for a complex x (PyTorch)."""
     xp = namespace_of(x)
-    return xp.var(x, axis=dim, ddof=correction, keepdims=keepdim).astype(x.dtype, copy=False)
+    return xp.var(x, axis=dim, ddof=correction, keepdims=keepdim).astype(A.to_real(x.dtype), copy=False)
 
 
 def std_kernel(x, dim, correction, keepdim):
@@ -414,10 +415,20 @@ def _std_back(g, c, std):
 
 
 def _var_jvp(c, t):
+    """sum(Re(conj(t) (x - mean))) · 2/(N - correction) (PyTorch's var_jvp; t (x - mean) when real)."""
     n = _count(c.shapes[0], None if c.dim is None else _as_tuple(c.dim, len(c.shapes[0])))
-    return _sum_back((c.self - A.mean(c.self, c.dim, keepdim=True)) * t, c.dim, c.keepdim) * (
+    return _sum_back(_re_conj_mul(t, c.self - A.mean(c.self, c.dim, keepdim=True)), c.dim, c.keepdim) * (
         _two_over_dof(n, c.correction)
     )
+
+
+def _re_conj_mul(t, x):
+    """Re(conj(t) x): the real pairing of a complex tangent with a complex partial (t x when real)."""
+    if t.dtype.kind != "c" and x.dtype.kind != "c":
+        return x * t
+    from reference.ops.functions.complex import conj_physical, real
+
+    return real(conj_physical(t) * x)
 
 
 def _std_jvp(c, t):
@@ -430,6 +441,7 @@ rule(
     ("self",),
     forward=var_kernel,
     grads=(lambda c, g: _var_back(g, c),),
+    complex_grads="explicit",  # PyTorch's formulas, valid for complex input (real output)
     saves={"self": (0,)},
     jvp=(_var_jvp,),
     batch=BATCH_REDUCE,
@@ -441,6 +453,7 @@ rule(
     ("self",),
     forward=std_kernel,
     grads=(lambda c, g: _std_back(g, c, c.result),),
+    complex_grads="explicit",  # PyTorch's formulas, valid for complex input (real output)
     saves={"self": (0,), "result": (0,)},
     jvp=(_std_jvp,),
     batch=BATCH_REDUCE,
@@ -464,6 +477,7 @@ rule(
     ),
     outputs=2,
     grads=(lambda c, g: _var_back(g[0], c) + _mean_back(g[1], c),),
+    complex_grads="explicit",  # PyTorch's formulas, valid for complex input (real output)
     saves={"self": (0,)},
     jvp=lambda c, ts: (_var_jvp(c, ts[0]), _sum_back(ts[0], c.dim, c.keepdim) / _count_c(c)),
     batch=_batch_multi,
@@ -479,6 +493,7 @@ rule(
     ),
     outputs=2,
     grads=(lambda c, g: _std_back(g[0], c, c.result) + _mean_back(g[1], c),),
+    complex_grads="explicit",  # PyTorch's formulas, valid for complex input (real output)
     saves={"self": (0,), "result": (0,)},
     jvp=lambda c, ts: (
         A.masked_fill(_var_jvp(c, ts[0]) / (c.result[0] * 2), c.result[0] == 0, 0.0),
@@ -500,7 +515,7 @@ def vector_norm_kernel(x, ord, dim, keepdim):
     xp = namespace_of(x)
     a = xp.abs(x)
     if ord == 0:
-        return xp.sum(a != 0, axis=dim, keepdims=keepdim).astype(x.dtype)
+        return xp.sum(a != 0, axis=dim, keepdims=keepdim).astype(a.dtype)
     if ord == math.inf:
         return xp.amax(a, axis=dim, keepdims=keepdim)
     if ord == -math.inf:
@@ -510,31 +525,30 @@ def vector_norm_kernel(x, ord, dim, keepdim):
     if ord == 2:
         return xp.sqrt(xp.sum(a * a, axis=dim, keepdims=keepdim))
     with np.errstate(divide="ignore"):
-        return (xp.sum(a**ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)).astype(x.dtype, copy=False)
+        return (xp.sum(a**ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)).astype(a.dtype, copy=False)
 
 
 def _norm_grad(c, g):
     """PyTorch's linalg_vector_norm_backward: each ord's formula, 0 where PyTorch masks it."""
     x, p = c.self, c.ord
+    sign = _sgn if x.dtype.kind == "c" else A.sign  # PyTorch's formula reads sgn (sign for real x)
     norm = _unreduce_any(c.result, c.shapes[0], c.dim, c.keepdim)
     g = _unreduce_any(g, c.shapes[0], c.dim, c.keepdim)
     if p == 0:
         return A.zeros_like(x)
     if p == 1:
-        return A.sign(x) * g
+        return sign(x) * g
     if p == 2:
         return x * A.masked_fill(g / norm, norm == 0, 0.0)
     if math.isinf(p):
         ax = A.abs(x)
         mask = A.to(A.logical_or(ax == norm, _isnan(ax)), x.dtype)
-        return A.sign(x) * (
-            (g / _unreduce_any(_sum_back(mask, c.dim, True), c.shapes[0], c.dim, True)) * mask
-        )
+        return sign(x) * ((g / _unreduce_any(_sum_back(mask, c.dim, True), c.shapes[0], c.dim, True)) * mask)
     if p < 1:
-        scaled = A.masked_fill(A.sign(x) * A.pow(A.abs(x), p - 1), x == 0, 0.0)
+        scaled = A.masked_fill(sign(x) * A.pow(A.abs(x), p - 1), x == 0, 0.0)
         return scaled * g * A.pow(norm, 1 - p)
     if p < 2:
-        scaled = A.sign(x) * A.pow(A.abs(x), p - 1)
+        scaled = sign(x) * A.pow(A.abs(x), p - 1)
         return scaled * A.masked_fill(g / A.pow(norm, p - 1), norm == 0, 0.0)
     scaled = x * A.pow(A.abs(x), p - 2)
     return scaled * A.masked_fill(g / A.pow(norm, p - 1), norm == 0, 0.0)
@@ -544,7 +558,13 @@ def _norm_jvp(c, t):
     if c.ord == 0:
         return A.zeros_like(c.result)
     partial = _norm_grad(c, A.ones_like(c.result))
-    return _sum_back(partial * t, c.dim, c.keepdim)
+    return _sum_back(_re_conj_mul(t, partial), c.dim, c.keepdim)
+
+
+def _sgn(x):
+    from reference.ops.functions.complex import sgn
+
+    return sgn(x)
 
 
 rule(
@@ -553,6 +573,7 @@ rule(
     ("self",),
     forward=vector_norm_kernel,
     grads=(_norm_grad,),
+    complex_grads="explicit",  # PyTorch's formulas, valid for complex input (real output)
     saves={"self": (0,), "result": (0,)},
     jvp=(_norm_jvp,),
     batch=BATCH_REDUCE,
