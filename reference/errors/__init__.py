@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reference.backend import is_floating
+
 #: Unit roundoff (half an ulp of 1) of each dtype a framework computes in.
 UNIT_ROUNDOFF = {
     "float64": 2.0**-53,
@@ -231,7 +233,7 @@ class Tracker:
 
     # -- errors by memory -------------------------------------------------------------------
     def _register(self, arr, err):
-        if arr.size == 0 or arr.dtype.kind != "f":
+        if arr.size == 0 or not is_floating(arr.dtype):
             return
         start = arr.__array_interface__["data"][0]
         err = np.ascontiguousarray(np.broadcast_to(np.asarray(err, dtype=np.float64), arr.shape))
@@ -248,7 +250,7 @@ class Tracker:
         return np.zeros(arr.shape) if found is None else found
 
     def _lookup(self, arr):
-        if arr.dtype.kind != "f" or arr.size == 0:
+        if not is_floating(arr.dtype) or arr.size == 0:
             return None
         ptr = arr.__array_interface__["data"][0]
         for start, end, root, flat in reversed(self._roots):
@@ -272,7 +274,7 @@ class Tracker:
         fresh = []
         for o in outs:
             if isinstance(o, np.ndarray):
-                tracked = self._lookup(o) if o.dtype.kind == "f" else None
+                tracked = self._lookup(o) if is_floating(o.dtype) else None
                 if tracked is not None and not any(
                     isinstance(a, np.ndarray) and np.may_share_memory(o, a) for a in arrays
                 ):
@@ -287,7 +289,7 @@ class Tracker:
             errs = self._propagate(rule, arrays, params, outs, aux)
             for i in need:
                 o = outs[i]
-                if o.dtype.kind == "f" and o.size:
+                if is_floating(o.dtype) and o.size:
                     self._register(o, self._finish(errs[i], o))
         self.used.setdefault(rule.name, _spec(rule).describe())
         res = tuple(outs) if multi else outs[0]
@@ -397,7 +399,7 @@ class Tracker:
 
 
 def _is_float(a):
-    return isinstance(a, np.ndarray) and a.dtype.kind == "f"
+    return isinstance(a, np.ndarray) and is_floating(a.dtype)
 
 
 def rule_forward(rule):
