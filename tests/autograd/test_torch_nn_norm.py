@@ -96,6 +96,36 @@ def test_batch_norm_1d_input_rejected():
     errors_agree(lambda F, lib, x: F.batch_norm(x, None, None, training=True), _x(3))
 
 
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize(
+    "shape", [(0, 3), (0, 3, 4), (2, 3, 0), (0,)], ids=["batch", "batch_3d", "spatial", "1d"]
+)
+def test_batch_norm_empty(training, shape):
+    """aten's batch_norm on an empty input: a clone of it times weight[0] plus bias[0] (the graph
+    goes on; weight and bias get zero gradients), the running statistics untouched and not
+    required in evaluation mode; an empty weight fails on weight[0]."""
+    c = shape[1] if len(shape) > 1 else 0
+
+    def prog(F, lib, x, w, b):
+        rm, rv = lib.zeros(c, dtype=x.dtype), lib.ones(c, dtype=x.dtype)
+        stats = (rm, rv) if len(shape) > 1 else (None, None)
+        y = F.batch_norm(x, *stats, w if c else None, b if c else None, training=training)
+        return y, rm, rv
+
+    agree(prog, [_x(*shape), _x(c, seed=1) + 2.0, _x(c, seed=2)])
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_empty_errors(training):
+    for shape, c in (((0,), 0), ((2, 0), 0)):
+        errors_agree(
+            lambda F, lib, x, w: F.batch_norm(x, None, None, w, None, training=training), _x(*shape), _x(c)
+        )
+    errors_agree(lambda F, lib, x: F.batch_norm(x, None, None, training=training), _x())
+    errors_agree(lambda F, lib, x, m: F.batch_norm(x, m, None, training=False), _x(2, 3), _x(3))
+    errors_agree(lambda F, lib, x, m: F.batch_norm(x, None, m, training=False), _x(2, 3), _x(3))
+
+
 ERRORS = [
     ("layer_norm_shape", lambda F, lib, x: F.layer_norm(x, (5,)), (1, 2, 5, 4)),
     ("rms_norm_shape", lambda F, lib, x: F.rms_norm(x, (5,)), (1, 2, 5, 4)),
