@@ -189,6 +189,13 @@ BAGS = [
     ("mean_2d_padding", dict(mode="mean", padding_idx=3), IDX, None),
     ("sum_2d_padding", dict(mode="sum", padding_idx=0), IDX, None),
     ("max_2d", dict(mode="max"), IDX, None),
+    (
+        "max_padding_empty_bag",
+        dict(mode="max", padding_idx=2),
+        np.array([0, 2, 1, 3, 2]),
+        np.array([0, 2, 4]),
+    ),
+    ("max_ties", dict(mode="max"), np.array([1, 1, 0, 0]), np.array([0, 2])),
 ]
 
 
@@ -199,6 +206,23 @@ def test_embedding_bag(label, kwargs, idx, offsets):
         return F.embedding_bag(lib.tensor(idx), w * 1.0, off, **kwargs)
 
     agree(prog, [_x(4, 3)])
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_vmap(mode):
+    """vmap over the weight (and vmap of its VJP) without the slice-loop fallback, as torch.func."""
+    idx, off = np.array([0, 2, 1, 3, 3, 1]), np.array([0, 2, 2, 5])
+    w = np.random.default_rng(3).standard_normal((3, 4, 2))
+
+    def f(lib):
+        return lambda w: lib.nn.functional.embedding_bag(lib.tensor(idx), w, lib.tensor(off), mode=mode)
+
+    want = torch.func.vmap(f(torch))(torch.tensor(w))
+    got = T.func.vmap(f(T), allow_fallback=False)(T.tensor(w))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+    want = torch.func.vmap(torch.func.grad(lambda w: (f(torch)(w) ** 2).sum()))(torch.tensor(w))
+    got = T.func.vmap(T.func.grad(lambda w: (f(T)(w) ** 2).sum()), allow_fallback=False)(T.tensor(w))
+    np.testing.assert_allclose(got.detach().numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
 
 
 def test_embedding_bag_per_sample_weights():

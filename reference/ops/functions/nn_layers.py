@@ -310,13 +310,23 @@ def embedding_bag(
         if psw is not None:
             m = m * A.unsqueeze(psw, 0)
         return A.matmul(m, rows)
-    data = rows._data
-    pick = np.full((nb, d), -1, dtype=np.int64)
-    for i, (s, e) in enumerate(zip(starts, ends)):
-        members = np.arange(s, e)[keep[s:e]]
-        if len(members):
-            arg = np.argmax(data[members], axis=0)
-            pick[i] = members[arg] * d + np.arange(d)
-    mask = pick >= 0
-    out = A.take(rows, np.where(mask, pick, 0))
-    return out * A.tensor(mask.astype(weight._data.dtype)) if not mask.all() else out
+    # max: the bag's rows gathered into (bags, longest bag, D), missing slots -inf, then max over the
+    # bag with its index (the first maximum gets the gradient, as PyTorch's strict ">" scan); table ops
+    # only (no value read), so vmap over the weight needs no fallback. An empty bag gives zeros.
+    from reference.ops.functions.reductions import max as max_dim
+
+    members = [np.arange(s, e)[keep[s:e]] for s, e in zip(starts, ends)]
+    width = max([len(m) for m in members] + [1])
+    slot = np.zeros((nb, width), dtype=np.int64)
+    valid = np.zeros((nb, width), dtype=bool)
+    for i, m in enumerate(members):
+        slot[i, : len(m)], valid[i, : len(m)] = m, True
+    index = slot[:, :, None] * d + np.arange(d)  # (bags, width, D) into the flat (L, D) rows
+    vals = A.take(rows, index) if len(flat) else A.zeros((nb, width, d), dtype=weight.dtype)
+    neg = A.tensor(np.array(-np.inf, dtype=weight._data.dtype))
+    vals = A.where(A.tensor(np.broadcast_to(valid[:, :, None], index.shape).copy()), vals, neg)
+    out = max_dim(vals, 1)[0]
+    nonempty = valid.any(axis=1)
+    if nonempty.all():
+        return out
+    return A.where(A.tensor(nonempty[:, None].copy()), out, A.tensor(np.array(0.0, dtype=weight._data.dtype)))
