@@ -237,3 +237,68 @@ def test_embedding_bag_per_sample_weights():
 
     # first order only: torch has no derivative for _embedding_bag_per_sample_weights_backward
     agree(prog, [_x(4, 3), _x(4, seed=1)], second_order=False)
+
+
+# ---- aten's native normalisations and bilinear ------------------------------------------------------
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_native_layer_norm(affine):
+    def prog(F, lib, x, w, b):
+        out, mean, rstd = lib.native_layer_norm(x, (3, 4), w if affine else None, b if affine else None, 1e-5)
+        assert not mean.requires_grad and not rstd.requires_grad
+        return out, mean, rstd
+
+    agree(prog, [_x(2, 3, 4), _x(3, 4, seed=1), _x(3, 4, seed=2)])
+
+
+def test_native_group_norm():
+    def prog(F, lib, x, w, b):
+        return lib.native_group_norm(x, w, b, 2, 6, 4, 3, 1e-5)  # mean and rstd are differentiable
+
+    agree(prog, [_x(2, 6, 2, 2), _x(6, seed=1), _x(6, seed=2)])
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("name", ["native_batch_norm", "_native_batch_norm_legit"])
+def test_native_batch_norm(name, training):
+    def prog(F, lib, x, w, b):
+        rm, rv = lib.zeros(3, dtype=x.dtype), lib.ones(3, dtype=x.dtype)
+        out, mean, invstd = getattr(lib, name)(x, w, b, rm, rv, training, 0.3, 1e-5)
+        return out, mean, invstd, rm, rv
+
+    agree(prog, [_x(4, 3, 2), _x(3, seed=1), _x(3, seed=2)])
+
+
+def test_native_batch_norm_legit_without_running_stats():
+    agree(
+        lambda F, lib, x, w: lib._native_batch_norm_legit(x, w, None, True, 0.1, 1e-5),
+        [_x(4, 3, 2), _x(3, seed=1)],
+    )
+
+
+@pytest.mark.parametrize(
+    "s1, s2",
+    [((3,), (4,)), ((2, 3), (2, 4)), ((2, 1, 3), (2, 1, 4)), ((0, 3), (0, 4))],
+    ids=["1d", "2d", "3d", "empty"],
+)
+def test_bilinear(s1, s2):
+    agree(
+        lambda F, lib, a, b, w, c: F.bilinear(a, b, w, c) ** 2,
+        [_x(*s1), _x(*s2, seed=1), _x(5, 3, 4, seed=2), _x(5, seed=3)],
+    )
+
+
+BILINEAR_ERRORS = [
+    ("dims", (2, 3), (4,), (5, 3, 4), None),
+    ("batch", (2, 3), (3, 4), (5, 3, 4), None),
+    ("input1", (2, 2), (2, 4), (5, 3, 4), None),
+    ("input2", (2, 3), (2, 5), (5, 3, 4), None),
+    ("bias", (2, 3), (2, 4), (5, 3, 4), (4,)),
+]
+
+
+@pytest.mark.parametrize("label, s1, s2, sw, sb", BILINEAR_ERRORS, ids=[c[0] for c in BILINEAR_ERRORS])
+def test_bilinear_errors(label, s1, s2, sw, sb):
+    arrays = [_x(*s1), _x(*s2), _x(*sw)] + ([_x(*sb)] if sb else [])
+    errors_agree(lambda F, lib, *a: F.bilinear(*a), *arrays)

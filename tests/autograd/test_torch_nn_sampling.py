@@ -288,3 +288,15 @@ GRID_ERRORS = [
 @pytest.mark.parametrize("label, fn", GRID_ERRORS, ids=[c[0] for c in GRID_ERRORS])
 def test_grid_sample_errors(label, fn):
     errors_agree(fn, _x(1, 2, 5, 4))
+
+
+@pytest.mark.parametrize(
+    "shape, pad, value", [((1, 3, 3), (2, 2), 0.0), ((2, 3), (1, -1, 2, 0), 1.5), ((2, 3), (0, 1), -2.0)]
+)
+def test_constant_pad_nd(shape, pad, value):
+    agree(lambda F, lib, x: lib.constant_pad_nd(x, pad, value) ** 2, [_x(*shape)])
+
+
+def test_constant_pad_nd_errors():
+    errors_agree(lambda F, lib, x: lib.constant_pad_nd(x, (1, 2, 3)), _x(2, 3))
+    errors_agree(lambda F, lib, x: lib.constant_pad_nd(x, (-3, -1)), _x(2, 3))

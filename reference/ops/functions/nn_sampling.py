@@ -15,7 +15,7 @@ from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rules.pooling import window_map
 
-__all__ = ["grid_sampler", "grid_sampler_2d", "grid_sampler_3d"]
+__all__ = ["constant_pad_nd", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d"]
 
 NN_FUNCTIONAL = [
     "affine_grid",
@@ -103,6 +103,17 @@ def pad(input, pad, mode="constant", value=None):
     index, weight = K.combine_axes(_pad_axes(sizes, pads, mode), sizes)
     name = {"reflect": "reflection_pad", "replicate": "replication_pad"}[mode]
     return window_map(f"{name}{n}d", input, index, weight, sizes, outs)
+
+
+_pad = pad
+
+
+def constant_pad_nd(input, pad, value=0):
+    """``torch.constant_pad_nd``: ``pad(mode="constant")`` (rule ``constant_pad_nd``), aten's
+    message for an odd pad length."""
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    return _pad(input, pad, mode="constant", value=value)
 
 
 def _pad_circular(input, pads):
