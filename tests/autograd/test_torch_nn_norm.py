@@ -302,3 +302,26 @@ BILINEAR_ERRORS = [
 def test_bilinear_errors(label, s1, s2, sw, sb):
     arrays = [_x(*s1), _x(*s2), _x(*sw)] + ([_x(*sb)] if sb else [])
     errors_agree(lambda F, lib, *a: F.bilinear(*a), *arrays)
+
+
+@pytest.mark.parametrize(
+    "xs, ws, target, kwargs",
+    [
+        ((5, 3), (4, 3), np.array([0, 3, 1, 1, 2]), {}),
+        ((3,), (4, 3), np.array(2), {"reduction": "sum"}),
+        ((4, 3), (2, 3, 3), np.array([[0, 1, 1], [1, 0, 0], [1, 1, 0], [0, 0, 1]]), {"reduction": "none"}),
+        ((5, 3), (4, 3), np.array([0, 3, 1, 1, 2]), {"ignore_index": 1, "label_smoothing": 0.2}),
+        ((5, 3), (4, 3), "probs", {"label_smoothing": 0.1}),
+    ],
+    ids=["plain", "unbatched_sum", "k_dim_none", "ignore_smoothing", "probabilities"],
+)
+def test_linear_cross_entropy(xs, ws, target, kwargs):
+    """PyTorch's documented reference: cross_entropy(linear(input, linear_weight) + bias, target)."""
+    probs = np.random.default_rng(4).dirichlet(np.ones(4), size=5)
+
+    def prog(F, lib, x, w, b, cw):
+        t = lib.tensor(probs) if isinstance(target, str) else lib.tensor(target)
+        return F.linear_cross_entropy(x, w, t, linear_bias=b, weight=cw, **kwargs)
+
+    arrays = [_x(*xs), _x(*ws, seed=1), _x(*ws[:-1], seed=2), np.abs(_x(ws[0], seed=3)) + 0.5]
+    agree(prog, arrays, grad=[True, True, True, False])  # torch does not differentiate the class weight

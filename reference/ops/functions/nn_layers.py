@@ -34,6 +34,7 @@ NN_FUNCTIONAL = [
     "group_norm",
     "instance_norm",
     "layer_norm",
+    "linear_cross_entropy",
     "local_response_norm",
     "rms_norm",
 ]
@@ -428,3 +429,39 @@ def bilinear(input1, input2, weight, bias=None):
     left = A.matmul(A.unsqueeze(A.unsqueeze(input1, -2), -2), weight)  # (..., O, 1, J)
     out = A.sum(A.squeeze(left, -2) * A.unsqueeze(input2, -2), -1)  # (..., O)
     return out if bias is None else out + bias
+
+
+def linear_cross_entropy(
+    input,
+    linear_weight,
+    target,
+    *,
+    linear_bias=None,
+    weight=None,
+    reduction="mean",
+    ignore_index=None,
+    label_smoothing=0.0,
+    options=None,
+):
+    """Composite, PyTorch's documented reference implementation: ``cross_entropy(linear(input,
+    linear_weight) + linear_bias, target, ...)``; a K-dimensional weight (C, d_1, ..., d_K, in)
+    gives logits (..., C, d_1, ..., d_K). ``options`` (PyTorch's chunking strategy: how the batch
+    is split, not what is computed) is accepted and does not change the values; ``ignore_index=None``
+    ignores no class."""
+    from reference.ops.functions.losses import cross_entropy
+
+    w = linear_weight
+    flat = A.reshape(w, (-1, w.shape[-1])) if w.ndim != 2 else w
+    logits = A.matmul(input, A.t(flat))
+    if w.ndim != 2:
+        logits = A.reshape(logits, tuple(input.shape[:-1]) + tuple(w.shape[:-1]))
+    if linear_bias is not None:
+        logits = logits + linear_bias
+    return cross_entropy(
+        logits,
+        target,
+        weight=weight,
+        ignore_index=-100 if ignore_index is None else ignore_index,
+        reduction=reduction,
+        label_smoothing=label_smoothing,
+    )
