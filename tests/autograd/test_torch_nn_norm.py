@@ -325,3 +325,18 @@ def test_linear_cross_entropy(xs, ws, target, kwargs):
 
     arrays = [_x(*xs), _x(*ws, seed=1), _x(*ws[:-1], seed=2), np.abs(_x(ws[0], seed=3)) + 0.5]
     agree(prog, arrays, grad=[True, True, True, False])  # torch does not differentiate the class weight
+
+
+@pytest.mark.parametrize("p", [2, 1, 3.5, float("inf"), 0])
+def test_dist(p):
+    """torch.dist: the p-norm of the broadcast difference; a zero difference has zero gradient."""
+    x, y = _x(3, 4), _x(4, seed=1)
+    y[:2] = x[0, :2]
+    # torch's second derivatives for p = 1 and inf are ZeroTensors its helpers cannot read; p = 0
+    # has no gradient in torch (None), so only its value is compared
+    grad = None if p != 0 else [False, False]
+    agree(lambda F, lib, x, y: lib.dist(x, y, p), [x, y], second_order=p in (2, 3.5), grad=grad)
+    if p != 0:
+        agree(
+            lambda F, lib, x: lib.dist(x, lib.zeros(3, dtype=x.dtype), p), [np.zeros(3)], second_order=False
+        )

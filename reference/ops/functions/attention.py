@@ -21,7 +21,7 @@ from reference.backend import is_floating
 from reference.ops import api as A
 from reference.ops.rules.distance import cdist_direct, pnorm
 
-__all__ = ["cdist", "cosine_similarity", "pairwise_distance", "pdist"]
+__all__ = ["cdist", "cosine_similarity", "dist", "pairwise_distance", "pdist"]
 
 NN_FUNCTIONAL = [
     "cosine_similarity",
@@ -375,3 +375,12 @@ def multi_head_attention_forward(
     if not is_batched:
         return A.squeeze(out, 1), A.squeeze(weights, 0)
     return out, weights
+
+
+def dist(input, other, p=2):
+    """``torch.dist``: the p-norm of the broadcast difference, ``linalg.vector_norm(input - other,
+    p)`` (PyTorch's DistBackward0 is norm_backward of the difference: the same values and
+    gradients, zero at a zero difference)."""
+    from reference.ops.functions.reductions import vector_norm
+
+    return vector_norm(input - other, p)
