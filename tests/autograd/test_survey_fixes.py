@@ -79,3 +79,32 @@ def test_tensor_unfold_of_a_0d_tensor_under_vmap(size):
         T.tensor(x)
     )
     np.testing.assert_allclose(got.detach().numpy(), want.numpy(), rtol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda M, x, y: M.reciprocal(x),
+        lambda M, x, y: M.reciprocal_(x * 1.0),
+        lambda M, x, y: (x * 1.0).reciprocal_(),
+        lambda M, x, y: M.rsub(x, y),
+        lambda M, x, y: M.rsub(x, y, alpha=2.5),
+        lambda M, x, y: M.rsub(x, 3.0, alpha=2),
+    ],
+    ids=["reciprocal", "reciprocal_", "method_reciprocal_", "rsub", "rsub_alpha", "rsub_number"],
+)
+def test_reciprocal_and_rsub_as_torch(fn):
+    """torch.reciprocal(_) and torch.rsub (other - alpha * input): values and gradients."""
+    a, b = np.array([0.5, -2.0, 4.0]), np.array([1.0, 3.0, -1.0])
+    got = []
+    for M in (T, torch):
+        x, y = (M.tensor(v, dtype=M.float64, requires_grad=True) for v in (a, b))
+        out = fn(M, x, y)
+        grads = M.autograd.grad(out.sum(), (x, y), allow_unused=True)
+        got.append([out] + [g for g in grads])
+    for r, t in zip(*got):
+        assert (r is None) == (t is None)
+        if r is not None:
+            np.testing.assert_allclose(r.detach().numpy(), t.detach().numpy(), rtol=1e-15)
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+        T.tensor([1, 2]).reciprocal_()

@@ -593,6 +593,25 @@ def masked_fill_(self, mask, value):
 
 masked_fill = A.masked_fill
 
+
+def reciprocal(input):
+    """``torch.reciprocal`` (rule ``reciprocal``; the method ``x.reciprocal()`` is the same)."""
+    return input.reciprocal()
+
+
+def reciprocal_(self):
+    """In place (PyTorch refuses an integer tensor: its float result cannot be written back)."""
+    return _unary_inplace(R.reciprocal, self)
+
+
+def rsub(input, other, *, alpha=1):
+    """``torch.rsub``: ``other - alpha * input``; a number ``other`` is aten's rsub with a Scalar,
+    a tensor one an ordinary subtraction (PyTorch: RsubBackward1 / RsubBackward0, same gradients)."""
+    if isinstance(other, Tensor):
+        return A.sub(other, input, alpha=alpha)
+    return A.rsub(input * alpha if alpha != 1 else input, other)
+
+
 __all__ = (
     _UNARY
     + [n + "_" for n in _UNARY]
@@ -601,8 +620,12 @@ __all__ = (
     trunc_ fix fix_ round round_ nan_to_num nan_to_num_ atan2 arctan2 hypot logaddexp logaddexp2 copysign
     xlogy xlogy_ fmod remainder fmax fmin heaviside nextafter float_power true_divide lerp addcmul
     addcdiv clamp_min clamp_max clamp_min_ clamp_max_ clip clip_ masked_fill""".split()
-)
-_METHOD_NAMES = [n for n in __all__ if n not in ("masked_fill", "i0_", "sinc_", "deg2rad_", "rad2deg_")] + (
+) + ["reciprocal", "reciprocal_", "rsub"]
+_METHOD_NAMES = [
+    n
+    for n in __all__
+    if n not in ("masked_fill", "i0_", "sinc_", "deg2rad_", "rad2deg_", "reciprocal", "rsub")
+] + (
     """polygamma_ mvlgamma_ sgn_ sign_ atan2_ arctan2_ hypot_ copysign_ fmod_ remainder_ heaviside_
     nextafter_ float_power_ true_divide_ lerp_ addcmul_ addcdiv_ masked_fill_ i0_ sinc_ deg2rad_ rad2deg_
     square_""".split()
