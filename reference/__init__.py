@@ -31,6 +31,7 @@ from reference.autograd.tensor import (
     int64,
 )
 from reference.autograd.tensor import bool_ as bool  # noqa: A001 - PyTorch's name
+from reference.backend import is_floating
 from reference.ops.api import (  # noqa: E402
     abs,
     add,
@@ -122,7 +123,7 @@ def get_default_dtype():
 
 def set_default_dtype(dtype):
     dtype = _np.dtype(dtype)
-    if dtype.kind != "f":
+    if not is_floating(dtype):
         raise TypeError(f"only floating-point types are supported as the default type, got {dtype}")
     _default_dtype[0] = dtype
 

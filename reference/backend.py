@@ -116,3 +116,27 @@ def to_numpy(a):
         return a
     get = getattr(a, "get", None)
     return get() if callable(get) else np.asarray(a)
+
+
+# ---- dtype categories -----------------------------------------------------------------------------
+# NumPy has no bfloat16: ml_dtypes' is a structured-kind dtype (``kind == "V"``), so ``kind == "f"``
+# misses it. Every test for "floating" / "differentiable" goes through these two.
+
+try:
+    import ml_dtypes as _ml_dtypes
+
+    _BFLOAT16 = np.dtype(_ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - ml_dtypes is a dependency
+    _BFLOAT16 = None
+
+
+def is_floating(dtype) -> bool:
+    """PyTorch's is_floating_point for a NumPy dtype: float16, bfloat16, float32, float64."""
+    kind = dtype.kind
+    return kind == "f" or (kind == "V" and dtype == _BFLOAT16)
+
+
+def is_inexact(dtype) -> bool:
+    """Floating or complex: the dtypes autograd differentiates (PyTorch's isDifferentiableType)."""
+    kind = dtype.kind
+    return kind == "f" or kind == "c" or (kind == "V" and dtype == _BFLOAT16)

@@ -21,6 +21,8 @@ import traceback
 import warnings
 import weakref
 
+from reference.backend import is_inexact
+
 _enabled = [False]
 _check_nan = [True]
 _stacks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # node -> formatted forward stack
@@ -97,7 +99,7 @@ def run_node(node, buf):
         outs = node.apply(buf)
         if _check_nan[0]:
             for i, g in enumerate(outs):
-                if g is not None and g._data.dtype.kind in "fc" and bool((g._data != g._data).any()):
+                if g is not None and is_inexact(g._data.dtype) and bool((g._data != g._data).any()):
                     raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
         return outs
     except Exception:

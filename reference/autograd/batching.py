@@ -31,6 +31,7 @@ import numpy as np
 from reference.autograd import forward_ad
 from reference.autograd.forward_ad import MissingRuleError, lowered
 from reference.autograd.tensor import _make
+from reference.backend import is_inexact
 from reference.ops.rule import BATCH_DIM, BATCH_ELEMENTWISE, BATCH_MATMUL, BATCH_REDUCE
 
 _fallbacks: collections.Counter = collections.Counter()
@@ -77,7 +78,7 @@ def placeholder(value, bdim, level):
     """The logical tensor of physical ``value`` batched along ``bdim`` at ``level``."""
     shape = value.shape[:bdim] + value.shape[bdim + 1 :]
     dt = value.dtype
-    arr = np.full(shape, np.nan, dtype=dt) if dt.kind in "fc" else np.zeros(shape, dtype=dt)
+    arr = np.full(shape, np.nan, dtype=dt) if is_inexact(dt) else np.zeros(shape, dtype=dt)
     t = _make(arr)
     t._batched = {level: (value, bdim)}
     return t

@@ -26,6 +26,7 @@ from reference.autograd.tensor import (
     rebase_history,
     storage_of,
 )
+from reference.backend import is_floating, is_inexact
 from reference.ops.rule import BATCH_ELEMENTWISE
 
 _NO_PARAMS: dict = {}
@@ -129,7 +130,7 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
     if node is not None:
         node.set_outputs(outs, aux)
         for i, o in enumerate(outs):
-            if o._data.dtype.kind in "fc":
+            if is_inexact(o._data.dtype):
                 o._grad_fn = node
                 o._output_nr = i
         if rule.saves:
@@ -227,7 +228,7 @@ def _apply_inplace(rule, self, others, params, cast):
             f"Bad in-place call: input tensor size {list(shape)} and output tensor size {list(res.shape)} "
             "should match"
         )
-    if res.dtype.kind == "f" and self._data.dtype.kind in "iub":
+    if is_floating(res.dtype) and self._data.dtype.kind in "iub":
         raise RuntimeError(
             f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
         )

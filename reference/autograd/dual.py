@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from reference.autograd import forward_ad
+from reference.backend import is_floating
 
 __all__ = [
     "UnpackedDualTensor",
@@ -79,9 +80,9 @@ def make_dual(tensor, tangent, *, level=None):
             "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() first."
         )
     lid = _current[0]
-    if tensor.dtype.kind != "f":
+    if not is_floating(tensor.dtype):
         raise ValueError(f"Expected primal to be floating point or complex, but got: {_dtype_name(tensor)}")
-    if tangent.dtype.kind != "f":
+    if not is_floating(tangent.dtype):
         raise ValueError(f"Expected tangent to be floating point or complex, but got: {_dtype_name(tangent)}")
     if forward_ad.tangent(tensor, lid) is not None:
         raise RuntimeError(

@@ -16,6 +16,7 @@ import itertools
 from reference.autograd import anomaly, graph
 from reference.autograd.grad_mode import _enabled
 from reference.autograd.tensor import Tensor, gradient_edge
+from reference.backend import is_floating
 from reference.ops import api
 
 _tasks: list = []  # (task id, checkpoint_valid) of the running backward passes, innermost last
@@ -40,7 +41,7 @@ def _make_grads(outputs, grads):
             if o.requires_grad:
                 if o.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if o.dtype.kind != "f":
+                if not is_floating(o.dtype):
                     raise RuntimeError(
                         f"grad can be implicitly created only for real scalar outputs but got torch.{o.dtype.name}"
                     )

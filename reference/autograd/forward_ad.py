@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 
+from reference.backend import is_inexact
 from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BILINEAR
 
 _stack: list[int] = []  # active level ids, outermost first (jvp and vmap levels alike)
@@ -224,13 +225,13 @@ def jvp_apply(index, rule, inputs, params, run):
     with lowered(index):
         result = run()
         outs = result if isinstance(result, tuple) else (result,)
-        if not any(o._data.dtype.kind in "fc" for o in outs):
+        if not any(is_inexact(o._data.dtype) for o in outs):
             return result
         tans = [tangent(t, level) for t in inputs]
         got = output_tangents(rule, inputs, tans, result, params)
         got = got if isinstance(got, (tuple, list)) else (got,)
         for o, tan in zip(outs, got):
-            if tan is not None and o._data.dtype.kind in "fc":
+            if tan is not None and is_inexact(o._data.dtype):
                 set_tangent(o, level, _fresh(tan, o, tans))
     return result
 

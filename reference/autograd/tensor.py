@@ -23,6 +23,7 @@ import numpy as np
 
 from reference.autograd import graph
 from reference.autograd.grad_mode import _enabled
+from reference.backend import is_floating, is_inexact
 
 float32 = np.dtype("float32")
 float64 = np.dtype("float64")
@@ -40,7 +41,7 @@ complex128 = np.dtype("complex128")
 
 def is_floating_dtype(dt):
     """PyTorch's is_floating_point for a dtype: float16/32/64 and bfloat16."""
-    return dt.kind == "f" or dt == bfloat16
+    return is_floating(dt)
 
 
 def is_complex_dtype(dt):
@@ -49,7 +50,7 @@ def is_complex_dtype(dt):
 
 def differentiable_dtype(dt):
     """The dtypes autograd differentiates (PyTorch's isDifferentiableType): floating and complex."""
-    return dt.kind in "fc"
+    return is_inexact(dt)
 
 
 def default_complex_dtype():
@@ -286,12 +287,7 @@ class Tensor:
                     "var_no_grad = var.detach()."
                 )
             return self
-        if requires_grad and self._data.dtype == bfloat16:
-            raise RuntimeError(
-                "bfloat16 tensors cannot require gradients in the reference (its autograd differentiates "
-                "float16/float32/float64); convert with .float() first"
-            )
-        if requires_grad and self._data.dtype.kind not in "fc":
+        if requires_grad and not is_inexact(self._data.dtype):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(requires_grad)
         return self
@@ -376,7 +372,7 @@ def _infer_dtype(data):
     if isinstance(data, Tensor):
         return data.dtype
     arr = np.asarray(data)
-    if arr.dtype.kind == "f":
+    if is_floating(arr.dtype):
         return _default_dtype[0] if not isinstance(data, np.ndarray) else arr.dtype
     if arr.dtype.kind in "iu":
         return int64 if not isinstance(data, np.ndarray) else arr.dtype

@@ -7,7 +7,7 @@ transposed convolution weight (C, O/groups, *kernel), exactly as in PyTorch.
 
 from __future__ import annotations
 
-from reference.backend import namespace_of
+from reference.backend import is_inexact, namespace_of
 from reference.conv import algorithms
 from reference.conv.errors import ConvConfigError
 from reference.conv.geometry import plan
@@ -16,7 +16,7 @@ from reference.conv.geometry import plan
 def _array(name: str, a, ndim: int | None = None):
     if a is None or not hasattr(a, "shape") or not hasattr(a, "dtype"):
         raise ConvConfigError(name, type(a).__name__, "must be a NumPy or CuPy array")
-    if a.dtype.kind not in "fc":
+    if not is_inexact(a.dtype):
         raise ConvConfigError(f"{name}.dtype", str(a.dtype), "must be a floating-point dtype")
     if ndim is not None and a.ndim != ndim:
         raise ConvConfigError(f"{name}.shape", tuple(a.shape), f"must have {ndim} dimensions")
@@ -180,6 +180,9 @@ def convolution(
         y = algorithms.kernel(algorithm, corr, "grad_input", "forward")(
             _extend(x, p.transposed_input_extension), w, corr
         )
+    y = (
+        y if y.dtype == xp.result_type(x, w) else y.astype(xp.result_type(x, w))
+    )  # bfloat16: matmul gives float32
     if bias is not None:
         y = y + _channel_bias(bias, corr.rank)
     return y

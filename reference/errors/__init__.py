@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reference.backend import is_inexact
+
 #: Unit roundoff (half an ulp of 1) of each dtype a framework computes in.
 UNIT_ROUNDOFF = {
     "float64": 2.0**-53,
@@ -231,7 +233,7 @@ class Tracker:
 
     # -- errors by memory -------------------------------------------------------------------
     def _register(self, arr, err):
-        if arr.size == 0 or arr.dtype.kind not in "fc":  # a complex array: bounds on |error|
+        if arr.size == 0 or not is_inexact(arr.dtype):  # a complex array: bounds on |error|
             return
         start = arr.__array_interface__["data"][0]
         err = np.ascontiguousarray(np.broadcast_to(np.asarray(err, dtype=np.float64), arr.shape))
@@ -248,7 +250,7 @@ class Tracker:
         return np.zeros(arr.shape) if found is None else found
 
     def _lookup(self, arr):
-        if arr.dtype.kind not in "fc" or arr.size == 0:
+        if not is_inexact(arr.dtype) or arr.size == 0:
             return None
         ptr = arr.__array_interface__["data"][0]
         for start, end, root, flat in reversed(self._roots):
@@ -285,7 +287,7 @@ class Tracker:
         fresh = []
         for o in outs:
             if isinstance(o, np.ndarray):
-                tracked = self._lookup(o) if o.dtype.kind in "fc" else None
+                tracked = self._lookup(o) if is_inexact(o.dtype) else None
                 if tracked is not None and not any(
                     isinstance(a, np.ndarray) and np.may_share_memory(o, a) for a in arrays
                 ):
@@ -300,7 +302,7 @@ class Tracker:
             errs = self._propagate(rule, arrays, params, outs, aux)
             for i in need:
                 o = outs[i]
-                if o.dtype.kind in "fc" and o.size:
+                if is_inexact(o.dtype) and o.size:
                     self._register(o, self._finish(errs[i], o))
         self.used.setdefault(rule.name, _spec(rule).describe())
         res = tuple(outs) if multi else outs[0]
@@ -411,7 +413,7 @@ class Tracker:
 
 def _is_float(a):
     """A floating array, real or complex (a complex value's magnitude bounds propagate like a real one's)."""
-    return isinstance(a, np.ndarray) and a.dtype.kind in "fc"
+    return isinstance(a, np.ndarray) and is_inexact(a.dtype)
 
 
 def rule_forward(rule):

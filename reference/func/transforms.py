@@ -17,6 +17,7 @@ from reference.autograd import forward_ad, graph
 from reference.autograd.engine import grad as autograd_grad
 from reference.autograd.grad_mode import enable_grad
 from reference.autograd.tensor import Tensor
+from reference.backend import is_inexact
 from reference.func.pytree import TransformError, flatten, tensor_leaves, unflatten
 from reference.ops import api
 
@@ -204,7 +205,7 @@ def jvp(func, primals, tangents, *, has_aux=False):
     t_leaves, t_spec = tensor_leaves(tangents, "jvp: tangents")
     _check_like(t_leaves, t_spec, p_leaves, p_spec, "jvp: tangents", "primals")
     for i, (p, t) in enumerate(zip(p_leaves, t_leaves)):
-        if p.dtype.kind not in "fc" or t.dtype != p.dtype:
+        if not is_inexact(p.dtype) or t.dtype != p.dtype:
             raise TransformError(
                 f"jvp: primal {i} has dtype {p.dtype} and tangent {i} dtype {t.dtype}; both must be the same "
                 "floating or complex dtype"

@@ -54,14 +54,25 @@ def linear(input, weight, bias=None):
 def batch_norm(
     input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
 ):
-    if not training and (running_mean is None or running_var is None):
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
     if training:  # PyTorch's _verify_batch_size
         size = list(input.shape)
-        if size and size[0] * math.prod(size[2:]) == 1:
+        if not size:
+            raise IndexError("tuple index out of range")
+        if size[0] * math.prod(size[2:]) == 1:
             raise ValueError(
                 f"Expected more than 1 value per channel when training, got input size torch.Size({size})"
             )
+    if input.numel() == 0:  # aten's batch_norm: a clone (the graph goes on) times weight[0] plus bias[0]
+        out = A.clone(input)
+        if weight is not None:
+            out = out * A.select(weight, 0, 0)
+        if bias is not None:
+            out = out + A.select(bias, 0, 0)
+        return out
+    if not training:
+        for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+            if stat is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
     if input.ndim < 2:
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, {max(input.ndim, 1) - 1}], "

@@ -31,6 +31,7 @@ from reference.autograd.tensor import (
     is_floating_dtype,
     storage_of,
 )
+from reference.backend import is_floating, is_inexact
 from reference.ops import kernels as K
 
 _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
@@ -152,7 +153,7 @@ def check_broadcast(a, b):
 
 def _binary(rule, a, b, params=None):
     params = params or {}
-    if type(b) in (float, int) and type(a) is Tensor and a._data.dtype.kind == "f":  # the common x * 0.5
+    if type(b) in (float, int) and type(a) is Tensor and is_floating(a._data.dtype):  # the common x * 0.5
         return apply(rule, (a, _wrap(b, a._data.dtype)), params)
     check = None
     if type(a) is Tensor and type(b) is Tensor:
@@ -269,11 +270,11 @@ def div(input, other, *, rounding_mode=None):
         return _div_mode(input, other, rounding_mode)
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         dt = result_type(input, other)
-        if dt.kind not in "fc":
+        if not is_inexact(dt):
             dt = _default_dtype[0]
         return apply(R.div, (_operand(input, dt), _operand(other, dt)), {}, cast=dt)
     dt = result_type(input, other)
-    if dt.kind not in "fc":
+    if not is_inexact(dt):
         dt = _default_dtype[0]
     return apply(R.div, (input, other), {}, cast=None if input.dtype == other.dtype == dt else dt)
 
@@ -651,13 +652,13 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
-        if np.dtype(dtype).kind not in "fc":
+        if not is_inexact(np.dtype(dtype)):
             raise RuntimeError(
                 "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex "
                 f"dtype. Got: {np.dtype(dtype)}"
             )
         input = to(input, dtype)
-    if input._data.dtype.kind not in "fc":
+    if not is_inexact(input._data.dtype):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
             f"dtype. Got: {input.dtype}"
@@ -1042,7 +1043,7 @@ def _as_index_tensor(item):
     if isinstance(item, Tensor):
         return item
     arr = np.asarray(item)
-    if arr.dtype.kind == "f":
+    if is_floating(arr.dtype):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     return _make(arr.astype(np.int64) if arr.dtype.kind in "iu" else arr)
 
@@ -1106,7 +1107,7 @@ def _split_advanced(input, items):
     if _builtin_sum(1 for i in items if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     for i in items:
-        if isinstance(i, Tensor) and i.dtype.kind == "f":
+        if isinstance(i, Tensor) and is_floating(i.dtype):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         if not (i is None or i is Ellipsis or isinstance(i, (Tensor, int, np.integer, slice))) or isinstance(
             i, bool
@@ -1574,7 +1575,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = max(0, math.ceil((end - start) / step))
     dtype = np.dtype(dtype)
-    arr = (start + np.arange(n, dtype=np.float64 if dtype.kind == "f" else np.int64) * step).astype(dtype)
+    arr = (start + np.arange(n, dtype=np.float64 if is_floating(dtype) else np.int64) * step).astype(dtype)
     return _leaf(arr, requires_grad)
 
 
@@ -1582,7 +1583,7 @@ def _linspace_values(start, end, steps, dtype):
     """PyTorch's linspace: the first half counts up from ``start``, the second down from ``end``."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    ct = dtype if dtype.kind == "f" else np.dtype(np.float64)
+    ct = dtype if is_floating(dtype) else np.dtype(np.float64)
     if steps == 0:
         return np.zeros(0, dtype=ct)
     if steps == 1:
@@ -1624,7 +1625,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 
 def _inplace_binary(rule, self, other, params=None):
     dt = result_type(self, other)
-    if dt.kind == "f" and self.dtype.kind != "f":
+    if is_floating(dt) and not is_floating(self.dtype):
         from reference.autograd.dispatch import _torch_dtype_name
 
         raise RuntimeError(
@@ -1654,12 +1655,12 @@ def div_(self, other, *, rounding_mode=None):
 
         _check_rounding_mode(rounding_mode)
         dt = result_type(self, other)
-        if dt.kind == "f" and self.dtype.kind != "f":
+        if is_floating(dt) and not is_floating(self.dtype):
             raise RuntimeError(
                 f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
             )
         return _inplace_binary(R.div_mode, self, other, {"rounding_mode": rounding_mode})
-    if self.dtype.kind not in "fc":
+    if not is_inexact(self.dtype):
         raise RuntimeError("result type Float can't be cast to the desired output type Long")
     return _inplace_binary(R.div, self, other)
 

@@ -162,7 +162,8 @@ def log_softmax(x, dim):
 
 
 def matmul(a, b):
-    return np.matmul(a, b)
+    out = np.matmul(a, b)  # ml_dtypes' bfloat16 matmul returns float32 (float32 products and sums)
+    return out if out.dtype == a.dtype else out.astype(a.dtype)  # rounded once, as PyTorch's bf16 matmul
 
 
 def clamp(x, min, max):

@@ -35,6 +35,7 @@ import weakref
 from reference.autograd import graph, graph_hooks
 from reference.autograd.grad_mode import _enabled, enable_grad, no_grad
 from reference.autograd.tensor import Tensor, _alias, gradient_edge, zeros_tensor
+from reference.backend import is_floating
 
 __all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential"]
 
@@ -336,7 +337,7 @@ def _reentrant(function, preserve, args):
                 # carries the node; PyTorch makes it a view with custom-Function creation meta instead
                 o = outs[i] = _alias(o)
             node.out_meta.append((o.shape, o.dtype))
-            if o._data.dtype.kind == "f":
+            if is_floating(o._data.dtype):
                 o._grad_fn = node
                 o._output_nr = i
         else:

@@ -53,3 +53,58 @@ def test_where_with_a_condition_alone_is_nonzero_as_tuple():
     assert len(ours) == len(theirs)
     for a, b in zip(ours, theirs):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("size", [0, 1])
+def test_tensor_unfold_of_a_0d_tensor_under_vmap(size):
+    """vmap of ``x.unfold(0, size, 1)`` over 0-d samples: each sample's window (or an empty one),
+    with the batch rule (no fallback), and its VJP, as torch.func. For size 0 torch.func's batch
+    rule gives (3, 2, 0) where the per-sample results stack to (3, 0): the reference keeps vmap's
+    definition (torch's per-sample results, stacked)."""
+    x = np.random.default_rng(0).standard_normal(3)
+    if size:
+        want = torch.func.vmap(lambda a: a.unfold(0, size, 1))(torch.tensor(x))
+    else:
+        want = torch.stack([torch.tensor(v).unfold(0, size, 1) for v in x])
+    got = T.func.vmap(lambda a: a.unfold(0, size, 1), allow_fallback=False)(T.tensor(x))
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    if size:
+        want = torch.func.vmap(torch.func.grad(lambda a: (a.unfold(0, size, 1) ** 2).sum()))(torch.tensor(x))
+    else:  # torch.func raises here (its (2, 0) windows do not match the (0,) gradient)
+        want = torch.stack(
+            [torch.func.grad(lambda a: (a.unfold(0, 0, 1) ** 2).sum())(torch.tensor(v)) for v in x]
+        )
+    got = T.func.vmap(T.func.grad(lambda a: (a.unfold(0, size, 1) ** 2).sum()), allow_fallback=False)(
+        T.tensor(x)
+    )
+    np.testing.assert_allclose(got.detach().numpy(), want.numpy(), rtol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda M, x, y: M.reciprocal(x),
+        lambda M, x, y: M.reciprocal_(x * 1.0),
+        lambda M, x, y: (x * 1.0).reciprocal_(),
+        lambda M, x, y: M.rsub(x, y),
+        lambda M, x, y: M.rsub(x, y, alpha=2.5),
+        lambda M, x, y: M.rsub(x, 3.0, alpha=2),
+    ],
+    ids=["reciprocal", "reciprocal_", "method_reciprocal_", "rsub", "rsub_alpha", "rsub_number"],
+)
+def test_reciprocal_and_rsub_as_torch(fn):
+    """torch.reciprocal(_) and torch.rsub (other - alpha * input): values and gradients."""
+    a, b = np.array([0.5, -2.0, 4.0]), np.array([1.0, 3.0, -1.0])
+    got = []
+    for M in (T, torch):
+        x, y = (M.tensor(v, dtype=M.float64, requires_grad=True) for v in (a, b))
+        out = fn(M, x, y)
+        grads = M.autograd.grad(out.sum(), (x, y), allow_unused=True)
+        got.append([out] + [g for g in grads])
+    for r, t in zip(*got):
+        assert (r is None) == (t is None)
+        if r is not None:
+            np.testing.assert_allclose(r.detach().numpy(), t.detach().numpy(), rtol=1e-15)
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+        T.tensor([1, 2]).reciprocal_()

@@ -222,10 +222,16 @@ def test_float16_gradients_as_torch():
     _same(outs[0], outs[1])
 
 
-def test_bfloat16_refuses_requires_grad_with_a_reason():
-    """Departure, documented: the reference computes in bfloat16 but does not differentiate it."""
-    with pytest.raises(RuntimeError, match="bfloat16"):
-        T.ones(2, dtype=T.bfloat16, requires_grad=True)
+def test_bfloat16_gradients_as_torch():
+    """bfloat16 leaves differentiate (the gradient is bfloat16, as in torch); more ops in
+    tests/autograd/test_lowp_autograd.py."""
+    a = np.array([0.5, -1.25, 2.0], dtype=np.float32)
+    outs = []
+    for M in (torch, T):
+        x = M.tensor(a, dtype=M.bfloat16, requires_grad=True)
+        (g,) = M.autograd.grad((x * x + x.flip(0)).sum(), x)
+        outs.append(g)
+    _same(outs[0], outs[1])
 
 
 def test_finfo_iinfo():

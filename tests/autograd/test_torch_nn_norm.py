@@ -96,6 +96,36 @@ def test_batch_norm_1d_input_rejected():
     errors_agree(lambda F, lib, x: F.batch_norm(x, None, None, training=True), _x(3))
 
 
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize(
+    "shape", [(0, 3), (0, 3, 4), (2, 3, 0), (0,)], ids=["batch", "batch_3d", "spatial", "1d"]
+)
+def test_batch_norm_empty(training, shape):
+    """aten's batch_norm on an empty input: a clone of it times weight[0] plus bias[0] (the graph
+    goes on; weight and bias get zero gradients), the running statistics untouched and not
+    required in evaluation mode; an empty weight fails on weight[0]."""
+    c = shape[1] if len(shape) > 1 else 0
+
+    def prog(F, lib, x, w, b):
+        rm, rv = lib.zeros(c, dtype=x.dtype), lib.ones(c, dtype=x.dtype)
+        stats = (rm, rv) if len(shape) > 1 else (None, None)
+        y = F.batch_norm(x, *stats, w if c else None, b if c else None, training=training)
+        return y, rm, rv
+
+    agree(prog, [_x(*shape), _x(c, seed=1) + 2.0, _x(c, seed=2)])
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_empty_errors(training):
+    for shape, c in (((0,), 0), ((2, 0), 0)):
+        errors_agree(
+            lambda F, lib, x, w: F.batch_norm(x, None, None, w, None, training=training), _x(*shape), _x(c)
+        )
+    errors_agree(lambda F, lib, x: F.batch_norm(x, None, None, training=training), _x())
+    errors_agree(lambda F, lib, x, m: F.batch_norm(x, m, None, training=False), _x(2, 3), _x(3))
+    errors_agree(lambda F, lib, x, m: F.batch_norm(x, None, m, training=False), _x(2, 3), _x(3))
+
+
 ERRORS = [
     ("layer_norm_shape", lambda F, lib, x: F.layer_norm(x, (5,)), (1, 2, 5, 4)),
     ("rms_norm_shape", lambda F, lib, x: F.rms_norm(x, (5,)), (1, 2, 5, 4)),
@@ -159,6 +189,13 @@ BAGS = [
     ("mean_2d_padding", dict(mode="mean", padding_idx=3), IDX, None),
     ("sum_2d_padding", dict(mode="sum", padding_idx=0), IDX, None),
     ("max_2d", dict(mode="max"), IDX, None),
+    (
+        "max_padding_empty_bag",
+        dict(mode="max", padding_idx=2),
+        np.array([0, 2, 1, 3, 2]),
+        np.array([0, 2, 4]),
+    ),
+    ("max_ties", dict(mode="max"), np.array([1, 1, 0, 0]), np.array([0, 2])),
 ]
 
 
@@ -169,6 +206,23 @@ def test_embedding_bag(label, kwargs, idx, offsets):
         return F.embedding_bag(lib.tensor(idx), w * 1.0, off, **kwargs)
 
     agree(prog, [_x(4, 3)])
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_vmap(mode):
+    """vmap over the weight (and vmap of its VJP) without the slice-loop fallback, as torch.func."""
+    idx, off = np.array([0, 2, 1, 3, 3, 1]), np.array([0, 2, 2, 5])
+    w = np.random.default_rng(3).standard_normal((3, 4, 2))
+
+    def f(lib):
+        return lambda w: lib.nn.functional.embedding_bag(lib.tensor(idx), w, lib.tensor(off), mode=mode)
+
+    want = torch.func.vmap(f(torch))(torch.tensor(w))
+    got = T.func.vmap(f(T), allow_fallback=False)(T.tensor(w))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+    want = torch.func.vmap(torch.func.grad(lambda w: (f(torch)(w) ** 2).sum()))(torch.tensor(w))
+    got = T.func.vmap(T.func.grad(lambda w: (f(T)(w) ** 2).sum()), allow_fallback=False)(T.tensor(w))
+    np.testing.assert_allclose(got.detach().numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
 
 
 def test_embedding_bag_per_sample_weights():
@@ -183,3 +237,106 @@ def test_embedding_bag_per_sample_weights():
 
     # first order only: torch has no derivative for _embedding_bag_per_sample_weights_backward
     agree(prog, [_x(4, 3), _x(4, seed=1)], second_order=False)
+
+
+# ---- aten's native normalisations and bilinear ------------------------------------------------------
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_native_layer_norm(affine):
+    def prog(F, lib, x, w, b):
+        out, mean, rstd = lib.native_layer_norm(x, (3, 4), w if affine else None, b if affine else None, 1e-5)
+        assert not mean.requires_grad and not rstd.requires_grad
+        return out, mean, rstd
+
+    agree(prog, [_x(2, 3, 4), _x(3, 4, seed=1), _x(3, 4, seed=2)])
+
+
+def test_native_group_norm():
+    def prog(F, lib, x, w, b):
+        return lib.native_group_norm(x, w, b, 2, 6, 4, 3, 1e-5)  # mean and rstd are differentiable
+
+    agree(prog, [_x(2, 6, 2, 2), _x(6, seed=1), _x(6, seed=2)])
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("name", ["native_batch_norm", "_native_batch_norm_legit"])
+def test_native_batch_norm(name, training):
+    def prog(F, lib, x, w, b):
+        rm, rv = lib.zeros(3, dtype=x.dtype), lib.ones(3, dtype=x.dtype)
+        out, mean, invstd = getattr(lib, name)(x, w, b, rm, rv, training, 0.3, 1e-5)
+        return out, mean, invstd, rm, rv
+
+    agree(prog, [_x(4, 3, 2), _x(3, seed=1), _x(3, seed=2)])
+
+
+def test_native_batch_norm_legit_without_running_stats():
+    agree(
+        lambda F, lib, x, w: lib._native_batch_norm_legit(x, w, None, True, 0.1, 1e-5),
+        [_x(4, 3, 2), _x(3, seed=1)],
+    )
+
+
+@pytest.mark.parametrize(
+    "s1, s2",
+    [((3,), (4,)), ((2, 3), (2, 4)), ((2, 1, 3), (2, 1, 4)), ((0, 3), (0, 4))],
+    ids=["1d", "2d", "3d", "empty"],
+)
+def test_bilinear(s1, s2):
+    agree(
+        lambda F, lib, a, b, w, c: F.bilinear(a, b, w, c) ** 2,
+        [_x(*s1), _x(*s2, seed=1), _x(5, 3, 4, seed=2), _x(5, seed=3)],
+    )
+
+
+BILINEAR_ERRORS = [
+    ("dims", (2, 3), (4,), (5, 3, 4), None),
+    ("batch", (2, 3), (3, 4), (5, 3, 4), None),
+    ("input1", (2, 2), (2, 4), (5, 3, 4), None),
+    ("input2", (2, 3), (2, 5), (5, 3, 4), None),
+    ("bias", (2, 3), (2, 4), (5, 3, 4), (4,)),
+]
+
+
+@pytest.mark.parametrize("label, s1, s2, sw, sb", BILINEAR_ERRORS, ids=[c[0] for c in BILINEAR_ERRORS])
+def test_bilinear_errors(label, s1, s2, sw, sb):
+    arrays = [_x(*s1), _x(*s2), _x(*sw)] + ([_x(*sb)] if sb else [])
+    errors_agree(lambda F, lib, *a: F.bilinear(*a), *arrays)
+
+
+@pytest.mark.parametrize(
+    "xs, ws, target, kwargs",
+    [
+        ((5, 3), (4, 3), np.array([0, 3, 1, 1, 2]), {}),
+        ((3,), (4, 3), np.array(2), {"reduction": "sum"}),
+        ((4, 3), (2, 3, 3), np.array([[0, 1, 1], [1, 0, 0], [1, 1, 0], [0, 0, 1]]), {"reduction": "none"}),
+        ((5, 3), (4, 3), np.array([0, 3, 1, 1, 2]), {"ignore_index": 1, "label_smoothing": 0.2}),
+        ((5, 3), (4, 3), "probs", {"label_smoothing": 0.1}),
+    ],
+    ids=["plain", "unbatched_sum", "k_dim_none", "ignore_smoothing", "probabilities"],
+)
+def test_linear_cross_entropy(xs, ws, target, kwargs):
+    """PyTorch's documented reference: cross_entropy(linear(input, linear_weight) + bias, target)."""
+    probs = np.random.default_rng(4).dirichlet(np.ones(4), size=5)
+
+    def prog(F, lib, x, w, b, cw):
+        t = lib.tensor(probs) if isinstance(target, str) else lib.tensor(target)
+        return F.linear_cross_entropy(x, w, t, linear_bias=b, weight=cw, **kwargs)
+
+    arrays = [_x(*xs), _x(*ws, seed=1), _x(*ws[:-1], seed=2), np.abs(_x(ws[0], seed=3)) + 0.5]
+    agree(prog, arrays, grad=[True, True, True, False])  # torch does not differentiate the class weight
+
+
+@pytest.mark.parametrize("p", [2, 1, 3.5, float("inf"), 0])
+def test_dist(p):
+    """torch.dist: the p-norm of the broadcast difference; a zero difference has zero gradient."""
+    x, y = _x(3, 4), _x(4, seed=1)
+    y[:2] = x[0, :2]
+    # torch's second derivatives for p = 1 and inf are ZeroTensors its helpers cannot read; p = 0
+    # has no gradient in torch (None), so only its value is compared
+    grad = None if p != 0 else [False, False]
+    agree(lambda F, lib, x, y: lib.dist(x, y, p), [x, y], second_order=p in (2, 3.5), grad=grad)
+    if p != 0:
+        agree(
+            lambda F, lib, x: lib.dist(x, lib.zeros(3, dtype=x.dtype), p), [np.zeros(3)], second_order=False
+        )

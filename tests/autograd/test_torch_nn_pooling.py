@@ -77,6 +77,17 @@ def test_max_unpool_roundtrip(n):
     agree(prog, [x])
 
 
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_max_unpool_empty_batch(n):
+    """An empty batch unpools to an empty output (the gradient is empty too); it crashed."""
+
+    def prog(F, lib, x):
+        v, i = getattr(F, f"max_pool{n}d")(x, 2, return_indices=True)
+        return getattr(F, f"max_unpool{n}d")(v, i, 2)
+
+    agree(prog, [_x(*((0, 2) + (4,) * n))])
+
+
 def test_max_unpool_overlapping_windows():
     x = _x(1, 1, 5, 5)
 
@@ -111,6 +122,9 @@ ERRORS = [
     ("adaptive_avg2d_negative", lambda F, x: F.adaptive_avg_pool2d(x, -1), (1, 2, 5, 4)),
     ("adaptive_avg1d_dims", lambda F, x: F.adaptive_avg_pool1d(x, 2), (1, 2, 5, 4)),
     ("unpool_output_size", lambda F, x: F.max_unpool2d(x, x.long() * 0, 2, output_size=(3, 3)), (1, 2, 5, 4)),
+    ("unpool1d_no_channels", lambda F, x: F.max_unpool1d(x, x.long() * 0, 2), (2, 0, 2)),
+    ("unpool2d_empty_spatial", lambda F, x: F.max_unpool2d(x, x.long() * 0, 2), (2, 3, 0, 2)),
+    ("unpool3d_no_channels", lambda F, x: F.max_unpool3d(x, x.long() * 0, 2), (2, 0, 2, 2, 2)),
 ]
 
 
@@ -160,3 +174,37 @@ def test_fractional_max_pool_explicit_samples(n, shape, kwargs):
         return fn(x, 2, return_indices=True, _random_samples=lib.tensor(samples), **kwargs)
 
     agree(prog, [_x(*shape)])
+
+
+@pytest.mark.parametrize(
+    "n, shape, out",
+    [
+        (2, (1, 1, 5, 5), (5, 5)),
+        (2, (1, 1, 5, 5), (3, 5)),
+        (3, (1, 1, 5, 5, 5), (4, 3, 3)),
+        (3, (1, 1, 6, 5, 5), (3, 5, 5)),
+        (3, (1, 1, 6, 5, 5), (3, 5, 3)),
+    ],
+    ids=["2d_height", "2d_width", "3d_time_edge", "3d_width", "3d_height"],
+)
+def test_fractional_max_pool_too_large(n, shape, out):
+    """aten's rule: 2-d allows out + k - 1 == in, 3-d needs out + k - 1 < in (time, width, height)."""
+    samples = np.random.default_rng(5).random(shape[:2] + (n,))
+    errors_agree(
+        lambda F, lib, x: getattr(F, f"fractional_max_pool{n}d")(
+            x, 2, output_size=out, _random_samples=lib.tensor(samples)
+        ),
+        _x(*shape),
+    )
+
+
+@pytest.mark.parametrize("n, shape, out", [(2, (1, 2, 5, 5), (4, 4)), (3, (1, 1, 6, 6, 6), (4, 4, 4))])
+def test_fractional_max_pool_largest_output(n, shape, out):
+    """The largest output each accepts: 2-d out + k - 1 == in, 3-d out + k - 1 == in - 1."""
+    samples = np.random.default_rng(6).random(shape[:2] + (n,))
+    agree(
+        lambda F, lib, x: getattr(F, f"fractional_max_pool{n}d")(
+            x, 2, output_size=out, _random_samples=lib.tensor(samples)
+        ),
+        [_x(*shape)],
+    )

@@ -163,16 +163,100 @@ def test_affine_grid_errors(label, fn, shape):
 
 @pytest.mark.parametrize("align_corners", [False, True])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
 def test_grid_sample(mode, padding_mode, align_corners):
     x = _x(2, 2, 3, 4)
-    grid = _x(2, 3, 5, 2, seed=1) * 1.7  # past the edges too
+    grid = _x(2, 3, 5, 2, seed=1) * 1.7  # past the edges too (past twice the span for reflection)
+    grid[0, 0, :, 0] = [-6.3, -3.1, 2.6, 4.9, 7.2]
     agree(
         lambda F, lib, x, g: F.grid_sample(
             x, g, mode=mode, padding_mode=padding_mode, align_corners=align_corners
         ),
         [x, grid],
     )
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_grid_sample_3d(mode, padding_mode, align_corners):
+    """5-d input: trilinear (``bilinear``) and nearest, PyTorch's scalar grid_sampler_3d."""
+    x = _x(2, 2, 3, 4, 2)
+    grid = _x(2, 2, 3, 2, 3, seed=1) * 1.6
+    agree(
+        lambda F, lib, x, g: F.grid_sample(
+            x, g, mode=mode, padding_mode=padding_mode, align_corners=align_corners
+        ),
+        [x, grid],
+    )
+
+
+@pytest.mark.parametrize(
+    "xs, gs",
+    [
+        ((0, 2, 3, 3), (0, 2, 2, 2)),
+        ((1, 0, 3, 3), (1, 2, 2, 2)),
+        ((1, 2, 3, 3), (1, 0, 2, 2)),
+        ((1, 1, 1, 1), (1, 2, 3, 2)),
+    ],
+    ids=["empty_batch", "no_channels", "empty_grid", "single_pixel"],
+)
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+def test_grid_sample_edges(xs, gs, mode):
+    if mode == "bicubic" and 0 in gs:
+        pytest.skip("torch 2.13's bicubic grid_sampler_2d_backward fails on an empty grid (a reshape error)")
+    agree(
+        lambda F, lib, x, g: F.grid_sample(x, g, mode=mode, padding_mode="reflection", align_corners=True),
+        [_x(*xs), _x(*gs, seed=1) * 1.5],
+    )
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_grid_sampler_2d_3d(mode):
+    """The aten spellings with PyTorch's enum values."""
+    x, grid = _x(1, 2, 3, 4), _x(1, 2, 3, 2, seed=1) * 1.2
+    agree(lambda F, lib, x, g: lib.grid_sampler_2d(x, g, mode, 2, False), [x, grid])
+    agree(lambda F, lib, x, g: lib.grid_sampler(x, g, mode, 1, True), [x, grid])
+    if mode != 2:
+        x, grid = _x(1, 2, 3, 2, 2), _x(1, 2, 2, 2, 3, seed=1) * 1.2
+        agree(lambda F, lib, x, g: lib.grid_sampler_3d(x, g, mode, 0, True), [x, grid])
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("in_dims", [(0, 0), (None, 0), (0, None)], ids=["both", "grid", "input"])
+def test_grid_sample_vmap(mode, in_dims):
+    """vmap (without the slice-loop fallback) and vmap of the VJP agree with torch.func."""
+    import torch
+
+    import reference as T
+
+    x, grid = _x(3, 2, 2, 3, 4), _x(3, 2, 3, 5, 2, seed=1) * 1.4
+    if in_dims[0] is None:
+        x = x[0]
+    if in_dims[1] is None:
+        grid = grid[0]
+
+    def f(lib):
+        def fn(x, g):
+            return lib.nn.functional.grid_sample(x, g, mode=mode, padding_mode="border", align_corners=False)
+
+        return fn
+
+    want = torch.func.vmap(f(torch), in_dims=in_dims)(torch.tensor(x), torch.tensor(grid))
+    got = T.func.vmap(f(T), in_dims=in_dims, allow_fallback=False)(T.tensor(x), T.tensor(grid))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+
+    def loss(lib):
+        return lambda x, g: (f(lib)(x, g) ** 2).sum()
+
+    want = torch.func.vmap(torch.func.grad(loss(torch), argnums=(0, 1)), in_dims=in_dims)(
+        torch.tensor(x), torch.tensor(grid)
+    )
+    got = T.func.vmap(T.func.grad(loss(T), argnums=(0, 1)), in_dims=in_dims, allow_fallback=False)(
+        T.tensor(x), T.tensor(grid)
+    )
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a.detach().numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
 
 
 GRID_ERRORS = [
@@ -183,9 +267,36 @@ GRID_ERRORS = [
         lambda F, lib, x: F.grid_sample(x, x[:, :1, :3, :2], padding_mode="foo", align_corners=False),
     ),
     ("dims", lambda F, lib, x: F.grid_sample(x, x[:, 0, :3, :2], align_corners=False)),
+    ("dims_3d_input", lambda F, lib, x: F.grid_sample(x[0], x[0, :, :, :1], align_corners=False)),
+    ("batch", lambda F, lib, x: F.grid_sample(x, x[:, :1, :3, :2].expand(2, 1, 3, 2), align_corners=False)),
+    ("empty_spatial", lambda F, lib, x: F.grid_sample(x[:, :, :0], x[:, :1, :3, :2], align_corners=False)),
+    (
+        "bicubic_5d",
+        lambda F, lib, x: F.grid_sample(
+            x.unsqueeze(2), x[:, :1, :3, :3].unsqueeze(1), mode="bicubic", align_corners=False
+        ),
+    ),
+    ("dtype", lambda F, lib, x: F.grid_sample(x.float(), x[:, :1, :3, :2], align_corners=False)),
+    (
+        "grid_sampler_2d_5d",
+        lambda F, lib, x: lib.grid_sampler_2d(x.unsqueeze(2), x[:, :1, :3, :3].unsqueeze(1), 0, 0, False),
+    ),
+    ("grid_sampler_3d_4d", lambda F, lib, x: lib.grid_sampler_3d(x, x[:, :1, :3, :2], 0, 0, False)),
 ]
 
 
 @pytest.mark.parametrize("label, fn", GRID_ERRORS, ids=[c[0] for c in GRID_ERRORS])
 def test_grid_sample_errors(label, fn):
     errors_agree(fn, _x(1, 2, 5, 4))
+
+
+@pytest.mark.parametrize(
+    "shape, pad, value", [((1, 3, 3), (2, 2), 0.0), ((2, 3), (1, -1, 2, 0), 1.5), ((2, 3), (0, 1), -2.0)]
+)
+def test_constant_pad_nd(shape, pad, value):
+    agree(lambda F, lib, x: lib.constant_pad_nd(x, pad, value) ** 2, [_x(*shape)])
+
+
+def test_constant_pad_nd_errors():
+    errors_agree(lambda F, lib, x: lib.constant_pad_nd(x, (1, 2, 3)), _x(2, 3))
+    errors_agree(lambda F, lib, x: lib.constant_pad_nd(x, (-3, -1)), _x(2, 3))

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from reference.autograd.dispatch import _torch_dtype_name, apply
 from reference.autograd.tensor import Tensor
+from reference.backend import is_floating
 from reference.ops import api as A
 from reference.ops.api import R
 
 
 def _floating_only(input, kernel):
-    if input.dtype.kind != "f":
+    if not is_floating(input.dtype):
         raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{_torch_dtype_name(input.dtype)}'")
 
 
@@ -130,7 +131,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, *, noise=None):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    if input.dtype.kind != "f":  # PyTorch's integer hardtanh: a clamp with the bounds as integers
+    if not is_floating(input.dtype):  # PyTorch's integer hardtanh: a clamp with the bounds as integers
         return A.clamp(input, int(min_val), int(max_val))
     return _run(R.hardtanh, input, {"min_val": min_val, "max_val": max_val}, inplace)
 
@@ -196,7 +197,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def threshold(input, threshold, value, inplace=False):
-    if input.dtype.kind != "f":  # no gradient for integers: the same values, computed directly
+    if not is_floating(input.dtype):  # no gradient for integers: the same values, computed directly
         return A.where(A.le(input, threshold), A._wrap(value, input.dtype), input)
     if inplace:
         return _inplace(R.threshold, input, {"threshold": threshold, "value": value})

@@ -17,10 +17,11 @@ import math
 import numpy as np
 
 from reference.autograd.tensor import Tensor
+from reference.backend import is_floating
 from reference.ops import api as A
 from reference.ops.rules.distance import cdist_direct, pnorm
 
-__all__ = ["cdist", "cosine_similarity", "pairwise_distance", "pdist"]
+__all__ = ["cdist", "cosine_similarity", "dist", "pairwise_distance", "pdist"]
 
 NN_FUNCTIONAL = [
     "cosine_similarity",
@@ -100,7 +101,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     }
     if compute_mode not in modes:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
-    if x1.dtype.kind != "f" or x2.dtype.kind != "f":
+    if x1.dtype.kind != "f" or x2.dtype.kind != "f":  # float16/32/64: no bfloat16 cdist in PyTorch
         raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {x1.dtype}")
     batch = tuple(np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
     x1 = A.expand(x1, batch + tuple(x1.shape[-2:]))
@@ -230,7 +231,7 @@ def _float_mask(mask, dtype):
         return None
     if mask.dtype == np.bool_:
         return A.tensor(np.where(mask._data, -np.inf, 0.0).astype(dtype))
-    if mask.dtype.kind != "f":
+    if not is_floating(mask.dtype):
         raise AssertionError("only bool and floating types of masks are supported")
     return mask
 
@@ -374,3 +375,12 @@ def multi_head_attention_forward(
     if not is_batched:
         return A.squeeze(out, 1), A.squeeze(weights, 0)
     return out, weights
+
+
+def dist(input, other, p=2):
+    """``torch.dist``: the p-norm of the broadcast difference, ``linalg.vector_norm(input - other,
+    p)`` (PyTorch's DistBackward0 is norm_backward of the difference: the same values and
+    gradients, zero at a zero difference)."""
+    from reference.ops.functions.reductions import vector_norm
+
+    return vector_norm(input - other, p)

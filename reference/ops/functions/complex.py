@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from reference.autograd.dispatch import _torch_dtype_name, apply, apply_inplace, apply_view
 from reference.autograd.tensor import Tensor, complex64, complex128
+from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.api import R
 
@@ -36,7 +37,7 @@ def view_as_real(input):
 
 def view_as_complex(input):
     dt = input.dtype
-    if dt.kind != "f" or dt.itemsize < 4:
+    if not is_floating(dt) or dt.itemsize < 4:
         if dt.name != "float16":
             raise RuntimeError(
                 "view_as_complex is only supported for half, float and double tensors, but got a tensor of "
@@ -85,7 +86,7 @@ def conj(input):
 
 def conj_physical(input):
     if input.dtype.kind != "c":
-        return input if input.dtype.kind in "fc" else A.clone(input)
+        return input if is_inexact(input.dtype) else A.clone(input)
     return apply(R.conj_physical, (input,))
 
 
@@ -113,7 +114,7 @@ def is_neg(input):
 
 def _check_parts(a, b):
     for x in (a, b):
-        if x.dtype.kind != "f" or x.dtype.itemsize < 4:
+        if not is_floating(x.dtype) or x.dtype.itemsize < 4:
             raise RuntimeError(
                 f"Expected both inputs to be Half, Float or Double tensors but got {_name(a.dtype)} and "
                 f"{_name(b.dtype)}"
@@ -140,7 +141,7 @@ def polar(abs, angle):  # noqa: A002 - PyTorch's names
 def angle(input):
     """The argument of a complex number; for real inputs 0 or pi (nan stays nan), in the default
     float dtype for integers, as PyTorch's angle."""
-    cast = None if input.dtype.kind in "fc" else A._default_dtype[0]
+    cast = None if is_inexact(input.dtype) else A._default_dtype[0]
     return apply(R.angle, (input,), {}, cast=cast)
 
 

@@ -8,6 +8,7 @@ is the c2r of the conjugate, ``ihfft`` the conjugate of the r2c, with the scalin
 
 from __future__ import annotations
 
+from reference.backend import is_inexact
 from reference.ops import api as A
 from reference.ops.rules import fft as P
 
@@ -23,7 +24,7 @@ def _norm(norm):
 
 def _floating(x):
     """Integer and bool inputs compute in the default float dtype, as PyTorch's fft does."""
-    return x if x.dtype.kind in "fc" else A.to(x, A._default_dtype[0])
+    return x if is_inexact(x.dtype) else A.to(x, A._default_dtype[0])
 
 
 def _complex(x):

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from reference.autograd.tensor import Tensor
+from reference.backend import is_floating
 from reference.ops import api as A
 from reference.ops.rules.losses import _RULES, nll_loss_prim
 
@@ -344,7 +345,7 @@ def cross_entropy(
     logp = A.log_softmax(input, class_dim)
     wshape = [1] * input.ndim
     wshape[class_dim] = n_classes
-    if tuple(target.shape) == tuple(input.shape) and target.dtype.kind == "f":
+    if tuple(target.shape) == tuple(input.shape) and is_floating(target.dtype):
         # class probabilities
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes

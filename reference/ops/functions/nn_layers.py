@@ -25,12 +25,16 @@ from reference.autograd.tensor import Tensor
 from reference.ops import api as A
 from reference.ops.rules.pooling import window_map
 
+__all__ = ["native_layer_norm", "native_group_norm", "native_batch_norm", "_native_batch_norm_legit"]
+
 NN_FUNCTIONAL = [
+    "bilinear",
     "embedding",
     "embedding_bag",
     "group_norm",
     "instance_norm",
     "layer_norm",
+    "linear_cross_entropy",
     "local_response_norm",
     "rms_norm",
 ]
@@ -310,13 +314,154 @@ def embedding_bag(
         if psw is not None:
             m = m * A.unsqueeze(psw, 0)
         return A.matmul(m, rows)
-    data = rows._data
-    pick = np.full((nb, d), -1, dtype=np.int64)
-    for i, (s, e) in enumerate(zip(starts, ends)):
-        members = np.arange(s, e)[keep[s:e]]
-        if len(members):
-            arg = np.argmax(data[members], axis=0)
-            pick[i] = members[arg] * d + np.arange(d)
-    mask = pick >= 0
-    out = A.take(rows, np.where(mask, pick, 0))
-    return out * A.tensor(mask.astype(weight._data.dtype)) if not mask.all() else out
+    # max: the bag's rows gathered into (bags, longest bag, D), missing slots -inf, then max over the
+    # bag with its index (the first maximum gets the gradient, as PyTorch's strict ">" scan); table ops
+    # only (no value read), so vmap over the weight needs no fallback. An empty bag gives zeros.
+    from reference.ops.functions.reductions import max as max_dim
+
+    members = [np.arange(s, e)[keep[s:e]] for s, e in zip(starts, ends)]
+    width = max([len(m) for m in members] + [1])
+    slot = np.zeros((nb, width), dtype=np.int64)
+    valid = np.zeros((nb, width), dtype=bool)
+    for i, m in enumerate(members):
+        slot[i, : len(m)], valid[i, : len(m)] = m, True
+    index = slot[:, :, None] * d + np.arange(d)  # (bags, width, D) into the flat (L, D) rows
+    vals = A.take(rows, index) if len(flat) else A.zeros((nb, width, d), dtype=weight.dtype)
+    neg = A.tensor(np.array(-np.inf, dtype=weight._data.dtype))
+    vals = A.where(A.tensor(np.broadcast_to(valid[:, :, None], index.shape).copy()), vals, neg)
+    out = max_dim(vals, 1)[0]
+    nonempty = valid.any(axis=1)
+    if nonempty.all():
+        return out
+    return A.where(A.tensor(nonempty[:, None].copy()), out, A.tensor(np.array(0.0, dtype=weight._data.dtype)))
+
+
+# ---- aten's native normalisations (torch.native_*): the output with the saved statistics -----------
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """``torch.native_layer_norm``: (out, mean, rstd), the statistics shaped ``input.shape[:axis]``
+    followed by ones; PyTorch does not differentiate them (output_differentiability: out only)."""
+    ns, dims = _norm_shape(input, normalized_shape, ", ")
+    mean = A.mean(input, dims, keepdim=True)
+    xc = input - mean
+    rstd = A.pow(A.mean(xc * xc, dims, keepdim=True) + eps, -0.5)
+    out = xc * rstd
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out, mean.detach(), rstd.detach()
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """``torch.native_group_norm``: (out, mean, rstd) with the statistics (N, group); PyTorch
+    differentiates all three (its infinitely differentiable backward), so do these Tensor ops."""
+    n, c = int(N), int(C)
+    if c % group:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{_shape_list(input.shape)} and num_groups={group}"
+        )
+    x = A.reshape(input, (n, group, (c // group) * int(HxW)))
+    mean = A.mean(x, (2,))
+    xc = x - A.unsqueeze(mean, 2)
+    rstd = A.pow(A.mean(xc * xc, (2,)) + eps, -0.5)
+    out = A.reshape(xc * A.unsqueeze(rstd, 2), tuple(input.shape))
+    bshape = (1, c) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * A.reshape(weight, bshape)
+    if bias is not None:
+        out = out + A.reshape(bias, bshape)
+    return out, mean, rstd
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """``torch.native_batch_norm``: (out, save_mean, save_invstd), the rule ``batch_norm`` for the
+    output (running statistics updated in training); the batch statistics in training, empty
+    tensors in evaluation, not differentiated (as PyTorch)."""
+    from reference.nn.functional import batch_norm
+
+    out = batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        empty = A.tensor(np.zeros(0, dtype=input._data.dtype))
+        return out, empty, A.tensor(np.zeros(0, dtype=input._data.dtype))
+    dims = (0,) + tuple(range(2, input.ndim))
+    x = input.detach()
+    mean = A.mean(x, dims)
+    xc = x - A.reshape(mean, (1, -1) + (1,) * (input.ndim - 2))
+    invstd = A.pow(A.mean(xc * xc, dims) + eps, -0.5)
+    return out, mean, invstd
+
+
+def _native_batch_norm_legit(input, weight, bias, *args):
+    """aten's two overloads: (running_mean, running_var, training, momentum, eps) or, without
+    running statistics, (training, momentum, eps)."""
+    if len(args) == 3:
+        training, momentum, eps = args
+        return native_batch_norm(input, weight, bias, None, None, training, momentum, eps)
+    return native_batch_norm(input, weight, bias, *args)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """Composite, as aten's bilinear (``_trilinear``): ``out[..., o] = x1[..., i] W[o, i, j]
+    x2[..., j] + b[o]``, with aten's checks (no broadcasting of the batch dims)."""
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    for i in range(input1.ndim - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(
+                f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.shape[i]} and "
+                f"{input2.shape[i]}"
+            )
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(
+            f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but expected {weight.shape[1]}"
+        )
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(
+            f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but expected {weight.shape[2]}"
+        )
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(
+            f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected {weight.shape[0]}"
+        )
+    left = A.matmul(A.unsqueeze(A.unsqueeze(input1, -2), -2), weight)  # (..., O, 1, J)
+    out = A.sum(A.squeeze(left, -2) * A.unsqueeze(input2, -2), -1)  # (..., O)
+    return out if bias is None else out + bias
+
+
+def linear_cross_entropy(
+    input,
+    linear_weight,
+    target,
+    *,
+    linear_bias=None,
+    weight=None,
+    reduction="mean",
+    ignore_index=None,
+    label_smoothing=0.0,
+    options=None,
+):
+    """Composite, PyTorch's documented reference implementation: ``cross_entropy(linear(input,
+    linear_weight) + linear_bias, target, ...)``; a K-dimensional weight (C, d_1, ..., d_K, in)
+    gives logits (..., C, d_1, ..., d_K). ``options`` (PyTorch's chunking strategy: how the batch
+    is split, not what is computed) is accepted and does not change the values; ``ignore_index=None``
+    ignores no class."""
+    from reference.ops.functions.losses import cross_entropy
+
+    w = linear_weight
+    flat = A.reshape(w, (-1, w.shape[-1])) if w.ndim != 2 else w
+    logits = A.matmul(input, A.t(flat))
+    if w.ndim != 2:
+        logits = A.reshape(logits, tuple(input.shape[:-1]) + tuple(w.shape[:-1]))
+    if linear_bias is not None:
+        logits = logits + linear_bias
+    return cross_entropy(
+        logits,
+        target,
+        weight=weight,
+        ignore_index=-100 if ignore_index is None else ignore_index,
+        reduction=reduction,
+        label_smoothing=label_smoothing,
+    )

@@ -407,6 +407,7 @@ def _unpool(input, indices, n, kernel_size, stride, padding, output_size):
             f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
             f"indices tensor with shape: {list(indices.shape)}"
         )
+    _check_unpool_nonempty(tuple(input.shape), n)
     idx = np.asarray(indices._data if isinstance(indices, Tensor) else indices).astype(np.int64)
     n_out = math.prod(out)
     bad = (idx < 0) | (idx >= n_out)
@@ -417,7 +418,9 @@ def _unpool(input, indices, n, kernel_size, stride, padding, output_size):
         )
     lead = idx.shape[: idx.ndim - n]
     planes = math.prod(lead)
-    flat = idx.reshape(planes, -1) + np.arange(planes)[:, None] * n_out  # into the whole output
+    flat = (
+        idx.reshape(planes, math.prod(idx.shape[idx.ndim - n :])) + np.arange(planes)[:, None] * n_out
+    )  # into the output
     fwd_index = flat.reshape(-1, 1)
     index, weight = K.transpose_table(fwd_index, np.ones(fwd_index.shape), planes * n_out, keep_last=True)
     return window_map(
@@ -431,8 +434,22 @@ def _unpool(input, indices, n, kernel_size, stride, padding, output_size):
     )
 
 
+def _check_unpool_nonempty(shape, n):
+    """aten's max_unpooling{2,3}d_forward_out_cpu: every dim but the first non-empty (an empty
+    batch gives an empty output)."""
+    for i in range(1, len(shape)):
+        if shape[i] <= 0:
+            raise RuntimeError(
+                f"max_unpooling{n}d_forward_out_cpu(): Expected input to have non-zero size for non-batch dimensions, "
+                f"but got {list(shape)} with dimension {i} being empty."
+            )
+
+
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """Composite, as PyTorch's: ``max_unpool2d`` with a unit height."""
+    """Composite, as PyTorch's: ``max_unpool2d`` with a unit height (PyTorch's unit dim is last,
+    as its messages show)."""
+    if tuple(indices.shape) == tuple(input.shape):
+        _check_unpool_nonempty(tuple(input.shape) + (1,), 2)
     k = _ints(kernel_size, 1, "kernel_size", "max_unpool1d")
     s = k if stride is None else _ints(stride, 1, "stride", "max_unpool1d")
     p = _ints(padding, 1, "padding", "max_unpool1d")
@@ -488,10 +505,15 @@ def _fractional(input, n, kernel_size, output_size, output_ratio, _random_sample
     batched = input.ndim == n + 2
     x = input if batched else A.unsqueeze(input, 0)
     sizes = tuple(x.shape[2:])
-    for d in range(n):
-        if out[d] + k[d] - 1 > sizes[d]:
+    # aten's checks: 2-d allows out + k - 1 == in (height, then width); 3-d requires it strictly
+    # smaller (time, width, then height), so a window may never reach the last element there
+    names = {2: ("height", "width"), 3: ("time", "height", "width")}[n]
+    order = (0, 1) if n == 2 else (0, 2, 1)
+    for d in order:
+        if out[d] + k[d] - 1 > sizes[d] - (n == 3):
             raise RuntimeError(
-                f"{op}_out(): pool size {k[d]} too large relative to input size {sizes[d]} and output size {out[d]}"
+                f"{op}{'_out' if n == 3 else ''}(): pool {names[d]} {k[d]} too large relative to input "
+                f"{names[d]} {sizes[d]}"
             )
     samples = np.asarray(_random_samples._data if isinstance(_random_samples, Tensor) else _random_samples)
     nb, c = x.shape[0], x.shape[1]

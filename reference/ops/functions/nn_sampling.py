@@ -10,9 +10,12 @@ import math
 
 import numpy as np
 
+from reference.autograd.tensor import int64
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rules.pooling import window_map
+
+__all__ = ["constant_pad_nd", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d"]
 
 NN_FUNCTIONAL = [
     "affine_grid",
@@ -100,6 +103,17 @@ def pad(input, pad, mode="constant", value=None):
     index, weight = K.combine_axes(_pad_axes(sizes, pads, mode), sizes)
     name = {"reflect": "reflection_pad", "replicate": "replication_pad"}[mode]
     return window_map(f"{name}{n}d", input, index, weight, sizes, outs)
+
+
+_pad = pad
+
+
+def constant_pad_nd(input, pad, value=0):
+    """``torch.constant_pad_nd``: ``pad(mode="constant")`` (rule ``constant_pad_nd``), aten's
+    message for an odd pad length."""
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    return _pad(input, pad, mode="constant", value=value)
 
 
 def _pad_circular(input, pads):
@@ -460,58 +474,104 @@ def affine_grid(theta, size, align_corners=None):
 
 
 # ---- grid_sample --------------------------------------------------------------------------------
+# A composite of table ops only (no value read outside them), so that vmap, forward mode and
+# higher-order gradients go through the ops' own rules. Floors, roundings and the piece of a
+# piecewise-linear coordinate map are taken from detached values, as PyTorch's kernels take them:
+# constants for the derivative. 2-d inputs follow PyTorch's vectorized CPU kernel
+# (aten/src/ATen/native/cpu/GridSamplerKernel.cpp), 3-d inputs its scalar kernel
+# (GridSampler.cpp, grid_sampler_3d_cpu_impl); the two differ in the unnormalisation's rounding and
+# in the reflection's gradient multiplier at the reflection points.
 
 
-def _clip_affine(c, size):
-    """PyTorch's clip_coordinates_set_grad as (value, d value / d c): gradient 0 at and past the ends."""
-    lim = size - 1
-    inside = (c > 0) & (c < lim)
-    return np.where(c <= 0, 0.0, np.where(c >= lim, float(lim), c)), inside.astype(np.float64)
-
-
-def _reflect_affine(c, twice_low, twice_high):
-    """PyTorch's reflect_coordinates_set_grad as (value, d value / d c)."""
-    if twice_low == twice_high:
-        return np.zeros_like(c), np.zeros_like(c)
-    lo, span = twice_low / 2, (twice_high - twice_low) / 2
-    x = c - lo
-    mult = np.where(x < 0, -1.0, 1.0)
-    x = np.abs(x)
-    extra = np.fmod(x, span)
-    flips = np.floor(x / span).astype(np.int64)
-    even = flips % 2 == 0
-    return np.where(even, extra + lo, span - extra + lo), np.where(even, mult, -mult)
-
-
-def _source_coord(coord, size, padding_mode, align_corners):
-    """The sampling coordinate (Tensor) from a normalised grid coordinate (Tensor): unnormalised,
-    then reflected/clipped as piecewise-linear maps (constant slope and offset on each piece, taken
-    from the values, exactly PyTorch's values and gradient multipliers)."""
+def _unnormalize(coord, size, align_corners, vectorized):
+    """The sampling coordinate from a grid coordinate in [-1, 1] (differentiable in the grid)."""
     if align_corners:
-        c = (coord + 1.0) * ((size - 1) / 2.0)
+        return (coord + 1.0) * ((size - 1) / 2.0) if vectorized else ((coord + 1.0) / 2.0) * (size - 1)
+    return (coord + 1.0) * (size / 2.0) - 0.5 if vectorized else ((coord + 1.0) * size - 1.0) / 2.0
+
+
+def _clip(c, size):
+    """PyTorch's clip_coordinates(_set_grad): into [0, size - 1], the ends counting as outside (zero
+    gradient there), nan to 0 (the kernels clamp with the bound as first operand)."""
+    lim = float(size - 1)
+    inside = A.logical_and(A.gt(c, 0.0), A.lt(c, lim))
+    return A.where(inside, c, A.where(A.ge(c, lim), A.full_like(c, lim), A.zeros_like(c)))
+
+
+def _reflect(c, size, align_corners, vectorized):
+    """PyTorch's reflect_coordinates(_set_grad): reflected about the image's ends until inside."""
+    from reference.ops.functions.pointwise import floor, fmod, trunc
+
+    if align_corners:
+        low, twice_span, empty = 0.0, 2.0 * (size - 1), size <= 1
     else:
-        c = ((coord + 1.0) * size - 1.0) / 2.0
+        low, twice_span, empty = -0.5, 2.0 * size, size <= 0
+    if empty:
+        return c * 0.0
+    x = c - low
+    neg = A.lt(x, 0.0)
+    a = A.where(neg, -x, x)  # |x| with slope -1 below 0 and +1 from 0 on, as the kernels
+    if vectorized:  # GridSamplerKernel.cpp: extra = |x| - trunc(|x| / 2span) 2span; one more flip past span
+        extra = a - trunc(a.detach() / twice_span) * twice_span
+        refl = twice_span - extra
+        return A.where(A.gt(extra, refl), refl, extra) + low
+    span = twice_span / 2.0  # GridSampler.h: fmod by span, the parity of floor(|x| / span) flips
+    extra = a - (a.detach() - fmod(a.detach(), span))
+    odd = A.ne(fmod(floor(a.detach() / span), 2.0), 0.0)
+    return A.where(odd, span - extra, extra) + low
+
+
+def _compute_coordinates(c, size, padding_mode, align_corners, vectorized):
     if padding_mode == "zeros":
         return c
-    v = c._data.astype(np.float64)
-    slope = np.ones_like(v)
     if padding_mode == "reflection":
-        v, s = (
-            _reflect_affine(v, 0, 2 * (size - 1)) if align_corners else _reflect_affine(v, -1, 2 * size - 1)
-        )
-        slope = slope * s
-    v, s = _clip_affine(v, size)
-    slope = slope * s
-    offset = v - slope * c._data
-    dt = c._data.dtype
-    return c * A.tensor(slope.astype(dt)) + A.tensor(offset.astype(dt))
+        c = _reflect(c, size, align_corners, vectorized)
+    return _clip(c, size)
+
+
+def _gather(input, coords, sizes):
+    """``input[n, c, i_0, ..., i_k]`` at integer-valued coordinates (Tensors (N, *out), last spatial
+    dim first as in the grid), 0 where out of range: shape (N, C, *out)."""
+    from reference.ops.functions.indexing import take
+
+    n, ch = input.shape[:2]
+    spatial = math.prod(sizes)
+    valid, flat = None, None
+    for c, size, stride in zip(
+        coords, sizes[::-1], [math.prod(sizes[len(sizes) - i :]) for i in range(len(sizes))]
+    ):
+        ok = A.logical_and(A.gt(c, -1.0), A.lt(c, float(size)))
+        valid = ok if valid is None else A.logical_and(valid, ok)
+        i = A.to(A.where(ok, c, 0.0), dtype=int64) * stride
+        flat = i if flat is None else flat + i
+    k = len(coords[0].shape) - 1
+    base = (np.arange(n) * (ch * spatial)).reshape((n, 1) + (1,) * k) + (np.arange(ch) * spatial).reshape(
+        (1, ch) + (1,) * k
+    )
+    vals = take(input, A.unsqueeze(flat, 1) + A.tensor(base))
+    return A.where(A.unsqueeze(valid, 1), vals, A.tensor(np.zeros((), dtype=input._data.dtype)))
+
+
+def _cubic_coefficients(t):
+    """PyTorch's cubic convolution coefficients (A = -0.75) for the taps -1, 0, 1, 2 at offset t."""
+    a = -0.75
+    x = t + 1.0
+    c0 = ((x * a - 5 * a) * x + 8 * a) * x - 4 * a
+    c1 = (t * (a + 2) - (a + 3)) * t * t + 1.0
+    x = 1.0 - t
+    c2 = (x * (a + 2) - (a + 3)) * x * x + 1.0
+    x = 2.0 - t
+    c3 = ((x * a - 5 * a) * x + 8 * a) * x - 4 * a
+    return (c0, c1, c2, c3)
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """Composite for 2-d inputs (PyTorch's node: ``GridSampler2DBackward0``; same values and
-    gradients): the corner values are ``take``-n from the input, the bilinear weights are Tensor
-    functions of the grid (floors as constants), padding modes are PyTorch's piecewise-linear
-    coordinate maps. ``mode="bicubic"`` and 5-d (volumetric) inputs are not implemented (rejected)."""
+    """Composite (PyTorch's node: ``GridSampler2DBackward0`` / ``GridSampler3DBackward0``; same
+    values and gradients, the double backward included): the input values are ``take``-n at the
+    integer taps, the interpolation weights are Tensor functions of the grid. ``bilinear`` (trilinear
+    on 5-d inputs), ``nearest`` (round half to even; the grid's gradient is zero) and, on 4-d
+    inputs, ``bicubic`` (cubic convolution with A = -0.75 on the unpadded coordinate, each tap's
+    integer coordinate padded and clipped on its own, as PyTorch's kernel)."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(
             f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'"
@@ -523,10 +583,55 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         )
     if align_corners is None:
         align_corners = False
-    if input.ndim != grid.ndim:
+    return _grid_sampler(input, grid, mode, padding_mode, bool(align_corners), 4 if input.ndim == 4 else 5)
+
+
+_INTERPOLATION = ("bilinear", "nearest", "bicubic")
+_PADDING = ("zeros", "border", "reflection")
+
+
+def _enum(value, names, what, op):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < len(names):
+        # PyTorch reads an out-of-range enum value as whatever its kernel's switch falls into
         raise RuntimeError(
-            f"grid_sampler(): expected {input.ndim}D input and grid with same number of dimensions, but got input "
-            "with sizes "
+            f"reference: {op}(): {what} must be one of 0, 1, 2 ({', '.join(names)}), got {value!r}"
+        )
+    return names[int(value)]
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``torch.grid_sampler``: :func:`grid_sample` with PyTorch's enum values (interpolation 0
+    bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection)."""
+    mode = _enum(interpolation_mode, _INTERPOLATION, "interpolation_mode", "grid_sampler")
+    pad = _enum(padding_mode, _PADDING, "padding_mode", "grid_sampler")
+    return _grid_sampler(input, grid, mode, pad, bool(align_corners), 4 if input.ndim == 4 else 5)
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    mode = _enum(interpolation_mode, _INTERPOLATION, "interpolation_mode", "grid_sampler_2d")
+    pad = _enum(padding_mode, _PADDING, "padding_mode", "grid_sampler_2d")
+    return _grid_sampler(input, grid, mode, pad, bool(align_corners), 4)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    mode = _enum(interpolation_mode, _INTERPOLATION, "interpolation_mode", "grid_sampler_3d")
+    pad = _enum(padding_mode, _PADDING, "padding_mode", "grid_sampler_3d")
+    return _grid_sampler(input, grid, mode, pad, bool(align_corners), 5)
+
+
+def _grid_sampler(input, grid, mode, padding_mode, align_corners, want):
+    """PyTorch's grid_sampler_2d / grid_sampler_3d (``want``: 4 or 5 dims): the checks of
+    GridSamplerUtils.h in its order, then the interpolation."""
+    from reference.ops.functions.pointwise import floor, round
+
+    if input.ndim == 0 or grid.ndim == 0:
+        raise RuntimeError(
+            f"grid_sampler(): expected {want}D input and grid with same number of dimensions, but got input "
+            f"with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+        )
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(
+            "grid_sampler(): expected grid and input to have same batch size, but got input with sizes "
             f"{list(input.shape)} and grid with sizes {list(grid.shape)}"
         )
     if grid.shape[-1] != input.ndim - 2:
@@ -534,36 +639,73 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             f"grid_sampler(): expected grid to have size {input.ndim - 2} in last dimension, but got grid with sizes "
             f"{list(grid.shape)}"
         )
-    if input.shape[0] != grid.shape[0]:
+    for i in range(2, input.ndim):
+        if input.shape[i] <= 0:
+            raise RuntimeError(
+                "grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes "
+                f"{list(input.shape)} with dimension {i} being empty"
+            )
+    if input.ndim != want or grid.ndim != want:
         raise RuntimeError(
-            "grid_sampler(): expected grid and input to have same batch size, but got input with sizes "
-            f"{list(input.shape)} and grid with sizes {list(grid.shape)}"
+            f"grid_sampler(): expected {want}D input and grid with same number of dimensions, but got input "
+            f"with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
         )
-    if input.ndim != 4 or mode == "bicubic":
-        raise NotImplementedError(
-            "reference: grid_sample is implemented for 4-d inputs, bilinear and nearest modes"
+    if want == 5 and mode == "bicubic":
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if input.dtype != grid.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_type_name(input.dtype)} but found {_type_name(grid.dtype)}"
         )
-    n, c, h, w = input.shape
-    ho, wo = grid.shape[1:3]
-    ix = _source_coord(A.select(grid, 3, 0), w, padding_mode, align_corners)
-    iy = _source_coord(A.select(grid, 3, 1), h, padding_mode, align_corners)
-    base = (np.arange(n) * (c * h * w)).reshape(n, 1, 1, 1) + (np.arange(c) * (h * w)).reshape(1, c, 1, 1)
-
-    def corner(xs, ys):
-        xs, ys = xs.astype(np.int64), ys.astype(np.int64)
-        valid = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-        flat = base + (np.clip(ys, 0, h - 1) * w + np.clip(xs, 0, w - 1))[:, None]
-        vals = A.take(input, flat)
-        return vals * A.tensor(valid[:, None].astype(input._data.dtype)) if not valid.all() else vals
-
+    vectorized = want == 4
+    sizes = tuple(input.shape[2:])  # (D,) H, W; the grid's last dim holds x (W) first
+    k = len(sizes)
+    grids = [A.select(grid, -1, i) for i in range(k)]
+    if mode == "bicubic":
+        x = [_unnormalize(g, s, align_corners, True) for g, s in zip(grids, sizes[::-1])]
+        f = [floor(e.detach()) for e in x]
+        coef = [_cubic_coefficients(e - fe) for e, fe in zip(x, f)]
+        taps = [
+            [_compute_coordinates(fe + (j - 1.0), s, padding_mode, align_corners, True) for j in range(4)]
+            for fe, s in zip(f, sizes[::-1])
+        ]
+        out = None
+        for j in range(4):  # rows (y), then the columns (x) within each row, as the kernel sums them
+            row = None
+            for i in range(4):
+                term = _gather(input, (taps[0][i], taps[1][j]), sizes) * A.unsqueeze(coef[0][i], 1)
+                row = term if row is None else row + term
+            term = row * A.unsqueeze(coef[1][j], 1)
+            out = term if out is None else out + term
+        return out
+    c = [
+        _compute_coordinates(
+            _unnormalize(g, s, align_corners, vectorized), s, padding_mode, align_corners, vectorized
+        )
+        for g, s in zip(grids, sizes[::-1])
+    ]
     if mode == "nearest":  # the grid gets a zero gradient (defined, as PyTorch's), never nan
-        never = A.tensor(np.zeros((n, 1, ho, wo), dtype=bool))
-        return corner(np.rint(ix._data), np.rint(iy._data)) + A.where(never, A.unsqueeze(ix + iy, 1), 0.0)
-    x0, y0 = np.floor(ix._data), np.floor(iy._data)
-    fx0, fy0 = A.tensor(x0.astype(ix._data.dtype)), A.tensor(y0.astype(iy._data.dtype))
-    tx, ty = ix - fx0, iy - fy0  # in [0, 1): the fractional parts, differentiable in the grid
+        out = _gather(input, [round(e.detach()) for e in c], sizes)
+        never = A.tensor(np.zeros((1,) * (k + 2), dtype=bool))
+        link = c[0]
+        for e in c[1:]:
+            link = link + e
+        return out + A.where(never, A.unsqueeze(link, 1), A.tensor(np.zeros((), dtype=input._data.dtype)))
+    f = [floor(e.detach()) for e in c]
+    t = [e - fe for e, fe in zip(c, f)]  # in [0, 1): the fractional parts, differentiable in the grid
     out = None
-    for dx, dy, wx, wy in ((0, 0, 1 - tx, 1 - ty), (1, 0, tx, 1 - ty), (0, 1, 1 - tx, ty), (1, 1, tx, ty)):
-        term = corner(x0 + dx, y0 + dy) * A.unsqueeze(wx * wy, 1)
+    for bits in np.ndindex(*(2,) * k):
+        corner = bits[::-1]  # x fastest, as the kernels sum the corners
+        w = None
+        for d, bit in enumerate(corner):
+            wd = t[d] if bit else 1.0 - t[d]
+            w = wd if w is None else w * wd
+        vals = _gather(input, [fe + float(bit) for fe, bit in zip(f, corner)], sizes)
+        term = vals * A.unsqueeze(w, 1)
         out = term if out is None else out + term
     return out
+
+
+def _type_name(dtype):
+    return {"float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16"}.get(
+        dtype.name, dtype.name
+    )

@@ -21,6 +21,7 @@ import numpy as np
 
 from reference.autograd.dispatch import _torch_dtype_name, apply, apply_inplace
 from reference.autograd.tensor import Tensor, _default_dtype, _make, bool_, float64
+from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.api import R
 
@@ -39,14 +40,14 @@ def _plain_unary(fn, name):
 
 
 _isnan = _plain_unary(lambda a: a != a, "isnan")
-_isfinite = _plain_unary(lambda a: a - a == 0 if a.dtype.kind == "f" else a == a, "isfinite")
+_isfinite = _plain_unary(lambda a: a - a == 0 if is_floating(a.dtype) else a == a, "isfinite")
 
 
 # ---- argument normalisation --------------------------------------------------------------------------
 
 
 def _float_dtype(dt):
-    return dt if dt.kind in "fc" else _default_dtype[0]
+    return dt if is_inexact(dt) else _default_dtype[0]
 
 
 def _check(a, b):
@@ -72,18 +73,18 @@ def _binary(rule, a, b, params=None, floating=False):
 
 
 def _unary_float(rule, x, params=None):
-    return apply(rule, (x,), params or {}, cast=None if x.dtype.kind in "fc" else _default_dtype[0])
+    return apply(rule, (x,), params or {}, cast=None if is_inexact(x.dtype) else _default_dtype[0])
 
 
 def _inplace_result_check(self, dt):
-    if dt != self.dtype and (dt.kind == "f" and self.dtype.kind != "f"):
+    if dt != self.dtype and (is_floating(dt) and not is_floating(self.dtype)):
         raise RuntimeError(
             f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
         )
 
 
 def _unary_inplace(rule, self, params=None):
-    if self.dtype.kind not in "fc":
+    if not is_inexact(self.dtype):
         _inplace_result_check(self, _default_dtype[0])
     return apply_inplace(rule, self, (), params or {})
 
@@ -179,7 +180,7 @@ i0e, i1, i1e, ndtri, log_ndtr, entr = (
 
 def ndtr(input):
     """torch.special.ndtr: (1 + erf(x / sqrt(2))) * 0.5, a composite as in PyTorch."""
-    x = input if input.dtype.kind == "f" else A.to(input, _default_dtype[0])
+    x = input if is_floating(input.dtype) else A.to(input, _default_dtype[0])
     return (erf(x * math.sqrt(0.5)) + 1) * 0.5
 
 
@@ -244,7 +245,7 @@ def positive(input):
 
 
 def frac(input):
-    if input.dtype.kind != "f":
+    if not is_floating(input.dtype):
         raise NotImplementedError(f"\"frac_cpu\" not implemented for '{_torch_dtype_name(input.dtype)}'")
     return apply(R.frac, (input,))
 
@@ -258,14 +259,14 @@ def _rounding(name):
     def op(input):
         if input.dtype.kind == "c":
             raise NotImplementedError(f"{name} is not supported for complex inputs")
-        if input.dtype.kind != "f":  # integers are already integral: PyTorch returns a copy
+        if not is_floating(input.dtype):  # integers are already integral: PyTorch returns a copy
             return A.clone(input)
         return apply(getattr(R, name), (input,))
 
     def op_(self):
         if self.dtype.kind == "c":
             raise NotImplementedError(f"{name} is not supported for complex inputs")
-        if self.dtype.kind != "f":
+        if not is_floating(self.dtype):
             return self
         return apply_inplace(getattr(R, name), self, (), {})
 
@@ -280,7 +281,7 @@ fix, fix_ = trunc, trunc_
 
 
 def round(input, *, decimals=0):
-    if input.dtype.kind != "f":
+    if not is_floating(input.dtype):
         if decimals != 0:
             raise RuntimeError("round_cpu not implemented for integral types with decimals != 0")
         return A.clone(input)
@@ -290,7 +291,7 @@ def round(input, *, decimals=0):
 
 
 def round_(self, *, decimals=0):
-    if self.dtype.kind != "f":
+    if not is_floating(self.dtype):
         return self
     if decimals == 0:
         return apply_inplace(R.round, self, (), {})
@@ -298,13 +299,13 @@ def round_(self, *, decimals=0):
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    if input.dtype.kind != "f":
+    if not is_floating(input.dtype):
         return A.clone(input)
     return apply(R.nan_to_num, (input,), {"nan": nan, "posinf": posinf, "neginf": neginf})
 
 
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
-    if self.dtype.kind != "f":
+    if not is_floating(self.dtype):
         return self
     return apply_inplace(R.nan_to_num, self, (), {"nan": nan, "posinf": posinf, "neginf": neginf})
 
@@ -326,7 +327,7 @@ arctan2, arctan2_ = atan2, atan2_
 def _float_kernel_only(name, *operands):
     """Ops whose CPU kernel exists for floating dtypes only (no integer promotion)."""
     dt = A.result_type(*operands)
-    if dt.kind != "f":
+    if not is_floating(dt):
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_torch_dtype_name(dt)}'")
 
 
@@ -592,6 +593,25 @@ def masked_fill_(self, mask, value):
 
 masked_fill = A.masked_fill
 
+
+def reciprocal(input):
+    """``torch.reciprocal`` (rule ``reciprocal``; the method ``x.reciprocal()`` is the same)."""
+    return input.reciprocal()
+
+
+def reciprocal_(self):
+    """In place (PyTorch refuses an integer tensor: its float result cannot be written back)."""
+    return _unary_inplace(R.reciprocal, self)
+
+
+def rsub(input, other, *, alpha=1):
+    """``torch.rsub``: ``other - alpha * input``; a number ``other`` is aten's rsub with a Scalar,
+    a tensor one an ordinary subtraction (PyTorch: RsubBackward1 / RsubBackward0, same gradients)."""
+    if isinstance(other, Tensor):
+        return A.sub(other, input, alpha=alpha)
+    return A.rsub(input * alpha if alpha != 1 else input, other)
+
+
 __all__ = (
     _UNARY
     + [n + "_" for n in _UNARY]
@@ -600,8 +620,12 @@ __all__ = (
     trunc_ fix fix_ round round_ nan_to_num nan_to_num_ atan2 arctan2 hypot logaddexp logaddexp2 copysign
     xlogy xlogy_ fmod remainder fmax fmin heaviside nextafter float_power true_divide lerp addcmul
     addcdiv clamp_min clamp_max clamp_min_ clamp_max_ clip clip_ masked_fill""".split()
-)
-_METHOD_NAMES = [n for n in __all__ if n not in ("masked_fill", "i0_", "sinc_", "deg2rad_", "rad2deg_")] + (
+) + ["reciprocal", "reciprocal_", "rsub"]
+_METHOD_NAMES = [
+    n
+    for n in __all__
+    if n not in ("masked_fill", "i0_", "sinc_", "deg2rad_", "rad2deg_", "reciprocal", "rsub")
+] + (
     """polygamma_ mvlgamma_ sgn_ sign_ atan2_ arctan2_ hypot_ copysign_ fmod_ remainder_ heaviside_
     nextafter_ float_power_ true_divide_ lerp_ addcmul_ addcdiv_ masked_fill_ i0_ sinc_ deg2rad_ rad2deg_
     square_""".split()

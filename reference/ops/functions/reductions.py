@@ -19,6 +19,7 @@ import numpy as np
 
 from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor, _default_dtype, bool_, int64
+from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES
 
@@ -74,7 +75,7 @@ def _ret(name, indices, values):
 
 
 def _float_only(input, what):
-    if input.dtype.kind != "f":
+    if not is_floating(input.dtype):
         raise RuntimeError(what)
 
 
@@ -97,14 +98,14 @@ def _cast_dtype(input, dtype):
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     input = _cast_dtype(input, dtype)
-    if input.dtype.kind != "f":
+    if not is_floating(input.dtype):
         return A.sum(input, dim, keepdim)
     return apply(RULES["nansum"], (input,), {"dim": _dims_or_none(dim, input.ndim), "keepdim": keepdim})
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     input = _cast_dtype(input, dtype)
-    if input.dtype.kind != "f":
+    if not is_floating(input.dtype):
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{_torch_name(input.dtype)}"
@@ -147,7 +148,7 @@ def _correction(unbiased, correction):
 def _var_args(input, dim, unbiased, keepdim, correction, name):
     if isinstance(dim, bool):  # var(x, unbiased) positional form
         unbiased, dim = dim, None
-    if input.dtype.kind not in "fc":
+    if not is_inexact(input.dtype):
         raise RuntimeError("std and var only support floating point and complex dtypes")
     return {
         "dim": _dims_or_none(dim, input.ndim),
@@ -182,7 +183,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if isinstance(ord, str) or isinstance(ord, Tensor):
         raise TypeError(f"linalg.vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
-    if x.dtype.kind not in "fc":
+    if not is_inexact(x.dtype):
         raise RuntimeError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_torch_name(x.dtype)}"
         )
@@ -214,7 +215,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def logsumexp(input, dim, keepdim=False):
-    if input.dtype.kind != "f":
+    if not is_floating(input.dtype):
         input = A.to(input, _default_dtype[0])
     dims = A._dims(dim, input.ndim)
     if input.ndim == 0:
@@ -421,7 +422,7 @@ def cummin(input, dim):
 
 
 def logcumsumexp(input, dim):
-    if input.dtype.kind != "f":
+    if not is_floating(input.dtype):
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{_torch_name(input.dtype)}'"
         )
@@ -466,7 +467,7 @@ def _scan_inplace(name, fn):
     before the write); with ``dtype=`` or an integer self, the out-of-place scan copied back."""
 
     def op_(self, dim, *, dtype=None):
-        if (dtype is None or dtype == self.dtype) and self.dtype.kind == "f":
+        if (dtype is None or dtype == self.dtype) and is_floating(self.dtype):
             return apply_inplace(RULES[name], self, (), {"dim": _int_dim(dim, self.ndim)})
         return A.copy_(self, fn(self, dim, dtype=dtype))
 

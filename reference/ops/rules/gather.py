@@ -16,7 +16,7 @@ import numpy as np
 
 from reference import errors
 from reference.autograd.dispatch import apply
-from reference.backend import namespace_of
+from reference.backend import is_floating, namespace_of
 from reference.ops import api as A
 from reference.ops.rules.reductions import _batch_scalar_samples
 from reference.ops.rules.registry import rule
@@ -96,7 +96,7 @@ def scatter_reduce_kernel(x, index, src, dim, reduce, include_self):
     out = x0.copy()
     if not include_self:
         ident = _IDENTITY[reduce]
-        if x.dtype.kind != "f" and reduce in ("amax", "amin"):
+        if not is_floating(x.dtype) and reduce in ("amax", "amin"):
             info = xp.iinfo(x.dtype)
             ident = info.min if reduce == "amax" else info.max
         out[at] = ident
@@ -108,7 +108,7 @@ def scatter_reduce_kernel(x, index, src, dim, reduce, include_self):
         count = xp.full(x0.shape, 1 if include_self else 0, dtype=x.dtype)
         xp.add.at(count, at, xp.ones(vals.shape, dtype=x.dtype))
         count = xp.where(count == 0, xp.ones((), dtype=x.dtype), count)
-        out = out / count if x.dtype.kind == "f" else out // count
+        out = out / count if is_floating(x.dtype) else out // count
     return out.reshape(x.shape).astype(x.dtype, copy=False)
 
 

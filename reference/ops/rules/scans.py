@@ -15,7 +15,7 @@ import numpy as np
 
 from reference import errors
 from reference.autograd.dispatch import apply
-from reference.backend import namespace_of
+from reference.backend import is_inexact, namespace_of
 from reference.ops import api as A
 from reference.ops.rule import AUTO_LINEAR, BATCH_DIM
 from reference.ops.rules.reductions import _batch_multi, _flip
@@ -75,7 +75,7 @@ def cumsum_kernel(x, dim):
     if x.ndim == 0:
         return x.copy()
     out = xp.cumsum(x, axis=dim)
-    return out if x.dtype.kind in "fc" else out.astype(np.int64)
+    return out if is_inexact(x.dtype) else out.astype(np.int64)
 
 
 def cumprod_kernel(x, dim):
@@ -83,7 +83,7 @@ def cumprod_kernel(x, dim):
     if x.ndim == 0:
         return x.copy()
     out = xp.cumprod(x, axis=dim)
-    return out if x.dtype.kind in "fc" else out.astype(np.int64)
+    return out if is_inexact(x.dtype) else out.astype(np.int64)
 
 
 def cumsum_tensor(t, dim):

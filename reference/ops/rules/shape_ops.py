@@ -392,5 +392,15 @@ rule(
     view=unfold_geometry,
     grads=(lambda c, g: A.scatter_add(g, _view_index(c, unfold_geometry), c.shapes[0]),),
     jvp=SAME_VIEW,
-    batch=view_rule(lambda p, shape, n: {**p, "dim": p["dim"] + 1}),
+    batch=lambda b, p: _unfold_batch(b, p),
 )
+
+_unfold_view_batch = view_rule(lambda p, shape, n: {**p, "dim": p["dim"] + 1})
+
+
+def _unfold_batch(b, params):
+    """The same unfold of the physical value one dim further; a logical 0-d input (physical (B,))
+    unfolds into its one-element window, or an empty one for size 0: (B, size), still a view."""
+    if tuple(b.inputs[0].shape) == ():
+        return A.narrow(A.unsqueeze(b.front(0), 1), 1, 0, params["size"]), 0
+    return _unfold_view_batch(b, params)
