@@ -250,8 +250,13 @@ _BINARY = {
 
 
 class Storage:
-    def __init__(self, value):
+    def __init__(self, value, alias_of=None):
         self.value = value  # a flat framework array
+        self.generation = 0  # in-place writes so far
+        # a custom Function's output that is a view of an input: its own values (the Function's, with
+        # its gradient) at the positions of the input's storage ``alias_of`` as it was (generation)
+        self.alias_of = alias_of
+        self.alias_generation = alias_of.generation if alias_of is not None else 0
 
 
 def _index(r) -> np.ndarray:
@@ -289,6 +294,12 @@ class FTensor:
         return self._r.ndim
 
     def value(self):
+        alias = self._storage.alias_of
+        if alias is not None and alias.generation != self._storage.alias_generation:
+            raise Unsupported(
+                "reading a custom Function's view output after its input was written in place: PyTorch's "
+                "output shares the input's memory (it sees the write), a functional value cannot"
+            )
         v = self._run.B.gather(self._storage.value, self._idx)
         return self._run.B.stop_gradient(v) if self.detached else v
 
@@ -414,7 +425,12 @@ class Run:
         return self.view(out, t)
 
     def view(self, r, source):
-        view = self.wrap(r)
+        from reference.autograd.tensor import storage_of
+
+        if storage_of(r) is storage_of(source._r):  # the source's storage (a custom Function's view
+            view = FTensor(self, r, source._storage)  # output has its own over its input's positions)
+        else:
+            view = self.wrap(r)
         # a view of a detached alias is one too; a view made under no_grad has no history
         view.detached = source.detached or (None if self.reference.is_grad_enabled() else "no_grad")
         return view
@@ -446,6 +462,7 @@ class Run:
         if not self.reference.is_grad_enabled():  # new values, the old history
             updated = storage.value + self.B.stop_gradient(updated - storage.value)
         storage.value = updated
+        storage.generation += 1
         return t
 
     # -- custom Functions and checkpoint -------------------------------------------------------------
@@ -501,8 +518,10 @@ class Run:
             # what a saved tensor is to a second differentiation (PyTorch's SavedVariable): an input keeps
             # its history, an output the Function's node; anything else was made under no_grad: a constant
             info["kinds"] = [
-                ("input", [inner[k] for k in tensors].index(t)) if any(t is inner[k] for k in tensors)
-                else ("output", [id(o) for o in outs].index(id(t))) if any(t is o for o in outs)
+                ("input", [inner[k] for k in tensors].index(t))
+                if any(t is inner[k] for k in tensors)
+                else ("output", [id(o) for o in outs].index(id(t)))
+                if any(t is o for o in outs)
                 else ("other", None)
                 for t in ctx.saved
             ]
@@ -511,7 +530,12 @@ class Run:
 
         def residuals(res, xs, outs):
             return tuple(
-                None if v is None else xs[j] if kind == "input" else outs[j] if kind == "output"
+                None
+                if v is None
+                else xs[j]
+                if kind == "input"
+                else outs[j]
+                if kind == "output"
                 else self.B.stop_gradient(v)
                 for v, (kind, j) in zip(res, info["kinds"])
             )
@@ -529,7 +553,9 @@ class Run:
             for k in tensors:
                 g = grads[k] if k < len(grads) else None
                 shape = tuple(args[k]._r.shape)
-                out.append(self.B.broadcast(0.0, shape) if g is None else self.B.broadcast(self.val(g), shape))
+                out.append(
+                    self.B.broadcast(0.0, shape) if g is None else self.B.broadcast(self.val(g), shape)
+                )
             return tuple(out)
 
         values = self.B.custom(primal, backward, residuals)(*[args[k].value() for k in tensors])
@@ -544,15 +570,16 @@ class Run:
                 if not self.reference.is_grad_enabled():
                     updated = t._storage.value + self.B.stop_gradient(updated - t._storage.value)
                 t._storage.value = updated
+                t._storage.generation += 1
                 results.append(t)
-            elif id(storage_of(r)) in self.storages:
-                raise Unsupported(
-                    "a custom Function output that is a view of an input (not marked dirty): PyTorch's output "
-                    "shares the input's memory but has the Function's gradient; a functional value has one or "
-                    "the other"
-                )
+            elif id(storage_of(r)) in self.storages:  # a view of an input, not marked dirty (Identity)
+                base = self.storages[id(storage_of(r))]
+                own = Storage(self.B.scatter(self.B.zeros(storage_of(r).size), _index(r), v), alias_of=base)
+                results.append(FTensor(self, r, own))
             else:
-                results.append(self.fresh(r, v if self.reference.is_grad_enabled() else self.B.stop_gradient(v)))
+                results.append(
+                    self.fresh(r, v if self.reference.is_grad_enabled() else self.B.stop_gradient(v))
+                )
         return results[0] if single else tuple(results)
 
     def checkpoint(self, function, *args, use_reentrant=None, preserve_rng_state=True, **kwargs):

@@ -489,7 +489,13 @@ def _broadcastable_to(src, dst):
 
 @st.composite
 def programs(
-    draw, max_inputs=2, max_steps=6, numeric=False, custom_functions=False, checkpoints=False, saved_hooks=False
+    draw,
+    max_inputs=2,
+    max_steps=6,
+    numeric=False,
+    custom_functions=False,
+    checkpoints=False,
+    saved_hooks=False,
 ):
     """A random chain of views, in-place ops (some under no_grad), elementwise ops and a backward.
 
@@ -525,7 +531,10 @@ def programs(
         kinds += ["checkpoint"] * 3 if checkpoints else []
         kind = draw(st.sampled_from(kinds))
         low = 0
-        if kind in ("inplace", "inplace_other", "setitem", "custom") and len(var_shapes) > n_inputs:
+        if (
+            kind in ("inplace", "inplace_other", "setitem", "custom", "checkpoint")
+            and len(var_shapes) > n_inputs
+        ):
             low = n_inputs if draw(st.integers(0, 9)) else 0  # mostly non-leaves: leaves only raise
         i = len(var_shapes) - 1  # mostly a chain: the latest variable, or any other
         i = i if draw(st.integers(0, 2)) == 0 and i >= low else draw(st.integers(low, i))
@@ -553,7 +562,9 @@ def programs(
             if fn not in functions:
                 functions.append(fn)
             if draw(st.booleans()):  # applied to a fresh intermediate that its op saved for backward
-                steps.append(Step(f"{new} = {name}.{draw(st.sampled_from(['exp()', 'tanh()', 'sigmoid()']))}"))
+                steps.append(
+                    Step(f"{new} = {name}.{draw(st.sampled_from(['exp()', 'tanh()', 'sigmoid()']))}")
+                )
                 i, name = len(var_shapes), new
                 storage.append(i)
                 var_shapes.append(shape)
@@ -628,7 +639,11 @@ def programs(
             else:
                 j = draw(st.integers(0, len(var_shapes) - 1))
                 steps.append(Step(f"{name}[{k}] = v{j}.sum() * 0.5"))
-        if saved_hooks and kind in ("unary", "binary", "numeric", "custom", "checkpoint") and draw(st.booleans()):
+        if (
+            saved_hooks
+            and kind in ("unary", "binary", "numeric", "custom", "checkpoint")
+            and draw(st.booleans())
+        ):
             context = draw(st.sampled_from(sorted(HOOK_CONTEXTS)))  # what the step saves goes through hooks
             steps[-1].context = context
             if HOOK_CONTEXTS[context] and HOOK_CONTEXTS[context] not in functions:

@@ -217,8 +217,13 @@ def program_cases(max_inputs: int = 2, max_steps: int = 6):
     (:func:`conformance.programs.programs` with every kind of step on)."""
     from conformance.programs import program_case, programs
 
-    steps = programs(max_inputs, max_steps, numeric=True, custom_functions=True, checkpoints=True, saved_hooks=True)
-    return steps.map(program_case)
+    plain = programs(max_inputs, max_steps, numeric=True)
+    featured = programs(
+        max_inputs, max_steps, numeric=True, custom_functions=True, checkpoints=True, saved_hooks=True
+    )
+    # half and half: the templates' definitions make programs longer and dilute the view/in-place
+    # steps, whose bugs the plain half keeps finding as often as before (and shrinks towards)
+    return st.one_of(plain, featured).map(program_case)
 
 
 # ---- op records: shapes and values that reach where kernels change behaviour ------------------------

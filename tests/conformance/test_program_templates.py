@@ -114,8 +114,7 @@ FUNCTIONAL = sorted(n for n in PROGRAMS if not n.startswith("hooks") and n not i
 
 @pytest.mark.parametrize("framework", sorted(BACKENDS))
 def test_templates_on_jax_and_tensorflow(framework):
-    """Every custom Function template (but Identity, see below) and checkpointed block, with every
-    ending the reference runs, agrees with the reference through custom_vjp/custom_gradient and
+    """Every custom Function template and checkpointed block, with every ending the reference runs, agrees with the reference through custom_vjp/custom_gradient and
     jax.checkpoint/tf.recompute_grad -- second order included."""
     pytest.importorskip(framework)
     import conformance.functional as functional
@@ -125,10 +124,6 @@ def test_templates_on_jax_and_tensorflow(framework):
     for name in FUNCTIONAL:
         case = program_case(PROGRAMS[name])
         assert functional.why_not_functional(case) is None, name
-        if name.startswith("Identity"):
-            with pytest.raises(functional.Unsupported, match="view of an input"):
-                functional.run_functional(B, case, program_inputs(case), _np)
-            continue
         reply = _reply(lambda case=case: functional.run_functional(B, case, program_inputs(case), _np))
         verdict = program_verdict(case, reference_outcome(case), reply, framework, U)
         if verdict["verdict"] != "pass":
