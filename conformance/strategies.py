@@ -221,7 +221,7 @@ def program_cases(max_inputs: int = 2, max_steps: int = 6):
     featured = programs(
         max_inputs, max_steps, numeric=True, custom_functions=True, checkpoints=True, saved_hooks=True
     )
-    # half and half: the templates' definitions make programs longer and dilute the view/in-place
+    # plain or featured: the templates' definitions make programs longer and dilute the view/in-place
     # steps, whose bugs the plain half keeps finding as often as before (and shrinks towards)
     return st.one_of(plain, featured).map(program_case)
 
