@@ -68,9 +68,28 @@ class JaxBackend:
     def grad(self, f, xs):
         return self.jax.grad(f, argnums=tuple(range(len(xs))))(*xs)
 
+    def custom(self, primal, backward, residuals):
+        """``jax.custom_vjp``: the values of ``primal(*xs)[0]``, the gradient ``backward(res, gs)``.
+
+        The forward rule returns the outputs as ``f``'s own (so a second differentiation goes through the
+        template's backward again, as PyTorch's graph does) and ``residuals(res, xs, outs)``."""
+        f = self.jax.custom_vjp(lambda *xs: primal(*xs)[0])
+
+        def fwd(*xs):
+            outs = f(*xs)
+            return outs, residuals(primal(*xs)[1], xs, outs)
+
+        f.defvjp(fwd, backward)
+        return f
+
+    def checkpoint(self, f):
+        return self.jax.checkpoint(f)
+
     def ops(self):
         jnp, nn = self.jnp, self.jax.nn
         return {
+            "sign": jnp.sign,
+            "le": lambda x, y: jnp.less_equal(x, y).astype(jnp.float64),
             "exp": jnp.exp,
             "tanh": jnp.tanh,
             "sigmoid": nn.sigmoid,
@@ -130,6 +149,37 @@ class TensorFlowBackend:
             y = f(*xs)
         return tape.gradient(y, list(xs), unconnected_gradients=tf.UnconnectedGradients.ZERO)
 
+    def custom(self, primal, backward, residuals):
+        """``tf.custom_gradient``: the values of ``primal(*xs)[0]``, the gradient ``backward(res, gs)``.
+
+        TensorFlow runs a custom_gradient's function with the tape stopped, so residuals computed
+        there would be constants to an outer tape (no second order through them, where PyTorch and
+        JAX have one). They are computed first, recorded, and the gradient function closes over them.
+        """
+        tf = self.tf
+
+        def apply(*xs):
+            cell = {}
+
+            @tf.custom_gradient
+            def f(*ys):
+                outs, _ = primal(*ys)
+
+                def grad(*gs):
+                    gs = [tf.zeros_like(o) if g is None else g for g, o in zip(gs, outs)]
+                    return list(backward(cell["res"], tuple(gs)))
+
+                return list(outs), grad
+
+            outs = tuple(f(*xs))
+            cell["res"] = residuals(primal(*xs)[1], xs, outs)  # recorded, outside f
+            return outs
+
+        return apply
+
+    def checkpoint(self, f):
+        return self.tf.recompute_grad(f)
+
     def _conv1d(self, x, w, padding):
         tf = self.tf
         x = tf.pad(tf.transpose(x, [0, 2, 1]), [[0, 0], [padding, padding], [0, 0]])  # NWC
@@ -139,6 +189,8 @@ class TensorFlowBackend:
     def ops(self):
         tf = self.tf
         return {
+            "sign": tf.sign,
+            "le": lambda x, y: tf.cast(tf.less_equal(x, tf.cast(y, tf.float64)), tf.float64),
             "exp": tf.exp,
             "tanh": tf.tanh,
             "sigmoid": tf.sigmoid,
@@ -163,6 +215,8 @@ class TensorFlowBackend:
 # ---- the functional tensor ------------------------------------------------------------------------------
 # method name -> (table op, how the arguments map); in-place names map to their out-of-place op
 VALUE_OPS = {
+    "sign",
+    "le",
     "exp",
     "tanh",
     "sigmoid",
@@ -180,16 +234,29 @@ VALUE_OPS = {
     "amax",
     "softmax",
     "clone",
+    "to",
     "matmul",
 }
 INPLACE = {f"{n}_" for n in ("exp", "tanh", "sigmoid", "relu", "neg", "add", "sub", "mul", "div", "clamp")}
 INPLACE |= {"zero_", "fill_", "copy_"}
-_BINARY = {"__add__": "add", "__sub__": "sub", "__mul__": "mul", "__matmul__": "matmul"}
+_BINARY = {
+    "__add__": "add",
+    "__sub__": "sub",
+    "__mul__": "mul",
+    "__matmul__": "matmul",
+    "__truediv__": "div",
+    "__le__": "le",
+}
 
 
 class Storage:
-    def __init__(self, value):
+    def __init__(self, value, alias_of=None):
         self.value = value  # a flat framework array
+        self.generation = 0  # in-place writes so far
+        # a custom Function's output that is a view of an input: its own values (the Function's, with
+        # its gradient) at the positions of the input's storage ``alias_of`` as it was (generation)
+        self.alias_of = alias_of
+        self.alias_generation = alias_of.generation if alias_of is not None else 0
 
 
 def _index(r) -> np.ndarray:
@@ -227,8 +294,18 @@ class FTensor:
         return self._r.ndim
 
     def value(self):
+        alias = self._storage.alias_of
+        if alias is not None and alias.generation != self._storage.alias_generation:
+            raise Unsupported(
+                "reading a custom Function's view output after its input was written in place: PyTorch's "
+                "output shares the input's memory (it sees the write), a functional value cannot"
+            )
         v = self._run.B.gather(self._storage.value, self._idx)
         return self._run.B.stop_gradient(v) if self.detached else v
+
+    @property
+    def data(self):  # an alias of the same storage whose reads carry no gradient (as ``detach()``)
+        return FTensor(self._run, self._r.data, self._storage, detached="data")
 
     # -- ops -------------------------------------------------------------------------------------------
     def __getattr__(self, name):
@@ -259,6 +336,12 @@ class FTensor:
     def __matmul__(self, other):
         return self._run.call(self, "__matmul__", (other,), {})
 
+    def __truediv__(self, other):
+        return self._run.call(self, "__truediv__", (other,), {})
+
+    def __le__(self, other):
+        return self._run.call(self, "__le__", (other,), {})
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False):
         self._r.backward(retain_graph=retain_graph, create_graph=create_graph)
         self._run.differentiate(self, None)
@@ -277,6 +360,8 @@ class Run:
         self.storages = {}  # id(reference storage) -> Storage
         self.keep = []  # the reference storages, alive so that their ids stay unique
         self.grads = None if stop_at is not None else [None] * len(inputs)
+        self.inner = 0  # > 0 inside a custom Function's forward/backward or a checkpointed block
+        self.functions = {}  # program class -> the reference Function running the same methods
         refs = [
             reference.tensor(np.array(a, dtype=np.float64), dtype=reference.float64, requires_grad=True)
             for a in concrete
@@ -340,21 +425,26 @@ class Run:
         return self.view(out, t)
 
     def view(self, r, source):
-        view = self.wrap(r)
+        from reference.autograd.tensor import storage_of
+
+        if storage_of(r) is storage_of(source._r):  # the source's storage (a custom Function's view
+            view = FTensor(self, r, source._storage)  # output has its own over its input's positions)
+        else:
+            view = self.wrap(r)
         # a view of a detached alias is one too; a view made under no_grad has no history
         view.detached = source.detached or (None if self.reference.is_grad_enabled() else "no_grad")
         return view
 
     def value_op(self, op, t, args, kwargs):
         x, a = t.value(), [self.val(v) for v in args]
-        if op == "clone":
+        if op in ("clone", "to"):  # values are float64 throughout (a comparison's are 0.0 and 1.0)
             return x
         if kwargs or (op in ("mean", "amax") and a):
             raise Unsupported(f"{op} with arguments {args} {kwargs}")
         return self.table[op](x, *a)
 
     def inplace(self, t, name, args, kwargs, ref=None):
-        if t.detached == "detach":
+        if t.detached == "detach" or (t.detached == "data" and not self.inner):
             raise Unsupported("an in-place op on a detached alias (its own history, its base's values)")
         (ref or (lambda: getattr(t._r, name)(*self.ref(args), **self.ref(kwargs))))()
         shape = tuple(t._r.shape)
@@ -372,7 +462,155 @@ class Run:
         if not self.reference.is_grad_enabled():  # new values, the old history
             updated = storage.value + self.B.stop_gradient(updated - storage.value)
         storage.value = updated
+        storage.generation += 1
         return t
+
+    # -- custom Functions and checkpoint -------------------------------------------------------------
+    def shadow(self, r, value):
+        """A tensor of an inner run: the geometry of reference tensor ``r`` (shape, strides, offset) in a
+        storage of its own holding ``value``; its reference shadow is a fresh, gradient-free tensor."""
+        from reference.autograd.tensor import storage_of
+
+        size = storage_of(r).size if r is not None else int(np.prod(np.shape(value)))
+        with self.reference.no_grad():
+            base = self.reference.zeros((max(size, 1),), dtype=self.reference.float64)
+            if r is None:
+                geometry = base[: int(np.prod(np.shape(value)))].reshape(tuple(np.shape(value)))
+            else:
+                geometry = base.as_strided(tuple(r.shape), r.stride(), r.storage_offset())
+        return self.fresh(geometry, value)
+
+    def custom_apply(self, cls, args):
+        """``cls.apply(*args)``: the reference applies its own Function running the program's methods
+        (values, aliasing, errors); the framework computes the outputs with the template's ``forward``
+        and differentiates them with its ``backward`` (``jax.custom_vjp`` / ``tf.custom_gradient``)."""
+        from reference.autograd.tensor import storage_of
+
+        ref_cls = self.functions.get(cls)
+        if ref_cls is None:
+            methods = {k: v for k, v in vars(cls).items() if k in ("forward", "backward", "setup_context")}
+            if "setup_context" in methods or "jvp" in vars(cls) or "vjp" in vars(cls):
+                raise Unsupported("a custom Function with setup_context, jvp or vjp (no template has one)")
+            ref_cls = self.functions[cls] = type(cls.__name__, (self.reference.autograd.Function,), methods)
+        refs = [self.ref(a) for a in args]
+        out_r = ref_cls.apply(*refs)
+        single = not isinstance(out_r, tuple)
+        outs_r = (out_r,) if single else out_r
+        tensors = [k for k, a in enumerate(args) if isinstance(a, FTensor)]
+        if not all(isinstance(o, self.reference.Tensor) for o in outs_r):
+            raise Unsupported("a custom Function with a non-tensor output")
+        info = {}
+
+        def primal(*values):
+            inner = list(args)
+            for k, v in zip(tensors, values):
+                inner[k] = self.shadow(args[k]._r, v)
+            ctx = _Ctx(self, [args[k]._r.requires_grad for k in tensors])
+            self.inner += 1  # (not under no_grad as in PyTorch: residuals keep their own derivative)
+            try:
+                outs = cls.forward(ctx, *inner)
+            finally:
+                self.inner -= 1
+            outs = outs if isinstance(outs, tuple) else (outs,)
+            info["dirty"] = [next(j for j, k in enumerate(tensors) if inner[k] is d) for d in ctx.dirty]
+            info["nondiff"] = [j for j, o in enumerate(outs) if any(o is n for n in ctx.nondiff)]
+            info["saved"] = [None if t is None else t._r for t in ctx.saved]
+            # what a saved tensor is to a second differentiation (PyTorch's SavedVariable): an input keeps
+            # its history, an output the Function's node; anything else was made under no_grad: a constant
+            info["kinds"] = [
+                ("input", [inner[k] for k in tensors].index(t))
+                if any(t is inner[k] for k in tensors)
+                else ("output", [id(o) for o in outs].index(id(t)))
+                if any(t is o for o in outs)
+                else ("other", None)
+                for t in ctx.saved
+            ]
+            res = tuple(None if t is None else t.value() for t in ctx.saved)
+            return tuple(o.value() for o in outs), res
+
+        def residuals(res, xs, outs):
+            return tuple(
+                None
+                if v is None
+                else xs[j]
+                if kind == "input"
+                else outs[j]
+                if kind == "output"
+                else self.B.stop_gradient(v)
+                for v, (kind, j) in zip(res, info["kinds"])
+            )
+
+        def backward(res, gs):
+            ctx = _Ctx(self, [args[k]._r.requires_grad for k in tensors])
+            ctx.saved = [None if v is None else self.shadow(r, v) for r, v in zip(info["saved"], res)]
+            self.inner += 1
+            try:
+                grads = cls.backward(ctx, *[self.shadow(o, g) for o, g in zip(outs_r, gs)])
+            finally:
+                self.inner -= 1
+            grads = grads if isinstance(grads, tuple) else (grads,)
+            out = []
+            for k in tensors:
+                g = grads[k] if k < len(grads) else None
+                shape = tuple(args[k]._r.shape)
+                out.append(
+                    self.B.broadcast(0.0, shape) if g is None else self.B.broadcast(self.val(g), shape)
+                )
+            return tuple(out)
+
+        values = self.B.custom(primal, backward, residuals)(*[args[k].value() for k in tensors])
+        results = []
+        for j, (r, v) in enumerate(zip(outs_r, values)):
+            if j in info["nondiff"]:
+                v = self.B.stop_gradient(v)
+            dirty = [args[tensors[d]] for d in info["dirty"] if args[tensors[d]]._r is r]
+            if dirty:  # mark_dirty: the input itself, its storage rewritten (rebased onto the node)
+                t = dirty[0]
+                updated = self.B.scatter(t._storage.value, t._idx, v)
+                if not self.reference.is_grad_enabled():
+                    updated = t._storage.value + self.B.stop_gradient(updated - t._storage.value)
+                t._storage.value = updated
+                t._storage.generation += 1
+                results.append(t)
+            elif id(storage_of(r)) in self.storages:  # a view of an input, not marked dirty (Identity)
+                base = self.storages[id(storage_of(r))]
+                own = Storage(self.B.scatter(self.B.zeros(storage_of(r).size), _index(r), v), alias_of=base)
+                results.append(FTensor(self, r, own))
+            else:
+                results.append(
+                    self.fresh(r, v if self.reference.is_grad_enabled() else self.B.stop_gradient(v))
+                )
+        return results[0] if single else tuple(results)
+
+    def checkpoint(self, function, *args, use_reentrant=None, preserve_rng_state=True, **kwargs):
+        """``T.utils.checkpoint.checkpoint``: the reference runs its own checkpoint (values, aliasing,
+        errors); the framework runs the block under ``jax.checkpoint`` / ``tf.recompute_grad``."""
+        from reference.autograd.tensor import storage_of
+
+        if kwargs or not all(isinstance(a, FTensor) for a in args):
+            raise Unsupported("checkpoint with keyword arguments for the block or non-tensor arguments")
+        refs = [a._r for a in args]
+        out_r = self.reference.utils.checkpoint.checkpoint(
+            function, *refs, use_reentrant=use_reentrant, preserve_rng_state=preserve_rng_state
+        )
+        single = not isinstance(out_r, tuple)
+        outs_r = (out_r,) if single else out_r
+        if any(id(storage_of(r)) in self.storages for r in outs_r):
+            raise Unsupported("a checkpointed block returning a view of its input")
+
+        def block(*values):
+            self.inner += 1
+            try:
+                outs = function(*[self.shadow(r, v) for r, v in zip(refs, values)])
+            finally:
+                self.inner -= 1
+            outs = outs if isinstance(outs, tuple) else (outs,)
+            return tuple(o.value() for o in outs)
+
+        values = self.B.checkpoint(block)(*[a.value() for a in args])
+        grad = self.reference.is_grad_enabled()
+        results = [self.fresh(r, v if grad else self.B.stop_gradient(v)) for r, v in zip(outs_r, values)]
+        return results[0] if single else tuple(results)
 
     # -- differentiation -----------------------------------------------------------------------------
     def differentiate(self, loss, wrt):
@@ -420,6 +658,34 @@ class Run:
         return compile_program(self.source)(Namespace(self), *self.leaves)
 
 
+class _Ctx:
+    """The ``ctx`` of a custom Function's forward/backward in a functional run."""
+
+    def __init__(self, run, needs):
+        self._run = run
+        self.needs_input_grad = tuple(needs)
+        self.saved, self.dirty, self.nondiff = [], [], []
+
+    def save_for_backward(self, *tensors):
+        self.saved = list(tensors)
+
+    @property
+    def saved_tensors(self):
+        return tuple(self.saved)
+
+    def mark_dirty(self, *tensors):
+        self.dirty = list(tensors)
+
+    def mark_non_differentiable(self, *tensors):
+        self.nondiff = list(tensors)
+
+    def set_materialize_grads(self, value):
+        raise Unsupported(
+            "ctx.set_materialize_grads: JAX and TensorFlow always hand a custom rule a zero cotangent for an "
+            "unused output; 'no gradient' (None) has no counterpart"
+        )
+
+
 def _sum(B, x):
     return B.ops()["sum"](x)
 
@@ -440,6 +706,7 @@ class Namespace:
         self.no_grad = ref.no_grad
         self.autograd = _Autograd(run)
         self.nn = _NN(run)
+        self.utils = _Utils(run)
 
     def zeros(self, shape, dtype=None):
         r = self._run.reference.zeros(shape, dtype=dtype)
@@ -449,6 +716,36 @@ class Namespace:
 class _Autograd:
     def __init__(self, run):
         self.grad = run.autograd_grad
+        self.Function = type("Function", (_Function,), {"_run": run})
+        self.graph = _Graph()
+
+
+class _Function:
+    """``T.autograd.Function`` of a functional run: ``apply`` is :meth:`Run.custom_apply`."""
+
+    _run = None
+
+    @classmethod
+    def apply(cls, *args):
+        return cls._run.custom_apply(cls, args)
+
+
+class _Graph:
+    def __getattr__(self, name):
+        raise Unsupported(
+            f"torch.autograd.graph.{name}: saved-tensor hooks have no JAX/TensorFlow counterpart (their autodiff "
+            "keeps its residuals to itself; nothing can transform and restore what a step saves)"
+        )
+
+
+class _Utils:
+    def __init__(self, run):
+        self.checkpoint = _Checkpoint(run)
+
+
+class _Checkpoint:
+    def __init__(self, run):
+        self.checkpoint = run.checkpoint
 
 
 class _NN:
@@ -498,6 +795,17 @@ def why_not_functional(case) -> str | None:
     for marker, why in (("register_hook(", "gradient hooks"), ("retain_grad()", "retain_grad")):
         if marker in case.source:
             return f"the program uses {why}: a functional framework has no per-tensor gradient state"
+    for marker in ("saved_tensors_hooks(", "save_on_cpu("):
+        if marker in case.source:
+            return (
+                f"the program uses {marker[:-1]}: saved-tensor hooks have no JAX/TensorFlow counterpart (their "
+                "autodiff keeps its residuals to itself)"
+            )
+    if "set_materialize_grads(" in case.source:
+        return (
+            "the program uses ctx.set_materialize_grads: JAX and TensorFlow always give a custom rule a zero "
+            "cotangent for an unused output ('no gradient' has no counterpart)"
+        )
     status, value = reference_outcome(case)
     if status == "raises":
         return (

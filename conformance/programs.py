@@ -36,6 +36,10 @@ CUSTOM_FUNCTION_ERRORS = (  # custom autograd.Function errors the reference repr
     "a leaf Variable that requires grad has been used in an in-place operation.",
     "If your Function modifies inplace an input that is a view of another Tensor",
     "trying to differentiate twice a function that was marked with @once_differentiable",
+    "returned an incorrect number of gradients",  # "function XBackward returned ... (expected 2, got 1)"
+    "returned an invalid gradient at index",  # a gradient whose shape does not fit its input
+    "has changed the size of value",  # a gradient hook returning another shape
+    "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad()",
 )
 
 # A PyTorch 2.13 crash found by these programs (the process dies with SIGSEGV in
@@ -139,9 +143,12 @@ def assert_same_outcome(ref, expected, label="", rtol=1e-9, atol=1e-12):
 class Step:
     code: str  # one statement over v0, v1, ... and T
     no_grad: bool = False
+    context: str = ""  # another context manager the statement runs in (saved-tensor hooks, see HOOK_CONTEXTS)
 
     def source(self):
-        return f"with T.no_grad():\n    {self.code}" if self.no_grad else self.code
+        if self.no_grad:
+            return f"with T.no_grad():\n    {self.code}"
+        return f"with {self.context}:\n    {self.code}" if self.context else self.code
 
 
 @dataclass
@@ -156,7 +163,7 @@ class Program:
 
     def source(self, name="prog"):
         args = ", ".join(f"v{i}" for i in range(len(self.shapes)))
-        body = [textwrap.dedent(CUSTOM_FUNCTIONS[f]).strip() for f in self.functions]
+        body = [textwrap.dedent(DEFINITIONS[f]).strip() for f in self.functions]
         body += [s.source() for s in self.steps]
         terms = " + ".join(f"(v{i} * {k + 1}).sum()" for k, i in enumerate(self.loss_vars)) or "v0.sum()"
         body.append(f"loss = {terms}")
@@ -188,8 +195,9 @@ ENDINGS = {
 # then write the output in place: the saved view's version check), one that modifies its input in
 # place (mark_dirty: version bump and history rebase, on views too; also writing through ``.data``,
 # where mark_dirty's bump is the only one), one returning its input as-is
-# (a view of it: in-place on it is an error), one with a non-differentiable output. The spellings for JAX and TensorFlow would be jax.custom_vjp / tf.custom_gradient; the
-# functional layer does not map them yet (conformance.functional has no ``T.autograd.Function``).
+# (a view of it: in-place on it is an error), one with a non-differentiable output. On JAX and
+# TensorFlow (conformance.functional) each becomes ``jax.custom_vjp`` / ``tf.custom_gradient`` over
+# the template's own forward and backward.
 CUSTOM_FUNCTIONS = {
     "StraightThrough": """
         class StraightThrough(T.autograd.Function):
@@ -263,6 +271,55 @@ CUSTOM_FUNCTIONS = {
                 return ga * 3.0
     """,
 }
+
+
+# Blocks a program may wrap in ``T.utils.checkpoint.checkpoint`` (reentrant or not): written with
+# tensor methods only, so the same block runs on the reference, PyTorch and the functional layer
+# (where checkpoint is ``jax.checkpoint`` / ``tf.recompute_grad``). One block writes in place through a
+# view of an intermediate (the recomputation must redo it), one returns two outputs.
+CHECKPOINT_BLOCKS = {
+    "block": """
+        def block(x):
+            return (x.exp() * x).tanh()
+    """,
+    "block_inplace": """
+        def block_inplace(x):
+            y = x * 2.0
+            y.mul_(x.exp())
+            y.unsqueeze(0)[..., :1].add_(1.0)
+            return y.tanh()
+    """,
+    "block_two": """
+        def block_two(x):
+            return x.exp(), (x * x).sigmoid()
+    """,
+}
+
+# Saved-tensor hook pairs: ``pack`` transforms what an op saves, ``unpack`` restores it exactly (a
+# scaling by 2, a packed (shape, detached copy) tuple). With ``save_on_cpu`` they are the contexts a
+# hooked step runs in. JAX and TensorFlow keep their residuals inside their autodiff: no counterpart.
+HOOK_PAIRS = {
+    "scaled_hooks": """
+        def pack_scaled(t):
+            return t * 2.0
+
+        def unpack_scaled(p):
+            return p / 2.0
+    """,
+    "copy_hooks": """
+        def pack_copy(t):
+            return (tuple(t.shape), t.detach().clone())
+
+        def unpack_copy(p):
+            return p[1].reshape(p[0])
+    """,
+}
+HOOK_CONTEXTS = {  # the context a hooked step runs in -> the definitions it needs
+    "T.autograd.graph.saved_tensors_hooks(pack_scaled, unpack_scaled)": "scaled_hooks",
+    "T.autograd.graph.saved_tensors_hooks(pack_copy, unpack_copy)": "copy_hooks",
+    "T.autograd.graph.save_on_cpu()": None,
+}
+DEFINITIONS = {**CUSTOM_FUNCTIONS, **CHECKPOINT_BLOCKS, **HOOK_PAIRS}
 
 
 def _view_steps(draw, name, shape):
@@ -431,12 +488,23 @@ def _broadcastable_to(src, dst):
 
 
 @st.composite
-def programs(draw, max_inputs=2, max_steps=6, numeric=False, custom_functions=False):
+def programs(
+    draw,
+    max_inputs=2,
+    max_steps=6,
+    numeric=False,
+    custom_functions=False,
+    checkpoints=False,
+    saved_hooks=False,
+):
     """A random chain of views, in-place ops (some under no_grad), elementwise ops and a backward.
 
     ``numeric=True`` adds the numeric steps of :func:`_numeric_step` (reductions, matmul, conv,
     softmax, batch_norm) between them; ``custom_functions=True`` adds applications of the custom
-    autograd.Function templates of :data:`CUSTOM_FUNCTIONS`.
+    autograd.Function templates of :data:`CUSTOM_FUNCTIONS`; ``checkpoints=True`` steps that run a
+    block of :data:`CHECKPOINT_BLOCKS` under ``T.utils.checkpoint.checkpoint`` (reentrant or not,
+    ``preserve_rng_state`` given or not); ``saved_hooks=True`` runs some computing steps under a
+    saved-tensor hook context (:data:`HOOK_CONTEXTS`).
     """
     functions = []
     n_inputs = draw(st.integers(1, max_inputs))
@@ -460,11 +528,16 @@ def programs(draw, max_inputs=2, max_steps=6, numeric=False, custom_functions=Fa
         kinds = ["view", "view", "unary", "unary", "binary", "inplace", "inplace", "inplace_other"]
         kinds += ["setitem", "hook"] + (["numeric", "numeric"] if numeric else [])
         kinds += ["custom"] * 4 if custom_functions else []
+        kinds += ["checkpoint"] * 3 if checkpoints else []
         kind = draw(st.sampled_from(kinds))
         low = 0
-        if kind in ("inplace", "inplace_other", "setitem", "custom") and len(var_shapes) > n_inputs:
+        if (
+            kind in ("inplace", "inplace_other", "setitem", "custom", "checkpoint")
+            and len(var_shapes) > n_inputs
+        ):
             low = n_inputs if draw(st.integers(0, 9)) else 0  # mostly non-leaves: leaves only raise
-        i = draw(st.integers(low, len(var_shapes) - 1))
+        i = len(var_shapes) - 1  # mostly a chain: the latest variable, or any other
+        i = i if draw(st.integers(0, 2)) == 0 and i >= low else draw(st.integers(low, i))
         name, shape = f"v{i}", var_shapes[i]
         new = f"v{len(var_shapes)}"
         no_grad = draw(st.booleans()) if kind in ("view", "inplace", "inplace_other") else False
@@ -488,6 +561,14 @@ def programs(draw, max_inputs=2, max_steps=6, numeric=False, custom_functions=Fa
             fn = draw(st.sampled_from(sorted(CUSTOM_FUNCTIONS)))
             if fn not in functions:
                 functions.append(fn)
+            if draw(st.booleans()):  # applied to a fresh intermediate that its op saved for backward
+                steps.append(
+                    Step(f"{new} = {name}.{draw(st.sampled_from(['exp()', 'tanh()', 'sigmoid()']))}")
+                )
+                i, name = len(var_shapes), new
+                storage.append(i)
+                var_shapes.append(shape)
+                new = f"v{len(var_shapes)}"
             if fn == "NonDifferentiable":
                 steps.append(Step(f"{new}, v{len(var_shapes) + 1} = {fn}.apply({name})"))
                 storage += [len(var_shapes), len(var_shapes) + 1]
@@ -497,6 +578,21 @@ def programs(draw, max_inputs=2, max_steps=6, numeric=False, custom_functions=Fa
                 storage.append(
                     storage[i] if fn in ("MarkDirty", "MarkDirtyData", "Identity") else len(var_shapes)
                 )
+                var_shapes.append(shape)
+        elif kind == "checkpoint":
+            block = draw(st.sampled_from(sorted(CHECKPOINT_BLOCKS)))
+            if block not in functions:
+                functions.append(block)
+            reentrant = draw(st.booleans())
+            rng = draw(st.sampled_from(["", ", preserve_rng_state=True", ", preserve_rng_state=False"]))
+            call = f"T.utils.checkpoint.checkpoint({block}, {name}, use_reentrant={reentrant}{rng})"
+            if block == "block_two":
+                steps.append(Step(f"{new}, v{len(var_shapes) + 1} = {call}"))
+                storage += [len(var_shapes), len(var_shapes) + 1]
+                var_shapes += [shape, shape]
+            else:
+                steps.append(Step(f"{new} = {call}"))
+                storage.append(len(var_shapes))
                 var_shapes.append(shape)
         elif kind == "numeric":
             j = draw(st.integers(0, len(var_shapes) - 1))
@@ -543,6 +639,18 @@ def programs(draw, max_inputs=2, max_steps=6, numeric=False, custom_functions=Fa
             else:
                 j = draw(st.integers(0, len(var_shapes) - 1))
                 steps.append(Step(f"{name}[{k}] = v{j}.sum() * 0.5"))
+        if (
+            saved_hooks
+            and kind in ("unary", "binary", "numeric", "custom", "checkpoint")
+            and draw(st.booleans())
+        ):
+            context = draw(st.sampled_from(sorted(HOOK_CONTEXTS)))  # what the step saves goes through hooks
+            steps[-1].context = context
+            if HOOK_CONTEXTS[context] and HOOK_CONTEXTS[context] not in functions:
+                functions.append(HOOK_CONTEXTS[context])
+        if kind in ("custom", "checkpoint") and i >= n_inputs and draw(st.booleans()):
+            # its input is then written in place (saved inputs go stale: the version checks)
+            steps.append(Step(f"{name}.{draw(st.sampled_from(_INPLACE_CONST))}"))
     n_vars = len(var_shapes)
     loss_vars = draw(st.lists(st.integers(0, n_vars - 1), min_size=1, max_size=3, unique=True))
     ending = draw(st.sampled_from(sorted(ENDINGS)))

@@ -262,11 +262,18 @@ def invalid_conv_cases(draw, dtypes=DTYPES, ranks=(1, 2, 3), breakages=BREAKAGES
 
 
 def program_cases(max_inputs: int = 2, max_steps: int = 6):
-    """Program cases (op ``program``): random programs over views, in-place and numeric ops, each
-    carrying its own Python text (:func:`conformance.programs.programs` with ``numeric=True``)."""
+    """Program cases (op ``program``): random programs over views, in-place and numeric ops, custom
+    autograd.Functions, checkpointed blocks and saved-tensor hooks, each carrying its own Python text
+    (:func:`conformance.programs.programs` with every kind of step on)."""
     from conformance.programs import program_case, programs
 
-    return programs(max_inputs, max_steps, numeric=True).map(program_case)
+    plain = programs(max_inputs, max_steps, numeric=True)
+    featured = programs(
+        max_inputs, max_steps, numeric=True, custom_functions=True, checkpoints=True, saved_hooks=True
+    )
+    # plain or featured: the templates' definitions make programs longer and dilute the view/in-place
+    # steps, whose bugs the plain half keeps finding as often as before (and shrinks towards)
+    return st.one_of(plain, featured).map(program_case)
 
 
 # ---- op records: shapes and values that reach where kernels change behaviour ------------------------

@@ -42,6 +42,28 @@ BUGS = {
         "            var.grad = new.clone()\n",
         "AccumulateGrad overwrites a leaf's .grad instead of accumulating into it",
     ),
+    "checkpoint_stale_inputs": (
+        "utils/checkpoint.py",
+        "        for i, s in zip(self.tensor_idx, self.saved_inputs):\n            args[i] = s.unpack()\n",
+        "        for i, s in zip(self.tensor_idx, self.saved_inputs):\n"
+        "            args[i] = self.args[i] if s.tensor is not None else s.unpack()\n",
+        "a non-reentrant checkpoint recomputes from its inputs as they are at backward, unchecked: an input "
+        "modified in place after the forward is used as modified (PyTorch raises the version error)",
+    ),
+    "mark_dirty_no_bump": (
+        "autograd/function.py",
+        "        t._vc[0] += 1  # PyTorch bumps the version of every tensor given to mark_dirty\n",
+        "        pass\n",
+        "ctx.mark_dirty does not bump the version of the tensors it is given (a write the version counter "
+        "did not see, e.g. through .data, goes unnoticed by the tensors saved before it)",
+    ),
+    "custom_backward_not_summed": (
+        "autograd/engine.py",
+        "cbuf[nr] = g if cbuf[nr] is None else cbuf[nr] + g",
+        'cbuf[nr] = g if cbuf[nr] is None or hasattr(node, "mark_dirty") else cbuf[nr] + g',
+        "a gradient from a custom Function's node replaces, instead of adding to, what the same input "
+        "already received along another path",
+    ),
 }
 # with grad mode off (a backward without create_graph) the reference accumulates in place
 _LEAF_INPLACE = (
@@ -145,3 +167,18 @@ class CopySlicesKeepsBaseGrad(MutantAdapter):
 class LeafGradOverwritten(MutantAdapter):
     name, bug = "mutant_leaf_grad_overwritten", "leaf_grad_overwritten"
     program_namespace = "refgrad_mutant_leaf_grad_overwritten"
+
+
+class CheckpointStaleInputs(MutantAdapter):
+    name, bug = "mutant_checkpoint_stale_inputs", "checkpoint_stale_inputs"
+    program_namespace = "refgrad_mutant_checkpoint_stale_inputs"
+
+
+class MarkDirtyNoBump(MutantAdapter):
+    name, bug = "mutant_mark_dirty_no_bump", "mark_dirty_no_bump"
+    program_namespace = "refgrad_mutant_mark_dirty_no_bump"
+
+
+class CustomBackwardNotSummed(MutantAdapter):
+    name, bug = "mutant_custom_backward_not_summed", "custom_backward_not_summed"
+    program_namespace = "refgrad_mutant_custom_backward_not_summed"

@@ -12,11 +12,13 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from conformance.case import load_cases
+from conformance.programs import DEFINITIONS
 from conformance.report import build_report
 from conformance.runner import Campaign
 from conformance.strategies import program_cases
@@ -27,7 +29,16 @@ ADAPTERS = {
     "view_no_version_bump": "ViewNoVersionBump",
     "copyslices_keeps_base_grad": "CopySlicesKeepsBaseGrad",
     "leaf_grad_overwritten": "LeafGradOverwritten",
+    "checkpoint_stale_inputs": "CheckpointStaleInputs",
+    "mark_dirty_no_bump": "MarkDirtyNoBump",
+    "custom_backward_not_summed": "CustomBackwardNotSummed",
 }
+# The bugs of custom Functions and checkpoint show in about 1 to 3 random programs in 100 (the
+# program needs the feature and the interaction: a saved input written in place, a write through
+# .data after a save, a shared input), so their campaigns need a larger budget: slow tests. The
+# fast check of each is tests/conformance/test_program_templates.py (its shrunk program, fixed).
+BUDGET = {"checkpoint_stale_inputs": 800, "mark_dirty_no_bump": 800, "custom_backward_not_summed": 800}
+BUGS = [pytest.param(bug, marks=pytest.mark.slow) if bug in BUDGET else bug for bug in sorted(ADAPTERS)]
 
 
 @pytest.mark.torch
@@ -58,20 +69,22 @@ def test_run_ops_programs_on_torch(tmp_path):
     assert any(r["reason"].startswith("both raise at line") for r in records if r.get("reason"))
 
 
-@pytest.mark.parametrize("bug", sorted(ADAPTERS))
+@pytest.mark.parametrize("bug", BUGS)
 def test_planted_engine_bug_is_caught_with_a_shrunk_program(bug, tmp_path):
     spec = f"conformance.testing.mutants:{ADAPTERS[bug]}"
     name = f"mutant_{bug}"
     with Campaign(tmp_path / "run", {name: spec}, found_dir=tmp_path / "found") as campaign:
         campaign.start()
-        shrunk = campaign.fuzz([name], "program", program_cases(), max_examples=120, seed=0)
+        shrunk = campaign.fuzz([name], "program", program_cases(), max_examples=BUDGET.get(bug, 120), seed=0)
         info = campaign.frameworks_info()
     assert shrunk, f"the planted bug {bug} ({mutants.BUGS[bug][3]}) went unnoticed"
     rec = shrunk[0]
     assert rec["verdict"] in ("fail", "error_mismatch") and rec["phase"] == "shrunk"
     (found,) = [c for c in load_cases(rec["found"])]
     assert found.op == "program" and found.source == rec["case"]["source"]
-    assert found.source.count("\n") <= 16, f"not shrunk:\n{found.source}"
+    texts = [textwrap.dedent(d).strip() for d in DEFINITIONS.values()]  # (the templates the program defines)
+    definitions = sum(t.count("\n") + 1 for t in texts if t.splitlines()[0] in found.source)
+    assert found.source.count("\n") <= 16 + definitions, f"not shrunk:\n{found.source}"
 
     report = build_report(tmp_path / "run", info, "test", run={"device": "cpu", "precision": "highest"})
     (entry,) = [d for d in report["discrepancies"] if d["case_id"] == rec["case_id"]][:1]
