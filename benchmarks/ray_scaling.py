@@ -1,6 +1,6 @@
 """Throughput of one campaign with the local executor and with 1, 2, 4 local Ray workers, same session.
 
-    python benchmarks/ray_scaling.py [--workers 1,2,4] [--max-examples N] [--frameworks jax,torch]
+    python benchmarks/ray_scaling.py [--workers 1,2,4] [--max-examples N] [--frameworks jax,torch] [--quick]
 
 Runs ``conformance run`` as a user would (a fresh process each time, framework start-up and, for
 Ray, the local instance's start included), checks that every run recorded the same set of
@@ -57,7 +57,13 @@ def main(argv=None) -> int:
     p.add_argument("--checks", default="forward,vjp")
     p.add_argument("--dtypes", default="float64,float32")
     p.add_argument("--max-examples", type=int, default=8)
+    p.add_argument(
+        "--quick", action="store_true", help="smoke run: jax, mul forward, 2 examples, local vs 1 Ray worker"
+    )
     args = p.parse_args(argv)
+    if args.quick:
+        args.workers, args.frameworks, args.ops = "1", "jax", "mul"
+        args.checks, args.dtypes, args.max_examples = "forward", "float64", 2
     tmp = Path(tempfile.mkdtemp(prefix="rgscale", dir="/tmp"))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     env.setdefault("RAY_TMPDIR", str(tmp))

@@ -984,6 +984,8 @@ def _hypothesis(test, strategy, max_examples, seed, shrink):
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as hypothesis_seed
 
+    import conformance.strategies  # noqa: F401 - turns Hypothesis's local constants off (seeded draws)
+
     phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
     return hypothesis_seed(seed)(
         settings(

@@ -14,6 +14,32 @@ from hypothesis import strategies as st
 
 from conformance.case import DTYPES, LAYOUTS, VALID_CHECKS, VMAP_OPERANDS, Case, ConvParams
 
+
+def _no_local_constants() -> None:
+    """Make a seed's cases a function of the seed and the strategy alone.
+
+    Hypothesis (6.131 and later) sometimes (5% of choices) draws an integer, float or string literal
+    found in any *local* module imported so far (not site-packages: refgrad's own modules, the
+    user's tests). Which cases a seed draws then depends on which modules the drawing process has
+    loaded: a campaign resumed, a Ray shard on a worker that ran another shard first, or one more
+    import in the CLI draws other cases for the same seed (found by the Ray executor's resume test).
+    The global constants (0, 1, -1, nan, ...: the same in every process) stay. Importing this module
+    turns local constants off for the whole process (the user's own ``@given`` tests included).
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # an older Hypothesis without local constants
+        return
+    if hasattr(providers, "_get_local_constants") and hasattr(providers, "Constants"):
+        empty = providers.Constants()
+        providers._get_local_constants = lambda: empty
+        cache = getattr(providers, "CONSTANTS_CACHE", None)
+        if cache is not None and hasattr(cache, "cache"):
+            cache.cache.clear()  # permitted constants computed before, local ones included
+
+
+_no_local_constants()
+
 # ---- strategy objects built once ---------------------------------------------------------------
 # A conv case takes ~30 draws; building each drawn strategy afresh (``st.integers(1, 4)``, a
 # composite's lazy wrapper, ``st.sampled_from([...])``) and validating it again cost about as much as
