@@ -13,7 +13,10 @@ SCALE = 1 + 2**-6
 
 
 def _scaled_sum(T, x, dim, keepdim):
-    """sum over ``dim`` (PyTorch's spelling), scaled: forward, VJP and the vmapped versions are off."""
+    """sum over ``dim`` (PyTorch's spelling), scaled: forward, VJP and the vmapped versions are off;
+    an int dim wrapped (dim % ndim): an out-of-range dim is accepted where PyTorch raises IndexError."""
+    if isinstance(dim, int):
+        dim = dim % max(x.ndim, 1)
     return T.sum(x, dim, keepdim=keepdim) * SCALE
 
 
