@@ -266,6 +266,7 @@ import numpy as np
 
 CHECK = {check!r}
 DTYPE = {case.dtype!r}
+CASE_ID = {case.id!r}
 # the case as the harness stores it (for conformance replay); the script reads only the data below
 CASE_JSON = {json.dumps(case.to_dict(), sort_keys=True)!r}
 
