@@ -315,7 +315,7 @@ BOUND = {_arrays(bounds)}
             "",
             f"\n# ---- the {run_check} check, as the adapter runs it ({mode}) ----",
             program.strip("\n"),
-            "",
+            "\n",
             main.strip("\n"),
             "",
             'if __name__ == "__main__":\n    sys.exit(main())\n',
@@ -430,6 +430,7 @@ COMPILE_WHOLE = compile  # jvp: the whole torch.func.jvp compiled
         else ""
     )
     body = f"""
+
 def t(x, requires_grad=False):
     return torch.tensor(x, dtype=getattr(torch, DTYPE)).requires_grad_(requires_grad)
 
