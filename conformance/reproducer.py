@@ -168,6 +168,10 @@ def reproducer(record: dict, adapter_spec: str, device: str = "cpu", precision: 
         return program_reproducer(
             record, getattr(cls, "program_namespace", None), getattr(cls, "program_backend", None)
         )
+    if (record.get("case") or {}).get("op") != "conv":  # an op record: conformance.record_reproducer
+        from conformance.record_reproducer import record_reproducer
+
+        return record_reproducer(record, adapter_spec, device, precision)
     case = Case.from_dict(record["case"], source=record["case_id"])
     check, framework = record["check"], record["framework"]
     bound = record.get("bound") or {}

@@ -1,0 +1,708 @@
+"""Standalone reproducers of op-record discrepancies (issues #12, #19): NumPy and the framework only.
+
+The script reads top to bottom like a bug report:
+
+1. a header (framework, execution mode, check, op, dtype, the harness's verdict and reason, how to
+   replay it with refgrad);
+2. the data, exact: every array the check read (inputs, cotangents, tangents) as base64 of its
+   float64 bytes with its shape (each value is exact in the case's dtype); the EXPECTED values
+   computed by refgrad's float64 reference and the per-element BOUND the harness judged with
+   (its terms named), embedded as data: the reference is the oracle, nothing recomputes it;
+3. the op exactly as the adapter spells it: the record's lambda, its source taken from the
+   record's module (or the adapter's own spelling, e.g. a planted bug), with the module-level
+   helpers it references;
+4. the check's program in plain framework code as the adapter runs it (``torch.autograd.grad`` /
+   ``torch.func``, ``jax.vjp``/``jvp``/``vmap`` under ``jax.jit``, ``tf.GradientTape`` /
+   ``ForwardAccumulator`` / ``vectorized_map``, under ``tf.function`` in its modes);
+5. the element-wise comparison: the worst element (index, observed, expected, bound); exit 1 when
+   the departure is present, 0 when it is gone. The error check exits 1 when the framework accepts
+   what the reference rejects or rejects what it accepts.
+
+An adapter whose record programs are its own (it overrides ``run_record``, not just the spelling)
+cannot be copied faithfully: :func:`record_reproducer` raises :class:`CannotReproduce`, and the
+report says so in the discrepancy.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import inspect
+import json
+import textwrap
+import types
+
+import numpy as np
+
+#: adapter methods that decide how a record's check runs: a class outside conformance.adapters
+#: that overrides one of these changes the program, which a reproducer cannot copy
+_PROGRAM_METHODS = ("run", "run_record", "_run_tf", "_compile", "_function", "_call", "_compiled")
+
+
+class CannotReproduce(Exception):
+    """The reproducer cannot carry what the adapter does (the reason is the message)."""
+
+
+# ---- the spelling's source -----------------------------------------------------------------------
+
+
+def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
+    return (a.co_code, a.co_names, a.co_varnames, repr(a.co_consts)) == (
+        b.co_code,
+        b.co_names,
+        b.co_varnames,
+        repr(b.co_consts),
+    )
+
+
+def _nested_code(code):
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            yield c
+            yield from _nested_code(c)
+
+
+def _lambda_node(fn):
+    """(module text, the Lambda node of ``fn``): the node on ``co_firstlineno`` of its module whose
+    compiled code is ``fn``'s (several lambdas on one line are told apart by their code)."""
+    module = inspect.getmodule(fn)
+    text = inspect.getsource(module)
+    line = fn.__code__.co_firstlineno
+    nodes = [n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Lambda) and n.lineno == line]
+    for node in nodes:
+        compiled = compile(ast.Expression(node), fn.__code__.co_filename, "eval")
+        for code in _nested_code(compiled):
+            if code.co_name == "<lambda>" and _same_code(code, fn.__code__):
+                return text, node
+    raise CannotReproduce(f"no lambda on line {line} of {module.__name__} compiles to the spelling's code")
+
+
+def lambda_source(fn) -> str:
+    """The text of lambda ``fn`` as its module spells it."""
+    text, node = _lambda_node(fn)
+    return ast.get_source_segment(text, node)
+
+
+def _code_names(code) -> set:
+    names = set(code.co_names)
+    for c in _nested_code(code):
+        names |= set(c.co_names)
+    return names
+
+
+def _strip_decorators(src: str) -> str:
+    return "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("@refuses"))
+
+
+def spelling_source(fn, name: str = "op") -> tuple[str, str]:
+    """(imports, text): ``fn`` as standalone text bound to ``name``, preceded by what it uses: the
+    module-level helpers and constants it names, the values its closure cells and default
+    arguments held when the spelling was made (``_t = 'sum'``)."""
+    if not isinstance(fn, types.FunctionType):
+        raise CannotReproduce(f"the spelling is a {type(fn).__name__}, not a Python function")
+    helpers, imports, seen = [], [], set()
+
+    def bind(n, value, why=""):
+        if n in seen:
+            return
+        seen.add(n)
+        if isinstance(value, types.ModuleType):
+            imports.append(f"import {value.__name__}" + ("" if value.__name__ == n else f" as {n}"))
+        elif isinstance(value, (types.FunctionType, type)):
+            if isinstance(value, types.FunctionType) and value.__name__ == "<lambda>":
+                helpers.append(f"{n} = {lambda_source(value)}")
+            else:
+                src = _strip_decorators(textwrap.dedent(inspect.getsource(value)))
+                helpers.append(src if value.__name__ == n else f"{src}\n\n\n{n} = {value.__name__}")
+            if isinstance(value, types.FunctionType):
+                need(value)
+        elif isinstance(value, (int, float, str, bool, tuple, frozenset, type(None))):
+            helpers.append(f"{n} = {value!r}{why}")
+        else:
+            raise CannotReproduce(f"the spelling uses {n}, a {type(value).__name__} the script cannot copy")
+
+    def need(f):
+        glb = f.__globals__
+        for n, cell in zip(f.__code__.co_freevars, f.__closure__ or ()):
+            bind(n, cell.cell_contents, "  # a closure cell of the spelling")
+        for n in sorted(_code_names(f.__code__)):
+            if n in glb:
+                bind(n, glb[n])
+
+    where = f"{inspect.getmodule(fn).__name__}, line {fn.__code__.co_firstlineno}"
+    if fn.__name__ == "<lambda>":
+        text, node = _lambda_node(fn)
+        body = f"# {where}\n{name} = {ast.get_source_segment(text, node)}"
+    else:
+        src = _strip_decorators(textwrap.dedent(inspect.getsource(fn)))
+        node = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef))
+        body = f"# {where}\n{src}\n\n\n{name} = {fn.__name__}"
+    # default arguments: the names their expressions read, bound to the values they had
+    exprs = list(node.args.defaults) + [d for d in node.args.kw_defaults if d is not None]
+    values = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
+    for expr, value in zip(exprs, values):
+        if isinstance(expr, ast.Name):
+            bind(expr.id, value, "  # a default argument's value when the spelling was made")
+        else:
+            for sub in ast.walk(expr):
+                if isinstance(sub, ast.Name) and sub.id in fn.__globals__:
+                    bind(sub.id, fn.__globals__[sub.id])
+    need(fn)
+    return "\n".join(imports), "\n\n\n".join(helpers + [body])
+
+
+# ---- data ----------------------------------------------------------------------------------------
+
+
+def _b64(a) -> str:
+    a = np.ascontiguousarray(np.asarray(a, dtype="<f8"))
+    return f"_array({base64.b64encode(a.tobytes()).decode('ascii')!r}, {tuple(a.shape)!r})"
+
+
+def _arrays(d: dict) -> str:
+    if not d:
+        return "{}"
+    return "{\n" + "".join(f"    {k!r}: {_b64(v)},\n" for k, v in d.items()) + "}"
+
+
+# ---- the adapter: framework and execution mode ------------------------------------------------------
+
+
+def adapter_mode(cls) -> tuple[str, str, dict]:
+    """(framework, mode, options) of an adapter class; raises when it runs records its own way."""
+    for klass in cls.__mro__:
+        if klass.__module__.startswith("conformance.adapters"):
+            break
+        own = [m for m in _PROGRAM_METHODS if m in vars(klass)]
+        if own:
+            raise CannotReproduce(
+                f"{klass.__module__}.{klass.__name__} overrides {', '.join(own)}: its record programs are its "
+                "own, which a standalone script cannot copy (only a spelling, via Adapter.spelling, is carried)"
+            )
+    framework = getattr(cls, "record_framework", None)
+    if framework not in ("torch", "jax", "tensorflow"):
+        raise CannotReproduce(f"{cls.__name__} runs no op records of a known framework")
+    mode = getattr(cls, "mode", "eager")
+    options = {}
+    if framework == "torch" and mode != "eager":
+        options["backend"] = cls.backend
+    if framework == "tensorflow" and mode != "eager":
+        options["jit_compile"] = bool(cls.jit_compile)
+    return framework, mode, options
+
+
+# ---- the script --------------------------------------------------------------------------------------
+
+
+def record_reproducer(
+    result: dict, adapter_spec: str, device: str = "cpu", precision: str = "highest"
+) -> str:
+    """The text of a standalone script re-running an op-record result's check on its framework."""
+    from conformance.adapters import load_class
+    from conformance.case import Case, arrays_for, case_data
+    from conformance.ops import RECORDS, op_params, vmap_spec
+    from conformance.ops._run import record_rejects
+    from conformance.reproducer import _docstring_safe
+
+    if device != "cpu":
+        raise CannotReproduce(f"record reproducers run on cpu; this result ran on {device!r}")
+    case = Case.from_dict(result["case"], source=result["case_id"])
+    check = result["check"]
+    rec = RECORDS[case.op]
+    cls = load_class(adapter_spec)
+    framework, mode, options = adapter_mode(cls)
+    spelling = cls.__new__(cls).spelling(rec)  # no __init__: the spelling needs no framework
+    if isinstance(spelling, str):
+        raise CannotReproduce(spelling)
+    imports, op_text = spelling_source(spelling)
+    params = op_params(case)
+    data = case_data(case)
+    run_check = "forward" if check == "error" else check
+    arrays = {n: data[n] for n in arrays_for(case, run_check)}
+    names = list(rec.inputs)
+    dims = vmap_spec(case)[1] if run_check in ("vmap", "vmap_vjp") else None
+    rejects = record_rejects(case) if check == "error" else None
+    expected, bounds, terms = {}, {}, {}
+    if check != "error":
+        from conformance.ops.judge import expected_for, ulp_of
+        from reference.errors import Precision
+
+        b = result.get("bound") or {}
+        if "underflow" in b:  # the terms record_verdict judged with
+            acc = b.get("accumulator")
+            prec = Precision(
+                dtype=b.get("dtype") or case.dtype,
+                accumulate=acc if acc and acc != (b.get("dtype") or case.dtype) else None,
+                tf32=bool(b.get("tf32")),
+                flush=b["underflow"] == "flush-to-zero",
+            )
+        else:  # never judged (the framework raised on valid arguments): the bound the adapter's settings give
+            from conformance.ops.judge import precision_for
+
+            prec = precision_for(case, cls().setup(device, precision), framework)
+            b = {**b, **prec.terms()}
+        values, _ = expected_for(case, check, prec)
+        for n, (v, bd) in values.items():
+            expected[n] = v
+            bounds[n] = np.broadcast_to(np.asarray(bd + ulp_of(v, case.dtype), dtype=np.float64), np.shape(v))
+        terms = {
+            k: b[k] for k in ("formula", "u", "accumulator", "u_acc", "tf32", "underflow", "eta") if k in b
+        }
+        terms.setdefault("formula", "the derived error bound + 1 ulp of the expected value")
+    label = framework if mode == "eager" else f"{framework} ({mode})"
+    replay = f"conformance replay CASE.json --frameworks {result['framework']} --checks {check}"
+    header = f'''#!/usr/bin/env python3
+"""Reproducer: {_docstring_safe(label)} {_docstring_safe(check)} of {_docstring_safe(rec.name)}, {case.dtype}
+
+Case: {_docstring_safe(case.describe())}
+Generated by refgrad's conformance harness (adapter {_docstring_safe(adapter_spec)}); needs only NumPy
+and {framework}. The harness saw:
+    {_docstring_safe(result.get("verdict"))}: {_docstring_safe(result.get("reason") or "")}
+Run:  python THIS_FILE.py      (exit 1: the departure is present; 0: it is gone)
+With refgrad installed: save CASE_JSON below as CASE.json, then  {_docstring_safe(replay)}
+"""
+from __future__ import annotations
+
+import base64
+import sys
+
+import numpy as np
+{_FRAMEWORK_IMPORTS[framework]}
+{imports}
+
+CHECK = {check!r}
+DTYPE = {case.dtype!r}
+CASE_ID = {case.id!r}
+# the case as the harness stores it (for conformance replay); the script reads only the data below
+CASE_JSON = {json.dumps(case.to_dict(), sort_keys=True)!r}
+
+
+def _array(b64, shape):
+    """A float64 array from the base64 of its little-endian bytes (every value exact in DTYPE)."""
+    return np.frombuffer(base64.b64decode(b64), dtype="<f8").reshape(shape).copy()
+
+
+# ---- the data the check read, exact --------------------------------------------------------------
+NAMES = {tuple(names)!r}  # the op's tensor arguments, in order
+DIFF = {tuple(rec.diff_inputs)!r}  # the ones differentiated
+PARAMS = {params!r}  # the op's other arguments
+IN_DIMS = {None if dims is None else tuple(dims)!r}  # vmap: each input's batched dim (None: shared)
+ARRAYS = {_arrays(arrays)}
+'''
+    if check == "error":
+        oracle = f"""
+# ---- what refgrad's reference does with these arguments (the oracle; embedded, not recomputed) ----
+# the case comes from the record's invalid strategy: {_docstring_safe(str(case.params.as_dict().get("invalid")))}
+REFERENCE_REJECTS = {rejects!r}  # None: the reference accepts them
+"""
+    else:
+        oracle = f"""
+# ---- EXPECTED: refgrad's float64 reference on these arrays (the oracle; embedded, not recomputed) ----
+EXPECTED = {_arrays(expected)}
+# ---- BOUND: the per-element bound the harness judged with: |observed - expected| <= BOUND
+# {terms.get("formula")}
+# terms: {", ".join(f"{k}={v!r}" for k, v in terms.items() if k != "formula")}
+BOUND = {_arrays(bounds)}
+"""
+    program = _PROGRAMS[framework](run_check, mode, options)
+    main = _MAIN_ERROR if check == "error" else _MAIN
+    return "\n".join(
+        [
+            header,
+            oracle,
+            f"# ---- the op, spelled as the {cls.__name__} adapter spells the {rec.name} record ----",
+            op_text,
+            "",
+            f"\n# ---- the {run_check} check, as the adapter runs it ({mode}) ----",
+            program.strip("\n"),
+            "\n",
+            main.strip("\n"),
+            "",
+            'if __name__ == "__main__":\n    sys.exit(main())\n',
+        ]
+    )
+
+
+_FRAMEWORK_IMPORTS = {
+    "torch": "import torch",
+    "jax": 'import jax\n\njax.config.update("jax_enable_x64", True)\njax.config.update("jax_platforms", "cpu")\n'
+    "import jax.numpy as jnp\nfrom jax import lax",
+    "tensorflow": 'import os\n\nos.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")\nimport tensorflow as tf\n\n'
+    'tf.config.set_visible_devices([], "GPU")\ntf.config.experimental.enable_tensor_float_32_execution(False)',
+}
+
+
+# ---- the check programs (as conformance/ops/_run.py and the adapters run them) ----------------------
+_TORCH = {
+    "forward": """
+    return {"output": f(*[t(ARRAYS[n]) for n in NAMES])}
+""",
+    "vjp": """
+    xs = [t(ARRAYS[n], n in DIFF) for n in NAMES]
+    leaves = [x for n, x in zip(NAMES, xs) if n in DIFF]
+    grads = torch.autograd.grad(
+        f(*xs), leaves, t(ARRAYS["grad_output"]), allow_unused=True, materialize_grads=True
+    )
+    return {f"grad_{n}": g for n, g in zip(DIFF, grads)}
+""",
+    "vjp_vjp": """
+    xs = [t(ARRAYS[n], n in DIFF) for n in NAMES]
+    leaves = [x for n, x in zip(NAMES, xs) if n in DIFF]
+    g = t(ARRAYS["grad_output"], True)
+    firsts = torch.autograd.grad(f(*xs), leaves, g, create_graph=True, allow_unused=True, materialize_grads=True)
+    pairs = [(fi, t(ARRAYS[f"gg_{n}"])) for fi, n in zip(firsts, DIFF) if fi.requires_grad]
+    if not pairs:
+        return {"g_grad_output": torch.zeros_like(g), **{f"g_{n}": torch.zeros_like(x) for n, x in zip(DIFF, leaves)}}
+    seconds = torch.autograd.grad(
+        [p for p, _ in pairs], [g] + leaves, [c for _, c in pairs], allow_unused=True, materialize_grads=True
+    )
+    return dict(zip(["g_grad_output"] + [f"g_{n}" for n in DIFF], seconds))
+""",
+    "jvp": """
+    xs = {n: t(ARRAYS[n]) for n in NAMES}
+    fixed = {n: x for n, x in xs.items() if n not in DIFF}
+
+    def jvp(primals, tangents):
+        def g(*ps):
+            it = iter(ps)
+            return f(*[fixed[n] if n in fixed else next(it) for n in NAMES])
+
+        return torch.func.jvp(g, primals, tangents)[1]
+
+    primals = tuple(xs[n] for n in DIFF)
+    tangents = tuple(t(ARRAYS[f"tangent_{n}"]) for n in DIFF)
+    return {"tangent_output": COMPILE_WHOLE(jvp)(primals, tangents)}
+""",
+    "vmap": """
+    xs = [t(ARRAYS[n] if d is None else ARRAYS[f"batched_{n}"]) for n, d in zip(NAMES, IN_DIMS)]
+    return {"output": torch.func.vmap(lambda *ys: f(*ys), in_dims=IN_DIMS)(*xs)}
+""",
+    "vmap_vjp": """
+    xs = [t(ARRAYS[n] if d is None else ARRAYS[f"batched_{n}"]) for n, d in zip(NAMES, IN_DIMS)]
+
+    def per_sample(*args):
+        *ys, g = args
+        fixed = {n: y for n, y in zip(NAMES, ys) if n not in DIFF}
+
+        def h(*ps):
+            it = iter(ps)
+            return f(*[fixed[n] if n in fixed else next(it) for n in NAMES])
+
+        return tuple(torch.func.vjp(h, *[y for n, y in zip(NAMES, ys) if n in DIFF])[1](g))
+
+    grads = torch.func.vmap(per_sample, in_dims=(*IN_DIMS, 0))(*xs, t(ARRAYS["batched_grad_output"]))
+    return {f"grad_{n}": g for n, g in zip(DIFF, grads)}
+""",
+}
+
+
+def _torch_program(check, mode, options):
+    if mode == "eager":
+        setup = """
+def f(*xs):
+    return op(torch, *xs, **PARAMS)
+
+
+COMPILE_WHOLE = lambda fn: fn  # eager: nothing compiled
+"""
+    else:
+        setup = f"""
+import torch._dynamo.config as dynamo_config
+
+dynamo_config.recompile_limit = 1_000_000  # as the adapter: a guard miss never falls back to eager
+dynamo_config.accumulated_recompile_limit = 1_000_000
+dynamo_config.fail_on_recompile_limit_hit = True
+
+
+def compile(fn):
+    return torch.compile(fn, backend={options["backend"]!r}, dynamic=False, fullgraph=False)
+
+
+# the op compiled as the model a user compiles; autograd runs AOTAutograd's compiled backward
+f = compile(lambda *xs: op(torch, *xs, **PARAMS))
+COMPILE_WHOLE = compile  # jvp: the whole torch.func.jvp compiled
+"""
+        if check == "jvp":
+            setup = setup.replace("f = compile(", "f = (")  # jvp compiles the transform, not the op
+    again = (
+        "\n    out = run()  # the harness reports the second call: the cached compiled code"
+        if mode != "eager"
+        else ""
+    )
+    body = f"""
+
+def t(x, requires_grad=False):
+    return torch.tensor(x, dtype=getattr(torch, DTYPE)).requires_grad_(requires_grad)
+
+
+def run():
+{_TORCH[check].strip(chr(10))}
+
+
+def observed():
+    out = run(){again}
+    # a ZeroTensor (a tangent that does not reach the output) made dense, as the harness does
+    dense = {{k: torch.zeros(v.shape) if v._is_zerotensor() else v for k, v in out.items()}}
+    return {{k: v.detach().to(torch.float64).numpy() for k, v in dense.items()}}
+"""
+    return setup + body
+
+
+_JAX = {
+    "forward": """
+    return {"output": jax.jit(f)(*primals)}
+""",
+    "vjp": """
+    grads = jax.jit(lambda g, *p: jax.vjp(f, *p)[1](g))(arr(ARRAYS["grad_output"]), *primals)
+    return {f"grad_{n}": gr for n, gr in zip(DIFF, grads)}
+""",
+    "vjp_vjp": """
+    def first(g, *p):
+        return jax.vjp(f, *p)[1](g)
+
+    def second(ggs, g, *p):
+        return jax.vjp(first, g, *p)[1](ggs)
+
+    ggs = tuple(arr(ARRAYS[f"gg_{n}"]) for n in DIFF)
+    outs = jax.jit(second)(ggs, arr(ARRAYS["grad_output"]), *primals)
+    return dict(zip(["g_grad_output"] + [f"g_{n}" for n in DIFF], outs))
+""",
+    "jvp": """
+    tangents = tuple(arr(ARRAYS[f"tangent_{n}"]) for n in DIFF)
+    return {"tangent_output": jax.jit(lambda p, t: jax.jvp(f, p, t)[1])(primals, tangents)}
+""",
+    "vmap": """
+    xs = [arr(ARRAYS[n] if d is None else ARRAYS[f"batched_{n}"]) for n, d in zip(NAMES, IN_DIMS)]
+    return {"output": jax.jit(jax.vmap(lambda *ys: op(J, *ys, **PARAMS), in_axes=IN_DIMS))(*xs)}
+""",
+    "vmap_vjp": """
+    xs = [arr(ARRAYS[n] if d is None else ARRAYS[f"batched_{n}"]) for n, d in zip(NAMES, IN_DIMS)]
+
+    def per_sample(*args):
+        *ys, g = args
+        fixed_ys = {n: y for n, y in zip(NAMES, ys) if n not in DIFF}
+
+        def h(*ps):
+            it = iter(ps)
+            return op(J, *[fixed_ys[n] if n in fixed_ys else next(it) for n in NAMES], **PARAMS)
+
+        return jax.vjp(h, *[y for n, y in zip(NAMES, ys) if n in DIFF])[1](g)
+
+    grads = jax.jit(jax.vmap(per_sample, in_axes=(*IN_DIMS, 0)))(*xs, arr(ARRAYS["batched_grad_output"]))
+    return {f"grad_{n}": g for n, g in zip(DIFF, grads)}
+""",
+}
+
+
+def _jax_program(check, mode, options):
+    eager = mode == "eager"
+    return f'''
+class J:
+    """The namespace a record's JAX spelling takes: J.jax, J.jnp, J.lax, J.nn."""
+
+    jax, jnp, lax, nn = jax, jnp, lax, jax.nn
+
+
+def arr(x):
+    return jnp.asarray(x, dtype=getattr(jnp, DTYPE))
+
+
+def run():
+    fixed = {{n: arr(ARRAYS[n]) for n in NAMES if n not in DIFF}}
+
+    def f(*ps):
+        it = iter(ps)
+        return op(J, *[fixed[n] if n in fixed else next(it) for n in NAMES], **PARAMS)
+
+    primals = tuple(arr(ARRAYS[n]) for n in DIFF)
+{_JAX[check].strip(chr(10))}
+
+
+def observed():
+    {"with jax.disable_jit():  # jax:eager: the same code, op by op" + chr(10) + "        out = run()" if eager else "out = run()  # each check one program under jax.jit"}
+    return {{k: np.asarray(jax.device_get(v), dtype=np.float64) for k, v in out.items()}}
+'''
+
+
+_TF = {
+    "forward": """
+    return {"output": f()}
+""",
+    "vjp": """
+    with tf.GradientTape() as tape:
+        tape.watch(leaves)
+        y = f()
+    grads = tape.gradient(y, leaves, output_gradients=c(a["grad_output"]), unconnected_gradients=zero)
+    return {f"grad_{n}": dense(g) for n, g in zip(DIFF, grads)}
+""",
+    "vjp_vjp": """
+    g = c(a["grad_output"])
+    with tf.GradientTape() as outer:
+        outer.watch([g] + leaves)
+        with tf.GradientTape() as inner:
+            inner.watch(leaves)
+            y = f()
+        firsts = [dense(d) for d in inner.gradient(y, leaves, output_gradients=g, unconnected_gradients=zero)]
+    seconds = outer.gradient(
+        firsts, [g] + leaves, output_gradients=[c(a[f"gg_{n}"]) for n in DIFF], unconnected_gradients=zero
+    )
+    return dict(zip(["g_grad_output"] + [f"g_{n}" for n in DIFF], [dense(x) for x in seconds]))
+""",
+    "jvp": """
+    with tf.autodiff.ForwardAccumulator(leaves, [c(a[f"tangent_{n}"]) for n in DIFF]) as acc:
+        y = f()
+    return {"tangent_output": acc.jvp(y, unconnected_gradients=zero)}
+""",
+    "vmap": """
+    return vectorized(a, "vmap")
+""",
+    "vmap_vjp": """
+    return vectorized(a, "vmap_vjp")
+""",
+}
+
+
+def _tf_program(check, mode, options):
+    if mode == "eager":
+        call = "out = run(ARRAYS)  # eager"
+    else:
+        jit = options["jit_compile"]
+        call = (
+            f"# the whole check as one tf.function (jit_compile={jit}), its arrays passed as arguments\n"
+            f"    function = tf.function(run, jit_compile={jit}, autograph=False)\n"
+            "    function({n: tf.constant(v) for n, v in ARRAYS.items()})  # the first call traces\n"
+            "    out = function({n: tf.constant(v) for n, v in ARRAYS.items()})  # the harness reports this call"
+        )
+    vmap = (
+        '''
+
+def vectorized(a, check):
+    """tf.vectorized_map over the batched inputs, each one's batch dim moved to the front (TensorFlow
+    has no in_dims); the shared inputs are closed over."""
+    shared = {n: c(a[n]) for n, d in zip(NAMES, IN_DIMS) if d is None}
+    mapped = [n for n, d in zip(NAMES, IN_DIMS) if d is not None]
+    elems = [
+        tf.experimental.numpy.moveaxis(c(a[f"batched_{n}"]), d, 0) for n, d in zip(NAMES, IN_DIMS) if d is not None
+    ]
+    if check == "vmap_vjp":
+        elems.append(c(a["batched_grad_output"]))
+
+    def per_sample(batch):
+        got = dict(zip(mapped, batch))
+        xs = [got[n] if n in got else shared[n] for n in NAMES]
+        if check == "vmap":
+            return op(tf, *xs, **PARAMS)
+        leaves = [x for n, x in zip(NAMES, xs) if n in DIFF]
+        with tf.GradientTape() as tape:
+            tape.watch(leaves)
+            y = op(tf, *xs, **PARAMS)
+        grads = tape.gradient(
+            y, leaves, output_gradients=batch[-1], unconnected_gradients=tf.UnconnectedGradients.ZERO
+        )
+        return tuple(dense(g) for g in grads)
+
+    out = tf.vectorized_map(per_sample, tuple(elems))
+    if check == "vmap":
+        return {"output": out}
+    return {f"grad_{n}": g for n, g in zip(DIFF, out)}
+'''
+        if check in ("vmap", "vmap_vjp")
+        else ""
+    )
+    return f'''
+def c(x):
+    """A tensor of DTYPE (a tf.function's float64 argument is cast)."""
+    dtype = getattr(tf, DTYPE)
+    return tf.cast(x, dtype) if tf.is_tensor(x) else tf.constant(x, dtype=dtype)
+
+
+def dense(g):
+    """A gather's gradient comes back as tf.IndexedSlices: the dense tensor it stands for."""
+    return tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g
+{vmap}
+
+def run(a):
+    xs = {{n: c(a[n]) for n in NAMES}}
+
+    def f():
+        return op(tf, *[xs[n] for n in NAMES], **PARAMS)
+
+    leaves = [xs[n] for n in DIFF]
+    zero = tf.UnconnectedGradients.ZERO
+{_TF[check].strip(chr(10))}
+
+
+def observed():
+    {call}
+    return {{k: np.asarray(tf.cast(v, tf.float64).numpy()) for k, v in out.items()}}
+'''
+
+
+_PROGRAMS = {"torch": _torch_program, "jax": _jax_program, "tensorflow": _tf_program}
+
+
+_MAIN = """
+# ---- the comparison: element by element against the embedded bound ---------------------------------
+def main():
+    try:
+        with np.errstate(all="ignore"):
+            got = observed()
+    except Exception as exc:
+        print(f"DEPARTURE: the framework raised {type(exc).__name__} on valid arguments: {exc}")
+        return 1
+    failed, worst = [], None
+    for name, exp in EXPECTED.items():
+        obs = got.get(name)
+        if obs is None:
+            failed.append(f"no {name}")
+            continue
+        obs = np.asarray(obs, dtype=np.float64)
+        if obs.shape != exp.shape:
+            failed.append(f"{name} has shape {list(obs.shape)}, the reference's is {list(exp.shape)}")
+            continue
+        if exp.size == 0:
+            continue
+        bound = BOUND[name]
+        finite = np.isfinite(exp)
+        same_nonfinite = (np.isnan(exp) & np.isnan(obs)) | (np.isinf(exp) & (obs == exp))
+        free = ~np.isfinite(bound) & finite  # past the dtype's range: any value passes
+        with np.errstate(all="ignore"):
+            err = np.abs(obs - exp)
+            err = np.where(np.isfinite(err), err, np.inf)
+            ratio = np.where(bound > 0, err / np.where(bound > 0, bound, 1.0), np.where(err > 0, np.inf, 0.0))
+        ratio = np.where(free | (~finite & same_nonfinite), 0.0, ratio)
+        ratio = np.where(~finite & ~same_nonfinite, np.inf, ratio)
+        i = np.unravel_index(int(np.argmax(ratio)), exp.shape)
+        line = f"{name}{[int(j) for j in i]}: observed {float(obs[i])!r}, expected {float(exp[i])!r}, bound {float(bound[i])!r}"
+        if worst is None or ratio[i] > worst[0]:
+            worst = (ratio[i], line)
+        if (ratio > 1.0).any():
+            failed.append(f"{int((ratio > 1.0).sum())} element(s) of {name} outside the bound")
+    if worst is not None:
+        print(f"worst element: {worst[1]} (|observed - expected| / bound = {worst[0]:.3g})")
+    if failed:
+        print("DEPARTURE: " + "; ".join(failed))
+        return 1
+    print("no departure: every element is within its bound")
+    return 0
+"""
+
+_MAIN_ERROR = """
+# ---- the comparison: does the framework reject what the reference rejects? ---------------------------
+def main():
+    try:
+        with np.errstate(all="ignore"):
+            observed()
+    except Exception as exc:
+        if REFERENCE_REJECTS:
+            print(f"both reject: the framework raised {type(exc).__name__}: {exc}")
+            print(f"the reference raised {REFERENCE_REJECTS}")
+            return 0
+        print(f"DEPARTURE: the framework raised {type(exc).__name__} where the reference accepts: {exc}")
+        return 1
+    if REFERENCE_REJECTS:
+        print(f"DEPARTURE: the framework accepted arguments the reference rejects with {REFERENCE_REJECTS}")
+        return 1
+    print("both accept")
+    return 0
+"""

@@ -1,0 +1,47 @@
+"""Test adapters whose planted bug is in an op record's spelling (``Adapter.spelling``): the record
+reproducers (conformance/record_reproducer.py) carry a spelling, so their scripts show the bug.
+Workers import this module by name (tests/conformance/conftest.py puts this directory on PYTHONPATH)."""
+
+from __future__ import annotations
+
+from conformance.adapters.jax_adapter import JaxAdapter
+from conformance.adapters.tf_adapter import TensorFlowAdapter
+from conformance.adapters.torch_adapter import TorchAdapter
+
+#: the planted error: results scaled by this (1.6 %, far outside any bound of these dtypes)
+SCALE = 1 + 2**-6
+
+
+def _scaled_sum(T, x, dim, keepdim):
+    """sum over ``dim`` (PyTorch's spelling), scaled: forward, VJP and the vmapped versions are off;
+    an int dim wrapped (dim % ndim): an out-of-range dim is accepted where PyTorch raises IndexError."""
+    if isinstance(dim, int):
+        dim = dim % max(x.ndim, 1)
+    return T.sum(x, dim, keepdim=keepdim) * SCALE
+
+
+class TorchScaledOps(TorchAdapter):
+    """PyTorch with tanh and sum_dim spelled off by SCALE (a module-level helper and a lambda)."""
+
+    name = "torch-scaled-ops"
+
+    def spelling(self, rec):
+        if rec.name == "sum_dim":
+            return _scaled_sum
+        if rec.name == "tanh":
+            return lambda T, x: T.tanh(x) * SCALE
+        return super().spelling(rec)
+
+
+class JaxScaledTanh(JaxAdapter):
+    name = "jax-scaled-tanh"
+
+    def spelling(self, rec):
+        return (lambda J, x: J.jnp.tanh(x) * SCALE) if rec.name == "tanh" else super().spelling(rec)
+
+
+class TensorFlowScaledTanh(TensorFlowAdapter):
+    name = "tensorflow-scaled-tanh"
+
+    def spelling(self, rec):
+        return (lambda tf, x: tf.math.tanh(x) * SCALE) if rec.name == "tanh" else super().spelling(rec)

@@ -1,0 +1,208 @@
+"""Reproducers of op-record discrepancies (issues #12, #19): a campaign with planted spelling bugs
+on tanh and sum_dim writes a report whose record discrepancies each carry a standalone script
+(NumPy and the framework only). The script made for the planted adapter exits 1 (the departure is
+present); the same case's script made for the stock adapter exits 0; an adapter whose record
+programs are its own gets no script, and the discrepancy says why (the report is still written)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.case import Case
+from conformance.ops import RECORDS, RecordParams
+from conformance.record_reproducer import CannotReproduce, lambda_source, spelling_source
+from conformance.reproducer import reproducer
+
+HERE = Path(__file__).resolve().parent
+STOCK = {
+    "torch": "conformance.adapters.torch_adapter:TorchAdapter",
+    "jax": "conformance.adapters.jax_adapter:JaxAdapter",
+    "tensorflow": "conformance.adapters.tf_adapter:TensorFlowAdapter",
+}
+PLANTED = {
+    "torch-scaled-ops": ("torch", "planted_spellings:TorchScaledOps"),
+    "jax-scaled-tanh": ("jax", "planted_spellings:JaxScaledTanh"),
+}
+
+
+def _case(op, shapes, checks, dtype="float32", seed=3, **params):
+    params = {"values": "normal", **params}
+    return Case(op, RecordParams.of(params), shapes, dtype, seed, tuple(checks))
+
+
+CASES = [
+    _case("tanh", {"input": (2, 3)}, ("vjp", "vmap", "jvp"), in_dims=[-1], vmap_size=3),
+    _case(
+        "sum_dim",
+        {"input": (3, 4)},
+        ("vmap_vjp", "vjp_vjp"),
+        dtype="float64",
+        dim=[1],
+        keepdim=False,
+        in_dims=[0],
+        vmap_size=2,
+    ),
+    _case("sum_dim", {"input": (2, 3)}, ("error",), dim=5, keepdim=False, invalid="dim_out_of_range"),
+]
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    pytest.importorskip("torch")
+    pytest.importorskip("jax")
+    from conformance.report import build_report
+    from conformance.runner import Campaign
+
+    out = tmp_path_factory.mktemp("record-repro")
+    frameworks = {k: spec for k, (_, spec) in PLANTED.items()}
+    sys.path.insert(0, str(HERE))
+    try:
+        with Campaign(out, frameworks, timeout=120) as camp:
+            camp.start()
+            camp.run_cases(CASES, phase="curated")
+            info = camp.frameworks_info()
+        build_report(
+            out, info, "conformance run (record reproducers)", run={"device": "cpu", "precision": "highest"}
+        )
+        yield out, json.loads((out / "report.json").read_text())
+    finally:
+        sys.path.remove(str(HERE))
+
+
+def _run(script: Path, tmp_path):
+    """Run a script where importing refgrad (conformance, reference) or the planted modules fails."""
+    blocker = tmp_path / "no-refgrad"
+    for name in ("conformance", "reference", "planted_spellings", "planted_records"):
+        (blocker / name).mkdir(parents=True, exist_ok=True)
+        (blocker / name / "__init__.py").write_text(f"raise ImportError('the reproducer imported {name}')\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(blocker)
+    return subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def _by(report, framework):
+    return [d for d in report["discrepancies"] if d["framework"] == framework]
+
+
+def test_the_report_writes_record_reproducers(campaign):
+    _, report = campaign
+    scaled = {(d["op"], d["check"]) for d in _by(report, "torch-scaled-ops")}
+    checks = {
+        ("tanh", "vjp"),
+        ("tanh", "vmap"),
+        ("tanh", "jvp"),
+        ("sum_dim", "vmap_vjp"),
+        ("sum_dim", "vjp_vjp"),
+    }
+    assert checks | {("sum_dim", "error")} <= scaled, scaled
+    jax_checks = {(d["op"], d["check"]) for d in _by(report, "jax-scaled-tanh")}
+    assert jax_checks == {("tanh", c) for c in ("vjp", "vmap", "jvp")}, jax_checks
+    for d in report["discrepancies"]:
+        assert d["reproducer"] and d["reproducer_error"] is None, d
+        assert "import conformance" not in d["reproducer"] and "from conformance" not in d["reproducer"]
+
+
+def test_an_adapter_with_its_own_record_programs_gets_the_reason_not_a_script(monkeypatch):
+    """planted_records.WrapsDim overrides run_record: a script cannot copy it; the report's
+    discrepancy carries the reason (conformance/report.py catches it)."""
+    monkeypatch.syspath_prepend(str(HERE))
+    case = CASES[2]
+    result = {
+        "case": case.to_dict(),
+        "case_id": case.id,
+        "check": "error",
+        "framework": "planted-wraps-dim",
+        "verdict": "error_mismatch",
+        "reason": "accepted",
+    }
+    with pytest.raises(CannotReproduce, match="overrides run_record"):
+        reproducer(result, "planted_records:WrapsDim")
+
+
+@pytest.mark.parametrize("framework", ["torch-scaled-ops", "jax-scaled-tanh"])
+def test_planted_reproducers_exit_1_and_stock_ones_exit_0(campaign, framework, tmp_path):
+    out, report = campaign
+    fw, _ = PLANTED[framework]
+    records = {
+        (r["case_id"], r["check"]): r
+        for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())
+        if r.get("framework") == framework
+    }
+    entries = _by(report, framework)
+    assert entries
+    for d in entries:
+        proc = _run(out / d["reproducer_file"], tmp_path)
+        assert proc.returncode == 1, (d["reproducer_file"], proc.stdout, proc.stderr[-3000:])
+        assert "DEPARTURE" in proc.stdout
+        if d["check"] != "error":
+            assert "worst element" in proc.stdout and "bound" in proc.stdout
+        # the same case and check, its script made for the stock adapter: the departure is gone
+        stock = tmp_path / f"stock-{d['id']}.py"
+        stock.write_text(reproducer(records[(d["case_id"], d["check"])], STOCK[fw]))
+        proc = _run(stock, tmp_path)
+        assert proc.returncode == 0, (stock.read_text()[-4000:], proc.stdout, proc.stderr[-3000:])
+
+
+def test_a_tensorflow_reproducer(tmp_path):
+    """A TensorFlow vmap_vjp case (tf.vectorized_map over GradientTape) judged in process."""
+    pytest.importorskip("tensorflow")
+    sys.path.insert(0, str(HERE))
+    try:
+        from planted_spellings import TensorFlowScaledTanh
+
+        from conformance.adapters.tf_adapter import TensorFlowAdapter
+        from conformance.ops.judge import run_in_process
+
+        case = _case("tanh", {"input": (3,)}, ("vmap_vjp",), in_dims=[0], vmap_size=2)
+        planted = TensorFlowScaledTanh()
+        result = run_in_process(planted, case, "vmap_vjp", planted.setup())
+        assert result["verdict"] == "fail"
+        result = {
+            "case": case.to_dict(),
+            "case_id": case.id,
+            "check": "vmap_vjp",
+            "framework": "tensorflow",
+            **result,
+        }
+        for spec, code in (("planted_spellings:TensorFlowScaledTanh", 1), (STOCK["tensorflow"], 0)):
+            script = tmp_path / f"{code}.py"
+            script.write_text(reproducer(result, spec))
+            proc = _run(script, tmp_path)
+            assert proc.returncode == code, (spec, proc.stdout, proc.stderr[-3000:])
+        assert TensorFlowAdapter  # the stock class the second script copied nothing from
+    finally:
+        sys.path.remove(str(HERE))
+
+
+def test_lambda_source_picks_the_lambda_by_its_code():
+    """elementwise.py spells tanh with three lambdas on one line: each framework's is found."""
+    rec = RECORDS["tanh"]
+    assert lambda_source(rec.fn) == "lambda T, x: T.tanh(x)"
+    assert lambda_source(rec.jax) == "lambda J, x: J.jnp.tanh(x)"
+    assert lambda_source(rec.tf) == "lambda tf, x: tf.math.tanh(x)"
+
+
+def test_spelling_source_binds_defaults_closures_and_helpers():
+    _, text = spelling_source(RECORDS["sum_dim"].fn)
+    assert "_t = 'sum'" in text and text.rstrip().endswith("getattr(x, _t)(dim, keepdim=keepdim)")
+    sys.path.insert(0, str(HERE))
+    try:
+        import planted_spellings
+
+        _, text = spelling_source(planted_spellings._scaled_sum)
+        assert "SCALE = 1.015625" in text and "def _scaled_sum(T, x, dim, keepdim):" in text
+        namespace = {}
+        exec(text, namespace)  # the text alone defines the op
+        assert namespace["op"].__name__ == "_scaled_sum"
+    finally:
+        sys.path.remove(str(HERE))
+    with pytest.raises(CannotReproduce):
+        spelling_source(len)
