@@ -17,7 +17,8 @@ def test_load_benchmark_quick(tmp_path):
     pytest.importorskip("torch")
     out = tmp_path / "load.json"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "load.py"), "--quick", "--json", str(out)],
+        # 1,500 results: enough for the memory judgement (--quick's 150 skip it; benchmarks/ smoke test)
+        [sys.executable, str(ROOT / "benchmarks" / "load.py"), "--results", "1500", "--json", str(out)],
         env=env(),
         capture_output=True,
         text=True,
