@@ -574,19 +574,6 @@ def _run_settings(args) -> dict:
     }
 
 
-def _fuzz_plan(ops, records, checks, dtypes) -> list[str]:
-    """The fuzz campaigns these filters select (a check name each)."""
-    from conformance.ops import RECORDS
-
-    plan = []
-    if "programs" in ops and "program" in checks and "float64" in dtypes:
-        plan.append("program")
-    if "conv" in ops:
-        plan += [c for c in checks if c not in PROGRAM_CHECKS]
-    plan += [f"{name}:{c}" for name in records for c in RECORDS[name].checks if c in checks]
-    return plan
-
-
 def cmd_run(args) -> int:
     frameworks = _frameworks(args)
     args._gate = _gate(args)
@@ -614,22 +601,6 @@ def cmd_run(args) -> int:
     loaded = _load(cases_path) if cases_path.exists() else []
     curated = _cases(cases_path, checks, dtypes, loaded)
     curated = [c for c in curated if c.op in {OP_OF_CASE[o] for o in ops if o in OP_OF_CASE} | set(records)]
-    plan = _fuzz_plan(ops, records, checks, dtypes) if args.max_examples else []
-    if not curated and not plan:
-        raise NothingSelected(
-            f"nothing selected: {_filters(args, **{'--ops': args.ops, '--max-examples': args.max_examples})} "
-            f"select none of the {len(loaded)} case(s) in {cases_path} and no fuzzing"
-            + (" (programs run in float64 only)" if "programs" in ops and "float64" not in dtypes else "")
-        )
-    check_writable(args.found_dir, "--found-dir")
-    _check_executor(args)
-    if not cases_path.exists():
-        print(
-            f"conformance: no curated cases at {cases_path} (pass --cases DIR); fuzzing only", file=sys.stderr
-        )
-    manifest = _manifest(
-        args, "refgrad-run", frameworks, seed=args.seed, ops=",".join(ops), cases=str(cases_path.resolve())
-    )
     # op records: the default budget is DEFAULT_RECORD_EXAMPLES per framework and check, with one
     # kind of failure shrunk (shrinking replays the draws and probes many cases: most of a default
     # campaign's time otherwise); an explicit --max-examples applies to records as to conv
@@ -645,6 +616,21 @@ def cmd_run(args) -> int:
         else min(args.max_examples, DEFAULT_RECORD_EXAMPLES),
         record_shrinks=MAX_SHRINKS if explicit_budget else 1,
     )
+    if not curated and not units:
+        raise NothingSelected(
+            f"nothing selected: {_filters(args, **{'--ops': args.ops, '--max-examples': args.max_examples})} "
+            f"select none of the {len(loaded)} case(s) in {cases_path} and no fuzzing"
+            + (" (programs run in float64 only)" if "programs" in ops and "float64" not in dtypes else "")
+        )
+    check_writable(args.found_dir, "--found-dir")
+    _check_executor(args)
+    if not cases_path.exists():
+        print(
+            f"conformance: no curated cases at {cases_path} (pass --cases DIR); fuzzing only", file=sys.stderr
+        )
+    manifest = _manifest(
+        args, "refgrad-run", frameworks, seed=args.seed, ops=",".join(ops), cases=str(cases_path.resolve())
+    )
     if args.executor == "ray":
         return _run_on_ray(args, frameworks, manifest, curated, units)
     progress = Progress(args.quiet)
@@ -657,11 +643,6 @@ def cmd_run(args) -> int:
 def _fuzz(campaign, ops, checks, dtypes, max_examples, seed):
     """The conv and program fuzz units on every framework (as a local run; kept for benchmarks/campaign.py)."""
     local_executor.run(campaign, [], fuzz_units(ops, [], checks, dtypes, max_examples, seed))
-
-
-def _fuzz_records(campaign, records, checks, dtypes, max_examples, seed):
-    """Each selected op record, each of its checks asked for, on every framework (as a local run)."""
-    local_executor.run(campaign, [], fuzz_units([], records, checks, dtypes, max_examples, seed))
 
 
 def _check_executor(args) -> None:

@@ -158,11 +158,12 @@ def test_report_has_matrix_departure_lines_and_coverage(tmp_path):
 
 def test_the_default_campaign_covers_every_record():
     from conformance import ops
-    from conformance.cli import DEFAULT_RECORD_EXAMPLES, _fuzz_plan, _parser, _selected_ops
+    from conformance.cli import DEFAULT_RECORD_EXAMPLES, _parser, _selected_ops
+    from conformance.executors.plan import fuzz_units
 
     args = _parser().parse_args(["run"])
     items, records = _selected_ops(args)
     assert "conv" in items and set(records) == set(ops.fuzzed()) - {"conv"}
-    plan = _fuzz_plan(items, records, ["forward", "vmap", "error"], ["float32"])
+    plan = [u.label for u in fuzz_units(items, records, ["forward", "vmap", "error"], ["float32"], 1, 0)]
     assert "exp:vmap" in plan and "add:error" in plan and "exp:error" not in plan
     assert DEFAULT_RECORD_EXAMPLES >= 1
