@@ -26,13 +26,21 @@ BACKWARD_TWICE = (
     "or if you need to access saved tensors after calling backward."
 )
 
+# How PyTorch names a tensor's type in autograd errors (``Tensor.toString``): the legacy
+# ``torch.XTensor`` names where the dtype has one, else ``CPU<ScalarType>Type``.
 _TYPE_NAMES = {
-    "float64": "DoubleTensor",
-    "float32": "FloatTensor",
-    "int64": "LongTensor",
-    "bool": "BoolTensor",
-    "complex128": "ComplexDoubleTensor",
-    "complex64": "ComplexFloatTensor",
+    "float64": "torch.DoubleTensor",
+    "float32": "torch.FloatTensor",
+    "float16": "torch.HalfTensor",
+    "int64": "torch.LongTensor",
+    "int32": "torch.IntTensor",
+    "int16": "torch.ShortTensor",
+    "int8": "torch.CharTensor",
+    "uint8": "torch.ByteTensor",
+    "bool": "torch.BoolTensor",
+    "complex128": "CPUComplexDoubleType",
+    "complex64": "CPUComplexFloatType",
+    "bfloat16": "CPUBFloat16Type",
 }
 
 
@@ -54,7 +62,7 @@ def short_name(node) -> str:
 def describe(tensor) -> str:
     """``[torch.DoubleTensor [2, 3]]`` as PyTorch prints a tensor in autograd errors."""
     kind = _TYPE_NAMES.get(tensor._data.dtype.name, tensor._data.dtype.name)
-    return f"[torch.{kind} [{', '.join(str(s) for s in tensor.shape)}]]"
+    return f"[{kind} [{', '.join(str(s) for s in tensor.shape)}]]"
 
 
 class Node:

@@ -127,3 +127,19 @@ def test_under_vmap_and_jvp_agrees_with_torch_func():
         got.append([np.asarray(t.tolist()) for t in (batched, primal, tangent)])
     for r, t in zip(*got):
         np.testing.assert_allclose(r, t, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16", "complex128", "complex64"])
+def test_stale_saved_tensor_error_names_the_type_as_torch(dtype):
+    """The version-counter error names the tensor's type as PyTorch's toString does: legacy
+    ``torch.XTensor`` names where the dtype has one, ``CPU<ScalarType>Type`` otherwise."""
+
+    def run(T):
+        x = T.ones(2, dtype=getattr(T, dtype), requires_grad=True)
+        z = x * 1
+        w = z * z
+        z.add_(1)
+        loss = w.sum().abs() if "complex" in dtype else w.sum()
+        loss.backward()
+
+    same_error(run)
