@@ -23,8 +23,6 @@ from reference.autograd.tensor import Tensor, bool_, float32, int64
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 
-__all__: list[str] = []
-
 _builtin_sum = sum
 
 
@@ -341,3 +339,109 @@ NAMESPACES = {
         "normalize": normalize,
     }
 }
+
+
+# ---- torch._segment_reduce ----------------------------------------------------------------------------------
+
+_SEGMENT_REDUCE = {
+    "sum": "sum",
+    "prod": "prod",
+    "mean": "mean",
+    "max": "max",
+    "amax": "max",
+    "min": "min",
+    "amin": "min",
+}
+
+
+def _torch_scalar_name(dt):
+    return {
+        "float32": "Float",
+        "float64": "Double",
+        "float16": "Half",
+        "bfloat16": "BFloat16",
+        "int64": "Long",
+        "int32": "Int",
+        "int16": "Short",
+        "int8": "Char",
+        "uint8": "Byte",
+        "bool": "Bool",
+    }.get(dt.name, dt.name)
+
+
+def _segment_reduce(
+    data, reduce, *, lengths=None, indices=None, offsets=None, axis=0, unsafe=False, initial=None
+):
+    """``torch._segment_reduce``: reductions over consecutive segments along ``axis`` given by
+    ``lengths`` or ``offsets`` (``offsets`` wins when both are given, as in aten); the checks and
+    their order are aten's (SegmentReduce.cpp)."""
+    from reference.autograd.dispatch import apply
+    from reference.ops.rules.registry import RULES
+
+    axis = A._dim(axis, data.ndim)
+    if indices is not None:
+        raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
+    if lengths is None and offsets is None:
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined.")
+    if reduce not in _SEGMENT_REDUCE:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    index = offsets if offsets is not None else lengths
+    what = "offsets" if offsets is not None else "lengths"
+    if data.ndim < index.ndim:
+        raise RuntimeError(
+            f"Expected data.dim() >= {what}_value.dim() to be true, but got false.  "
+            "(Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
+        )
+    if axis != index.ndim - 1:
+        raise RuntimeError(
+            f"segment_reduce(): Expected axis to be the last dimension of {what} but got {axis}."
+        )
+    if offsets is None and not unsafe:
+        if lengths.numel() == 0:
+            raise RuntimeError(
+                "min(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        if lengths.min().item() < 0:
+            raise RuntimeError("lengths contains negative value!")
+        if not bool((A.sum(lengths, -1) == data.shape[axis]).all().item()):
+            raise RuntimeError(
+                "segment_reduce(): Expected all rows of lengths along axis to sum to data.size(lengths.dim()-1) "
+                "when !unsafe."
+            )
+    if not is_floating(data.dtype):
+        raise NotImplementedError(
+            f"\"_segment_reduce_cpu\" not implemented for '{_torch_scalar_name(data.dtype)}'"
+        )
+    if index.dtype.kind not in "iu":
+        raise NotImplementedError(
+            f"\"_segment_reduce_{what}_cpu_kernel1\" not implemented for '{_torch_scalar_name(index.dtype)}'"
+        )
+    values = index.tolist()
+    if offsets is None:  # lengths -> offsets along the last dim
+
+        def to_offsets(row):
+            if row and isinstance(row[0], list):
+                return tuple(to_offsets(r) for r in row)
+            out, acc = [0], 0
+            for n in row:
+                acc += int(n)
+                out.append(acc)
+            return tuple(out)
+    else:
+
+        def to_offsets(row):
+            if row and isinstance(row[0], list):
+                return tuple(to_offsets(r) for r in row)
+            return tuple(int(v) for v in row)
+
+    params = {
+        "reduce": _SEGMENT_REDUCE[reduce],
+        "offsets": to_offsets(values),
+        "axis": axis,
+        "initial": None if initial is None else float(initial),
+    }
+    return apply(RULES["segment_reduce"], (data,), params)
+
+
+__all__ = ["_segment_reduce"]
