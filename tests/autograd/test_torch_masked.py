@@ -233,3 +233,117 @@ ERRORS = [
 @pytest.mark.parametrize("name, prog", ERRORS, ids=[c[0] for c in ERRORS])
 def test_errors_agree(name, prog):
     same_error(lambda T: prog(T))
+
+
+# ---- torch._segment_reduce ------------------------------------------------------------------------------
+
+SEG_X = np.array([3.0, 1.0, 3.0, -2.0, 5.0, 5.0, 0.0])  # a tie in the last segment, a zero
+SEG_L = [3, 1, 0, 3]
+SEG_X2 = R.standard_normal((3, 5, 2))
+SEG_L2 = [[2, 0, 3], [5, 0, 0], [1, 1, 3]]
+SEG_CASES = [
+    (f"{red}_{'init' if init is not None else 'noinit'}_{mode}", red, init, mode)
+    for red in ("sum", "mean", "max", "min", "prod", "amax", "amin")
+    for init in (None, 2.0)
+    for mode in ("lengths", "offsets")
+]
+
+
+def _seg_index(T, lengths, mode):
+    ls = np.asarray(lengths)
+    if mode == "lengths":
+        return {"lengths": T.tensor(ls)}
+    zeros = np.zeros(ls.shape[:-1] + (1,), dtype=ls.dtype)
+    return {"offsets": T.tensor(np.concatenate([zeros, ls], -1).cumsum(-1))}
+
+
+@pytest.mark.parametrize("name, red, init, mode", SEG_CASES, ids=[c[0] for c in SEG_CASES])
+def test_segment_reduce_agrees_with_torch(name, red, init, mode):
+    """Values and gradients (PyTorch has no double backward here): ties (max/min divide only a
+    positive gradient among them), zeros in prod, empty segments, initial, axis 1 with per-row
+    lengths."""
+    agree(
+        lambda T, a: T._segment_reduce(a, red, initial=init, **_seg_index(T, SEG_L, mode)), [SEG_X], order=1
+    )
+    agree(
+        lambda T, a: T._segment_reduce(a, red, axis=1, initial=init, **_seg_index(T, SEG_L2, mode)),
+        [SEG_X2],
+        order=1,
+    )
+
+
+def test_segment_reduce_unsafe_nan_and_float32():
+    import reference
+
+    cases = [
+        lambda T: T._segment_reduce(
+            T.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), "sum", lengths=T.tensor([1, 1]), unsafe=True
+        ),
+        lambda T: T._segment_reduce(T.tensor([1.0, float("nan"), 2.0, 0.5]), "max", lengths=T.tensor([2, 2])),
+        lambda T: T._segment_reduce(
+            T.tensor([1.0, float("nan"), 2.0, 0.5]), "min", lengths=T.tensor([2, 2]), initial=float("nan")
+        ),
+        lambda T: T._segment_reduce(T.tensor([1.0, 2.0]), "mean", lengths=T.tensor([0, 2, 0]), initial=1),
+        lambda T: T._segment_reduce(
+            T.tensor([1.0, 2.0]), "sum", lengths=T.tensor([2, 0], dtype=T.int32), offsets=T.tensor([0, 1, 2])
+        ),
+    ]
+    for prog in cases:
+        a, b = prog(reference).numpy(), prog(torch).numpy()
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-6, equal_nan=True)
+
+
+def test_segment_reduce_nan_gradient_as_torch():
+    x = np.array([1.0, np.nan, 2.0, 0.0, np.nan, 3.0])
+    for red in ("max", "min", "prod", "mean"):
+        agree(
+            lambda T, a, red=red: T._segment_reduce(a, red, lengths=T.tensor([3, 3])), [x], order=1, label=red
+        )
+
+
+def test_segment_reduce_double_backward_departs_from_torch():
+    """PyTorch declares no derivative for _segment_reduce_backward; the reference's VJP is written
+    in differentiable ops, so a second derivative exists (gradgradcheck in test_gradcheck)."""
+    import reference
+
+    with pytest.raises(
+        RuntimeError, match="derivative for aten::_segment_reduce_backward is not implemented"
+    ):
+        x = torch.tensor(SEG_X, requires_grad=True)
+        (g,) = torch.autograd.grad(
+            (torch._segment_reduce(x, "prod", lengths=torch.tensor(SEG_L)) ** 2).sum(), x, create_graph=True
+        )
+        torch.autograd.grad(g.sum(), x)
+    x = reference.tensor(SEG_X, requires_grad=True)
+    y = reference._segment_reduce(x, "prod", lengths=reference.tensor(SEG_L))
+    (g,) = reference.autograd.grad((y**2).sum(), x, create_graph=True)
+    assert g.grad_fn is not None
+    assert y.grad_fn.name() == "SegmentReduceBackward0"
+
+
+SEG_ERRORS = [
+    ("bad_reduce", lambda T: T._segment_reduce(T.zeros(5), "foo", lengths=T.tensor([2, 3]))),
+    ("no_index", lambda T: T._segment_reduce(T.zeros(5), "sum")),
+    ("indices", lambda T: T._segment_reduce(T.zeros(5), "sum", lengths=T.tensor([5]), indices=T.tensor([5]))),
+    ("axis_range", lambda T: T._segment_reduce(T.zeros(5, 3), "sum", lengths=T.tensor([5]), axis=2)),
+    (
+        "axis_not_last_of_lengths",
+        lambda T: T._segment_reduce(T.zeros(5, 3), "sum", lengths=T.tensor([2, 3]), axis=1),
+    ),
+    (
+        "axis_not_last_of_offsets",
+        lambda T: T._segment_reduce(T.zeros(5, 3), "sum", offsets=T.tensor([0, 5]), axis=1),
+    ),
+    ("lengths_sum", lambda T: T._segment_reduce(T.zeros(5), "sum", lengths=T.tensor([2, 2]))),
+    ("negative_length", lambda T: T._segment_reduce(T.zeros(5), "sum", lengths=T.tensor([6, -1]))),
+    ("float_lengths", lambda T: T._segment_reduce(T.zeros(5), "sum", lengths=T.tensor([2.0, 3.0]))),
+    ("float_offsets", lambda T: T._segment_reduce(T.zeros(5), "sum", offsets=T.tensor([0.0, 5.0]))),
+    ("int_data", lambda T: T._segment_reduce(T.zeros(5, dtype=T.int64), "sum", lengths=T.tensor([2, 3]))),
+    ("empty_lengths", lambda T: T._segment_reduce(T.zeros(5), "sum", lengths=T.zeros(0, dtype=T.int64))),
+]
+
+
+@pytest.mark.parametrize("name, prog", SEG_ERRORS, ids=[c[0] for c in SEG_ERRORS])
+def test_segment_reduce_errors_agree(name, prog):
+    same_error(lambda T: prog(T))
