@@ -227,6 +227,13 @@ ERRORS = [
     ),
     ("amax_bool", lambda T: T.masked.amax(T.ones(3, dtype=T.bool), mask=T.ones(3, dtype=T.bool))),
     ("amax_empty_dim", lambda T: T.masked.amax(T.zeros(2, 0), 1)),
+    ("softmax_int", lambda T: T.masked.softmax(T.tensor([[1, 2, 3]]), 1)),
+    (
+        "log_softmax_int_dim0",
+        lambda T: T.masked.log_softmax(T.tensor([[1, 2, 3]]), 0, mask=T.tensor([True, False, True])),
+    ),
+    ("softmin_bool", lambda T: T.masked.softmin(T.tensor([True, False]), 0)),
+    ("mask_not_a_tensor", lambda T: T.masked.sum(T.zeros(2), mask=[True, False])),
 ]
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.autograd.tensor import Tensor, bool_, float32, int64
+from reference.autograd.tensor import bool_, float32, int64
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 
@@ -90,8 +90,6 @@ def _input_mask(input, mask):
     """PyTorch's ``_input_mask``: the mask broadcast to the input's shape, as bool."""
     if mask is None:
         raise ValueError("_input_mask requires explicit mask")
-    if not isinstance(mask, Tensor):
-        mask = A.tensor(mask)
     if tuple(mask.shape) != tuple(input.shape):
         if mask.ndim > input.ndim:
             raise IndexError(
@@ -290,24 +288,42 @@ def std(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype
     )
 
 
+def _softmax_dtype(name, input, dim, dtype):
+    """PyTorch's softmax kernels take floating types only; an integer ``dtype`` (masked softmax's
+    default is the input's) raises the kernel's NotImplementedError."""
+    if not is_inexact(dtype):
+        kernel = "lastdim_kernel_impl" if dim == input.ndim - 1 or input.ndim == 0 else "kernel_impl"
+        raise NotImplementedError(f"\"{name}_{kernel}\" not implemented for '{_torch_scalar_name(dtype)}'")
+
+
 def softmax(input, dim, *, dtype=None, mask=None):
     dtype = input.dtype if dtype is None else dtype
     dim_ = _canonical_dim(dim, input.ndim)[0]
-    return A.softmax(_combine("amax", input, mask), dim_, dtype=dtype)
+    mask_input = _combine("amax", input, mask)
+    _softmax_dtype("softmax", mask_input, dim_, dtype)
+    return A.softmax(mask_input, dim_, dtype=dtype)
 
 
 def log_softmax(input, dim, *, dtype=None, mask=None):
     dtype = input.dtype if dtype is None else dtype
     dim_ = _canonical_dim(dim, input.ndim)[0]
-    return A.log_softmax(_combine("amax", input, mask), dim_, dtype=dtype)
+    mask_input = _combine("amax", input, mask)
+    _softmax_dtype("log_softmax", mask_input, dim_, dtype)
+    return A.log_softmax(mask_input, dim_, dtype=dtype)
 
 
 def softmin(input, dim, *, dtype=None, mask=None):
-    from reference.ops.functions.activations import softmin as _softmin
-
     dtype = input.dtype if dtype is None else dtype
     dim_ = _canonical_dim(dim, input.ndim)[0]
-    return _softmin(_combine("amin", input, mask), dim_, dtype=dtype)
+    mask_input = _combine("amin", input, mask)
+    if mask_input.dtype == bool_:  # (the reference's neg of a bool tensor raises numpy's TypeError)
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+            "use the `~` or `logical_not()` operator instead."
+        )
+    neg = -mask_input  # F.softmin: (-input).softmax(dim, dtype=dtype)
+    _softmax_dtype("softmax", neg, dim_, dtype)
+    return A.softmax(neg, dim_, dtype=dtype)
 
 
 def normalize(input, ord, dim, *, eps=1e-12, dtype=None, mask=None):
