@@ -168,6 +168,27 @@ INT_CASES = [
         lambda T: T.masked.logsumexp(T.tensor([[1, 2, 3]]), 1, mask=T.tensor([True, False, True])),
     ),
     (
+        "argmax_float",
+        lambda T: T.masked.argmax(
+            T.tensor([[3.0, 5.0, 1.0], [2.0, 0.0, 7.0]]), 1, mask=T.tensor([True, False, True])
+        ),
+    ),
+    (
+        "argmin_int_keepdim",
+        lambda T: T.masked.argmin(
+            T.tensor([[3, 5, 1], [2, 0, 7]]),
+            0,
+            keepdim=True,
+            mask=T.tensor([[True, True, False], [True, False, True]]),
+        ),
+    ),
+    (
+        "argmax_all_dtype",
+        lambda T: T.masked.argmax(
+            T.tensor([[3.0, 5.0], [9.0, 7.0]]), dtype=T.int64, mask=T.tensor([True, False])
+        ),
+    ),
+    (
         "nan_kept_when_masked_in",
         lambda T: T.masked.sum(T.tensor([1.0, float("nan"), 2.0]), mask=T.tensor([True, True, False])),
     ),

@@ -164,6 +164,22 @@ def amin(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     return _extreme("amin", input, dim, keepdim, dtype, mask)
 
 
+def _arg_extreme(name, input, dim, keepdim, dtype, mask):
+    from reference.ops.functions import reductions
+
+    dtype = input.dtype if dtype is None else dtype
+    mask_input = _combine("amax" if name == "argmax" else "amin", input, mask)
+    return A.to(getattr(reductions, name)(mask_input, dim, bool(keepdim)), dtype)  # (cast as PyTorch does)
+
+
+def argmax(input, dim=None, *, keepdim=False, dtype=None, mask=None):
+    return _arg_extreme("argmax", input, dim, keepdim, dtype, mask)
+
+
+def argmin(input, dim=None, *, keepdim=False, dtype=None, mask=None):
+    return _arg_extreme("argmin", input, dim, keepdim, dtype, mask)
+
+
 def mean(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     source = "Optional"
     if dtype is None:
@@ -342,6 +358,8 @@ NAMESPACES = {
         "cumprod": cumprod,
         "amax": amax,
         "amin": amin,
+        "argmax": argmax,
+        "argmin": argmin,
         "mean": mean,
         "median": median,
         "logsumexp": logsumexp,
