@@ -105,21 +105,20 @@ def _segment_with(ops, x, reduce, lengths, axis, initial, shape):
 
 
 def _jax(J, x, reduce, lengths, axis, initial):
+    import numpy as np
+
     jnp = J.jnp
-    fns = {
-        "sum": J.jax.ops.segment_sum,
-        "prod": J.jax.ops.segment_prod,
-        "max": J.jax.ops.segment_max,
-        "min": J.jax.ops.segment_min,
-    }
-    ops = (
-        lambda name, d, ids, num: fns[name](d, jnp.asarray(ids), num_segments=num),
-        jnp.reshape,
-        lambda c, a, b: jnp.where(c, a, jnp.asarray(b, dtype=x.dtype) if not hasattr(b, "shape") else b),
-        jnp.ones_like,
-        jnp.maximum,
-        jnp.minimum,
-    )
+    fns = {"sum": J.jax.ops.segment_sum, "max": J.jax.ops.segment_max, "min": J.jax.ops.segment_min}
+
+    def segment(name, d, ids, num):
+        if name != "prod":
+            return fns[name](d, jnp.asarray(ids), num_segments=num)
+        # jax.ops.segment_prod has no VJP for repeated ids (scatter_mul needs unique_indices):
+        # the ids are sorted, so each segment is a contiguous run of rows, reduced by jnp.prod
+        bounds = np.searchsorted(ids, np.arange(num + 1))
+        return jnp.stack([jnp.prod(d[a:b], axis=0) for a, b in zip(bounds[:-1], bounds[1:])])
+
+    ops = (segment, jnp.reshape, jnp.where, jnp.ones_like, jnp.maximum, jnp.minimum)
     return _segment_with(ops, x, reduce, lengths, axis, initial, tuple(x.shape))
 
 
