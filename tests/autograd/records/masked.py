@@ -20,7 +20,12 @@ RECORDS = {
             [(2, 3, 2)],
             "a",
         ),
-        ("max_offsets", lambda a: T._segment_reduce(a, "max", offsets=_l([0, 2, 2, 5]), initial=-5.0), [(5, 2)], "f"),
+        (
+            "max_offsets",
+            lambda a: T._segment_reduce(a, "max", offsets=_l([0, 2, 2, 5]), initial=-5.0),
+            [(5, 2)],
+            "f",
+        ),
         (
             "min_initial_unsafe",
             lambda a: T._segment_reduce(a, "min", lengths=_l([1, 2]), unsafe=True, initial=0.3),
