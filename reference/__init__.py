@@ -129,7 +129,7 @@ def set_default_dtype(dtype):
 
 
 def __getattr__(name):
-    if name in ("linalg", "special", "fft"):  # PyTorch's namespaces, filled by the family modules
+    if name in ("linalg", "special", "fft", "masked"):  # PyTorch's namespaces, filled by the family modules
         import importlib
 
         return importlib.import_module(f"reference.{name}")
@@ -236,4 +236,5 @@ __all__ = [
     "linalg",
     "special",
     "fft",
+    "masked",
 ] + sorted(_export().get("reference", {}))

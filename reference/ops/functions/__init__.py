@@ -7,8 +7,8 @@ errors) over rules of :mod:`reference.ops.rules`, and says where its names go:
 * ``METHODS``: those that are also ``Tensor`` methods of the same name (in-place ``*_`` variants
   included); a ``dict`` maps method names to functions where they differ;
 * ``NN_FUNCTIONAL``: names (or ``name -> function``) of ``reference.nn.functional``;
-* ``NAMESPACES``: ``{"linalg": {...}, "special": {...}, "fft": {...}}``, functions of
-  ``reference.linalg``, ``reference.special``, ``reference.fft``.
+* ``NAMESPACES``: ``{"linalg": {...}, "special": {...}, "fft": {...}, "masked": {...}}``, functions of
+  ``reference.linalg``, ``reference.special``, ``reference.fft``, ``reference.masked``.
 
 :func:`export` collects them; ``reference/__init__``, :mod:`reference.ops.methods` and
 :mod:`reference.nn.functional` install them. A new family is a new module here, nothing else to

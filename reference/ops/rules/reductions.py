@@ -539,7 +539,7 @@ def _norm_grad(c, g):
     if p == 1:
         return sign(x) * g
     if p == 2:
-        return x * A.masked_fill(g / norm, norm == 0, 0.0)
+        return g * A.masked_fill(x / norm, norm == 0, 0.0)  # PyTorch: grad * (self / norm).masked_fill_(...)
     if math.isinf(p):
         ax = A.abs(x)
         mask = A.to(A.logical_or(ax == norm, _isnan(ax)), x.dtype)
