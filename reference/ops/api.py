@@ -33,6 +33,7 @@ from reference.autograd.tensor import (
 )
 from reference.backend import is_floating, is_inexact
 from reference.ops import kernels as K
+from reference.ops.scalar_types import scalar_type_name
 
 _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
 
@@ -308,6 +309,11 @@ def _div_mode(input, other, rounding_mode):
 
 
 def neg(input):
+    if input._data.dtype == bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+            "mask, use the `~` or `logical_not()` operator instead."
+        )
     return apply(R.neg, (input,))
 
 
@@ -806,16 +812,26 @@ def _softmax_dim(ndim, dim):
     return None if ndim == 0 else d  # a 0-d tensor is its own (one-element) softmax axis
 
 
-def softmax(input, dim=None, dtype=None):
+def _softmax_family(rule, name, input, dim, dtype):
+    """softmax / log_softmax: PyTorch's CPU kernels exist for floating dtypes only (an integer or bool
+    input raises the kernel's NotImplementedError; an empty one runs no kernel and keeps its dtype)."""
     if dtype is not None:
         input = to(input, dtype)
-    return _unary(R.softmax, input, {"dim": _softmax_dim(input.ndim, dim)})
+    d = _softmax_dim(input.ndim, dim)
+    if not is_floating(input._data.dtype) and input._data.dtype.kind != "c":
+        if input.numel() == 0:
+            return _make(input._data.copy())
+        kernel = f"{name}_lastdim_kernel_impl" if d is None or d == input.ndim - 1 else f"{name}_kernel_impl"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(input.dtype)}'")
+    return _unary(rule, input, {"dim": d})
+
+
+def softmax(input, dim=None, dtype=None):
+    return _softmax_family(R.softmax, "softmax", input, dim, dtype)
 
 
 def log_softmax(input, dim=None, dtype=None):
-    if dtype is not None:
-        input = to(input, dtype)
-    return _unary(R.log_softmax, input, {"dim": _softmax_dim(input.ndim, dim)})
+    return _softmax_family(R.log_softmax, "log_softmax", input, dim, dtype)
 
 
 # ---- views -----------------------------------------------------------------------------------------
@@ -1325,9 +1341,7 @@ def _advanced_put(input, indices, values, accumulate, inplace):
 
 
 def _type_name(dtype):
-    return {"float64": "Double", "float32": "Float", "int64": "Long", "bool": "Bool"}.get(
-        dtype.name, dtype.name
-    )
+    return scalar_type_name(dtype)
 
 
 def _getitem(input, index):

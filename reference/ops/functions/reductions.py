@@ -189,14 +189,21 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         )
     x = _cast_dtype(x, dtype)
     dims = _dims_or_none(dim, x.ndim)
-    if ord < 0 or math.isinf(ord):
-        reduced = range(x.ndim) if dims is None else dims
-        if x.numel() == 0 and (dims is None or _builtin_any(x.shape[d] == 0 for d in reduced)):
-            o = "inf" if ord == math.inf else "-inf" if ord == -math.inf else f"{ord:g}"
+    if (ord < 0 or math.isinf(ord)) and x.numel() == 0:
+        # PyTorch's messages: the whole tensor (no dim), or the first empty dim as the caller wrote it
+        # (its message has no space before "because")
+        o = "inf" if ord == math.inf else "-inf" if ord == -math.inf else f"{ord:g}"
+        if dims is None:
             raise RuntimeError(
                 f"linalg.vector_norm cannot compute the {o} norm on an empty tensor because the operation "
                 "does not have an identity"
             )
+        for written, d in zip((dim,) if isinstance(dim, int) else tuple(dim), dims):
+            if x.shape[d] == 0:
+                raise RuntimeError(
+                    f"linalg.vector_norm cannot compute the {o} norm on the dimension {written}because this "
+                    "dimension is empty and the operation does not have an identity"
+                )
     return apply(RULES["linalg_vector_norm"], (x,), {"ord": float(ord), "dim": dims, "keepdim": keepdim})
 
 
@@ -239,9 +246,9 @@ def _empty_dim(name, input, d):
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
-def _selecting(name, rule_name, input, dim, keepdim, **params):
+def _selecting(name, rule_name, input, dim, keepdim, message_name=None, **params):
     d = _int_dim(dim, input.ndim)
-    _empty_dim(name, input, d)
+    _empty_dim(message_name or name, input, d)
     idx, values = apply(RULES[rule_name], (input,), {"dim": d, "keepdim": keepdim, **params})
     return _ret(name, idx, values)
 
@@ -313,7 +320,8 @@ def nanmedian(input, dim=None, keepdim=False):
         if input.numel() == 0:
             return A.full((), math.nan, dtype=input.dtype)
         return apply(RULES["nanmedian"], (input,), {"dim": None, "keepdim": False})
-    return _selecting("nanmedian", "nanmedian_dim", input, dim, keepdim)
+    # aten's nanmedian shares median's kernel and its message ("median(): Expected reduction dim ...")
+    return _selecting("nanmedian", "nanmedian_dim", input, dim, keepdim, message_name="median")
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
