@@ -606,6 +606,12 @@ def compare(torch_out, ref_out, n_elements, what, zeros_for_none=False, scale=1.
             raise Departure(f"{where}: exact values differ at {at}: torch {t[at]!r}, reference {r[at]!r}")
 
 
+#: Resource limits of :func:`conditioning` (not tolerances: past the limit the failure stands,
+#: the harness is only stricter): one jvp per input element, vmapped a chunk at a time.
+CONDITIONING_MAX_ELEMENTS = 2048
+CONDITIONING_CHUNK = 128
+
+
 def conditioning(fn, inputs):
     """The conditioning term of the tolerance: for each output leaf of ``fn(*inputs)`` (reference
     tensors; floating, real), ``sum_j |d out / d input_j| * |input_j|`` over every element j of
@@ -629,23 +635,28 @@ def conditioning(fn, inputs):
     for x in xs:
         if x.dtype.kind != "f":
             raise Unsupported("conditioning", "only real floating inputs")
+    if sum(x.numel() for x in xs) > CONDITIONING_MAX_ELEMENTS:
+        raise Unsupported("conditioning", "too many input elements for one jvp each")
     out = _leaves(fn(*xs), _is_ref_tensor)
     acc = [None if o is None else np.zeros(tuple(o.shape)) for o in out]
     for k, x in enumerate(xs):
         values = np.abs(x.numpy()).reshape(-1)
         if not values.size:
             continue
-        # the jvps along |x_j| e_j for every j at once: vmap over the stacked directions
-        directions = np.diag(values).reshape((values.size, *x.shape))
 
         def along(direction, k=k):
             tangents = tuple(direction if i == k else T.zeros_like(y) for i, y in enumerate(xs))
             return T.func.jvp(fn, xs, tangents)[1]
 
-        tan = T.func.vmap(along)(T.tensor(directions, dtype=x.dtype))
-        for a, t in zip(acc, _leaves(tan, _is_ref_tensor)):
-            if a is not None and t is not None:
-                a += np.abs(np.asarray(t.detach().numpy(), dtype=np.float64)).sum(0)
+        # the jvps along |x_j| e_j, a chunk of directions at a time under vmap
+        for start in range(0, values.size, CONDITIONING_CHUNK):
+            stop = min(start + CONDITIONING_CHUNK, values.size)
+            directions = np.zeros((stop - start, values.size))
+            directions[np.arange(stop - start), np.arange(start, stop)] = values[start:stop]
+            tan = T.func.vmap(along)(T.tensor(directions.reshape((stop - start, *x.shape)), dtype=x.dtype))
+            for a, t in zip(acc, _leaves(tan, _is_ref_tensor)):
+                if a is not None and t is not None:
+                    a += np.abs(np.asarray(t.detach().numpy(), dtype=np.float64)).sum(0)
     return acc
 
 
