@@ -37,7 +37,12 @@ times ``max(1, max|direction|)`` for each random cotangent / tangent the check f
 sum whose terms cancel is not held to the size of its small result). NaN must match NaN,
 infinities must match exactly, integer and bool results must be equal.
 A one-part-in-1e9 error in a forward value or 1e-6 in a gradient is far above this bound
-(tests/opinfo/test_opinfo.py plants both).
+(tests/opinfo/test_opinfo.py plants both). Only after a comparison fails with it, two derived
+second looks: outputs fixed only up to a gauge (singular / eigen vectors' signs) are compared
+through the sample's ``output_process_fn_grad`` (the function torch's own gradient tests
+differentiate), and the tolerance gains the problem's conditioning, ``eps * (8 + n) *
+sum_j |d out / d x_j| |x_j|`` computed exactly with the reference's forward mode
+(:func:`conditioning`). A planted 1e-9 error stays outside both (tests plant it).
 
 Checks respect the OpInfo: ``supports_forward_ad`` / ``supports_gradgrad`` / ``check_batched_grad``
 false, or a torch test decorated as an expected failure or skip on CPU float64 (``TestBwdGradients``
