@@ -175,6 +175,78 @@ def test_planted_vjp_bug_is_caught():
     assert outcome == "fail" and "grad" in message, message
 
 
+def _eigh_case(ref_fn):
+    H = _harness()
+    op = H.entries()["linalg.eigh"]
+    for index, sample in enumerate(H.samples(op, "linalg.eigh")):
+        if sample.input.numel() >= 4:
+            return H.Case(op, ref_fn, sample, "linalg.eigh", index)
+    raise AssertionError("no linalg.eigh sample")
+
+
+def test_gauge_of_eigenvectors_is_free_but_their_values_are_checked():
+    """eigh's eigenvectors are fixed up to a sign per column (the sample compares ``(L, |V|)``,
+    as torch's gradient tests do): a flipped column agrees, a planted 1e-9 error in V or L does
+    not, in forward, jvp and vmap."""
+    H = _harness()
+    good = H.reference_callable(H.entries()["linalg.eigh"])
+
+    def flipped(*args, **kwargs):
+        vals, vecs = good(*args, **kwargs)
+        return vals, vecs * -1.0
+
+    def scaled_vecs(*args, **kwargs):
+        vals, vecs = good(*args, **kwargs)
+        return vals, vecs * (1 + 1e-9)
+
+    def scaled_vals(*args, **kwargs):
+        vals, vecs = good(*args, **kwargs)
+        return vals * (1 + 1e-9), -vecs
+
+    for check in ("forward", "jvp", "vmap"):
+        assert H.run_check(_eigh_case(flipped), check) == ("ok", ""), check
+        for bad in (scaled_vecs, scaled_vals):
+            outcome, message = H.run_check(_eigh_case(bad), check)
+            assert outcome == "fail", (check, message)
+
+
+def test_conditioning_term_admits_rounding_but_not_a_planted_bug():
+    """matrix_exp of the first OpInfo sample: torch and the reference (scaling and squaring, both
+    within cond(A) u of the exact exponential) differ by more than the elementwise tolerance; the
+    conditioning term (exact, from the reference's forward mode) admits that, not a 1e-9 error."""
+    H = _harness()
+    op = H.entries()["matrix_exp"]
+    good = H.reference_callable(op)
+    case = _first_case("matrix_exp", good)
+    with pytest.raises(H.Departure):  # the elementwise tolerance alone
+        H.compare(
+            case.op.op(*case.conv.torch_leaves), good(*case.conv.ref_leaves), case.n, "x", scale=case.scale
+        )
+    assert H.run_check(case, "forward") == ("ok", "")
+    cond = H.conditioning(good, case.conv.ref_leaves)[0]
+    assert cond.shape == tuple(case.conv.ref_leaves[0].shape) and (cond > 0).all()
+    for bad in (lambda a: good(a) * (1 + 1e-9), lambda a: good(a) + 1e-9):
+        outcome, message = H.run_check(_first_case("matrix_exp", bad), "forward")
+        assert outcome == "fail" and "conditioning" in message, message
+
+
+def test_a_view_of_a_strided_base_converts_by_memory():
+    """A sample that is a view of a column-major base (as LAPACK results are) converts to the
+    same values (the storage is copied as it lies in memory)."""
+    import torch
+
+    H = _harness()
+    base = torch.arange(12.0, dtype=torch.float64).reshape(4, 3).mT.clone()  # strides (1, 3)
+    view = base.mT[1:, :]  # a view with row-major strides into it
+    assert view._base is base and view.stride() == (3, 1)
+    sample = type("Sample", (), {"input": view, "args": (), "kwargs": {}})()
+    conv = H.Converted(sample)
+    np.testing.assert_array_equal(conv.ref[0].numpy(), view.numpy())
+    empty = torch.zeros(0, 0, dtype=torch.float64).mT.clone().mT
+    conv = H.Converted(type("Sample", (), {"input": empty, "args": (), "kwargs": {}})())
+    assert conv.ref[0].shape == (0, 0)
+
+
 def test_tolerance_is_a_few_ulps_of_the_scale():
     H = _harness()
     t = np.array([1.0, -2.0, 3.0])

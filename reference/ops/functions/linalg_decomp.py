@@ -21,8 +21,9 @@ import numpy as np
 
 from reference.autograd.dispatch import apply
 from reference.autograd.grad_mode import no_grad
-from reference.autograd.tensor import Tensor, int64
+from reference.autograd.tensor import Tensor, float64, int64
 from reference.ops import api
+from reference.ops.functions._low_precision import low_name, no_kernel, no_low_precision
 from reference.ops.rules.registry import RULES
 
 __all__ = ["svd", "qr", "pinverse"]
@@ -53,7 +54,7 @@ def _at_least_2d(x, what, name="A"):
 
 
 def _floating(x, what):
-    if x.dtype.kind != "f":
+    if x.dtype.kind != "f" and low_name(x) is None:  # bfloat16 (ml_dtypes) has kind "V"
         raise RuntimeError(
             f"{what}: Expected a floating point or complex tensor as input. Got {_tname(x.dtype)}"
         )
@@ -76,6 +77,7 @@ def _eigh(A_, UPLO):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     if A_.dtype.kind != "f":
         raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{_tname(A_.dtype)}'")
+    no_kernel(A_, "linalg_eigh_cpu")
     return apply(RULES["linalg_eigh"], (A_,), {"UPLO": UPLO})
 
 
@@ -97,6 +99,7 @@ def _qr(A_, mode):
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
         )
+    no_kernel(A_, "geqrf_cpu")
     return apply(RULES["linalg_qr"], (A_,), {"mode": mode})
 
 
@@ -126,6 +129,7 @@ def _svd(A_, full_matrices, driver, what="linalg.svd"):
         raise RuntimeError(
             "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend."
         )
+    no_kernel(A_, "linalg_svd_cpu")
     return apply(RULES["linalg_svd"], (A_,), {"full_matrices": bool(full_matrices)})
 
 
@@ -166,7 +170,7 @@ def _tol_value(t):
 
 
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
-    if A.ndim < 2 or A.dtype.kind != "f":
+    if A.ndim < 2 or A.dtype.kind != "f" or low_name(A) is not None:
         shape = ", ".join(str(s) for s in A.shape)
         raise RuntimeError(
             f"linalg.pinv({_tname(A.dtype)}{{[{shape}]}}): expected a tensor with 2 or more dimensions of float, "
@@ -221,6 +225,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError(f"{what}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     _floating(A, what)
     m, n = A.shape[-2:]
+    if rcond is None and low_name(A) is not None:  # aten's _get_epsilon
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if rcond is None:
         rcond = float(np.finfo(A._data.dtype).eps) * max(m, n)
     batch_a, batch_b = tuple(A.shape[:-2]), tuple(B.shape[: -1 if vector else -2])
@@ -228,6 +234,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         np.broadcast_shapes(batch_a, batch_b)
     except ValueError:
         raise RuntimeError(_broadcast_message(batch_a, batch_b)) from None
+    no_kernel(A, "linalg_lstsq_cpu")
     x, res, rank, sv = apply(RULES["linalg_lstsq"], (A, B), {"rcond": float(rcond), "driver": driver})
     return _lstsq_t(x, res, rank, sv.detach())  # the singular values are not differentiable (PyTorch)
 
@@ -247,36 +254,110 @@ def _broadcast_message(a, b):
 # ---- matrix_rank ----------------------------------------------------------------------------------------------
 
 
-def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+_MATRIX_RANK_SIGNATURES = (
+    " * (Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)\n"
+    " * (Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)\n"
+    " * (Tensor input, Tensor tol, bool hermitian = False, *, Tensor out = None)\n"
+    " * (Tensor input, float tol, bool hermitian = False, *, Tensor out = None)\n"
+)
+
+
+def _py_typename(x):
+    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+
+
+def _matrix_rank_args(args, kwargs):
+    """PyTorch's overload resolution of ``linalg_matrix_rank`` (four overloads: keyword
+    atol/rtol as tensors or floats, or the deprecated positional ``tol``); ``(input, tol, atol)``
+    mixtures, ``None`` for ``tol``, a non-bool ``hermitian`` and unknown names raise its TypeError
+    (keyword arguments listed in reverse order, as PyTorch's parser prints them)."""
+
+    def bad():
+        got = [_py_typename(a) for a in args] + [f"{k}={_py_typename(v)}" for k, v in reversed(kwargs.items())]
+        text = ", ".join(got) + (", " if not args else "")
+        raise TypeError(
+            f"linalg_matrix_rank() received an invalid combination of arguments - got ({text}), "
+            f"but expected one of:\n{_MATRIX_RANK_SIGNATURES}"
+        )
+
+    def number_or_tensor(x, none_ok):
+        return isinstance(x, (Tensor, bool, int, float)) or (none_ok and x is None)
+
+    names = ("input", "tol", "hermitian")
+    if len(args) > 3 or set(kwargs) - {"input", "tol", "hermitian", "atol", "rtol", "out"}:
+        bad()
+    given = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in given:
+            bad()
+        given[k] = v
+    A = given.get("input")
+    if not isinstance(A, Tensor) or not isinstance(given.get("hermitian", False), bool):
+        bad()
+    out = given.get("out")
+    if out is not None and not isinstance(out, Tensor):
+        bad()
+    if out is not None:  # PyTorch resizes ``out``; the reference Tensor has no resize_
+        raise TypeError("linalg.matrix_rank: out= is not supported by the reference")
+    if "tol" in given:
+        if "atol" in given or "rtol" in given or not number_or_tensor(given["tol"], False):
+            bad()
+        return A, given["tol"], 0.0, given.get("hermitian", False)
+    if "hermitian" in dict(zip(names, args)):  # positional hermitian needs tol
+        bad()
+    atol, rtol = given.get("atol"), given.get("rtol")
+    if not (number_or_tensor(atol, True) and number_or_tensor(rtol, True)):
+        bad()
+    return A, atol, rtol, given.get("hermitian", False)
+
+
+_COMPLEX_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _tolerance_tensor(x, what):
+    """A tolerance as aten sees it: a tensor (a Python number becomes a 0-d float64 tensor);
+    complex tolerances are rejected (checkNotComplexTolerance)."""
+    t = x if isinstance(x, Tensor) else api.tensor(float(x), dtype=float64)
+    if t.dtype.kind == "c":
+        raise RuntimeError(
+            f"torch.linalg.matrix_rank: {what} tensor of complex type is not supported. Got {_COMPLEX_NAMES[str(t.dtype)]}"
+        )
+    return t
+
+
+def matrix_rank(*args, **kwargs):
+    """torch.linalg.matrix_rank (aten's matrix_rank_impl): the number of singular values (or of
+    |eigenvalues| when ``hermitian``) above ``max(atol, rtol * largest)``. ``rtol`` defaults to
+    ``eps(dtype) * max(m, n)`` when no ``atol`` is given, else to 0 where ``atol > 0``; the
+    deprecated ``tol`` is ``atol`` with ``rtol = 0``. No gradient: the result is int64."""
+    A, atol, rtol, hermitian = _matrix_rank_args(args, kwargs)
     if A.ndim < 2:
         raise RuntimeError(
             "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
         )
-    if A.dtype.kind != "f":
-        raise RuntimeError(
-            "linalg.svd: Expected a floating point or complex tensor as input. Got " + _tname(A.dtype)
-        )
-    if tol is not None:  # the legacy overload: an absolute tolerance
-        atol, rtol = tol, 0.0
     m, n = A.shape[-2:]
-    if A.numel() == 0:
-        return api.zeros(tuple(A.shape[:-2]), dtype=int64)
-    with no_grad():
-        if hermitian:
-            s = A_abs(eigvalsh(A))
-        else:
-            s = svdvals(A)
-    vals = s._data
-    smax = vals.max(-1) if not hermitian else vals.max(-1)
-    atol_v = np.asarray(0.0 if atol is None else _tol_value(atol))
-    if rtol is None:
-        eps = float(np.finfo(A._data.dtype).eps) * max(m, n)
-        rtol_v = eps if atol is None else np.where(atol_v > 0, 0.0, eps)
+    atol_t = _tolerance_tensor(0.0 if atol is None else atol, "atol")
+    if rtol is None:  # get_atol_rtol: the default needs the real dtype's epsilon
+        if str(A.dtype) not in ("float32", "float64", "complex64", "complex128"):
+            raise RuntimeError("This function doesn't handle types other than float and double")
+        eps = 2.0**-23 if str(A.dtype) in ("float32", "complex64") else 2.0**-52
+        default = api.tensor(eps * max(m, n), dtype=float64)
+        rtol_t = default if atol is None else api.where(atol_t > 0, api.tensor(0.0, dtype=float64), default)
     else:
-        rtol_v = _tol_value(rtol)
-    cut = np.maximum(atol_v, np.asarray(rtol_v) * smax)
-    rank = (vals > np.asarray(cut)[..., None]).sum(-1).astype(np.int64)
-    return A_tensor(rank)
+        rtol_t = _tolerance_tensor(rtol, "rtol")
+    if A.numel() == 0:
+        rank = api.zeros(tuple(A.shape[:-2]), dtype=int64)
+    else:
+        with no_grad():
+            if hermitian:
+                S = A_abs(eigvalsh(A))
+                max_s = api.amax(S, -1, True)
+            else:
+                S = svdvals(A)
+                max_s = api.narrow(S, -1, 0, 1)
+            cut = api.maximum(api.unsqueeze(atol_t, -1), api.unsqueeze(rtol_t, -1) * max_s)
+            rank = api.sum(S > cut, -1)
+    return rank
 
 
 def A_abs(x):
@@ -324,6 +405,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     _floating(A, what)
     if dtype is not None:
         A = A_to(A, dtype)
+    if ord == "nuc" or (not isinstance(ord, str) and abs(ord) == 2):  # svd: no low precision (fro and the 1/inf norms are sums)
+        no_low_precision(A, what)
     if ord == "fro":
         return _vector_norm(A, 2, (d0, d1), keepdim)
     if ord == "nuc" or abs(ord) == 2:
@@ -415,7 +498,7 @@ def cond(A, p=None):
     valid = (None, "fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
     if p not in valid or isinstance(p, bool):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {_ord_name(p)}")
-    if A.dtype.kind != "f":
+    if A.dtype.kind != "f" and low_name(A) is None:
         raise RuntimeError(
             f"linalg.svd: Expected a floating point or complex tensor as input. Got {_tname(A.dtype)}"
         )

@@ -73,6 +73,9 @@ _TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int
 _TORCH_NAMES.update({"int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"})
 
 
+from reference.ops.functions._low_precision import no_kernel, no_low_precision  # noqa: E402
+
+
 def _tname(dt):
     return _TORCH_NAMES.get(str(np.dtype(dt)), str(dt))
 
@@ -162,6 +165,7 @@ def _matrix_info(x, info=None):
 
 def inv_ex(A_, *, check_errors=False, out=None):
     _square_float(A_, "linalg.inv_ex")
+    no_low_precision(A_, "linalg.inv")
     info = _info_of(A_)
     if check_errors:
         _raise_info(info, "linalg.inv_ex", _singular_inv)
@@ -173,6 +177,7 @@ _InvEx = namedtuple("linalg_inv_ex", ["inverse", "info"])
 
 def inv(A_, *, out=None):
     _square_float(A_, "linalg.inv")
+    no_low_precision(A_, "linalg.inv")
     _raise_info(_info_of(A_), "linalg.inv", _singular_inv)
     return apply(RULES["linalg_inv"], (A_,), {})
 
@@ -229,6 +234,7 @@ def _solve(a, b, left, check_errors, fname, ex):
     vector = _is_vector_rhs(a, b)
     b2 = A.unsqueeze(b, -1) if vector else b
     _check_rhs(a, b2, left, "linalg.solve")
+    no_kernel(a, "lu_cpu")
     info = _info_of(a)
     if check_errors:
         _raise_info(
@@ -250,6 +256,7 @@ def solve_triangular(A_, B, *, upper=None, left=True, unitriangular=False, out=N
     dt = A.result_type(A_, B)
     a, b = (A.to(t, dt) if t.dtype != dt else t for t in (A_, B))
     _check_rhs(a, b, left, fname)
+    no_kernel(a, "triangular_solve_cpu")
     return apply(
         RULES["linalg_solve_triangular"],
         (a, b),
@@ -264,17 +271,20 @@ _Slogdet = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 
 def det(A_, *, out=None):
     _square_float(A_, "linalg.det")
+    no_kernel(A_, "lu_cpu")
     return apply(RULES["linalg_det"], (A_,), {})
 
 
 def slogdet(A_, *, out=None):
     _square_float(A_, "linalg.slogdet")
+    no_low_precision(A_, "linalg.slogdet")
     return _Slogdet(*apply(RULES["linalg_slogdet"], (A_,), {}))
 
 
 def logdet(input):
     """PyTorch's logdet: where(sign == -1, nan, logabsdet) of slogdet."""
     _square_float(input, "logdet")
+    no_low_precision(input, "logdet")
     sign, logabs = apply(RULES["linalg_slogdet"], (input,), {})
     return A.where(sign == -1.0, float("nan"), logabs)
 
@@ -294,6 +304,7 @@ _CholeskyEx = namedtuple("linalg_cholesky_ex", ["L", "info"])
 
 def cholesky_ex(A_, *, upper=False, check_errors=False, out=None):
     _square_float(A_, "linalg.cholesky_ex")
+    no_kernel(A_, "cholesky_cpu")
     L, info = apply(RULES["linalg_cholesky_ex"], (A_,), {"upper": bool(upper)})
     if check_errors:
         _raise_info(_values(info), "linalg.cholesky_ex", _not_pd)
@@ -302,6 +313,7 @@ def cholesky_ex(A_, *, upper=False, check_errors=False, out=None):
 
 def linalg_cholesky(A_, *, upper=False, out=None):
     _square_float(A_, "linalg.cholesky")
+    no_kernel(A_, "cholesky_cpu")
     L, info = apply(RULES["linalg_cholesky_ex"], (A_,), {"upper": bool(upper)})
     _raise_info(_values(info), "linalg.cholesky", _not_pd)
     return L
@@ -316,6 +328,7 @@ def cholesky(input, upper=False, *, out=None):
         stacklevel=2,
     )
     _square_float(input, "cholesky")
+    no_kernel(input, "cholesky_cpu")
     with no_grad():
         info = R.cholesky_kernel(_values(input), bool(upper))[1]
     _raise_info(info, "cholesky", _not_pd)
@@ -333,11 +346,13 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
         )
     _check_float(input2, "cholesky_solve")
     A.check_broadcast(_Shape(input.shape[:-2]), _Shape(input2.shape[:-2]))
+    no_kernel(input2, "cholesky_solve_cpu")
     return apply(RULES["cholesky_solve"], (input, input2), {"upper": bool(upper)})
 
 
 def cholesky_inverse(input, upper=False, *, out=None):
     _square_float(input, "cholesky_inverse")
+    no_kernel(input, "cholesky_inverse_out_cpu")
     return apply(RULES["cholesky_inverse"], (input,), {"upper": bool(upper)})
 
 
@@ -364,6 +379,7 @@ def _lu_checks(a, pivot, fname="linalg.lu_factor"):
         )
     if not is_floating_dtype(a._data.dtype):
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_tname(a.dtype)}'")
+    no_kernel(a, "lu_cpu")
     if not pivot:
         raise RuntimeError(f"{fname}: LU without pivoting is not implemented on the CPU")
 
@@ -405,6 +421,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     if str(pivots.dtype) != "int32":
         raise RuntimeError(f"{fname}: pivots should be a Tensor of scalar type torch.int32")
     _check_rhs(LU, B, left, fname)
+    no_kernel(LU, "linalg.lu_solve_cpu")
     return apply(RULES["linalg_lu_solve"], (LU, pivots, B), {"left": bool(left), "adjoint": bool(adjoint)})
 
 
@@ -483,6 +500,7 @@ def tensorinv(A_, ind=2, *, out=None):
         )
     square = A.reshape(A_, (p_end, p_end))
     _check_float(square, "linalg.inv")
+    no_low_precision(square, "linalg.inv")
     _raise_info(_info_of(square), "inv", _singular_inv)
     return A.reshape(apply(RULES["linalg_inv"], (square,), {}), end + start)
 
@@ -517,6 +535,7 @@ def householder_product(A_, tau, *, out=None):
         raise RuntimeError(f"{fname}: input.shape[-2] must be greater than or equal to input.shape[-1]")
     if n < k:
         raise RuntimeError(f"{fname}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    no_kernel(A_, "orgqr_cpu")
     dt = np.dtype(A_.dtype)
     batch = tuple(A_.shape[:-2])
     eye = _make(np.broadcast_to(np.eye(m, n, dtype=dt), batch + (m, n)).copy())
