@@ -297,6 +297,32 @@ def test_binary_result_layout(op, pair):
     assert got == want
 
 
+INPLACE = {
+    "add_": lambda T, a, b: a.clone().add_(b),
+    "mul_": lambda T, a, b: a.clone().mul_(b),
+    "clamp_": lambda T, a, b: a.clone().clamp_(min=b),
+    "copy_": lambda T, a, b: a.clone().copy_(b),
+    "where_out_of_place_of_inplace": lambda T, a, b: T.where(a > 1.0, a.clone().mul_(2.0), b),
+}
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids="-".join)
+@pytest.mark.parametrize("op", list(INPLACE))
+def test_inplace_keeps_layout(op, pair):
+    if op.startswith("where") and not _broadcast(*pair):
+        pytest.skip(
+            "where of shapes that do not broadcast: the reference raises NumPy's ValueError (not a layout question)"
+        )
+    results = []
+    for T in (reference, torch):
+        x, y = build(T, pair[0]), build(T, pair[1], offset=1 / 3)
+        try:
+            results.append(observe(T, INPLACE[op](T, x, y)))
+        except RuntimeError as e:
+            results.append(("raises", str(e)))
+    assert results[0] == results[1]
+
+
 def _broadcast(a, b):
     sa, sb = tuple(build(torch, a).shape), tuple(build(torch, b).shape)
     try:
