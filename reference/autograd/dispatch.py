@@ -147,7 +147,11 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
 
 def _result(rule, inputs, arr):
     """The result tensor holding ``arr``, with the strides PyTorch gives it (reference.autograd.layout)."""
-    return _make(arr) if rule.layout == layout.CONTIGUOUS else layout.result(rule.layout, inputs, arr)
+    if rule.layout == layout.CONTIGUOUS:
+        return _make(arr)
+    if rule.operands is not None:
+        inputs = [inputs[i] for i in rule.operands]
+    return layout.result(rule.layout, inputs, arr)
 
 
 def apply_view(rule, src, params=_NO_PARAMS):

@@ -404,13 +404,14 @@ def clamp(input, min=None, max=None):
 
 
 def clamp_mask(input, min, max):
-    """Where clamp passes gradient: min <= input <= max (bounds that are None do not apply)."""
-    ok = _make(np.ones(input.shape, dtype=bool))
+    """Where clamp passes gradient: min <= input <= max (bounds that are None do not apply); in
+    ``input``'s layout, as PyTorch's clamp_backward mask."""
+    ok = None
     if min is not None:
-        ok = logical_and(ok, ge(input, min))
+        ok = ge(input, min)
     if max is not None:
-        ok = logical_and(ok, le(input, max))
-    return ok
+        ok = le(input, max) if ok is None else logical_and(ok, le(input, max))
+    return _layout.result(_layout.ITERATOR, (input,), np.ones(input.shape, dtype=bool)) if ok is None else ok
 
 
 def where(condition, input=None, other=None):

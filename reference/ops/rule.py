@@ -36,6 +36,8 @@ A rule says, once, everything the reference knows about a primitive (the shape o
   ``"iterator_scalar"`` (the same, with the op's Python number a 0-d operand, as PyTorch wraps
   it), ``"preserve"`` (``empty_like``'s rule: ``clone``, ``to``) or ``"contiguous"`` (row-major, the
   default of every other rule, and of elementwise ops whose PyTorch kernel allocates row-major);
+  ``operands``: the inputs' order as TensorIterator's operands when it differs (the first operand
+  with an opinion decides the layout);
 * ``error``: how rounding errors propagate through the primitive and what it adds
   (:class:`reference.errors.ErrorSpec`); None: derived (an elementwise op: its own VJP formulas
   on the input errors, one correctly rounded result). Views are exact without a declaration.
@@ -82,6 +84,7 @@ class Rule:
     error: Any = None  # reference.errors.ErrorSpec; None: derived (elementwise ops)
     complex_grads: str = "conjugate"  # or "explicit" (see the module docstring)
     layout: str | None = None  # "iterator(_scalar)", "preserve" or "contiguous"; None: from ``batch``
+    operands: tuple | None = None  # TensorIterator's operand order (input indices) when not the inputs'
 
     def __post_init__(self):
         if self.complex_grads not in ("conjugate", "explicit"):

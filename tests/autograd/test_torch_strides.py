@@ -405,6 +405,36 @@ def test_grad_layout(op, layout, create_graph):
     )
 
 
+# The gradients autograd.grad returns (no layout contract): the backward formulas' own layouts.
+RAW_GRAD_OPS = {
+    "relu": lambda T, x: x.relu(),
+    "sigmoid": lambda T, x: x.sigmoid(),
+    "tanh": lambda T, x: x.tanh(),
+    "gelu": lambda T, x: T.nn.functional.gelu(x),
+    "abs": lambda T, x: x.abs(),
+    "pow3": lambda T, x: x.pow(3),
+    "rdiv": lambda T, x: 1.0 / x,
+    "rsub": lambda T, x: 1.0 - x,
+    "lerp": lambda T, x: T.lerp(x, x * 2.0, 0.3),
+    "log_sigmoid": lambda T, x: T.nn.functional.logsigmoid(x),
+    "exp_t": lambda T, x: x.exp().mT if x.dim() >= 2 else x.exp(),
+    "mean_all": lambda T, x: x.mean() * x,
+    "sum_keepdim": lambda T, x: x.sum(-1, keepdim=True) if x.dim() else x,
+    "softmax": lambda T, x: x.softmax(-1) if x.dim() else x,
+}
+
+
+@pytest.mark.parametrize("layout", [n for n in ALL if not n.startswith("expand")])
+@pytest.mark.parametrize("op", list(RAW_GRAD_OPS))
+def test_raw_gradient_layout(op, layout):
+    results = []
+    for T in (reference, torch):
+        x = build(T, layout).detach().requires_grad_()
+        (g,) = T.autograd.grad((RAW_GRAD_OPS[op](T, x) * 1.5).sum(), x)
+        results.append(observe(T, g))
+    assert results[0] == results[1]
+
+
 # ---- random layouts ----------------------------------------------------------------------------------------
 
 

@@ -263,6 +263,7 @@ rule(
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    operands=(1, 0),  # PyTorch's kernel: self, then grad_output
 )
 rule(
     "abs",
