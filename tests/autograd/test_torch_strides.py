@@ -291,7 +291,7 @@ PAIRS = [
 @pytest.mark.parametrize("op", list(BINARY))
 def test_binary_result_layout(op, pair):
     a, b = pair
-    if {LAYOUTS[a][0], LAYOUTS[b][0]} and not _broadcast(a, b):
+    if not _broadcast(a, b):
         pytest.skip("shapes do not broadcast")
     got, want = both(lambda T, x, y: BINARY[op](T, x, y), a, b)
     assert got == want
