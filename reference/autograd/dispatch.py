@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.autograd import batching, forward_ad, graph
+from reference.autograd import batching, forward_ad, graph, layout
 from reference.autograd.grad_mode import _enabled
 from reference.autograd.tensor import (
     DEFAULT,
@@ -102,7 +102,9 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
                 break
         if check is not None:
             check()
-        return _make(rule.forward(*[t._data if t is not None else None for t in inputs], **params))
+        return _result(
+            rule, inputs, rule.forward(*[t._data if t is not None else None for t in inputs], **params)
+        )
     vmap_at = None
     if forward_ad._visible[0]:  # a transform is active: the innermost level holding an input runs it
         level = forward_ad.owner(inputs)
@@ -126,7 +128,7 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
         aux = None
         if rule.has_aux:
             res, aux = res
-        outs = [_make(res)] if rule.outputs == 1 else [_make(r) for r in res]
+        outs = [_result(rule, inputs, res)] if rule.outputs == 1 else [_make(r) for r in res]
     if node is not None:
         node.set_outputs(outs, aux)
         for i, o in enumerate(outs):
@@ -141,6 +143,15 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
                 if f"result{i}" in saved:
                     node.saved[f"result{i}"] = graph.SavedTensor(outs[i], is_output=True, node=node)
     return outs[0] if rule.outputs == 1 else tuple(outs)
+
+
+def _result(rule, inputs, arr):
+    """The result tensor holding ``arr``, with the strides PyTorch gives it (reference.autograd.layout)."""
+    if rule.layout == layout.CONTIGUOUS:
+        return _make(arr)
+    if rule.operands is not None:
+        inputs = [inputs[i] for i in rule.operands]
+    return layout.result(rule.layout, inputs, arr)
 
 
 def apply_view(rule, src, params=_NO_PARAMS):

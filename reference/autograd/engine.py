@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 import itertools
 
-from reference.autograd import anomaly, graph
+from reference.autograd import anomaly, graph, layout
 from reference.autograd.grad_mode import _enabled
 from reference.autograd.tensor import Tensor, gradient_edge
 from reference.backend import is_floating
@@ -282,7 +282,10 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
                     cbuf = buffers.get(child)
                     if cbuf is None:
                         cbuf = buffers[child] = [None] * child.num_inputs
+                    keep = None if cbuf[nr] is None else layout.accumulated_strides(cbuf[nr])
                     cbuf[nr] = g if cbuf[nr] is None else cbuf[nr] + g
+                    if keep is not None and cbuf[nr] is not g:  # (PyTorch sums into the buffer in place)
+                        layout.relayout_(cbuf[nr], keep)
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:

@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from reference.autograd import anomaly, graph_hooks
+from reference.autograd import anomaly, graph_hooks, layout
 from reference.autograd.grad_mode import is_grad_enabled
 
 _sequence = itertools.count()
@@ -280,7 +280,8 @@ class AccumulateGrad(Node):
             return []
         if var.grad is None:
             # PyTorch never lets .grad alias a tensor the user can see: it steals or clones.
-            var.grad = new.clone() if is_grad_enabled() else new.detach()._copy()
+            grad = new.clone() if is_grad_enabled() else new.detach()._copy()
+            var.grad = layout.relayout_(grad, layout.grad_strides(new, var, stolen=not is_grad_enabled()))
         elif not is_grad_enabled():
             var.grad._accumulate_inplace(new)  # .grad keeps its identity, as in PyTorch
         else:

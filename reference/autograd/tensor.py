@@ -178,8 +178,14 @@ class Tensor:
     def storage_offset(self):
         return self._offset
 
-    def is_contiguous(self):
-        return self._data.flags.c_contiguous
+    def is_contiguous(self, memory_format=None):
+        name = getattr(memory_format, "name", memory_format)
+        if name in (None, "contiguous_format", "preserve_format"):
+            return self._data.flags.c_contiguous
+        from reference.autograd.layout import is_channels_last
+
+        rank = 4 if name == "channels_last" else 5
+        return self._data.ndim == rank and is_channels_last(self._data.shape, self.stride())
 
     def is_floating_point(self):
         return is_floating_dtype(self._data.dtype)

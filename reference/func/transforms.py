@@ -77,9 +77,11 @@ _running = [0]  # how many vjp calls are inside their func
 
 
 def _detached_if_private(results):
-    """``results`` detached when no transform is running and their graphs reach no leaf but the
-    private copies vjp made (so nothing outside could differentiate them), as torch.func's are."""
-    if forward_ad._visible[0] or _running[0]:
+    """``results`` detached when no transform that differentiates is running (an outer ``grad``/
+    ``vjp``, or a ``jvp`` level; ``vmap`` levels do not differentiate) and their graphs reach no
+    leaf but the private copies vjp made (so nothing outside could differentiate them), as
+    torch.func's are."""
+    if _running[0] or any(forward_ad.vmap_level(i) is None for i in range(forward_ad._visible[0])):
         return results
     seen, stack = set(), [r.grad_fn for r in results if isinstance(r, Tensor) and r.grad_fn is not None]
     while stack:

@@ -15,6 +15,7 @@ import numpy as np
 
 from reference.autograd import batching as _batching
 from reference.autograd import forward_ad as _levels
+from reference.autograd import layout as _layout
 from reference.autograd.dispatch import apply, apply_inplace, apply_view
 from reference.autograd.grad_mode import _enabled
 from reference.autograd.tensor import (
@@ -409,13 +410,14 @@ def clamp(input, min=None, max=None):
 
 
 def clamp_mask(input, min, max):
-    """Where clamp passes gradient: min <= input <= max (bounds that are None do not apply)."""
-    ok = _make(np.ones(input.shape, dtype=bool))
+    """Where clamp passes gradient: min <= input <= max (bounds that are None do not apply); in
+    ``input``'s layout, as PyTorch's clamp_backward mask."""
+    ok = None
     if min is not None:
-        ok = logical_and(ok, ge(input, min))
+        ok = ge(input, min)
     if max is not None:
-        ok = logical_and(ok, le(input, max))
-    return ok
+        ok = le(input, max) if ok is None else logical_and(ok, le(input, max))
+    return _layout.result(_layout.ITERATOR, (input,), np.ones(input.shape, dtype=bool)) if ok is None else ok
 
 
 def where(condition, input=None, other=None):
@@ -538,9 +540,13 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False, me
             copy = args.pop(0)
     check_device(device)
     dtype = None if dtype is None else np.dtype(dtype)
+    keep = getattr(memory_format, "name", memory_format) in (None, "preserve_format")
     if dtype is None or input.dtype == dtype:
-        return clone(input) if copy else input
-    return apply(R.to, (input,), {"dtype": dtype})
+        if copy or not (keep or input.is_contiguous(memory_format=memory_format)):
+            return clone(input, memory_format=memory_format)
+        return input
+    out = apply(R.to, (input,), {"dtype": dtype})
+    return out if keep else _layout.relayout_(out, _layout.format_strides(input, memory_format))
 
 
 def _is_dtype_like(v):
@@ -555,19 +561,24 @@ def _is_dtype_like(v):
     return False
 
 
-def clone(input):
-    return apply(R.clone, (input,))
+def clone(input, *, memory_format=None):
+    """``memory_format``: None or preserve_format keep the input's layout (empty_like's rule),
+    contiguous_format is row-major, channels_last(_3d) channels-last (reference.autograd.layout)."""
+    out = apply(R.clone, (input,))
+    if getattr(memory_format, "name", memory_format) in (None, "preserve_format"):
+        return out
+    return _layout.relayout_(out, _layout.format_strides(input, memory_format))
 
 
 def contiguous(input, memory_format=None):
-    """``memory_format``: contiguous_format or preserve_format (row-major); channels_last formats
-    are refused (the reference keeps no channels-last layouts)."""
-    name = getattr(memory_format, "name", memory_format)
-    if name not in (None, "contiguous_format", "preserve_format"):
-        raise NotImplementedError(
-            f"contiguous(memory_format={name}): the reference supports contiguous_format and preserve_format only"
-        )
-    return input if input.is_contiguous() else clone(input)
+    """``input`` itself when it is contiguous in ``memory_format`` (default contiguous_format),
+    else a clone in that format."""
+    memory_format = "contiguous_format" if memory_format is None else memory_format
+    if input.is_contiguous(memory_format=memory_format):
+        return input
+    if getattr(memory_format, "name", memory_format) == "preserve_format":
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return clone(input, memory_format=memory_format)
 
 
 _ORDERED = {"less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge"}
@@ -597,7 +608,7 @@ def _compare(ufunc):
         else:
             b = np.asarray(other, dtype=result_type(input, other))
             a = a.astype(b.dtype, copy=False)
-        return _make(ufunc(a, b))
+        return _layout.result(_layout.ITERATOR, (input, other), ufunc(a, b))
 
     compare.__name__ = ufunc.__name__
     return compare
@@ -625,21 +636,23 @@ def logical_and(input, other):
     out = _batched_plain(logical_and, (input, other))
     if out is not None:
         return out
-    return _make(np.logical_and(input._data, other._data if isinstance(other, Tensor) else other))
+    res = np.logical_and(input._data, other._data if isinstance(other, Tensor) else other)
+    return _layout.result(_layout.ITERATOR, (input, other), res)
 
 
 def logical_or(input, other):
     out = _batched_plain(logical_or, (input, other))
     if out is not None:
         return out
-    return _make(np.logical_or(input._data, other._data if isinstance(other, Tensor) else other))
+    res = np.logical_or(input._data, other._data if isinstance(other, Tensor) else other)
+    return _layout.result(_layout.ITERATOR, (input, other), res)
 
 
 def logical_not(input):
     out = _batched_plain(logical_not, (input,))
     if out is not None:
         return out
-    return _make(np.logical_not(input._data))
+    return _layout.result(_layout.ITERATOR, (input,), np.logical_not(input._data))
 
 
 # ---- reductions ------------------------------------------------------------------------------------
@@ -1549,19 +1562,23 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     out = _like(lambda x, d: zeros_like(x, dtype=d), input, dtype)
     if out is not None:
         return out
-    return _new(np.zeros, input.shape, dtype or input.dtype, requires_grad, device)
+    out = _new(np.zeros, input.shape, dtype or input.dtype, requires_grad, device)
+    return _layout.relayout_(out, _layout.format_strides(input, memory_format))
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     out = _like(lambda x, d: ones_like(x, dtype=d), input, dtype)
     if out is not None:
         return out
-    return _new(np.ones, input.shape, dtype or input.dtype, requires_grad, device)
+    out = _new(np.ones, input.shape, dtype or input.dtype, requires_grad, device)
+    return _layout.relayout_(out, _layout.format_strides(input, memory_format))
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     """Like ``torch.empty_like``, but filled with zeros."""
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+    return zeros_like(
+        input, dtype=dtype, device=device, requires_grad=requires_grad, memory_format=memory_format
+    )
 
 
 def full_like(
@@ -1570,9 +1587,10 @@ def full_like(
     out = _like(lambda x, v, d: full_like(x, v, dtype=d), input, fill_value, dtype)
     if out is not None:
         return out
-    return full(
+    out = full(
         input.shape, fill_value, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad
     )
+    return _layout.relayout_(out, _layout.format_strides(input, memory_format))
 
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

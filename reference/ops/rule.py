@@ -31,6 +31,13 @@ A rule says, once, everything the reference knows about a primitive (the shape o
   op (and any real-differentiable op of real inputs) is exactly derivatives.yaml's formula.
   ``"explicit"``: the formulas are PyTorch's own complex formulas (non-holomorphic ops: abs,
   angle, sgn, conj, view_as_real...), used as they are; their ``jvp`` must then be explicit too;
+* ``layout``: the strides of the result (:mod:`reference.autograd.layout`): ``"iterator"``
+  (TensorIterator's rule: the layout of the inputs; the default of ``BATCH_ELEMENTWISE`` rules),
+  ``"iterator_scalar"`` (the same, with the op's Python number a 0-d operand, as PyTorch wraps
+  it), ``"preserve"`` (``empty_like``'s rule: ``clone``, ``to``) or ``"contiguous"`` (row-major, the
+  default of every other rule, and of elementwise ops whose PyTorch kernel allocates row-major);
+  ``operands``: the inputs' order as TensorIterator's operands when it differs (the first operand
+  with an opinion decides the layout);
 * ``error``: how rounding errors propagate through the primitive and what it adds
   (:class:`reference.errors.ErrorSpec`); None: derived (an elementwise op: its own VJP formulas
   on the input errors, one correctly rounded result). Views are exact without a declaration.
@@ -76,6 +83,8 @@ class Rule:
     batch: Any = None
     error: Any = None  # reference.errors.ErrorSpec; None: derived (elementwise ops)
     complex_grads: str = "conjugate"  # or "explicit" (see the module docstring)
+    layout: str | None = None  # "iterator(_scalar)", "preserve" or "contiguous"; None: from ``batch``
+    operands: tuple | None = None  # TensorIterator's operand order (input indices) when not the inputs'
 
     def __post_init__(self):
         if self.complex_grads not in ("conjugate", "explicit"):
@@ -88,6 +97,8 @@ class Rule:
             if any(not 0 <= u < len(self.inputs) for u in users):
                 raise ValueError(f"rule {self.name!r}: saved {name!r} names a formula index out of range")
         self._saved_cache = {}
+        if self.layout is None:
+            self.layout = "iterator" if self.batch == BATCH_ELEMENTWISE else "contiguous"
         # nondiff(i) for every input, read by dispatch on every op; an endless run of False for a
         # ``vjp`` rule (or one without gradients), whose inputs are variadic.
         self.nondiff_mask = (

@@ -156,7 +156,7 @@ __all__ = [
 
 def _converter(dt):
     def convert(self, memory_format=None):
-        return A.to(self, dt)
+        return A.to(self, dt, memory_format=memory_format)
 
     return convert
 

@@ -9,14 +9,12 @@ from reference.ops import kernels as K
 
 
 def _unreduce(g, shape, dim, keepdim):
-    """Broadcast a reduction's gradient back over the reduced dims of ``shape``."""
-    if not keepdim and dim is not None:
-        kept = list(g.shape)
+    """Broadcast a reduction's gradient back over the reduced dims of ``shape`` (PyTorch's
+    sum_backward: unsqueeze each reduced dim in increasing order, then expand; a full reduction's
+    0-d gradient is expanded directly, so every stride is 0, as PyTorch's)."""
+    if not keepdim and dim is not None and len(shape):
         for d in sorted(dim):
-            kept.insert(d, 1)
-        g = A.reshape(g, tuple(kept))
-    elif dim is None and not keepdim:
-        g = A.reshape(g, (1,) * len(shape))
+            g = A.unsqueeze(g, d)
     return A.expand(g, shape)
 
 

@@ -25,7 +25,7 @@ from reference.ops.rules.pointwise import _lowp, _special
 from reference.ops.rules.registry import rule
 
 
-def _unary(name, node, forward, grad, saves=("self",)):
+def _unary(name, node, forward, grad, saves=("self",), layout=None):
     rule(
         name,
         node,
@@ -35,6 +35,7 @@ def _unary(name, node, forward, grad, saves=("self",)):
         saves={s: (0,) for s in saves},
         jvp=AUTO_ELEMENT_WISE,
         batch=BATCH_ELEMENTWISE,
+        layout=layout,
     )
 
 
@@ -109,7 +110,14 @@ def _logsigmoid(x):
     return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
 
 
-_unary("log_sigmoid", "LogSigmoidBackward0", _logsigmoid, lambda c, g: g * A.sigmoid(-c.self))
+# (log_sigmoid_forward allocates its output row-major)
+_unary(
+    "log_sigmoid",
+    "LogSigmoidBackward0",
+    _logsigmoid,
+    lambda c, g: g * A.sigmoid(-c.self),
+    layout="contiguous",
+)
 
 # ---- softplus --------------------------------------------------------------------------------------------
 
@@ -216,6 +224,7 @@ rule(
     saves={"self": (0,), "noise": (0,)},
     jvp=(_rrelu_grad, None),
     batch=BATCH_ELEMENTWISE,
+    layout="contiguous",  # rrelu_with_noise allocates its output row-major
 )
 rule(
     "hardtanh",
@@ -226,6 +235,7 @@ rule(
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    layout="preserve",  # hardtanh: empty_like(self), then clamp writes it
 )
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
 _unary(

@@ -92,6 +92,7 @@ rule(
     grads=(lambda c, g: -g,),
     jvp=(lambda c, t: -t,),
     batch=BATCH_ELEMENTWISE,
+    layout="iterator_scalar",  # PyTorch wraps the number as a 0-d operand
 )
 rule(
     "mul",
@@ -187,6 +188,7 @@ rule(
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
     error=_POW_ERROR,
+    layout="contiguous",  # pow.Scalar's meta function allocates row-major
 )
 rule(
     "exp",
@@ -261,6 +263,7 @@ rule(
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    operands=(1, 0),  # PyTorch's kernel: self, then grad_output
 )
 rule(
     "abs",
@@ -318,6 +321,7 @@ rule(
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
     error=_SELECT_ERROR,
+    layout="contiguous",  # masked_fill is clone(contiguous_format) + masked_fill_
 )
 rule(
     "masked_fill_tensor",
@@ -332,6 +336,7 @@ rule(
         lambda c, t: A.where(c.mask, A.expand(t, c.result.shape), 0.0),
     ),
     batch=BATCH_ELEMENTWISE,
+    layout="contiguous",  # masked_fill is clone(contiguous_format) + masked_fill_
 )
 
 
@@ -472,6 +477,7 @@ rule(
     grads=(lambda c, g: A.to(g, c.dtypes[0]),),
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
+    layout="preserve",  # _to_copy: empty_like's rule
 )
 rule(
     "clone",
@@ -481,6 +487,7 @@ rule(
     grads=(lambda c, g: g,),
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
+    layout="preserve",  # empty_like's rule (clone(memory_format=...) relayouts it)
 )
 
 # ---- in-place-only primitives (copy_, fill_, zero_): the old value of self gets no gradient -----

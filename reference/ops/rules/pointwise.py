@@ -66,7 +66,7 @@ def _sp(name):
     return _lowp(lambda a: getattr(_special(a), name)(a))
 
 
-def _unary(name, node, forward, grad, saves=("self",), jvp=AUTO_ELEMENT_WISE):
+def _unary(name, node, forward, grad, saves=("self",), jvp=AUTO_ELEMENT_WISE, layout=None):
     rule(
         name,
         node,
@@ -76,6 +76,7 @@ def _unary(name, node, forward, grad, saves=("self",), jvp=AUTO_ELEMENT_WISE):
         saves={s: (0,) for s in saves},
         jvp=jvp,
         batch=BATCH_ELEMENTWISE,
+        layout=layout,
     )
 
 
@@ -216,6 +217,7 @@ rule(
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    layout="contiguous",  # PyTorch's mvlgamma is a composite ending in a sum over a new last dim
 )
 
 # ---- torch.special -----------------------------------------------------------------------------------------
@@ -359,6 +361,7 @@ rule(
     grads=(lambda c, g: g * P._isfinite(c.self),),
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
+    layout="preserve",  # nan_to_num: empty_like(self), then the iterator writes it
     batch=BATCH_ELEMENTWISE,
 )
 
@@ -451,6 +454,7 @@ _unary(
     _lowp(lambda a, other: namespace_of(a).copysign(a, other)),
     _copysign_self_grad,
     saves=("self", "result"),
+    layout="iterator_scalar",  # PyTorch wraps the number as a 0-d operand
 )
 
 
@@ -493,6 +497,7 @@ rule(
     saves={"other": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    layout="iterator_scalar",  # PyTorch wraps the number as a 0-d operand
 )
 rule(
     "xlogy_scalar_other",
@@ -503,6 +508,7 @@ rule(
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
+    layout="iterator_scalar",  # PyTorch wraps the number as a 0-d operand
 )
 _binary(
     "xlog1py",
@@ -562,6 +568,7 @@ for _name, _node, _fn in (
         lambda c, g: g,
         (),
         AUTO_ELEMENT_WISE,
+        layout="iterator_scalar",  # PyTorch wraps the number as a 0-d operand
     )
 
 
@@ -622,6 +629,7 @@ rule(
     grads=(_not_implemented("remainder"),),
     jvp=_no_forward_ad("remainder"),
     batch=BATCH_ELEMENTWISE,
+    layout="iterator_scalar",  # PyTorch wraps the number as a 0-d operand
 )
 rule(
     "nextafter",

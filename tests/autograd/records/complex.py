@@ -12,9 +12,18 @@ RECORDS = {
         ("of_transpose", lambda a: T.view_as_real(a.t()).sum(-1) * 2.0, [(2, 3)], "c"),
     ],
     "view_as_complex": [
-        # a * 1.0: a fresh tensor, so under vmap the batch dim is not last (torch.func.vmap and the
-        # reference refuse a physical last dim whose stride is not 1; tests/autograd/test_torch_complex.py)
-        ("times_z", lambda a: T.view_as_complex(a * 1.0) * T.view_as_complex(a * 1.0).exp(), [(3, 2)], "a"),
+        # stack: a fresh row-major tensor, so under vmap the batch dim is not last (torch.func.vmap and
+        # the reference refuse a physical last dim whose stride is not 1; tests/autograd/test_torch_complex.py).
+        # (a * 1.0 is not: an elementwise result keeps its input's layout, the batch dim last too.)
+        (
+            "times_z",
+            lambda a: (
+                T.view_as_complex(T.stack([a[..., 0], a[..., 1]], -1))
+                * T.view_as_complex(T.stack([a[..., 0], a[..., 1]], -1)).exp()
+            ),
+            [(3, 2)],
+            "a",
+        ),
     ],
     "conj": [
         ("times_z", lambda a: a.conj() * a.sin(), [(3,)], "c"),
