@@ -149,6 +149,18 @@ def _result(rule, inputs, arr):
     """The result tensor holding ``arr``, with the strides PyTorch gives it (reference.autograd.layout)."""
     if rule.layout == layout.CONTIGUOUS:
         return _make(arr)
+    # The common case, decided here without layout's general rule (this runs on every op): a result
+    # of at most one dimension is always row-major, and so is one with no dimension of size 1 (no
+    # ambiguous stride) computed from row-major inputs (layout.result_strides makes the same test).
+    shape = getattr(arr, "shape", None)
+    if shape is not None and len(shape) <= 1:
+        return _make(arr)
+    if shape is not None and 1 not in shape:
+        for t in inputs:
+            if t is not None and not t._data.flags.c_contiguous:
+                break
+        else:
+            return _make(arr)
     if rule.operands is not None:
         inputs = [inputs[i] for i in rule.operands]
     return layout.result(rule.layout, inputs, arr)

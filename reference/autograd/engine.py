@@ -282,7 +282,14 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
                     cbuf = buffers.get(child)
                     if cbuf is None:
                         cbuf = buffers[child] = [None] * child.num_inputs
-                    keep = None if cbuf[nr] is None else layout.accumulated_strides(cbuf[nr])
+                    keep = None  # the strides of the sum when PyTorch adds in place (row-major and
+                    # row-major with no size-1 dim: row-major either way, the common case tested inline)
+                    if cbuf[nr] is not None and not (
+                        cbuf[nr]._data.flags.c_contiguous
+                        and g._data.flags.c_contiguous
+                        and 1 not in g._data.shape
+                    ):
+                        keep = layout.accumulated_strides(cbuf[nr])
                     cbuf[nr] = g if cbuf[nr] is None else cbuf[nr] + g
                     if keep is not None and cbuf[nr] is not g:  # (PyTorch sums into the buffer in place)
                         layout.relayout_(cbuf[nr], keep)
