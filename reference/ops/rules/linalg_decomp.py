@@ -820,11 +820,12 @@ def lstsq_kernel(a, b, rcond, driver):
     batch = tuple(np.broadcast_shapes(a.shape[:-2], bm.shape[:-2]))
     bm = xp.broadcast_to(bm, batch + (m, bm.shape[-1]))
     k = min(m, n)
+    rt = _real_dtype(a.dtype)  # residuals and singular values are real for complex input
     a0 = a
     a = xp.broadcast_to(a, batch + (m, n))
     if a.size == 0 or bm.shape[-1] == 0:
         x = xp.zeros(batch + (n, bm.shape[-1]), dtype=a.dtype)
-        s = xp.zeros(a0.shape[:-2] + (k,), dtype=a.dtype)
+        s = xp.zeros(a0.shape[:-2] + (k,), dtype=rt)
         rank = xp.zeros(a0.shape[:-2], dtype=np.int64)
     else:
         # rank and singular values belong to A's own batch (PyTorch does not broadcast them)
@@ -834,21 +835,21 @@ def lstsq_kernel(a, b, rcond, driver):
         keep = sb > rcond * sb[..., :1]
         with np.errstate(divide="ignore"):
             inv = xp.where(keep, 1 / sb, 0).astype(a.dtype)
-        x = xp.swapaxes(vh, -1, -2) @ (inv[..., None] * (xp.swapaxes(u, -1, -2) @ bm))
+        x = xp.swapaxes(vh, -1, -2).conj() @ (inv[..., None] * (xp.swapaxes(u, -1, -2).conj() @ bm))
         if driver == "gelsy" and xp is np:
             x, rank = _gelsy(a, bm, a0, rcond)
     full = driver == "gels" or (bool((rank == n).all()) if rank.size else True)
     if m > n and full and driver != "gelsy":  # PyTorch gives none for gelsy
         r = a @ x - bm
-        res = (r * r).sum(-2).astype(a.dtype)
+        res = (r.real * r.real + r.imag * r.imag if r.dtype.kind == "c" else r * r).sum(-2).astype(rt)
     else:
-        res = xp.zeros((0,), dtype=a.dtype)
+        res = xp.zeros((0,), dtype=rt)
     if driver == "gels":
         rank = xp.zeros((0,), dtype=np.int64)
     if driver not in ("gelsd", "gelss"):
-        s = xp.zeros((0,), dtype=a.dtype)
+        s = xp.zeros((0,), dtype=rt)
     x = x[..., 0] if vector else x
-    return x.astype(a.dtype, copy=False), res, rank, s.astype(a.dtype, copy=False)
+    return x.astype(a.dtype, copy=False), res, rank, s.astype(rt, copy=False)
 
 
 def _gelsy(a, bm, a0, rcond):
@@ -870,7 +871,8 @@ def _gelsy(a, bm, a0, rcond):
 def lstsq_vjp(c, g):
     """PyTorch's linalg_lstsq_backward: the solution's gradient is that of pinv(A) @ B; the
     residuals' (m > n, full rank) is that of ||A X - B||^2 at the optimum (X's variation is
-    orthogonal to the residual): gA = 2 (r * gL) X^T, gB = -2 r * gL."""
+    orthogonal to the residual): gA = 2 (r * gL) X^T, gB = -2 r * gL. Complex input: conjugate
+    transposes (X^H, B^H, pinv(A)^H), PyTorch's formulas."""
     gX, gL = g[0], g[1]
     a, b = c.self, c.other
     vector = len(c.shapes[1]) == len(c.shapes[0]) - 1
@@ -879,16 +881,16 @@ def lstsq_vjp(c, g):
     ga = gb = None
     if c.needs[0]:
         bm = A.unsqueeze(b, -1) if vector else b
-        ga = _pinv_vjp_formula(A.matmul(gXm, _mT(bm)), X, a)
+        ga = _pinv_vjp_formula(A.matmul(gXm, _mH(bm)), X, a)
     if c.needs[1]:
-        gb = A.matmul(_mT(X), gXm)
+        gb = A.matmul(_mH(X), gXm)
     if gL is not None and gL.numel():
         sol = A.unsqueeze(c.result, -1) if vector else c.result
         bm = A.unsqueeze(b, -1) if vector else b
         r = A.matmul(a, sol) - bm
         rg = r * A.unsqueeze(gL, -2) * 2.0  # residuals keep a trailing 1 in the vector case
         if c.needs[0]:
-            ga = ga + A.matmul(rg, _mT(sol))
+            ga = ga + A.matmul(rg, _mH(sol))
         if c.needs[1]:
             gb = gb - rg
     out = [None, None]
@@ -936,7 +938,10 @@ def lstsq_jvp(c, ts):
         if dB is not None:
             dBm = A.unsqueeze(dB, -1) if vector else dB
             dr = -dBm if dr is None else dr - dBm
-        dres = A.sum(r * dr, -2) * 2.0  # residuals keep a trailing 1 in the vector case
+        if _is_c(r) or _is_c(dr):  # 2 Re(r conj(dr)) (PyTorch's linalg_lstsq_residuals_jvp)
+            dres = A.sum(_F().real(r * _F().conj_physical(dr)), -2) * 2.0
+        else:
+            dres = A.sum(r * dr, -2) * 2.0  # residuals keep a trailing 1 in the vector case
     if out is not None and vector:
         out = A.squeeze(out, -1)
     return out, dres, None, None
@@ -965,6 +970,7 @@ rule(
     outputs=4,
     vjp=lstsq_vjp,
     saves={"self": (0, 1), "other": (0, 1), "result": (0, 1)},
+    complex_grads="explicit",  # PyTorch's complex formulas (conjugate transposes)
     jvp=lstsq_jvp,
     batch=_lstsq_batch,
     error=_perturbation(_lstsq_bound, "the pinv bound (Wedin) for X = A^+ B; residuals by the product rule"),
