@@ -1,5 +1,5 @@
 """Matrix decompositions and the norms built on them: PyTorch's names, signatures, defaults and
-errors (real floating dtypes).
+errors (real and complex floating dtypes, docs/complex.md).
 
 Primitives (:mod:`reference.ops.rules.linalg_decomp`): linalg_eigh, linalg_qr, linalg_svd,
 linalg_pinv, linalg_lstsq. Compositions, as in PyTorch (their ``grad_fn`` is that of the ops they

@@ -1,11 +1,14 @@
-"""Matrix decompositions in real floating dtypes: linalg_eigh, linalg_qr, linalg_svd (PyTorch's
+"""Matrix decompositions in real and complex floating dtypes: linalg_eigh, linalg_qr, linalg_svd (PyTorch's
 ``_linalg_svd``), linalg_pinv and linalg_lstsq. Everything else of the family (eigvalsh, svdvals,
 torch.svd, matrix_norm, norm, cond, matrix_rank, pinverse) is a composition of these in
 :mod:`reference.ops.functions.linalg_decomp`, as in PyTorch.
 
 The VJP formulas are PyTorch's (``linalg_eig_backward`` with ``is_hermitian``, ``linalg_qr_backward``,
 ``svd_backward``, ``pinv_backward``, ``linalg_lstsq_backward``), re-derived for real inputs and
-written with differentiable Tensor ops, so they differentiate again. The decompositions receive
+written with differentiable Tensor ops, so they differentiate again. Complex input: the rules declare
+``complex_grads="explicit"`` and their formulas are PyTorch's complex ones (conjugate transposes,
+the phase checks of svd and eigh, the phase terms on the diagonals; docs/complex.md), which are
+the real formulas when the input is real. The decompositions receive
 ``None`` for an output whose gradient never arrived (``undefined_grads``), as aten's formulas do:
 it decides whether a formula divides by eigenvalue (singular value) gaps at all, hence where
 repeated eigenvalues give nan/inf and where they do not:
