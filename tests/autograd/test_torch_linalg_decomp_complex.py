@@ -135,6 +135,9 @@ def test_svd_values_and_dtypes():
     for M in (torch, T):
         U, S, Vh = M.linalg.svd(M.tensor(a))
         assert _dt(U) == "complex128" and _dt(S) == "float64" and _dt(Vh) == "complex128"
+        U, S, V = M.svd(M.tensor(a, requires_grad=True))
+        names = [o.grad_fn.name() for o in (U, S, V)]
+        assert names == ["LinalgSvdBackward0", "LinalgSvdBackward0", "ConjBackward0"], names
         U, S, V = M.svd(M.tensor(a), compute_uv=False)
         assert _dt(U) == "complex128" and _dt(S) == "float64" and tuple(V.shape) == (4, 4)
     compare(

@@ -48,12 +48,12 @@ def _mT(x):
 
 
 def _mH(x):
-    """The conjugate transpose (torch.svd's V = Vh.mH)."""
+    """The conjugate transpose (torch.svd's V = Vh.mH: a transpose, then conj, ConjBackward0)."""
     if x.dtype.kind != "c":
         return _mT(x)
     from reference.ops.functions import complex as F
 
-    return F.conj_physical(_mT(x))
+    return F.conj(_mT(x))
 
 
 def _at_least_2d(x, what, name="A"):
