@@ -1,5 +1,5 @@
 """Matrix decompositions and the norms built on them: PyTorch's names, signatures, defaults and
-errors (real floating dtypes).
+errors (real and complex floating dtypes, docs/complex.md).
 
 Primitives (:mod:`reference.ops.rules.linalg_decomp`): linalg_eigh, linalg_qr, linalg_svd,
 linalg_pinv, linalg_lstsq. Compositions, as in PyTorch (their ``grad_fn`` is that of the ops they
@@ -48,13 +48,22 @@ def _mT(x):
     return api.transpose(x, -2, -1)
 
 
+def _mH(x):
+    """The conjugate transpose (torch.svd's V = Vh.mH: a transpose, then conj, ConjBackward0)."""
+    if x.dtype.kind != "c":
+        return _mT(x)
+    from reference.ops.functions import complex as F
+
+    return F.conj(_mT(x))
+
+
 def _at_least_2d(x, what, name="A"):
     if x.ndim < 2:
         raise RuntimeError(f"{what}: The input tensor {name} must have at least 2 dimensions.")
 
 
 def _floating(x, what):
-    if x.dtype.kind != "f" and low_name(x) is None:  # bfloat16 (ml_dtypes) has kind "V"
+    if x.dtype.kind not in "fc" and low_name(x) is None:  # bfloat16 (ml_dtypes) has kind "V"
         raise RuntimeError(
             f"{what}: Expected a floating point or complex tensor as input. Got {_tname(x.dtype)}"
         )
@@ -75,7 +84,7 @@ def _eigh(A_, UPLO):
     _square(A_, "linalg.eigh")
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    if A_.dtype.kind != "f":
+    if A_.dtype.kind not in "fc":
         raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{_tname(A_.dtype)}'")
     no_kernel(A_, "linalg_eigh_cpu")
     return apply(RULES["linalg_eigh"], (A_,), {"UPLO": UPLO})
@@ -157,7 +166,7 @@ def svd(input, some=True, compute_uv=True):
             api.zeros(batch + (m, m), dtype=input.dtype), s, api.zeros(batch + (n, n), dtype=input.dtype)
         )
     U, S, Vh = _svd(input, not some, None)
-    return _torch_svd_t(U, S, _mT(Vh))
+    return _torch_svd_t(U, S, _mH(Vh))
 
 
 # ---- pinv, pinverse -----------------------------------------------------------------------------------------
@@ -170,7 +179,7 @@ def _tol_value(t):
 
 
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
-    if A.ndim < 2 or A.dtype.kind != "f" or low_name(A) is not None:
+    if A.ndim < 2 or A.dtype.kind not in "fc" or low_name(A) is not None:
         shape = ", ".join(str(s) for s in A.shape)
         raise RuntimeError(
             f"linalg.pinv({_tname(A.dtype)}{{[{shape}]}}): expected a tensor with 2 or more dimensions of float, "
@@ -498,7 +507,7 @@ def cond(A, p=None):
     valid = (None, "fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
     if p not in valid or isinstance(p, bool):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {_ord_name(p)}")
-    if A.dtype.kind != "f" and low_name(A) is None:
+    if A.dtype.kind not in "fc" and low_name(A) is None:
         raise RuntimeError(
             f"linalg.svd: Expected a floating point or complex tensor as input. Got {_tname(A.dtype)}"
         )

@@ -255,6 +255,7 @@ COMPLEX_RULES = frozenset(
     col2im_backward convolution convolution_backward
     constant_pad_nd constant_pad_nd_backward pixel_shuffle pixel_shuffle_backward pixel_unshuffle
     pixel_unshuffle_backward channel_shuffle channel_shuffle_backward
+    linalg_eigh linalg_qr linalg_svd linalg_pinv linalg_lstsq
     """.split()
 )
 _CLAMP = (NotImplementedError, "clamp is not supported for complex types")

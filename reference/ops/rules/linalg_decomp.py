@@ -1,11 +1,14 @@
-"""Matrix decompositions in real floating dtypes: linalg_eigh, linalg_qr, linalg_svd (PyTorch's
+"""Matrix decompositions in real and complex floating dtypes: linalg_eigh, linalg_qr, linalg_svd (PyTorch's
 ``_linalg_svd``), linalg_pinv and linalg_lstsq. Everything else of the family (eigvalsh, svdvals,
 torch.svd, matrix_norm, norm, cond, matrix_rank, pinverse) is a composition of these in
 :mod:`reference.ops.functions.linalg_decomp`, as in PyTorch.
 
 The VJP formulas are PyTorch's (``linalg_eig_backward`` with ``is_hermitian``, ``linalg_qr_backward``,
 ``svd_backward``, ``pinv_backward``, ``linalg_lstsq_backward``), re-derived for real inputs and
-written with differentiable Tensor ops, so they differentiate again. The decompositions receive
+written with differentiable Tensor ops, so they differentiate again. Complex input: the rules declare
+``complex_grads="explicit"`` and their formulas are PyTorch's complex ones (conjugate transposes,
+the phase checks of svd and eigh, the phase terms on the diagonals; docs/complex.md), which are
+the real formulas when the input is real. The decompositions receive
 ``None`` for an output whose gradient never arrived (``undefined_grads``), as aten's formulas do:
 it decides whether a formula divides by eigenvalue (singular value) gaps at all, hence where
 repeated eigenvalues give nan/inf and where they do not:
@@ -53,6 +56,19 @@ Perturbation theory turns ``delta = ||e||_F + p·u·||A||_2`` into output bounds
   (which dominates Wedin's least-squares bound, since ``||x|| <= ||A^+||·||B||`` and
   ``||r|| <= ||B||``); residuals: ``2·||r||·(||A||·||dx|| + delta·||x|| + ||e_B||) + own``.
 
+Complex input: the same algorithms in complex arithmetic (zheevd, zgeqrf+zungqr, zgesdd, zgelsd)
+are backward stable with the same norm-wise statements (LAPACK UG §4.7-4.9 cover both; Higham
+Lemma 3.5: a complex flop errs by at most sqrt(2)·gamma_4 relative, absorbed with the unitary
+reflections' error into the same "modestly growing" p), and Weyl, Davis-Kahan/Wedin, Sun and
+Wedin's pinv bound hold verbatim for complex matrices with unitary invariance, ``|.|`` being the
+modulus: every bound above carries over with ``|.|`` of complex values, with ``u`` replaced by
+``2·sqrt(2)·u`` for complex input (Higham Lemma 3.5: a complex multiply or divide errs by at most
+``sqrt(2)·gamma_{k+2}`` where the real one errs by ``gamma_k``, and ``sqrt(2)(k+2)/k <= 2·sqrt(2)``
+for ``k >= 2``) (the tracker's errors of
+complex arrays are bounds on the modulus of each element's error, docs/complex.md). A singular
+(eigen)vector's phase is a gauge, not an error: the bounds on U, V hold up to that phase, and the
+records compare phase-invariant programs.
+
 Each bound is the first-order term (second-order terms are O(delta^2) and are covered by the
 factor 2 in the product-rule terms only as long as delta is small against the gaps, which is
 where the bound is finite).
@@ -81,6 +97,22 @@ def _T():
 
 def _mT(x):
     return A.transpose(x, -2, -1)
+
+
+def _mH(x):
+    """The conjugate transpose (the transpose of a real tensor)."""
+    t = A.transpose(x, -2, -1)
+    return _F().conj_physical(t) if x.dtype.kind == "c" else t
+
+
+def _F():
+    from reference.ops.functions import complex as F
+
+    return F
+
+
+def _is_c(x):
+    return x.dtype.kind == "c"
 
 
 def _diag(x):
@@ -124,8 +156,19 @@ def _fro(e, shape):
     return np.sqrt((e * e).sum((-2, -1)))
 
 
+def _as64(a):
+    """float64 (complex128 for complex values) for the bound computations."""
+    a = np.asarray(a)
+    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+
+
+def _complex_u(u, a):
+    """The unit roundoff of the bounds: ``2·sqrt(2)·u`` for complex input (module docstring)."""
+    return u * 2 * math.sqrt(2) if np.asarray(a).dtype.kind == "c" else u
+
+
 def _norm2(a):
-    a = np.asarray(a, dtype=np.float64)
+    a = _as64(a)
     if a.size == 0:
         return np.zeros(a.shape[:-2])
     return np.linalg.svd(a, compute_uv=False)[..., 0]
@@ -145,6 +188,7 @@ def _gaps(vals, extra_zero=False):
 
 def _eigh_bound(arrays, errs, params, outs, u):
     a = arrays[0]
+    u = _complex_u(u, a)
     L, V = outs
     n = a.shape[-1]
     delta = _fro(errs[0], a.shape) + max(n * n, 1) * u * np.abs(np.asarray(L, dtype=np.float64)).max(
@@ -159,6 +203,7 @@ def _eigh_bound(arrays, errs, params, outs, u):
 
 def _svd_bound(arrays, errs, params, outs, u):
     a = arrays[0]
+    u = _complex_u(u, a)
     U, S, Vh = outs
     m, n = a.shape[-2:]
     s = np.asarray(S, dtype=np.float64)
@@ -182,12 +227,13 @@ def _svd_bound(arrays, errs, params, outs, u):
 
 def _qr_bound(arrays, errs, params, outs, u):
     a = arrays[0]
+    u = _complex_u(u, a)
     Q, R = outs
     m, n = a.shape[-2:]
     k = min(m, n)
     norm = _norm2(a)
     delta = _fro(errs[0], a.shape) + max(m * n, 1) * u * norm
-    r = np.asarray(R, dtype=np.float64)[..., :k, :k]
+    r = _as64(R)[..., :k, :k]
     with np.errstate(divide="ignore", invalid="ignore"):
         smin = np.linalg.svd(r, compute_uv=False)[..., -1] if k else np.ones(r.shape[:-2])
         kappa = norm / smin
@@ -206,12 +252,9 @@ def _qr_bound(arrays, errs, params, outs, u):
 
 def _pinv_error(u, a, e, params):
     """(delta, ||A^+||_2, finite) of pinv's kernel on ``a`` with input error ``e``."""
+    u = _complex_u(u, a)
     m, n = a.shape[-2:]
-    s = (
-        np.linalg.svd(np.asarray(a, dtype=np.float64), compute_uv=False)
-        if a.size
-        else np.zeros(a.shape[:-2] + (0,))
-    )
+    s = np.linalg.svd(_as64(a), compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (0,))
     smax = s.max(-1, initial=0.0)
     delta = _fro(e, a.shape) + max(m * n, 1) * u * smax
     atol, rtol = _tols(params, m, n, smax)
@@ -240,7 +283,7 @@ def _lstsq_bound(arrays, errs, params, outs, u):
     bm = b[..., None] if vector else b
     eb = None if errs[1] is None else (errs[1][..., None] if vector else errs[1])
     batch = np.broadcast_shapes(a.shape[:-2], bm.shape[:-2])
-    a64 = np.broadcast_to(np.asarray(a, dtype=np.float64), batch + a.shape[-2:])
+    a64 = np.broadcast_to(_as64(a), batch + a.shape[-2:])
     ea = None if errs[0] is None else np.broadcast_to(errs[0], a64.shape)
     delta, pnorm, ok = _pinv_error(u, a64, ea, {"rcond": params["rcond"]})
     bnorm = _norm2(np.broadcast_to(bm, batch + bm.shape[-2:])) if bm.size else np.zeros(batch)
@@ -250,7 +293,7 @@ def _lstsq_bound(arrays, errs, params, outs, u):
     eXb = np.broadcast_to(eX[..., None] if vector else eX[..., None, None], shape)
     out = [eXb + 2 * u * np.abs(X)]
     if res.size:
-        xn = np.sqrt((np.asarray(X, dtype=np.float64) ** 2).sum(-2 if not vector else -1))
+        xn = np.sqrt((np.abs(_as64(X)) ** 2).sum(-2 if not vector else -1))
         rn = np.sqrt(np.abs(np.asarray(res, dtype=np.float64)))
         anorm = _norm2(a64)
         dx = eX[..., None] if not vector else eX
@@ -307,43 +350,84 @@ def _svd_failed(a):
         )
 
 
+def _real_dtype(dt):
+    """The value type of a complex dtype (complex128 -> float64); a real dtype itself."""
+    dt = np.dtype(dt)
+    return np.empty((0,), dtype=dt).real.dtype if dt.kind == "c" else dt
+
+
 def eigh_kernel(a, UPLO):
+    """heevd/syevd: real eigenvalues (float64 for complex128 input), the triangle UPLO read (the
+    imaginary part of a complex diagonal ignored, as LAPACK's heevd does)."""
     xp = namespace_of(a)
+    rt = _real_dtype(a.dtype)
     if a.shape[-1] == 0:
-        return xp.zeros(a.shape[:-1], dtype=a.dtype), xp.zeros(a.shape, dtype=a.dtype)
+        return xp.zeros(a.shape[:-1], dtype=rt), xp.zeros(a.shape, dtype=a.dtype)
     _eigh_failed(a, UPLO)
     L, V = xp.linalg.eigh(a, UPLO=UPLO)
-    return L.astype(a.dtype, copy=False), V.astype(a.dtype, copy=False)
+    return L.astype(rt, copy=False), V.astype(a.dtype, copy=False)
 
 
 def _skew_over_gaps(M, L):
-    """(skew part of M)_ij / (L_j - L_i), with the diagonal 0 (aten's E has ones on it)."""
+    """(skew(-Hermitian) part of M)_ij / (L_j - L_i); aten's E has ones on the diagonal, so the
+    diagonal is 0 for a real M and ``i Im M_ii`` for a complex one."""
     n = L.shape[-1]
     eye = _eye_like(L, n)
     E = A.unsqueeze(L, -2) - A.unsqueeze(L, -1) + eye
-    return ((M - _mT(M)) * 0.5) / E
+    return ((M - _mH(M)) * 0.5) / E
+
+
+def _is_batched(t):
+    return getattr(t, "_batched", None) is not None
+
+
+def _phase_check(ok, message):
+    """PyTorch's gauge checks (allclose with rtol = atol = 1e-2; nan fails them), on the values of
+    a tensor; skipped under vmap, as PyTorch skips them for tensor subclasses (its batched
+    tensors)."""
+    if not bool(np.all(ok)):
+        raise RuntimeError(message)
+
+
+_EIGH_PHASE = (
+    "linalg_eigh_backward: The eigenvectors in the complex case are specified up to multiplication "
+    "by e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined."
+)
 
 
 def eigh_vjp(c, g):
+    """PyTorch's linalg_eig_backward with is_hermitian: ``V (skew(V^H gV) / E + diag(gL)) V^H``;
+    for a complex input the loss must not depend on the phases of the eigenvectors
+    (``Im diag(V^H gV)`` ~ 0, else PyTorch's error), and gL replaces the diagonal (the skew part
+    keeps its ``i Im`` diagonal when gL is undefined, as in aten)."""
     gL, gV = g
     L, V = c.result, c.result1
     if gV is None:
-        return (A.matmul(V * A.unsqueeze(gL, -2), _mT(V)),)
-    inner = _skew_over_gaps(A.matmul(_mT(V), gV), L)
+        return (A.matmul(V * A.unsqueeze(gL, -2), _mH(V)),)
+    M = A.matmul(_mH(V), gV)
+    if _is_c(M) and not _is_batched(M):
+        im = np.abs(np.asarray(_diag(M)._data).imag)
+        _phase_check(im <= 1e-2, _EIGH_PHASE)
+    inner = _skew_over_gaps(M, L)
     if gL is not None:
+        if _is_c(inner):
+            inner = inner - _diag_embed(_diag(inner))
         inner = inner + _diag_embed(gL)
-    return (A.matmul(V, A.matmul(inner, _mT(V))),)
+    return (A.matmul(V, A.matmul(inner, _mH(V))),)
 
 
 def eigh_jvp(c, ts):
+    """PyTorch's linalg_eig_jvp with is_hermitian: ``dP = V^H dA V``, ``dL = Re diag(dP)``,
+    ``dV = V (dP / E)`` with a zero diagonal."""
     (dA,) = ts
     L, V = c.result
-    P = A.matmul(_mT(V), A.matmul(dA, V))
+    P = A.matmul(_mH(V), A.matmul(dA, V))
     n = L.shape[-1]
     eye = _eye_like(L, n)
     E = A.unsqueeze(L, -2) - A.unsqueeze(L, -1) + eye
     dV = A.matmul(V, (P / E) * (1 - eye))
-    return _diag(P), dV
+    dL = _diag(P)
+    return (_F().real(dL) if _is_c(dL) else dL), dV
 
 
 def _front_batch(b, params):
@@ -360,6 +444,7 @@ rule(
     undefined_grads=True,
     vjp=eigh_vjp,
     saves={"result": (0,), "result1": (0,)},
+    complex_grads="explicit",  # PyTorch's complex formulas (conjugate transposes, gauge terms)
     jvp=eigh_jvp,
     batch=_front_batch,
     error=_perturbation(_eigh_bound, "Weyl and Davis-Kahan on syevd's backward error (LAPACK UG §4.7)"),
@@ -405,7 +490,16 @@ def _copyltu(M):
 
 
 def _qr_square_vjp(gQ, gR, Q, R):
-    """m >= n: gA = (gQ + Q copyltu(R gR^T - gQ^T Q)) R^-T."""
+    """m >= n: gA = (gQ + Q copyltu(R gR^T - gQ^T Q)) R^-T. Complex (PyTorch's linalg_qr_backward):
+    with X = gR R^H - Q^H gQ, gA = (gQ + Q syminvadj(triu(X))) R^-H, syminvadj(Y) = Y + Y^H with
+    the real part of the diagonal halved (the imaginary part of X's diagonal drops out: R's
+    diagonal is real)."""
+    if _is_c(Q) or _is_c(R):
+        T = _T()
+        X = A.matmul(gR, _mH(R)) - A.matmul(_mH(Q), gQ)
+        up = T.triu(X, 1)
+        sym = up + _mH(up) + _diag_embed(_F().real(_diag(X)))
+        return A.matmul(gQ + A.matmul(Q, sym), _mH(_inv(R)))
     M = A.matmul(R, _mT(gR)) - A.matmul(_mT(gQ), Q)
     return A.matmul(gQ + A.matmul(Q, _copyltu(M)), _mT(_inv(R)))
 
@@ -424,9 +518,13 @@ def qr_vjp(c, g):
     # m < n: A = Q [U | V] with U square. With X = Q^T gQ - gR R^T (k x k, R whole), the
     # gradient is [Q tril(X - X^T) U^-T | 0] + Q gR (the lower part of X - X^T determines the
     # skew Q^T dQ; PyTorch's trilImInvAdjSkew for real inputs).
+    # Complex: X = Q^H gQ - gR R^H and PyTorch's trilImInvAdjSkew, tril(X - X^H) with the
+    # imaginary diagonal halved, then R_1^-H.
     T = _T()
-    X = A.matmul(_mT(Q), gQ) - A.matmul(gR, _mT(R))
-    left = A.matmul(A.matmul(Q, T.tril(X - _mT(X))), _mT(_inv(A.narrow(R, -1, 0, m))))
+    X = A.matmul(_mH(Q), gQ) - A.matmul(gR, _mH(R))
+    Y = X - _mH(X)
+    low = T.tril(Y, -1) + _diag_embed(_diag(Y)) * 0.5 if _is_c(Y) else T.tril(Y)
+    left = A.matmul(A.matmul(Q, low), _mH(_inv(A.narrow(R, -1, 0, m))))
     zeros = A.zeros(tuple(left.shape[:-1]) + (n - m,), dtype=left.dtype)
     return (A.cat([left, zeros], -1) + A.matmul(Q, gR),)
 
@@ -437,9 +535,12 @@ def _qr_square_jvp(dA, Q, R):
     T = _T()
     Rinv = _inv(R)
     dARinv = A.matmul(dA, Rinv)
-    B = A.matmul(_mT(Q), dARinv)
+    B = A.matmul(_mH(Q), dARinv)
     low = T.tril(B, -1)
-    Bm = B - (low - _mT(low))
+    if _is_c(B):  # syminv(sym(B)): triu(B + B^H) with the diagonal halved (Re B_ii)
+        Bm = T.triu(B, 1) + _mH(low) + _diag_embed(_F().real(_diag(B)))
+    else:
+        Bm = B - (low - _mT(low))
     return dARinv - A.matmul(Q, Bm), A.matmul(Bm, R)
 
 
@@ -451,7 +552,7 @@ def qr_jvp(c, ts):
     if m >= n:
         return _qr_square_jvp(dA, Q, R)
     dQ, dU = _qr_square_jvp(A.narrow(dA, -1, 0, m), Q, A.narrow(R, -1, 0, m))
-    dV = A.matmul(_mT(Q), A.narrow(dA, -1, m, n - m) - A.matmul(dQ, A.narrow(R, -1, m, n - m)))
+    dV = A.matmul(_mH(Q), A.narrow(dA, -1, m, n - m) - A.matmul(dQ, A.narrow(R, -1, m, n - m)))
     return dQ, A.cat([dU, dV], -1)
 
 
@@ -470,6 +571,7 @@ rule(
     undefined_grads=True,
     vjp=qr_vjp,
     saves={"result": (0,), "result1": (0,)},
+    complex_grads="explicit",  # PyTorch's complex formulas (conjugate transposes, gauge terms)
     jvp=qr_jvp,
     batch=_qr_batch,
     error=_perturbation(
@@ -489,10 +591,17 @@ def svd_kernel(a, full_matrices):
         ucols, vrows = (m, n) if full_matrices else (k, k)
         u = xp.broadcast_to(xp.eye(m, ucols, dtype=a.dtype), batch + (m, ucols)).copy()
         vh = xp.broadcast_to(xp.eye(vrows, n, dtype=a.dtype), batch + (vrows, n)).copy()
-        return u, xp.zeros(batch + (k,), dtype=a.dtype), vh
+        return u, xp.zeros(batch + (k,), dtype=_real_dtype(a.dtype)), vh
     _svd_failed(a)
     u, s, vh = xp.linalg.svd(a, full_matrices=full_matrices)
-    return u.astype(a.dtype, copy=False), s.astype(a.dtype, copy=False), vh.astype(a.dtype, copy=False)
+    s = s.astype(_real_dtype(a.dtype), copy=False)  # real singular values for complex input
+    return u.astype(a.dtype, copy=False), s, vh.astype(a.dtype, copy=False)
+
+
+_SVD_PHASE = (
+    "svd_backward: The singular vectors in the complex case are specified up to multiplication by e^{i phi}. "
+    "The specified loss function depends on this phase term, making it ill-defined."
+)
 
 
 def svd_vjp(c, g):
@@ -506,27 +615,42 @@ def svd_vjp(c, g):
         gVh = None if gVh is None else A.narrow(gVh, -2, 0, k)
     if gU is None and gVh is None:
         return (A.matmul(U * A.unsqueeze(gS, -2), Vh),)
-    V = _mT(Vh)
+    # Complex input (PyTorch's svd_backward): the transposes are conjugate transposes; the loss
+    # must not depend on the phases (U, V) -> (U L, V L), L = diag(e^{i theta}), i.e.
+    # Im diag(skew(U^H gU)) = -Im diag(skew(V^H gV)) (allclose, rtol = atol = 1e-2, else PyTorch's
+    # error); with both gU and gVh, diag(skew(U^H gU)) / (2S) joins the diagonal.
+    V = _mH(Vh)
     eye = _eye_like(S, k)
     S2 = S * S
     E = A.unsqueeze(S2, -2) - A.unsqueeze(S2, -1) + eye
     inner = None
+    J = K = None
     if gU is not None:
-        J = A.matmul(_mT(U), gU)
-        inner = ((J - _mT(J)) * A.unsqueeze(S, -2)) / E
+        J = A.matmul(_mH(U), gU)
+        J = J - _mH(J)
+        inner = (J * A.unsqueeze(S, -2)) / E
     if gVh is not None:
-        K = A.matmul(Vh, _mT(gVh))
-        term = (A.unsqueeze(S, -1) * (K - _mT(K))) / E
+        K = A.matmul(Vh, _mH(gVh))
+        K = K - _mH(K)
+        term = (A.unsqueeze(S, -1) * K) / E
         inner = term if inner is None else inner + term
+    complex_ = _is_c(U)
+    if complex_ and not _is_batched(inner):
+        zero = np.zeros(tuple(S.shape))
+        imu = zero if J is None else np.asarray(_diag(J)._data).imag
+        imv = zero if K is None else np.asarray(_diag(K)._data).imag
+        _phase_check(np.abs(imu + imv) <= 1e-2 + 1e-2 * np.abs(imv), _SVD_PHASE)
     if gS is not None:
         inner = inner + _diag_embed(gS)
+    if complex_ and J is not None and K is not None:
+        inner = inner + _diag_embed(_diag(J) / (S * 2.0))
     gA = A.matmul(U, A.matmul(inner, Vh))
     if gU is not None and m > k:
         gUS = gU / A.unsqueeze(S, -2)
-        gA = gA + A.matmul(gUS - A.matmul(U, A.matmul(_mT(U), gUS)), Vh)
+        gA = gA + A.matmul(gUS - A.matmul(U, A.matmul(_mH(U), gUS)), Vh)
     if gVh is not None and n > k:
-        gVS = _mT(gVh) / A.unsqueeze(S, -2)
-        gA = gA + A.matmul(U, _mT(gVS - A.matmul(V, A.matmul(Vh, gVS))))
+        gVS = _mH(gVh) / A.unsqueeze(S, -2)
+        gA = gA + A.matmul(U, _mH(gVS - A.matmul(V, A.matmul(Vh, gVS))))
     return (gA,)
 
 
@@ -537,22 +661,29 @@ def svd_jvp(c, ts):
     k = S.shape[-1]
     if c.full_matrices:  # as PyTorch: the extra columns of U (rows of Vh) get a zero tangent
         U, Vh = A.narrow(U, -1, 0, k), A.narrow(Vh, -2, 0, k)
-    V = _mT(Vh)
-    P = A.matmul(_mT(U), A.matmul(dA, V))
+    # Complex input (PyTorch's linalg_svd_jvp): conjugate transposes, dS = Re diag(P), and the
+    # phase-fixing terms U diag(i Im P_ii / (2 S)) (dU) and -V diag(i Im P_ii / (2 S)) (dV).
+    V = _mH(Vh)
+    P = A.matmul(_mH(U), A.matmul(dA, V))
     dS = _diag(P)
     eye = _eye_like(S, k)
     S2 = S * S
     F = (1 - eye) / (A.unsqueeze(S2, -2) - A.unsqueeze(S2, -1) + eye)
     Sr, Sc = A.unsqueeze(S, -2), A.unsqueeze(S, -1)
-    dU = A.matmul(U, F * (P * Sr + Sc * _mT(P)))
-    dV = A.matmul(V, F * (Sc * P + _mT(P) * Sr))
+    dU = A.matmul(U, F * (P * Sr + Sc * _mH(P)))
+    dV = A.matmul(V, F * (Sc * P + _mH(P) * Sr))
+    if _is_c(P):
+        dS = _F().real(dS)
+        imS = _diag_embed((_diag(P) - dS) / (S * 2.0))
+        dU = dU + A.matmul(U, imS)
+        dV = dV - A.matmul(V, imS)
     if m > k:
         dAVS = A.matmul(dA, V) / Sr
-        dU = dU + dAVS - A.matmul(U, A.matmul(_mT(U), dAVS))
+        dU = dU + dAVS - A.matmul(U, A.matmul(_mH(U), dAVS))
     if n > k:
-        dATUS = A.matmul(_mT(dA), U) / Sr
+        dATUS = A.matmul(_mH(dA), U) / Sr
         dV = dV + dATUS - A.matmul(V, A.matmul(Vh, dATUS))
-    dVh = _mT(dV)
+    dVh = _mH(dV)
     if c.full_matrices:
         batch = tuple(dA.shape[:-2])
         if m > k:
@@ -571,6 +702,7 @@ rule(
     undefined_grads=True,
     vjp=svd_vjp,
     saves={"result": (0,), "result1": (0,), "result2": (0,)},
+    complex_grads="explicit",  # PyTorch's complex formulas (conjugate transposes, gauge terms)
     jvp=svd_jvp,
     batch=_front_batch,
     error=_perturbation(_svd_bound, "Weyl and Wedin on gesdd's backward error (LAPACK UG §4.9)"),
@@ -610,20 +742,21 @@ def pinv_kernel(a, atol, rtol, hermitian, triangular=False):
         cut = xp.maximum(atol[..., None], rtol[..., None] * absL.max(-1, keepdims=True))
         with np.errstate(divide="ignore"):
             inv = xp.where(absL > cut, 1 / L, 0).astype(a.dtype)
-        return ((V * inv[..., None, :]) @ xp.swapaxes(V, -1, -2)).astype(a.dtype, copy=False)
+        return ((V * inv[..., None, :]) @ xp.swapaxes(V, -1, -2).conj()).astype(a.dtype, copy=False)
     _svd_failed(a)
     u, s, vh = xp.linalg.svd(a, full_matrices=False)
     cut = xp.maximum(atol[..., None], rtol[..., None] * s[..., :1])
     with np.errstate(divide="ignore"):
         inv = xp.where(s > cut, 1 / s, 0).astype(a.dtype)
-    return ((xp.swapaxes(vh, -1, -2) * inv[..., None, :]) @ xp.swapaxes(u, -1, -2)).astype(
+    return ((xp.swapaxes(vh, -1, -2).conj() * inv[..., None, :]) @ xp.swapaxes(u, -1, -2).conj()).astype(
         a.dtype, copy=False
     )
 
 
 def _pinv_vjp_formula(G, X, Ain):
-    """gA = -X^T G X^T + (I - A X) G^T X X^T + X^T X G^T (I - X A) (X = A^+; Golub-Pereyra)."""
-    Xt, Gt = _mT(X), _mT(G)
+    """gA = -X^T G X^T + (I - A X) G^T X X^T + X^T X G^T (I - X A) (X = A^+; Golub-Pereyra), with
+    conjugate transposes for complex input (PyTorch's pinv_backward)."""
+    Xt, Gt = _mH(X), _mH(G)
     return (
         -A.matmul(Xt, A.matmul(G, Xt))
         + A.matmul(Gt - A.matmul(Ain, A.matmul(X, Gt)), A.matmul(X, Xt))
@@ -633,7 +766,7 @@ def _pinv_vjp_formula(G, X, Ain):
 
 def _pinv_vjp(c, g):
     if c.params.get("triangular"):  # an inverse: the two projector terms vanish identically
-        Xt = _mT(c.result)
+        Xt = _mH(c.result)
         return -A.matmul(Xt, A.matmul(g, Xt))
     return _pinv_vjp_formula(g, c.result, c.self)
 
@@ -643,11 +776,11 @@ def pinv_jvp(c, ts):
     X, Ain = c.result, c.self
     if c.params.get("triangular"):
         return -A.matmul(X, A.matmul(dA, X))
-    dAt = _mT(dA)
+    dAt = _mH(dA)
     return (
         -A.matmul(X, A.matmul(dA, X))
-        + A.matmul(A.matmul(X, _mT(X)), dAt - A.matmul(dAt, A.matmul(Ain, X)))
-        + A.matmul(dAt - A.matmul(X, A.matmul(Ain, dAt)), A.matmul(_mT(X), X))
+        + A.matmul(A.matmul(X, _mH(X)), dAt - A.matmul(dAt, A.matmul(Ain, X)))
+        + A.matmul(dAt - A.matmul(X, A.matmul(Ain, dAt)), A.matmul(_mH(X), X))
     )
 
 
@@ -667,6 +800,7 @@ rule(
     forward=pinv_kernel,
     grads=(lambda c, g: _pinv_vjp(c, g),),
     saves={"self": (0,), "result": (0,)},
+    complex_grads="explicit",  # PyTorch's complex formulas (conjugate transposes, gauge terms)
     jvp=pinv_jvp,
     batch=_pinv_batch,
     error=_perturbation(_pinv_bound, "Wedin's pseudo-inverse perturbation bound on gesdd's backward error"),
@@ -689,11 +823,12 @@ def lstsq_kernel(a, b, rcond, driver):
     batch = tuple(np.broadcast_shapes(a.shape[:-2], bm.shape[:-2]))
     bm = xp.broadcast_to(bm, batch + (m, bm.shape[-1]))
     k = min(m, n)
+    rt = _real_dtype(a.dtype)  # residuals and singular values are real for complex input
     a0 = a
     a = xp.broadcast_to(a, batch + (m, n))
     if a.size == 0 or bm.shape[-1] == 0:
         x = xp.zeros(batch + (n, bm.shape[-1]), dtype=a.dtype)
-        s = xp.zeros(a0.shape[:-2] + (k,), dtype=a.dtype)
+        s = xp.zeros(a0.shape[:-2] + (k,), dtype=rt)
         rank = xp.zeros(a0.shape[:-2], dtype=np.int64)
     else:
         # rank and singular values belong to A's own batch (PyTorch does not broadcast them)
@@ -703,21 +838,21 @@ def lstsq_kernel(a, b, rcond, driver):
         keep = sb > rcond * sb[..., :1]
         with np.errstate(divide="ignore"):
             inv = xp.where(keep, 1 / sb, 0).astype(a.dtype)
-        x = xp.swapaxes(vh, -1, -2) @ (inv[..., None] * (xp.swapaxes(u, -1, -2) @ bm))
+        x = xp.swapaxes(vh, -1, -2).conj() @ (inv[..., None] * (xp.swapaxes(u, -1, -2).conj() @ bm))
         if driver == "gelsy" and xp is np:
             x, rank = _gelsy(a, bm, a0, rcond)
     full = driver == "gels" or (bool((rank == n).all()) if rank.size else True)
     if m > n and full and driver != "gelsy":  # PyTorch gives none for gelsy
         r = a @ x - bm
-        res = (r * r).sum(-2).astype(a.dtype)
+        res = (r.real * r.real + r.imag * r.imag if r.dtype.kind == "c" else r * r).sum(-2).astype(rt)
     else:
-        res = xp.zeros((0,), dtype=a.dtype)
+        res = xp.zeros((0,), dtype=rt)
     if driver == "gels":
         rank = xp.zeros((0,), dtype=np.int64)
     if driver not in ("gelsd", "gelss"):
-        s = xp.zeros((0,), dtype=a.dtype)
+        s = xp.zeros((0,), dtype=rt)
     x = x[..., 0] if vector else x
-    return x.astype(a.dtype, copy=False), res, rank, s.astype(a.dtype, copy=False)
+    return x.astype(a.dtype, copy=False), res, rank, s.astype(rt, copy=False)
 
 
 def _gelsy(a, bm, a0, rcond):
@@ -739,7 +874,8 @@ def _gelsy(a, bm, a0, rcond):
 def lstsq_vjp(c, g):
     """PyTorch's linalg_lstsq_backward: the solution's gradient is that of pinv(A) @ B; the
     residuals' (m > n, full rank) is that of ||A X - B||^2 at the optimum (X's variation is
-    orthogonal to the residual): gA = 2 (r * gL) X^T, gB = -2 r * gL."""
+    orthogonal to the residual): gA = 2 (r * gL) X^T, gB = -2 r * gL. Complex input: conjugate
+    transposes (X^H, B^H, pinv(A)^H), PyTorch's formulas."""
     gX, gL = g[0], g[1]
     a, b = c.self, c.other
     vector = len(c.shapes[1]) == len(c.shapes[0]) - 1
@@ -748,16 +884,16 @@ def lstsq_vjp(c, g):
     ga = gb = None
     if c.needs[0]:
         bm = A.unsqueeze(b, -1) if vector else b
-        ga = _pinv_vjp_formula(A.matmul(gXm, _mT(bm)), X, a)
+        ga = _pinv_vjp_formula(A.matmul(gXm, _mH(bm)), X, a)
     if c.needs[1]:
-        gb = A.matmul(_mT(X), gXm)
+        gb = A.matmul(_mH(X), gXm)
     if gL is not None and gL.numel():
         sol = A.unsqueeze(c.result, -1) if vector else c.result
         bm = A.unsqueeze(b, -1) if vector else b
         r = A.matmul(a, sol) - bm
         rg = r * A.unsqueeze(gL, -2) * 2.0  # residuals keep a trailing 1 in the vector case
         if c.needs[0]:
-            ga = ga + A.matmul(rg, _mT(sol))
+            ga = ga + A.matmul(rg, _mH(sol))
         if c.needs[1]:
             gb = gb - rg
     out = [None, None]
@@ -805,7 +941,10 @@ def lstsq_jvp(c, ts):
         if dB is not None:
             dBm = A.unsqueeze(dB, -1) if vector else dB
             dr = -dBm if dr is None else dr - dBm
-        dres = A.sum(r * dr, -2) * 2.0  # residuals keep a trailing 1 in the vector case
+        if _is_c(r) or _is_c(dr):  # 2 Re(r conj(dr)) (PyTorch's linalg_lstsq_residuals_jvp)
+            dres = A.sum(_F().real(r * _F().conj_physical(dr)), -2) * 2.0
+        else:
+            dres = A.sum(r * dr, -2) * 2.0  # residuals keep a trailing 1 in the vector case
     if out is not None and vector:
         out = A.squeeze(out, -1)
     return out, dres, None, None
@@ -834,6 +973,7 @@ rule(
     outputs=4,
     vjp=lstsq_vjp,
     saves={"self": (0, 1), "other": (0, 1), "result": (0, 1)},
+    complex_grads="explicit",  # PyTorch's complex formulas (conjugate transposes)
     jvp=lstsq_jvp,
     batch=_lstsq_batch,
     error=_perturbation(_lstsq_bound, "the pinv bound (Wedin) for X = A^+ B; residuals by the product rule"),
