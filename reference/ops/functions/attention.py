@@ -237,7 +237,7 @@ def _float_mask(mask, dtype):
 
 
 def _pad_last(mask):
-    return A.cat([mask, A.zeros(*(tuple(mask.shape[:-1]) + (1,)), dtype=mask.dtype)], -1)
+    return A.cat([mask, A.zeros(*(tuple(mask.shape[:-1]) + (1,)), dtype=mask.dtype, device=mask.device)], -1)
 
 
 def multi_head_attention_forward(
@@ -338,7 +338,7 @@ def multi_head_attention_forward(
         else A.transpose(A.reshape(v, (v.shape[0], bsz * num_heads, head_dim)), 0, 1)
     )
     if add_zero_attn:
-        zeros = A.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype)
+        zeros = A.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype, device=k.device)
         k, v = A.cat([k, zeros], 1), A.cat([v, zeros], 1)
         if attn_mask is not None:
             attn_mask = _pad_last(attn_mask)

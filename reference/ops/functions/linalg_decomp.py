@@ -150,7 +150,9 @@ def svd(input, some=True, compute_uv=True):
         s = svdvals(input)
         batch = tuple(input.shape[:-2])
         return _torch_svd_t(
-            api.zeros(batch + (m, m), dtype=input.dtype), s, api.zeros(batch + (n, n), dtype=input.dtype)
+            api.zeros(batch + (m, m), dtype=input.dtype, device=input.device),
+            s,
+            api.zeros(batch + (n, n), dtype=input.dtype, device=input.device),
         )
     U, S, Vh = _svd(input, not some, None)
     return _torch_svd_t(U, S, _mT(Vh))
@@ -333,7 +335,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
             shape = [
                 1 if i in (d0, d1) else A.shape[i] for i in range(A.ndim) if keepdim or i not in (d0, d1)
             ]
-            return api.zeros(tuple(shape), dtype=A.dtype)
+            return api.zeros(tuple(shape), dtype=A.dtype, device=A.device)
         if s.shape[-1] == 0 and ord == -2:  # PyTorch's amin over the empty singular values raises
             raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
         if ord == "nuc":
@@ -446,7 +448,7 @@ def cond(A, p=None):
 
 
 def A_zeros(A_):
-    return api.zeros(tuple(A_.shape[:-2]), dtype=A_.dtype)
+    return api.zeros(tuple(A_.shape[:-2]), dtype=A_.dtype, device=A_.device)
 
 
 METHODS = {"svd": svd, "qr": qr, "pinverse": pinverse}

@@ -326,7 +326,11 @@ def embedding_bag(
     for i, m in enumerate(members):
         slot[i, : len(m)], valid[i, : len(m)] = m, True
     index = slot[:, :, None] * d + np.arange(d)  # (bags, width, D) into the flat (L, D) rows
-    vals = A.take(rows, index) if len(flat) else A.zeros((nb, width, d), dtype=weight.dtype)
+    vals = (
+        A.take(rows, index)
+        if len(flat)
+        else A.zeros((nb, width, d), dtype=weight.dtype, device=weight.device)
+    )
     neg = A.tensor(np.array(-np.inf, dtype=weight._data.dtype))
     vals = A.where(A.tensor(np.broadcast_to(valid[:, :, None], index.shape).copy()), vals, neg)
     out = max_dim(vals, 1)[0]

@@ -106,7 +106,7 @@ def _r2c_vjp(c, g):
     if n > m:
         shape = list(g.shape)
         shape[last] = n - m
-        g = A.cat([g, A.zeros(tuple(shape), dtype=g.dtype)], last)
+        g = A.cat([g, A.zeros(tuple(shape), dtype=g.dtype, device=g.device)], last)
     return c2c(g, dims, c.norm, True)
 
 

@@ -407,7 +407,7 @@ def _index_select(g, dim, index):
 
 
 def _index_add_zeros(shape, dim, index, g):
-    return from_rule("index_add", A.zeros(shape, dtype=g.dtype), index, g, dim=dim)
+    return from_rule("index_add", A.zeros(shape, dtype=g.dtype, device=g.device), index, g, dim=dim)
 
 
 def _index_fill_zero(g, dim, index):
@@ -451,7 +451,10 @@ rule(
     "GatherBackward0",
     ("self", "index"),
     forward=gather_kernel,
-    grads=(lambda c, g: _scatter_add(A.zeros(c.shapes[0], dtype=g.dtype), c.dim, c.index, g), None),
+    grads=(
+        lambda c, g: _scatter_add(A.zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.dim, c.index, g),
+        None,
+    ),
     saves={"index": (0,)},
     jvp=(lambda c, t: _gather(t, c.dim, c.index), None),
     batch=_batch_index_dim,
@@ -520,7 +523,7 @@ def _scatter_reduce_grads(c, g):
         )
         gs = g * masked_self_result / masked_self
         src_zero = src == 0
-        zeros = A.zeros(c.shapes[0], dtype=g.dtype)
+        zeros = A.zeros(c.shapes[0], dtype=g.dtype, device=g.device)
         src_num_zeros = _gather(_scatter_add(zeros, dim, index, A.to(src_zero, g.dtype)), dim, index)
         src_single_zero = A.logical_and(src_zero, src_num_zeros == 1)
         masked_src = A.masked_fill(src, src_single_zero, 1.0)
@@ -533,8 +536,12 @@ def _scatter_reduce_grads(c, g):
             _gather(g * result, dim, index) / A.masked_fill(src, src_zero, 1.0),
         )
     elif reduce == "mean":
-        base = A.ones(c.shapes[0], dtype=g.dtype) if c.include_self else A.zeros(c.shapes[0], dtype=g.dtype)
-        n = _scatter_add(base, dim, index, A.ones(tuple(index.shape), dtype=g.dtype))
+        base = (
+            A.ones(c.shapes[0], dtype=g.dtype, device=g.device)
+            if c.include_self
+            else A.zeros(c.shapes[0], dtype=g.dtype, device=g.device)
+        )
+        n = _scatter_add(base, dim, index, A.ones(tuple(index.shape), dtype=g.dtype, device=g.device))
         n = A.masked_fill(n, n == 0, 1.0)
         gs = g / n
         gsrc = _gather(g, dim, index) / _gather(n, dim, index)
@@ -570,7 +577,7 @@ def _pad_src(gsrc, shape):
         if out.shape[d] != n:
             pad = list(out.shape)
             pad[d] = n - out.shape[d]
-            out = A.cat([out, A.zeros(tuple(pad), dtype=out.dtype)], d)
+            out = A.cat([out, A.zeros(tuple(pad), dtype=out.dtype, device=out.device)], d)
     return out
 
 
@@ -584,7 +591,9 @@ def _scatter_reduce_jvp(c, ts):
         return _scatter_add(t_self, dim, index, _crop_t(ts_src, index))
     if reduce == "mean":
         base = A.ones_like(c.self) if c.include_self else A.zeros_like(c.self)
-        n = _scatter_add(base, dim, index, A.ones(tuple(index.shape), dtype=c.self.dtype))
+        n = _scatter_add(
+            base, dim, index, A.ones(tuple(index.shape), dtype=c.self.dtype, device=c.self.device)
+        )
         n = A.masked_fill(n, n == 0, 1.0)
         t_self = ts_self if c.include_self else _scatter_zero(ts_self, dim, index)
         return _scatter_add(t_self, dim, index, _crop_t(ts_src, index)) / n
@@ -713,7 +722,7 @@ def _masked_select_grad(c, g):
     import numpy as np
 
     shape = tuple(np.broadcast_shapes(tuple(c.shapes[0]), tuple(c.mask.shape)))  # host-side shapes
-    zeros = A.zeros(shape, dtype=g.dtype)
+    zeros = A.zeros(shape, dtype=g.dtype, device=g.device)
     mask = A.expand(c.mask, shape) if tuple(c.mask.shape) != shape else c.mask
     return from_rule("masked_scatter", zeros, mask, g)
 
@@ -726,7 +735,7 @@ def _masked_scatter_source_grad(c, g):
         n *= s
     k = sel.shape[0]
     if k < n:
-        sel = A.cat([sel, A.zeros((n - k,), dtype=g.dtype)], 0)
+        sel = A.cat([sel, A.zeros((n - k,), dtype=g.dtype, device=g.device)], 0)
     return A.reshape(sel, c.shapes[2])
 
 
@@ -763,7 +772,9 @@ rule(
     ("self", "index"),
     forward=take_kernel,
     grads=(
-        lambda c, g: from_rule("put_index", A.zeros(c.shapes[0], dtype=g.dtype), c.index, g, accumulate=True),
+        lambda c, g: from_rule(
+            "put_index", A.zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.index, g, accumulate=True
+        ),
         None,
     ),
     saves={"index": (0,)},
@@ -780,7 +791,13 @@ rule(
         lambda c, g: (
             g
             if c.accumulate
-            else from_rule("put_index", g, c.index, A.zeros(c.shapes[2], dtype=g.dtype), accumulate=False)
+            else from_rule(
+                "put_index",
+                g,
+                c.index,
+                A.zeros(c.shapes[2], dtype=g.dtype, device=g.device),
+                accumulate=False,
+            )
         ),
         None,
         lambda c, g: A.reshape(from_rule("take_index", g, c.index), c.shapes[2]),

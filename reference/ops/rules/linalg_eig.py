@@ -108,7 +108,7 @@ def _gap_matrix(L, conj):
         L = _F().conj_physical(L)
     n = L.shape[-1]
     E = A.unsqueeze(L, -2) - A.unsqueeze(L, -1)
-    return E + A.eye(n, dtype=E.dtype)
+    return E + A.eye(n, dtype=E.dtype, device=E.device)
 
 
 def _is_batched(t):
@@ -269,7 +269,7 @@ def eig_jvp(c, ts):
     dP = _solve(V, A.matmul(dA, V))
     dL = _diag(dP)
     n = L.shape[-1]
-    eye = A.eye(n, dtype=L.dtype)
+    eye = A.eye(n, dtype=L.dtype, device=L.device)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = dP / (A.unsqueeze(L, -2) - A.unsqueeze(L, -1) + eye)
     dX = A.matmul(V, ratio * (1 - eye))

@@ -22,6 +22,7 @@ import numpy as np
 from reference import errors
 from reference.autograd.batching import ARGMAX_AUX
 from reference.autograd.dispatch import apply
+from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rule import AUTO_LINEAR
@@ -33,7 +34,7 @@ def _gather(x, index, weight, in_shape, out_shape, value=None, bweight=None, bin
     out = K.window_gather(x, index, weight, in_shape, out_shape)
     if value:  # constant padding: positions outside the input read ``value``
         outside = (index < 0).all(axis=1).reshape(tuple(out_shape))
-        out = out + outside.astype(out.dtype) * np.asarray(value, dtype=out.dtype)
+        out = out + outside.astype(out.dtype) * namespace_of(out).asarray(value, dtype=out.dtype)
         out = out.astype(x.dtype, copy=False)
     return out
 
@@ -262,7 +263,7 @@ for _name, _node, _errs in (
 def _max_window(x, index, in_shape, out_shape):
     values, flat = K.window_argmax(x, index, in_shape, out_shape)
     lead = tuple(x.shape[: x.ndim - len(in_shape)])
-    plane = np.arange(math.prod(lead), dtype=np.int64).reshape(lead + (1,) * len(out_shape))
+    plane = namespace_of(flat).arange(math.prod(lead), dtype=np.int64).reshape(lead + (1,) * len(out_shape))
     return (values, flat), flat + plane * math.prod(in_shape)  # aux: indices into the whole input
 
 
@@ -270,7 +271,7 @@ def _max_jvp(c, ts):
     """The tangent at each window's argmax (the returned indices are per plane)."""
     flat = c.result[1]._data
     lead = flat.shape[: flat.ndim - len(c.out_shape)]
-    plane = np.arange(math.prod(lead), dtype=np.int64).reshape(lead + (1,) * len(c.out_shape))
+    plane = namespace_of(flat).arange(math.prod(lead), dtype=np.int64).reshape(lead + (1,) * len(c.out_shape))
     return A.take(ts[0], flat + plane * math.prod(c.in_shape)), None
 
 
@@ -366,7 +367,7 @@ def _scatter_steps(g, x, index, in_shape, out_shape):
     that of scatter_add (errors.products: K per input position = the windows whose argmax it is)."""
     flat = _argmax_flat(x._data, index, in_shape, out_shape)
     lead = tuple(x.shape[: x.ndim - len(in_shape)])
-    plane = np.arange(math.prod(lead), dtype=np.int64).reshape(lead + (1,) * len(out_shape))
+    plane = namespace_of(flat).arange(math.prod(lead), dtype=np.int64).reshape(lead + (1,) * len(out_shape))
     return A.scatter_add(g, flat + plane * math.prod(in_shape), tuple(x.shape))
 
 
