@@ -24,6 +24,7 @@ namespace errors (so a wrong value still fails, and a fixed rule must leave the 
 from __future__ import annotations
 
 import contextlib
+import types
 
 import numpy as np
 import pytest
@@ -97,11 +98,44 @@ def _to(xs, device, requires_grad):
     return [T.tensor(x.detach(), device=device, requires_grad=requires_grad) for x in xs]
 
 
+def on_device(fn, device, _seen=None):
+    """``fn`` with the tensors its module defines and it reads (an index tensor, a mask, class
+    weights made at import) on ``device``, as a program written for that device has them; the
+    helpers it calls from the test modules likewise."""
+    seen = {} if _seen is None else _seen
+    if fn in seen:
+        return seen[fn]
+    seen[fn] = fn
+    names = set()
+    stack = [fn.__code__]
+    while stack:
+        code = stack.pop()
+        names |= set(code.co_names)
+        stack += [c for c in code.co_consts if hasattr(c, "co_names")]
+    moved = {}
+    for name in names:
+        value = fn.__globals__.get(name)
+        if isinstance(value, T.Tensor) and value.device != device:
+            moved[name] = T.tensor(value.detach(), device=device)
+        elif isinstance(value, types.FunctionType) and value.__module__.startswith("tests."):
+            new = on_device(value, device, seen)
+            if new is not value:
+                moved[name] = new
+    if not moved:
+        return fn
+    out = types.FunctionType(
+        fn.__code__, {**fn.__globals__, **moved}, fn.__name__, fn.__defaults__, fn.__closure__
+    )
+    seen[fn] = out
+    return out
+
+
 def _run(fn, xs, device, seed, default=None):
     """Forward, VJP, JVP of ``fn`` at ``xs`` on ``device``: host arrays of each, and the devices
     the results were on. ``default``: the default device meanwhile (the CPU unless told)."""
     rng = np.random.default_rng(seed)
     res, devices = {}, []
+    fn = on_device(fn, device)
     with default_device(default or T.device("cpu")):
         leaves = _to(xs, device, True)
         outs = _outputs(fn(*leaves))
@@ -124,6 +158,7 @@ def _vmap_run(op, fn, xs, device, default=None):
     if op in DIFFERENTIATE_INSIDE:
         inner = fn
         fn = lambda *a: inner(*[x.clone().requires_grad_() for x in a])  # noqa: E731
+    fn = on_device(fn, device)
     with default_device(default or T.device("cpu")):
         batched = [T.stack([x.detach(), x.detach() * 1.01]) for x in _to(xs, device, False)]
         out = vmap(fn, in_dims=0)(*batched)

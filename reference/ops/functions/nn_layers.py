@@ -22,6 +22,7 @@ import numpy as np
 
 from reference.autograd.grad_mode import no_grad
 from reference.autograd.tensor import Tensor
+from reference.backend import to_numpy
 from reference.ops import api as A
 from reference.ops.rules.pooling import window_map
 
@@ -175,7 +176,7 @@ _TORCH_TYPES = {
 
 
 def _indices(input, op):
-    arr = np.asarray(input._data if isinstance(input, Tensor) else input)
+    arr = to_numpy(input._data if isinstance(input, Tensor) else input)  # host-side index tables
     if arr.dtype not in (np.int64, np.int32):
         raise RuntimeError(
             f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "

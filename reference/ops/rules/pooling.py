@@ -33,8 +33,9 @@ from reference.ops.rules.registry import RULES, rule
 def _gather(x, index, weight, in_shape, out_shape, value=None, bweight=None, bindex=None, dweight=None):
     out = K.window_gather(x, index, weight, in_shape, out_shape)
     if value:  # constant padding: positions outside the input read ``value``
-        outside = (index < 0).all(axis=1).reshape(tuple(out_shape))
-        out = out + outside.astype(out.dtype) * namespace_of(out).asarray(value, dtype=out.dtype)
+        xp = namespace_of(out)
+        outside = xp.asarray((index < 0).all(axis=1).reshape(tuple(out_shape)))  # the host table, moved
+        out = out + outside.astype(out.dtype) * xp.asarray(value, dtype=out.dtype)
         out = out.astype(x.dtype, copy=False)
     return out
 
