@@ -171,6 +171,14 @@ def xp_fn(name: str):
     return call
 
 
+def data_ptr(a) -> int:
+    """The address of an array's first element (NumPy's ``__array_interface__``, CuPy's
+    ``a.data.ptr``, which the strict namespace also gives)."""
+    if isinstance(a, np.ndarray):
+        return a.__array_interface__["data"][0]
+    return a.data.ptr
+
+
 def special_of(xp) -> ModuleType:
     """The special-function module for namespace ``xp``: ``scipy.special`` for NumPy,
     ``cupyx.scipy.special`` for CuPy, the strict namespace's own ``special`` for strict arrays."""

@@ -68,6 +68,13 @@ class _Flags:
         }[name]
 
 
+class _MemoryPointer:
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
 def _unwrap(x, allow_numpy=False):
     """Strict arrays to NumPy, recursively through lists/tuples/dicts; raw NumPy arrays refused."""
     t = type(x)
@@ -172,9 +179,14 @@ class StrictArray:
     def device(self):
         return "strict"
 
+    @property
+    def data(self):
+        """CuPy's memory pointer (``a.data.ptr``: the address of the first element)."""
+        return _MemoryPointer(self._a.__array_interface__["data"][0])
+
     def __getattr__(self, name):
         # The ndarray methods (astype, reshape, sum, copy, view, transpose, conj, ...) through the walls.
-        if name.startswith("__") or name in ("data", "ctypes", "tobytes", "tofile", "dump", "dumps"):
+        if name.startswith("__") or name in ("ctypes", "tobytes", "tofile", "dump", "dumps"):
             raise AttributeError(name)
         attr = getattr(self._a, name)
         if not callable(attr):

@@ -30,10 +30,11 @@ import numpy as np
 import pytest
 
 import reference as T
+from reference import errors
 from reference.backend import BackendError
 from reference.func import jvp, vmap
 from tests.autograd.op_records import OP_RECORDS
-from tests.autograd.strict_xfail import STRICT_XFAIL, STRICT_XFAIL_VMAP
+from tests.autograd.strict_xfail import STRICT_XFAIL, STRICT_XFAIL_BOUNDS, STRICT_XFAIL_VMAP
 from tests.autograd.test_gradcheck import _draw
 from tests.func.test_vmap import DIFFERENTIATE_INSIDE, NEEDS_FIRST_BATCHED, OVERRIDES
 
@@ -238,3 +239,70 @@ VMAP_OPS = sorted(op for op in OP_RECORDS if op not in NEEDS_FIRST_BATCHED)
 def test_strict_vmap_matches_numpy(op):
     for sample in OVERRIDES.get(op, OP_RECORDS[op]):
         check_vmap_sample(op, *sample[:4])
+
+
+# ---- the error tracker on the device ------------------------------------------------------------------------
+
+
+def program(fn, cts):
+    """The sample's outputs and its inputs' gradients for the cotangents ``cts`` (host arrays)."""
+
+    def run(*xs):
+        outs = _outputs(fn(*xs))
+        diff = [o for o in outs if o is not None and o.requires_grad]
+        grads = ()
+        if diff:
+            ct = [T.tensor(c, dtype=o.dtype, device=o.device) for c, o in zip(cts, diff)]
+            grads = T.autograd.grad(diff, xs, ct, allow_unused=True)
+        return list(outs) + list(grads)
+
+    return run
+
+
+REAL_OPS = sorted(
+    op for op, samples in OP_RECORDS.items() if any(not set(s[3]) & set("cqu") for s in samples)
+)
+
+
+def check_bounds(op, label, fn, shapes, kinds):
+    """reference.errors.bound_of on the strict device gives NumPy's values and bounds, bit for bit
+    (the tracker computes bounds on the host, keyed by the device arrays' addresses)."""
+    xs = _draw(shapes, kinds, 0)
+    outs = [o for o in _outputs(fn(*xs)) if o is not None and o.requires_grad]
+    rng = np.random.default_rng(1)
+    cts = [rng.standard_normal(o.shape) for o in outs]
+    run = program(fn, cts)
+    arrays = [x.detach().numpy() for x in xs]
+    try:
+        expected = errors.bound_of(run, arrays, errors.Precision("float64"))
+    except (NotImplementedError, RuntimeError):  # no error model (or no derivative) for it on NumPy either
+        return
+    with default_device(_default_for(op) or T.device("cpu")):
+        run = program(on_device(fn, STRICT), cts)
+        got = errors.bound_of(run, arrays, errors.Precision("float64"), device=STRICT)
+    for name, g, e in (("values", got[0], expected[0]), ("bounds", got[1], expected[1])):
+        _assert_same(f"{op}[{label}] {name}", g, e)
+
+
+# Error-model bugs the NumPy run itself hits (not device ones), reported rather than hidden.
+BOUND_BUGS = {
+    "linalg_lu": (
+        "reference/ops/rules/linalg_solve.py _lu_bound: np.tril(L, -1) + U assumes square factors; a wide or "
+        "tall input (L (m, k), U (k, n)) fails to broadcast on NumPy too"
+    ),
+}
+
+
+def _bounds_param(op):
+    if op in BOUND_BUGS:
+        return pytest.param(
+            op, marks=pytest.mark.xfail(strict=True, raises=ValueError, reason=BOUND_BUGS[op])
+        )
+    return _param(op, STRICT_XFAIL_BOUNDS)
+
+
+@pytest.mark.parametrize("op", [_bounds_param(op) for op in REAL_OPS])
+def test_strict_error_bounds_match_numpy(op):
+    for label, fn, shapes, kinds, *_ in OP_RECORDS[op]:
+        if not set(kinds) & set("cqu"):
+            check_bounds(op, label, fn, shapes, kinds)

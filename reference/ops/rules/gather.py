@@ -16,7 +16,7 @@ import numpy as np
 
 from reference import errors
 from reference.autograd.dispatch import apply
-from reference.backend import is_floating, namespace_of
+from reference.backend import is_floating, namespace_of, to_numpy
 from reference.ops import api as A
 from reference.ops.rules.reductions import _batch_scalar_samples
 from reference.ops.rules.registry import rule
@@ -326,13 +326,13 @@ def _index_add_steps(x, index, src, dim, alpha=1):
     vals = src if alpha == 1 else src * alpha
     if x.ndim == 0:
         return x + A.sum(vals)
-    idx = np.asarray(index._data).reshape(-1)
+    idx = to_numpy(index._data).reshape(-1)  # host-side index table
     if src.ndim == 0:
         vals = vals.reshape((1,))
     shape = [1] * vals.ndim
     shape[dim] = -1
     full = np.ascontiguousarray(np.broadcast_to(idx.reshape(shape), tuple(vals.shape)))
-    return x.scatter_add(dim, _make(full), vals)
+    return x.scatter_add(dim, _make(namespace_of(x._data).asarray(full)), vals)  # (moved to x's device)
 
 
 def _scatter_reduce_steps(x, index, src, dim, reduce, include_self):
@@ -343,25 +343,24 @@ def _scatter_reduce_steps(x, index, src, dim, reduce, include_self):
 
     shape = tuple(x.shape)
     x0 = x.reshape((1,)) if x.ndim == 0 else x
-    idx = np.asarray(index._data)
+    xp = namespace_of(x._data)
+    idx = to_numpy(index._data)  # host-side index table
     idx = idx.reshape(1) if idx.ndim == 0 else idx
     s0 = src.reshape((1,)) if src.ndim == 0 else src
     vals = s0[tuple(slice(0, n) for n in idx.shape)]
-    it = _make(np.ascontiguousarray(idx))
+    it = _make(xp.asarray(np.ascontiguousarray(idx)))
     if reduce in ("sum", "mean"):
         base = x0 if include_self else x0.scatter(dim, it, 0.0)
         out = base.scatter_add(dim, it, vals)
         if reduce == "mean":
             count = np.full(tuple(x0.shape), 1.0 if include_self else 0.0)
             np.add.at(count, _coords(idx, dim), 1.0)
-            out = out / _make(np.where(count == 0, 1.0, count).astype(np.asarray(x._data).dtype))
+            out = out / _make(xp.asarray(np.where(count == 0, 1.0, count).astype(x.dtype)))
         return out.reshape(shape)
     if reduce in ("amax", "amin"):
         tracker = E.active()
-        raw = scatter_reduce_kernel(
-            np.asarray(x._data), idx, np.asarray(src._data), dim, reduce, include_self
-        )
-        out = _make(np.array(raw, copy=True))
+        raw = scatter_reduce_kernel(x._data, it._data, src._data, dim, reduce, include_self)
+        out = _make(raw.copy())
         if tracker is not None:
             ex = np.abs(tracker.error_of(x0)).reshape(tuple(x0.shape))
             es = np.abs(tracker.error_of(s0)).reshape(tuple(s0.shape))
