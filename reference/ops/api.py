@@ -1727,6 +1727,8 @@ def clamp_(self, min=None, max=None):
 def copy_(self, src):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    if src.device != self.device:  # copy_ is PyTorch's one cross-device op: the source moves first
+        src = to(src, self.device)
     return apply_inplace(R.copy, self, (src,), {})
 
 

@@ -181,3 +181,21 @@ def test_a_batch_rule_calling_numpy_is_caught(monkeypatch):
     monkeypatch.setattr(RULES["exp"], "forward", lambda a: np.asarray(a) * 0 + np.exp(np.asarray(a)))
     with pytest.raises(TypeError, match="Implicit conversion"):
         check_vmap_sample("exp", *_exp_sample()[:4])
+
+
+def test_copy_across_devices_and_save_on_cpu():
+    """copy_ crosses devices (PyTorch's one cross-device op) and stays differentiable; save_on_cpu
+    packs a device tensor as a CPU copy and unpacks it onto its device again."""
+    x = T.tensor([0.5, -1.0], dtype=T.float64, device="strict", requires_grad=True)
+    z = T.zeros(2, dtype=T.float64)
+    z.copy_(x * 2)
+    assert z.device == T.device("cpu")
+    z.sum().backward()
+    assert x.grad.device == STRICT and x.grad.cpu().tolist() == [2.0, 2.0]
+    x.grad = None
+    for pin in (False, True):
+        with T.autograd.graph.save_on_cpu(pin_memory=pin):
+            y = (x * x).sum()
+        y.backward()
+        assert x.grad.device == STRICT and x.grad.cpu().tolist() == [1.0, -2.0]
+        x.grad = None
