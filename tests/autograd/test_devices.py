@@ -199,3 +199,22 @@ def test_copy_across_devices_and_save_on_cpu():
         y.backward()
         assert x.grad.device == STRICT and x.grad.cpu().tolist() == [1.0, -2.0]
         x.grad = None
+
+
+@pytest.mark.parametrize("op", ["exp", "mm", "softmax", "cumsum"])
+def test_gradcheck_and_gradgradcheck_on_the_device(op):
+    """gradcheck perturbs device inputs on their device and compares the Jacobians on the host."""
+    from reference.autograd import gradcheck, gradgradcheck
+    from tests.autograd.test_gradcheck import _draw
+
+    label, fn, shapes, kinds = OP_RECORDS[op][0][:4]
+    xs = [T.tensor(x.detach(), device="strict", requires_grad=True) for x in _draw(shapes, kinds, 0)]
+    assert gradcheck(fn, xs, name=op) and gradgradcheck(fn, xs, name=op)
+
+
+def test_a_gradient_on_another_device_is_refused():
+    x = T.tensor([1.0, 2.0], device="strict", requires_grad=True)
+    with pytest.raises(
+        RuntimeError, match="invalid gradient at index 0 - expected device strict but got cpu"
+    ):
+        (x * 2).backward(T.ones(2))
