@@ -41,6 +41,10 @@ from reference.ops import kernels as K
 _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
 
 
+def _is_device_array(data):
+    return hasattr(data, "shape") and not isinstance(data, (np.ndarray, np.generic)) and hasattr(data, "get")
+
+
 def _xp(t):
     """The array namespace of a tensor's data (NumPy, CuPy or the strict test namespace)."""
     return namespace_of(t._data)
@@ -1501,6 +1505,10 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     if isinstance(data, Tensor):
         device = data.device if device is None else device  # a tensor's data stays on its device
         data = data._data
+    elif device is None and _is_device_array(data):  # (likewise a device array)
+        from reference.autograd.tensor import device_of_array
+
+        device = device_of_array(data)
     elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
         data = [d._data if isinstance(d, Tensor) else d for d in data]
     dev = check_device(device)

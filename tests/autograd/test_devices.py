@@ -218,3 +218,37 @@ def test_a_gradient_on_another_device_is_refused():
         RuntimeError, match="invalid gradient at index 0 - expected device strict but got cpu"
     ):
         (x * 2).backward(T.ones(2))
+
+
+def _both(fn, *arrays):
+    """fn on CPU tensors and on strict ones: values and gradients, host arrays."""
+    out = []
+    for dev in ("cpu", "strict"):
+        xs = [T.tensor(a, device=dev, requires_grad=a.dtype.kind == "f") for a in arrays]
+        y = fn(dev, *xs)
+        diff = [x for x in xs if x.requires_grad]
+        gs = T.autograd.grad(y.sum(), diff)
+        assert y.device == T.device(dev) and all(g.device == T.device(dev) for g in gs)
+        out.append([y.detach().cpu().numpy()] + [g.cpu().numpy() for g in gs])
+    for a, b in zip(*out):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_paths_beyond_the_records_attention_masks_and_embedding_bag():
+    """Branches the op records do not reach, which build host-side tables from masks and offsets."""
+    F = T.nn.functional
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((1, 2, 3, 4))
+    mask = np.tril(np.ones((3, 3), dtype=bool))
+    bias = np.where(mask, 0.0, -np.inf)
+    _both(lambda d, x: F.scaled_dot_product_attention(x, x, x, attn_mask=T.tensor(mask, device=d)), q)
+    _both(lambda d, x: F.scaled_dot_product_attention(x, x, x, attn_mask=T.tensor(bias, device=d)), q)
+    _both(lambda d, x: F.scaled_dot_product_attention(x, x, x, is_causal=True), q)
+    w = rng.standard_normal((5, 2))
+    for mode in ("sum", "mean", "max"):
+        _both(
+            lambda d, w_: F.embedding_bag(
+                T.tensor([1, 2, 4, 3], device=d), w_, T.tensor([0, 2, 4], device=d), mode=mode
+            ),
+            w,
+        )

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from reference.autograd.tensor import Tensor
-from reference.backend import is_floating
+from reference.backend import is_floating, to_numpy
 from reference.ops import api as A
 from reference.ops.rules.losses import _RULES, nll_loss_prim
 
@@ -659,7 +659,7 @@ def _lse(xs, dead_np):
 
 
 def _lengths(v, name, n):
-    a = np.asarray(v._data if isinstance(v, Tensor) else v, dtype=np.int64).reshape(-1)
+    a = np.asarray(to_numpy(v._data) if isinstance(v, Tensor) else v, dtype=np.int64).reshape(-1)
     if a.shape[0] != n:
         raise RuntimeError(f"{name} must be of size batch_size")
     return a
