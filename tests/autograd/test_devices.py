@@ -247,7 +247,7 @@ def test_paths_beyond_the_records_attention_masks_and_embedding_bag():
     w = rng.standard_normal((5, 2))
     for mode in ("sum", "mean", "max"):
         _both(
-            lambda d, w_: F.embedding_bag(
+            lambda d, w_, mode=mode: F.embedding_bag(
                 T.tensor([1, 2, 4, 3], device=d), w_, T.tensor([0, 2, 4], device=d), mode=mode
             ),
             w,
