@@ -210,13 +210,23 @@ def scipy_linalg_of(xp) -> ModuleType:
 def add_at(a, index, values) -> None:
     """Unbuffered ``a[index] += values`` (repeated indices accumulate), in ``a``'s namespace:
     ``np.add.at``, CuPy's ``cupyx.scatter_add``, the strict namespace's ``add.at``."""
+    ufunc_at("add", a, index, values)
+
+
+_CUPYX_SCATTER = {"add": "scatter_add", "maximum": "scatter_max", "minimum": "scatter_min"}
+
+
+def ufunc_at(name, a, index, values) -> None:
+    """Unbuffered ``ufunc.at`` (``name``: add, maximum, minimum, multiply) in ``a``'s namespace;
+    on CuPy the ``cupyx.scatter_*`` functions where one exists, else CuPy's own ``ufunc.at``
+    (CuPy 13+; an older CuPy raises, which says so)."""
     xp = namespace_of(a)
-    if xp.__name__ == "cupy":
+    if xp.__name__ == "cupy" and name in _CUPYX_SCATTER:
         import cupyx
 
-        cupyx.scatter_add(a, index, values)
+        getattr(cupyx, _CUPYX_SCATTER[name])(a, index, values)
     else:
-        xp.add.at(a, index, values)
+        getattr(xp, name).at(a, index, values)
 
 
 def asarray(data, dtype=None, device: str | None = None):

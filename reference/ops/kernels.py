@@ -275,7 +275,7 @@ def window_scatter(g, index, weight, in_shape, out_shape):
         valid = index >= 0
         contrib = g.reshape(P, -1)[:, :, None] * xp.asarray(weight, dtype=g.dtype)[None]  # (P, O, K)
         cols = xp.asarray(index[valid])
-        xp.add.at(out, (slice(None), cols), contrib[:, xp.asarray(valid)])
+        add_at(out, (slice(None), cols), contrib[:, xp.asarray(valid)])
     return out.reshape(lead + tuple(in_shape))
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from reference import errors
 from reference.autograd.dispatch import apply
-from reference.backend import is_floating, namespace_of, to_numpy
+from reference.backend import add_at, is_floating, namespace_of, to_numpy, ufunc_at
 from reference.ops import api as A
 from reference.ops.rules.reductions import _batch_scalar_samples
 from reference.ops.rules.registry import rule
@@ -71,13 +71,12 @@ def scatter_value_kernel(x, index, dim, value):
 
 
 def scatter_add_kernel(x, index, src, dim):
-    xp = namespace_of(x)
     out = x.copy()
     if index.size == 0:
         return out
     if x.ndim == 0:
         return out + src.sum()
-    xp.add.at(out, _coords(index, dim), _crop_src(src, index.shape))
+    add_at(out, _coords(index, dim), _crop_src(src, index.shape))
     return out
 
 
@@ -100,13 +99,11 @@ def scatter_reduce_kernel(x, index, src, dim, reduce, include_self):
             info = xp.iinfo(x.dtype)
             ident = info.min if reduce == "amax" else info.max
         out[at] = ident
-    ufunc = {"sum": xp.add, "mean": xp.add, "prod": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}[
-        reduce
-    ]
-    ufunc.at(out, at, vals)
+    ufunc = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}[reduce]
+    ufunc_at(ufunc, out, at, vals)
     if reduce == "mean":
         count = xp.full(x0.shape, 1 if include_self else 0, dtype=x.dtype)
-        xp.add.at(count, at, xp.ones(vals.shape, dtype=x.dtype))
+        add_at(count, at, xp.ones(vals.shape, dtype=x.dtype))
         count = xp.where(count == 0, xp.ones((), dtype=x.dtype), count)
         out = out / count if is_floating(x.dtype) else out // count
     return out.reshape(x.shape).astype(x.dtype, copy=False)
@@ -131,7 +128,7 @@ def index_add_kernel(x, index, src, dim, alpha=1):
         return out + vals.sum()
     if src.ndim == 0:
         vals = vals.reshape(1)
-    xp.add.at(out, _along(dim, x.ndim, index.reshape(-1)), vals)
+    add_at(out, _along(dim, x.ndim, index.reshape(-1)), vals)
     return out
 
 
@@ -181,10 +178,9 @@ def take_kernel(x, index):
 
 
 def put_kernel(x, index, src, accumulate):
-    xp = namespace_of(x)
     out = x.copy().reshape(-1)
     if accumulate:
-        xp.add.at(out, index.reshape(-1), src.reshape(-1))
+        add_at(out, index.reshape(-1), src.reshape(-1))
     else:
         out[index.reshape(-1)] = src.reshape(-1)
     return out.reshape(x.shape)

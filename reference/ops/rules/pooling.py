@@ -22,7 +22,7 @@ import numpy as np
 from reference import errors
 from reference.autograd.batching import ARGMAX_AUX
 from reference.autograd.dispatch import apply
-from reference.backend import namespace_of
+from reference.backend import add_at, namespace_of
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rule import AUTO_LINEAR
@@ -327,7 +327,7 @@ def _scatter_forward(g, x, index, in_shape, out_shape):
     out = xp.zeros((P, math.prod(in_shape)), dtype=g.dtype)
     n_out = math.prod(out_shape)
     rows = xp.broadcast_to(xp.arange(P)[:, None], (P, n_out))
-    xp.add.at(out, (rows.ravel(), flat.reshape(P, n_out).ravel()), g.reshape(P, n_out).ravel())
+    add_at(out, (rows.ravel(), flat.reshape(P, n_out).ravel()), g.reshape(P, n_out).ravel())
     return out.reshape(lead + tuple(in_shape))
 
 
