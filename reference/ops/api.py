@@ -547,7 +547,10 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False, me
             copy = args.pop(0)
     dev = None if device is None else check_device(device)
     dtype = None if dtype is None else np.dtype(dtype)
-    if dev is not None and dev != input.device:  # a copy to another device (ToCopyBackward0)
+    here = input.device
+    if dev is not None and dev.type == here.type and dev.index in (None, here.index):
+        dev = None  # "cuda" names the current device, on which a cuda:0 tensor already is
+    if dev is not None:  # a copy to another device (ToCopyBackward0)
         return apply(R.to, (input,), {"dtype": dtype or input.dtype, "device": dev, "source": input.device})
     if dtype is None or input.dtype == dtype:
         return clone(input) if copy else input
