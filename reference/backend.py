@@ -68,16 +68,17 @@ def default_namespace() -> ModuleType:
 
 
 def namespace_of(*arrays) -> ModuleType:
-    """The namespace of the given arrays (``None`` entries are ignored).
+    """The namespace of the given arrays (``None`` entries, Python numbers and NumPy scalars,
+    which every namespace accepts, are ignored).
 
-    All arrays must live in one namespace; mixing NumPy and CuPy arrays is an error rather
-    than an implicit device transfer.
+    All arrays must live in one namespace; mixing NumPy and CuPy (or strict) arrays is an error
+    rather than an implicit device transfer.
     """
     found = None
     for a in arrays:
-        if a is None:
+        if a is None or isinstance(a, (int, float, complex, np.generic)):
             continue
-        xp = np if isinstance(a, (np.ndarray, np.generic)) else _module_of(a)
+        xp = np if type(a) is np.ndarray else _module_of(a)
         if found is None:
             found = xp
         elif xp is not found:
@@ -89,14 +90,143 @@ def namespace_of(*arrays) -> ModuleType:
 
 
 def _module_of(a) -> ModuleType:
-    mod = type(a).__module__.split(".")[0]
-    if mod == "cupy":
+    if isinstance(a, np.ndarray):
+        return np
+    mod = type(a).__module__
+    if mod == _STRICT:
+        return _strict()
+    if mod.split(".")[0] == "cupy":
         import cupy
 
         return cupy
-    if hasattr(a, "__array__") or isinstance(a, (int, float, complex, list, tuple)):
+    if isinstance(a, (list, tuple)):
         return np
     raise BackendError(f"expected a NumPy or CuPy array, got {type(a).__name__}")
+
+
+# ---- devices ------------------------------------------------------------------------------------------
+# A device is (type, index) as PyTorch names it: ("cpu", None) for NumPy, ("cuda", N) for CuPy on GPU N,
+# and ("strict", None) for the test-only strict namespace (reference.testing.strict_xp), which stands
+# in for a GPU array in the CPU tests without claiming to be one.
+
+_STRICT = "reference.testing.strict_xp"
+DEVICE_TYPES = ("cpu", "cuda", "strict")
+
+
+def _strict() -> ModuleType:
+    import reference.testing.strict_xp as strict
+
+    return strict
+
+
+def namespace_for_device(type: str) -> ModuleType:
+    """The array namespace that holds data on a device of ``type``."""
+    if type == "cpu":
+        return np
+    if type == "cuda":
+        return _import_cupy()
+    if type == "strict":
+        return _strict()
+    raise BackendError(f"device type {type!r} is not one of {DEVICE_TYPES}")
+
+
+def device_of(a) -> tuple:
+    """``(type, index)`` of the device an array lives on (NumPy: ``("cpu", None)``)."""
+    if type(a) is np.ndarray or isinstance(a, np.generic):
+        return ("cpu", None)
+    mod = type(a).__module__
+    if mod == _STRICT:
+        return ("strict", None)
+    if mod.split(".")[0] == "cupy":
+        return ("cuda", int(a.device.id))
+    raise BackendError(f"expected a NumPy or CuPy array, got {type(a).__name__}")
+
+
+def to_device(a, type: str, index=None):
+    """``a`` copied to the device ``(type, index)`` (``a`` itself when it is there already).
+
+    Transfers are explicit: device to host with ``.get()`` (CuPy's and the strict namespace's),
+    host to device with the target namespace's ``asarray``."""
+    src = device_of(a)
+    if src[0] == type and (type != "cuda" or index is None or src[1] == index):
+        return a
+    host = a if src[0] == "cpu" else a.get()
+    if type == "cpu":
+        return host
+    xp = namespace_for_device(type)
+    if type == "cuda":
+        with xp.cuda.Device(0 if index is None else index):
+            return xp.asarray(host)
+    return xp.asarray(host)
+
+
+def xp_fn(name: str):
+    """The function ``name`` of the namespace of its array arguments (``xp_fn("multiply")`` for
+    a rule's ``forward=np.multiply``): NumPy's for NumPy arrays, CuPy's for CuPy arrays."""
+
+    def call(*args, **kwargs):
+        return getattr(namespace_of(*args), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def data_ptr(a) -> int:
+    """The address of an array's first element (NumPy's ``__array_interface__``, CuPy's
+    ``a.data.ptr``, which the strict namespace also gives)."""
+    if isinstance(a, np.ndarray):
+        return a.__array_interface__["data"][0]
+    return a.data.ptr
+
+
+def special_of(xp) -> ModuleType:
+    """The special-function module for namespace ``xp``: ``scipy.special`` for NumPy,
+    ``cupyx.scipy.special`` for CuPy, the strict namespace's own ``special`` for strict arrays."""
+    if xp is np:
+        import scipy.special
+
+        return scipy.special
+    if xp.__name__ == "cupy":
+        import cupyx.scipy.special
+
+        return cupyx.scipy.special
+    return xp.special
+
+
+def scipy_linalg_of(xp) -> ModuleType:
+    """``scipy.linalg`` for NumPy, ``cupyx.scipy.linalg`` for CuPy, the strict namespace's own
+    ``scipy_linalg`` for strict arrays (solve_triangular, expm, lu_factor: what NumPy lacks)."""
+    if xp is np:
+        import scipy.linalg
+
+        return scipy.linalg
+    if xp.__name__ == "cupy":
+        import cupyx.scipy.linalg
+
+        return cupyx.scipy.linalg
+    return xp.scipy_linalg
+
+
+def add_at(a, index, values) -> None:
+    """Unbuffered ``a[index] += values`` (repeated indices accumulate), in ``a``'s namespace:
+    ``np.add.at``, CuPy's ``cupyx.scatter_add``, the strict namespace's ``add.at``."""
+    ufunc_at("add", a, index, values)
+
+
+_CUPYX_SCATTER = {"add": "scatter_add", "maximum": "scatter_max", "minimum": "scatter_min"}
+
+
+def ufunc_at(name, a, index, values) -> None:
+    """Unbuffered ``ufunc.at`` (``name``: add, maximum, minimum, multiply) in ``a``'s namespace;
+    on CuPy the ``cupyx.scatter_*`` functions where one exists, else CuPy's own ``ufunc.at``
+    (CuPy 13+; an older CuPy raises, which says so)."""
+    xp = namespace_of(a)
+    if xp.__name__ == "cupy" and name in _CUPYX_SCATTER:
+        import cupyx
+
+        getattr(cupyx, _CUPYX_SCATTER[name])(a, index, values)
+    else:
+        getattr(xp, name).at(a, index, values)
 
 
 def asarray(data, dtype=None, device: str | None = None):
@@ -105,13 +235,15 @@ def asarray(data, dtype=None, device: str | None = None):
         xp = default_namespace() if device is None else np
     elif device == "cuda" or (isinstance(device, str) and device.startswith("cuda:")):
         xp = _import_cupy()
+    elif device == "strict":
+        xp = _strict()
     else:
-        raise BackendError(f"device={device!r} is not 'cpu' or 'cuda'")
+        raise BackendError(f"device={device!r} is not 'cpu', 'cuda' or 'strict'")
     return xp.asarray(data, dtype=dtype)
 
 
 def to_numpy(a):
-    """A NumPy copy (or view) of ``a``, from either backend."""
+    """A NumPy copy (or view) of ``a``, from any backend."""
     if isinstance(a, np.ndarray):
         return a
     get = getattr(a, "get", None)

@@ -31,7 +31,7 @@ import numpy as np
 from reference.autograd import forward_ad
 from reference.autograd.forward_ad import MissingRuleError, lowered
 from reference.autograd.tensor import _make
-from reference.backend import is_inexact
+from reference.backend import is_inexact, namespace_of
 from reference.ops.rule import BATCH_DIM, BATCH_ELEMENTWISE, BATCH_MATMUL, BATCH_REDUCE
 
 _fallbacks: collections.Counter = collections.Counter()
@@ -78,7 +78,8 @@ def placeholder(value, bdim, level):
     """The logical tensor of physical ``value`` batched along ``bdim`` at ``level``."""
     shape = value.shape[:bdim] + value.shape[bdim + 1 :]
     dt = value.dtype
-    arr = np.full(shape, np.nan, dtype=dt) if is_inexact(dt) else np.zeros(shape, dtype=dt)
+    xp = namespace_of(value._data)  # on the physical value's device, which the logical tensor reports
+    arr = xp.full(shape, np.nan, dtype=dt) if is_inexact(dt) else xp.zeros(shape, dtype=dt)
     t = _make(arr)
     t._batched = {level: (value, bdim)}
     return t
@@ -340,7 +341,7 @@ def _aux(rule, inputs, params, outs, level):
     plane = np.arange(int(np.prod(lead)), dtype=np.int64).reshape(lead + (1,) * n) * int(
         np.prod(inputs[0].shape[-n:])
     )
-    return BatchedIndex(indices._data + plane)
+    return BatchedIndex(indices._data + namespace_of(indices._data).asarray(plane))  # (host table to device)
 
 
 class BatchedIndex:

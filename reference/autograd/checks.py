@@ -13,7 +13,7 @@ import numpy as np
 
 from reference.autograd.engine import grad
 from reference.autograd.tensor import Tensor
-from reference.backend import is_inexact
+from reference.backend import device_of, is_inexact, to_device, to_numpy
 
 
 class GradcheckError(AssertionError):
@@ -28,10 +28,15 @@ def _outputs(value):
 def _real_coords(arr):
     """The real coordinates of an array: itself, or for a complex array (re, im) per element
     (``view_as_real`` order), as torch.autograd.gradcheck perturbs real and imaginary parts apart."""
-    arr = np.asarray(arr)
+    arr = to_numpy(arr)  # (host-side: the Jacobians are compared on the host)
     if arr.dtype.kind == "c":
         return np.stack([arr.real, arr.imag], -1).ravel().astype(np.float64)
     return arr.ravel().astype(np.float64)
+
+
+def _on_device_of(t, arr, requires_grad=False):
+    """A tensor of the host array ``arr`` on ``t``'s device."""
+    return Tensor(to_device(arr, *device_of(t._data)), dtype=arr.dtype, requires_grad=requires_grad)
 
 
 def _perturbed(inputs, i, flat_index, delta):
@@ -94,7 +99,7 @@ def analytical_jacobian(fn, inputs):
                 v = np.zeros(o.shape, dtype=o.dtype)
                 v.reshape(-1)[m] = unit
                 if o.requires_grad:
-                    gs = grad(o, diff, Tensor(v, dtype=v.dtype), retain_graph=True, allow_unused=True)
+                    gs = grad(o, diff, _on_device_of(o, v), retain_graph=True, allow_unused=True)
                 else:
                     gs = [None] * len(diff)
                 for t, g in zip(diff, gs):
@@ -143,10 +148,12 @@ def gradgradcheck(fn, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3,
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = [
-            Tensor(
-                rng.standard_normal(o.shape)
-                + (1j * rng.standard_normal(o.shape) if o.dtype.kind == "c" else 0),
-                dtype=np.complex128 if o.dtype.kind == "c" else np.float64,
+            _on_device_of(
+                o,
+                (
+                    rng.standard_normal(o.shape)
+                    + (1j * rng.standard_normal(o.shape) if o.dtype.kind == "c" else 0)
+                ).astype(np.complex128 if o.dtype.kind == "c" else np.float64),
                 requires_grad=True,
             )
             for o in outs

@@ -79,11 +79,52 @@ def _node(rule, inputs, params, saved_overrides=None):
 
 def _arrays(rule, inputs, cast):
     if cast is None:
-        return [t._data if t is not None else None for t in inputs]
-    return [
-        None if t is None else t._data if t._data.dtype == cast or nondiff else t._data.astype(cast)
-        for t, nondiff in zip(inputs, rule.nondiff_mask)
-    ]
+        return one_device([t._data if t is not None else None for t in inputs])
+    return one_device(
+        [
+            None if t is None else t._data if t._data.dtype == cast or nondiff else t._data.astype(cast)
+            for t, nondiff in zip(inputs, rule.nondiff_mask)
+        ]
+    )
+
+
+def one_device(arrays):
+    """PyTorch's device check of a kernel's operands: one device for all, except that a CPU 0-d
+    array (a wrapped Python number, a CPU scalar tensor) joins the others on theirs, as a CPU
+    scalar does in a CUDA kernel; any other mix is PyTorch's RuntimeError. (One type test per
+    operand when nothing is mixed: this runs on every op.)"""
+    first = None
+    for a in arrays:
+        if a is not None:
+            if first is None:
+                first = type(a)
+            elif type(a) is not first:
+                return _join_device(arrays)
+    return arrays
+
+
+def _join_device(arrays):
+    from reference.backend import device_of, to_device
+
+    target = None
+    for a in arrays:
+        if a is None:
+            continue
+        dev = device_of(a)
+        if dev[0] == "cpu" and a.ndim == 0:
+            continue
+        if target is None:
+            target = dev
+        elif dev != target:
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two devices, "
+                f"{_device_name(target)} and {_device_name(dev)}!"
+            )
+    return [None if a is None else to_device(a, *target) if device_of(a) != target else a for a in arrays]
+
+
+def _device_name(dev):
+    return dev[0] if dev[1] is None else f"{dev[0]}:{dev[1]}"
 
 
 def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
@@ -103,7 +144,7 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
         if check is not None:
             check()
         return _result(
-            rule, inputs, rule.forward(*[t._data if t is not None else None for t in inputs], **params)
+            rule, inputs, rule.forward(*one_device([t._data if t is not None else None for t in inputs]), **params)
         )
     vmap_at = None
     if forward_ad._visible[0]:  # a transform is active: the innermost level holding an input runs it

@@ -48,6 +48,10 @@ def _make_grads(outputs, grads):
                 g = api.ones_like(o)
         elif not isinstance(g, Tensor):
             g = Tensor(g, dtype=o.dtype)
+        elif g.device != o.device:
+            raise RuntimeError(
+                f"invalid gradient at index {i} - expected device {o.device} but got {g.device}"
+            )
         elif g.shape != o.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {_size(g.shape)} and output[{i}] has a "

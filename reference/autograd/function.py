@@ -156,7 +156,8 @@ class BackwardCFunction(graph.Node, FunctionCtx):
         args = []
         for g, meta in zip(grads, self._out_meta):
             if g is None and meta is not None and self.materialize_grads:
-                g = zeros_tensor(*meta)
+                like = next((gi for gi in grads if gi is not None), None)  # on the others' device
+                g = zeros_tensor(*meta, like)
             args.append(g)
         result = user_fn(self, *args)
         if not isinstance(result, tuple):

@@ -216,8 +216,9 @@ class RuleNode(Node):
         else:  # multi-output ops: an output nobody used contributes a zero gradient
             from reference.autograd.tensor import zeros_tensor
 
+            like = next(gi for gi in grads if gi is not None)  # (zeros on the device of the others)
             g = tuple(
-                gi if gi is not None else zeros_tensor(shape, dtype)
+                gi if gi is not None else zeros_tensor(shape, dtype, like)
                 for gi, (shape, dtype) in zip(grads, self.out_meta)
             )
         conj = rule.complex_grads == "conjugate" and self._complex(g)

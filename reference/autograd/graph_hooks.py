@@ -56,10 +56,10 @@ class saved_tensors_hooks:
 
 class save_on_cpu(saved_tensors_hooks):
     """PyTorch's ``save_on_cpu``: pack is ``(tensor.device, tensor.cpu())``, unpack is
-    ``tensor.to(device)``. Reference tensors live on the CPU already, so ``cpu()`` returns the tensor
-    itself, exactly as PyTorch's does for a CPU tensor: the saved value is the tensor (an in-place
-    change made after saving is seen by backward, unchecked, as in PyTorch). ``pin_memory=True``
-    copies into a fresh tensor, as PyTorch's pinned path does."""
+    ``tensor.to(device)``. For a CPU tensor ``cpu()`` returns the tensor itself, exactly as PyTorch's
+    does: the saved value is the tensor (an in-place change made after saving is seen by backward,
+    unchecked, as in PyTorch); a device tensor is packed as a CPU copy. ``pin_memory=True`` copies
+    into a fresh (CPU) tensor, as PyTorch's pinned path does."""
 
     def __init__(self, pin_memory=False, device_type="cuda"):
         from reference.ops import api

@@ -32,6 +32,8 @@ import sys
 
 import numpy as np
 
+from reference.backend import namespace_of
+
 ITERATOR = "iterator"
 ITERATOR_SCALAR = "iterator_scalar"  # TensorIterator, the op's Python number a 0-d operand
 PRESERVE = "preserve"
@@ -248,11 +250,12 @@ def strided_array(arr, strides):
     item = arr.dtype.itemsize
     byte_strides = tuple(s * item for s in strides)
     n = arr.size
+    xp = namespace_of(arr)  # NumPy, CuPy or the strict test namespace: the data's own
     if arr.strides == byte_strides and arr.flags.writeable and arr.base is None:
-        storage = np.lib.stride_tricks.as_strided(arr, shape=(n,), strides=(item,))
+        storage = xp.lib.stride_tricks.as_strided(arr, shape=(n,), strides=(item,))
         return arr, storage
-    storage = np.empty(n, dtype=arr.dtype)
-    data = np.lib.stride_tricks.as_strided(storage, shape=arr.shape, strides=byte_strides)
+    storage = xp.empty(n, dtype=arr.dtype)
+    data = xp.lib.stride_tricks.as_strided(storage, shape=arr.shape, strides=byte_strides)
     data[...] = arr
     return data, storage
 
@@ -267,7 +270,7 @@ def strided_result(arr, strides):
 
     if strides is None or arr.size == 0:
         return _make(arr)
-    if type(arr) is not np.ndarray:
+    if not hasattr(arr, "shape"):  # a Python or NumPy scalar
         arr = np.asarray(arr)
     if tuple(strides) == contiguous_strides(arr.shape):  # (NumPy may give a size-1 dim another stride)
         return _make(arr if arr.strides == _c_strides(arr) else arr.copy(order="C"))
@@ -279,7 +282,7 @@ def strided_result(arr, strides):
 
 def result(layout, inputs, arr):
     """The result tensor of an op of ``layout`` on ``inputs``, holding the values ``arr``."""
-    if type(arr) is not np.ndarray:
+    if not hasattr(arr, "shape"):  # a Python or NumPy scalar from a kernel
         arr = np.asarray(arr)
     return strided_result(arr, result_strides(layout, inputs, arr.shape))
 
@@ -288,7 +291,7 @@ def relayout_(t, strides):
     """Give a fresh result ``t`` (nothing else holds its storage) the layout ``strides``."""
     if t.stride() == tuple(strides) or t.numel() == 0:
         return t
-    t._data, t._storage = strided_array(np.array(t._data), strides)
+    t._data, t._storage = strided_array(t._data.copy(), strides)
     return t
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from reference.autograd import graph
 from reference.autograd.grad_mode import _enabled
-from reference.backend import is_floating, is_inexact
+from reference.backend import device_of, is_floating, is_inexact, namespace_for_device, namespace_of
 
 float32 = np.dtype("float32")
 float64 = np.dtype("float64")
@@ -59,7 +59,9 @@ def default_complex_dtype():
 
 
 class device:
-    """A torch-like device object; the reference has one device, the CPU."""
+    """A torch-like device: ``cpu`` (NumPy arrays), ``cuda[:N]`` (CuPy arrays on GPU N) or the
+    test-only ``strict`` device (reference.testing.strict_xp: NumPy behind CuPy's walls, which
+    stands in for a GPU in the CPU tests without claiming to be one)."""
 
     def __init__(self, type="cpu", index=None):
         if isinstance(type, device):
@@ -67,17 +69,18 @@ class device:
         if isinstance(type, str) and ":" in type:
             type, idx = type.split(":", 1)
             index = int(idx)
-        if type != "cpu":
+        if type not in ("cpu", "cuda", "strict"):
             raise RuntimeError(
-                f"device {type!r}: reference tensors live on the CPU (NumPy arrays); only 'cpu' is supported"
+                "Expected one of cpu, cuda, strict device type at start of device string: "
+                f"{type}{'' if index is None else f':{index}'}"
             )
         self.type, self.index = type, index
 
     def __repr__(self):
-        return f"device(type='cpu'{'' if self.index is None else f', index={self.index}'})"
+        return f"device(type='{self.type}'{'' if self.index is None else f', index={self.index}'})"
 
     def __str__(self):
-        return "cpu" if self.index is None else f"cpu:{self.index}"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
@@ -88,6 +91,19 @@ class device:
 
 CPU = device("cpu")
 _default_dtype = [float32]
+_default_device = [CPU]  # T.set_default_device: where factories put tensors without device=
+
+
+def device_of_array(a):
+    """The :class:`device` an array lives on."""
+    kind, index = device_of(a)
+    return CPU if kind == "cpu" else device(kind, index)
+
+
+def namespace_of_device(dev):
+    """The array namespace of a :class:`device` (NumPy for the CPU)."""
+    return np if dev.type == "cpu" else namespace_for_device(dev.type)
+
 
 DEFAULT, MULTI_OUTPUT_NODE, NO_GRAD_MODE = "DEFAULT", "MULTI_OUTPUT_NODE", "NO_GRAD_MODE"
 IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"  # an output view of a custom autograd.Function
@@ -134,7 +150,11 @@ class Tensor:
     def __init__(self, data, dtype=None, requires_grad=False):
         """``T.Tensor(data)``: like ``torch.Tensor(data)``, the default float dtype unless told otherwise
         (``T.tensor`` infers the dtype from the data instead)."""
-        arr = np.array(data, dtype=dtype if dtype is not None else _default_dtype[0], copy=True)
+        dt = dtype if dtype is not None else _default_dtype[0]
+        if _is_array(data):  # a device array stays on its device
+            arr = namespace_of(data).array(data, dtype=dt, copy=True)
+        else:
+            arr = np.array(data, dtype=dt, copy=True)
         _init_root(self, arr)
         if requires_grad:
             self.requires_grad_()
@@ -181,7 +201,7 @@ class Tensor:
     def is_contiguous(self, memory_format=None):
         name = getattr(memory_format, "name", memory_format)
         if name in (None, "contiguous_format", "preserve_format"):
-            return self._data.flags.c_contiguous
+            return bool(self._data.flags.c_contiguous)
         from reference.autograd.layout import is_channels_last
 
         rank = 4 if name == "channels_last" else 5
@@ -195,10 +215,17 @@ class Tensor:
 
     @property
     def device(self):
-        return CPU
+        if type(self._data) is np.ndarray:
+            return CPU
+        return device_of_array(self._data)
 
-    is_cuda = False
-    is_cpu = True
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self.device.type == "cpu"
 
     @property
     def _version(self):
@@ -210,6 +237,13 @@ class Tensor:
     def numpy(self, *, force=False):
         if self._batched is not None:
             _no_batched_values(self, "numpy()")
+        if type(self._data) is not np.ndarray:
+            if force:
+                return self._data.get()
+            raise TypeError(
+                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
+                "tensor to host memory first."
+            )
         if force:
             return self._data
         if self.requires_grad:
@@ -251,7 +285,11 @@ class Tensor:
             extra = f", grad_fn=<{self.grad_fn.name()}>"
         elif self.requires_grad:
             extra = ", requires_grad=True"
-        return f"tensor({np.array2string(self._data, separator=', ')}, dtype={self.dtype}{extra})"
+        dev = self.device
+        if dev is not CPU:  # PyTorch prints the device of a non-CPU tensor: device='cuda:0'
+            extra = f", device='{dev}'{extra}"
+        host = self._data if dev is CPU else self._data.get()
+        return f"tensor({np.array2string(host, separator=', ')}, dtype={self.dtype}{extra})"
 
     # ---- autograd state -------------------------------------------------------------------
     @property
@@ -377,22 +415,32 @@ def _no_batched_values(t, what):
 def _infer_dtype(data):
     if isinstance(data, Tensor):
         return data.dtype
-    arr = np.asarray(data)
+    arr = data if _is_array(data) else np.asarray(data)
     if is_floating(arr.dtype):
-        return _default_dtype[0] if not isinstance(data, np.ndarray) else arr.dtype
+        return _default_dtype[0] if not _is_array(data) else arr.dtype
     if arr.dtype.kind in "iu":
-        return int64 if not isinstance(data, np.ndarray) else arr.dtype
+        return int64 if not _is_array(data) else arr.dtype
     if arr.dtype.kind == "b":
         return bool_
     if arr.dtype.kind == "c":  # Python complex numbers: the default complex dtype, as in PyTorch
-        return default_complex_dtype() if not isinstance(data, np.ndarray) else arr.dtype
+        return default_complex_dtype() if not _is_array(data) else arr.dtype
     raise TypeError(f"data of dtype {arr.dtype} is not supported by reference tensors")
+
+
+def _is_array(data):
+    """An array of any namespace (NumPy, CuPy, strict), not a Python number or a NumPy scalar."""
+    if isinstance(data, np.ndarray):
+        return True
+    mod = type(data).__module__
+    return mod == "reference.testing.strict_xp" or mod.split(".")[0] == "cupy"
 
 
 def _init_root(t, arr):
     flags = arr.flags
-    if not flags.c_contiguous or not flags.writeable:
-        arr = np.ascontiguousarray(arr).copy() if not flags.writeable else np.ascontiguousarray(arr)
+    writeable = getattr(flags, "writeable", True)  # (CuPy's flags have no writeable: always writeable)
+    if not flags.c_contiguous or not writeable:
+        xp = namespace_of(arr)
+        arr = xp.ascontiguousarray(arr).copy() if not writeable else xp.ascontiguousarray(arr)
     t._data = arr
     t._vc = [0]
 
@@ -407,10 +455,10 @@ def storage_of(t):
 def _make(arr):
     """A new root tensor owning ``arr`` (made contiguous); no autograd state."""
     t = Tensor.__new__(Tensor)
-    if type(arr) is not np.ndarray:
+    if type(arr) is not np.ndarray and not _is_array(arr):
         arr = np.asarray(arr)
     flags = arr.flags
-    if flags.c_contiguous and flags.writeable:  # a fresh kernel result: _init_root inlined
+    if flags.c_contiguous and getattr(flags, "writeable", True):  # a fresh kernel result: _init_root inlined
         t._data = arr
         t._vc = [0]
     else:
@@ -418,8 +466,10 @@ def _make(arr):
     return t
 
 
-def zeros_tensor(shape, dtype):
-    return _make(np.zeros(shape, dtype=dtype))
+def zeros_tensor(shape, dtype, like=None):
+    """Zeros of ``shape``/``dtype`` on the device of the tensor ``like`` (the CPU without one)."""
+    xp = np if like is None else namespace_of(like._data)
+    return _make(xp.zeros(shape, dtype=dtype))
 
 
 def _alias(t):
@@ -442,8 +492,9 @@ def make_view(src, size, stride, offset, creation_meta, dtype=None):
     if dtype is not None and dtype != storage.dtype:
         storage = storage.view(dtype)
     item = storage.itemsize
+    xp = namespace_of(storage)
     if any(n == 0 for n in size):
-        arr = np.zeros(size, dtype=storage.dtype)
+        arr = xp.zeros(size, dtype=storage.dtype)
     else:
         last = offset + sum((n - 1) * s for n, s in zip(size, stride))
         if (
@@ -455,7 +506,7 @@ def make_view(src, size, stride, offset, creation_meta, dtype=None):
                 f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset} are out "
                 f"of bounds for storage of size {storage.size}"
             )
-        arr = np.lib.stride_tricks.as_strided(
+        arr = xp.lib.stride_tricks.as_strided(
             storage[offset:], shape=tuple(size), strides=tuple(s * item for s in stride)
         )
     out = Tensor.__new__(Tensor)

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reference.backend import is_inexact
+from reference.backend import data_ptr, is_inexact, to_numpy
 
 #: Unit roundoff (half an ulp of 1) of each dtype a framework computes in.
 UNIT_ROUNDOFF = {
@@ -235,7 +235,7 @@ class Tracker:
     def _register(self, arr, err):
         if arr.size == 0 or not is_inexact(arr.dtype):  # a complex array: bounds on |error|
             return
-        start = arr.__array_interface__["data"][0]
+        start = data_ptr(arr)
         err = np.ascontiguousarray(np.broadcast_to(np.asarray(err, dtype=np.float64), arr.shape))
         self._roots.append((start, start + arr.nbytes, arr, err.reshape(-1)))
 
@@ -245,14 +245,15 @@ class Tracker:
 
     def error_of(self, tensor_or_array):
         """The absolute error bound of an array (or a Tensor's data); zeros if never seen."""
-        arr = np.asarray(getattr(tensor_or_array, "_data", tensor_or_array))
+        arr = getattr(tensor_or_array, "_data", tensor_or_array)
+        arr = arr if _is_device(arr) else np.asarray(arr)
         found = self._lookup(arr)
         return np.zeros(arr.shape) if found is None else found
 
     def _lookup(self, arr):
         if not is_inexact(arr.dtype) or arr.size == 0:
             return None
-        ptr = arr.__array_interface__["data"][0]
+        ptr = data_ptr(arr)
         for start, end, root, flat in reversed(self._roots):
             if not start <= ptr < end:
                 continue
@@ -283,6 +284,9 @@ class Tracker:
             res, aux = res
         multi = rule.outputs != 1
         outs = list(res) if multi else [res]
+        if any(_is_device(a) for a in list(arrays) + outs):
+            res = self._device_kernel(rule, arrays, params, outs, aux)
+            return (res, aux) if rule.has_aux else res
         outs = [np.asarray(o) if isinstance(o, (np.generic, float, int)) else o for o in outs]
         fresh = []
         for o in outs:
@@ -308,6 +312,39 @@ class Tracker:
         res = tuple(outs) if multi else outs[0]
         return (res, aux) if rule.has_aux else res
 
+    def _device_kernel(self, rule, arrays, params, outs, aux):
+        """A kernel that ran on a device (CuPy, strict): its outputs' bounds are host-side
+        bookkeeping, computed from host copies of its operands and results by the same model,
+        and kept by the device arrays' addresses (a view's bound is the same view of its base's).
+        The steps are the NumPy path's (kernel), with addresses for ``may_share_memory``."""
+        errs = self._errs(arrays)  # by device address
+        fresh = []
+        for k, o in enumerate(outs):
+            if not _is_device(o):
+                fresh.append(False)
+                continue
+            tracked = self._lookup(o) if is_inexact(o.dtype) else None
+            start = data_ptr(o) if o.size else None
+            aliases = start is not None and any(
+                _is_device(a) and a.size and data_ptr(a) <= start < data_ptr(a) + a.nbytes for a in arrays
+            )
+            if tracked is not None and not aliases:
+                fresh.append(False)  # computed by tracked Tensor ops inside the kernel
+                continue
+            if not (o.flags.c_contiguous and o.flags.owndata):
+                outs[k] = o.copy(order="C")  # a fresh C-contiguous array of its own, as _make keeps it
+            fresh.append(True)
+        if any(fresh):
+            host_in = [to_numpy(a) if _is_device(a) else a for a in arrays]
+            host_out = [to_numpy(o) if _is_device(o) else o for o in outs]
+            host_params = {k: _host(v) for k, v in params.items()}  # (index arrays among them)
+            host_errs = self._propagate(rule, host_in, host_params, host_out, _host(aux), errs=errs)
+            for o, h, e, new in zip(outs, host_out, host_errs, fresh):
+                if new and is_inexact(o.dtype) and o.size:
+                    self._register(o, self._finish(e, h))
+        self.used.setdefault(rule.name, _spec(rule).describe())
+        return tuple(outs) if rule.outputs != 1 else outs[0]
+
     def _finish(self, err, out):
         """Overflow: a result past the dtype's range is inf there (any error)."""
         err = np.broadcast_to(np.asarray(err, dtype=np.float64), out.shape)
@@ -315,7 +352,7 @@ class Tracker:
         return np.where(big, np.inf, err)
 
     def _errs(self, arrays):
-        return [self._lookup(a) if isinstance(a, np.ndarray) else None for a in arrays]
+        return [self._lookup(a) if isinstance(a, np.ndarray) or _is_device(a) else None for a in arrays]
 
     def _own(self, spec, out, params, arrays=()):
         p = self.p
@@ -328,9 +365,9 @@ class Tracker:
                     own = own + 2 * spec.input_ulps * u * np.abs(np.broadcast_to(a, np.shape(out)))
         return own
 
-    def _propagate(self, rule, arrays, params, outs, aux):
+    def _propagate(self, rule, arrays, params, outs, aux, errs=None):
         spec = _spec(rule)
-        errs = self._errs(arrays)
+        errs = self._errs(arrays) if errs is None else errs
         kind = spec.kind
         if kind == "derived" and rule.batch != "batch_elementwise":
             raise NotImplementedError(
@@ -362,7 +399,7 @@ class Tracker:
         finally:
             self._suspended -= 1
         if kind == "composite":
-            return self._composite(rule, spec, arrays, params, outs)
+            return self._composite(rule, spec, arrays, params, outs, errs)
         raise ValueError(f"unknown error kind {kind!r} of {rule.name!r}")
 
     def _products(self, rule, spec, arrays, errs, params, outs):
@@ -397,12 +434,12 @@ class Tracker:
             out.append(pr + own)
         return out
 
-    def _composite(self, rule, spec, arrays, params, outs):
+    def _composite(self, rule, spec, arrays, params, outs, errs=None):
         from reference.autograd.grad_mode import no_grad
         from reference.autograd.tensor import _make
 
         wrapped = [_make(np.array(a, copy=True)) if isinstance(a, np.ndarray) else a for a in arrays]
-        for w, e in zip(wrapped, self._errs(arrays)):
+        for w, e in zip(wrapped, self._errs(arrays) if errs is None else errs):
             if e is not None and hasattr(w, "_data"):
                 self._register(w._data, e)
         with no_grad():
@@ -490,17 +527,33 @@ def _gather(rule, arrays, errs, params, outs):
     return [np.abs(np.asarray(v)).astype(np.float64) if v is not None else None for v in r]
 
 
-def bound_of(fn, inputs, precision: Precision, input_errors=None):
+def _host(v):
+    """Device arrays (in tuples and lists too) as host copies: the tracker's bookkeeping is NumPy."""
+    if _is_device(v):
+        return to_numpy(v)
+    if isinstance(v, (tuple, list)):
+        return type(v)(_host(x) for x in v)
+    return v
+
+
+def _is_device(a):
+    """An array on a device (CuPy, the strict test namespace): bounds are kept on the host."""
+    return hasattr(a, "shape") and not isinstance(a, (np.ndarray, np.generic)) and hasattr(a, "get")
+
+
+def bound_of(fn, inputs, precision: Precision, input_errors=None, device=None):
     """Run ``fn(*tensors)`` under a tracker; return (results, per-result error bounds, tracker).
 
     ``inputs``: float64 arrays (exact in the framework's dtype), made Tensors requiring grad;
-    ``fn`` returns a Tensor or a tuple/list of Tensors (None allowed).
+    ``fn`` returns a Tensor or a tuple/list of Tensors (None allowed). ``device``: where the
+    computation runs (None: the CPU); the bounds are computed on the host either way.
     """
     import reference as T
 
     with Tracker(precision) as tr:
         tensors = [
-            T.tensor(a, dtype=T.float64, requires_grad=True) if a is not None else None for a in inputs
+            T.tensor(a, dtype=T.float64, device=device, requires_grad=True) if a is not None else None
+            for a in inputs
         ]
         for t, a in zip(tensors, inputs):
             if t is None:
@@ -512,7 +565,7 @@ def bound_of(fn, inputs, precision: Precision, input_errors=None):
         res = fn(*tensors)
         multi = isinstance(res, (tuple, list))
         res = list(res) if multi else [res]
-        values = [None if r is None else np.array(r.detach()._data, dtype=np.float64) for r in res]
+        values = [None if r is None else np.array(to_numpy(r.detach()._data), dtype=np.float64) for r in res]
         bounds = [None if r is None else np.array(tr.error_of(r), dtype=np.float64) for r in res]
     return values, bounds, tr
 

@@ -16,10 +16,12 @@ import numpy as np
 from reference.autograd import batching as _batching
 from reference.autograd import forward_ad as _levels
 from reference.autograd import layout as _layout
-from reference.autograd.dispatch import apply, apply_inplace, apply_view
+from reference.autograd.dispatch import apply, apply_inplace, apply_view, one_device
 from reference.autograd.grad_mode import _enabled
 from reference.autograd.tensor import (
+    CPU,
     Tensor,
+    _default_device,
     _default_dtype,
     _infer_dtype,
     _make,
@@ -30,13 +32,25 @@ from reference.autograd.tensor import (
     float32,
     int64,
     is_floating_dtype,
+    namespace_of_device,
     storage_of,
 )
-from reference.backend import is_floating, is_inexact
+from reference.autograd.tensor import device as Device
+from reference.backend import is_floating, is_inexact, namespace_of
 from reference.ops import kernels as K
 from reference.ops.scalar_types import scalar_type_name
 
 _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
+
+
+def _is_device_array(data):
+    return hasattr(data, "shape") and not isinstance(data, (np.ndarray, np.generic)) and hasattr(data, "get")
+
+
+def _xp(t):
+    """The array namespace of a tensor's data (NumPy, CuPy or the strict test namespace)."""
+    return namespace_of(t._data)
+
 
 # ---- dtypes and Python scalars (PyTorch's result_type) ---------------------------------------------
 
@@ -296,7 +310,7 @@ def _div_mode(input, other, rounding_mode):
     if dt == bool_:
         raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
     if dt.kind in "iu":
-        if (isinstance(other, Tensor) and builtins.bool(np.any(other._data == 0))) or (
+        if (isinstance(other, Tensor) and builtins.bool((other._data == 0).any())) or (
             not isinstance(other, Tensor) and other == 0
         ):
             raise RuntimeError("ZeroDivisionError")
@@ -417,7 +431,9 @@ def clamp_mask(input, min, max):
         ok = ge(input, min)
     if max is not None:
         ok = le(input, max) if ok is None else logical_and(ok, le(input, max))
-    return _layout.result(_layout.ITERATOR, (input,), np.ones(input.shape, dtype=bool)) if ok is None else ok
+    if ok is None:
+        return _layout.result(_layout.ITERATOR, (input,), _xp(input).ones(input.shape, dtype=bool))
+    return ok
 
 
 def where(condition, input=None, other=None):
@@ -508,8 +524,9 @@ def batch_norm_backward_arrays(g, x, w, rm, rv, training, eps, mask):
     wrap = [None if a is None else _make(a) for a in (g, x, w, rm, rv)]
     with no_grad():
         outs = batch_norm_backward_formulas(*wrap, training, eps, mask)
-    fill = (x, np.zeros(x.shape[1], dtype=x.dtype), np.zeros(x.shape[1], dtype=x.dtype))
-    return tuple(np.zeros_like(f) if o is None else o._data for o, f in zip(outs, fill))
+    xp = namespace_of(x)
+    fill = (x, xp.zeros(x.shape[1], dtype=x.dtype), xp.zeros(x.shape[1], dtype=x.dtype))
+    return tuple(xp.zeros_like(f) if o is None else o._data for o, f in zip(outs, fill))
 
 
 def reciprocal(input):
@@ -538,8 +555,13 @@ def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False, me
         args.pop(0)  # non_blocking (a no-op on the CPU)
         if args:
             copy = args.pop(0)
-    check_device(device)
+    dev = None if device is None else check_device(device)
     dtype = None if dtype is None else np.dtype(dtype)
+    here = input.device
+    if dev is not None and dev.type == here.type and dev.index in (None, here.index):
+        dev = None  # "cuda" names the current device, on which a cuda:0 tensor already is
+    if dev is not None:  # a copy to another device (ToCopyBackward0)
+        return apply(R.to, (input,), {"dtype": dtype or input.dtype, "device": dev, "source": input.device})
     keep = getattr(memory_format, "name", memory_format) in (None, "preserve_format")
     if dtype is None or input.dtype == dtype:
         if copy or not (keep or input.is_contiguous(memory_format=memory_format)):
@@ -606,9 +628,10 @@ def _compare(ufunc):
                 dt = result_type(input, other)
                 a, b = a.astype(dt), b.astype(dt)
         else:
-            b = np.asarray(other, dtype=result_type(input, other))
+            b = namespace_of(a).asarray(other, dtype=result_type(input, other))
             a = a.astype(b.dtype, copy=False)
-        return _layout.result(_layout.ITERATOR, (input, other), ufunc(a, b))
+        a, b = one_device([a, b])
+        return _layout.result(_layout.ITERATOR, (input, other), getattr(namespace_of(a, b), ufunc.__name__)(a, b))
 
     compare.__name__ = ufunc.__name__
     return compare
@@ -636,7 +659,7 @@ def logical_and(input, other):
     out = _batched_plain(logical_and, (input, other))
     if out is not None:
         return out
-    res = np.logical_and(input._data, other._data if isinstance(other, Tensor) else other)
+    res = _xp(input).logical_and(*one_device([input._data, other._data if isinstance(other, Tensor) else other]))
     return _layout.result(_layout.ITERATOR, (input, other), res)
 
 
@@ -644,7 +667,7 @@ def logical_or(input, other):
     out = _batched_plain(logical_or, (input, other))
     if out is not None:
         return out
-    res = np.logical_or(input._data, other._data if isinstance(other, Tensor) else other)
+    res = _xp(input).logical_or(*one_device([input._data, other._data if isinstance(other, Tensor) else other]))
     return _layout.result(_layout.ITERATOR, (input, other), res)
 
 
@@ -652,7 +675,7 @@ def logical_not(input):
     out = _batched_plain(logical_not, (input,))
     if out is not None:
         return out
-    return _layout.result(_layout.ITERATOR, (input,), np.logical_not(input._data))
+    return _layout.result(_layout.ITERATOR, (input,), _xp(input).logical_not(input._data))
 
 
 # ---- reductions ------------------------------------------------------------------------------------
@@ -1007,9 +1030,9 @@ def as_strided_backward(g, p):
     in_idx = storage_indices(p["in_size"], p["in_stride"], p["in_offset"])
     storage_grad = scatter_add(g, out_idx, (p["storage_size"],))
     grad = take(storage_grad, in_idx)
-    counts = np.bincount(in_idx.ravel(), minlength=p["storage_size"])[in_idx]
+    counts = np.bincount(in_idx.ravel(), minlength=p["storage_size"])[in_idx]  # host-side index counts
     if (counts > 1).any():  # the input itself overlaps in memory: share the gradient out
-        grad = grad / _make(counts.astype(g.dtype))
+        grad = grad / _make(_xp(g).asarray(counts.astype(g.dtype)))
     return grad
 
 
@@ -1182,7 +1205,7 @@ def _split_advanced(input, items):
             from reference.autograd import batching
 
             batching.unbatched_error(mask, "indexing with a boolean mask")
-            coords = np.nonzero(mask._data)
+            coords = mask._data.nonzero()
             for k in range(mask.ndim):
                 slots.append((dim + k, _make(coords[k].astype(np.int64))))
             dim += mask.ndim
@@ -1312,7 +1335,7 @@ def _index_arrays(view, tensors):
         if data.size and bad.any():
             i = int(data[bad].reshape(-1)[0])
             raise IndexError(f"index {i} is out of bounds for dimension {k} with size {n}")
-        out.append(np.where(data < 0, data + n, data).astype(np.int64))
+        out.append(namespace_of(data).where(data < 0, data + n, data).astype(np.int64))
     return tuple(out)
 
 
@@ -1328,7 +1351,7 @@ def index_put(input, indices, values, accumulate=False):
     """aten's ``index_put`` with ``indices`` as the rules carry them (see :func:`index`)."""
     if any(isinstance(e, tuple) for e in indices):
         indices = _index_arrays(input, indices)
-    values = values if isinstance(values, Tensor) else _make(np.asarray(values, dtype=input.dtype))
+    values = values if isinstance(values, Tensor) else _make(_xp(input).asarray(values, dtype=input.dtype))
     return apply(R.index_put, (input, values), {"indices": tuple(indices), "accumulate": bool(accumulate)})
 
 
@@ -1337,7 +1360,7 @@ def _advanced_put(input, indices, values, accumulate, inplace):
     index tensors (None entries allowed), one per leading dim."""
     items = [(slice(None) if i is None else (_as_index_tensor(i))) for i in indices]
     if not isinstance(values, Tensor):
-        values = _make(np.asarray(values, dtype=input.dtype))
+        values = _make(_xp(input).asarray(values, dtype=input.dtype))
     if values.dtype != input.dtype:
         raise RuntimeError(
             f"Index put requires the source and destination dtypes match, got {_type_name(input.dtype)} for the "
@@ -1372,7 +1395,7 @@ def setitem(input, index, value):
         if isinstance(value, Tensor):
             value = to(value, view.dtype)
         else:
-            value = _make(np.asarray(value, dtype=view.dtype))
+            value = _make(_xp(view).asarray(value, dtype=view.dtype))
         if all(e is None for e in tensors):  # only 0-d integer tensors: selects, as in PyTorch
             copy_(view, value) if value.ndim else fill_(view, value)
             return
@@ -1380,7 +1403,9 @@ def setitem(input, index, value):
             copy_(view, _put_by_copy(view, tensors, value))
             return
         arrays = _index_arrays(view, tensors)
-        region = R.index.forward(np.broadcast_to(np.empty((), dtype=bool), view.shape), arrays).shape
+        from reference.ops.rules.indexing import region_shape
+
+        region = region_shape(view.shape, arrays)
         if value.ndim > len(region) or any(
             a != b and b != 1 for a, b in zip(reversed(region), reversed(value.shape))
         ):
@@ -1394,7 +1419,7 @@ def setitem(input, index, value):
     if isinstance(value, Tensor):
         copy_(target, value)
     else:  # PyTorch turns the number into a 0-d tensor first: fill_(Tensor), FillBackward3
-        fill_(target, _make(np.asarray(value, dtype=target.dtype)))
+        fill_(target, _make(_xp(target).asarray(value, dtype=target.dtype)))
 
 
 # ---- joining ---------------------------------------------------------------------------------------
@@ -1461,22 +1486,39 @@ def put(input, index, src):
 
 
 def check_device(device):
-    """``device=``: the CPU (by string or by a torch-like device object), or an error naming it."""
+    """``device=``: a device (a string such as ``"cuda:0"``, a torch-like device object, an int
+    for a CUDA index) or None for the default device (``T.set_default_device``); the device."""
     if device is None:
-        return
-    if isinstance(device, str):
-        kind, index = device, None
+        return _default_device[0]
+    if isinstance(device, Device):
+        dev = device
+    elif isinstance(device, int) and not isinstance(device, bool):
+        dev = Device("cuda", device)
+    elif isinstance(device, str) or hasattr(device, "type"):
+        dev = (
+            Device(device) if isinstance(device, str) else Device(device.type, getattr(device, "index", None))
+        )
     else:
-        kind, index = getattr(device, "type", device), getattr(device, "index", None)
-    if isinstance(kind, str) and kind.split(":")[0] == "cpu" and index in (None, 0, -1):
-        return
-    raise RuntimeError(
-        f"device={device!r}: reference tensors live on the CPU (NumPy arrays); only device='cpu' is supported"
-    )
+        raise TypeError(f"device must be a string, a device or an int, got {type(device).__name__}")
+    if dev.type == "cpu":
+        if dev.index not in (None, 0, -1):
+            raise RuntimeError(f"device {dev}: there is one CPU device")
+        return CPU
+    return dev
 
 
-def _leaf(arr, requires_grad):
-    t = _make(arr)
+def _on_device(arr, device):
+    """``arr`` (a fresh host array) on ``device`` (None: the default device)."""
+    dev = check_device(device)
+    if dev is CPU:
+        return arr
+    from reference.backend import to_device
+
+    return to_device(arr, dev.type, dev.index)
+
+
+def _leaf(arr, requires_grad, device=None):
+    t = _make(_on_device(arr, device))
     return t.requires_grad_() if requires_grad else t
 
 
@@ -1487,13 +1529,21 @@ def _np_dtype(dtype):
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf holding a copy of ``data``; the dtype is inferred as PyTorch does (floats: the
     default dtype, ints: int64, bools: bool; NumPy arrays keep theirs)."""
-    check_device(device)
     if isinstance(data, Tensor):
+        device = data.device if device is None else device  # a tensor's data stays on its device
         data = data._data
+    elif device is None and _is_device_array(data):  # (likewise a device array)
+        from reference.autograd.tensor import device_of_array
+
+        device = device_of_array(data)
     elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
         data = [d._data if isinstance(d, Tensor) else d for d in data]
+    dev = check_device(device)
     dtype = _np_dtype(dtype)
-    return Tensor(data, dtype=dtype if dtype is not None else _infer_dtype(data), requires_grad=requires_grad)
+    out = Tensor(data, dtype=dtype if dtype is not None else _infer_dtype(data))
+    if out.device != dev:
+        out = _make(_on_device(out._data, dev))
+    return out.requires_grad_() if requires_grad else out
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -1519,8 +1569,10 @@ def _size_arg(name, size):
 
 
 def _new(fn, shape, dtype, requires_grad, device=None, name="zeros"):
-    check_device(device)
-    return _leaf(fn(_size_arg(name, shape), dtype=_np_dtype(dtype) or _default_dtype[0]), requires_grad)
+    dev = check_device(device)
+    xp = np if dev is CPU else namespace_of_device(dev)  # made on the device, as torch.zeros does
+    arr = getattr(xp, fn.__name__)(_size_arg(name, shape), dtype=_np_dtype(dtype) or _default_dtype[0])
+    return _leaf(arr, requires_grad, dev)
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -1546,9 +1598,8 @@ def empty(
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    check_device(device)
     dtype = _np_dtype(dtype) or _scalar_dtype(fill_value)
-    return _leaf(np.full(_size_arg("full", (size,)), fill_value, dtype=dtype), requires_grad)
+    return _leaf(np.full(_size_arg("full", (size,)), fill_value, dtype=dtype), requires_grad, device)
 
 
 def _like(fn, input, *args):
@@ -1562,7 +1613,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
     out = _like(lambda x, d: zeros_like(x, dtype=d), input, dtype)
     if out is not None:
         return out
-    out = _new(np.zeros, input.shape, dtype or input.dtype, requires_grad, device)
+    out = _new(np.zeros, input.shape, dtype or input.dtype, requires_grad, device or input.device)
     return _layout.relayout_(out, _layout.format_strides(input, memory_format))
 
 
@@ -1570,7 +1621,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
     out = _like(lambda x, d: ones_like(x, dtype=d), input, dtype)
     if out is not None:
         return out
-    out = _new(np.ones, input.shape, dtype or input.dtype, requires_grad, device)
+    out = _new(np.ones, input.shape, dtype or input.dtype, requires_grad, device or input.device)
     return _layout.relayout_(out, _layout.format_strides(input, memory_format))
 
 
@@ -1588,13 +1639,16 @@ def full_like(
     if out is not None:
         return out
     out = full(
-        input.shape, fill_value, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad
+        input.shape,
+        fill_value,
+        dtype=dtype or input.dtype,
+        device=device or input.device,
+        requires_grad=requires_grad,
     )
     return _layout.relayout_(out, _layout.format_strides(input, memory_format))
 
 
 def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    check_device(device)
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -1608,7 +1662,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     n = max(0, math.ceil((end - start) / step))
     dtype = np.dtype(dtype)
     arr = (start + np.arange(n, dtype=np.float64 if is_floating(dtype) else np.int64) * step).astype(dtype)
-    return _leaf(arr, requires_grad)
+    return _leaf(arr, requires_grad, device)
 
 
 def _linspace_values(start, end, steps, dtype):
@@ -1629,9 +1683,8 @@ def _linspace_values(start, end, steps, dtype):
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    check_device(device)
     dtype = _np_dtype(dtype) or _default_dtype[0]
-    return _leaf(_linspace_values(start, end, steps, dtype).astype(dtype), requires_grad)
+    return _leaf(_linspace_values(start, end, steps, dtype).astype(dtype), requires_grad, device)
 
 
 def logspace(
@@ -1640,7 +1693,7 @@ def logspace(
     check_device(device)
     dtype = _np_dtype(dtype) or _default_dtype[0]
     exps = _linspace_values(start, end, steps, np.dtype(np.float64))
-    return _leaf(np.power(float(base), exps).astype(dtype), requires_grad)
+    return _leaf(np.power(float(base), exps).astype(dtype), requires_grad, device)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -1649,7 +1702,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype) or _default_dtype[0]), requires_grad)
+    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype) or _default_dtype[0]), requires_grad, device)
 
 
 # ---- in-place variants -----------------------------------------------------------------------------
@@ -1714,6 +1767,8 @@ def clamp_(self, min=None, max=None):
 def copy_(self, src):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    if src.device != self.device:  # copy_ is PyTorch's one cross-device op: the source moves first
+        src = to(src, self.device)
     return apply_inplace(R.copy, self, (src,), {})
 
 
@@ -1771,9 +1826,9 @@ def conv_backward_arrays(g, x, w, bias_sizes, conv, output_mask):
     )
     channels = w.shape[1] * conv["groups"] if conv["transposed"] else w.shape[0]
     return (
-        gi if gi is not None else np.zeros_like(x),
-        gw if gw is not None else np.zeros_like(w),
-        gb if gb is not None else np.zeros((channels,), dtype=g.dtype),
+        gi if gi is not None else namespace_of(x).zeros_like(x),
+        gw if gw is not None else namespace_of(w).zeros_like(w),
+        gb if gb is not None else namespace_of(g).zeros((channels,), dtype=g.dtype),
     )
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from reference.autograd.batching import VmapError
 from reference.autograd.dispatch import apply
 from reference.autograd.tensor import _make
+from reference.backend import namespace_of
 from reference.ops import api as A
 
 
@@ -56,7 +57,7 @@ def convolution_batch(b, params):
             input_batched=xb,
             weight_batched=wb,
         )
-        return _make(out.astype(np.result_type(x_arr, w_arr), copy=False)), 0
+        return _make(out.astype(np.result_type(x_arr.dtype, w_arr.dtype), copy=False)), 0
     return _fold_convolution(b, conv), 0
 
 
@@ -90,8 +91,9 @@ def convolution_backward_batch(b, params):
         channels = b.inputs[0].shape[1]
         fill = (shapes[0], shapes[1], (b.size, channels))
         dt = arrays[0].dtype
-        outs = [np.zeros(s, dtype=dt) if a is None else a for a, s in zip((gi, gw, gb), fill)]
-        return tuple((_make(np.ascontiguousarray(o)), 0) for o in outs)
+        xp = namespace_of(arrays[0])
+        outs = [xp.zeros(s, dtype=dt) if a is None else a for a, s in zip((gi, gw, gb), fill)]
+        return tuple((_make(xp.ascontiguousarray(o)), 0) for o in outs)
     return tuple((t, 0) for t in _fold_convolution_backward(b, conv, mask))
 
 

@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from reference.backend import add_at, namespace_of
+
 # ---- view geometry: (shape, stride, offset, **params) -> (size, stride, offset) ----------------
 
 
@@ -132,46 +134,51 @@ def split_geometry(shape, stride, offset, sizes, dim):
 
 
 def sum_(x, dim, keepdim):
-    return np.sum(x, axis=dim, keepdims=keepdim)
+    return namespace_of(x).sum(x, axis=dim, keepdims=keepdim)
 
 
 def mean(x, dim, keepdim):
-    return np.mean(x, axis=dim, keepdims=keepdim)
+    return namespace_of(x).mean(x, axis=dim, keepdims=keepdim)
 
 
 def amax(x, dim, keepdim):
-    return np.amax(x, axis=dim, keepdims=keepdim)
+    return namespace_of(x).amax(x, axis=dim, keepdims=keepdim)
 
 
 def amin(x, dim, keepdim):
-    return np.amin(x, axis=dim, keepdims=keepdim)
+    return namespace_of(x).amin(x, axis=dim, keepdims=keepdim)
 
 
 def softmax(x, dim):
     if x.size == 0:
         return x.copy()
-    e = np.exp(x - np.amax(x, axis=dim, keepdims=True))
-    return e / np.sum(e, axis=dim, keepdims=True)
+    xp = namespace_of(x)
+    e = xp.exp(x - xp.amax(x, axis=dim, keepdims=True))
+    return e / xp.sum(e, axis=dim, keepdims=True)
 
 
 def log_softmax(x, dim):
     if x.size == 0:
         return x.copy()
-    shifted = x - np.amax(x, axis=dim, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    xp = namespace_of(x)
+    shifted = x - xp.amax(x, axis=dim, keepdims=True)
+    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
 
 
 def matmul(a, b):
-    out = np.matmul(a, b)  # ml_dtypes' bfloat16 matmul returns float32 (float32 products and sums)
+    out = namespace_of(a, b).matmul(
+        a, b
+    )  # ml_dtypes' bfloat16 matmul returns float32 (float32 products and sums)
     return out if out.dtype == a.dtype else out.astype(a.dtype)  # rounded once, as PyTorch's bf16 matmul
 
 
 def clamp(x, min, max):
+    xp = namespace_of(x)
     if min is not None:
-        x = np.maximum(x, np.asarray(min, dtype=x.dtype))
+        x = xp.maximum(x, xp.asarray(min, dtype=x.dtype))
     if max is not None:
-        x = np.minimum(x, np.asarray(max, dtype=x.dtype))
-    return np.array(x, copy=True)
+        x = xp.minimum(x, xp.asarray(max, dtype=x.dtype))
+    return x.copy()
 
 
 def batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -192,7 +199,7 @@ def batch_norm(x, weight, bias, running_mean, running_var, training, momentum, e
             running_var[...] = (1 - momentum) * running_var + momentum * var * count / (count - 1)
     else:
         mean, var = running_mean, running_var
-    y = (x - mean.reshape(bshape)) / np.sqrt(var.reshape(bshape) + eps)
+    y = (x - mean.reshape(bshape)) / namespace_of(x).sqrt(var.reshape(bshape) + eps)
     if weight is not None:
         y = y * weight.reshape(bshape)
     if bias is not None:
@@ -217,14 +224,14 @@ def take(x, index):
 
 
 def scatter_add(g, index, shape):
-    out = np.zeros(math.prod(shape), dtype=g.dtype)
-    np.add.at(out, index.ravel(), g.ravel())
+    out = namespace_of(g).zeros(math.prod(shape), dtype=g.dtype)
+    add_at(out, index.ravel(), g.ravel())  # (index: a host or device array, as indexing takes)
     return out.reshape(shape)
 
 
 def put(x, src, index):
-    out = np.array(x, copy=True).reshape(-1)
-    out[index.ravel()] = np.broadcast_to(src, index.shape).ravel()
+    out = x.copy().reshape(-1)
+    out[index.ravel()] = namespace_of(x).broadcast_to(src, index.shape).ravel()
     return out.reshape(x.shape)
 
 
@@ -268,7 +275,7 @@ def window_scatter(g, index, weight, in_shape, out_shape):
         valid = index >= 0
         contrib = g.reshape(P, -1)[:, :, None] * xp.asarray(weight, dtype=g.dtype)[None]  # (P, O, K)
         cols = xp.asarray(index[valid])
-        xp.add.at(out, (slice(None), cols), contrib[:, xp.asarray(valid)])
+        add_at(out, (slice(None), cols), contrib[:, xp.asarray(valid)])
     return out.reshape(lead + tuple(in_shape))
 
 

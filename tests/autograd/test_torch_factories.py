@@ -258,13 +258,25 @@ def test_device():
         lambda: T.zeros(2, device="cuda"),
         lambda: T.tensor([1.0], device="cuda:0"),
         lambda: T.ones(2).to("cuda"),
-        lambda: T.arange(3, device=torch.device("meta")),
-        lambda: T.device("cuda"),
+        lambda: T.ones(2).cuda(),
     ],
 )
-def test_devices_other_than_cpu_refused(fn):
-    with pytest.raises(RuntimeError, match="CPU"):
+def test_cuda_without_cupy_says_why(fn):
+    """CUDA tensors are CuPy arrays: without CuPy and a GPU the backend's error names the reason
+    (never a silent CPU tensor)."""
+    from reference.backend import BackendError, cupy_available
+
+    if cupy_available():
+        pytest.skip("CuPy and a GPU are present")
+    with pytest.raises(BackendError, match="cupy"):
         fn()
+
+
+def test_unknown_device_types_refused():
+    with pytest.raises(RuntimeError, match="Expected one of cpu, cuda, strict device type"):
+        T.arange(3, device=torch.device("meta"))
+    assert repr(T.device("cuda")) == "device(type='cuda')"
+    assert repr(T.device("cuda:1")) == "device(type='cuda', index=1)" and str(T.device("cuda:1")) == "cuda:1"
 
 
 ERRORS = {

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from reference.autograd.tensor import Tensor
-from reference.backend import is_floating
+from reference.backend import is_floating, to_numpy
 from reference.ops import api as A
 from reference.ops.rules.distance import cdist_direct, pnorm
 
@@ -194,23 +194,23 @@ def scaled_dot_product_attention(
     bias = None
     if attn_mask is not None:
         if attn_mask.dtype == np.bool_:
-            masked = masked | ~attn_mask._data
+            masked = masked | ~to_numpy(attn_mask._data)  # (the masks are host-side bookkeeping)
         else:
             bias = attn_mask
     if bias is not None:
         scores = scores + bias
     full = np.broadcast_to(masked, np.broadcast_shapes(masked.shape, tuple(scores.shape)))
     if full.any():
-        scores = A.masked_fill(scores, A.tensor(full), -math.inf)
+        scores = A.masked_fill(scores, A.tensor(full, device=scores.device), -math.inf)
     # PyTorch's safe softmax: a row whose every score is -inf attends to nothing (zeros)
     # (their scores are zeroed first, so that neither the softmax nor its backward sees nan)
     # (known from the masks, not from the scores, so that it holds under vmap too)
     blocked = full
     if bias is not None:
-        blocked = blocked | np.isneginf(np.broadcast_to(bias._data, full.shape))
+        blocked = blocked | np.isneginf(np.broadcast_to(to_numpy(bias._data), full.shape))
     dead = np.all(blocked, axis=-1, keepdims=True)
     if dead.any():
-        dead = A.tensor(np.broadcast_to(dead, tuple(scores.shape)))
+        dead = A.tensor(np.broadcast_to(dead, tuple(scores.shape)), device=scores.device)
         attn = A.masked_fill(A.softmax(A.masked_fill(scores, dead, 0.0), -1), dead, 0.0)
     else:
         attn = A.softmax(scores, -1)
@@ -230,14 +230,14 @@ def _float_mask(mask, dtype):
     if mask is None:
         return None
     if mask.dtype == np.bool_:
-        return A.tensor(np.where(mask._data, -np.inf, 0.0).astype(dtype))
+        return A.tensor(np.where(to_numpy(mask._data), -np.inf, 0.0).astype(dtype), device=mask.device)
     if not is_floating(mask.dtype):
         raise AssertionError("only bool and floating types of masks are supported")
     return mask
 
 
 def _pad_last(mask):
-    return A.cat([mask, A.zeros(*(tuple(mask.shape[:-1]) + (1,)), dtype=mask.dtype)], -1)
+    return A.cat([mask, A.zeros(*(tuple(mask.shape[:-1]) + (1,)), dtype=mask.dtype, device=mask.device)], -1)
 
 
 def multi_head_attention_forward(
@@ -338,7 +338,7 @@ def multi_head_attention_forward(
         else A.transpose(A.reshape(v, (v.shape[0], bsz * num_heads, head_dim)), 0, 1)
     )
     if add_zero_attn:
-        zeros = A.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype)
+        zeros = A.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype, device=k.device)
         k, v = A.cat([k, zeros], 1), A.cat([v, zeros], 1)
         if attn_mask is not None:
             attn_mask = _pad_last(attn_mask)

@@ -19,6 +19,8 @@ import ml_dtypes
 import numpy as np
 
 from reference.autograd.tensor import (
+    CPU,
+    _default_device,
     bfloat16,
     bool_,
     device,
@@ -149,6 +151,8 @@ __all__ = [
     "finfo",
     "iinfo",
     "is_floating_point",
+    "set_default_device",
+    "get_default_device",
 ]
 
 # ---- Tensor conversions -------------------------------------------------------------------------------
@@ -178,27 +182,56 @@ def type_as(self, other):
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
-    return A.tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    return A.tensor(
+        data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
+    )
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    return A.full(size, fill_value, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    return A.full(
+        size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
+    )
 
 
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-    return A.empty(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    return A.empty(
+        *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
+    )
 
 
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    return A.zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    return A.zeros(
+        *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
+    )
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-    return A.ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    return A.ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
 def cpu(self, memory_format=None):
-    return self
+    """A copy on the CPU (``self`` when it is there): differentiable, as ``x.to("cpu")``."""
+    return A.to(self, "cpu")
+
+
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    """A copy on a CUDA device (CuPy): ``device`` an index, ``"cuda:N"`` or a device; the current
+    device (0) by default. Without CuPy and a GPU, the backend's error says why."""
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, builtins.int):
+        device = f"cuda:{device}"
+    return A.to(self, device)
+
+
+def set_default_device(device):
+    """``torch.set_default_device``: where factories (``T.tensor``, ``T.zeros``, ...) put tensors
+    given no ``device=`` (None: the CPU)."""
+    _default_device[0] = CPU if device is None else A.check_device(device)
+
+
+def get_default_device():
+    return _default_device[0]
 
 
 METHODS = {
@@ -220,4 +253,5 @@ METHODS = {
     "new_zeros": new_zeros,
     "new_ones": new_ones,
     "cpu": cpu,
+    "cuda": cuda,
 }

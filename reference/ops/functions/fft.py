@@ -41,7 +41,7 @@ def _resize(x, dim, n):
         return A.narrow(x, dim, 0, n)
     shape = list(x.shape)
     shape[dim] = n - m
-    return A.cat([x, A.zeros(tuple(shape), dtype=x.dtype)], dim)
+    return A.cat([x, A.zeros(tuple(shape), dtype=x.dtype, device=x.device)], dim)
 
 
 def _check_n(n):

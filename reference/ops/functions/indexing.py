@@ -14,6 +14,7 @@ import numpy as np
 
 from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor, _make, bool_, int64
+from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES
 
@@ -335,7 +336,7 @@ def _flat_index(input, index):
     if data.size and (data < 0).any():
         if index._batched:
             raise RuntimeError("negative flat indices under vmap are not supported by the reference")
-        index = _make(np.where(data < 0, data + n, data))
+        index = _make(namespace_of(data).where(data < 0, data + n, data))
     return index
 
 
@@ -347,7 +348,7 @@ def take_along_dim(input, indices, dim=None):
     if not indices._batched:  # PyTorch's CPU take_along_dim wraps every index modulo the size
         n = input.numel() if dim is None else (input.shape[A._dim(dim, input.ndim)] if input.ndim else 1)
         if n and indices.numel() and ((indices._data < 0) | (indices._data >= n)).any():
-            indices = _make(np.mod(indices._data, n))
+            indices = _make(namespace_of(indices._data).mod(indices._data, n))
     if dim is None:
         return gather(A.reshape(input, (-1,)), 0, A.reshape(indices, (-1,)))
     d = A._dim(dim, input.ndim)

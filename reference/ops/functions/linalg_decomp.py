@@ -22,6 +22,7 @@ import numpy as np
 from reference.autograd.dispatch import apply
 from reference.autograd.grad_mode import no_grad
 from reference.autograd.tensor import Tensor, float64, int64
+from reference.backend import to_numpy
 from reference.ops import api
 from reference.ops.functions._low_precision import low_name, no_kernel, no_low_precision
 from reference.ops.rules.registry import RULES
@@ -163,7 +164,9 @@ def svd(input, some=True, compute_uv=True):
         s = svdvals(input)
         batch = tuple(input.shape[:-2])
         return _torch_svd_t(
-            api.zeros(batch + (m, m), dtype=input.dtype), s, api.zeros(batch + (n, n), dtype=input.dtype)
+            api.zeros(batch + (m, m), dtype=input.dtype, device=input.device),
+            s,
+            api.zeros(batch + (n, n), dtype=input.dtype, device=input.device),
         )
     U, S, Vh = _svd(input, not some, None)
     return _torch_svd_t(U, S, _mH(Vh))
@@ -174,7 +177,7 @@ def svd(input, some=True, compute_uv=True):
 
 def _tol_value(t):
     if isinstance(t, Tensor):
-        return np.asarray(t._data, dtype=np.float64)
+        return np.asarray(to_numpy(t._data), dtype=np.float64)  # host-side tolerance
     return float(t)
 
 
@@ -425,7 +428,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
             shape = [
                 1 if i in (d0, d1) else A.shape[i] for i in range(A.ndim) if keepdim or i not in (d0, d1)
             ]
-            return api.zeros(tuple(shape), dtype=A.dtype)
+            return api.zeros(tuple(shape), dtype=A.dtype, device=A.device)
         if s.shape[-1] == 0 and ord == -2:  # PyTorch's amin over the empty singular values raises
             raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
         if ord == "nuc":
@@ -538,7 +541,7 @@ def cond(A, p=None):
 
 
 def A_zeros(A_):
-    return api.zeros(tuple(A_.shape[:-2]), dtype=A_.dtype)
+    return api.zeros(tuple(A_.shape[:-2]), dtype=A_.dtype, device=A_.device)
 
 
 METHODS = {"svd": svd, "qr": qr, "pinverse": pinverse}

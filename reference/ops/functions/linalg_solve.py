@@ -23,6 +23,7 @@ import numpy as np
 from reference.autograd.dispatch import apply
 from reference.autograd.grad_mode import no_grad
 from reference.autograd.tensor import Tensor, _make, is_floating_dtype
+from reference.backend import device_of, to_device, to_numpy
 from reference.ops import api as A
 from reference.ops.rules import RULES
 from reference.ops.rules import linalg_solve as R
@@ -139,7 +140,7 @@ def _values(x):
     """The values of ``x`` for a data-dependent check; under vmap, the physical (batched) values."""
     while x._batched is not None:
         x = next(iter(x._batched.values()))[0]
-    return np.asarray(x._data)
+    return to_numpy(x._data)  # (a device-to-host copy: the check runs on the host)
 
 
 def _info_of(x):
@@ -157,7 +158,8 @@ def _matrix_info(x, info=None):
     if out is not None:
         return out
     with no_grad():
-        return _make(np.asarray(R.lu_kernel(np.asarray(x.detach()._data))[2], dtype=np.int32))
+        info = np.asarray(R.lu_kernel(to_numpy(x.detach()._data))[2], dtype=np.int32)  # on the host
+        return _make(to_device(info, *device_of(x._data)))
 
 
 # ---- inv ---------------------------------------------------------------------------------------------
@@ -409,7 +411,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     """torch.lu_unpack as table ops on the packed factors (PyTorch: LuUnpackBackward0)."""
     P, L, U = R.lu_unpack(LU_data, LU_pivots)
     P = P.detach()
-    empty = A.zeros((0,), dtype=LU_data.dtype)
+    empty = A.zeros((0,), dtype=LU_data.dtype, device=LU_data.device)
     return _LuUnpack(P if unpack_pivots else empty, L if unpack_data else empty, U if unpack_data else empty)
 
 

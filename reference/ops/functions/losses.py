@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from reference.autograd.tensor import Tensor
-from reference.backend import is_floating
+from reference.backend import is_floating, to_numpy
 from reference.ops import api as A
 from reference.ops.rules.losses import _RULES, nll_loss_prim
 
@@ -245,7 +245,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = var * A.ones_like(input)
-    elif bool(np.any(var._data < 0)):
+    elif bool((var._data < 0).any()):
         raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):
@@ -305,7 +305,7 @@ def _nll(input, target, weight, ignore_index, reduction):
         )
     t = target._data
     bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
-    if bool(np.any(bad)):
+    if bool(bad.any()):
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
     _nondiff("nll_loss_forward", "weight", weight)
     w = None if weight is None else A.to(weight, input.dtype)
@@ -390,7 +390,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             f"({_size(input.shape)}) is deprecated. Please ensure they have the same size."
         )
     x = input._data
-    if bool(np.any((x < 0) | (x > 1))):
+    if bool(((x < 0) | (x > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     _nondiff("binary_cross_entropy", "weight", weight)
     if weight is not None:
@@ -659,7 +659,7 @@ def _lse(xs, dead_np):
 
 
 def _lengths(v, name, n):
-    a = np.asarray(v._data if isinstance(v, Tensor) else v, dtype=np.int64).reshape(-1)
+    a = np.asarray(to_numpy(v._data) if isinstance(v, Tensor) else v, dtype=np.int64).reshape(-1)
     if a.shape[0] != n:
         raise RuntimeError(f"{name} must be of size batch_size")
     return a

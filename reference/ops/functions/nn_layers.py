@@ -22,6 +22,7 @@ import numpy as np
 
 from reference.autograd.grad_mode import no_grad
 from reference.autograd.tensor import Tensor
+from reference.backend import to_numpy
 from reference.ops import api as A
 from reference.ops.rules.pooling import window_map
 
@@ -124,8 +125,8 @@ def instance_norm(
             )
     n, c = input.shape[0], input.shape[1]
     x = A.reshape(input, (1, n * c) + tuple(input.shape[2:]))
-    rm = None if running_mean is None else A.tensor(np.tile(running_mean._data, n))
-    rv = None if running_var is None else A.tensor(np.tile(running_var._data, n))
+    rm = None if running_mean is None else A.tensor(A._xp(running_mean).tile(running_mean._data, n))
+    rv = None if running_var is None else A.tensor(A._xp(running_var).tile(running_var._data, n))
     out = batch_norm(x, rm, rv, _repeat(weight, n), _repeat(bias, n), use_input_stats, momentum, eps)
     with no_grad():
         if running_mean is not None:
@@ -175,7 +176,7 @@ _TORCH_TYPES = {
 
 
 def _indices(input, op):
-    arr = np.asarray(input._data if isinstance(input, Tensor) else input)
+    arr = to_numpy(input._data if isinstance(input, Tensor) else input)  # host-side index tables
     if arr.dtype not in (np.int64, np.int32):
         raise RuntimeError(
             f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
@@ -275,7 +276,7 @@ def embedding_bag(
     elif idx.ndim == 1:
         if offsets is None:
             raise ValueError("offsets has to be a 1D Tensor but got None")
-        off = np.asarray(offsets._data if isinstance(offsets, Tensor) else offsets).astype(np.int64)
+        off = to_numpy(offsets._data if isinstance(offsets, Tensor) else offsets).astype(np.int64)  # host
         if off.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
         starts = off[:-1] if include_last_offset else off
@@ -301,7 +302,7 @@ def embedding_bag(
     if padding_idx is not None and padding_idx < 0:
         padding_idx = num + padding_idx
     ends = np.append(starts[1:], len(flat)) if not include_last_offset else off[1:]
-    rows = embedding(A.tensor(flat), weight, scale_grad_by_freq=scale_grad_by_freq)  # (L, D)
+    rows = embedding(A.tensor(flat, device=weight.device), weight, scale_grad_by_freq=scale_grad_by_freq)
     keep = flat != (padding_idx if padding_idx is not None else -1)
     nb = len(starts)
     if mode in ("sum", "mean"):
@@ -310,7 +311,7 @@ def embedding_bag(
             bags[i, s:e] = keep[s:e]
             if mode == "mean" and bags[i].sum():
                 bags[i] /= bags[i].sum()
-        m = A.tensor(bags.astype(weight._data.dtype))
+        m = A.tensor(bags.astype(weight._data.dtype), device=weight.device)
         if psw is not None:
             m = m * A.unsqueeze(psw, 0)
         return A.matmul(m, rows)
@@ -326,14 +327,24 @@ def embedding_bag(
     for i, m in enumerate(members):
         slot[i, : len(m)], valid[i, : len(m)] = m, True
     index = slot[:, :, None] * d + np.arange(d)  # (bags, width, D) into the flat (L, D) rows
-    vals = A.take(rows, index) if len(flat) else A.zeros((nb, width, d), dtype=weight.dtype)
+    vals = (
+        A.take(rows, index)
+        if len(flat)
+        else A.zeros((nb, width, d), dtype=weight.dtype, device=weight.device)
+    )
     neg = A.tensor(np.array(-np.inf, dtype=weight._data.dtype))
-    vals = A.where(A.tensor(np.broadcast_to(valid[:, :, None], index.shape).copy()), vals, neg)
+    vals = A.where(
+        A.tensor(np.broadcast_to(valid[:, :, None], index.shape).copy(), device=weight.device), vals, neg
+    )
     out = max_dim(vals, 1)[0]
     nonempty = valid.any(axis=1)
     if nonempty.all():
         return out
-    return A.where(A.tensor(nonempty[:, None].copy()), out, A.tensor(np.array(0.0, dtype=weight._data.dtype)))
+    return A.where(
+        A.tensor(nonempty[:, None].copy(), device=weight.device),
+        out,
+        A.tensor(np.array(0.0, dtype=weight._data.dtype)),
+    )
 
 
 # ---- aten's native normalisations (torch.native_*): the output with the saved statistics -----------
@@ -384,8 +395,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
 
     out = batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
     if not training:
-        empty = A.tensor(np.zeros(0, dtype=input._data.dtype))
-        return out, empty, A.tensor(np.zeros(0, dtype=input._data.dtype))
+        empty = A.tensor(np.zeros(0, dtype=input._data.dtype), device=input.device)
+        return out, empty, A.tensor(np.zeros(0, dtype=input._data.dtype), device=input.device)
     dims = (0,) + tuple(range(2, input.ndim))
     x = input.detach()
     mean = A.mean(x, dims)

@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from reference.autograd.tensor import Tensor
+from reference.backend import to_numpy
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rules.pooling import max_window, window_map
@@ -408,7 +409,7 @@ def _unpool(input, indices, n, kernel_size, stride, padding, output_size):
             f"indices tensor with shape: {list(indices.shape)}"
         )
     _check_unpool_nonempty(tuple(input.shape), n)
-    idx = np.asarray(indices._data if isinstance(indices, Tensor) else indices).astype(np.int64)
+    idx = to_numpy(indices._data if isinstance(indices, Tensor) else indices).astype(np.int64)  # host tables
     n_out = math.prod(out)
     bad = (idx < 0) | (idx >= n_out)
     if bad.any():
@@ -515,7 +516,7 @@ def _fractional(input, n, kernel_size, output_size, output_ratio, _random_sample
                 f"{op}{'_out' if n == 3 else ''}(): pool {names[d]} {k[d]} too large relative to input "
                 f"{names[d]} {sizes[d]}"
             )
-    samples = np.asarray(_random_samples._data if isinstance(_random_samples, Tensor) else _random_samples)
+    samples = to_numpy(_random_samples._data if isinstance(_random_samples, Tensor) else _random_samples)
     nb, c = x.shape[0], x.shape[1]
     samples = samples.reshape(nb, c, n)
     plane = math.prod(sizes)

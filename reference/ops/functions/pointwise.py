@@ -386,7 +386,7 @@ def xlog1py(input, other):
 
 
 def _int_zero_division(a, b):
-    if isinstance(b, Tensor) and b.dtype.kind in "iu" and bool(np.any(b._data == 0)):
+    if isinstance(b, Tensor) and b.dtype.kind in "iu" and bool((b._data == 0).any()):
         raise RuntimeError("ZeroDivisionError")
     if isinstance(b, numbers.Integral) and not isinstance(b, bool) and b == 0:
         if not isinstance(a, Tensor) or a.dtype.kind in "iu":

@@ -16,6 +16,7 @@ import numpy as np
 
 from reference import errors
 from reference.autograd.batching import view_rule
+from reference.backend import namespace_of, xp_fn
 from reference.ops import api as A
 from reference.ops.rule import AUTO_LINEAR, BATCH_ELEMENTWISE, SAME_VIEW
 from reference.ops.rules.registry import rule
@@ -88,7 +89,7 @@ for _name, _node in (("conj", "ConjBackward0"), ("conj_physical", "ConjPhysicalB
         _name,
         _node,
         ("self",),
-        forward=np.conjugate,
+        forward=xp_fn("conjugate"),
         grads=(lambda c, g: _F().conj_physical(g),),
         complex_grads="explicit",
         jvp=AUTO_LINEAR,  # conj is real-linear: the op applied to the tangent
@@ -127,7 +128,7 @@ rule(
     "angle",
     "AngleBackward0",
     ("self",),
-    forward=np.angle,
+    forward=xp_fn("angle"),
     grads=(_angle_grad,),
     saves={"self": (0,)},
     complex_grads="explicit",
@@ -152,17 +153,19 @@ def _sgn_kernel(a):
     """z / |z| (0 at 0); for real inputs PyTorch's sign ((0 < a) - (a < 0))."""
     if a.dtype.kind != "c":
         return A.R.sign.forward(a)
-    r = np.abs(a)
-    out = np.zeros_like(a)
+    xp = namespace_of(a)
+    r = xp.abs(a)
+    out = xp.zeros_like(a)
     nz = r != 0
-    np.divide(a, r, out=out, where=nz)
+    xp.divide(a, r, out=out, where=nz)
     return out
 
 
 def _complex_kernel(re, im):
     """Exactly (re, im) as the parts (re + 1j*im would make nan of an infinite im times 0)."""
-    re, im = np.broadcast_arrays(re, im)
-    out = np.empty(re.shape, dtype=A.to_complex(re.dtype))
+    xp = namespace_of(re, im)
+    re, im = xp.broadcast_arrays(re, im)
+    out = xp.empty(re.shape, dtype=A.to_complex(re.dtype))
     out.real = re
     out.imag = im
     return out
@@ -183,10 +186,11 @@ rule(
 
 def _polar_kernel(r, theta):
     """r (cos theta + i sin theta), as PyTorch's polar kernel (two rounded products)."""
-    r, theta = np.broadcast_arrays(r, theta)
-    out = np.empty(r.shape, dtype=A.to_complex(r.dtype))
-    out.real = r * np.cos(theta)
-    out.imag = r * np.sin(theta)
+    xp = namespace_of(r, theta)
+    r, theta = xp.broadcast_arrays(r, theta)
+    out = xp.empty(r.shape, dtype=A.to_complex(r.dtype))
+    out.real = r * xp.cos(theta)
+    out.imag = r * xp.sin(theta)
     return out
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from reference import errors
 from reference.autograd.dispatch import apply
-from reference.backend import namespace_of
+from reference.backend import namespace_of, to_device, xp_fn
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.functions import complex as _CF
@@ -62,6 +62,12 @@ _POW_ERROR = errors.elementwise(
     "(XLA's integer_pow, exponents |n| <= 3 here): <= 2 roundings; c = 2",
 )
 
+
+def _to_device(a, device):
+    """``x.to(device)``: the explicit transfer to ``device`` (None: stay)."""
+    return a if device is None else to_device(a, device.type, device.index)
+
+
 # ---- elementwise ---------------------------------------------------------------------------------
 
 rule(
@@ -88,7 +94,7 @@ rule(
     "rsub",
     "RsubBackward1",
     ("self",),  # other - self, other: a Python number
-    forward=lambda a, other: np.asarray(other, dtype=a.dtype) - a,
+    forward=lambda a, other: namespace_of(a).asarray(other, dtype=a.dtype) - a,
     grads=(lambda c, g: -g,),
     jvp=(lambda c, t: -t,),
     batch=BATCH_ELEMENTWISE,
@@ -98,7 +104,7 @@ rule(
     "mul",
     "MulBackward0",
     ("self", "other"),
-    forward=np.multiply,
+    forward=xp_fn("multiply"),
     grads=(lambda c, g: g * c.other, lambda c, g: g * c.self),
     saves={"self": (1,), "other": (0,)},
     jvp=BILINEAR,
@@ -108,7 +114,7 @@ rule(
     "div",
     "DivBackward0",
     ("self", "other"),
-    forward=np.divide,
+    forward=xp_fn("divide"),
     grads=(lambda c, g: g / c.other, lambda c, g: -g * ((c.self / c.other) / c.other)),
     saves={"self": (1,), "other": (0, 1)},
     jvp=(lambda c, t: t / c.other, lambda c, t: -t * (c.result / c.other)),
@@ -118,7 +124,7 @@ rule(
     "neg",
     "NegBackward0",
     ("self",),
-    forward=np.negative,
+    forward=xp_fn("negative"),
     grads=(lambda c, g: -g,),
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
@@ -127,7 +133,9 @@ rule(
     "pow",
     "PowBackward0",
     ("self",),  # exponent: a Python number
-    forward=lambda a, exponent: np.power(a, np.asarray(exponent, dtype=a.dtype)).astype(a.dtype, copy=False),
+    forward=lambda a, exponent: (
+        namespace_of(a).power(a, namespace_of(a).asarray(exponent, dtype=a.dtype)).astype(a.dtype, copy=False)
+    ),
     grads=(
         lambda c, g: A.zeros_like(g) if c.exponent == 0 else g * (c.exponent * A.pow(c.self, c.exponent - 1)),
     ),
@@ -140,7 +148,7 @@ rule(
     "pow_tensor",
     "PowBackward1",
     ("self", "exponent"),
-    forward=lambda a, b: np.power(a, b).astype(a.dtype, copy=False),
+    forward=lambda a, b: namespace_of(a).power(a, b).astype(a.dtype, copy=False),
     grads=(
         lambda c, g: A.where(c.exponent == 0, 0.0, g * (c.exponent * A.pow(c.self, c.exponent - 1))),
         lambda c, g: g * A.where(_zero_base(c), 0.0, c.result * A.log(c.self)),
@@ -182,7 +190,7 @@ rule(
     "pow_scalar_base",
     "PowBackward2",
     ("exponent",),  # self (the base): a Python number
-    forward=lambda b, self: np.power(np.asarray(self, dtype=b.dtype), b),
+    forward=lambda b, self: namespace_of(b).power(namespace_of(b).asarray(self, dtype=b.dtype), b),
     grads=(_pow_scalar_base_grad,),
     saves={"exponent": (0,), "result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
@@ -194,7 +202,7 @@ rule(
     "exp",
     "ExpBackward0",
     ("self",),
-    forward=np.exp,
+    forward=xp_fn("exp"),
     grads=(lambda c, g: g * c.result,),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
@@ -205,7 +213,7 @@ rule(
     "log",
     "LogBackward0",
     ("self",),
-    forward=np.log,
+    forward=xp_fn("log"),
     grads=(lambda c, g: g / c.self,),
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
@@ -216,7 +224,7 @@ rule(
     "sqrt",
     "SqrtBackward0",
     ("self",),
-    forward=np.sqrt,
+    forward=xp_fn("sqrt"),
     grads=(lambda c, g: g / (2 * c.result),),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
@@ -226,7 +234,7 @@ rule(
     "tanh",
     "TanhBackward0",
     ("self",),
-    forward=np.tanh,
+    forward=xp_fn("tanh"),
     grads=(lambda c, g: g * (1 - c.result * c.result),),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
@@ -237,7 +245,7 @@ rule(
     "sigmoid",
     "SigmoidBackward0",
     ("self",),
-    forward=lambda a: (1 / (1 + np.exp(-a))).astype(a.dtype, copy=False),
+    forward=lambda a: (1 / (1 + namespace_of(a).exp(-a))).astype(a.dtype, copy=False),
     grads=(lambda c, g: g * (1 - c.result) * c.result,),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
@@ -248,7 +256,7 @@ rule(
     "relu",
     "ReluBackward0",
     ("self",),
-    forward=lambda a: np.maximum(a, 0).astype(a.dtype, copy=False),
+    forward=lambda a: namespace_of(a).maximum(a, 0).astype(a.dtype, copy=False),
     grads=(lambda c, g: A.threshold_backward(g, c.result, 0.0),),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
@@ -258,7 +266,9 @@ rule(
     "threshold_backward",
     "ThresholdBackwardBackward0",
     ("grad_output", "self"),
-    forward=lambda g, a, threshold: np.where(a <= threshold, np.zeros((), g.dtype), g),
+    forward=lambda g, a, threshold: namespace_of(g).where(
+        a <= threshold, namespace_of(g).zeros((), g.dtype), g
+    ),
     grads=(lambda c, g: A.threshold_backward(g, c.self, c.threshold), lambda c, g: A.zeros_like(g)),
     saves={"self": (0,)},
     jvp=AUTO_ELEMENT_WISE,
@@ -269,7 +279,7 @@ rule(
     "abs",
     "AbsBackward0",
     ("self",),
-    forward=np.abs,
+    forward=xp_fn("abs"),
     grads=(lambda c, g: g * (_CF.sgn(c.self) if c.self.dtype.kind == "c" else A.sign(c.self)),),
     saves={"self": (0,)},
     complex_grads="explicit",  # derivatives.yaml: grad * self.sgn(); JVP: Re(conj(t) * sgn(self))
@@ -315,7 +325,9 @@ rule(
     "masked_fill",
     "MaskedFillBackward0",
     ("self", "mask"),  # value: a Python number
-    forward=lambda a, mask, value: np.where(mask, np.asarray(value, dtype=a.dtype), a),
+    forward=lambda a, mask, value: namespace_of(a).where(
+        mask, namespace_of(a).asarray(value, dtype=a.dtype), a
+    ),
     grads=(lambda c, g: A.where(c.mask, 0.0, g), None),
     saves={"mask": (0,)},
     jvp=AUTO_ELEMENT_WISE,
@@ -428,7 +440,7 @@ rule(
     "where",
     "WhereBackward0",
     ("condition", "self", "other"),
-    forward=np.where,
+    forward=xp_fn("where"),
     grads=(None, lambda c, g: A.where(c.condition, g, 0.0), lambda c, g: A.where(c.condition, 0.0, g)),
     saves={"condition": (1, 2)},
     jvp=(None, lambda c, t: A.where(c.condition, t, 0.0), lambda c, t: A.where(c.condition, 0.0, t)),
@@ -439,7 +451,7 @@ rule(
     "maximum",
     "MaximumBackward0",
     ("self", "other"),
-    forward=np.maximum,
+    forward=xp_fn("maximum"),
     grads=(
         lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self < c.other, 0.0),
         lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self > c.other, 0.0),
@@ -456,7 +468,7 @@ rule(
     "minimum",
     "MinimumBackward0",
     ("self", "other"),
-    forward=np.minimum,
+    forward=xp_fn("minimum"),
     grads=(
         lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self > c.other, 0.0),
         lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self < c.other, 0.0),
@@ -473,8 +485,10 @@ rule(
     "to",
     "ToCopyBackward0",
     ("self",),
-    forward=lambda a, dtype: (a.real if a.dtype.kind == "c" and dtype.kind != "c" else a).astype(dtype),
-    grads=(lambda c, g: A.to(g, c.dtypes[0]),),
+    forward=lambda a, dtype, device=None, source=None: _to_device(
+        (a.real if a.dtype.kind == "c" and dtype.kind != "c" else a).astype(dtype), device
+    ),
+    grads=(lambda c, g: A.to(g, dtype=c.dtypes[0], device=c.params.get("source")),),
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
     layout="preserve",  # _to_copy: empty_like's rule
@@ -483,7 +497,7 @@ rule(
     "clone",
     "CloneBackward0",
     ("self",),
-    forward=lambda a: np.array(a, copy=True),
+    forward=lambda a: a.copy(),
     grads=(lambda c, g: g,),
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
@@ -502,7 +516,7 @@ rule(
     "copy",
     "torch::autograd::CopyBackwards",
     ("self", "src"),
-    forward=lambda a, src: np.broadcast_to(src, a.shape).astype(a.dtype),
+    forward=lambda a, src: namespace_of(a).broadcast_to(src, a.shape).astype(a.dtype),
     grads=(lambda c, g: A.zeros_like(g), lambda c, g: A.to(g, c.dtypes[1])),
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
@@ -511,7 +525,7 @@ rule(
     "fill",
     "FillBackward2",
     ("self",),
-    forward=lambda a, value: np.full_like(a, value),  # value: a number
+    forward=lambda a, value: namespace_of(a).full_like(a, value),  # value: a number
     grads=(lambda c, g: A.zeros_like(g),),
     jvp=(lambda c, t: A.zeros_like(t),),
     batch=BATCH_ELEMENTWISE,
@@ -520,7 +534,7 @@ rule(
     "fill_tensor",
     "FillBackward3",
     ("self", "value"),  # value: a 0-d tensor (also x[i] = number)
-    forward=lambda a, value: np.full_like(a, value),
+    forward=lambda a, value: namespace_of(a).full_like(a, value),
     grads=(lambda c, g: A.zeros_like(g), lambda c, g: A.sum(g)),
     jvp=AUTO_LINEAR,
     batch=_fill_tensor_batch,
@@ -529,7 +543,7 @@ rule(
     "zero",
     "ZeroBackward0",
     ("self",),
-    forward=np.zeros_like,
+    forward=xp_fn("zeros_like"),
     grads=(lambda c, g: A.zeros_like(g),),
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,

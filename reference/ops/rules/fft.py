@@ -106,7 +106,7 @@ def _r2c_vjp(c, g):
     if n > m:
         shape = list(g.shape)
         shape[last] = n - m
-        g = A.cat([g, A.zeros(tuple(shape), dtype=g.dtype)], last)
+        g = A.cat([g, A.zeros(tuple(shape), dtype=g.dtype, device=g.device)], last)
     return c2c(g, dims, c.norm, True)
 
 
@@ -125,7 +125,7 @@ def _c2r_vjp(c, g):
         m = gi.shape[last]
         shape = [1] * gi.ndim
         shape[last] = m
-        mask = A.ones(tuple(shape), dtype=A.to_real(gi.dtype))
+        mask = A.ones(tuple(shape), dtype=A.to_real(gi.dtype), device=gi.device)
         mask._data.reshape(-1)[1 : 1 + double] = 2.0
         gi = gi * mask
     return gi

@@ -16,7 +16,7 @@ import numpy as np
 
 from reference import errors
 from reference.autograd.dispatch import apply
-from reference.backend import is_floating, namespace_of
+from reference.backend import add_at, is_floating, namespace_of, to_numpy, ufunc_at
 from reference.ops import api as A
 from reference.ops.rules.reductions import _batch_scalar_samples
 from reference.ops.rules.registry import rule
@@ -71,13 +71,12 @@ def scatter_value_kernel(x, index, dim, value):
 
 
 def scatter_add_kernel(x, index, src, dim):
-    xp = namespace_of(x)
     out = x.copy()
     if index.size == 0:
         return out
     if x.ndim == 0:
         return out + src.sum()
-    xp.add.at(out, _coords(index, dim), _crop_src(src, index.shape))
+    add_at(out, _coords(index, dim), _crop_src(src, index.shape))
     return out
 
 
@@ -100,13 +99,11 @@ def scatter_reduce_kernel(x, index, src, dim, reduce, include_self):
             info = xp.iinfo(x.dtype)
             ident = info.min if reduce == "amax" else info.max
         out[at] = ident
-    ufunc = {"sum": xp.add, "mean": xp.add, "prod": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}[
-        reduce
-    ]
-    ufunc.at(out, at, vals)
+    ufunc = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}[reduce]
+    ufunc_at(ufunc, out, at, vals)
     if reduce == "mean":
         count = xp.full(x0.shape, 1 if include_self else 0, dtype=x.dtype)
-        xp.add.at(count, at, xp.ones(vals.shape, dtype=x.dtype))
+        add_at(count, at, xp.ones(vals.shape, dtype=x.dtype))
         count = xp.where(count == 0, xp.ones((), dtype=x.dtype), count)
         out = out / count if is_floating(x.dtype) else out // count
     return out.reshape(x.shape).astype(x.dtype, copy=False)
@@ -131,7 +128,7 @@ def index_add_kernel(x, index, src, dim, alpha=1):
         return out + vals.sum()
     if src.ndim == 0:
         vals = vals.reshape(1)
-    xp.add.at(out, _along(dim, x.ndim, index.reshape(-1)), vals)
+    add_at(out, _along(dim, x.ndim, index.reshape(-1)), vals)
     return out
 
 
@@ -181,10 +178,9 @@ def take_kernel(x, index):
 
 
 def put_kernel(x, index, src, accumulate):
-    xp = namespace_of(x)
     out = x.copy().reshape(-1)
     if accumulate:
-        xp.add.at(out, index.reshape(-1), src.reshape(-1))
+        add_at(out, index.reshape(-1), src.reshape(-1))
     else:
         out[index.reshape(-1)] = src.reshape(-1)
     return out.reshape(x.shape)
@@ -326,13 +322,13 @@ def _index_add_steps(x, index, src, dim, alpha=1):
     vals = src if alpha == 1 else src * alpha
     if x.ndim == 0:
         return x + A.sum(vals)
-    idx = np.asarray(index._data).reshape(-1)
+    idx = to_numpy(index._data).reshape(-1)  # host-side index table
     if src.ndim == 0:
         vals = vals.reshape((1,))
     shape = [1] * vals.ndim
     shape[dim] = -1
     full = np.ascontiguousarray(np.broadcast_to(idx.reshape(shape), tuple(vals.shape)))
-    return x.scatter_add(dim, _make(full), vals)
+    return x.scatter_add(dim, _make(namespace_of(x._data).asarray(full)), vals)  # (moved to x's device)
 
 
 def _scatter_reduce_steps(x, index, src, dim, reduce, include_self):
@@ -343,25 +339,24 @@ def _scatter_reduce_steps(x, index, src, dim, reduce, include_self):
 
     shape = tuple(x.shape)
     x0 = x.reshape((1,)) if x.ndim == 0 else x
-    idx = np.asarray(index._data)
+    xp = namespace_of(x._data)
+    idx = to_numpy(index._data)  # host-side index table
     idx = idx.reshape(1) if idx.ndim == 0 else idx
     s0 = src.reshape((1,)) if src.ndim == 0 else src
     vals = s0[tuple(slice(0, n) for n in idx.shape)]
-    it = _make(np.ascontiguousarray(idx))
+    it = _make(xp.asarray(np.ascontiguousarray(idx)))
     if reduce in ("sum", "mean"):
         base = x0 if include_self else x0.scatter(dim, it, 0.0)
         out = base.scatter_add(dim, it, vals)
         if reduce == "mean":
             count = np.full(tuple(x0.shape), 1.0 if include_self else 0.0)
             np.add.at(count, _coords(idx, dim), 1.0)
-            out = out / _make(np.where(count == 0, 1.0, count).astype(np.asarray(x._data).dtype))
+            out = out / _make(xp.asarray(np.where(count == 0, 1.0, count).astype(x.dtype)))
         return out.reshape(shape)
     if reduce in ("amax", "amin"):
         tracker = E.active()
-        raw = scatter_reduce_kernel(
-            np.asarray(x._data), idx, np.asarray(src._data), dim, reduce, include_self
-        )
-        out = _make(np.array(raw, copy=True))
+        raw = scatter_reduce_kernel(x._data, it._data, src._data, dim, reduce, include_self)
+        out = _make(raw.copy())
         if tracker is not None:
             ex = np.abs(tracker.error_of(x0)).reshape(tuple(x0.shape))
             es = np.abs(tracker.error_of(s0)).reshape(tuple(s0.shape))
@@ -407,7 +402,7 @@ def _index_select(g, dim, index):
 
 
 def _index_add_zeros(shape, dim, index, g):
-    return from_rule("index_add", A.zeros(shape, dtype=g.dtype), index, g, dim=dim)
+    return from_rule("index_add", A.zeros(shape, dtype=g.dtype, device=g.device), index, g, dim=dim)
 
 
 def _index_fill_zero(g, dim, index):
@@ -451,7 +446,10 @@ rule(
     "GatherBackward0",
     ("self", "index"),
     forward=gather_kernel,
-    grads=(lambda c, g: _scatter_add(A.zeros(c.shapes[0], dtype=g.dtype), c.dim, c.index, g), None),
+    grads=(
+        lambda c, g: _scatter_add(A.zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.dim, c.index, g),
+        None,
+    ),
     saves={"index": (0,)},
     jvp=(lambda c, t: _gather(t, c.dim, c.index), None),
     batch=_batch_index_dim,
@@ -520,7 +518,7 @@ def _scatter_reduce_grads(c, g):
         )
         gs = g * masked_self_result / masked_self
         src_zero = src == 0
-        zeros = A.zeros(c.shapes[0], dtype=g.dtype)
+        zeros = A.zeros(c.shapes[0], dtype=g.dtype, device=g.device)
         src_num_zeros = _gather(_scatter_add(zeros, dim, index, A.to(src_zero, g.dtype)), dim, index)
         src_single_zero = A.logical_and(src_zero, src_num_zeros == 1)
         masked_src = A.masked_fill(src, src_single_zero, 1.0)
@@ -533,8 +531,12 @@ def _scatter_reduce_grads(c, g):
             _gather(g * result, dim, index) / A.masked_fill(src, src_zero, 1.0),
         )
     elif reduce == "mean":
-        base = A.ones(c.shapes[0], dtype=g.dtype) if c.include_self else A.zeros(c.shapes[0], dtype=g.dtype)
-        n = _scatter_add(base, dim, index, A.ones(tuple(index.shape), dtype=g.dtype))
+        base = (
+            A.ones(c.shapes[0], dtype=g.dtype, device=g.device)
+            if c.include_self
+            else A.zeros(c.shapes[0], dtype=g.dtype, device=g.device)
+        )
+        n = _scatter_add(base, dim, index, A.ones(tuple(index.shape), dtype=g.dtype, device=g.device))
         n = A.masked_fill(n, n == 0, 1.0)
         gs = g / n
         gsrc = _gather(g, dim, index) / _gather(n, dim, index)
@@ -570,7 +572,7 @@ def _pad_src(gsrc, shape):
         if out.shape[d] != n:
             pad = list(out.shape)
             pad[d] = n - out.shape[d]
-            out = A.cat([out, A.zeros(tuple(pad), dtype=out.dtype)], d)
+            out = A.cat([out, A.zeros(tuple(pad), dtype=out.dtype, device=out.device)], d)
     return out
 
 
@@ -584,7 +586,9 @@ def _scatter_reduce_jvp(c, ts):
         return _scatter_add(t_self, dim, index, _crop_t(ts_src, index))
     if reduce == "mean":
         base = A.ones_like(c.self) if c.include_self else A.zeros_like(c.self)
-        n = _scatter_add(base, dim, index, A.ones(tuple(index.shape), dtype=c.self.dtype))
+        n = _scatter_add(
+            base, dim, index, A.ones(tuple(index.shape), dtype=c.self.dtype, device=c.self.device)
+        )
         n = A.masked_fill(n, n == 0, 1.0)
         t_self = ts_self if c.include_self else _scatter_zero(ts_self, dim, index)
         return _scatter_add(t_self, dim, index, _crop_t(ts_src, index)) / n
@@ -713,7 +717,7 @@ def _masked_select_grad(c, g):
     import numpy as np
 
     shape = tuple(np.broadcast_shapes(tuple(c.shapes[0]), tuple(c.mask.shape)))  # host-side shapes
-    zeros = A.zeros(shape, dtype=g.dtype)
+    zeros = A.zeros(shape, dtype=g.dtype, device=g.device)
     mask = A.expand(c.mask, shape) if tuple(c.mask.shape) != shape else c.mask
     return from_rule("masked_scatter", zeros, mask, g)
 
@@ -726,7 +730,7 @@ def _masked_scatter_source_grad(c, g):
         n *= s
     k = sel.shape[0]
     if k < n:
-        sel = A.cat([sel, A.zeros((n - k,), dtype=g.dtype)], 0)
+        sel = A.cat([sel, A.zeros((n - k,), dtype=g.dtype, device=g.device)], 0)
     return A.reshape(sel, c.shapes[2])
 
 
@@ -763,7 +767,9 @@ rule(
     ("self", "index"),
     forward=take_kernel,
     grads=(
-        lambda c, g: from_rule("put_index", A.zeros(c.shapes[0], dtype=g.dtype), c.index, g, accumulate=True),
+        lambda c, g: from_rule(
+            "put_index", A.zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.index, g, accumulate=True
+        ),
         None,
     ),
     saves={"index": (0,)},
@@ -780,7 +786,13 @@ rule(
         lambda c, g: (
             g
             if c.accumulate
-            else from_rule("put_index", g, c.index, A.zeros(c.shapes[2], dtype=g.dtype), accumulate=False)
+            else from_rule(
+                "put_index",
+                g,
+                c.index,
+                A.zeros(c.shapes[2], dtype=g.dtype, device=g.device),
+                accumulate=False,
+            )
         ),
         None,
         lambda c, g: A.reshape(from_rule("take_index", g, c.index), c.shapes[2]),

@@ -13,7 +13,7 @@ import numpy as np
 from reference import errors
 from reference.autograd.batching import flat_index
 from reference.autograd.dispatch import apply
-from reference.backend import namespace_of
+from reference.backend import add_at, namespace_of
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rule import (
@@ -99,12 +99,13 @@ def _adjacent(indices):
 
 
 def _bcast_ndim(indices):
-    return len(np.broadcast_shapes(*[np.shape(i) for i in indices if i is not None]))
+    return len(np.broadcast_shapes(*[tuple(i.shape) for i in indices if i is not None]))
 
 
 def region_shape(shape, indices):
     """Shape of ``x[indices]`` for ``x`` of ``shape`` (host-side, no data)."""
-    return np.broadcast_to(np.empty((), dtype=bool), tuple(shape))[_key(indices)].shape
+    xp = namespace_of(*[i for i in indices if i is not None and not isinstance(i, (int, slice))])
+    return xp.broadcast_to(xp.empty((), dtype=bool), tuple(shape))[_key(indices)].shape
 
 
 def index_kernel(x, indices):
@@ -117,7 +118,7 @@ def index_put_kernel(x, values, indices, accumulate):
     key = _key(indices)
     if accumulate:
         region = region_shape(x.shape, indices)
-        xp.add.at(out, key, xp.broadcast_to(values, region))
+        add_at(out, key, xp.broadcast_to(values, region))
     else:
         out[key] = values
     return out
@@ -150,7 +151,11 @@ rule(
     "IndexBackward0",
     ("self",),
     forward=index_kernel,
-    grads=(lambda c, g: A.index_put(A.zeros(c.shapes[0], dtype=g.dtype), c.indices, g, accumulate=True),),
+    grads=(
+        lambda c, g: A.index_put(
+            A.zeros(c.shapes[0], dtype=g.dtype, device=g.device), c.indices, g, accumulate=True
+        ),
+    ),
     jvp=AUTO_LINEAR,
     batch=_index_batch,
     error=errors.GATHER,
@@ -161,7 +166,11 @@ rule(
     ("self", "values"),
     forward=index_put_kernel,
     grads=(
-        lambda c, g: g if c.accumulate else A.index_put(g, c.indices, A.zeros((), dtype=g.dtype), False),
+        lambda c, g: (
+            g
+            if c.accumulate
+            else A.index_put(g, c.indices, A.zeros((), dtype=g.dtype, device=g.device), False)
+        ),
         lambda c, g: A.index(g, c.indices),
     ),
     jvp=AUTO_LINEAR,

@@ -124,7 +124,7 @@ def _diag_embed(x):
 
 
 def _eye_like(x, n):
-    return A.eye(n, dtype=x.dtype)
+    return A.eye(n, dtype=x.dtype, device=x.device)
 
 
 def _inv(x):
@@ -525,7 +525,7 @@ def qr_vjp(c, g):
     Y = X - _mH(X)
     low = T.tril(Y, -1) + _diag_embed(_diag(Y)) * 0.5 if _is_c(Y) else T.tril(Y)
     left = A.matmul(A.matmul(Q, low), _mH(_inv(A.narrow(R, -1, 0, m))))
-    zeros = A.zeros(tuple(left.shape[:-1]) + (n - m,), dtype=left.dtype)
+    zeros = A.zeros(tuple(left.shape[:-1]) + (n - m,), dtype=left.dtype, device=left.device)
     return (A.cat([left, zeros], -1) + A.matmul(Q, gR),)
 
 
@@ -687,9 +687,9 @@ def svd_jvp(c, ts):
     if c.full_matrices:
         batch = tuple(dA.shape[:-2])
         if m > k:
-            dU = A.cat([dU, A.zeros(batch + (m, m - k), dtype=dU.dtype)], -1)
+            dU = A.cat([dU, A.zeros(batch + (m, m - k), dtype=dU.dtype, device=dU.device)], -1)
         if n > k:
-            dVh = A.cat([dVh, A.zeros(batch + (n - k, n), dtype=dVh.dtype)], -2)
+            dVh = A.cat([dVh, A.zeros(batch + (n - k, n), dtype=dVh.dtype, device=dVh.device)], -2)
     return dU, dS, dVh
 
 
@@ -960,7 +960,7 @@ def _lstsq_batch(b, params):
     res = []
     for o in out:
         if o.ndim == 1 and o.shape[0] == 0:  # an output LAPACK's driver does not give: empty
-            o = A.zeros((b.size, 0), dtype=o.dtype)
+            o = A.zeros((b.size, 0), dtype=o.dtype, device=o.device)
         res.append((o, 0))
     return tuple(res)
 

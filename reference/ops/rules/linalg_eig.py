@@ -66,7 +66,7 @@ import numpy as np
 
 from reference import errors
 from reference.autograd.dispatch import apply
-from reference.backend import namespace_of
+from reference.backend import namespace_of, to_numpy
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES, rule
 
@@ -108,7 +108,7 @@ def _gap_matrix(L, conj):
         L = _F().conj_physical(L)
     n = L.shape[-1]
     E = A.unsqueeze(L, -2) - A.unsqueeze(L, -1)
-    return E + A.eye(n, dtype=E.dtype)
+    return E + A.eye(n, dtype=E.dtype, device=E.device)
 
 
 def _is_batched(t):
@@ -228,7 +228,7 @@ def _gauge_check(diag_VhgV):
     for tensor subclasses (its batched tensors)."""
     if _is_batched(diag_VhgV):
         return
-    im = np.abs(np.asarray(diag_VhgV._data).imag)
+    im = np.abs(to_numpy(diag_VhgV._data).imag)  # a host-side check (device-to-host copy)
     if not bool((im <= 1e-2).all()):
         raise RuntimeError(
             "linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication "
@@ -269,7 +269,7 @@ def eig_jvp(c, ts):
     dP = _solve(V, A.matmul(dA, V))
     dL = _diag(dP)
     n = L.shape[-1]
-    eye = A.eye(n, dtype=L.dtype)
+    eye = A.eye(n, dtype=L.dtype, device=L.device)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = dP / (A.unsqueeze(L, -2) - A.unsqueeze(L, -1) + eye)
     dX = A.matmul(V, ratio * (1 - eye))

@@ -29,7 +29,7 @@ from reference import errors
 from reference.autograd.dispatch import apply
 from reference.autograd.grad_mode import is_grad_enabled
 from reference.autograd.tensor import _make
-from reference.backend import namespace_of
+from reference.backend import namespace_of, scipy_linalg_of
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES, rule
 
@@ -37,14 +37,9 @@ from reference.ops.rules.registry import RULES, rule
 
 
 def _scipy_linalg(x):
-    """scipy.linalg for NumPy arrays, cupyx.scipy.linalg for CuPy ones (solve_triangular, expm)."""
-    if type(x).__module__.startswith("cupy"):
-        import cupyx.scipy.linalg as sl  # pragma: no cover - GPU only
-
-        return sl
-    import scipy.linalg as sl
-
-    return sl
+    """scipy.linalg for NumPy arrays, cupyx.scipy.linalg for CuPy ones (solve_triangular, expm):
+    reference.backend.scipy_linalg_of."""
+    return scipy_linalg_of(namespace_of(x))
 
 
 def _nb(batch):
@@ -295,7 +290,7 @@ def _diag_embed(x):
 
 def _eye_like(x):
     n = x.shape[-1]
-    return _make(np.eye(n, dtype=x.dtype))
+    return _make(namespace_of(x._data).eye(n, dtype=x.dtype))
 
 
 def solve(a, b, left=True, vector=False):

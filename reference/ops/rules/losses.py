@@ -114,7 +114,7 @@ def _nll_weights(x_like, t_shape, ts, valid, w, ignore_index, k):
     from reference.autograd.tensor import _make
 
     if w is not None and w.ndim == 1:
-        return A.where(_make(valid), w[_make(ts)], A.zeros((), dtype=x_like.dtype))
+        return A.where(_make(valid), w[_make(ts)], A.zeros((), dtype=x_like.dtype, device=x_like.device))
     dummy = np.zeros(tuple(x_like.shape), dtype=np.asarray(x_like._data).dtype)
     _, wt, _, _, _ = _nll_pick(
         dummy, np.where(valid, ts, ignore_index), None if w is None else np.asarray(w._data), ignore_index, k
@@ -145,7 +145,7 @@ def _nll_backward_steps(g, t, w, shape, reduction, ignore_index, batch_dims=0):
     from reference.autograd.tensor import _make
 
     k = batch_dims
-    x_like = A.zeros(tuple(shape), dtype=g.dtype)
+    x_like = A.zeros(tuple(shape), dtype=g.dtype, device=g.device)
     ts, valid = _nll_targets(t, ignore_index)
     wt = _nll_weights(x_like, ts.shape, ts, valid, w, ignore_index, k)
     if reduction == "none":
@@ -155,9 +155,9 @@ def _nll_backward_steps(g, t, w, shape, reduction, ignore_index, batch_dims=0):
         if reduction == "mean":
             rest = _rest(wt.ndim, k)
             gs = gs / (A.sum(wt, rest) if rest else wt).reshape(tuple(gs.shape))
-    val = A.where(_make(valid), -(wt * gs), A.zeros((), dtype=g.dtype))
+    val = A.where(_make(valid), -(wt * gs), A.zeros((), dtype=g.dtype, device=g.device))
     ca = _class_axis(x_like, k)
-    out = A.zeros(tuple(ts.shape) + (shape[ca],), dtype=g.dtype)
+    out = A.zeros(tuple(ts.shape) + (shape[ca],), dtype=g.dtype, device=g.device)
     out = out.scatter(-1, _make(ts[..., None]), val.unsqueeze(-1))
     return out.movedim(-1, ca)
 

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from reference.backend import namespace_of
+from reference.backend import namespace_of, special_of
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BATCH_ELEMENTWISE
@@ -32,14 +32,9 @@ from reference.ops.rules.registry import rule
 
 
 def _special(a):
-    """scipy.special (allowed for special functions), or cupyx.scipy.special for CuPy arrays."""
-    if namespace_of(a) is np:
-        import scipy.special
-
-        return scipy.special
-    import cupyx.scipy.special  # pragma: no cover - GPU only
-
-    return cupyx.scipy.special
+    """scipy.special (allowed for special functions), or its equivalent for the array's namespace
+    (cupyx.scipy.special for CuPy arrays): reference.backend.special_of."""
+    return special_of(namespace_of(a))
 
 
 def _lowp(fn):

@@ -22,6 +22,7 @@ import numpy as np
 from reference import errors
 from reference.autograd.batching import ARGMAX_AUX
 from reference.autograd.dispatch import apply
+from reference.backend import add_at, namespace_of
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rule import AUTO_LINEAR
@@ -32,8 +33,9 @@ from reference.ops.rules.registry import RULES, rule
 def _gather(x, index, weight, in_shape, out_shape, value=None, bweight=None, bindex=None, dweight=None):
     out = K.window_gather(x, index, weight, in_shape, out_shape)
     if value:  # constant padding: positions outside the input read ``value``
-        outside = (index < 0).all(axis=1).reshape(tuple(out_shape))
-        out = out + outside.astype(out.dtype) * np.asarray(value, dtype=out.dtype)
+        xp = namespace_of(out)
+        outside = xp.asarray((index < 0).all(axis=1).reshape(tuple(out_shape)))  # the host table, moved
+        out = out + outside.astype(out.dtype) * xp.asarray(value, dtype=out.dtype)
         out = out.astype(x.dtype, copy=False)
     return out
 
@@ -262,7 +264,7 @@ for _name, _node, _errs in (
 def _max_window(x, index, in_shape, out_shape):
     values, flat = K.window_argmax(x, index, in_shape, out_shape)
     lead = tuple(x.shape[: x.ndim - len(in_shape)])
-    plane = np.arange(math.prod(lead), dtype=np.int64).reshape(lead + (1,) * len(out_shape))
+    plane = namespace_of(flat).arange(math.prod(lead), dtype=np.int64).reshape(lead + (1,) * len(out_shape))
     return (values, flat), flat + plane * math.prod(in_shape)  # aux: indices into the whole input
 
 
@@ -270,7 +272,7 @@ def _max_jvp(c, ts):
     """The tangent at each window's argmax (the returned indices are per plane)."""
     flat = c.result[1]._data
     lead = flat.shape[: flat.ndim - len(c.out_shape)]
-    plane = np.arange(math.prod(lead), dtype=np.int64).reshape(lead + (1,) * len(c.out_shape))
+    plane = namespace_of(flat).arange(math.prod(lead), dtype=np.int64).reshape(lead + (1,) * len(c.out_shape))
     return A.take(ts[0], flat + plane * math.prod(c.in_shape)), None
 
 
@@ -325,7 +327,7 @@ def _scatter_forward(g, x, index, in_shape, out_shape):
     out = xp.zeros((P, math.prod(in_shape)), dtype=g.dtype)
     n_out = math.prod(out_shape)
     rows = xp.broadcast_to(xp.arange(P)[:, None], (P, n_out))
-    xp.add.at(out, (rows.ravel(), flat.reshape(P, n_out).ravel()), g.reshape(P, n_out).ravel())
+    add_at(out, (rows.ravel(), flat.reshape(P, n_out).ravel()), g.reshape(P, n_out).ravel())
     return out.reshape(lead + tuple(in_shape))
 
 
@@ -366,7 +368,7 @@ def _scatter_steps(g, x, index, in_shape, out_shape):
     that of scatter_add (errors.products: K per input position = the windows whose argmax it is)."""
     flat = _argmax_flat(x._data, index, in_shape, out_shape)
     lead = tuple(x.shape[: x.ndim - len(in_shape)])
-    plane = np.arange(math.prod(lead), dtype=np.int64).reshape(lead + (1,) * len(out_shape))
+    plane = namespace_of(flat).arange(math.prod(lead), dtype=np.int64).reshape(lead + (1,) * len(out_shape))
     return A.scatter_add(g, flat + plane * math.prod(in_shape), tuple(x.shape))
 
 

@@ -94,11 +94,12 @@ def _scaled(t, s):
 def _forward(product):
     def forward(s, a, b, beta, alpha):
         p = product(a, b)
-        p = p if alpha == 1 else p * np.asarray(alpha, dtype=p.dtype)
+        xp = namespace_of(p)
+        p = p if alpha == 1 else p * xp.asarray(alpha, dtype=p.dtype)
         if beta == 0:  # self is ignored (nan and inf in it do not propagate), as in PyTorch
             out = namespace_of(p).broadcast_to(p, np.broadcast_shapes(s.shape, p.shape))
         else:
-            out = p + (s if beta == 1 else s * np.asarray(beta, dtype=s.dtype))
+            out = p + (s if beta == 1 else s * xp.asarray(beta, dtype=s.dtype))
         return out.astype(s.dtype, copy=True)
 
     return forward
@@ -239,7 +240,7 @@ rule(
 
 def _trace_grad(c, g):
     shape = c.shapes[0]
-    eye = _make(np.eye(shape[0], shape[1], dtype=g.dtype))
+    eye = _make(namespace_of(g._data).eye(shape[0], shape[1], dtype=g.dtype))
     return A.expand(g, shape) * eye
 
 

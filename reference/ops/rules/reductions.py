@@ -321,7 +321,9 @@ def _flip(t, dim):
     from reference.ops.rules.gather import from_rule
 
     n = t.shape[dim]
-    return from_rule("index_select", t, _make(np.arange(n - 1, -1, -1, dtype=np.int64)), dim=dim)
+    return from_rule(
+        "index_select", t, _make(namespace_of(t._data).arange(n - 1, -1, -1, dtype=np.int64)), dim=dim
+    )
 
 
 def _exclusive_cumprod(t, dim):
@@ -329,7 +331,7 @@ def _exclusive_cumprod(t, dim):
     from reference.ops.rules.scans import cumprod_tensor
 
     n = t.shape[dim]
-    ones = A.ones(tuple(1 if d == dim else s for d, s in enumerate(t.shape)), dtype=t.dtype)
+    ones = A.ones(tuple(1 if d == dim else s for d, s in enumerate(t.shape)), dtype=t.dtype, device=t.device)
     if n <= 1:
         return A.expand(ones, t.shape)
     return cumprod_tensor(A.cat([ones, A.narrow(t, dim, 0, n - 1)], dim), dim)
@@ -367,7 +369,9 @@ def _prod_jvp(c, t):
 
     ctx = _C()
     ctx.self, ctx.shapes, ctx.dim, ctx.keepdim = c.self, c.shapes, c.dim, True
-    partial = _prod_grad(ctx, A.ones(_reduced_shape(c.shapes[0], c.dim, True), dtype=c.self.dtype))
+    partial = _prod_grad(
+        ctx, A.ones(_reduced_shape(c.shapes[0], c.dim, True), dtype=c.self.dtype, device=c.self.device)
+    )
     return _sum_back(partial * t, c.dim, c.keepdim)
 
 
@@ -719,7 +723,7 @@ def select_backward(g, dim, indices, shape, keepdim):
         return g
     if not keepdim:
         g, indices = A.unsqueeze(g, dim), A.unsqueeze(indices, dim)
-    return from_rule("scatter", A.zeros(shape, dtype=g.dtype), indices, g, dim=dim)
+    return from_rule("scatter", A.zeros(shape, dtype=g.dtype, device=g.device), indices, g, dim=dim)
 
 
 def select_jvp(t, dim, indices, keepdim):

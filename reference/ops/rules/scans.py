@@ -109,9 +109,9 @@ def _leave_one_out(x, dim):
     n = y.shape[-1]
     from reference.autograd.tensor import _make
 
-    eye = _make(np.eye(n, dtype=bool))
+    eye = _make(namespace_of(x._data).eye(n, dtype=bool))
     rows = A.expand(A.unsqueeze(y, -2), tuple(y.shape[:-1]) + (n, n))
-    return cumprod_tensor(A.where(eye, A.ones((), dtype=x.dtype), rows), rows.ndim - 1), n
+    return cumprod_tensor(A.where(eye, A.ones((), dtype=x.dtype, device=x.device), rows), rows.ndim - 1), n
 
 
 def _movedim(t, src, dst):
@@ -131,9 +131,9 @@ def _cumprod_grad(c, g):
     from reference.autograd.tensor import _make
 
     table, n = _leave_one_out(x, dim)  # (..., k, j)
-    upper = _make(np.triu(np.ones((n, n), dtype=bool)))  # j >= k
+    upper = _make(namespace_of(g._data).triu(namespace_of(g._data).ones((n, n), dtype=bool)))  # j >= k
     gj = A.unsqueeze(_movedim(g, dim, -1), -2)  # (..., 1, j)
-    out = A.sum(A.where(upper, table * gj, A.zeros((), dtype=g.dtype)), -1)  # (..., k)
+    out = A.sum(A.where(upper, table * gj, A.zeros((), dtype=g.dtype, device=g.device)), -1)  # (..., k)
     return _movedim(out, -1, dim)
 
 
@@ -147,11 +147,13 @@ def _cumprod_jvp(c, t):
 
     y, ty = _movedim(x, dim, -1), _movedim(t, dim, -1)
     n = y.shape[-1]
-    eye = _make(np.eye(n, dtype=bool))
+    eye = _make(namespace_of(x._data).eye(n, dtype=bool))
     full = tuple(y.shape[:-1]) + (n, n)
     rows = A.where(eye, A.expand(A.unsqueeze(ty, -2), full), A.expand(A.unsqueeze(y, -2), full))
-    upper = _make(np.triu(np.ones((n, n), dtype=bool)))  # row k contributes to j >= k only
-    terms = A.where(upper, cumprod_tensor(rows, rows.ndim - 1), A.zeros((), dtype=x.dtype))
+    upper = _make(
+        namespace_of(x._data).triu(namespace_of(x._data).ones((n, n), dtype=bool))
+    )  # row k contributes to j >= k only
+    terms = A.where(upper, cumprod_tensor(rows, rows.ndim - 1), A.zeros((), dtype=x.dtype, device=x.device))
     return _movedim(A.sum(terms, -2), -1, dim)
 
 
@@ -199,7 +201,13 @@ def _cum_extreme_grad(c, g):
 
     if len(c.shapes[0]) == 0:
         return g[1]
-    return from_rule("scatter_add_dim", A.zeros(c.shapes[0], dtype=g[1].dtype), c.result, g[1], dim=c.dim)
+    return from_rule(
+        "scatter_add_dim",
+        A.zeros(c.shapes[0], dtype=g[1].dtype, device=g[1].device),
+        c.result,
+        g[1],
+        dim=c.dim,
+    )
 
 
 def _cum_extreme_jvp(c, ts):

@@ -10,6 +10,7 @@ import numpy as np
 from reference import errors
 from reference.autograd.batching import view_rule
 from reference.autograd.dispatch import apply
+from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.batch_rules import (
@@ -185,7 +186,7 @@ rule(
     "reshape_copy",
     "UnsafeViewBackward0",
     ("self",),
-    forward=lambda a, shape: np.array(a, copy=True).reshape(shape),
+    forward=lambda a, shape: a.copy().reshape(shape),
     grads=(lambda c, g: A.reshape(g, c.shapes[0]),),
     jvp=AUTO_LINEAR,
     batch=_reshape_copy_batch,
@@ -208,7 +209,7 @@ rule(
     "cat",
     "CatBackward0",
     ("tensors",),
-    forward=lambda *xs, dim: np.concatenate(xs, axis=dim),
+    forward=lambda *xs, dim: namespace_of(*xs).concatenate(xs, axis=dim),
     vjp=_cat_grads,
     jvp=AUTO_LINEAR,
     batch=BATCH_DIM,
@@ -218,7 +219,7 @@ rule(
     "stack",
     "StackBackward0",
     ("tensors",),
-    forward=lambda *xs, dim: np.stack(xs, axis=dim),
+    forward=lambda *xs, dim: namespace_of(*xs).stack(xs, axis=dim),
     vjp=lambda c, g: [A.select(g, c.dim, i) if need else None for i, need in enumerate(c.needs)],
     jvp=AUTO_LINEAR,
     batch=BATCH_DIM,

@@ -24,7 +24,7 @@ def _call(name, *inputs, **params):
 
 
 def _zeros(g, shape):
-    return A.zeros(tuple(shape), dtype=g.dtype)
+    return A.zeros(tuple(shape), dtype=g.dtype, device=g.device)
 
 
 def _shift_dims(*names):
