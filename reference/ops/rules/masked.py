@@ -144,7 +144,7 @@ def _vjp(c, g):
     if reduce == "sum":
         return g_e
     if reduce == "mean":
-        n = A.tensor(_lengths(c.offsets, c.axis), dtype=x.dtype)
+        n = A.tensor(_lengths(c.offsets, c.axis), dtype=x.dtype, device=x.device)
         n_e = _spread(c, _inner_expand(n, tuple(g.shape), c.axis))
         return g_e / A.where(_in_segment(c), n_e, 1.0)
     out_e = _spread(c, c.result)
@@ -192,11 +192,11 @@ def _segment_steps(x, reduce, offsets, axis, initial):
             init = _IDENTITY[reduce] if initial is None else initial
             if seg.shape[0] == 0:
                 empty = math.nan if reduce == "mean" and initial is None else init
-                v = A.full(tuple(seg.shape[1:]), empty, dtype=x.dtype)
+                v = A.full(tuple(seg.shape[1:]), empty, dtype=x.dtype, device=x.device)
             elif reduce == "max":
-                v = A.maximum(A.amax(seg, 0), A.full((), init, dtype=x.dtype))
+                v = A.maximum(A.amax(seg, 0), A.full((), init, dtype=x.dtype, device=x.device))
             elif reduce == "min":
-                v = A.minimum(A.amin(seg, 0), A.full((), init, dtype=x.dtype))
+                v = A.minimum(A.amin(seg, 0), A.full((), init, dtype=x.dtype, device=x.device))
             elif reduce == "prod":
                 v = _prod_chain(seg) * init
             else:
