@@ -144,7 +144,9 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
         if check is not None:
             check()
         return _result(
-            rule, inputs, rule.forward(*one_device([t._data if t is not None else None for t in inputs]), **params)
+            rule,
+            inputs,
+            rule.forward(*one_device([t._data if t is not None else None for t in inputs]), **params),
         )
     vmap_at = None
     if forward_ad._visible[0]:  # a transform is active: the innermost level holding an input runs it

@@ -251,7 +251,9 @@ def strided_array(arr, strides):
     byte_strides = tuple(s * item for s in strides)
     n = arr.size
     xp = namespace_of(arr)  # NumPy, CuPy or the strict test namespace: the data's own
-    if arr.strides == byte_strides and getattr(arr.flags, "writeable", True) and arr.base is None:  # (CuPy: no flag)
+    if (
+        arr.strides == byte_strides and getattr(arr.flags, "writeable", True) and arr.base is None
+    ):  # (CuPy: no flag)
         storage = xp.lib.stride_tricks.as_strided(arr, shape=(n,), strides=(item,))
         return arr, storage
     storage = xp.empty(n, dtype=arr.dtype)

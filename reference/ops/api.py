@@ -631,7 +631,9 @@ def _compare(ufunc):
             b = namespace_of(a).asarray(other, dtype=result_type(input, other))
             a = a.astype(b.dtype, copy=False)
         a, b = one_device([a, b])
-        return _layout.result(_layout.ITERATOR, (input, other), getattr(namespace_of(a, b), ufunc.__name__)(a, b))
+        return _layout.result(
+            _layout.ITERATOR, (input, other), getattr(namespace_of(a, b), ufunc.__name__)(a, b)
+        )
 
     compare.__name__ = ufunc.__name__
     return compare
@@ -659,7 +661,9 @@ def logical_and(input, other):
     out = _batched_plain(logical_and, (input, other))
     if out is not None:
         return out
-    res = _xp(input).logical_and(*one_device([input._data, other._data if isinstance(other, Tensor) else other]))
+    res = _xp(input).logical_and(
+        *one_device([input._data, other._data if isinstance(other, Tensor) else other])
+    )
     return _layout.result(_layout.ITERATOR, (input, other), res)
 
 
@@ -667,7 +671,9 @@ def logical_or(input, other):
     out = _batched_plain(logical_or, (input, other))
     if out is not None:
         return out
-    res = _xp(input).logical_or(*one_device([input._data, other._data if isinstance(other, Tensor) else other]))
+    res = _xp(input).logical_or(
+        *one_device([input._data, other._data if isinstance(other, Tensor) else other])
+    )
     return _layout.result(_layout.ITERATOR, (input, other), res)
 
 

@@ -95,7 +95,9 @@ def _to_ref(x):
 
 def _call(lib, conv, args, kwargs):
     try:
-        return lib.linalg.matrix_rank(*[conv(a) for a in args], **{k: conv(v) for k, v in kwargs.items()}), None
+        return lib.linalg.matrix_rank(
+            *[conv(a) for a in args], **{k: conv(v) for k, v in kwargs.items()}
+        ), None
     except Exception as e:  # noqa: BLE001 - compared with torch's
         return None, e
 

@@ -285,7 +285,9 @@ def _matrix_rank_args(args, kwargs):
     (keyword arguments listed in reverse order, as PyTorch's parser prints them)."""
 
     def bad():
-        got = [_py_typename(a) for a in args] + [f"{k}={_py_typename(v)}" for k, v in reversed(kwargs.items())]
+        got = [_py_typename(a) for a in args] + [
+            f"{k}={_py_typename(v)}" for k, v in reversed(kwargs.items())
+        ]
         text = ", ".join(got) + (", " if not args else "")
         raise TypeError(
             f"linalg_matrix_rank() received an invalid combination of arguments - got ({text}), "
@@ -417,7 +419,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     _floating(A, what)
     if dtype is not None:
         A = A_to(A, dtype)
-    if ord == "nuc" or (not isinstance(ord, str) and abs(ord) == 2):  # svd: no low precision (fro and the 1/inf norms are sums)
+    if ord == "nuc" or (
+        not isinstance(ord, str) and abs(ord) == 2
+    ):  # svd: no low precision (fro and the 1/inf norms are sums)
         no_low_precision(A, what)
     if ord == "fro":
         return _vector_norm(A, 2, (d0, d1), keepdim)

@@ -46,7 +46,9 @@ def _may_require_grad(x):
 
 def _eig(A, what):
     kind = A.dtype.kind
-    if kind not in "fc" and str(A.dtype) not in _KERNEL_NAMES:  # bfloat16 (ml_dtypes) has kind "V"  # PyTorch asks for the complex counterpart of the dtype first
+    if (
+        kind not in "fc" and str(A.dtype) not in _KERNEL_NAMES
+    ):  # bfloat16 (ml_dtypes) has kind "V"  # PyTorch asks for the complex counterpart of the dtype first
         raise RuntimeError(f"Unknown Complex ScalarType for {_TORCH_NAMES.get(str(A.dtype), str(A.dtype))}")
     if A.ndim < 2:
         raise RuntimeError(f"{what}: The input tensor A must have at least 2 dimensions.")
