@@ -325,3 +325,31 @@ def test_the_runner_extends_the_deadline_by_the_announced_allowance(monkeypatch)
     monkeypatch.setattr(worker, "_receive", receive)
     assert worker.receive(120.0) == {"status": "ok"}
     assert deadlines[1] == pytest.approx(now + 420.0)
+
+
+# ---- an op record's vmap checks compile the whole transform ---------------------------------------
+@pytest.mark.parametrize("check", ["vmap", pytest.param("vmap_vjp", marks=pytest.mark.slow)])
+def test_torch_compile_record_vmap_compiles_the_whole_transform(check):
+    """A compiled function called inside ``torch.func.vmap`` runs eager (Dynamo does not compile
+    under an outer functorch transform), so the record's vmap checks compile the whole
+    ``torch.func.vmap``: the backend sees a graph, and the answer passes."""
+    pytest.importorskip("torch")
+    from conformance.adapters.torch_adapter import TorchAotEagerAdapter
+    from conformance.ops.judge import run_in_process
+    from conformance.strategies import draw_examples, record_cases
+
+    graphs = []
+
+    class Counting(TorchAotEagerAdapter):
+        def _compile(self, fn):
+            def backend(gm, inputs):
+                graphs.append(gm)
+                return gm.forward
+
+            return self.torch.compile(fn, backend=backend, dynamic=False)
+
+    adapter = Counting()
+    case = draw_examples(record_cases("silu", ("float64",), (check,)), 1)[0]
+    result = run_in_process(adapter, case, check, adapter.setup())
+    assert result["verdict"] == "pass", result
+    assert graphs, "the vmap check ran eager: nothing was compiled"
