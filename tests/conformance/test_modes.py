@@ -353,3 +353,42 @@ def test_torch_compile_record_vmap_compiles_the_whole_transform(check):
     result = run_in_process(adapter, case, check, adapter.setup())
     assert result["verdict"] == "pass", result
     assert graphs, "the vmap check ran eager: nothing was compiled"
+
+
+# ---- tensorflow:xla: an op XLA has no kernel for is unsupported, with the op named -----------------
+_TF2XLA = (
+    "Detected unsupported operations when trying to compile graph __inference_f_23[_XlaMustCompile=true] "
+    "on XLA_CPU_JIT: MaxPoolGradGrad (No registered 'MaxPoolGradGrad' OpKernel for XLA_CPU_JIT devices "
+    "compatible with node {{node gradient_tape/MaxPoolGradGrad}}\n\t (OpKernel was found, but attributes "
+    'didn\'t match) Requested Attributes: T=DT_DOUBLE, data_format="NHWC"){{node MaxPoolGradGrad}}, '
+    "MatrixDeterminant (No registered 'MatrixDeterminant' OpKernel for XLA_CPU_JIT devices compatible with "
+    "node {{node MatrixDeterminant}}){{node MatrixDeterminant}}\n\ttf2xla conversion failed while converting"
+)
+
+
+def test_xla_missing_kernels_names_the_ops_and_the_dtype():
+    from conformance.adapters.tf_adapter import xla_missing_kernels
+
+    reason = xla_missing_kernels(_TF2XLA)
+    assert reason.startswith("XLA has no XLA_CPU_JIT kernel for MatrixDeterminant, MaxPoolGradGrad in double")
+    # a conversion failure that is not a missing kernel stays an error (a departure to judge)
+    assert (
+        xla_missing_kernels("Slice dim size 1 greater than dynamic slice dimension: 0. [[{{node Svd}}]]")
+        is None
+    )
+    assert xla_missing_kernels("Detected unsupported operations when trying to compile graph g") is None
+
+
+@pytest.mark.slow
+def test_tensorflow_xla_reports_an_op_without_an_xla_kernel_unsupported():
+    pytest.importorskip("tensorflow")
+    from conformance.adapters.tf_adapter import TensorFlowXlaAdapter
+    from conformance.ops.judge import run_in_process
+    from conformance.strategies import draw_examples, record_cases
+
+    adapter = TensorFlowXlaAdapter()
+    settings = adapter.setup()
+    case = draw_examples(record_cases("linalg_det", ("float64",), ("forward",)), 1)[0]
+    result = run_in_process(adapter, case, "forward", settings)
+    assert result["verdict"] == "unsupported", result
+    assert "XLA has no XLA_CPU_JIT kernel for MatrixDeterminant" in result["reason"]
