@@ -392,3 +392,25 @@ def test_tensorflow_xla_reports_an_op_without_an_xla_kernel_unsupported():
     result = run_in_process(adapter, case, "forward", settings)
     assert result["verdict"] == "unsupported", result
     assert "XLA has no XLA_CPU_JIT kernel for MatrixDeterminant" in result["reason"]
+
+
+def test_an_unsupported_reason_raised_inside_a_traced_tf_function_is_the_message_alone():
+    """TF re-raises an exception from a traced function (a vectorized_map body) with its traceback
+    around the message; the result's reason is the adapter's reason alone."""
+    from conformance.functional import Unsupported
+    from conformance.worker import handle, unsupported_reason
+
+    wrapped = Unsupported(
+        'in user code:\n\n    File "conformance/ops/_run.py", line 392, in per_sample\n        return fn(tf, *xs)\n'
+        '    File "conformance/ops/pooling.py", line 65, in _tf_max_pool3d\n        raise Unsupported("...")\n\n'
+        "    Unsupported: tf.nn.max_pool3d has no float64 kernel\n"
+    )
+    assert unsupported_reason(wrapped) == "tf.nn.max_pool3d has no float64 kernel"
+    assert unsupported_reason(Unsupported("plain reason")) == "plain reason"
+
+    class Traced(_FakeCompiler):
+        def forward(self, case, a):
+            raise wrapped
+
+    reply = handle(Traced(), {"case": _case(0, checks=("forward",)).to_dict(), "check": "forward"})
+    assert reply == {"status": "unsupported", "reason": "tf.nn.max_pool3d has no float64 kernel"}
