@@ -49,6 +49,16 @@ def read_frame(fd: int):
     return None if body is None else pickle.loads(body)
 
 
+def unsupported_reason(exc) -> str:
+    """An adapter's ``Unsupported`` reason. Raised inside a function TensorFlow traces (a
+    ``tf.vectorized_map`` body, a ``tf.function``), TF re-raises it with its traceback around the
+    message ("in user code: File ... Unsupported: <reason>"): the reason is the message alone."""
+    text = str(exc)
+    if text.lstrip().startswith("in user code:") and "Unsupported: " in text:
+        return text.rsplit("Unsupported: ", 1)[1].strip()
+    return text
+
+
 def handle(adapter, message: dict) -> dict:
     from conformance.case import Case, arrays_for, case_data
 
@@ -78,7 +88,7 @@ def handle(adapter, message: dict) -> dict:
         outputs = adapter.run(case, check, data)
     except Exception as exc:  # the framework rejected the input (compared with the reference)
         if type(exc).__name__ == "Unsupported" and type(exc).__module__ == "conformance.functional":
-            return {"status": "unsupported", "reason": str(exc)}  # found while functionalising a program
+            return {"status": "unsupported", "reason": unsupported_reason(exc)}
         where = {}
         if isinstance(exc, ProgramError):  # a program that raised: its type, message and line
             where = {"line": exc.line, "text": exc.text}

@@ -462,3 +462,39 @@ class TensorFlowXlaAdapter(TensorFlowFunctionAdapter):
     mode = "xla"
     jit_compile = True
     compile_allowance = 180.0
+
+    def run(self, case, check, a):
+        """As ``tensorflow:function``; an op XLA has no kernel for (tf2xla's "Detected unsupported
+        operations ...: No registered 'MatrixDeterminant' OpKernel for XLA_CPU_JIT devices") cannot
+        be compiled at all, so the check is ``unsupported`` with the ops XLA lacks named, as eager
+        TensorFlow's missing dtype kernels are. Any other compile or run error stays an error."""
+        try:
+            return super().run(case, check, a)
+        except self.tf.errors.InvalidArgumentError as exc:
+            reason = xla_missing_kernels(str(exc))
+            if reason is None:
+                raise
+            from conformance.functional import Unsupported
+
+            raise Unsupported(f"{self.name}: {reason}") from None
+
+
+def xla_missing_kernels(message: str) -> str | None:
+    """The reason of a tf2xla refusal to compile an op it has no XLA kernel for (None otherwise):
+    the op names and whether a kernel exists for other attributes (e.g. another dtype)."""
+    import re
+
+    if "Detected unsupported operations" not in message:
+        return None
+    parts = re.split(r"No registered '(\w+)' OpKernel for (\w+) devices", message)
+    if len(parts) < 4:
+        return None
+    ops = []
+    for op, after in zip(parts[1::3], parts[3::3]):
+        wanted = re.search(r"attributes didn't match\) Requested Attributes: T=DT_(\w+)", after)
+        ops.append(f"{op} in {wanted.group(1).lower()} (only other types have one)" if wanted else op)
+    device = parts[2]
+    return (
+        f"XLA has no {device} kernel for {', '.join(sorted(set(ops)))}: tf.function(jit_compile=True) refuses to "
+        "compile the check (tf2xla: Detected unsupported operations)"
+    )

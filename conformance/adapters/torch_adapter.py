@@ -349,12 +349,26 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
 
     def run_record(self, case, check, a):
         """The record's function under torch.compile (autograd through its compiled backward);
-        the jvp check compiles the whole ``torch.func.jvp``."""
-        from conformance.ops import RECORDS, op_params
-        from conformance.ops._run import run_torch
+        the jvp, vmap and vmap_vjp checks compile the whole ``torch.func`` transform (a compiled
+        function called inside ``torch.func.vmap`` runs eager: Dynamo does not compile under an
+        outer functorch transform)."""
+        from conformance.ops import RECORDS, check_arrays, op_params
+        from conformance.ops._run import _refuse, _run_torch, run_torch
 
         torch, fn = self.torch, self.spelling(RECORDS[case.op])
         params = op_params(case)
+        # the spelling's own refusals (the compiled wrappers below carry none)
+        _refuse(fn, case, check, "torch")
+        if check in ("vmap", "vmap_vjp"):  # the whole torch.func.vmap compiled; inputs are arguments
+            dtype = getattr(torch, case.dtype)
+            tensors = {k: torch.tensor(a[k], dtype=dtype, device=self.dev) for k in check_arrays(case, check)}
+
+            def make():
+                return self._compile(
+                    lambda ts: _run_torch(torch, case, check, ts, fn, lambda x, grad=False: x)
+                )
+
+            return self._compiled(case, check, make, lambda c: {k: _dense(v) for k, v in c(tensors).items()})
         if check == "jvp":  # the whole torch.func.jvp compiled (see run)
             rec = RECORDS[case.op]
             dtype = getattr(torch, case.dtype)

@@ -155,7 +155,9 @@ def run_in_process(adapter, case, check, settings=None) -> dict:
             out = adapter.run(case, check, data)
     except Exception as exc:
         if type(exc).__name__ == "Unsupported":
-            return {"verdict": "unsupported", "reason": str(exc)}
+            from conformance.worker import unsupported_reason
+
+            return {"verdict": "unsupported", "reason": unsupported_reason(exc)}
         return {"verdict": "error_mismatch", "reason": f"{adapter.name} raised {type(exc).__name__}: {exc}"}
     out = {k: None if v is None else np.asarray(_numpy(v), dtype=np.float64) for k, v in out.items()}
     return record_verdict(

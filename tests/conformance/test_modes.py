@@ -325,3 +325,92 @@ def test_the_runner_extends_the_deadline_by_the_announced_allowance(monkeypatch)
     monkeypatch.setattr(worker, "_receive", receive)
     assert worker.receive(120.0) == {"status": "ok"}
     assert deadlines[1] == pytest.approx(now + 420.0)
+
+
+# ---- an op record's vmap checks compile the whole transform ---------------------------------------
+@pytest.mark.parametrize("check", ["vmap", pytest.param("vmap_vjp", marks=pytest.mark.slow)])
+def test_torch_compile_record_vmap_compiles_the_whole_transform(check):
+    """A compiled function called inside ``torch.func.vmap`` runs eager (Dynamo does not compile
+    under an outer functorch transform), so the record's vmap checks compile the whole
+    ``torch.func.vmap``: the backend sees a graph, and the answer passes."""
+    pytest.importorskip("torch")
+    from conformance.adapters.torch_adapter import TorchAotEagerAdapter
+    from conformance.ops.judge import run_in_process
+    from conformance.strategies import draw_examples, record_cases
+
+    graphs = []
+
+    class Counting(TorchAotEagerAdapter):
+        def _compile(self, fn):
+            def backend(gm, inputs):
+                graphs.append(gm)
+                return gm.forward
+
+            return self.torch.compile(fn, backend=backend, dynamic=False)
+
+    adapter = Counting()
+    case = draw_examples(record_cases("silu", ("float64",), (check,)), 1)[0]
+    result = run_in_process(adapter, case, check, adapter.setup())
+    assert result["verdict"] == "pass", result
+    assert graphs, "the vmap check ran eager: nothing was compiled"
+
+
+# ---- tensorflow:xla: an op XLA has no kernel for is unsupported, with the op named -----------------
+_TF2XLA = (
+    "Detected unsupported operations when trying to compile graph __inference_f_23[_XlaMustCompile=true] "
+    "on XLA_CPU_JIT: MaxPoolGradGrad (No registered 'MaxPoolGradGrad' OpKernel for XLA_CPU_JIT devices "
+    "compatible with node {{node gradient_tape/MaxPoolGradGrad}}\n\t (OpKernel was found, but attributes "
+    'didn\'t match) Requested Attributes: T=DT_DOUBLE, data_format="NHWC"){{node MaxPoolGradGrad}}, '
+    "MatrixDeterminant (No registered 'MatrixDeterminant' OpKernel for XLA_CPU_JIT devices compatible with "
+    "node {{node MatrixDeterminant}}){{node MatrixDeterminant}}\n\ttf2xla conversion failed while converting"
+)
+
+
+def test_xla_missing_kernels_names_the_ops_and_the_dtype():
+    from conformance.adapters.tf_adapter import xla_missing_kernels
+
+    reason = xla_missing_kernels(_TF2XLA)
+    assert reason.startswith("XLA has no XLA_CPU_JIT kernel for MatrixDeterminant, MaxPoolGradGrad in double")
+    # a conversion failure that is not a missing kernel stays an error (a departure to judge)
+    assert (
+        xla_missing_kernels("Slice dim size 1 greater than dynamic slice dimension: 0. [[{{node Svd}}]]")
+        is None
+    )
+    assert xla_missing_kernels("Detected unsupported operations when trying to compile graph g") is None
+
+
+@pytest.mark.slow
+def test_tensorflow_xla_reports_an_op_without_an_xla_kernel_unsupported():
+    pytest.importorskip("tensorflow")
+    from conformance.adapters.tf_adapter import TensorFlowXlaAdapter
+    from conformance.ops.judge import run_in_process
+    from conformance.strategies import draw_examples, record_cases
+
+    adapter = TensorFlowXlaAdapter()
+    settings = adapter.setup()
+    case = draw_examples(record_cases("linalg_det", ("float64",), ("forward",)), 1)[0]
+    result = run_in_process(adapter, case, "forward", settings)
+    assert result["verdict"] == "unsupported", result
+    assert "XLA has no XLA_CPU_JIT kernel for MatrixDeterminant" in result["reason"]
+
+
+def test_an_unsupported_reason_raised_inside_a_traced_tf_function_is_the_message_alone():
+    """TF re-raises an exception from a traced function (a vectorized_map body) with its traceback
+    around the message; the result's reason is the adapter's reason alone."""
+    from conformance.functional import Unsupported
+    from conformance.worker import handle, unsupported_reason
+
+    wrapped = Unsupported(
+        'in user code:\n\n    File "conformance/ops/_run.py", line 392, in per_sample\n        return fn(tf, *xs)\n'
+        '    File "conformance/ops/pooling.py", line 65, in _tf_max_pool3d\n        raise Unsupported("...")\n\n'
+        "    Unsupported: tf.nn.max_pool3d has no float64 kernel\n"
+    )
+    assert unsupported_reason(wrapped) == "tf.nn.max_pool3d has no float64 kernel"
+    assert unsupported_reason(Unsupported("plain reason")) == "plain reason"
+
+    class Traced(_FakeCompiler):
+        def forward(self, case, a):
+            raise wrapped
+
+    reply = handle(Traced(), {"case": _case(0, checks=("forward",)).to_dict(), "check": "forward"})
+    assert reply == {"status": "unsupported", "reason": "tf.nn.max_pool3d has no float64 kernel"}
