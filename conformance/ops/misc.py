@@ -79,3 +79,47 @@ record(
     tf="TensorFlow has no frexp",
     note="the mantissa (the exponent is an integer output with no gradient)",
 )
+
+
+@st.composite
+def _pool_backward(draw):
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    h, w = 2 * draw(st.integers(1, 4)), 2 * draw(st.integers(1, 4))
+    return {"values": "normal"}, {"input": (n, c, h, w), "gout": (n, c, h // 2, w // 2)}
+
+
+def _torch_pool_backward(T, x, g):
+    _, idx = T.nn.functional.max_pool2d(x, 2, return_indices=True)
+    return T.ops.aten.max_pool2d_with_indices_backward.default(
+        g, x, [2, 2], [2, 2], [0, 0], [1, 1], False, idx
+    )
+
+
+def _jax_pool_backward(J, x, g):
+    import jax
+
+    def pool(v):
+        return jax.lax.reduce_window(v, -J.jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+    return jax.vjp(pool, x)[1](g)[0]
+
+
+def _tf_pool_backward(tf, x, g):
+    xt = tf.transpose(x, (0, 2, 3, 1))
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        y = tf.nn.max_pool2d(xt, 2, 2, "VALID")
+    return tf.transpose(tape.gradient(y, xt, output_gradients=tf.transpose(g, (0, 2, 3, 1))), (0, 3, 1, 2))
+
+
+record(
+    "max_pool2d_with_indices_backward",
+    FAMILY,
+    inputs=("input", "gout"),
+    sample=_pool_backward,
+    fn=_torch_pool_backward,
+    jax=_jax_pool_backward,
+    tf=_tf_pool_backward,
+    note="2x2 windows, stride 2 (disjoint, so each input position receives at most one value); "
+    "values without ties (the frameworks pick different maxima among ties)",
+)

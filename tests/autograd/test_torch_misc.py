@@ -102,3 +102,26 @@ ERRORS = [
 @pytest.mark.parametrize("name,prog,arrays", ERRORS, ids=[e[0] for e in ERRORS])
 def test_errors_match_torch(name, prog, arrays):
     same_error(prog, arrays)
+
+
+P = R.standard_normal((2, 2, 5, 4))
+GP = R.standard_normal((2, 2, 2, 2))
+
+
+def _pool_bwd(F, x, g):
+    _, idx = F.nn.functional.max_pool2d(x, 2, return_indices=True)
+    return F.ops.aten.max_pool2d_with_indices_backward.default(
+        g, x, [2, 2], [2, 2], [0, 0], [1, 1], False, idx
+    )
+
+
+def test_max_pool2d_with_indices_backward_agrees():
+    agree(lambda F, x, g: _pool_bwd(F, x, g) * x, [P, GP], order=2, label="max_pool2d_with_indices_backward")
+
+
+def test_max_pool2d_with_indices_backward_node():
+    names = []
+    for F in (torch, T):
+        x = F.tensor(P, dtype=F.float64, requires_grad=True)
+        names.append(_pool_bwd(F, x, F.tensor(GP, dtype=F.float64, requires_grad=True)).grad_fn.name())
+    assert names[0] == names[1]

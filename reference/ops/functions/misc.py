@@ -153,3 +153,8 @@ METHODS = {
     "renorm": renorm,
     "renorm_": renorm_,
 }
+
+
+# ``reference.ops.aten`` (``torch.ops.aten.<op>.default``): imported here so that the attribute
+# exists on ``reference.ops`` once the function families are loaded
+import reference.ops.aten  # noqa: E402, F401

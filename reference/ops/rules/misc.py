@@ -12,7 +12,7 @@ from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.rule import AUTO_LINEAR, BATCH_ELEMENTWISE
-from reference.ops.rules.registry import rule
+from reference.ops.rules.registry import RULES, rule
 
 
 def _full_like(a, value):
@@ -108,4 +108,58 @@ rule(
     jvp=lambda c, ts: (ts[0] / A.pow(2.0, c.result[1]), None),
     batch=_frexp_batch,
     error=errors.EXACT,  # a power-of-two scaling: exact (IEEE 754 frexp), no rounding
+)
+
+
+# ---- max_pool2d_with_indices_backward (aten) --------------------------------------------------------
+
+
+def _max_pool_scatter_forward(grad_output, self, indices):
+    """grad_input: each plane's grad_output added at its flat (H*W) argmax ``indices``."""
+    xp = namespace_of(grad_output)
+    hw = self.shape[-1] * self.shape[-2]
+    planes = 1
+    for n in self.shape[:-2]:
+        planes *= n
+    if planes * hw == 0:
+        return xp.zeros(self.shape, dtype=self.dtype)
+    flat_idx = xp.reshape(indices, (planes, -1)) + xp.reshape(
+        xp.arange(planes, dtype=indices.dtype) * hw, (planes, 1)
+    )
+    out = xp.bincount(
+        xp.reshape(flat_idx, (-1,)), weights=xp.reshape(grad_output, (-1,)), minlength=planes * hw
+    )
+    return xp.reshape(out.astype(self.dtype, copy=False), self.shape)
+
+
+def _max_pool_gather(c, g):
+    """derivatives.yaml max_pool_double_backward: the gradient at each window's argmax."""
+    import reference as T
+
+    idx = c.indices
+    flat = A.reshape(g, tuple(g.shape[:-2]) + (-1,))
+    return A.reshape(T.gather(flat, -1, A.reshape(idx, tuple(idx.shape[:-2]) + (-1,))), tuple(idx.shape))
+
+
+def _max_pool_scatter_batch(b, params):
+    g, x, idx = b.expanded(0), b.expanded(1), b.expanded(2)
+    return apply(b.rule, (g, x, idx), params), 0
+
+
+rule(
+    "max_pool2d_with_indices_backward",
+    "MaxPool2DWithIndicesBackwardBackward0",
+    ("grad_output", "self", "indices"),
+    forward=_max_pool_scatter_forward,
+    # derivatives.yaml: grad_output: max_pool_double_backward(grad, indices, 2); self: zeros_like
+    grads=(_max_pool_gather, lambda c, g: A.zeros_like(g), None),
+    saves={"indices": (0,)},
+    # linear in grad_output (the op itself on its tangent); self only gives the shape
+    jvp=(
+        lambda c, t: apply(RULES["max_pool2d_with_indices_backward"], (t, c.self, c.indices), {}),
+        lambda c, t: A.zeros_like(t),
+        None,
+    ),
+    batch=_max_pool_scatter_batch,
+    error=errors.products(),  # a sum of the grad_output values each input position receives
 )

@@ -14,3 +14,15 @@ RECORDS = {
     ],
     "frexp": [("mantissa", lambda a: T.frexp(a * 3.0).mantissa * a, [(4,)], "f")],
 }
+
+
+def _pool_backward(x, g):
+    out, idx = T.nn.functional.max_pool2d(x, 2, return_indices=True)
+    return T.ops.aten.max_pool2d_with_indices_backward.default(
+        g, x, [2, 2], [2, 2], [0, 0], [1, 1], False, idx
+    )
+
+
+RECORDS["max_pool2d_with_indices_backward"] = [
+    ("scatter", lambda x, g: _pool_backward(x, g) * _pool_backward(x, g), [(1, 2, 4, 4), (1, 2, 2, 2)], "fa"),
+]
