@@ -64,3 +64,68 @@ def test_cumprod_second_derivative_bound_covers_the_general_formula_on_a_one_ele
     # the residue the campaign saw on TensorFlow, reproduced op by op
     x64, g64, gg64 = np.float64(3.0), np.float64(1.3), np.float64(0.9)
     assert (x64 * ((gg64 / x64) * g64)) / x64 + gg64 * ((-(x64 * g64)) / x64 / x64) == -(2.0**-54)
+
+
+def _abs_vjp_case():
+    from conformance.case import Case
+
+    return Case.from_dict(
+        {
+            "op": "abs",
+            "params": {"values": "tiny"},
+            "shapes": {"input": [3, 2, 4]},
+            "dtype": "float32",
+            "seed": 4327,
+            "checks": ["vjp"],
+        }
+    )
+
+
+def test_flushing_framework_is_judged_against_either_reading_of_subnormal_inputs():
+    # JAX's abs gradient at a positive subnormal float32 is g·sign(x) (its comparison reads the
+    # value as given), where the reference read with denormals-are-zero says sgn(0)·g = 0: under
+    # flush-to-zero both readings are legitimate, element by element; a wrong derivative is not
+    import numpy as np
+
+    from conformance.case import case_data
+    from conformance.ops.judge import record_verdict
+
+    case = _abs_vjp_case()
+    data = case_data(case)
+    x, g = np.asarray(data["input"]), np.asarray(data["grad_output"])
+    sub = (x != 0) & (np.abs(x) < 2.0**-126)
+    assert sub.any()  # the case reaches subnormal inputs
+    settings = {"flush_denormal": True}
+    plain = {"grad_input": g * np.sign(x)}
+    flushed = {"grad_input": np.where(sub, 0.0, g * np.sign(x))}
+    for outputs in (plain, flushed):
+        rec = record_verdict(case, "vjp", "jax", outputs, settings)
+        assert rec["verdict"] == "pass", rec.get("reason")
+        assert rec["bound"]["denormal_readings"]["flushed_inputs"] is True
+    assert record_verdict(case, "vjp", "jax", plain, settings)["bound"]["denormal_readings"][
+        "elements_judged_unflushed"
+    ] == int(sub.sum())
+    # planted: a wrong derivative at the subnormal elements only (twice the sign) is caught
+    wrong = {"grad_input": np.where(sub, 2 * g * np.sign(x), g * np.sign(x))}
+    assert record_verdict(case, "vjp", "jax", wrong, settings)["verdict"] == "fail"
+    # a framework that does not flush is judged by the plain reading alone
+    assert record_verdict(case, "vjp", "torch", flushed, {})["verdict"] == "fail"
+    assert record_verdict(case, "vjp", "torch", plain, {})["verdict"] == "pass"
+
+
+def test_maximum_minimum_jvp_at_nan_is_pytorchs():
+    # torch.func.jvp(torch.maximum, (nan, 1), (10, 1)) is 1: PyTorch's formula other_t + where(self ==
+    # other, 0.5, self > other)·(self_t − other_t) gives other's tangent where nothing compares; the
+    # reference gave 0 (found as a torch jvp `fail` on maximum(nan, nan) in float16, campaign seed 1)
+    import reference as T
+
+    nan = float("nan")
+    for f in (T.maximum, T.minimum):
+        for a, b, want in [(nan, 1.0, 1.0), (1.0, nan, 1.0), (nan, nan, 1.0), (2.0, 2.0, 5.5)]:
+            x, y = T.tensor(a, dtype=T.float64), T.tensor(b, dtype=T.float64)
+            t = T.func.jvp(f, (x, y), (T.tensor(10.0, dtype=T.float64), T.tensor(1.0, dtype=T.float64)))[1]
+            assert float(t) == want, (f, a, b, float(t))
+    x, y = T.tensor(3.0, dtype=T.float64), T.tensor(1.0, dtype=T.float64)
+    tx, ty = T.tensor(10.0, dtype=T.float64), T.tensor(1.0, dtype=T.float64)
+    assert float(T.func.jvp(T.maximum, (x, y), (tx, ty))[1]) == 10.0
+    assert float(T.func.jvp(T.minimum, (x, y), (tx, ty))[1]) == 1.0

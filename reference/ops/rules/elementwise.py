@@ -440,9 +440,11 @@ rule(
         lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self > c.other, 0.0),
     ),
     saves={"self": (0, 1), "other": (0, 1)},
+    # PyTorch: other_t + where(self == other, 0.5, self > other) * (self_t - other_t): where neither
+    # compares (a NaN operand) the tangent is other's
     jvp=(
         lambda c, t: A.where(c.self > c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
-        lambda c, t: A.where(c.self < c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
+        lambda c, t: A.where(c.self > c.other, 0.0, A.where(c.self == c.other, t / 2, t)),
     ),
     batch=BATCH_ELEMENTWISE,
     error=_SELECT_ERROR,
@@ -457,9 +459,10 @@ rule(
         lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self < c.other, 0.0),
     ),
     saves={"self": (0, 1), "other": (0, 1)},
+    # PyTorch: other_t + where(self == other, 0.5, self < other) * (self_t - other_t)
     jvp=(
         lambda c, t: A.where(c.self < c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
-        lambda c, t: A.where(c.self > c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
+        lambda c, t: A.where(c.self < c.other, 0.0, A.where(c.self == c.other, t / 2, t)),
     ),
     batch=BATCH_ELEMENTWISE,
     error=_SELECT_ERROR,
