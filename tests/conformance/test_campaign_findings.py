@@ -129,3 +129,41 @@ def test_maximum_minimum_jvp_at_nan_is_pytorchs():
     tx, ty = T.tensor(10.0, dtype=T.float64), T.tensor(1.0, dtype=T.float64)
     assert float(T.func.jvp(T.maximum, (x, y), (tx, ty))[1]) == 10.0
     assert float(T.func.jvp(T.minimum, (x, y), (tx, ty))[1]) == 1.0
+
+
+def test_tanh_second_derivative_bound_covers_jaxs_product_form():
+    # JAX differentiates tanh's JVP (g + g·y)·(1 − y) again: g·(1 − y) − (g + g·y), a cancellation
+    # whose float32 residue (~u·|g·gg|) is far above the exact −2·g·y·gg at tiny y; the bound is now
+    # composed along g·(1 + y)·(1 − y), so that residue passes and a wrong second derivative fails
+    import numpy as np
+
+    from conformance.case import Case
+    from conformance.ops._run import reference_expected
+    from conformance.ops.judge import ulp_of
+    from reference.errors import Precision
+
+    f32 = np.float32
+    x, g, gg = f32(3e-30), f32(0.7342), f32(-1.2911)
+    y = np.tanh(x)
+    # under jax.jit XLA contracts g·gg·(1 − y) − gg·(g + g·y) with an FMA, leaving the rounding error
+    # of g·gg: jax.jit of the double VJP at x = 3e-30 (or 0) gives -1.2238388e-08, exactly this
+    jax_like = float(np.float64(g) * np.float64(gg) - np.float64(g * gg))
+    assert jax_like == float(f32(-1.2238388e-08))
+    a = {"input": np.array([x], dtype=np.float64), "grad_output": np.array([g], dtype=np.float64)}
+    a["gg_input"] = np.array([gg], dtype=np.float64)
+    case = Case.from_dict(
+        {
+            "op": "tanh",
+            "params": {"values": "tiny"},
+            "shapes": {"input": [1]},
+            "dtype": "float32",
+            "seed": 0,
+            "checks": ["vjp_vjp"],
+        }
+    )
+    value, bound = reference_expected(case, "vjp_vjp", a, Precision("float32"))[0]["g_input"]
+    limit = bound + ulp_of(value, "float32")
+    assert abs(jax_like) > 1e-9  # the residue is there (PyTorch's −2·g·y·gg is ~6e-30)
+    assert np.all(np.abs(jax_like - value) <= limit)
+    assert np.all(np.abs(-2.0 * g * y * gg - value) <= limit)
+    assert np.all(np.abs(2.0 * g * gg - value) > limit)  # a wrong second derivative (−2·g·gg·y → 2·g·gg)
