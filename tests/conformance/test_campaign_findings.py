@@ -167,3 +167,22 @@ def test_tanh_second_derivative_bound_covers_jaxs_product_form():
     assert np.all(np.abs(jax_like - value) <= limit)
     assert np.all(np.abs(-2.0 * g * y * gg - value) <= limit)
     assert np.all(np.abs(2.0 * g * gg - value) > limit)  # a wrong second derivative (−2·g·gg·y → 2·g·gg)
+
+
+def test_silu_bound_covers_the_flushed_sigmoid_of_x_times_sigmoid():
+    # jax.nn.silu / tf.nn.silu compute x * sigmoid(x); for float32 x ≈ -88 sigmoid(x) is subnormal and
+    # flushed to 0 under FTZ, so they return -0 where PyTorch's x / (1 + exp(-x)) is -5.3e-37 (normal):
+    # the bound is the larger of the two formulas' (composite alternatives), a wrong value still fails
+    import numpy as np
+
+    import reference as T
+    from reference.errors import Precision, bound_of
+
+    x = np.array([-88.0, -2.0, 3.0])
+    (value,), (bound,), _ = bound_of(lambda t: T.nn.functional.silu(t), [x], Precision("float32", flush=True))
+    flushed = np.where(np.abs(1 / (1 + np.exp(-x))) < 2.0**-126, 0.0, x / (1 + np.exp(-x)))
+    assert flushed[0] == 0.0 and value[0] != 0.0
+    assert np.all(np.abs(flushed - value) <= bound)
+    # twice the value is caught where sigmoid is not tiny (at x = -88 the alternative's bound is
+    # |x|·4u absolute: sigmoid's declared absolute error, XLA's 0.5 + 0.5·tanh(x/2) expander)
+    assert np.all(np.abs(2 * value - value)[1:] > bound[1:])
