@@ -317,8 +317,10 @@ def tensor_shapes(draw, min_rank=0, max_rank=3, max_size=1024, min_dim=0):
     dims = []
     for _ in range(rank):
         room = max(max_size // max(1, _prod(dims)), 1)
-        choices = [d for d in EDGE_SIZES if min_dim <= d <= room] or [max(min_dim, 1)]
-        dims.append(draw(st.one_of(st.integers(max(min_dim, 1), min(4, room)), st.sampled_from(choices))))
+        low = max(min_dim, 1)
+        choices = [d for d in EDGE_SIZES if min_dim <= d <= room] or [low]
+        # past the cap (room < min_dim) the smallest allowed dim, as ``choices`` does: min_dim wins
+        dims.append(draw(st.one_of(st.integers(low, max(low, min(4, room))), st.sampled_from(choices))))
     return tuple(dims)
 
 

@@ -192,6 +192,23 @@ ERROR_MODEL_FORMULA = (
 )
 
 
+def element_ratios(obs, value, bound):
+    """|observed − expected| / bound per element (0 where a non-finite reference value is matched
+    exactly or the bound is infinite, inf where a non-finite one is not): > 1 fails."""
+    obs = np.asarray(obs, dtype=np.float64)
+    value = np.asarray(value, dtype=np.float64)
+    bound = np.broadcast_to(np.asarray(bound, dtype=np.float64), value.shape)
+    ref_finite = np.isfinite(value)
+    same_nonfinite = (np.isnan(value) & np.isnan(obs)) | (np.isinf(value) & (obs == value))
+    free = ~np.isfinite(bound) & ref_finite
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        err = np.abs(obs - value)
+        err = np.where(np.isfinite(err), err, np.inf)
+        ratio = np.where(bound > 0, err / np.where(bound > 0, bound, 1.0), np.where(err > 0, np.inf, 0.0))
+    ratio = np.where(free | (~ref_finite & same_nonfinite), 0.0, ratio)
+    return np.where(~ref_finite & ~same_nonfinite, np.inf, ratio)
+
+
 def judge_bounds(observed: dict, expected: dict) -> dict:
     """Judge each element against its own bound: ``expected[name] = (value, bound)``.
 
@@ -217,15 +234,9 @@ def judge_bounds(observed: dict, expected: dict) -> dict:
             continue
         bound = np.broadcast_to(np.asarray(bound, dtype=np.float64), value.shape)
         ref_finite = np.isfinite(value)
-        same_nonfinite = (np.isnan(value) & np.isnan(obs)) | (np.isinf(value) & (obs == value))
         free = ~np.isfinite(bound) & ref_finite
         unjudged += int(free.sum())
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            err = np.abs(obs - value)
-            err = np.where(np.isfinite(err), err, np.inf)
-            ratio = np.where(bound > 0, err / np.where(bound > 0, bound, 1.0), np.where(err > 0, np.inf, 0.0))
-        ratio = np.where(free | (~ref_finite & same_nonfinite), 0.0, ratio)
-        ratio = np.where(~ref_finite & ~same_nonfinite, np.inf, ratio)
+        ratio = element_ratios(obs, value, bound)
         bad = ratio > 1.0
         flat = int(np.argmax(ratio))
         idx = np.unravel_index(flat, obs.shape)

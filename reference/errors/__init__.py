@@ -130,9 +130,12 @@ def derived_bound(bound: Callable, source: str) -> ErrorSpec:
     return ErrorSpec("own_bound", 0.5, source, extra={"bound": bound})
 
 
-def composite(decomposition: Callable, source: str) -> ErrorSpec:
-    """The error of ``decomposition`` (Tensor ops of the table) on the same inputs."""
-    return ErrorSpec("composite", 0.5, source, decomposition=decomposition)
+def composite(decomposition: Callable, source: str, alternatives: tuple = ()) -> ErrorSpec:
+    """The error of ``decomposition`` (Tensor ops of the table) on the same inputs; with
+    ``alternatives`` (other decompositions frameworks document, equal in real arithmetic), the
+    element-wise largest of their errors: each formula rounds and underflows in its own places."""
+    extra = {"alternatives": tuple(alternatives)} if alternatives else {}
+    return ErrorSpec("composite", 0.5, source, decomposition=decomposition, extra=extra)
 
 
 def bound(fn: Callable, source: str) -> ErrorSpec:
@@ -442,10 +445,14 @@ class Tracker:
         for w, e in zip(wrapped, self._errs(arrays) if errs is None else errs):
             if e is not None and hasattr(w, "_data"):
                 self._register(w._data, e)
-        with no_grad():
-            res = spec.decomposition(*wrapped, **params)
-        res = list(res) if isinstance(res, (tuple, list)) else [res]
-        return [self.error_of(r) if r is not None else 0.0 for r in res]
+        out = None
+        for decomposition in (spec.decomposition, *spec.extra.get("alternatives", ())):
+            with no_grad():
+                res = decomposition(*wrapped, **params)
+            res = list(res) if isinstance(res, (tuple, list)) else [res]
+            errs = [self.error_of(r) if r is not None else 0.0 for r in res]
+            out = errs if out is None else [np.maximum(a, b) for a, b in zip(out, errs)]
+        return out
 
 
 def _is_float(a):

@@ -378,7 +378,12 @@ _ERRORS = {
     "gelu": _E.composite(
         _gelu_decomposition, "PyTorch GeluKernel: x * 0.5 * (1 + erf(x / sqrt 2)) (tanh form)"
     ),
-    "silu": _E.composite(lambda x: x / (A.exp(-x) + 1), "PyTorch silu kernel: x / (1 + exp(-x))"),
+    "silu": _E.composite(
+        lambda x: x / (A.exp(-x) + 1),
+        "PyTorch silu kernel: x / (1 + exp(-x)); jax.nn.silu and tf.nn.silu: x * sigmoid(x), whose "
+        "sigmoid underflows (flushed to 0 under FTZ) for x < -87 in float32 while x * sigmoid(x) is normal",
+        alternatives=(lambda x: x * A.sigmoid(x),),
+    ),
     "mish": _E.composite(
         lambda x: x * A.tanh(_P.log1p(A.exp(x))), "PyTorch mish kernel: x * tanh(log1p(exp(x)))"
     ),

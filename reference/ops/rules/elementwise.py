@@ -235,7 +235,12 @@ rule(
     "TanhBackward0",
     ("self",),
     forward=xp_fn("tanh"),
-    grads=(lambda c, g: g * (1 - c.result * c.result),),
+    # g·(1 + y)·(1 − y), not PyTorch's g·(1 − y²): the same value to rounding, but its derivative in
+    # y, g·(1 − y) − g·(1 + y), is JAX's (tanh's JVP is (g + g·y)·(1 − y)): it cancels where y ≈ 0,
+    # and the second-order bound is composed along the formula the reference evaluates (with
+    # 1 − y² it was ~u·|g·y| there, under JAX's rounding residue u·|g|; docs/conformance.md,
+    # "Cancellation in a formula the reference short-cuts")
+    grads=(lambda c, g: g * (1 + c.result) * (1 - c.result),),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
@@ -457,9 +462,11 @@ rule(
         lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self > c.other, 0.0),
     ),
     saves={"self": (0, 1), "other": (0, 1)},
+    # PyTorch: other_t + where(self == other, 0.5, self > other) * (self_t - other_t): where neither
+    # compares (a NaN operand) the tangent is other's
     jvp=(
         lambda c, t: A.where(c.self > c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
-        lambda c, t: A.where(c.self < c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
+        lambda c, t: A.where(c.self > c.other, 0.0, A.where(c.self == c.other, t / 2, t)),
     ),
     batch=BATCH_ELEMENTWISE,
     error=_SELECT_ERROR,
@@ -474,9 +481,10 @@ rule(
         lambda c, g: A.where(c.self == c.other, g / 2, g).masked_fill(c.self < c.other, 0.0),
     ),
     saves={"self": (0, 1), "other": (0, 1)},
+    # PyTorch: other_t + where(self == other, 0.5, self < other) * (self_t - other_t)
     jvp=(
         lambda c, t: A.where(c.self < c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
-        lambda c, t: A.where(c.self > c.other, t, A.where(c.self == c.other, t / 2, 0.0)),
+        lambda c, t: A.where(c.self < c.other, 0.0, A.where(c.self == c.other, t / 2, t)),
     ),
     batch=BATCH_ELEMENTWISE,
     error=_SELECT_ERROR,

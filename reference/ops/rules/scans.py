@@ -124,8 +124,24 @@ def _movedim(t, src, dst):
 
 def _cumprod_grad(c, g):
     x, dim = c.self, c.dim
-    if x.ndim == 0 or x.numel() <= 1:
-        return g
+    if x.ndim == 0 or x.numel() <= 1 or x.shape[dim] == 1:
+        # PyTorch returns ``grad`` itself when the scanned dim has one element (cumprod_backward:
+        # numel <= 1 or dim_size == 1). Where x is finite and non-zero the reference evaluates the
+        # general formula ``(y·g)/x`` (y = x here) instead: the same value up to two roundings, and
+        # what TensorFlow computes for every size (PyTorch for longer dims). Its second derivative
+        # ``gg·g/x − gg·(x·g)/x²`` is zero in real arithmetic but cancels in floating point, and the
+        # error bound is composed along the formula the reference evaluates: with ``return grad``
+        # it was 0 there (docs/conformance.md, "Cancellation in a formula the reference
+        # short-cuts"). Elsewhere (0, inf, nan) the value is PyTorch's ``grad`` exactly.
+        if _is_batched(x) or not is_inexact(x._data.dtype):
+            return g
+        from reference.autograd.tensor import _make
+
+        ok = np.isfinite(x._data) & (x._data != 0)
+        if not ok.any():
+            return g
+        xs = x if ok.all() else A.where(_make(ok), x, A.ones((), dtype=x.dtype))
+        return (xs * g) / xs
     if not _is_batched(x) and not bool((x._data == 0).any()):
         return reversed_cumsum(c.result * g, dim) / x
     from reference.autograd.tensor import _make

@@ -1,0 +1,188 @@
+"""Regression tests for what the 20,000-result campaign (seed 1, docs/conformance.md) found in
+refgrad itself: each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+from conformance.strategies import draw_examples, tensor_shapes
+
+
+def test_tensor_shapes_with_a_minimum_dim_past_the_size_cap_does_not_crash():
+    # the binary records' error strategy draws tensor_shapes(1, 3, 256, min_dim=2): once the dims
+    # drawn leave room < 2, st.integers(2, min(4, room)) raised InvalidArgument and stopped the
+    # whole `add` error fuzz unit ("Cannot have max_value=1 < min_value=2", campaign seed 1)
+    shapes = draw_examples(tensor_shapes(3, 3, 8, 2), 60, seed=0)
+    assert shapes and all(len(s) == 3 and min(s) >= 2 for s in shapes)
+
+
+def _cumprod_vjp_vjp(x, g, gg, shape, dim):
+    import numpy as np
+
+    from conformance.case import Case
+    from conformance.ops._run import reference_expected
+    from reference.errors import Precision
+
+    a = {"input": np.full(shape, x), "grad_output": np.full(shape, g), "gg_input": np.full(shape, gg)}
+    case = Case.from_dict(
+        {
+            "op": "cumprod",
+            "params": {"dim": dim, "values": "normal"},
+            "shapes": {"input": list(shape)},
+            "dtype": "float64",
+            "seed": 0,
+            "checks": ["vjp_vjp"],
+        }
+    )
+    expected, _ = reference_expected(case, "vjp_vjp", a, Precision("float64"))
+    return expected
+
+
+def test_cumprod_second_derivative_bound_covers_the_general_formula_on_a_one_element_dim():
+    # TensorFlow differentiates cumprod as reversed_cumsum(y·g)/x for every size; on a one-element
+    # dim its second derivative gg·g/x − gg·(x·g)/x² cancels to a rounding residue (-5.55e-17 for
+    # x=3, g=1.3, gg=0.9 in float64), where PyTorch's `return grad` gives exactly 0. The bound is now
+    # composed along the general formula, so the residue passes; a dropped term still fails.
+    import numpy as np
+
+    from conformance.ops.judge import ulp_of
+
+    for x, g, gg, shape, dim in [
+        (3.0, 1.3, 0.9, (1,), 0),
+        (0.7, 1.3, 0.9, (4, 1), 1),
+        (-2.5, 0.3, 1.7, (), 0),
+    ]:
+        value, bound = _cumprod_vjp_vjp(x, g, gg, shape, dim)["g_input"]
+        limit = bound + ulp_of(value, "float64")
+        # TensorFlow's graph, op by op: _CumprodGrad is div_no_nan(cumsum(cumprod(x)·g), x); the
+        # numerator's path gives (x·((gg/x)·g))/x, the denominator's (_DivNoNanGrad) gg·((−x·g)/x)/x
+        x64, g64, gg64 = np.float64(x), np.float64(g), np.float64(gg)
+        tf_like = (x64 * ((gg64 / x64) * g64)) / x64 + gg64 * ((-(x64 * g64)) / x64 / x64)
+        assert np.all(np.abs(tf_like - value) <= limit)
+        assert np.all(np.abs(0.0 - value) <= limit)  # PyTorch's structural zero
+        dropped = np.float64(gg) * g / x  # a second derivative missing the -(x·g)/x² term
+        assert np.all(np.abs(dropped - value) > limit)
+        assert np.all(limit > 0)
+    # the residue the campaign saw on TensorFlow, reproduced op by op
+    x64, g64, gg64 = np.float64(3.0), np.float64(1.3), np.float64(0.9)
+    assert (x64 * ((gg64 / x64) * g64)) / x64 + gg64 * ((-(x64 * g64)) / x64 / x64) == -(2.0**-54)
+
+
+def _abs_vjp_case():
+    from conformance.case import Case
+
+    return Case.from_dict(
+        {
+            "op": "abs",
+            "params": {"values": "tiny"},
+            "shapes": {"input": [3, 2, 4]},
+            "dtype": "float32",
+            "seed": 4327,
+            "checks": ["vjp"],
+        }
+    )
+
+
+def test_flushing_framework_is_judged_against_either_reading_of_subnormal_inputs():
+    # JAX's abs gradient at a positive subnormal float32 is g·sign(x) (its comparison reads the
+    # value as given), where the reference read with denormals-are-zero says sgn(0)·g = 0: under
+    # flush-to-zero both readings are legitimate, element by element; a wrong derivative is not
+    import numpy as np
+
+    from conformance.case import case_data
+    from conformance.ops.judge import record_verdict
+
+    case = _abs_vjp_case()
+    data = case_data(case)
+    x, g = np.asarray(data["input"]), np.asarray(data["grad_output"])
+    sub = (x != 0) & (np.abs(x) < 2.0**-126)
+    assert sub.any()  # the case reaches subnormal inputs
+    settings = {"flush_denormal": True}
+    plain = {"grad_input": g * np.sign(x)}
+    flushed = {"grad_input": np.where(sub, 0.0, g * np.sign(x))}
+    for outputs in (plain, flushed):
+        rec = record_verdict(case, "vjp", "jax", outputs, settings)
+        assert rec["verdict"] == "pass", rec.get("reason")
+        assert rec["bound"]["denormal_readings"]["flushed_inputs"] is True
+    assert record_verdict(case, "vjp", "jax", plain, settings)["bound"]["denormal_readings"][
+        "elements_judged_unflushed"
+    ] == int(sub.sum())
+    # planted: a wrong derivative at the subnormal elements only (twice the sign) is caught
+    wrong = {"grad_input": np.where(sub, 2 * g * np.sign(x), g * np.sign(x))}
+    assert record_verdict(case, "vjp", "jax", wrong, settings)["verdict"] == "fail"
+    # a framework that does not flush is judged by the plain reading alone
+    assert record_verdict(case, "vjp", "torch", flushed, {})["verdict"] == "fail"
+    assert record_verdict(case, "vjp", "torch", plain, {})["verdict"] == "pass"
+
+
+def test_maximum_minimum_jvp_at_nan_is_pytorchs():
+    # torch.func.jvp(torch.maximum, (nan, 1), (10, 1)) is 1: PyTorch's formula other_t + where(self ==
+    # other, 0.5, self > other)·(self_t − other_t) gives other's tangent where nothing compares; the
+    # reference gave 0 (found as a torch jvp `fail` on maximum(nan, nan) in float16, campaign seed 1)
+    import reference as T
+
+    nan = float("nan")
+    for f in (T.maximum, T.minimum):
+        for a, b, want in [(nan, 1.0, 1.0), (1.0, nan, 1.0), (nan, nan, 1.0), (2.0, 2.0, 5.5)]:
+            x, y = T.tensor(a, dtype=T.float64), T.tensor(b, dtype=T.float64)
+            t = T.func.jvp(f, (x, y), (T.tensor(10.0, dtype=T.float64), T.tensor(1.0, dtype=T.float64)))[1]
+            assert float(t) == want, (f, a, b, float(t))
+    x, y = T.tensor(3.0, dtype=T.float64), T.tensor(1.0, dtype=T.float64)
+    tx, ty = T.tensor(10.0, dtype=T.float64), T.tensor(1.0, dtype=T.float64)
+    assert float(T.func.jvp(T.maximum, (x, y), (tx, ty))[1]) == 10.0
+    assert float(T.func.jvp(T.minimum, (x, y), (tx, ty))[1]) == 1.0
+
+
+def test_tanh_second_derivative_bound_covers_jaxs_product_form():
+    # JAX differentiates tanh's JVP (g + g·y)·(1 − y) again: g·(1 − y) − (g + g·y), a cancellation
+    # whose float32 residue (~u·|g·gg|) is far above the exact −2·g·y·gg at tiny y; the bound is now
+    # composed along g·(1 + y)·(1 − y), so that residue passes and a wrong second derivative fails
+    import numpy as np
+
+    from conformance.case import Case
+    from conformance.ops._run import reference_expected
+    from conformance.ops.judge import ulp_of
+    from reference.errors import Precision
+
+    f32 = np.float32
+    x, g, gg = f32(3e-30), f32(0.7342), f32(-1.2911)
+    y = np.tanh(x)
+    # under jax.jit XLA contracts g·gg·(1 − y) − gg·(g + g·y) with an FMA, leaving the rounding error
+    # of g·gg: jax.jit of the double VJP at x = 3e-30 (or 0) gives -1.2238388e-08, exactly this
+    jax_like = float(np.float64(g) * np.float64(gg) - np.float64(g * gg))
+    assert jax_like == float(f32(-1.2238388e-08))
+    a = {"input": np.array([x], dtype=np.float64), "grad_output": np.array([g], dtype=np.float64)}
+    a["gg_input"] = np.array([gg], dtype=np.float64)
+    case = Case.from_dict(
+        {
+            "op": "tanh",
+            "params": {"values": "tiny"},
+            "shapes": {"input": [1]},
+            "dtype": "float32",
+            "seed": 0,
+            "checks": ["vjp_vjp"],
+        }
+    )
+    value, bound = reference_expected(case, "vjp_vjp", a, Precision("float32"))[0]["g_input"]
+    limit = bound + ulp_of(value, "float32")
+    assert abs(jax_like) > 1e-9  # the residue is there (PyTorch's −2·g·y·gg is ~6e-30)
+    assert np.all(np.abs(jax_like - value) <= limit)
+    assert np.all(np.abs(-2.0 * g * y * gg - value) <= limit)
+    assert np.all(np.abs(2.0 * g * gg - value) > limit)  # a wrong second derivative (−2·g·gg·y → 2·g·gg)
+
+
+def test_silu_bound_covers_the_flushed_sigmoid_of_x_times_sigmoid():
+    # jax.nn.silu / tf.nn.silu compute x * sigmoid(x); for float32 x ≈ -88 sigmoid(x) is subnormal and
+    # flushed to 0 under FTZ, so they return -0 where PyTorch's x / (1 + exp(-x)) is -5.3e-37 (normal):
+    # the bound is the larger of the two formulas' (composite alternatives), a wrong value still fails
+    import numpy as np
+
+    import reference as T
+    from reference.errors import Precision, bound_of
+
+    x = np.array([-88.0, -2.0, 3.0])
+    (value,), (bound,), _ = bound_of(lambda t: T.nn.functional.silu(t), [x], Precision("float32", flush=True))
+    flushed = np.where(np.abs(1 / (1 + np.exp(-x))) < 2.0**-126, 0.0, x / (1 + np.exp(-x)))
+    assert flushed[0] == 0.0 and value[0] != 0.0
+    assert np.all(np.abs(flushed - value) <= bound)
+    # twice the value is caught where sigmoid is not tiny (at x = -88 the alternative's bound is
+    # |x|·4u absolute: sigmoid's declared absolute error, XLA's 0.5 + 0.5·tanh(x/2) expander)
+    assert np.all(np.abs(2 * value - value)[1:] > bound[1:])
