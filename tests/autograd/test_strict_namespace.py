@@ -285,12 +285,7 @@ def check_bounds(op, label, fn, shapes, kinds):
 
 
 # Error-model bugs the NumPy run itself hits (not device ones), reported rather than hidden.
-BOUND_BUGS = {
-    "linalg_lu": (
-        "reference/ops/rules/linalg_solve.py _lu_bound: np.tril(L, -1) + U assumes square factors; a wide or "
-        "tall input (L (m, k), U (k, n)) fails to broadcast on NumPy too"
-    ),
-}
+BOUND_BUGS: dict = {}  # none left (linalg_lu's rectangular bound now says it is not derived)
 
 
 def _bounds_param(op):

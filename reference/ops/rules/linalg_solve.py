@@ -509,6 +509,10 @@ def _lu_factor_bound(arrays, errs, params, outs, u):
 def _lu_bound(arrays, errs, params, outs, u):
     a = arrays[0]
     P, L, U = outs
+    if a.shape[-2] != a.shape[-1]:  # (L and U are not square: no packed form to build below)
+        raise NotImplementedError(
+            "the rounding-error bound of a rectangular LU factorization is not derived in the reference"
+        )
     lu = np.tril(_f64(L), -1) + _f64(U)
     piv = lu_kernel(_f64(a))[1]
     _, dL, dU = _lu_factor_errors(a, lu, piv, _err(errs[0], a), u)
