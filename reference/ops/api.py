@@ -1422,10 +1422,20 @@ def setitem(input, index, value):
         copy_(view, index_put(view, arrays, value, False))
         return
     target = getitem(input, index, skip_full_slices=True)
-    if isinstance(value, Tensor):
+    # PyTorch's copy_to: a number becomes a 0-d tensor first; a source of the target's sizes is
+    # copy_'d (CopyBackwards: so a number into a 0-d target), a 0-d CPU source (a number, too) is
+    # fill_'d (FillBackward3), anything else copy_'d with broadcasting
+    number = not isinstance(value, Tensor)
+    if number:
+        value = _make(_xp(target).asarray(value, dtype=target.dtype))
+    if (
+        tuple(target.shape) != tuple(value.shape)
+        and value.ndim == 0
+        and (number or value.device.type == "cpu")
+    ):
+        fill_(target, value)
+    else:
         copy_(target, value)
-    else:  # PyTorch turns the number into a 0-d tensor first: fill_(Tensor), FillBackward3
-        fill_(target, _make(_xp(target).asarray(value, dtype=target.dtype)))
 
 
 # ---- joining ---------------------------------------------------------------------------------------

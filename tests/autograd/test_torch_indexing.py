@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import reference
 from tests.autograd._torch_agree import agree, same_error
 
 torch = pytest.importorskip("torch")
@@ -241,3 +242,36 @@ def test_vmap_with_batched_index_tensors_agrees_with_torch_func(name, fn):
     got = vmap(fn, allow_fallback=False)(*(reference.tensor(a) for a in (x, i, j)))
     want = torch.func.vmap(fn)(*(torch.tensor(a) for a in (x, i, j)))
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "dst_shape, index, value",
+    [
+        ((3,), Ellipsis, 0.5),  # a number into a whole tensor: fill_ (FillBackward3)
+        ((3,), Ellipsis, "0d"),  # a 0-d tensor: fill_ too
+        ((3,), slice(None), "same"),  # a source of the target's sizes: copy_
+        ((), Ellipsis, 0.5),  # a number into a 0-d target: copy_ (CopyBackwards)
+        ((), Ellipsis, "0d"),
+        ((2, 3), Ellipsis, "row"),  # broadcast: copy_
+        ((3,), 1, 0.5),  # into a view: CopySlices around the copy_/fill_
+    ],
+)
+def test_setitem_node_follows_torch_copy_to(dst_shape, index, value):
+    """``x[index] = value`` records PyTorch's node: copy_to copies a source of the target's sizes,
+    fills from a 0-d CPU source (a number becomes one), copies otherwise."""
+    names = []
+    for T in (reference, torch):
+        x = T.zeros(dst_shape, dtype=T.float64, requires_grad=True) * 1
+        if value == "0d":
+            src = T.tensor(0.5, dtype=T.float64)
+        elif value == "same":
+            src = T.ones(dst_shape, dtype=T.float64)
+        elif value == "row":
+            src = T.ones(1, dst_shape[-1], dtype=T.float64)
+        else:
+            src = value
+        x[index] = src
+        fn = x.grad_fn
+        inner = [f for f, _ in fn.next_functions if f is not None] if "CopySlices" in fn.name() else []
+        names.append([fn.name().split("::")[-1]] + [f.name().split("::")[-1] for f in inner])
+    assert names[0] == names[1]
