@@ -310,9 +310,10 @@ def _apply_inplace(rule, self, others, params, cast):
     if node is not None:
         rebase_history(self, node)
         if "result" in rule.saved_for(node.needs):
-            # on a view, PyTorch's saved result names the view's regenerated grad_fn (AsStrided)
-            owner = self._grad_fn if self._view is not None else node
-            node.saved["result"] = graph.SavedTensor(self, is_output=True, node=owner)
+            # on a view, the stale-tensor error names the view's regenerated grad_fn (AsStrided)
+            # while that node lives, else this node (graph.SavedTensor.view_node)
+            view_node = self._grad_fn if self._view is not None else None
+            node.saved["result"] = graph.SavedTensor(self, is_output=True, node=node, view_node=view_node)
     return self
 
 

@@ -104,15 +104,19 @@ class Node:
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved (PyTorch's SavedVariable)."""
 
-    __slots__ = ("tensor", "version", "is_output", "node", "output_nr", "hooked")
+    __slots__ = ("tensor", "version", "is_output", "node", "output_nr", "hooked", "view_node")
 
-    def __init__(self, tensor, is_output=False, node=None):
+    def __init__(self, tensor, is_output=False, node=None, view_node=None):
         self.tensor = tensor
         self.version = tensor._vc[0]
         self.is_output = is_output
         self.node = node
         self.output_nr = tensor._output_nr
         self.hooked = None
+        # an in-place op's result on a view: PyTorch keeps a *weak* pointer to the view's grad_fn
+        # at save time and names it in the stale-tensor error while it lives (the view still holds
+        # it), else the op's own node (the view's grad_fn was regenerated and the old one freed)
+        self.view_node = None if view_node is None else weakref.ref(view_node)
         # saved_tensors_hooks active: keep only what pack returns (never for a wrapped number)
         if graph_hooks._stack and not tensor._wrapped:
             self.hooked = graph_hooks.pack(self, tensor)
@@ -127,7 +131,8 @@ class SavedTensor:
         if t._vc[0] != self.version:
             # PyTorch names the node that saved an output, and an input's *current* grad_fn (for a
             # view that access may itself raise the multi-output / no_grad view error).
-            owner = self.node if self.is_output else t.grad_fn
+            alive = self.view_node() if self.view_node is not None else None
+            owner = (alive or self.node) if self.is_output else t.grad_fn
             which = f", which is output {self.output_nr} of {short_name(owner)}," if owner is not None else ""
             raise AutogradError(
                 "one of the variables needed for gradient computation has been modified by an inplace "

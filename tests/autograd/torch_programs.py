@@ -743,6 +743,16 @@ def inplace_on_view_saved_result_names_asstrided(T, x):
     return [a]
 
 
+@program((2,))
+def inplace_on_view_saved_result_names_the_op_once_the_view_node_is_gone(T, x):
+    a = x * 1.0
+    v = a[...]
+    v.tanh_()  # saves its result; the view's grad_fn (AsStrided) is regenerated below and freed
+    a.add_(0.5)
+    (v * 1).sum().backward()  # PyTorch names "output 0 of Tanh" (its weak pointer is dead)
+    return [a]
+
+
 @program((3, 1))
 def stale_view_error_comes_before_the_shape_error(T, x):
     a = x * 1.0
