@@ -142,8 +142,8 @@ record(
     ),
     tf=lambda tf, x, dim, size, step: tf.stack(
         [
-            tf.experimental.numpy.moveaxis(
-                tf.gather(x, list(range(s, s + size)), axis=dim % len(x.shape)), dim % len(x.shape), -1
+            tf.experimental.numpy.moveaxis(  # (tf.range: int indices, also when empty)
+                tf.gather(x, tf.range(s, s + size), axis=dim % len(x.shape)), dim % len(x.shape), -1
             )
             for s in range(0, x.shape[dim] - size + 1, step)
         ],
