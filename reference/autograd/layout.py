@@ -259,7 +259,18 @@ def strided_array(arr, strides):
     storage = xp.empty(n, dtype=arr.dtype)
     data = xp.lib.stride_tricks.as_strided(storage, shape=arr.shape, strides=byte_strides)
     data[...] = arr
+    _carry_error(arr, data)
     return data, storage
+
+
+def _carry_error(src, dst):
+    """Under an error tracker (reference.errors, which finds an array's error bound by its memory),
+    a result moved into new storage for its layout keeps the bound its kernel registered."""
+    from reference import errors
+
+    tracker = errors.active()
+    if tracker is not None and src.size:
+        tracker.set_error(dst, tracker.error_of(src))
 
 
 def _c_strides(arr):
@@ -275,7 +286,11 @@ def strided_result(arr, strides):
     if not hasattr(arr, "shape"):  # a Python or NumPy scalar
         arr = np.asarray(arr)
     if tuple(strides) == contiguous_strides(arr.shape):  # (NumPy may give a size-1 dim another stride)
-        return _make(arr if arr.strides == _c_strides(arr) else arr.copy(order="C"))
+        if arr.strides == _c_strides(arr):
+            return _make(arr)
+        out = arr.copy(order="C")
+        _carry_error(arr, out)
+        return _make(out)
     t = Tensor.__new__(Tensor)
     t._data, t._storage = strided_array(arr, strides)
     t._vc = [0]
@@ -293,7 +308,9 @@ def relayout_(t, strides):
     """Give a fresh result ``t`` (nothing else holds its storage) the layout ``strides``."""
     if t.stride() == tuple(strides) or t.numel() == 0:
         return t
-    t._data, t._storage = strided_array(t._data.copy(), strides)
+    old = t._data
+    t._data, t._storage = strided_array(old.copy(), strides)
+    _carry_error(old, t._data)
     return t
 
 

@@ -235,9 +235,9 @@ rule(
     "TanhBackward0",
     ("self",),
     forward=xp_fn("tanh"),
-    # PyTorch's tanh_backward, g·(1 − y²). (g·(1 + y)·(1 − y) would compose the second-order bound
-    # along JAX's cancelling form, but it made other stock cases fail: docs/conformance.md, the JAX
-    # tanh vjp_vjp entry of session 4's campaign, still open)
+    # PyTorch's tanh_backward, g·(1 − y²): the oracle evaluates PyTorch's formula (JAX's cancelling
+    # (g + g·y)·(1 − y) needs a bound over both formulas: docs/conformance.md, "Cancellation in a
+    # formula the reference short-cuts", tanh, open)
     grads=(lambda c, g: g * (1 - c.result * c.result),),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
