@@ -26,6 +26,7 @@ from reference.backend import to_numpy
 from reference.ops import api
 from reference.ops.functions._low_precision import low_name, no_kernel, no_low_precision
 from reference.ops.rules.registry import RULES
+from reference.ops.scalar_types import scalar_type_name
 
 __all__ = ["svd", "qr", "pinverse"]
 
@@ -36,13 +37,9 @@ _svd_t = namedtuple("linalg_svd", ("U", "S", "Vh"))
 _torch_svd_t = namedtuple("svd", ("U", "S", "V"))
 _lstsq_t = namedtuple("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
-_TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16"}
-_TORCH_NAMES.update({"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte"})
-_TORCH_NAMES["bool"] = "Bool"
-
 
 def _tname(dt):
-    return _TORCH_NAMES.get(str(dt), str(dt))
+    return scalar_type_name(dt)
 
 
 def _mT(x):

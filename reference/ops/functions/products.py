@@ -21,6 +21,7 @@ from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor
 from reference.ops import api as A
 from reference.ops.rules import RULES
+from reference.ops.scalar_types import scalar_type_name
 
 __all__ = [
     "mm",
@@ -44,18 +45,9 @@ __all__ = [
     "trace",
 ]
 
-_TORCH_NAMES = {
-    "float64": "Double",
-    "float32": "Float",
-    "float16": "Half",
-    "bfloat16": "BFloat16",
-    "int64": "Long",
-}
-_TORCH_NAMES.update({"int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"})
-
 
 def _tname(dt):
-    return _TORCH_NAMES.get(str(dt), str(dt))
+    return scalar_type_name(dt)
 
 
 def _xs(shape):

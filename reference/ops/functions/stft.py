@@ -12,6 +12,7 @@ import warnings
 from reference.autograd.tensor import Tensor
 from reference.backend import is_inexact
 from reference.ops import api as A
+from reference.ops.scalar_types import scalar_type_name
 
 __all__ = ["stft"]
 METHODS = ["stft"]
@@ -118,29 +119,16 @@ def stft(
     return out if return_complex else T.view_as_real(out)
 
 
-_TENSOR_TYPE = {
-    "float64": "Double",
-    "float32": "Float",
-    "float16": "Half",
-    "bfloat16": "BFloat16",
-    "complex128": "ComplexDouble",
-    "complex64": "ComplexFloat",
-    "int64": "Long",
-    "int32": "Int",
-    "bool": "Bool",
-}
-
-
 def _describe(input, n_fft, hop, win, window, normalized, onesided, return_complex):
     """ATen's stft error prefix: the call with its arguments (after the centre padding)."""
 
     def opt(v):
         return "None" if v is None else str(int(v))
 
-    kind = f"torch.{_TENSOR_TYPE.get(input.dtype.name, input.dtype.name)}Tensor"
+    kind = f"torch.{scalar_type_name(input.dtype)}Tensor"
     w = "None"
     if window is not None:
-        w = f"torch.{_TENSOR_TYPE.get(window.dtype.name, window.dtype.name)}Tensor{{{list(window.shape)}}}"
+        w = f"torch.{scalar_type_name(window.dtype)}Tensor{{{list(window.shape)}}}"
     return (
         f"stft({kind}{list(input.shape)}, n_fft={n_fft}, hop_length={hop}, win_length={win}, window={w}, "
         f"normalized={int(bool(normalized))}, onesided={opt(onesided)}, return_complex={opt(return_complex)}, "
