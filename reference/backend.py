@@ -164,8 +164,14 @@ def xp_fn(name: str):
     """The function ``name`` of the namespace of its array arguments (``xp_fn("multiply")`` for
     a rule's ``forward=np.multiply``): NumPy's for NumPy arrays, CuPy's for CuPy arrays."""
 
+    numpy_fn = getattr(np, name)
+
     def call(*args, **kwargs):
-        return getattr(namespace_of(*args), name)(*args, **kwargs)
+        # NumPy operands (the common case, tested inline: this runs on every op) skip the search
+        for a in args:
+            if type(a) is not np.ndarray:
+                return getattr(namespace_of(*args), name)(*args, **kwargs)
+        return numpy_fn(*args, **kwargs)
 
     call.__name__ = call.__qualname__ = name
     return call
