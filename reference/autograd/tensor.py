@@ -439,8 +439,12 @@ def _init_root(t, arr):
     flags = arr.flags
     writeable = getattr(flags, "writeable", True)  # (CuPy's flags have no writeable: always writeable)
     if not flags.c_contiguous or not writeable:
+        from reference.autograd.layout import _carry_error
+
         xp = namespace_of(arr)
-        arr = xp.ascontiguousarray(arr).copy() if not writeable else xp.ascontiguousarray(arr)
+        copy = xp.ascontiguousarray(arr).copy() if not writeable else xp.ascontiguousarray(arr)
+        _carry_error(arr, copy)  # (an error tracker finds bounds by memory: the copy keeps arr's)
+        arr = copy
     t._data = arr
     t._vc = [0]
 

@@ -239,8 +239,19 @@ class Tracker:
         if arr.size == 0 or not is_inexact(arr.dtype):  # a complex array: bounds on |error|
             return
         start = data_ptr(arr)
-        err = np.ascontiguousarray(np.broadcast_to(np.asarray(err, dtype=np.float64), arr.shape))
-        self._roots.append((start, start + arr.nbytes, arr, err.reshape(-1)))
+        err = np.broadcast_to(np.asarray(err, dtype=np.float64), arr.shape)
+        if arr.flags.c_contiguous:
+            self._roots.append((start, start + arr.nbytes, arr, np.ascontiguousarray(err).reshape(-1)))
+            return
+        # Not row-major (a result given PyTorch's strides, a transposed or expanded view): the
+        # flat error follows the array's *memory* order, as _lookup reads it, element for element.
+        steps = [s // arr.itemsize for s in arr.strides]
+        low = sum(st * (n - 1) for st, n in zip(steps, arr.shape) if st < 0)
+        high = sum(st * (n - 1) for st, n in zip(steps, arr.shape) if st > 0)
+        flat = np.zeros(high - low + 1)
+        np.lib.stride_tricks.as_strided(flat[-low:], arr.shape, [st * 8 for st in steps])[...] = err
+        start += low * arr.itemsize
+        self._roots.append((start, start + flat.size * arr.itemsize, arr, flat))
 
     def set_error(self, tensor_or_array, err):
         arr = getattr(tensor_or_array, "_data", tensor_or_array)
