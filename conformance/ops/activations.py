@@ -105,22 +105,29 @@ unary(
 unary(
     "hardshrink",
     lambda T, x, lambd: T.nn.functional.hardshrink(x, lambd),
-    lambda J, x, lambd: J.jnp.where(J.jnp.abs(x) > lambd, x, 0),
-    lambda tf, x, lambd: tf.where(tf.math.abs(x) > lambd, x, tf.zeros_like(x)),
+    # PyTorch's formula (neither framework has the op): nan passes through, with its gradient
+    lambda J, x, lambd: J.jnp.where((x >= -lambd) & (x <= lambd), 0, x),
+    lambda tf, x, lambd: tf.where((x >= -lambd) & (x <= lambd), tf.zeros_like(x), x),
     params={"lambd": st.sampled_from([0.5, 1.0])},
 )
 unary(
     "softshrink",
     lambda T, x, lambd: T.nn.functional.softshrink(x, lambd),
-    lambda J, x, lambd: J.jnp.where(x > lambd, x - lambd, J.jnp.where(x < -lambd, x + lambd, 0)),
-    lambda tf, x, lambd: tf.where(x > lambd, x - lambd, tf.where(x < -lambd, x + lambd, tf.zeros_like(x))),
+    # PyTorch's formula: nan passes through, with its gradient
+    lambda J, x, lambd: J.jnp.where(
+        x > lambd, x - lambd, J.jnp.where(x < -lambd, x + lambd, J.jnp.where(x != x, x, 0))
+    ),
+    lambda tf, x, lambd: tf.where(
+        x > lambd, x - lambd, tf.where(x < -lambd, x + lambd, tf.where(x != x, x, tf.zeros_like(x)))
+    ),
     params={"lambd": st.sampled_from([0.5, 1.0])},
 )
 unary(
     "threshold",
     lambda T, x, th, value: T.nn.functional.threshold(x, th, value),
-    lambda J, x, th, value: J.jnp.where(x > th, x, value),
-    lambda tf, x, th, value: tf.where(x > th, x, tf.fill(tf.shape(x), tf.constant(value, x.dtype))),
+    # x <= th takes value: nan passes through with its gradient, as in PyTorch
+    lambda J, x, th, value: J.jnp.where(x <= th, value, x),
+    lambda tf, x, th, value: tf.where(x <= th, tf.fill(tf.shape(x), tf.constant(value, x.dtype)), x),
     params={"th": st.sampled_from([0.0, 0.5]), "value": st.sampled_from([0.0, -1.0])},
 )
 
