@@ -270,6 +270,7 @@ import numpy as np
 {_FRAMEWORK_IMPORTS[framework]}
 {imports}
 
+inf, nan = float("inf"), float("nan")  # the names repr() gives non-finite parameters
 CHECK = {check!r}
 DTYPE = {case.dtype!r}
 CASE_ID = {case.id!r}

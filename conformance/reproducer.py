@@ -208,6 +208,7 @@ import zlib
 
 import numpy as np
 
+inf, nan = float("inf"), float("nan")  # the names repr() gives non-finite parameters
 FRAMEWORK = {framework!r}
 CHECK = {check!r}
 DEVICE, PRECISION = {device!r}, {precision!r}

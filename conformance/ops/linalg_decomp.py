@@ -89,11 +89,20 @@ record(
 # ---- qr ----------------------------------------------------------------------------------------------------
 
 
+#: No "ties" for QR: small-integer matrices often have linearly dependent leading columns (a zero on
+#: R's diagonal, e.g. [[0, 1, -1], [0, 1, 2]]), where Q and R are not differentiable (PyTorch's
+#: documentation requires the first min(m, n) columns to be independent): the reference's bound is
+#: infinite and its gradients nan there. The frameworks' second derivatives there are nan in some
+#: entries and finite in others (all three gave 0.5696 at one entry in campaign seed 2 for
+#: [[-2, 0, -2], [2, 0, 0]], whose first-order gradient is nan in torch too): no value exists to judge.
+_QR_KINDS = ("normal", "wide")
+
+
 @st.composite
 def _qr(draw):
     shape = draw(_matrix())
     modes = ["reduced"] if shape[-2] > shape[-1] else ["reduced", "complete"]
-    return {"mode": draw(st.sampled_from(modes)), "values": draw(value_kinds(_KINDS))}, {"input": shape}
+    return {"mode": draw(st.sampled_from(modes)), "values": draw(value_kinds(_QR_KINDS))}, {"input": shape}
 
 
 def _qr_fn(T, x, mode):

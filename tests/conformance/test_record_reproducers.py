@@ -206,3 +206,22 @@ def test_spelling_source_binds_defaults_closures_and_helpers():
         sys.path.remove(str(HERE))
     with pytest.raises(CannotReproduce):
         spelling_source(len)
+
+
+def test_a_reproducer_with_an_infinite_parameter_runs(tmp_path):
+    """``repr(float('inf'))`` is ``inf``: the script names it (a pnorm p=inf reproducer of campaign
+    seed 2 stopped at ``NameError: name 'inf' is not defined``)."""
+    pytest.importorskip("torch")
+    from conformance.adapters.torch_adapter import TorchAdapter
+    from conformance.ops.judge import run_in_process
+
+    case = _case("pnorm", {"input": (2, 3), "other": (2, 3)}, ("vjp",), dtype="float64", p=float("inf"))
+    adapter = TorchAdapter()
+    result = run_in_process(adapter, case, "vjp", adapter.setup())
+    assert result["verdict"] == "pass", result
+    result = {"case": case.to_dict(), "case_id": case.id, "check": "vjp", "framework": "torch", **result}
+    script = tmp_path / "pnorm_inf.py"
+    script.write_text(reproducer(result, STOCK["torch"]))
+    assert "'p': inf" in script.read_text()
+    proc = _run(script, tmp_path)
+    assert proc.returncode == 0, (proc.stdout, proc.stderr[-3000:])
