@@ -236,7 +236,8 @@ class Tracker:
 
     # -- errors by memory -------------------------------------------------------------------
     def _register(self, arr, err):
-        if arr.size == 0 or not is_inexact(arr.dtype):  # a complex array: bounds on |error|
+        # a complex array: bounds on |error|; a boolean array: 1.0 where its value is undecided
+        if arr.size == 0 or not (is_inexact(arr.dtype) or arr.dtype.kind == "b"):
             return
         start = data_ptr(arr)
         err = np.broadcast_to(np.asarray(err, dtype=np.float64), arr.shape)
@@ -265,7 +266,7 @@ class Tracker:
         return np.zeros(arr.shape) if found is None else found
 
     def _lookup(self, arr):
-        if not is_inexact(arr.dtype) or arr.size == 0:
+        if not (is_inexact(arr.dtype) or arr.dtype.kind == "b") or arr.size == 0:
             return None
         ptr = data_ptr(arr)
         for start, end, root, flat in reversed(self._roots):
@@ -318,6 +319,9 @@ class Tracker:
         need = [i for i, (o, how) in enumerate(fresh) if how == "new" and isinstance(o, np.ndarray)]
         if need:
             errs = self._propagate(rule, arrays, params, outs, aux)
+            extra = self._selection(rule, arrays, params, outs)
+            if extra is not None:
+                errs = [errs[0] + extra] + list(errs[1:])
             for i in need:
                 o = outs[i]
                 if is_inexact(o.dtype) and o.size:
@@ -353,6 +357,9 @@ class Tracker:
             host_out = [to_numpy(o) if _is_device(o) else o for o in outs]
             host_params = {k: _host(v) for k, v in params.items()}  # (index arrays among them)
             host_errs = self._propagate(rule, host_in, host_params, host_out, _host(aux), errs=errs)
+            extra = self._selection(rule, arrays, params, outs)  # (flags by device address)
+            if extra is not None:
+                host_errs = [host_errs[0] + extra] + list(host_errs[1:])
             for o, h, e, new in zip(outs, host_out, host_errs, fresh):
                 if new and is_inexact(o.dtype) and o.size:
                     self._register(o, self._finish(e, h))
@@ -366,7 +373,69 @@ class Tracker:
         return np.where(big, np.inf, err)
 
     def _errs(self, arrays):
-        return [self._lookup(a) if isinstance(a, np.ndarray) or _is_device(a) else None for a in arrays]
+        return [
+            self._lookup(a) if (isinstance(a, np.ndarray) or _is_device(a)) and a.dtype.kind != "b" else None
+            for a in arrays
+        ]
+
+    # -- selections near ties -----------------------------------------------------------------
+    # A comparison of values that carry rounding errors is undecided where they differ by no more
+    # than their errors (and are not the same value): the framework, rounding differently, may
+    # decide either way (pairwise_distance's |a - b + 1e-6| in float16, where the 1e-6 vanishes:
+    # two entries that differ by 2e-6 in the reference tie in the framework, and the inf-norm's
+    # gradient splits between them). The boolean result keeps a flag there, by memory like an
+    # error; the ops that consume a boolean carry the flip into their bound: a cast to a number
+    # (it may be 0 or 1), where / masked_fill (the distance between the two branches), logical
+    # and / or / not (undecided where an operand is). Equal values are decided: the same value
+    # computed the same way rounds the same way in the framework.
+    def flag_comparison(self, out, a, b):
+        """Flag the undecided elements of ``out = compare(a, b)`` (arrays of one dtype)."""
+        if self._suspended or not is_inexact(a.dtype):
+            return
+        ea, eb = self._lookup(a), self._lookup(b)
+        if (ea is None or not ea.any()) and (eb is None or not eb.any()):
+            return
+        ha, hb = (to_numpy(x) if _is_device(x) else np.asarray(x) for x in (a, b))
+        with np.errstate(invalid="ignore", over="ignore"):
+            gap = np.abs(ha.astype(np.complex128 if ha.dtype.kind == "c" else np.float64) - hb)
+            undecided = (ha != hb) & (gap <= (0.0 if ea is None else ea) + (0.0 if eb is None else eb))
+        undecided = np.broadcast_to(undecided, out.shape)
+        if undecided.any():
+            self._register(out, undecided.astype(np.float64))
+
+    def flag_logical(self, out, *operands):
+        """``out`` = a logical op of boolean ``operands``: undecided where any operand is."""
+        if self._suspended:
+            return
+        flags = [
+            self._lookup(x) for x in operands if getattr(x, "dtype", None) is not None and x.dtype.kind == "b"
+        ]
+        flags = [f for f in flags if f is not None and f.any()]
+        if flags:
+            self._register(out, np.broadcast_to(np.maximum.reduce(np.broadcast_arrays(*flags)), out.shape))
+
+    def _flags(self, a):
+        if not ((isinstance(a, np.ndarray) or _is_device(a)) and a.dtype.kind == "b"):
+            return None
+        f = self._lookup(a)
+        return None if f is None or not f.any() else f
+
+    def _selection(self, rule, arrays, params, outs):
+        """The bound a selection on undecided booleans adds to its output (None: none)."""
+        if rule.name == "to":
+            return self._flags(arrays[0])  # 0 or 1
+        if rule.name == "where":
+            flags, x, y = self._flags(arrays[0]), arrays[1], arrays[2]
+        elif rule.name in ("masked_fill", "masked_fill_tensor"):
+            flags, x = self._flags(arrays[1]), arrays[0]
+            y = arrays[2] if rule.name == "masked_fill_tensor" else params["value"]
+        else:
+            return None
+        if flags is None:
+            return None
+        with np.errstate(invalid="ignore", over="ignore"):
+            dist = np.abs(_as_float(x) - _as_float(y))
+        return flags * np.where(np.isnan(dist), np.inf, dist)
 
     def _own(self, spec, out, params, arrays=()):
         p = self.p
@@ -464,6 +533,12 @@ class Tracker:
             errs = [self.error_of(r) if r is not None else 0.0 for r in res]
             out = errs if out is None else [np.maximum(a, b) for a, b in zip(out, errs)]
         return out
+
+
+def _as_float(x):
+    """A selection branch's values for a distance: float64, or complex128 for complex ones."""
+    x = to_numpy(x) if _is_device(x) else np.asarray(x)
+    return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
 
 
 def _is_float(a):

@@ -13,6 +13,7 @@ import numbers
 
 import numpy as np
 
+from reference import errors as _errors
 from reference.autograd import batching as _batching
 from reference.autograd import forward_ad as _levels
 from reference.autograd import layout as _layout
@@ -631,9 +632,12 @@ def _compare(ufunc):
             b = namespace_of(a).asarray(other, dtype=result_type(input, other))
             a = a.astype(b.dtype, copy=False)
         a, b = one_device([a, b])
-        return _layout.result(
+        out = _layout.result(
             _layout.ITERATOR, (input, other), getattr(namespace_of(a, b), ufunc.__name__)(a, b)
         )
+        if _errors._ACTIVE:  # under an error tracker: values within their errors are undecided
+            _errors._ACTIVE[-1].flag_comparison(out._data, a, b)
+        return out
 
     compare.__name__ = ufunc.__name__
     return compare
@@ -664,7 +668,7 @@ def logical_and(input, other):
     res = _xp(input).logical_and(
         *one_device([input._data, other._data if isinstance(other, Tensor) else other])
     )
-    return _layout.result(_layout.ITERATOR, (input, other), res)
+    return _flag_logical(_layout.result(_layout.ITERATOR, (input, other), res), input, other)
 
 
 def logical_or(input, other):
@@ -674,14 +678,23 @@ def logical_or(input, other):
     res = _xp(input).logical_or(
         *one_device([input._data, other._data if isinstance(other, Tensor) else other])
     )
-    return _layout.result(_layout.ITERATOR, (input, other), res)
+    return _flag_logical(_layout.result(_layout.ITERATOR, (input, other), res), input, other)
 
 
 def logical_not(input):
     out = _batched_plain(logical_not, (input,))
     if out is not None:
         return out
-    return _layout.result(_layout.ITERATOR, (input,), _xp(input).logical_not(input._data))
+    return _flag_logical(
+        _layout.result(_layout.ITERATOR, (input,), _xp(input).logical_not(input._data)), input
+    )
+
+
+def _flag_logical(out, *operands):
+    """Under an error tracker, ``out`` is undecided where a boolean operand is (reference.errors)."""
+    if _errors._ACTIVE:
+        _errors._ACTIVE[-1].flag_logical(out._data, *(x._data for x in operands if isinstance(x, Tensor)))
+    return out
 
 
 # ---- reductions ------------------------------------------------------------------------------------
