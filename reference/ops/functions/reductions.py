@@ -222,7 +222,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def logsumexp(input, dim, keepdim=False):
-    if not is_floating(input.dtype):
+    if not is_floating(input.dtype) and input.dtype.kind != "c":
         input = A.to(input, _default_dtype[0])
     dims = A._dims(dim, input.ndim)
     if input.ndim == 0:
