@@ -430,7 +430,7 @@ def cummin(input, dim):
 
 
 def logcumsumexp(input, dim):
-    if not is_floating(input.dtype):
+    if not is_floating(input.dtype) and input.dtype.kind != "c":
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{_torch_name(input.dtype)}'"
         )

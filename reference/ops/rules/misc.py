@@ -36,6 +36,7 @@ rule(
     jvp=(lambda c, t: A.zeros_like(t),),
     batch=BATCH_ELEMENTWISE,
     error=errors.EXACT,
+    complex_inputs=True,
 )
 rule(
     "fill_tensor_out",
@@ -46,6 +47,7 @@ rule(
     jvp=AUTO_LINEAR,
     batch=_fill_tensor_batch,
     error=errors.EXACT,
+    complex_inputs=True,
 )
 
 
@@ -82,6 +84,7 @@ rule(
     error=errors.elementwise(
         1.5, "analysis: pow(2, other) (1 ulp, SLEEF u10 / glibc) times x, rounded (0.5 ulp)"
     ),
+    complex_inputs=True,  # mul(self, pow(2, other)): holomorphic in both, PyTorch's VJP by conjugation
 )
 
 
