@@ -475,7 +475,7 @@ def _scan_inplace(name, fn):
     before the write); with ``dtype=`` or an integer self, the out-of-place scan copied back."""
 
     def op_(self, dim, *, dtype=None):
-        if (dtype is None or dtype == self.dtype) and is_floating(self.dtype):
+        if (dtype is None or dtype == self.dtype) and is_inexact(self.dtype):  # floating or complex
             return apply_inplace(RULES[name], self, (), {"dim": _int_dim(dim, self.ndim)})
         return A.copy_(self, fn(self, dim, dtype=dtype))
 
