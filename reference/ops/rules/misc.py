@@ -12,6 +12,7 @@ from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.rule import AUTO_LINEAR, BATCH_ELEMENTWISE
+from reference.ops.rules.pointwise import without_r_to_c
 from reference.ops.rules.registry import RULES, rule
 
 
@@ -43,7 +44,7 @@ rule(
     "FillBackward1",
     ("self", "value"),  # value: a 0-d tensor (under vmap: broadcastable to self)
     forward=lambda a, value: namespace_of(a).broadcast_to(value.astype(a.dtype), a.shape).copy(),
-    grads=(lambda c, g: A.zeros_like(g), lambda c, g: A.sum_to(g, c.shapes[1])),
+    grads=(lambda c, g: A.zeros_like(g), without_r_to_c(lambda c, g: A.sum_to(g, c.shapes[1]), 1)),
     jvp=AUTO_LINEAR,
     batch=_fill_tensor_batch,
     error=errors.EXACT,
@@ -75,7 +76,10 @@ rule(
     ("self", "other"),  # computed in the result dtype (the caller casts both)
     forward=_ldexp_forward,
     # d/dself: 2**other; d/dother: self * 2**other * log(2) = result * log(2)
-    grads=(lambda c, g: g * _scale(c), lambda c, g: g * c.result * _LN2),
+    grads=(
+        without_r_to_c(lambda c, g: g * _scale(c), 0),
+        without_r_to_c(lambda c, g: g * c.result * _LN2, 1),
+    ),
     saves={"other": (0,), "result": (1,)},
     jvp=(lambda c, t: t * _scale(c), lambda c, t: t * c.result * _LN2),
     batch=BATCH_ELEMENTWISE,
