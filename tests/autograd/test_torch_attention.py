@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+import reference as T
 from tests.autograd.torch_agreement import assert_agree, assert_same_error
 
 torch = pytest.importorskip("torch")
@@ -285,3 +286,60 @@ def test_multi_head_attention_forward_agrees_with_torch(fn):
 def test_multi_head_attention_forward_unbatched_second_order():
     args = [_MHA["q"][:, 0], _MHA["k"][:, 0], _MHA["v"][:, 0]] + _ARGS[3:]
     assert_agree(lambda L, *a: _mha(L, *a), args, [1] * 7)
+
+
+# ---- complex128 input (issue 13): values, dtypes, first- and second-order gradients with complex
+# cotangents, JVPs against torch.func.jvp, and the reference's gradcheck/gradgradcheck ----------------
+
+_CRNG = np.random.default_rng(13)
+
+
+def _cz(*shape):
+    return _CRNG.standard_normal(shape) + 1j * _CRNG.standard_normal(shape)
+
+
+from tests.autograd._complex_agree import complex_agree  # noqa: E402
+
+_F_PAIRWISE = {
+    f"pairwise_distance_p{p}": (
+        lambda F, a, b, p=p: F.nn.functional.pairwise_distance(a, b, p=p),
+        [_cz(3, 4), _cz(3, 4)],
+    )
+    for p in (2.0, 1.0, 3.0, 1.5, 0.5, math.inf)
+}
+COMPLEX = {
+    **_F_PAIRWISE,
+    "pairwise_distance_broadcast_keepdim": (
+        lambda F, a, b: F.nn.functional.pairwise_distance(a, b, keepdim=True),
+        [_cz(3, 4), _cz(4)],
+    ),
+    "normalize": (lambda F, z: F.nn.functional.normalize(z), [_cz(3, 4)]),
+    "normalize_p1_dim0": (lambda F, z: F.nn.functional.normalize(z, p=1.0, dim=0), [_cz(3, 4)]),
+    "normalize_p3": (lambda F, z: F.nn.functional.normalize(z, p=3.0, dim=-1), [_cz(2, 3)]),
+    "triplet_margin_loss": (
+        lambda F, a, p, n: F.nn.functional.triplet_margin_loss(a, p, n, margin=2.0),
+        [_cz(4, 3), _cz(4, 3), _cz(4, 3)],
+    ),
+    "triplet_margin_with_distance_loss": (
+        lambda F, a, p, n: F.nn.functional.triplet_margin_with_distance_loss(a, p, n, margin=2.0, swap=True),
+        [_cz(4, 3), _cz(4, 3), _cz(4, 3)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX))
+def test_complex_agrees_with_torch(name):
+    prog, arrays = COMPLEX[name]
+    complex_agree(prog, arrays, label=name)
+
+
+def test_complex_pairwise_distance_is_real():
+    a, b = _cz(2, 3), _cz(2, 3)
+    for dt in ("complex64", "complex128"):
+        got = T.nn.functional.pairwise_distance(
+            T.tensor(a, dtype=getattr(T, dt)), T.tensor(b, dtype=getattr(T, dt))
+        )
+        want = torch.nn.functional.pairwise_distance(
+            torch.tensor(a, dtype=getattr(torch, dt)), torch.tensor(b, dtype=getattr(torch, dt))
+        )
+        assert "torch." + str(got.dtype) == str(want.dtype)

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import reference as T
+from tests.autograd._complex_agree import complex_agree
 from tests.autograd._torch_agree import agree, same_error
 
 R = np.random.default_rng(3)
@@ -82,3 +83,38 @@ ERRORS = [
 @pytest.mark.parametrize("name,prog,arrays", ERRORS, ids=[e[0] for e in ERRORS])
 def test_errors_match_torch(name, prog, arrays):
     same_error(prog, arrays)
+
+
+# ---- complex128 input (issue 13): values, dtypes, first- and second-order gradients with complex
+# cotangents, JVPs against torch.func.jvp, and the reference's gradcheck/gradgradcheck ----------------
+
+_CRNG = np.random.default_rng(13)
+
+
+def _cz(*shape):
+    return _CRNG.standard_normal(shape) + 1j * _CRNG.standard_normal(shape)
+
+
+COMPLEX = {
+    "expand_copy": (lambda F, z: F.expand_copy(z, (2, 3, 4)), [_cz(3, 1)]),
+    "alias_copy": (lambda F, z: F.alias_copy(z) * z, [_cz(2, 3)]),
+    "as_strided_copy": (lambda F, z: F.as_strided_copy(z, (2, 3), (1, 2), 1), [_cz(3, 3)]),
+    "view_copy": (lambda F, z: F.view_copy(z, (3, -1)), [_cz(2, 3, 2)]),
+    "permute_copy": (lambda F, z: F.permute_copy(z, (2, -3, 1)), [_cz(2, 3, 4)]),
+    "unfold_copy": (lambda F, z: F.unfold_copy(z, 1, 2, 1), [_cz(2, 4)]),
+    "squeeze_copy": (lambda F, z: F.squeeze_copy(z, (0, 2)), [_cz(1, 3, 1)]),
+    "unsqueeze_copy": (lambda F, z: F.unsqueeze_copy(z, -2), [_cz(2, 3)]),
+    "transpose_copy": (lambda F, z: F.transpose_copy(z, 0, -1), [_cz(2, 3, 4)]),
+    "t_copy": (lambda F, z: F.t_copy(z) * 1j, [_cz(2, 3)]),
+    "split_with_sizes_copy": (lambda F, z: F.split_with_sizes_copy(z, [1, 3], 1), [_cz(2, 4)]),
+    "unbind_copy": (lambda F, z: F.unbind_copy(z, -1), [_cz(2, 3)]),
+    "unsafe_split": (lambda F, z: F.unsafe_split(z, 2, 0), [_cz(5, 2)]),
+    "unsafe_chunk": (lambda F, z: z.unsafe_chunk(3, 1), [_cz(2, 5)]),
+    "unsafe_split_with_sizes": (lambda F, z: F.unsafe_split_with_sizes(z, [2, 1], 0), [_cz(3, 2)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX))
+def test_complex_agrees_with_torch(name):
+    prog, arrays = COMPLEX[name]
+    complex_agree(prog, arrays, label=name)

@@ -96,3 +96,31 @@ def test_torch_binary_cross_entropy_double_backward_adds_eps(x0):
 
     assert abs(second(T) - exact) <= 8 * np.finfo(np.float64).eps * exact
     assert abs(second(torch) - exact) > 0.5 * (2e-12 / x0) * exact  # torch: ~2e-12 / x relative
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_torch_as_strided_scatter_input_gradient_is_wrong(dtype):
+    """torch's VJP of as_strided_scatter for ``input`` passes the gradient of the scattered region
+    (which the output does not read from ``input``) instead of its complement; the reference's is
+    the complement, which finite differences confirm (docs/complex.md)."""
+    rng = np.random.default_rng(1)
+    x, s, g = rng.standard_normal((3, 3)), rng.standard_normal((2, 2)), rng.standard_normal((3, 3))
+    if dtype == "complex128":
+        x, s, g = x + 1j * rng.standard_normal((3, 3)), s + 1j, g - 0.5j * rng.standard_normal((3, 3))
+    written = np.zeros((3, 3), dtype=bool)
+    written.flat[[0, 1, 2, 3]] = True  # size (2, 2), stride (1, 2), offset 0: flat 0, 2, 1, 3
+
+    def grad_of_input(F):
+        a = F.tensor(x, requires_grad=True)
+        out = F.as_strided_scatter(a, F.tensor(s), (2, 2), (1, 2), 0)
+        return np.asarray(F.autograd.grad(out, a, F.tensor(g))[0].detach())
+
+    exact = np.where(written, 0, g)  # the output reads input only outside the scattered region
+    np.testing.assert_array_equal(grad_of_input(T), exact)
+    assert np.abs(grad_of_input(torch)[~written]).max() == 0
+    assert np.abs(grad_of_input(torch)[written] - g[written]).max() == 0
+    from reference.autograd import gradcheck
+
+    assert gradcheck(
+        lambda a: T.as_strided_scatter(a, T.tensor(s), (2, 2), (1, 2), 0), [T.tensor(x, requires_grad=True)]
+    )

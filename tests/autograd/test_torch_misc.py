@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import reference as T
+from tests.autograd._complex_agree import complex_agree
 from tests.autograd._torch_agree import agree, same_error
 
 R = np.random.default_rng(5)
@@ -125,3 +126,73 @@ def test_max_pool2d_with_indices_backward_node():
         x = F.tensor(P, dtype=F.float64, requires_grad=True)
         names.append(_pool_bwd(F, x, F.tensor(GP, dtype=F.float64, requires_grad=True)).grad_fn.name())
     assert names[0] == names[1]
+
+
+# ---- complex128 input (issue 13): values, dtypes, first- and second-order gradients with complex
+# cotangents, JVPs against torch.func.jvp, and the reference's gradcheck/gradgradcheck ----------------
+
+_CRNG = np.random.default_rng(13)
+
+
+def _cz(*shape):
+    return _CRNG.standard_normal(shape) + 1j * _CRNG.standard_normal(shape)
+
+
+COMPLEX = {
+    "fill_number": (lambda F, z: F.fill(z, 1.5 - 2j) * z, [_cz(2, 3)]),
+    "fill_bool": (lambda F, z: F.fill(z, True) * z, [_cz(2, 3)]),
+    "fill_tensor": (lambda F, z, v: F.fill(z, v * v) * z, [_cz(2, 3), _cz()]),
+    "fill_real_tensor_value": (lambda F, z, v: F.fill(z, v * v) * z, [_cz(2, 3), _CRNG.standard_normal(())]),
+    "fill_real_with_real_complex_number": (lambda F, x: F.fill(x, 2.5 + 0j) * x, [_CRNG.standard_normal(3)]),
+    "ldexp": (lambda F, z, e: F.ldexp(z, e), [_cz(2, 3), _cz(3)]),
+    "ldexp_real_exponent": (lambda F, z, e: F.ldexp(z, e), [_cz(2, 3), _CRNG.standard_normal(3)]),
+    "ldexp_real_input": (lambda F, x, e: F.ldexp(x, e), [_CRNG.standard_normal(3), _cz(3)]),
+    "ldexp_int_exponent": (lambda F, z: F.ldexp(z, F.tensor([3, 0, 2])), [_cz(3)]),
+}
+
+
+# a real input needing a gradient beside a complex one: derivatives.yaml has no handle_r_to_c for
+# these ops, so PyTorch's engine check refuses the backward (rules.pointwise.without_r_to_c); values
+# and JVPs are compared here, the refused backward in test_complex_mixed_backward_is_refused_like_torch
+_MIXED = {"ldexp_real_exponent", "ldexp_real_input", "fill_real_tensor_value"}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX))
+def test_complex_agrees_with_torch(name):
+    prog, arrays = COMPLEX[name]
+    mixed = name in _MIXED
+    complex_agree(prog, arrays, order=0 if mixed else 2, label=name, check_grads=not mixed)
+    if mixed:
+        _same_backward_error(prog, arrays)
+
+
+@pytest.mark.parametrize(
+    "dtype", ["float64", "float32", "float16", "int64", "int32", "uint8", "int8", "int16"]
+)
+def test_fill_of_real_with_complex_number_raises_like_torch(dtype):
+    same_error(lambda F: F.fill(F.ones(2, dtype=getattr(F, dtype)), 1j))
+
+
+def test_fill_of_bool_with_complex_number_agrees():
+    assert (
+        T.fill(T.zeros(2, dtype=T.bool), 1j).tolist()
+        == torch.fill(torch.zeros(2, dtype=torch.bool), 1j).tolist()
+    )
+
+
+def _same_backward_error(prog, arrays):
+    """The backward of ``prog`` with every input requiring grad raises the same error in both."""
+    outcomes = []
+    for F in (T, torch):
+        xs = [
+            F.tensor(a, dtype=F.complex128 if np.iscomplexobj(a) else F.float64, requires_grad=True)
+            for a in arrays
+        ]
+        out = prog(F, *xs)
+        try:
+            F.autograd.grad(out, xs, F.ones_like(out))
+        except Exception as exc:  # noqa: BLE001 - the error is what is compared
+            outcomes.append((type(exc).__name__, str(exc).split("\n")[0]))
+        else:
+            outcomes.append(None)
+    assert outcomes[1] is not None and outcomes[0] == outcomes[1], outcomes

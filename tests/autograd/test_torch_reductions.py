@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import reference as T
+from tests.autograd._complex_agree import complex_agree
 from tests.autograd._torch_agree import agree, same_error
 
 torch = pytest.importorskip("torch")
@@ -190,3 +192,57 @@ def test_amax_amin_over_empty_inputs_as_torch(shape, call):
         assert str(ours.value) == str(exc)
     else:
         assert tuple(call(T.zeros(shape)).shape) == tuple(expected.shape)
+
+
+# ---- complex128 input (issue 13): values, dtypes, first- and second-order gradients with complex
+# cotangents, JVPs against torch.func.jvp, and the reference's gradcheck/gradgradcheck ----------------
+
+_CRNG = np.random.default_rng(13)
+
+
+def _cz(*shape):
+    return _CRNG.standard_normal(shape) + 1j * _CRNG.standard_normal(shape)
+
+
+COMPLEX = {
+    "logsumexp": (lambda F, z: F.logsumexp(z, 1), [_cz(3, 4)]),
+    "logsumexp_keepdim_dims": (lambda F, z: F.logsumexp(z, (0, 2), keepdim=True), [_cz(2, 3, 2)]),
+    "logsumexp_0d": (lambda F, z: F.logsumexp(z, 0), [_cz()]),
+    "logsumexp_large": (lambda F, z: F.logsumexp(z * 400.0, -1), [_cz(2, 3)]),
+    "logcumsumexp": (lambda F, z: F.logcumsumexp(z, 1), [_cz(3, 4)]),
+    "logcumsumexp_dim0": (lambda F, z: z.logcumsumexp(0) * z, [_cz(4, 2)]),
+    "cumprod_inplace": (lambda F, z: (z * 1.0).cumprod_(1), [_cz(3, 4)]),
+    "cumsum_inplace": (lambda F, z: (z * 1.0).cumsum_(0), [_cz(3, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX))
+def test_complex_agrees_with_torch(name):
+    prog, arrays = COMPLEX[name]
+    complex_agree(prog, arrays, label=name)
+
+
+def test_complex_logcumsumexp_special_values_agree():
+    inf, nan = np.inf, np.nan
+    vals = np.array(
+        [
+            complex(-inf, 0),
+            complex(-inf, 1),
+            complex(inf, 0),
+            complex(inf, 2),
+            complex(nan, 0),
+            1 + 2j,
+            -3 + 0.5j,
+        ]
+    )
+    for v in (vals, vals[::-1].copy(), np.array([complex(-inf, 1), complex(-inf, 2), 1 + 0j])):
+        want = torch.logcumsumexp(torch.tensor(v), 0).numpy()
+        got = T.logcumsumexp(T.tensor(v), 0).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-15, atol=0, equal_nan=True)
+
+
+def test_complex_logsumexp_dtype():
+    z = _cz(2, 3)
+    for dt in ("complex64", "complex128"):
+        assert str(T.logsumexp(T.tensor(z, dtype=getattr(T, dt)), 1).dtype) == dt
+        assert str(torch.logsumexp(torch.tensor(z, dtype=getattr(torch, dt)), 1).dtype) == "torch." + dt

@@ -46,6 +46,8 @@ def _reduction_identity(op_name, input, *args):
     if op_name in ("amax", "logaddexp", "logsumexp"):
         if is_floating(dt):
             return A.tensor(-np.inf, dtype=dt)
+        if op_name == "logsumexp" and dt.kind == "c":
+            return A.tensor(complex(-np.inf, 0), dtype=dt)
         if _is_signed_or_uint8(dt):
             return A.tensor(int(np.iinfo(dt).min), dtype=dt)
     elif op_name == "amin":

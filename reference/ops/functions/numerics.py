@@ -349,9 +349,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     else:
         inp = inp - A.unsqueeze(avg, 1)
     other = inp * w if w is not None else inp
+    # E[(x - mean)(y - mean)^H]: complex data keep the imaginary part (aten's cov: mm(input, other.t().conj()))
     c = A.matmul(inp, A.t(other).conj())
-    if c.dtype.kind == "c":
-        c = T.complex(T.real(c), A.zeros_like(T.real(c)))
     return A.squeeze(T.true_divide(c, norm))
 
 

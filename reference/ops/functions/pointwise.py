@@ -341,7 +341,8 @@ def hypot_(self, other):
 
 
 def logaddexp(input, other):
-    _float_kernel_only("logaddexp", input, other)
+    if A.result_type(input, other).kind != "c":  # complex: ATen's complex kernel
+        _float_kernel_only("logaddexp", input, other)
     return _binary(R.logaddexp, input, other)
 
 
@@ -454,23 +455,35 @@ def nextafter_(self, other):
     return _binary_inplace(R.nextafter, self, other)
 
 
+def _float_power_dtype(*operands):
+    """float_power's computation dtype: complex128 when either operand is complex (a complex
+    tensor or a Python complex number), float64 otherwise (aten's float_power overloads)."""
+    for x in operands:
+        if isinstance(x, Tensor) and x.dtype.kind == "c" or isinstance(x, complex):
+            return np.dtype(np.complex128)
+    return float64
+
+
 def float_power(input, exponent):
-    """``pow`` computed in float64 (PyTorch casts both operands to double first)."""
-    if isinstance(input, Tensor) and input.dtype != float64:
-        input = A.to(input, float64)
-    if isinstance(exponent, Tensor) and exponent.dtype != float64:
-        exponent = A.to(exponent, float64)
+    """``pow`` computed in float64, or complex128 with a complex operand (PyTorch casts both
+    operands to that dtype first)."""
+    dtype = _float_power_dtype(input, exponent)
+    if isinstance(input, Tensor) and input.dtype != dtype:
+        input = A.to(input, dtype)
+    if isinstance(exponent, Tensor) and exponent.dtype != dtype:
+        exponent = A.to(exponent, dtype)
     return A.pow(input, exponent)
 
 
 def float_power_(self, exponent):
-    if self.dtype != float64:
+    dtype = _float_power_dtype(self, exponent)
+    if self.dtype != dtype:
         raise RuntimeError(
             f"the base given to float_power_ has dtype {_torch_dtype_name(self.dtype)} but the operation's "
-            "result requires dtype Double"
+            f"result requires dtype {_torch_dtype_name(dtype)}"
         )
-    if isinstance(exponent, Tensor) and exponent.dtype != float64:
-        exponent = A.to(exponent, float64)
+    if isinstance(exponent, Tensor) and exponent.dtype != dtype:
+        exponent = A.to(exponent, dtype)
     return A.pow_(self, exponent)
 
 

@@ -222,7 +222,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def logsumexp(input, dim, keepdim=False):
-    if not is_floating(input.dtype):
+    if not is_floating(input.dtype) and input.dtype.kind != "c":
         input = A.to(input, _default_dtype[0])
     dims = A._dims(dim, input.ndim)
     if input.ndim == 0:
@@ -430,7 +430,7 @@ def cummin(input, dim):
 
 
 def logcumsumexp(input, dim):
-    if not is_floating(input.dtype):
+    if not is_floating(input.dtype) and input.dtype.kind != "c":
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{_torch_name(input.dtype)}'"
         )
@@ -475,7 +475,7 @@ def _scan_inplace(name, fn):
     before the write); with ``dtype=`` or an integer self, the out-of-place scan copied back."""
 
     def op_(self, dim, *, dtype=None):
-        if (dtype is None or dtype == self.dtype) and is_floating(self.dtype):
+        if (dtype is None or dtype == self.dtype) and is_inexact(self.dtype):  # floating or complex
             return apply_inplace(RULES[name], self, (), {"dim": _int_dim(dim, self.ndim)})
         return A.copy_(self, fn(self, dim, dtype=dtype))
 

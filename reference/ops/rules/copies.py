@@ -107,6 +107,7 @@ def _copy_rule(name, node, multi):
         jvp=AUTO_LINEAR,
         batch=_batch,
         error=errors.GATHER,
+        complex_inputs=True,  # a copy of a geometry: linear, defined on complex tensors like the views
         **fields,
     )
 

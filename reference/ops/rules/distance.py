@@ -45,8 +45,11 @@ _CDIST_ERROR = errors.composite(_cdist_steps, "differences, then their p-norm")
 
 
 def _pnorm_forward(x, p, dim, keepdim):
+    """PyTorch's ``norm`` (linalg_vector_norm's kernel): the norm of |x|, real for complex x."""
     xp = namespace_of(x)
     a = xp.abs(x)
+    if x.dtype.kind == "c":
+        x = a  # the moduli; the result is real (complex128 -> float64)
     if p == 0:
         out = (x != 0).sum(axis=dim, keepdims=keepdim).astype(x.dtype)
     elif p == math.inf:
@@ -68,7 +71,11 @@ def pnorm(input, p, dim, keepdim=False):
 
 
 def norm_backward(g, x, norm, p, dim, keepdim):
-    """PyTorch's ``norm_backward`` in Tensor ops (so it differentiates again)."""
+    """PyTorch's ``norm_backward`` in Tensor ops (so it differentiates again); its formulas read
+    ``sgn`` (``sign`` for real x), so they hold for complex x as they are."""
+    from reference.ops.rules.reductions import _sgn
+
+    sign = _sgn if x.dtype.kind == "c" else A.sign
     shape = tuple(x.shape)
     g = _unreduce(g, shape, dim, keepdim)
     norm = _unreduce(norm, shape, dim, keepdim)
@@ -76,28 +83,31 @@ def norm_backward(g, x, norm, p, dim, keepdim):
     if p == 0:
         return zero * g
     if p == 1:
-        return A.sign(x) * g
+        return sign(x) * g
     if p == 2:
         return x * A.masked_fill(g / norm, norm == 0, 0.0)
     if math.isinf(p):
         ax = A.abs(x)
-        mask = A.to(ax == norm, x.dtype)
+        mask = A.to(ax == norm, ax.dtype)
         count = _unreduce(A.sum(mask, dim, keepdim=keepdim), shape, dim, keepdim)
-        return A.sign(x) * ((g / count) * mask)
+        return sign(x) * ((g / count) * mask)
     if p < 1:
-        scaled = A.sign(x) * A.masked_fill(A.pow(A.abs(x), p - 1), x == 0, 0.0)
+        scaled = sign(x) * A.masked_fill(A.pow(A.abs(x), p - 1), x == 0, 0.0)
         return scaled * g * A.pow(norm, 1 - p)
     if p < 2:
-        scaled = A.sign(x) * A.pow(A.abs(x), p - 1)
+        scaled = sign(x) * A.pow(A.abs(x), p - 1)
     else:
         scaled = x * A.pow(A.abs(x), p - 2)
     return scaled * A.masked_fill(g / A.pow(norm, p - 1), norm == 0, 0.0)
 
 
 def _pnorm_jvp(c, t):
+    """PyTorch's norm_jvp: Re(conj(t) * partial) summed (t * partial for real input)."""
+    from reference.ops.rules.reductions import _re_conj_mul
+
     ones = A.ones_like(c.result)
     row = norm_backward(ones, c.self, c.result, c.p, c.dim, c.keepdim)
-    return A.sum(row * t, c.dim, keepdim=c.keepdim)
+    return A.sum(_re_conj_mul(t, row), c.dim, keepdim=c.keepdim)
 
 
 rule(
@@ -110,6 +120,8 @@ rule(
     jvp=(_pnorm_jvp,),
     batch=BATCH_REDUCE,
     error=_PNORM_ERROR,
+    complex_grads="explicit",  # norm_backward's formulas, valid for complex input (real output)
+    complex_inputs=True,
 )
 
 # ---- cdist (the direct path) ---------------------------------------------------------------------

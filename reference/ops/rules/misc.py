@@ -12,6 +12,7 @@ from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.rule import AUTO_LINEAR, BATCH_ELEMENTWISE
+from reference.ops.rules.pointwise import without_r_to_c
 from reference.ops.rules.registry import RULES, rule
 
 
@@ -36,16 +37,18 @@ rule(
     jvp=(lambda c, t: A.zeros_like(t),),
     batch=BATCH_ELEMENTWISE,
     error=errors.EXACT,
+    complex_inputs=True,
 )
 rule(
     "fill_tensor_out",
     "FillBackward1",
     ("self", "value"),  # value: a 0-d tensor (under vmap: broadcastable to self)
     forward=lambda a, value: namespace_of(a).broadcast_to(value.astype(a.dtype), a.shape).copy(),
-    grads=(lambda c, g: A.zeros_like(g), lambda c, g: A.sum_to(g, c.shapes[1])),
+    grads=(lambda c, g: A.zeros_like(g), without_r_to_c(lambda c, g: A.sum_to(g, c.shapes[1]), 1)),
     jvp=AUTO_LINEAR,
     batch=_fill_tensor_batch,
     error=errors.EXACT,
+    complex_inputs=True,
 )
 
 
@@ -73,7 +76,10 @@ rule(
     ("self", "other"),  # computed in the result dtype (the caller casts both)
     forward=_ldexp_forward,
     # d/dself: 2**other; d/dother: self * 2**other * log(2) = result * log(2)
-    grads=(lambda c, g: g * _scale(c), lambda c, g: g * c.result * _LN2),
+    grads=(
+        without_r_to_c(lambda c, g: g * _scale(c), 0),
+        without_r_to_c(lambda c, g: g * c.result * _LN2, 1),
+    ),
     saves={"other": (0,), "result": (1,)},
     jvp=(lambda c, t: t * _scale(c), lambda c, t: t * c.result * _LN2),
     batch=BATCH_ELEMENTWISE,
@@ -82,6 +88,7 @@ rule(
     error=errors.elementwise(
         1.5, "analysis: pow(2, other) (1 ulp, SLEEF u10 / glibc) times x, rounded (0.5 ulp)"
     ),
+    complex_inputs=True,  # mul(self, pow(2, other)): holomorphic in both, PyTorch's VJP by conjugation
 )
 
 

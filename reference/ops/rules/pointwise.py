@@ -411,13 +411,70 @@ def _logaddexp(a, b, base):
     return xp.where(xp.isinf(a) & (a == b), a, out)
 
 
-_binary(
+_R_TO_C_MESSAGE = (
+    "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == grad_is_complex) to be true, "
+    "but got false.  (Could this error message be improved?  If so, please report an enhancement "
+    "request to PyTorch.)"
+)
+
+
+def without_r_to_c(formula, i):
+    """The VJP ``formula`` of input ``i`` for an op whose derivatives.yaml formula is not wrapped in
+    ``handle_r_to_c``: a complex gradient for a real input fails PyTorch's engine check
+    (validate_outputs) instead of being reduced to its real part (logaddexp, ldexp, fill.Tensor with
+    one real and one complex input)."""
+
+    def vjp(c, g):
+        out = formula(c, g)
+        dtypes = getattr(c, "dtypes", None)  # None: the formula applied to a tangent (forward mode)
+        if dtypes is not None and dtypes[i].kind != "c" and out.dtype.kind == "c":
+            raise RuntimeError(_R_TO_C_MESSAGE)
+        return out
+
+    return vjp
+
+
+def complex_logaddexp(x, y):
+    """log(exp(x) + exp(y)) of complex arrays, as ATen's complex ``_log_add_exp_helper``
+    (LogAddExp.h, shared by logaddexp and logcumsumexp): ``max`` is the operand with the larger
+    real part (a NaN operand is both min and max), ``log1p(exp(min - max)) + max``; NaN in either
+    part of min gives nan+nanj; equal infinite real parts give ``min`` (-inf) or
+    ``log(exp(min) + exp(max))`` (+inf)."""
+    xp = namespace_of(x, y)
+    x, y = xp.broadcast_arrays(x, y)
+    nan_x, nan_y = xp.isnan(x), xp.isnan(y)  # either part NaN
+    x_first = (x.real < y.real) & ~nan_y & ~nan_x
+    lo = xp.where(nan_y, y, xp.where(nan_x, x, xp.where(x_first, x, y)))
+    hi = xp.where(nan_y, y, xp.where(nan_x, x, xp.where(x_first, y, x)))
+    with np.errstate(all="ignore"):  # nan/inf results are values, as in PyTorch
+        out = xp.log1p(xp.exp(lo - hi)) + hi
+        same_inf = ~xp.isfinite(lo.real) & (lo.real == hi.real)
+        out = xp.where(same_inf & (lo.real < 0), lo, out)
+        out = xp.where(same_inf & (lo.real > 0), xp.log(xp.exp(lo) + xp.exp(hi)), out)
+        nan = xp.asarray(complex(math.nan, math.nan), dtype=out.dtype)
+        return xp.where(xp.isnan(lo), nan, out).astype(x.dtype, copy=False)
+
+
+def _logaddexp_kernel(a, b):
+    if a.dtype.kind == "c":
+        return complex_logaddexp(a, b)
+    return _lowp(lambda a, b: _logaddexp(a, b, math.e))(a, b)
+
+
+rule(
     "logaddexp",
     "LogaddexpBackward0",
-    _lowp(lambda a, b: _logaddexp(a, b, math.e)),
-    lambda c, g: g / (A.exp(c.other - c.self) + 1),
-    lambda c, g: g / (A.exp(c.self - c.other) + 1),
-    {"self": (0, 1), "other": (0, 1)},
+    ("self", "other"),
+    forward=_logaddexp_kernel,
+    # derivatives.yaml: grad / (1 + exp(other - self)).conj() (conjugation by complex_grads)
+    grads=(
+        without_r_to_c(lambda c, g: g / (A.exp(c.other - c.self) + 1), 0),
+        without_r_to_c(lambda c, g: g / (A.exp(c.self - c.other) + 1), 1),
+    ),
+    saves={"self": (0, 1), "other": (0, 1)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+    complex_inputs=True,  # PyTorch's complex kernel (_log_add_exp_helper); holomorphic
 )
 _binary(
     "logaddexp2",

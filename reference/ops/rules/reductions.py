@@ -591,8 +591,9 @@ def logsumexp_kernel(x, dim, keepdim):
     xp = namespace_of(x)
     if x.size == 0:
         return xp.log(xp.sum(xp.exp(x), axis=dim, keepdims=keepdim))
-    m = xp.amax(x, axis=dim, keepdims=True)
-    m = xp.where(xp.isinf(m), xp.zeros((), dtype=x.dtype), m)
+    # complex input: the shift is the largest real part (aten's logsumexp_out_impl: amax(real(self)))
+    m = xp.amax(x.real if x.dtype.kind == "c" else x, axis=dim, keepdims=True)
+    m = xp.where(xp.isinf(m), xp.zeros((), dtype=m.dtype), m)
     out = xp.log(xp.sum(xp.exp(x - m), axis=dim, keepdims=True)) + m
     return out if keepdim else xp.squeeze(out, axis=dim)
 
@@ -616,6 +617,7 @@ rule(
     ),
     batch=BATCH_REDUCE,
     error=LOGSUMEXP_ERROR,
+    complex_inputs=True,  # holomorphic: grad * conj(exp(self - result)) by conjugation
 )
 
 # ---- max/min/median over all elements: the gradient shared evenly among the ties --------------------------

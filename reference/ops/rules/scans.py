@@ -255,6 +255,17 @@ def logcumsumexp_kernel(x, dim):
         return x.copy()
     if x.shape[dim] == 0:
         return x.copy()
+    if x.dtype.kind == "c":
+        # ATen's cumulative kernel: acc = _log_add_exp_helper(x_i, acc) along dim, from acc = -inf+0j
+        # (so a first element with real part -inf gives -inf+0j, as in PyTorch)
+        from reference.ops.rules.pointwise import complex_logaddexp
+
+        y = xp.moveaxis(x, dim, 0)
+        out = xp.empty_like(y)
+        acc = xp.full(y.shape[1:], complex(-np.inf, 0.0), dtype=x.dtype)
+        for i in range(y.shape[0]):
+            acc = out[i] = complex_logaddexp(y[i], acc)
+        return xp.moveaxis(out, 0, dim)
     return xp.logaddexp.accumulate(x, axis=dim)
 
 
@@ -273,6 +284,10 @@ def _logcumsumexp_grad(c, g):
     def reverse_lcse(t):
         return _flip(_logcumsumexp(_flip(t, dim), dim), dim)
 
+    if g.dtype.kind == "c":
+        # PyTorch's complex branch, exp(reverse_lcse(log(conj g) - result) + self).conj(), is this
+        # plain derivative sum_{j >= k} g_j exp(self_k - result_j) under complex_grads' conjugation
+        return A.exp(reverse_lcse(A.log(g) - result) + x)
     log_abs = A.log(A.abs(g))
     pos = A.where(g > 0, log_abs, lowest)
     neg = A.where(g < 0, log_abs, lowest)
@@ -285,7 +300,14 @@ def _logcumsumexp_jvp(c, t):
     x, dim = c.self, c.dim
     if x.ndim == 0:
         return t
-    shift = A.amax(x, dim, keepdim=True)
+    # complex input: shifted by the largest real part (the shift cancels in the quotient)
+    if x.dtype.kind == "c":
+        from reference.ops.functions.complex import real
+
+        x_re = real(x)
+    else:
+        x_re = x
+    shift = A.amax(x_re, dim, keepdim=True)
     e = A.exp(x - shift)
     return cumsum_tensor(e * t, dim) / cumsum_tensor(e, dim)
 
@@ -300,4 +322,5 @@ rule(
     jvp=(_logcumsumexp_jvp,),
     batch=BATCH_DIM,
     error=_LOGCUMSUMEXP_ERROR,
+    complex_inputs=True,  # ATen's complex kernel and logcumsumexp_backward's complex branch
 )
