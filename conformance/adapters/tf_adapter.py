@@ -29,6 +29,25 @@ def _from_nhwc(a, batch_dims=0):
     return None if a is None else np.moveaxis(np.asarray(a, dtype=np.float64), -1, 1 + batch_dims)
 
 
+#: How TensorFlow says it has no kernel for a dtype (on this device), by phase: op lookup at run
+#: time, graph construction (a tf.function or tf.vectorized_map body), argument checking.
+_NO_KERNEL = (
+    "no opkernel was registered",
+    "could not find device for node",
+    "is not in the list of allowed values",
+    "not in list of allowed values",
+)
+
+
+def _no_kernel_for(exc, dtype) -> bool:
+    """``exc`` (or a line of its message) says TensorFlow has no kernel for ``dtype``: the case is
+    unsupported, not a departure (the reference computes every dtype)."""
+    text = str(exc).lower()
+    names = {"float16": ("half", "float16"), "bfloat16": ("bfloat16",), "float32": ("float",)}
+    named = any(n in text for n in names.get(dtype, (dtype,)))
+    return named and (any(k in text for k in _NO_KERNEL) or ("kernel" in text and "not found" in text))
+
+
 class TensorFlowAdapter(Adapter):
     name = "tensorflow"
     program_backend = "TensorFlowBackend"  # program cases: conformance.functional.TensorFlowBackend
@@ -83,14 +102,15 @@ class TensorFlowAdapter(Adapter):
 
         try:
             return self._run_tf(case, check, a, self.spelling(RECORDS[case.op]))
-        except self.tf.errors.NotFoundError as exc:  # no kernel for this dtype on this device
-            if "kernel" not in str(exc).lower():
+        except (self.tf.errors.NotFoundError, self.tf.errors.InvalidArgumentError, TypeError) as exc:
+            if not _no_kernel_for(exc, case.dtype):
                 raise
             from conformance.functional import Unsupported
 
-            raise Unsupported(
-                f"tensorflow has no {case.dtype} kernel here: {str(exc).splitlines()[0][:300]}"
-            ) from None
+            first = next(
+                (line for line in str(exc).splitlines() if _no_kernel_for(line, case.dtype)), str(exc)
+            )
+            raise Unsupported(f"tensorflow has no {case.dtype} kernel here: {first.strip()[:300]}") from None
 
     def _run_tf(self, case, check, a, fn):
         from conformance.ops._run import run_tf
