@@ -280,7 +280,18 @@ def jvp_inplace(index, rule, self, others, params, run):
             if bt is None:
                 bt = api.zeros_like(base)
                 set_tangent(base, level, bt)
-            target = api.as_strided(bt, self.shape, self.stride(), self._offset - base._offset + bt._offset)
+            replay = self._view.replay if self._view is not None and fw_base is None else None
+            if replay is not None:  # a conjugate / negative / view_as_real view: remade on the tangent
+                from reference.autograd.tensor import replay_view, storage_like
+
+                if (bt.shape, bt.stride(), bt._offset) != (base.shape, base.stride(), base._offset):
+                    bt = storage_like(base, bt)  # (the steps name positions in base's storage)
+                    set_tangent(base, level, bt)
+                target = replay_view(bt, replay)
+            else:
+                target = api.as_strided(
+                    bt, self.shape, self.stride(), self._offset - base._offset + bt._offset
+                )
             api.copy_(target, new)
             set_tangent(self, level, target)
         elif tans[0] is not None and tans[0]._base is None:

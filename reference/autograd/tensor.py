@@ -721,10 +721,12 @@ def write_data(t, values):
 
 
 def replay_view(base, steps, record=False):
-    """Remake a view of ``base`` by its ``ViewMeta.replay`` steps (PyTorch's view_fn replay).
-    ``record``: with grad mode on whatever the current mode (the regeneration of a view's
-    grad_fn, as PyTorch's VariableHooks::grad_fn does)."""
-    from reference.autograd.dispatch import _apply_view
+    """Remake a view of ``base`` by its ``ViewMeta.replay`` steps (PyTorch's view_fn replay), with
+    the public view ops, so that transforms (vmap, jvp) see them too. ``record``: with grad mode
+    on whatever the current mode (the regeneration of a view's grad_fn, as PyTorch's
+    VariableHooks::grad_fn does)."""
+    from reference.autograd.dispatch import apply_view
+    from reference.ops import api
 
     saved = _enabled[0]
     if record:
@@ -733,13 +735,9 @@ def replay_view(base, steps, record=False):
         v = base
         for step in steps:
             if step[0] == "as_strided":
-                size, stride, offset = step[1:]
-                out = make_view(v, size, stride, offset, DEFAULT if _enabled[0] else NO_GRAD_MODE)
-                if _enabled[0] and v.requires_grad:
-                    out._grad_fn = AsStridedNode(v, size, stride, offset)
-                v = out
+                v = api.as_strided(v, *step[1:])
             else:
-                v = _apply_view(step[0], v, step[1])
+                v = apply_view(step[0], v, step[1])
     finally:
         _enabled[0] = saved
     return v

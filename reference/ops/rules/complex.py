@@ -76,7 +76,7 @@ rule(
     "ViewAsComplexBackward0",
     ("self",),
     view=_view_as_complex,  # params: dtype, the complex dtype of the input's float dtype
-    grads=(lambda c, g: _F().view_as_real(A.contiguous(g)),),
+    grads=(lambda c, g: _F().view_as_real(_F().resolve_conj(A.contiguous(g))),),  # PyTorch's formula
     complex_grads="explicit",
     jvp=SAME_VIEW,
     batch=lambda b, params: _view_as_complex_batch(b, params),
