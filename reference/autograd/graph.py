@@ -226,7 +226,9 @@ class RuleNode(Node):
                 gi if gi is not None else zeros_tensor(shape, dtype, like)
                 for gi, (shape, dtype) in zip(grads, self.out_meta)
             )
-        conj = rule.complex_grads == "conjugate" and self._complex(g)
+        # (a view's formulas move elements, which commutes with conj: run as they are, as PyTorch
+        # does, so a conjugate gradient stays a conjugate view through them)
+        conj = rule.complex_grads == "conjugate" and rule.view is None and self._complex(g)
         if conj:  # PyTorch's convention from the plain formulas: conj(formula(conj(grad))) (rule.py)
             g = _conj_grads(g)
         if rule.vjp is not None:
@@ -286,8 +288,15 @@ class AccumulateGrad(Node):
             return []
         if var.grad is None:
             # PyTorch never lets .grad alias a tensor the user can see: it steals or clones.
-            grad = new.clone() if is_grad_enabled() else new.detach()._copy()
-            var.grad = layout.relayout_(grad, layout.grad_strides(new, var, stolen=not is_grad_enabled()))
+            stolen = not is_grad_enabled()
+            strides = layout.grad_strides(new, var, stolen=stolen)
+            if stolen and new._lazy and tuple(strides) == new.stride():
+                var.grad = new._copy()  # stolen as it is: detach() keeps a conjugate gradient's bit
+            else:
+                from reference.autograd.tensor import Tensor
+
+                grad = new.clone() if not stolen else Tensor._copy(new.detach())  # (the values resolved)
+                var.grad = layout.relayout_(grad, strides)
         elif not is_grad_enabled():
             var.grad._accumulate_inplace(new)  # .grad keeps its identity, as in PyTorch
         else:

@@ -686,6 +686,16 @@ class LazyTensor(Tensor):
         write_data(self, self._data + other._data.astype(self.dtype, copy=False))
         self._vc[0] += 1
 
+    def _copy(self):
+        """A copy with its own storage that keeps the bits and the strides (a gradient that
+        AccumulateGrad steals: PyTorch's detach() of a conjugate view keeps the bit)."""
+        from reference.autograd.layout import strided_array
+
+        out = LazyTensor.__new__(LazyTensor)
+        out._raw, out._storage = strided_array(self._raw.copy(), self.stride())
+        out._conj, out._neg, out._vc = self._conj, self._neg, [0]
+        return out
+
 
 def resolve_bits(raw, conj, neg):
     """The values of the strided array ``raw`` conjugated (``conj``) and/or negated (``neg``), in

@@ -244,7 +244,23 @@ def _loss_base_write(F, a):
     return (c * c).abs().sum()
 
 
+def _accumulated(F):
+    """AccumulateGrad steals a conjugate gradient that obeys the layout contract (detach keeps the
+    bit; accumulation writes through it) and clones one that does not (the bit resolved)."""
+    g = F.tensor([1 + 1j, 2 - 1j], dtype=F.complex128)
+    y = F.tensor([1 + 2j, 3 - 4j], dtype=F.complex128, requires_grad=True)
+    (y.conj() * 2).backward(g)
+    first = (y.grad.is_conj(), y.grad._base is None)
+    (y.conj() * 2).backward(g)
+    x = _z(F, True)
+    x.t().conj().backward(_w(F).t())
+    a = F.tensor([1 + 2j, 3 - 4j], dtype=F.complex128, requires_grad=True)
+    (ga,) = F.autograd.grad(a.conj(), a, g)
+    return first, y.grad, x.grad, x.grad.stride(), ga, ga._base is g
+
+
 AUTOGRAD = {
+    "accumulate_grad": _accumulated,
     "chains": _chains,
     "grad_views": lambda F: _grad(F, _loss_views),
     "grad_inplace_conj": lambda F: _grad(F, _loss_inplace_conj),
