@@ -686,6 +686,21 @@ class LazyTensor(Tensor):
         write_data(self, self._data + other._data.astype(self.dtype, copy=False))
         self._vc[0] += 1
 
+    def __deepcopy__(self, memo):
+        """PyTorch's Tensor.__deepcopy__ of a conjugate / negative view: a new tensor with the values
+        resolved (its storage copied, then conj_physical / neg: the view's strides when dense)."""
+        from reference.ops import api
+
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+                "the moment.  If you were attempting to deepcopy a module, this may be because of a "
+                "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001"
+            )
+        out = api.clone(self.detach())
+        memo[id(self)] = out
+        return out
+
     def _copy(self):
         """A copy with its own storage that keeps the bits and the strides (a gradient that
         AccumulateGrad steals: PyTorch's detach() of a conjugate view keeps the bit)."""

@@ -8,6 +8,8 @@ compared: values, dtypes, the bits, aliasing facts, grad_fn names, errors (type 
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -139,6 +141,8 @@ PROGRAMS = {
     "ops_resolve": lambda F: (lambda c: (c + 1, c.exp(), c.abs(), c.sum(), c * c, c.to(F.complex64)))(
         _z(F).conj()
     ),
+    "deepcopy": lambda F: (lambda d: (d, d.stride(), d._base is None))(copy.deepcopy(_z(F).conj().t())),
+    "deepcopy_non_leaf": lambda F: copy.deepcopy(_z(F, True).conj()),
     "tolist": lambda F: _z(F).conj().tolist(),
     "item": lambda F: _z(F).conj()[0, 1].item(),
     "real_imag": lambda F: (lambda c: (c.real, c.imag, c.imag.is_neg(), c.real._base is not None))(
