@@ -98,7 +98,43 @@ def _neg_view_writes(F):
     return z, im, re, im.is_neg(), im._base is z, re.is_neg()
 
 
+def _v(F):
+    return F.tensor([1 + 2j, 3 - 4j, 5j], dtype=F.complex128)
+
+
+def _write(op):
+    """``op(F, z, c)`` writes through the conjugate view ``c`` of ``z`` (or into ``z``); ``z`` after."""
+
+    def prog(F):
+        z = _v(F)
+        c = z.conj()
+        op(F, z, c)
+        return z, c, z._version
+
+    return prog
+
+
+WRITES = {
+    "copy_base_into_view": lambda F, z, c: c.copy_(z),  # same storage, different values
+    "copy_view_into_base": lambda F, z, c: z.copy_(c),
+    "add_base": lambda F, z, c: c.add_(z),
+    "mul_self": lambda F, z, c: c.mul_(c),
+    "index_put": lambda F, z, c: c.__setitem__(F.tensor([0, 2]), F.tensor([1j, 2j], dtype=F.complex128)),
+    "masked_fill": lambda F, z, c: c.masked_fill_(F.tensor([True, False, True]), 1j),
+    "zero": lambda F, z, c: c.zero_(),
+    "conj_physical_": lambda F, z, c: c.conj_physical_(),
+    "index_add": lambda F, z, c: c.index_add_(0, F.tensor([1]), F.tensor([1j], dtype=F.complex128)),
+    "neg_of_imag": lambda F, z, c: c.imag.neg_(),
+    "sub_real": lambda F, z, c: c.real.sub_(1.5),
+}
+
+
 PROGRAMS = {
+    **{f"write_{name}": _write(op) for name, op in WRITES.items()},
+    "t_": lambda F: (lambda c: (c.t_(), c.is_conj(), c._base is not None))(_z(F).conj()),
+    "products": lambda F: (lambda z, c: (F.dot(c, z), F.vdot(c, z), c @ z, F.outer(c, z), c.sum()))(
+        _v(F), _v(F).conj()
+    ),
     "is_conj": lambda F: (_z(F).conj().is_conj(), F.is_conj(_z(F).conj()), _z(F).is_conj()),
     "base_and_view": lambda F: (lambda z: (z.conj()._base is z, z.conj()._is_view()))(_z(F)),
     "values": lambda F: _z(F).conj(),
