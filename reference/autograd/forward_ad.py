@@ -280,7 +280,9 @@ def jvp_inplace(index, rule, self, others, params, run):
             if bt is None:
                 bt = api.zeros_like(base)
                 set_tangent(base, level, bt)
-            replay = self._view.replay if self._view is not None and fw_base is None else None
+            # (a view of a make_dual result: its steps start from the dual, which has the geometry
+            # of the primal's storage, so they remake it on the dual's tangent laid out the same way)
+            replay = self._view.replay if self._view is not None else None
             if replay is not None:  # a conjugate / negative / view_as_real view: remade on the tangent
                 from reference.autograd.tensor import replay_view, storage_like
 

@@ -361,7 +361,24 @@ def _jvp_prog(F, z):
     return w.exp() + z.conj().imag
 
 
+def _dual(F):
+    """forward_ad: the tangent of a conjugate view is the conjugate view of the tangent; a write
+    through it updates the dual's tangent conjugated (make_dual of a complex primal)."""
+    fw = F.autograd.forward_ad
+    with fw.dual_level():
+        d = fw.make_dual(_v(F), F.tensor([1j, 1, 2 - 1j], dtype=F.complex128))
+        c = d.conj()
+        first = fw.unpack_dual(c)
+        bits = (first.primal.is_conj(), first.tangent.is_conj(), first.tangent.resolve_conj())
+        c.mul_(F.tensor([2j, 1, 3], dtype=F.complex128))
+        pd = fw.unpack_dual(d)
+        y = d * 1
+        y.conj().mul_(d)
+        return bits, pd.primal, pd.tangent, fw.unpack_dual(c).tangent, fw.unpack_dual(y).tangent
+
+
 TRANSFORMS = {
+    "forward_ad_dual": _dual,
     "vmap_conj": lambda F: F.func.vmap(lambda z: z.conj() * z + z.conj().real)(_z(F)),
     "vmap_inplace": lambda F: F.func.vmap(lambda z: _vmap_prog(F, z))(_z(F)),
     "vmap_vjp": lambda F: F.func.vmap(lambda z, g: F.func.vjp(lambda x: _vmap_prog(F, x), z)[1](g)[0])(
