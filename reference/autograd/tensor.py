@@ -6,6 +6,11 @@ Storage model (PyTorch's): a tensor that is not a view owns a flat, C-contiguous
 view are seen by the base and by every other view. The base and all its views share one version
 counter (a one-element list) that every in-place write bumps.
 
+A view may carry PyTorch's conjugate or negative bit (``z.conj()``, ``z.conj().imag``): it is a
+:class:`LazyTensor`, whose ``_data`` resolves the bit on each read and whose in-place writes store
+the inverse into the shared storage (:func:`write_data`); views that change more than the geometry
+record the steps that remake them from their base (``ViewMeta.replay``, PyTorch's view_fn).
+
 Autograd state: ``grad_fn``/``_output_nr`` (the node that produced the tensor), ``requires_grad``
 (leaves only), ``grad``, and for views the root ``_base`` plus a :class:`ViewMeta` (how the view
 was created, and the version at which its ``grad_fn`` was last set: a later in-place write
