@@ -132,6 +132,9 @@ WRITES = {
 PROGRAMS = {
     **{f"write_{name}": _write(op) for name, op in WRITES.items()},
     "t_": lambda F: (lambda c: (c.t_(), c.is_conj(), c._base is not None))(_z(F).conj()),
+    "ihfft_is_conj": lambda F: (
+        lambda x: (F.fft.ihfft(x), F.fft.ihfft2(x), F.fft.ihfftn(x, dim=1), F.fft.ihfftn(x))
+    )(F.tensor([[0.5, -1.0, 2.0, 0.25], [1.0, 3.0, -0.5, 0.0]], dtype=F.float64)),
     "products": lambda F: (lambda z, c: (F.dot(c, z), F.vdot(c, z), c @ z, F.outer(c, z), c.sum()))(
         _v(F), _v(F).conj()
     ),
