@@ -284,10 +284,10 @@ def jvp_inplace(index, rule, self, others, params, run):
             # of the primal's storage, so they remake it on the dual's tangent laid out the same way)
             replay = self._view.replay if self._view is not None else None
             if replay is not None:  # a conjugate / negative / view_as_real view: remade on the tangent
-                from reference.autograd.tensor import replay_view, storage_like
+                from reference.autograd.tensor import _geometry, replay_view, storage_like
 
                 if (bt.shape, bt.stride(), bt._offset) != (base.shape, base.stride(), base._offset):
-                    bt = storage_like(base, bt)  # (the steps name positions in base's storage)
+                    bt = storage_like(*_geometry(base), bt)  # (the steps name positions in base's storage)
                     set_tangent(base, level, bt)
                 target = replay_view(bt, replay)
             else:

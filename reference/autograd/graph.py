@@ -368,9 +368,11 @@ class CopySlices(Node):
             self.index = index_in_base(base, view_size, view_stride, view_offset)
         else:  # the view is no region of the base's values (conjugate, negative, view_as_real):
             # it is remade from the gradient by its replay steps (PyTorch's view_fn), so only the
-            # base's geometry is kept (a detached tensor: no reference to the graph)
+            # base's geometry is kept (PyTorch's TensorGeometry: no reference to its storage)
+            from reference.autograd.tensor import storage_of
+
             self.index = None
-            self.base = base.detach()
+            self.base = (base.shape, base.stride(), base._offset, storage_of(base).size)
 
     def input_meta(self, nr):
         return self.base_shape, self.base_dtype
@@ -397,7 +399,7 @@ class CopySlices(Node):
         from reference.autograd.tensor import replay_view, storage_like
         from reference.ops import api
 
-        result = storage_like(self.base, g)
+        result = storage_like(*self.base, g)
         grad_slice = replay_view(result, self.replay)
         res = self.fn.apply([api.clone(grad_slice)])
         if res[0] is not None:

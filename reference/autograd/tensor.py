@@ -773,18 +773,24 @@ def replay_view(base, steps, record=False):
     return v
 
 
-def storage_like(base, values):
-    """``values`` in a new tensor laid out as ``base`` is in its storage (same size, strides and
-    offset), so that replay steps, which name storage positions, pick the same elements of it."""
+def storage_like(shape, stride, offset, storage_size, values):
+    """``values`` in a new tensor with the geometry ``shape``/``stride``/``offset`` over a new
+    storage of ``storage_size`` elements, so that replay steps, which name storage positions, pick
+    the same elements of it as of the tensor that had that geometry."""
     from reference.ops import api
+    from reference.ops.kernels import contiguous_strides
 
-    st = storage_of(base)
-    if base._offset == 0 and st.size == base.numel() and base.is_contiguous():
+    if offset == 0 and tuple(stride) == contiguous_strides(shape) and storage_size == values.numel():
         return api.clone(values, memory_format="contiguous_format")
-    root = _make(namespace_of(st).zeros(st.size, dtype=base.dtype))
-    out = make_view(root, base.shape, base.stride(), base._offset, DEFAULT)
+    root = _make(namespace_of(values._data).zeros(storage_size, dtype=values.dtype))
+    out = make_view(root, shape, stride, offset, DEFAULT)
     api.copy_(out, values)
     return out
+
+
+def _geometry(t):
+    """``t``'s geometry in its storage: what :func:`storage_like` reproduces."""
+    return t.shape, t.stride(), t._offset, storage_of(t).size
 
 
 class AsStridedNode(graph.Node):

@@ -302,7 +302,21 @@ def _accumulated(F):
     return first, y.grad, x.grad, x.grad.stride(), ga, ga._base is g
 
 
+def _loss_strided_base(F, a):
+    """A base with its own strides (a.t() * 1 keeps the transposed layout): the view is remade on
+    the gradient laid out as the base, through the conjugate and the view_as_real views."""
+    z = a.t() * 1
+    z.conj()[1].mul_(2j)
+    z.imag[0].add_(a.real[:, 1])
+    return (z * _w(F).t()).abs().sum()
+
+
 AUTOGRAD = {
+    "grad_strided_base": lambda F: _grad(F, _loss_strided_base),
+    "gradgrad_strided_base": lambda F: _grad(F, _loss_strided_base, 2),
+    "strided_base_chain": lambda F: (
+        lambda z: (z.stride(), z.conj()[1].mul_(2j).grad_fn.name(), _names(z.grad_fn))
+    )(_z(F, True).t() * 1),
     "accumulate_grad": _accumulated,
     "chains": _chains,
     "grad_views": lambda F: _grad(F, _loss_views),
@@ -339,7 +353,9 @@ def test_autograd_agrees_with_torch(name):
     assert _same(got, expected), f"{name}: reference {got!r}, torch {expected!r}"
 
 
-@pytest.mark.parametrize("loss", [_loss_views, _loss_inplace_conj, _loss_inplace_neg, _loss_base_write])
+@pytest.mark.parametrize(
+    "loss", [_loss_views, _loss_inplace_conj, _loss_inplace_neg, _loss_base_write, _loss_strided_base]
+)
 def test_gradcheck(loss):
     """Finite differences on the reference alone (complex inputs: real and imaginary parts)."""
     a = _z(reference, True)
