@@ -25,6 +25,7 @@ from reference.autograd.tensor import (
     make_view,
     rebase_history,
     storage_of,
+    write_data,
 )
 from reference.backend import is_floating, is_inexact
 from reference.ops.rule import BATCH_ELEMENTWISE
@@ -230,6 +231,9 @@ def _apply_view(rule, src, params):
     if not multi:
         geometries = (geometries,)
     outs = [make_view(src, *geometry[:3], meta, *geometry[3:]) for geometry in geometries]
+    replay = src._view.replay if src._view is not None else None
+    if replay is not None or rule.name in REPLAYED_VIEWS:
+        _set_replay(rule, src, params, outs, replay)
     if _enabled[0] and src.requires_grad:
         node = _node(rule, (src,), params)
         node.set_outputs(outs, None)
@@ -237,6 +241,24 @@ def _apply_view(rule, src, params):
             o._grad_fn = node
             o._output_nr = i
     return tuple(outs) if multi else outs[0]
+
+
+# PyTorch's VIEW_FUNCTIONS_WITH_METADATA_CHANGE: views that no geometry (as_strided) remakes
+REPLAYED_VIEWS = frozenset(("conj", "_neg_view", "view_as_real", "view_as_complex"))
+
+
+def _set_replay(rule, src, params, outs, replay):
+    """The steps that remake each view from its base (PyTorch's ViewInfo::chain): this op itself
+    for a metadata-changing view (after the geometry of ``src`` when ``src`` is a plain view),
+    else the output's geometry after ``src``'s steps."""
+    if rule.name in REPLAYED_VIEWS:
+        if replay is None:
+            replay = () if src._base is None else (("as_strided", src.shape, src.stride(), src._offset),)
+        for o in outs:
+            o._view.replay = replay + ((rule, params),)
+        return
+    for o in outs:
+        o._view.replay = replay + (("as_strided", o.shape, o.stride(), o._offset),)
 
 
 def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
@@ -305,7 +327,10 @@ def _apply_inplace(rule, self, others, params, cast):
         )
     if node is not None:
         node.set_outputs([self], aux)
-    self._data[...] = res
+    if self._lazy:  # a conjugate / negative view: its storage gets the inverse transform
+        write_data(self, res)
+    else:
+        self._data[...] = res
     self._vc[0] += 1
     if node is not None:
         rebase_history(self, node)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from reference.autograd import forward_ad
-from reference.backend import is_floating
+from reference.backend import is_inexact
 
 __all__ = [
     "UnpackedDualTensor",
@@ -80,9 +80,9 @@ def make_dual(tensor, tangent, *, level=None):
             "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() first."
         )
     lid = _current[0]
-    if not is_floating(tensor.dtype):
+    if not is_inexact(tensor.dtype):
         raise ValueError(f"Expected primal to be floating point or complex, but got: {_dtype_name(tensor)}")
-    if not is_floating(tangent.dtype):
+    if not is_inexact(tangent.dtype):
         raise ValueError(f"Expected tangent to be floating point or complex, but got: {_dtype_name(tangent)}")
     if forward_ad.tangent(tensor, lid) is not None:
         raise RuntimeError(

@@ -280,7 +280,20 @@ def jvp_inplace(index, rule, self, others, params, run):
             if bt is None:
                 bt = api.zeros_like(base)
                 set_tangent(base, level, bt)
-            target = api.as_strided(bt, self.shape, self.stride(), self._offset - base._offset + bt._offset)
+            # (a view of a make_dual result: its steps start from the dual, which has the geometry
+            # of the primal's storage, so they remake it on the dual's tangent laid out the same way)
+            replay = self._view.replay if self._view is not None else None
+            if replay is not None:  # a conjugate / negative / view_as_real view: remade on the tangent
+                from reference.autograd.tensor import _geometry, replay_view, storage_like
+
+                if (bt.shape, bt.stride(), bt._offset) != (base.shape, base.stride(), base._offset):
+                    bt = storage_like(*_geometry(base), bt)  # (the steps name positions in base's storage)
+                    set_tangent(base, level, bt)
+                target = replay_view(bt, replay)
+            else:
+                target = api.as_strided(
+                    bt, self.shape, self.stride(), self._offset - base._offset + bt._offset
+                )
             api.copy_(target, new)
             set_tangent(self, level, target)
         elif tans[0] is not None and tans[0]._base is None:

@@ -226,7 +226,9 @@ class RuleNode(Node):
                 gi if gi is not None else zeros_tensor(shape, dtype, like)
                 for gi, (shape, dtype) in zip(grads, self.out_meta)
             )
-        conj = rule.complex_grads == "conjugate" and self._complex(g)
+        # (a view's formulas move elements, which commutes with conj: run as they are, as PyTorch
+        # does, so a conjugate gradient stays a conjugate view through them)
+        conj = rule.complex_grads == "conjugate" and rule.view is None and self._complex(g)
         if conj:  # PyTorch's convention from the plain formulas: conj(formula(conj(grad))) (rule.py)
             g = _conj_grads(g)
         if rule.vjp is not None:
@@ -286,8 +288,15 @@ class AccumulateGrad(Node):
             return []
         if var.grad is None:
             # PyTorch never lets .grad alias a tensor the user can see: it steals or clones.
-            grad = new.clone() if is_grad_enabled() else new.detach()._copy()
-            var.grad = layout.relayout_(grad, layout.grad_strides(new, var, stolen=not is_grad_enabled()))
+            stolen = not is_grad_enabled()
+            strides = layout.grad_strides(new, var, stolen=stolen)
+            if stolen and new._lazy and tuple(strides) == new.stride():
+                var.grad = new._copy()  # stolen as it is: detach() keeps a conjugate gradient's bit
+            else:
+                from reference.autograd.tensor import Tensor
+
+                grad = new.clone() if not stolen else Tensor._copy(new.detach())  # (the values resolved)
+                var.grad = layout.relayout_(grad, strides)
         elif not is_grad_enabled():
             var.grad._accumulate_inplace(new)  # .grad keeps its identity, as in PyTorch
         else:
@@ -347,14 +356,23 @@ class CopySlices(Node):
     gradients. The view's old history is dropped: its value was part of the base.
     """
 
-    __slots__ = ("fn", "index", "base_shape", "base_dtype")
+    __slots__ = ("fn", "index", "base_shape", "base_dtype", "replay", "base")
 
-    def __init__(self, base, base_edge, view_size, view_stride, view_offset, fn):
+    def __init__(self, base, base_edge, view_size, view_stride, view_offset, fn, replay=None):
         super().__init__([base_edge] + list(fn.next_edges[1:]), 1)
         self.fn = fn
         self.base_shape = base.shape
         self.base_dtype = base.dtype
-        self.index = index_in_base(base, view_size, view_stride, view_offset)
+        self.replay = replay
+        if replay is None:
+            self.index = index_in_base(base, view_size, view_stride, view_offset)
+        else:  # the view is no region of the base's values (conjugate, negative, view_as_real):
+            # it is remade from the gradient by its replay steps (PyTorch's view_fn), so only the
+            # base's geometry is kept (PyTorch's TensorGeometry: no reference to its storage)
+            from reference.autograd.tensor import storage_of
+
+            self.index = None
+            self.base = (base.shape, base.stride(), base._offset, storage_of(base).size)
 
     def input_meta(self, nr):
         return self.base_shape, self.base_dtype
@@ -367,11 +385,28 @@ class CopySlices(Node):
             return [None] * len(self.next_edges)
         if self.fn is None:
             raise AutogradError(BACKWARD_TWICE)
+        if self.replay is not None:
+            return self._apply_replayed(g)
         res = self.fn.apply([api.take(g, self.index)])
         out = [None] * len(self.next_edges)
         out[0] = api.put(g, self.index, res[0]) if res[0] is not None else api.put(g, self.index, 0.0)
         out[1:] = res[1:]
         return out
+
+    def _apply_replayed(self, g):
+        """PyTorch's CopySlices with a view_fn: the gradient in the base's layout, the view remade on
+        it, the in-place op's gradient for ``self`` written back through that view."""
+        from reference.autograd.tensor import replay_view, storage_like
+        from reference.ops import api
+
+        result = storage_like(*self.base, g)
+        grad_slice = replay_view(result, self.replay)
+        res = self.fn.apply([api.clone(grad_slice)])
+        if res[0] is not None:
+            api.copy_(grad_slice, res[0])
+        else:
+            api.zero_(grad_slice)
+        return [result] + list(res[1:])
 
     def release(self):
         if self.fn is not None:

@@ -6,6 +6,11 @@ Storage model (PyTorch's): a tensor that is not a view owns a flat, C-contiguous
 view are seen by the base and by every other view. The base and all its views share one version
 counter (a one-element list) that every in-place write bumps.
 
+A view may carry PyTorch's conjugate or negative bit (``z.conj()``, ``z.conj().imag``): it is a
+:class:`LazyTensor`, whose ``_data`` resolves the bit on each read and whose in-place writes store
+the inverse into the shared storage (:func:`write_data`); views that change more than the geometry
+record the steps that remake them from their base (``ViewMeta.replay``, PyTorch's view_fn).
+
 Autograd state: ``grad_fn``/``_output_nr`` (the node that produced the tensor), ``requires_grad``
 (leaves only), ``grad``, and for views the root ``_base`` plus a :class:`ViewMeta` (how the view
 was created, and the version at which its ``grad_fn`` was last set: a later in-place write
@@ -110,13 +115,20 @@ IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"  # an output view of a custom autograd
 
 
 class ViewMeta:
-    """How a differentiable view was made (PyTorch's CreationMeta) and its grad_fn's version."""
+    """How a differentiable view was made (PyTorch's CreationMeta) and its grad_fn's version.
 
-    __slots__ = ("creation_meta", "attr_version")
+    ``replay``: for a view whose chain from its base holds a view that changes more than the
+    geometry (``conj``, ``_neg_view``, ``view_as_real``, ``view_as_complex``: PyTorch's
+    VIEW_FUNCTIONS_WITH_METADATA_CHANGE), the steps that remake it from the base (PyTorch's
+    view_fn): ``(rule, params)`` or ``("as_strided", size, stride, offset)``; None otherwise (the
+    view is then remade by its geometry alone)."""
 
-    def __init__(self, creation_meta, attr_version):
+    __slots__ = ("creation_meta", "attr_version", "replay")
+
+    def __init__(self, creation_meta, attr_version, replay=None):
         self.creation_meta = creation_meta
         self.attr_version = attr_version
+        self.replay = replay
 
 
 class RemovableHandle:
@@ -144,6 +156,9 @@ class Tensor:
     _tangents = None  # forward-mode tangents by level id (reference.autograd.forward_ad)
     _batched = None  # vmap: (physical value, batch dim) by level id (reference.autograd.batching)
     _vmap_copied = False  # vmap: a view whose physical value is a copy (writes through it refused)
+    _conj = False  # PyTorch's conjugate bit (is_conj): the values are the conjugates of the storage's
+    _neg = False  # PyTorch's negative bit (is_neg): the values are the negatives of the storage's
+    _lazy = False  # either bit is set: a LazyTensor (below), whose _data resolves them on each read
     __hash__ = object.__hash__
     __array_priority__ = 1000
 
@@ -250,6 +265,11 @@ class Tensor:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
+        if self._lazy:  # numpy() shares memory, which holds the unresolved values
+            bit, fix = ("conjugate", "conj") if self._conj else ("negative", "neg")
+            raise RuntimeError(
+                f"Can't call numpy() on Tensor that has {bit} bit set. Use tensor.resolve_{fix}().numpy() instead."
+            )
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -305,10 +325,13 @@ class Tensor:
             check_view_rebase(self, indirect=True)
             old_fn, old_nr = self._grad_fn, self._output_nr
             base = self._base
-            size, stride = self._data.shape, self.stride()
-            self._grad_fn = AsStridedNode(base, size, stride, self._offset)
-            self._output_nr = 0
             vm.attr_version = self._vc[0]
+            if vm.replay is not None:  # remade from the base by its steps (PyTorch's view_fn)
+                remade = replay_view(base, vm.replay, record=True)
+                self._grad_fn, self._output_nr = remade._grad_fn, remade._output_nr
+            else:
+                self._grad_fn = AsStridedNode(base, self.shape, self.stride(), self._offset)
+                self._output_nr = 0
             graph.move_retains_grad(self, old_fn, old_nr)
         return self._grad_fn
 
@@ -478,8 +501,12 @@ def zeros_tensor(shape, dtype, like=None):
 
 def _alias(t):
     """Same storage, same version counter, no autograd history (``detach``)."""
-    out = Tensor.__new__(Tensor)
-    out._data = t._data
+    if t._lazy:  # detach() / .data of a conjugate (negative) view keep its bits, as in PyTorch
+        out = LazyTensor.__new__(LazyTensor)
+        out._raw, out._conj, out._neg = t._raw, t._conj, t._neg
+    else:
+        out = Tensor.__new__(Tensor)
+        out._data = t._data
     out._storage = storage_of(t)
     out._offset = t._offset
     out._vc = t._vc
@@ -488,12 +515,17 @@ def _alias(t):
     return out
 
 
-def make_view(src, size, stride, offset, creation_meta, dtype=None):
+def make_view(src, size, stride, offset, creation_meta, dtype=None, conj=False, neg=False):
     """A view of ``src``'s storage with the given geometry; its ``_base`` is the root tensor.
     ``dtype``: the view reads the storage's bytes as another dtype (``view_as_real``: a complex
-    storage as its float pairs; geometry in elements of ``dtype``)."""
+    storage as its float pairs; geometry in elements of ``dtype``). ``conj`` / ``neg``: the view
+    flips the conjugate / negative bit (``conj()``, ``_neg_view``); every view keeps its source's."""
     storage = storage_of(src)
     if dtype is not None and dtype != storage.dtype:
+        if src._conj:
+            raise RuntimeError(
+                "torch.Tensor.view is not supported for conjugate view tensors when converting to a different dtype."
+            )
         storage = storage.view(dtype)
     item = storage.itemsize
     xp = namespace_of(storage)
@@ -513,8 +545,13 @@ def make_view(src, size, stride, offset, creation_meta, dtype=None):
         arr = xp.lib.stride_tricks.as_strided(
             storage[offset:], shape=tuple(size), strides=tuple(s * item for s in stride)
         )
-    out = Tensor.__new__(Tensor)
-    out._data = arr
+    conj, neg = src._conj ^ conj, src._neg ^ neg
+    if conj or neg:
+        out = LazyTensor.__new__(LazyTensor)
+        out._raw, out._conj, out._neg = arr, conj, neg
+    else:
+        out = Tensor.__new__(Tensor)
+        out._data = arr
     out._storage = storage
     out._offset = offset
     out._vc = src._vc
@@ -596,7 +633,9 @@ def rebase_history(t, fn):
     """After an in-place op recorded as ``fn``: ``t`` (or, for a view, its base) gets the new history."""
     if t._view is not None:
         base = t._base
-        copy_slices = graph.CopySlices(base, gradient_edge(base), t._data.shape, t.stride(), t._offset, fn)
+        copy_slices = graph.CopySlices(
+            base, gradient_edge(base), t.shape, t.stride(), t._offset, fn, t._view.replay
+        )
         old_fn, old_nr = base._grad_fn, base._output_nr
         base._grad_fn = copy_slices
         base._output_nr = 0
@@ -607,6 +646,155 @@ def rebase_history(t, fn):
     t._grad_fn = fn
     t._output_nr = 0
     graph.move_retains_grad(t, old_fn, old_nr)
+
+
+class LazyTensor(Tensor):
+    """A view with PyTorch's conjugate and/or negative bit set (``z.conj()``, ``z.conj().imag``).
+
+    ``_raw`` is the strided array over the shared storage, as any view's ``_data`` is; ``_data``,
+    the values every kernel and method reads, resolves the bits on each read: the storage's
+    elements under the view, conjugated and/or negated, in a new read-only array with the view's
+    own strides (so result layouts, expanded and overlapping geometries are kept). An in-place
+    write stores the inverse transform through :func:`write_data` (the same transform: both are
+    involutions). Nothing is cached, so a write to the storage through any alias is seen by the
+    next read. Only these views pay for the bits; any other tensor keeps a plain ``_data``.
+    """
+
+    _lazy = True
+
+    @property
+    def _data(self):
+        return resolve_bits(self._raw, self._conj, self._neg)
+
+    @_data.setter
+    def _data(self, arr):
+        self._raw = arr
+
+    @property
+    def shape(self):
+        return self._raw.shape
+
+    @property
+    def dtype(self):
+        return self._raw.dtype
+
+    @property
+    def ndim(self):
+        return self._raw.ndim
+
+    def dim(self):
+        return self._raw.ndim
+
+    def numel(self):
+        return self._raw.size
+
+    def size(self, dim=None):
+        return self._raw.shape if dim is None else self._raw.shape[_wrap_dim(dim, self._raw.ndim)]
+
+    def _accumulate_inplace(self, other):
+        write_data(self, self._data + other._data.astype(self.dtype, copy=False))
+        self._vc[0] += 1
+
+    def __deepcopy__(self, memo):
+        """PyTorch's Tensor.__deepcopy__ of a conjugate / negative view: a new tensor with the values
+        resolved (its storage copied, then conj_physical / neg: the view's strides when dense)."""
+        from reference.ops import api
+
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
+                "the moment.  If you were attempting to deepcopy a module, this may be because of a "
+                "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001"
+            )
+        out = api.clone(self.detach())
+        memo[id(self)] = out
+        return out
+
+    def _copy(self):
+        """A copy with its own storage that keeps the bits and the strides (a gradient that
+        AccumulateGrad steals: PyTorch's detach() of a conjugate view keeps the bit)."""
+        from reference.autograd.layout import strided_array
+
+        out = LazyTensor.__new__(LazyTensor)
+        out._raw, out._storage = strided_array(self._raw.copy(), self.stride())
+        out._conj, out._neg, out._vc = self._conj, self._neg, [0]
+        return out
+
+
+def resolve_bits(raw, conj, neg):
+    """The values of the strided array ``raw`` conjugated (``conj``) and/or negated (``neg``), in
+    a new array with ``raw``'s strides: the storage span ``raw`` covers is transformed, then
+    viewed with ``raw``'s geometry (strides are never negative in the reference)."""
+    xp = namespace_of(raw)
+    if raw.size == 0:
+        return xp.zeros(raw.shape, dtype=raw.dtype)
+    item = raw.itemsize
+    span = 1 + sum((n - 1) * s for n, s in zip(raw.shape, raw.strides)) // item
+    flat = xp.lib.stride_tricks.as_strided(raw, shape=(span,), strides=(item,))
+    if conj:
+        flat = xp.conj(flat)  # (a new array)
+    if neg:
+        flat = xp.negative(flat)
+    out = xp.lib.stride_tricks.as_strided(flat, shape=raw.shape, strides=raw.strides)
+    if type(out) is np.ndarray:
+        out.flags.writeable = False  # a write must go to the storage (write_data), not to this copy
+    return out
+
+
+def write_data(t, values):
+    """Store ``values`` as ``t``'s values: into its storage, through its conjugate / negative bits."""
+    if not t._lazy:
+        t._data[...] = values
+        return
+    xp = namespace_of(t._raw)
+    if t._conj:
+        values = xp.conj(values)
+    if t._neg:
+        values = xp.negative(values)
+    t._raw[...] = values
+
+
+def replay_view(base, steps, record=False):
+    """Remake a view of ``base`` by its ``ViewMeta.replay`` steps (PyTorch's view_fn replay), with
+    the public view ops, so that transforms (vmap, jvp) see them too. ``record``: with grad mode
+    on whatever the current mode (the regeneration of a view's grad_fn, as PyTorch's
+    VariableHooks::grad_fn does)."""
+    from reference.autograd.dispatch import apply_view
+    from reference.ops import api
+
+    saved = _enabled[0]
+    if record:
+        _enabled[0] = True
+    try:
+        v = base
+        for step in steps:
+            if step[0] == "as_strided":
+                v = api.as_strided(v, *step[1:])
+            else:
+                v = apply_view(step[0], v, step[1])
+    finally:
+        _enabled[0] = saved
+    return v
+
+
+def storage_like(shape, stride, offset, storage_size, values):
+    """``values`` in a new tensor with the geometry ``shape``/``stride``/``offset`` over a new
+    storage of ``storage_size`` elements, so that replay steps, which name storage positions, pick
+    the same elements of it as of the tensor that had that geometry."""
+    from reference.ops import api
+    from reference.ops.kernels import contiguous_strides
+
+    if offset == 0 and tuple(stride) == contiguous_strides(shape) and storage_size == values.numel():
+        return api.clone(values, memory_format="contiguous_format")
+    root = _make(namespace_of(values._data).zeros(storage_size, dtype=values.dtype))
+    out = make_view(root, shape, stride, offset, DEFAULT)
+    api.copy_(out, values)
+    return out
+
+
+def _geometry(t):
+    """``t``'s geometry in its storage: what :func:`storage_like` reproduces."""
+    return t.shape, t.stride(), t._offset, storage_of(t).size
 
 
 class AsStridedNode(graph.Node):

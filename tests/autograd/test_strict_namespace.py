@@ -80,7 +80,7 @@ def default_device(dev):
 
 
 def _host(t):
-    t = t.detach()
+    t = t.detach().resolve_conj()  # (a conjugate view, such as an fft gradient's in PyTorch too)
     return (t if t.device.type == "cpu" else t.cpu()).numpy()
 
 

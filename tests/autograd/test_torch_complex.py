@@ -318,8 +318,8 @@ def test_default_complex_dtype_follows_the_default_float_dtype():
 
 def test_conj_and_views():
     z = reference.tensor(Z, dtype=reference.complex128)
-    assert not z.conj().is_conj()  # the reference conjugates eagerly (no conjugate bit): documented
-    assert z.conj().resolve_conj() is not None
+    assert z.conj().is_conj() and z.conj()._base is z  # a lazy conjugate view, as in PyTorch
+    assert not z.conj().resolve_conj().is_conj()  # (tests/autograd/test_torch_conj_view.py: the rest)
     r = reference.view_as_real(z)
     assert r._is_view() and r._base is z and r.shape == (2, 3, 2) and r.stride() == (6, 2, 1)
     r[0, 0, 1] = 5.0  # a write through the view is seen by the complex tensor

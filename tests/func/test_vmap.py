@@ -64,7 +64,7 @@ def _fresh_leaves(fn):
 
 
 def _np(x):
-    return x.detach().numpy()
+    return x.detach().resolve_conj().numpy()  # (a conjugate view such as ihfft's, as in PyTorch)
 
 
 def slice_loop_stack(fn, xs, dims, size):

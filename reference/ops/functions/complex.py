@@ -4,10 +4,13 @@ PyTorch, whose grad_fn is SelectBackward0), ``conj``/``conj_physical``/``resolve
 ``complex``, ``polar``, ``angle`` (``sgn`` is in the pointwise family). The rules are in
 :mod:`reference.ops.rules.complex`; the convention for gradients is in docs/complex.md.
 
-PyTorch's ``conj()`` of a complex tensor is a lazy view (it sets the conjugate bit); the
-reference's storage is a NumPy array, which has no conjugate view, so ``conj()`` returns the
-conjugated values in new storage (same values, same ConjBackward0 node and gradients);
-``is_conj()`` is therefore always False and ``resolve_conj()`` returns its input.
+``conj()`` of a complex tensor is PyTorch's lazy conjugate view: the same storage, geometry,
+``_base`` and version counter, with the conjugate bit set (``is_conj()``); ``imag`` of such a view
+has the negative bit (``is_neg()``). A view with a bit is a
+:class:`reference.autograd.tensor.LazyTensor`, whose values are resolved on each read and whose
+in-place writes store the inverse into the shared storage; ``resolve_conj()`` /
+``resolve_neg()`` materialise a copy (CloneBackward0), ``conj_physical()`` is never a view.
+docs/complex.md describes the design.
 """
 
 from __future__ import annotations
@@ -32,6 +35,16 @@ def is_complex(input):
 def view_as_real(input):
     if input.dtype.kind != "c":
         raise RuntimeError("view_as_real is only supported for complex tensors")
+    if input._conj:
+        raise RuntimeError(
+            "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate tensor so "
+            "you can view it as real, use self.resolve_conj(); however, be warned that the resulting tensor "
+            "will NOT alias the original."
+        )
+    return _view_as_real_physical(input)
+
+
+def _view_as_real_physical(input):
     return apply_view(R.view_as_real, input, {"dtype": A.to_real(input.dtype)})
 
 
@@ -64,24 +77,37 @@ def check_view_as_complex(input):
 
 
 def real(input):
-    """``torch.real``: the input itself for a real tensor, else a view (select of view_as_real)."""
+    """``torch.real``: the input itself for a real tensor, else a view (select of view_as_real; of a
+    conjugate view, PyTorch's select of view_as_real(_conj(input)), the storage's real parts)."""
     if input.dtype.kind != "c":
         return input
+    if input._conj:
+        return A.select(_view_as_real_physical(conj(input)), -1, 0)
     return A.select(view_as_real(input), -1, 0)
 
 
 def imag(input):
+    """``torch.imag``: a view (select of view_as_real); of a conjugate view, PyTorch's
+    select(_neg_view(view_as_real(_conj(input))), -1, 1): the negative bit set."""
     if input.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    if input._conj:
+        return A.select(_neg_view(_view_as_real_physical(conj(input))), -1, 1)
     return A.select(view_as_real(input), -1, 1)
 
 
 def conj(input):
-    """For a real tensor, the tensor itself (as PyTorch); for a complex one its conjugate
-    (ConjBackward0; new storage, see the module docstring)."""
+    """For a real tensor, the tensor itself (as PyTorch); for a complex one the conjugate view
+    (ConjBackward0): the same storage with the conjugate bit flipped, so ``conj().conj()`` is a
+    view without it."""
     if input.dtype.kind != "c":
         return input
-    return apply(R.conj, (input,))
+    return apply_view(R.conj, input)
+
+
+def _neg_view(input):
+    """PyTorch's ``torch._neg_view``: the same storage with the negative bit flipped (NegViewBackward0)."""
+    return apply_view(R._neg_view, input)
 
 
 def conj_physical(input):
@@ -97,19 +123,21 @@ def conj_physical_(self):
 
 
 def resolve_conj(input):
-    return input
+    """The input itself without the conjugate bit, else a copy with the values resolved (a clone, as
+    PyTorch's: CloneBackward0, the input's layout)."""
+    return A.clone(input) if input._conj else input
 
 
 def resolve_neg(input):
-    return input
+    return A.clone(input) if input._neg else input
 
 
 def is_conj(input):
-    return False
+    return input._conj
 
 
 def is_neg(input):
-    return False
+    return input._neg
 
 
 def _check_parts(a, b):

@@ -170,10 +170,20 @@ def hfftn(input, s=None, dim=None, norm=None):
 
 
 def ihfftn(input, s=None, dim=None, norm=None):
-    """The conjugate of rfftn (an unscaled-forward inverse transform of a real signal), scaling swapped."""
-    from reference.ops.functions.complex import conj
+    """The conjugate of rfftn (an unscaled-forward inverse transform of a real signal), scaling swapped:
+    over one dim a conjugate view (is_conj(), as PyTorch's ``tmp.conj()``), over more a physical
+    conjugate (PyTorch conjugates the r2c physically before its c2c over the other dims)."""
+    from reference.ops.functions.complex import conj, conj_physical
 
-    return conj(_r2c_n(input, s, dim, _SWAP[_norm(norm)], "ihfftn"))
+    out = _r2c_n(input, s, dim, _SWAP[_norm(norm)], "ihfftn")
+    ndims = (
+        (1 if isinstance(dim, int) else len(dim))
+        if dim is not None
+        else len(s)
+        if s is not None
+        else input.ndim
+    )
+    return conj(out) if ndims == 1 else conj_physical(out)
 
 
 def hfft2(input, s=None, dim=(-2, -1), norm=None):

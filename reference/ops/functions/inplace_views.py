@@ -40,7 +40,7 @@ _INPLACE_RULES = {name: dataclasses.replace(RULES[name], node=node) for name, no
 def _become(self, out):
     """``self`` takes ``out``'s geometry and history (``out`` is a view of ``self``)."""
     self._vc[0] += 1  # an in-place op: saved copies of self are stale from here on
-    self._data = out._data
+    self._data = out._raw if out._lazy else out._data  # (a conjugate view: its storage's array)
     self._storage = out._storage
     self._offset = out._offset
     fn = out._grad_fn

@@ -76,7 +76,7 @@ rule(
     "ViewAsComplexBackward0",
     ("self",),
     view=_view_as_complex,  # params: dtype, the complex dtype of the input's float dtype
-    grads=(lambda c, g: _F().view_as_real(A.contiguous(g)),),
+    grads=(lambda c, g: _F().view_as_real(_F().resolve_conj(A.contiguous(g))),),  # PyTorch's formula
     complex_grads="explicit",
     jvp=SAME_VIEW,
     batch=lambda b, params: _view_as_complex_batch(b, params),
@@ -84,19 +84,44 @@ rule(
 
 # ---- conjugation -------------------------------------------------------------------------------------
 
-for _name, _node in (("conj", "ConjBackward0"), ("conj_physical", "ConjPhysicalBackward0")):
-    rule(
-        _name,
-        _node,
-        ("self",),
-        forward=xp_fn("conjugate"),
-        grads=(lambda c, g: _F().conj_physical(g),),
-        complex_grads="explicit",
-        jvp=AUTO_LINEAR,  # conj is real-linear: the op applied to the tangent
-        batch=BATCH_ELEMENTWISE,
-        # no rounding, and the input's error moves with the value (EXACT would drop it)
-        error=errors.GATHER,
-    )
+# conj() of a complex tensor is PyTorch's lazy view: the same storage and geometry with the
+# conjugate bit flipped (reference.autograd.tensor.LazyTensor resolves it on each read); _neg_view
+# flips the negative bit (PyTorch's torch._neg_view, which imag of a conjugate view uses).
+# Gradients: derivatives.yaml's ``grad.conj()`` and ``grad.neg()`` (conj() is a view there too).
+rule(
+    "conj",
+    "ConjBackward0",
+    ("self",),
+    view=lambda shape, stride, offset: (shape, stride, offset, None, True, False),
+    grads=(lambda c, g: _F().conj(g),),
+    complex_grads="explicit",
+    jvp=SAME_VIEW,  # conj is real-linear: the conjugate view of the tangent
+    batch=view_rule(lambda p, shape, n: p),
+    # no rounding, and the input's error moves with the value (EXACT would drop it)
+    error=errors.GATHER,
+)
+rule(
+    "_neg_view",
+    "NegViewBackward0",
+    ("self",),
+    view=lambda shape, stride, offset: (shape, stride, offset, None, False, True),
+    grads=(lambda c, g: _F()._neg_view(g),),
+    complex_grads="explicit",
+    jvp=SAME_VIEW,
+    batch=view_rule(lambda p, shape, n: p),
+    error=errors.GATHER,
+)
+rule(
+    "conj_physical",
+    "ConjPhysicalBackward0",
+    ("self",),
+    forward=xp_fn("conjugate"),
+    grads=(lambda c, g: _F().conj_physical(g),),
+    complex_grads="explicit",
+    jvp=AUTO_LINEAR,  # conj is real-linear: the op applied to the tangent
+    batch=BATCH_ELEMENTWISE,
+    error=errors.GATHER,
+)
 
 # ---- non-holomorphic functions ------------------------------------------------------------------------
 

@@ -29,6 +29,14 @@ RECORDS = {
         ("times_z", lambda a: a.conj() * a.sin(), [(3,)], "c"),
         ("real_input", lambda a: a.conj() * a, [(3,)], "a"),
     ],
+    "_neg_view": [  # the negative bit: imag of a conjugate view (torch._neg_view)
+        (
+            "imag_of_conj",
+            lambda a: a.conj().imag * a.real + (a.conj().imag * a.exp().conj()).sum(),
+            [(3,)],
+            "c",
+        ),
+    ],
     "conj_physical": [("times_z", lambda a: T.conj_physical(a) * a.exp(), [(3,)], "c")],
     "angle": [
         ("complex", lambda a: a.angle() * 1.5, [(4,)], "c"),
