@@ -23,7 +23,8 @@ Which callable: an OpInfo whose ``op`` is the public torch function at its name
 an OpInfo whose ``op`` is a wrapper written in torch's test modules (``lambda x: x.view(...)``)
 runs that same program text with ``torch`` bound to ``reference`` (its globals re-bound), which
 is what ``import reference as T`` is for. ``torch.ops.aten`` overloads have no public API and are
-"not implemented" by category.
+"not implemented" by category; so is an op whose result dtype the reference refuses with its typed
+error (``DtypeNotSupported``: ``chalf``'s complex32, which has no NumPy storage), with its reason.
 
 Tolerance (derived, not tuned): float64 results are compared with an absolute tolerance per
 tensor ``eps * (8 + n) * m``. ``eps`` is float64's machine epsilon; ``n`` the total number of
@@ -718,10 +719,14 @@ def _pair(values, like_torch):
 
 
 def _ref_call(what, fn, *args, **kwargs):
+    from reference.ops.functions._low_precision import DtypeNotSupported
+
     try:
         return fn(*args, **kwargs)
     except (Departure, NotApplicable, Unsupported):
         raise
+    except DtypeNotSupported as e:  # the reference's typed refusal of a dtype it has no storage for
+        raise Unsupported(f"dtype not in reference: {e.dtype} ({e.reason})") from None
     except Missing as e:
         raise Departure(f"{what}: reference lacks {e}") from None
     except Exception as e:  # noqa: BLE001 - any reference error is a departure, reported by type and message
@@ -1193,6 +1198,8 @@ def run_entry(key, checks=CHECKS, max_samples=None):
         if n_run == 1:  # a wrapper calling something the reference lacks: no need to run every sample
             try:
                 case.forward()
+            except Unsupported as e:  # the op's result dtype has no storage in the reference
+                return {"status": "not implemented", "reason": e.category}
             except Departure as e:
                 if "AttributeError" in str(e) and "has no attribute" in str(e):
                     detail = str(e).split("AttributeError: ", 1)[1]
