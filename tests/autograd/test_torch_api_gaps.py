@@ -254,3 +254,46 @@ def test_predicates_under_vmap():
     _same(lambda M: M.func.vmap(M.signbit)(M.tensor(x)))
     _same(lambda M: M.func.vmap(lambda u: M.logical_xor(u, M.tensor([1.0, 0.0, 3.0])))(M.tensor(x)))
     _same(lambda M: M.func.vmap(lambda u: M.isclose(u, M.tensor([1.0, 2.0, 0.0])))(M.tensor(x)))
+
+
+# ---- top-level functions the reference had only as Tensor methods ------------------------------------------
+
+TOPLEVEL = {
+    "abs_": lambda M, x: M.abs_(x),
+    "neg_": lambda M, x: M.neg_(x),
+    "exp_": lambda M, x: M.exp_(x),
+    "log_": lambda M, x: M.log_(M.abs_(x)),
+    "sqrt_": lambda M, x: M.sqrt_(M.abs_(x)),
+    "tanh_": lambda M, x: M.tanh_(x),
+    "sigmoid_": lambda M, x: M.sigmoid_(x),
+    "relu_": lambda M, x: M.relu_(x),
+    "clamp_": lambda M, x: M.clamp_(x, min=-0.5, max=1.0),
+    "fill_": lambda M, x: M.fill_(x, 2.5),
+    "ldexp_": lambda M, x: M.ldexp_(x, M.tensor([1.0, 2.0, -1.0])),
+    "conj_physical_": lambda M, x: M.conj_physical_(x),
+    "addmv_": lambda M, x: M.addmv_(x, M.eye(3, dtype=M.float64), M.tensor([1.0, 2.0, 3.0], dtype=M.float64)),
+    "detach_": lambda M, x: M.detach_(x),
+    "as_strided_": lambda M, x: M.as_strided_(x, (2,), (1,)),
+    "index_put_": lambda M, x: M.index_put_(x, (M.tensor([0, 2]),), M.tensor([7.0, 8.0], dtype=M.float64)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOPLEVEL))
+def test_toplevel_inplace_functions(name):
+    """torch.abs_(x) and friends: in place on x, returning x itself."""
+    out = {}
+    for M in (torch, T):
+        x = M.tensor([0.5, -2.0, 1.5], dtype=M.float64)
+        y = TOPLEVEL[name](M, x)
+        assert y is x
+        out[M] = _np(x)
+    np.testing.assert_allclose(out[T], out[torch], rtol=1e-15)
+
+
+def test_toplevel_detach_and_numel():
+    for M in (torch, T):
+        x = M.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+        d = M.detach(x)
+        assert not d.requires_grad and M.numel(x) == 3
+        with pytest.raises(TypeError, match="must be Tensor"):
+            M.abs_(1.0)
