@@ -103,6 +103,24 @@ _simple("rad2deg", "rad2deg", "jnp.rad2deg", None)
 _simple("sinc", "sinc", "jnp.sinc", None, values=("normal", "ties", "tiny"))
 _simple("erf", "erf", "jax.scipy.special.erf", "math.erf")
 _simple("erfc", "erfc", "jax.scipy.special.erfc", "math.erfc")
+
+
+def _torch_erfcx(T, x):
+    from conformance.functional import Unsupported
+
+    if x.dtype in (T.bfloat16, T.float16):  # CPU: "erfcx_cpu" not implemented for 'Half', 'BFloat16'
+        raise Unsupported("torch (CPU) has no float16 or bfloat16 erfcx kernel")
+    return T.special.erfcx(x)
+
+
+# TensorFlow has no erfcx (tf.math has erf, erfc, erfinv, erfcinv; tf.math.special none).
+_simple(
+    "erfcx",
+    "special.erfcx",
+    "jax.scipy.special.erfcx",
+    "TensorFlow has no erfcx op (tf.math: erf, erfc, erfinv, erfcinv only)",
+    torch=_torch_erfcx,
+)
 _simple("erfinv", "erfinv", "jax.scipy.special.erfinv", "math.erfinv", "unit")
 _simple("lgamma", "lgamma", "jax.scipy.special.gammaln", "math.lgamma", "pos")
 _simple("digamma", "digamma", "jax.scipy.special.digamma", "math.digamma", "pos")

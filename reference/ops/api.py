@@ -168,6 +168,25 @@ def check_broadcast(a, b):
             )
 
 
+def check_broadcast_operands(*operands):
+    """PyTorch's TensorIterator shape check over its operands in order (numbers skipped): each
+    tensor's shape against the broadcast of those before it ("tensor a" is that running shape)."""
+    shape = None
+    for x in operands:
+        if not isinstance(x, Tensor):
+            continue
+        if shape is not None and tuple(x.shape) != shape:
+            check_broadcast(_Shaped(shape), x)
+            shape = tuple(np.broadcast_shapes(shape, tuple(x.shape)))
+        elif shape is None:
+            shape = tuple(x.shape)
+
+
+class _Shaped:
+    def __init__(self, shape):
+        self.shape = shape
+
+
 def _binary(rule, a, b, params=None):
     params = params or {}
     if type(b) in (float, int) and type(a) is Tensor and is_floating(a._data.dtype):  # the common x * 0.5
@@ -448,6 +467,7 @@ def where(condition, input=None, other=None):
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype}"
         )
+    check_broadcast_operands(condition, input, other)
     dt = result_type(input, other)
     a, b = _operand(input, dt), _operand(other, dt)
     return apply(R.where, (condition, a, b), {}, cast=None if a.dtype == b.dtype == dt else dt)
@@ -618,6 +638,7 @@ def _compare(ufunc):
         ):
             dt = result_type(input, other)
             raise NotImplementedError(f"\"{ordered}_cpu\" not implemented for '{_complex_name(dt)}'")
+        check_broadcast_operands(input, other)
         if _levels._visible[0]:  # under vmap: compare the physical values
             index = _batching.vmap_owner((input, other))
             if index is not None:
@@ -662,6 +683,7 @@ def _batched_plain(fn, args):
 
 
 def logical_and(input, other):
+    check_broadcast_operands(input, other)
     out = _batched_plain(logical_and, (input, other))
     if out is not None:
         return out
@@ -672,6 +694,7 @@ def logical_and(input, other):
 
 
 def logical_or(input, other):
+    check_broadcast_operands(input, other)
     out = _batched_plain(logical_or, (input, other))
     if out is not None:
         return out
@@ -904,10 +927,24 @@ def reshape(input, *shape):
 
 
 def permute(input, *dims):
-    dims = tuple(_dim(d, input.ndim) for d in _shape_arg(dims)) if input.ndim else ()
-    if sorted(dims) != list(range(input.ndim)):
-        raise RuntimeError(f"permute(): dims {dims} are not a permutation of the input's {input.ndim} dims")
-    return apply_view(R.permute, input, {"dims": dims})
+    """PyTorch's checks in its order: the number of dims (its message names sparse_coo for every
+    layout), then per dim the range (IndexError) and repetition."""
+    dims = tuple(_shape_arg(dims))
+    if len(dims) != input.ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the length of "
+            f"the desired ordering of dimensions i.e. input.dim() = {input.ndim} is not equal to "
+            f"len(dims) = {len(dims)}"
+        )
+    seen = set()
+    wrapped = []
+    for d in dims:
+        d = _dim(d, input.ndim)
+        if d in seen:
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        seen.add(d)
+        wrapped.append(d)
+    return apply_view(R.permute, input, {"dims": tuple(wrapped)})
 
 
 def transpose(input, dim0, dim1):

@@ -165,6 +165,12 @@ UNARY = {
     "rsqrt": (lambda M, x: M.rsqrt(x), POS),
     "erf": (lambda M, x: M.erf(x), EDGE),
     "erfc": (lambda M, x: M.special.erfc(x), EDGE),
+    # erfcx: every branch of the Faddeeva algorithm (table, continued fraction beyond 50 and 5e7,
+    # 2 exp(x^2) - erfcx(-x) below 0, 2 exp(x^2) below -6.1, inf below -26.7)
+    "erfcx": (
+        lambda M, x: M.special.erfcx(x),
+        np.concatenate([EDGE, [-30.0, -26.0, -7.0, -6.0, 0.25, 4.5, 26.6, 49.0, 60.0, 1e8, 1e300]]),
+    ),
     "erfinv": (lambda M, x: M.erfinv(x), UNIT),
     "lgamma": (lambda M, x: M.lgamma(x), np.concatenate([POS_NO_POLES, [-0.5, -1.5]])),
     "digamma": (lambda M, x: M.digamma(x), np.concatenate([POS_NO_POLES, [-0.5, -1.5]])),
@@ -239,6 +245,7 @@ LOOSE = {
     "i1e",
     "erf",
     "erfc",
+    "erfcx",
     "ndtr",
     "logit",
     "logit_eps",
@@ -313,6 +320,7 @@ INT_OK = [
     "rad2deg",
     "deg2rad",
     "i0",
+    "erfcx",
 ]
 
 
@@ -488,6 +496,20 @@ def test_in_place_variants():
     check(lambda M, t: (t * 1).xlogy_(2.0), x)
     check(lambda M, t: (t * 1).remainder_(0.3), x)
     check(lambda M, t: (t * 1).remainder_(t + 3), x)
+
+
+def test_erfcx_names_and_low_precision():
+    """torch.special.erfcx only (no torch.erfcx, no Tensor method); the CPU kernel has no float16 /
+    bfloat16 instance: the same NotImplementedError."""
+    assert not hasattr(torch, "erfcx") and not hasattr(T, "erfcx")
+    assert not hasattr(torch.Tensor, "erfcx") and not hasattr(T.Tensor, "erfcx")
+    for dtype in ("float16", "bfloat16"):
+        errs = {}
+        for M in (torch, T):
+            with pytest.raises(NotImplementedError) as info:
+                M.special.erfcx(M.tensor([1.0, 2.0], dtype=getattr(M, dtype)))
+            errs[M] = str(info.value)
+        assert errs[T] == errs[torch]
 
 
 def test_in_place_not_implemented():

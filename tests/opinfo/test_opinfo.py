@@ -230,6 +230,39 @@ def test_conditioning_term_admits_rounding_but_not_a_planted_bug():
         assert outcome == "fail" and "conditioning" in message, message
 
 
+def _sample_case(key, index, ref_fn):
+    H = _harness()
+    op = H.entries()[key]
+    for i, sample in enumerate(H.samples(op, key)):
+        if i == index:
+            return H.Case(op, ref_fn, sample, key, index)
+    raise AssertionError((key, index))
+
+
+def test_rounding_term_admits_intermediate_cancellation_but_not_a_planted_bug():
+    """native_layer_norm over one element (sample 10): x - mean = 0, so the exact weight gradient
+    is 0 and so is its conditioning, but torch forms x_hat = rstd·x - rstd·mean and gives
+    -7.6e-14 (the rounding of rstd·x, rstd = 316). The first-order rounding of the reference's
+    intermediates (the rounding of mean carried through x - mean and the product by rstd) admits
+    it; a planted 1e-9 error in the weight's gradient it does not."""
+    H = _harness()
+    key = "native_layer_norm"
+    good = H.reference_callable(H.entries()[key])
+    case = _sample_case(key, 10, good)
+    assert tuple(case.sample.input.shape) == (1,) and tuple(case.sample.args[0]) == (1,)
+    t_out, r_out = case.forward()
+    t_g, r_g, *_ = case._vjp_parts(t_out, r_out)
+    assert float(r_g[1].numpy()[0]) == 0.0 and 0 < abs(float(t_g[1][0])) < 1e-12
+    assert H.run_check(case, "vjp") == ("ok", "")
+
+    def bad(x, shape, weight, *args, **kwargs):  # the weight's gradient off by 1e-9·x·dy
+        out = good(x, shape, weight, *args, **kwargs)
+        return (out[0] + (weight - weight.detach()) * x.detach() * 1e-9, *out[1:])
+
+    outcome, message = H.run_check(_sample_case(key, 10, bad), "vjp")
+    assert outcome == "fail" and "intermediates" in message, message
+
+
 def test_a_view_of_a_strided_base_converts_by_memory():
     """A sample that is a view of a column-major base (as LAPACK results are) converts to the
     same values (the storage is copied as it lies in memory)."""

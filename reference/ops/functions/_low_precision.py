@@ -10,6 +10,25 @@ from __future__ import annotations
 _LOW = {"float16": "Half", "bfloat16": "BFloat16"}
 
 
+class DtypeNotSupported(TypeError):
+    """A PyTorch dtype the reference cannot hold. Every reference tensor is an array of its own
+    dtype (NumPy's, float16 included; bfloat16 from ml_dtypes), so a dtype with no array type has no
+    honest storage: PyTorch's complex32 (ComplexHalf, two float16 halves) is one, NumPy and
+    ml_dtypes having no complex32. Holding its values in complex64 would report the wrong dtype
+    and round differently (PyTorch rounds both parts to float16), so the reference refuses.
+    A TypeError, like the reference's other refusals of a dtype it lacks."""
+
+    def __init__(self, op, dtype, reason):
+        self.op, self.dtype, self.reason = op, dtype, reason
+        super().__init__(f"{op}: the reference has no {dtype} dtype: {reason}")
+
+
+COMPLEX32_REASON = (
+    "NumPy and ml_dtypes have no complex32 (ComplexHalf) array type, and float16's support "
+    "(float16 storage, computed in float32 and rounded once) needs one"
+)
+
+
 def low_name(x):
     """PyTorch's name of ``x``'s dtype when it is float16 / bfloat16, else None."""
     return _LOW.get(str(x.dtype))

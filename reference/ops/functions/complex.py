@@ -199,6 +199,13 @@ def cdouble(self, memory_format=None):
     return A.to(self, complex128, memory_format=memory_format)
 
 
+def chalf(self, memory_format=None):
+    """``Tensor.chalf``: PyTorch's complex32 (ComplexHalf) has no storage in the reference."""
+    from reference.ops.functions._low_precision import COMPLEX32_REASON, DtypeNotSupported
+
+    raise DtypeNotSupported("chalf", "complex32", COMPLEX32_REASON)
+
+
 def _real_property(self):
     return real(self)
 
@@ -245,4 +252,5 @@ METHODS = {
     "angle": angle,
     "cfloat": cfloat,
     "cdouble": cdouble,
+    "chalf": chalf,
 }

@@ -178,6 +178,15 @@ i0e, i1, i1e, ndtri, log_ndtr, entr = (
 )
 
 
+def erfcx(input):
+    """torch.special.erfcx (no torch.erfcx, no Tensor method). PyTorch's CPU kernel has no
+    float16 / bfloat16 instance: the dispatch error, as PyTorch raises it."""
+    from reference.ops.functions._low_precision import no_kernel
+
+    no_kernel(input, "erfcx_cpu")
+    return _unary_float(R.erfcx, input)
+
+
 def ndtr(input):
     """torch.special.ndtr: (1 + erf(x / sqrt(2))) * 0.5, a composite as in PyTorch."""
     x = input if is_floating(input.dtype) else A.to(input, _default_dtype[0])
@@ -650,6 +659,7 @@ NAMESPACES = {
     "special": {
         "erf": erf,
         "erfc": erfc,
+        "erfcx": erfcx,
         "erfinv": erfinv,
         "expit": A.sigmoid,
         "logit": logit,

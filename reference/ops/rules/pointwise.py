@@ -217,6 +217,30 @@ rule(
 
 # ---- torch.special -----------------------------------------------------------------------------------------
 
+
+def _erfcx_kernel(a):
+    """erfcx(x) = exp(x^2) erfc(x). PyTorch's CPU kernel (calc_erfcx, ATen/native/Math.h) is Steven
+    G. Johnson's Faddeeva-package algorithm, and scipy.special.erfcx (allowed for special functions;
+    NumPy has none) is that same Faddeeva::erfcx: the 100-interval Chebyshev table in
+    y = 4/(4 + x) for 0 <= x <= 50, the continued fraction beyond, 2 exp(x^2) - erfcx(-x) for x < 0
+    (inf below -26.7). float32 is computed in float64 and rounded once (PyTorch evaluates the same
+    formulas in float: the difference is within the declared error)."""
+    return _special(a).erfcx(a)
+
+
+rule(
+    "erfcx",
+    "SpecialErfcxBackward0",
+    ("self",),
+    forward=_lowp(_erfcx_kernel),
+    # derivatives.yaml: self: (2.0 * self * result - 2.0 / sqrt(M_PI)) * grad
+    grads=(lambda c, g: (2.0 * c.self * c.result - _TWO_OVER_SQRT_PI) * g,),
+    saves={"self": (0,), "result": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+
+
 _unary(
     "ndtri",
     "SpecialNdtriBackward0",
@@ -988,6 +1012,49 @@ _ERRORS["polygamma"] = _E.derived_bound(
     _polygamma_bound,
     "analysis: exp(lgamma(n+1))·zeta(n+1, x) (glibc lgamma 7 ulp, Euler-Maclaurin zeta): 24 ulp; "
     "PyTorch's trigamma adds its series' truncation (1/30)/(x+6)^9",
+)
+
+
+def _erfcx_bound(p, arrays, errs, params, outs):
+    """erfcx(x) = exp(x^2) erfc(x), the algorithms of the frameworks that have it (TensorFlow has
+    none). No framework states an accuracy figure (the Faddeeva package says "near machine
+    precision"); the bound is derived from the formulas, with c = 2 ulps for each undocumented
+    library function (exp, XLA's erfc, the Chebyshev table) as for XLA's exp/log (erfinv above).
+
+    * PyTorch (calc_erfcx) and the reference (scipy's Faddeeva::erfcx), x >= 0: y = P(t) with
+      t = 2·y100 - (2k + 1), y100 = 400/(4 + x). The argument 4 + x and the quotient round (2u
+      relative in y100, i.e. x perturbed by (4 + x)·2u): |y'|·(4 + x)·2u; the degree-6 Horner
+      polynomial, its coefficient rounding and its own error: 2 ulps. x > 50, the 5-term
+      continued fraction ispi·(x²(x² + 4.5) + 2)/(x·(x²(x² + 5) + 3.75)) rounds 9 times on terms
+      of one sign (truncation < 1e-17 relative there): 4.5 ulps, covered by the x² term below.
+    * x < 0: 2·exp(fl(x²)) - erfcx(-x): fl(x²) = x²(1 + d), |d| <= u, moves exp(x²) by the
+      relative x²·u, exp adds 2 ulps, the subtraction 0.5; the subtracted erfcx(-x) <= 1 <= y and
+      2·exp(x²) <= 2y (erfc(x) >= 1 for x <= 0), so relative to y: 2·(x²u + 2 ulps) + 0.5 ulp.
+    * JAX (jax.scipy.special.erfcx) below sqrt(log(max)): exp(fl(x²))·erfc(x), XLA's erfc itself
+      exp(-fl(x²)) times a rational function for |x| > 1: two independent x²·u relative
+      perturbations, exp and erfc 2 ulps each, the product 0.5.
+    In all, relative to |y| (1 ulp = 2u·|y|): (x² + 5) ulps, plus the argument-reduction term
+    |y'|·(4 + |x|)·2u for x >= 0. Input errors propagate through y' = 2·x·y - 2/sqrt(pi).
+    (JAX's direct formula also underflows: erfc(x) is 0 for x just below the threshold, float64
+    26.55 < x <= 26.64 and float32 about 9.2 < x <= 9.42, where JAX returns 0: no bound covers
+    that; it is JAX's departure.)"""
+    from reference.errors import REFERENCE_U
+
+    x = np.asarray(arrays[0], dtype=np.float64)
+    y = np.asarray(outs[0], dtype=np.float64)
+    u = p.u + REFERENCE_U
+    with np.errstate(all="ignore"):
+        slope = np.abs(2 * x * y - _TWO_OVER_SQRT_PI)
+        err = 2 * u * np.abs(y) * (x * x + 5) + np.where(x >= 0, slope * (4 + x) * 2 * u, 0.0) + p.eta
+        if errs[0] is not None:
+            err = err + slope * np.asarray(errs[0])
+    return [err]
+
+
+_ERRORS["erfcx"] = _E.derived_bound(
+    _erfcx_bound,
+    "analysis of the Faddeeva erfcx (PyTorch, scipy) and JAX's exp(x^2)·erfc(x): (x^2 + 5) ulps "
+    "plus the argument reduction 400/(4 + x) of the Chebyshev table",
 )
 
 

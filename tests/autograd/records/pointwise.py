@@ -39,6 +39,7 @@ RECORDS = {
     "rsqrt": _u(T.rsqrt, "p"),
     "erf": _u(T.erf),
     "erfc": _u(S.erfc),
+    "erfcx": _u(S.erfcx) + [("wide", lambda a: S.erfcx(a * 8), [(4,)], "a")],
     "erfinv": _u(T.erfinv, "f"),
     "lgamma": _u(T.lgamma, "p"),
     "digamma": _u(T.digamma, "p"),
