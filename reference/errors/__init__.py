@@ -239,8 +239,18 @@ class Tracker:
         if arr.size == 0 or not is_inexact(arr.dtype):  # a complex array: bounds on |error|
             return
         start = data_ptr(arr)
-        err = np.ascontiguousarray(np.broadcast_to(np.asarray(err, dtype=np.float64), arr.shape))
-        self._roots.append((start, start + arr.nbytes, arr, err.reshape(-1)))
+        err = np.broadcast_to(np.asarray(err, dtype=np.float64), arr.shape)
+        steps = [s // arr.itemsize for s in arr.strides]
+        if arr.flags.c_contiguous or any(s < 0 for s in steps):
+            self._roots.append((start, start + arr.nbytes, arr, np.ascontiguousarray(err).reshape(-1)))
+            return
+        # a strided array (a result given its layout, reference.autograd.layout): _lookup indexes
+        # the flat error by memory offset from ``start``, so lay it out in the array's memory order
+        # (in logical C order, a permuted layout's errors were read for the wrong elements)
+        span = 1 + sum((d - 1) * s for d, s in zip(arr.shape, steps))
+        flat = np.zeros(span)
+        np.lib.stride_tricks.as_strided(flat, arr.shape, tuple(8 * s for s in steps))[...] = err
+        self._roots.append((start, start + span * arr.itemsize, arr, flat))
 
     def set_error(self, tensor_or_array, err):
         arr = getattr(tensor_or_array, "_data", tensor_or_array)

@@ -314,3 +314,19 @@ def test_stock_jax_tanh_second_derivative_at_tiny_inputs_passes(raw):
     case = Case.from_json(raw)
     result = run_in_process(adapter, case, "vjp_vjp", adapter.setup())
     assert result["verdict"] == "pass", result.get("reason")
+
+
+def test_bounds_follow_a_strided_result_layout():
+    """vmap over a middle dim gives an elementwise result PyTorch's layout (its batch dim strided in
+    the middle of memory); the tracker finds bounds by memory, so the bound moved with the result
+    (reference.autograd.layout) must be laid out in its memory order, not in logical order (it was:
+    bounds of other elements, 0 for some, judged elu/exp/tanh vmap results with in_dims = 1)."""
+    import reference as T
+    from reference.errors import Precision, bound_of
+
+    x = -np.abs(np.random.default_rng(1).standard_normal((4, 2, 9, 1)))
+    x[0, 0, :3] = 0.0  # zero results (bound ~0) next to non-zero ones
+    for f in (lambda y: T.nn.functional.elu(y, 0.5), T.tanh, T.exp, lambda y: y * 0.5):
+        _, vmapped, _ = bound_of(T.func.vmap(f, in_dims=1), [x], Precision(dtype="float32"))
+        _, plain, _ = bound_of(f, [np.moveaxis(x, 1, 0).copy()], Precision(dtype="float32"))
+        np.testing.assert_allclose(vmapped[0], plain[0], rtol=1e-12, atol=0)
