@@ -703,6 +703,20 @@ class Campaign:
             if name in later.sent and later.sent[name] is not worker.proc:
                 self._send(later, name)
 
+    def _case_fields(self, case, name) -> dict:
+        """The fields of a result that describe its case (as :meth:`_verdict` writes them). A result
+        answered from the index under ``--resume`` is the compact one (:func:`_compact`: no dtype,
+        config or case), so a shrunk case that is one of the generation's own examples is
+        re-recorded with these; without them a report files it under op ``conv``, dtype ``-``."""
+        facts, worker = _facts(case), self.workers.get(name)
+        return {
+            "dtype": case.dtype,
+            "config": case.describe(),
+            "version": worker.info["version"] if worker is not None and worker.info else None,
+            "case": facts.dict,
+            "case_hash": facts.hash,
+        }
+
     def _verdict(self, case, check, name, reply, reference, phase) -> dict:
         worker = self.workers[name]
         tf32 = bool(worker.info and worker.info["settings"].get("tf32"))
@@ -893,6 +907,7 @@ class Campaign:
                     case, rec = last
                     note = f"found by fuzzing: {name} {check} {rec['verdict']}: {rec.get('reason', '')[:200]}"
                     path = save_case(replace(case, description=note), self.found_dir)
+                    rec = {**self._case_fields(case, name), **rec}
                     shrunk.append(self.record({**rec, "phase": "shrunk", "found": str(path)}))
         return shrunk
 

@@ -128,7 +128,13 @@ unary(
 unary("exp", lambda T, x: T.exp(x), lambda J, x: J.jnp.exp(x), lambda tf, x: tf.math.exp(x))
 unary("log", lambda T, x: T.log(x), lambda J, x: J.jnp.log(x), lambda tf, x: tf.math.log(x), domain="pos")
 unary("sqrt", lambda T, x: T.sqrt(x), lambda J, x: J.jnp.sqrt(x), lambda tf, x: tf.math.sqrt(x), domain="pos")
-unary("tanh", lambda T, x: T.tanh(x), lambda J, x: J.jnp.tanh(x), lambda tf, x: tf.math.tanh(x))
+unary(
+    "tanh",
+    lambda T, x: T.tanh(x),
+    lambda J, x: J.jnp.tanh(x),
+    lambda tf, x: tf.math.tanh(x),
+    rules=("tanh", "tanh_backward", "tanh_backward_output_grad"),  # its VJP and that VJP's derivative
+)
 unary("sigmoid", lambda T, x: T.sigmoid(x), lambda J, x: J.nn.sigmoid(x), lambda tf, x: tf.math.sigmoid(x))
 unary(
     "relu",
@@ -173,6 +179,16 @@ _IN_PLACE = (
 )
 for _name in ("copy", "fill", "fill_tensor", "zero"):
     not_fuzzed(_name, FAMILY, _IN_PLACE.format(op=_name.split("_")[0]))
+not_fuzzed(
+    "tanh_backward",
+    FAMILY,
+    "internal: tanh's VJP (aten tanh_backward); reached by the tanh record's vjp, vjp_vjp, jvp and vmap_vjp",
+)
+not_fuzzed(
+    "tanh_backward_output_grad",
+    FAMILY,
+    "internal: the derivative of tanh_backward in its output; reached by the tanh record's vjp_vjp",
+)
 not_fuzzed(
     "threshold_backward",
     FAMILY,

@@ -47,6 +47,19 @@ OP_RECORDS = {
     "log": [("unary", lambda a: a.log(), [(3,)], "p")],
     "sqrt": [("unary", lambda a: a.sqrt(), [(3,)], "p")],
     "tanh": [("unary", lambda a: a.tanh(), [(3,)], "a")],
+    "tanh_backward": [
+        ("via_tanh", lambda a, b: T.autograd.grad(a.tanh(), a, b, create_graph=True)[0], [(3,), (3,)], "aa")
+    ],
+    "tanh_backward_output_grad": [
+        (
+            "via_tanh",
+            lambda a, b, c: T.autograd.grad(
+                T.autograd.grad(a.tanh(), a, b, create_graph=True)[0], a, c, create_graph=True
+            )[0],
+            [(3,), (3,), (3,)],
+            "aaa",
+        )
+    ],
     "sigmoid": [("unary", lambda a: a.sigmoid(), [(3,)], "a")],
     "relu": [("times_x", lambda a: a.relu() * a, [(4,)], "f")],
     "threshold_backward": [

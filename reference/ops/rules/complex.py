@@ -269,7 +269,7 @@ rule(
 COMPLEX_FAMILIES = frozenset({"complex", "shape", "shape_ops", "indexing", "matmul", "fft", "linalg_eig"})
 COMPLEX_RULES = frozenset(
     """
-    add sub rsub mul div neg pow pow_tensor pow_scalar_base exp log sqrt tanh sigmoid abs reciprocal
+    add sub rsub mul div neg pow pow_tensor pow_scalar_base exp log sqrt tanh tanh_backward tanh_backward_output_grad sigmoid abs reciprocal
     masked_fill masked_fill_tensor where to clone copy fill fill_tensor zero
     sin cos tan asin acos atan sinh cosh asinh acosh atanh log2 log10 exp2 expm1 log1p rsqrt sgn
     lerp lerp_tensor addcmul addcdiv
