@@ -118,3 +118,20 @@ def test_torch_put_maps_a_batched_src_over_a_shared_input(check):
     adapter = TorchAdapter()
     result = run_in_process(adapter, case, check, adapter.setup())
     assert result["verdict"] == "pass", result
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_tensorflow_hardsigmoid_gradient_is_zero_at_minus_and_plus_three(dtype):
+    # the TF spelling was tf.clip_by_value(x + 3, 0, 6) / 6, whose gradient passes at the bounds:
+    # g/6 at x = -3 and 3 where PyTorch's hardsigmoid_backward gives 0 (campaign seed 2, bfloat16
+    # vmap_vjp at x = -3); now Keras's relu6(x + 3) / 6
+    tf = pytest.importorskip("tensorflow")
+    from conformance.ops import RECORDS
+
+    x = tf.constant([-3.0, 3.0, -1.0, 2.5], getattr(tf, dtype))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = RECORDS["hardsigmoid"].tf(tf, x)
+    g = tf.cast(tape.gradient(y, x), tf.float64).numpy().tolist()
+    assert g[0] == 0.0 and g[1] == 0.0
+    assert abs(g[2] - 1 / 6) < 1e-2 and abs(g[3] - 1 / 6) < 1e-2
