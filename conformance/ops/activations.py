@@ -103,7 +103,9 @@ unary(
     "hardswish",
     lambda T, x: T.nn.functional.hardswish(x),
     lambda J, x: J.nn.hard_swish(x),
-    lambda tf, x: x * tf.clip_by_value(x + 3, 0, 6) / 6,
+    # Keras's hard_silu, x * relu6(x + 3) / 6: gradient 0 at x = -3 and 1 at 3 as PyTorch's
+    # hardswish_backward; x * clip_by_value(x + 3, 0, 6) / 6 gave -1/2 and 3/2 there
+    lambda tf, x: x * tf.nn.relu6(x + 3) / 6,
 )
 unary(
     "hardshrink",

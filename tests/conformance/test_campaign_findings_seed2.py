@@ -135,3 +135,21 @@ def test_tensorflow_hardsigmoid_gradient_is_zero_at_minus_and_plus_three(dtype):
     g = tf.cast(tape.gradient(y, x), tf.float64).numpy().tolist()
     assert g[0] == 0.0 and g[1] == 0.0
     assert abs(g[2] - 1 / 6) < 1e-2 and abs(g[3] - 1 / 6) < 1e-2
+
+
+def test_tensorflow_hardswish_gradient_at_minus_and_plus_three_is_pytorchs():
+    # x * tf.clip_by_value(x + 3, 0, 6) / 6 differentiated to -1/2 at x = -3 and 3/2 at x = 3;
+    # PyTorch's hardswish_backward gives 0 and 1 (Keras's x * relu6(x + 3) / 6 does too)
+    tf = pytest.importorskip("tensorflow")
+    torch = pytest.importorskip("torch")
+    from conformance.ops import RECORDS
+
+    values = [-3.0, 3.0, -1.0, 2.5, -4.0, 4.0]
+    x = tf.constant(values, tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = RECORDS["hardswish"].tf(tf, x)
+    got = tape.gradient(y, x).numpy().tolist()
+    t = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    want = torch.autograd.grad(torch.nn.functional.hardswish(t).sum(), t)[0].tolist()
+    assert got == pytest.approx(want, abs=1e-15)
