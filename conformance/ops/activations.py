@@ -93,14 +93,19 @@ unary(
     "hardsigmoid",
     lambda T, x: T.nn.functional.hardsigmoid(x),
     lambda J, x: J.nn.hard_sigmoid(x),
-    lambda tf, x: tf.clip_by_value(x + 3, 0, 6) / 6,
+    # Keras's hard_sigmoid (keras.activations, TensorFlow backend): relu6's gradient is 0 at x + 3 = 0
+    # and 6, PyTorch's at x = -3 and 3; tf.clip_by_value passes the gradient at its bounds (g/6 at
+    # x = +-3, seed-2 campaign)
+    lambda tf, x: tf.nn.relu6(x + 3) / 6,
     checks=("forward", "vjp", "jvp"),  # PyTorch: the derivative of hardsigmoid_backward is not implemented
 )
 unary(
     "hardswish",
     lambda T, x: T.nn.functional.hardswish(x),
     lambda J, x: J.nn.hard_swish(x),
-    lambda tf, x: x * tf.clip_by_value(x + 3, 0, 6) / 6,
+    # Keras's hard_silu, x * relu6(x + 3) / 6: gradient 0 at x = -3 and 1 at 3 as PyTorch's
+    # hardswish_backward; x * clip_by_value(x + 3, 0, 6) / 6 gave -1/2 and 3/2 there
+    lambda tf, x: x * tf.nn.relu6(x + 3) / 6,
 )
 unary(
     "hardshrink",

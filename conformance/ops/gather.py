@@ -87,10 +87,14 @@ def _jax_at(J, x, coords):
 
 
 def _tf_nd(tf, x, coords, src, how):
+    # int32 indices, the dtype of tf.constant of Python ints: tf.vectorized_map of
+    # tensor_scatter_nd_update with int64 indices raises (pfor's converter concatenates an int32
+    # loop counter with the indices: "Tensors in list passed to 'values' of 'ConcatV2' Op have
+    # types [int32, int64]"), see docs/conformance.md "Seed-2 campaign: indexing and forward mode".
     idx = (
-        np.stack([c.reshape(-1) for c in coords], axis=-1)
+        np.stack([c.reshape(-1) for c in coords], axis=-1).astype(np.int32)
         if coords[0].size
-        else np.zeros((0, len(coords)), np.int64)
+        else np.zeros((0, len(coords)), np.int32)
     )
     upd = tf.reshape(src, (-1,))
     return getattr(tf, f"tensor_scatter_nd_{how}")(x, idx, upd)
@@ -333,7 +337,9 @@ record(
     ),
     tf=lambda tf, x, s, mask: tf.reshape(
         tf.tensor_scatter_nd_update(
-            tf.reshape(x, (-1,)), np.nonzero(_mask(mask, (-1,)))[0].reshape(-1, 1), s[: int(sum(mask))]
+            tf.reshape(x, (-1,)),
+            np.nonzero(_mask(mask, (-1,)))[0].astype(np.int32).reshape(-1, 1),  # int32: see _tf_nd
+            s[: int(sum(mask))],
         ),
         x.shape,
     ),
@@ -384,7 +390,9 @@ def _jax_put(J, x, s, index, accumulate):
 
 def _tf_put(tf, x, s, index, accumulate):
     flat = tf.reshape(x, (-1,))
-    idx = (np.asarray(index, dtype=np.int64) % int(flat.shape[0])).reshape(-1, 1)
+    idx = (
+        (np.asarray(index, dtype=np.int64) % int(flat.shape[0])).astype(np.int32).reshape(-1, 1)
+    )  # see _tf_nd
     out = (tf.tensor_scatter_nd_add if accumulate else tf.tensor_scatter_nd_update)(flat, idx, s)
     return tf.reshape(out, x.shape)
 
@@ -436,7 +444,7 @@ def _jax_index_put(J, x, v, index, accumulate):
 
 
 def _tf_index_put(tf, x, v, index, accumulate):
-    idx = (np.asarray(index, dtype=np.int64) % x.shape[0]).reshape(-1, 1)
+    idx = (np.asarray(index, dtype=np.int64) % x.shape[0]).astype(np.int32).reshape(-1, 1)  # see _tf_nd
     return (tf.tensor_scatter_nd_add if accumulate else tf.tensor_scatter_nd_update)(x, idx, v)
 
 

@@ -68,9 +68,11 @@ def _put(draw):
 
 
 def _torch_put(T, x, src, index):
-    y = x * 1.0
-    y[T.tensor(index, dtype=T.int64)] = src
-    return y
+    # out of place: torch.func.vmap cannot run the in-place `y[index] = src` (index_put_) on an
+    # unbatched y with a batched src ("vmap: index_put_(self, *extra_args) is not possible ...
+    # Please try to use out-of-place operators instead of index_put_", the documented
+    # torch.func limitation on in-place ops); torch.index_put is the same IndexPutBackward0 node
+    return T.index_put(x, (T.tensor(index, dtype=T.int64),), src)
 
 
 record(
@@ -81,8 +83,10 @@ record(
     fn=_reference_put,
     torch=_torch_put,
     jax=lambda J, x, src, index: x.at[J.jnp.asarray(index, dtype=J.jnp.int32)].set(src),
+    # int32 indices (tf.constant's dtype for Python ints): pfor's converter of
+    # tensor_scatter_nd_update fails on int64 ones (conformance/ops/gather.py, _tf_nd)
     tf=lambda tf, x, src, index: tf.tensor_scatter_nd_update(
-        x, tf.reshape(tf.constant(index, dtype=tf.int64), (-1, 1)), src
+        x, tf.reshape(tf.constant(index, dtype=tf.int32), (-1, 1)), src
     ),
     note="x[index] = src with distinct indices (with duplicates the winner is unspecified)",
 )
