@@ -106,6 +106,7 @@ unary(
     # Keras's hard_silu, x * relu6(x + 3) / 6: gradient 0 at x = -3 and 1 at 3 as PyTorch's
     # hardswish_backward; x * clip_by_value(x + 3, 0, 6) / 6 gave -1/2 and 3/2 there
     lambda tf, x: x * tf.nn.relu6(x + 3) / 6,
+    rules=("hardswish", "hardswish_backward"),  # its VJP is hardswish_backward (vjp_vjp reaches its VJP)
 )
 unary(
     "hardshrink",

@@ -62,6 +62,15 @@ OP_RECORDS = {
     ],
     "sigmoid": [("unary", lambda a: a.sigmoid(), [(3,)], "a")],
     "relu": [("times_x", lambda a: a.relu() * a, [(4,)], "f")],
+    "hardswish_backward": [
+        (
+            "via_hardswish",
+            # (2.5 a: the three pieces of hardswish_backward, -3 < x < 3 and beyond)
+            lambda a, b: T.autograd.grad(T.nn.functional.hardswish(a * 2.5), a, b, create_graph=True)[0],
+            [(6,), (6,)],
+            "aa",
+        )
+    ],
     "threshold_backward": [
         (
             "via_relu",

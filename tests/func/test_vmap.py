@@ -53,6 +53,7 @@ IDS = [f"{s[0]}-{s[1]}" for s in SAMPLES]
 # the batched inputs as drawn, so the batch rules meet batch dims anywhere.
 DIFFERENTIATE_INSIDE = {
     "threshold_backward",
+    "hardswish_backward",
     "tanh_backward",
     "tanh_backward_output_grad",
     "scatter_add",

@@ -16,12 +16,14 @@ import math
 
 import numpy as np
 
+from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.functions import activations as F
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_DIM, BATCH_ELEMENTWISE
 from reference.ops.rules.pointwise import _lowp, _special
+from reference.ops.rules.registry import RULES as _RULES_REF
 from reference.ops.rules.registry import rule
 
 
@@ -247,15 +249,46 @@ _unary(
 )
 
 
-def _hardswish_grad(c, g):
-    """hardswish_backward: 0 for x <= -3, (x / 3 + 1 / 2) for -3 < x < 3, 1 for x >= 3 (PyTorch's
-    ties at +-3, checked against torch 2.13)."""
-    inner = A.where(A.lt(c.self, 3.0), g * (c.self / 3 + 0.5), g)
-    return A.where(A.le(c.self, -3.0), 0.0, inner)
+def _hardswish_backward_kernel(g, x):
+    """aten hardswish_backward: 0 for x <= -3, g (x / 3 + 1 / 2) for -3 < x < 3, g for x >= 3 (PyTorch's
+    ties at +-3 and its scalar loop at nan, g; checked against torch 2.13)."""
+    xp = namespace_of(g)
+    with np.errstate(invalid="ignore"):
+        inner = xp.where(x < 3, g * (x / 3 + 0.5), g)
+    return xp.where(x <= -3, xp.zeros((), g.dtype), inner).astype(g.dtype, copy=False)
+
+
+def _hardswish_backward(g, x):
+    return apply(_RULES_REF["hardswish_backward"], (g, x))
+
+
+def _hardswish_inner(x):
+    return A.logical_and(A.gt(x, -3.0), A.lt(x, 3.0))
 
 
 _unary(
-    "hardswish", "HardswishBackward0", lambda x: x * namespace_of(x).clip(x + 3, 0, 6) / 6, _hardswish_grad
+    "hardswish",
+    "HardswishBackward0",
+    lambda x: x * namespace_of(x).clip(x + 3, 0, 6) / 6,
+    lambda c, g: _hardswish_backward(g, c.self),
+)
+# hardswish's VJP is a primitive, as in PyTorch (derivatives.yaml, hardswish_backward): its own
+# derivative is then PyTorch's, where(-3 < x < 3, gg * g / 3, 0) in x and hardswish_backward(gg, x) in
+# g, never a product of a masked zero with an infinite branch (the composite formula's double
+# backward was nan at x = +-inf where PyTorch's is 0 or gg)
+rule(
+    "hardswish_backward",
+    "HardswishBackwardBackward0",
+    ("grad_output", "self"),
+    forward=_hardswish_backward_kernel,
+    grads=(
+        lambda c, gg: _hardswish_backward(gg, c.self),
+        lambda c, gg: A.where(_hardswish_inner(c.self), gg * c.grad_output * (1 / 3), 0.0),
+    ),
+    saves={"self": (0, 1), "grad_output": (1,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+    operands=(1, 0),  # PyTorch's kernel: self, then grad_output
 )
 
 
@@ -405,6 +438,10 @@ _ERRORS = {
     "hardswish": _E.composite(
         lambda x: x * A.clamp(x + 3, 0, 6) * (1 / 6),
         "PyTorch hardswish kernel: x * min(max(x + 3, 0), 6) / 6",
+    ),
+    "hardswish_backward": _E.composite(
+        lambda g, x: A.where(A.le(x, -3.0), 0.0, A.where(A.lt(x, 3.0), g * (x / 3 + 0.5), g)),
+        "PyTorch hardswish_backward kernel: x <= -3 ? 0 : x < 3 ? g * (x / 3 + 0.5) : g",
     ),
 }
 for _name, _spec in _ERRORS.items():
