@@ -384,8 +384,27 @@ def _gamma(k, u):
     return k * u / (1 - k * u)
 
 
+def _gamma_c(k, u, cplx):
+    """Higham's gamma(k) of a real derivation, carried to complex arithmetic when ``cplx``.
+
+    Higham (2002) Lemma 3.5: in complex arithmetic (the standard model on the real and imaginary
+    parts) an addition is still exact to (1 + d), |d| <= u, a multiplication to |d| <= sqrt(2)
+    gamma(2), a division to |d| <= sqrt(2) gamma(4). In the real derivations below, gamma(k) bounds
+    the k rounding factors of one term of an inner product or a substitution step (additions, at
+    most one multiplication and one division per term). Replacing that multiplication's u by
+    2 sqrt(2) u and the division's by 4 sqrt(2) u gives, to first order (the order to which every
+    bound here is carried), (k - 2) u + 6 sqrt(2) u <= sqrt(2) (k + 4) u, i.e. sqrt(2) gamma(k + 4).
+    Products of k factors (det's pivots) are handled where they occur (sqrt(2) gamma(2k))."""
+    return np.sqrt(2.0) * _gamma(k + 4, u) if cplx else _gamma(k, u)
+
+
 def _f64(x):
-    return np.asarray(x, dtype=np.float64)
+    """The array in double precision: float64, or complex128 for complex input."""
+    return np.asarray(x, dtype=np.complex128 if np.iscomplexobj(x) else np.float64)
+
+
+def _isc(x):
+    return np.iscomplexobj(x)
 
 
 def _err(e, like):
@@ -424,7 +443,7 @@ def _solve_bound(arrays, errs, params, outs, u):
     if params.get("vector"):
         x, eb = x[..., None], eb[..., None]
     n = a.shape[-1]
-    w = _gamma(3 * n, u) * _lu_weight(a) + _err(errs[0], a)
+    w = _gamma_c(3 * n, u, _isc(a)) * _lu_weight(a) + _err(errs[0], a)
     ainv = _abs_inv(a)
     with np.errstate(invalid="ignore"):
         out = ainv @ (w @ np.abs(x) + eb) if params["left"] else (np.abs(x) @ w + eb) @ ainv
@@ -436,7 +455,7 @@ def _inv_bound(arrays, errs, params, outs, u):
     |A^{-1}| (gamma(3n) |L||U| + e_A) |X|."""
     a = arrays[0]
     n = a.shape[-1]
-    w = _gamma(3 * n, u) * _lu_weight(a) + _err(errs[0], a)
+    w = _gamma_c(3 * n, u, _isc(a)) * _lu_weight(a) + _err(errs[0], a)
     with np.errstate(invalid="ignore"):
         return [_abs_inv(a) @ w @ np.abs(_f64(outs[0]))]
 
@@ -445,9 +464,9 @@ def _cofactor_array(a):
     """The cofactor matrix C (d det(A) / dA), by the determinants of the minors (float64)."""
     a = _f64(a)
     n = a.shape[-1]
-    c = np.zeros(a.shape)
+    c = np.zeros(a.shape, dtype=a.dtype)
     if n == 1:
-        return np.ones(a.shape)
+        return np.ones(a.shape, dtype=a.dtype)
     for i in range(n):
         for j in range(n):
             minor = np.delete(np.delete(a, i, -2), j, -1)
@@ -458,32 +477,47 @@ def _cofactor_array(a):
 def _det_bound(arrays, errs, params, outs, u):
     """det = +-prod(diag U) of getrf's factors. Higham Thm 9.3: L U = P^T(A + dA), |dA| <= gamma(n)|L||U|;
     to first order det(A + dA) - det(A) = sum_ij C_ij dA_ij (C the cofactors: det is a polynomial,
-    this holds at singular A too); the product of the n pivots rounds n - 1 times: gamma(n-1)|det|."""
+    this holds at singular A too); the product of the n pivots rounds n - 1 times: gamma(n-1)|det|.
+    Complex A: the LU's gamma(n) as in :func:`_gamma_c`; each of the n - 1 complex multiplications
+    of the pivots has |d| <= sqrt(2) gamma(2) (Higham Lemma 3.5), sqrt(2) gamma(2(n-1)) together."""
     a = arrays[0]
     n = a.shape[-1]
     if n == 0:
         return [np.zeros(np.shape(outs[0]))]
-    w = _gamma(n, u) * _abs_lu(a) + _err(errs[0], a)
+    cplx = _isc(a)
+    w = _gamma_c(n, u, cplx) * _abs_lu(a) + _err(errs[0], a)
     prop = np.sum(np.abs(_cofactor_array(a)) * w, axis=(-2, -1))
-    return [prop + _gamma(n - 1, u) * np.abs(_f64(outs[0]))]
+    prod = np.sqrt(2.0) * _gamma(2 * (n - 1), u) if cplx else _gamma(n - 1, u)
+    return [prop + prod * np.abs(_f64(outs[0]))]
 
 
 def _slogdet_bound(arrays, errs, params, outs, u):
     """logabsdet = sum_i log|u_ii|: d logabsdet = tr(A^{-1} dA), so |A^{-T}| : (gamma(n)|L||U| + e_A)
     (Higham Thm 9.3); the n logs (glibc: <= 2 ulp, 4u relative) and their sum (gamma(n-1)) add
-    (4u + gamma(n-1)) sum_i |log|u_ii||. The sign is exact while the factorization is nonsingular."""
+    (4u + gamma(n-1)) sum_i |log|u_ii||. The sign is exact while the factorization is nonsingular.
+
+    Complex A: the LU's gamma(n) as in :func:`_gamma_c`; |u_ii| is a hypot (<= 1 ulp: relative
+    2u), an absolute 2u in each log, 2nu in all. The sign is prod_i u_ii / |u_ii|: to first order
+    d sign = i sign Im tr(A^{-1} dA), |d sign| <= the same propagated term as logabsdet; each
+    u_ii / |u_ii| (a complex over a real: two real divisions, |d| <= u, plus |u_ii|'s 2u) adds 3u,
+    each of the n - 1 complex multiplications sqrt(2) gamma(2) (Higham Lemma 3.5)."""
     a = arrays[0]
     n = a.shape[-1]
     sign, logabs = outs
     if n == 0:
         return [np.zeros(np.shape(sign)), np.zeros(np.shape(logabs))]
+    cplx = _isc(a)
     lu, _, _ = lu_kernel(_f64(a))
     with np.errstate(divide="ignore"):
         terms = np.sum(np.abs(np.log(np.abs(np.diagonal(lu, 0, -2, -1)))), axis=-1)
-    w = _gamma(n, u) * _abs_lu(a) + _err(errs[0], a)
+    w = _gamma_c(n, u, cplx) * _abs_lu(a) + _err(errs[0], a)
     with np.errstate(invalid="ignore"):
         prop = np.sum(np.swapaxes(_abs_inv(a), -1, -2) * w, axis=(-2, -1))
-    return [np.zeros(np.shape(sign)), prop + (4 * u + _gamma(max(n - 1, 0), u)) * terms]
+    log_err = prop + (4 * u + _gamma(max(n - 1, 0), u)) * terms
+    if not cplx:
+        return [np.zeros(np.shape(sign)), log_err]
+    sign_err = prop + 3 * n * u + np.sqrt(2.0) * _gamma(2, u) * (n - 1)
+    return [sign_err * np.ones(np.shape(sign)), log_err + 2 * n * u]
 
 
 def _phi_abs(x):
@@ -495,7 +529,8 @@ def _cholesky_bound(arrays, errs, params, outs, u):
     """Higham Thm 10.3: the computed factor satisfies L L^T = A + dA, |dA| <= gamma(n+1)|L||L^T|. To
     first order dL = L Phi(L^{-1} dA L^{-T}) (Phi: lower triangle, diagonal halved), so
     |dL| <= |L| Phi(|L^{-1}| (gamma(n+1)|L||L^T| + e_A) |L^{-T}|), e_A read from the triangle used
-    (and mirrored). ``upper``: the same for U = L^T."""
+    (and mirrored). ``upper``: the same for U = L^T. Complex A (A = L L^H): the same with |L^H| = |L|^T
+    and gamma(n+1) as in :func:`_gamma_c` (the square root is of a real pivot)."""
     a = arrays[0]
     upper = params["upper"]
     n = a.shape[-1]
@@ -511,7 +546,7 @@ def _cholesky_bound(arrays, errs, params, outs, u):
         linv = (
             np.abs(_triangular_kernel(L, np.broadcast_to(np.eye(n), L.shape), False, True, False)) if n else L
         )
-        dA = _gamma(n + 1, u) * absL @ np.swapaxes(absL, -1, -2) + e
+        dA = _gamma_c(n + 1, u, _isc(a)) * absL @ np.swapaxes(absL, -1, -2) + e
         dL = absL @ _phi_abs(linv @ dA @ np.swapaxes(linv, -1, -2))
     return [np.swapaxes(dL, -1, -2) if upper else dL, None]
 
@@ -532,7 +567,7 @@ def _triangular_bound(arrays, errs, params, outs, u):
         tinv = (
             np.abs(_triangular_kernel(t, np.broadcast_to(np.eye(n), t.shape), upper, True, False)) if n else t
         )
-        w = _gamma(n, u) * np.abs(t) + et
+        w = _gamma_c(n, u, _isc(a) or _isc(b)) * np.abs(t) + et
         eb = _err(errs[1], b)
         if left:
             return [tinv @ (w @ x + eb)]
@@ -553,7 +588,7 @@ def _lu_factor_errors(a, lu, piv, e_a, u):
     with np.errstate(all="ignore"):
         linv = np.abs(_triangular_kernel(L, eye, False, True, True)) if n else L
         uinv = np.abs(_triangular_kernel(U, eye, True, True, False)) if n else U
-        E = _gamma(n, u) * np.abs(L) @ np.abs(U) + np.swapaxes(P, -1, -2) @ e_a
+        E = _gamma_c(n, u, _isc(a)) * np.abs(L) @ np.abs(U) + np.swapaxes(P, -1, -2) @ e_a
         M = linv @ E @ uinv
         return P, np.abs(L) @ np.tril(M, -1), np.triu(M) @ np.abs(U)
 
@@ -588,10 +623,10 @@ def _lu_solve_bound(arrays, errs, params, outs, u):
     n = lu.shape[-1]
     P, L, U = _unpack_arrays(_f64(lu), piv)
     e = _err(errs[0], lu)
-    g = _gamma(n, u)
+    g = _gamma_c(n, u, _isc(lu) or _isc(b))
     w = P @ ((2 * g + g * g) * np.abs(L) @ np.abs(U) + np.tril(e, -1) @ np.abs(U) + np.abs(L) @ np.triu(e))
     a = P @ L @ U
-    if params["adjoint"]:
+    if params["adjoint"]:  # A^H (A^T for real A): the moduli are those of A^T
         a, w = np.swapaxes(a, -1, -2), np.swapaxes(w, -1, -2)
     ainv = _abs_inv(a)
     x = np.abs(_f64(outs[0]))
@@ -613,10 +648,10 @@ def _cholesky_solve_bound(arrays, errs, params, outs, u):
     if params["upper"]:
         L, e = np.swapaxes(L, -1, -2), np.swapaxes(e, -1, -2)
     L, e = np.tril(L), np.tril(e)
-    g = _gamma(n, u)
+    g = _gamma_c(n, u, _isc(lf) or _isc(b))
     absL, absLt = np.abs(L), np.swapaxes(np.abs(L), -1, -2)
     w = (2 * g + g * g) * absL @ absLt + e @ absLt + absL @ np.swapaxes(e, -1, -2)
-    ainv = _abs_inv(L @ np.swapaxes(L, -1, -2))
+    ainv = _abs_inv(L @ np.swapaxes(L, -1, -2).conj())  # A = L L^H
     with np.errstate(invalid="ignore"):
         return [ainv @ (w @ np.abs(_f64(outs[0])) + _err(errs[0], b))]
 
