@@ -1,4 +1,4 @@
-"""Solves and factorizations of ``torch.linalg`` (real dtypes): PyTorch's names, signatures,
+"""Solves and factorizations of ``torch.linalg`` (real and complex dtypes): PyTorch's names, signatures,
 defaults, vector right-hand-side rules and errors.
 
 Primitives (:mod:`reference.ops.rules.linalg_solve`): linalg_solve, linalg_inv,
@@ -9,7 +9,7 @@ linalg_matrix_exp.
 Composites, as in PyTorch: logdet (slogdet and where), matrix_power (inv and matmuls by binary
 powering), tensorinv/tensorsolve (reshape, inv/solve), linalg.diagonal (diagonal), lu_unpack
 (tril/triu of the packed factors). householder_product (orgqr) is a composite here (the
-product of the reflectors I - tau v v^T in table ops), where PyTorch has a primitive
+product of the reflectors I - tau v v^H in table ops), where PyTorch has a primitive
 (LinalgHouseholderProductBackward0): values and gradients agree, node names do not.
 """
 
@@ -22,7 +22,7 @@ import numpy as np
 
 from reference.autograd.dispatch import apply
 from reference.autograd.grad_mode import no_grad
-from reference.autograd.tensor import Tensor, _make, is_floating_dtype
+from reference.autograd.tensor import Tensor, _make, is_complex_dtype, is_floating_dtype
 from reference.backend import device_of, to_device, to_numpy
 from reference.ops import api as A
 from reference.ops.rules import RULES
@@ -72,6 +72,11 @@ LinAlgError = _LinAlgError
 
 _TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int"}
 _TORCH_NAMES.update({"int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"})
+_TORCH_NAMES.update({"complex128": "ComplexDouble", "complex64": "ComplexFloat"})
+
+
+def _float_or_complex(dt):
+    return is_floating_dtype(dt) or is_complex_dtype(dt)
 
 
 from reference.ops.functions._low_precision import no_kernel, no_low_precision  # noqa: E402
@@ -88,7 +93,7 @@ def _tensor(x, name="A"):
 
 
 def _check_float(x, fname):
-    if not is_floating_dtype(x._data.dtype):
+    if not _float_or_complex(x._data.dtype):
         raise RuntimeError(
             f"{fname}: Expected a floating point or complex tensor as input. Got {_tname(x.dtype)}"
         )
@@ -284,10 +289,13 @@ def slogdet(A_, *, out=None):
 
 
 def logdet(input):
-    """PyTorch's logdet: where(sign == -1, nan, logabsdet) of slogdet."""
+    """PyTorch's logdet: where(sign == -1, nan, logabsdet) of slogdet; complex input:
+    log(sign) + logabsdet."""
     _square_float(input, "logdet")
     no_low_precision(input, "logdet")
     sign, logabs = apply(RULES["linalg_slogdet"], (input,), {})
+    if is_complex_dtype(sign.dtype):
+        return A.add(A.log(sign), logabs)
     return A.where(sign == -1.0, float("nan"), logabs)
 
 
@@ -379,7 +387,7 @@ def _lu_checks(a, pivot, fname="linalg.lu_factor"):
         raise RuntimeError(
             f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(a.shape)} instead"
         )
-    if not is_floating_dtype(a._data.dtype):
+    if not _float_or_complex(a._data.dtype):
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_tname(a.dtype)}'")
     no_kernel(a, "lu_cpu")
     if not pivot:
@@ -526,7 +534,8 @@ def tensorsolve(A_, B, dims=None, *, out=None):
 
 
 def householder_product(A_, tau, *, out=None):
-    """Q = H_1 ... H_k (first n columns), H_i = I - tau_i v_i v_i^T, v_i = (0, ..., 0, 1, A[i+1:, i])."""
+    """Q = H_1 ... H_k (first n columns), H_i = I - tau_i v_i v_i^H, v_i = (0, ..., 0, 1, A[i+1:, i])
+    (LAPACK's orgqr / ungqr; v^H = v^T for real A)."""
     fname = "torch.linalg.householder_product"
     _tensor(A_), _tensor(tau, "tau")
     if A_.ndim < 2:
@@ -549,8 +558,17 @@ def householder_product(A_, tau, *, out=None):
         head = A.expand(head, batch + (i + 1, 1))
         v = A.cat([head, col], -2)  # (..., m, 1)
         t = A.unsqueeze(A.unsqueeze(A.select(tau, -1, i), -1), -1)
-        q = q - t * A.matmul(v, A.matmul(A.transpose(v, -1, -2), q))
+        vh = A.transpose(v, -1, -2)
+        if is_complex_dtype(vh.dtype):
+            vh = _conj_physical(vh)
+        q = q - t * A.matmul(v, A.matmul(vh, q))
     return q
+
+
+def _conj_physical(x):
+    from reference.ops.functions.complex import conj_physical
+
+    return conj_physical(x)
 
 
 def orgqr(input, tau):

@@ -266,7 +266,9 @@ rule(
 # PyTorch's error where it has a specific one, so it never computes a value where PyTorch raises.
 # Every primitive listed is checked against torch in tests/autograd/test_torch_complex.py.
 
-COMPLEX_FAMILIES = frozenset({"complex", "shape", "shape_ops", "indexing", "matmul", "fft", "linalg_eig"})
+COMPLEX_FAMILIES = frozenset(
+    {"complex", "shape", "shape_ops", "indexing", "matmul", "fft", "linalg_eig", "linalg_solve"}
+)
 COMPLEX_RULES = frozenset(
     """
     add sub rsub mul div neg pow pow_tensor pow_scalar_base exp log sqrt tanh tanh_backward tanh_backward_output_grad sigmoid abs reciprocal

@@ -1,4 +1,4 @@
-"""Solves and factorizations of ``torch.linalg`` (real dtypes): linalg_solve (aten's
+"""Solves and factorizations of ``torch.linalg`` (real and complex dtypes): linalg_solve (aten's
 linalg_solve_ex), linalg_inv (linalg_inv_ex), linalg_solve_triangular, linalg_det, linalg_slogdet,
 linalg_cholesky (linalg_cholesky_ex) and the deprecated cholesky, linalg_lu_factor_ex, linalg_lu,
 linalg_lu_solve, cholesky_solve, cholesky_inverse, linalg_matrix_exp.
@@ -49,7 +49,9 @@ def _nb(batch):
 def lu_kernel(a):
     """LAPACK getrf's partial-pivoting LU of ``(..., m, n)``, unblocked: the packed factors, the
     1-based int32 row interchanges and info (the first zero pivot, 1-based; 0 if none). The pivot
-    is the first entry of largest magnitude (idamax); a zero pivot column is left unscaled."""
+    is the first entry of largest magnitude (idamax); a zero pivot column is left unscaled. Complex
+    input: the magnitude is izamax's |re| + |im| (LAPACK's cabs1, as MKL's zgetrf, checked against
+    torch), not the modulus."""
     xp = namespace_of(a)
     m, n = a.shape[-2:]
     k = min(m, n)
@@ -60,7 +62,9 @@ def lu_kernel(a):
     piv = xp.zeros((nb, k), dtype=np.int32)
     info = xp.zeros((nb,), dtype=np.int32)
     for j in range(k):
-        p = xp.argmax(xp.abs(lu[:, j:, j]), axis=1) + j if nb else xp.zeros((0,), dtype=np.int64)
+        col = lu[:, j:, j]
+        mag = xp.abs(col.real) + xp.abs(col.imag) if col.dtype.kind == "c" else xp.abs(col)
+        p = xp.argmax(mag, axis=1) + j if nb else xp.zeros((0,), dtype=np.int64)
         piv[:, j] = p + 1
         top, other = lu[rows, j, :].copy(), lu[rows, p, :].copy()
         lu[rows, p, :] = top
@@ -116,27 +120,46 @@ def _det_kernel(a):
     return sign * xp.prod(xp.diagonal(lu, 0, -2, -1), axis=-1)
 
 
+def _real_dtype(dt):
+    return np.empty((), dtype=dt).real.dtype
+
+
+def _sgn(d):
+    """sgn of an array: sign(x) for real, z / |z| (0 at 0) for complex (PyTorch's sgn)."""
+    xp = namespace_of(d)
+    if d.dtype.kind != "c":
+        return xp.sign(d)
+    r = xp.abs(d)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return xp.where(r == 0, 0, d / xp.where(r == 0, 1, r)).astype(d.dtype)
+
+
 def _slogdet_kernel(a):
+    """PyTorch's linalg_slogdet from getrf: sign = (+-1) prod sgn(u_ii) (a unit complex number for
+    complex input, 0 at a singular matrix), logabsdet = sum log|u_ii| (real: float64 for
+    complex128)."""
     xp = namespace_of(a)
     n = a.shape[-1]
+    rdt = _real_dtype(a.dtype)
     if n == 0:
         one = xp.ones(a.shape[:-2], dtype=a.dtype)
-        return one, xp.zeros_like(one)
+        return one, xp.zeros(a.shape[:-2], dtype=rdt)
     lu, piv, _ = lu_kernel(a)
     d = xp.diagonal(lu, 0, -2, -1)
     swaps = (piv != xp.arange(1, n + 1, dtype=np.int32)).sum(-1)
-    sign = xp.where(swaps % 2 == 1, -1, 1).astype(a.dtype) * xp.prod(xp.sign(d), axis=-1)
+    sign = xp.where(swaps % 2 == 1, -1, 1).astype(a.dtype) * xp.prod(_sgn(d), axis=-1)
     with np.errstate(divide="ignore"):
         logabs = xp.sum(xp.log(xp.abs(d)), axis=-1)
-    return sign.astype(a.dtype), logabs.astype(a.dtype)
+    return sign.astype(a.dtype), logabs.astype(rdt)
 
 
-def _substitute(t, b, lower, unit=False, trans=False):
+def _substitute(t, b, lower, unit=False, trans=0):
     """Forward/back substitution of one system, as trsv does it, without stopping at a zero pivot
-    (inf/nan follow): scipy.linalg.solve_triangular refuses singular triangles."""
+    (inf/nan follow): scipy.linalg.solve_triangular refuses singular triangles. ``trans``: 0, 1 (T^T)
+    or 2 (T^H)."""
     xp = namespace_of(t, b)
     if trans:
-        t, lower = t.T, not lower
+        t, lower = (t.T.conj() if trans == 2 else t.T), not lower
     n = t.shape[0]
     x = xp.array(b, dtype=np.result_type(t.dtype, b.dtype), copy=True)
     with np.errstate(all="ignore"):
@@ -152,12 +175,12 @@ def _trsm(sl, t, b, lower, unit=False, trans=0):
     try:
         return sl.solve_triangular(t, b, lower=lower, unit_diagonal=unit, trans=trans, check_finite=False)
     except np.linalg.LinAlgError:  # a zero on the diagonal
-        return _substitute(t, b, lower, unit, bool(trans))
+        return _substitute(t, b, lower, unit, trans)
 
 
-def _solve_lu(lu, piv, b, adjoint=False):
-    """getrs: X with A X = B (A^T X = B when ``adjoint``) from A's packed LU; zero pivots give
-    inf/nan as LAPACK's triangular solves do."""
+def _solve_lu(lu, piv, b, trans=0):
+    """getrs: X with op(A) X = B from A's packed LU, op(A) = A (``trans`` 0), A^T (1) or A^H (2, the
+    same as 1 for real A); zero pivots give inf/nan as LAPACK's triangular solves do."""
     xp = namespace_of(lu)
     sl = _scipy_linalg(lu)
     n = lu.shape[-1]
@@ -171,12 +194,12 @@ def _solve_lu(lu, piv, b, adjoint=False):
         for i in range(b_b.shape[0]):
             if n == 0 or b_b.shape[-1] == 0:
                 break
-            if not adjoint:
+            if not trans:
                 y = _trsm(sl, lu_b[i], b_b[i][perm[i]], True, True)
                 out[i] = _trsm(sl, lu_b[i], y, False)
             else:
-                y = _trsm(sl, lu_b[i], b_b[i], False, trans=1)
-                y = _trsm(sl, lu_b[i], y, True, True, trans=1)
+                y = _trsm(sl, lu_b[i], b_b[i], False, trans=trans)
+                y = _trsm(sl, lu_b[i], y, True, True, trans=trans)
                 x = xp.empty_like(y)
                 x[perm[i]] = y
                 out[i] = x
@@ -228,27 +251,43 @@ def cholesky_kernel(a, upper):
     triangle is ``a``'s (``upper``: whose upper triangle is, returned as U = L^T), and info (the
     order of the first leading minor that is not positive-definite; 0 if none). Where it fails at
     column j, the factor's first j - 1 columns are computed, (j, j) holds the non-positive pivot and
-    the rest is the input's triangle, as dpotf2 leaves it."""
+    the rest is the input's triangle, as dpotf2 leaves it.
+
+    Complex input (zpotf2): A = L L^H of the Hermitian matrix whose lower (``upper``: upper)
+    triangle is ``a``; the diagonal's imaginary part is not read, the pivots are real
+    (d = Re a_jj - sum_k |l_jk|^2), column entries l_ij = (a_ij - sum_k l_ik conj(l_jk)) / l_jj, and
+    ``upper`` gives U = L^H."""
     xp = namespace_of(a)
     n = a.shape[-1]
+    cplx = a.dtype.kind == "c"
     src = xp.swapaxes(a, -1, -2) if upper else a
+    if upper and cplx:
+        src = src.conj()
     src = src.reshape((_nb(a.shape[:-2]), n, n))
     L = xp.tril(src).copy()
     info = xp.zeros((src.shape[0],), dtype=np.int32)
     with np.errstate(invalid="ignore", divide="ignore"):
         for j in range(n):
             live = info == 0
-            d = src[:, j, j] - xp.sum(L[:, j, :j] ** 2, axis=-1)
+            row = L[:, j, :j]
+            if cplx:
+                d = src[:, j, j].real - xp.sum(row.real**2 + row.imag**2, axis=-1)
+            else:
+                d = src[:, j, j] - xp.sum(row**2, axis=-1)
             bad = live & ~(d > 0)
             info = xp.where(bad, j + 1, info).astype(np.int32)
             L[:, j, j] = xp.where(live, xp.where(bad, d, xp.sqrt(xp.abs(d))), L[:, j, j])
             ok = (live & ~bad)[:, None]
-            col = (src[:, j + 1 :, j] - xp.einsum("bik,bk->bi", L[:, j + 1 :, :j], L[:, j, :j])) / L[:, j, j][
+            rowc = row.conj() if cplx else row
+            col = (src[:, j + 1 :, j] - xp.einsum("bik,bk->bi", L[:, j + 1 :, :j], rowc)) / L[:, j, j][
                 :, None
             ]
             L[:, j + 1 :, j] = xp.where(ok, col, L[:, j + 1 :, j])
     L = L.reshape(a.shape)
-    return (xp.swapaxes(L, -1, -2).copy() if upper else L), info.reshape(a.shape[:-2])
+    if upper:
+        U = xp.swapaxes(L, -1, -2)
+        return (U.conj() if cplx else U.copy()), info.reshape(a.shape[:-2])
+    return L, info.reshape(a.shape[:-2])
 
 
 def _matrix_exp_kernel(a):
@@ -264,6 +303,26 @@ def _matrix_exp_kernel(a):
 
 def _mT(x):
     return A.transpose(x, -1, -2)
+
+
+def _F():
+    from reference.ops.functions import complex as F
+
+    return F
+
+
+def _is_c(x):
+    return x.dtype.kind == "c"
+
+
+def _conj(x):
+    return _F().conj_physical(x) if _is_c(x) else x
+
+
+def _mH(x):
+    """The conjugate transpose (the transpose of a real tensor): the formulas of the rules with
+    ``complex_grads="explicit"`` are PyTorch's complex ones, which reduce to the real ones."""
+    return _conj(_mT(x))
 
 
 def _tril(x, k=0):
@@ -325,8 +384,27 @@ def _gamma(k, u):
     return k * u / (1 - k * u)
 
 
+def _gamma_c(k, u, cplx):
+    """Higham's gamma(k) of a real derivation, carried to complex arithmetic when ``cplx``.
+
+    Higham (2002) Lemma 3.5: in complex arithmetic (the standard model on the real and imaginary
+    parts) an addition is still exact to (1 + d), |d| <= u, a multiplication to |d| <= sqrt(2)
+    gamma(2), a division to |d| <= sqrt(2) gamma(4). In the real derivations below, gamma(k) bounds
+    the k rounding factors of one term of an inner product or a substitution step (additions, at
+    most one multiplication and one division per term). Replacing that multiplication's u by
+    2 sqrt(2) u and the division's by 4 sqrt(2) u gives, to first order (the order to which every
+    bound here is carried), (k - 2) u + 6 sqrt(2) u <= sqrt(2) (k + 4) u, i.e. sqrt(2) gamma(k + 4).
+    Products of k factors (det's pivots) are handled where they occur (sqrt(2) gamma(2k))."""
+    return np.sqrt(2.0) * _gamma(k + 4, u) if cplx else _gamma(k, u)
+
+
 def _f64(x):
-    return np.asarray(x, dtype=np.float64)
+    """The array in double precision: float64, or complex128 for complex input."""
+    return np.asarray(x, dtype=np.complex128 if np.iscomplexobj(x) else np.float64)
+
+
+def _isc(x):
+    return np.iscomplexobj(x)
 
 
 def _err(e, like):
@@ -365,7 +443,7 @@ def _solve_bound(arrays, errs, params, outs, u):
     if params.get("vector"):
         x, eb = x[..., None], eb[..., None]
     n = a.shape[-1]
-    w = _gamma(3 * n, u) * _lu_weight(a) + _err(errs[0], a)
+    w = _gamma_c(3 * n, u, _isc(a)) * _lu_weight(a) + _err(errs[0], a)
     ainv = _abs_inv(a)
     with np.errstate(invalid="ignore"):
         out = ainv @ (w @ np.abs(x) + eb) if params["left"] else (np.abs(x) @ w + eb) @ ainv
@@ -377,7 +455,7 @@ def _inv_bound(arrays, errs, params, outs, u):
     |A^{-1}| (gamma(3n) |L||U| + e_A) |X|."""
     a = arrays[0]
     n = a.shape[-1]
-    w = _gamma(3 * n, u) * _lu_weight(a) + _err(errs[0], a)
+    w = _gamma_c(3 * n, u, _isc(a)) * _lu_weight(a) + _err(errs[0], a)
     with np.errstate(invalid="ignore"):
         return [_abs_inv(a) @ w @ np.abs(_f64(outs[0]))]
 
@@ -386,9 +464,9 @@ def _cofactor_array(a):
     """The cofactor matrix C (d det(A) / dA), by the determinants of the minors (float64)."""
     a = _f64(a)
     n = a.shape[-1]
-    c = np.zeros(a.shape)
+    c = np.zeros(a.shape, dtype=a.dtype)
     if n == 1:
-        return np.ones(a.shape)
+        return np.ones(a.shape, dtype=a.dtype)
     for i in range(n):
         for j in range(n):
             minor = np.delete(np.delete(a, i, -2), j, -1)
@@ -399,32 +477,47 @@ def _cofactor_array(a):
 def _det_bound(arrays, errs, params, outs, u):
     """det = +-prod(diag U) of getrf's factors. Higham Thm 9.3: L U = P^T(A + dA), |dA| <= gamma(n)|L||U|;
     to first order det(A + dA) - det(A) = sum_ij C_ij dA_ij (C the cofactors: det is a polynomial,
-    this holds at singular A too); the product of the n pivots rounds n - 1 times: gamma(n-1)|det|."""
+    this holds at singular A too); the product of the n pivots rounds n - 1 times: gamma(n-1)|det|.
+    Complex A: the LU's gamma(n) as in :func:`_gamma_c`; each of the n - 1 complex multiplications
+    of the pivots has |d| <= sqrt(2) gamma(2) (Higham Lemma 3.5), sqrt(2) gamma(2(n-1)) together."""
     a = arrays[0]
     n = a.shape[-1]
     if n == 0:
         return [np.zeros(np.shape(outs[0]))]
-    w = _gamma(n, u) * _abs_lu(a) + _err(errs[0], a)
+    cplx = _isc(a)
+    w = _gamma_c(n, u, cplx) * _abs_lu(a) + _err(errs[0], a)
     prop = np.sum(np.abs(_cofactor_array(a)) * w, axis=(-2, -1))
-    return [prop + _gamma(n - 1, u) * np.abs(_f64(outs[0]))]
+    prod = np.sqrt(2.0) * _gamma(2 * (n - 1), u) if cplx else _gamma(n - 1, u)
+    return [prop + prod * np.abs(_f64(outs[0]))]
 
 
 def _slogdet_bound(arrays, errs, params, outs, u):
     """logabsdet = sum_i log|u_ii|: d logabsdet = tr(A^{-1} dA), so |A^{-T}| : (gamma(n)|L||U| + e_A)
     (Higham Thm 9.3); the n logs (glibc: <= 2 ulp, 4u relative) and their sum (gamma(n-1)) add
-    (4u + gamma(n-1)) sum_i |log|u_ii||. The sign is exact while the factorization is nonsingular."""
+    (4u + gamma(n-1)) sum_i |log|u_ii||. The sign is exact while the factorization is nonsingular.
+
+    Complex A: the LU's gamma(n) as in :func:`_gamma_c`; |u_ii| is a hypot (<= 1 ulp: relative
+    2u), an absolute 2u in each log, 2nu in all. The sign is prod_i u_ii / |u_ii|: to first order
+    d sign = i sign Im tr(A^{-1} dA), |d sign| <= the same propagated term as logabsdet; each
+    u_ii / |u_ii| (a complex over a real: two real divisions, |d| <= u, plus |u_ii|'s 2u) adds 3u,
+    each of the n - 1 complex multiplications sqrt(2) gamma(2) (Higham Lemma 3.5)."""
     a = arrays[0]
     n = a.shape[-1]
     sign, logabs = outs
     if n == 0:
         return [np.zeros(np.shape(sign)), np.zeros(np.shape(logabs))]
+    cplx = _isc(a)
     lu, _, _ = lu_kernel(_f64(a))
     with np.errstate(divide="ignore"):
         terms = np.sum(np.abs(np.log(np.abs(np.diagonal(lu, 0, -2, -1)))), axis=-1)
-    w = _gamma(n, u) * _abs_lu(a) + _err(errs[0], a)
+    w = _gamma_c(n, u, cplx) * _abs_lu(a) + _err(errs[0], a)
     with np.errstate(invalid="ignore"):
         prop = np.sum(np.swapaxes(_abs_inv(a), -1, -2) * w, axis=(-2, -1))
-    return [np.zeros(np.shape(sign)), prop + (4 * u + _gamma(max(n - 1, 0), u)) * terms]
+    log_err = prop + (4 * u + _gamma(max(n - 1, 0), u)) * terms
+    if not cplx:
+        return [np.zeros(np.shape(sign)), log_err]
+    sign_err = prop + 3 * n * u + np.sqrt(2.0) * _gamma(2, u) * (n - 1)
+    return [sign_err * np.ones(np.shape(sign)), log_err + 2 * n * u]
 
 
 def _phi_abs(x):
@@ -436,7 +529,8 @@ def _cholesky_bound(arrays, errs, params, outs, u):
     """Higham Thm 10.3: the computed factor satisfies L L^T = A + dA, |dA| <= gamma(n+1)|L||L^T|. To
     first order dL = L Phi(L^{-1} dA L^{-T}) (Phi: lower triangle, diagonal halved), so
     |dL| <= |L| Phi(|L^{-1}| (gamma(n+1)|L||L^T| + e_A) |L^{-T}|), e_A read from the triangle used
-    (and mirrored). ``upper``: the same for U = L^T."""
+    (and mirrored). ``upper``: the same for U = L^T. Complex A (A = L L^H): the same with |L^H| = |L|^T
+    and gamma(n+1) as in :func:`_gamma_c` (the square root is of a real pivot)."""
     a = arrays[0]
     upper = params["upper"]
     n = a.shape[-1]
@@ -452,7 +546,7 @@ def _cholesky_bound(arrays, errs, params, outs, u):
         linv = (
             np.abs(_triangular_kernel(L, np.broadcast_to(np.eye(n), L.shape), False, True, False)) if n else L
         )
-        dA = _gamma(n + 1, u) * absL @ np.swapaxes(absL, -1, -2) + e
+        dA = _gamma_c(n + 1, u, _isc(a)) * absL @ np.swapaxes(absL, -1, -2) + e
         dL = absL @ _phi_abs(linv @ dA @ np.swapaxes(linv, -1, -2))
     return [np.swapaxes(dL, -1, -2) if upper else dL, None]
 
@@ -473,7 +567,7 @@ def _triangular_bound(arrays, errs, params, outs, u):
         tinv = (
             np.abs(_triangular_kernel(t, np.broadcast_to(np.eye(n), t.shape), upper, True, False)) if n else t
         )
-        w = _gamma(n, u) * np.abs(t) + et
+        w = _gamma_c(n, u, _isc(a) or _isc(b)) * np.abs(t) + et
         eb = _err(errs[1], b)
         if left:
             return [tinv @ (w @ x + eb)]
@@ -494,7 +588,7 @@ def _lu_factor_errors(a, lu, piv, e_a, u):
     with np.errstate(all="ignore"):
         linv = np.abs(_triangular_kernel(L, eye, False, True, True)) if n else L
         uinv = np.abs(_triangular_kernel(U, eye, True, True, False)) if n else U
-        E = _gamma(n, u) * np.abs(L) @ np.abs(U) + np.swapaxes(P, -1, -2) @ e_a
+        E = _gamma_c(n, u, _isc(a)) * np.abs(L) @ np.abs(U) + np.swapaxes(P, -1, -2) @ e_a
         M = linv @ E @ uinv
         return P, np.abs(L) @ np.tril(M, -1), np.triu(M) @ np.abs(U)
 
@@ -529,10 +623,10 @@ def _lu_solve_bound(arrays, errs, params, outs, u):
     n = lu.shape[-1]
     P, L, U = _unpack_arrays(_f64(lu), piv)
     e = _err(errs[0], lu)
-    g = _gamma(n, u)
+    g = _gamma_c(n, u, _isc(lu) or _isc(b))
     w = P @ ((2 * g + g * g) * np.abs(L) @ np.abs(U) + np.tril(e, -1) @ np.abs(U) + np.abs(L) @ np.triu(e))
     a = P @ L @ U
-    if params["adjoint"]:
+    if params["adjoint"]:  # A^H (A^T for real A): the moduli are those of A^T
         a, w = np.swapaxes(a, -1, -2), np.swapaxes(w, -1, -2)
     ainv = _abs_inv(a)
     x = np.abs(_f64(outs[0]))
@@ -554,10 +648,10 @@ def _cholesky_solve_bound(arrays, errs, params, outs, u):
     if params["upper"]:
         L, e = np.swapaxes(L, -1, -2), np.swapaxes(e, -1, -2)
     L, e = np.tril(L), np.tril(e)
-    g = _gamma(n, u)
+    g = _gamma_c(n, u, _isc(lf) or _isc(b))
     absL, absLt = np.abs(L), np.swapaxes(np.abs(L), -1, -2)
     w = (2 * g + g * g) * absL @ absLt + e @ absLt + absL @ np.swapaxes(e, -1, -2)
-    ainv = _abs_inv(L @ np.swapaxes(L, -1, -2))
+    ainv = _abs_inv(L @ np.swapaxes(L, -1, -2).conj())  # A = L L^H
     with np.errstate(invalid="ignore"):
         return [ainv @ (w @ np.abs(_f64(outs[0])) + _err(errs[0], b))]
 
@@ -753,22 +847,34 @@ rule(
 
 
 def _slogdet_grad(c, g):
-    """PyTorch's slogdet_backward (real): g_logabsdet A^{-T}; the sign has no derivative."""
-    gl = g[1]
-    if gl is None:
-        return None
+    """PyTorch's slogdet_backward: gA = s A^{-H} with s = g_logabsdet (real input: the sign has no
+    derivative). Complex input: with w = tr(A^{-1} dA), d logabsdet = Re w and d sign = i sign Im w,
+    so s = g_logabsdet + i Im(g_sign conj(sign)) (PyTorch's formula, checked against torch)."""
+    gs, gl = g
     a = c.A
+    cplx = _is_c(a)
+    if gl is None and (not cplx or gs is None):
+        return None
     if a.numel() == 0:
         return A.zeros_like(a)
-    return solve(_mT(a), A.unsqueeze(A.unsqueeze(gl, -1), -1) * _eye_like(a))
+    s = gl
+    if cplx and gs is not None:
+        im = _F().imag(gs * _conj(c.result)) * 1j
+        s = im if s is None else s + im
+    return solve(_mH(a), A.unsqueeze(A.unsqueeze(s, -1), -1) * _eye_like(a))
 
 
 def _slogdet_jvp(c, ts):
+    """PyTorch's slogdet_jvp: w = tr(A^{-1} t); d logabsdet = Re w, d sign = i sign Im w (0 for
+    real input)."""
     (t,) = ts
-    sign = c.result[0]
+    sign, logabs = c.result
     if c.A.numel() == 0:
-        return A.zeros_like(sign), A.zeros_like(sign)
-    return A.zeros_like(sign), A.sum(_diag(solve(c.A, t)), -1)
+        return A.zeros_like(sign), A.zeros_like(logabs)
+    w = A.sum(_diag(solve(c.A, t)), -1)
+    if not _is_c(w):
+        return A.zeros_like(sign), w
+    return sign * (_F().imag(w) * 1j), _F().real(w)
 
 
 rule(
@@ -779,8 +885,9 @@ rule(
     outputs=2,
     undefined_grads=True,
     grads=(_slogdet_grad,),
-    saves={"A": (0,)},
+    saves={"A": (0,), "result": (0,)},
     jvp=_slogdet_jvp,
+    complex_grads="explicit",  # PyTorch's complex formula (sign and logabsdet are not holomorphic)
     batch=_batch_front,
     error=errors.bound(_slogdet_bound, "Higham (2002) Thm 9.3; glibc log (<= 2 ulp)"),
 )
@@ -789,25 +896,26 @@ rule(
 
 
 def _cholesky_grad_from(L, gL, upper):
-    """PyTorch's cholesky_backward: with A = L L^T, gA = L^{-T} sym(Phi(L^T gL)) L^{-1}, Phi the lower
-    triangle with the diagonal halved, sym(X) = (X + X^T)/2 (A's perturbations are symmetric)."""
+    """PyTorch's cholesky_backward: with A = L L^H, gA = L^{-H} herm(Phi(L^H gL)) L^{-1}, Phi the
+    lower triangle with the diagonal halved, herm(X) = (X + X^H)/2 (A's perturbations are
+    Hermitian); ``upper``: U = L^H. Real input: the transposes."""
     if upper:
-        L, gL = _mT(L), _mT(gL)
-    p = _tril(A.matmul(_mT(L), gL))
-    p = (p + _mT(_tril(p, -1))) * 0.5
-    ga = solve_triangular(_mT(L), p, upper=True, left=True)
+        L, gL = _mH(L), _mH(gL)
+    p = _tril(A.matmul(_mH(L), gL))
+    p = (p + _mH(_tril(p, -1))) * 0.5
+    ga = solve_triangular(_mH(L), p, upper=True, left=True)
     return solve_triangular(L, ga, upper=False, left=False)
 
 
 def _cholesky_jvp_from(L, t, upper):
-    """PyTorch's cholesky_jvp: dL = L Phi(L^{-1} dA L^{-T})."""
+    """PyTorch's cholesky_jvp: dL = L Phi(L^{-1} dA L^{-H})."""
     if upper:
-        L = _mT(L)
+        L = _mH(L)
     d = solve_triangular(L, t, upper=False, left=True)
-    d = solve_triangular(_mT(L), d, upper=True, left=False)
+    d = solve_triangular(_mH(L), d, upper=True, left=False)
     d = _tril(d) - _diag_embed(_diag(d) * 0.5)
     d = A.matmul(L, d)
-    return _mT(d) if upper else d
+    return _mH(d) if upper else d
 
 
 def _cholesky_ex_grad(c, g):
@@ -832,6 +940,7 @@ rule(
     saves={"result": (0,)},
     jvp=lambda c, ts: (_cholesky_jvp_from(c.result[0], ts[0], c.upper), None),
     batch=_batch_front,
+    complex_grads="explicit",  # A = L L^H is not holomorphic: PyTorch's complex formula
     error=errors.bound(_cholesky_bound, "Higham (2002) Thm 10.3: Cholesky, componentwise backward error"),
 )
 
@@ -849,6 +958,7 @@ rule(
     saves={"result": (0,)},
     jvp=(lambda c, t: _cholesky_jvp_from(c.result, t, c.upper),),
     batch=_batch_front,
+    complex_grads="explicit",  # A = L L^H is not holomorphic: PyTorch's complex formula
     error=errors.bound(_cholesky_bound_one, "Higham (2002) Thm 10.3: Cholesky, componentwise backward error"),
 )
 
@@ -1083,11 +1193,16 @@ rule(
 
 
 def _lu_solve_forward(lu, piv, b, left, adjoint):
+    """getrs with op(A) = A, or A^H when ``adjoint`` (PyTorch's linalg.lu_solve: the conjugate
+    transpose for complex A)."""
     xp = namespace_of(lu, b)
     if left:
-        return _solve_lu(lu, piv, b, adjoint).astype(lu.dtype)
-    # X A = B  <=>  A^T X^T = B^T (and X A^T = B  <=>  A X^T = B^T)
-    return xp.swapaxes(_solve_lu(lu, piv, xp.swapaxes(b, -1, -2), not adjoint), -1, -2).astype(lu.dtype)
+        return _solve_lu(lu, piv, b, 2 if adjoint else 0).astype(lu.dtype)
+    if not adjoint:  # X A = B  <=>  A^T X^T = B^T
+        return xp.swapaxes(_solve_lu(lu, piv, xp.swapaxes(b, -1, -2), 1), -1, -2).astype(lu.dtype)
+    # X A^H = B  <=>  A X^H = B^H
+    bh = xp.swapaxes(b, -1, -2).conj()
+    return xp.swapaxes(_solve_lu(lu, piv, bh, 0), -1, -2).conj().astype(lu.dtype)
 
 
 def lu_solve(lu, piv, b, left=True, adjoint=False):
@@ -1095,18 +1210,19 @@ def lu_solve(lu, piv, b, left=True, adjoint=False):
 
 
 def _lu_solve_vjp(c, g):
-    """op(A) X = B (or X op(A) = B), A = P L U: gB solves the adjoint system; g_op(A) is
-    -gB X^T (-X^T gB); with gA = g_op(A) (or its transpose), the packed factors get
-    tril(P^T gA U^T, -1) + triu(L^T P^T gA) (the chain rule through A = P L U)."""
+    """op(A) X = B (or X op(A) = B), A = P L U, op(A) = A or A^H (``adjoint``): gB solves the
+    adjoint system; g_op(A) is -gB X^H (-X^H gB); with gA = g_op(A) (or its conjugate transpose),
+    the packed factors get tril(P^T gA U^H, -1) + triu(L^H P^T gA) (the chain rule through
+    A = P L U). PyTorch's linalg_lu_solve_LU / _B formulas; real input: the transposes."""
     lu, piv, x = c.LU, c.pivots, c.result
     gb = lu_solve(lu, piv, g, c.left, not c.adjoint)
     glu = None
     if c.needs[0]:
-        gop = -A.matmul(gb, _mT(x)) if c.left else -A.matmul(_mT(x), gb)
-        ga = _mT(gop) if c.adjoint else gop
+        gop = -A.matmul(gb, _mH(x)) if c.left else -A.matmul(_mH(x), gb)
+        ga = _mH(gop) if c.adjoint else gop
         P, L, U = lu_unpack(lu, piv)
         pga = A.matmul(_mT(P), ga)
-        glu = _tril(A.matmul(pga, _mT(U)), -1) + _triu(A.matmul(_mT(L), pga))
+        glu = _tril(A.matmul(pga, _mH(U)), -1) + _triu(A.matmul(_mH(L), pga))
     return glu, None, gb if c.needs[2] else None
 
 
@@ -1115,7 +1231,7 @@ def _lu_solve_jvp_lu(c, t):
     P, L, U = lu_unpack(lu, piv)
     da = A.matmul(P, A.matmul(_tril(t, -1), U) + A.matmul(L, _triu(t)))
     if c.adjoint:
-        da = _mT(da)
+        da = _mH(da)
     rhs = A.matmul(da, x) if c.left else A.matmul(x, da)
     return -lu_solve(lu, piv, rhs, c.left, c.adjoint)
 
@@ -1136,6 +1252,7 @@ rule(
     saves={"LU": (0, 2), "pivots": (0, 2), "result": (0,)},
     jvp=(_lu_solve_jvp_lu, None, lambda c, t: lu_solve(c.LU, c.pivots, t, c.left, c.adjoint)),
     batch=_lu_solve_batch,
+    complex_grads="explicit",  # adjoint=True reads conj(A): PyTorch's complex formulas
     error=errors.bound(_lu_solve_bound, "Higham (2002) Thm 8.5 twice: solves with given LU factors"),
 )
 
@@ -1143,10 +1260,11 @@ rule(
 
 
 def _cholesky_solve_kernel(b, lf, upper):
+    """potrs: X with L L^H X = B (``upper``: U^H U X = B); L^H = L^T for real L."""
     xp = namespace_of(b, lf)
-    L = xp.swapaxes(lf, -1, -2) if upper else lf
+    L = xp.swapaxes(lf, -1, -2).conj() if upper else lf
     y = _triangular_kernel(L, b, False, True, False)
-    return _triangular_kernel(xp.swapaxes(L, -1, -2), y, True, True, False)
+    return _triangular_kernel(xp.swapaxes(L, -1, -2).conj(), y, True, True, False)
 
 
 def cholesky_solve(b, lf, upper=False):
@@ -1157,15 +1275,16 @@ def _cholesky_solve_vjp(c, g):
     gb = cholesky_solve(g, c.input2, c.upper)
     gl = None
     if c.needs[1]:
-        common = A.matmul(gb, _mT(c.result))
-        common = common + _mT(common)
+        common = A.matmul(gb, _mH(c.result))
+        common = common + _mH(common)
         gl = -A.matmul(c.input2, common) if c.upper else -A.matmul(common, c.input2)
     return gb, gl
 
 
 def _dA_of_factor(lf, t, upper):
-    dk = A.matmul(_mT(t), lf) if upper else A.matmul(t, _mT(lf))
-    return dk + _mT(dk)
+    """dA of A = L L^H (U^H U) along the factor's tangent t: dK + dK^H."""
+    dk = A.matmul(_mH(t), lf) if upper else A.matmul(t, _mH(lf))
+    return dk + _mH(dk)
 
 
 rule(
@@ -1182,6 +1301,7 @@ rule(
         ),
     ),
     batch=_batch_broadcast,
+    complex_grads="explicit",  # A = L L^H is not holomorphic in L: PyTorch's complex formulas
     error=errors.bound(
         _cholesky_solve_bound, "Higham (2002) Thm 8.5 twice: solves with a given Cholesky factor"
     ),
@@ -1196,7 +1316,7 @@ def _cholesky_inverse_kernel(lf, upper):
 
 def _cholesky_inverse_grad(c, g):
     x = c.result
-    common = A.matmul(x, A.matmul(g + _mT(g), x))
+    common = A.matmul(x, A.matmul(g + _mH(g), x))
     return -A.matmul(c.self, common) if c.upper else -A.matmul(common, c.self)
 
 
@@ -1222,6 +1342,7 @@ rule(
     saves={"self": (0,), "result": (0,)},
     jvp=(lambda c, t: -A.matmul(A.matmul(c.result, _dA_of_factor(c.self, t, c.upper)), c.result),),
     batch=_batch_front,
+    complex_grads="explicit",  # A = L L^H is not holomorphic in L: PyTorch's complex formulas
     error=errors.bound(_cholesky_inverse_bound, "Higham (2002) Thm 8.5 twice (potrs with I)"),
 )
 

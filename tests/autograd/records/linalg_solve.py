@@ -106,3 +106,95 @@ RECORDS = {
     ],
     "linalg_matrix_exp": [("batched", lambda a: T.linalg.matrix_exp(a * 0.5), [(2, 3, 3)], "a")],
 }
+
+
+def _hpd(a):
+    """Hermitian positive-definite: a a^H + 3 I."""
+    return T.matmul(a, a.mH) + 3.0 * _eye(a)
+
+
+def _slog(s):
+    """Both outputs of slogdet in one complex result: sign (1 + logabsdet / 4)."""
+    return s.sign * (1.0 + s.logabsdet * 0.25)
+
+
+# complex128 samples ("c": complex standard normal): the holomorphic rules (solve, inv, det, LU,
+# matrix_exp) through the engine's conjugation, the others (slogdet, Cholesky, lu_solve's
+# conjugate-transposed solve, cholesky_solve/inverse) through PyTorch's complex formulas
+EXTRA_SAMPLES = {
+    "linalg_solve": [
+        ("complex_left", lambda a, b: T.linalg.solve(_wc(a), b), [(3, 3), (3, 2)], "cc"),
+        ("complex_right", lambda a, b: T.linalg.solve(_wc(a), b, left=False), [(2, 3, 3), (4, 3)], "cc"),
+    ],
+    "linalg_inv": [("complex", lambda a: T.linalg.inv(_wc(a)), [(2, 3, 3)], "c")],
+    "linalg_solve_triangular": [
+        (
+            "complex_upper",
+            lambda a, b: T.linalg.solve_triangular(_wc(a), b, upper=True),
+            [(3, 3), (3, 2)],
+            "cc",
+        ),
+        (
+            "complex_lower_right_unit",
+            lambda a, b: T.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True),
+            [(3, 3), (2, 3)],
+            "cc",
+        ),
+    ],
+    "linalg_det": [("complex", lambda a: T.linalg.det(a), [(2, 3, 3)], "c")],
+    "linalg_slogdet": [
+        ("complex_both", lambda a: _slog(T.linalg.slogdet(_wc(a))), [(2, 3, 3)], "c"),
+        ("complex_logdet", lambda a: T.logdet(_wc(a)), [(3, 3)], "c"),
+    ],
+    "linalg_cholesky_ex": [
+        ("complex_lower", lambda a: T.linalg.cholesky(_hpd(a)), [(3, 3)], "c"),
+        ("complex_upper", lambda a: T.linalg.cholesky_ex(_hpd(a), upper=True).L, [(2, 3, 3)], "c"),
+    ],
+    "cholesky": [("complex_upper", lambda a: _old_cholesky_h(a, True), [(3, 3)], "c")],
+    "linalg_lu_factor_ex": [
+        ("complex_square", lambda a: T.linalg.lu_factor(a).LU, [(3, 3)], "c"),
+        ("complex_wide", lambda a: T.linalg.lu_factor_ex(a).LU, [(2, 4)], "c"),
+    ],
+    "linalg_lu": [("complex_square", lambda a: _flat(T.linalg.lu(a)[1:]), [(3, 3)], "c")],
+    "lu_unpack": [("complex", lambda a: _flat(T.lu_unpack(*T.linalg.lu_factor(a))[1:]), [(2, 3, 3)], "c")],
+    "linalg_lu_solve": [
+        (
+            "complex_adjoint",
+            lambda a, b: T.linalg.lu_solve(*T.linalg.lu_factor(_wc(a)), b, adjoint=True),
+            [(3, 3), (3, 2)],
+            "cc",
+        ),
+        (
+            "complex_right_adjoint",
+            lambda a, b: T.linalg.lu_solve(*T.linalg.lu_factor(_wc(a)), b, left=False, adjoint=True),
+            [(2, 2), (2, 2, 2)],
+            "cc",
+        ),
+        (
+            "complex_left",
+            lambda a, b: T.linalg.lu_solve(*T.linalg.lu_factor(_wc(a)), b),
+            [(3, 3), (3, 2)],
+            "cc",
+        ),
+    ],
+    "cholesky_solve": [
+        ("complex_lower", lambda b, a: T.cholesky_solve(b, _chol(a)), [(3, 2), (3, 3)], "cc"),
+        (
+            "complex_upper",
+            lambda b, a: T.cholesky_solve(b, _chol(a).mH, upper=True),
+            [(2, 2, 1), (2, 2)],
+            "cc",
+        ),
+    ],
+    "cholesky_inverse": [
+        ("complex_lower", lambda a: T.cholesky_inverse(_chol(a)), [(3, 3)], "c"),
+        ("complex_upper", lambda a: T.cholesky_inverse(_chol(a).mH, upper=True), [(2, 3, 3)], "c"),
+    ],
+    "linalg_matrix_exp": [("complex", lambda a: T.linalg.matrix_exp(a * 0.5), [(2, 3, 3)], "c")],
+}
+
+
+def _old_cholesky_h(a, upper):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return T.cholesky(_hpd(a), upper)
