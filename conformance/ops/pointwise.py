@@ -62,15 +62,14 @@ def _simple(name, torch_name, jnp_name, tf_name, domain="any", values=None, **kw
             obj = getattr(obj, part)
         return obj
 
+    def is_path(spelling):  # "tf.math.erf" (a spelling), not a sentence saying why there is none
+        return bool(spelling) and "." in spelling and " " not in spelling
+
     unary(
         name,
         lambda T, x: get(T, torch_name)(x),
-        jax=(lambda J, x: get(J, jnp_name)(x))
-        if jnp_name and "." in jnp_name
-        else (jnp_name or _NO_JAX.format(name)),
-        tf=(lambda tf, x: get(tf, tf_name)(x))
-        if tf_name and "." in tf_name
-        else (tf_name or _NO_TF.format(name)),
+        jax=(lambda J, x: get(J, jnp_name)(x)) if is_path(jnp_name) else (jnp_name or _NO_JAX.format(name)),
+        tf=(lambda tf, x: get(tf, tf_name)(x)) if is_path(tf_name) else (tf_name or _NO_TF.format(name)),
         domain=domain,
         values=values,
         **kw,

@@ -268,3 +268,20 @@ def test_a_framework_without_a_half_precision_linalg_kernel_is_unsupported_not_a
     result = run_in_process(adapter, case, check, adapter.setup())
     assert result["verdict"] == "unsupported", result
     assert dtype in result["reason"]
+
+
+def test_a_reason_with_a_dotted_name_is_not_taken_for_a_spelling():
+    # erfcx's TF "spelling" is the sentence saying why TensorFlow has none; it names tf.math, and the
+    # pointwise records took any string with a dot for an attribute path (a TF AttributeError
+    # reported as error_mismatch, which failed README's main command)
+    pytest.importorskip("tensorflow")
+    from conformance.adapters.tf_adapter import TensorFlowAdapter
+    from conformance.case import Case
+    from conformance.ops import RECORDS, RecordParams
+    from conformance.ops.judge import run_in_process
+
+    assert isinstance(RECORDS["erfcx"].tf, str)
+    case = Case("erfcx", RecordParams.of({"values": "normal"}), {"input": (3,)}, "float32", 1, ("forward",))
+    adapter = TensorFlowAdapter()
+    result = run_in_process(adapter, case, "forward", adapter.setup())
+    assert result["verdict"] == "unsupported", result
