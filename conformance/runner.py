@@ -392,11 +392,15 @@ class Campaign:
         self.found_dir = Path(found_dir) if found_dir else self.out / "found"
         self.progress = progress or (lambda record: None)
         self.done = ResultIndex()
+        # (framework, check, op, failure kind) -> its shrunk result: a resumed fuzz run does not
+        # shrink again what an earlier run of it already shrank and recorded
+        self._shrunk: dict[tuple, dict] = {}
         self.resumed = 0
         try:
             if resume:
                 for r in read_results(self.results_path):
                     self.done.add(result_key(r), r)
+                    self._note_shrunk(r)
                 self.resumed = len(self.done)
                 self._repair_torn_tail()
             self.writer = ResultsWriter(self.results_path)
@@ -476,8 +480,19 @@ class Campaign:
             return self.done.get(key)
         self.writer.write(rec)  # OutputLost propagates: the run stops, never a green report
         self.done.add(key, rec)  # what a later lookup needs; the full record is on disk
+        self._note_shrunk(rec)
         self.progress(rec)
         return rec
+
+    def _note_shrunk(self, rec: dict) -> None:
+        """Remember a shrunk result under its fuzz run and failure kind (the minimal case has the
+        kind it was shrunk for: the shrink property accepts only that kind)."""
+        if rec.get("phase") != "shrunk" or not isinstance(rec.get("case"), dict):
+            return
+        compact = _compact(rec)  # the kind as a resumed generation computes it (from compact records)
+        kind = _failure_kind(compact)
+        if kind:
+            self._shrunk.setdefault((rec["framework"], rec["check"], rec["case"].get("op"), kind), compact)
 
     # -- the reference side -----------------------------------------------------------------
     def _reference(self, case: Case, check: str):
@@ -842,7 +857,10 @@ class Campaign:
         kinds = {name: [] for name in frameworks}
         answered = {name: {} for name in frameworks}  # case id -> (case, record): what shrinking replays
 
+        op = [None]  # the fuzz run's op (every case of a run has the same)
+
         def judged(case, records):
+            op[0] = case.op
             for rec in records:
                 answered[rec["framework"]].setdefault(case.id, (case, rec))
                 kind = _failure_kind(rec)
@@ -902,6 +920,10 @@ class Campaign:
                 return case, self.run_check(case, check, [name], phase="fuzz", record=record)[0]
 
             for kind in kinds[name][:max_shrinks]:
+                recorded = self._shrunk.get((name, check, op[0], kind))
+                if recorded is not None:  # --resume: this run shrank it before it was interrupted
+                    shrunk.append(recorded)
+                    continue
                 last = self._shrink(run_one, kind, strategy, max_examples, seed, dict(answered[name]))
                 if last:
                     case, rec = last

@@ -42,3 +42,21 @@ def test_a_shrunk_failure_re_recorded_on_resume_keeps_its_case(tmp_path):
         assert rec.get(key) == whole[0][key], key
     # the report's cell (framework, op, check, dtype), which known entries are matched in
     assert _cell_key(rec) == ("torch-scaled-ops", "tanh", "forward", "float64")
+
+
+def test_a_resumed_fuzz_run_does_not_shrink_again_what_it_shrank(tmp_path, monkeypatch):
+    """Shrinking asks the framework again for every step (nothing of it is recorded), so a resumed
+    campaign that re-shrank every failure it had already shrunk spent most of its time there (the
+    seed-2 campaign's resume: 3 new results in 8 minutes); the recorded shrunk result stands."""
+    out, found = tmp_path / "out", tmp_path / "found"
+    first = _fuzz(out, found, resume=False)
+    assert len(first) == 1
+    before = (out / "results.jsonl").read_text()
+
+    def no_shrinking(*args, **kwargs):
+        raise AssertionError("a resumed run shrank a failure whose shrunk result is recorded")
+
+    monkeypatch.setattr(Campaign, "_shrink", staticmethod(no_shrinking))
+    again = _fuzz(out, found, resume=True)
+    assert [r["case_id"] for r in again] == [r["case_id"] for r in first]
+    assert (out / "results.jsonl").read_text() == before
