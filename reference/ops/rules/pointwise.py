@@ -1083,13 +1083,19 @@ _ERRORS.update(
         lambda a, b: A.maximum(a, b) + P.log1p(P.exp2(-A.abs(a - b))) * (1 / math.log(2)),
         "PyTorch logaddexp2 kernel: max(a, b) + log1p(exp2(-|a - b|)) / ln 2",
     ),
+    # JAX and TensorFlow have no lerp; what their users write (and the records spell) is
+    # a + w (b - a) for every w, which rounds differently from PyTorch's second branch
     lerp=_E.composite(
         lambda a, b, weight: a + (b - a) * weight if abs(weight) < 0.5 else b - (b - a) * (1 - weight),
-        "PyTorch lerp kernel (Lerp.h): a + w(b - a) for |w| < 0.5, b - (b - a)(1 - w) otherwise",
+        "PyTorch lerp kernel (Lerp.h): a + w(b - a) for |w| < 0.5, b - (b - a)(1 - w) otherwise; "
+        "alternative: a + w(b - a) for every w (the JAX/TensorFlow spelling)",
+        alternatives=(lambda a, b, weight: a + (b - a) * weight,),
     ),
     lerp_tensor=_E.composite(
         lambda a, b, w: A.where(A.abs(w) < 0.5, a + (b - a) * w, b - (b - a) * (1 - w)),
-        "PyTorch lerp kernel (Lerp.h): a + w(b - a) for |w| < 0.5, b - (b - a)(1 - w) otherwise",
+        "PyTorch lerp kernel (Lerp.h): a + w(b - a) for |w| < 0.5, b - (b - a)(1 - w) otherwise; "
+        "alternative: a + w(b - a) for every w (the JAX/TensorFlow spelling)",
+        alternatives=(lambda a, b, w: a + (b - a) * w,),
     ),
     logit=_E.composite(
         lambda a, eps: (lambda x: A.log(x / (1 - x)))(a if eps is None else A.clamp(a, eps, 1 - eps)),
