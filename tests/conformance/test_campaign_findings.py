@@ -288,3 +288,21 @@ def test_a_reason_with_a_dotted_name_is_not_taken_for_a_spelling():
     adapter = TensorFlowAdapter()
     result = run_in_process(adapter, case, "forward", adapter.setup())
     assert result["verdict"] == "unsupported", result
+
+
+def test_jax_align_corners_resize_keeps_float64_scale():
+    # seed-2 campaign: the JAX spelling of align_corners resizing built its scale in float32, so
+    # float64 results were ~1e-8 off (ratio 2e7: upsample_linear1d jvp, upsample_bilinear2d vmap)
+    pytest.importorskip("jax")
+    from conformance.adapters.jax_adapter import JaxAdapter
+    from conformance.case import Case
+    from conformance.ops.judge import run_in_process
+
+    case = Case.from_json(
+        '{"op": "upsample_linear1d", "params": {"align_corners": true, "mode": "linear", "size": [7], '
+        '"values": "normal"}, "shapes": {"input": [1, 1, 2]}, "dtype": "float64", "seed": 98, "checks": ["jvp"]}',
+        "seed-2 campaign",
+    )
+    adapter = JaxAdapter()
+    result = run_in_process(adapter, case, "jvp", adapter.setup())
+    assert result["verdict"] == "pass", result
