@@ -137,7 +137,40 @@ _unary(
 # ---- error and gamma functions ---------------------------------------------------------------------------
 
 _unary("erf", "ErfBackward0", _sp("erf"), lambda c, g: _TWO_OVER_SQRT_PI * A.exp(-(c.self * c.self)) * g)
-_unary("erfc", "ErfcBackward0", _sp("erfc"), lambda c, g: -_TWO_OVER_SQRT_PI * A.exp(-(c.self * c.self)) * g)
+
+
+def _two_square(x):
+    """x·x = hi + lo exactly (Dekker's product with Veltkamp's split; no FMA needed)."""
+    c = 134217729.0 * x  # 2^27 + 1
+    high = c - (c - x)
+    low = x - high
+    hi = x * x
+    return hi, ((high * high - hi) + 2 * high * low) + low * low
+
+
+def _erfc_kernel(a):
+    """erfc. scipy.special.erfc (Cephes) evaluates exp(-x²) of a rounded x² and so loses up to 255
+    ulps for x >= 0.5 in float64 (measured against mpmath on [0.5, 26.5]: median 14 ulps; PyTorch's
+    Sleef kernel is within 1.5 ulps there, so the oracle flagged correct results). For x >= 0.5 the
+    reference computes erfcx(x)·exp(-x²) with x² split exactly, x² = hi + lo, exp(-x²) =
+    exp(-hi)·(1 - lo) (|lo| <= u·x², its square negligible): at most 3.2 ulps measured (erfcx is
+    Faddeeva's, accurate to about an ulp); below 0.5 erfc >= 0.48 and Cephes' 1 - erf is exact enough."""
+    sp = _special(a)
+    if a.dtype != namespace_of(a).float64:
+        return sp.erfc(a)
+    xp = namespace_of(a)
+    hi, lo = _two_square(a)
+    with np.errstate(over="ignore", invalid="ignore"):
+        tail = sp.erfcx(a) * xp.exp(-hi) * (1 - lo)
+    return xp.where(a >= 0.5, xp.where(xp.isnan(tail), 0.0, tail), sp.erfc(a))
+
+
+_unary(
+    "erfc",
+    "ErfcBackward0",
+    _lowp(_erfc_kernel),
+    lambda c, g: -_TWO_OVER_SQRT_PI * A.exp(-(c.self * c.self)) * g,
+)
 
 
 def _erfinv(a):
