@@ -23,8 +23,9 @@ def _with_descending(draw_sample):
 
 
 def _jax_sort(J, x, dim, descending):
-    out = J.jnp.sort(x, axis=dim)
-    return J.jnp.flip(out, axis=dim) if descending else out
+    # JAX's own descending sort: it reverses a stable ascending sort, so equal values come out in
+    # reversed order (a departure of its gradient: jax-sort-descending-gradient-among-equal-values)
+    return J.jnp.sort(x, axis=dim, descending=descending)
 
 
 def _tf_sort(tf, x, dim, descending):
