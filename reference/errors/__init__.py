@@ -130,6 +130,16 @@ def derived_bound(bound: Callable, source: str) -> ErrorSpec:
     return ErrorSpec("own_bound", 0.5, source, extra={"bound": bound})
 
 
+def jumps_within(x, slack, offset=0.0):
+    """How many jump points k + offset (k an integer) of a step function lie within ``slack`` of
+    ``x`` (0 where none, and where x or slack is not finite): the number of units by which an
+    integer-valued step function (floor, trunc, round, div with a rounding mode) of a value known to
+    within ``slack`` can differ from its value at ``x``."""
+    with np.errstate(all="ignore"):
+        n = np.floor(x + slack - offset) - np.ceil(x - slack - offset) + 1
+    return np.where(np.isfinite(n), np.maximum(n, 0.0), 0.0)
+
+
 def composite(decomposition: Callable, source: str, alternatives: tuple = ()) -> ErrorSpec:
     """The error of ``decomposition`` (Tensor ops of the table) on the same inputs; with
     ``alternatives`` (other decompositions frameworks document, equal in real arithmetic), the

@@ -427,6 +427,33 @@ def _div_mode(a, b, rounding_mode):
         return xp.trunc(a / b).astype(a.dtype, copy=False)
 
 
+def _div_mode_bound(p, arrays, errs, params, outs):
+    """div(a, b, rounding_mode="trunc" | "floor"): an integer-valued step function of q = a / b that a
+    framework evaluates from a rounded quotient: trunc(fl(a / b)) (PyTorch's div_trunc; in float16
+    the quotient is rounded to float16 first, so -0.2556 / 0.01504 = -16.9986 becomes -17.0 and
+    truncates to -17), or PyTorch's floor division (a - fmod(a, b)) / b with its floor correction:
+    two roundings. So the framework's quotient is within 2u|q| + (e_a + |q|·e_b) / |b| of the
+    reference's exact q (first order in the inputs' errors e_a, e_b), and its result may differ by
+    one for every integer within that distance of q (a jump crossed; fmod's JVP t_a - t_b·trunc(a/b)
+    and remainder's VJP -g·floor(a/b) carry it, times the tangent or cotangent). Exact elsewhere;
+    integer division is exact."""
+    from reference.errors import REFERENCE_U
+
+    a, b = (np.asarray(v) for v in arrays[:2])
+    if not (np.issubdtype(a.dtype, np.inexact) or np.issubdtype(b.dtype, np.inexact)):
+        return [np.zeros(np.shape(outs[0]))]
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    u = p.u + REFERENCE_U
+    with np.errstate(all="ignore"):
+        q = a / b
+        slack = 2 * u * np.abs(q)
+        if errs[0] is not None:
+            slack = slack + np.asarray(errs[0], dtype=np.float64) / np.abs(b)
+        if errs[1] is not None:
+            slack = slack + np.abs(q) * np.asarray(errs[1], dtype=np.float64) / np.abs(b)
+    return [np.broadcast_to(errors.jumps_within(q, slack), np.shape(outs[0])).copy()]
+
+
 rule(
     "div_mode",
     "DivBackward2",
@@ -435,6 +462,10 @@ rule(
     grads=(lambda c, g: A.zeros_like(g), lambda c, g: A.zeros_like(g)),
     jvp=(lambda c, t: A.zeros_like(c.result), lambda c, t: A.zeros_like(c.result)),
     batch=BATCH_ELEMENTWISE,
+    error=errors.derived_bound(
+        _div_mode_bound,
+        "analysis: one unit per integer within the rounded quotient's error (2u|q| and the inputs') of a / b",
+    ),
 )
 
 

@@ -1048,6 +1048,29 @@ _ERRORS["round_decimals"] = _E.derived_bound(
 )
 
 
+def _step_bound(offset):
+    """floor, ceil, trunc (jumps at the integers, offset 0) and round (at the half-integers, 0.5):
+    an integer-valued step function has no derivative to carry its input's error e, but where a
+    jump lies within e of x a framework whose x differs from the reference's by up to e may land on
+    the other side: the result may then differ by one per jump crossed. Exact elsewhere (an integral
+    value of the input's dtype is representable)."""
+
+    def bound(p, arrays, errs, params, outs):
+        x = np.asarray(arrays[0], dtype=np.float64)
+        e = errs[0]
+        if e is None or not np.any(e):
+            return [np.zeros(np.shape(outs[0]))]
+        return [_E.jumps_within(x, np.asarray(e, dtype=np.float64), offset)]
+
+    return bound
+
+
+for _name, _offset in (("floor", 0.0), ("ceil", 0.0), ("trunc", 0.0), ("round", 0.5)):
+    _ERRORS[_name] = _E.derived_bound(
+        _step_bound(_offset), "analysis: one unit per jump of the step within the input's error of x"
+    )
+
+
 def _polygamma_bound(p, arrays, errs, params, outs):
     """polygamma(n, x), x > 0 (the domain the records draw), n >= 1.
 
