@@ -377,6 +377,7 @@ record(
     FAMILY,
     inputs=("input", "end"),
     sample=lambda: _lerp_scalar(),
+    rules=("lerp", "lerp_backward_self"),  # its VJP in self: a primitive (its error covers g - w·g)
     fn=lambda T, a, b, weight: T.lerp(a, b, weight),
     jax=lambda J, a, b, weight: a + weight * (b - a),
     tf=lambda tf, a, b, weight: a + weight * (b - a),
@@ -397,12 +398,19 @@ record(
     FAMILY,
     inputs=("input", "end", "weight"),
     sample=lambda: _lerp_tensor(),
+    rules=("lerp_tensor", "lerp_tensor_backward_self"),
     fn=lambda T, a, b, w: T.lerp(a, b, w),
     jax=lambda J, a, b, w: a + w * (b - a),
     tf=lambda tf, a, b, w: a + w * (b - a),
     domains={"weight": "unit"},
 )
 
+for _n, _op in (("lerp_backward_self", "lerp"), ("lerp_tensor_backward_self", "lerp_tensor")):
+    not_fuzzed(
+        _n,
+        FAMILY,
+        f"internal: {_op}'s VJP in self, g·(1 − w); reached by the {_op} record's vjp, vjp_vjp and vmap_vjp",
+    )
 for _n in ("asinh_inplace", "acosh_inplace", "atanh_inplace", "polygamma_inplace"):
     not_fuzzed(
         _n,

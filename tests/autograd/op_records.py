@@ -47,6 +47,22 @@ OP_RECORDS = {
     "log": [("unary", lambda a: a.log(), [(3,)], "p")],
     "sqrt": [("unary", lambda a: a.sqrt(), [(3,)], "p")],
     "tanh": [("unary", lambda a: a.tanh(), [(3,)], "a")],
+    "lerp_backward_self": [
+        (
+            "via_lerp",
+            lambda a, b, g: T.autograd.grad(T.lerp(a, b, 0.75), a, g, create_graph=True)[0],
+            [(3,), (3,), (3,)],
+            "aaa",
+        )
+    ],
+    "lerp_tensor_backward_self": [
+        (
+            "via_lerp",
+            lambda a, b, w, g: T.autograd.grad(T.lerp(a, b, w), a, g, create_graph=True)[0],
+            [(3,), (3,), (3,), (3,)],
+            "aaaa",
+        )
+    ],
     "tanh_backward": [
         ("via_tanh", lambda a, b: T.autograd.grad(a.tanh(), a, b, create_graph=True)[0], [(3,), (3,)], "aa")
     ],

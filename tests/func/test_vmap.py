@@ -56,6 +56,8 @@ DIFFERENTIATE_INSIDE = {
     "hardswish_backward",
     "tanh_backward",
     "tanh_backward_output_grad",
+    "lerp_backward_self",
+    "lerp_tensor_backward_self",
     "scatter_add",
     "batch_norm_backward",
     "convolution_backward",

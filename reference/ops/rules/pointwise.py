@@ -841,12 +841,25 @@ def _lerp(a, b, weight):
     return xp.where(xp.abs(w) < 0.5, a + w * d, b - d * (1 - w))
 
 
+# lerp's VJP in self, g·(1 − w), is a primitive of its own (lerp_backward_self below) so that its
+# error declaration can cover what JAX and TensorFlow compute for the a + w(b − a) their users write:
+# autodiff gives self the cotangent g − w·g, two roundings with cancellation as w → 1 (the seed-2
+# campaign's JAX and TensorFlow lerp gradients were up to 1.7× over a bound composed along
+# PyTorch's formula alone). The values are PyTorch's.
+def _lerp_backward_self(g, weight):
+    from reference.autograd.dispatch import apply
+
+    if isinstance(weight, (int, float, complex)):
+        return apply(_RULES["lerp_backward_self"], (g,), {"weight": weight})
+    return apply(_RULES["lerp_tensor_backward_self"], (g, weight))
+
+
 rule(
     "lerp",
     "LerpBackward0",
     ("self", "end"),  # weight: a Python number
     forward=_lowp(_lerp),
-    grads=(lambda c, g: g * (1 - c.weight), lambda c, g: g * c.weight),
+    grads=(lambda c, g: _lerp_backward_self(g, c.weight), lambda c, g: g * c.weight),
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
 )
@@ -856,11 +869,31 @@ rule(
     ("self", "end", "weight"),
     forward=_lowp(_lerp),
     grads=(
-        lambda c, g: g * (1 - c.weight),
+        lambda c, g: _lerp_backward_self(g, c.weight),
         lambda c, g: g * c.weight,
         lambda c, g: g * (c.end - c.self),
     ),
     saves={"self": (2,), "end": (2,), "weight": (0, 1)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+# derivatives.yaml writes lerp's self gradient inline, grad * (1 - weight): a product (MulBackward0)
+rule(
+    "lerp_backward_self",
+    "MulBackward0",
+    ("grad",),  # weight: a Python number
+    forward=lambda g, weight: g * (1 - weight),
+    grads=(lambda c, gg: _lerp_backward_self(gg, c.weight),),
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "lerp_tensor_backward_self",
+    "MulBackward0",
+    ("grad", "weight"),
+    forward=lambda g, w: g * (1 - w),
+    grads=(lambda c, gg: _lerp_backward_self(gg, c.weight), lambda c, gg: -(gg * c.grad)),
+    saves={"weight": (0,), "grad": (1,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
 )
@@ -1207,6 +1240,18 @@ _ERRORS.update(
         "PyTorch lerp kernel (Lerp.h): a + w(b - a) for |w| < 0.5, b - (b - a)(1 - w) otherwise; "
         "alternative: a + w(b - a) for every w (the JAX/TensorFlow spelling)",
         alternatives=(lambda a, b, w: a + (b - a) * w,),
+    ),
+    # PyTorch: g·(1 − w) (for a Python weight 1 − w is computed in double: one rounding); JAX's and
+    # TensorFlow's autodiff of a + w(b − a): g − w·g
+    lerp_backward_self=_E.composite(
+        lambda g, weight: g * (1 - weight),
+        "PyTorch lerp self gradient: grad·(1 − w); alternative: g − w·g (JAX/TensorFlow autodiff of a + w(b − a))",
+        alternatives=(lambda g, weight: g - g * weight,),
+    ),
+    lerp_tensor_backward_self=_E.composite(
+        lambda g, w: g * (1 - w),
+        "PyTorch lerp self gradient: grad·(1 − w); alternative: g − w·g (JAX/TensorFlow autodiff of a + w(b − a))",
+        alternatives=(lambda g, w: g - g * w,),
     ),
     logit=_E.composite(
         lambda a, eps: (lambda x: A.log(x / (1 - x)))(a if eps is None else A.clamp(a, eps, 1 - eps)),
