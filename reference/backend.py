@@ -174,6 +174,7 @@ def xp_fn(name: str):
         return numpy_fn(*args, **kwargs)
 
     call.__name__ = call.__qualname__ = name
+    call.numpy_function = numpy_fn  # for a caller that already knows its operands are NumPy's
     return call
 
 

@@ -135,7 +135,13 @@ unary(
     lambda tf, x: tf.math.tanh(x),
     rules=("tanh", "tanh_backward", "tanh_backward_output_grad"),  # its VJP and that VJP's derivative
 )
-unary("sigmoid", lambda T, x: T.sigmoid(x), lambda J, x: J.nn.sigmoid(x), lambda tf, x: tf.math.sigmoid(x))
+unary(
+    "sigmoid",
+    lambda T, x: T.sigmoid(x),
+    lambda J, x: J.nn.sigmoid(x),
+    lambda tf, x: tf.math.sigmoid(x),
+    rules=("sigmoid", "sigmoid_backward"),  # and its VJP
+)
 unary(
     "relu",
     lambda T, x: T.nn.functional.relu(x),
@@ -183,6 +189,11 @@ not_fuzzed(
     "tanh_backward",
     FAMILY,
     "internal: tanh's VJP (aten tanh_backward); reached by the tanh record's vjp, vjp_vjp, jvp and vmap_vjp",
+)
+not_fuzzed(
+    "sigmoid_backward",
+    FAMILY,
+    "internal: sigmoid's VJP (aten sigmoid_backward); reached by the sigmoid record's vjp, vjp_vjp, jvp and vmap_vjp",
 )
 not_fuzzed(
     "tanh_backward_output_grad",

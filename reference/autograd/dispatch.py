@@ -78,6 +78,25 @@ def _node(rule, inputs, params, saved_overrides=None):
     return node
 
 
+def _forward(rule, inputs, params):
+    """``rule.forward`` on the inputs' arrays, without type promotion: one pass over the inputs
+    that also tells whether every operand is a NumPy array (one device: one_device has nothing to
+    do, and an xp_fn kernel's NumPy function is called without its namespace search)."""
+    arrays = []
+    numpy_only = True
+    for t in inputs:
+        a = None if t is None else t._data
+        if a is not None and type(a) is not np.ndarray:
+            numpy_only = False
+        arrays.append(a)
+    forward = rule.forward
+    if numpy_only:
+        forward = getattr(forward, "numpy_function", forward)
+    else:
+        arrays = one_device(arrays)
+    return forward(*arrays, **params)
+
+
 def _arrays(rule, inputs, cast):
     if cast is None:
         return one_device([t._data if t is not None else None for t in inputs])
@@ -138,17 +157,29 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
     if not (_enabled[0] or forward_ad._visible[0] or cast is not None or rule.has_aux) and rule.outputs == 1:
         # Fast path, the formulas of a backward pass: no graph to record, no transform, no type
         # promotion; what is left of the general path below is the complex check and the kernel.
+        # One pass over the inputs reads each array once, tests for complex ones, and tells whether
+        # every operand is a NumPy array (one device: one_device has nothing to do, and an
+        # xp_fn kernel's NumPy function can be called without its namespace search).
+        arrays = []
+        numpy_only = True
         for t in inputs:
-            if t is not None and t._data.dtype.kind == "c":
+            if t is None:
+                arrays.append(None)
+                continue
+            a = t._data
+            if a.dtype.kind == "c":
                 _check_complex(rule, inputs, cast)
-                break
+            if type(a) is not np.ndarray:
+                numpy_only = False
+            arrays.append(a)
         if check is not None:
             check()
-        return _result(
-            rule,
-            inputs,
-            rule.forward(*one_device([t._data if t is not None else None for t in inputs]), **params),
-        )
+        forward = rule.forward
+        if numpy_only:
+            forward = getattr(forward, "numpy_function", forward)
+        else:
+            arrays = one_device(arrays)
+        return _result(rule, inputs, forward(*arrays, **params))
     vmap_at = None
     if forward_ad._visible[0]:  # a transform is active: the innermost level holding an input runs it
         level = forward_ad.owner(inputs)
@@ -158,7 +189,8 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
                     level, rule, inputs, params, lambda: apply(rule, inputs, params, cast, check)
                 )
             vmap_at = level  # vmap: the node is recorded here on the logical tensors
-    if cast is not None or any_complex(inputs):
+    complex_inputs = any_complex(inputs)
+    if cast is not None or complex_inputs:
         _check_complex(rule, inputs, cast)
     node = None
     if _enabled[0] and rule.differentiable and _requires_grad(rule, inputs):
@@ -168,17 +200,31 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
     if vmap_at is not None:
         outs, aux = batching.batch_apply(vmap_at, rule, inputs, params, cast)
     else:
-        res = rule.forward(*_arrays(rule, inputs, cast), **params)
+        if cast is None:
+            res = _forward(rule, inputs, params)
+        else:
+            res = rule.forward(*_arrays(rule, inputs, cast), **params)
         aux = None
         if rule.has_aux:
             res, aux = res
         outs = [_result(rule, inputs, res)] if rule.outputs == 1 else [_make(r) for r in res]
     if node is not None:
-        node.set_outputs(outs, aux)
-        for i, o in enumerate(outs):
-            if is_inexact(o._data.dtype):
-                o._grad_fn = node
-                o._output_nr = i
+        if rule.outputs == 1:  # node.set_outputs and the loop below, for the common one output
+            out = outs[0]
+            data = out._data
+            node.out_meta = [(data.shape, data.dtype)]
+            node.num_inputs = 1
+            node.aux = aux
+            node.complex_meta = complex_inputs or data.dtype.kind == "c"  # (read by its backward)
+            if is_inexact(data.dtype):
+                out._grad_fn = node
+                out._output_nr = 0
+        else:
+            node.set_outputs(outs, aux)
+            for i, o in enumerate(outs):
+                if is_inexact(o._data.dtype):
+                    o._grad_fn = node
+                    o._output_nr = i
         if rule.saves:
             saved = rule.saved_for(node.needs)
             if "result" in saved:

@@ -201,20 +201,17 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
             targets.append(edge)
 
-    deps = {}
-    order = []  # discovery order, parents before children
-    seen = {root}
+    deps = {}  # every node reachable from the root (a key once seen): how many edges lead to it
     stack = [root]
     while stack:
-        node = stack.pop()
-        order.append(node)
-        for e in node.next_edges:
+        for e in stack.pop().next_edges:
             if e is None:
                 continue
             child = e[0]
-            deps[child] = deps.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
+            if child in deps:
+                deps[child] += 1
+            else:
+                deps[child] = 1
                 stack.append(child)
 
     needed = None
@@ -288,6 +285,7 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
                         cbuf = buffers[child] = [None] * child.num_inputs
                     keep = None  # the strides of the sum when PyTorch adds in place (row-major and
                     # row-major with no size-1 dim: row-major either way, the common case tested inline)
+                    # (no local name for the held gradient: accumulated_strides counts its references)
                     if cbuf[nr] is not None and not (
                         cbuf[nr]._data.flags.c_contiguous
                         and g._data.flags.c_contiguous

@@ -157,7 +157,8 @@ class Context:
     """What a VJP formula sees: unpacked saved tensors, the op's parameters, input metadata."""
 
     def __init__(self, params, shapes, dtypes, needs, aux):
-        self.__dict__.update(params)
+        if params:
+            self.__dict__.update(params)
         self.params = params
         self.shapes = shapes
         self.dtypes = dtypes
@@ -168,7 +169,18 @@ class Context:
 class RuleNode(Node):
     """The node of one table rule (``reference.ops.rules``): runs the rule's VJP."""
 
-    __slots__ = ("rule", "params", "saved", "shapes", "dtypes", "needs", "aux", "out_meta", "released")
+    __slots__ = (
+        "rule",
+        "params",
+        "saved",
+        "shapes",
+        "dtypes",
+        "needs",
+        "aux",
+        "out_meta",
+        "released",
+        "complex_meta",
+    )
 
     def __init__(self, rule, next_edges, params, shapes, dtypes, needs, aux=None, out_meta=()):
         # Node.__init__ written out (one node per recorded op: the call is part of the per-op cost)
@@ -188,6 +200,9 @@ class RuleNode(Node):
         self.aux = aux
         self.out_meta = out_meta  # [(shape, dtype)] per forward output
         self.released = False
+        # a complex dtype among the inputs and outputs: known when the forward records it (None:
+        # not known, _complex looks)
+        self.complex_meta = None
 
     def set_outputs(self, outs, aux):
         """Known once the forward has run (the node is made before it, as PyTorch does)."""
@@ -208,7 +223,8 @@ class RuleNode(Node):
         for name in rule.saves:  # a tensor not saved (an absent optional input) reads as None
             attrs[name] = None
         for name, saved in self.saved.items():  # unpacked (and checked) even if no gradient arrived
-            attrs[name] = saved.unpack()
+            t = saved.tensor  # (unpack's common case, tested inline: a tensor of the saved version)
+            attrs[name] = t if t is not None and t._vc[0] == saved.version else saved.unpack()
         for g in grads:
             if g is not None:
                 break
@@ -240,12 +256,15 @@ class RuleNode(Node):
     def _complex(self, g):
         """A complex tensor among the node's inputs, outputs or incoming gradients."""
         # plain loops: this runs for every node in every backward pass
-        for dt in self.dtypes:
-            if dt is not None and dt.kind == "c":
-                return True
-        for _, dt in self.out_meta:
-            if dt.kind == "c":
-                return True
+        if self.complex_meta:
+            return True
+        if self.complex_meta is None:
+            for dt in self.dtypes:
+                if dt is not None and dt.kind == "c":
+                    return True
+            for _, dt in self.out_meta:
+                if dt.kind == "c":
+                    return True
         for x in g if isinstance(g, tuple) else (g,):
             if x is not None and x._data.dtype.kind == "c":
                 return True

@@ -482,10 +482,16 @@ def storage_of(t):
 def _make(arr):
     """A new root tensor owning ``arr`` (made contiguous); no autograd state."""
     t = Tensor.__new__(Tensor)
-    if type(arr) is not np.ndarray and not _is_array(arr):
+    if type(arr) is np.ndarray:
+        flags = arr.flags
+        if flags.c_contiguous and flags.writeable:  # a fresh kernel result: _init_root inlined
+            t._data = arr
+            t._vc = [0]
+            return t
+    elif not _is_array(arr):
         arr = np.asarray(arr)
     flags = arr.flags
-    if flags.c_contiguous and getattr(flags, "writeable", True):  # a fresh kernel result: _init_root inlined
+    if flags.c_contiguous and getattr(flags, "writeable", True):  # (CuPy's flags have no writeable)
         t._data = arr
         t._vc = [0]
     else:

@@ -187,16 +187,23 @@ class _Shaped:
         self.shape = shape
 
 
+_NO_PARAMS: dict = {}  # (never written to: shared by every call without parameters)
+
+
 def _binary(rule, a, b, params=None):
-    params = params or {}
-    if type(b) in (float, int) and type(a) is Tensor and is_floating(a._data.dtype):  # the common x * 0.5
-        return apply(rule, (a, _wrap(b, a._data.dtype)), params)
+    if params is None:
+        params = _NO_PARAMS
     check = None
-    if type(a) is Tensor and type(b) is Tensor:
-        if a._data.shape != b._data.shape:
-            check = lambda: check_broadcast(a, b)  # noqa: E731 - runs after the node is made
-        if a._data.dtype == b._data.dtype:
-            return apply(rule, (a, b), params, check=check)
+    if type(a) is Tensor:  # (each array read once: this runs on every op)
+        da = a._data
+        if type(b) is Tensor:
+            db = b._data
+            if da.shape != db.shape:
+                check = lambda: check_broadcast(a, b)  # noqa: E731 - runs after the node is made
+            if da.dtype == db.dtype:
+                return apply(rule, (a, b), params, None, check)
+        elif type(b) in (float, int) and is_floating(da.dtype):  # the common x * 0.5
+            return apply(rule, (a, _wrap(b, da.dtype)), params)
     dt = result_type(a, b)
     return apply(rule, (_operand(a, dt), _operand(b, dt)), params, cast=dt, check=check)
 
@@ -204,11 +211,12 @@ def _binary(rule, a, b, params=None):
 def _floating(x):
     """Ops like exp on an integer tensor compute in the default float dtype, as in PyTorch
     (complex tensors compute in their own dtype)."""
-    return None if is_floating_dtype(x._data.dtype) or x._data.dtype.kind == "c" else _default_dtype[0]
+    dt = x._data.dtype
+    return None if is_floating(dt) or dt.kind == "c" else _default_dtype[0]
 
 
 def _unary(rule, x, params=None):
-    return apply(rule, (x,), params or {}, cast=_floating(x))
+    return apply(rule, (x,), _NO_PARAMS if params is None else params, _floating(x))
 
 
 def _dim(d, ndim):
@@ -304,6 +312,12 @@ def mul(input, other):
 def div(input, other, *, rounding_mode=None):
     if rounding_mode is not None:
         return _div_mode(input, other, rounding_mode)
+    if type(input) is Tensor:  # the common cases, where nothing promotes (this runs on every op)
+        dt = input._data.dtype
+        if (type(other) is Tensor and other._data.dtype == dt and is_inexact(dt)) or (
+            type(other) in (float, int) and is_floating(dt)
+        ):
+            return _binary(R.div, input, other)
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         dt = result_type(input, other)
         if not is_inexact(dt):

@@ -77,6 +77,14 @@ OP_RECORDS = {
         )
     ],
     "sigmoid": [("unary", lambda a: a.sigmoid(), [(3,)], "a")],
+    "sigmoid_backward": [
+        (
+            "via_sigmoid",
+            lambda a, b: T.autograd.grad(a.sigmoid(), a, b, create_graph=True)[0],
+            [(3,), (3,)],
+            "aa",
+        )
+    ],
     "relu": [("times_x", lambda a: a.relu() * a, [(4,)], "f")],
     "hardswish_backward": [
         (

@@ -265,10 +265,10 @@ LOOSE = {
 
 # Cases whose outermost node is a core rule this family does not own, where the core differs:
 # ndtr is PyTorch's composite (1 + erf(x / sqrt 2)) * 0.5, whose last step in C++ is mul.Scalar
-# (MulBackward1); the reference's mul by a number is MulBackward0. expit is the core sigmoid, whose
-# double backward differs from PyTorch's sigmoid_backward_backward in the sign of one zero.
+# (MulBackward1); the reference's mul by a number is MulBackward0. (expit, the core sigmoid, is
+# compared to the second order since its VJP is PyTorch's primitive sigmoid_backward.)
 NO_GRAD_FN = {"ndtr"}
-NO_SECOND = {"expit"}
+NO_SECOND = set()
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))
@@ -706,3 +706,64 @@ def _same_backward_error(prog, arrays):
         else:
             outcomes.append(None)
     assert outcomes[1] is not None and outcomes[0] == outcomes[1], outcomes
+
+
+# ---- sigmoid's VJP, the primitive sigmoid_backward ------------------------------------------------
+
+
+def _sigmoid_chain(M, x, g, gg, w):
+    """sigmoid's derivatives to the third order: (values, grad_fn names) at each order."""
+    y = M.sigmoid(x)
+    (gx,) = M.autograd.grad(y, x, g, create_graph=True)  # sigmoid_backward(g, y)
+    second = M.autograd.grad(gx, (x, g), gg, create_graph=True)  # through y and through g
+    third = M.autograd.grad((second[0] * w).sum() + (second[1] * w).sum(), (x, g, gg), allow_unused=True)
+
+    def name(t):
+        return None if t is None or t.grad_fn is None else t.grad_fn.name()
+
+    def names_below(t):  # the nodes one step down the graph, as PyTorch's next_functions lists them
+        return [None if f is None else f.name() for f, _ in t.grad_fn.next_functions]
+
+    values = [y, gx, *second, *third]
+    names = [name(gx), name(second[0]), name(second[1]), names_below(gx), names_below(second[0])]
+    return [_np(v) for v in values], names
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_sigmoid_derivatives_to_third_order(dtype):
+    """Values and grad_fn names of sigmoid's VJP (SigmoidBackwardBackward0), of its derivatives in
+    grad and in y (SigmoidBackwardBackward0 again, and the product gg * g * (-2y + 1): MulBackward0)
+    and the third order, at edges (signed zeros, large magnitudes where y rounds to 0 or 1, inf, nan)."""
+    x = np.concatenate([EDGE, [-800.0, 40.0, 1e-8]]).astype(dtype)
+    rng = np.random.default_rng(3)
+    g, gg, w = (rng.standard_normal(x.shape).astype(dtype) for _ in range(3))
+    got = {}
+    for M in (torch, T):
+        leaves = [_module_tensor(M, a, True) for a in (x, g, gg)]
+        got[M] = _sigmoid_chain(M, *leaves, _module_tensor(M, w, False))
+    assert got[T][1] == got[torch][1]
+    assert got[torch][1][:3] == ["SigmoidBackwardBackward0"] * 3
+    assert got[torch][1][4] == ["MulBackward0", "SigmoidBackward0"]
+    rtol = 1e-12 if dtype == "float64" else 1e-5
+    orders = [0, 1, 2, 2, 3, 3, 3]  # y, its VJP, the two second-order and three third-order grads
+    for k, (r, t) in enumerate(zip(got[T][0], got[torch][0], strict=True)):
+        _assert_close(r, t, f"order {orders[k]} value {k}", rtol)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+def test_sigmoid_backward_kernel_is_atens_bit_for_bit(dtype):
+    """The primitive's kernel is aten::sigmoid_backward's: (g * (1 - y)) * y rounded at each
+    operation (float16 too), bfloat16 computed in float32 and rounded once."""
+    from reference.autograd.dispatch import apply
+    from reference.ops.rules import RULES
+
+    rng = np.random.default_rng(5)
+    y = np.concatenate([rng.uniform(0, 1, 500), [0.0, 1.0, 0.5, -0.0, NAN, INF]])
+    g = np.concatenate([rng.standard_normal(500) * 10, [1.0, -2.0, INF, 3.0, 1.0, 1.0]])
+    tg, ty = (torch.tensor(a).to(getattr(torch, dtype)) for a in (g, y))
+    want = torch.ops.aten.sigmoid_backward(tg, ty).float().numpy()
+    rg, ry = (T.tensor(a).to(getattr(T, dtype)) for a in (g, y))
+    with T.no_grad():
+        got = apply(RULES["sigmoid_backward"], (rg, ry))
+    assert got.dtype == getattr(T, dtype)
+    np.testing.assert_array_equal(got.to(T.float32).numpy(), want)

@@ -58,6 +58,7 @@ DIFFERENTIATE_INSIDE = {
     "tanh_backward_output_grad",
     "lerp_backward_self",
     "lerp_tensor_backward_self",
+    "sigmoid_backward",
     "scatter_add",
     "batch_norm_backward",
     "convolution_backward",

@@ -271,7 +271,7 @@ COMPLEX_FAMILIES = frozenset(
 )
 COMPLEX_RULES = frozenset(
     """
-    add sub rsub mul div neg pow pow_tensor pow_scalar_base exp log sqrt tanh tanh_backward tanh_backward_output_grad sigmoid abs reciprocal
+    add sub rsub mul div neg pow pow_tensor pow_scalar_base exp log sqrt tanh tanh_backward tanh_backward_output_grad sigmoid sigmoid_backward abs reciprocal
     masked_fill masked_fill_tensor where to clone copy fill fill_tensor zero
     sin cos tan asin acos atan sinh cosh asinh acosh atanh log2 log10 exp2 expm1 log1p rsqrt sgn
     lerp lerp_tensor lerp_backward_self lerp_tensor_backward_self addcmul addcdiv

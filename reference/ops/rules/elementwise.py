@@ -13,6 +13,7 @@ import numpy as np
 
 from reference import errors
 from reference.autograd.dispatch import apply
+from reference.autograd.tensor import bfloat16
 from reference.backend import namespace_of, to_device, xp_fn
 from reference.ops import api as A
 from reference.ops import kernels as K
@@ -305,11 +306,62 @@ rule(
     "SigmoidBackward0",
     ("self",),
     forward=lambda a: (1 / (1 + namespace_of(a).exp(-a))).astype(a.dtype, copy=False),
-    grads=(lambda c, g: g * (1 - c.result) * c.result,),
+    # PyTorch's sigmoid_backward(grad, result), one primitive as in derivatives.yaml (one node and
+    # one kernel per backward instead of three Tensor ops; its error declaration below covers the
+    # JAX and TensorFlow formulas too)
+    grads=(lambda c, g: _sigmoid_backward(g, c.result),),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
     error=_SIGMOID_ERROR,
+)
+
+
+def _sigmoid_backward(g, y):
+    return apply(RULES["sigmoid_backward"], (g, y))
+
+
+def _sigmoid_backward_kernel(g, y):
+    """aten sigmoid_backward: grad_output * (1 - output) * output, each operation rounded to the
+    dtype, except bfloat16's, computed in float32 and rounded once (torch 2.13's CPU kernel: float16
+    rounds each operation; tests/autograd/test_torch_pointwise.py compares them bit for bit)."""
+    if g.dtype == bfloat16:  # (not dtype.name: NumPy computes that in Python, microseconds per call)
+        f32 = namespace_of(g).float32
+        return (g.astype(f32) * (1 - y.astype(f32)) * y.astype(f32)).astype(g.dtype)
+    return g * (1 - y) * y
+
+
+# sigmoid's VJP, a primitive whose value is PyTorch's kernel's, (g·(1 − y))·y (BinaryOpsKernel.cpp,
+# sigmoid_backward_kernel; complex: g·conj((1 − y)·y), which the "conjugate" convention of the
+# plain formula gives). Its derivatives are derivatives.yaml's: in grad_output sigmoid_backward(gg, y)
+# (node SigmoidBackwardBackward0 again), in output gg·g·(−2y + 1), written as PyTorch writes it,
+# Tensor ops whose outermost is a product (MulBackward0). JAX's logistic JVP is g·(y·(1 − y))
+# (jax._src.lax.lax, logistic_p; g·(y·σ(−x)) only under AccuracyMode.HIGHEST, which has no
+# cancellation where y → 1 and so lies within the bound of the 1 − y formulas), TensorFlow's
+# SigmoidGrad (Eigen scalar_sigmoid_gradient_op) (g·y)·(1 − y), or g·(y·(1 − y)) vectorised: the
+# same three operations rounded in other orders, declared as alternatives. Their derivatives in y
+# (JAX: g·((1 − y) − y)) round where y ≈ 1/2 by ~u·|g·gg| absolutely, which y's own declared error
+# (sigmoid's absolute 4u, carried as 2·|g·gg|·e_y) exceeds: unlike tanh's (exact at y ≈ 0), it
+# needs no primitive of its own.
+rule(
+    "sigmoid_backward",
+    "SigmoidBackwardBackward0",
+    ("grad_output", "output"),
+    forward=lambda g, y: _sigmoid_backward_kernel(g, y),
+    grads=(
+        lambda c, gg: _sigmoid_backward(gg, c.output),
+        lambda c, gg: gg * c.grad_output * (-2 * c.output + 1),
+    ),
+    saves={"output": (0, 1), "grad_output": (1,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+    error=errors.composite(
+        lambda g, y: g * (1 - y) * y,
+        "PyTorch sigmoid_backward: (g·(1 − y))·y; JAX's logistic JVP and TensorFlow's vectorised "
+        "SigmoidGrad g·(y·(1 − y)), TensorFlow's scalar SigmoidGrad (g·y)·(1 − y): the same three "
+        "operations rounded in other orders",
+        alternatives=(lambda g, y: g * (y * (1 - y)), lambda g, y: g * y * (1 - y)),
+    ),
 )
 rule(
     "relu",
