@@ -2,7 +2,7 @@
 
 ``python -m conformance.worker SPEC DEVICE PRECISION`` loads the adapter ``SPEC``
 (``module:Class``), applies the device and precision, and then serves requests read from
-stdin. Messages are length-prefixed pickles (:func:`write_frame`/:func:`read_frame`). The
+stdin. Messages are length-prefixed pickles (:func:`write_frame`, :func:`requests`). The
 original stdout carries only replies; anything the framework prints goes to stderr. A request
 that kills the process (segfault, abort) is the parent's to record as ``crash``.
 """
@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import pickle
+import queue
 import struct
 import sys
+import threading
 import time
 import traceback
 
@@ -41,12 +43,35 @@ def _read_exact(fd: int, n: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def read_frame(fd: int):
+def _read_body(fd: int) -> bytes | None:
     head = _read_exact(fd, _HEADER.size)
-    if head is None:
-        return None
-    body = _read_exact(fd, _HEADER.unpack(head)[0])
-    return None if body is None else pickle.loads(body)
+    return None if head is None else _read_exact(fd, _HEADER.unpack(head)[0])
+
+
+def requests(fd: int = 0):
+    """The requests read from ``fd``, in order, until end of input.
+
+    A thread reads the pipe as fast as the parent writes, whatever this process is doing: the
+    parent keeps several requests in flight, and a request larger than the pipe's buffer, written
+    while this process blocks writing a reply larger than the other pipe's buffer (the parent not
+    reading it until its write completes), would otherwise deadlock both processes. Bodies are
+    unpickled here, in the serving thread, one at a time as they are served.
+    """
+    bodies: queue.SimpleQueue = queue.SimpleQueue()
+
+    def pull():
+        while True:
+            body = _read_body(fd)
+            bodies.put(body)
+            if body is None:
+                return
+
+    threading.Thread(target=pull, name="requests", daemon=True).start()
+    while True:
+        body = bodies.get()
+        if body is None:
+            return
+        yield pickle.loads(body)
 
 
 def unsupported_reason(exc) -> str:
@@ -178,7 +203,9 @@ def main(argv=None) -> int:
         hello = {
             "status": "ok",
             "name": adapter.name,
-            "version": adapter.version(),
+            "version": str(
+                adapter.version()
+            ),  # (torch.__version__ is a str subclass: unpickling it imports torch)
             "settings": settings,
             "devices": adapter.devices(),
             "pid": os.getpid(),
@@ -198,10 +225,9 @@ def main(argv=None) -> int:
     write_frame(reply_fd, hello)
     if hello["status"] != "ok":
         return 1
-    while True:
-        message = read_frame(0)
-        if message is None or message.get("cmd") == "exit":
-            return 0
+    for message in requests(0):
+        if message.get("cmd") == "exit":
+            break
         try:
             reply = handle(adapter, message)
         except SystemExit as exc:  # a program case that calls sys.exit(): the framework side's outcome
@@ -219,6 +245,7 @@ def main(argv=None) -> int:
             }
         reply["worker_cpu"] = time.process_time()  # this process's CPU so far (the harness's accounting)
         write_frame(reply_fd, reply)
+    return 0
 
 
 def _serve_reference(reply_fd) -> int:
@@ -236,10 +263,9 @@ def _serve_reference(reply_fd) -> int:
             "pid": os.getpid(),
         },
     )
-    while True:
-        message = read_frame(0)
-        if message is None or message.get("cmd") == "exit":
-            return 0
+    for message in requests(0):
+        if message.get("cmd") == "exit":
+            break
         try:
             reply = reference_side(message)
         except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt from a program: a verdict
@@ -250,6 +276,7 @@ def _serve_reference(reply_fd) -> int:
                 "traceback": traceback.format_exc(),
             }
         write_frame(reply_fd, reply)
+    return 0
 
 
 if __name__ == "__main__":
