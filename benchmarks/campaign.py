@@ -65,10 +65,16 @@ def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated
         cases = (
             [c for c in cli._cases(cli.DEFAULT_CASES, checks, dtypes) if c.op == "conv"] if curated else []
         )
+        units = _plan(cli, checks, dtypes, max_examples, seed)  # before the clock, as `conformance run` plans
         start, cpu = time.perf_counter(), time.process_time()
         camp.run_cases(cases, phase="curated")
         if max_examples:
-            cli._fuzz(camp, ("conv",), checks, dtypes, max_examples, seed)
+            if units is None:  # a revision without a fuzz plan (--against an older harness)
+                cli._fuzz(camp, ("conv",), checks, dtypes, max_examples, seed)
+            else:
+                from conformance.executors import local
+
+                local.run(camp, [], units)
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
         records = read_results(Path(out) / "results.jsonl")
         inside = dict(camp.framework_seconds)
@@ -89,6 +95,16 @@ def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated
             {(r["case_id"], r["framework"], r["check"], r.get("dtype") or "", r["verdict"]) for r in records}
         ),
     }
+
+
+def _plan(cli, checks, dtypes, max_examples, seed):
+    """The conv fuzz units, planned as ``conformance run`` plans them before its campaign starts
+    (None on a revision that has no plan: its ``cli._fuzz`` plans inside the timed region)."""
+    try:
+        from conformance.executors.plan import fuzz_units
+    except ImportError:
+        return None
+    return fuzz_units(("conv",), [], checks, dtypes, max_examples, seed) if max_examples else []
 
 
 def _row(name: str, m: dict) -> str:

@@ -442,7 +442,17 @@ class Campaign:
 
     # -- frameworks --------------------------------------------------------------------------
     def start(self) -> dict:
-        """Start every worker; a framework that cannot start is dropped with its reason."""
+        """Start every worker; a framework that cannot start is dropped with its reason.
+
+        The campaign's own imports (the reference, the judges) are made here too, at start-up, as
+        each worker makes its framework's: never inside the first case (Hypothesis's local constants
+        are off, conformance.strategies, so what is imported when does not change the cases drawn).
+        """
+        import conformance.expected  # noqa: F401
+        import conformance.nonfinite  # noqa: F401
+        import conformance.tolerance  # noqa: F401
+        import reference  # noqa: F401
+
         for name, w in list(self.workers.items()):
             try:
                 w.start()
