@@ -67,14 +67,14 @@ def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated
         )
         units = _plan(cli, checks, dtypes, max_examples, seed)  # before the clock, as `conformance run` plans
         start, cpu = time.perf_counter(), time.process_time()
-        camp.run_cases(cases, phase="curated")
-        if max_examples:
-            if units is None:  # a revision without a fuzz plan (--against an older harness)
+        if units is None:  # a revision without a fuzz plan (--against an older harness)
+            camp.run_cases(cases, phase="curated")
+            if max_examples:
                 cli._fuzz(camp, ("conv",), checks, dtypes, max_examples, seed)
-            else:
-                from conformance.executors import local
+        else:  # as `conformance run` runs its campaign
+            from conformance.executors import local
 
-                local.run(camp, [], units)
+            local.run(camp, cases, units)
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
         records = read_results(Path(out) / "results.jsonl")
         inside = dict(camp.framework_seconds)
@@ -100,10 +100,13 @@ def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated
 def _plan(cli, checks, dtypes, max_examples, seed):
     """The conv fuzz units, planned as ``conformance run`` plans them before its campaign starts
     (None on a revision that has no plan: its ``cli._fuzz`` plans inside the timed region)."""
-    try:
-        from conformance.executors.plan import fuzz_units
-    except ImportError:
+    import conformance
+
+    # (an older tree has no conformance/executors; the editable install would import this tree's)
+    if not (Path(conformance.__file__).parent / "executors" / "plan.py").exists():
         return None
+    from conformance.executors.plan import fuzz_units
+
     return fuzz_units(("conv",), [], checks, dtypes, max_examples, seed) if max_examples else []
 
 

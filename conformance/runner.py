@@ -410,6 +410,7 @@ class Campaign:
         self._expected = OrderedDict()
         self._arrays = OrderedDict()  # (case id, hash) -> CaseData, the last few cases
         self._inflight = deque()  # tickets submitted and not yet completed, oldest first
+        self._inflight_bytes = 0  # the memory they need together (their estimates)
         self._flying = {}  # result key -> how many tickets in flight will record it
         self.framework_seconds = {name: 0.0 for name in frameworks}  # inside the frameworks' calls, wall
         self.framework_cpu = {name: 0.0 for name in frameworks}  # the same, CPU time
@@ -596,7 +597,11 @@ class Campaign:
     # the campaign draws the next, computes its reference and judges the previous: the harness's
     # work overlaps the frameworks' instead of adding to it. Tickets complete in submission order,
     # so results are recorded in the same order, with the same content, as one at a time.
-    window = 4
+    # The window is deep so that the campaign keeps drawing while a framework spends a second or
+    # two on its one-off warm-ups (the first call of each kind); what the tickets in flight hold
+    # together stays within the memory budget (their estimates summed, see pump), and a worker
+    # reads its requests as they come (conformance.worker.requests), so no pipe ever fills.
+    window = 256
 
     def run_check(self, case: Case, check: str, frameworks=None, phase="campaign", record=True) -> list[dict]:
         """Run one check of one case on several frameworks in parallel; return the records."""
@@ -614,7 +619,7 @@ class Campaign:
         ]
         # the harness's own checks first: memory budget, then the reference (its own time limit),
         # both before a framework is asked, so neither is ever charged to a framework
-        refusal, reference = None, None
+        refusal, reference, need = None, None, 0
         if pending:
             need = _budget.estimate_bytes(case)
             if need > self.memory_budget:
@@ -629,6 +634,7 @@ class Campaign:
                 if reference[0] == "broken":
                     refusal = {"status": "reference_error", "reason": reference[1]}
         ticket = _Ticket(case, check, names, pending, phase, record, refusal, reference, done)
+        ticket.bytes = need if refusal is None else 0
         facts = _facts(case)
         ticket.message = {"cmd": "run", "case": case, "check": check, "source": facts.id}
         data = self._arrays.get((facts.id, facts.hash)) if case.op == "conv" else None
@@ -640,6 +646,7 @@ class Campaign:
         for key in ticket.flying:
             self._flying[key] = self._flying.get(key, 0) + 1
         self._inflight.append(ticket)
+        self._inflight_bytes += ticket.bytes
         return ticket
 
     def _send(self, ticket, name) -> None:
@@ -655,24 +662,19 @@ class Campaign:
         ticket.sent[name] = worker.proc
 
     def pump(self, window: int | None = None) -> None:
-        """Complete the oldest tickets until fewer than ``window`` are in flight."""
+        """Complete the oldest tickets until fewer than ``window`` are in flight and the memory
+        they need together (their estimates, :func:`conformance.budget.estimate_bytes`) is within
+        the memory budget (one case alone always is: a larger one is refused, never sent)."""
         window = self.window if window is None else window
-        while len(self._inflight) >= max(window, 1):
+        while len(self._inflight) >= max(window, 1) or (
+            len(self._inflight) > 1 and self._inflight_bytes > self.memory_budget
+        ):
             self._complete(self._inflight[0])
 
     def drain(self) -> None:
         """Complete every ticket in flight."""
         while self._inflight:
             self._complete(self._inflight[0])
-
-    def abandon(self) -> None:
-        """Forget the tickets in flight (after an error): their workers are restarted, not misread."""
-        for ticket in self._inflight:
-            for name in ticket.sent:
-                self.workers[name].kill()
-            for key in ticket.flying:
-                self._release(key)
-        self._inflight.clear()
 
     def _release(self, key) -> None:
         left = self._flying.get(key, 0) - 1
@@ -703,6 +705,7 @@ class Campaign:
             raise
         finally:
             self._inflight.popleft()
+            self._inflight_bytes -= ticket.bytes
             for key in ticket.flying:
                 self._release(key)
         if ticket.done is not None:
@@ -839,15 +842,18 @@ class Campaign:
                 rec["failing_elements"] = judged["failing_elements"]
         return rec
 
-    def run_cases(self, cases, checks=None, phase="campaign") -> list[dict]:
+    def run_cases(self, cases, checks=None, phase="campaign", wait=True) -> list[dict]:
+        """Run every check of ``cases``; return their records. ``wait=False``: the last checks may
+        still be in flight on return (the list fills as they complete: :meth:`drain`), so that
+        what the campaign does next overlaps them."""
         out = []
-        self.drain()
         for case in cases:
             for check in case.checks:
                 if checks is None or check in checks:
                     self.submit(case, check, phase=phase, done=out.extend)
                     self.pump()
-        self.drain()
+        if wait:
+            self.drain()
         return out
 
     # -- fuzzing -----------------------------------------------------------------------------
@@ -863,40 +869,28 @@ class Campaign:
         shrinks it on that framework; shrink steps are not recorded. The minimal case is saved
         as JSON to the found directory and recorded with phase ``shrunk``.
         """
+        return self.shrink(self.generate(frameworks, check, strategy, max_examples, seed), max_shrinks)
+
+    def generate(self, frameworks, check: str, strategy, max_examples: int, seed: int = 0) -> _FuzzRun:
+        """The generation half of :meth:`fuzz`: every example submitted, the last ones possibly
+        still in flight on return, so that the next fuzz run's drawing overlaps them. Pass the
+        run to :meth:`shrink` (after any number of other generations)."""
         frameworks = [frameworks] if isinstance(frameworks, str) else list(frameworks)
-        kinds = {name: [] for name in frameworks}
-        answered = {name: {} for name in frameworks}  # case id -> (case, record): what shrinking replays
-
-        op = [None]  # the fuzz run's op (every case of a run has the same)
-
-        def judged(case, records):
-            op[0] = case.op
-            for rec in records:
-                answered[rec["framework"]].setdefault(case.id, (case, rec))
-                kind = _failure_kind(rec)
-                if kind and kind not in kinds[rec["framework"]]:
-                    kinds[rec["framework"]].append(kind)
-
-        first = [True]
+        run = _FuzzRun(frameworks, check, strategy, max_examples, seed)
 
         def generate(case):
-            # submitted, not awaited: the worker runs it while the next example is drawn (see submit).
-            # The first is awaited: judging it imports what judging needs, and Hypothesis draws
-            # literals of the modules imported so far (its "local constants"), so the next draw
-            # must come after those imports, exactly as when every check was awaited.
+            # submitted, not awaited: the worker runs it while the next example is drawn (see submit)
             case = case.with_checks([check])
-            self.submit(case, check, frameworks, phase="fuzz", done=lambda records: judged(case, records))
-            self.pump(1 if first[0] else None)
-            first[0] = False
+            self.submit(case, check, frameworks, phase="fuzz", done=lambda records: run.judged(case, records))
+            self.pump()
 
         try:
-            self.drain()
             _hypothesis(generate, strategy, max_examples, seed, shrink=False)()
-            self.drain()
         except OutputLost:  # the results cannot be kept: the run stops (never a result of its own)
             raise
         except Exception as exc:  # the campaign goes on; the problem is a result of its own
-            self.abandon()
+            # (the checks in flight are whole: submitted ones complete, and a check whose
+            # completion raised has had its workers restarted and the later requests sent again)
             interrupt.check()  # unless it is the aftermath of a swallowed SIGTERM
             for name in frameworks:
                 self.record(
@@ -919,22 +913,32 @@ class Campaign:
         # a framework's shrunk case does not depend on which other frameworks shrank first (a Ray
         # shard runs one framework: its shrink must draw what the local run's draws)
         coverage = getattr(strategy, "coverage", None)
-        generated = coverage.snapshot() if coverage is not None else None
+        run.generated = coverage.snapshot() if coverage is not None else None
+        return run
+
+    def shrink(self, run: _FuzzRun, max_shrinks: int = 2) -> list[dict]:
+        """The shrinking half of :meth:`fuzz`: waits for the run's examples (every check in flight),
+        then shrinks each framework's first ``max_shrinks`` kinds of failure."""
+        self.drain()
+        check, strategy = run.check, run.strategy
+        coverage = getattr(strategy, "coverage", None)
         shrunk = []
-        for name in frameworks:
+        for name in run.frameworks:
             if coverage is not None:
-                coverage.restore(generated)
+                coverage.restore(run.generated)
 
             def run_one(case, record, name=name):
                 case = case.with_checks([check])
                 return case, self.run_check(case, check, [name], phase="fuzz", record=record)[0]
 
-            for kind in kinds[name][:max_shrinks]:
-                recorded = self._shrunk.get((name, check, op[0], kind))
+            for kind in run.kinds[name][:max_shrinks]:
+                recorded = self._shrunk.get((name, check, run.op, kind))
                 if recorded is not None:  # --resume: this run shrank it before it was interrupted
                     shrunk.append(recorded)
                     continue
-                last = self._shrink(run_one, kind, strategy, max_examples, seed, dict(answered[name]))
+                last = self._shrink(
+                    run_one, kind, strategy, run.max_examples, run.seed, dict(run.answered[name])
+                )
                 if last:
                     case, rec = last
                     note = f"found by fuzzing: {name} {check} {rec['verdict']}: {rec.get('reason', '')[:200]}"
@@ -1027,6 +1031,27 @@ class _Ticket:
     flying: list = field(default_factory=list)  # result keys this ticket will record
     sent: dict = field(default_factory=dict)  # framework -> the worker process the request went to
     replies: dict = field(default_factory=dict)  # framework -> a reply known without asking
+    bytes: int = 0  # the memory the case needs (estimated), counted while it is in flight
+
+
+class _FuzzRun:
+    """One fuzz run between its generation and its shrinking (Campaign.generate, Campaign.shrink)."""
+
+    def __init__(self, frameworks, check, strategy, max_examples, seed):
+        self.frameworks, self.check, self.strategy = frameworks, check, strategy
+        self.max_examples, self.seed = max_examples, seed
+        self.kinds = {name: [] for name in frameworks}  # each framework's kinds of failure, first seen first
+        self.answered = {name: {} for name in frameworks}  # case id -> (case, record): what shrinking replays
+        self.op = None  # the run's op (every case of a run has the same)
+        self.generated = None  # a steered strategy's coverage after generation
+
+    def judged(self, case, records) -> None:
+        self.op = case.op
+        for rec in records:
+            self.answered[rec["framework"]].setdefault(case.id, (case, rec))
+            kind = _failure_kind(rec)
+            if kind and kind not in self.kinds[rec["framework"]]:
+                self.kinds[rec["framework"]].append(kind)
 
 
 class _Shrinking(Exception):

@@ -9,14 +9,19 @@ def start(campaign) -> None:
 
 
 def run(campaign, curated, units) -> None:
-    """Curated cases first, then each fuzz unit on every framework at once (conformance.executors.plan)."""
-    campaign.run_cases(curated, phase="curated")
-    for unit in units:
-        campaign.fuzz(
-            list(campaign.workers),
-            unit.check,
-            unit.strategy(),
-            unit.max_examples,
-            unit.seed,
-            unit.max_shrinks,
-        )
+    """Curated cases first, then each fuzz unit on every framework at once (conformance.executors.plan).
+
+    Nothing waits between them: the fuzz units' examples are drawn while the frameworks still run
+    the curated checks (their first calls include each framework's one-off warm-ups), and the
+    shrinking of every unit's failures follows the generation of all of them. The results are
+    those of running each unit to its end in turn; only their order in results.jsonl differs
+    (every unit's shrunk cases come after the generation of all units).
+    """
+    campaign.run_cases(curated, phase="curated", wait=False)
+    runs = [
+        (campaign.generate(list(campaign.workers), u.check, u.strategy(), u.max_examples, u.seed), u)
+        for u in units
+    ]
+    for fuzz_run, unit in runs:
+        campaign.shrink(fuzz_run, unit.max_shrinks)
+    campaign.drain()

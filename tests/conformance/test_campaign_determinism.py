@@ -34,7 +34,8 @@ from conformance.runner import Campaign, read_results
 from conformance.strategies import conv_cases, invalid_conv_cases
 
 EXAMPLES = 6
-HYPOTHESIS_VERSION = "6.170.15"
+# the Hypothesis versions these digests were drawn with (pinned in the test extra, pyproject.toml)
+HYPOTHESIS_VERSIONS = ("6.170.15", "6.170.17")
 # sha256 of the newline-joined case ids drawn per (seed, check), 6 examples each, every dtype
 EXPECTED = {
     "0:forward": "e7b98b6cf5a484dd8f478d0885a7ffe20f82c64be0676e48a51b81023a1b006d",
@@ -96,14 +97,14 @@ def digests(ids=None) -> dict[str, str]:
     return {key: hashlib.sha256("\n".join(v).encode()).hexdigest() for key, v in ids.items()}
 
 
-@pytest.mark.skipif(
-    hypothesis.__version__ != HYPOTHESIS_VERSION,
-    reason=f"the digests were drawn with Hypothesis {HYPOTHESIS_VERSION} (another version draws other cases); "
-    "regenerate them (see the module docstring)",
-)
 def test_a_seed_draws_the_committed_cases():
     got = digests()
     changed = sorted(k for k in EXPECTED if got[k] != EXPECTED[k])
+    if changed and hypothesis.__version__ not in HYPOTHESIS_VERSIONS:
+        pytest.skip(
+            f"Hypothesis {hypothesis.__version__} draws other cases for {changed} than the versions the "
+            f"digests were drawn with {HYPOTHESIS_VERSIONS}: regenerate them (see the module docstring)"
+        )
     assert not changed, (
         f"the cases drawn for {changed} changed; if intended, commit the new digests: "
         + json.dumps({k: got[k] for k in changed}, indent=1)
@@ -151,7 +152,7 @@ def test_same_seed_same_results_pipelined_or_not(tmp_path):
 
 
 if __name__ == "__main__":
-    print(f'HYPOTHESIS_VERSION = "{hypothesis.__version__}"')
+    print(f"drawn with Hypothesis {hypothesis.__version__} (add it to HYPOTHESIS_VERSIONS)")
     print("EXPECTED = {")
     for key, digest in digests().items():
         print(f'    "{key}": "{digest}",')
