@@ -55,6 +55,11 @@ from conformance.worker import _HEADER, REFERENCE_SPEC, write_frame
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[1])
 
 
+# seconds allowed for an answer to arrive once its first bytes have (or once it is found waiting
+# in the pipe after the deadline): the worker has finished by then; this only bounds a broken pipe
+_TRANSFER_GRACE = 60.0
+
+
 class WorkerGone(Exception):
     """The worker died (verdict ``crash``) or timed out (``timeout``) during a request."""
 
@@ -172,19 +177,38 @@ class Worker:
         allowance = reply.get("allowance") or 0.0  # a first compile: the mode's documented allowance
         allowance = float(allowance) if isinstance(allowance, (int, float)) and allowance > 0 else 0.0
         try:
-            return self._receive(started + timeout + allowance)
+            reply = self._receive(started + timeout + allowance)
         except WorkerGone as gone:
             if gone.verdict == "timeout" and allowance:
                 gone.reason += f" (the limit: {timeout:g} s plus {allowance:g} s for a first compile)"
             raise
+        # An answer read after the deadline (the campaign was busy with other checks) was given in
+        # time if the worker's own clock says so; one given late is a timeout, though the worker,
+        # having answered, lives on.
+        finished = reply.get("finished_at")
+        if isinstance(finished, (int, float)) and finished - started > timeout + allowance:
+            took = finished - started
+            limit = f"{timeout:g} s" + (f" plus {allowance:g} s for a first compile" if allowance else "")
+            return {
+                "status": "timeout",
+                "reason": f"the {self.name} worker answered after {took:.3g} s, over the time limit ({limit})",
+                "worker_cpu": reply.get("worker_cpu"),
+            }
+        return reply
 
     def _receive(self, deadline: float, what: str = "") -> dict:
         fd = self.proc.stdout.fileno()
         buf = b""
         need = _HEADER.size
-        header_done = False
+        header_done = arriving = False
         while len(buf) < need:
             left = deadline - time.monotonic()
+            # an answer arriving, or found waiting after the deadline (read late: the caller judges
+            # its time by the worker's clock): the worker has finished; allow for the transfer
+            if not arriving and (buf or (left <= 0 and select.select([fd], [], [], 0)[0])):
+                arriving = True
+                deadline = max(deadline, time.monotonic() + _TRANSFER_GRACE)
+                left = deadline - time.monotonic()
             if left <= 0:
                 self.kill()
                 if what:  # the harness's part (before the framework started): not the framework's timeout

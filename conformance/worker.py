@@ -244,6 +244,7 @@ def main(argv=None) -> int:
                 "traceback": traceback.format_exc(),
             }
         reply["worker_cpu"] = time.process_time()  # this process's CPU so far (the harness's accounting)
+        reply["finished_at"] = time.monotonic()  # (the parent may read it late: it judges the limit by this)
         write_frame(reply_fd, reply)
     return 0
 
@@ -275,6 +276,7 @@ def _serve_reference(reply_fd) -> int:
                 "message": f"{type(exc).__name__}: {exc}",
                 "traceback": traceback.format_exc(),
             }
+        reply["finished_at"] = time.monotonic()
         write_frame(reply_fd, reply)
     return 0
 

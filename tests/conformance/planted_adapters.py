@@ -109,6 +109,17 @@ class HangsOnCue(TorchAdapter):
         return super().forward(case, a)
 
 
+class SlowOnCue(TorchAdapter):
+    """Takes 2.5 s on cases whose id starts with 'slow' (over a 2 s limit, then answers)."""
+
+    name = "torch-slow"
+
+    def forward(self, case, a):
+        if case.id.startswith("slow"):
+            time.sleep(2.5)
+        return super().forward(case, a)
+
+
 class DeclaresTF32(RoundsToTF32):
     """The same TF32 rounding, declared by setup() as a GPU with TF32 on would: not a bug then."""
 
