@@ -35,10 +35,11 @@ def _case(seed: int, prefix: str = "small") -> Case:
 def test_an_answer_read_after_the_limit_but_given_within_it_is_judged(tmp_path):
     pytest.importorskip("torch")
     with Campaign(
-        tmp_path / "run", {"torch": "conformance.adapters.torch_adapter:TorchAdapter"}, timeout=2.0
+        tmp_path / "run", {"torch": "conformance.adapters.torch_adapter:TorchAdapter"}, timeout=60.0
     ) as camp:
         camp.start()
         camp.run_check(_case(0), "forward")  # the framework's first call (its warm-up) out of the way
+        camp.timeout = 2.0
         camp.submit(_case(1), "forward")
         time.sleep(3.0)  # the campaign busy elsewhere, well past the limit, the answer long given
         camp.drain()
@@ -49,13 +50,15 @@ def test_an_answer_read_after_the_limit_but_given_within_it_is_judged(tmp_path):
 @pytest.mark.torch
 def test_an_answer_given_after_the_limit_and_read_late_is_a_timeout_and_the_worker_lives(tmp_path):
     pytest.importorskip("torch")
-    with Campaign(tmp_path / "run", SLOW, timeout=2.0) as camp:
+    with Campaign(tmp_path / "run", SLOW, timeout=60.0) as camp:
         camp.start()
-        camp.run_check(_case(0), "forward")
+        camp.run_check(_case(0), "forward")  # the warm-up, under a generous limit
+        camp.timeout = 2.0
         pid = camp.workers["SlowOnCue"].proc.pid
         camp.submit(_case(1, "slow"), "forward")  # the framework takes 2.5 s: over the 2 s limit
         time.sleep(4.0)  # read late: the answer is there, but it came after the limit
         camp.drain()
+        camp.timeout = 60.0
         camp.run_check(_case(2), "forward")  # the worker that answered was not killed
         assert camp.workers["SlowOnCue"].proc.pid == pid
     records = {r["case_id"]: r for r in read_results(tmp_path / "run" / "results.jsonl")}
