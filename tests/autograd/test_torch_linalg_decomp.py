@@ -192,7 +192,10 @@ CASES = {
         lambda M, a, b: tuple(M.linalg.lstsq(a, b, driver="gelsd")),
         [(2, 1, 4, 3), (1, 3, 4, 2)],
     ),
-    "lstsq_rcond": (lambda M, a, b: M.linalg.lstsq(a, b, rcond=0.5)[0], [(4, 3), (4, 1)]),
+    # rcond truncating the rank, on gelsd (an SVD: one answer): torch 2.13's default CPU driver, gelsy,
+    # answers this case three ways on repeated identical calls (docs/conformance.md, "torch lstsq
+    # gelsy"); the reference's gelsy is LAPACK's with every column free (test below)
+    "lstsq_rcond": (lambda M, a, b: M.linalg.lstsq(a, b, rcond=0.5, driver="gelsd")[0], [(4, 3), (4, 1)]),
     "matrix_norm_fro": (lambda M, a: M.linalg.matrix_norm(a), [(3, 4)]),
     "matrix_norm_nuc": (lambda M, a: M.linalg.matrix_norm(a, "nuc"), [(2, 3, 4)]),
     "matrix_norm_2": (lambda M, a: M.linalg.matrix_norm(a, 2), [(3, 4)]),
@@ -481,3 +484,24 @@ def test_float32_computes_in_float32():
         got, want = fn(T, T.tensor(x)), fn(torch, torch.tensor(x))
         assert _dt(got) == _dt(want) == "float32"
         np.testing.assert_allclose(_np(got), _np(want), rtol=1e-5, atol=1e-6)
+
+
+def test_rank_deficient_gelsy_is_lapacks_with_every_column_free():
+    """The reference's gelsy (torch's default CPU driver) on the ``lstsq_rcond`` case: LAPACK's
+    dgelsy with JPVT all zero (every column free to pivot, the documented default), the rank-1
+    solution. torch 2.13 answers this with one of three solutions; the other two are exactly dgelsy's
+    with JPVT (0, 0, 1) and (0, 1, *) — columns fixed to the front — as if its pivot array were not
+    cleared (docs/conformance.md)."""
+    from scipy.linalg import lapack
+
+    a, b = (_rand(*s, seed=i) for i, s in enumerate([(4, 3), (4, 1)]))
+    got = T.linalg.lstsq(T.tensor(a), T.tensor(b), rcond=0.5)[0].numpy()
+    solutions = {}
+    for fixed in [(0, 0, 0), (0, 0, 1), (0, 1, 0)]:
+        x, rank = lapack.dgelsy(a.copy(), b.copy(), np.array(fixed, dtype=np.int32), 0.5, lwork=256)[1::2]
+        assert rank == 1
+        solutions[fixed] = x[:3]
+    np.testing.assert_allclose(got, solutions[(0, 0, 0)], rtol=1e-12, atol=1e-14)
+    # the three are different answers, not roundings of one (what makes torch's choice a departure)
+    assert np.abs(solutions[(0, 0, 1)] - solutions[(0, 0, 0)]).max() > 0.1
+    assert np.abs(solutions[(0, 1, 0)] - solutions[(0, 0, 0)]).max() > 0.1
