@@ -65,7 +65,7 @@ def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated
         cases = (
             [c for c in cli._cases(cli.DEFAULT_CASES, checks, dtypes) if c.op == "conv"] if curated else []
         )
-        units = _plan(cli, checks, dtypes, max_examples, seed)  # before the clock, as `conformance run` plans
+        units = _plan(checks, dtypes, max_examples, seed)  # before the clock, as `conformance run` plans
         start, cpu = time.perf_counter(), time.process_time()
         if units is None:  # a revision without a fuzz plan (--against an older harness)
             camp.run_cases(cases, phase="curated")
@@ -97,7 +97,7 @@ def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated
     }
 
 
-def _plan(cli, checks, dtypes, max_examples, seed):
+def _plan(checks, dtypes, max_examples, seed):
     """The conv fuzz units, planned as ``conformance run`` plans them before its campaign starts
     (None on a revision that has no plan: its ``cli._fuzz`` plans inside the timed region)."""
     import conformance

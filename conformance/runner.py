@@ -172,7 +172,8 @@ class Worker:
             return reply
         now = time.monotonic()
         started = reply.get("started_at")
-        if not isinstance(started, (int, float)) or not (now - prepare <= started <= now):
+        same_clock = isinstance(started, (int, float)) and now - prepare <= started <= now
+        if not same_clock:
             started = now  # another clock: count from when the announcement arrived
         allowance = reply.get("allowance") or 0.0  # a first compile: the mode's documented allowance
         allowance = float(allowance) if isinstance(allowance, (int, float)) and allowance > 0 else 0.0
@@ -184,16 +185,18 @@ class Worker:
             raise
         # An answer read after the deadline (the campaign was busy with other checks) was given in
         # time if the worker's own clock says so; one given late is a timeout, though the worker,
-        # having answered, lives on.
+        # having answered, lives on. (Judged only when the worker's clock is this one.)
         finished = reply.get("finished_at")
-        if isinstance(finished, (int, float)) and finished - started > timeout + allowance:
-            took = finished - started
+        if same_clock and isinstance(finished, (int, float)) and finished - started > timeout + allowance:
             limit = f"{timeout:g} s" + (f" plus {allowance:g} s for a first compile" if allowance else "")
-            return {
+            late = {
                 "status": "timeout",
-                "reason": f"the {self.name} worker answered after {took:.3g} s, over the time limit ({limit})",
-                "worker_cpu": reply.get("worker_cpu"),
+                "reason": f"the {self.name} worker answered after {finished - started:.3g} s, "
+                f"over the time limit ({limit})",
             }
+            if "worker_cpu" in reply:  # (the reference worker's replies carry none)
+                late["worker_cpu"] = reply["worker_cpu"]
+            return late
         return reply
 
     def _receive(self, deadline: float, what: str = "") -> dict:
@@ -685,11 +688,11 @@ class Campaign:
             return
         ticket.sent[name] = worker.proc
 
-    def pump(self, window: int | None = None) -> None:
+    def pump(self) -> None:
         """Complete the oldest tickets until fewer than ``window`` are in flight and the memory
         they need together (their estimates, :func:`conformance.budget.estimate_bytes`) is within
         the memory budget (one case alone always is: a larger one is refused, never sent)."""
-        window = self.window if window is None else window
+        window = self.window
         while len(self._inflight) >= max(window, 1) or (
             len(self._inflight) > 1 and self._inflight_bytes > self.memory_budget
         ):

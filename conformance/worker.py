@@ -203,9 +203,8 @@ def main(argv=None) -> int:
         hello = {
             "status": "ok",
             "name": adapter.name,
-            "version": str(
-                adapter.version()
-            ),  # (torch.__version__ is a str subclass: unpickling it imports torch)
+            # a plain str: torch.__version__ is a str subclass, and unpickling it imports torch
+            "version": str(adapter.version()),
             "settings": settings,
             "devices": adapter.devices(),
             "pid": os.getpid(),

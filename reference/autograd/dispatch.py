@@ -30,7 +30,7 @@ from reference.autograd.tensor import (
 from reference.backend import is_floating, is_inexact
 from reference.ops.rule import BATCH_ELEMENTWISE
 
-_NO_PARAMS: dict = {}
+_NO_PARAMS: dict = {}  # (never written to: shared by every call without parameters, here and in ops.api)
 _OVERLAP_OK = ("fill", "zero")  # fill_(number) and zero_ may write an expanded tensor; fill_(tensor) may not
 
 
@@ -80,8 +80,7 @@ def _node(rule, inputs, params, saved_overrides=None):
 
 def _forward(rule, inputs, params):
     """``rule.forward`` on the inputs' arrays, without type promotion: one pass over the inputs
-    that also tells whether every operand is a NumPy array (one device: one_device has nothing to
-    do, and an xp_fn kernel's NumPy function is called without its namespace search)."""
+    that also tells whether every operand is a NumPy array."""
     arrays = []
     numpy_only = True
     for t in inputs:
@@ -89,6 +88,12 @@ def _forward(rule, inputs, params):
         if a is not None and type(a) is not np.ndarray:
             numpy_only = False
         arrays.append(a)
+    return _kernel(rule, arrays, numpy_only, params)
+
+
+def _kernel(rule, arrays, numpy_only, params):
+    """``rule.forward`` on ``arrays``: with NumPy operands only, one_device has nothing to do and
+    an xp_fn kernel's NumPy function is called without its namespace search."""
     forward = rule.forward
     if numpy_only:
         forward = getattr(forward, "numpy_function", forward)
@@ -158,8 +163,7 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
         # Fast path, the formulas of a backward pass: no graph to record, no transform, no type
         # promotion; what is left of the general path below is the complex check and the kernel.
         # One pass over the inputs reads each array once, tests for complex ones, and tells whether
-        # every operand is a NumPy array (one device: one_device has nothing to do, and an
-        # xp_fn kernel's NumPy function can be called without its namespace search).
+        # every operand is a NumPy array (see _kernel).
         arrays = []
         numpy_only = True
         for t in inputs:
@@ -174,12 +178,7 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
             arrays.append(a)
         if check is not None:
             check()
-        forward = rule.forward
-        if numpy_only:
-            forward = getattr(forward, "numpy_function", forward)
-        else:
-            arrays = one_device(arrays)
-        return _result(rule, inputs, forward(*arrays, **params))
+        return _result(rule, inputs, _kernel(rule, arrays, numpy_only, params))
     vmap_at = None
     if forward_ad._visible[0]:  # a transform is active: the innermost level holding an input runs it
         level = forward_ad.owner(inputs)

@@ -17,7 +17,7 @@ from reference import errors as _errors
 from reference.autograd import batching as _batching
 from reference.autograd import forward_ad as _levels
 from reference.autograd import layout as _layout
-from reference.autograd.dispatch import apply, apply_inplace, apply_view, one_device
+from reference.autograd.dispatch import _NO_PARAMS, apply, apply_inplace, apply_view, one_device
 from reference.autograd.grad_mode import _enabled
 from reference.autograd.tensor import (
     CPU,
@@ -185,9 +185,6 @@ def check_broadcast_operands(*operands):
 class _Shaped:
     def __init__(self, shape):
         self.shape = shape
-
-
-_NO_PARAMS: dict = {}  # (never written to: shared by every call without parameters)
 
 
 def _binary(rule, a, b, params=None):

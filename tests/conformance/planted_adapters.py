@@ -98,26 +98,29 @@ class AbortsOnCue(TorchAdapter):
         return super().forward(case, a)
 
 
-class HangsOnCue(TorchAdapter):
+class _SleepsOnCue(TorchAdapter):
+    """Sleeps ``seconds`` before a forward on cases whose id starts with ``cue``."""
+
+    cue, seconds = "", 0.0
+
+    def forward(self, case, a):
+        if case.id.startswith(self.cue):
+            time.sleep(self.seconds)
+        return super().forward(case, a)
+
+
+class HangsOnCue(_SleepsOnCue):
     """Sleeps far past any timeout on cases whose id starts with 'hang'."""
 
     name = "torch-hangs"
-
-    def forward(self, case, a):
-        if case.id.startswith("hang"):
-            time.sleep(3600)
-        return super().forward(case, a)
+    cue, seconds = "hang", 3600.0
 
 
-class SlowOnCue(TorchAdapter):
+class SlowOnCue(_SleepsOnCue):
     """Takes 2.5 s on cases whose id starts with 'slow' (over a 2 s limit, then answers)."""
 
     name = "torch-slow"
-
-    def forward(self, case, a):
-        if case.id.startswith("slow"):
-            time.sleep(2.5)
-        return super().forward(case, a)
+    cue, seconds = "slow", 2.5
 
 
 class DeclaresTF32(RoundsToTF32):

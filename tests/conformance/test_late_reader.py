@@ -65,3 +65,40 @@ def test_an_answer_given_after_the_limit_and_read_late_is_a_timeout_and_the_work
     assert records["slow-1"]["verdict"] == "timeout"
     assert "over the time limit (2 s)" in records["slow-1"]["reason"]
     assert records["small-2"]["verdict"] == "pass"
+
+
+def test_an_answer_from_a_worker_on_another_clock_is_not_judged_by_it():
+    """A ``started_at`` outside this machine's monotonic window means another clock: the limit then
+    runs from the announcement's arrival, and the worker's ``finished_at`` (on its clock) is not
+    compared with it (it would call any answer late or early at random)."""
+    from conformance.runner import Worker
+
+    frames = iter(
+        [
+            {"status": "started", "started_at": 1e12},  # far outside this clock's window
+            {"status": "ok", "finished_at": 2e12, "worker_cpu": 1.0},
+        ]
+    )
+    worker = Worker("other-clock", "x:Y")
+    worker._receive = lambda deadline, what="": next(frames)
+    assert worker._receive_one(timeout=2.0, prepare_timeout=None)["status"] == "ok"
+
+
+def test_a_late_answer_of_the_reference_worker_keeps_the_cpu_accounting_whole():
+    """A late answer without ``worker_cpu`` (the reference worker's replies carry none) is a
+    timeout whose reply leaves the worker's CPU figure as it was."""
+    from conformance.runner import Worker
+
+    now = time.monotonic()
+    frames = iter(
+        [
+            {"status": "started", "started_at": now - 5.0},
+            {"status": "ok", "finished_at": now - 1.0},  # 4 s after the start: over the 2 s limit
+        ]
+    )
+    worker = Worker("reference", "x:Y")
+    worker.outstanding, worker._cpu_now = 1, 3.5
+    worker._receive = lambda deadline, what="": next(frames)
+    reply = worker.receive(timeout=2.0)
+    assert reply["status"] == "timeout" and "answered after 4 s" in reply["reason"]
+    assert worker._cpu_now == 3.5

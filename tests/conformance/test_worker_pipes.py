@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 
-import numpy as np
 import pytest
 
 from conformance.case import Case
@@ -41,7 +40,7 @@ def test_large_requests_and_replies_in_flight_do_not_deadlock(tmp_path):
     with Campaign(tmp_path / "run", frameworks) as camp:
         camp.start()
         cases = [_big_case(seed) for seed in range(4)]
-        tickets, records, failure = [], [], []
+        tickets, failure = [], []
 
         def run():
             try:
@@ -63,7 +62,6 @@ def test_large_requests_and_replies_in_flight_do_not_deadlock(tmp_path):
         records = [r for r in _results(camp) if r["framework"] == "torch"]
         assert [r["case_id"] for r in records] == [c.id for c in cases]
         assert {r["verdict"] for r in records} == {"pass"}, records
-        assert all(np.isfinite(r["max_error"]) for r in records if "max_error" in r)
 
 
 def _results(camp):
