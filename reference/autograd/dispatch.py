@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.autograd import batching, forward_ad, graph, layout
+from reference.autograd import batching, forward_ad, graph, graph_hooks, layout
 from reference.autograd.grad_mode import _enabled
 from reference.autograd.tensor import (
     DEFAULT,
     MULTI_OUTPUT_NODE,
     NO_GRAD_MODE,
+    Tensor,
     _make,
     check_inplace,
     gradient_edge,
@@ -62,7 +63,12 @@ def _node(rule, inputs, params, saved_overrides=None):
             shapes.append(None)
             dtypes.append(None)
             continue
-        edge = None if nondiff else gradient_edge(t)
+        if nondiff:
+            edge = None
+        elif t._view is None and t._grad_fn is not None:  # gradient_edge's common case, inlined
+            edge = (t._grad_fn, t._output_nr)
+        else:
+            edge = gradient_edge(t)
         edges.append(edge)
         needs.append(edge is not None)
         shapes.append(t._data.shape)
@@ -159,26 +165,67 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
     each input's dtype by the engine. ``check``: argument checks PyTorch's kernel makes (they
     come after the autograd node is made).
     """
-    if not (_enabled[0] or forward_ad._visible[0] or cast is not None or rule.has_aux) and rule.outputs == 1:
-        # Fast path, the formulas of a backward pass: no graph to record, no transform, no type
-        # promotion; what is left of the general path below is the complex check and the kernel.
-        # One pass over the inputs reads each array once, tests for complex ones, and tells whether
-        # every operand is a NumPy array (see _kernel).
-        arrays = []
+    if cast is None and rule.outputs == 1 and not (forward_ad._visible[0] or rule.has_aux):
+        # The common case (every eager op and every formula of a backward pass): no transform, no
+        # type promotion, one output, no aux; the general path below, in one pass over the inputs.
+        # The pass reads each array once, tests for complex ones, tells whether every operand is a
+        # NumPy array (see _kernel) and whether a node is to be recorded (_requires_grad inlined).
+        # The steps and their order are the general path's: complex check, node, argument check,
+        # kernel, outputs recorded.
+        if not _enabled[0]:  # the formulas of a backward pass: nothing to record
+            arrays = []
+            numpy_only = True
+            for t in inputs:
+                if t is None:
+                    arrays.append(None)
+                    continue
+                a = t._data
+                if a.dtype.kind == "c":
+                    _check_complex(rule, inputs, None)
+                if type(a) is not np.ndarray:
+                    numpy_only = False
+                arrays.append(a)
+            if check is not None:
+                check()
+            if numpy_only:  # (_kernel inlined)
+                forward = rule.forward
+                res = getattr(forward, "numpy_function", forward)(*arrays, **params)
+            else:
+                res = rule.forward(*one_device(arrays), **params)
+            return _result(rule, inputs, res)
+        record = rule.grads is not None or rule.vjp is not None  # (rule.differentiable)
+        requires = complex_inputs = False
         numpy_only = True
-        for t in inputs:
+        arrays = []
+        for t, nondiff in zip(inputs, rule.nondiff_mask):
             if t is None:
                 arrays.append(None)
                 continue
             a = t._data
             if a.dtype.kind == "c":
-                _check_complex(rule, inputs, cast)
+                complex_inputs = True
             if type(a) is not np.ndarray:
                 numpy_only = False
             arrays.append(a)
+            if record and not nondiff:
+                if t._requires_grad or t._grad_fn is not None or (t._base is not None and t.requires_grad):
+                    requires = True
+        if complex_inputs:
+            _check_complex(rule, inputs, None)
+        node = _node(rule, inputs, params) if requires else None
         if check is not None:
             check()
-        return _result(rule, inputs, _kernel(rule, arrays, numpy_only, params))
+        out = _result(rule, inputs, _kernel(rule, arrays, numpy_only, params))
+        if node is not None:
+            data = out._data
+            node.out_meta = [(data.shape, data.dtype)]
+            node.num_inputs = 1
+            node.complex_meta = complex_inputs or data.dtype.kind == "c"  # (read by its backward)
+            if is_inexact(data.dtype):
+                out._grad_fn = node
+            if rule.saves and "result" in rule.saved_for(node.needs):
+                node.saved["result"] = _save_output(out, node)
+        return out
     vmap_at = None
     if forward_ad._visible[0]:  # a transform is active: the innermost level holding an input runs it
         level = forward_ad.owner(inputs)
@@ -227,11 +274,27 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
         if rule.saves:
             saved = rule.saved_for(node.needs)
             if "result" in saved:
-                node.saved["result"] = graph.SavedTensor(outs[0], is_output=True, node=node)
+                node.saved["result"] = _save_output(outs[0], node)
             for i in range(1, len(outs)):  # further outputs a formula reads: result1, result2, ...
                 if f"result{i}" in saved:
-                    node.saved[f"result{i}"] = graph.SavedTensor(outs[i], is_output=True, node=node)
+                    node.saved[f"result{i}"] = _save_output(outs[i], node)
     return outs[0] if rule.outputs == 1 else tuple(outs)
+
+
+def _save_output(out, node):
+    """``out``, an output of ``node``'s op, saved for ``node``'s backward: without a reference
+    cycle (graph.SavedOutput) when ``out`` is a plain root tensor and no transform level (visible
+    or not: a jvp level gives ``out`` its tangent after this inner computation returns) and no
+    saved-tensor hook is active, else as a SavedTensor holding it."""
+    cycle_free = (
+        type(out) is Tensor
+        and out._base is None
+        and out._tangents is None
+        and out._batched is None
+        and not forward_ad._stack
+        and not graph_hooks._stack
+    )
+    return graph.SavedTensor(out, is_output=True, node=None if cycle_free else node, cycle_free=cycle_free)
 
 
 def _result(rule, inputs, arr):

@@ -104,35 +104,44 @@ class Node:
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved (PyTorch's SavedVariable)."""
 
-    __slots__ = ("tensor", "version", "is_output", "node", "output_nr", "hooked", "view_node")
+    __slots__ = ("tensor", "version", "is_output", "node", "output_nr", "hooked", "view_node", "output")
 
-    def __init__(self, tensor, is_output=False, node=None, view_node=None):
+    def __init__(self, tensor, is_output=False, node=None, view_node=None, cycle_free=False):
         self.tensor = tensor
         self.version = tensor._vc[0]
         self.is_output = is_output
         self.node = node
         self.output_nr = tensor._output_nr
         self.hooked = None
+        self.output = None
         # an in-place op's result on a view: PyTorch keeps a *weak* pointer to the view's grad_fn
         # at save time and names it in the stale-tensor error while it lives (the view still holds
         # it), else the op's own node (the view's grad_fn was regenerated and the old one freed)
         self.view_node = None if view_node is None else weakref.ref(view_node)
+        if cycle_free:  # an output kept as a SavedOutput (see there), ``node`` not held either
+            self.output = SavedOutput(tensor)
+            self.tensor = None
+            return
         # saved_tensors_hooks active: keep only what pack returns (never for a wrapped number)
         if graph_hooks._stack and not tensor._wrapped:
             self.hooked = graph_hooks.pack(self, tensor)
             self.tensor = None
 
-    def unpack(self):
+    def unpack(self, node=None):
+        """The saved tensor, checked against in-place changes since it was saved. ``node``: the
+        node the tensor was saved by, which a :class:`SavedOutput` needs to rebuild its output."""
         if self.hooked is not None:
             return graph_hooks.unpack(self)
         t = self.tensor
+        if t is None and self.output is not None:
+            t = self.output.tensor(node)
         if t is None:
             raise AutogradError(BACKWARD_TWICE)
         if t._vc[0] != self.version:
             # PyTorch names the node that saved an output, and an input's *current* grad_fn (for a
             # view that access may itself raise the multi-output / no_grad view error).
             alive = self.view_node() if self.view_node is not None else None
-            owner = (alive or self.node) if self.is_output else t.grad_fn
+            owner = (alive or self.node or node) if self.is_output else t.grad_fn
             which = f", which is output {self.output_nr} of {short_name(owner)}," if owner is not None else ""
             raise AutogradError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
@@ -151,6 +160,53 @@ class SavedTensor:
     def release(self):
         self.tensor = None
         self.hooked = None
+        self.output = None
+
+
+class SavedOutput:
+    """An op's own output saved for its backward without a reference cycle (PyTorch's SavedVariable
+    keeps an output's data and version counter, not the output with its grad_fn).
+
+    The output holds its node (``_grad_fn``) and the node holds what it saved: saving the output
+    itself would make every such node a cycle that only Python's cycle collector frees, so a graph
+    dropped by the user (or run without ``retain_graph``) would linger, and the collector's passes
+    over the growing graph would be part of every op's cost. What is kept instead: a weak reference
+    to the output (unpacked as itself while anyone holds it, as before) and its array, storage and
+    version counter, from which an output nobody holds any more is rebuilt on unpack as PyTorch
+    rebuilds one: the same data and version counter, with ``grad_fn`` the node that saved it.
+
+    Only for a plain root tensor made while no forward-mode or vmap level exists: nothing but its
+    data, version counter and history can matter to a formula then (a transform's tangents or
+    batched values live on the tensor object, given to it after the op that saved it returns, and
+    a view has a base and view meta).
+    """
+
+    __slots__ = ("ref", "cls", "data", "storage", "vc", "output_nr")
+
+    def __init__(self, tensor):
+        self.ref = weakref.ref(tensor)
+        self.cls = type(tensor)
+        self.data = tensor._data
+        self.storage = tensor._storage
+        self.vc = tensor._vc
+        # which output of the node it is; None for an output with no history (an integer output)
+        self.output_nr = tensor._output_nr if tensor._grad_fn is not None else None
+
+    def tensor(self, node):
+        t = self.ref()
+        if t is not None:
+            return t
+        t = self.cls.__new__(self.cls)
+        t._data = self.data
+        t._vc = self.vc
+        if self.storage is not None:
+            t._storage = self.storage
+        if self.output_nr is not None:
+            if node is None:
+                raise AssertionError("a SavedOutput is unpacked by the node that saved it")
+            t._grad_fn = node
+            t._output_nr = self.output_nr
+        return t
 
 
 class Context:
@@ -164,6 +220,9 @@ class Context:
         self.dtypes = dtypes
         self.needs = needs
         self.aux = aux
+
+
+_new_context = object.__new__
 
 
 class RuleNode(Node):
@@ -218,13 +277,22 @@ class RuleNode(Node):
 
     def apply(self, grads):
         rule = self.rule
-        ctx = Context(self.params, self.shapes, self.dtypes, self.needs, self.aux)
-        attrs = ctx.__dict__  # (plain attributes: writing the dict is setattr without the call)
+        # Context(self.params, self.shapes, ...) without the __init__ call (one per node run): its
+        # attributes as a dict, the parameters first as __init__ writes them
+        params = self.params
+        attrs = dict(params) if params else {}
+        attrs["params"] = params
+        attrs["shapes"] = self.shapes
+        attrs["dtypes"] = self.dtypes
+        attrs["needs"] = self.needs
+        attrs["aux"] = self.aux
+        ctx = _new_context(Context)
+        ctx.__dict__ = attrs  # (plain attributes: writing the dict is setattr without the call)
         for name in rule.saves:  # a tensor not saved (an absent optional input) reads as None
             attrs[name] = None
         for name, saved in self.saved.items():  # unpacked (and checked) even if no gradient arrived
             t = saved.tensor  # (unpack's common case, tested inline: a tensor of the saved version)
-            attrs[name] = t if t is not None and t._vc[0] == saved.version else saved.unpack()
+            attrs[name] = t if t is not None and t._vc[0] == saved.version else saved.unpack(self)
         for g in grads:
             if g is not None:
                 break
@@ -244,7 +312,11 @@ class RuleNode(Node):
             )
         # (a view's formulas move elements, which commutes with conj: run as they are, as PyTorch
         # does, so a conjugate gradient stays a conjugate view through them)
-        conj = rule.complex_grads == "conjugate" and rule.view is None and self._complex(g)
+        # (_complex's common case inlined: a real node and a real gradient)
+        if self.complex_meta is False and type(g) is not tuple and (g is None or g._data.dtype.kind != "c"):
+            conj = False
+        else:
+            conj = rule.complex_grads == "conjugate" and rule.view is None and self._complex(g)
         if conj:  # PyTorch's convention from the plain formulas: conj(formula(conj(grad))) (rule.py)
             g = _conj_grads(g)
         if rule.vjp is not None:
