@@ -59,8 +59,8 @@ BUGS = {
     ),
     "custom_backward_not_summed": (
         "autograd/engine.py",
-        "cbuf[nr] = g if cbuf[nr] is None else cbuf[nr] + g",
-        'cbuf[nr] = g if cbuf[nr] is None or hasattr(node, "mark_dirty") else cbuf[nr] + g',
+        "                    if cbuf[nr] is None:\n",
+        '                    if cbuf[nr] is None or hasattr(node, "mark_dirty"):\n',
         "a gradient from a custom Function's node replaces, instead of adding to, what the same input "
         "already received along another path",
     ),

@@ -13,11 +13,16 @@ from __future__ import annotations
 import heapq
 import itertools
 
+import numpy as np
+
 from reference.autograd import anomaly, graph, layout
 from reference.autograd.grad_mode import _enabled
-from reference.autograd.tensor import Tensor, gradient_edge
+from reference.autograd.tensor import Tensor, _make, gradient_edge
 from reference.backend import is_floating
 from reference.ops import api
+from reference.ops.rules import RULES
+
+_ADD = RULES["add"]  # (its forward, not a + b: an error tracker wraps the rules' kernels)
 
 _tasks: list = []  # (task id, checkpoint_valid) of the running backward passes, innermost last
 _task_ids = itertools.count()
@@ -283,18 +288,18 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
                     cbuf = buffers.get(child)
                     if cbuf is None:
                         cbuf = buffers[child] = [None] * child.num_inputs
-                    keep = None  # the strides of the sum when PyTorch adds in place (row-major and
-                    # row-major with no size-1 dim: row-major either way, the common case tested inline)
+                    if cbuf[nr] is None:
+                        cbuf[nr] = g
                     # (no local name for the held gradient: accumulated_strides counts its references)
-                    if cbuf[nr] is not None and not (
-                        cbuf[nr]._data.flags.c_contiguous
-                        and g._data.flags.c_contiguous
-                        and 1 not in g._data.shape
-                    ):
+                    elif (
+                        cbuf[nr]._data.flags.c_contiguous and data.flags.c_contiguous and 1 not in data.shape
+                    ):  # row-major and row-major with no size-1 dim: a row-major sum, in place or not
+                        cbuf[nr] = _sum_row_major(cbuf[nr], g)
+                    else:  # the strides of the sum when PyTorch adds in place
                         keep = layout.accumulated_strides(cbuf[nr])
-                    cbuf[nr] = g if cbuf[nr] is None else cbuf[nr] + g
-                    if keep is not None and cbuf[nr] is not g:  # (PyTorch sums into the buffer in place)
-                        layout.relayout_(cbuf[nr], keep)
+                        cbuf[nr] = cbuf[nr] + g
+                        if keep is not None:  # (PyTorch sums into the buffer in place)
+                            layout.relayout_(cbuf[nr], keep)
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:
@@ -304,6 +309,30 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
         _enabled[0] = prev
         _tasks.pop()
     return captured
+
+
+def _sum_row_major(old, new):
+    """``old + new``, two gradients for one input (PyTorch's InputBuffer::accumulate), both
+    row-major. Two plain NumPy-backed tensors of one shape and dtype, outside grad mode and with
+    no transform's state (tangents, batched values: a transform leaves such tensors alone), the
+    engine's common case, are summed by the add rule's kernel straight into a row-major result,
+    which is what the Tensor op makes of them; anything else is the Tensor op."""
+    a, b = old._data, new._data
+    if (
+        _enabled[0]
+        or old._tangents is not None
+        or new._tangents is not None
+        or old._batched is not None
+        or new._batched is not None
+        or type(old) is not Tensor
+        or type(new) is not Tensor
+        or type(a) is not np.ndarray
+        or type(b) is not np.ndarray
+        or a.shape != b.shape
+        or a.dtype != b.dtype
+    ):
+        return old + new
+    return _make(_ADD.forward(a, b))
 
 
 def _postorder(root):

@@ -548,9 +548,16 @@ def make_view(src, size, stride, offset, creation_meta, dtype=None, conj=False, 
                 f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset} are out "
                 f"of bounds for storage of size {storage.size}"
             )
-        arr = xp.lib.stride_tricks.as_strided(
-            storage[offset:], shape=tuple(size), strides=tuple(s * item for s in stride)
-        )
+        if xp is np and storage.flags.c_contiguous:
+            # the array over the storage's buffer directly: what as_strided makes, without its
+            # Python-level wrapper (about 4 us against 0.4 us: a view's cost is mostly this call)
+            arr = np.ndarray(
+                tuple(size), storage.dtype, storage, offset * item, tuple(s * item for s in stride)
+            )
+        else:
+            arr = xp.lib.stride_tricks.as_strided(
+                storage[offset:], shape=tuple(size), strides=tuple(s * item for s in stride)
+            )
     conj, neg = src._conj ^ conj, src._neg ^ neg
     if conj or neg:
         out = LazyTensor.__new__(LazyTensor)

@@ -165,3 +165,26 @@ def test_view_metadata_matches_torch(name, fn):
             )
         )
     assert results[0] == results[1]
+
+
+def test_accumulated_gradients_are_the_add_ops_sum_and_its_rounding_is_tracked():
+    # x feeds two products: its gradient is a + b, summed by the engine (PyTorch's
+    # InputBuffer::accumulate). The sum is the add rule's: bit for bit the Tensor op's value, and
+    # an error tracker (which wraps the rules' kernels) bounds its rounding, half an ulp of float32
+    # here; a sum made outside the rules would read as exact (bound 0).
+    from reference.errors import Precision, bound_of
+
+    a = np.array([0.1, 1 / 3, 2.0**-30])
+    b = np.array([0.7, 1 / 7, 1.0])
+    x0 = np.array([1.0, -2.0, 0.5])
+    x = leaf(x0)
+    (x * T.tensor(a) + x * T.tensor(b)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), (T.tensor(a) + T.tensor(b)).numpy())
+
+    def grad_of_x(x, a, b):
+        (g,) = T.autograd.grad((x * a.detach() + x * b.detach()).sum(), x)
+        return g
+
+    (value,), (bound,), _ = bound_of(grad_of_x, [x0, a, b], Precision(dtype="float32"))
+    u = 2.0**-24
+    assert np.all(bound >= u * np.abs(value) * 0.99), (bound, value)
