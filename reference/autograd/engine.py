@@ -285,6 +285,7 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
                         dtype is not None and data.dtype != dtype
                     ):
                         g = _validate(g, node, child, nr, i)
+                        data = g._data  # (validated: summed to the input's shape, or cast)
                     cbuf = buffers.get(child)
                     if cbuf is None:
                         cbuf = buffers[child] = [None] * child.num_inputs

@@ -171,7 +171,7 @@ class SavedOutput:
     itself would make every such node a cycle that only Python's cycle collector frees, so a graph
     dropped by the user (or run without ``retain_graph``) would linger, and the collector's passes
     over the growing graph would be part of every op's cost. What is kept instead: a weak reference
-    to the output (unpacked as itself while anyone holds it, as before) and its array, storage and
+    to the output (unpacked as itself while anyone holds it) and its array, storage and
     version counter, from which an output nobody holds any more is rebuilt on unpack as PyTorch
     rebuilds one: the same data and version counter, with ``grad_fn`` the node that saved it.
 
@@ -194,7 +194,12 @@ class SavedOutput:
 
     def tensor(self, node):
         t = self.ref()
-        if t is not None:
+        # the output itself while it lives and is still this node's output; rebuilt otherwise, as
+        # PyTorch unpacks an output: with the saving node as grad_fn even after ``y.detach_()`` or
+        # a custom Function made ``y`` its own output
+        if t is not None and (
+            self.output_nr is None or (t._grad_fn is node and t._output_nr == self.output_nr)
+        ):
             return t
         t = self.cls.__new__(self.cls)
         t._data = self.data

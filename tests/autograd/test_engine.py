@@ -188,3 +188,35 @@ def test_accumulated_gradients_are_the_add_ops_sum_and_its_rounding_is_tracked()
     (value,), (bound,), _ = bound_of(grad_of_x, [x0, a, b], Precision(dtype="float32"))
     u = 2.0**-24
     assert np.all(bound >= u * np.abs(value) * 0.99), (bound, value)
+
+
+def _gradient_summed_after_validation(lib):
+    """Two gradients for u, shape (1, 3): the first, from a transposed float32 copy, arrives as
+    (1, 3) with strides (1, 1); the second, (2, 3) from a custom Function, is summed to (1, 3) by
+    the engine's validation before it is added in place into the first (PyTorch keeps the buffer's
+    strides). Returns the gradient's strides and values."""
+
+    class Wide(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return lib.ones(2, 3, dtype=lib.float64)
+
+    x = lib.zeros(1, 3, dtype=lib.float64, requires_grad=True)
+    u = x * 1
+    b = Wide.apply(u)
+    z = u.to(lib.float32).t()
+    (gu,) = lib.autograd.grad([z, b], [u], [lib.ones(3, 1), lib.ones(1, 3, dtype=lib.float64)])
+    return tuple(gu.stride()), gu.detach().numpy().tolist()
+
+
+def test_gradient_summed_after_validation_keeps_the_buffers_strides():
+    assert _gradient_summed_after_validation(T) == ((1, 1), [[3.0, 3.0, 3.0]])
+
+
+def test_gradient_summed_after_validation_matches_torch():
+    torch = pytest.importorskip("torch")
+    assert _gradient_summed_after_validation(T) == _gradient_summed_after_validation(torch)

@@ -139,3 +139,54 @@ def test_output_saved_inside_a_jvp_keeps_its_tangent_for_forward_over_reverse():
     h = hessian(lambda b: -F.log_softmax(b, 0)[0])(T.tensor(a, dtype=T.float64))
     p = np.exp(a) / np.exp(a).sum()
     np.testing.assert_allclose(h.numpy(), np.diag(p) - np.outer(p, p), rtol=1e-14, atol=1e-16)
+
+
+def _double_backward_of_a_rebound_output(lib, drop):
+    """A custom Function returns ``y = x.exp()`` made inside its forward under grad mode: ``y``
+    becomes the Function's output (its grad_fn rebound without a version bump), while exp's node,
+    reached through ``s``, still saved ``y`` as its own output. Returns d/dx of the gradient of s."""
+
+    class Rebind(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            with lib.enable_grad():
+                y = x.exp()
+                ctx.s = (y * 1).sum()
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = lib.tensor([0.5, 1.0], dtype=lib.float64, requires_grad=True)
+    y = Rebind.apply(x)
+    node = y.grad_fn
+    if drop:
+        del y
+    (gx,) = lib.autograd.grad(node.s, x, create_graph=True)
+    (ggx,) = lib.autograd.grad(gx.sum(), x)
+    return ggx.detach().numpy()
+
+
+@pytest.mark.parametrize("drop", [False, True], ids=["held", "dropped"])
+def test_saved_output_unpacks_with_the_saving_node_after_its_grad_fn_changed(drop):
+    # PyTorch unpacks a saved output with the node that saved it as grad_fn, whatever became of
+    # the tensor: after detach_() (no version bump) and after a custom Function took it as its own
+    # output; held or dropped by the user alike
+    x = leaf([0.5, 1.0])
+    y = x.exp()
+    z = y.sum()
+    y.detach_()
+    if drop:
+        del y
+    (gx,) = T.autograd.grad(z, x, create_graph=True)
+    assert gx.requires_grad and gx.grad_fn is not None
+    np.testing.assert_allclose(_double_backward_of_a_rebound_output(T, drop), np.exp([0.5, 1.0]), rtol=1e-15)
+
+
+@pytest.mark.parametrize("drop", [False, True], ids=["held", "dropped"])
+def test_rebound_output_double_backward_matches_torch(drop):
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(
+        _double_backward_of_a_rebound_output(T, drop), _double_backward_of_a_rebound_output(torch, drop)
+    )
