@@ -187,12 +187,7 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
                 arrays.append(a)
             if check is not None:
                 check()
-            if numpy_only:  # (_kernel inlined)
-                forward = rule.forward
-                res = getattr(forward, "numpy_function", forward)(*arrays, **params)
-            else:
-                res = rule.forward(*one_device(arrays), **params)
-            return _result(rule, inputs, res)
+            return _result(rule, inputs, _kernel(rule, arrays, numpy_only, params))
         record = rule.grads is not None or rule.vjp is not None  # (rule.differentiable)
         requires = complex_inputs = False
         numpy_only = True
@@ -217,12 +212,7 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
             check()
         out = _result(rule, inputs, _kernel(rule, arrays, numpy_only, params))
         if node is not None:
-            data = out._data
-            node.out_meta = [(data.shape, data.dtype)]
-            node.num_inputs = 1
-            node.complex_meta = complex_inputs or data.dtype.kind == "c"  # (read by its backward)
-            if is_inexact(data.dtype):
-                out._grad_fn = node
+            _set_output(node, out, None, complex_inputs)
             if rule.saves and "result" in rule.saved_for(node.needs):
                 node.saved["result"] = _save_output(out, node)
         return out
@@ -255,16 +245,8 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
             res, aux = res
         outs = [_result(rule, inputs, res)] if rule.outputs == 1 else [_make(r) for r in res]
     if node is not None:
-        if rule.outputs == 1:  # node.set_outputs and the loop below, for the common one output
-            out = outs[0]
-            data = out._data
-            node.out_meta = [(data.shape, data.dtype)]
-            node.num_inputs = 1
-            node.aux = aux
-            node.complex_meta = complex_inputs or data.dtype.kind == "c"  # (read by its backward)
-            if is_inexact(data.dtype):
-                out._grad_fn = node
-                out._output_nr = 0
+        if rule.outputs == 1:
+            _set_output(node, outs[0], aux, complex_inputs)
         else:
             node.set_outputs(outs, aux)
             for i, o in enumerate(outs):
@@ -279,6 +261,18 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
                 if f"result{i}" in saved:
                     node.saved[f"result{i}"] = _save_output(outs[i], node)
     return outs[0] if rule.outputs == 1 else tuple(outs)
+
+
+def _set_output(node, out, aux, complex_inputs):
+    """node.set_outputs and the history of its output, for the common one output."""
+    data = out._data
+    node.out_meta = [(data.shape, data.dtype)]
+    node.num_inputs = 1
+    node.aux = aux
+    node.complex_meta = complex_inputs or data.dtype.kind == "c"  # (read by its backward)
+    if is_inexact(data.dtype):
+        out._grad_fn = node
+        out._output_nr = 0
 
 
 def _save_output(out, node):

@@ -227,9 +227,6 @@ class Context:
         self.aux = aux
 
 
-_new_context = object.__new__
-
-
 class RuleNode(Node):
     """The node of one table rule (``reference.ops.rules``): runs the rule's VJP."""
 
@@ -282,17 +279,8 @@ class RuleNode(Node):
 
     def apply(self, grads):
         rule = self.rule
-        # Context(self.params, self.shapes, ...) without the __init__ call (one per node run): its
-        # attributes as a dict, the parameters first as __init__ writes them
-        params = self.params
-        attrs = dict(params) if params else {}
-        attrs["params"] = params
-        attrs["shapes"] = self.shapes
-        attrs["dtypes"] = self.dtypes
-        attrs["needs"] = self.needs
-        attrs["aux"] = self.aux
-        ctx = _new_context(Context)
-        ctx.__dict__ = attrs  # (plain attributes: writing the dict is setattr without the call)
+        ctx = Context(self.params, self.shapes, self.dtypes, self.needs, self.aux)
+        attrs = ctx.__dict__  # (plain attributes: writing the dict is setattr without the call)
         for name in rule.saves:  # a tensor not saved (an absent optional input) reads as None
             attrs[name] = None
         for name, saved in self.saved.items():  # unpacked (and checked) even if no gradient arrived
