@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The GPU check, prepared to run once on a lent CUDA machine (docs/gpu.md).
+#
+#   scripts/gpu_check.sh [--rehearse] [OUTDIR]
+#
+# On a CUDA machine with PyTorch, JAX and CuPy (no TensorFlow, no network), in well under 8
+# minutes by default, it writes everything under OUTDIR (default: $OUT where the device tool sets
+# it, else reports/gpu):
+#   versions.txt       device, driver, CUDA, cuDNN, framework versions, TF32 settings per framework
+#   gpu-tests.log      the `gpu`-marked tests (reference conv paths and Tensor on CuPy)
+#   gpu-tests.xml      their JUnit file
+#   highest.tar.gz     a GPU campaign with TF32 off (--precision highest): results, report.json, HTML
+#   default.tar.gz     the same campaign at the frameworks' default precision (TF32 where they use it)
+#   summary.txt        counts per verdict and the worst ratio per framework, check and dtype, per precision
+#   gpu_check.log      this script's own log
+# (seven files: the device tool brings back at most eight, two folders deep.)
+#
+# Each campaign runs under a time budget (GPU_CHECK_CAMPAIGN_S seconds each, default 150): when it
+# runs out the campaign is interrupted (SIGINT keeps every recorded result) and `conformance report`
+# writes the report from what was recorded, so a report is always there.
+#
+# --rehearse runs every step on a machine without a GPU (CI does, tests/test_gpu_check.py): the GPU
+# parts say they are skipped for want of a device, the campaigns run on the CPU with a tiny budget,
+# so a typo in this script fails in CI and not in the fifteen minutes of a device loan.
+#
+# Missing Python packages travel as wheels in .whl/ (scripts/gpu_wheels.sh downloads them here);
+# they are installed with --no-index into a folder on PYTHONPATH, and the project itself runs from
+# this checkout (PYTHONPATH), so nothing needs the network.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+rehearse=0
+if [ "${1:-}" = "--rehearse" ]; then rehearse=1; shift; fi
+out="${1:-${OUT:-reports/gpu}}"
+mkdir -p "$out" || { echo "gpu_check: cannot create the output folder $out" >&2; exit 2; }
+out=$(cd "$out" && pwd)
+log="$out/gpu_check.log"
+: >"$log"
+say() { echo "gpu_check: $*" | tee -a "$log" >&2; }
+
+python="${REFGRAD_PYTHON:-}"
+if [ -z "$python" ]; then
+    if [ -x .venv/bin/python ]; then python=.venv/bin/python; else python=python3; fi
+fi
+campaign_s="${GPU_CHECK_CAMPAIGN_S:-150}"
+tests_s="${GPU_CHECK_TESTS_S:-120}"
+examples="${GPU_CHECK_EXAMPLES:-6}"
+# conv and a sample of op records across families, and programs (float64 programs on the GPU)
+ops="${GPU_CHECK_OPS:-conv,activations,elementwise,reductions,matmul,products,linalg_solve,linalg_decomp,nn,pooling,losses,scans,programs}"
+if [ "$rehearse" = 1 ]; then
+    campaign_s="${GPU_CHECK_CAMPAIGN_S:-60}"
+    examples="${GPU_CHECK_EXAMPLES:-1}"
+    ops="${GPU_CHECK_OPS:-conv,gelu,sum,matmul}"
+fi
+
+if [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
+    say "installing the carried wheels: $(ls .whl | tr '\n' ' ')"
+    "$python" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/refgrad-site .whl/*.whl >>"$log" 2>&1 || say "carried wheels did not install (see log)"
+    export PYTHONPATH="/tmp/refgrad-site:$repo${PYTHONPATH:+:$PYTHONPATH}"
+else
+    export PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}"
+fi
+export PYTHONUNBUFFERED=1
+
+# 1. versions and precision settings
+"$python" scripts/gpu_versions.py >"$out/versions.txt" 2>>"$log"
+cat "$out/versions.txt" | tee -a "$log"
+has_cuda=$("$python" -c 'import sys; sys.path.insert(0, "scripts"); import gpu_versions as g; print(int(g.cuda_available()))' 2>>"$log" || echo 0)
+device=cuda
+frameworks="torch,jax"
+if [ "$has_cuda" != 1 ]; then
+    if [ "$rehearse" = 1 ]; then
+        say "no CUDA device: rehearsal, the GPU parts are skipped for want of a device, campaigns on the CPU"
+        device=cpu
+        frameworks="torch"
+    else
+        say "no CUDA device here: nothing to check (use --rehearse to rehearse on a CPU machine)"
+        exit 2
+    fi
+fi
+
+# 2. the gpu-marked tests (on a CPU machine each one skips, saying why)
+say "gpu tests (limit ${tests_s}s)"
+timeout -s INT "$tests_s" "$python" -m pytest -q -m gpu -p no:cacheprovider --junit-xml "$out/gpu-tests.xml" \
+    tests/conv/test_gpu.py tests/autograd/test_gpu_tensor.py -rs >"$out/gpu-tests.log" 2>&1
+tests_rc=$?
+tail -3 "$out/gpu-tests.log" | tee -a "$log"
+say "gpu tests exit $tests_rc"
+
+# 3. the campaigns: TF32 off, then the frameworks' defaults; the report is written whatever happens
+campaign() {
+    local precision=$1 dir="$out/$1"
+    rm -rf "$dir"
+    say "campaign --precision $precision on $device ($frameworks; ops $ops; budget ${campaign_s}s)"
+    timeout -s INT -k 20 "$campaign_s" "$python" -m conformance run --quiet --device "$device" \
+        --precision "$precision" --frameworks "$frameworks" --ops "$ops" --max-examples "$examples" \
+        --dtypes float64,float32,float16,bfloat16 --out "$dir" --found-dir "$dir/found" \
+        --known cases/known_departures.toml >"$dir.log" 2>&1
+    local rc=$?
+    tail -4 "$dir.log" | tee -a "$log"
+    say "campaign $precision exit $rc (124/130: the budget ran out and the run was interrupted)"
+    if [ -s "$dir/results.jsonl" ]; then
+        "$python" -m conformance report "$dir" --known cases/known_departures.toml >>"$dir.log" 2>&1
+        say "report of $precision written (exit $?)"
+    else
+        say "campaign $precision recorded no result"
+    fi
+    mv "$dir.log" "$dir/" 2>/dev/null
+    tar -czf "$out/$precision.tar.gz" -C "$out" "$precision" && rm -rf "$dir"
+}
+campaign highest
+campaign default
+
+# 4. the summary: verdict counts and worst ratios per precision
+"$python" scripts/gpu_versions.py --summary "$out/highest.tar.gz" "$out/default.tar.gz" >"$out/summary.txt" 2>>"$log"
+cat "$out/summary.txt" | tee -a "$log"
+say "done: $(ls "$out" | tr '\n' ' ')"
