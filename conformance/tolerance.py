@@ -148,7 +148,8 @@ def judge(observed: dict, expected: dict[str, Expected], u: float) -> dict:
             limit = exp.K + np.where(
                 exp.magnitude > 0, np.abs(exp.value) / np.where(exp.magnitude > 0, exp.magnitude, 1.0), 0.0
             )
-            excess = np.where(np.isinf(ratio), np.inf, ratio / limit)
+            # an exact element (ratio 0) never outranks a wrong one, also where its limit is 0 (0/0)
+            excess = np.where(np.isinf(ratio), np.inf, np.where(ratio == 0, 0.0, ratio / limit))
         flat = int(np.argmax(excess))
         idx = np.unravel_index(flat, obs.shape)
         record["max_ratio"] = max(record["max_ratio"], float(ratio.max()))

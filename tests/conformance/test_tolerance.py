@@ -89,3 +89,14 @@ def test_a_real_float32_convolution_passes_its_bound_but_not_a_float64_one():
     exp = expected(case, "forward", data)
     assert judge({"output": y.double().numpy()}, exp, UNIT_ROUNDOFF["float32"])["verdict"] == "pass"
     assert judge({"output": y.double().numpy()}, exp, UNIT_ROUNDOFF["float64"])["verdict"] == "fail"
+
+
+def test_the_worst_element_is_the_wrong_one_where_exact_elements_have_a_zero_limit():
+    """An empty reduction (K = 0, magnitude 0) makes an exact element's ratio/limit 0/0: it must not
+    hide the element that departs (TensorFlow's depthwise filter gradient over an empty batch)."""
+    from conformance.tolerance import explain
+
+    record = judge({"y": [0.0, 5.35e-80, 0.0]}, _exp([0.0, 0.0, 0.0], [0.0, 0.0, 0.0], K=0), 2.0**-53)
+    assert record["verdict"] == "fail"
+    assert record["worst"]["index"] == [1] and record["worst"]["observed"] == 5.35e-80
+    assert "no elements to compare" not in explain(record, "label")
