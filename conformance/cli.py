@@ -510,13 +510,14 @@ def _write_junit(args, report, read=None, report_dir=None) -> None:
     if not getattr(args, "junit_xml", None):
         return
     from conformance.junit import write_junit
+    from conformance.known import framework_settings
     from conformance.resultsio import read_results_file as _read
 
     results = Path(args.out) / "results.jsonl" if read is None else None
     records = (read or _read(results, missing_ok=True)).records
     known = args._gate["known"]
     if known is not None:
-        records, _ = known.classify(records)
+        records, _ = known.classify(records, framework_settings(report.get("frameworks")))
     write_junit(args.junit_xml, records, report, args.out if read is None else report_dir)
     print(f"wrote {args.junit_xml} (JUnit XML)")
 

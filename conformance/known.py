@@ -13,7 +13,10 @@ and array-api-tests takes an ``--xfails-file``; refgrad reads a TOML (``[[depart
      "match": {"op": "conv", "check": ["forward", "vjp"], "dtype": ["float32", "bfloat16"],
                "where": [{"path": "shapes.input.0", "op": "==", "value": 0},
                          {"path": "shapes.input.1", "op": "!=", "value": "{shapes.weight.0}"}],
-               "reason": "has shape"},        # a regular expression searched in the result's reason
+               "reason": "has shape",         # a regular expression searched in the result's reason
+               "settings": [{"path": "onednn", "op": "==", "value": true}]},  # the framework's own
+     #   settings as its worker reported them (report.json frameworks.NAME.settings): the departure
+     #   shows only on machines where they hold, and elsewhere the entry neither matches nor goes stale
      "verdict": ["fail"],                   # the verdicts this departure produces
      "reason": "...", "issue": "https://...", "reproducer": "found/conv-....json",  # beside the file
      "flaky": false}                        # true: not deterministic, so never reported stale
@@ -118,6 +121,7 @@ class Entry:
     dtypes: tuple | None = None
     case_ids: tuple | None = None
     where: tuple = ()
+    settings: tuple = ()  # Conditions on the framework's reported settings (oneDNN on, TF32, ...)
     reason_pattern: re.Pattern | None = None
     issue: str | None = None
     reproducer: str | None = None
@@ -141,10 +145,17 @@ class Entry:
         except InvalidVersion:
             return False
 
-    def in_region(self, rec: dict) -> bool:
+    def in_region(self, rec: dict, settings: dict | None = None) -> bool:
+        """Everything but the verdict and the reason pattern holds. ``settings`` maps each framework
+        (or framework:mode) to the settings its worker reported; an entry with settings conditions
+        is outside every result whose framework's settings are unknown or do not satisfy them."""
         case = rec.get("case") or {}
         if not self.applies_to(rec.get("framework", ""), rec.get("version")):
             return False
+        if self.settings:
+            reported = (settings or {}).get(rec.get("framework", ""))
+            if not isinstance(reported, dict) or not all(c.holds(reported) for c in self.settings):
+                return False
         if self.checks is not None and rec.get("check") not in self.checks:
             return False
         if self.dtypes is not None and rec.get("dtype", case.get("dtype")) not in self.dtypes:
@@ -155,8 +166,8 @@ class Entry:
             return False
         return all(c.holds(case) for c in self.where)
 
-    def matches(self, rec: dict) -> bool:
-        if rec.get("verdict") not in self.verdicts or not self.in_region(rec):
+    def matches(self, rec: dict, settings: dict | None = None) -> bool:
+        if rec.get("verdict") not in self.verdicts or not self.in_region(rec, settings):
             return False
         return self.reason_pattern is None or bool(self.reason_pattern.search(str(rec.get("reason") or "")))
 
@@ -178,8 +189,10 @@ class KnownSet:
     entries: list[Entry] = field(default_factory=list)
     path: str | None = None
 
-    def classify(self, records: list[dict]) -> tuple[list[dict], dict]:
-        """(records with ``known`` verdicts, the summary: per entry its matches, and the stale ones)."""
+    def classify(self, records: list[dict], settings: dict | None = None) -> tuple[list[dict], dict]:
+        """(records with ``known`` verdicts, the summary: per entry its matches, and the stale ones).
+
+        ``settings``: {framework: the settings its worker reported}, for entries that name some."""
         matched = {e.id: 0 for e in self.entries}
         covered = {e.id: 0 for e in self.entries}
         out = []
@@ -187,9 +200,9 @@ class KnownSet:
             hit = None
             judged = rec.get("verdict") == "pass" or rec.get("verdict") in DEPARTING
             for e in self.entries:
-                if judged and e.in_region(rec):  # an unsupported result is no evidence either way
+                if judged and e.in_region(rec, settings):  # an unsupported result is no evidence
                     covered[e.id] += 1
-                    if hit is None and e.matches(rec):
+                    if hit is None and e.matches(rec, settings):
                         hit = e
             if hit is not None:
                 matched[hit.id] += 1
@@ -204,6 +217,16 @@ class KnownSet:
             "stale": stale,
         }
         return out, summary
+
+
+def framework_settings(frameworks: dict | None) -> dict:
+    """{framework: the settings its worker reported}, from a report's ``frameworks`` table: what
+    entries' ``settings`` conditions read."""
+    return {
+        name: info["settings"]
+        for name, info in (frameworks or {}).items()
+        if isinstance(info, dict) and isinstance(info.get("settings"), dict)
+    }
 
 
 def _error(path, where: str, rule: str) -> KnownFileError:
@@ -249,6 +272,7 @@ def _entry(raw: dict, path, index: int, base: Path) -> Entry:
         dtypes=_one_or_many(match.get("dtype")),
         case_ids=_one_or_many(match.get("case_id")),
         where=tuple(Condition(c["path"], c["op"], c["value"]) for c in match.get("where", [])),
+        settings=tuple(Condition(c["path"], c["op"], c["value"]) for c in match.get("settings", [])),
         reason_pattern=pattern,
         issue=raw.get("issue"),
         reproducer=reproducer,

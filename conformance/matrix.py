@@ -18,6 +18,7 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from conformance.known import framework_settings
 from conformance.resultsio import InputFileError, read_report_file, read_results_file
 
 # column order: the agreeing verdicts first, then the departures, then what judged nothing
@@ -70,15 +71,19 @@ def _results_path(item: str) -> Path:
     return p
 
 
-def _env_versions(results: Path) -> dict:
-    """framework -> version from the run's report.json environment (empty when unreadable)."""
+def _run_report(results: Path) -> dict:
+    """The run's report.json beside its results (empty when missing or unreadable)."""
     report = results.parent / "report.json"
     if not report.is_file():
         return {}
     try:
-        data = read_report_file(report)
+        return read_report_file(report)
     except InputFileError:
         return {}
+
+
+def _env_versions(data: dict) -> dict:
+    """framework -> version from a report's environment."""
     fws = ((data.get("environment") or {}).get("frameworks")) or {}
     return {name: info.get("version") for name, info in fws.items() if isinstance(info, dict)}
 
@@ -95,9 +100,10 @@ def collect(items, known=None) -> tuple[dict, list[str]]:
             raise MatrixError(f"matrix: {exc}") from None
         warnings += read.warnings(results)
         records = read.records
+        run_report = _run_report(results)
         if known is not None:
-            records, _ = known.classify(records)
-        env = _env_versions(results)
+            records, _ = known.classify(records, framework_settings(run_report.get("frameworks")))
+        env = _env_versions(run_report)
         for r in records:
             fw = r.get("framework") or "?"
             version = short_version(r.get("version") or env.get(fw))

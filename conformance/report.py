@@ -22,6 +22,7 @@ from pathlib import Path
 
 from conformance import exitcodes
 from conformance.identity import safe_file_part
+from conformance.known import framework_settings
 from conformance.outdir import atomic_write
 from conformance.resultsio import read_results_file
 from conformance.runner import _failure_kind
@@ -639,7 +640,7 @@ def summarise(
     env = environment(frameworks, run)
     known_summary = None
     if known is not None:
-        records, known_summary = known.classify(records)
+        records, known_summary = known.classify(records, framework_settings(frameworks))
         known_summary["strict"] = not allow_stale
     cells = build_cells(records)
     totals = Counter(results=len(records))

@@ -39,6 +39,16 @@ _NO_KERNEL = (
 )
 
 
+def _onednn_enabled() -> bool | None:
+    """TensorFlow's own answer (IsMklEnabled: oneDNN built in and enabled for this process), or
+    None where this TensorFlow does not say."""
+    try:
+        from tensorflow.python.util import _pywrap_util_port
+    except ImportError:
+        return None
+    return bool(_pywrap_util_port.IsMklEnabled())
+
+
 def _no_kernel_for(exc, dtype) -> bool:
     """``exc`` (or a line of its message) says TensorFlow has no kernel for ``dtype``: the case is
     unsupported, not a departure (the reference computes every dtype)."""
@@ -75,6 +85,10 @@ class TensorFlowAdapter(Adapter):
         settings = {
             "tensor_float_32_execution": tf.config.experimental.tensor_float_32_execution_enabled(),
             "TF_ENABLE_ONEDNN_OPTS": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "(default)"),
+            # whether TensorFlow's CPU kernels run through oneDNN here: on by default on x86 CPUs
+            # with AVX-512/AMX-class features, off elsewhere, so it differs between machines with
+            # the same wheel (known departures that only oneDNN kernels have name it)
+            "onednn": _onednn_enabled(),
             "data_format": "NHWC",
         }
         settings["flush_denormal"] = (

@@ -271,3 +271,36 @@ def test_gate_flags_are_checked_before_any_work(tmp_path, capsys):
         assert "--known" in err or "versions 'soon'" in err or "--fail-on" in err or "--junit-xml" in err, err
         assert "Traceback" not in err
     assert not (tmp_path / "o" / "results.jsonl").exists()
+
+
+def test_settings_conditions_hold_a_departure_to_the_machines_that_have_it(tmp_path):
+    """TensorFlow's empty-batch shape bug exists only where its kernels run through oneDNN (a CPU
+    feature question: the same wheel on another machine computes the right shape). An entry that
+    names the setting matches there, and elsewhere neither matches nor goes stale."""
+    entry = {**EMPTY_BATCH, "match": {**EMPTY_BATCH["match"], "settings": [
+        {"path": "onednn", "op": "==", "value": True}]}}
+    known = load_known(_known(tmp_path, entry))
+    failing, passing = _rec(n=0), _rec(verdict="pass", n=0, reason=None)
+    on = {"tensorflow": {"device": "cpu", "onednn": True}}
+    off = {"tensorflow": {"device": "cpu", "onednn": False}}
+
+    out, summary = known.classify([failing], on)
+    assert out[0]["verdict"] == "known" and summary["stale"] == []
+    out, summary = known.classify([passing], off)  # a machine without oneDNN: not evidence of a fix
+    assert out[0]["verdict"] == "pass" and summary["stale"] == []
+    assert summary["entries"][0]["in_region"] == 0
+    out, summary = known.classify([failing], off)  # nor does it excuse the failure there
+    assert out[0]["verdict"] == "fail"
+    out, _ = known.classify([failing])  # settings unknown (an old report): the entry does not apply
+    assert out[0]["verdict"] == "fail"
+    out, summary = known.classify([passing], on)  # where the setting holds, a fix is still noticed
+    assert summary["stale"] == ["tf-empty-batch"]
+
+
+def test_the_shipped_tensorflow_adapter_reports_whether_onednn_is_on():
+    tf = pytest.importorskip("tensorflow", reason="TensorFlow is not installed")
+    from tensorflow.python.util import _pywrap_util_port
+
+    from conformance.adapters.tf_adapter import _onednn_enabled
+
+    assert tf is not None and _onednn_enabled() == bool(_pywrap_util_port.IsMklEnabled())
