@@ -141,3 +141,32 @@ def read_report_file(path, flag: str = "report") -> dict:
         if not isinstance(cell, dict) or not isinstance(cell.get("id"), str):
             raise InputFileError(f"{flag}: {path}: cells[{i}] is not a report cell (no string 'id')")
     return data
+
+
+# what the regression view reads of each cell of a baseline report
+_BASELINE_CELL = {"id": str, "verdict": str, "failing_cases": list, "passing_cases": list}
+
+
+def read_baseline(path, flag: str = "--baseline") -> dict:
+    """A report.json to compare with: every cell must carry what the regression view reads
+    (InputFileError names the file, the cell and the field)."""
+    data = read_report_file(path, flag)
+    for i, cell in enumerate(data["cells"]):
+        for key, kind in _BASELINE_CELL.items():
+            if not isinstance(cell.get(key), kind):
+                got = "no" if key not in cell else f"a {type(cell[key]).__name__} as its"
+                raise InputFileError(
+                    f"{flag}: {path}: cells[{i}] ({cell['id']!r}) has {got} {key!r} "
+                    f"(a {kind.__name__} is required): not a complete refgrad report.json"
+                )
+        worst = cell.get("worst")
+        if worst is not None and not (
+            isinstance(worst, dict)
+            and "excess" in worst
+            and isinstance(worst["excess"], (int, float, type(None)))
+        ):
+            raise InputFileError(
+                f"{flag}: {path}: cells[{i}] ({cell['id']!r}) has a 'worst' without a numeric 'excess' "
+                "(null or an object with one is required): not a complete refgrad report.json"
+            )
+    return data
