@@ -9,7 +9,6 @@ internal error (one line and a crash log), 4 nothing judged, 5 results could not
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -31,6 +30,7 @@ from conformance.outdir import (
     OutputLost,
     check_output_dir,
     check_output_file,
+    read_manifest,
     same_path,
 )
 from conformance.resultsio import InputFileError, read_baseline, read_report_file, read_results_file
@@ -472,8 +472,9 @@ def _start(campaign, args, executor=None) -> None:
     campaign.outdir.check_versions({n: w.info["version"] for n, w in campaign.workers.items() if w.info})
 
 
-def _gate(args) -> dict:
-    """The CI-gating flags, checked before any work: --known, --allow-stale, --baseline, --fail-on, --junit-xml."""
+def _gate(args, frameworks=()) -> dict:
+    """The CI-gating flags, checked before any work: --known, --allow-stale, --baseline, --fail-on.
+    ``frameworks``: the names the results may carry beyond the built-in adapters (--adapter's)."""
     from conformance.known import load_known
 
     gate = {
@@ -484,7 +485,9 @@ def _gate(args) -> dict:
         "fail_on": args.fail_on,
     }
     if args.known:
-        gate["known"] = load_known(args.known)  # KnownFileError (an input error): names entry and field
+        gate["known"] = load_known(
+            args.known, frameworks
+        )  # KnownFileError (an input error): names entry and field
     if args.fail_on == "new" and not args.baseline:
         raise UsageError("--fail-on new: needs --baseline OLD/report.json (the failures it tolerates)")
     if args.baseline:
@@ -495,11 +498,7 @@ def _gate(args) -> dict:
 
 def _run_id(directory) -> str | None:
     """The run id its manifest.json records (None for an older run or no manifest)."""
-    try:
-        data = json.loads((Path(directory) / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    run_id = data.get("run_id") if isinstance(data, dict) else None
+    run_id = (read_manifest(directory) or {}).get("run_id")
     return run_id if isinstance(run_id, str) else None
 
 
@@ -643,7 +642,7 @@ def _baseline_now(campaign, args) -> str | None:
 
 def cmd_run(args) -> int:
     frameworks = _frameworks(args)
-    args._gate = _gate(args)
+    args._gate = _gate(args, frameworks)
     ops, records = _selected_ops(args)
     checks = _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)
     _check_record_checks(args, ops, records, checks)
@@ -780,7 +779,7 @@ def cmd_replay(args) -> int:
     _memory_budget(args)
     if not Path(args.path).exists():
         raise UsageError(f"replay: {args.path!r} does not exist")
-    args._gate = _gate(args)
+    args._gate = _gate(args, frameworks)
     loaded = _load(args.path)
     cases = _cases(args.path, checks, dtypes, loaded)
     if not cases:
@@ -836,7 +835,7 @@ def cmd_report(args) -> int:
         raise UsageError(
             f"report: {str(results)!r} does not exist (give RESULTS.jsonl or a directory holding one)"
         )
-    args._gate = gate = _gate(args)
+    args._gate = gate = _gate(args, (read_manifest(results.parent) or {}).get("frameworks") or ())
     out = Path(args.out) if args.out else results.parent
     _check_report_outputs(args, results, out)
     read = read_results_file(results)  # InputFileError: binary / foreign file, named

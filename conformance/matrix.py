@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance import exitcodes
-from conformance.outdir import MANIFEST, RESULTS, atomic_write, check_output_file
+from conformance.outdir import MANIFEST, RESULTS, atomic_write, check_output_file, read_manifest
 from conformance.resultsio import InputFileError, read_report_file, read_results_file
 from conformance.runner import result_key
 
@@ -227,7 +227,11 @@ def run_matrix(args, out=print) -> int:
     if getattr(args, "known", None):
         from conformance.known import load_known
 
-        known = load_known(args.known)
+        recorded = set()  # the frameworks the runs recorded (an --adapter's name is no misspelling)
+        for item in args.dirs:
+            directory = Path(item) if Path(item).is_dir() else Path(item).parent
+            recorded |= set((read_manifest(directory) or {}).get("frameworks") or ())
+        known = load_known(args.known, recorded)
     got = collect_inputs(args.dirs, known)
     header, body = rows(got.table)
     for w in got.warnings:

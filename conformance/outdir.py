@@ -278,11 +278,7 @@ class OutputDir:
 
     # -- the manifest -------------------------------------------------------------------------------
     def read_manifest(self) -> dict | None:
-        try:
-            data = json.loads((self.path / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        return data if isinstance(data, dict) and data.get("kind") else None
+        return read_manifest(self.path)
 
     def _write_manifest(self, manifest: dict | None) -> None:
         if manifest is not None:
@@ -300,6 +296,15 @@ class OutputDir:
                 )
         old["versions"] = versions
         self._write_manifest(old)
+
+
+def read_manifest(directory) -> dict | None:
+    """A run directory's manifest.json (None when missing or unreadable)."""
+    try:
+        data = json.loads((Path(directory) / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("kind") else None
 
 
 def manifest_differences(old: dict, new: dict, keys) -> list[str]:

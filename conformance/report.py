@@ -114,6 +114,8 @@ def _predicates(case: dict, check: str) -> dict[str, bool]:
         return _program_predicates(case["source"])
     if case.get("op") != "conv":
         return _record_predicates(case)
+    if not (isinstance(case.get("params"), dict) and isinstance(case.get("shapes"), dict)):
+        return {}  # a bare case summary (op and dtype only): no parameters to share
     p, shapes = case["params"], case["shapes"]
     x, w = shapes["input"], shapes["weight"]
     kernel, stride, dilation = w[2:], p["stride"], p["dilation"]

@@ -41,7 +41,31 @@ class ReadResult:
         return out
 
 
-def _problem(rec) -> str | None:
+def _case_problem(case, checked: set) -> str | None:
+    """Why a result's embedded ``case`` cannot be used (the report rebuilds cells and reproducers
+    from it), or None. An op this refgrad does not know (a newer one's) is not judged here."""
+    if not isinstance(case, dict):
+        return f"its 'case' is a JSON {type(case).__name__}, not a case object"
+    key = json.dumps(case, sort_keys=True, default=str)
+    if key in checked:
+        return None
+    from conformance.case import OPS, Case, CaseError
+    from conformance.ops import fuzzed
+
+    # a full case (shapes, params or a program's source) must parse; a bare summary ({op, dtype}) is kept
+    full = any(k in case for k in ("shapes", "params", "source"))
+    if full and (case.get("op") in OPS or case.get("op") in fuzzed()):
+        try:
+            Case.from_dict(case, source="its 'case'")
+        except CaseError as exc:
+            return str(exc)
+        except Exception as exc:  # noqa: BLE001 - a field of a kind the parser did not foresee
+            return f"its 'case' cannot be read as a case: {type(exc).__name__}: {exc}"
+    checked.add(key)
+    return None
+
+
+def _problem(rec, checked_cases: set) -> str | None:
     if not isinstance(rec, dict):
         return f"a JSON {type(rec).__name__}, not a result object"
     for key, kind in REQUIRED.items():
@@ -52,6 +76,8 @@ def _problem(rec) -> str | None:
     schema = rec.get("schema", RESULTS_SCHEMA)
     if not isinstance(schema, int) or isinstance(schema, bool):
         return f"'schema' is {schema!r}, not an integer"
+    if "case" in rec:
+        return _case_problem(rec["case"], checked_cases)
     return None
 
 
@@ -78,6 +104,7 @@ def read_results_file(path, *, missing_ok: bool = False) -> ReadResult:
         raise InputFileError(f"{path}: does not exist")
     _sniff(path, "results.jsonl")
     foreign_lines = 0
+    checked_cases: set = set()
     try:
         with open(path, "rb") as f:
             for n, raw in enumerate(f, 1):
@@ -102,7 +129,7 @@ def read_results_file(path, *, missing_ok: bool = False) -> ReadResult:
                         out.skipped.append((n, f"not JSON ({exc.msg})"))
                         foreign_lines += 1
                         continue
-                problem = _problem(rec)
+                problem = _problem(rec, checked_cases)
                 if problem:
                     out.skipped.append((n, problem))
                     foreign_lines += 1
