@@ -329,7 +329,7 @@ def _check_match(match: dict, path, where: str) -> None:
         _check_path(cond["path"], path, where, f"match.where[{i}].path", inputs)
         value = cond["value"]
         if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
-            _check_path(value[1:-1], path, where, f"match.where[{i}].value", inputs)
+            _check_path(value[1:-1], path, where, f"match.where[{i}].value {value!r}: the path", inputs)
 
 
 def _entry(raw: dict, path, index: int, base: Path, extra_frameworks=()) -> Entry:

@@ -23,7 +23,6 @@ from pathlib import Path
 from conformance import exitcodes
 from conformance.outdir import MANIFEST, RESULTS, atomic_write, check_output_file, read_manifest
 from conformance.resultsio import InputFileError, read_report_file, read_results_file
-from conformance.runner import result_key
 
 # column order: the agreeing verdicts first, then the departures, then what judged nothing
 ORDER = (
@@ -108,22 +107,25 @@ class Collected:
 
 
 def collect_inputs(items, known=None) -> Collected:
-    """The table over ``items``, each result counted once: an input naming a results file read before
-    (however spelled) is read once, and a result an earlier input holds (the same case, content,
-    framework, check and version: a copy of a run) is not counted again."""
+    """The table over ``items``, each run counted once: an input naming a results file read before
+    (however spelled: another path, a symbolic link) or a run read before (the same run id in its
+    manifest.json: a copy of the run) is not read again, and says so."""
     got = Collected()
-    files: dict = {}  # (device, inode) of a results file -> the input that named it first
-    seen: dict = {}  # result key -> the input it was counted from
+    seen: dict = {}  # (device, inode) of a results file, or a run id -> the input read for it
     for item in items:
         results = _results_path(item)
         if results is None:
             got.empty.append(item)
             continue
         st = os.stat(results)
-        if (st.st_dev, st.st_ino) in files:
-            got.notes.append(f"{item} is the same results file as {files[(st.st_dev, st.st_ino)]}: read once")
+        run_id = (read_manifest(results.parent) or {}).get("run_id")
+        keys = [("file", st.st_dev, st.st_ino)] + ([("run", run_id)] if isinstance(run_id, str) else [])
+        first = next((seen[k] for k in keys if k in seen), None)
+        if first is not None:
+            what = "results file" if keys[0] in seen else f"run (run id {run_id})"
+            got.notes.append(f"{item} is the same {what} as {first}: counted once")
             continue
-        files[(st.st_dev, st.st_ino)] = item
+        seen.update(dict.fromkeys(keys, item))
         try:
             read = read_results_file(results)
         except InputFileError as exc:
@@ -133,24 +135,13 @@ def collect_inputs(items, known=None) -> Collected:
         if known is not None:
             records, _ = known.classify(records)
         env = _env_versions(results)
-        counted, again = 0, Counter()
         for r in records:
             fw = r.get("framework") or "?"
             version = short_version(r.get("version") or env.get(fw))
-            key = (*result_key(r), version)
-            if key in seen:
-                again[seen[key]] += 1
-                continue
-            seen[key] = item
-            counted += 1
             case = r.get("case") if isinstance(r.get("case"), dict) else {}
             got.table[(fw, version, _family(case.get("op")))][r.get("verdict") or "?"] += 1
-        for first, n in again.items():
-            got.notes.append(
-                f"{item}: {n} result(s) already counted from {first} (the same results): counted once"
-            )
         if records:
-            got.read.append((item, counted))
+            got.read.append((item, len(records)))
         else:
             got.empty.append(item)
     got.table = dict(got.table)

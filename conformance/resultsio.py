@@ -76,7 +76,7 @@ def _problem(rec, checked_cases: set) -> str | None:
     schema = rec.get("schema", RESULTS_SCHEMA)
     if not isinstance(schema, int) or isinstance(schema, bool):
         return f"'schema' is {schema!r}, not an integer"
-    if "case" in rec:
+    if rec.get("case") is not None:  # null: no case recorded, as when absent
         return _case_problem(rec["case"], checked_cases)
     return None
 
