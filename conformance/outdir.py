@@ -126,7 +126,7 @@ def check_output_file(path, flag: str, *, inputs=(), out_dirs=()) -> Path:
     owner = owned_by_run(path, out_dirs)
     if owner:
         raise OutputError(f"{flag}: {str(path)!r} is {owner}; choose another path")
-    check_writable(path, flag, is_dir=False)
+    check_writable(path, f"{flag} {str(path)!r}", is_dir=False)  # names the value and its directory
     if path.exists() and not os.access(path, os.W_OK):
         raise OutputError(f"{flag}: {str(path)!r} exists and is not writable")
     return path
@@ -142,7 +142,7 @@ def check_output_dir(path, flag: str, *, inputs=(), out_dirs=()) -> Path:
     _check_not_input(path, flag, inputs)
     owner = owned_by_run(path, out_dirs)
     if owner:
-        raise OutputError(f"{flag}: {str(path)!r} is inside {owner}; choose another directory")
+        raise OutputError(f"{flag}: {str(path)!r} is in {owner}; choose another directory")
     return check_writable(path, flag)
 
 
