@@ -227,9 +227,16 @@ def matrix(session: nox.Session) -> None:
     nox -s conformance-jax conformance-tensorflow conformance-torch; nox -s matrix
     (or name the run directories: nox -s matrix -- reports/jax-0.4.30 reports/jax-0.10.2)"""
     session.install("-e", ".")
+    # every run directory, also one whose results file is empty or missing (a manifest.json says it
+    # is a run's): conformance matrix lists it as empty and exits 4 rather than dropping its column
     dirs = session.posargs or sorted(
-        str(p.parent) for p in Path("reports").glob("*-*/results.jsonl") if "bisect" not in p.parent.name
+        str(p)
+        for p in Path("reports").glob("*-*")
+        if p.is_dir()
+        and "bisect" not in p.name
+        and ((p / "results.jsonl").exists() or (p / "manifest.json").exists())
     )
     if not dirs:
         session.error("no run directories under reports/: run the conformance-* sessions first")
+    # exits like conformance report: 1 a departure the known list lacks, 4 an input that judged nothing
     session.run("conformance", "matrix", "--known", "cases/known_departures.toml", *dirs)

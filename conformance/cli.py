@@ -14,6 +14,7 @@ import signal
 import sys
 import time
 import traceback
+import uuid
 from pathlib import Path
 
 from conformance import adapters, exitcodes
@@ -23,8 +24,16 @@ from conformance.executors import EXECUTORS, ExecutorError, ShardsLost
 from conformance.executors import local as local_executor
 from conformance.executors.plan import MAX_SHRINKS, fuzz_units
 from conformance.interrupt import Interrupted, on_sigterm
-from conformance.outdir import OutputError, OutputLost, check_writable
-from conformance.resultsio import InputFileError, read_report_file, read_results_file
+from conformance.outdir import (
+    MANIFEST,
+    OutputError,
+    OutputLost,
+    check_output_dir,
+    check_output_file,
+    read_manifest,
+    same_path,
+)
+from conformance.resultsio import InputFileError, read_baseline, read_report_file, read_results_file
 from conformance.runner import Campaign, check_timeout
 from conformance.tolerance import FAILING
 
@@ -427,6 +436,8 @@ def _manifest(args, kind, frameworks, **fields) -> dict:
         "seed": None,
         "ops": None,
         "cases": None,
+        # a fresh campaign's identity (kept by --resume): a report of the same run is no baseline for it
+        "run_id": uuid.uuid4().hex,
         **fields,
     }
 
@@ -461,27 +472,70 @@ def _start(campaign, args, executor=None) -> None:
     campaign.outdir.check_versions({n: w.info["version"] for n, w in campaign.workers.items() if w.info})
 
 
-def _gate(args) -> dict:
-    """The CI-gating flags, checked before any work: --known, --allow-stale, --baseline, --fail-on, --junit-xml."""
+def _gate(args, frameworks=()) -> dict:
+    """The CI-gating flags, checked before any work: --known, --allow-stale, --baseline, --fail-on.
+    ``frameworks``: the names the results may carry beyond the built-in adapters (--adapter's)."""
     from conformance.known import load_known
 
     gate = {
         "known": None,
         "allow_stale": args.allow_stale,
         "baseline": args.baseline,
+        "baseline_report": None,
         "fail_on": args.fail_on,
     }
     if args.known:
-        gate["known"] = load_known(args.known)  # KnownFileError (an input error): names entry and field
+        gate["known"] = load_known(
+            args.known, frameworks
+        )  # KnownFileError (an input error): names entry and field
     if args.fail_on == "new" and not args.baseline:
         raise UsageError("--fail-on new: needs --baseline OLD/report.json (the failures it tolerates)")
     if args.baseline:
-        read_report_file(args.baseline, "--baseline")
-    if getattr(args, "junit_xml", None):
-        check_writable(Path(args.junit_xml).parent, "--junit-xml")
-        if Path(args.junit_xml).is_dir():
-            raise UsageError(f"--junit-xml: {args.junit_xml!r} is a directory; give a file path")
+        # read now, before any work: `run --overwrite` may move it to previous/ before the report needs it
+        gate["baseline_report"] = read_baseline(args.baseline)
     return gate
+
+
+def _run_id(directory) -> str | None:
+    """The run id its manifest.json records (None for an older run or no manifest)."""
+    run_id = (read_manifest(directory) or {}).get("run_id")
+    return run_id if isinstance(run_id, str) else None
+
+
+def _refuse_self_baseline(args, results_dir, reports) -> None:
+    """--baseline may not be the report of the very results it is compared with (``reports``: the
+    report.json files of those results): a report compared with itself finds nothing new, so
+    ``--fail-on new`` would pass whatever the results hold."""
+    if not args.baseline:
+        return
+    for report in reports:
+        if same_path(args.baseline, report):
+            raise UsageError(
+                f"--baseline: {args.baseline!r} is the report of the results being reported ({report}): "
+                "a report compared with itself finds nothing new; give an earlier run's report.json"
+            )
+    run_id = _run_id(results_dir)
+    base_env = args._gate["baseline_report"].get("environment")
+    if run_id and isinstance(base_env, dict) and base_env.get("run_id") == run_id:
+        raise UsageError(
+            f"--baseline: {args.baseline!r} is a report of the same run (run id {run_id}, as "
+            f"{Path(results_dir) / MANIFEST} records): a report compared with itself finds nothing new; "
+            "give an earlier run's report.json"
+        )
+
+
+def _check_outputs(args, inputs) -> None:
+    """run/replay: --out, --found-dir and --junit-xml, checked before any work (OutputError names the
+    flag, the value and the rule): never an input of the command (``inputs``: (path, what) pairs),
+    never a file a run owns, writable."""
+    inputs = [*inputs, (args.known, "the --known file"), (args.baseline, "the --baseline report")]
+    check_output_dir(args.out, "--out", inputs=inputs)
+    if getattr(args, "found_dir", None):
+        check_output_dir(args.found_dir, "--found-dir", out_dirs=[args.out])
+    if args.junit_xml:
+        check_output_file(args.junit_xml, "--junit-xml", inputs=inputs, out_dirs=[args.out])
+    if args.resume:  # the same run continued: its report is no baseline for it
+        _refuse_self_baseline(args, args.out, [Path(args.out) / "report.json"])
 
 
 def _gate_lines(report) -> list[str]:
@@ -533,7 +587,8 @@ def _finish(campaign, args, progress) -> int:
         campaign.frameworks_info(),
         " ".join(sys.argv),
         run=_run_settings(args),
-        baseline=gate["baseline"],
+        baseline=_baseline_now(campaign, args),
+        baseline_report=gate["baseline_report"],
         known=gate["known"],
         allow_stale=gate["allow_stale"],
         fail_on=gate["fail_on"],
@@ -566,18 +621,29 @@ def _finish(campaign, args, progress) -> int:
 
 
 def _run_settings(args) -> dict:
-    """The run's flags that report.json records in its environment."""
+    """The run's flags that report.json records in its environment, and the run's id."""
     return {
         "device": args.device,
         "precision": args.precision,
         "seed": getattr(args, "seed", None),
         "max_examples": getattr(args, "max_examples", None),
+        "run_id": _run_id(args.out),
     }
+
+
+def _baseline_now(campaign, args) -> str | None:
+    """Where --baseline is now: a baseline inside --out that --overwrite moved is in previous/."""
+    if not args.baseline or not campaign.outdir.moved_to:
+        return args.baseline
+    out, base = Path(args.out).resolve(), Path(args.baseline).resolve()
+    if out in base.parents and (campaign.outdir.moved_to / base.relative_to(out)).exists():
+        return str(campaign.outdir.moved_to / base.relative_to(out))
+    return args.baseline
 
 
 def cmd_run(args) -> int:
     frameworks = _frameworks(args)
-    args._gate = _gate(args)
+    args._gate = _gate(args, frameworks)
     ops, records = _selected_ops(args)
     checks = _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)
     _check_record_checks(args, ops, records, checks)
@@ -623,7 +689,7 @@ def cmd_run(args) -> int:
             f"select none of the {len(loaded)} case(s) in {cases_path} and no fuzzing"
             + (" (programs run in float64 only)" if "programs" in ops and "float64" not in dtypes else "")
         )
-    check_writable(args.found_dir, "--found-dir")
+    _check_outputs(args, [(cases_path if args.cases else None, "the --cases input")])
     _check_executor(args)
     if not cases_path.exists():
         print(
@@ -714,13 +780,14 @@ def cmd_replay(args) -> int:
     _memory_budget(args)
     if not Path(args.path).exists():
         raise UsageError(f"replay: {args.path!r} does not exist")
-    args._gate = _gate(args)
+    args._gate = _gate(args, frameworks)
     loaded = _load(args.path)
     cases = _cases(args.path, checks, dtypes, loaded)
     if not cases:
         raise NothingSelected(
             f"nothing selected: {_filters(args)} select none of the {len(loaded)} case(s) in {args.path}"
         )
+    _check_outputs(args, [(args.path, "the replayed cases")])
     manifest = _manifest(args, "refgrad-replay", frameworks, cases=str(Path(args.path).resolve()))
     progress = Progress(args.quiet)
     with _campaign(args, frameworks, progress, manifest=manifest) as campaign:
@@ -769,12 +836,12 @@ def cmd_report(args) -> int:
         raise UsageError(
             f"report: {str(results)!r} does not exist (give RESULTS.jsonl or a directory holding one)"
         )
+    args._gate = gate = _gate(args, (read_manifest(results.parent) or {}).get("frameworks") or ())
+    out = Path(args.out) if args.out else results.parent
+    _check_report_outputs(args, results, out)
     read = read_results_file(results)  # InputFileError: binary / foreign file, named
     for line in read.warnings(results):
         print(f"conformance: warning: {line}", file=sys.stderr)
-    args._gate = gate = _gate(args)
-    out = Path(args.out) if args.out else results.parent
-    check_writable(out, "--out")
     previous = results.parent / "report.json"
     try:  # the run's environment, when its report.json is readable; the report never depends on it
         old = read_report_file(previous) if previous.exists() else {}
@@ -784,6 +851,7 @@ def cmd_report(args) -> int:
     env = old.get("environment") if isinstance(old.get("environment"), dict) else {}
     run = {k: env.get(k) for k in ("device", "precision", "seed")}
     run["max_examples"] = (env.get("hypothesis") or {}).get("max_examples")
+    run["run_id"] = _run_id(results.parent) or env.get("run_id")
     frameworks = old.get("frameworks") if isinstance(old.get("frameworks"), dict) else {}
     lock = OutputDir.lock_only(out)
     try:
@@ -794,6 +862,7 @@ def cmd_report(args) -> int:
             run=run,
             results=results,
             baseline=args.baseline,
+            baseline_report=gate["baseline_report"],
             read=read,
             known=gate["known"],
             allow_stale=gate["allow_stale"],
@@ -819,6 +888,24 @@ def cmd_report(args) -> int:
     if code == exitcodes.NOTHING_JUDGED:
         print(f"conformance: NOTHING JUDGED: {why} (exit {code})", file=sys.stderr)
     return code
+
+
+def _check_report_outputs(args, results: Path, out: Path) -> None:
+    """report: --out and --junit-xml before any work; --baseline not the report of these results."""
+    inputs = [
+        (results, "the results file"),
+        (args.known, "the --known file"),
+        (args.baseline, "the --baseline report"),
+    ]
+    check_output_dir(out, "--out", inputs=inputs)
+    if not same_path(out, results.parent) and (out / "results.jsonl").exists():
+        raise OutputError(
+            f"--out: {str(out)!r} holds another run's results.jsonl; this report would replace that run's "
+            "report: choose another directory"
+        )
+    if args.junit_xml:
+        check_output_file(args.junit_xml, "--junit-xml", inputs=inputs, out_dirs=[out, results.parent])
+    _refuse_self_baseline(args, results.parent, [out / "report.json", results.parent / "report.json"])
 
 
 def cmd_matrix(args) -> int:

@@ -39,6 +39,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance import adapters
+from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS
 from conformance.exitcodes import DEPARTING
 from conformance.resultsio import InputFileError
 
@@ -58,6 +60,24 @@ _COMPARE = {
     "not_multiple_of": lambda a, b: b != 0 and a % b != 0,
 }
 _MISSING = object()
+# the vocabulary an entry is checked against at load: an entry naming anything else could never match
+CHECKS = (*VALID_CHECKS, "error", *PROGRAM_CHECKS)
+# the top-level fields of a case (conformance.case.Case.to_dict), which a ``where`` path starts with
+CASE_FIELDS = (
+    "op",
+    "params",
+    "shapes",
+    "dtype",
+    "seed",
+    "checks",
+    "vmap",
+    "data",
+    "description",
+    "id",
+    "source",
+)
+# the special ops: their checks and their shapes' names (None: any)
+_SPECIAL_OPS = {"conv": ((*VALID_CHECKS, "error"), ("input", "weight")), "program": (PROGRAM_CHECKS, None)}
 
 
 class KnownFileError(InputFileError):
@@ -233,7 +253,109 @@ def _error(path, where: str, rule: str) -> KnownFileError:
     return KnownFileError(f"{path}: {where}: {rule}")
 
 
-def _entry(raw: dict, path, index: int, base: Path) -> Entry:
+def _satisfiable(versions) -> bool:
+    """Whether some version lies in the specifier set: tried at each bound, just above it and at 0
+    (an intersection of ranges is non-empty exactly when one of these is in it)."""
+    from packaging.version import InvalidVersion, Version
+
+    candidates = ["0"]
+    for spec in versions:
+        bound = spec.version.removesuffix(".*")
+        try:
+            Version(bound)
+        except InvalidVersion:  # an arbitrary-equality (===) string: not judged here
+            return True
+        candidates += [bound, f"{bound}.1", f"{bound}.0.0.1", f"{bound}.post1"]
+    return any(versions.contains(Version(v), prereleases=True) for v in candidates)
+
+
+def _framework(raw: dict, path, where: str, extra_frameworks) -> str:
+    """The entry's framework as results name it (``torch:eager`` is ``torch``), or an error naming it."""
+    name = raw["framework"]
+    known = {n.partition(":")[0] for n in adapters.known()} | set(extra_frameworks)
+    if name.partition(":")[0] not in known:
+        raise _error(
+            path,
+            where,
+            f"framework {name!r} is not a framework refgrad knows (one of: {', '.join(sorted(known))})",
+        )
+    try:
+        return adapters.resolve(name) if name.partition(":")[0] in adapters.MODES else name
+    except adapters.AdapterError as exc:
+        raise _error(path, where, f"framework {name!r}: {exc}") from None
+
+
+def _ops_vocabulary() -> dict:
+    """op name -> (its checks, its shapes' names or None)."""
+    from conformance import ops
+
+    out = {name: (rec.checks, rec.inputs) for name, rec in ops.RECORDS.items()}
+    out.update(_SPECIAL_OPS)
+    return out
+
+
+def _check_path(case_path: str, path, where: str, what: str, inputs) -> None:
+    """A ``where`` path (or a ``{path}`` inside one) must start at a case field; ``shapes.NAME`` must
+    name an input of the entry's ops (``inputs``: their names, None when not known)."""
+    parts = re.findall(r"\{[^}]*\}|[^.]+", case_path)
+    for part in parts:
+        if part.startswith("{"):
+            _check_path(part[1:-1], path, where, what, inputs)
+    if not parts or parts[0].startswith("{") or parts[0] not in CASE_FIELDS:
+        raise _error(
+            path,
+            where,
+            f"{what} {case_path!r}: {parts[0] if parts else ''!r} is not a field of a case "
+            f"(one of: {', '.join(CASE_FIELDS)}); the condition could never hold",
+        )
+    if parts[0] == "shapes" and len(parts) > 1 and inputs is not None and not parts[1].startswith("{"):
+        if parts[1] not in inputs:
+            raise _error(
+                path,
+                where,
+                f"{what} {case_path!r}: the entry's op(s) have no input {parts[1]!r} "
+                f"(their inputs: {', '.join(sorted(inputs))}); the condition could never hold",
+            )
+
+
+def _check_match(match: dict, path, where: str) -> None:
+    """match.op/check/dtype and the ``where`` paths against what the harness can record."""
+    vocab = _ops_vocabulary()
+    ops = _one_or_many(match.get("op"))
+    for op in ops or ():
+        if op not in vocab:
+            raise _error(
+                path,
+                where,
+                f"match.op {op!r} is not an op refgrad records (conv, program or an op record's name: "
+                "conformance ops lists them)",
+            )
+    checks = _one_or_many(match.get("check")) or ()
+    for check in checks:
+        if check not in CHECKS:
+            raise _error(path, where, f"match.check {check!r} is not one of {', '.join(CHECKS)}")
+    if ops and checks and not any(check in vocab[op][0] for op in ops for check in checks):
+        raise _error(
+            path,
+            where,
+            f"match.check {', '.join(checks)} is no check of op {', '.join(ops)} "
+            f"(their checks: {', '.join(dict.fromkeys(c for op in ops for c in vocab[op][0]))}); "
+            "the entry could never match",
+        )
+    for dtype in _one_or_many(match.get("dtype")) or ():
+        if dtype not in DTYPES:
+            raise _error(path, where, f"match.dtype {dtype!r} is not one of {', '.join(DTYPES)}")
+    inputs = None
+    if ops and all(vocab[op][1] is not None for op in ops):
+        inputs = {name for op in ops for name in vocab[op][1]}
+    for i, cond in enumerate(match.get("where", [])):
+        _check_path(cond["path"], path, where, f"match.where[{i}].path", inputs)
+        value = cond["value"]
+        if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
+            _check_path(value[1:-1], path, where, f"match.where[{i}].value {value!r}: the path", inputs)
+
+
+def _entry(raw: dict, path, index: int, base: Path, extra_frameworks=()) -> Entry:
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     where = f"entry {index} ({raw.get('id')!r})"
@@ -245,7 +367,13 @@ def _entry(raw: dict, path, index: int, base: Path) -> Entry:
             where,
             f"versions {raw.get('versions')!r} is not a PEP 440 specifier set (e.g. '>=2.12,<2.22')",
         ) from None
+    if not _satisfiable(versions):
+        raise _error(
+            path, where, f"versions {raw.get('versions')!r} is an empty range: no version satisfies it"
+        )
+    framework = _framework(raw, path, where, extra_frameworks)
     match = raw.get("match", {})
+    _check_match(match, path, where)
     pattern = None
     if "reason" in match:
         try:
@@ -263,7 +391,7 @@ def _entry(raw: dict, path, index: int, base: Path) -> Entry:
         )
     return Entry(
         id=raw["id"],
-        framework=raw["framework"],
+        framework=framework,
         versions=versions,
         verdicts=tuple(_one_or_many(raw["verdict"])),
         reason=raw["reason"],
@@ -281,8 +409,12 @@ def _entry(raw: dict, path, index: int, base: Path) -> Entry:
     )
 
 
-def load_known(path) -> KnownSet:
-    """Read and validate a known-departures file (KnownFileError names the entry, field and rule)."""
+def load_known(path, extra_frameworks=()) -> KnownSet:
+    """Read and validate a known-departures file (KnownFileError names the entry, field and rule):
+    against known.schema.json, and against what the harness can record (frameworks and their modes,
+    ops, checks, dtypes, case fields, a non-empty version range), so that no entry is a silent
+    no-op. ``extra_frameworks``: names beyond the built-in and entry-point adapters (``--adapter``
+    classes, a run's recorded frameworks)."""
     import jsonschema
 
     try:
@@ -323,5 +455,5 @@ def load_known(path) -> KnownSet:
                 path, f"entry {i} ({raw['id']!r})", f"the id is already used by entry {seen[raw['id']]}"
             )
         seen[raw["id"]] = i
-        entries.append(_entry(raw, path, i, path.resolve().parent))
+        entries.append(_entry(raw, path, i, path.resolve().parent, extra_frameworks))
     return KnownSet(entries, str(path))

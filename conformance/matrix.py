@@ -14,11 +14,15 @@ With ``--known FILE`` the known departures are counted as ``known`` (as ``confor
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance import exitcodes
 from conformance.known import framework_settings
+from conformance.outdir import MANIFEST, RESULTS, atomic_write, check_output_file, read_manifest
 from conformance.resultsio import InputFileError, read_report_file, read_results_file
 
 # column order: the agreeing verdicts first, then the departures, then what judged nothing
@@ -60,15 +64,20 @@ def _family(op: str | None) -> str:
     return rec.family if rec is not None else (op or "?")
 
 
-def _results_path(item: str) -> Path:
+def _results_path(item: str) -> Path | None:
+    """The results file of a DIR or RESULTS.jsonl; None for a run directory that recorded nothing
+    (a manifest.json but no results.jsonl)."""
     p = Path(item)
     if p.is_dir():
-        p = p / "results.jsonl"
-    if not p.is_file():
-        raise MatrixError(
-            f"matrix: {item!r} holds no results.jsonl (give a run's --out DIR or its results.jsonl)"
-        )
-    return p
+        if (p / RESULTS).is_file():
+            return p / RESULTS
+        if (p / MANIFEST).is_file():
+            return None
+    elif p.is_file():
+        return p
+    raise MatrixError(
+        f"matrix: {item!r} holds no results.jsonl (give a run's --out DIR or its results.jsonl)"
+    )
 
 
 def _run_report(results: Path) -> dict:
@@ -88,17 +97,45 @@ def _env_versions(data: dict) -> dict:
     return {name: info.get("version") for name, info in fws.items() if isinstance(info, dict)}
 
 
-def collect(items, known=None) -> tuple[dict, list[str]]:
-    """{(framework, version, family): Counter(verdict)} over the results of ``items``; warnings."""
-    table: dict = defaultdict(Counter)
-    warnings = []
+@dataclass
+class Collected:
+    """What ``matrix`` read: the table, and per input how many results it gave (or why none)."""
+
+    table: dict = field(default_factory=lambda: defaultdict(Counter))
+    warnings: list = field(default_factory=list)
+    read: list = field(default_factory=list)  # (input as given, results counted)
+    empty: list = field(default_factory=list)  # inputs that hold no result
+    notes: list = field(default_factory=list)  # inputs read once, results counted once
+
+    def verdicts(self) -> list[str]:
+        return [v for counts in self.table.values() for v, n in counts.items() for _ in range(n)]
+
+
+def collect_inputs(items, known=None) -> Collected:
+    """The table over ``items``, each run counted once: an input naming a results file read before
+    (however spelled: another path, a symbolic link) or a run read before (the same run id in its
+    manifest.json: a copy of the run) is not read again, and says so."""
+    got = Collected()
+    seen: dict = {}  # (device, inode) of a results file, or a run id -> the input read for it
     for item in items:
         results = _results_path(item)
+        if results is None:
+            got.empty.append(item)
+            continue
+        st = os.stat(results)
+        run_id = (read_manifest(results.parent) or {}).get("run_id")
+        keys = [("file", st.st_dev, st.st_ino)] + ([("run", run_id)] if isinstance(run_id, str) else [])
+        first = next((seen[k] for k in keys if k in seen), None)
+        if first is not None:
+            what = "results file" if keys[0] in seen else f"run (run id {run_id})"
+            got.notes.append(f"{item} is the same {what} as {first}: counted once")
+            continue
+        seen.update(dict.fromkeys(keys, item))
         try:
             read = read_results_file(results)
         except InputFileError as exc:
             raise MatrixError(f"matrix: {exc}") from None
-        warnings += read.warnings(results)
+        got.warnings += read.warnings(results)
         records = read.records
         run_report = _run_report(results)
         if known is not None:
@@ -108,8 +145,19 @@ def collect(items, known=None) -> tuple[dict, list[str]]:
             fw = r.get("framework") or "?"
             version = short_version(r.get("version") or env.get(fw))
             case = r.get("case") if isinstance(r.get("case"), dict) else {}
-            table[(fw, version, _family(case.get("op")))][r.get("verdict") or "?"] += 1
-    return dict(table), warnings
+            got.table[(fw, version, _family(case.get("op")))][r.get("verdict") or "?"] += 1
+        if records:
+            got.read.append((item, len(records)))
+        else:
+            got.empty.append(item)
+    got.table = dict(got.table)
+    return got
+
+
+def collect(items, known=None) -> tuple[dict, list[str]]:
+    """{(framework, version, family): Counter(verdict)} over the results of ``items``; warnings."""
+    got = collect_inputs(items, known)
+    return got.table, got.warnings
 
 
 def _version_key(v: str):
@@ -154,22 +202,51 @@ def format_table(header, body) -> str:
     return "\n".join(lines)
 
 
+def _check_json(args) -> None:
+    """--json before any work: a writable file, not an input of this command, not a file a run owns."""
+    inputs = [(args.known, "the --known file")]
+    for item in args.dirs:
+        p = Path(item)
+        results = p / RESULTS if p.is_dir() else p
+        inputs += [
+            (results, "an input results file"),
+            (results.parent / "report.json", "an input's report.json"),
+        ]
+    check_output_file(args.json, "--json", inputs=inputs)
+
+
 def run_matrix(args, out=print) -> int:
+    """Print the table; exit as ``report`` would on the results it shows (1 departures, 4 nothing
+    judged, also when an input holds no result, 0 otherwise)."""
+    if getattr(args, "json", None):
+        _check_json(args)
     known = None
     if getattr(args, "known", None):
         from conformance.known import load_known
 
-        known = load_known(args.known)
-    table, warnings = collect(args.dirs, known)
-    header, body = rows(table)
-    for w in warnings:
+        recorded = set()  # the frameworks the runs recorded (an --adapter's name is no misspelling)
+        for item in args.dirs:
+            directory = Path(item) if Path(item).is_dir() else Path(item).parent
+            recorded |= set((read_manifest(directory) or {}).get("frameworks") or ())
+        known = load_known(args.known, recorded)
+    got = collect_inputs(args.dirs, known)
+    header, body = rows(got.table)
+    for w in got.warnings:
         out(f"warning: {w}")
-    if not body:
-        out("no results in " + ", ".join(args.dirs))
-        return 4
-    out(format_table(header, body))
-    if getattr(args, "json", None):
-        data = [dict(zip(header, row)) for row in body]
-        Path(args.json).write_text(json.dumps(data, indent=1))
+    if body:
+        out(format_table(header, body))
+    for item, n in got.read:
+        out(f"read: {item} ({n} results)")
+    for item in got.empty:
+        out(f"empty: {item} holds no result: nothing was judged there")
+    for note in got.notes:
+        out(f"note: {note}")
+    if getattr(args, "json", None) and body:
+        atomic_write(args.json, json.dumps([dict(zip(header, row)) for row in body], indent=1))
         out(f"wrote {args.json}")
-    return 0
+    code, why = exitcodes.outcome(got.verdicts(), tolerated=("known",))
+    if code == exitcodes.OK and got.empty:
+        code, why = exitcodes.NOTHING_JUDGED, f"{len(got.empty)} input(s) hold no result"
+    if code != exitcodes.OK:
+        out(f"matrix: {why} (exit {code})")
+    return code

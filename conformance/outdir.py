@@ -65,6 +65,87 @@ def check_writable(path, flag: str, is_dir: bool = True) -> Path:
     return path
 
 
+# a directory holding one of these is a run's output directory (or a report's)
+RUN_MARKERS = (MANIFEST, RESULTS, "report.json", LOCK)
+# what a run (or ``report``) writes, rewrites or moves inside its directory: no other output may go there
+# (``found/`` is not among them: ``--found-dir OUT/found`` keeps a run's shrunk cases beside it)
+RUN_WRITES = (RESULTS, "report.json", "index.html", MANIFEST, LOCK, "reproducers", "logs", "previous")
+
+
+def _resolved(path) -> Path:
+    return Path(os.path.abspath(Path(path).expanduser())).resolve()
+
+
+def same_path(a, b) -> bool:
+    """Whether ``a`` and ``b`` name the same file or directory (however spelled, links and hard links)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return _resolved(a) == _resolved(b)
+
+
+def _inside(path: Path, directory: Path) -> bool:
+    return path == directory or directory in path.parents
+
+
+def owned_by_run(path, out_dirs=()) -> str | None:
+    """What ``path`` is if a run owns it (a file or folder that ``run``/``report`` writes in an output
+    directory: one of ``out_dirs``, or any directory that holds a run's results), else None."""
+    path = _resolved(path)
+    outs = [_resolved(d) for d in out_dirs]
+    for d in [*outs, *path.parents]:
+        if d not in path.parents:
+            continue
+        first = path.relative_to(d).parts[0]
+        if first in RUN_WRITES and (d in outs or any((d / m).exists() for m in RUN_MARKERS)):
+            return f"{first!r} of the run directory {str(d)!r}, which refgrad writes itself"
+    return None
+
+
+def _check_not_input(path, flag: str, inputs) -> None:
+    """``inputs``: (path, what) pairs this command reads; a directory input covers everything in it."""
+    target = _resolved(path)
+    for item, what in inputs:
+        if item is None:
+            continue
+        if same_path(path, item) or (Path(item).is_dir() and _inside(target, _resolved(item))):
+            raise OutputError(
+                f"{flag}: {str(path)!r} is {what} ({str(item)!r}), which this command reads: "
+                "an output may not overwrite or write into an input"
+            )
+
+
+def check_output_file(path, flag: str, *, inputs=(), out_dirs=()) -> Path:
+    """A file this command will write (atomically): refused, before any work, when it names a
+    directory, an input of the command (``inputs``: (path, what) pairs), a file a run owns, or a
+    place that cannot be written. Creates the missing parent directories."""
+    path = Path(path)
+    if path.is_dir():
+        raise OutputError(f"{flag}: {str(path)!r} is a directory; a file path is needed")
+    _check_not_input(path, flag, inputs)
+    owner = owned_by_run(path, out_dirs)
+    if owner:
+        raise OutputError(f"{flag}: {str(path)!r} is {owner}; choose another path")
+    check_writable(path, f"{flag} {str(path)!r}", is_dir=False)  # names the value and its directory
+    if path.exists() and not os.access(path, os.W_OK):
+        raise OutputError(f"{flag}: {str(path)!r} exists and is not writable")
+    return path
+
+
+def check_output_dir(path, flag: str, *, inputs=(), out_dirs=()) -> Path:
+    """A directory this command writes into: refused, before any work, when it is a file, an input of
+    the command or inside one, inside what a run owns (e.g. another run's ``reproducers/``), or not
+    writable. Creates it."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"{flag}: {str(path)!r} exists and is not a directory")
+    _check_not_input(path, flag, inputs)
+    owner = owned_by_run(path, out_dirs)
+    if owner:
+        raise OutputError(f"{flag}: {str(path)!r} is in {owner}; choose another directory")
+    return check_writable(path, flag)
+
+
 def atomic_write(path, data: str | bytes) -> None:
     """Write ``data`` to ``path`` so that a reader sees the old file or the new one, never a torn one."""
     path = Path(path)
@@ -197,11 +278,7 @@ class OutputDir:
 
     # -- the manifest -------------------------------------------------------------------------------
     def read_manifest(self) -> dict | None:
-        try:
-            data = json.loads((self.path / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        return data if isinstance(data, dict) and data.get("kind") else None
+        return read_manifest(self.path)
 
     def _write_manifest(self, manifest: dict | None) -> None:
         if manifest is not None:
@@ -219,6 +296,15 @@ class OutputDir:
                 )
         old["versions"] = versions
         self._write_manifest(old)
+
+
+def read_manifest(directory) -> dict | None:
+    """A run directory's manifest.json (None when missing or unreadable)."""
+    try:
+        data = json.loads((Path(directory) / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("kind") else None
 
 
 def manifest_differences(old: dict, new: dict, keys) -> list[str]:

@@ -85,6 +85,7 @@ def environment(frameworks: dict, run: dict | None = None) -> dict:
         "device": run.get("device") or (devices[0] if len(devices) == 1 else ",".join(devices) or None),
         "precision": run.get("precision"),
         "seed": run.get("seed"),
+        "run_id": run.get("run_id"),
         "hypothesis": {
             "version": hyp_version,
             "max_examples": run.get("max_examples"),
@@ -114,6 +115,8 @@ def _predicates(case: dict, check: str) -> dict[str, bool]:
         return _program_predicates(case["source"])
     if case.get("op") != "conv":
         return _record_predicates(case)
+    if not (isinstance(case.get("params"), dict) and isinstance(case.get("shapes"), dict)):
+        return {}  # a bare case summary (op and dtype only): no parameters to share
     p, shapes = case["params"], case["shapes"]
     x, w = shapes["input"], shapes["weight"]
     kernel, stride, dilation = w[2:], p["stride"], p["dilation"]
@@ -758,22 +761,26 @@ def build_report(
     known=None,
     allow_stale=False,
     fail_on="any",
+    baseline_report=None,
 ) -> dict:
     """Summarise results (default ``out_dir/results.jsonl``) into out_dir/report.json and index.html.
 
     ``run`` carries the run's flags (device, precision, seed, max_examples); ``baseline`` is the
-    path of an older report.json for the regression view.
+    path of an older report.json for the regression view (``baseline_report``: its content, when the
+    caller read it already, e.g. before ``--overwrite`` moved it to previous/).
     """
     import os
     import shutil
 
-    from conformance.resultsio import read_report_file
+    from conformance.resultsio import read_baseline
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if read is None:
         read = read_results_file(Path(results) if results else out / "results.jsonl", missing_ok=True)
-    base = read_report_file(baseline, "--baseline") if baseline else None
+    base = baseline_report
+    if base is None and baseline:
+        base = read_baseline(baseline)
     # reproducers are written aside and swapped in whole: none from an earlier report survives
     staging = out / f".reproducers-new-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)

@@ -41,7 +41,31 @@ class ReadResult:
         return out
 
 
-def _problem(rec) -> str | None:
+def _case_problem(case, checked: set) -> str | None:
+    """Why a result's embedded ``case`` cannot be used (the report rebuilds cells and reproducers
+    from it), or None. An op this refgrad does not know (a newer one's) is not judged here."""
+    if not isinstance(case, dict):
+        return f"its 'case' is a JSON {type(case).__name__}, not a case object"
+    key = json.dumps(case, sort_keys=True, default=str)
+    if key in checked:
+        return None
+    from conformance.case import OPS, Case, CaseError
+    from conformance.ops import fuzzed
+
+    # a full case (shapes, params or a program's source) must parse; a bare summary ({op, dtype}) is kept
+    full = any(k in case for k in ("shapes", "params", "source"))
+    if full and (case.get("op") in OPS or case.get("op") in fuzzed()):
+        try:
+            Case.from_dict(case, source="its 'case'")
+        except CaseError as exc:
+            return str(exc)
+        except Exception as exc:  # noqa: BLE001 - a field of a kind the parser did not foresee
+            return f"its 'case' cannot be read as a case: {type(exc).__name__}: {exc}"
+    checked.add(key)
+    return None
+
+
+def _problem(rec, checked_cases: set) -> str | None:
     if not isinstance(rec, dict):
         return f"a JSON {type(rec).__name__}, not a result object"
     for key, kind in REQUIRED.items():
@@ -52,6 +76,8 @@ def _problem(rec) -> str | None:
     schema = rec.get("schema", RESULTS_SCHEMA)
     if not isinstance(schema, int) or isinstance(schema, bool):
         return f"'schema' is {schema!r}, not an integer"
+    if rec.get("case") is not None:  # null: no case recorded, as when absent
+        return _case_problem(rec["case"], checked_cases)
     return None
 
 
@@ -78,6 +104,7 @@ def read_results_file(path, *, missing_ok: bool = False) -> ReadResult:
         raise InputFileError(f"{path}: does not exist")
     _sniff(path, "results.jsonl")
     foreign_lines = 0
+    checked_cases: set = set()
     try:
         with open(path, "rb") as f:
             for n, raw in enumerate(f, 1):
@@ -102,7 +129,7 @@ def read_results_file(path, *, missing_ok: bool = False) -> ReadResult:
                         out.skipped.append((n, f"not JSON ({exc.msg})"))
                         foreign_lines += 1
                         continue
-                problem = _problem(rec)
+                problem = _problem(rec, checked_cases)
                 if problem:
                     out.skipped.append((n, problem))
                     foreign_lines += 1
@@ -140,4 +167,33 @@ def read_report_file(path, flag: str = "report") -> dict:
     for i, cell in enumerate(data["cells"]):
         if not isinstance(cell, dict) or not isinstance(cell.get("id"), str):
             raise InputFileError(f"{flag}: {path}: cells[{i}] is not a report cell (no string 'id')")
+    return data
+
+
+# what the regression view reads of each cell of a baseline report
+_BASELINE_CELL = {"id": str, "verdict": str, "failing_cases": list, "passing_cases": list}
+
+
+def read_baseline(path, flag: str = "--baseline") -> dict:
+    """A report.json to compare with: every cell must carry what the regression view reads
+    (InputFileError names the file, the cell and the field)."""
+    data = read_report_file(path, flag)
+    for i, cell in enumerate(data["cells"]):
+        for key, kind in _BASELINE_CELL.items():
+            if not isinstance(cell.get(key), kind):
+                got = "no" if key not in cell else f"a {type(cell[key]).__name__} as its"
+                raise InputFileError(
+                    f"{flag}: {path}: cells[{i}] ({cell['id']!r}) has {got} {key!r} "
+                    f"(a {kind.__name__} is required): not a complete refgrad report.json"
+                )
+        worst = cell.get("worst")
+        if worst is not None and not (
+            isinstance(worst, dict)
+            and "excess" in worst
+            and isinstance(worst["excess"], (int, float, type(None)))
+        ):
+            raise InputFileError(
+                f"{flag}: {path}: cells[{i}] ({cell['id']!r}) has a 'worst' without a numeric 'excess' "
+                "(null or an object with one is required): not a complete refgrad report.json"
+            )
     return data
