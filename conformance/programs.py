@@ -824,7 +824,7 @@ def program_verdict(case, reference, reply: dict, framework: str, u: float) -> d
                 "verdict": "fail",
                 "reason": f"{name} is {theirs} in {framework} but {mine} in the reference",
             }
-    judged = judge(observed, program_expected(case, value), u)
+    judged = judge(observed, program_expected(case, value), u, case.dtype)
     out = {k: judged[k] for k in ("verdict", "max_ratio", "worst")}
     if judged["verdict"] != "pass":
         out["reason"] = explain(judged, framework)

@@ -20,13 +20,16 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import jinja2
+from markupsafe import Markup
+
 from conformance import exitcodes
 from conformance.identity import safe_file_part
 from conformance.known import framework_settings
 from conformance.outdir import atomic_write
 from conformance.resultsio import read_results_file
 from conformance.runner import _failure_kind
-from conformance.tolerance import BOUND_FORMULA, FAILING, VERDICTS
+from conformance.tolerance import BOUND_FORMULA, FAILING, VERDICTS, shortest_repr, ulps
 
 SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
@@ -266,19 +269,66 @@ def _finite(x):
 
 
 def _worst_entry(r: dict) -> dict:
+    """The worst element of a result for report.json: both values as numbers and as the digits that
+    tell them apart (the observed one's shortest repr in the result's dtype, the reference's in
+    float64), the error in ulps of that dtype, the ratio and its bound. A result written before
+    refgrad recorded ``ulps`` gets them computed here from its values and dtype."""
     w = r["worst"]
     e = _excess(w)
+    dtype = w.get("dtype") or r.get("dtype")
+    n_ulps = w["ulps"] if "ulps" in w else ulps(w["observed"], w["expected"], dtype)
     return {
         "case_id": r["case_id"],
         "output": w["output"],
         "index": w["index"],
         "observed": _finite(w["observed"]),
         "expected": _finite(w["expected"]),
+        "observed_text": shortest_repr(w["observed"], dtype),
+        "expected_text": shortest_repr(w["expected"], "float64"),
+        "dtype": dtype,
+        "ulps": _finite(n_ulps),
         "ratio": _finite(w["ratio"]),
         "bound": w["limit"],
         "excess": _finite(e),
         "infinite": math.isinf(e),
     }
+
+
+# the columns of report.json's per-result table (``results``): one row per result
+RESULT_COLUMNS = ("case_id", "framework", "op", "check", "dtype", "verdict", "phase", "excess", "ulps")
+
+
+def _table_number(x):
+    """A figure of the results table: a number, "inf", or null (none: the result was not judged)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return None
+    return "inf" if math.isinf(x) else round(x, 4 - int(math.floor(math.log10(x))) if x > 0 else 0)
+
+
+def results_table(records: list[dict]) -> dict:
+    """Every result's verdict, as rows of :data:`RESULT_COLUMNS` (compact: 20,000 results are ~1.5 MB):
+    its worst element's ratio/bound and error in ulps of its dtype when it was judged."""
+    rows = []
+    for r in records:
+        w = r.get("worst")
+        dtype = r.get("dtype")
+        n_ulps = None
+        if w:
+            n_ulps = w["ulps"] if "ulps" in w else ulps(w["observed"], w["expected"], w.get("dtype") or dtype)
+        rows.append(
+            [
+                r["case_id"],
+                r["framework"],
+                _cell_key(r)[1],
+                r["check"],
+                dtype or "-",
+                r["verdict"],
+                r.get("phase"),
+                _table_number(_excess(w)),
+                _table_number(n_ulps),
+            ]
+        )
+    return {"columns": list(RESULT_COLUMNS), "rows": rows}
 
 
 def _severity(verdict: str) -> tuple:
@@ -714,6 +764,7 @@ def summarise(
         "departure_lines": departure_lines(records),
         "matrix": op_matrix(records),
         "coverage": _coverage(records),
+        "results": results_table(records),
     }
     return report
 
@@ -732,9 +783,74 @@ def validate(report: dict) -> None:
     jsonschema.validate(report, json.loads(SCHEMA_PATH.read_text()))
 
 
-def render_html(report: dict) -> str:
-    import jinja2
+def _worst_row(w: dict | None) -> list | None:
+    """A worst element for the page: [case, element, observed, expected, dtype, ulps, ratio, bound,
+    ratio/bound], the figures null when infinite (a report.json from before ulps: none, shown as -)."""
+    if not w:
+        return None
+    element = f"{w['output']}[{','.join(str(i) for i in w['index'])}]"
+    observed = w.get("observed_text") or ("-" if w["observed"] is None else repr(w["observed"]))
+    expected = w.get("expected_text") or ("-" if w["expected"] is None else repr(w["expected"]))
+    excess = "inf" if w["infinite"] else w["excess"]
+    ratio = "inf" if w["infinite"] else w["ratio"]
+    return [
+        w["case_id"],
+        element,
+        observed,
+        expected,
+        w.get("dtype"),
+        w.get("ulps"),
+        ratio,
+        w["bound"],
+        excess,
+    ]
 
+
+def page_data(report: dict) -> dict:
+    """What index.html's script draws, from report.json alone, compact: cells as rows (the fields of
+    ``report.js``'s ``cell``), the discrepancies, and every result's row of ``report["results"]``
+    (absent from a report.json written before it: then none)."""
+    cells = []
+    for c in report["cells"]:
+        h = c["histogram"]
+        cells.append(
+            [
+                c["id"],
+                c["framework"],
+                c["op"],
+                c["check"],
+                c["dtype"],
+                c["results"],
+                c["counts"],
+                c["verdict"],
+                _worst_row(c["worst"]),
+                [h["exact"], *h["counts"], h["infinite"]],
+                c["failing_cases"][:12],
+                len(c["failing_cases"]),
+                [
+                    [s["predicate"], s["failing"], s["failing_total"], s["passing"], s["passing_total"]]
+                    for s in c["shared_parameters"]
+                ],
+            ]
+        )
+    discrepancies = [{**d, "worst": _worst_row(d["worst"])} for d in report["discrepancies"]]
+    return {
+        "edges": report["histogram_edges"],
+        "hist_labels": _hist_labels(report["histogram_edges"]),
+        "frameworks": sorted({c["framework"] for c in report["cells"]}),
+        "cells": cells,
+        "discrepancies": discrepancies,
+        "results": (report.get("results") or {"rows": []})["rows"],
+    }
+
+
+def _script_json(data) -> Markup:
+    """``data`` as compact JSON safe inside <script>: '<', '>' and '&' written as JSON's \\u escapes."""
+    text = json.dumps(data, separators=(",", ":"), allow_nan=False)
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def render_html(report: dict) -> str:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
         autoescape=True,
@@ -742,12 +858,28 @@ def render_html(report: dict) -> str:
         lstrip_blocks=True,
     )
     env.filters["g"] = lambda x, fmt="%.3g": "-" if x is None else fmt % x
-    return env.get_template("report.html.j2").render(report=report, hist_labels=_hist_labels())
+    data = page_data(report)
+    return env.get_template("report.html.j2").render(
+        report=report,
+        data_json=_script_json(data),
+        data_frameworks=data["frameworks"],
+        script=Markup((TEMPLATE_DIR / "report.js").read_text(encoding="utf-8")),
+    )
 
 
-def _hist_labels() -> list[str]:
-    e = HIST_EDGES
+def _hist_labels(e=HIST_EDGES) -> list[str]:
     return ["0"] + [f"<1e{e[0]}"] + [f"1e{a}..1e{b}" for a, b in zip(e, e[1:])] + [f">=1e{e[-1]}", "inf"]
+
+
+def report_text(report: dict) -> str:
+    """report.json's text: indented, except the per-result table, one line per result."""
+    table = report.get("results")
+    if not table:
+        return json.dumps(report, indent=1)
+    head, _, tail = json.dumps({**report, "results": None}, indent=1).rpartition('"results": null')
+    rows = ",\n  ".join(json.dumps(r, separators=(",", ":")) for r in table["rows"])
+    columns = json.dumps(table["columns"])
+    return f'{head}"results": {{\n "columns": {columns},\n "rows": [\n  {rows}\n ]}}{tail}'
 
 
 def build_report(
@@ -799,7 +931,7 @@ def build_report(
             fail_on,
         )
         report["skipped_lines"] = [{"line": n, "why": why} for n, why in read.skipped]
-        atomic_write(out / "report.json", json.dumps(report, indent=1))
+        atomic_write(out / "report.json", report_text(report))
         atomic_write(out / "index.html", render_html(report))
         final = out / "reproducers"
         if final.exists():

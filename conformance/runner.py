@@ -861,7 +861,7 @@ class Campaign:
         if failure:
             failure["reason"] += f" [{name} {check} {case.describe()}]"
             return {**rec, **failure}
-        judged = judge(observed, expected, rec["bound"]["u"])
+        judged = judge(observed, expected, rec["bound"]["u"], case.dtype)
         rec.update(verdict=judged["verdict"], max_ratio=judged["max_ratio"], worst=judged["worst"])
         if judged["verdict"] != "pass":
             rec["reason"] = explain(judged, f"{name} {check} {case.describe()}")

@@ -114,12 +114,28 @@ def with_extra_terms(expected: dict[str, Expected], extra: int) -> dict[str, Exp
     )
 
 
-def judge(observed: dict, expected: dict[str, Expected], u: float) -> dict:
+def _worst_element(name, idx, observed, expected, dtype, **judged) -> dict:
+    """The worst element's record: where, both values, the error in ulps of ``dtype`` (None without
+    one) and how it was judged (ratio, limit, its bound)."""
+    obs, exp = float(observed[idx]), float(expected[idx])
+    return {
+        "output": name,
+        "index": [int(i) for i in idx],
+        "observed": obs,
+        "expected": exp,
+        **judged,
+        "dtype": dtype,
+        "ulps": ulps(obs, exp, dtype),
+    }
+
+
+def judge(observed: dict, expected: dict[str, Expected], u: float, dtype: str | None = None) -> dict:
     """Compare every expected output with the observed one; return the verdict record.
 
     The record holds ``verdict`` (pass/fail), ``max_ratio`` (the largest ratio over all
     elements), ``bound`` (formula, u, K per output) and, for the element closest to or furthest
-    past its bound, ``worst``: output, index, observed, expected, ratio and that element's limit.
+    past its bound, ``worst``: output, index, observed, expected, ratio, that element's limit,
+    ``dtype`` (the case's, the observed values') and ``ulps`` (the error in ulps of it).
     """
     record = {
         "verdict": "pass",
@@ -155,14 +171,9 @@ def judge(observed: dict, expected: dict[str, Expected], u: float) -> dict:
         record["max_ratio"] = max(record["max_ratio"], float(ratio.max()))
         if excess[idx] > worst_excess:
             worst_excess = float(excess[idx])
-            record["worst"] = {
-                "output": name,
-                "index": [int(i) for i in idx],
-                "observed": float(obs[idx]),
-                "expected": float(exp.value[idx]),
-                "ratio": float(ratio[idx]),
-                "limit": float(limit[idx]),
-            }
+            record["worst"] = _worst_element(
+                name, idx, obs, exp.value, dtype, ratio=float(ratio[idx]), limit=float(limit[idx])
+            )
         if (ratio > limit).any():
             record["verdict"] = "fail"
             record["failing_elements"] = record.get("failing_elements", 0) + int((ratio > limit).sum())
@@ -170,7 +181,10 @@ def judge(observed: dict, expected: dict[str, Expected], u: float) -> dict:
 
 
 def explain(record: dict, label: str = "") -> str:
-    """One line: ``grad_input[0,2,1,1]=0.513 but reference says 0.498 (ratio 3.1e4 > bound 576) [...]``."""
+    """One line: ``grad_input[0,2,1,1]=0.51300001 but reference says 0.4980000000000001 (3.1e+04 ulps of
+    float32; ratio 3.1e+04 > bound 576) [...]``: each value with the digits that tell the two apart
+    (:func:`shortest_repr`: the observed value in the case's dtype, the reference in float64) and the
+    error in ulps of the dtype (:func:`ulps`) next to the ratio."""
     w = record.get("worst")
     if record.get("reason"):
         return f"{record['reason']} [{label}]"
@@ -178,10 +192,99 @@ def explain(record: dict, label: str = "") -> str:
         return f"no elements to compare [{label}]"
     rel = ">" if w["ratio"] > w["limit"] else "<="
     index = ",".join(str(i) for i in w["index"])
+    dtype = w.get("dtype")
+    ulp_text = f"{format_ulps(w['ulps'])} of {dtype}; " if w.get("ulps") is not None else ""
     return (
-        f"{w['output']}[{index}]={w['observed']:.6g} but reference says {w['expected']:.6g} "
-        f"(ratio {w['ratio']:.3g} {rel} bound {w['limit']:.3g}) [{label}]"
+        f"{w['output']}[{index}]={shortest_repr(w['observed'], dtype)} but reference says "
+        f"{shortest_repr(w['expected'], 'float64')} ({ulp_text}ratio {w['ratio']:.3g} {rel} bound {w['limit']:.3g}) "
+        f"[{label}]"
     )
+
+
+# ---- printing a compared value: shortest round-trip digits, error in ulps ----------------------
+
+#: explicit mantissa bits and smallest normal exponent of each dtype
+_FORMAT = {"float64": (52, -1022), "float32": (23, -126), "float16": (10, -14), "bfloat16": (7, -126)}
+
+
+def _dtype_scalar(dtype: str):
+    """The NumPy scalar type of ``dtype`` (bfloat16 from ml_dtypes)."""
+    if dtype == "bfloat16":
+        import ml_dtypes
+
+        return ml_dtypes.bfloat16
+    return {"float64": np.float64, "float32": np.float32, "float16": np.float16}[dtype]
+
+
+def shortest_repr(x, dtype: str | None = "float64") -> str:
+    """The shortest decimal that reads back as ``x`` in ``dtype`` (Python's repr layout).
+
+    ``x`` is a float holding a value of ``dtype``; float64's digits are ``repr``'s, float32's and
+    float16's NumPy's Dragon4 (``format_float_scientific(unique=True)``), bfloat16's the fewest
+    significant digits (1 to 4) whose nearest bfloat16 is ``x``. A value ``dtype`` cannot hold
+    exactly (or an unknown dtype, or none) is printed as float64, so no digit is ever invented.
+    """
+    x = float(x)
+    if not math.isfinite(x) or dtype not in _FORMAT or dtype == "float64":
+        return repr(x)
+    kind = _dtype_scalar(dtype)
+    value = kind(x)
+    if float(value) != x:  # not a value of dtype: every float64 digit counts
+        return repr(x)
+    if dtype == "bfloat16":
+        digits = next(
+            (s for p in range(1, 6) for s in _nearest_decimals(x, p) if kind(float(s)) == value), repr(x)
+        )
+    else:
+        digits = np.format_float_scientific(value, unique=True, trim="-")
+    # a string of at most 9 significant digits: float64's repr of it is the same digits in repr's layout
+    return repr(float(digits))
+
+
+def _nearest_decimals(x: float, p: int) -> list[str]:
+    """The p-significant-digit decimals next to ``x``: the nearest first, then its two neighbours
+    (one of them can be the only one inside an interval that is narrower below a power of two)."""
+    nearest = f"{x:.{p - 1}e}"
+    step = 10.0 ** (int(nearest.split("e")[1]) - (p - 1))
+    return sorted(
+        {nearest, f"{float(nearest) - step:.{p - 1}e}", f"{float(nearest) + step:.{p - 1}e}"},
+        key=lambda s: abs(float(s) - x),
+    )
+
+
+def ulp_of(values, dtype):
+    """One ulp of each value in ``dtype``: the gap between the two ``dtype`` numbers around it,
+    2^(e - mantissa bits) in the binade [2^e, 2^(e+1)) of |value|. In and below the smallest normal
+    binade (0 included) it is the smallest subnormal, the dtype's gap there; an infinite value's ulp
+    is taken as that of 1, a NaN's as the smallest subnormal. (The record judge adds one ulp to
+    every bound: a last-bit difference is an implementation's freedom, e.g. an FMA or a libm that
+    rounds the other way.)"""
+    bits, emin = _FORMAT[dtype]
+    mag = np.abs(np.asarray(values, dtype=np.float64))
+    # frexp: mag = f * 2^e with f in [0.5, 1), so the binade's exponent is e - 1 (exact, unlike log2)
+    _, e = np.frexp(np.where(np.isfinite(mag) & (mag > 0), mag, 1.0))
+    exp = np.where(mag > 0, e - 1, emin)
+    return np.ldexp(1.0, (np.maximum(exp, emin) - bits).astype(int))
+
+
+def ulps(observed, expected, dtype: str | None) -> float | None:
+    """|observed − expected| in ulps of ``dtype`` at the expected value (:func:`ulp_of`).
+
+    Equal non-finite values (nan and nan, inf and inf of one sign) are 0 ulps apart, any other pair
+    with a non-finite side infinitely many; None when ``dtype`` is not a floating dtype refgrad knows.
+    """
+    if dtype not in _FORMAT:
+        return None
+    observed, expected = float(observed), float(expected)
+    if not (math.isfinite(observed) and math.isfinite(expected)):
+        same = observed == expected or (math.isnan(observed) and math.isnan(expected))
+        return 0.0 if same else math.inf
+    return abs(observed - expected) / float(ulp_of(expected, dtype))
+
+
+def format_ulps(n: float) -> str:
+    """``3 ulps``, ``1 ulp``, ``0.5 ulp``, ``2.1e+06 ulps``, ``inf ulps``."""
+    return f"{n:.3g} {'ulp' if n <= 1 else 'ulps'}"
 
 
 # ---- the derived error model (op records): a per-element bound ---------------------------------
@@ -210,12 +313,13 @@ def element_ratios(obs, value, bound):
     return np.where(~ref_finite & ~same_nonfinite, np.inf, ratio)
 
 
-def judge_bounds(observed: dict, expected: dict) -> dict:
+def judge_bounds(observed: dict, expected: dict, dtype: str | None = None) -> dict:
     """Judge each element against its own bound: ``expected[name] = (value, bound)``.
 
     Non-finite reference values must be matched exactly (nan by nan, +inf by +inf); where the
     bound is infinite (a result past the dtype's range) any value passes; elsewhere the observed
-    value must be finite and within the bound. ``ratio`` is |observed − expected| / bound.
+    value must be finite and within the bound. ``ratio`` is |observed − expected| / bound; the
+    worst element carries its error in ulps of ``dtype`` (:func:`judge`).
     """
     record = {"verdict": "pass", "max_ratio": 0.0, "worst": None}
     worst_excess = -math.inf
@@ -244,15 +348,9 @@ def judge_bounds(observed: dict, expected: dict) -> dict:
         record["max_ratio"] = max(record["max_ratio"], float(ratio.max()))
         if ratio[idx] > worst_excess:
             worst_excess = float(ratio[idx])
-            record["worst"] = {
-                "output": name,
-                "index": [int(i) for i in idx],
-                "observed": float(obs[idx]),
-                "expected": float(value[idx]),
-                "bound": float(bound[idx]),
-                "ratio": float(ratio[idx]),
-                "limit": 1.0,
-            }
+            record["worst"] = _worst_element(
+                name, idx, obs, value, dtype, bound=float(bound[idx]), ratio=float(ratio[idx]), limit=1.0
+            )
         if bad.any():
             record["verdict"] = "fail"
             record["failing_elements"] = record.get("failing_elements", 0) + int(bad.sum())

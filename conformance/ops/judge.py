@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from conformance.case import case_data
-from conformance.tolerance import ERROR_MODEL_FORMULA, explain, judge_bounds
+from conformance.tolerance import ERROR_MODEL_FORMULA, explain, judge_bounds, ulp_of
 
 #: The accumulation contract: the accumulator each framework promises for float16/bfloat16 sums.
 ACCUMULATION = {
@@ -118,24 +118,6 @@ def _flushed(data, case, check, precision):
     return out, errs
 
 
-#: explicit mantissa bits and smallest exponent of each dtype
-_FORMAT = {"float64": (52, -1022), "float32": (23, -126), "float16": (10, -14), "bfloat16": (7, -126)}
-
-
-def ulp_of(values, dtype):
-    """One ulp of each value in ``dtype`` (at least the smallest subnormal): the harness accepts any
-    result within one ulp of a value the model allows (a last-bit difference is an implementation's
-    freedom, e.g. an FMA or a libm that rounds the other way)."""
-    import numpy as np
-
-    bits, emin = _FORMAT[dtype]
-    with np.errstate(all="ignore"):
-        mag = np.abs(np.asarray(values, dtype=np.float64))
-        exp = np.floor(np.log2(np.where(np.isfinite(mag) & (mag > 0), mag, 1.0)))
-        exp = np.where(mag > 0, exp, emin)
-    return np.ldexp(1.0, (np.maximum(exp, emin) - bits).astype(int))
-
-
 def bound_record(precision, used=None, source=None) -> dict:
     out = {
         "formula": ERROR_MODEL_FORMULA + " + 1 ulp of the expected value",
@@ -173,7 +155,7 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
             plain = {n: (v, b + ulp_of(v, case.dtype)) for n, (v, b) in plain[0].items()}
             expected, unflushed = _either_reading(outputs, expected, plain)
             readings = {"flushed_inputs": True, "elements_judged_unflushed": unflushed}
-    judged = judge_bounds(outputs, expected)
+    judged = judge_bounds(outputs, expected, case.dtype)
     rec = {
         "verdict": judged["verdict"],
         "max_ratio": judged["max_ratio"],

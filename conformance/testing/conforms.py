@@ -324,7 +324,7 @@ def assert_conforms(
                 "reason": f"{framework} raised {type(exc).__name__}: {exc}",
             }
         else:
-            judged = judge_bounds(observed, expected)
+            judged = judge_bounds(observed, expected, dtype)
         rec = {
             "case_id": f"{label}-{_digest(arrays, extra)}",
             "framework": framework,
