@@ -839,6 +839,13 @@ def cmd_bisect(args) -> int:
     except BisectError as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
         return exitcodes.USAGE
+    except (KeyboardInterrupt, Interrupted):  # bisect has no --resume: running it again continues
+        print(
+            "\ninterrupted: bisect stopped; the complete environments built so far stay in the cache "
+            "(a half-built one is rebuilt); run the same command again to continue without rebuilding them",
+            file=sys.stderr,
+        )
+        return exitcodes.INTERRUPTED
 
 
 def _crash_log(args) -> Path:
