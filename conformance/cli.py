@@ -19,7 +19,7 @@ from pathlib import Path
 from conformance import adapters, exitcodes
 from conformance.budget import parse_size
 from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError
-from conformance.executors import EXECUTORS, ExecutorError, ShardsLost
+from conformance.executors import EXECUTORS, ExecutorError, ShardsLost, ray_address
 from conformance.executors import local as local_executor
 from conformance.executors.plan import MAX_SHRINKS, fuzz_units
 from conformance.interrupt import Interrupted, on_sigterm
@@ -224,6 +224,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--ray-address",
         metavar="ADDRESS",
+        type=ray_address,
         help="with --executor ray: join this running cluster (HOST:PORT of the head node, ray://HOST:PORT "
         "or auto) instead of starting a local Ray instance",
     )
