@@ -23,9 +23,12 @@
    candidate nearest the middle is tried; if every version between two tested ones was skipped the
    answer names them.
 
-Bad input (an unknown framework, a malformed range, a version the index does not have, an end of
-the range that does not install) is a :class:`BisectError` naming the flag, the value and the rule
-(exit 2). Nothing recorded is lost: cached environments are only ever added, and a replay's earlier
+Bad input (an unknown framework, a malformed range, a bad ``--timeout``, an ``--out`` or ``--cache``
+that is not a usable directory, a case that cannot be read, a version the index does not have, an
+end of the range that does not install) is a :class:`BisectError` naming the flag, the value and the
+rule (exit 2). Every argument and the case are checked before the package index is asked and
+before any environment is built. A package index that cannot be reached is reported as such, never
+as a version "not released". Nothing recorded is lost: cached environments are only ever added, and a replay's earlier
 results in OUT are moved aside by ``replay --overwrite``, never deleted.
 """
 
@@ -41,6 +44,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from conformance.outdir import OutputError, check_writable
+from conformance.runner import check_timeout
 
 # --framework -> the distribution(s) to install at version V ({v}); the package index name listed
 FRAMEWORKS = {
@@ -148,6 +154,12 @@ def versions_in_range(available: list[str], a: str, b: str, framework: str) -> l
     released.sort()
     names = {p: v for p, v in released}
     for end in (a, b):
+        if Version(end) not in names and getattr(available, "unreachable", None):
+            raise BisectError(
+                f"--versions: {end} is not in the listing of {FRAMEWORKS[framework]['index_name']} because "
+                f"a package index could not be reached ({available.unreachable}); it may well be released: "
+                "check the network, or pass --index-url"
+            )
         if Version(end) not in names:
             near = ", ".join(v for _, v in released[-8:])
             raise BisectError(
@@ -157,8 +169,38 @@ def versions_in_range(available: list[str], a: str, b: str, framework: str) -> l
     return [v for p, v in released if Version(a) <= p <= Version(b)]
 
 
+class Listing(list):
+    """The versions an index listing offered; ``unreachable``: why an index could not be read (or None)."""
+
+    unreachable: str | None = None
+
+
+# pip's words for an index it could not read (its last retry failing, or the page not fetched)
+UNREACHABLE = re.compile(
+    r"Retry\(total=0\b.*|Could not fetch URL.*|.*(?:Temporary failure in name resolution|"
+    r"Name or service not known|Network is unreachable).*"
+)
+
+
+def _unreachable(stderr: str) -> str | None:
+    """The first line of pip's output saying an index could not be reached, shortened (None if none)."""
+    for line in (stderr or "").splitlines():
+        if UNREACHABLE.search(line):
+            why = re.search(
+                r"(Failed to establish[^\"')]*|Could not fetch URL [^ :]*|[^'\"(]*resolution)", line
+            )
+            host = re.search(r"host='([^']*)', port=(\d+)", line)
+            text = (why.group(1) if why else line).strip()
+            return (f"{host.group(1)}:{host.group(2)}: {text}" if host else text)[:200]
+    return None
+
+
 def index_versions(framework: str, python: str | None = None, index_url: str | None = None) -> list[str]:
-    """Versions of the framework's distribution the package index offers for ``python``."""
+    """Versions of the framework's distribution the package index offers for ``python``.
+
+    An index that could not be reached is a BisectError saying so when nothing was listed; when
+    other indexes (pip's extra indexes, find-links) listed some versions, the returned
+    :class:`Listing` carries why in ``unreachable`` so that a missing end is not called unreleased."""
     name = FRAMEWORKS[framework]["index_name"]
     cmd = [python or sys.executable, "-m", "pip", "index", "versions", name, "--disable-pip-version-check"]
     if index_url:
@@ -168,13 +210,22 @@ def index_versions(framework: str, python: str | None = None, index_url: str | N
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise BisectError(f"--framework {framework}: cannot list the versions of {name}: {exc}") from None
     m = re.search(r"Available versions:\s*(.+)", proc.stdout)
+    unreachable = _unreachable(proc.stderr)
+    if (proc.returncode or not m) and unreachable:
+        where = f"--index-url {index_url}" if index_url else "the package index"
+        raise BisectError(
+            f"--framework {framework}: {where} could not be reached to list the versions of {name} "
+            f"({unreachable}); check the network, or pass --index-url"
+        )
     if proc.returncode or not m:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
         raise BisectError(
             f"--framework {framework}: the package index lists no versions of {name} "
             f"(pip index versions: {tail[0]})"
         )
-    return [v.strip() for v in m.group(1).split(",") if v.strip()]
+    listing = Listing(v.strip() for v in m.group(1).split(",") if v.strip())
+    listing.unreachable = unreachable
+    return listing
 
 
 # ---- the search ------------------------------------------------------------------------------------
@@ -410,30 +461,32 @@ def resolve_case(value: str, cases_dir: Path) -> dict:
 
     path, _, want = value.partition("#")
     p = Path(path)
-    if p.is_dir() and (p / "results.jsonl").is_file() and want:
+    if p.is_dir():
+        if not (p / "results.jsonl").is_file():
+            raise BisectError(
+                f"CASE: {value!r}: {path} is a directory without a results.jsonl (not a run's --out): "
+                "bisect takes a case file, a curated case id, a reproducer, or RESULTS.jsonl#CASE_ID / DIR#CASE_ID"
+            )
+        if not want:
+            raise BisectError(f"CASE: {value!r}: a run's directory needs #CASE_ID (which result's case)")
         p = p / "results.jsonl"
     if p.suffix == ".py" and p.is_file():
         return _reproducer_case(p, value)
     if p.suffix == ".jsonl" and p.is_file():
         if not want:
             raise BisectError(f"CASE: {value!r}: a results file needs #CASE_ID (which result's case)")
-        for line in p.read_text().splitlines():
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            if rec.get("case_id") == want and isinstance(rec.get("case"), dict):
-                return dict(rec["case"], id=want)
-        raise BisectError(f"CASE: {value!r}: no result of case {want!r} in {p}")
+        return _result_case(p, want, value)
     if p.is_file():
         try:
             cases, _ = load_case_files(p)
         except CaseError as exc:
             raise BisectError(f"CASE: {value!r}: {exc}") from None
+        ids = ", ".join(str(c.id) for c in cases[:10]) + (", ..." if len(cases) > 10 else "")
         if want:
             cases = [c for c in cases if c.id == want]
+            if not cases:
+                raise BisectError(f"CASE: {value!r}: {p} holds no case with id {want!r} (its cases: {ids})")
         if len(cases) != 1:
-            ids = ", ".join(str(c.id) for c in load_case_files(p)[0][:10])
             raise BisectError(
                 f"CASE: {value!r} holds {len(cases)} matching cases; bisect takes one (FILE#ID picks one of: {ids})"
             )
@@ -449,7 +502,44 @@ def resolve_case(value: str, cases_dir: Path) -> dict:
         raise BisectError(
             f"CASE: {value!r} is neither a case file, a case id in {cases_dir}, nor RESULTS.jsonl#CASE_ID"
         )
-    raise BisectError(f"CASE: {value!r} does not exist")
+    if p.exists():  # a FIFO, a device: something that is neither a file nor a directory
+        raise BisectError(f"CASE: {value!r}: {path} is not a regular file")
+    raise BisectError(f"CASE: {value!r}: {path} does not exist")
+
+
+def _result_case(path: Path, want: str, value: str) -> dict:
+    """The case a results file recorded for case ``want`` (RESULTS.jsonl#CASE_ID)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BisectError(f"CASE: {value!r}: {path} cannot be read: {exc.strerror or exc}") from None
+    if b"\x00" in data[:8192]:
+        raise BisectError(f"CASE: {value!r}: {path} is a binary file, not a results.jsonl")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BisectError(
+            f"CASE: {value!r}: {path} is not UTF-8 text (byte {exc.start}), not a results.jsonl"
+        ) from None
+    wrong = None
+    for n, line in enumerate(text.splitlines(), 1):
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(rec, dict) or rec.get("case_id") != want:
+            continue
+        if isinstance(rec.get("case"), dict):
+            return dict(rec["case"], id=want)
+        wrong = wrong or f"line {n}: its 'case' is {_json_kind(rec.get('case'))}, not a JSON object"
+    if wrong:
+        raise BisectError(f"CASE: {value!r}: the results of case {want!r} in {path} hold no case ({wrong})")
+    raise BisectError(f"CASE: {value!r}: no result of case {want!r} in {path}")
+
+
+def _json_kind(value) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "missing"}
+    return names.get(type(value), "a number")
 
 
 def _reproducer_case(path: Path, value: str) -> dict:
@@ -474,6 +564,8 @@ def _reproducer_case(path: Path, value: str) -> dict:
         case = json.loads(found["CASE_JSON"])
     except ValueError as exc:
         raise BisectError(f"CASE: {value!r}: its CASE_JSON is not valid JSON ({exc})") from None
+    if not isinstance(case, dict):
+        raise BisectError(f"CASE: {value!r}: its CASE_JSON is {_json_kind(case)}, not a case (a JSON object)")
     if isinstance(found.get("CHECK"), str):
         case["checks"] = [found["CHECK"]]
     if isinstance(found.get("CASE_ID"), str):
@@ -496,6 +588,12 @@ def run_bisect(args, out=print) -> int:
     if framework not in FRAMEWORKS:
         raise BisectError(f"--framework: {framework!r} is not one of {', '.join(FRAMEWORKS)}")
     a, b = parse_range(args.versions)
+    timeout = None
+    if getattr(args, "timeout", None) is not None:
+        try:
+            timeout = check_timeout(args.timeout)
+        except ValueError as exc:
+            raise BisectError(f"--timeout: {exc}") from None
     from conformance.cli import DEFAULT_CASES
 
     case = resolve_case(args.case, DEFAULT_CASES)
@@ -506,15 +604,24 @@ def run_bisect(args, out=print) -> int:
             raise BisectError(
                 f"{flag}: {wanted!r} selects nothing of case {case.get('id')!r} (its {key}: {have})"
             )
-    versions = versions_in_range(index_versions(framework, args.python, args.index_url), a, b, framework)
     outdir = Path(args.out or f"reports/bisect-{_safe(case.get('id') or 'case')}-{framework}")
-    outdir.mkdir(parents=True, exist_ok=True)
+    try:  # both directories usable before the index is asked or anything is built
+        check_writable(outdir, "--out")
+        if args.cache:
+            check_writable(args.cache, "--cache")
+        elif cache_root().exists() and not cache_root().is_dir():
+            raise OutputError(f"the environment cache {str(cache_root())!r} (see --cache) is not a directory")
+    except OutputError as exc:
+        raise BisectError(str(exc)) from None
+    versions = versions_in_range(index_versions(framework, args.python, args.index_url), a, b, framework)
     case_file = outdir / "case.json"
     case_file.write_text(json.dumps(case, indent=1))
     extra = []
-    for flag in ("checks", "dtypes", "timeout"):
+    for flag in ("checks", "dtypes"):
         if getattr(args, flag, None):
             extra += [f"--{flag}", str(getattr(args, flag))]
+    if timeout is not None:
+        extra += ["--timeout", repr(timeout)]
     installer = UvInstaller(
         framework,
         args.cache and Path(args.cache),

@@ -20,7 +20,7 @@ from pathlib import Path
 from conformance import adapters, exitcodes
 from conformance.budget import parse_size
 from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError
-from conformance.executors import EXECUTORS, ExecutorError, ShardsLost
+from conformance.executors import EXECUTORS, ExecutorError, ShardsLost, ray_address
 from conformance.executors import local as local_executor
 from conformance.executors.plan import MAX_SHRINKS, fuzz_units
 from conformance.interrupt import Interrupted, on_sigterm
@@ -233,6 +233,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--ray-address",
         metavar="ADDRESS",
+        type=ray_address,
         help="with --executor ray: join this running cluster (HOST:PORT of the head node, ray://HOST:PORT "
         "or auto) instead of starting a local Ray instance",
     )
@@ -927,6 +928,13 @@ def cmd_bisect(args) -> int:
     except BisectError as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)
         return exitcodes.USAGE
+    except (KeyboardInterrupt, Interrupted):  # bisect has no --resume: running it again continues
+        print(
+            "\ninterrupted: bisect stopped; the complete environments built so far stay in the cache "
+            "(a half-built one is rebuilt); run the same command again to continue without rebuilding them",
+            file=sys.stderr,
+        )
+        return exitcodes.INTERRUPTED
 
 
 def _crash_log(args) -> Path:

@@ -184,6 +184,7 @@ class OutputDir:
         if resume and overwrite:
             raise OutputError("--resume and --overwrite exclude each other")
         self.path = check_writable(path, "--out")
+        self.flag = "--out"
         self.lock_path = self.path / LOCK
         self._lock_fd = None
         self.moved_to = None
@@ -195,10 +196,11 @@ class OutputDir:
             raise
 
     @classmethod
-    def lock_only(cls, path) -> OutputDir:
-        """Hold the directory's lock without touching its contents (``report`` regenerating in place)."""
+    def lock_only(cls, path, flag: str = "--out") -> OutputDir:
+        """Hold the directory's lock without touching its contents (``report`` regenerating in place;
+        the pytest plugin's ``--refgrad-report``, named by ``flag`` in its messages)."""
         self = cls.__new__(cls)
-        self.path = check_writable(path, "--out")
+        self.path, self.flag = check_writable(path, flag), flag
         self.lock_path, self._lock_fd, self.moved_to = self.path / LOCK, None, None
         self._acquire()
         return self
@@ -212,8 +214,8 @@ class OutputDir:
             os.close(fd)
             if exc.errno in (errno.EAGAIN, errno.EACCES):
                 raise OutputError(
-                    f"--out: {str(self.path)!r} is in use by another run ({_holder(self.lock_path)}); "
-                    "wait for it or choose another --out"
+                    f"{self.flag}: {str(self.path)!r} is in use by another run ({_holder(self.lock_path)}); "
+                    f"wait for it or choose another {self.flag}"
                 ) from None
             raise
         os.ftruncate(fd, 0)
@@ -262,6 +264,13 @@ class OutputDir:
                     + "; ".join(diffs)
                     + " (run with the same flags, or --overwrite to start afresh)"
                 )
+
+    def keep_earlier(self) -> Path | None:
+        """Before results are written afresh into a held directory: move any earlier run's results,
+        report, reproducers and manifest to ``previous/<UTC time>/``; return where (None: none)."""
+        if self._has_results():
+            self.moved_to = self._move_aside()
+        return self.moved_to
 
     def _move_aside(self) -> Path:
         dest = self.path / "previous" / _stamp()

@@ -10,7 +10,33 @@
 
 from __future__ import annotations
 
+import argparse
+import re
+
 EXECUTORS = ("local", "ray")
+_HOST_PORT = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>[0-9]+)")
+RAY_ADDRESS_RULE = (
+    "expected auto, HOST:PORT (the head node's GCS address, e.g. 10.0.0.1:6379) or ray://HOST:PORT "
+    "(Ray Client), with a port from 1 to 65535"
+)
+
+
+def ray_address(value: str) -> str:
+    """``--ray-address``, checked when the command line is parsed (argparse: exit 2 naming the flag).
+
+    ``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``; a port outside 1..65535 is refused here (the
+    system's resolver would otherwise wrap 99999 to another port)."""
+    if value == "auto":
+        return value
+    hostport = value[len("ray://") :] if value.startswith("ray://") else value
+    m = _HOST_PORT.fullmatch(hostport)
+    if not m:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an address: {RAY_ADDRESS_RULE}")
+    if not 1 <= int(m["port"]) <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"{value!r}: port {int(m['port'])} is out of range: {RAY_ADDRESS_RULE}"
+        )
+    return value
 
 
 class ExecutorError(Exception):

@@ -16,16 +16,24 @@ worker process or node dies is retried by Ray (``MAX_RETRIES``); a framework tha
 a node raises :class:`~conformance.executors.shard.NodeUnfit`, retried the same way. A shard that
 still fails is reported at the end (:class:`~conformance.executors.ShardsLost`, exit 5, no report);
 ``--resume`` then runs only what is missing. docs/scale-out.md.
+
+Processes: the local instance runs in a temporary directory of its own (``refgrad-ray-*``). When the
+run ends, or is interrupted at any phase (SIGINT or SIGTERM while Ray starts included), Ray is shut
+down and then every process Ray started for this run is stopped (:func:`stop_processes`: each
+process whose command line names that directory, and each new Ray process below the driver;
+SIGTERM, then SIGKILL after a grace period), so none outlives the run.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -91,7 +99,10 @@ def check_address(address: str) -> str:
     if address == "auto":
         from ray._private.services import canonicalize_bootstrap_address
 
-        target = canonicalize_bootstrap_address("auto", None)
+        try:
+            target = canonicalize_bootstrap_address("auto", None)
+        except Exception:  # noqa: BLE001 - Ray raises ConnectionError (an OSError) when it finds none
+            target = None
         if not target:
             raise ExecutorError(
                 "--ray-address auto: no running Ray cluster was found on this machine "
@@ -100,7 +111,7 @@ def check_address(address: str) -> str:
     hostport = target.split("://", 1)[1] if "://" in target else target
     host, _, port = hostport.rpartition(":")
     host = host.strip("[]")
-    if not host or not port.isdigit():
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
         raise ExecutorError(
             f"--ray-address {address!r}: expected HOST:PORT (the head node's address, e.g. 10.0.0.1:6379), "
             "ray://HOST:PORT (Ray Client) or auto"
@@ -156,42 +167,97 @@ class RayExecutor:
     ):
         self.address, self.workers, self.memory_budget = address, workers, memory_budget
         self.ray = require()
+        self.temp_dir = None  # the local instance's own directory (None: joined a cluster)
+        self.before: set[int] = set()  # processes below the driver before Ray started
         self.progress_line = None
         self.nodes = {}  # node id -> host, every node a shard or a probe ran on
 
     def __enter__(self):
-        ray = self.ray
         if self.address:
             check_address(self.address)
-        kwargs = {"logging_level": logging.WARNING, "log_to_driver": False}
         handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-        try:
-            if self.address:
-                ray.init(address=self.address, **kwargs)
-            else:  # "local": never join a cluster named by RAY_ADDRESS without --ray-address
-                ray.init(
-                    address="local",
-                    num_cpus=self.workers or os.cpu_count() or 1,
-                    include_dashboard=False,
-                    **kwargs,
-                )
-        except ExecutorError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - Ray's own failure to connect or to start: an input fault
-            where = f"--ray-address {self.address}" if self.address else "--executor ray"
-            raise ExecutorError(f"{where}: Ray could not start: {type(exc).__name__}: {exc}") from None
-        finally:  # Ray's core worker installs its own SIGTERM handler (it kills the process): ours again
+
+        def restore():  # Ray installs its own SIGTERM handler (it exits the process): ours again
             if threading.current_thread() is threading.main_thread():
                 for sig, handler in handlers.items():
                     if handler is not None:
                         signal.signal(sig, handler)
+
+        try:
+            self._init()
+            restore()  # (a signal that arrived meanwhile is handled here, inside the try)
+        except BaseException as exc:  # noqa: BLE001 - whatever stopped the start, stop what it started
+            interrupted = False
+            try:  # a signal left pending while Ray blocked in C runs its handler now, here
+                restore()
+            except BaseException:  # noqa: BLE001 - Ray's SystemExit or our Interrupted: an interruption
+                interrupted = True
+                restore()
+            self._fail(exc, interrupted)
         return self
 
+    def _init(self) -> None:
+        kwargs = {"logging_level": logging.WARNING, "log_to_driver": False}
+        if self.address:
+            self.ray.init(address=self.address, **kwargs)
+            return
+        # "local": never join a cluster named by RAY_ADDRESS without --ray-address
+        self.before = descendants(os.getpid())
+        # short (Ray's socket paths are length-limited); RAY_TMPDIR as Ray itself honours it
+        base = os.environ.get("RAY_TMPDIR") or ("/tmp" if os.path.isdir("/tmp") else None)
+        self.temp_dir = tempfile.mkdtemp(prefix="refgrad-ray-", dir=base)
+        self.ray.init(
+            address="local",
+            num_cpus=self.workers or os.cpu_count() or 1,
+            include_dashboard=False,
+            _temp_dir=self.temp_dir,
+            **kwargs,
+        )
+
+    def _fail(self, exc: BaseException, interrupted: bool):
+        """Ray did not start: stop what it started, then raise what the user needs to know.
+
+        An interruption (SIGINT, SIGTERM: ours, or Ray's own handler's SystemExit; also one that
+        arrives while stopping) is :class:`~conformance.interrupt.Interrupted`; another failure of
+        Ray is an :class:`ExecutorError` naming the address."""
+        interrupted |= isinstance(exc, (KeyboardInterrupt, SystemExit, interrupt.Interrupted))
+        interrupted |= self._stop()
+        if isinstance(exc, ExecutorError):
+            raise exc
+        if interrupted or interrupt.requested:
+            if isinstance(exc, (KeyboardInterrupt, interrupt.Interrupted)):
+                raise exc
+            raise interrupt.Interrupted() from None
+        if not isinstance(exc, Exception):
+            raise exc
+        where = f"--ray-address {self.address}" if self.address else "--executor ray"
+        raise ExecutorError(f"{where}: Ray could not start: {type(exc).__name__}: {exc}") from None
+
     def __exit__(self, *exc):
-        try:
-            self.ray.shutdown()
-        except Exception:  # noqa: BLE001 - shutting down must not hide the run's own outcome
-            pass
+        if self._stop():  # interrupted while stopping: the run's own outcome comes first, if any
+            if exc[0] is None:
+                raise interrupt.Interrupted()
+
+    def _stop(self) -> bool:
+        """Shut Ray down, then stop every process it started for this run (a local instance's).
+
+        Never stopped half-way by a signal: an interruption meanwhile is noted and the stop goes
+        on; returns whether one came."""
+        interrupted = False
+        for _ in range(5):  # each attempt may be cut by another signal; every step is idempotent
+            try:
+                try:
+                    self.ray.shutdown()
+                except Exception:  # noqa: BLE001 - shutting down must not hide the run's own outcome
+                    pass
+                if self.temp_dir is not None:
+                    stop_processes(self.temp_dir, self.before)
+                    shutil.rmtree(self.temp_dir, ignore_errors=True)
+                    self.temp_dir = None
+                return interrupted
+            except (KeyboardInterrupt, SystemExit, interrupt.Interrupted):
+                interrupted = True
+        return interrupted
 
     def progress(self, quiet: bool):
         self.progress_line = RayProgress(quiet)
@@ -239,6 +305,7 @@ class RayExecutor:
                 need = "a free GPU" if campaign.device == "cuda" else "a free CPU"
                 answer = {"error": f"no node with {need} started it within {PROBE_SECONDS:g} s"}
             except Exception as exc:  # noqa: BLE001 - the probe task itself failed on the cluster
+                interrupt.check()  # a SIGTERM that Ray's code turned into this error: an interruption
                 answer = {"error": f"could not be started on the cluster: {_why(exc)}"}
             if "error" in answer:
                 campaign.startup_errors[name] = answer["error"]
@@ -286,6 +353,7 @@ class RayExecutor:
                 try:
                     item = ray.get(ref)
                 except Exception as exc:  # noqa: BLE001 - the shard failed after its retries
+                    interrupt.check()  # a SIGTERM that Ray's code turned into this error: an interruption
                     del live[gen]
                     running.pop(shard.index, None)
                     lost[shard.id] = _why(exc)
@@ -330,6 +398,80 @@ class RayExecutor:
                 if item.get("info") and not worker.info:
                     worker.info = item["info"]
                 worker.restarts = max(worker.restarts, 0) + item.get("restarts", 0)
+
+
+# -- the processes of a local instance ------------------------------------------------------------------
+def _processes() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, command line) of every process visible in /proc (empty elsewhere)."""
+    out = {}
+    try:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return out
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read().decode(errors="replace")
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 1 and fields[0] != "Z":  # a zombie is already gone
+            out[pid] = (int(fields[1]), cmdline)
+    return out
+
+
+def descendants(root: int, table: dict | None = None) -> set[int]:
+    """The pids below ``root`` in the process tree (children, their children, ...)."""
+    table = _processes() if table is None else table
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def ray_processes(temp_dir: str, before: set[int] = frozenset()) -> set[int]:
+    """The processes of the local instance in ``temp_dir``: those whose command line names it, and
+    the Ray processes below this one that were not there before (workers retitle themselves
+    ``ray::...`` and no longer show the directory)."""
+    table = _processes()
+    me = os.getpid()
+    mine = {pid for pid, (_, cmd) in table.items() if temp_dir in cmd and pid != me}
+    below = descendants(me, table) - set(before)
+    mine |= {pid for pid in below if "ray" in table[pid][1]}
+    return mine
+
+
+def stop_processes(temp_dir: str, before: set[int] = frozenset(), grace: float = 3.0) -> set[int]:
+    """Stop the local instance's processes (SIGTERM, SIGKILL after ``grace`` seconds); return the pids."""
+    pids = ray_processes(temp_dir, before)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            alive = pids & set(_processes())
+            for pid in list(alive):  # reap our own children, so they do not linger as zombies
+                try:
+                    if os.waitpid(pid, os.WNOHANG)[0]:
+                        alive.discard(pid)
+                except ChildProcessError:
+                    pass
+            if not alive:
+                return pids
+            time.sleep(0.05)
+        pids |= ray_processes(temp_dir, before)  # one started meanwhile is stopped too
+    return pids
 
 
 def _why(exc) -> str:

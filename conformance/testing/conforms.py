@@ -41,11 +41,75 @@ _RESULTS: list[dict] | None = None  # set by the pytest plugin (--refgrad-report
 
 
 class ConformanceError(AssertionError):
-    """A departure found by :func:`assert_conforms` (an AssertionError, so pytest reports it)."""
+    """What :func:`assert_conforms` raises when a check does not pass (an AssertionError, so pytest
+    reports it): a departure (``fail``, ``error_mismatch``), a check that judged no element
+    (``refused``: "nothing judged") or a reference function that failed (``reference_error``).
+    ``record`` is the check's result record."""
 
     def __init__(self, message: str, record: dict):
         super().__init__(message)
         self.record = record
+
+
+class ReturnValueError(TypeError):
+    """A function under test or a reference function returned something that is not one tensor of
+    its framework (a Python float, a tuple, a NumPy array): the caller's mistake, never a verdict."""
+
+
+def _describe(value) -> str:
+    """A short account of a return value for an error message: its type and a prefix of its repr."""
+    text = " ".join(repr(value).split())
+    return (
+        f"{type(value).__module__}.{type(value).__qualname__} ({text[:80]}{'...' if len(text) > 80 else ''})"
+    )
+
+
+def _is_framework_tensor(value, framework) -> bool:
+    if framework == "torch":
+        import torch
+
+        return isinstance(value, torch.Tensor)
+    if framework == "jax":
+        import jax
+
+        return isinstance(value, jax.Array)  # tracers included
+    import tensorflow as tf
+
+    return tf.is_tensor(value) or isinstance(value, tf.Variable)
+
+
+def _checked(fn, framework, label):
+    """``fn`` whose return value must be one tensor of ``framework`` (ReturnValueError otherwise)."""
+
+    def call(*xs):
+        out = fn(*xs)
+        if not _is_framework_tensor(out, framework):
+            raise ReturnValueError(
+                f"assert_conforms: the function under test {label} returned {_describe(out)}, not a "
+                f"{framework} tensor: it must return one {framework} tensor computed from its inputs "
+                "(a Python number, a NumPy array or a tuple cannot be differentiated or judged)"
+            )
+        return out
+
+    return call
+
+
+def _checked_reference(reference_fn):
+    """``reference_fn`` whose return value must be one ``reference`` tensor (ReturnValueError otherwise)."""
+    import reference as T
+
+    label = getattr(reference_fn, "__qualname__", repr(reference_fn))
+
+    def call(*xs):
+        out = reference_fn(*xs)
+        if not isinstance(out, T.Tensor):
+            raise ReturnValueError(
+                f"assert_conforms: the reference function {label} returned {_describe(out)}, not a "
+                "reference tensor: it must return one tensor computed with `import reference as T`"
+            )
+        return out
+
+    return call
 
 
 # ---- frameworks ----------------------------------------------------------------------------------
@@ -88,15 +152,32 @@ def _rounded(a, dtype):
     return np.asarray(a, dtype=np.float64).astype(np_dtype).astype(np.float64)
 
 
+FLOAT_DTYPES = ("float64", "float32", "float16", "bfloat16")
+
+
+def _dtype_name(a) -> str:
+    return str(getattr(a, "dtype", "")).replace("torch.", "").replace("<dtype: '", "").rstrip("'>")
+
+
 def _dtype_of(args, dtype):
+    """The dtype every input runs in: ``dtype``, else the inputs' one floating dtype.
+
+    Inputs of different floating dtypes with ``dtype=None`` are a ValueError: refgrad never
+    changes an input's dtype silently (pass ``dtype=`` to convert them all, which each result
+    then records as ``converted_inputs``)."""
     if dtype is not None:
-        if dtype not in ("float64", "float32", "float16", "bfloat16"):
+        if dtype not in FLOAT_DTYPES:
             raise ValueError(f"dtype={dtype!r}: must be float64, float32, float16 or bfloat16")
         return dtype
-    for a in args:
-        name = str(getattr(a, "dtype", "")).replace("torch.", "").replace("<dtype: '", "").rstrip("'>")
-        if name in ("float64", "float32", "float16", "bfloat16"):
-            return name
+    found = {i: _dtype_name(a) for i, a in enumerate(args) if _dtype_name(a) in FLOAT_DTYPES}
+    if len(set(found.values())) > 1:
+        which = ", ".join(f"input {i} is {name}" for i, name in found.items())
+        raise ValueError(
+            f"dtype=None: the inputs have different floating-point dtypes ({which}); refgrad does not "
+            "promote them silently: pass inputs of one dtype, or dtype=... to run all of them in that dtype"
+        )
+    if found:
+        return next(iter(found.values()))
     raise ValueError("dtype=None: no floating-point argument to take the dtype from; pass dtype=...")
 
 
@@ -268,8 +349,13 @@ def assert_conforms(
     """Judge ``fn`` (PyTorch, JAX or TensorFlow) against ``reference_fn`` (``import reference as T``).
 
     ``args``: the inputs (framework tensors, or NumPy arrays with ``framework=``); every input is
-    differentiated. ``fn`` returns one tensor. Returns the list of result records (one per check);
-    raises :class:`ConformanceError` (an AssertionError) on the first departing check.
+    differentiated, in one dtype (``dtype=``, else the inputs' own: inputs of different floating
+    dtypes are a ValueError unless ``dtype=`` says which to convert them to). ``fn`` returns one
+    tensor of its framework and ``reference_fn`` one reference tensor (a ``TypeError`` naming the
+    return value otherwise). Returns the list of result records (one per check); raises
+    :class:`ConformanceError` (an AssertionError) on the first check that does not pass: a
+    departure, a check that judged no element (``refused``, "nothing judged"), or a failure of the
+    reference function (``reference_error``, never blamed on the framework).
     """
     from conformance.ops.judge import bound_record, ulp_of
     from conformance.tolerance import explain, judge_bounds
@@ -288,16 +374,78 @@ def assert_conforms(
         dtype=dtype,
         accumulate="float32" if framework == "torch" and dtype in ("float16", "bfloat16") else None,
     )
+    converted = {
+        f"input{i}": _dtype_name(a) for i, a in enumerate(args) if _dtype_name(a) and _dtype_name(a) != dtype
+    }
+    checked_fn = _checked(fn, framework, label)
+    checked_reference = _checked_reference(reference_fn)
+    config = f"{label}({', '.join(str(list(a.shape)) for a in arrays)}) {dtype}"
+    records = []
+
+    def record(check, judged, used, extra):
+        rec = {
+            "case_id": f"{label}-{_digest(arrays, extra)}",
+            "framework": framework,
+            "version": _version(framework),
+            "check": check,
+            "dtype": dtype,
+            "verdict": judged["verdict"],
+            "phase": "assert_conforms",
+            "config": config,
+            "max_ratio": judged.get("max_ratio"),
+            "worst": judged.get("worst"),
+            "bound": bound_record(precision, used),
+            "case": {
+                "op": label,
+                "params": {},
+                "shapes": {f"input{i}": list(a.shape) for i, a in enumerate(arrays)},
+                "dtype": dtype,
+                "seed": seed,
+                "checks": list(checks),
+            },
+        }
+        if converted:  # dtype= given: the inputs it converted, stated in every result
+            rec["converted_inputs"] = {k: f"{v} -> {dtype}" for k, v in converted.items()}
+        if judged["verdict"] != "pass":
+            rec["reason"] = judged.get("reason") or explain(judged, f"{framework} {check} {config}")
+        records.append(rec)
+        if _RESULTS is not None:
+            _RESULTS.append(rec)
+        return rec
+
+    def reference_side(program, inputs, check, extra):
+        """The reference's values and bounds; a failure of the reference is its own verdict."""
+        try:
+            with np.errstate(all="ignore"):
+                return bound_of(program, inputs, precision)
+        except ReturnValueError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the reference function (the caller's code) failed
+            what = "its forward computation" if check == "forward" else f"the {check} check"
+            rec = record(
+                check,
+                {
+                    "verdict": "reference_error",
+                    "reason": f"the reference function raised {type(exc).__name__} in {what}: {exc}",
+                },
+                None,
+                extra,
+            )
+            raise ConformanceError(
+                f"reference_error: {framework} {check} of {config}: {rec['reason']} (the reference "
+                f"function {getattr(reference_fn, '__qualname__', reference_fn)!r} failed, not {framework})",
+                rec,
+            ) from exc
+
     rng = np.random.default_rng(seed)
-    with np.errstate(all="ignore"):
-        forward = bound_of(reference_fn, arrays, precision)  # the forward check's, and the output's shape
+    # the forward check's values, and the output's shape
+    forward = reference_side(checked_reference, arrays, "forward" if "forward" in checks else checks[0], {})
     out_shape = np.shape(forward[0][0])
     extra = {"grad_output": _rounded(rng.standard_normal(out_shape), dtype)}
     for i, a in enumerate(arrays):
         extra[f"gg_{i}"] = _rounded(rng.standard_normal(a.shape), dtype)
         extra[f"tangent_{i}"] = _rounded(rng.standard_normal(a.shape), dtype)
     n = len(arrays)
-    records = []
     for check in checks:
         inputs = {
             "forward": arrays,
@@ -308,14 +456,15 @@ def assert_conforms(
         if check == "forward":
             values, bounds, tracker = forward
         else:
-            with np.errstate(all="ignore"):
-                values, bounds, tracker = bound_of(
-                    _reference_program(reference_fn, check, n), inputs, precision
-                )
+            values, bounds, tracker = reference_side(
+                _reference_program(checked_reference, check, n), inputs, check, extra
+            )
         names = _names(check, n)
         expected = {nm: (v, b + ulp_of(v, dtype)) for nm, v, b in zip(names, values, bounds) if v is not None}
         try:
-            observed = dict(zip(names, _run_framework(framework, fn, check, arrays, extra, dtype)))
+            observed = dict(zip(names, _run_framework(framework, checked_fn, check, arrays, extra, dtype)))
+        except ReturnValueError:
+            raise  # the caller's mistake, not a verdict on the framework
         except Exception as exc:  # the user's function raised where the reference did not
             judged = {
                 "verdict": "error_mismatch",
@@ -325,35 +474,38 @@ def assert_conforms(
             }
         else:
             judged = judge_bounds(observed, expected, dtype)
-        rec = {
-            "case_id": f"{label}-{_digest(arrays, extra)}",
-            "framework": framework,
-            "version": _version(framework),
-            "check": check,
-            "dtype": dtype,
-            "verdict": judged["verdict"],
-            "phase": "assert_conforms",
-            "config": f"{label}({', '.join(str(list(a.shape)) for a in arrays)}) {dtype}",
-            "max_ratio": judged.get("max_ratio"),
-            "worst": judged.get("worst"),
-            "bound": bound_record(precision, tracker.used),
-            "case": {
-                "op": label,
-                "params": {},
-                "shapes": {f"input{i}": list(a.shape) for i, a in enumerate(arrays)},
-                "dtype": dtype,
-                "seed": seed,
-                "checks": list(checks),
-            },
-        }
-        if judged["verdict"] != "pass":
-            rec["reason"] = judged.get("reason") or explain(judged, f"{framework} {check} {rec['config']}")
-        records.append(rec)
-        if _RESULTS is not None:
-            _RESULTS.append(rec)
+            if judged["verdict"] == "pass" and not _judged_elements(expected):
+                judged = {
+                    **judged,
+                    "verdict": "refused",
+                    "reason": "nothing judged: " + _nothing_judged(expected, dtype),
+                }
+        rec = record(check, judged, tracker.used, extra)
+        if judged["verdict"] == "refused":
+            detail = rec["reason"].removeprefix("nothing judged: ")
+            raise ConformanceError(f"nothing judged: {framework} {check} of {config}: {detail}", rec)
         if judged["verdict"] != "pass":
             raise ConformanceError(_message(rec, fn, arrays, extra, framework, dtype), rec)
     return records
+
+
+def _judged_elements(expected) -> int:
+    """Elements a check compares numerically: a finite reference value with a finite bound."""
+    total = 0
+    for value, bound in expected.values():
+        value = np.asarray(value, dtype=np.float64)
+        bound = np.broadcast_to(np.asarray(bound, dtype=np.float64), value.shape)
+        total += int((np.isfinite(value) & np.isfinite(bound)).sum())
+    return total
+
+
+def _nothing_judged(expected, dtype) -> str:
+    sizes = sum(np.size(v) for v, _ in expected.values())
+    return (
+        f"none of the {sizes} elements could be compared (each reference value is "
+        f"non-finite, or past {dtype}'s range so that any value passes); choose inputs whose results "
+        f"are finite and representable in {dtype}"
+    )
 
 
 def _digest(arrays, extra) -> str:

@@ -15,6 +15,8 @@ import pytest
 from conformance import bisect as B
 from conformance.cli import main
 
+REAL_INDEX_VERSIONS = B.index_versions
+
 VERSIONS = [f"1.{i}.0" for i in range(12)]
 
 
@@ -278,8 +280,13 @@ def test_case_verdict_is_the_most_serious_judged_result():
 @pytest.fixture
 def fake_world(monkeypatch, tmp_path):
     """The command with jax 1.0.0 .. 1.11.0 on the index; pass before 1.7.0, fail from it."""
-    state = {"verdicts": monotone(7), "broken": set(), "built": []}
-    monkeypatch.setattr(B, "index_versions", lambda fw, python=None, index_url=None: VERSIONS + ["2.0.0rc1"])
+    state = {"verdicts": monotone(7), "broken": set(), "built": [], "asked": 0}
+
+    def index(fw, python=None, index_url=None):
+        state["asked"] += 1
+        return VERSIONS + ["2.0.0rc1"]
+
+    monkeypatch.setattr(B, "index_versions", index)
 
     class Installer:
         def __init__(
@@ -295,6 +302,8 @@ def fake_world(monkeypatch, tmp_path):
             return sys.executable
 
     def replay(self, python, v):
+        if v in state.get("interrupt_at", ()):
+            raise KeyboardInterrupt
         return B.Outcome(
             state["verdicts"][v], "grad_input[0]=1 but reference says 2" * (state["verdicts"][v] != "pass")
         )
@@ -489,3 +498,122 @@ def test_real_bisection_over_released_jax_versions(tmp_path):
         assert summary["tested"]["0.4.30"]["framework_version"] == "jax 0.4.30, jaxlib 0.4.30"
         runs.append(summary)
     assert runs[1]["environments_built"] == 0  # the second bisection reuses both environments
+
+
+# ---- the run-integrity contract (issue #36): every argument and the case checked before any work -------
+BISECT = ["bisect", "error-kernel-larger-than-input", "--framework", "jax", "--versions", "1.0.0..1.11.0"]
+
+
+def _bisect_fails(argv, capsys, code=2):
+    got = main([str(a) for a in argv])
+    err = capsys.readouterr().err
+    assert got == code, err
+    assert "Traceback" not in err and "internal error" not in err
+    return err
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-1", "nan", "inf"])
+def test_bisect_a_bad_timeout_is_refused_before_the_index_or_any_build(fake_world, tmp_path, capsys, value):
+    err = _bisect_fails([*BISECT, "--timeout", value, "--out", tmp_path / "b"], capsys)
+    assert "--timeout: must be a" in err and "number of seconds, got" in err and "--versions" not in err
+    assert fake_world["asked"] == 0 and fake_world["built"] == []
+
+
+@pytest.mark.parametrize("flag", ["--out", "--cache"])
+def test_bisect_an_output_path_naming_a_file_is_a_usage_error_not_5(fake_world, tmp_path, capsys, flag):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("mine")
+    other = {"--out": ["--cache", tmp_path / "cache"], "--cache": ["--out", tmp_path / "b"]}[flag]
+    err = _bisect_fails([*BISECT, flag, blocker, *other], capsys)
+    assert f"{flag}: {str(blocker)!r} exists and is not a directory" in err
+    assert fake_world["asked"] == 0 and fake_world["built"] == [] and blocker.read_text() == "mine"
+
+
+def test_bisect_a_cache_under_a_file_is_a_usage_error(fake_world, tmp_path, capsys):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("mine")
+    err = _bisect_fails([*BISECT, "--cache", blocker / "envs", "--out", tmp_path / "b"], capsys)
+    assert f"--cache: cannot create {str(blocker / 'envs')!r}: Not a directory" in err
+    assert fake_world["asked"] == 0 and fake_world["built"] == []
+
+
+def _case_inputs(tmp_path) -> dict:
+    """Hostile CASE arguments -> what the message must say."""
+    binary = tmp_path / "bin.jsonl"
+    binary.write_bytes(b"\x00\x01\x02" * 100)
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes('{"case_id": "caf\u00e9", "case": {"op": "abs"}}\n'.encode("latin-1"))
+    listed = tmp_path / "listed.jsonl"
+    listed.write_text(json.dumps({"case_id": "abs-1", "framework": "jax", "case": [1, 2]}) + "\n[1, 2]\n7\n")
+    repro = tmp_path / "repro.py"
+    repro.write_text(f"CHECK = 'vjp'\nCASE_JSON = {json.dumps([1, 2])!r}\n")
+    cases = Path(B.PROJECT_ROOT) / "cases" / "error_conformance.json"
+    empty_dir = tmp_path / "empty"
+    empty_dir.mkdir()
+    return {
+        f"{binary}#abs-1": "is a binary file, not a results.jsonl",
+        f"{latin}#abs-1": "is not UTF-8 text",
+        f"{listed}#abs-1": "hold no case (line 1: its 'case' is a list, not a JSON object)",
+        f"{listed}#abs-9": "no result of case 'abs-9'",
+        str(repro): "its CASE_JSON is a list, not a case (a JSON object)",
+        f"{cases}#no-such-id": "holds no case with id 'no-such-id' (its cases: error-",
+        str(empty_dir): "is a directory without a results.jsonl",
+        f"{empty_dir}#abs-1": "is a directory without a results.jsonl",
+        f"{tmp_path / 'missing.json'}#abs-1": "missing.json does not exist",
+    }
+
+
+def test_bisect_hostile_cases_are_typed_errors_before_any_work(fake_world, tmp_path, capsys):
+    for case, says in _case_inputs(tmp_path).items():
+        argv = ["bisect", case, "--framework", "jax", "--versions", "1.0.0..1.11.0", "--out", tmp_path / "b"]
+        err = _bisect_fails(argv, capsys)
+        assert says in err, (case, err)
+        if Path(case.partition("#")[0]).exists():
+            assert "does not exist" not in err, (case, err)  # an existing path is never called missing
+    assert fake_world["asked"] == 0 and fake_world["built"] == []
+
+
+def test_bisect_interrupted_says_how_to_continue_without_a_resume_flag(fake_world, tmp_path, capsys):
+    fake_world["interrupt_at"] = {"1.11.0"}
+    err = _bisect_fails([*BISECT, "--out", tmp_path / "b"], capsys, code=130)
+    assert "interrupted: bisect stopped" in err and "run the same command again" in err
+    assert "--resume" not in err  # bisect has no such flag
+
+
+PIP_UNREACHABLE = "\n".join(
+    f"WARNING: Retrying (Retry(total={n}, connect=None, read=None, redirect=None, status=None)) after "
+    "connection broken by 'NewConnectionError(\"HTTPConnection(host='10.9.9.9', port=80): Failed to "
+    "establish a new connection: [Errno 101] Network is unreachable\")': /simple/jax/"
+    for n in range(4, -1, -1)
+)
+
+
+@pytest.mark.parametrize("listed", [True, False])
+def test_bisect_an_unreachable_index_is_reported_as_unreachable_not_unreleased(
+    fake_world, tmp_path, capsys, monkeypatch, listed
+):
+    """pip lists what its other sources (find-links, an extra index) have, exit 0; or nothing, exit 1."""
+    import subprocess
+
+    def pip(cmd, **kwargs):
+        assert cmd[1:5] == ["-m", "pip", "index", "versions"]
+        out = "jax (1.11.0)\nAvailable versions: 1.11.0\n" if listed else ""
+        return subprocess.CompletedProcess(cmd, 0 if listed else 1, out, PIP_UNREACHABLE)
+
+    monkeypatch.setattr(B, "index_versions", REAL_INDEX_VERSIONS)
+    monkeypatch.setattr(B.subprocess, "run", pip)
+    err = _bisect_fails([*BISECT, "--out", tmp_path / "b"], capsys)
+    assert "could not be reached" in err and "10.9.9.9:80: Failed to establish a new connection" in err
+    assert "not a released version" not in err and "lists no versions" not in err
+    assert fake_world["built"] == []
+
+
+def test_bisect_a_reachable_index_still_says_not_released(monkeypatch):
+    import subprocess
+
+    listing = "jax (1.11.0)\nAvailable versions: 1.11.0, 1.10.0\n"
+    monkeypatch.setattr(
+        B.subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 0, listing, "")
+    )
+    with pytest.raises(B.BisectError, match="1.0.0 is not a released version of jax"):
+        B.versions_in_range(B.index_versions("jax"), "1.0.0", "1.11.0", "jax")

@@ -149,14 +149,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.parametrize("kind", ["refused", "no such host", "not an address"])
+@pytest.mark.parametrize("kind", ["refused", "no such host"])
 def test_unreachable_ray_address_fails_fast_naming_it(kind, tmp_path, capsys):
     pytest.importorskip("ray")
     pytest.importorskip("jax")
     address = {
         "refused": f"127.0.0.1:{_free_port()}",
         "no such host": "no-such-host.invalid:6379",
-        "not an address": "headnode",
     }[kind]
     start = time.monotonic()
     code = _cli(
@@ -171,10 +170,182 @@ def test_unreachable_ray_address_fails_fast_naming_it(kind, tmp_path, capsys):
     cause = {
         "refused": "connection refused",
         "no such host": "cannot resolve host",
-        "not an address": "HOST:PORT",
     }
     assert cause[kind] in err
     assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
+RUN_RAY = ["run", "--frameworks", "jax", "--ops", "mul", "--checks", "forward", "--max-examples", 1,
+           "--executor", "ray"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "address, says",
+    [
+        ("headnode", "is not an address"),
+        ("127.0.0.1:99999", "port 99999 is out of range"),
+        ("10.0.0.1:0", "port 0 is out of range"),
+        ("ray://:6379", "is not an address"),
+        ("10.0.0.1:6379:1", "is not an address"),
+    ],
+)
+def test_a_malformed_ray_address_is_refused_when_parsed(address, says, tmp_path, capsys):
+    """127.0.0.1:99999 would reach the resolver, which wraps the port to another one (34463)."""
+    with pytest.raises(SystemExit) as exit_:
+        _cli(*RUN_RAY, "--ray-address", address, "--out", tmp_path / "out", "--found-dir", tmp_path / "f")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and f"argument --ray-address: {address!r}" in err and says in err
+    assert "port from 1 to 65535" in err and not (tmp_path / "out").exists()
+
+
+def test_ray_address_auto_without_a_cluster_says_no_cluster_was_found(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("ray")
+    pytest.importorskip("jax")
+    from ray._private.services import canonicalize_bootstrap_address
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    try:
+        if canonicalize_bootstrap_address("auto", None):
+            pytest.skip("a Ray cluster is running on this machine: 'auto' finds it")
+    except ConnectionError:
+        pass  # none: what this test needs
+    code = _cli(*RUN_RAY, "--ray-address", "auto", "--out", tmp_path / "out", "--found-dir", tmp_path / "f")
+    err = capsys.readouterr().err
+    assert code == 2, err  # an executor that cannot be used is a usage error, not OUTPUT_LOST (5)
+    assert "--ray-address auto: no running Ray cluster was found on this machine" in err
+    assert "an output" not in err and not (tmp_path / "out" / "results.jsonl").exists()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_stop_processes_stops_every_process_of_the_instance_and_nothing_else(tmp_path):
+    """The cleanup logic alone, on a fake instance: a process naming the instance's directory that
+    ignores SIGTERM, an orphan naming it (reparented away from the driver), a new child retitled
+    ray::IDLE as Ray's workers are; an older Ray-named child and a new unrelated one survive."""
+    from conformance.executors import ray as ray_exec
+
+    temp_dir = tempfile.mkdtemp(prefix="refgrad-ray-", dir="/tmp")
+    stubborn_code = "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)"
+    older = subprocess.Popen(["bash", "-c", "exec -a ray::older-run sleep 120"])
+    before = ray_exec.descendants(os.getpid())
+    pidfile = tmp_path / "orphan.pid"
+    stubborn = subprocess.Popen([sys.executable, "-c", stubborn_code, temp_dir])
+    subprocess.run(  # the orphan: its parent (this shell) exits at once
+        ["bash", "-c", f"{sys.executable} -c 'import time; time.sleep(120)' {temp_dir} </dev/null >/dev/null 2>&1 "
+         f"& echo $! > {pidfile}"],
+        check=True,
+    )  # fmt: skip
+    worker = subprocess.Popen(["bash", "-c", "exec -a ray::IDLE sleep 120"])
+    bystander = subprocess.Popen(["sleep", "120"])
+    orphan = int(pidfile.read_text())
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # until each has exec'd its final command line
+            found = ray_exec.ray_processes(temp_dir, before)
+            if {stubborn.pid, orphan, worker.pid} <= found:
+                break
+            time.sleep(0.05)
+        stopped = ray_exec.stop_processes(temp_dir, before, grace=1.0)
+        assert {stubborn.pid, orphan, worker.pid} <= stopped
+        assert older.pid not in stopped and bystander.pid not in stopped
+        for pid in (stubborn.pid, orphan, worker.pid):
+            assert not _alive(pid), pid
+        assert older.poll() is None and bystander.poll() is None
+    finally:
+        for proc in (older, stubborn, worker, bystander):
+            proc.kill()
+            proc.wait()
+        if _alive(orphan):
+            os.kill(orphan, signal.SIGKILL)
+        shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+def _marked(token: str) -> dict[int, str]:
+    """pid -> command line of every live process whose environment holds ``token``."""
+    found = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                if token.encode() not in f.read():
+                    continue
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if _alive(int(name)):
+            found[int(name)] = cmd
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc (Linux)")
+@pytest.mark.parametrize(
+    "sig, phase, target",
+    [
+        (signal.SIGINT, "start", "group"),
+        (signal.SIGTERM, "start", "driver"),
+        (signal.SIGINT, "run", "group"),
+        (signal.SIGTERM, "run", "driver"),
+        # Ray's own processes die of a group SIGTERM, and ray.init then waits 30 s for them in C
+        pytest.param(signal.SIGTERM, "start", "group", marks=pytest.mark.slow),
+        pytest.param(signal.SIGINT, "agents", "group", marks=pytest.mark.slow),
+        pytest.param(signal.SIGTERM, "agents", "group", marks=pytest.mark.slow),
+    ],
+)
+def test_an_interrupted_local_ray_run_leaves_no_ray_process(sig, phase, target, tmp_path):
+    """SIGINT/SIGTERM while the local Ray instance starts (its first processes up; or its agents up,
+    ray.init not yet returned) or while shards run, sent to the driver alone (kill PID) or to its
+    process group (Ctrl-C in a terminal): exit 130 and no process of the run's Ray instance remains."""
+    pytest.importorskip("ray")
+    pytest.importorskip("jax")
+    token = f"refgrad-interrupt-{uuid.uuid4().hex}"
+    env = {**os.environ, "REFGRAD_RAY_INTERRUPT_TEST": token, "PYTHONPATH": str(ROOT)}
+    env.pop("RAY_ADDRESS", None)
+    argv = [sys.executable, "-m", "conformance", *map(str, RUN_RAY), "--ray-workers", "1", "--quiet",
+            "--out", tmp_path / "out", "--found-dir", tmp_path / "found"]  # fmt: skip
+    driver = subprocess.Popen(
+        argv, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    leftover = {}
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and driver.poll() is None:
+            others = {p: c for p, c in _marked(token).items() if p != driver.pid}
+            if phase == "start" and any("gcs_server" in c or "raylet" in c for c in others.values()):
+                break
+            if phase == "agents" and any("agent" in c for c in others.values()):
+                break
+            if phase == "run" and any("ray::_probe" in c or "ray::_run_shard" in c for c in others.values()):
+                break
+            time.sleep(0.02)
+        assert driver.poll() is None, "the run ended before the phase to interrupt"
+        if target == "group":  # as a terminal's Ctrl-C
+            os.killpg(driver.pid, sig)
+        else:
+            driver.send_signal(sig)
+        _, err = driver.communicate(timeout=90)
+        assert driver.returncode == 130, err.decode(errors="replace")[-3000:]
+        deadline = time.monotonic() + 5  # processes already signalled may take a moment to exit
+        while (leftover := _marked(token)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not leftover, f"Ray processes of the interrupted run remain: {leftover}"
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+        for pid in _marked(token):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def test_ray_flags_need_the_ray_executor(tmp_path, capsys):
@@ -399,7 +570,7 @@ def _start_and_stop(out, curated, sig, after: int, *extra, group=False):
     (os.killpg if group else os.kill)(proc.pid, sig)
     _, err = proc.communicate(timeout=120)
     crash = [p.read_text()[-2000:] for p in out.glob("crash-*.log")]
-    return proc.returncode, err.decode(errors="replace")[-2000:] + "".join(crash)
+    return proc.returncode, err.decode(errors="replace")[-3000:] + "".join(crash)
 
 
 def test_driver_stopped_then_resume_equals_the_local_run(cluster, curated, local_run, ray_env):

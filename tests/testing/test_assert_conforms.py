@@ -139,3 +139,59 @@ def test_the_plugin_writes_a_report_that_conformance_report_renders(tmp_path):
 
     assert main(["report", str(out)]) == 1
     assert "FAILURES FOUND" in (out / "index.html").read_text()
+
+
+# ---- the run-integrity contract (issue #36) ---------------------------------------------------------
+def test_a_call_that_judges_no_element_fails_saying_nothing_judged():
+    """exp(100) is past float32's range: every element's bound is infinite, so `a * 0` would pass."""
+    with pytest.raises(ConformanceError, match="^nothing judged: torch forward") as err:
+        assert_conforms(lambda a: a * 0, T.exp, torch.full((8,), 100.0))
+    assert "none of the 8 elements could be compared" in str(err.value)
+    assert err.value.record["verdict"] == "refused"  # a harness verdict: judged nothing, departs nowhere
+    with pytest.raises(ConformanceError, match="^nothing judged"):  # every reference value NaN
+        assert_conforms(lambda a: a * float("nan"), lambda a: a * float("nan"), torch.ones(3))
+
+
+RETURNS = [
+    (lambda a: 1.5, "returned builtins.float (1.5)"),
+    (lambda a: (a, a), "returned builtins.tuple (("),
+    (lambda a: a.detach().numpy(), "returned numpy.ndarray (array("),
+]
+
+
+# (under torch.func.jvp, .numpy() itself raises inside the user's function: a genuine error_mismatch)
+@pytest.mark.parametrize(
+    "returned, says, check",
+    [(r, s, c) for c in ("forward", "vjp", "jvp") for r, s in RETURNS if not (c == "jvp" and "numpy" in s)],
+)
+def test_a_return_value_that_is_not_a_tensor_is_a_type_error_naming_it(returned, says, check):
+    with pytest.raises(TypeError, match="the function under test") as err:
+        assert_conforms(returned, lambda a: a, _x(n=5), checks=(check,))
+    assert says in str(err.value) and "not a torch tensor" in str(err.value)
+    assert not isinstance(err.value, ConformanceError) and "torch raised" not in str(err.value)
+
+
+def test_a_reference_returning_no_reference_tensor_is_a_type_error_naming_it():
+    with pytest.raises(TypeError, match=r"the reference function .* returned builtins.float \(3.0\)"):
+        assert_conforms(lambda a: a, lambda a: 3.0, _x(n=5))
+
+
+def test_mixed_float_dtypes_are_an_error_unless_dtype_is_given():
+    x64, x32 = _x(torch.float64, n=5), _x(torch.float32, n=5)
+    with pytest.raises(ValueError, match="input 0 is float64, input 1 is float32"):
+        assert_conforms(lambda a, b: a * b, lambda a, b: a * b, x64, x32)
+    records = assert_conforms(lambda a, b: a * b, lambda a, b: a * b, x64, x32, dtype="float32")
+    assert {r["dtype"] for r in records} == {"float32"}
+    assert all(r["converted_inputs"] == {"input0": "float64 -> float32"} for r in records)
+
+
+def test_a_failure_inside_the_reference_is_a_reference_error_not_the_frameworks():
+    def broken_reference(a):
+        return T.exp(a).no_such_method()
+
+    with pytest.raises(ConformanceError, match="^reference_error: ") as err:
+        assert_conforms(lambda a: a, broken_reference, _x(n=5))
+    rec = err.value.record
+    assert rec["verdict"] == "reference_error" and rec["check"] == "forward"
+    assert "the reference function raised AttributeError" in rec["reason"] and "not torch" in str(err.value)
+    assert isinstance(err.value.__cause__, AttributeError)
