@@ -20,6 +20,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import refgrad
 from conformance import exitcodes
 from conformance.identity import safe_file_part
 from conformance.outdir import atomic_write
@@ -84,6 +85,10 @@ def environment(frameworks: dict, run: dict | None = None) -> dict:
         "device": run.get("device") or (devices[0] if len(devices) == 1 else ",".join(devices) or None),
         "precision": run.get("precision"),
         "seed": run.get("seed"),
+        "refgrad": refgrad.__version__,
+        # the case files the run read (--cases, or replay's path) and where shrunk cases went; the
+        # rest of its inputs is what the seed draws
+        "inputs": run.get("inputs"),
         "hypothesis": {
             "version": hyp_version,
             "max_examples": run.get("max_examples"),

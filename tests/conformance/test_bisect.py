@@ -230,7 +230,7 @@ def test_the_cache_root_follows_xdg(monkeypatch, tmp_path):
 
 # ---- the case ----------------------------------------------------------------------------------------
 def test_case_by_curated_id_file_and_result(tmp_path):
-    cases = Path(B.PROJECT_ROOT) / "cases"
+    cases = Path(B.PROJECT_ROOT) / "refgrad" / "cases"
     by_id = B.resolve_case("error-kernel-larger-than-input", cases)
     assert by_id["id"] == "error-kernel-larger-than-input" and by_id["checks"] == ["error"]
     with pytest.raises(B.BisectError, match="holds 7 matching cases; bisect takes one"):
@@ -454,7 +454,7 @@ def test_bisect_reports_untestable_versions_between(fake_world, tmp_path, capsys
 @pytest.mark.jax
 def test_replayer_runs_conformance_replay_in_a_subprocess(tmp_path):
     pytest.importorskip("jax")
-    case = B.resolve_case("error-kernel-larger-than-input", Path(B.PROJECT_ROOT) / "cases")
+    case = B.resolve_case("error-kernel-larger-than-input", Path(B.PROJECT_ROOT) / "refgrad" / "cases")
     case_file = tmp_path / "case.json"
     case_file.write_text(json.dumps(case))
     outcome = B.Replayer("jax", case_file, tmp_path / "out")(sys.executable, "here")

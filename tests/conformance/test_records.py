@@ -139,7 +139,7 @@ def _classified(result, case, check):
 
     known = _KNOWN.get("set")
     if known is None:
-        known = _KNOWN["set"] = load_known(Path(__file__).parents[2] / "cases" / "known_departures.toml")
+        known = _KNOWN["set"] = load_known(Path(__file__).parents[2] / "refgrad" / "cases" / "known_departures.toml")
     rec = {
         **result,
         "framework": "torch",
