@@ -202,7 +202,7 @@ def _parser() -> argparse.ArgumentParser:
         "--ops",
         help="comma-separated: conv (convolution cases), programs (random autograd programs over views "
         "and in-place ops; the program check), op record names and families (conformance ops lists them), "
-        "all (every op record) (default: conv,all; without --max-examples an op record gets "
+        f"all (every op record) (default: {','.join(DEFAULT_OPS)}; without --max-examples an op record gets "
         f"{DEFAULT_RECORD_EXAMPLES} examples per framework and check)",
     )
     run.add_argument(
