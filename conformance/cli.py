@@ -882,12 +882,11 @@ def cmd_matrix(args) -> int:
 
 
 def cmd_bisect(args) -> int:
-    from conformance.bisect import BisectError, find_uv, run_bisect
+    from conformance.bisect import BisectError, run_bisect
 
     _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)  # a bad name is a usage error before any install
     _list("--dtypes", args.dtypes, DTYPES, DTYPES)
     try:
-        find_uv()  # before the package index is asked anything: which extra provides uv
         return run_bisect(args)
     except BisectError as exc:
         print(f"conformance: error: {exc}", file=sys.stderr)

@@ -463,6 +463,31 @@ def test_replayer_runs_conformance_replay_in_a_subprocess(tmp_path):
     assert outcome.framework_version.startswith("jax ")
 
 
+def test_without_uv_bisect_names_the_extra_to_install(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("REFGRAD_UV", raising=False)
+    monkeypatch.setattr(B.shutil, "which", lambda name, *a, **k: None)  # no uv on PATH
+    monkeypatch.setattr(B.sys, "executable", str(tmp_path / "bin" / "python"))  # none beside Python
+    monkeypatch.setattr(B, "index_versions", lambda *a, **k: ["0.4.30", "0.4.31"])  # no package index
+    argv = ["bisect", "error-kernel-larger-than-input", "--framework", "jax", "--versions", "0.4.30..0.4.31"]
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "bisect: needs uv" in err and "pip install 'refgrad[bisect]'" in err and "Traceback" not in err
+
+
+def test_the_bisect_extra_provides_uv_and_all_and_bootstrap_install_it():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    extras = tomllib.loads((B.PROJECT_ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert [r for r in extras["bisect"] if r.startswith("uv")]
+    assert "bisect" in extras["all"][0].split("[", 1)[1]
+    assert '".[all]"' in (B.PROJECT_ROOT / "scripts" / "bootstrap.sh").read_text()
+
+
 # ---- a real bisection ----------------------------------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.network

@@ -13,6 +13,7 @@ import refgrad
 from conformance import exitcodes, shipped
 from conformance.cli import DEFAULT_CASES, main
 from conformance.known import SHIPPED, load_known
+from conformance.report import validate
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "refgrad" / "cases"
@@ -56,6 +57,7 @@ def test_builtin_and_a_users_file_merge_and_the_report_names_each_with_its_diges
     out, ours = planted, _ours(tmp_path, PLANTED)
     assert main(["report", str(out), "--known", "builtin", "--known", str(ours)]) == exitcodes.OK
     report = json.loads((out / "report.json").read_text())
+    validate(report)
     builtin, mine = report["known"]["files"]
     n_shipped = len(load_known(SHIPPED).entries)
     assert builtin == {
@@ -101,7 +103,9 @@ def test_found_cases_go_beside_the_report_and_the_report_lists_the_case_files_re
     assert main([*argv, "--seed", "1", "--out", str(out), "--quiet"]) == exitcodes.DEPARTURES
     found = sorted((out / "found").glob("*.json"))
     assert found and sorted(CASES.rglob("*")) == before  # the shipped corpus is an input, never an output
-    inputs = json.loads((out / "report.json").read_text())["environment"]["inputs"]
+    report = json.loads((out / "report.json").read_text())
+    validate(report)
+    inputs = report["environment"]["inputs"]
     assert inputs == {
         "cases": str(CASES / "gemm_paths.json"),
         "path": str(CASES / "gemm_paths.json"),
