@@ -10,7 +10,7 @@
     nox -s conformance-torch-aot-eager      #   -torch-aot-eager, -jax-eager, -tensorflow-function,
     nox -s conformance-tensorflow-xla       #   -tensorflow-xla (docs/conformance.md, "Execution modes")
     nox -s conformance-programs   # autograd programs (views, in-place, second order), all frameworks
-    nox -s fuzz                   # a long campaign on every framework; shrunk failures to cases/found/
+    nox -s fuzz                   # a long campaign on every framework; shrunk failures to reports/fuzz/found/
     nox -s report -- DIR          # re-render report.json and index.html from DIR/results.jsonl
     nox -s matrix                 # one table over the version matrix's runs: version x op family x verdict
     nox -s bench_conv             # the convolution benchmark (ratios against torch; not a timed test)
@@ -117,21 +117,20 @@ def _conformance(session: nox.Session, framework: str, version: str, mode: str |
     session.install("-e", ".")
     name = f"{framework}:{mode}" if mode else framework
     out = f"reports/{framework}-{mode}-{version}" if mode else f"reports/{framework}-{version}"
-    # a gate: the known departures (cases/known_departures.toml) are 'known', so exit 1 means a
-    # departure nobody listed, or a listed one that is gone (stale); docs/ci.md
+    # a gate: the known departures refgrad ships (--known builtin: refgrad/cases/known_departures.toml)
+    # are 'known', so exit 1 means a departure nobody listed, or a listed one that is gone (stale);
+    # docs/ci.md. Shrunk failures go to OUT/found.
     session.run(
-        "conformance",
+        "refgrad",
         "run",
         "--frameworks",
         name,
         "--known",
-        "cases/known_departures.toml",
+        "builtin",
         "--junit-xml",
         f"{out}/junit.xml",
         "--out",
         out,
-        "--found-dir",
-        f"{out}/found",
         *session.posargs,
     )
 
@@ -184,7 +183,7 @@ def conformance_programs(session: nox.Session) -> None:
     """Autograd programs (views, in-place, second order) on every framework."""
     _install(session)
     session.run(
-        "conformance",
+        "refgrad",
         "run",
         "--ops",
         "programs",
@@ -199,10 +198,11 @@ def conformance_programs(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def fuzz(session: nox.Session) -> None:
-    """A long campaign on every framework; shrunk failures go to cases/found/."""
+    """A long campaign on every framework; shrunk failures go to reports/fuzz/found/ (to make one a
+    curated case, copy it into refgrad/cases/, or pass --found-dir refgrad/cases/found)."""
     _install(session)
     session.run(
-        "conformance",
+        "refgrad",
         "run",
         "--max-examples",
         "500",
@@ -217,7 +217,7 @@ def fuzz(session: nox.Session) -> None:
 def report(session: nox.Session) -> None:
     """Re-render report.json and index.html from a results directory (default reports/latest)."""
     session.install("-e", ".")
-    session.run("conformance", "report", *(session.posargs or ["reports/latest"]), success_codes=[0, 1])
+    session.run("refgrad", "report", *(session.posargs or ["reports/latest"]), success_codes=[0, 1])
 
 
 @nox.session(python=PYTHON)
@@ -238,5 +238,5 @@ def matrix(session: nox.Session) -> None:
     )
     if not dirs:
         session.error("no run directories under reports/: run the conformance-* sessions first")
-    # exits like conformance report: 1 a departure the known list lacks, 4 an input that judged nothing
-    session.run("conformance", "matrix", "--known", "cases/known_departures.toml", *dirs)
+    # exits like refgrad report: 1 a departure the known list lacks, 4 an input that judged nothing
+    session.run("refgrad", "matrix", *dirs, "--known", "builtin")

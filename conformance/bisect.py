@@ -293,7 +293,8 @@ def find_uv() -> str:
         if cand and Path(cand).is_file() and os.access(cand, os.X_OK):
             return cand
     raise BisectError(
-        "bisect: needs uv (https://docs.astral.sh/uv/) on PATH or beside this Python; none found"
+        "bisect: needs uv (https://docs.astral.sh/uv/) on PATH or beside this Python; none found: "
+        "install refgrad's bisect extra (pip install 'refgrad[bisect]'), or set REFGRAD_UV to a uv binary"
     )
 
 

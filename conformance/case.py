@@ -4,7 +4,7 @@ A case names an operation (``"conv"``), its parameters, the input shapes (always
 reference's channels-first layout: input ``(N, C, *spatial)``, weight ``(O, C/groups, *k)`` or,
 transposed, ``(C, O/groups, *k)``), a dtype, where its data comes from (a seed, optionally
 overridden by explicit arrays) and which checks to run. Strategies produce cases,
-``cases/*.json`` store them, adapters consume them, results name them by :attr:`Case.id`.
+``refgrad/cases/*.json`` store them, adapters consume them, results name them by :attr:`Case.id`.
 Nothing else carries a case.
 
 Loading validates *structure* (types, lengths, known names) and raises :class:`CaseError`

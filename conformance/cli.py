@@ -1,4 +1,5 @@
-"""The ``conformance`` command: ``run`` (the main job), ``replay``, ``report`` and ``frameworks``.
+"""The ``refgrad`` command (``conformance`` is the same command): ``run`` (the main job), ``replay``,
+``report``, ``frameworks``, ``ops``, ``matrix`` and ``bisect``.
 
 Exit status follows :mod:`conformance.exitcodes` (one table for every subcommand): 0 all judged
 and agreeing, 1 departures, 2 usage or input error (also: filters that select nothing), 3 an
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import sys
 import time
@@ -17,7 +19,7 @@ import traceback
 import uuid
 from pathlib import Path
 
-from conformance import adapters, exitcodes
+from conformance import adapters, exitcodes, shipped
 from conformance.budget import parse_size
 from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError
 from conformance.executors import EXECUTORS, ExecutorError, ShardsLost, ray_address
@@ -42,9 +44,10 @@ OPS = ("conv", "programs")
 #: the default campaign: convolution and every op record (conformance ops lists them)
 DEFAULT_OPS = ("conv", "all")
 OP_OF_CASE = {"conv": "conv", "programs": "program"}  # --ops name -> Case.op
-# the repository's cases/ (a checkout or an editable install), else ./cases
-_CASE_DIRS = (Path(__file__).resolve().parents[1] / "cases", Path("cases"))
-DEFAULT_CASES = next((d for d in _CASE_DIRS if d.is_dir()), _CASE_DIRS[0])
+#: the curated cases and found-case corpus refgrad ships (package data: checkout, editable or wheel)
+DEFAULT_CASES = shipped.cases_dir()
+#: the names the command answers to (pyproject.toml's [project.scripts]); refgrad is the first
+PROGS = ("refgrad", "conformance")
 DEFAULT_MAX_EXAMPLES = 40
 #: fuzz examples per op record, framework and check when --max-examples is not given: ~300 records
 #: x 6-7 checks, one example each on every framework, about ten minutes on 2 cores (docs/conformance.md,
@@ -117,14 +120,16 @@ def _check_record_checks(args, items, records, checks) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
+    invoked = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     parser = argparse.ArgumentParser(
-        prog="conformance",
+        prog=invoked if invoked in PROGS else PROGS[0],
         description="Check convolution forward, gradients, second-order gradients, jvp and vmap of PyTorch, "
         "TensorFlow and JAX against refgrad's reference, element by element against derived error bounds.",
         epilog="Exit status: 0 all judged and agreeing, 1 departures found, 2 usage or input error (or filters "
         "selecting nothing), 3 internal error, 4 nothing judged, 5 results could not be kept, 130 interrupted. "
         "Docs: docs/reliability.md, docs/conformance.md",
     )
+    parser.add_argument("--version", action="version", version=f"refgrad {shipped.version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p):
@@ -172,11 +177,10 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     def gate(p, results_only=False):
-        p.add_argument(
-            "--known",
-            metavar="FILE",
-            help="known-departures file (cases/known_departures.json ships refgrad's): matching results are "
-            "'known', not failures; an entry that matched nothing in the region the run covered is 'stale'",
+        _known_flag(
+            p,
+            "matching results are 'known', not failures; an entry that matched nothing in the region the "
+            "run covered is 'stale'",
         )
         p.add_argument(
             "--allow-stale", action="store_true", help="report stale known-departure entries without failing"
@@ -207,7 +211,7 @@ def _parser() -> argparse.ArgumentParser:
         "--ops",
         help="comma-separated: conv (convolution cases), programs (random autograd programs over views "
         "and in-place ops; the program check), op record names and families (conformance ops lists them), "
-        "all (every op record) (default: conv,all; without --max-examples an op record gets "
+        f"all (every op record) (default: {','.join(DEFAULT_OPS)}; without --max-examples an op record gets "
         f"{DEFAULT_RECORD_EXAMPLES} examples per framework and check)",
     )
     run.add_argument(
@@ -219,9 +223,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--seed", type=int, default=0, help="Hypothesis seed (default 0)")
     run.add_argument(
-        "--cases", default=None, help=f"curated cases file or directory (default {DEFAULT_CASES})"
+        "--cases",
+        default=None,
+        help="curated cases file or directory (default: the cases refgrad ships, curated and found ones, "
+        f"in {DEFAULT_CASES})",
     )
-    run.add_argument("--found-dir", default="cases/found", help="where shrunk failing cases are saved")
+    run.add_argument(
+        "--found-dir",
+        default=None,
+        metavar="DIR",
+        help="where shrunk failing cases are saved (default OUT/found, beside the report; a later run reads "
+        "them only when given them with --cases)",
+    )
     run.add_argument(
         "--executor",
         choices=EXECUTORS,
@@ -274,6 +287,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _known_flag(p, what: str) -> None:
+    """--known [FILE], repeatable: the files' entries are merged; bare, or 'builtin', is refgrad's own."""
+    p.add_argument(
+        "--known",
+        action="append",
+        nargs="?",
+        const=shipped.BUILTIN,
+        metavar="FILE",
+        help=f"a known-departures file, TOML or JSON (repeatable; the entries are merged): {what}. "
+        f"'{shipped.BUILTIN}', or --known with no file, is the list refgrad ships "
+        f"(known_departures.toml in {DEFAULT_CASES})",
+    )
+
+
 def _version_parsers(sub) -> None:
     """``matrix`` and ``bisect`` (conformance/matrix.py, conformance/bisect.py)."""
     matrix = sub.add_parser(
@@ -281,7 +308,7 @@ def _version_parsers(sub) -> None:
         help="one table over several runs' results: framework version x op family x verdict counts",
     )
     matrix.add_argument("dirs", nargs="+", metavar="DIR", help="a run's --out DIR (or its results.jsonl)")
-    matrix.add_argument("--known", metavar="FILE", help="count known departures (this file's) as 'known'")
+    _known_flag(matrix, "count the departures they list as 'known'")
     matrix.add_argument("--json", metavar="PATH", help="also write the table as JSON rows")
     bisect = sub.add_parser(
         "bisect",
@@ -385,11 +412,29 @@ class Progress:
 
 def _load(path):
     """Every case under ``path``, checked for safe and unique ids (a CaseError names the file)."""
+    return _load_with_files(path)[0]
+
+
+def _load_with_files(path) -> tuple[list, list[str]]:
+    """(every case under ``path``, the file each came from), ids checked as in :func:`_load`."""
     from conformance.identity import check_ids, load_case_files
 
     cases, sources = load_case_files(path)
     check_ids(cases, sources)
-    return cases
+    return cases, sources
+
+
+def _inputs(given: str, path: Path, sources, found_dir=None) -> dict:
+    """What report.json records of a run's inputs: the case files it read (the rest is drawn from
+    the seed), and where shrunk failures went."""
+    root = path.resolve() if path.is_dir() else path.resolve().parent
+    files = sorted({str(Path(re.sub(r"\[\d+\]$", "", s)).resolve().relative_to(root)) for s in sources})
+    return {
+        "cases": given,
+        "path": str(path.resolve()),
+        "case_files": files,
+        "found_dir": str(found_dir) if found_dir is not None else None,
+    }
 
 
 def _cases(path, checks, dtypes, cases=None):
@@ -552,10 +597,11 @@ def _gate_lines(report) -> list[str]:
             parts.append(f"{len(kn['stale'])} stale")
         lines.append(", ".join(parts))
     if kn is not None:
+        files = {e["id"]: e.get("file") or kn["file"] for e in kn["entries"]}
         for entry_id in kn["stale"]:
             verb = "fails the run" if kn["strict"] else "reported only (--allow-stale)"
             lines.append(
-                f"  stale: known departure {entry_id!r} in {kn['file']} matched nothing in the region this run "
+                f"  stale: known departure {entry_id!r} in {files[entry_id]} matched nothing in the region this run "
                 f"covered: the departure is gone, remove the entry ({verb})"
             )
     return lines
@@ -622,13 +668,14 @@ def _finish(campaign, args, progress) -> int:
 
 
 def _run_settings(args) -> dict:
-    """The run's flags that report.json records in its environment, and the run's id."""
+    """The run's flags and inputs that report.json records in its environment, and the run's id."""
     return {
         "device": args.device,
         "precision": args.precision,
         "seed": getattr(args, "seed", None),
         "max_examples": getattr(args, "max_examples", None),
         "run_id": _run_id(args.out),
+        "inputs": getattr(args, "_inputs", None),
     }
 
 
@@ -666,7 +713,7 @@ def cmd_run(args) -> int:
     cases_path = Path(args.cases) if args.cases else DEFAULT_CASES
     if args.cases and not cases_path.exists():
         raise UsageError(f"--cases: {args.cases!r} does not exist")
-    loaded = _load(cases_path) if cases_path.exists() else []
+    loaded, sources = _load_with_files(cases_path) if cases_path.exists() else ([], [])
     curated = _cases(cases_path, checks, dtypes, loaded)
     curated = [c for c in curated if c.op in {OP_OF_CASE[o] for o in ops if o in OP_OF_CASE} | set(records)]
     # op records: the default budget is DEFAULT_RECORD_EXAMPLES per framework and check, with one
@@ -691,6 +738,8 @@ def cmd_run(args) -> int:
             + (" (programs run in float64 only)" if "programs" in ops and "float64" not in dtypes else "")
         )
     _check_outputs(args, [(cases_path if args.cases else None, "the --cases input")])
+    found = args.found_dir if args.found_dir is not None else Path(args.out) / "found"
+    args._inputs = _inputs(args.cases or shipped.BUILTIN, cases_path, sources, found)
     _check_executor(args)
     if not cases_path.exists():
         print(
@@ -782,7 +831,8 @@ def cmd_replay(args) -> int:
     if not Path(args.path).exists():
         raise UsageError(f"replay: {args.path!r} does not exist")
     args._gate = _gate(args, frameworks)
-    loaded = _load(args.path)
+    loaded, sources = _load_with_files(args.path)
+    args._inputs = _inputs(args.path, Path(args.path), sources)
     cases = _cases(args.path, checks, dtypes, loaded)
     if not cases:
         raise NothingSelected(
@@ -853,6 +903,7 @@ def cmd_report(args) -> int:
     run = {k: env.get(k) for k in ("device", "precision", "seed")}
     run["max_examples"] = (env.get("hypothesis") or {}).get("max_examples")
     run["run_id"] = _run_id(results.parent) or env.get("run_id")
+    run["inputs"] = env.get("inputs")
     frameworks = old.get("frameworks") if isinstance(old.get("frameworks"), dict) else {}
     lock = OutputDir.lock_only(out)
     try:

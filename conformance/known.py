@@ -4,8 +4,8 @@ A CI gate on stock frameworks is red every night if it fails on departures every
 knows (TensorFlow's empty-batch convolution shape, for one); a new regression is then invisible
 among the old ones. PyTorch's OpInfo marks each known failure ``expectedFailure`` with a reason
 and array-api-tests takes an ``--xfails-file``; refgrad reads a TOML (``[[departures]]`` tables;
-``cases/known_departures.toml`` ships refgrad's own) or JSON file, validated against
-``conformance/known.schema.json``, with one entry per departure (shown as JSON):
+``refgrad/cases/known_departures.toml`` ships refgrad's own: ``--known builtin``) or JSON file,
+validated against ``conformance/known.schema.json``, with one entry per departure (shown as JSON):
 
     {"id": "tf-empty-batch-conv-shape",
      "framework": "tensorflow",             # a name, or "name:mode" for one execution mode only
@@ -30,22 +30,26 @@ pattern holds. An entry whose region the run covered but which
 matched nothing is ``stale``: the departure is gone, so the entry must go (strict mode, the
 default, fails the run; ``--allow-stale`` only reports it). An entry whose version range excludes
 the installed version, or whose region the run never reached, does not apply.
+
+Several files can be given (``--known builtin --known ours.toml``): their entries are merged (an id
+used in two files is an error naming both), and the report lists each file with its content digest
+(and, for the shipped file, refgrad's version), so a run says exactly which lists judged it.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from conformance import adapters
+from conformance import adapters, shipped
 from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS
 from conformance.exitcodes import DEPARTING
 from conformance.resultsio import InputFileError
 
 SCHEMA_PATH = Path(__file__).with_name("known.schema.json")
-SHIPPED = Path(__file__).resolve().parents[1] / "cases" / "known_departures.toml"
+SHIPPED = shipped.known_file()
 
 _COMPARE = {
     "==": lambda a, b: a == b,
@@ -208,6 +212,9 @@ class Entry:
 class KnownSet:
     entries: list[Entry] = field(default_factory=list)
     path: str | None = None
+    #: each file read: {"file": what was given ("builtin" or a path), "path", "digest", "entries"} and,
+    #: for the shipped file, "refgrad": the version that shipped it
+    files: list[dict] = field(default_factory=list)
 
     def classify(self, records: list[dict], settings: dict | None = None) -> tuple[list[dict], dict]:
         """(records with ``known`` verdicts, the summary: per entry its matches, and the stale ones).
@@ -231,8 +238,10 @@ class KnownSet:
         stale = [e.id for e in self.entries if covered[e.id] and not matched[e.id] and not e.flaky]
         summary = {
             "file": self.path,
+            "files": self.files,
             "entries": [
-                {**e.describe(), "matched": matched[e.id], "in_region": covered[e.id]} for e in self.entries
+                {**e.describe(), "file": e.source, "matched": matched[e.id], "in_region": covered[e.id]}
+                for e in self.entries
             ],
             "stale": stale,
         }
@@ -409,12 +418,38 @@ def _entry(raw: dict, path, index: int, base: Path, extra_frameworks=()) -> Entr
     )
 
 
-def load_known(path, extra_frameworks=()) -> KnownSet:
-    """Read and validate a known-departures file (KnownFileError names the entry, field and rule):
+def load_known(spec, extra_frameworks=()) -> KnownSet:
+    """Read and validate known-departures files (KnownFileError names the file, entry, field and rule):
     against known.schema.json, and against what the harness can record (frameworks and their modes,
     ops, checks, dtypes, case fields, a non-empty version range), so that no entry is a silent
-    no-op. ``extra_frameworks``: names beyond the built-in and entry-point adapters (``--adapter``
+    no-op.
+
+    ``spec`` is a path, ``"builtin"`` (the file refgrad ships) or a list of them, merged in order.
+    ``extra_frameworks``: names beyond the built-in and entry-point adapters (``--adapter``
     classes, a run's recorded frameworks)."""
+    specs = [spec] if isinstance(spec, (str, Path)) else list(spec)
+    merged = KnownSet(path=", ".join(str(s) for s in specs))
+    owner: dict[str, str] = {}
+    for item in specs:
+        one = _load_file(shipped.known_file() if str(item) == shipped.BUILTIN else Path(item), extra_frameworks)
+        label = str(item)
+        for entry in one.entries:
+            if entry.id in owner:
+                raise KnownFileError(
+                    f"--known: entry {entry.id!r} of {label} is already defined by {owner[entry.id]}; "
+                    "an id names one departure (rename or drop one of them)"
+                )
+            owner[entry.id] = label
+        merged.entries += [replace(entry, source=label) for entry in one.entries]
+        described = {"file": label, "path": one.path, "digest": shipped.digest(one.path)}
+        if label == shipped.BUILTIN:
+            described["refgrad"] = shipped.version()
+        merged.files.append({**described, "entries": len(one.entries)})
+    return merged
+
+
+def _load_file(path: Path, extra_frameworks=()) -> KnownSet:
+    """One known-departures file, read and validated."""
     import jsonschema
 
     try:
@@ -422,8 +457,12 @@ def load_known(path, extra_frameworks=()) -> KnownSet:
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
 
-    path = Path(path)
     toml = path.suffix == ".toml"
+    if path.is_dir():
+        raise KnownFileError(
+            f"--known: {str(path)!r} is a directory; give a known-departures file (.toml or .json) or "
+            f"{shipped.BUILTIN} (a bare --known before a positional argument takes it as the file)"
+        )
     try:
         text = path.read_text(encoding="utf-8")
         data = tomllib.loads(text) if toml else json.loads(text)

@@ -23,6 +23,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+import refgrad
 from conformance import exitcodes
 from conformance.identity import safe_file_part
 from conformance.known import framework_settings
@@ -89,6 +90,10 @@ def environment(frameworks: dict, run: dict | None = None) -> dict:
         "precision": run.get("precision"),
         "seed": run.get("seed"),
         "run_id": run.get("run_id"),
+        "refgrad": refgrad.__version__,
+        # the case files the run read (--cases, or replay's path) and where shrunk cases went; the
+        # rest of its inputs is what the seed draws
+        "inputs": run.get("inputs"),
         "hypothesis": {
             "version": hyp_version,
             "max_examples": run.get("max_examples"),

@@ -2,7 +2,7 @@
 # Create (or update) the project's virtualenv in .venv with every framework refgrad fuzzes.
 #
 # torch==2.13.0 goes in first: on a CPU-only machine any other spec pulls the multi-GB CUDA
-# build. Then the project with all extras (torch, tensorflow, jax, ray, test). Re-running is cheap:
+# build. Then the project with all extras (torch, tensorflow, jax, ray, bisect: uv, test). Re-running is cheap:
 # pip only checks what is already there. Set REFGRAD_VENV to put the virtualenv elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import _parser
+from conformance.known import load_known
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "ci.md").read_text()
@@ -21,31 +22,53 @@ def _block(marker: str) -> str:
     return DOC.split(f"<!-- {marker} -->", 1)[1].split(f"<!-- /{marker} -->", 1)[0]
 
 
-def _commands() -> list[list[str]]:
+INSTALLED = ("github-installed", "gitlab-installed")  # the installed-tool jobs, shown first
+CHECKOUT = ("github-workflow", "gitlab-job")
+
+
+def _commands(markers=INSTALLED + CHECKOUT) -> list[list[str]]:
     lines = []
-    for marker in ("github-workflow", "gitlab-job"):
-        lines += re.findall(r"(?:- run:|^\s*-)\s*(\.venv/bin/conformance .*)$", _block(marker), re.M)
+    for marker in markers:
+        lines += re.findall(r"(?:- run:|^\s*-)\s*((?:\.venv/bin/)?refgrad run .*)$", _block(marker), re.M)
     return [shlex.split(line) for line in lines]
 
 
-def test_the_jobs_run_conformance_commands_the_cli_accepts():
+def test_the_jobs_run_refgrad_commands_the_cli_accepts():
     commands = _commands()
-    assert len(commands) == 2
+    assert len(commands) == 4
     for argv in commands:
         args = _parser().parse_args(argv[1:])  # argparse exits 2 on an unknown flag
-        assert args.known and (ROOT / args.known).exists()
+        assert args.known == ["builtin"] and load_known(args.known).entries
         assert args.junit_xml and args.command == "run"
+        assert Path(args.junit_xml).parent == Path(args.out)  # the JUnit file is uploaded with the report
+
+
+def test_the_installed_tool_workflow_comes_first_and_installs_before_it_runs():
+    assert DOC.index("<!-- github-installed -->") < DOC.index("<!-- github-workflow -->")
+    for marker in INSTALLED:
+        block = _block(marker)
+        assert "checkout" not in block and ".venv" not in block  # no checkout: the installed tool
+        assert block.index("pip install") < block.index("refgrad run")
+        assert re.search(r'"refgrad==[\d.]+"', block)  # a pinned refgrad
+        (argv,) = _commands((marker,))
+        assert argv[0] == "refgrad" and _installs_its_framework(block, argv)
+
+
+def _installs_its_framework(block: str, argv: list[str]) -> bool:
+    """The job installs the framework its --frameworks names."""
+    framework = _parser().parse_args(argv[1:]).frameworks
+    return re.search(rf"pip install [^\n]*\b{framework}==", block) is not None
 
 
 @pytest.mark.slow  # three frameworks, one fuzz example each: minutes on 2 cores
 def test_the_workflow_command_runs_and_writes_its_report_and_junit(tmp_path):
-    argv = _commands()[0]
+    (argv,) = _commands(("github-workflow",))
     argv = [sys.executable, "-m", "conformance", *argv[1:]]
     out = tmp_path / "latest"
     argv = [str(out) if a == "reports/latest" else a for a in argv]
     argv = [str(out / "junit.xml") if a == "reports/latest/junit.xml" else a for a in argv]
     run = subprocess.run(
-        [*argv, "--max-examples", "1", "--found-dir", str(tmp_path / "found"), "--quiet"],
+        [*argv, "--max-examples", "1", "--quiet"],
         cwd=ROOT,
         capture_output=True,
         text=True,

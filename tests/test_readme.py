@@ -17,7 +17,19 @@ def test_ci_runs_readmes_test_command():
     main_job, test_command = _readme_commands()
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
     assert ci == test_command
-    assert main_job.startswith("scripts/bootstrap.sh && ") and "conformance run" in main_job
+    assert main_job.startswith("scripts/bootstrap.sh && ") and ".venv/bin/refgrad run --known" in main_job
+
+
+def test_readmes_main_command_is_one_the_cli_accepts_with_the_shipped_known_file():
+    from conformance.cli import _parser
+    from conformance.known import SHIPPED, load_known
+
+    main_job = _readme_commands()[0]
+    argv = main_job.split(" && ", 1)[1].split()
+    assert argv[0] == ".venv/bin/refgrad"
+    args = _parser().parse_args(argv[1:])
+    assert args.command == "run" and args.known == ["builtin"]
+    assert load_known(args.known).files[0]["path"] == str(SHIPPED) and SHIPPED.is_file()
 
 
 def test_bootstrap_installs_torch_before_the_project():

@@ -506,7 +506,7 @@ def test_program_case_elementwise_result_strides_agrees():
     from conformance.case import load_cases
     from conformance.programs import execute, program_inputs
 
-    (case,) = load_cases(ROOT / "cases" / "programs" / "elementwise_result_strides.json")
+    (case,) = load_cases(ROOT / "refgrad" / "cases" / "programs" / "elementwise_result_strides.json")
     got = execute(case.source, reference, program_inputs(case))
     want = execute(case.source, torch, program_inputs(case))
     assert got.keys() == want.keys()

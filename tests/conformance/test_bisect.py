@@ -232,7 +232,7 @@ def test_the_cache_root_follows_xdg(monkeypatch, tmp_path):
 
 # ---- the case ----------------------------------------------------------------------------------------
 def test_case_by_curated_id_file_and_result(tmp_path):
-    cases = Path(B.PROJECT_ROOT) / "cases"
+    cases = Path(B.PROJECT_ROOT) / "refgrad" / "cases"
     by_id = B.resolve_case("error-kernel-larger-than-input", cases)
     assert by_id["id"] == "error-kernel-larger-than-input" and by_id["checks"] == ["error"]
     with pytest.raises(B.BisectError, match="holds 7 matching cases; bisect takes one"):
@@ -463,13 +463,38 @@ def test_bisect_reports_untestable_versions_between(fake_world, tmp_path, capsys
 @pytest.mark.jax
 def test_replayer_runs_conformance_replay_in_a_subprocess(tmp_path):
     pytest.importorskip("jax")
-    case = B.resolve_case("error-kernel-larger-than-input", Path(B.PROJECT_ROOT) / "cases")
+    case = B.resolve_case("error-kernel-larger-than-input", Path(B.PROJECT_ROOT) / "refgrad" / "cases")
     case_file = tmp_path / "case.json"
     case_file.write_text(json.dumps(case))
     outcome = B.Replayer("jax", case_file, tmp_path / "out")(sys.executable, "here")
     assert outcome.verdict == "error_mismatch" and "larger than the padded input" in outcome.reason
     assert Path(outcome.results) == tmp_path / "out" / "jax-here" / "results.jsonl"
     assert outcome.framework_version.startswith("jax ")
+
+
+def test_without_uv_bisect_names_the_extra_to_install(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("REFGRAD_UV", raising=False)
+    monkeypatch.setattr(B.shutil, "which", lambda name, *a, **k: None)  # no uv on PATH
+    monkeypatch.setattr(B.sys, "executable", str(tmp_path / "bin" / "python"))  # none beside Python
+    monkeypatch.setattr(B, "index_versions", lambda *a, **k: ["0.4.30", "0.4.31"])  # no package index
+    argv = ["bisect", "error-kernel-larger-than-input", "--framework", "jax", "--versions", "0.4.30..0.4.31"]
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "bisect: needs uv" in err and "pip install 'refgrad[bisect]'" in err and "Traceback" not in err
+
+
+def test_the_bisect_extra_provides_uv_and_all_and_bootstrap_install_it():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    extras = tomllib.loads((B.PROJECT_ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert [r for r in extras["bisect"] if r.startswith("uv")]
+    assert "bisect" in extras["all"][0].split("[", 1)[1]
+    assert '".[all]"' in (B.PROJECT_ROOT / "scripts" / "bootstrap.sh").read_text()
 
 
 # ---- a real bisection ----------------------------------------------------------------------------------

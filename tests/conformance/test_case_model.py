@@ -13,7 +13,7 @@ from conformance.case import Case, CaseData, CaseError, load_cases, round_to_dty
 from conformance.expected import reference_rejects
 from conformance.strategies import conv_cases, invalid_conv_cases
 
-CASES = Path(__file__).resolve().parents[2] / "cases"
+CASES = Path(__file__).resolve().parents[2] / "refgrad" / "cases"
 
 GOOD = {
     "op": "conv",

@@ -19,7 +19,7 @@ from conformance.runner import read_results, result_key
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "conformance.md"
-GEMM = ROOT / "cases" / "gemm_paths.json"
+GEMM = ROOT / "refgrad" / "cases" / "gemm_paths.json"
 
 pytestmark = pytest.mark.torch
 pytest.importorskip("torch")
@@ -88,7 +88,7 @@ def test_a_failure_exits_1_and_is_in_the_report(tmp_path, monkeypatch):
     code = main(
         [
             "replay",
-            str(ROOT / "cases" / "double_backward_groups.json"),
+            str(ROOT / "refgrad" / "cases" / "double_backward_groups.json"),
             "--adapter",
             "planted_adapters:DroppedGroup",
             "--checks",

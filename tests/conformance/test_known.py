@@ -15,7 +15,7 @@ from conformance.known import SHIPPED, KnownFileError, load_known
 from conformance.report import summarise
 
 ROOT = Path(__file__).resolve().parents[2]
-GROUPS = ROOT / "cases" / "double_backward_groups.json"
+GROUPS = ROOT / "refgrad" / "cases" / "double_backward_groups.json"
 
 
 def _rec(

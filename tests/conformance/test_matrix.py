@@ -144,7 +144,7 @@ def test_matrix_with_known_departures(tmp_path, capsys):
             "matrix",
             str(run),
             "--known",
-            str(ROOT / "cases" / "known_departures.toml"),
+            str(ROOT / "refgrad" / "cases" / "known_departures.toml"),
             "--json",
             str(tmp_path / "m.json"),
         ]

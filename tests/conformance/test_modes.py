@@ -19,7 +19,7 @@ from conformance.report import build_report, mode_differential
 from conformance.runner import Campaign
 
 ROOT = Path(__file__).resolve().parents[2]
-GEMM = ROOT / "cases" / "gemm_paths.json"
+GEMM = ROOT / "refgrad" / "cases" / "gemm_paths.json"
 
 
 def _chosen(value):

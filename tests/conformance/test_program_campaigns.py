@@ -47,7 +47,7 @@ def test_run_ops_programs_on_torch(tmp_path):
     from conformance.cli import main
 
     out, curated = tmp_path / "run", tmp_path / "no_curated_cases"
-    curated.mkdir()  # fuzzing only: cases/programs holds a known reference discrepancy
+    curated.mkdir()  # fuzzing only: refgrad/cases/programs holds a known reference discrepancy
     argv = [
         "run",
         "--ops",

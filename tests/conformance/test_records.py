@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -135,11 +133,11 @@ def _classified(result, case, check):
     """``result`` as a campaign with refgrad's shipped known-departures file records it."""
     import torch
 
-    from conformance.known import load_known
+    from conformance.known import SHIPPED, load_known
 
     known = _KNOWN.get("set")
     if known is None:
-        known = _KNOWN["set"] = load_known(Path(__file__).parents[2] / "cases" / "known_departures.toml")
+        known = _KNOWN["set"] = load_known(SHIPPED)
     rec = {
         **result,
         "framework": "torch",

@@ -77,7 +77,7 @@ def test_replay_filters_selecting_nothing_exit_2(tmp_path, capsys):
     code = main(
         [
             "replay",
-            str(ROOT / "cases" / "gemm_paths.json"),
+            str(ROOT / "refgrad" / "cases" / "gemm_paths.json"),
             "--frameworks",
             "torch",
             "--dtypes",

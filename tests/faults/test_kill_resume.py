@@ -20,7 +20,7 @@ from tests.faults.conftest import ROOT, cli, env
 pytestmark = pytest.mark.torch
 pytest.importorskip("torch")
 
-GEMM = ROOT / "cases" / "gemm_paths.json"
+GEMM = ROOT / "refgrad" / "cases" / "gemm_paths.json"
 
 
 def _cmd(out: Path, *extra, examples=4):

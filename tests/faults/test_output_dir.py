@@ -173,8 +173,8 @@ def test_out_naming_a_file_or_an_unwritable_place_is_a_usage_error(tmp_path, cap
     f = tmp_path / "a-file"
     f.write_text("x")
     for argv in (
-        ["replay", "cases/gemm_paths.json", "--frameworks", "torch", "--out", str(f)],
-        ["replay", "cases/gemm_paths.json", "--frameworks", "torch", "--out", str(f / "sub")],
+        ["replay", "refgrad/cases/gemm_paths.json", "--frameworks", "torch", "--out", str(f)],
+        ["replay", "refgrad/cases/gemm_paths.json", "--frameworks", "torch", "--out", str(f / "sub")],
         ["run", "--frameworks", "torch", "--out", str(tmp_path / "o"), "--found-dir", str(f)],
     ):
         assert main(argv) == exitcodes.USAGE
@@ -189,7 +189,7 @@ def test_two_concurrent_runs_on_one_directory_one_is_refused(tmp_path, tally):
     out = tmp_path / "out"
     args = [
         "replay",
-        "cases/gemm_paths.json",
+        "refgrad/cases/gemm_paths.json",
         "--frameworks",
         "torch",
         "--checks",
@@ -236,7 +236,7 @@ def test_the_output_directory_deleted_mid_run_exits_5_not_green(tmp_path, tally)
             "--max-examples",
             "400",
             "--cases",
-            "cases/gemm_paths.json",
+            "refgrad/cases/gemm_paths.json",
             "--quiet",
             "--out",
             out,
@@ -291,7 +291,7 @@ def test_the_directory_made_read_only_mid_run_exits_5_keeping_what_was_recorded(
     out = tmp_path / "out"
     argv = [
         "replay",
-        "cases/gemm_paths.json",
+        "refgrad/cases/gemm_paths.json",
         "--frameworks",
         "torch",
         "--checks",
