@@ -572,7 +572,7 @@ def _case_inputs(tmp_path) -> dict:
     listed.write_text(json.dumps({"case_id": "abs-1", "framework": "jax", "case": [1, 2]}) + "\n[1, 2]\n7\n")
     repro = tmp_path / "repro.py"
     repro.write_text(f"CHECK = 'vjp'\nCASE_JSON = {json.dumps([1, 2])!r}\n")
-    cases = Path(B.PROJECT_ROOT) / "cases" / "error_conformance.json"
+    cases = Path(B.PROJECT_ROOT) / "refgrad" / "cases" / "error_conformance.json"
     empty_dir = tmp_path / "empty"
     empty_dir.mkdir()
     return {

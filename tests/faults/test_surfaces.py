@@ -17,7 +17,7 @@ from conformance.cli import main
 from conformance.known import SHIPPED, KnownFileError, load_known
 
 ROOT = Path(__file__).resolve().parents[2]
-GEMM = ROOT / "cases" / "gemm_paths.json"
+GEMM = ROOT / "refgrad" / "cases" / "gemm_paths.json"
 TINY = ["--frameworks", "torch", "--ops", "conv", "--max-examples", "0", "--cases", str(GEMM)]
 TINY += ["--checks", "forward", "--dtypes", "float64", "--quiet"]
 
