@@ -574,7 +574,7 @@ def _check_outputs(args, inputs) -> None:
     """run/replay: --out, --found-dir and --junit-xml, checked before any work (OutputError names the
     flag, the value and the rule): never an input of the command (``inputs``: (path, what) pairs),
     never a file a run owns, writable."""
-    inputs = [*inputs, (args.known, "the --known file"), (args.baseline, "the --baseline report")]
+    inputs = [*inputs, *shipped.known_inputs(args.known), (args.baseline, "the --baseline report")]
     check_output_dir(args.out, "--out", inputs=inputs)
     if getattr(args, "found_dir", None):
         check_output_dir(args.found_dir, "--found-dir", out_dirs=[args.out])
@@ -946,7 +946,7 @@ def _check_report_outputs(args, results: Path, out: Path) -> None:
     """report: --out and --junit-xml before any work; --baseline not the report of these results."""
     inputs = [
         (results, "the results file"),
-        (args.known, "the --known file"),
+        *shipped.known_inputs(args.known),
         (args.baseline, "the --baseline report"),
     ]
     check_output_dir(out, "--out", inputs=inputs)

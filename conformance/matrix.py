@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance import exitcodes
+from conformance import exitcodes, shipped
 from conformance.known import framework_settings
 from conformance.outdir import MANIFEST, RESULTS, atomic_write, check_output_file, read_manifest
 from conformance.resultsio import InputFileError, read_report_file, read_results_file
@@ -204,7 +204,7 @@ def format_table(header, body) -> str:
 
 def _check_json(args) -> None:
     """--json before any work: a writable file, not an input of this command, not a file a run owns."""
-    inputs = [(args.known, "the --known file")]
+    inputs = shipped.known_inputs(args.known)
     for item in args.dirs:
         p = Path(item)
         results = p / RESULTS if p.is_dir() else p

@@ -34,6 +34,14 @@ def known_file() -> Path:
     return cases_dir() / "known_departures.toml"
 
 
+def known_inputs(specs) -> list[tuple[Path, str]]:
+    """The files a (repeatable) ``--known`` names, as (path, what) pairs for the output checks: an
+    output may never be one of them. ``builtin`` is the shipped file."""
+    return [
+        (known_file() if str(spec) == BUILTIN else Path(spec), "the --known file") for spec in (specs or ())
+    ]
+
+
 def digest(path) -> str:
     """``sha256:`` and the first 16 hex digits of a file's bytes: which version of a file a run read."""
     return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
