@@ -235,10 +235,16 @@ class TfFunc:
         self.tf = tf
         self.zero = tf.UnconnectedGradients.ZERO
 
+    def dense(self, x):
+        tf = self.tf
+        if isinstance(x, (tuple, list)):
+            return type(x)(self.dense(v) for v in x)
+        return tf.convert_to_tensor(x) if isinstance(x, tf.IndexedSlices) else x
+
     def jvp(self, fn, primals, tangents):
         with self.tf.autodiff.ForwardAccumulator(list(primals), list(tangents)) as acc:
             out = fn(*primals)
-        return out, acc.jvp(out, unconnected_gradients=self.zero)
+        return out, self.dense(acc.jvp(out, unconnected_gradients=self.zero))
 
     def vjp(self, fn, *primals):
         tf = self.tf
@@ -248,7 +254,7 @@ class TfFunc:
 
         def pull(c):
             grads = tape.gradient(out, list(primals), output_gradients=c, unconnected_gradients=self.zero)
-            return tuple(tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g for g in grads)
+            return self.dense(tuple(grads))
 
         return out, pull
 
@@ -328,6 +334,34 @@ def _zeros_if_none(T, g, like):
     return T.zeros_like(like) if g is None else g
 
 
+def seed_underflow_errors(case, check, a, precision) -> dict:
+    """{seed name: error} of the second-order checks' seeds whose contribution a framework may lose
+    to underflow in an evaluation order the reference does not take (docs/conformance.md, "Seeds
+    near the underflow threshold").
+
+    The result of a second-order check is multilinear in its seeds (jvp_jvp in tan1 and tan2;
+    jvp_vjp and vjp_jvp in the cotangent and tan1), and a framework may multiply a seed into any
+    partial product: ``(c·(1/y))·(1/y)·t`` where the reference forms ``c·((t/y)/y)``. A partial
+    product below the smallest normal number loses at most its own value (all of it when
+    subnormals are flushed, FTZ), so that term of the result loses at most ``|seed|·|rest|``, which
+    is the seed's own contribution: the error the tracker propagates from an input error ``|s|`` on
+    that seed element. A seed element can make a partial product underflow through factors no
+    smaller than ``u`` (a factor below ``u`` is below the rounding the reference's own order already
+    carries for it) only when ``|s| < tiny/u``: those elements carry ``|s|``, the others 0."""
+    if check not in ORDER_RUN:
+        return {}
+    from reference.errors import SMALLEST_NORMAL
+
+    limit = SMALLEST_NORMAL[precision.dtype] / precision.u
+    out = {}
+    for n in order_names(case, check)[0]:
+        mag = np.abs(a[n])
+        near = (mag > 0) & (mag < limit)
+        if near.any():
+            out[n] = np.where(near, mag, 0.0)
+    return out
+
+
 def reference_expected(case, check, a, precision, input_errors=None):
     """{name: (value, bound)} and the tracker's record of the ops it modelled; ``input_errors``:
     {array name: absolute error} of inputs the framework may read differently (flushed subnormals)."""
@@ -335,6 +369,11 @@ def reference_expected(case, check, a, precision, input_errors=None):
 
     fn, arrays, names = reference_program(case, check, a)
     errs = None
+    lost = seed_underflow_errors(case, check, a, precision)
+    if lost:
+        input_errors = dict(input_errors or {})
+        for n, e in lost.items():
+            input_errors[n] = e + input_errors[n] if n in input_errors else e
     if input_errors:
         by_id = {id(a[n]): e for n, e in input_errors.items() if n in a}
         errs = {id(x): by_id[id(x)] for x in arrays if id(x) in by_id}
