@@ -646,21 +646,27 @@ def dense(g):
 {vmap}
 
 def run(a):
-{_TF["order"].strip(chr(10)) if check in ORDER else ""}
-    xs = {{n: c(a[n]) for n in NAMES}}
-
-    def f():
-        return op(tf, *[xs[n] for n in NAMES], **PARAMS)
-
-    leaves = [xs[n] for n in DIFF]
-    zero = tf.UnconnectedGradients.ZERO
-{_TF[check].strip(chr(10))}
+{_TF["order"].strip(chr(10)) if check in ORDER else _tf_first_order(check)}
 
 
 def observed():
     {call}
     return {{k: np.asarray(tf.cast(v, tf.float64).numpy()) for k, v in out.items()}}
 '''
+
+
+def _tf_first_order(check):
+    """The body of a first-order TF check's ``run(a)``: the op's tensors, then the check."""
+    head = """
+    xs = {n: c(a[n]) for n in NAMES}
+
+    def f():
+        return op(tf, *[xs[n] for n in NAMES], **PARAMS)
+
+    leaves = [xs[n] for n in DIFF]
+    zero = tf.UnconnectedGradients.ZERO
+"""
+    return head.strip(chr(10)) + chr(10) + _TF[check].strip(chr(10))
 
 
 _PROGRAMS = {"torch": _torch_program, "jax": _jax_program, "tensorflow": _tf_program}
