@@ -304,3 +304,16 @@ def test_the_shipped_tensorflow_adapter_reports_whether_onednn_is_on():
     from conformance.adapters.tf_adapter import _onednn_enabled
 
     assert tf is not None and _onednn_enabled() == bool(_pywrap_util_port.IsMklEnabled())
+
+
+def test_a_partial_entry_is_not_stale_where_a_run_drew_only_its_passing_cases(tmp_path):
+    """TensorFlow's empty-batch shape bug gives the right shape where the input's shape is the
+    output's: a run that drew only such cases is no evidence of a fix. A ``partial`` entry says so;
+    the same entry without it goes stale."""
+    passing = _rec(verdict="pass", n=0, reason=None)
+    strict = load_known(_known(tmp_path, EMPTY_BATCH, name="strict.json"))
+    assert strict.classify([passing])[1]["stale"] == ["tf-empty-batch"]
+    partial = load_known(_known(tmp_path, {**EMPTY_BATCH, "partial": True}, name="partial.json"))
+    out, summary = partial.classify([passing, _rec(n=0)])
+    assert summary["stale"] == [] and [r["verdict"] for r in out] == ["pass", "known"]
+    assert partial.classify([passing])[1]["stale"] == []
