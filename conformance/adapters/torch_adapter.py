@@ -42,6 +42,9 @@ class TorchAdapter(Adapter):
         settings = {
             "float32_matmul_precision": torch.get_float32_matmul_precision(),
             "num_threads": torch.get_num_threads(),
+            # the SIMD level of PyTorch's CPU kernels (DEFAULT, AVX2, AVX512, ...): their vectorised
+            # math differs by level, so a departure may exist on one machine only
+            "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         }
         if device == "cpu":
             return cpu_setup(self, device, precision, settings)

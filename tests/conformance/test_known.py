@@ -317,3 +317,11 @@ def test_a_partial_entry_is_not_stale_where_a_run_drew_only_its_passing_cases(tm
     out, summary = partial.classify([passing, _rec(n=0)])
     assert summary["stale"] == [] and [r["verdict"] for r in out] == ["pass", "known"]
     assert partial.classify([passing])[1]["stale"] == []
+
+
+def test_the_torch_adapter_reports_its_cpu_capability():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    from conformance.adapters.torch_adapter import TorchAdapter
+
+    settings = TorchAdapter().setup("cpu", "highest")
+    assert settings["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
