@@ -162,8 +162,14 @@ def test_a_ctrl_c_that_something_swallowed_is_still_an_interruption(monkeypatch)
     def finishes(args):
         return exitcodes.OK
 
-    monkeypatch.setattr(cli, "cmd_ops", swallows_a_ctrl_c)
-    assert cli.main(["ops"]) == exitcodes.INTERRUPTED
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
-    monkeypatch.setattr(cli, "cmd_ops", finishes)
-    assert cli.main(["ops"]) == exitcodes.OK  # the next command starts afresh
+    # as in an interactive interpreter (a pytest-xdist worker ignores SIGINT, and main() keeps a
+    # handling its caller chose)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        monkeypatch.setattr(cli, "cmd_ops", swallows_a_ctrl_c)
+        assert cli.main(["ops"]) == exitcodes.INTERRUPTED
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+        monkeypatch.setattr(cli, "cmd_ops", finishes)
+        assert cli.main(["ops"]) == exitcodes.OK  # the next command starts afresh
+    finally:
+        signal.signal(signal.SIGINT, previous)
