@@ -598,13 +598,36 @@ def _gate_lines(report) -> list[str]:
         lines.append(", ".join(parts))
     if kn is not None:
         files = {e["id"]: e.get("file") or kn["file"] for e in kn["entries"]}
+        checked = kn.get("reproducers") or {}
         for entry_id in kn["stale"]:
             verb = "fails the run" if kn["strict"] else "reported only (--allow-stale)"
             lines.append(
                 f"  stale: known departure {entry_id!r} in {files[entry_id]} matched nothing in the region this run "
-                f"covered: the departure is gone, remove the entry ({verb})"
+                f"covered: the departure is gone, remove the entry ({verb}); {_reproducer_said(checked.get(entry_id))}"
             )
+        for entry_id, outcome in checked.items():
+            if outcome["reproduces"]:
+                lines.append(
+                    f"  reproduced: known departure {entry_id!r} matched nothing this run covered, but its "
+                    f"reproducer {outcome['reproducer']} still reproduces (not stale: the draws missed it); "
+                    f"it printed: {_indent(outcome['printed'])}"
+                )
     return lines
+
+
+def _reproducer_said(outcome: dict | None) -> str:
+    if outcome is None:
+        return "it has no reproducer to confirm it"
+    if outcome["reproduces"] is None:
+        return f"its reproducer {outcome['reproducer']} {outcome['printed']}"
+    return (
+        f"its reproducer {outcome['reproducer']} no longer reproduces (exit {outcome['rc']}); "
+        f"it printed: {_indent(outcome['printed'])}"
+    )
+
+
+def _indent(text: str) -> str:
+    return "\n      " + "\n      ".join(text.splitlines() or [""])
 
 
 def _write_junit(args, report, read=None, report_dir=None) -> None:

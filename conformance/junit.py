@@ -86,7 +86,7 @@ def junit_tree(records: list[dict], report: dict, report_dir=".") -> ET.Element:
                 type="stale",
                 message=f"stale: known departure {entry_id!r} of {known.get('file')} matched nothing in the "
                 "region this run covered; the departure is gone: remove the entry",
-            )
+            ).text = _reproducer_text((known.get("reproducers") or {}).get(entry_id))
     total = Counter()
     for name, suite in suites.items():
         c = counts[name]
@@ -106,3 +106,10 @@ def write_junit(path, records: list[dict], report: dict, report_dir=".") -> None
     tree = junit_tree(records, report, report_dir)
     ET.indent(tree)
     atomic_write(Path(path), ET.tostring(tree, encoding="unicode", xml_declaration=True) + "\n")
+
+
+def _reproducer_text(outcome: dict | None) -> str:
+    """What a stale entry's reproducer printed (the failure's body)."""
+    if outcome is None:
+        return "no reproducer to confirm it"
+    return f"reproducer {outcome['reproducer']} (exit {outcome['rc']}):\n{outcome['printed']}"

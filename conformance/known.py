@@ -19,6 +19,8 @@ validated against ``conformance/known.schema.json``, with one entry per departur
      #   shows only on machines where they hold, and elsewhere the entry neither matches nor goes stale
      "verdict": ["fail"],                   # the verdicts this departure produces
      "reason": "...", "issue": "https://...", "reproducer": "found/conv-....json",  # beside the file
+     #   (or a plain "repro/x.py" with "reproduces": the regex its output shows while the departure is
+     #   there): a stale entry is confirmed by running it (conformance/stale.py)
      "flaky": false,                        # true: not deterministic, so never reported stale
      "partial": false}                      # true: only part of the region departs, and case fields
                                             # cannot tell which (a run may draw only passing cases),
@@ -152,6 +154,7 @@ class Entry:
     reason_pattern: re.Pattern | None = None
     issue: str | None = None
     reproducer: str | None = None
+    reproduces: re.Pattern | None = None  # searched in what a .py reproducer prints
     flaky: bool = False
     partial: bool = False
     source: str = ""
@@ -405,6 +408,7 @@ def _entry(raw: dict, path, index: int, base: Path, extra_frameworks=()) -> Entr
             where,
             f"reproducer {reproducer!r} does not exist (paths are relative to the file's directory, {base})",
         )
+    reproduces = _reproduces(raw, reproducer, path, where)
     return Entry(
         id=raw["id"],
         framework=framework,
@@ -420,10 +424,39 @@ def _entry(raw: dict, path, index: int, base: Path, extra_frameworks=()) -> Entr
         reason_pattern=pattern,
         issue=raw.get("issue"),
         reproducer=reproducer,
+        reproduces=reproduces,
         flaky=bool(raw.get("flaky", False)),
         partial=bool(raw.get("partial", False)),
         source=str(path),
     )
+
+
+def _reproduces(raw: dict, reproducer: str | None, path, where) -> re.Pattern | None:
+    """The pattern a ``.py`` reproducer's output shows while the departure is there (required for
+    one, meaningless for a ``.json`` case, which the judge and the entry's own match decide)."""
+    if reproducer is not None and Path(reproducer).suffix not in (".py", ".json"):
+        raise _error(
+            path, where, f"reproducer {reproducer!r} must be a .py script or a .json case file"
+        )
+    pattern = raw.get("reproduces")
+    is_script = reproducer is not None and reproducer.endswith(".py")
+    if pattern is None:
+        if is_script:
+            raise _error(
+                path,
+                where,
+                f"reproducer {reproducer!r} is a script: 'reproduces' must give the regular expression "
+                "its output shows while the departure is there",
+            )
+        return None
+    if not is_script:
+        raise _error(
+            path, where, "reproduces: only a .py reproducer is judged by a pattern (a .json case is judged by the entry's match)"
+        )
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise _error(path, where, f"reproduces {pattern!r} is not a regular expression: {exc}") from None
 
 
 def load_known(spec, extra_frameworks=()) -> KnownSet:

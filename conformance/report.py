@@ -25,6 +25,7 @@ from markupsafe import Markup
 
 import refgrad
 from conformance import exitcodes
+from conformance import stale as stale_entries
 from conformance.identity import safe_file_part
 from conformance.known import framework_settings
 from conformance.outdir import atomic_write
@@ -700,6 +701,10 @@ def summarise(
     if known is not None:
         records, known_summary = known.classify(records, framework_settings(frameworks))
         known_summary["strict"] = not allow_stale
+        # a stale entry's reproducer decides: the departure is gone, or this run's draws missed it
+        known_summary["stale"], known_summary["reproducers"] = stale_entries.confirm(
+            known.entries, known_summary["stale"]
+        )
     cells = build_cells(records)
     totals = Counter(results=len(records))
     totals.update(r["verdict"] for r in records)

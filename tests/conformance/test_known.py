@@ -333,3 +333,93 @@ def test_the_torch_adapter_reports_its_cpu_capability():
 
     settings = TorchAdapter().setup("cpu", "highest")
     assert settings["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+
+
+# ---- a stale entry's reproducer decides -----------------------------------------------------------
+def _script(tmp_path, prints: str) -> str:
+    (tmp_path / "repro.py").write_text(f"print({prints!r})\n")
+    return "repro.py"
+
+
+def test_a_script_reproducer_that_still_reproduces_keeps_the_entry_off_the_stale_list(tmp_path):
+    """The run's draws missed the departure, its reproducer did not: not stale, and the report says
+    what the reproducer printed."""
+    entry = {**EMPTY_BATCH, "reproducer": _script(tmp_path, "shape (0, 5, 5, 2)"), "reproduces": r"\(0, 5, 5, 2\)"}
+    known = load_known(_known(tmp_path, entry))
+    code, rep = _outcome([_rec("pass", n=0, reason="")], tmp_path, known=known)
+    assert code == exitcodes.OK and rep["known"]["stale"] == []
+    said = rep["known"]["reproducers"]["tf-empty-batch"]
+    assert said["reproduces"] is True and said["rc"] == 0 and said["printed"] == "shape (0, 5, 5, 2)"
+
+
+def test_a_script_reproducer_that_no_longer_reproduces_leaves_the_entry_stale_with_its_output(tmp_path, capsys):
+    entry = {**EMPTY_BATCH, "reproducer": _script(tmp_path, "shape (0, 5, 5, 4)"), "reproduces": r"\(0, 5, 5, 2\)"}
+    known = _known(tmp_path, entry)
+    code, rep = _outcome([_rec("pass", n=0, reason="")], tmp_path, known=load_known(known))
+    assert code == exitcodes.DEPARTURES and rep["known"]["stale"] == ["tf-empty-batch"]
+    assert rep["known"]["reproducers"]["tf-empty-batch"]["printed"] == "shape (0, 5, 5, 4)"
+    from conformance.cli import _gate_lines
+
+    lines = "\n".join(_gate_lines(rep))
+    assert "repro.py no longer reproduces (exit 0); it printed: \n      shape (0, 5, 5, 4)" in lines
+
+
+def test_a_script_reproducer_needs_its_pattern_and_a_case_reproducer_takes_none(tmp_path):
+    script = _script(tmp_path, "x")
+    for entry, says in [
+        ({**EMPTY_BATCH, "reproducer": script}, "'reproduces' must give the regular expression"),
+        ({**EMPTY_BATCH, "reproducer": script, "reproduces": "("}, "reproduces '(' is not a regular expression"),
+        ({**EMPTY_BATCH, "reproducer": "known.json", "reproduces": "x"}, "only a .py reproducer is judged by a pattern"),
+        ({**EMPTY_BATCH, "reproducer": "repro.py.txt"}, "does not exist"),
+    ]:
+        with pytest.raises(KnownFileError, match="entry 0") as err:
+            load_known(_known(tmp_path, entry))
+        assert says in str(err.value)
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(KnownFileError, match="must be a .py script or a .json case file"):
+        load_known(_known(tmp_path, {**EMPTY_BATCH, "reproducer": "notes.txt"}))
+
+
+def test_a_case_reproducer_is_replayed_on_the_entrys_framework(tmp_path):
+    """The shipped torch entry's curated case still departs on torch (reproduces); the same case
+    under an entry whose departure is not there (a reason pattern it does not show) does not."""
+    pytest.importorskip("torch")
+    from conformance import stale
+
+    shipped = next(e for e in load_known(SHIPPED).entries if e.id == "torch-empty-batch-accepts-dilation-0")
+    (tmp_path / "found").mkdir()
+    (tmp_path / "found" / "case.json").write_text((SHIPPED.parent / shipped.reproducer).read_text())
+    raw = {
+        "id": shipped.id,
+        "framework": "torch",
+        "verdict": "error_mismatch",
+        "reproducer": "found/case.json",
+        "reason": shipped.reason,
+        "match": {"op": "conv", "check": "error", "reason": "dilation"},
+    }
+    gone = {**raw, "id": "gone", "match": {**raw["match"], "reason": "no such words in any reason"}}
+    known = load_known(_known(tmp_path, raw, gone))
+    still, said = stale.confirm(known.entries, [shipped.id, "gone"])
+    assert still == ["gone"]
+    assert said[shipped.id]["reproduces"] is True and f"matched {shipped.id!r}" in said[shipped.id]["printed"]
+    assert said["gone"]["reproduces"] is False and "0 result(s) matched 'gone'" in said["gone"]["printed"]
+
+
+def test_the_shipped_script_reproducers_reproduce_on_the_installed_frameworks():
+    """Each shipped ``.py`` reproducer still shows its departure on the installed version that the
+    entry's range covers: the check a stale entry would get, run on every entry."""
+    import importlib
+    import importlib.util
+
+    from conformance import stale
+
+    scripts = [e for e in load_known(SHIPPED).entries if e.reproducer and e.reproducer.endswith(".py")]
+    assert len(scripts) >= 5
+    for e in scripts:
+        name = e.framework.split(":")[0]
+        if importlib.util.find_spec(name) is None:
+            continue  # the framework is not installed: its entries cannot apply
+        if not e.applies_to(e.framework, importlib.import_module(name).__version__):
+            continue
+        said = stale.run_reproducer(e)
+        assert said["reproduces"], f"{e.id}: {e.reproducer} printed {said['printed']!r}"
