@@ -126,11 +126,13 @@ def features(case) -> list[str]:
             if any(d is not None and d > 0 for d in dims):
                 out.append("in_dims>0")
             out.append("vmap_size=1" if params.get("vmap_size", 2) == 1 else "vmap_size>1")
-        from conformance.ops import HARNESS_PARAMS
+        from conformance.ops import HARNESS_PARAMS, SPELLING_PARAMS
 
         for key, value in sorted(params.items()):
             if key not in HARNESS_PARAMS:
                 out += _param_features(key, value)
+            elif key in SPELLING_PARAMS.values():  # each public spelling is a feature to reach
+                out.append(f"{key}={value}")
     return sorted(set(out))
 
 
@@ -262,6 +264,7 @@ def record_strategy(name, dtypes, checks, coverage: Coverage | None = None, trie
 
     from conformance.case import Case
     from conformance.ops import RECORDS, VMAP_CHECKS, RecordParams
+    from conformance.strategies import record_spellings
 
     rec = RECORDS[name]
     checks = tuple(checks)
@@ -275,6 +278,8 @@ def record_strategy(name, dtypes, checks, coverage: Coverage | None = None, trie
     def one(draw):
         params, shapes = draw(rec.invalid() if "error" in checks else rec.sample())
         params = dict(params)
+        if "error" not in checks:  # which spelling rejects what is the primary spelling's record
+            params.update(draw(record_spellings(rec)))
         if vmapped:
             params["vmap_size"] = draw(st.integers(1, 3))
             params["in_dims"] = draw(_in_dims(st, [len(shapes[n]) for n in rec.inputs]))

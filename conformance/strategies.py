@@ -352,6 +352,24 @@ def value_kinds(kinds=None):
     return st.sampled_from(kinds or VALUES)
 
 
+def record_spellings(rec):
+    """A strategy of the ``spelling_<framework>`` params of a case of ``rec``: per framework with
+    other public spellings, one of them or the primary (then absent: a record without spellings
+    draws nothing, so its cases are what they were)."""
+    from conformance.ops import PRIMARY, SPELLING_PARAMS
+
+    @st.composite
+    def draw_them(draw):
+        out = {}
+        for framework, named in sorted(rec.spellings.items()):
+            name = draw(st.sampled_from((PRIMARY, *named)))
+            if name != PRIMARY:
+                out[SPELLING_PARAMS[framework]] = name
+        return out
+
+    return draw_them()
+
+
 def record_cases(name, dtypes=DTYPES, checks=None, max_size=None):
     """Cases of the op record ``name`` (its own sample strategy), in ``dtypes``, for ``checks``."""
     from conformance.case import Case
@@ -365,7 +383,7 @@ def record_cases(name, dtypes=DTYPES, checks=None, max_size=None):
         params, shapes = draw(rec.sample())
         return Case(
             name,
-            RecordParams.of(params),
+            RecordParams.of({**params, **draw(record_spellings(rec))}),
             {k: tuple(v) for k, v in shapes.items()},
             draw(st.sampled_from(dtypes)),
             draw(st.integers(0, 2**16)),

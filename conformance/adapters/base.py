@@ -92,11 +92,12 @@ class Adapter:
     record_framework: str | None = None
     run_record = None  # run_record(case, check, a) -> dict, in the built-in adapters
 
-    def spelling(self, rec):
-        """The function this adapter runs for op record ``rec`` (or why it has none, a str)."""
+    def spelling(self, rec, case=None):
+        """The function this adapter runs for op record ``rec`` (the spelling ``case`` names; or
+        why it has none, a str)."""
         if self.record_framework is None:
             return f"the {self.name} adapter runs no op records"
-        return rec.spelling(self.record_framework)
+        return rec.spelling(self.record_framework, case)
 
     def unsupported_record(self, case, check: str) -> str | None:
         """Why this framework cannot run ``check`` on an op record's case (None when it can)."""
@@ -110,7 +111,7 @@ class Adapter:
             return f"the {check} check does not apply to the {rec.name} record (its checks: {', '.join(rec.checks)})"
         if getattr(type(self), "run_record", None) is None:
             return f"the {self.name} adapter runs no op records"
-        spelled = self.spelling(rec)
+        spelled = self.spelling(rec, case)
         if isinstance(spelled, str):
             return spelled
         return self.unsupported_record(case, check)

@@ -46,11 +46,15 @@ ORDER_CHECKS = ("jvp_jvp", "vjp_jvp", "jvp_vjp")
 #: which check each vmap check maps
 VMAPPED = {"vmap": "forward", "vmap_vjp": "vjp", "vmap_jvp_vjp": "jvp_vjp"}
 RECORD_CHECKS = ("forward", "vjp", "vjp_vjp", "jvp", *ORDER_CHECKS, *VMAP_CHECKS)
+FRAMEWORKS = ("torch", "jax", "tensorflow")
+#: ``params`` key naming the spelling a framework runs (one of the record's ``spellings``)
+SPELLING_PARAMS = {f: f"spelling_{f}" for f in FRAMEWORKS}
+#: the name of a record's primary spelling (``fn``/``torch``, ``jax``, ``tf``)
+PRIMARY = "primary"
 #: Keys of ``params`` that belong to the harness, not the op: the value distribution, the vmap
 #: check's ``in_dims`` (per input: an int of the batched array, negative allowed, or None) and
-#: ``vmap_size``, and the ``error`` check's breakage name ``invalid``.
-HARNESS_PARAMS = ("values", "in_dims", "vmap_size", "invalid")
-FRAMEWORKS = ("torch", "jax", "tensorflow")
+#: ``vmap_size``, the ``error`` check's breakage name ``invalid``, and each framework's spelling.
+HARNESS_PARAMS = ("values", "in_dims", "vmap_size", "invalid", *SPELLING_PARAMS.values())
 #: How the inputs of a record case are drawn (``params["values"]``).
 VALUES = ("normal", "positive", "wide", "ties", "large", "tiny", "nonfinite")
 
@@ -75,9 +79,21 @@ class OpRecord:
     error_frameworks: tuple = FRAMEWORKS
     no_vmap: str | None = None  # why the vmap checks do not apply
     vmap_refused: dict = field(default_factory=dict)  # framework -> why it cannot vmap this op
+    #: the framework's other public spellings of the op: framework -> {name: function}, each run
+    #: with the primary spelling's arguments (conformance/ops/spellings.py declares them); a case
+    #: names the one it runs in ``params["spelling_<framework>"]`` (absent: the primary)
+    spellings: dict = field(default_factory=dict)
 
-    def spelling(self, framework: str):
-        """The framework's function, or the reason it has none (a str)."""
+    def spelling(self, framework: str, case=None):
+        """The framework's function for ``case`` (its drawn spelling; the primary one without a
+        case), or the reason it has none (a str)."""
+        name = spelling_name(case, framework)
+        if name != PRIMARY:
+            found = self.spellings.get(framework, {}).get(name)
+            if found is None:
+                known = ", ".join([PRIMARY, *self.spellings.get(framework, {})])
+                return f"{framework} has no spelling {name!r} of {self.name!r} (its spellings: {known})"
+            return found
         if framework == "torch":
             return self.torch if self.torch is not None else self.fn
         value = {"jax": self.jax, "tensorflow": self.tf}.get(framework)
@@ -175,6 +191,13 @@ def _freeze(v):
 
 def _thaw(v):
     return [_thaw(x) for x in v] if isinstance(v, tuple) else v
+
+
+def spelling_name(case, framework: str) -> str:
+    """The name of the spelling ``case`` runs on ``framework`` (:data:`PRIMARY` by default)."""
+    if case is None or framework not in SPELLING_PARAMS:
+        return PRIMARY
+    return case.params.as_dict().get(SPELLING_PARAMS[framework], PRIMARY)
 
 
 def op_params(case) -> dict:
@@ -354,6 +377,7 @@ def _load():
     for m in pkgutil.iter_modules(__path__):
         if not m.name.startswith("_"):
             importlib.import_module(f"{__name__}.{m.name}")
+    importlib.import_module(f"{__name__}._spellings")  # other entry points of the records above
 
 
 _load()
@@ -365,6 +389,9 @@ __all__ = [
     "VMAPPED",
     "VMAP_CHECKS",
     "HARNESS_PARAMS",
+    "PRIMARY",
+    "SPELLING_PARAMS",
+    "spelling_name",
     "batched_shape",
     "vmap_spec",
     "OpRecord",

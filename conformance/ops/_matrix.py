@@ -76,6 +76,21 @@ def render() -> str:
     lines += ["", "### Why a framework has no spelling", ""]
     for text, k in reasons.items():
         lines.append(f'{k}. <a id="why-{k}"></a>{_cell(text)}')
+    spelled = {n: r for n, r in sorted(fuzzed.items()) if r.spellings}
+    lines += [
+        "",
+        "## Other public spellings",
+        "",
+        f"{sum(len(v) for r in spelled.values() for v in r.spellings.values())} spellings of "
+        f"{len(spelled)} records besides the primary ones (`conformance/ops/_spellings.py`): each case "
+        "draws which one a framework runs (`params.spelling_<framework>`; absent: the primary).",
+        "",
+        "| record | " + " | ".join(_NAMES.values()) + " |",
+        "|---|" + "---|" * len(_NAMES),
+    ]
+    for name, rec in spelled.items():
+        cells = [", ".join(f"`{s}`" for s in rec.spellings.get(f, {})) or "—" for f in _NAMES]
+        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
     lines += ["", "## Not fuzzed on their own", "", "| primitive | family | why |", "|---|---|---|"]
     for name, rec in sorted(not_fuzzed.items()):
         lines.append(f"| `{name}` | {rec.family} | {_cell(rec.not_fuzzed)} |")
