@@ -346,7 +346,7 @@ def broadcast_shapes(draw, max_rank=3, max_size=512):
 
 def value_kinds(kinds=None):
     """How a record case's inputs are drawn: normal, wide magnitudes, ties and zeros, large (softmax
-    overflow), tiny (subnormals), non-finite."""
+    overflow), tiny (subnormals), non-finite, special (IEEE special values over the whole line)."""
     from conformance.ops import VALUES
 
     return st.sampled_from(kinds or VALUES)

@@ -56,7 +56,7 @@ PRIMARY = "primary"
 #: ``vmap_size``, the ``error`` check's breakage name ``invalid``, and each framework's spelling.
 HARNESS_PARAMS = ("values", "in_dims", "vmap_size", "invalid", *SPELLING_PARAMS.values())
 #: How the inputs of a record case are drawn (``params["values"]``).
-VALUES = ("normal", "positive", "wide", "ties", "large", "tiny", "nonfinite")
+VALUES = ("normal", "positive", "wide", "ties", "large", "tiny", "nonfinite", "special")
 
 
 @dataclass(frozen=True)
@@ -253,11 +253,28 @@ def _draw(case, name, shape, domain="any"):
         flat = a.reshape(-1)
         picks = rng.integers(0, flat.size, max(1, flat.size // 4))
         flat[picks] = rng.choice([np.inf, -np.inf, np.nan], picks.size)
+    elif kind == "special":  # IEEE 754's special values, over the whole real line (domains ignored)
+        specials = _special_values(case.dtype)
+        return round_to_dtype(np.where(rng.random(shape) < 0.5, rng.choice(specials, shape), a), case.dtype)
     if domain == "pos":
         a = np.abs(a)
     elif domain == "unit":
         a = np.tanh(a) * 0.9
     return round_to_dtype(a, case.dtype)
+
+
+def _special_values(dtype: str) -> np.ndarray:
+    """The values where functions have their special cases (C99 Annex F, IEEE 754): both zeros,
+    +-1, +-2, +-1/2, +-inf, nan, the smallest subnormal and normal, the largest finite number of
+    the dtype. A ``special`` case draws half its elements from them and half normal, in every
+    argument and over the whole real line, whatever the record's ``domains`` say: log(-1) is nan,
+    sqrt(-0) is -0, atanh(1) is inf (a pole), and the frameworks must say so too."""
+    from reference.errors import LARGEST, SMALLEST_NORMAL
+
+    subnormal = {"float64": 2.0**-1074, "float32": 2.0**-149, "float16": 2.0**-24, "bfloat16": 2.0**-133}
+    magnitudes = [0.0, 1.0, 2.0, 0.5, np.inf, subnormal.get(dtype, 2.0**-149),
+                  SMALLEST_NORMAL.get(dtype, 2.0**-126), LARGEST.get(dtype, 2.0**127)]  # fmt: skip
+    return np.array([m * s for m in magnitudes for s in (1.0, -1.0)] + [np.nan])
 
 
 #: The derivative seeds of the second-order forward-mode checks (and their ``batched_`` forms), drawn
