@@ -599,8 +599,12 @@ def _gate_lines(report) -> list[str]:
     if kn is not None:
         files = {e["id"]: e.get("file") or kn["file"] for e in kn["entries"]}
         checked = kn.get("reproducers") or {}
+        unreported = kn.get("unreported_settings") or {}
         for entry_id in kn["stale"]:
             verb = "fails the run" if kn["strict"] else "reported only (--allow-stale)"
+            if entry_id in unreported:
+                lines.append(f"  stale: known departure {entry_id!r} in {files[entry_id]}: {unreported[entry_id]} ({verb})")
+                continue
             lines.append(
                 f"  stale: known departure {entry_id!r} in {files[entry_id]} matched nothing in the region this run "
                 f"covered: the departure is gone, remove the entry ({verb}); {_reproducer_said(checked.get(entry_id))}"

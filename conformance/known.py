@@ -246,6 +246,8 @@ class KnownSet:
         stale = [
             e.id for e in self.entries if covered[e.id] and not matched[e.id] and not (e.flaky or e.partial)
         ]
+        unreported = _unreported_settings(self.entries, records, settings)
+        stale += [entry_id for entry_id in unreported if entry_id not in stale]
         summary = {
             "file": self.path,
             "files": self.files,
@@ -254,8 +256,33 @@ class KnownSet:
                 for e in self.entries
             ],
             "stale": stale,
+            "unreported_settings": unreported,
         }
         return out, summary
+
+
+def _unreported_settings(entries, records, settings) -> dict:
+    """{entry id: why} for entries whose ``settings`` conditions name a setting that a framework
+    they apply to ran in this run without reporting (a misspelt key would otherwise keep the entry
+    out of its region on every machine, silently): such an entry is stale, with the keys the
+    worker did report."""
+    out = {}
+    ran = {(r.get("framework", ""), r.get("version")) for r in records}
+    for e in entries:
+        if not e.settings:
+            continue
+        for framework, version in sorted(ran, key=str):
+            reported = (settings or {}).get(framework)
+            if not isinstance(reported, dict) or not reported or not e.applies_to(framework, version):
+                continue
+            missing = [c.path for c in e.settings if _lookup(reported, c.path) is _MISSING]
+            if missing:
+                out[e.id] = (
+                    f"match.settings names {', '.join(map(repr, missing))}, which the {framework} worker "
+                    f"does not report (it reports: {', '.join(sorted(reported))})"
+                )
+                break
+    return out
 
 
 def framework_settings(frameworks: dict | None) -> dict:

@@ -423,3 +423,15 @@ def test_the_shipped_script_reproducers_reproduce_on_the_installed_frameworks():
             continue
         said = stale.run_reproducer(e)
         assert said["reproduces"], f"{e.id}: {e.reproducer} printed {said['printed']!r}"
+
+
+def test_an_entry_naming_a_setting_its_framework_does_not_report_is_stale_naming_the_keys(tmp_path):
+    """A misspelt settings key would keep the entry out of its region on every machine, silently."""
+    entry = {**EMPTY_BATCH, "match": {**EMPTY_BATCH["match"], "settings": [{"path": "onedn", "op": "==", "value": True}]}}
+    known = load_known(_known(tmp_path, entry))
+    _, summary = known.classify([_rec(n=0)], {"tensorflow": {"onednn": True, "data_format": "NHWC"}})
+    assert summary["stale"] == ["tf-empty-batch"]
+    why = summary["unreported_settings"]["tf-empty-batch"]
+    assert "'onedn'" in why and "it reports: data_format, onednn" in why
+    # a framework that did not run, or reported nothing, is no evidence
+    assert known.classify([_rec(n=0)], {})[1]["stale"] == []
