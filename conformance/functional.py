@@ -41,14 +41,15 @@ class _Stop(Exception):
 class JaxBackend:
     name = "jax"
 
-    def __init__(self):
+    def __init__(self, dtype="float64"):
         import jax
 
         jax.config.update("jax_enable_x64", True)
         self.jax, self.jnp = jax, jax.numpy
+        self.dtype = getattr(jax.numpy, dtype)  # every value of the program is computed in it
 
     def constant(self, a):
-        return self.jnp.asarray(np.asarray(a, dtype=np.float64))
+        return self.jnp.asarray(np.asarray(a, dtype=np.float64), dtype=self.dtype)
 
     def gather(self, flat, idx):
         return self.jnp.take(flat, self.jnp.asarray(idx))
@@ -57,13 +58,13 @@ class JaxBackend:
         return flat.at[self.jnp.asarray(idx.ravel())].set(self.jnp.reshape(values, (-1,)))
 
     def zeros(self, n):
-        return self.jnp.zeros((n,), dtype=self.jnp.float64)
+        return self.jnp.zeros((n,), dtype=self.dtype)
 
     def stop_gradient(self, x):
         return self.jax.lax.stop_gradient(x)
 
     def broadcast(self, x, shape):
-        return self.jnp.broadcast_to(x, shape)
+        return self.jnp.broadcast_to(self.jnp.asarray(x, dtype=self.dtype), shape)
 
     def grad(self, f, xs):
         return self.jax.grad(f, argnums=tuple(range(len(xs))))(*xs)
@@ -89,7 +90,7 @@ class JaxBackend:
         jnp, nn = self.jnp, self.jax.nn
         return {
             "sign": jnp.sign,
-            "le": lambda x, y: jnp.less_equal(x, y).astype(jnp.float64),
+            "le": lambda x, y: jnp.less_equal(x, y).astype(self.dtype),
             "exp": jnp.exp,
             "tanh": jnp.tanh,
             "sigmoid": nn.sigmoid,
@@ -116,13 +117,14 @@ class JaxBackend:
 class TensorFlowBackend:
     name = "tensorflow"
 
-    def __init__(self):
+    def __init__(self, dtype="float64"):
         import tensorflow as tf
 
         self.tf = tf
+        self.dtype = getattr(tf, dtype)  # every value of the program is computed in it
 
     def constant(self, a):
-        return self.tf.constant(np.asarray(a, dtype=np.float64))
+        return self.tf.cast(self.tf.constant(np.asarray(a, dtype=np.float64)), self.dtype)  # exact: a is
 
     def gather(self, flat, idx):
         return self.tf.gather(flat, self.tf.constant(idx, dtype=self.tf.int64))
@@ -134,13 +136,13 @@ class TensorFlowBackend:
         )
 
     def zeros(self, n):
-        return self.tf.zeros((n,), dtype=self.tf.float64)
+        return self.tf.zeros((n,), dtype=self.dtype)
 
     def stop_gradient(self, x):
         return self.tf.stop_gradient(x)
 
     def broadcast(self, x, shape):
-        return self.tf.broadcast_to(self.tf.cast(x, self.tf.float64), shape)
+        return self.tf.broadcast_to(self.tf.cast(x, self.dtype), shape)
 
     def grad(self, f, xs):
         tf = self.tf
@@ -190,7 +192,7 @@ class TensorFlowBackend:
         tf = self.tf
         return {
             "sign": tf.sign,
-            "le": lambda x, y: tf.cast(tf.less_equal(x, tf.cast(y, tf.float64)), tf.float64),
+            "le": lambda x, y: tf.cast(tf.less_equal(x, tf.cast(y, self.dtype)), self.dtype),
             "exp": tf.exp,
             "tanh": tf.tanh,
             "sigmoid": tf.sigmoid,
@@ -292,6 +294,10 @@ class FTensor:
     @property
     def ndim(self):
         return self._r.ndim
+
+    @property
+    def dtype(self):  # the reference's (float64): ``T.zeros(..., dtype=v0.dtype)`` makes the geometry
+        return self._r.dtype
 
     def value(self):
         alias = self._storage.alias_of
@@ -460,7 +466,7 @@ class Run:
         storage = t._storage
         updated = self.B.scatter(storage.value, t._idx, new)
         if not self.reference.is_grad_enabled():  # new values, the old history
-            updated = storage.value + self.B.stop_gradient(updated - storage.value)
+            updated = _keep_history(self.B, storage.value, updated)
         storage.value = updated
         storage.generation += 1
         return t
@@ -568,7 +574,7 @@ class Run:
                 t = dirty[0]
                 updated = self.B.scatter(t._storage.value, t._idx, v)
                 if not self.reference.is_grad_enabled():
-                    updated = t._storage.value + self.B.stop_gradient(updated - t._storage.value)
+                    updated = _keep_history(self.B, t._storage.value, updated)
                 t._storage.value = updated
                 t._storage.generation += 1
                 results.append(t)
@@ -684,6 +690,12 @@ class _Ctx:
             "ctx.set_materialize_grads: JAX and TensorFlow always hand a custom rule a zero cotangent for an "
             "unused output; 'no gradient' (None) has no counterpart"
         )
+
+
+def _keep_history(B, old, new):
+    """``new``'s values with ``old``'s derivative: ``stop_gradient(new) + (old - stop_gradient(old))``
+    (``old - old`` is exactly 0, so the values are ``new``'s exactly, in any dtype)."""
+    return B.stop_gradient(new) + (old - B.stop_gradient(old))
 
 
 def _sum(B, x):

@@ -298,7 +298,7 @@ def functional_outcome():
     arrays = {n: np.array(v, dtype=np.float64) for n, v in INPUTS.items()}
     as_numpy = lambda t: None if t is None else np.asarray(t, dtype=np.float64)
     try:
-        return {"outputs": functional.run_functional(getattr(functional, FUNCTIONAL)(), case, arrays, as_numpy)}
+        return {"outputs": functional.run_functional(getattr(functional, FUNCTIONAL)(case.dtype), case, arrays, as_numpy)}
     except ProgramError as exc:
         return {"error": {"type": exc.type_name, "line": exc.line, "message": exc.message}}
 

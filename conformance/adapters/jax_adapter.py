@@ -264,7 +264,7 @@ class JaxAdapter(ModeCache, Adapter):
         from conformance.functional import JaxBackend, run_functional
 
         return run_functional(
-            JaxBackend(), case, a, lambda v: None if v is None else np.asarray(v, dtype=np.float64)
+            JaxBackend(case.dtype), case, a, lambda v: None if v is None else np.asarray(v, dtype=np.float64)
         )
 
 

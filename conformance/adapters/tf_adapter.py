@@ -421,7 +421,7 @@ class TensorFlowAdapter(Adapter):
         from conformance.functional import TensorFlowBackend, run_functional
 
         return run_functional(
-            TensorFlowBackend(), case, a, lambda v: None if v is None else np.asarray(v, dtype=np.float64)
+            TensorFlowBackend(case.dtype), case, a, lambda v: None if v is None else np.asarray(v, dtype=np.float64)
         )
 
 

@@ -95,7 +95,7 @@ class TorchAdapter(Adapter):
         """The program text itself with ``T=torch`` (views, in-place and autograd are PyTorch's)."""
         from conformance.programs import execute
 
-        return execute(case.source, self.torch, a)
+        return execute(case.source, self.torch, a, dtype=case.dtype)
 
     # -- the op as a PyTorch user writes it --------------------------------------------------
     def tensor(self, case, a, requires_grad=False):
