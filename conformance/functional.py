@@ -827,23 +827,33 @@ def why_not_functional(case) -> str | None:
     return None
 
 
-def run_functional(B, case, arrays: dict, to_numpy) -> dict:
-    """Outputs named as :func:`conformance.programs.execute` names them, computed by backend ``B``."""
+def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
+    """Outputs named as :func:`conformance.programs.execute` names them, computed by backend ``B``.
+
+    ``compile``: a function-compiling transform (``jax.jit``, ``tf.function``) applied to the whole
+    functionalised program, a pure function of the input arrays to the results and the leaves'
+    gradients (the reference's lockstep run decides the aliasing while it is traced); None runs it
+    op by op."""
     from conformance.programs import ProgramError, error_line, reference_outcome
 
     concrete = list(arrays.values())
-    run = Run(B, case.source, [B.constant(a) for a in concrete], concrete)
-    try:
+
+    def program(*inputs):
+        run = Run(B, case.source, list(inputs), concrete)
         result = run.execute()
+        items = result if isinstance(result, (list, tuple)) else [result]
+        return [r.value() for r in items], list(run.grads)
+
+    try:
+        values, grads = (compile(program) if compile else program)(*[B.constant(a) for a in concrete])
     except Unsupported:
         raise
     except Exception as exc:
         line, text = error_line(exc, case.source)
         raise ProgramError(type(exc).__name__, str(exc), line, text) from None
-    items = result if isinstance(result, (list, tuple)) else [result]
-    out = {f"result[{i}]": to_numpy(r.value()) for i, r in enumerate(items)}
+    out = {f"result[{i}]": to_numpy(v) for i, v in enumerate(values)}
     _, expected = reference_outcome(case)
-    for name, g in zip(arrays, run.grads):
+    for name, g in zip(arrays, grads):
         g = None if g is None else to_numpy(g)
         if g is not None and expected.get(f"grad[{name}]") is None and not np.any(g):
             g = None  # no gradient, as the reference says; a functional framework can only say zero

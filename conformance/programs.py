@@ -10,6 +10,7 @@ its own reproducer. :func:`programs` is a Hypothesis strategy over view and in-p
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -677,10 +678,26 @@ def program_case(program: Program, seed: int = 0, dtype: str = "float64") -> Cas
     return Case("program", None, shapes, dtype, seed, ("program",), source=program.source())
 
 
-def compile_program(source: str):
+def split_program(source: str) -> tuple[str, str, list]:
+    """The program text as its forward and its tail: (forward text, tail text, the variables).
+
+    The forward is ``def forward(T, v0, ...)``: every line up to and including ``loss = ...``, then
+    ``return (<the returned variables>, loss)``; the tail is ``def tail(T, loss, <variables>)``: the
+    ending (the backward / autograd.grad calls) and the ``return``, on their original line numbers
+    (the forward's lines are blank there), so an error's line is the program's own."""
+    lines = source.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("    loss = "))
+    names = list(dict.fromkeys(re.findall(r"\bv\d+\b", lines[-1])))
+    forward = lines[: at + 1] + [f"    return ({', '.join(names + ['loss'])},)"]
+    forward[0] = lines[0].replace("def prog(", "def forward(", 1)
+    tail = [f"def tail(T, loss, {', '.join(names)}):"] + [""] * at + lines[at + 1 :]
+    return "\n".join(forward) + "\n", "\n".join(tail) + "\n", names
+
+
+def compile_program(source: str, name: str = "prog"):
     scope = {}
     exec(compile(source, PROGRAM_FILE, "exec"), scope)  # noqa: S102 - the program text is the case
-    return scope["prog"]
+    return scope[name]
 
 
 def program_inputs(case) -> dict:
@@ -734,8 +751,8 @@ def execute(source: str, T, arrays: dict, to_numpy=None, dtype: str = "float64",
     try:
         result = run(prog, T, list(leaves.values())) if run else prog(T, *leaves.values())
     except Exception as exc:
-        if run is not None and getattr(exc, "refusal", False):  # a compiler's refusal, not the program's error
-            raise
+        if type(exc).__name__ == "Unsupported" and type(exc).__module__ == "conformance.functional":
+            raise  # a compiler's refusal (a graph break), not the program's error
         line, text = error_line(exc, source)
         raise ProgramError(type(exc).__name__, str(exc), line, text) from None
     items = result if isinstance(result, (list, tuple)) else [result]
