@@ -831,7 +831,9 @@ def program_expected(case, outputs: dict, bounds: dict) -> dict:
     }
 
 
-def program_verdict(case, reference, reply: dict, framework: str, bounds: dict | None = None, precision=None) -> dict:
+def program_verdict(
+    case, reference, reply: dict, framework: str, bounds: dict | None = None, precision=None
+) -> dict:
     """The verdict fields for one framework's answer to a program case.
 
     ``reference`` is :func:`reference_outcome`'s pair; ``reply`` the worker's (status ``ok`` with

@@ -575,7 +575,9 @@ class Campaign:
         worker = self.reference_worker
         precisions = self._program_precisions(case)
         try:
-            worker.send({"cmd": "reference", "case": case.to_dict(), "source": case.id, "precisions": precisions})
+            worker.send(
+                {"cmd": "reference", "case": case.to_dict(), "source": case.id, "precisions": precisions}
+            )
             reply = worker.receive(self.timeout)
         except RuntimeError as exc:  # the reference worker could not start: the harness's problem
             return ("broken", f"the reference worker could not start: {exc}")
@@ -839,7 +841,11 @@ class Campaign:
                 settings = worker.info["settings"] if worker.info else {}
                 bounds = ref_value.bounds.get(repr(program_precision(case, name, settings)))
                 if bounds is None and status == "ok":
-                    return {**rec, "verdict": "crash", "reason": "the reference derived no bound for this arithmetic"}
+                    return {
+                        **rec,
+                        "verdict": "crash",
+                        "reason": "the reference derived no bound for this arithmetic",
+                    }
             # (non-finite values are judged with the bound: one past the dtype's range has an infinite one)
             return {**rec, **program_verdict(case, (ref_status, ref_value), reply, name, bounds)}
         if case.op != "conv" and status == "ok" and check != "error":  # an op record (conformance.ops)

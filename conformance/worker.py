@@ -182,7 +182,12 @@ def reference_side(message: dict) -> dict:
             "line": value.line,
             "text": value.text,
         }
-    return {"status": "ok", "outcome": [status, value], "bounds": bounds, "seconds": time.perf_counter() - start}
+    return {
+        "status": "ok",
+        "outcome": [status, value],
+        "bounds": bounds,
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def _to_numpy(v):

@@ -265,7 +265,9 @@ class JaxAdapter(ModeCache, Adapter):
         from conformance.functional import JaxBackend, run_functional
 
         def compile(program):  # the whole functionalised program under jax.jit, kept per program text
-            return lambda *xs: self._compiled(case, "program", lambda: self.jax.jit(program), lambda f: f(*xs))
+            return lambda *xs: self._compiled(
+                case, "program", lambda: self.jax.jit(program), lambda f: f(*xs)
+            )
 
         return run_functional(
             JaxBackend(case.dtype),

@@ -421,7 +421,10 @@ class TensorFlowAdapter(Adapter):
         from conformance.functional import TensorFlowBackend, run_functional
 
         return run_functional(
-            TensorFlowBackend(case.dtype), case, a, lambda v: None if v is None else np.asarray(v, dtype=np.float64)
+            TensorFlowBackend(case.dtype),
+            case,
+            a,
+            lambda v: None if v is None else np.asarray(v, dtype=np.float64),
         )
 
 
@@ -469,7 +472,9 @@ class TensorFlowFunctionAdapter(ModeCache, TensorFlowAdapter):
         from conformance.functional import TensorFlowBackend, run_functional
 
         def compile(program):
-            return lambda *xs: self._compiled(case, "program", lambda: self._function(program), lambda f: f(*xs))
+            return lambda *xs: self._compiled(
+                case, "program", lambda: self._function(program), lambda f: f(*xs)
+            )
 
         return run_functional(
             TensorFlowBackend(case.dtype),

@@ -313,7 +313,9 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
             )
 
         def once(compiled):  # fresh leaves each run (.grad accumulates)
-            leaves = [torch.tensor(x, dtype=getattr(torch, case.dtype)).requires_grad_(True) for x in a.values()]
+            leaves = [
+                torch.tensor(x, dtype=getattr(torch, case.dtype)).requires_grad_(True) for x in a.values()
+            ]
             try:
                 *values, loss = compiled(*leaves)
                 result = tail(torch, loss, *values)

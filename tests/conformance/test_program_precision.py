@@ -82,9 +82,12 @@ def test_a_sum_in_another_order_is_not_a_failure_and_a_wrong_sum_is():
     in_bf16 = {**expected, "result[1]": _sum_in_reverse(x, "bfloat16")}
     assert not np.array_equal(in_bf16["result[1]"], _sum_in_reverse(x[::-1], "bfloat16"))  # order matters
     assert _verdict(case, in_bf16, "jax")["verdict"] == "pass"
-    assert _verdict(case, {**in_bf16, "result[1]": _sum_in_reverse(x[::-1], "bfloat16")}, "tensorflow")[
-        "verdict"
-    ] == "pass"
+    assert (
+        _verdict(case, {**in_bf16, "result[1]": _sum_in_reverse(x[::-1], "bfloat16")}, "tensorflow")[
+            "verdict"
+        ]
+        == "pass"
+    )
     # PyTorch promises float32 accumulation: another order in float32 passes
     in_fp32 = {**expected, "result[1]": _sum_in_reverse(x, "float32")}
     assert _verdict(case, in_fp32, "torch")["verdict"] == "pass"

@@ -22,7 +22,6 @@ from conformance.programs import (
 from conformance.strategies import program_cases
 
 
-
 def _case(steps, shapes=((3,),), loss=(1,), ending="backward", n_vars=None):
     n = n_vars or len(shapes) + sum(1 for c in steps if re.match(r"v\d+ = ", c))
     return program_case(
@@ -144,7 +143,9 @@ def test_the_derived_bound_follows_the_dtype_and_the_rounding_steps():
     source = _case(["v1 = v0 * 2.5", "v2 = v1.exp()"], loss=(2,)).source
     bounds = {}
     for dtype in ("float32", "bfloat16"):
-        case = Case.from_dict({**_case(["v1 = v0 * 2.5", "v2 = v1.exp()"], loss=(2,)).to_dict(), "dtype": dtype})
+        case = Case.from_dict(
+            {**_case(["v1 = v0 * 2.5", "v2 = v1.exp()"], loss=(2,)).to_dict(), "dtype": dtype}
+        )
         assert case.source == source
         (bounds[dtype],) = reference_bounds(case, [Precision(dtype)])
         x = program_inputs(case)["v0"]
@@ -153,5 +154,3 @@ def test_the_derived_bound_follows_the_dtype_and_the_rounding_steps():
         assert np.allclose(bounds[dtype]["result[1]"], u * np.abs(2.5 * x) + Precision(dtype).eta)
         assert (bounds[dtype]["grad[v0]"] > 0).all()  # exp and its VJP round, and carry v1's error
     assert (bounds["bfloat16"]["grad[v0]"] > 1000 * bounds["float32"]["grad[v0]"]).all()
-
-
