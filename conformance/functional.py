@@ -25,6 +25,9 @@ the reference leaves None is reported None when the framework's gradient is exac
 
 from __future__ import annotations
 
+import contextlib
+import re
+
 import numpy as np
 
 
@@ -743,11 +746,21 @@ class _Function:
 
 
 class _Graph:
+    """``T.autograd.graph``: the saved-tensor hook contexts run their step without the hooks. JAX's
+    and TensorFlow's autodiff keep their residuals to themselves, so nothing can run a pack/unpack
+    pair there; the program templates' pairs (HOOK_PAIRS: x2 then /2, a detached copy) and
+    ``save_on_cpu`` restore what is saved exactly, so the step's values and gradients are the
+    same without them (the reference's own run of the program runs them: a program they make raise is
+    not run here, see why_not_functional)."""
+
+    def saved_tensors_hooks(self, pack_hook, unpack_hook):
+        return contextlib.nullcontext()
+
+    def save_on_cpu(self, pin_memory=False, device_type="cuda"):
+        return contextlib.nullcontext()
+
     def __getattr__(self, name):
-        raise Unsupported(
-            f"torch.autograd.graph.{name}: saved-tensor hooks have no JAX/TensorFlow counterpart (their autodiff "
-            "keeps its residuals to itself; nothing can transform and restore what a step saves)"
-        )
+        raise Unsupported(f"torch.autograd.graph.{name} has no JAX/TensorFlow counterpart")
 
 
 class _Utils:
@@ -800,6 +813,11 @@ def _sqrt(B, x):
 
 
 # ---- the adapter side ----------------------------------------------------------------------------------
+#: the saved-tensor hook pairs of the program templates (conformance.programs.HOOK_PAIRS): each
+#: restores what it packs exactly, so a step runs the same without them (see _Graph)
+_EXACT_HOOKS = {("pack_scaled", "unpack_scaled"), ("pack_copy", "unpack_copy")}
+
+
 def why_not_functional(case) -> str | None:
     """Why a program case has no functional counterpart (None when it has one)."""
     from conformance.programs import reference_outcome
@@ -807,12 +825,12 @@ def why_not_functional(case) -> str | None:
     for marker, why in (("register_hook(", "gradient hooks"), ("retain_grad()", "retain_grad")):
         if marker in case.source:
             return f"the program uses {why}: a functional framework has no per-tensor gradient state"
-    for marker in ("saved_tensors_hooks(", "save_on_cpu("):
-        if marker in case.source:
-            return (
-                f"the program uses {marker[:-1]}: saved-tensor hooks have no JAX/TensorFlow counterpart (their "
-                "autodiff keeps its residuals to itself)"
-            )
+    hooks = re.findall(r"saved_tensors_hooks\((\w+), (\w+)\)", case.source)
+    if any(pair not in _EXACT_HOOKS for pair in hooks):
+        return (
+            "the program uses saved_tensors_hooks with a pair other than the templates' exact ones: saved-tensor "
+            "hooks have no JAX/TensorFlow counterpart (their autodiff keeps its residuals to itself)"
+        )
     if "set_materialize_grads(" in case.source:
         return (
             "the program uses ctx.set_materialize_grads: JAX and TensorFlow always give a custom rule a zero "

@@ -678,24 +678,33 @@ def program_case(program: Program, seed: int = 0, dtype: str = "float64") -> Cas
     return Case("program", None, shapes, dtype, seed, ("program",), source=program.source())
 
 
-def split_program(source: str) -> tuple[str, str, list]:
-    """The program text as its forward and its tail: (forward text, tail text, the variables).
+def split_program(source: str) -> tuple[str, str, str]:
+    """The program text in three parts, each on the program's own line numbers (the other parts'
+    lines blank), so that an error's line is the program's: (definitions, forward, tail).
 
-    The forward is ``def forward(T, v0, ...)``: every line up to and including ``loss = ...``, then
-    ``return (<the returned variables>, loss)``; the tail is ``def tail(T, loss, <variables>)``: the
-    ending (the backward / autograd.grad calls) and the ``return``, on their original line numbers
-    (the forward's lines are blank there), so an error's line is the program's own."""
+    * definitions: ``def definitions(T)``: the template classes and functions the body defines
+      first (custom Functions, checkpoint blocks, hook pairs), returned by name;
+    * forward: ``def forward(T, v0, ...)``: every step up to and including ``loss = ...``, then
+      ``return (<the returned variables>, loss)``;
+    * tail: ``def tail(T, loss, <the returned variables>)``: the ending (the backward /
+      autograd.grad calls) and the ``return``."""
     lines = source.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("    loss = "))
+    first = 1  # the first step: after the definitions (lines indented deeper, or blank, belong to them)
+    while first < at and (lines[first].startswith(("    class ", "    def ", "        ")) or not lines[first].strip()):
+        first += 1
+    defined = re.findall(r"^    (?:class|def) (\w+)", "\n".join(lines[1:first]), re.M)
     names = list(dict.fromkeys(re.findall(r"\bv\d+\b", lines[-1])))
-    forward = lines[: at + 1] + [f"    return ({', '.join(names + ['loss'])},)"]
-    forward[0] = lines[0].replace("def prog(", "def forward(", 1)
+    definitions = ["def definitions(T):"] + lines[1:first] + [f"    return {{{', '.join(f'{n!r}: {n}' for n in defined)}}}"]
+    forward = [lines[0].replace("def prog(", "def forward(", 1)] + [""] * (first - 1) + lines[first : at + 1]
+    forward.append(f"    return ({', '.join(names + ['loss'])},)")
     tail = [f"def tail(T, loss, {', '.join(names)}):"] + [""] * at + lines[at + 1 :]
-    return "\n".join(forward) + "\n", "\n".join(tail) + "\n", names
+    return tuple("\n".join(part) + "\n" for part in (definitions, forward, tail))
 
 
-def compile_program(source: str, name: str = "prog"):
-    scope = {}
+def compile_program(source: str, name: str = "prog", scope: dict | None = None):
+    """The function ``name`` the text defines (``scope``: its globals, e.g. hoisted definitions)."""
+    scope = dict(scope or {})
     exec(compile(source, PROGRAM_FILE, "exec"), scope)  # noqa: S102 - the program text is the case
     return scope[name]
 

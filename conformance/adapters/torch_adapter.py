@@ -294,8 +294,9 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
         return super().why_unsupported(case, check)
 
     def program(self, case, a):
-        """The program's forward (every line up to ``loss = ...``: the function of the leaves to the
-        variables and the loss) under ``torch.compile(fullgraph=True)``, kept per program text; its
+        """The program's forward (every step up to ``loss = ...``: the function of the leaves to the
+        variables and the loss; the template classes and functions it defines are defined outside it)
+        under ``torch.compile(fullgraph=True)``, kept per program text; its
         ending (the backward / autograd.grad calls) runs on the compiled outputs, so gradients come
         from AOTAutograd's compiled backward. A graph break or a refusal (AOTAutograd's double
         backward) is ``unsupported`` in the compiler's words, never run eagerly instead."""
@@ -303,11 +304,14 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
         from conformance.programs import ProgramError, _to_numpy, compile_program, error_line, split_program
 
         torch = self.torch
-        forward_text, tail_text, _ = split_program(case.source)
+        definitions_text, forward_text, tail_text = split_program(case.source)
         tail = compile_program(tail_text, "tail")
 
         def make():
-            forward = compile_program(forward_text, "forward")
+            # the template classes and functions are defined outside the compiled function (as a
+            # user's module defines them: Dynamo cannot trace a class definition)
+            definitions = compile_program(definitions_text, "definitions")(torch)
+            forward = compile_program(forward_text, "forward", definitions)
             return torch.compile(
                 lambda *xs: forward(torch, *xs), backend=self.backend, dynamic=self.dynamic, fullgraph=True
             )
