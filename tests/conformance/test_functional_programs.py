@@ -152,7 +152,7 @@ def test_run_ops_programs_on_jax_and_tensorflow(tmp_path):
 
     out, curated = tmp_path / "run", tmp_path / "none"
     curated.mkdir()
-    argv = ["run", "--ops", "programs", "--frameworks", "jax,tensorflow", "--max-examples", "12"]
+    argv = ["run", "--ops", "programs", "--frameworks", "jax,tensorflow", "--max-examples", "12", "--dtypes", "float64"]
     assert (
         main(argv + ["--cases", str(curated), "--out", str(out), "--found-dir", str(tmp_path), "--quiet"])
         == 0
