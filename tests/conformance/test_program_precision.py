@@ -140,3 +140,30 @@ def test_run_ops_programs_in_every_dtype(tmp_path):
     for r in records:
         assert r["bound"]["dtype"] == r["dtype"]
         assert r["bound"]["accumulator"] == ("float32" if r["dtype"] != "float64" else "float64")
+
+
+@pytest.mark.torch
+def test_the_reproducer_of_a_bfloat16_program_runs_it_in_bfloat16_with_the_derived_bounds(tmp_path):
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    from conformance.reproducer import program_reproducer
+
+    case = _case(VIEW_PROGRAM, {"v0": (3, 4), "v1": (2, 4)}, "bfloat16")
+    record = {"case": case.to_dict(), "case_id": case.id, "framework": "torch", "verdict": "fail", "reason": "x"}
+    record["bound"] = {"dtype": "bfloat16", "accumulator": "float32", "underflow": "gradual"}
+    script = program_reproducer(record)
+    assert "DTYPE = 'bfloat16'" in script
+    ok = tmp_path / "repro.py"
+    ok.write_text(script)
+    run = subprocess.run([sys.executable, str(ok)], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0 and "agrees with the reference" in run.stdout, run.stdout + run.stderr
+    # the same script with every bound zero: PyTorch's bfloat16 values are not the float64 reference's
+    start = script.index("BOUNDS = json.loads(")
+    end = script.index("\n", start)
+    zero = script[:start] + "BOUNDS = {k: np.zeros(np.shape(v)).tolist() for k, v in json.loads(" + script[start + 20 : end] + ".items()}" + script[end:]
+    bad = tmp_path / "repro_zero.py"
+    bad.write_text(zero)
+    run = subprocess.run([sys.executable, str(bad)], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
