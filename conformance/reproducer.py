@@ -369,6 +369,7 @@ def program_reproducer(record: dict, namespace: str | None = None, backend: str 
     from conformance.programs import (
         AUTOGRAD_ERRORS,
         MULTI_OUTPUT_VIEW_ERROR,
+        in_case_dtype,
         program_expected,
         program_inputs,
         program_precision,
@@ -381,7 +382,8 @@ def program_reproducer(record: dict, namespace: str | None = None, backend: str 
     namespace = namespace or framework  # the module the program runs with as T
     status, value = reference_outcome(case)
     if status == "raises":
-        expected = {"error": {"type": value.type_name, "line": value.line, "message": value.message}}
+        message = in_case_dtype(value.message, case.dtype)
+        expected = {"error": {"type": value.type_name, "line": value.line, "message": message}}
     else:
         expected = {"outputs": {k: None if v is None else v.tolist() for k, v in value.items()}}
     bounds = {}

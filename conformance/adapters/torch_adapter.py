@@ -335,6 +335,8 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
                         f"{_compiler_words(exc)}"
                     ) from None
                 line, text = error_line(exc, case.source)
+                if line is None:  # raised while compiling: Dynamo quotes the user code's line
+                    line, text = _quoted_line(str(exc), case.source)
                 raise ProgramError(type(exc).__name__, str(exc), line, text) from None
             out = {f"result[{i}]": _to_numpy(r) for i, r in enumerate(result)}
             out.update({f"grad[{n}]": _to_numpy(t.grad) for n, t in zip(a, leaves)})
@@ -465,6 +467,20 @@ class TorchAotEagerAdapter(TorchCompileAdapter):
     backend = "aot_eager"
     compile_allowance = 120.0
     needs_cxx = False
+
+
+def _quoted_line(message: str, source: str):
+    """(line, text) of the innermost program line a compiler's message quotes (Dynamo's "from user
+    code: File "<program>", line N"), or (None, "")."""
+    import re
+
+    from conformance.programs import PROGRAM_FILE
+
+    found = re.findall(rf'File "{re.escape(PROGRAM_FILE)}", line (\d+)', message)
+    lines = source.splitlines()
+    if not found or int(found[-1]) > len(lines):
+        return None, ""
+    return int(found[-1]), lines[int(found[-1]) - 1]
 
 
 def _compiler_words(exc, limit=600):

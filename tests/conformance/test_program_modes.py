@@ -24,7 +24,10 @@ PLAIN = """def prog(T, v0, v1):
     loss.backward()
     return [v0, v1, v2, v3, v4]
 """
-DOUBLE = PLAIN.replace("    loss.backward()\n", "    (g,) = T.autograd.grad(loss, [v0], create_graph=True)\n    (g * g).sum().backward()\n")
+DOUBLE = PLAIN.replace(
+    "    loss.backward()\n",
+    "    (g,) = T.autograd.grad(loss, [v0], create_graph=True)\n    (g * g).sum().backward()\n",
+)
 HOOKED = PLAIN.replace(
     "    v2 = v0 * 1.0\n",
     "    def pack_scaled(t):\n        return t * 2.0\n\n    def unpack_scaled(p):\n        return p / 2.0\n"
@@ -73,7 +76,9 @@ def test_torch_aot_eager_judges_a_program_and_names_what_it_refuses():
     again = _judge(adapter, Case.from_dict({**_case(PLAIN).to_dict(), "seed": 3}))
     assert again["verdict"] == "pass" and again["cache"] == "hit"
     double = _judge(adapter, _case(DOUBLE))
-    assert double["status"] == "unsupported" and "does not currently support double backward" in double["reason"]
+    assert (
+        double["status"] == "unsupported" and "does not currently support double backward" in double["reason"]
+    )
     hooked = _judge(adapter, _case(HOOKED))
     assert hooked["status"] == "unsupported", hooked
     assert "graph break" in hooked["reason"] and "saved_tensors_hooks" in hooked["reason"]

@@ -151,7 +151,13 @@ def test_the_reproducer_of_a_bfloat16_program_runs_it_in_bfloat16_with_the_deriv
     from conformance.reproducer import program_reproducer
 
     case = _case(VIEW_PROGRAM, {"v0": (3, 4), "v1": (2, 4)}, "bfloat16")
-    record = {"case": case.to_dict(), "case_id": case.id, "framework": "torch", "verdict": "fail", "reason": "x"}
+    record = {
+        "case": case.to_dict(),
+        "case_id": case.id,
+        "framework": "torch",
+        "verdict": "fail",
+        "reason": "x",
+    }
     record["bound"] = {"dtype": "bfloat16", "accumulator": "float32", "underflow": "gradual"}
     script = program_reproducer(record)
     assert "DTYPE = 'bfloat16'" in script
@@ -162,8 +168,32 @@ def test_the_reproducer_of_a_bfloat16_program_runs_it_in_bfloat16_with_the_deriv
     # the same script with every bound zero: PyTorch's bfloat16 values are not the float64 reference's
     start = script.index("BOUNDS = json.loads(")
     end = script.index("\n", start)
-    zero = script[:start] + "BOUNDS = {k: np.zeros(np.shape(v)).tolist() for k, v in json.loads(" + script[start + 20 : end] + ".items()}" + script[end:]
+    zero = (
+        script[:start]
+        + "BOUNDS = {k: np.zeros(np.shape(v)).tolist() for k, v in json.loads("
+        + script[start + 20 : end]
+        + ".items()}"
+        + script[end:]
+    )
     bad = tmp_path / "repro_zero.py"
     bad.write_text(zero)
     run = subprocess.run([sys.executable, str(bad)], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 1, run.stdout + run.stderr
+
+
+@pytest.mark.torch
+def test_an_autograd_error_in_bfloat16_names_the_tensor_in_its_dtype():
+    """The reference computes in float64; the version-counter message it reproduces names the tensor
+    as PyTorch does for the case's dtype ([CPUBFloat16Type [3]]), so PyTorch's own error passes."""
+    torch = pytest.importorskip("torch")
+    from conformance.programs import ProgramError
+
+    source = "def prog(T, v0):\n    v1 = v0.exp()\n    v1.add_(1.0)\n    loss = (v1 * 1).sum()\n    loss.backward()\n    return [v0, v1]\n"
+    case = _case(source, {"v0": (3,)}, "bfloat16")
+    with pytest.raises(ProgramError) as raised:
+        execute(case.source, torch, program_inputs(case), dtype="bfloat16")
+    assert "[CPUBFloat16Type [3]]" in raised.value.message
+    reply = {"status": "error", "type": raised.value.type_name, "message": raised.value.message}
+    reply.update(line=raised.value.line, text=raised.value.text)
+    verdict = program_verdict(case, reference_outcome(case), reply, "torch")
+    assert verdict["verdict"] == "pass", verdict

@@ -109,7 +109,9 @@ def test_template_program_matches_torch(name):
 
 BACKENDS = {"jax": "JaxBackend", "tensorflow": "TensorFlowBackend"}
 # (saved-tensor hooks run there as their step without the hooks: the templates' pairs restore exactly)
-FUNCTIONAL = sorted(n for n in PROGRAMS if n not in RAISES and not (n.startswith("hooks") and n.endswith("-twice")))
+FUNCTIONAL = sorted(
+    n for n in PROGRAMS if n not in RAISES and not (n.startswith("hooks") and n.endswith("-twice"))
+)
 
 
 @pytest.mark.parametrize("framework", sorted(BACKENDS))
@@ -143,7 +145,9 @@ def test_programs_without_a_functional_counterpart_say_why():
     from conformance.case import Case
 
     hooked = program_case(_hook_program(sorted(HOOK_CONTEXTS)[1], "backward")).source
-    other = hooked.replace("saved_tensors_hooks(pack_copy, unpack_copy)", "saved_tensors_hooks(pack_copy, unpack_scaled)")
+    other = hooked.replace(
+        "saved_tensors_hooks(pack_copy, unpack_copy)", "saved_tensors_hooks(pack_copy, unpack_scaled)"
+    )
     assert other != hooked
     why = why_not_functional(Case("program", None, {"v0": (2, 3)}, "float64", 0, ("program",), source=other))
     assert why and "saved-tensor hooks have no JAX/TensorFlow counterpart" in why
