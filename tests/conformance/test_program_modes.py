@@ -118,3 +118,16 @@ def test_the_functionalised_program_is_compiled_whole(name):
     values = np.asarray(_judge(adapter, _case(PLAIN, "bfloat16"))["outputs"]["grad[v0]"])
     assert values.shape == SHAPES["v0"]
     assert program_inputs(_case(PLAIN, "bfloat16"))["v0"].dtype == np.float64
+
+
+@pytest.mark.torch
+def test_an_error_raised_while_compiling_is_placed_on_the_program_line_dynamo_quotes():
+    pytest.importorskip("torch")
+    source = (
+        "def prog(T, v0):\n    v1 = T.zeros((2,), dtype=v0.dtype)\n    v1.register_hook(lambda g: g * 2.0)\n"
+        "    v2 = v0 * v1\n    loss = (v2 * 1).sum()\n    loss.backward()\n    return [v0, v1, v2]\n"
+    )
+    case = Case("program", None, {"v0": (2,)}, "float32", 0, ("program",), source=source)
+    out = _judge(_adapter("torch:aot_eager"), case)
+    assert out["status"] == "error" and out["type"] == "BackendCompilerFailed" and out["line"] == 3, out
+    assert out["verdict"] == "pass" and out["reason"].startswith("both raise at line 3")
