@@ -93,9 +93,7 @@ def fuzz_units(
     if "conv" in ops:
         # conv runs its own checks (CONV_CHECKS and error): the op records' second-order forward-mode
         # checks are not implemented for its adapters (docs/conformance.md, "Checks")
-        units += [
-            FuzzUnit("conv", c, dt, max_examples, seed) for c in checks if c in CONV_CHECKS + ("error",)
-        ]
+        units += [FuzzUnit("conv", c, dt, max_examples, seed) for c in checks if c in CONV_CHECKS + ("error",)]
     n = max_examples if record_examples is None else record_examples
     for name in records:
         units += [
