@@ -405,8 +405,8 @@ def _parse_program_case(raw, source) -> Case:
     except SyntaxError as exc:
         raise CaseError(source, "source", f"is not valid Python: {exc}") from None
     dtype = raw.get("dtype", "float64")
-    if dtype != "float64":
-        raise CaseError(source, "dtype", f"programs run in float64 only, got {dtype!r}")
+    if dtype not in DTYPES:
+        raise CaseError(source, "dtype", f"must be one of {list(DTYPES)}, got {dtype!r}")
     seed = _int(source, "seed", raw.get("seed", 0), 0)
     checks = _checks(source, raw.get("checks", list(PROGRAM_CHECKS)), PROGRAM_CHECKS)
     data = _data(source, raw, names)

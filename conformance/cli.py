@@ -762,7 +762,6 @@ def cmd_run(args) -> int:
         raise NothingSelected(
             f"nothing selected: {_filters(args, **{'--ops': args.ops, '--max-examples': args.max_examples})} "
             f"select none of the {len(loaded)} case(s) in {cases_path} and no fuzzing"
-            + (" (programs run in float64 only)" if "programs" in ops and "float64" not in dtypes else "")
         )
     _check_outputs(args, [(cases_path if args.cases else None, "the --cases input")])
     found = args.found_dir if args.found_dir is not None else Path(args.out) / "found"

@@ -25,6 +25,9 @@ the reference leaves None is reported None when the framework's gradient is exac
 
 from __future__ import annotations
 
+import contextlib
+import re
+
 import numpy as np
 
 
@@ -41,14 +44,15 @@ class _Stop(Exception):
 class JaxBackend:
     name = "jax"
 
-    def __init__(self):
+    def __init__(self, dtype="float64"):
         import jax
 
         jax.config.update("jax_enable_x64", True)
         self.jax, self.jnp = jax, jax.numpy
+        self.dtype = getattr(jax.numpy, dtype)  # every value of the program is computed in it
 
     def constant(self, a):
-        return self.jnp.asarray(np.asarray(a, dtype=np.float64))
+        return self.jnp.asarray(np.asarray(a, dtype=np.float64), dtype=self.dtype)
 
     def gather(self, flat, idx):
         return self.jnp.take(flat, self.jnp.asarray(idx))
@@ -57,13 +61,13 @@ class JaxBackend:
         return flat.at[self.jnp.asarray(idx.ravel())].set(self.jnp.reshape(values, (-1,)))
 
     def zeros(self, n):
-        return self.jnp.zeros((n,), dtype=self.jnp.float64)
+        return self.jnp.zeros((n,), dtype=self.dtype)
 
     def stop_gradient(self, x):
         return self.jax.lax.stop_gradient(x)
 
     def broadcast(self, x, shape):
-        return self.jnp.broadcast_to(x, shape)
+        return self.jnp.broadcast_to(self.jnp.asarray(x, dtype=self.dtype), shape)
 
     def grad(self, f, xs):
         return self.jax.grad(f, argnums=tuple(range(len(xs))))(*xs)
@@ -89,7 +93,7 @@ class JaxBackend:
         jnp, nn = self.jnp, self.jax.nn
         return {
             "sign": jnp.sign,
-            "le": lambda x, y: jnp.less_equal(x, y).astype(jnp.float64),
+            "le": lambda x, y: jnp.less_equal(x, y).astype(self.dtype),
             "exp": jnp.exp,
             "tanh": jnp.tanh,
             "sigmoid": nn.sigmoid,
@@ -116,13 +120,14 @@ class JaxBackend:
 class TensorFlowBackend:
     name = "tensorflow"
 
-    def __init__(self):
+    def __init__(self, dtype="float64"):
         import tensorflow as tf
 
         self.tf = tf
+        self.dtype = getattr(tf, dtype)  # every value of the program is computed in it
 
     def constant(self, a):
-        return self.tf.constant(np.asarray(a, dtype=np.float64))
+        return self.tf.cast(self.tf.constant(np.asarray(a, dtype=np.float64)), self.dtype)  # exact: a is
 
     def gather(self, flat, idx):
         return self.tf.gather(flat, self.tf.constant(idx, dtype=self.tf.int64))
@@ -134,13 +139,13 @@ class TensorFlowBackend:
         )
 
     def zeros(self, n):
-        return self.tf.zeros((n,), dtype=self.tf.float64)
+        return self.tf.zeros((n,), dtype=self.dtype)
 
     def stop_gradient(self, x):
         return self.tf.stop_gradient(x)
 
     def broadcast(self, x, shape):
-        return self.tf.broadcast_to(self.tf.cast(x, self.tf.float64), shape)
+        return self.tf.broadcast_to(self.tf.cast(x, self.dtype), shape)
 
     def grad(self, f, xs):
         tf = self.tf
@@ -190,7 +195,7 @@ class TensorFlowBackend:
         tf = self.tf
         return {
             "sign": tf.sign,
-            "le": lambda x, y: tf.cast(tf.less_equal(x, tf.cast(y, tf.float64)), tf.float64),
+            "le": lambda x, y: tf.cast(tf.less_equal(x, tf.cast(y, self.dtype)), self.dtype),
             "exp": tf.exp,
             "tanh": tf.tanh,
             "sigmoid": tf.sigmoid,
@@ -292,6 +297,10 @@ class FTensor:
     @property
     def ndim(self):
         return self._r.ndim
+
+    @property
+    def dtype(self):  # the reference's (float64): ``T.zeros(..., dtype=v0.dtype)`` makes the geometry
+        return self._r.dtype
 
     def value(self):
         alias = self._storage.alias_of
@@ -460,7 +469,7 @@ class Run:
         storage = t._storage
         updated = self.B.scatter(storage.value, t._idx, new)
         if not self.reference.is_grad_enabled():  # new values, the old history
-            updated = storage.value + self.B.stop_gradient(updated - storage.value)
+            updated = _keep_history(self.B, storage.value, updated)
         storage.value = updated
         storage.generation += 1
         return t
@@ -568,7 +577,7 @@ class Run:
                 t = dirty[0]
                 updated = self.B.scatter(t._storage.value, t._idx, v)
                 if not self.reference.is_grad_enabled():
-                    updated = t._storage.value + self.B.stop_gradient(updated - t._storage.value)
+                    updated = _keep_history(self.B, t._storage.value, updated)
                 t._storage.value = updated
                 t._storage.generation += 1
                 results.append(t)
@@ -686,6 +695,12 @@ class _Ctx:
         )
 
 
+def _keep_history(B, old, new):
+    """``new``'s values with ``old``'s derivative: ``stop_gradient(new) + (old - stop_gradient(old))``
+    (``old - old`` is exactly 0, so the values are ``new``'s exactly, in any dtype)."""
+    return B.stop_gradient(new) + (old - B.stop_gradient(old))
+
+
 def _sum(B, x):
     return B.ops()["sum"](x)
 
@@ -731,11 +746,21 @@ class _Function:
 
 
 class _Graph:
+    """``T.autograd.graph``: the saved-tensor hook contexts run their step without the hooks. JAX's
+    and TensorFlow's autodiff keep their residuals to themselves, so nothing can run a pack/unpack
+    pair there; the program templates' pairs (HOOK_PAIRS: x2 then /2, a detached copy) and
+    ``save_on_cpu`` restore what is saved exactly, so the step's values and gradients are the
+    same without them (the reference's own run of the program runs them: a program they make raise is
+    not run here, see why_not_functional)."""
+
+    def saved_tensors_hooks(self, pack_hook, unpack_hook):
+        return contextlib.nullcontext()
+
+    def save_on_cpu(self, pin_memory=False, device_type="cuda"):
+        return contextlib.nullcontext()
+
     def __getattr__(self, name):
-        raise Unsupported(
-            f"torch.autograd.graph.{name}: saved-tensor hooks have no JAX/TensorFlow counterpart (their autodiff "
-            "keeps its residuals to itself; nothing can transform and restore what a step saves)"
-        )
+        raise Unsupported(f"torch.autograd.graph.{name} has no JAX/TensorFlow counterpart")
 
 
 class _Utils:
@@ -788,6 +813,11 @@ def _sqrt(B, x):
 
 
 # ---- the adapter side ----------------------------------------------------------------------------------
+#: the saved-tensor hook pairs of the program templates (conformance.programs.HOOK_PAIRS): each
+#: restores what it packs exactly, so a step runs the same without them (see _Graph)
+_EXACT_HOOKS = {("pack_scaled", "unpack_scaled"), ("pack_copy", "unpack_copy")}
+
+
 def why_not_functional(case) -> str | None:
     """Why a program case has no functional counterpart (None when it has one)."""
     from conformance.programs import reference_outcome
@@ -795,12 +825,12 @@ def why_not_functional(case) -> str | None:
     for marker, why in (("register_hook(", "gradient hooks"), ("retain_grad()", "retain_grad")):
         if marker in case.source:
             return f"the program uses {why}: a functional framework has no per-tensor gradient state"
-    for marker in ("saved_tensors_hooks(", "save_on_cpu("):
-        if marker in case.source:
-            return (
-                f"the program uses {marker[:-1]}: saved-tensor hooks have no JAX/TensorFlow counterpart (their "
-                "autodiff keeps its residuals to itself)"
-            )
+    hooks = re.findall(r"saved_tensors_hooks\((\w+), (\w+)\)", case.source)
+    if any(pair not in _EXACT_HOOKS for pair in hooks):
+        return (
+            "the program uses saved_tensors_hooks with a pair other than the templates' exact ones: saved-tensor "
+            "hooks have no JAX/TensorFlow counterpart (their autodiff keeps its residuals to itself)"
+        )
     if "set_materialize_grads(" in case.source:
         return (
             "the program uses ctx.set_materialize_grads: JAX and TensorFlow always give a custom rule a zero "
@@ -815,23 +845,33 @@ def why_not_functional(case) -> str | None:
     return None
 
 
-def run_functional(B, case, arrays: dict, to_numpy) -> dict:
-    """Outputs named as :func:`conformance.programs.execute` names them, computed by backend ``B``."""
+def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
+    """Outputs named as :func:`conformance.programs.execute` names them, computed by backend ``B``.
+
+    ``compile``: a function-compiling transform (``jax.jit``, ``tf.function``) applied to the whole
+    functionalised program, a pure function of the input arrays to the results and the leaves'
+    gradients (the reference's lockstep run decides the aliasing while it is traced); None runs it
+    op by op."""
     from conformance.programs import ProgramError, error_line, reference_outcome
 
     concrete = list(arrays.values())
-    run = Run(B, case.source, [B.constant(a) for a in concrete], concrete)
-    try:
+
+    def program(*inputs):
+        run = Run(B, case.source, list(inputs), concrete)
         result = run.execute()
+        items = result if isinstance(result, (list, tuple)) else [result]
+        return [r.value() for r in items], list(run.grads)
+
+    try:
+        values, grads = (compile(program) if compile else program)(*[B.constant(a) for a in concrete])
     except Unsupported:
         raise
     except Exception as exc:
         line, text = error_line(exc, case.source)
         raise ProgramError(type(exc).__name__, str(exc), line, text) from None
-    items = result if isinstance(result, (list, tuple)) else [result]
-    out = {f"result[{i}]": to_numpy(r.value()) for i, r in enumerate(items)}
+    out = {f"result[{i}]": to_numpy(v) for i, v in enumerate(values)}
     _, expected = reference_outcome(case)
-    for name, g in zip(arrays, run.grads):
+    for name, g in zip(arrays, grads):
         g = None if g is None else to_numpy(g)
         if g is not None and expected.get(f"grad[{name}]") is None and not np.any(g):
             g = None  # no gradient, as the reference says; a functional framework can only say zero

@@ -10,6 +10,7 @@ its own reproducer. :func:`programs` is a Hypothesis strategy over view and in-p
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -89,7 +90,10 @@ def _to_numpy(t):
     if t is None:
         return None
     if hasattr(t, "detach"):
-        return np.array(t.detach().numpy(force=True), dtype=np.float64, copy=True)  # force: ZeroTensors
+        t = t.detach()
+        if _dtype_name(t) in ("bfloat16", "float16"):  # NumPy has no bfloat16: widen (exactly) first
+            t = t.double()
+        return np.array(t.numpy(force=True), dtype=np.float64, copy=True)  # force: ZeroTensors
     return np.asarray(t, dtype=np.float64)
 
 
@@ -521,7 +525,7 @@ def programs(
             storage.append(len(var_shapes))
             var_shapes.append(shape)
     if draw(st.booleans()):  # a base that does not require grad, written with values that do
-        steps.append(Step(f"v{len(var_shapes)} = T.zeros({shapes[0]}, dtype=T.float64)"))
+        steps.append(Step(f"v{len(var_shapes)} = T.zeros({shapes[0]}, dtype=v0.dtype)"))
         storage.append(len(var_shapes))
         var_shapes.append(shapes[0])
     for _ in range(draw(st.integers(1, max_steps))):
@@ -667,17 +671,48 @@ def programs(
 PROGRAM_FILE = "<program>"
 
 
-def program_case(program: Program, seed: int = 0) -> Case:
+def program_case(program: Program, seed: int = 0, dtype: str = "float64") -> Case:
     from conformance.case import Case
 
     shapes = {f"v{i}": tuple(s) for i, s in enumerate(program.shapes)}
-    return Case("program", None, shapes, "float64", seed, ("program",), source=program.source())
+    return Case("program", None, shapes, dtype, seed, ("program",), source=program.source())
 
 
-def compile_program(source: str):
-    scope = {}
+def split_program(source: str) -> tuple[str, str, str]:
+    """The program text in three parts, each on the program's own line numbers (the other parts'
+    lines blank), so that an error's line is the program's: (definitions, forward, tail).
+
+    * definitions: ``def definitions(T)``: the template classes and functions the body defines
+      first (custom Functions, checkpoint blocks, hook pairs), returned by name;
+    * forward: ``def forward(T, v0, ...)``: every step up to and including ``loss = ...``, then
+      ``return (<the returned variables>, loss)``;
+    * tail: ``def tail(T, loss, <the returned variables>)``: the ending (the backward /
+      autograd.grad calls) and the ``return``."""
+    lines = source.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("    loss = "))
+    first = 1  # the first step: after the definitions (lines indented deeper, or blank, belong to them)
+    while first < at and (
+        lines[first].startswith(("    class ", "    def ", "        ")) or not lines[first].strip()
+    ):
+        first += 1
+    defined = re.findall(r"^    (?:class|def) (\w+)", "\n".join(lines[1:first]), re.M)
+    names = list(dict.fromkeys(re.findall(r"\bv\d+\b", lines[-1])))
+    definitions = (
+        ["def definitions(T):"]
+        + lines[1:first]
+        + [f"    return {{{', '.join(f'{n!r}: {n}' for n in defined)}}}"]
+    )
+    forward = [lines[0].replace("def prog(", "def forward(", 1)] + [""] * (first - 1) + lines[first : at + 1]
+    forward.append(f"    return ({', '.join(names + ['loss'])},)")
+    tail = [f"def tail(T, loss, {', '.join(names)}):"] + [""] * at + lines[at + 1 :]
+    return tuple("\n".join(part) + "\n" for part in (definitions, forward, tail))
+
+
+def compile_program(source: str, name: str = "prog", scope: dict | None = None):
+    """The function ``name`` the text defines (``scope``: its globals, e.g. hoisted definitions)."""
+    scope = dict(scope or {})
     exec(compile(source, PROGRAM_FILE, "exec"), scope)  # noqa: S102 - the program text is the case
-    return scope["prog"]
+    return scope[name]
 
 
 def program_inputs(case) -> dict:
@@ -685,6 +720,13 @@ def program_inputs(case) -> dict:
     from conformance.case import make_array
 
     return {name: make_array(case, name, shape) for name, shape in case.shapes.items()}
+
+
+class ProgramOutputs(dict):
+    """The reference's outputs of a program (name -> array or None) with ``bounds``: repr of a
+    :class:`reference.errors.Precision` -> that arithmetic's per-element bounds (:func:`reference_bounds`)."""
+
+    bounds: dict = {}
 
 
 class ProgramError(Exception):
@@ -707,8 +749,9 @@ def error_line(exc: BaseException, source: str) -> tuple[int | None, str]:
     return line, (lines[line - 1] if line and line <= len(lines) else "")
 
 
-def execute(source: str, T, arrays: dict, to_numpy=None) -> dict:
-    """Run the program text with namespace ``T`` on float64 leaves that require grad.
+def execute(source: str, T, arrays: dict, to_numpy=None, dtype: str = "float64") -> dict:
+    """Run the program text with namespace ``T`` on leaves of ``dtype`` that require grad (the
+    arrays are exact in it).
 
     Returns the outputs (``result[i]``, ``grad[vi]``; None where a tensor or a ``.grad`` is None);
     raises :class:`ProgramError` naming the line when the program raises.
@@ -716,7 +759,7 @@ def execute(source: str, T, arrays: dict, to_numpy=None) -> dict:
     to_numpy = to_numpy or _to_numpy
     prog = compile_program(source)
     leaves = {
-        n: T.tensor(np.array(a, dtype=np.float64), dtype=T.float64, requires_grad=True)
+        n: T.tensor(np.array(a, dtype=np.float64), dtype=getattr(T, dtype), requires_grad=True)
         for n, a in arrays.items()
     }
     try:
@@ -742,50 +785,92 @@ def reference_outcome(case) -> tuple[str, object]:
 
 # -- the bound -------------------------------------------------------------------------------------------
 PROGRAM_BOUND_FORMULA = (
-    "|observed - expected| <= K*u*M, K = S*n*(1+D): S statements, n largest tensor size, "
-    "D differentiation passes; M = largest |value| compared"
+    "|observed - expected| <= bound + 1 ulp of expected, per element: bound = the error tracker's "
+    "(reference.errors) run of the program in the framework's arithmetic (dtype, accumulator), through "
+    "every forward op, in-place update, backward and double backward"
 )
 
 
-def program_bound(source: str, outputs: dict) -> tuple[int, float]:
-    """(K, M) of a composite program (docs/conformance.md, "Program cases").
+def program_precision(case, framework: str, settings: dict | None = None):
+    """The arithmetic a framework runs the program in (:class:`reference.errors.Precision`): the case's
+    dtype and the framework's accumulation contract (conformance.ops.judge.ACCUMULATION), as op records."""
+    from conformance.ops.judge import precision_for
 
-    Each statement computes every element of its result as a sum of at most ``n`` rounded terms (``n``
-    the largest number of elements any compared tensor has; a reduction, matmul or conv contracts at
-    most that many), and each differentiation pass (a ``backward``/``autograd.grad`` call; a
-    ``create_graph`` one is differentiated again, so it counts twice) evaluates every statement's
-    VJP once more, again a sum of at most ``n`` terms. So along the program an element accumulates at
-    most ``S·n·(1+D)`` roundings, each of relative size ``u`` of a magnitude no larger than the largest
-    value compared (``M``). This is an a-priori forward count: it does not model a nonlinear step
-    amplifying an earlier error, nor elementary functions (exp, tanh) less accurate than one ulp.
-    """
-    lines = [line.strip() for line in source.splitlines()[1:]]
-    statements = sum(1 for line in lines if line and not line.startswith("with "))
-    passes = sum(source.count(k) for k in (".backward(", "autograd.grad(", "create_graph=True"))
-    arrays = [a for a in outputs.values() if a is not None]
-    n = max([a.size for a in arrays] + [1])
-    finite = [np.abs(a[np.isfinite(a)]).max() for a in arrays if np.isfinite(a).any()]
-    return statements * n * (1 + passes), max(finite + [1.0])
+    return precision_for(case, settings or {}, framework.split(":")[0])
 
 
-def program_expected(case, outputs: dict) -> dict:
-    """The reference's outputs as :class:`conformance.tolerance.Expected` with the program bound."""
-    from conformance.tolerance import Expected
+def reference_bounds(case, precisions) -> list:
+    """For each :class:`reference.errors.Precision`, {output name: absolute error bound per element}
+    (None for an output that is None) of the program's outputs, derived by running the program on the
+    reference under the error tracker: every table kernel the program runs (forward ops, in-place
+    updates on bases and views, the VJP formulas of every backward and double backward, hooks, a
+    custom Function's own backward) adds its declared rounding (the per-primitive declarations op
+    records use) and propagates its inputs' errors; AccumulateGrad carries them into ``.grad``.
+    Called for a program the reference runs: one that raises under the tracker is the error model's
+    failure (a primitive without a declaration), raised as :class:`ErrorModelError`."""
+    import reference
+    from reference.errors import Tracker
 
-    K, M = program_bound(case.source, outputs)
-    return {name: Expected(a, np.full(a.shape, M), K) for name, a in outputs.items() if a is not None}
+    arrays = program_inputs(case)
+    out = []
+    for precision in precisions:
+        with Tracker(precision) as tracker, np.errstate(all="ignore"):
+
+            def bound(t, tracker=tracker):
+                return None if t is None else np.array(tracker.error_of(t), dtype=np.float64)
+
+            try:
+                out.append(execute(case.source, reference, arrays, to_numpy=bound))
+            except ProgramError as exc:
+                raise ErrorModelError(f"{exc.type_name} at line {exc.line}: {exc.message}") from None
+    return out
 
 
-def program_verdict(case, reference, reply: dict, framework: str, u: float) -> dict:
+class ErrorModelError(Exception):
+    """The program runs on the reference but not under its error tracker: the harness's failure."""
+
+
+def program_expected(case, outputs: dict, bounds: dict) -> dict:
+    """{name: (value, bound)} for :func:`conformance.tolerance.judge_bounds`: the tracker's bound plus
+    one ulp of the expected value in the case's dtype (the framework's result is a value of its dtype:
+    the float64 reference's value rounds to it), as op records."""
+    from conformance.tolerance import ulp_of
+
+    return {
+        name: (a, bounds[name] + ulp_of(a, case.dtype))
+        for name, a in outputs.items()
+        if a is not None and bounds.get(name) is not None
+    }
+
+
+def in_case_dtype(message: str, dtype: str) -> str:
+    """A reference error message as PyTorch words it for the case's dtype: the reference computes in
+    float64, so the tensors its autograd errors name are ``[torch.DoubleTensor [...]]``; PyTorch's
+    are of the case's dtype (``[CPUBFloat16Type [...]]``)."""
+    from reference.autograd.graph import _TYPE_NAMES
+
+    if dtype == "float64":
+        return message
+    return message.replace(f"[{_TYPE_NAMES['float64']} [", f"[{_TYPE_NAMES.get(dtype, dtype)} [")
+
+
+def program_verdict(
+    case, reference, reply: dict, framework: str, bounds: dict | None = None, precision=None
+) -> dict:
     """The verdict fields for one framework's answer to a program case.
 
     ``reference`` is :func:`reference_outcome`'s pair; ``reply`` the worker's (status ``ok`` with
-    ``outputs``, or ``error`` with ``type``, ``message`` and ``line``).
+    ``outputs``, or ``error`` with ``type``, ``message`` and ``line``); ``bounds`` the reference's
+    per-element bounds (:func:`reference_bounds`) for the framework's arithmetic, derived here when
+    not given (for ``precision``, by default :func:`program_precision` of ``framework``).
     """
-    from conformance.tolerance import explain, judge
+    from conformance.tolerance import explain, judge_bounds
 
     status, value = reference
     if status == "raises":
+        value = ProgramError(
+            value.type_name, in_case_dtype(value.message, case.dtype), value.line, value.text
+        )
         if reply["status"] != "error":
             return {
                 "verdict": "error_mismatch",
@@ -824,12 +909,16 @@ def program_verdict(case, reference, reply: dict, framework: str, u: float) -> d
                 "verdict": "fail",
                 "reason": f"{name} is {theirs} in {framework} but {mine} in the reference",
             }
-    judged = judge(observed, program_expected(case, value), u, case.dtype)
+    if bounds is None:
+        precision = precision or program_precision(case, framework)
+        bounds = reference_bounds(case, [precision])[0]
+    judged = judge_bounds(observed, program_expected(case, value, bounds), case.dtype)
     out = {k: judged[k] for k in ("verdict", "max_ratio", "worst")}
     if judged["verdict"] != "pass":
-        out["reason"] = explain(judged, framework)
-        if judged.get("failing_elements"):
-            out["failing_elements"] = judged["failing_elements"]
+        out["reason"] = judged.get("reason") or explain(judged, framework)
+    for key in ("failing_elements", "unjudged_elements", "nonfinite_mismatch"):
+        if judged.get(key):
+            out[key] = judged[key]
     return out
 
 

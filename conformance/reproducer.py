@@ -272,7 +272,7 @@ def write_reproducer(record: dict, adapter_spec: str, directory, device="cpu", p
 _PROGRAM_MAIN = '''
 def outcome(T):
     """Run prog with namespace T on the inputs; the outputs by name, or the error and its line."""
-    leaves = [T.tensor(np.array(INPUTS[n], dtype=np.float64), dtype=T.float64, requires_grad=True) for n in INPUTS]
+    leaves = [T.tensor(np.array(INPUTS[n], dtype=np.float64), dtype=getattr(T, DTYPE), requires_grad=True) for n in INPUTS]
     try:
         result = prog(T, *leaves)
     except Exception as exc:
@@ -284,7 +284,15 @@ def outcome(T):
     items = result if isinstance(result, (list, tuple)) else [result]
     out = {f"result[{i}]": r for i, r in enumerate(items)}
     out.update({f"grad[v{i}]": t.grad for i, t in enumerate(leaves)})
-    as_numpy = lambda t: None if t is None else np.array(t.detach().numpy(force=True), dtype=np.float64)
+
+    def as_numpy(t):
+        if t is None:
+            return None
+        t = t.detach()
+        if str(t.dtype).endswith(("bfloat16", "float16")):  # NumPy has no bfloat16: widen (exactly)
+            t = t.double()
+        return np.array(t.numpy(force=True), dtype=np.float64)
+
     return {"outputs": {k: as_numpy(v) for k, v in out.items()}}
 
 
@@ -298,7 +306,7 @@ def functional_outcome():
     arrays = {n: np.array(v, dtype=np.float64) for n, v in INPUTS.items()}
     as_numpy = lambda t: None if t is None else np.asarray(t, dtype=np.float64)
     try:
-        return {"outputs": functional.run_functional(getattr(functional, FUNCTIONAL)(), case, arrays, as_numpy)}
+        return {"outputs": functional.run_functional(getattr(functional, FUNCTIONAL)(case.dtype), case, arrays, as_numpy)}
     except ProgramError as exc:
         return {"error": {"type": exc.type_name, "line": exc.line, "message": exc.message}}
 
@@ -327,14 +335,17 @@ def main():
                 departs.append(f"{name} has shape {obs.shape}, the reference's is {exp.shape}")
                 continue
             # NaN against NaN and same-sign infinities agree; a non-finite value on one side only departs
+            bound = np.array(BOUNDS[name], dtype=np.float64)
             agree = (np.isnan(obs) & np.isnan(exp)) | (np.isinf(obs) & np.isinf(exp) & (np.sign(obs) == np.sign(exp)))
+            # past the dtype's range the bound is infinite: any value (inf included) is within it
+            agree |= np.isinf(bound) & np.isfinite(exp)
             one_sided = (~np.isfinite(obs) | ~np.isfinite(exp)) & ~agree
             if one_sided.any():
                 i = np.unravel_index(np.argmax(one_sided), exp.shape)
                 departs.append(f"non-finite on one side: {name}{list(i)}={obs[i]!r} but the reference says {exp[i]!r}")
                 continue
             err = np.abs(np.where(agree, 0.0, obs - exp))
-            bad = err > BOUND_K * BOUND_U * BOUND_M
+            bad = err > np.where(agree, np.inf, bound)
             if bad.any():
                 i = np.unravel_index(np.argmax(err), exp.shape)
                 departs.append(f"{name}{list(i)}={obs[i]!r} but the reference says {exp[i]!r}")
@@ -343,12 +354,26 @@ def main():
 '''
 
 
+def _settings_of(bound: dict) -> dict:
+    """The framework settings a program record's bound was derived for (its accumulator, flush)."""
+    acc = bound.get("accumulator")
+    return {
+        "accumulation": acc if acc and acc != bound.get("dtype") else None,
+        "flush_denormal": bound.get("underflow") == "flush-to-zero",
+        "tf32": bool(bound.get("tf32")),
+    }
+
+
 def program_reproducer(record: dict, namespace: str | None = None, backend: str | None = None) -> str:
     """A standalone script: the program text verbatim, its inputs, the reference's outcome, a check."""
     from conformance.programs import (
         AUTOGRAD_ERRORS,
         MULTI_OUTPUT_VIEW_ERROR,
+        in_case_dtype,
+        program_expected,
         program_inputs,
+        program_precision,
+        reference_bounds,
         reference_outcome,
     )
 
@@ -357,10 +382,16 @@ def program_reproducer(record: dict, namespace: str | None = None, backend: str 
     namespace = namespace or framework  # the module the program runs with as T
     status, value = reference_outcome(case)
     if status == "raises":
-        expected = {"error": {"type": value.type_name, "line": value.line, "message": value.message}}
+        message = in_case_dtype(value.message, case.dtype)
+        expected = {"error": {"type": value.type_name, "line": value.line, "message": message}}
     else:
         expected = {"outputs": {k: None if v is None else v.tolist() for k, v in value.items()}}
-    bound = record.get("bound") or {}
+    bounds = {}
+    if status == "ok":
+        precision = program_precision(case, framework, _settings_of(record.get("bound") or {}))
+        (derived,) = reference_bounds(case, [precision])
+        expected_values = {n: v for n, v in value.items() if v is not None}
+        bounds = {n: b.tolist() for n, (_, b) in program_expected(case, expected_values, derived).items()}
     inputs = {k: v.tolist() for k, v in program_inputs(case).items()}
     header = f'''#!/usr/bin/env python3
 """Reproducer: {_docstring_safe(framework)} runs the program below; refgrad's reference disagrees.
@@ -388,8 +419,11 @@ PROG_FIRST_LINE = prog.__code__.co_firstlineno
 INPUTS = json.loads({json.dumps(inputs)!r})
 # the reference's outcome on these inputs (float64): every output, or the error and its program line
 EXPECTED = json.loads({json.dumps(expected)!r})
-# the program bound (docs/conformance.md): an element departs when |obs - exp| > K*u*M
-BOUND_K, BOUND_U, BOUND_M = {(bound.get("K") or {}).get("all", 0)!r}, {bound.get("u", 0.0)!r}, {bound.get("M", 1.0)!r}
+# the inputs' dtype (every intermediate is computed in it)
+DTYPE = {case.dtype!r}
+# the derived program bound (docs/conformance.md, "Program cases"), per element: an element departs
+# when |obs - exp| > its bound (the error tracker's, plus one ulp of the expected value in DTYPE)
+BOUNDS = json.loads({json.dumps(bounds)!r})
 KNOWN_MESSAGES = {AUTOGRAD_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,)!r}
 """
     return "\n".join(

@@ -37,7 +37,7 @@ from conformance.expected import reference_rejects
 from conformance.identity import case_hash
 from conformance.nonfinite import settle
 from conformance.outdir import OutputDir, OutputLost, ResultsWriter
-from conformance.programs import PROGRAM_BOUND_FORMULA, program_bound, program_verdict
+from conformance.programs import PROGRAM_BOUND_FORMULA, ProgramOutputs, program_precision, program_verdict
 from conformance.resultsio import RESULTS_SCHEMA, read_results_file
 from conformance.tolerance import (
     BOUND_FORMULA,
@@ -573,8 +573,11 @@ class Campaign:
         from conformance.programs import ProgramError
 
         worker = self.reference_worker
+        precisions = self._program_precisions(case)
         try:
-            worker.send({"cmd": "reference", "case": case.to_dict(), "source": case.id})
+            worker.send(
+                {"cmd": "reference", "case": case.to_dict(), "source": case.id, "precisions": precisions}
+            )
             reply = worker.receive(self.timeout)
         except RuntimeError as exc:  # the reference worker could not start: the harness's problem
             return ("broken", f"the reference worker could not start: {exc}")
@@ -589,11 +592,27 @@ class Campaign:
         status, value = reply["outcome"]
         if status == "raises":
             value = ProgramError(value["type_name"], value["message"], value["line"], value["text"])
+        elif status == "ok":
+            bounds = reply.get("bounds")
+            if isinstance(bounds, str):  # the error model itself failed: never blamed on a framework
+                return ("broken", bounds)
+            value = ProgramOutputs(value)
+            value.bounds = {repr(p): b for p, b in zip(precisions, bounds or [])}
         return (status, value)
 
-    def _bound(self, case: Case, check: str, tf32: bool) -> dict:
+    def _program_precisions(self, case: Case) -> list:
+        """The distinct arithmetics (dtype, accumulator, flush-to-zero) the campaign's frameworks run
+        this program in: the reference derives the bound once for each."""
+        out = []
+        for name, worker in self.workers.items():
+            p = program_precision(case, name, worker.info["settings"] if worker.info else {})
+            if p not in out:
+                out.append(p)
+        return out
+
+    def _bound(self, case: Case, check: str, tf32: bool, name: str = "") -> dict:
         if case.op == "program":
-            return self._program_bound(case)
+            return self._program_bound(case, name)
         if case.op != "conv":  # an op record: the derived bound, filled in by record_verdict
             from conformance.tolerance import ERROR_MODEL_FORMULA
 
@@ -609,13 +628,10 @@ class Campaign:
             bound["K"] = {name: k + extra for name, k in check_lengths(case, check).items()}
         return bound
 
-    def _program_bound(self, case: Case) -> dict:
-        bound = {"formula": PROGRAM_BOUND_FORMULA, "compute_dtype": "float64", "u": UNIT_ROUNDOFF["float64"]}
-        status, value = self._reference(case, "program")
-        if status == "ok":
-            K, M = program_bound(case.source, value)
-            bound.update(K={"all": K}, M=M)
-        return bound
+    def _program_bound(self, case: Case, name: str) -> dict:
+        worker = self.workers.get(name)
+        precision = program_precision(case, name, worker.info["settings"] if worker and worker.info else {})
+        return {"formula": PROGRAM_BOUND_FORMULA, "compute_dtype": case.dtype, **precision.terms()}
 
     # -- running -----------------------------------------------------------------------------
     # A check of a case is a ticket: submitted (the harness's own checks, the reference, the request
@@ -811,7 +827,7 @@ class Campaign:
                 f"{self.timeout:g} s limit (timed from the start of {name}'s own work"
                 + (f", plus {allowance:g} s for a first compile)" if allowance else ")"),
             }
-        rec["bound"] = self._bound(case, check, tf32)
+        rec["bound"] = self._bound(case, check, tf32, name)
         ref_status, ref_value = reference
         if status in ("crash", "timeout", "unsupported"):
             return {**rec, "verdict": status, "reason": reply["reason"]}
@@ -820,13 +836,18 @@ class Campaign:
         if ref_status == "broken":
             return {**rec, "verdict": "crash", "reason": ref_value}
         if case.op == "program":
-            if ref_status == "ok" and status == "ok":
-                outputs, ref_value, failure = settle(reply.get("outputs") or {}, ref_value)
-                if failure:
-                    failure["reason"] += f" [{name} program {case.describe()}]"
-                    return {**rec, **failure}
-                reply = {**reply, "outputs": outputs}
-            return {**rec, **program_verdict(case, (ref_status, ref_value), reply, name, rec["bound"]["u"])}
+            bounds = None
+            if ref_status == "ok":
+                settings = worker.info["settings"] if worker.info else {}
+                bounds = ref_value.bounds.get(repr(program_precision(case, name, settings)))
+                if bounds is None and status == "ok":
+                    return {
+                        **rec,
+                        "verdict": "crash",
+                        "reason": "the reference derived no bound for this arithmetic",
+                    }
+            # (non-finite values are judged with the bound: one past the dtype's range has an infinite one)
+            return {**rec, **program_verdict(case, (ref_status, ref_value), reply, name, bounds)}
         if case.op != "conv" and status == "ok" and check != "error":  # an op record (conformance.ops)
             from conformance.ops.judge import record_verdict
 

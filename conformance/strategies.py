@@ -287,10 +287,11 @@ def invalid_conv_cases(draw, dtypes=DTYPES, ranks=(1, 2, 3), breakages=BREAKAGES
     return Case.from_dict(d, source="strategy")
 
 
-def program_cases(max_inputs: int = 2, max_steps: int = 6):
+def program_cases(max_inputs: int = 2, max_steps: int = 6, dtypes=("float64",)):
     """Program cases (op ``program``): random programs over views, in-place and numeric ops, custom
     autograd.Functions, checkpointed blocks and saved-tensor hooks, each carrying its own Python text
-    (:func:`conformance.programs.programs` with every kind of step on)."""
+    (:func:`conformance.programs.programs` with every kind of step on), in one of ``dtypes`` (the
+    inputs' dtype; every intermediate is computed in it)."""
     from conformance.programs import program_case, programs
 
     plain = programs(max_inputs, max_steps, numeric=True)
@@ -299,7 +300,9 @@ def program_cases(max_inputs: int = 2, max_steps: int = 6):
     )
     # plain or featured: the templates' definitions make programs longer and dilute the view/in-place
     # steps, whose bugs the plain half keeps finding as often as before (and shrinks towards)
-    return st.one_of(plain, featured).map(program_case)
+    return st.tuples(st.one_of(plain, featured), _sampled(list(dtypes))).map(
+        lambda pd: program_case(pd[0], dtype=pd[1])
+    )
 
 
 # ---- op records: shapes and values that reach where kernels change behaviour ------------------------

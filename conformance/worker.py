@@ -163,12 +163,18 @@ def _announce_start(allowance: float = 0.0) -> None:
 def reference_side(message: dict) -> dict:
     """The reference's outcome for a program case, computed in this (isolated) process."""
     from conformance.case import Case
-    from conformance.programs import reference_outcome
+    from conformance.programs import reference_bounds, reference_outcome
 
     case = Case.from_dict(message["case"], source=message.get("source", "<campaign>"))
     _announce_start()
     start = time.perf_counter()
     status, value = reference_outcome(case)
+    bounds = []
+    if status == "ok" and message.get("precisions"):  # the derived bound in each framework's arithmetic
+        try:
+            bounds = reference_bounds(case, message["precisions"])
+        except Exception as exc:  # noqa: BLE001 - the error model's own failure: the harness's, reported
+            bounds = f"the reference's error model raised {type(exc).__name__}: {exc}"
     if status == "raises":  # ProgramError does not pickle (its __init__ takes fields): send the fields
         value = {
             "type_name": value.type_name,
@@ -176,7 +182,12 @@ def reference_side(message: dict) -> dict:
             "line": value.line,
             "text": value.text,
         }
-    return {"status": "ok", "outcome": [status, value], "seconds": time.perf_counter() - start}
+    return {
+        "status": "ok",
+        "outcome": [status, value],
+        "bounds": bounds,
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def _to_numpy(v):

@@ -258,13 +258,23 @@ class JaxAdapter(ModeCache, Adapter):
 
     def program(self, case, a):
         """The program functionalised by the reference (views as gathers, in-place as scatters into
-        the base) and differentiated by jax's own autodiff (:mod:`conformance.functional`)."""
+        the base) and differentiated by jax's own autodiff (:mod:`conformance.functional`), the whole
+        of it (forward, every backward, the leaves' gradients) one function under ``jax.jit``."""
         import numpy as np
 
         from conformance.functional import JaxBackend, run_functional
 
+        def compile(program):  # the whole functionalised program under jax.jit, kept per program text
+            return lambda *xs: self._compiled(
+                case, "program", lambda: self.jax.jit(program), lambda f: f(*xs)
+            )
+
         return run_functional(
-            JaxBackend(), case, a, lambda v: None if v is None else np.asarray(v, dtype=np.float64)
+            JaxBackend(case.dtype),
+            case,
+            a,
+            lambda v: None if v is None else np.asarray(v, dtype=np.float64),
+            compile,
         )
 
 

@@ -421,7 +421,10 @@ class TensorFlowAdapter(Adapter):
         from conformance.functional import TensorFlowBackend, run_functional
 
         return run_functional(
-            TensorFlowBackend(), case, a, lambda v: None if v is None else np.asarray(v, dtype=np.float64)
+            TensorFlowBackend(case.dtype),
+            case,
+            a,
+            lambda v: None if v is None else np.asarray(v, dtype=np.float64),
         )
 
 
@@ -460,12 +463,26 @@ class TensorFlowFunctionAdapter(ModeCache, TensorFlowAdapter):
     def why_unsupported(self, case, check):
         if self.missing:
             return self.missing
-        if case.op == "program":
-            return (
-                f"{self.name}: program cases run eagerly only (their text mutates tensors in place and reads "
-                "Python values: tf.function would trace a different program)"
-            )
         return super().why_unsupported(case, check)
+
+    def program(self, case, a):
+        """The functionalised program (:mod:`conformance.functional`: the reference decides the aliasing
+        while it is traced) as one ``tf.function`` (``jit_compile`` in ``tensorflow:xla``): forward,
+        every ``GradientTape`` of its backward calls, the leaves' gradients; kept per program text."""
+        from conformance.functional import TensorFlowBackend, run_functional
+
+        def compile(program):
+            return lambda *xs: self._compiled(
+                case, "program", lambda: self._function(program), lambda f: f(*xs)
+            )
+
+        return run_functional(
+            TensorFlowBackend(case.dtype),
+            case,
+            a,
+            lambda v: None if v is None else np.asarray(v, dtype=np.float64),
+            compile,
+        )
 
     def _function(self, fn):
         return self.tf.function(fn, jit_compile=self.jit_compile, autograph=False)

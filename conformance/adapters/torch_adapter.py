@@ -95,7 +95,7 @@ class TorchAdapter(Adapter):
         """The program text itself with ``T=torch`` (views, in-place and autograd are PyTorch's)."""
         from conformance.programs import execute
 
-        return execute(case.source, self.torch, a)
+        return execute(case.source, self.torch, a, dtype=case.dtype)
 
     # -- the op as a PyTorch user writes it --------------------------------------------------
     def tensor(self, case, a, requires_grad=False):
@@ -291,12 +291,58 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
     def why_unsupported(self, case, check):
         if self.missing:
             return self.missing
-        if case.op == "program":
-            return (
-                f"{self.name}: program cases are not compiled (their text calls backward, hooks, retain_grad and "
-                "in-place ops on leaves: under torch.compile those are graph breaks, i.e. eager)"
-            )
         return super().why_unsupported(case, check)
+
+    def program(self, case, a):
+        """The program's forward (every step up to ``loss = ...``: the function of the leaves to the
+        variables and the loss; the template classes and functions it defines are defined outside it)
+        under ``torch.compile(fullgraph=True)``, kept per program text; its
+        ending (the backward / autograd.grad calls) runs on the compiled outputs, so gradients come
+        from AOTAutograd's compiled backward. A graph break or a refusal (AOTAutograd's double
+        backward) is ``unsupported`` in the compiler's words, never run eagerly instead."""
+        from conformance.functional import Unsupported
+        from conformance.programs import ProgramError, _to_numpy, compile_program, error_line, split_program
+
+        torch = self.torch
+        definitions_text, forward_text, tail_text = split_program(case.source)
+        tail = compile_program(tail_text, "tail")
+
+        def make():
+            # the template classes and functions are defined outside the compiled function (as a
+            # user's module defines them: Dynamo cannot trace a class definition)
+            definitions = compile_program(definitions_text, "definitions")(torch)
+            forward = compile_program(forward_text, "forward", definitions)
+            return torch.compile(
+                lambda *xs: forward(torch, *xs), backend=self.backend, dynamic=self.dynamic, fullgraph=True
+            )
+
+        def once(compiled):  # fresh leaves each run (.grad accumulates)
+            leaves = [
+                torch.tensor(x, dtype=getattr(torch, case.dtype)).requires_grad_(True) for x in a.values()
+            ]
+            try:
+                *values, loss = compiled(*leaves)
+                result = tail(torch, loss, *values)
+            except torch._dynamo.exc.Unsupported as exc:
+                raise Unsupported(
+                    f"{self.name}: torch.compile(fullgraph=True) cannot capture the program's forward "
+                    f"(a graph break): {_compiler_words(exc)}"
+                ) from None
+            except Exception as exc:
+                if "does not currently support double backward" in str(exc):
+                    raise Unsupported(
+                        f"{self.name}: AOTAutograd does not differentiate its compiled backward: "
+                        f"{_compiler_words(exc)}"
+                    ) from None
+                line, text = error_line(exc, case.source)
+                if line is None:  # raised while compiling: Dynamo quotes the user code's line
+                    line, text = _quoted_line(str(exc), case.source)
+                raise ProgramError(type(exc).__name__, str(exc), line, text) from None
+            out = {f"result[{i}]": _to_numpy(r) for i, r in enumerate(result)}
+            out.update({f"grad[{n}]": _to_numpy(t.grad) for n, t in zip(a, leaves)})
+            return out
+
+        return self._compiled(case, "program", make, once)
 
     def _compile(self, fn):
         return self.torch.compile(fn, backend=self.backend, dynamic=self.dynamic, fullgraph=False)
@@ -421,6 +467,26 @@ class TorchAotEagerAdapter(TorchCompileAdapter):
     backend = "aot_eager"
     compile_allowance = 120.0
     needs_cxx = False
+
+
+def _quoted_line(message: str, source: str):
+    """(line, text) of the innermost program line a compiler's message quotes (Dynamo's "from user
+    code: File "<program>", line N"), or (None, "")."""
+    import re
+
+    from conformance.programs import PROGRAM_FILE
+
+    found = re.findall(rf'File "{re.escape(PROGRAM_FILE)}", line (\d+)', message)
+    lines = source.splitlines()
+    if not found or int(found[-1]) > len(lines):
+        return None, ""
+    return int(found[-1]), lines[int(found[-1]) - 1]
+
+
+def _compiler_words(exc, limit=600):
+    """The compiler's own message, its first lines (Dynamo appends long hints and a user stack)."""
+    text = " ".join(str(exc).strip().split("\n\n")[0].split())
+    return text if len(text) <= limit else text[:limit] + " ..."
 
 
 def _dense(t):

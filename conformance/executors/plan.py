@@ -49,7 +49,7 @@ class FuzzUnit:
         from conformance.strategies import conv_cases, invalid_conv_cases, program_cases
 
         if self.kind == "program":
-            return program_cases()
+            return program_cases(dtypes=self.dtypes)
         if self.kind == "conv":
             if self.check == "error":
                 return invalid_conv_cases(list(self.dtypes))
@@ -88,7 +88,7 @@ def fuzz_units(
         return []
     dt = tuple(dtypes)
     units = []
-    if "programs" in ops and "program" in checks and "float64" in dtypes:
+    if "programs" in ops and "program" in checks:
         units.append(FuzzUnit("program", "program", dt, max_examples, seed))
     if "conv" in ops:
         # conv runs its own checks (CONV_CHECKS and error): the op records' second-order forward-mode

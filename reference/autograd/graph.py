@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 
+from reference import errors
 from reference.autograd import anomaly, graph_hooks, layout
 from reference.autograd.grad_mode import is_grad_enabled
 
@@ -370,6 +371,8 @@ class AccumulateGrad(Node):
         var = self.variable
         if new is None:
             return []
+        tracker = errors.active()  # the error model follows the gradient into .grad (reference.errors)
+        before = tracker.grad_errors(var.grad, new) if tracker is not None else None
         if var.grad is None:
             # PyTorch never lets .grad alias a tensor the user can see: it steals or clones.
             stolen = not is_grad_enabled()
@@ -385,6 +388,8 @@ class AccumulateGrad(Node):
             var.grad._accumulate_inplace(new)  # .grad keeps its identity, as in PyTorch
         else:
             var.grad = var.grad + new
+        if tracker is not None:
+            tracker.accumulated(var.grad, *before)
         post_hooks = getattr(var, "_post_acc_hooks", None)  # register_post_accumulate_grad_hook
         for _, hook in list(post_hooks or ()):
             res = hook(var)

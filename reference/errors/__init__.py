@@ -268,6 +268,19 @@ class Tracker:
         arr = getattr(tensor_or_array, "_data", tensor_or_array)
         self._register(arr, err)
 
+    def grad_errors(self, old, new):
+        """The errors of a leaf's ``.grad`` (None if unset) and of the gradient about to be added
+        (AccumulateGrad copies or adds in place outside the table: see :meth:`accumulated`)."""
+        return (None if old is None else np.array(self.error_of(old))), np.array(self.error_of(new))
+
+    def accumulated(self, grad, old, new):
+        """``grad`` is now ``old_grad + new`` (or a copy of ``new`` when ``old`` is None): its error
+        is the sum of the two errors plus the addition's own rounding (the copy adds none)."""
+        if self._suspended or grad is None:
+            return
+        err = new if old is None else old + new + self._own(DERIVED, np.asarray(to_numpy(grad._data)), {})
+        self._register(grad._data, self._finish(err, np.asarray(to_numpy(grad._data))))
+
     def error_of(self, tensor_or_array):
         """The absolute error bound of an array (or a Tensor's data); zeros if never seen."""
         arr = getattr(tensor_or_array, "_data", tensor_or_array)

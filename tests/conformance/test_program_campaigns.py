@@ -56,6 +56,8 @@ def test_run_ops_programs_on_torch(tmp_path):
         "torch",
         "--max-examples",
         "15",
+        "--dtypes",
+        "float64",
         "--cases",
         str(curated),
     ]

@@ -16,11 +16,10 @@ from conformance.programs import (
     program_case,
     program_inputs,
     program_verdict,
+    reference_bounds,
     reference_outcome,
 )
 from conformance.strategies import program_cases
-
-U = 2.0**-53
 
 
 def _case(steps, shapes=((3,),), loss=(1,), ending="backward", n_vars=None):
@@ -45,7 +44,7 @@ def test_program_case_round_trips_through_json(case):
         ({"source": "def prog(T, v0):\n    return (\n"}, "source", "is not valid Python"),
         ({"shapes": {"v1": [3]}}, "shapes", "inputs are named ['v0']"),
         ({"shapes": {"v0": [3, -1]}}, "shapes.v0[1]", "must be >= 0"),
-        ({"dtype": "float32"}, "dtype", "float64 only"),
+        ({"dtype": "float8"}, "dtype", "must be one of"),
         ({"checks": ["vjp"]}, "checks", "unknown check 'vjp'"),
         ({"params": {}}, "params", "unknown field of a program case"),
     ],
@@ -129,15 +128,29 @@ def _raise(line, message="boom"):
 )
 def test_program_verdicts(reference, reply, verdict, words):
     case = _case(["v1 = v0 * 2.0"])
-    out = program_verdict(case, reference, reply, "fw", U)
+    bounds = {name: np.zeros(np.shape(a)) for name, a in _outputs().items()}  # exact outputs
+    out = program_verdict(case, reference, reply, "fw", bounds)
     assert out["verdict"] == verdict, out
     if words:
         assert words in out["reason"]
 
 
-def test_the_bound_scales_with_statements_and_sizes():
-    from conformance.programs import program_bound
+def test_the_derived_bound_follows_the_dtype_and_the_rounding_steps():
+    """The bound is the tracker's: zero where nothing rounds (a leaf, the gradient of a sum), one
+    rounding of a product (half an ulp of the dtype) for v0 * 2.5, larger in bfloat16 than in float32."""
+    from reference.errors import Precision
 
-    K1, M1 = program_bound(_case(["v1 = v0 * 2.0"]).source, _outputs())
-    K2, _ = program_bound(_case(["v1 = v0 * 2.0", "v2 = v1 * 2.0"]).source, _outputs())
-    assert K2 > K1 > 0 and M1 == 2.0
+    source = _case(["v1 = v0 * 2.5", "v2 = v1.exp()"], loss=(2,)).source
+    bounds = {}
+    for dtype in ("float32", "bfloat16"):
+        case = Case.from_dict(
+            {**_case(["v1 = v0 * 2.5", "v2 = v1.exp()"], loss=(2,)).to_dict(), "dtype": dtype}
+        )
+        assert case.source == source
+        (bounds[dtype],) = reference_bounds(case, [Precision(dtype)])
+        x = program_inputs(case)["v0"]
+        assert not bounds[dtype]["result[0]"].any()  # the leaf itself: exact
+        u = Precision(dtype).u + 2.0**-53
+        assert np.allclose(bounds[dtype]["result[1]"], u * np.abs(2.5 * x) + Precision(dtype).eta)
+        assert (bounds[dtype]["grad[v0]"] > 0).all()  # exp and its VJP round, and carry v1's error
+    assert (bounds["bfloat16"]["grad[v0]"] > 1000 * bounds["float32"]["grad[v0]"]).all()

@@ -683,6 +683,7 @@ rule(
     grads=(lambda c, g: A.zeros_like(g), lambda c, g: A.sum(g)),
     jvp=AUTO_LINEAR,
     batch=_fill_tensor_batch,
+    error=errors.GATHER,  # every element is the value, moved: its error, no rounding
 )
 rule(
     "zero",

@@ -1,0 +1,133 @@
+"""Programs in compiled modes: ``torch:aot_eager`` compiles the program's forward (fullgraph) and
+differentiates through AOTAutograd; ``jax:jit`` and ``tensorflow:function`` compile the whole
+functionalised program. A graph break or a refusal is ``unsupported`` in the compiler's words, never
+an eager run; a compiled function is kept per program."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conformance.adapters import known, load
+from conformance.case import Case
+from conformance.programs import program_inputs, program_verdict, reference_outcome, split_program
+from conformance.worker import handle
+
+PLAIN = """def prog(T, v0, v1):
+    v2 = v0 * 1.0
+    v3 = v2[1:3]
+    v3.mul_(v1)
+    v4 = T.nn.functional.softmax(v2.sum(0), 0)
+    with T.no_grad():
+        v3.add_(0.5)
+    loss = (v2 * 1).sum() + (v4 * 2).sum()
+    loss.backward()
+    return [v0, v1, v2, v3, v4]
+"""
+DOUBLE = PLAIN.replace(
+    "    loss.backward()\n",
+    "    (g,) = T.autograd.grad(loss, [v0], create_graph=True)\n    (g * g).sum().backward()\n",
+)
+HOOKED = PLAIN.replace(
+    "    v2 = v0 * 1.0\n",
+    "    def pack_scaled(t):\n        return t * 2.0\n\n    def unpack_scaled(p):\n        return p / 2.0\n"
+    "    with T.autograd.graph.saved_tensors_hooks(pack_scaled, unpack_scaled):\n        v2 = v0 * 1.0\n",
+)
+SHAPES = {"v0": (3, 4), "v1": (2, 4)}
+
+
+def _case(source, dtype="float32"):
+    return Case("program", None, SHAPES, dtype, 0, ("program",), source=source)
+
+
+def _adapter(name):
+    adapter = load(known()[name])
+    adapter.setup()
+    return adapter
+
+
+def _judge(adapter, case):
+    reply = handle(adapter, {"case": case, "check": "program"})
+    if reply["status"] in ("ok", "error"):
+        return {**reply, **program_verdict(case, reference_outcome(case), reply, adapter.name)}
+    return reply
+
+
+def test_the_program_splits_on_its_own_line_numbers():
+    definitions, forward, tail = split_program(HOOKED)
+    original = HOOKED.splitlines()
+    for part in (definitions, forward, tail):  # every non-blank line of a part is the program's, in place
+        for i, line in enumerate(part.splitlines()[1:], start=1):
+            if line.strip() and not line.lstrip().startswith("return") and i < len(original):
+                assert line == original[i], (i, line)
+    assert "def pack_scaled" in definitions and "def pack_scaled" not in forward
+    assert forward.rstrip().endswith("return (v0, v1, v2, v3, v4, loss,)")
+    assert "loss.backward()" in tail and "loss.backward()" not in forward
+
+
+@pytest.mark.torch
+def test_torch_aot_eager_judges_a_program_and_names_what_it_refuses():
+    pytest.importorskip("torch")
+    adapter = _adapter("torch:aot_eager")
+    for dtype in ("float32", "bfloat16"):
+        out = _judge(adapter, _case(PLAIN, dtype))
+        assert out["verdict"] == "pass", out
+        assert out["cache"] == "miss" and out["compile_seconds"] > 0  # compiled, once per program
+    again = _judge(adapter, Case.from_dict({**_case(PLAIN).to_dict(), "seed": 3}))
+    assert again["verdict"] == "pass" and again["cache"] == "hit"
+    double = _judge(adapter, _case(DOUBLE))
+    assert (
+        double["status"] == "unsupported" and "does not currently support double backward" in double["reason"]
+    )
+    hooked = _judge(adapter, _case(HOOKED))
+    assert hooked["status"] == "unsupported", hooked
+    assert "graph break" in hooked["reason"] and "saved_tensors_hooks" in hooked["reason"]
+
+
+@pytest.mark.torch
+def test_a_compiled_forward_that_departs_is_a_failure_not_an_eager_rerun(monkeypatch):
+    """A planted compiler bug (the compiled forward's graph scales one output) is judged as such."""
+    torch = pytest.importorskip("torch")
+    adapter = _adapter("torch:aot_eager")
+    real = torch.compile
+
+    def planted(fn, **kwargs):
+        compiled = real(fn, **kwargs)
+
+        def run(*xs):
+            *values, loss = compiled(*xs)
+            values[4] = values[4] * 1.01  # softmax's output, off by 1%
+            return (*values, loss)
+
+        return run
+
+    monkeypatch.setattr(torch, "compile", planted)
+    out = _judge(adapter, _case(PLAIN))
+    assert out["verdict"] == "fail" and out["worst"]["output"] == "result[4]", out
+
+
+@pytest.mark.parametrize("name", ["jax", "tensorflow:function"])
+def test_the_functionalised_program_is_compiled_whole(name):
+    pytest.importorskip(name.split(":")[0])
+    adapter = _adapter(name)
+    for source in (PLAIN, DOUBLE, HOOKED):
+        out = _judge(adapter, _case(source, "bfloat16"))
+        assert out["verdict"] == "pass", out
+        assert out["cache"] == "miss" and out["compile_seconds"] > 0
+    assert adapter.timing()["cache_size"] == 3
+    values = np.asarray(_judge(adapter, _case(PLAIN, "bfloat16"))["outputs"]["grad[v0]"])
+    assert values.shape == SHAPES["v0"]
+    assert program_inputs(_case(PLAIN, "bfloat16"))["v0"].dtype == np.float64
+
+
+@pytest.mark.torch
+def test_an_error_raised_while_compiling_is_placed_on_the_program_line_dynamo_quotes():
+    pytest.importorskip("torch")
+    source = (
+        "def prog(T, v0):\n    v1 = T.zeros((2,), dtype=v0.dtype)\n    v1.register_hook(lambda g: g * 2.0)\n"
+        "    v2 = v0 * v1\n    loss = (v2 * 1).sum()\n    loss.backward()\n    return [v0, v1, v2]\n"
+    )
+    case = Case("program", None, {"v0": (2,)}, "float32", 0, ("program",), source=source)
+    out = _judge(_adapter("torch:aot_eager"), case)
+    assert out["status"] == "error" and out["type"] == "BackendCompilerFailed" and out["line"] == 3, out
+    assert out["verdict"] == "pass" and out["reason"].startswith("both raise at line 3")
