@@ -19,13 +19,13 @@ import traceback
 import uuid
 from pathlib import Path
 
-from conformance import adapters, exitcodes, shipped
+from conformance import adapters, exitcodes, interrupt, shipped
 from conformance.budget import parse_size
 from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError
 from conformance.executors import EXECUTORS, ExecutorError, ShardsLost, ray_address
 from conformance.executors import local as local_executor
 from conformance.executors.plan import MAX_SHRINKS, fuzz_units
-from conformance.interrupt import Interrupted, on_sigterm
+from conformance.interrupt import Interrupted, on_sigint, on_sigterm
 from conformance.outdir import (
     MANIFEST,
     OutputError,
@@ -1011,11 +1011,15 @@ def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    interrupt.requested = False  # a fresh command (main() may be called more than once in a process)
     old_term = signal.getsignal(signal.SIGTERM)
+    old_int = signal.getsignal(signal.SIGINT)
     try:
         signal.signal(signal.SIGTERM, on_sigterm)
+        if old_int is signal.default_int_handler:  # not when the caller chose another handling
+            signal.signal(signal.SIGINT, on_sigint)
     except ValueError:  # not the main thread
-        old_term = None
+        old_term = old_int = None
     try:
         commands = {
             "run": cmd_run,
@@ -1026,7 +1030,9 @@ def main(argv=None) -> int:
             "matrix": cmd_matrix,
             "bisect": cmd_bisect,
         }
-        return commands[args.command](args)
+        code = commands[args.command](args)
+        interrupt.check()  # a Ctrl-C or SIGTERM whose exception something swallowed: still an interruption
+        return code
     except UsageError as exc:
         parser.error(str(exc))
     except NothingSelected as exc:
@@ -1058,6 +1064,8 @@ def main(argv=None) -> int:
     finally:
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
+        if old_int is not None:
+            signal.signal(signal.SIGINT, old_int)
 
 
 if __name__ == "__main__":

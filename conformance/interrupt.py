@@ -22,7 +22,17 @@ def on_sigterm(signum, frame):
     raise Interrupted()
 
 
+def on_sigint(signum, frame):
+    """SIGINT as Python's default handler raises it (KeyboardInterrupt), but remembered: Ray's code,
+    a garbage-collector callback or a ``__del__`` may swallow the exception, and a Ctrl-C must never
+    be lost (the run would go on and exit 0)."""
+    global requested
+    requested = True
+    raise KeyboardInterrupt()
+
+
 def check() -> None:
-    """Raise :class:`Interrupted` if a SIGTERM arrived, even one whose exception was swallowed."""
+    """Raise :class:`Interrupted` if a SIGTERM or SIGINT arrived, even one whose exception was
+    swallowed."""
     if requested:
         raise Interrupted()

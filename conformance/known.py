@@ -19,7 +19,10 @@ validated against ``conformance/known.schema.json``, with one entry per departur
      #   shows only on machines where they hold, and elsewhere the entry neither matches nor goes stale
      "verdict": ["fail"],                   # the verdicts this departure produces
      "reason": "...", "issue": "https://...", "reproducer": "found/conv-....json",  # beside the file
-     "flaky": false}                        # true: not deterministic, so never reported stale
+     "flaky": false,                        # true: not deterministic, so never reported stale
+     "partial": false}                      # true: only part of the region departs, and case fields
+                                            # cannot tell which (a run may draw only passing cases),
+                                            # so a region without a match is no evidence of a fix
 
 A result matches an entry when the framework, the version range, every ``match`` field and one of
 the expected verdicts all hold; its verdict in the report becomes ``known`` (the original verdict
@@ -150,6 +153,7 @@ class Entry:
     issue: str | None = None
     reproducer: str | None = None
     flaky: bool = False
+    partial: bool = False
     source: str = ""
 
     def applies_to(self, framework: str, version: str | None) -> bool:
@@ -205,6 +209,7 @@ class Entry:
             "issue": self.issue,
             "reproducer": self.reproducer,
             "flaky": self.flaky,
+            "partial": self.partial,
         }
 
 
@@ -235,7 +240,9 @@ class KnownSet:
                 matched[hit.id] += 1
                 rec = {**rec, "verdict": "known", "known": {"id": hit.id, "verdict": rec["verdict"]}}
             out.append(rec)
-        stale = [e.id for e in self.entries if covered[e.id] and not matched[e.id] and not e.flaky]
+        stale = [
+            e.id for e in self.entries if covered[e.id] and not matched[e.id] and not (e.flaky or e.partial)
+        ]
         summary = {
             "file": self.path,
             "files": self.files,
@@ -414,6 +421,7 @@ def _entry(raw: dict, path, index: int, base: Path, extra_frameworks=()) -> Entr
         issue=raw.get("issue"),
         reproducer=reproducer,
         flaky=bool(raw.get("flaky", False)),
+        partial=bool(raw.get("partial", False)),
         source=str(path),
     )
 

@@ -200,8 +200,8 @@ def record_reproducer(
     """The text of a standalone script re-running an op-record result's check on its framework."""
     from conformance.adapters import load_class
     from conformance.case import Case, arrays_for, case_data
-    from conformance.ops import RECORDS, op_params, vmap_spec
-    from conformance.ops._run import record_rejects
+    from conformance.ops import RECORDS, VMAP_CHECKS, op_params, vmap_spec
+    from conformance.ops._run import ORDER_RUN, record_rejects
     from conformance.reproducer import _docstring_safe
 
     if device != "cpu":
@@ -220,7 +220,7 @@ def record_reproducer(
     run_check = "forward" if check == "error" else check
     arrays = {n: data[n] for n in arrays_for(case, run_check)}
     names = list(rec.inputs)
-    dims = vmap_spec(case)[1] if run_check in ("vmap", "vmap_vjp") else None
+    dims = vmap_spec(case)[1] if run_check in VMAP_CHECKS else None
     rejects = record_rejects(case) if check == "error" else None
     expected, bounds, terms = {}, {}, {}
     if check != "error":
@@ -306,6 +306,8 @@ EXPECTED = {_arrays(expected)}
 BOUND = {_arrays(bounds)}
 """
     program = _PROGRAMS[framework](run_check, mode, options)
+    if run_check in ORDER_RUN:
+        program = _order_program(case, run_check, framework) + program
     main = _MAIN_ERROR if check == "error" else _MAIN
     return "\n".join(
         [
@@ -378,6 +380,14 @@ _TORCH = {
     xs = [t(ARRAYS[n] if d is None else ARRAYS[f"batched_{n}"]) for n, d in zip(NAMES, IN_DIMS)]
     return {"output": torch.func.vmap(lambda *ys: f(*ys), in_dims=IN_DIMS)(*xs)}
 """,
+    "order": """
+    def whole(arrays):
+        xs = {n: arrays[k] for n, k in zip(NAMES, ORDER_INPUTS)}
+        out = order_check(torch.func, CHECK, NAMES, DIFF, IN_DIMS, f, xs, [arrays[s] for s in SEEDS])
+        return dict(zip(RESULTS, out))
+
+    return COMPILE_WHOLE(whole)({k: t(v) for k, v in ARRAYS.items()})
+""",
     "vmap_vjp": """
     xs = [t(ARRAYS[n] if d is None else ARRAYS[f"batched_{n}"]) for n, d in zip(NAMES, IN_DIMS)]
 
@@ -423,8 +433,9 @@ def compile(fn):
 f = compile(lambda *xs: op(torch, *xs, **PARAMS))
 COMPILE_WHOLE = compile  # jvp: the whole torch.func.jvp compiled
 """
-        if check == "jvp":
-            setup = setup.replace("f = compile(", "f = (")  # jvp compiles the transform, not the op
+        if check == "jvp" or check in ORDER:
+            # jvp and the second-order checks compile the transform, not the op
+            setup = setup.replace("f = compile(", "f = (")
     again = (
         "\n    out = run()  # the harness reports the second call: the cached compiled code"
         if mode != "eager"
@@ -437,7 +448,7 @@ def t(x, requires_grad=False):
 
 
 def run():
-{_TORCH[check].strip(chr(10))}
+{_TORCH["order" if check in ORDER else check].strip(chr(10))}
 
 
 def observed():
@@ -475,6 +486,13 @@ _JAX = {
     "vmap": """
     xs = [arr(ARRAYS[n] if d is None else ARRAYS[f"batched_{n}"]) for n, d in zip(NAMES, IN_DIMS)]
     return {"output": jax.jit(jax.vmap(lambda *ys: op(J, *ys, **PARAMS), in_axes=IN_DIMS))(*xs)}
+""",
+    "order": """
+    def whole(xs, seeds):
+        return order_check(JaxFunc(jax), CHECK, NAMES, DIFF, IN_DIMS, lambda *ys: op(J, *ys, **PARAMS), xs, seeds)
+
+    xs = {n: arr(ARRAYS[k]) for n, k in zip(NAMES, ORDER_INPUTS)}
+    return dict(zip(RESULTS, jax.jit(whole)(xs, [arr(ARRAYS[s]) for s in SEEDS])))
 """,
     "vmap_vjp": """
     xs = [arr(ARRAYS[n] if d is None else ARRAYS[f"batched_{n}"]) for n, d in zip(NAMES, IN_DIMS)]
@@ -516,7 +534,7 @@ def run():
         return op(J, *[fixed[n] if n in fixed else next(it) for n in NAMES], **PARAMS)
 
     primals = tuple(arr(ARRAYS[n]) for n in DIFF)
-{_JAX[check].strip(chr(10))}
+{_JAX["order" if check in ORDER else check].strip(chr(10))}
 
 
 def observed():
@@ -556,6 +574,11 @@ _TF = {
 """,
     "vmap": """
     return vectorized(a, "vmap")
+""",
+    "order": """
+    xs = {n: c(a[k]) for n, k in zip(NAMES, ORDER_INPUTS)}
+    out = order_check(TfFunc(tf), CHECK, NAMES, DIFF, IN_DIMS, lambda *ys: op(tf, *ys, **PARAMS), xs, [c(a[s]) for s in SEEDS])
+    return dict(zip(RESULTS, out))
 """,
     "vmap_vjp": """
     return vectorized(a, "vmap_vjp")
@@ -623,14 +646,7 @@ def dense(g):
 {vmap}
 
 def run(a):
-    xs = {{n: c(a[n]) for n in NAMES}}
-
-    def f():
-        return op(tf, *[xs[n] for n in NAMES], **PARAMS)
-
-    leaves = [xs[n] for n in DIFF]
-    zero = tf.UnconnectedGradients.ZERO
-{_TF[check].strip(chr(10))}
+{_TF["order"].strip(chr(10)) if check in ORDER else _tf_first_order(check)}
 
 
 def observed():
@@ -639,7 +655,48 @@ def observed():
 '''
 
 
+def _tf_first_order(check):
+    """The body of a first-order TF check's ``run(a)``: the op's tensors, then the check."""
+    head = """
+    xs = {n: c(a[n]) for n in NAMES}
+
+    def f():
+        return op(tf, *[xs[n] for n in NAMES], **PARAMS)
+
+    leaves = [xs[n] for n in DIFF]
+    zero = tf.UnconnectedGradients.ZERO
+"""
+    return head.strip(chr(10)) + chr(10) + _TF[check].strip(chr(10))
+
+
 _PROGRAMS = {"torch": _torch_program, "jax": _jax_program, "tensorflow": _tf_program}
+#: the second-order forward-mode checks: one program (conformance.ops._run.order_check) for every framework
+ORDER = ("jvp_jvp", "vjp_jvp", "jvp_vjp", "vmap_jvp_vjp")
+
+
+def _order_program(case, check, framework) -> str:
+    """The text a second-order check's program needs: which arrays are its inputs, seeds and results,
+    ``order_check`` (the harness's own function, copied: it names nothing of refgrad) and the
+    framework's transforms with torch.func's signatures (JAX's and TensorFlow's)."""
+    from conformance.ops import RECORDS, vmap_spec
+    from conformance.ops._run import JaxFunc, TfFunc, order_check, order_names
+
+    seeds, results = order_names(case, check)
+    names = RECORDS[case.op].inputs
+    dims = vmap_spec(case)[1] if check == "vmap_jvp_vjp" else [None] * len(names)
+    inputs = [n if d is None else f"batched_{n}" for n, d in zip(names, dims)]
+    parts = [
+        f"ORDER_INPUTS = {tuple(inputs)!r}  # the array each input of the op reads",
+        f"SEEDS = {tuple(seeds)!r}  # the tangents and cotangents, in order_check's order",
+        f"RESULTS = {tuple(results)!r}",
+        "",
+        "",
+        textwrap.dedent(inspect.getsource(order_check)),
+    ]
+    namespace = {"jax": JaxFunc, "tensorflow": TfFunc}.get(framework)
+    if namespace is not None:
+        parts += ["", textwrap.dedent(inspect.getsource(namespace))]
+    return "\n".join(parts) + "\n"
 
 
 _MAIN = """

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from conformance.case import DTYPES, LAYOUTS, VALID_CHECKS, VMAP_OPERANDS, Case, ConvParams
+from conformance.case import CONV_CHECKS, DTYPES, LAYOUTS, VMAP_OPERANDS, Case, ConvParams
 
 
 def _no_local_constants() -> None:
@@ -176,7 +176,7 @@ def conv_cases(
     draw,
     dtypes=DTYPES,
     ranks=(1, 2, 3),
-    checks=VALID_CHECKS,
+    checks=CONV_CHECKS,
     transposed=None,
     layouts=LAYOUTS,
     padding_forms=PADDING_FORMS,

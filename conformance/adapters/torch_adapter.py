@@ -42,6 +42,9 @@ class TorchAdapter(Adapter):
         settings = {
             "float32_matmul_precision": torch.get_float32_matmul_precision(),
             "num_threads": torch.get_num_threads(),
+            # the SIMD level of PyTorch's CPU kernels (DEFAULT, AVX2, AVX512, ...): their vectorised
+            # math differs by level, so a departure may exist on one machine only
+            "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         }
         if device == "cpu":
             return cpu_setup(self, device, precision, settings)
@@ -349,17 +352,20 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
 
     def run_record(self, case, check, a):
         """The record's function under torch.compile (autograd through its compiled backward);
-        the jvp, vmap and vmap_vjp checks compile the whole ``torch.func`` transform (a compiled
+        the jvp, vmap, vmap_vjp and second-order (jvp_jvp, vjp_jvp, jvp_vjp, vmap_jvp_vjp) checks
+        compile the whole ``torch.func`` transform (a compiled
         function called inside ``torch.func.vmap`` runs eager: Dynamo does not compile under an
         outer functorch transform)."""
         from conformance.ops import RECORDS, check_arrays, op_params
-        from conformance.ops._run import _refuse, _run_torch, run_torch
+        from conformance.ops._run import ORDER_RUN, _refuse, _run_torch, run_torch
 
         torch, fn = self.torch, self.spelling(RECORDS[case.op])
         params = op_params(case)
         # the spelling's own refusals (the compiled wrappers below carry none)
         _refuse(fn, case, check, "torch")
-        if check in ("vmap", "vmap_vjp"):  # the whole torch.func.vmap compiled; inputs are arguments
+        if check in ("vmap", "vmap_vjp", *ORDER_RUN):
+            # the whole torch.func transform (vmap, or the second-order jvp/vjp nest) compiled; its
+            # arrays are arguments
             dtype = getattr(torch, case.dtype)
             tensors = {k: torch.tensor(a[k], dtype=dtype, device=self.dev) for k in check_arrays(case, check)}
 

@@ -10,9 +10,11 @@ A record (PyTorch's OpInfo, JAX's ``op_record``) says, once, how the harness fuz
   PyTorch spelling;
 * ``jax(J, *arrays, **params)`` / ``tf(tf, *tensors, **params)``: the JAX (``J.jnp``, ``J.lax``,
   ``J.nn``, ``J.jax``) and TensorFlow spellings, or a string: why that framework cannot express it;
-* ``rules``: the table primitives it exercises; ``checks``: the checks that apply (``vmap`` and
-  ``vmap_vjp`` are added to a record whose checks have ``forward`` / ``vjp`` unless it says why
-  not in ``no_vmap``; ``error`` to one with an ``invalid`` strategy);
+* ``rules``: the table primitives it exercises; ``checks``: the checks that apply (the second-order
+  forward-mode checks :data:`ORDER_CHECKS` are added to a record whose checks have ``jvp`` and
+  ``vjp_vjp``; ``vmap``, ``vmap_vjp`` and ``vmap_jvp_vjp`` to one whose checks have ``forward`` /
+  ``vjp`` / ``jvp_vjp`` unless it says why not in ``no_vmap``; ``error`` to one with an ``invalid``
+  strategy);
 * ``invalid``: a Hypothesis strategy of ``(params, shapes)`` the op must reject (the ``error``
   check: a framework must reject it too), with ``params["invalid"]`` naming the breakage;
   ``error_frameworks``: the frameworks whose spelling passes the broken argument through (a
@@ -37,8 +39,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-VMAP_CHECKS = ("vmap", "vmap_vjp")
-RECORD_CHECKS = ("forward", "vjp", "vjp_vjp", "jvp", *VMAP_CHECKS)
+VMAP_CHECKS = ("vmap", "vmap_vjp", "vmap_jvp_vjp")
+#: The second-order checks that run forward mode (docs/conformance.md, "Checks"): added to every record
+#: whose checks have both ``jvp`` and ``vjp_vjp`` (its derivative rules are differentiable twice).
+ORDER_CHECKS = ("jvp_jvp", "vjp_jvp", "jvp_vjp")
+#: which check each vmap check maps
+VMAPPED = {"vmap": "forward", "vmap_vjp": "vjp", "vmap_jvp_vjp": "jvp_vjp"}
+RECORD_CHECKS = ("forward", "vjp", "vjp_vjp", "jvp", *ORDER_CHECKS, *VMAP_CHECKS)
 #: Keys of ``params`` that belong to the harness, not the op: the value distribution, the vmap
 #: check's ``in_dims`` (per input: an int of the batched array, negative allowed, or None) and
 #: ``vmap_size``, and the ``error`` check's breakage name ``invalid``.
@@ -96,12 +103,12 @@ def record(name, family=None, **fields):
     fields.setdefault("rules", (name,))
     if "not_fuzzed" not in fields:
         checks = tuple(fields.get("checks", RECORD_CHECKS))
+        if "jvp" in checks and "vjp_vjp" in checks:
+            checks += tuple(c for c in ORDER_CHECKS if c not in checks)
         if fields.get("no_vmap"):
             checks = tuple(c for c in checks if c not in VMAP_CHECKS)
         else:
-            checks += tuple(
-                v for b, v in zip(("forward", "vjp"), VMAP_CHECKS) if b in checks and v not in checks
-            )
+            checks += tuple(v for v, b in VMAPPED.items() if b in checks and v not in checks)
         if fields.get("invalid") is not None and "error" not in checks:
             checks += ("error",)
         fields["checks"] = checks
@@ -202,6 +209,8 @@ def _draw(case, name, shape, domain="any"):
     if name in case.data:
         return round_to_dtype(np.asarray(case.data[name], dtype=np.float64).reshape(shape), case.dtype)
     rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])
+    if _is_order_seed(name):
+        return round_to_dtype(_seed_draw(rng, shape, case.dtype), case.dtype)
     kind = case.params.as_dict().get("values", "normal") if _is_input(case, name) else "normal"
     a = rng.standard_normal(shape)
     if kind == "positive":  # sums that grow: an accumulator of the input dtype stagnates
@@ -228,13 +237,42 @@ def _draw(case, name, shape, domain="any"):
     return round_to_dtype(a, case.dtype)
 
 
+#: The derivative seeds of the second-order forward-mode checks (and their ``batched_`` forms), drawn
+#: like inputs (:func:`_seed_draw`), not only normal values.
+ORDER_SEEDS = ("tan1_", "tan2_", "cot_output", "tan_cot_output")
+
+
+def _is_order_seed(name):
+    return name.removeprefix("batched_").startswith(ORDER_SEEDS)
+
+
+def _seed_draw(rng, shape, dtype):
+    """Tangents and cotangents drawn like inputs: per element, an exact zero (of either sign), +-1, a
+    small integer, a tiny magnitude (down to subnormal), a huge one (2**(emax/4) times a normal draw:
+    the square of a huge seed stays finite in the dtype, so a second derivative of two of them is a
+    number, not an overflow) or a normal value (half of them). Deterministic per (seed, name)."""
+    from reference.errors import LARGEST, SMALLEST_NORMAL
+
+    a = rng.standard_normal(shape)
+    kind = rng.integers(0, 10, shape)
+    tiny = SMALLEST_NORMAL.get(dtype, 2.0**-126) * rng.uniform(0.01, 4, shape)
+    huge = 2.0 ** (np.floor(np.log2(LARGEST.get(dtype, 2.0**128))) // 4)
+    a = np.where(kind == 0, np.copysign(0.0, a), a)
+    a = np.where(kind == 1, np.sign(a), a)
+    a = np.where(kind == 2, rng.integers(-4, 5, shape).astype(np.float64), a)
+    a = np.where(kind == 3, np.copysign(tiny, a), a)
+    return np.where(kind == 4, a * huge, a)
+
+
 def _is_input(case, name):
     return name.removeprefix("batched_") in RECORDS[case.op].inputs
 
 
 class RecordData(dict):
     """The arrays of a record case by name, made on first use (float64, exact in the case's dtype):
-    inputs, ``grad_output``, ``tangent_<input>``, ``gg_<input>`` (second-order cotangents)."""
+    inputs, ``grad_output``, ``tangent_<input>``, ``gg_<input>`` (second-order cotangents), and the
+    second-order forward-mode checks' seeds ``tan1_<input>``, ``tan2_<input>``, ``cot_output``,
+    ``tan_cot_output`` (:data:`ORDER_SEEDS`, drawn like inputs) with their ``batched_`` forms."""
 
     def __init__(self, case):
         super().__init__()
@@ -259,8 +297,14 @@ class RecordData(dict):
             value = _draw(case, name, tuple(case.shapes[name]), rec.domains.get(name, "any"))
         elif name == "grad_output":
             value = _draw(case, name, self.output_shapes()[0])
-        elif name == "batched_grad_output":  # the per-sample outputs' cotangents, batch dim first
+        elif name in ("cot_output", "tan_cot_output"):
+            value = _draw(case, name, self.output_shapes()[0])
+        elif name in ("batched_grad_output", "batched_cot_output", "batched_tan_cot_output"):
+            # the per-sample outputs' cotangents (and their tangents), batch dim first
             value = _draw(case, name, (vmap_spec(case)[0], *self.output_shapes()[0]))
+        elif name.startswith("batched_tan1_") and name[13:] in rec.inputs:
+            # every sample's tangent, batch dim first (a shared input too: each sample its own)
+            value = _draw(case, name, (vmap_spec(case)[0], *case.shapes[name[13:]]))
         elif name.startswith("batched_") and name[8:] in rec.inputs:
             size, dims = vmap_spec(case)
             base = name[8:]
@@ -269,7 +313,7 @@ class RecordData(dict):
                 raise KeyError(name)
             shape = batched_shape(case.shapes[base], dim, size)
             value = _draw(case, name, shape, rec.domains.get(base, "any"))
-        elif name.startswith(("tangent_", "gg_")):
+        elif name.startswith(("tangent_", "gg_", "tan1_", "tan2_")):
             base = name.split("_", 1)[1]
             if base not in rec.inputs:
                 raise KeyError(name)
@@ -289,11 +333,20 @@ def check_arrays(case, check) -> list[str]:
         names += [f"gg_{n}" for n in rec.diff_inputs]
     if check == "jvp":
         names += [f"tangent_{n}" for n in rec.diff_inputs]
+    if check == "jvp_jvp":
+        names += [f"tan1_{n}" for n in rec.diff_inputs] + [f"tan2_{n}" for n in rec.diff_inputs]
+    if check == "vjp_jvp":
+        names += [f"tan1_{n}" for n in rec.diff_inputs] + ["cot_output"]
+    if check == "jvp_vjp":
+        names += ["cot_output"] + [f"tan1_{n}" for n in rec.diff_inputs] + ["tan_cot_output"]
     if check in VMAP_CHECKS:
         dims = vmap_spec(case)[1]
         names += [f"batched_{n}" for n, d in zip(rec.inputs, dims) if d is not None]
     if check == "vmap_vjp":
         names.append("batched_grad_output")
+    if check == "vmap_jvp_vjp":
+        names += ["batched_cot_output"] + [f"batched_tan1_{n}" for n in rec.diff_inputs]
+        names.append("batched_tan_cot_output")
     return names
 
 
@@ -307,7 +360,9 @@ _load()
 
 __all__ = [
     "RECORDS",
+    "ORDER_CHECKS",
     "RECORD_CHECKS",
+    "VMAPPED",
     "VMAP_CHECKS",
     "HARNESS_PARAMS",
     "batched_shape",

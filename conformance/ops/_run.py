@@ -13,7 +13,22 @@ vmap          ``output``: f mapped over ``vmap_size`` samples, each input batche
               input is shared), the batch dim of the output first
 vmap_vjp      ``grad_<input>``: the per-sample VJP (every sample's gradient, batch dim first,
               shared inputs included) for the cotangents ``batched_grad_output``
+jvp_jvp       ``tangent2_output``: forward over forward, d²f[tan1, tan2]: the JVP along
+              ``tan2_<input>`` of x ↦ JVP of f at x along ``tan1_<input>``
+vjp_jvp       ``g_<input>``, ``g_tan1_<input>``: reverse over forward, the VJP of
+              (x, tan1) ↦ JVP of f at x along tan1 for the cotangent ``cot_output`` on that tangent
+              output (w.r.t. x: cᵀ d²f[tan1, ·]; w.r.t. tan1: J(x)ᵀ c through the JVP rule)
+jvp_vjp       ``tangent_grad_<input>``: forward over reverse (the Hessian-vector product as users
+              write it), the JVP of (x, c) ↦ VJP of f at x for cotangent c along
+              (``tan1_<input>``, ``tan_cot_output``), c = ``cot_output``: d²(c·f)[tan1] + Jᵀ tan_c
+vmap_jvp_vjp  ``tangent_grad_<input>``: jvp_vjp per sample (per-sample HVPs), inputs batched as in
+              vmap, ``batched_cot_output``, ``batched_tan1_<input>`` (every input, shared ones
+              too) and ``batched_tan_cot_output`` at dim 0; results batch dim first
 ============  ==============================================================================
+
+Every output of the op after the first is not differentiated (the cotangent and tangent outputs
+compared are the first output's, as the other checks'). The second-order seeds are drawn like
+inputs (zeros, ±1, small integers, tiny and huge magnitudes: ``conformance.ops._seed_draw``).
 
 The reference maps with ``reference.func.vmap``, PyTorch with ``torch.func.vmap``, JAX with
 ``jax.vmap`` (``in_axes`` has PyTorch's ``in_dims`` semantics). TensorFlow has no ``in_dims``:
@@ -27,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from conformance.ops import RECORDS, op_params, vmap_spec
+from conformance.ops import RECORDS, VMAP_CHECKS, op_params, vmap_spec
 
 # ---- what a spelling cannot do for a check -----------------------------------------------------
 
@@ -53,7 +68,7 @@ def _refuse(fn, case, check, framework=None):
             f"the {framework} spelling of {rec.name!r} does not pass the broken argument through "
             f"(the error check runs on {', '.join(rec.error_frameworks)})"
         )
-    if framework in rec.vmap_refused and check in ("vmap", "vmap_vjp"):
+    if framework in rec.vmap_refused and check in VMAP_CHECKS:
         from conformance.functional import Unsupported
 
         raise Unsupported(rec.vmap_refused[framework])
@@ -125,6 +140,8 @@ def reference_program(case, check, a):
             return T.func.jvp(g, primals, tuple(t.detach() for t in ts))[1]
 
         return jvp, [a[n] for n in names] + [a[f"tangent_{n}"] for n in diff], ["tangent_output"]
+    if check in ORDER_RUN:
+        return _reference_order(T, case, check, a, f)
     if check in ("vmap", "vmap_vjp"):
         _, dims = vmap_spec(case)
         arrays = [a[n] if d is None else a[f"batched_{n}"] for n, d in zip(names, dims)]
@@ -148,8 +165,201 @@ def reference_program(case, check, a):
     raise ValueError(f"check {check!r} does not apply to op records")
 
 
+def order_check(func, check, names, diff, dims, f, xs, seeds):
+    """A second-order forward-mode check (jvp_jvp, vjp_jvp, jvp_vjp, vmap_jvp_vjp), written once for
+    every framework: ``func`` has ``jvp(fn, primals, tangents)``, ``vjp(fn, *primals)`` and
+    ``vmap(fn, in_dims)`` with torch.func's signatures (``reference.func``, ``torch.func``, and the
+    JAX and TensorFlow namespaces below); ``f(*inputs)`` is the op (its first output is the one
+    differentiated); ``xs`` {input name: array} (batched ones for vmap_jvp_vjp, at their ``dims``
+    entries); ``seeds`` the arrays :func:`order_names` names, in its order. Self-contained (it names
+    nothing of refgrad): reproducers carry its source. Returns the results in ``order_names`` order."""
+    k = len(diff)
+
+    def part(fixed):
+        def g(*ps):
+            it = iter(ps)
+            y = f(*[fixed[n] if n in fixed else next(it) for n in names])
+            return y[0] if isinstance(y, (tuple, list)) else y
+
+        return g
+
+    def jvp_vjp(fixed, ps, c, t1, tc):  # forward over reverse: d/ds VJP(x + s t1)(c + s tc)
+        g = part(fixed)
+        return func.jvp(lambda c_, *qs: tuple(func.vjp(g, *qs)[1](c_)), (c, *ps), (tc, *t1))[1]
+
+    fixed = {n: xs[n] for n in names if n not in diff}
+    ps = tuple(xs[n] for n in diff)
+    if check == "jvp_jvp":  # forward over forward: d/ds JVP(x + s t2)(t1)
+        g = part(fixed)
+        t1, t2 = tuple(seeds[:k]), tuple(seeds[k:])
+        return [func.jvp(lambda *qs: func.jvp(g, qs, t1)[1], ps, t2)[1]]
+    if check == "vjp_jvp":  # reverse over forward: the VJP of (x, t1) -> JVP(x)(t1) for cotangent c
+        g = part(fixed)
+        return list(func.vjp(lambda *qs: func.jvp(g, qs[:k], qs[k:])[1], *ps, *seeds[:k])[1](seeds[k]))
+    if check == "jvp_vjp":
+        return list(jvp_vjp(fixed, ps, seeds[0], tuple(seeds[1 : k + 1]), seeds[k + 1]))
+
+    def per_sample(*args):  # vmap_jvp_vjp: every input, then the cotangent and the tangents
+        ys, (c, *rest) = args[: len(names)], args[len(names) :]
+        own = {n: y for n, y in zip(names, ys) if n not in diff}
+        return jvp_vjp(own, tuple(y for n, y in zip(names, ys) if n in diff), c, tuple(rest[:k]), rest[k])
+
+    return list(func.vmap(per_sample, (*dims, *[0] * (k + 2)))(*[xs[n] for n in names], *seeds))
+
+
+class JaxFunc:
+    """``jax``'s transforms with torch.func's signatures (for :func:`order_check`)."""
+
+    def __init__(self, jax):
+        self.jax = jax
+
+    def jvp(self, fn, primals, tangents):
+        return self.jax.jvp(fn, tuple(primals), tuple(tangents))
+
+    def vjp(self, fn, *primals):
+        return self.jax.vjp(fn, *primals)
+
+    def vmap(self, fn, in_dims):
+        return self.jax.vmap(fn, in_axes=tuple(in_dims))
+
+
+class TfFunc:
+    """TensorFlow's autodiff with torch.func's signatures (for :func:`order_check`): ``jvp`` is a
+    ``tf.autodiff.ForwardAccumulator``, ``vjp`` a ``tf.GradientTape`` (its gradient taken when the
+    VJP is applied, inside whatever accumulator or tape is then recording), ``vmap``
+    ``tf.vectorized_map`` over the batched arguments, each one's batch dim moved to the front
+    (TensorFlow has no in_dims), the shared ones closed over. Unconnected results are zeros, a
+    gather's ``tf.IndexedSlices`` gradient the dense tensor it stands for."""
+
+    def __init__(self, tf):
+        self.tf = tf
+        self.zero = tf.UnconnectedGradients.ZERO
+
+    def dense(self, x):
+        tf = self.tf
+        if isinstance(x, (tuple, list)):
+            return type(x)(self.dense(v) for v in x)
+        return tf.convert_to_tensor(x) if isinstance(x, tf.IndexedSlices) else x
+
+    def jvp(self, fn, primals, tangents):
+        with self.tf.autodiff.ForwardAccumulator(list(primals), list(tangents)) as acc:
+            out = fn(*primals)
+        return out, self.dense(acc.jvp(out, unconnected_gradients=self.zero))
+
+    def vjp(self, fn, *primals):
+        tf = self.tf
+        with tf.GradientTape() as tape:
+            tape.watch(list(primals))
+            out = fn(*primals)
+
+        def pull(c):
+            grads = tape.gradient(out, list(primals), output_gradients=c, unconnected_gradients=self.zero)
+            return self.dense(tuple(grads))
+
+        return out, pull
+
+    def vmap(self, fn, in_dims):
+        tf = self.tf
+
+        def mapped(*args):
+            shared = {i: x for i, (x, d) in enumerate(zip(args, in_dims)) if d is None}
+            elems = tuple(
+                tf.experimental.numpy.moveaxis(x, d, 0) for x, d in zip(args, in_dims) if d is not None
+            )
+
+            def one(batch):
+                it = iter(batch)
+                return tuple(fn(*[shared[i] if i in shared else next(it) for i in range(len(args))]))
+
+            return tf.vectorized_map(one, elems)
+
+        return mapped
+
+
+def order_names(case, check):
+    """(the array names a second-order forward-mode check reads, in the order of its function's
+    arguments after the inputs; the result names)."""
+    diff = RECORDS[case.op].diff_inputs
+    tan1 = [f"tan1_{n}" for n in diff]
+    if check == "jvp_jvp":
+        return tan1 + [f"tan2_{n}" for n in diff], ["tangent2_output"]
+    if check == "vjp_jvp":
+        return tan1 + ["cot_output"], [f"g_{n}" for n in diff] + [f"g_tan1_{n}" for n in diff]
+    if check == "jvp_vjp":
+        return ["cot_output", *tan1, "tan_cot_output"], [f"tangent_grad_{n}" for n in diff]
+    batched = ["batched_cot_output", *[f"batched_{t}" for t in tan1], "batched_tan_cot_output"]
+    return batched, [f"tangent_grad_{n}" for n in diff]
+
+
+def _order_inputs(case, check, a):
+    """The input arrays of a second-order check: batched ones (at their in_dims) for vmap_jvp_vjp."""
+    names = RECORDS[case.op].inputs
+    if check != "vmap_jvp_vjp":
+        return [a[n] for n in names]
+    return [a[n] if d is None else a[f"batched_{n}"] for n, d in zip(names, vmap_spec(case)[1])]
+
+
+def order_args(case, check):
+    """(names, diff, in_dims) of :func:`order_check` for a case."""
+    rec = RECORDS[case.op]
+    return rec.inputs, rec.diff_inputs, (vmap_spec(case)[1] if check == "vmap_jvp_vjp" else None)
+
+
+#: the checks :func:`order_check` runs
+ORDER_RUN = ("jvp_jvp", "vjp_jvp", "jvp_vjp", "vmap_jvp_vjp")
+
+
+def _run_order(func, case, check, a, make, f):
+    """A second-order check on a framework whose arrays ``make(array)`` makes (eager, or inside the
+    mode's compiled function)."""
+    names, diff, dims = order_args(case, check)
+    seeds, results = order_names(case, check)
+    xs = {n: make(x) for n, x in zip(names, _order_inputs(case, check, a))}
+    return dict(zip(results, order_check(func, check, names, diff, dims, f, xs, [make(a[n]) for n in seeds])))
+
+
+def _reference_order(T, case, check, a, f):
+    names, diff, dims = order_args(case, check)
+    seeds, results = order_names(case, check)
+
+    def program(*args):
+        # the seeds are data, not variables of an outer differentiation: detached like the jvp check's
+        xs = {n: x.detach() for n, x in zip(names, args[: len(names)])}
+        return order_check(T.func, check, names, diff, dims, f, xs, [s.detach() for s in args[len(names) :]])
+
+    return program, _order_inputs(case, check, a) + [a[n] for n in seeds], results
+
+
 def _zeros_if_none(T, g, like):
     return T.zeros_like(like) if g is None else g
+
+
+def seed_underflow_errors(case, check, a, precision) -> dict:
+    """{seed name: error} of the second-order checks' seeds whose contribution a framework may lose
+    to underflow in an evaluation order the reference does not take (docs/conformance.md, "Seeds
+    near the underflow threshold").
+
+    The result of a second-order check is multilinear in its seeds (jvp_jvp in tan1 and tan2;
+    jvp_vjp and vjp_jvp in the cotangent and tan1), and a framework may multiply a seed into any
+    partial product: ``(c·(1/y))·(1/y)·t`` where the reference forms ``c·((t/y)/y)``. A partial
+    product below the smallest normal number loses at most its own value (all of it when
+    subnormals are flushed, FTZ), so that term of the result loses at most ``|seed|·|rest|``, which
+    is the seed's own contribution: the error the tracker propagates from an input error ``|s|`` on
+    that seed element. A seed element can make a partial product underflow through factors no
+    smaller than ``u`` (a factor below ``u`` is below the rounding the reference's own order already
+    carries for it) only when ``|s| < tiny/u``: those elements carry ``|s|``, the others 0."""
+    if check not in ORDER_RUN:
+        return {}
+    from reference.errors import SMALLEST_NORMAL
+
+    limit = SMALLEST_NORMAL[precision.dtype] / precision.u
+    out = {}
+    for n in order_names(case, check)[0]:
+        mag = np.abs(a[n])
+        near = (mag > 0) & (mag < limit)
+        if near.any():
+            out[n] = np.where(near, mag, 0.0)
+    return out
 
 
 def reference_expected(case, check, a, precision, input_errors=None):
@@ -159,6 +369,11 @@ def reference_expected(case, check, a, precision, input_errors=None):
 
     fn, arrays, names = reference_program(case, check, a)
     errs = None
+    lost = seed_underflow_errors(case, check, a, precision)
+    if lost:
+        input_errors = dict(input_errors or {})
+        for n, e in lost.items():
+            input_errors[n] = e + input_errors[n] if n in input_errors else e
     if input_errors:
         by_id = {id(a[n]): e for n, e in input_errors.items() if n in a}
         errs = {id(x): by_id[id(x)] for x in arrays if id(x) in by_id}
@@ -185,6 +400,8 @@ def _run_torch(torch, case, check, a, fn, t):
     rec = RECORDS[case.op]
     params = op_params(case)
     names, diff = rec.inputs, rec.diff_inputs
+    if check in ORDER_RUN:
+        return _run_order(torch.func, case, check, a, t, lambda *ys: fn(torch, *ys, **params))
     xs = [t(a[n], n in diff and check != "forward") for n in names]
     leaves = [x for n, x in zip(names, xs) if n in diff]
     if check == "forward":
@@ -273,6 +490,17 @@ def run_jax(J, case, check, a, fn):
         return fn(J, *[fixed[n] if n in fixed else next(it) for n in names], **params)
 
     primals = tuple(arr(a[n]) for n in diff)
+    if check in ORDER_RUN:
+        seeds, results = order_names(case, check)
+        names_, diff_, dims = order_args(case, check)
+
+        def whole(xs, ss):
+            return order_check(
+                JaxFunc(jax), check, names_, diff_, dims, lambda *ys: fn(J, *ys, **params), xs, ss
+            )
+
+        xs = dict(zip(names, (arr(x) for x in _order_inputs(case, check, a))))
+        return dict(zip(results, jax.jit(whole)(xs, [arr(a[n]) for n in seeds])))
     if check == "forward":
         return {"output": jax.jit(f)(*primals)}
     if check == "vjp":
@@ -330,6 +558,8 @@ def run_tf(tf, case, check, a, fn):
     def c(x):  # a tensor argument of a tf.function (tensorflow:function / :xla modes) is cast
         return tf.cast(x, dtype) if tf.is_tensor(x) else tf.constant(x, dtype=dtype)
 
+    if check in ORDER_RUN:
+        return _run_order(TfFunc(tf), case, check, a, c, lambda *ys: fn(tf, *ys, **params))
     xs = {n: c(a[n]) for n in names}
 
     def f():

@@ -225,6 +225,9 @@ def jvp(func, primals, tangents, *, has_aux=False):
         for o in out_leaves:
             t = forward_ad.tangent(o, level)
             tans.append(api.zeros_like(o) if t is None else t)
+        # cleared only once every tangent is read: one tensor may be several outputs (add's VJP
+        # returns its cotangent as both inputs' gradients), each with the same tangent
+        for o in out_leaves:
             forward_ad.set_tangent(o, level, None)
     finally:
         forward_ad.exit(level)

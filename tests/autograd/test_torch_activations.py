@@ -130,10 +130,18 @@ def test_float32_forward(name):
     # gelu in float32: 1 + erf(x / sqrt 2) (or 1 + tanh) cancels for x <= -3, where PyTorch's
     # float32 kernel keeps ~1e-4 relative accuracy; elsewhere both agree to a few float32 ulps.
     # (and PyTorch's float32 gelu(-30) is +0 where its float64 one, and the reference's, are -0)
+    # PyTorch's vectorised float32 gelu depends on the CPU: on an AVX-512 x86 machine (torch
+    # 2.13.0+cpu) F.gelu(torch.tensor([inf])) is nan, where other CPUs and the mathematics give inf,
+    # and gelu(-3) is -0.0040502250 (1.9e-3 relative; exact -0.0040496937, the reference's float32
+    # -0.0040496886). For gelu, +inf and x <= -3 (where 1 + erf cancels) are left out of the
+    # comparison; the reference's gelu(+inf) is asserted to be +inf.
     gelu = name.startswith("gelu")
+    edge = EDGE[(EDGE != INF) & ~(EDGE <= -3)] if gelu else EDGE
+    if gelu:
+        assert float(ACTIVATIONS[name](T, T.tensor(np.array([INF], np.float32)))._data[0]) == INF
     check(
         ACTIVATIONS[name],
-        EDGE.astype(np.float32),
+        edge.astype(np.float32),
         rtol=1e-4 if gelu else 3e-6,
         grad_fn=False,
         signed_zeros=not gelu,
@@ -144,8 +152,14 @@ def test_float32_forward(name):
     "name", ["gelu", "gelu_tanh", "silu", "mish", "elu", "hardswish", "softplus", "logsigmoid"]
 )
 def test_float16_forward(name):
-    """float16 computes in float32 and rounds once, as PyTorch's CPU kernels do."""
-    check(ACTIVATIONS[name], np.linspace(-5, 5, 41).astype(np.float16), rtol=1e-3, grad_fn=False)
+    """float16 computes in float32 and rounds once, as PyTorch's CPU kernels do. gelu from -4 up:
+    below, 1 + erf(x / sqrt 2) cancels, and PyTorch's vectorised float32 erf on an AVX-512 x86 CPU
+    (torch 2.13.0+cpu) gives gelu(-5) = -1.19e-06 in float16, 17% from the exact -1.433e-06 (the
+    reference: -1.49e-06, one float16 subnormal step), where other CPUs agree with the reference."""
+    x = np.linspace(-5, 5, 41)
+    if name.startswith("gelu"):
+        x = x[x > -4]
+    check(ACTIVATIONS[name], x.astype(np.float16), rtol=1e-3, grad_fn=False)
 
 
 @pytest.mark.parametrize(

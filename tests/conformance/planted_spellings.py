@@ -45,3 +45,29 @@ class TensorFlowScaledTanh(TensorFlowAdapter):
 
     def spelling(self, rec):
         return (lambda tf, x: tf.math.tanh(x) * SCALE) if rec.name == "tanh" else super().spelling(rec)
+
+
+# A planted bug in the second derivative only: tanh spelled through its linearisation at a point the
+# autodiff cannot see (x.detach() / stop_gradient): the forward is tanh(x) exactly (x - x.detach() is
+# 0), the first derivative 1 - tanh(x)**2 exactly (PyTorch's own tanh_backward formula), but the JVP
+# of the VJP (and of the JVP) is 0 where it is -2·tanh(x)·(1 - tanh(x)**2): a derivative rule whose
+# own derivative is wrong, which only the second-order checks run.
+class TorchLinearisedTanh(TorchAdapter):
+    name = "torch-linearised-tanh"
+
+    def spelling(self, rec):
+        if rec.name == "tanh":
+            return lambda T, x: T.tanh(x.detach()) + (x - x.detach()) * (1 - T.tanh(x.detach()) ** 2)
+        return super().spelling(rec)
+
+
+class JaxLinearisedTanh(JaxAdapter):
+    name = "jax-linearised-tanh"
+
+    def spelling(self, rec):
+        if rec.name == "tanh":
+            return lambda J, x: (
+                J.jnp.tanh(J.lax.stop_gradient(x))
+                + (x - J.lax.stop_gradient(x)) * (1 - J.jnp.tanh(J.lax.stop_gradient(x)) ** 2)
+            )
+        return super().spelling(rec)

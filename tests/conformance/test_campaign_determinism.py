@@ -29,7 +29,7 @@ import pytest
 
 import conformance.cli  # noqa: F401 - loaded before any drawing, as in a campaign (see _DRAW)
 import reference.conv  # noqa: F401
-from conformance.case import DTYPES, VALID_CHECKS
+from conformance.case import CONV_CHECKS, DTYPES
 from conformance.runner import Campaign, read_results
 from conformance.strategies import conv_cases, invalid_conv_cases
 
@@ -80,7 +80,7 @@ def drawn_ids() -> dict[str, list[str]]:
     """The case ids a campaign's fuzzing draws per (seed, check), drawn as a campaign draws them."""
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
-    checks = [*VALID_CHECKS, "error"]
+    checks = [*CONV_CHECKS, "error"]
     proc = subprocess.run(
         [sys.executable, "-c", _DRAW, str(EXAMPLES), *checks],
         env=env,
@@ -114,7 +114,7 @@ def test_a_seed_draws_the_committed_cases():
 def test_seeds_draw_different_cases_and_the_same_seed_the_same():
     first, again = drawn_ids(), drawn_ids()
     assert first == again
-    for check in [*VALID_CHECKS, "error"]:
+    for check in [*CONV_CHECKS, "error"]:
         assert len(first[f"0:{check}"]) == EXAMPLES
         assert set(first[f"0:{check}"]) != set(first[f"1:{check}"])
 

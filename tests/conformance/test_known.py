@@ -297,10 +297,39 @@ def test_settings_conditions_hold_a_departure_to_the_machines_that_have_it(tmp_p
     assert summary["stale"] == ["tf-empty-batch"]
 
 
-def test_the_shipped_tensorflow_adapter_reports_whether_onednn_is_on():
-    tf = pytest.importorskip("tensorflow", reason="TensorFlow is not installed")
-    from tensorflow.python.util import _pywrap_util_port
+def test_the_tensorflow_adapter_reports_whether_onednn_is_on():
+    """The setting is TensorFlow's own state, not the environment variable: with
+    TF_ENABLE_ONEDNN_OPTS=0 it is off on every machine."""
+    pytest.importorskip("tensorflow", reason="TensorFlow is not installed")
+    import os
+    import subprocess
+    import sys
 
-    from conformance.adapters.tf_adapter import _onednn_enabled
+    code = (
+        "from conformance.adapters.tf_adapter import TensorFlowAdapter as A; "
+        "print(A().setup('cpu', 'highest')['onednn'])"
+    )
+    env = {**os.environ, "TF_ENABLE_ONEDNN_OPTS": "0", "TF_CPP_MIN_LOG_LEVEL": "3"}
+    off = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True)
+    assert off.stdout.strip().splitlines()[-1] == "False", off.stderr[-2000:]
 
-    assert tf is not None and _onednn_enabled() == bool(_pywrap_util_port.IsMklEnabled())
+
+def test_a_partial_entry_is_not_stale_where_a_run_drew_only_its_passing_cases(tmp_path):
+    """TensorFlow's empty-batch shape bug gives the right shape where the input's shape is the
+    output's: a run that drew only such cases is no evidence of a fix. A ``partial`` entry says so;
+    the same entry without it goes stale."""
+    passing = _rec(verdict="pass", n=0, reason=None)
+    strict = load_known(_known(tmp_path, EMPTY_BATCH, name="strict.json"))
+    assert strict.classify([passing])[1]["stale"] == ["tf-empty-batch"]
+    partial = load_known(_known(tmp_path, {**EMPTY_BATCH, "partial": True}, name="partial.json"))
+    out, summary = partial.classify([passing, _rec(n=0)])
+    assert summary["stale"] == [] and [r["verdict"] for r in out] == ["pass", "known"]
+    assert partial.classify([passing])[1]["stale"] == []
+
+
+def test_the_torch_adapter_reports_its_cpu_capability():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    from conformance.adapters.torch_adapter import TorchAdapter
+
+    settings = TorchAdapter().setup("cpu", "highest")
+    assert settings["cpu_capability"] == torch.backends.cpu.get_cpu_capability()

@@ -286,6 +286,13 @@ def _marked(token: str) -> dict[int, str]:
     return found
 
 
+def _default_sigint():
+    """A pytest-xdist worker ignores SIGINT, and an ignored signal stays ignored across exec: a
+    driver started from it would never see the Ctrl-C the test sends (Python keeps an inherited
+    SIG_IGN, as nohup relies on). A terminal starts commands with SIGINT at its default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc (Linux)")
 @pytest.mark.parametrize(
     "sig, phase, target",
@@ -311,8 +318,14 @@ def test_an_interrupted_local_ray_run_leaves_no_ray_process(sig, phase, target, 
     env.pop("RAY_ADDRESS", None)
     argv = [sys.executable, "-m", "conformance", *map(str, RUN_RAY), "--ray-workers", "1", "--quiet",
             "--out", tmp_path / "out", "--found-dir", tmp_path / "found"]  # fmt: skip
-    driver = subprocess.Popen(
-        argv, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    driver = subprocess.Popen(  # as a terminal starts a command: SIGINT at its default disposition
+        argv,
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=_default_sigint,
     )
     leftover = {}
     try:

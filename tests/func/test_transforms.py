@@ -272,3 +272,16 @@ def _net_torch(torch, params, x):
     h = Ft.max_pool2d(h.tanh(), 2)
     h = h.reshape(h.shape[0], -1) @ params["lin_w"].t() + params["lin_b"]
     return -Ft.log_softmax(h, 1)[:, 0].sum()
+
+
+def test_jvp_of_a_function_returning_one_tensor_twice():
+    """Each output gets its tangent even when two outputs are the same tensor: add's VJP returns its
+    cotangent as both inputs' gradients, so jvp(vjp(add)) lost the second one's tangent (0) before
+    the tangents were all read before any was cleared (the jvp_vjp check of the add record)."""
+    x, tx = T.tensor(np.array([0.5])), T.tensor(np.array([2.0]))
+    out = T.func.jvp(lambda a: (a, a), (x,), (tx,))[1]
+    assert [float(t.detach()._data[0]) for t in out] == [2.0, 2.0]
+    c, tc = T.tensor(np.array([1.5])), T.tensor(np.array([7.0]))
+    y, ty = T.tensor(np.array([0.25])), T.tensor(np.array([3.0]))
+    grads = T.func.jvp(lambda c_, a, b: T.func.vjp(T.add, a, b)[1](c_), (c, x, y), (tc, tx, ty))[1]
+    assert [float(t.detach()._data[0]) for t in grads] == [7.0, 7.0]
