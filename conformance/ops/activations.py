@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from conformance.ops import record
+from conformance.ops import not_fuzzed, record
 from conformance.ops.elementwise import _unary
 from conformance.strategies import tensor_shapes, value_kinds
 
@@ -203,3 +203,26 @@ record(
         "aten::rrelu' (aten::rrelu_with_noise for the per-sample VJP)",
     },
 )
+
+# The exact derivative primitives of the smooth activations (reference/ops/rules/activations.py,
+# "exact derivatives"): reached through their functions' records.
+for _fn, _record in (
+    ("softplus", "softplus, log_sigmoid and glu records (sigmoid and its derivatives)"),
+    ("silu", "silu record"),
+    ("mish", "mish record"),
+    ("gelu", "gelu record (approximate='none')"),
+    ("gelu_tanh", "gelu record (approximate='tanh')"),
+):
+    for _k in (1, 2):
+        not_fuzzed(
+            f"{_fn}_d{_k}",
+            FAMILY,
+            f"internal: the exact derivative of order {_k} of {_fn}; reached by the {_record}'s vjp, "
+            "vjp_vjp, jvp and vmap_vjp",
+        )
+    not_fuzzed(
+        f"{_fn}_d3",
+        FAMILY,
+        f"internal: the third derivative of {_fn} (the second derivative's VJP); no check differentiates "
+        "three times",
+    )

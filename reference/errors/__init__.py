@@ -20,6 +20,14 @@ The kinds of declaration:
   ``BATCH_ELEMENTWISE``); ``|dy/dx_i|·e_i`` is its own VJP formula applied to ``e_i`` (its
   Jacobian is diagonal), and it rounds once, correctly (``c = 0.5``). An elementwise op whose
   kernel is not one correctly rounded operation declares :func:`elementwise` with its ``c``.
+* :func:`exact_elementwise`: an elementwise function judged against its exact value (the
+  reference computes the mathematics, issue 38) that frameworks evaluate through a formula of
+  several rounded steps: its own error is that of a *mixed* (forward-backward) stable kernel,
+  ``f(x (1 + d)) (1 + e)`` with ``|d|, |e| <= 2·c·u``, so the bound adds to ``2·c·u·|y|`` the
+  propagation of that argument perturbation through the exact function, ``|f'(x)|·2·c·u·|x|``
+  (the condition-number term; it is what keeps the bound finite-width where ``f`` has a zero and
+  ``2·c·u·|y|`` alone vanishes). ``|f'|`` is the exact kernel's secant slope (no derivative
+  primitive needed: the third derivative of an activation is mpmath's).
 * :func:`products`: a multilinear op whose outputs are sums of products with non-negative
   coefficients (sum, mean, matmul, convolution and its backward, scatter-add, pooling):
   ``|J_i|·e_i`` is the op with input ``i`` replaced by ``e_i`` and the others by their absolute
@@ -116,6 +124,12 @@ GATHER = ErrorSpec("gather", 0.0, "values are selected or moved, not computed")
 def elementwise(ulps, source: str, absolute: float = 0.0, input_ulps: float = 0.0) -> ErrorSpec:
     """An elementwise op accurate to ``ulps`` ulps (``source`` says who documents it)."""
     return ErrorSpec("elementwise", ulps, source, absolute, input_ulps=input_ulps)
+
+
+def exact_elementwise(ulps, source: str) -> ErrorSpec:
+    """An elementwise op judged against its exact value, accurate to ``ulps`` ulps in the mixed
+    sense (the module docstring; :func:`_mixed_propagation` derives the term)."""
+    return ErrorSpec("elementwise", ulps, source, extra={"mixed": True})
 
 
 def products(terms: Callable | None = None, source: str = "sum of products, any order") -> ErrorSpec:
@@ -482,6 +496,12 @@ class Tracker:
             )
         self._suspended += 1
         try:
+            if kind == "elementwise" and spec.extra.get("mixed"):
+                c = spec.ulps(params) if callable(spec.ulps) else spec.ulps
+                return [
+                    _mixed_propagation(rule, arrays, errs, params, c * (self.p.u + REFERENCE_U))
+                    + self._own(spec, outs[0], params, arrays)
+                ]
             if kind in ("derived", "elementwise"):
                 return [
                     _elementwise(rule, arrays, errs, params, outs, aux)
@@ -628,6 +648,42 @@ def _elementwise(rule, arrays, errs, params, outs, aux):
     return total
 
 
+#: the secant step of :func:`_mixed_propagation`, relative to max(|x|, 1): wide enough that the
+#: float64 kernels' few-ulp errors change the slope by a negligible 2^-26 relative (of |f|/|x|),
+#: narrow enough that the secant is the derivative to first order (the activations vary on a
+#: scale of 1 or of |x|)
+_SECANT = 2.0**-26
+
+
+def _mixed_propagation(rule, arrays, errs, params, cu):
+    """sum_i |df/dx_i|·(e_i + 2·cu·|x_i|): the inputs' errors and the framework's own argument
+    perturbation (a c-ulp mixed-stable kernel computes f(x (1 + d)), |d| <= 2·c·u) carried by the
+    exact function. Derivation: |f(x + t) - f(x)| <= |f'(x)|·|t| to first order (the model's order
+    everywhere); |f'(x)| is the larger of the two one-sided secant slopes of the rule's own exact
+    float64 kernel over a step h = 2^-26·max(|x|, 1), which is f'(x) to first order in h, found
+    without the next derivative primitive (an mpmath differentiation for a second derivative).
+    Non-finite inputs carry no term (the value there is a convention, not a rounding)."""
+    fn = rule_forward(rule)
+    total = 0.0
+    for i, a in enumerate(arrays):
+        if not _is_float(a):
+            continue
+        x = np.asarray(a, dtype=np.float64)
+        spread = 2 * cu * np.abs(x) + (0.0 if errs[i] is None else np.asarray(errs[i], dtype=np.float64))
+        h = _SECANT * np.maximum(np.abs(x), 1.0)
+
+        def at(v, i=i):
+            args = [v if j == i else b for j, b in enumerate(arrays)]
+            return np.asarray(fn(*args, **params), dtype=np.float64)
+
+        with np.errstate(all="ignore"):
+            y = at(x)
+            slope = np.maximum(np.abs(at(x + h) - y), np.abs(y - at(x - h))) / h
+            slope = np.where(np.isfinite(x), np.nan_to_num(slope, nan=np.inf), 0.0)
+            total = total + slope * spread
+    return total
+
+
 def _gather(rule, arrays, errs, params, outs):
     """The op applied to the errors (a max: the largest error that could be selected)."""
     e_in = [
@@ -698,5 +754,6 @@ __all__ = [
     "composite",
     "derived_bound",
     "elementwise",
+    "exact_elementwise",
     "products",
 ]

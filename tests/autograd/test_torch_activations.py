@@ -89,7 +89,30 @@ RTOL = 1e-12
 # gelu's tanh approximation computes 1 + tanh(inner), which cancels for x < -3: one ulp of tanh
 # becomes ~1e-12 relative there (PyTorch and the reference evaluate tanh independently).
 # mish's derivative has 1 - tanh(softplus(x))^2, which cancels for x >= 6 the same way.
-RTOL_OF = {"gelu_tanh": 1e-10, "mish": 1e-10}
+# hardsigmoid: PyTorch's gradient is g * float32(1/6) in float64 (3e-8 relative), the reference's the
+# exact g / 6 (known entry torch-hardsigmoid-gradient-float32-one-sixth).
+RTOL_OF = {"gelu_tanh": 1e-10, "mish": 1e-10, "hardsigmoid": 1e-7}
+
+# The reference answers with the mathematics (issue 38); where PyTorch's kernel is less accurate than
+# the op can be, the inputs are left out of the comparison with PyTorch (the reference's values there
+# are checked against mpmath by test_activation_accuracy.py; PyTorch's departures are known entries):
+# - gelu, gelu_tanh below -5: 1 + erf / 1 + tanh cancels (gelu(-30) is -0.0 for PyTorch, exact
+#   -1.47e-196; torch-gelu-float64-one-plus-erf-cancels, torch-gelu-tanh-one-plus-tanh-cancels);
+# - softplus past beta * x > threshold: PyTorch's identity cut-off (softplus(1, beta=2,
+#   threshold=1) is 1.0, exact 1.0634640055214863; torch-softplus-threshold-identity).
+TORCH_DEPARTS = {
+    "gelu": lambda x: x < -5,
+    "gelu_tanh": lambda x: x < -5,
+    "softplus_threshold": lambda x: np.isfinite(x) & (2.0 * x > 1.0),
+}
+
+
+def torch_accurate(name, xs):
+    """``xs`` without the inputs where PyTorch departs from the exact value (TORCH_DEPARTS)."""
+    if name not in TORCH_DEPARTS:
+        return xs
+    with np.errstate(invalid="ignore"):
+        return xs[~TORCH_DEPARTS[name](xs)]
 
 
 # Second derivatives compared on moderate inputs only, for these reasons:
@@ -101,6 +124,9 @@ RTOL_OF = {"gelu_tanh": 1e-10, "mish": 1e-10}
 #   for x > 20 (0 instead of e^-x); the reference's keeps them. Below |x| = 6 both are exact.
 # - gelu_tanh: its second derivative at |x| >= 6 is a difference of O(1) terms around 1e-9 (both
 #   frameworks lose digits there); compared for |x| <= 3.
+# - silu, mish: PyTorch's double backward forms 1 - sigmoid(x) and 1 - tanh(softplus(x))^2 by
+#   subtraction, which lose the digits for x >= 20 (0 at 40, exact 4.3e-17 / 1.5e-33;
+#   torch-sigmoid-family-derivative-tails-cancel); the reference's are exact.
 SECOND_ON_MODERATE = {
     "hardsigmoid": False,
     "softplus": True,
@@ -108,21 +134,24 @@ SECOND_ON_MODERATE = {
     "softplus_threshold": True,
     "logsigmoid": True,
     "gelu_tanh": True,
+    "silu": True,
+    "mish": True,
 }
 MODERATE = np.array([0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 3.0, -3.0, 6.0, 0.2, -0.7, 2.5, -4.0, 1e-8, NAN])
 
 
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))
 def test_float64_edges(name):
+    edge, moderate = torch_accurate(name, EDGE), torch_accurate(name, MODERATE)
     if name in SECOND_ON_MODERATE:
-        check(ACTIVATIONS[name], EDGE, rtol=RTOL_OF.get(name, RTOL), second=False)
+        check(ACTIVATIONS[name], edge, rtol=RTOL_OF.get(name, RTOL), second=False)
         if SECOND_ON_MODERATE[name]:
-            ties = MODERATE != (0.5 if name == "softplus_threshold" else 20.0)  # x * beta == threshold
+            ties = moderate != (0.5 if name == "softplus_threshold" else 20.0)  # x * beta == threshold
             if name == "gelu_tanh":
-                ties &= np.abs(MODERATE) <= 3
-            check(ACTIVATIONS[name], MODERATE[ties], rtol=RTOL_OF.get(name, RTOL))
+                ties &= np.abs(moderate) <= 3
+            check(ACTIVATIONS[name], moderate[ties], rtol=RTOL_OF.get(name, RTOL))
         return
-    check(ACTIVATIONS[name], EDGE, rtol=RTOL_OF.get(name, RTOL))
+    check(ACTIVATIONS[name], edge, rtol=RTOL_OF.get(name, RTOL))
 
 
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))
@@ -136,7 +165,7 @@ def test_float32_forward(name):
     # -0.0040496886). For gelu, +inf and x <= -3 (where 1 + erf cancels) are left out of the
     # comparison; the reference's gelu(+inf) is asserted to be +inf.
     gelu = name.startswith("gelu")
-    edge = EDGE[(EDGE != INF) & ~(EDGE <= -3)] if gelu else EDGE
+    edge = EDGE[(EDGE != INF) & ~(EDGE <= -3)] if gelu else torch_accurate(name, EDGE)
     if gelu:
         assert float(ACTIVATIONS[name](T, T.tensor(np.array([INF], np.float32)))._data[0]) == INF
     check(

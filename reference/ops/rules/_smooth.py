@@ -1,0 +1,375 @@
+"""Exact kernels of the smooth activations and their first two derivatives (float64).
+
+The reference answers with the mathematics (issue 38): each kernel returns the float64 value of
+the function, or of its first or second derivative, within a few ulps of the exact value at the
+float64 input, over the whole domain (the measured worst ulps are in docs/accuracy.md, asserted by
+tests/autograd/test_activation_accuracy.py). The float64 formulas are the stable forms below;
+where a formula cancels (near a zero of the derivative) or where the rounding of an intermediate
+argument is amplified (gelu's tanh form for very negative x), the element is recomputed with
+mpmath at 40 digits: the fallback touches only those elements.
+
+Notation: s = sigmoid(x), s̄ = sigmoid(-x) = 1 - s, both computed directly (no 1 - s).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# ---- helpers ----------------------------------------------------------------------------------
+
+_DPS = 40
+#: a result whose terms cancel by more than one bit (|sum| < CANCEL·sum of |terms|) is recomputed
+#: in mpmath: the float64 sum's relative error is at most (terms' error)·(1 / CANCEL) elsewhere
+CANCEL = 0.5
+
+
+def _f64(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+def mp_where(mask, out, x, mp_fn, **params):
+    """``out`` with the elements under ``mask`` replaced by ``mp_fn(mpf(x), **params)`` rounded to
+    float64 (mpmath, 40 digits). mpmath is imported only when an element needs it."""
+    mask = np.asarray(mask) & np.isfinite(x)
+    if not mask.any():
+        return out
+    import mpmath
+
+    out = np.array(out, dtype=np.float64, copy=True)
+    with mpmath.workdps(_DPS):
+        out[mask] = [float(mp_fn(mpmath.mpf(float(v)), **params)) for v in x[mask]]
+    return out
+
+
+def cancels(total, *terms):
+    """Where ``sum(terms)`` = ``total`` loses more than a bit to cancellation."""
+    with np.errstate(invalid="ignore"):
+        mag = sum(np.abs(t) for t in terms)
+        return np.abs(total) < CANCEL * mag
+
+
+def sigmoid(x):
+    """1 / (1 + e^-x), from e = exp(-|x|) so that no exp overflows and no 1 - s is formed."""
+    x = _f64(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def sigmoid_d1(x):
+    """s·s̄ = e / (1 + e)², e = exp(-|x|) (symmetric in x; exact tails, no 1 - s)."""
+    x = _f64(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(-np.abs(x))
+        return e / (1 + e) / (1 + e)
+
+
+def sigmoid_d2(x):
+    """(s s̄)' = s s̄ (s̄ - s) = -s s̄ tanh(x / 2)."""
+    x = _f64(x)
+    return -sigmoid_d1(x) * np.tanh(x / 2)
+
+
+# ---- softplus(x) = log(1 + e^x) ---------------------------------------------------------------
+
+
+def softplus(x):
+    """max(x, 0) + log1p(e^-|x|): two terms of one sign, no overflow."""
+    x = _f64(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+def log_sigmoid(x):
+    """log s(x) = -softplus(-x) = min(x, 0) - log1p(e^-|x|)."""
+    return -softplus(-_f64(x))
+
+
+# ---- silu(x) = x s ----------------------------------------------------------------------------
+
+
+def silu(x):
+    x = _f64(x)
+    return x * sigmoid(x)
+
+
+def _mp_sig(x):
+    import mpmath
+
+    return 1 / (1 + mpmath.exp(-x))
+
+
+def _mp_silu_d1(x):
+    s = _mp_sig(x)
+    return s * (1 + x * (1 - s))
+
+
+def _mp_silu_d2(x):
+    s = _mp_sig(x)
+    return s * (1 - s) * (2 + x * (1 - 2 * s))
+
+
+def silu_d1(x):
+    """s (1 + x s̄); zero at x = -1.2785: mpmath where 1 + x s̄ cancels."""
+    x = _f64(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        tail = x * sigmoid(-x)
+        inner = 1 + tail
+        out = sigmoid(x) * inner
+        return mp_where(cancels(inner, 1.0, tail), out, x, _mp_silu_d1)
+
+
+def silu_d2(x):
+    """s s̄ (2 - x tanh(x / 2)) (s̄ - s = -tanh(x/2)); zero at |x| = 2.3994: mpmath where it cancels."""
+    x = _f64(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        xt = x * np.tanh(x / 2)
+        inner = 2 - xt
+        out = sigmoid_d1(x) * np.where(np.isinf(x), -np.inf, inner)
+        out = np.where(np.isinf(x), 0.0, out)  # s s̄ decays like e^-|x|, the factor grows like |x|
+        return mp_where(cancels(inner, 2.0, xt), out, x, _mp_silu_d2)
+
+
+# ---- mish(x) = x tanh(softplus(x)) ------------------------------------------------------------
+# With n = e^x (e^x + 2): tanh(log(1 + e^x)) = n / (n + 2) and 1 - tanh² = 4 (n + 1) / (n + 2)²,
+# neither of which cancels; past x = 40 tanh(softplus(x)) is 1 - O(e^-2x), 1 to float64.
+
+
+def _mish_parts(x):
+    with np.errstate(over="ignore", invalid="ignore"):
+        big = x > 40
+        e = np.exp(np.where(big, 0.0, x))
+        n = e * (e + 2)
+        t = np.where(big, 1.0, n / (n + 2))
+        q = np.where(big, 4 * np.exp(-2 * np.where(big, x, 0.0)), 4 * (n + 1) / (n + 2) / (n + 2))
+    return t, q
+
+
+def mish(x):
+    x = _f64(x)
+    t, _ = _mish_parts(x)
+    return np.where(np.isnan(x), x, x * t)
+
+
+def _mp_mish_t(x):
+    import mpmath
+
+    return mpmath.tanh(mpmath.log1p(mpmath.exp(x)))
+
+
+def _mp_mish_d1(x):
+    t = _mp_mish_t(x)
+    return t + x * _mp_sig(x) * (1 - t * t)
+
+
+def _mp_mish_d2(x):
+    t = _mp_mish_t(x)
+    s = _mp_sig(x)
+    return s * (1 - t * t) * (2 + x * ((1 - s) - 2 * t * s))
+
+
+def mish_d1(x):
+    """t + x s (1 - t²), t = tanh(softplus(x)) (its derivative is s (1 - t²)); zero at x = -1.1924."""
+    x = _f64(x)
+    t, q = _mish_parts(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        tail = x * sigmoid(x) * q
+        tail = np.where(np.isinf(x), 0.0, tail)
+        out = t + tail
+        return mp_where(cancels(out, t, tail), out, x, _mp_mish_d1)
+
+
+def mish_d2(x):
+    """s q (2 + x (s̄ - 2 t s)), q = 1 - t² (differentiating t + x s q with q' = -2 t s q)."""
+    x = _f64(x)
+    t, q = _mish_parts(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        s, sb = sigmoid(x), sigmoid(-x)
+        a, b = x * sb, -2 * x * t * s
+        inner = 2 + a + b
+        out = np.where(np.isinf(x), 0.0, s * q * inner)
+        return mp_where(cancels(inner, 2.0, a, b), out, x, _mp_mish_d2)
+
+
+# ---- gelu, erf form: x Φ(x) -------------------------------------------------------------------
+
+_INV_SQRT2_HI = 0.7071067811865476  # 1/√2 as a double-double
+_INV_SQRT2_LO = -4.833646656726457e-17
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+
+
+def two_square(x):
+    """x·x = hi + lo exactly (Dekker's product with Veltkamp's split)."""
+    c = 134217729.0 * x  # 2^27 + 1
+    high = c - (c - x)
+    low = x - high
+    hi = x * x
+    return hi, ((high * high - hi) + 2 * high * low) + low * low
+
+
+def gauss(x):
+    """φ(x) = e^{-x²/2} / √(2π) with x² split exactly (the rounding of x² alone would move the
+    result by x²u/2 relative: 20 ulps at x = 9)."""
+    x = _f64(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        hi, lo = two_square(x)
+        lo = np.where(np.isfinite(lo), lo, 0.0)
+        return np.exp(-hi / 2) * (1 - lo / 2) * _INV_SQRT_2PI
+
+
+def ncdf(x):
+    """Φ(x) = erfc(-x/√2) / 2 with x/√2 a double-double (the erfc kernel of the pointwise rules:
+    3.2 ulps measured); erfc(h + l) = erfc(h) - (2/√π) e^{-h²} l to first order."""
+    from reference.ops.rules.pointwise import _erfc_kernel, _two_product
+
+    x = _f64(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        h, l = _two_product(-x, _INV_SQRT2_HI)
+        l = l - x * _INV_SQRT2_LO
+        l = np.where(np.isfinite(l), l, 0.0)
+        return (_erfc_kernel(h) - (2 / math.sqrt(math.pi)) * np.exp(-h * h) * l) / 2
+
+
+def gelu(x):
+    x = _f64(x)
+    with np.errstate(invalid="ignore"):
+        out = x * ncdf(x)
+    return np.where(x == -np.inf, -0.0, out)
+
+
+def _mp_gelu_d1(x):
+    import mpmath
+
+    return mpmath.ncdf(x) + x * mpmath.npdf(x)
+
+
+def gelu_d1(x):
+    """Φ(x) + x φ(x); zero at x = -0.7518: mpmath where the two cancel."""
+    x = _f64(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        cdf, tail = ncdf(x), x * gauss(x)
+        tail = np.where(np.isinf(x), 0.0, tail)
+        out = cdf + tail
+        return mp_where(cancels(out, cdf, tail), out, x, _mp_gelu_d1)
+
+
+def gelu_d2(x):
+    """φ(x) (2 - x²), with 2 - x² = (2 - hi) - lo exact to a rounding (x² = hi + lo)."""
+    x = _f64(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        hi, lo = two_square(x)
+        lo = np.where(np.isfinite(lo), lo, 0.0)
+        out = gauss(x) * ((2 - hi) - lo)
+        return np.where(np.isinf(x), 0.0, out)
+
+
+# ---- gelu, tanh form: x/2 (1 + tanh z) = x s(2z), z = √(2/π) (x + κ x³) -----------------------
+# The exact value uses the mathematical √(2/π) and κ = 0.044715. The float64 z carries a few
+# roundings, which s(2z) amplifies by 2|z| s(-2z) (relative): where z < -1 (x < -1.2) the
+# elements are recomputed in mpmath; elsewhere the amplification is below 2.
+
+_BETA = math.sqrt(2 / math.pi)
+_KAPPA = 0.044715
+
+
+def _mp_tanh_parts(x):
+    import mpmath
+
+    beta = mpmath.sqrt(2 / mpmath.pi)
+    kappa = mpmath.mpf("0.044715")
+    z = beta * (x + kappa * x**3)
+    dz = beta * (1 + 3 * kappa * x**2)
+    ddz = 6 * beta * kappa * x
+    return z, dz, ddz
+
+
+def _mp_gelu_tanh(x):
+    z, _, _ = _mp_tanh_parts(x)
+    return x * _mp_sig(2 * z)  # x/2 (1 + tanh z) without the cancelling 1 + tanh z
+
+
+def _mp_gelu_tanh_d1(x):
+    z, dz, _ = _mp_tanh_parts(x)
+    s, sb = _mp_sig(2 * z), _mp_sig(-2 * z)
+    return s * (1 + 2 * x * dz * sb)
+
+
+def _mp_gelu_tanh_d2(x):
+    import mpmath
+
+    z, dz, ddz = _mp_tanh_parts(x)
+    s, sb = _mp_sig(2 * z), _mp_sig(-2 * z)
+    return 2 * s * sb * (2 * dz + x * ddz - 2 * x * dz * dz * mpmath.tanh(z))
+
+
+def _tanh_parts(x):
+    z = _BETA * (x + _KAPPA * (x * x * x))
+    dz = _BETA * (1 + 3 * _KAPPA * (x * x))
+    return z, dz
+
+
+def gelu_tanh(x):
+    x = _f64(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        z, _ = _tanh_parts(x)
+        out = np.where(np.isinf(x), np.where(x > 0, x, -0.0), x * sigmoid(2 * z))
+        return mp_where(z < -1, out, x, _mp_gelu_tanh)
+
+
+def gelu_tanh_d1(x):
+    """s(2z) (1 + 2 x z' s(-2z)) (the derivative of x s(2z))."""
+    x = _f64(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        z, dz = _tanh_parts(x)
+        tail = 2 * x * dz * sigmoid(-2 * z)
+        inner = 1 + tail
+        out = np.where(np.isinf(x), np.where(x > 0, 1.0, 0.0), sigmoid(2 * z) * inner)
+        return mp_where((z < -1) | cancels(inner, 1.0, tail), out, x, _mp_gelu_tanh_d1)
+
+
+def gelu_tanh_d2(x):
+    """2 s s̄ (2 z' + x z'' - 2 x z'² tanh z), s = s(2z), s̄ = s(-2z), z'' = 6 √(2/π) κ x. s s̄ is
+    e^-2|z| in the tails, so z's rounding is amplified by 2|z| on both sides: mpmath past |z| = 1."""
+    x = _f64(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        z, dz = _tanh_parts(x)
+        a, b, c = 2 * dz, x * (6 * _BETA * _KAPPA * x), -2 * x * dz * dz * np.tanh(z)
+        inner = a + b + c
+        out = np.where(np.isinf(x), 0.0, 2 * sigmoid_d1(2 * z) * inner)
+        return mp_where((np.abs(z) > 1) | cancels(inner, a, b, c), out, x, _mp_gelu_tanh_d2)
+
+
+# ---- third derivatives: no check differentiates three times; mpmath's differentiation of the
+# mathematical function keeps the table differentiable one order further, exactly.
+
+MP_FUNCTIONS = {
+    "sigmoid": _mp_sig,
+    "softplus": lambda x: __import__("mpmath").log1p(__import__("mpmath").exp(x)),
+    "silu": lambda x: x * _mp_sig(x),
+    "mish": lambda x: x * _mp_mish_t(x),
+    "gelu": lambda x: x * __import__("mpmath").ncdf(x),
+    "gelu_tanh": _mp_gelu_tanh,
+}
+
+
+def mp_derivative(name, order, x):
+    """The ``order``-th derivative of MP_FUNCTIONS[name] at each element of ``x`` (mpmath.diff)."""
+    x = _f64(x)
+    fn = MP_FUNCTIONS[name]
+
+    def one(v):
+        import mpmath
+
+        # a derivative as small as e^-x² next to a value of size |x| needs that many more digits in
+        # mpmath.diff's differences: the precision is doubled until two evaluations agree
+        dps, last = _DPS, None
+        while True:
+            with mpmath.workdps(dps):
+                d = mpmath.diff(fn, mpmath.mpf(v), order)
+            if (last is not None and d != 0 and abs(d - last) <= abs(d) * 1e-20) or dps >= 2000:
+                return d
+            last, dps = d, 2 * dps
+
+    return mp_where(np.ones(x.shape, bool), np.full(x.shape, np.nan), x, one)
