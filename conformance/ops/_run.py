@@ -207,16 +207,30 @@ def order_check(func, check, names, diff, dims, f, xs, seeds):
     return list(func.vmap(per_sample, (*dims, *[0] * (k + 2)))(*[xs[n] for n in names], *seeds))
 
 
-class JaxFunc:
-    """``jax``'s transforms with torch.func's signatures (for :func:`order_check`)."""
+def torch_convention_vjp(jax, fn, *primals):
+    """``jax.vjp`` in PyTorch's (the reference's) convention: JAX's VJP transposes the JVP under the
+    bilinear pairing sum(ct * y), PyTorch's is its adjoint under Re sum(conj(ct) * y), so for every
+    function, holomorphic or not, reference_vjp(ct) = conj(jax_vjp(conj(ct))) (docs/complex.md;
+    the identity on real arrays). Nested (vjp_vjp, jvp_vjp) it maps each level."""
+    conj = jax.numpy.conj
+    out, pull = jax.vjp(fn, *primals)
+    return out, lambda ct: tuple(conj(g) for g in pull(jax.tree_util.tree_map(conj, ct)))
 
-    def __init__(self, jax):
+
+class JaxFunc:
+    """``jax``'s transforms with torch.func's signatures (for :func:`order_check`); ``complex``: its
+    VJPs in PyTorch's convention (:func:`torch_convention_vjp`)."""
+
+    def __init__(self, jax, complex=False):
         self.jax = jax
+        self.complex = complex
 
     def jvp(self, fn, primals, tangents):
         return self.jax.jvp(fn, tuple(primals), tuple(tangents))
 
     def vjp(self, fn, *primals):
+        if self.complex:
+            return torch_convention_vjp(self.jax, fn, *primals)
         return self.jax.vjp(fn, *primals)
 
     def vmap(self, fn, in_dims):
@@ -490,13 +504,23 @@ def run_jax(J, case, check, a, fn):
         return fn(J, *[fixed[n] if n in fixed else next(it) for n in names], **params)
 
     primals = tuple(arr(a[n]) for n in diff)
+    complex_case = case.dtype.startswith("complex")
+    # JAX's cotangents and gradients mapped to PyTorch's convention (docs/complex.md); jvp is as is
+    vjp = (lambda g_, *p: torch_convention_vjp(jax, g_, *p)) if complex_case else jax.vjp
     if check in ORDER_RUN:
         seeds, results = order_names(case, check)
         names_, diff_, dims = order_args(case, check)
 
         def whole(xs, ss):
             return order_check(
-                JaxFunc(jax), check, names_, diff_, dims, lambda *ys: fn(J, *ys, **params), xs, ss
+                JaxFunc(jax, complex_case),
+                check,
+                names_,
+                diff_,
+                dims,
+                lambda *ys: fn(J, *ys, **params),
+                xs,
+                ss,
             )
 
         xs = dict(zip(names, (arr(x) for x in _order_inputs(case, check, a))))
@@ -504,15 +528,15 @@ def run_jax(J, case, check, a, fn):
     if check == "forward":
         return {"output": jax.jit(f)(*primals)}
     if check == "vjp":
-        grads = jax.jit(lambda g, *p: jax.vjp(f, *p)[1](g))(arr(a["grad_output"]), *primals)
+        grads = jax.jit(lambda g, *p: vjp(f, *p)[1](g))(arr(a["grad_output"]), *primals)
         return {f"grad_{n}": gr for n, gr in zip(diff, grads)}
     if check == "vjp_vjp":
 
         def first(g, *p):
-            return jax.vjp(f, *p)[1](g)
+            return vjp(f, *p)[1](g)
 
         def second(ggs, g, *p):
-            return jax.vjp(first, g, *p)[1](ggs)
+            return vjp(first, g, *p)[1](ggs)
 
         ggs = tuple(arr(a[f"gg_{n}"]) for n in diff)
         outs = jax.jit(second)(ggs, arr(a["grad_output"]), *primals)
@@ -538,7 +562,7 @@ def run_jax(J, case, check, a, fn):
                 it = iter(ps)
                 return fn(J, *[fixed_ys[n] if n in fixed_ys else next(it) for n in names], **params)
 
-            return jax.vjp(h, *[y for n, y in zip(names, ys) if n in diff])[1](g)
+            return vjp(h, *[y for n, y in zip(names, ys) if n in diff])[1](g)
 
         grads = jax.jit(jax.vmap(per_sample, in_axes=(*dims, 0)))(*xs, arr(a["batched_grad_output"]))
         return {f"grad_{n}": g for n, g in zip(diff, grads)}
