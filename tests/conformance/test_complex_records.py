@@ -352,3 +352,33 @@ def test_cli_runs_complex_records_and_names_the_real_only_ones(tmp_path, capsys)
         and {r["dtype"] for r in judged} == {"complex64"}
     )
     assert {r["verdict"] for r in judged} == {"pass"}
+
+
+def test_reproducer_rebuilds_complex_arrays_and_shows_the_jax_sqrt_branch_cut(tmp_path):
+    """A complex case's standalone reproducer: the arrays as complex128 bytes (the -0.0 imaginary part
+    kept), JAX's VJP mapped, parts compared: JAX's sqrt of -4 - 0j is +2j (PyTorch, TensorFlow, NumPy
+    and the reference: -2j, the side of the cut the zero's sign names), so it exits 1."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("jax")
+    from conformance.case import encode_array
+    from conformance.record_reproducer import record_reproducer
+
+    z = np.array([complex(-4, -0.0), complex(-4, 0.0), 1 + 2j])
+    codes = {}
+    for framework, spec, check in (
+        ("jax", "conformance.adapters.jax_adapter:JaxAdapter", "forward"),
+        ("jax", "conformance.adapters.jax_adapter:JaxAdapter", "vjp"),
+    ):
+        op = "sqrt" if check == "forward" else "exp"
+        case = Case(op, RecordParams.of({"values": "normal"}), {"input": (3,)}, "complex128", 1, (check,),
+                    data={"input": encode_array(z)})  # fmt: skip
+        result = {"case": case.to_dict(), "case_id": case.id, "check": check, "framework": framework}
+        script = tmp_path / f"{op}_{check}.py"
+        script.write_text(record_reproducer(result, spec))
+        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+        codes[(op, check)] = (proc.returncode, proc.stdout)
+    assert codes[("sqrt", "forward")][0] == 1, codes
+    assert "observed 2.0, expected -2.0" in codes[("sqrt", "forward")][1]
+    assert codes[("exp", "vjp")][0] == 0, codes  # the mapped VJP is PyTorch's
