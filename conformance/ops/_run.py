@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from conformance.case import PART_DTYPE
 from conformance.ops import RECORDS, VMAP_CHECKS, op_params, vmap_spec
 
 # ---- what a spelling cannot do for a check -----------------------------------------------------
@@ -402,9 +403,11 @@ def reference_expected(case, check, a, precision, input_errors=None):
 def run_torch(torch, case, check, a, fn, device="cpu"):
     _refuse(fn, case, check, "torch")
     dtype = getattr(torch, case.dtype)
+    part = getattr(torch, PART_DTYPE.get(case.dtype, case.dtype))
 
-    def t(x, grad=False):
-        return torch.tensor(x, dtype=dtype, device=device).requires_grad_(grad)
+    def t(x, grad=False):  # (a complex case's real array, a cotangent of a real output: the part dtype)
+        d = part if dtype != part and not np.iscomplexobj(x) else dtype
+        return torch.tensor(x, dtype=d, device=device).requires_grad_(grad)
 
     out = _run_torch(torch, case, check, a, fn, t)
     return {k: torch.zeros(v.shape, dtype=v.dtype) if v._is_zerotensor() else v for k, v in out.items()}
@@ -492,10 +495,11 @@ def run_jax(J, case, check, a, fn):
     params = op_params(case)
     jax, jnp = J.jax, J.jnp
     dtype = getattr(jnp, case.dtype)
+    part = getattr(jnp, PART_DTYPE.get(case.dtype, case.dtype))
     names, diff = rec.inputs, rec.diff_inputs
 
-    def arr(x):
-        return jnp.asarray(x, dtype=dtype)
+    def arr(x):  # (a complex case's real array, a cotangent of a real output: the part dtype)
+        return jnp.asarray(x, dtype=part if dtype != part and not np.iscomplexobj(x) else dtype)
 
     fixed = {n: arr(a[n]) for n in names if n not in diff}
 
@@ -577,10 +581,15 @@ def run_tf(tf, case, check, a, fn):
     rec = RECORDS[case.op]
     params = op_params(case)
     dtype = getattr(tf, case.dtype)
+    part = getattr(tf, PART_DTYPE.get(case.dtype, case.dtype))
     names, diff = rec.inputs, rec.diff_inputs
 
     def c(x):  # a tensor argument of a tf.function (tensorflow:function / :xla modes) is cast
-        return tf.cast(x, dtype) if tf.is_tensor(x) else tf.constant(x, dtype=dtype)
+        # (a complex case's real array, a cotangent of a real output: the part dtype)
+        d = dtype
+        if dtype != part and not (x.dtype.is_complex if tf.is_tensor(x) else np.iscomplexobj(x)):
+            d = part
+        return tf.cast(x, d) if tf.is_tensor(x) else tf.constant(x, dtype=d)
 
     if check in ORDER_RUN:
         return _run_order(TfFunc(tf), case, check, a, c, lambda *ys: fn(tf, *ys, **params))
