@@ -233,6 +233,7 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
     """
 
     name = "torch:compile"
+    complex_records = False  # complex cases: the default mode only (docs/complex.md)
     mode = "compile"
     backend = "inductor"
     compiles = True

@@ -42,21 +42,6 @@ def pushforward(name, z, t):
     return dz(z) * t + dzbar(z) * np.conj(t)
 
 
-class _TorchOps:
-    conj = staticmethod(torch.conj)
-    exp = staticmethod(torch.exp)
-
-
-@pytest.mark.parametrize("name", sorted(CLOSED_FORMS))
-def test_torch_vjp_and_jvp_are_the_closed_forms(name):
-    f = CLOSED_FORMS[name][0]
-    z = torch.tensor(Z, requires_grad=True)
-    (grad,) = torch.autograd.grad(f(_TorchOps, z), z, torch.tensor(G))
-    np.testing.assert_allclose(grad.numpy(), pytorch_vjp(name, Z, G), rtol=1e-13)
-    _, tan = torch.func.jvp(lambda x: f(_TorchOps, x), (torch.tensor(Z),), (torch.tensor(T_),))
-    np.testing.assert_allclose(tan.numpy(), pushforward(name, Z, T_), rtol=1e-13)
-
-
 @pytest.mark.parametrize("name", sorted(CLOSED_FORMS))
 def test_jax_mapped_vjp_is_pytorchs_and_its_raw_vjp_is_not(name):
     jax = pytest.importorskip("jax")
@@ -89,26 +74,39 @@ def test_jax_mapping_of_a_real_loss_is_the_conjugate_of_jax_grad():
     np.testing.assert_allclose(np.asarray(mapped), 2 * Z, rtol=1e-13)
 
 
-@pytest.mark.parametrize("name", sorted(CLOSED_FORMS))
-def test_tensorflow_gradient_tape_is_pytorchs_convention_as_is(name):
-    """Measured: tf.GradientTape's output_gradients VJP is PyTorch's (conj(df/dz)·g + ...), and
-    ForwardAccumulator's JVP is the pushforward: the harness takes both as they are."""
-    tf = pytest.importorskip("tensorflow")
-    f = CLOSED_FORMS[name][0]
+# each record's VJP (PyTorch's convention) and JVP in closed form: z = input, w = other, g, t
+RECORD_CLOSED_FORMS = {
+    "exp": (lambda z, w, g: [g * np.conj(np.exp(z))], lambda z, w, tz, tw: np.exp(z) * tz),
+    "mul": (lambda z, w, g: [g * np.conj(w), g * np.conj(z)], lambda z, w, tz, tw: tz * w + z * tw),
+    "sqrt": (lambda z, w, g: [g * np.conj(0.5 / np.sqrt(z))], lambda z, w, tz, tw: 0.5 / np.sqrt(z) * tz),
+    # |z| is not holomorphic: d|z|/dz = conj(z)/(2|z|), d|z|/d conj(z) = z/(2|z|); g is real
+    "abs": (lambda z, w, g: [g * z / np.abs(z)], lambda z, w, tz, tw: np.real(np.conj(tz) * z / np.abs(z))),
+}
 
-    class ops:
-        conj = staticmethod(tf.math.conj)
-        exp = staticmethod(tf.math.exp)
 
-    z = tf.constant(Z)
-    with tf.GradientTape() as tape:
-        tape.watch(z)
-        y = f(ops, z)
-    grad = tape.gradient(y, z, output_gradients=tf.constant(G))
-    np.testing.assert_allclose(grad.numpy(), pytorch_vjp(name, Z, G), rtol=1e-13)
-    with tf.autodiff.ForwardAccumulator(z, tf.constant(T_)) as acc:
-        y = f(ops, z)
-    np.testing.assert_allclose(acc.jvp(y).numpy(), pushforward(name, Z, T_), rtol=1e-13)
+@pytest.mark.parametrize("framework", ["torch", "jax", "tensorflow"])
+@pytest.mark.parametrize("op", sorted(RECORD_CLOSED_FORMS))
+def test_each_adapter_answers_the_closed_form_in_pytorchs_convention(framework, op):
+    """Through the harness's adapter (JAX's VJP mapped, TensorFlow's GradientTape and PyTorch's taken
+    as they are, as measured): the VJP is conj(df/dz)·g + (df/d conj z)·conj(g) and the JVP the
+    pushforward df/dz·t + (df/d conj z)·conj(t), on normal complex128 draws (no zeros, no cut)."""
+    from conformance.adapters import BUILTIN, load
+
+    pytest.importorskip(BUILTIN[framework][0])
+    adapter = load(BUILTIN[framework][1])
+    adapter.setup("cpu", "highest")
+    vjp_form, jvp_form = RECORD_CLOSED_FORMS[op]
+    names = RECORDS[op].inputs
+    data = {n: v for n, v in zip(names, (Z, -G))}
+    data.update(grad_output=np.abs(G) if op == "abs" else G, tangent_input=T_, tangent_other=T_[::-1].copy())
+    case = _case(op, check="vjp", shapes={n: (3,) for n in names})
+    got = adapter.run(case, "vjp", data)
+    want = vjp_form(data["input"], data.get("other"), data["grad_output"])
+    for n, w in zip(names, want):
+        np.testing.assert_allclose(np.asarray(got[f"grad_{n}"]), w, rtol=1e-12)
+    got = adapter.run(case.with_checks(["jvp"]), "jvp", data)
+    want = jvp_form(data["input"], data.get("other"), T_, data["tangent_other"])
+    np.testing.assert_allclose(np.asarray(got["tangent_output"]), want, rtol=1e-12)
 
 
 # ---- the harness on complex record cases ------------------------------------------------------------
