@@ -854,7 +854,8 @@ def cmd_ops(args) -> int:
 def cmd_replay(args) -> int:
     frameworks = _frameworks(args)
     checks = _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)
-    dtypes = _list("--dtypes", args.dtypes, DTYPES + COMPLEX_DTYPES, DTYPES)
+    # a replayed file's complex cases too (a run's default stays real)
+    dtypes = _list("--dtypes", args.dtypes, DTYPES + COMPLEX_DTYPES, DTYPES + COMPLEX_DTYPES)
     _timeout(args)
     _memory_budget(args)
     if not Path(args.path).exists():
