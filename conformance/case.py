@@ -45,6 +45,11 @@ CONV_CHECKS = VALID_CHECKS[:6]
 PROGRAM_CHECKS = ("program",)
 OPS = ("conv", "program")
 DTYPES = ("float64", "float32", "float16", "bfloat16")
+#: Complex dtypes: op-record cases only, of the records declared complex-capable
+#: (conformance.ops.complex.COMPLEX_RECORDS); not in DTYPES, so the default campaign stays real.
+COMPLEX_DTYPES = ("complex64", "complex128")
+#: The real dtype of a complex dtype's parts (its unit roundoff and range are that dtype's).
+PART_DTYPE = {"complex64": "float32", "complex128": "float64"}
 LAYOUTS = ("channels_first", "channels_last")
 PADDING_STRINGS = ("valid", "same", "same_lower")
 VMAP_OPERANDS = ("input", "weight")
@@ -356,7 +361,7 @@ def _checks(source, checks, allowed) -> list:
     return checks
 
 
-def _data(source, raw, names) -> dict:
+def _data(source, raw, names, complex_values=False) -> dict:
     data = raw.get("data", {})
     if not isinstance(data, dict):
         raise CaseError(source, "data", "must be an object mapping array names to nested lists")
@@ -364,10 +369,44 @@ def _data(source, raw, names) -> dict:
         if key not in names:
             raise CaseError(source, f"data.{key}", f"unknown array (known: {tuple(names)})")
         try:
-            np.asarray(value, dtype=np.float64)
+            if complex_values:
+                decode_array(value)
+            else:
+                np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise CaseError(source, f"data.{key}", f"must be a nested list of numbers ({exc})") from None
+            what = (
+                '{"real": nested list, "imag": nested list of the same shape}'
+                if complex_values
+                else "a nested list of numbers"
+            )
+            raise CaseError(source, f"data.{key}", f"must be {what} ({exc})") from None
     return data
+
+
+def encode_array(a) -> object:
+    """A case's ``data`` entry: a nested list of numbers, or for a complex array
+    ``{"real": [...], "imag": [...]}`` (JSON has no complex numbers; each part is exact, signed zeros,
+    infinities and NaNs included, as Python's json writes floats)."""
+    a = np.asarray(a)
+    if a.dtype.kind == "c":
+        return {"real": a.real.tolist(), "imag": a.imag.tolist()}
+    return a.tolist()
+
+
+def decode_array(value) -> np.ndarray:
+    """The array of a ``data`` entry (:func:`encode_array`'s inverse): float64, or complex128."""
+    if isinstance(value, dict):
+        if sorted(value) != ["imag", "real"]:
+            raise ValueError(
+                f"a complex array is an object with keys real and imag, got keys {sorted(value)}"
+            )
+        re, im = np.asarray(value["real"], dtype=np.float64), np.asarray(value["imag"], dtype=np.float64)
+        if re.shape != im.shape:
+            raise ValueError(f"real part has shape {re.shape}, imaginary part {im.shape}")
+        out = np.empty(re.shape, dtype=np.complex128)
+        out.real, out.imag = re, im  # (re + 1j*im would turn an inf part into nan)
+        return out
+    return np.asarray(value, dtype=np.float64)
 
 
 def _strings(source, raw, *keys) -> list[str]:
@@ -450,8 +489,14 @@ def _parse_record_case(raw, source) -> Case:
             raise CaseError(source, f"shapes.{key}", f"must be a list of ints, got {value!r}")
         shapes[key] = tuple(_int(source, f"shapes.{key}[{i}]", v, 0) for i, v in enumerate(value))
     dtype = raw.get("dtype", "float64")
-    if dtype not in DTYPES:
-        raise CaseError(source, "dtype", f"must be one of {DTYPES}, got {dtype!r}")
+    if dtype not in DTYPES + COMPLEX_DTYPES:
+        raise CaseError(source, "dtype", f"must be one of {DTYPES + COMPLEX_DTYPES}, got {dtype!r}")
+    if dtype in COMPLEX_DTYPES and dtype not in rec.dtypes:
+        raise CaseError(
+            source,
+            "dtype",
+            f"{dtype!r}: the {rec.name!r} record is not complex-capable (its dtypes: {rec.dtypes})",
+        )
     seed = _int(source, "seed", raw.get("seed", 0), 0)
     checks = _checks(source, raw.get("checks", list(rec.checks)), tuple(rec.checks))
     names = [
@@ -460,7 +505,7 @@ def _parse_record_case(raw, source) -> Case:
         *(f"tangent_{n}" for n in rec.inputs),
         *(f"gg_{n}" for n in rec.inputs),
     ]
-    data = _data(source, raw, names)
+    data = _data(source, raw, names, complex_values=dtype in COMPLEX_DTYPES)
     description, name = _strings(source, raw, "description", "id")
     return Case(
         rec.name,
@@ -552,7 +597,16 @@ CHECK_ARRAYS = {
 
 
 def round_to_dtype(a: np.ndarray, dtype: str) -> np.ndarray:
-    """``a`` rounded (to nearest, ties to even) to ``dtype`` and returned as float64."""
+    """``a`` rounded (to nearest, ties to even) to ``dtype`` and returned as float64 (a complex dtype:
+    each part rounded to the part dtype, returned as complex128)."""
+    if dtype in PART_DTYPE:
+        c = np.asarray(a, dtype=np.complex128)
+        out = np.empty(c.shape, dtype=np.complex128)
+        out.real, out.imag = (
+            round_to_dtype(c.real, PART_DTYPE[dtype]),
+            round_to_dtype(c.imag, PART_DTYPE[dtype]),
+        )
+        return out
     a = np.asarray(a, dtype=np.float64)
     if dtype == "float64":
         return a.copy()

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from conformance import adapters, exitcodes, interrupt, shipped
 from conformance.budget import parse_size
-from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError
+from conformance.case import COMPLEX_DTYPES, DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError
 from conformance.executors import EXECUTORS, ExecutorError, ShardsLost, ray_address
 from conformance.executors import local as local_executor
 from conformance.executors.plan import MAX_SHRINKS, fuzz_units
@@ -147,7 +147,11 @@ def _parser() -> argparse.ArgumentParser:
             help="an extra backend adapter class (repeatable); alone, it runs only the adapters",
         )
         p.add_argument("--checks", help=f"comma-separated subset of {','.join(ALL_CHECKS)}")
-        p.add_argument("--dtypes", help=f"comma-separated subset of {','.join(DTYPES)}")
+        p.add_argument(
+            "--dtypes",
+            help=f"comma-separated subset of {','.join(DTYPES + COMPLEX_DTYPES)} (default: the real ones; "
+            "complex dtypes run the complex-capable op records)",
+        )
         p.add_argument("--out", default="reports/latest", help="output directory (default reports/latest)")
         p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
         p.add_argument(
@@ -722,7 +726,7 @@ def cmd_run(args) -> int:
     ops, records = _selected_ops(args)
     checks = _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)
     _check_record_checks(args, ops, records, checks)
-    dtypes = _list("--dtypes", args.dtypes, DTYPES, DTYPES)
+    dtypes = _list("--dtypes", args.dtypes, DTYPES + COMPLEX_DTYPES, DTYPES)
     _timeout(args)
     _memory_budget(args)
     explicit_budget = args.max_examples is not None
@@ -758,11 +762,15 @@ def cmd_run(args) -> int:
         else min(args.max_examples, DEFAULT_RECORD_EXAMPLES),
         record_shrinks=MAX_SHRINKS if explicit_budget else 1,
     )
+    real_only = _real_only(ops, records, dtypes)
     if not curated and not units:
         raise NothingSelected(
             f"nothing selected: {_filters(args, **{'--ops': args.ops, '--max-examples': args.max_examples})} "
             f"select none of the {len(loaded)} case(s) in {cases_path} and no fuzzing"
+            + (f" ({real_only})" if real_only else "")
         )
+    if real_only:
+        print(f"conformance: {real_only}", file=sys.stderr)
     _check_outputs(args, [(cases_path if args.cases else None, "the --cases input")])
     found = args.found_dir if args.found_dir is not None else Path(args.out) / "found"
     args._inputs = _inputs(args.cases or shipped.BUILTIN, cases_path, sources, found)
@@ -781,6 +789,26 @@ def cmd_run(args) -> int:
         _start(campaign, args)
         local_executor.run(campaign, curated, units)
         return _finish(campaign, args, progress)
+
+
+def _real_only(ops, records, dtypes) -> str:
+    """What a complex --dtypes leaves out: the selected records (and conv) that are not complex-capable
+    (conformance.ops.complex.COMPLEX_RECORDS); empty when no complex dtype is asked for."""
+    from conformance import ops as op_records
+
+    asked = [d for d in dtypes if d in COMPLEX_DTYPES]
+    if not asked:
+        return ""
+    left = [n for n in records if asked[0] not in op_records.RECORDS[n].dtypes]
+    left = (["conv"] if "conv" in ops else []) + left
+    if not left:
+        return ""
+    shown = ", ".join(left[:12]) + (f" and {len(left) - 12} more" if len(left) > 12 else "")
+    return (
+        f"--dtypes {','.join(asked)}: {len(left)} selected op(s) are not complex-capable and run in "
+        f"the real dtypes asked for only: {shown} (complex-capable: `conformance ops` lists them; "
+        "docs/complex.md)"
+    )
 
 
 def _fuzz(campaign, ops, checks, dtypes, max_examples, seed):
@@ -836,6 +864,7 @@ def cmd_ops(args) -> int:
             print(
                 f"  {name:18s} checks: {','.join(rec.checks):38s} frameworks: {','.join(spelled)}"
                 f"   primitives: {','.join(rec.rules)}"
+                + ("   complex64,complex128" if COMPLEX_DTYPES[0] in rec.dtypes else "")
             )
             for f in ops.FRAMEWORKS:
                 why = rec.spelling(f) if rec.fn else None
@@ -851,7 +880,8 @@ def cmd_ops(args) -> int:
 def cmd_replay(args) -> int:
     frameworks = _frameworks(args)
     checks = _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)
-    dtypes = _list("--dtypes", args.dtypes, DTYPES, DTYPES)
+    # a replayed file's complex cases too (a run's default stays real)
+    dtypes = _list("--dtypes", args.dtypes, DTYPES + COMPLEX_DTYPES, DTYPES + COMPLEX_DTYPES)
     _timeout(args)
     _memory_budget(args)
     if not Path(args.path).exists():

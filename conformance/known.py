@@ -49,7 +49,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from conformance import adapters, shipped
-from conformance.case import DTYPES, PROGRAM_CHECKS, VALID_CHECKS
+from conformance.case import COMPLEX_DTYPES, DTYPES, PROGRAM_CHECKS, VALID_CHECKS
 from conformance.exitcodes import DEPARTING
 from conformance.resultsio import InputFileError
 
@@ -389,8 +389,10 @@ def _check_match(match: dict, path, where: str) -> None:
             "the entry could never match",
         )
     for dtype in _one_or_many(match.get("dtype")) or ():
-        if dtype not in DTYPES:
-            raise _error(path, where, f"match.dtype {dtype!r} is not one of {', '.join(DTYPES)}")
+        if dtype not in DTYPES + COMPLEX_DTYPES:
+            raise _error(
+                path, where, f"match.dtype {dtype!r} is not one of {', '.join(DTYPES + COMPLEX_DTYPES)}"
+            )
     inputs = None
     if ops and all(vocab[op][1] is not None for op in ops):
         inputs = {name for op in ops for name in vocab[op][1]}

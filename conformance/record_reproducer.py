@@ -155,6 +155,9 @@ def spelling_source(fn, name: str = "op") -> tuple[str, str]:
 
 
 def _b64(a) -> str:
+    if np.iscomplexobj(a):  # a complex case's array: its complex128 bytes, every part exact
+        a = np.ascontiguousarray(np.asarray(a, dtype="<c16"))
+        return f"_array({base64.b64encode(a.tobytes()).decode('ascii')!r}, {tuple(a.shape)!r}, '<c16')"
     a = np.ascontiguousarray(np.asarray(a, dtype="<f8"))
     return f"_array({base64.b64encode(a.tobytes()).decode('ascii')!r}, {tuple(a.shape)!r})"
 
@@ -199,7 +202,7 @@ def record_reproducer(
 ) -> str:
     """The text of a standalone script re-running an op-record result's check on its framework."""
     from conformance.adapters import load_class
-    from conformance.case import Case, arrays_for, case_data
+    from conformance.case import PART_DTYPE, Case, arrays_for, case_data
     from conformance.ops import RECORDS, VMAP_CHECKS, op_params, vmap_spec
     from conformance.ops._run import ORDER_RUN, record_rejects
     from conformance.reproducer import _docstring_safe
@@ -244,7 +247,10 @@ def record_reproducer(
         values, _ = expected_for(case, check, prec)
         for n, (v, bd) in values.items():
             expected[n] = v
-            bounds[n] = np.broadcast_to(np.asarray(bd + ulp_of(v, case.dtype), dtype=np.float64), np.shape(v))
+            if case.dtype in PART_DTYPE:  # each part's bound: the modulus bound + 1 ulp of the larger part
+                v = np.maximum(np.abs(np.real(v)), np.abs(np.imag(v)))
+            dt = PART_DTYPE.get(case.dtype, case.dtype)
+            bounds[n] = np.broadcast_to(np.asarray(bd + ulp_of(v, dt), dtype=np.float64), np.shape(v))
         terms = {
             k: b[k] for k in ("formula", "u", "accumulator", "u_acc", "tf32", "underflow", "eta") if k in b
         }
@@ -278,9 +284,9 @@ CASE_ID = {case.id!r}
 CASE_JSON = {json.dumps(case.to_dict(), sort_keys=True)!r}
 
 
-def _array(b64, shape):
-    """A float64 array from the base64 of its little-endian bytes (every value exact in DTYPE)."""
-    return np.frombuffer(base64.b64decode(b64), dtype="<f8").reshape(shape).copy()
+def _array(b64, shape, dtype="<f8"):
+    """A float64 (complex128) array from the base64 of its little-endian bytes (exact in DTYPE)."""
+    return np.frombuffer(base64.b64decode(b64), dtype=dtype).reshape(shape).copy()
 
 
 # ---- the data the check read, exact --------------------------------------------------------------
@@ -309,6 +315,8 @@ BOUND = {_arrays(bounds)}
     if run_check in ORDER_RUN:
         program = _order_program(case, run_check, framework) + program
     main = _MAIN_ERROR if check == "error" else _MAIN
+    if case.dtype in PART_DTYPE:
+        program, main = _complex_program(framework, program, main)
     return "\n".join(
         [
             header,
@@ -698,6 +706,76 @@ def _order_program(case, check, framework) -> str:
         parts += ["", textwrap.dedent(inspect.getsource(namespace))]
     return "\n".join(parts) + "\n"
 
+
+def _complex_program(framework, program, main):
+    """A complex case's program and comparison: JAX's VJPs in PyTorch's convention (the harness's
+    ``torch_convention_vjp``, copied), results kept complex, and each element compared part by part
+    (a non-finite reference element matched by any of its C99 class), as conformance.ops.judge does."""
+    from conformance.ops._run import torch_convention_vjp
+
+    # a real array of a complex case (a cotangent of a real output) is made in the part dtype
+    program = "\nPART_DTYPE = {'complex64': 'float32', 'complex128': 'float64'}[DTYPE]\n" + program.replace(
+        "torch.tensor(x, dtype=getattr(torch, DTYPE))",
+        "torch.tensor(x, dtype=getattr(torch, DTYPE if np.iscomplexobj(x) else PART_DTYPE))",
+    ).replace(
+        "jnp.asarray(x, dtype=getattr(jnp, DTYPE))",
+        "jnp.asarray(x, dtype=getattr(jnp, DTYPE if np.iscomplexobj(x) else PART_DTYPE))",
+    ).replace(
+        "    dtype = getattr(tf, DTYPE)",
+        "    cx = x.dtype.is_complex if tf.is_tensor(x) else np.iscomplexobj(x)\n"
+        "    dtype = getattr(tf, DTYPE if cx else PART_DTYPE)",
+    )
+    if framework == "jax":
+        program = (
+            "\n\n"
+            + textwrap.dedent(inspect.getsource(torch_convention_vjp))
+            + "\n# JAX's VJP transposes under sum(ct*y), PyTorch's (the reference's) is the adjoint under "
+            "Re sum(conj(ct)*y)\n"
+            + program.replace("jax.vjp(", "torch_convention_vjp(jax, ").replace(
+                "JaxFunc(jax)", "JaxFunc(jax, True)"
+            )
+        )
+        program = program.replace(
+            "dtype=np.float64) for k, v in out.items()", "dtype=np.complex128) for k, v in out.items()"
+        )
+    elif framework == "torch":
+        program = program.replace(
+            "v.detach().to(torch.float64).numpy()",
+            "v.detach().resolve_conj().to(torch.complex128 if v.is_complex() else torch.float64).numpy()",
+        )
+    else:
+        program = program.replace(
+            "tf.cast(v, tf.float64).numpy()",
+            "tf.cast(v, tf.complex128 if v.dtype.is_complex else tf.float64).numpy()",
+        )
+    main = _COMPLEX_PARTS + main.replace(
+        "        obs = np.asarray(obs, dtype=np.float64)\n", "        obs, exp = _parts(obs, exp)\n"
+    ).replace(
+        "        bound = BOUND[name]\n",
+        "        bound = np.stack([BOUND[name]] * 2, -1) if exp.ndim > BOUND[name].ndim else BOUND[name]\n",
+    )
+    return program, main
+
+
+_COMPLEX_PARTS = """
+def _parts(obs, exp):
+    \"\"\"A complex case's element as its (real, imaginary) parts, a trailing axis of 2; a non-finite
+    reference element is matched by any element of its C99 class (an infinity: an infinite part; a
+    NaN: a NaN part and no infinite part).\"\"\"
+    obs, exp = np.asarray(obs), np.asarray(exp)
+    if not (np.iscomplexobj(obs) or np.iscomplexobj(exp)):
+        return np.asarray(obs, dtype=np.float64), exp
+    obs, exp = np.asarray(obs, dtype=np.complex128), np.asarray(exp, dtype=np.complex128)
+
+    def kind(z):
+        inf = np.isinf(z.real) | np.isinf(z.imag)
+        return np.where(inf, 2, np.where(np.isnan(z.real) | np.isnan(z.imag), 1, 0))
+
+    if obs.shape == exp.shape:
+        obs = np.where((kind(exp) > 0) & (kind(exp) == kind(obs)), exp, obs)
+    return np.stack([obs.real, obs.imag], -1), np.stack([exp.real, exp.imag], -1)
+
+"""
 
 _MAIN = """
 # ---- the comparison: element by element against the embedded bound ---------------------------------

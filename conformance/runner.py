@@ -614,12 +614,13 @@ class Campaign:
         if case.op == "program":
             return self._program_bound(case, name)
         if case.op != "conv":  # an op record: the derived bound, filled in by record_verdict
+            from conformance.case import PART_DTYPE
             from conformance.tolerance import ERROR_MODEL_FORMULA
 
             return {
                 "formula": ERROR_MODEL_FORMULA,
                 "compute_dtype": case.dtype,
-                "u": UNIT_ROUNDOFF[case.dtype],
+                "u": UNIT_ROUNDOFF[PART_DTYPE.get(case.dtype, case.dtype)],  # a complex dtype: its parts'
             }
         dtype = compute_dtype(case.dtype, tf32)
         bound = {"formula": BOUND_FORMULA, "compute_dtype": dtype, "u": UNIT_ROUNDOFF[dtype]}

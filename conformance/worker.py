@@ -193,6 +193,10 @@ def reference_side(message: dict) -> dict:
 def _to_numpy(v):
     import numpy as np
 
+    if v is not None and "complex" in str(getattr(v, "dtype", "")):  # complex results stay complex128
+        if hasattr(v, "resolve_conj"):  # a torch conjugate (or negative) view: its values
+            v = v.detach().resolve_conj().resolve_neg().cpu()
+        return np.asarray(v, dtype=np.complex128)
     return None if v is None else np.asarray(v, dtype=np.float64)
 
 

@@ -77,10 +77,13 @@ class TorchAdapter(Adapter):
         return self._numpy(super().run(case, check, a))
 
     def _numpy(self, out):
-        return {
-            k: v if v is None or not hasattr(v, "detach") else v.detach().to(self.torch.float64).cpu().numpy()
-            for k, v in out.items()
-        }
+        return {k: v if v is None or not hasattr(v, "detach") else self._host(v) for k, v in out.items()}
+
+    def _host(self, v):
+        """float64 NumPy, or complex128 for a complex tensor (a conjugate or negative view resolved)."""
+        if v.is_complex():
+            return v.detach().resolve_conj().resolve_neg().to(self.torch.complex128).cpu().numpy()
+        return v.detach().to(self.torch.float64).cpu().numpy()
 
     record_framework = "torch"
 
@@ -230,6 +233,7 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
     """
 
     name = "torch:compile"
+    complex_records = False  # complex cases: the default mode only (docs/complex.md)
     mode = "compile"
     backend = "inductor"
     compiles = True

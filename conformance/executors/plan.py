@@ -81,7 +81,7 @@ def fuzz_units(
 ) -> list[FuzzUnit]:
     """The fuzz units of a ``run``, in the order a local run fuzzes them (op records: their own
     budget ``record_examples``, default ``max_examples``, and ``record_shrinks``)."""
-    from conformance.case import CONV_CHECKS
+    from conformance.case import CONV_CHECKS, DTYPES
     from conformance.ops import RECORDS
 
     if not max_examples:
@@ -90,14 +90,20 @@ def fuzz_units(
     units = []
     if "programs" in ops and "program" in checks:
         units.append(FuzzUnit("program", "program", dt, max_examples, seed))
-    if "conv" in ops:
+    conv_dt = tuple(d for d in dt if d in DTYPES)  # (complex dtypes: op records only)
+    if "conv" in ops and conv_dt:
         # conv runs its own checks (CONV_CHECKS and error): the op records' second-order forward-mode
         # checks are not implemented for its adapters (docs/conformance.md, "Checks")
-        units += [FuzzUnit("conv", c, dt, max_examples, seed) for c in checks if c in CONV_CHECKS + ("error",)]
+        units += [
+            FuzzUnit("conv", c, conv_dt, max_examples, seed) for c in checks if c in CONV_CHECKS + ("error",)
+        ]
     n = max_examples if record_examples is None else record_examples
     for name in records:
+        rec_dt = tuple(d for d in dt if d in RECORDS[name].dtypes)  # complex: complex-capable records only
+        if not rec_dt:
+            continue
         units += [
-            FuzzUnit("record", c, dt, n, unit_seed(seed, name, c), name, record_shrinks)
+            FuzzUnit("record", c, rec_dt, n, unit_seed(seed, name, c), name, record_shrinks)
             for c in RECORDS[name].checks
             if c in checks
         ]

@@ -108,6 +108,15 @@ class OpRecord:
     def diff_inputs(self) -> tuple:
         return tuple(n for n in self.inputs if n not in self.nondiff)
 
+    @property
+    def dtypes(self) -> tuple:
+        """The dtypes this record's cases may have: the real ones, and complex64/complex128 when
+        the record is complex-capable (declared in conformance.ops.complex.COMPLEX_RECORDS)."""
+        from conformance.case import COMPLEX_DTYPES, DTYPES
+        from conformance.ops.complex import COMPLEX_RECORDS
+
+        return DTYPES + (COMPLEX_DTYPES if self.name in COMPLEX_RECORDS else ())
+
 
 RECORDS: dict[str, OpRecord] = {}
 
@@ -227,14 +236,37 @@ def batched_shape(shape, dim, size):
 
 
 def _draw(case, name, shape, domain="any"):
-    from conformance.case import round_to_dtype
+    from conformance.case import PART_DTYPE, decode_array, round_to_dtype
 
+    if case.dtype in PART_DTYPE:  # a complex case: conformance.ops.complex draws it (no domain: the plane)
+        from conformance.ops.complex import complex_draw
+
+        if name in case.data:
+            return round_to_dtype(decode_array(case.data[name]).reshape(shape), case.dtype)
+        rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])
+        kind = case.params.as_dict().get("values", "normal") if _is_input(case, name) else "normal"
+        huge = len(RECORDS[case.op].inputs) == 1  # (see complex_draw)
+        return round_to_dtype(
+            complex_draw(rng, shape, kind, case.dtype, _is_order_seed(name), huge), case.dtype
+        )
     if name in case.data:
         return round_to_dtype(np.asarray(case.data[name], dtype=np.float64).reshape(shape), case.dtype)
     rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])
     if _is_order_seed(name):
         return round_to_dtype(_seed_draw(rng, shape, case.dtype), case.dtype)
     kind = case.params.as_dict().get("values", "normal") if _is_input(case, name) else "normal"
+    a = real_values(rng, shape, kind, case.dtype)
+    if kind == "special":  # the whole real line: log(-1), sqrt(-0), atanh(1) are the point
+        return round_to_dtype(a, case.dtype)
+    if domain == "pos":
+        a = np.abs(a)
+    elif domain == "unit":
+        a = np.tanh(a) * 0.9
+    return round_to_dtype(a, case.dtype)
+
+
+def real_values(rng, shape, kind, dtype):
+    """Real values drawn as ``params["values"]`` says (:data:`VALUES`), before any domain."""
     a = rng.standard_normal(shape)
     if kind == "positive":  # sums that grow: an accumulator of the input dtype stagnates
         a = np.abs(a)
@@ -247,20 +279,15 @@ def _draw(case, name, shape, domain="any"):
     elif kind == "tiny":
         from reference.errors import SMALLEST_NORMAL
 
-        tiny = SMALLEST_NORMAL.get(case.dtype, 2.0**-126)
+        tiny = SMALLEST_NORMAL.get(dtype, 2.0**-126)
         a = np.where(rng.random(shape) < 0.5, a * tiny * rng.uniform(0.01, 4, shape), a)
     elif kind == "nonfinite" and a.size:
         flat = a.reshape(-1)
         picks = rng.integers(0, flat.size, max(1, flat.size // 4))
         flat[picks] = rng.choice([np.inf, -np.inf, np.nan], picks.size)
     elif kind == "special":  # IEEE 754's special values, over the whole real line (domains ignored)
-        specials = _special_values(case.dtype)
-        return round_to_dtype(np.where(rng.random(shape) < 0.5, rng.choice(specials, shape), a), case.dtype)
-    if domain == "pos":
-        a = np.abs(a)
-    elif domain == "unit":
-        a = np.tanh(a) * 0.9
-    return round_to_dtype(a, case.dtype)
+        a = np.where(rng.random(shape) < 0.5, rng.choice(_special_values(dtype), shape), a)
+    return a
 
 
 def _special_values(dtype: str) -> np.ndarray:
@@ -329,19 +356,24 @@ class RecordData(dict):
                 y = self.record.fn(T, *xs, **op_params(self.case))
             ys = y if isinstance(y, (tuple, list)) else (y,)
             self._out_shape = [tuple(o.shape) for o in ys]
+            self._out_real = not ys[0].is_complex()
         return self._out_shape
+
+    def _output_side(self, name, shape):
+        """A cotangent (or its tangent) of the first output: real where a complex case's output is
+        real (abs of complex inputs: PyTorch, JAX and TensorFlow refuse a complex cotangent there)."""
+        value = _draw(self.case, name, shape)
+        return value.real.copy() if np.iscomplexobj(value) and self._out_real else value
 
     def __missing__(self, name):
         rec, case = self.record, self.case
         if name in rec.inputs:
             value = _draw(case, name, tuple(case.shapes[name]), rec.domains.get(name, "any"))
-        elif name == "grad_output":
-            value = _draw(case, name, self.output_shapes()[0])
-        elif name in ("cot_output", "tan_cot_output"):
-            value = _draw(case, name, self.output_shapes()[0])
+        elif name in ("grad_output", "cot_output", "tan_cot_output"):
+            value = self._output_side(name, self.output_shapes()[0])
         elif name in ("batched_grad_output", "batched_cot_output", "batched_tan_cot_output"):
             # the per-sample outputs' cotangents (and their tangents), batch dim first
-            value = _draw(case, name, (vmap_spec(case)[0], *self.output_shapes()[0]))
+            value = self._output_side(name, (vmap_spec(case)[0], *self.output_shapes()[0]))
         elif name.startswith("batched_tan1_") and name[13:] in rec.inputs:
             # every sample's tangent, batch dim first (a shared input too: each sample its own)
             value = _draw(case, name, (vmap_spec(case)[0], *case.shapes[name[13:]]))

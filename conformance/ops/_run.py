@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from conformance.case import PART_DTYPE
 from conformance.ops import RECORDS, VMAP_CHECKS, op_params, vmap_spec
 
 # ---- what a spelling cannot do for a check -----------------------------------------------------
@@ -207,16 +208,30 @@ def order_check(func, check, names, diff, dims, f, xs, seeds):
     return list(func.vmap(per_sample, (*dims, *[0] * (k + 2)))(*[xs[n] for n in names], *seeds))
 
 
-class JaxFunc:
-    """``jax``'s transforms with torch.func's signatures (for :func:`order_check`)."""
+def torch_convention_vjp(jax, fn, *primals):
+    """``jax.vjp`` in PyTorch's (the reference's) convention: JAX's VJP transposes the JVP under the
+    bilinear pairing sum(ct * y), PyTorch's is its adjoint under Re sum(conj(ct) * y), so for every
+    function, holomorphic or not, reference_vjp(ct) = conj(jax_vjp(conj(ct))) (docs/complex.md;
+    the identity on real arrays). Nested (vjp_vjp, jvp_vjp) it maps each level."""
+    conj = jax.numpy.conj
+    out, pull = jax.vjp(fn, *primals)
+    return out, lambda ct: tuple(conj(g) for g in pull(jax.tree_util.tree_map(conj, ct)))
 
-    def __init__(self, jax):
+
+class JaxFunc:
+    """``jax``'s transforms with torch.func's signatures (for :func:`order_check`); ``complex``: its
+    VJPs in PyTorch's convention (:func:`torch_convention_vjp`)."""
+
+    def __init__(self, jax, complex=False):
         self.jax = jax
+        self.complex = complex
 
     def jvp(self, fn, primals, tangents):
         return self.jax.jvp(fn, tuple(primals), tuple(tangents))
 
     def vjp(self, fn, *primals):
+        if self.complex:
+            return torch_convention_vjp(self.jax, fn, *primals)
         return self.jax.vjp(fn, *primals)
 
     def vmap(self, fn, in_dims):
@@ -388,9 +403,11 @@ def reference_expected(case, check, a, precision, input_errors=None):
 def run_torch(torch, case, check, a, fn, device="cpu"):
     _refuse(fn, case, check, "torch")
     dtype = getattr(torch, case.dtype)
+    part = getattr(torch, PART_DTYPE.get(case.dtype, case.dtype))
 
-    def t(x, grad=False):
-        return torch.tensor(x, dtype=dtype, device=device).requires_grad_(grad)
+    def t(x, grad=False):  # (a complex case's real array, a cotangent of a real output: the part dtype)
+        d = part if dtype != part and not np.iscomplexobj(x) else dtype
+        return torch.tensor(x, dtype=d, device=device).requires_grad_(grad)
 
     out = _run_torch(torch, case, check, a, fn, t)
     return {k: torch.zeros(v.shape, dtype=v.dtype) if v._is_zerotensor() else v for k, v in out.items()}
@@ -478,10 +495,11 @@ def run_jax(J, case, check, a, fn):
     params = op_params(case)
     jax, jnp = J.jax, J.jnp
     dtype = getattr(jnp, case.dtype)
+    part = getattr(jnp, PART_DTYPE.get(case.dtype, case.dtype))
     names, diff = rec.inputs, rec.diff_inputs
 
-    def arr(x):
-        return jnp.asarray(x, dtype=dtype)
+    def arr(x):  # (a complex case's real array, a cotangent of a real output: the part dtype)
+        return jnp.asarray(x, dtype=part if dtype != part and not np.iscomplexobj(x) else dtype)
 
     fixed = {n: arr(a[n]) for n in names if n not in diff}
 
@@ -490,13 +508,23 @@ def run_jax(J, case, check, a, fn):
         return fn(J, *[fixed[n] if n in fixed else next(it) for n in names], **params)
 
     primals = tuple(arr(a[n]) for n in diff)
+    complex_case = case.dtype.startswith("complex")
+    # JAX's cotangents and gradients mapped to PyTorch's convention (docs/complex.md); jvp is as is
+    vjp = (lambda g_, *p: torch_convention_vjp(jax, g_, *p)) if complex_case else jax.vjp
     if check in ORDER_RUN:
         seeds, results = order_names(case, check)
         names_, diff_, dims = order_args(case, check)
 
         def whole(xs, ss):
             return order_check(
-                JaxFunc(jax), check, names_, diff_, dims, lambda *ys: fn(J, *ys, **params), xs, ss
+                JaxFunc(jax, complex_case),
+                check,
+                names_,
+                diff_,
+                dims,
+                lambda *ys: fn(J, *ys, **params),
+                xs,
+                ss,
             )
 
         xs = dict(zip(names, (arr(x) for x in _order_inputs(case, check, a))))
@@ -504,15 +532,15 @@ def run_jax(J, case, check, a, fn):
     if check == "forward":
         return {"output": jax.jit(f)(*primals)}
     if check == "vjp":
-        grads = jax.jit(lambda g, *p: jax.vjp(f, *p)[1](g))(arr(a["grad_output"]), *primals)
+        grads = jax.jit(lambda g, *p: vjp(f, *p)[1](g))(arr(a["grad_output"]), *primals)
         return {f"grad_{n}": gr for n, gr in zip(diff, grads)}
     if check == "vjp_vjp":
 
         def first(g, *p):
-            return jax.vjp(f, *p)[1](g)
+            return vjp(f, *p)[1](g)
 
         def second(ggs, g, *p):
-            return jax.vjp(first, g, *p)[1](ggs)
+            return vjp(first, g, *p)[1](ggs)
 
         ggs = tuple(arr(a[f"gg_{n}"]) for n in diff)
         outs = jax.jit(second)(ggs, arr(a["grad_output"]), *primals)
@@ -538,7 +566,7 @@ def run_jax(J, case, check, a, fn):
                 it = iter(ps)
                 return fn(J, *[fixed_ys[n] if n in fixed_ys else next(it) for n in names], **params)
 
-            return jax.vjp(h, *[y for n, y in zip(names, ys) if n in diff])[1](g)
+            return vjp(h, *[y for n, y in zip(names, ys) if n in diff])[1](g)
 
         grads = jax.jit(jax.vmap(per_sample, in_axes=(*dims, 0)))(*xs, arr(a["batched_grad_output"]))
         return {f"grad_{n}": g for n, g in zip(diff, grads)}
@@ -553,10 +581,15 @@ def run_tf(tf, case, check, a, fn):
     rec = RECORDS[case.op]
     params = op_params(case)
     dtype = getattr(tf, case.dtype)
+    part = getattr(tf, PART_DTYPE.get(case.dtype, case.dtype))
     names, diff = rec.inputs, rec.diff_inputs
 
     def c(x):  # a tensor argument of a tf.function (tensorflow:function / :xla modes) is cast
-        return tf.cast(x, dtype) if tf.is_tensor(x) else tf.constant(x, dtype=dtype)
+        # (a complex case's real array, a cotangent of a real output: the part dtype)
+        d = dtype
+        if dtype != part and not (x.dtype.is_complex if tf.is_tensor(x) else np.iscomplexobj(x)):
+            d = part
+        return tf.cast(x, d) if tf.is_tensor(x) else tf.constant(x, dtype=d)
 
     if check in ORDER_RUN:
         return _run_order(TfFunc(tf), case, check, a, c, lambda *ys: fn(tf, *ys, **params))

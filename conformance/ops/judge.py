@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from conformance.case import case_data
+import numpy as np
+
+from conformance.case import PART_DTYPE, case_data
 from conformance.tolerance import ERROR_MODEL_FORMULA, explain, judge_bounds, ulp_of
 
 #: The accumulation contract: the accumulator each framework promises for float16/bfloat16 sums.
@@ -34,7 +36,9 @@ def precision_for(case, settings: dict, framework: str):
         acc = ACCUMULATION.get(framework, (None, ""))[0]
     half = case.dtype in ("float16", "bfloat16")
     return Precision(
-        dtype=case.dtype,
+        # a complex dtype computes in its parts' dtype (the tracker sees the complex arrays and applies
+        # the complex bounds of reference.errors.complex)
+        dtype=PART_DTYPE.get(case.dtype, case.dtype),
         accumulate=acc if half and acc else None,
         tf32=bool(settings.get("tf32")) and case.dtype == "float32",
         # FTZ/DAZ are float32/float64 hardware modes: float16 is computed in float32, where its
@@ -111,6 +115,16 @@ def _flushed(data, case, check, precision):
     out, errs = {}, {}
     for name in check_arrays(case, check):
         a = data[name]
+        if np.iscomplexobj(a):  # each part read as zero where it is subnormal; the error is |a - flushed|
+            flushed = np.empty(a.shape, dtype=np.complex128)
+            flushed.real = np.where(np.abs(a.real) < tiny, np.copysign(0.0, a.real), a.real)
+            flushed.imag = np.where(np.abs(a.imag) < tiny, np.copysign(0.0, a.imag), a.imag)
+            out[name] = flushed
+            with np.errstate(invalid="ignore"):
+                gap = np.where(np.isfinite(a), np.abs(a - flushed), 0.0)
+            if np.any(gap > 0):
+                errs[name] = gap
+            continue
         sub = np.abs(a) < tiny
         out[name] = np.where(sub, np.copysign(0.0, a), a)
         if np.any(sub & (a != 0)):
@@ -144,7 +158,11 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
             "reason": f"the reference raised {type(exc).__name__}: {exc}",
             "bound": bound_record(precision, source=source),
         }
-    expected = {n: (v, b + ulp_of(v, case.dtype)) for n, (v, b) in expected.items()}
+    complex_case = case.dtype in PART_DTYPE
+    if complex_case:  # judged part by part (conformance.ops.judge.complex_parts)
+        outputs, expected = complex_parts(outputs, expected, precision.dtype)
+    else:
+        expected = {n: (v, b + ulp_of(v, case.dtype)) for n, (v, b) in expected.items()}
     readings = None
     if precision.flush:
         try:
@@ -152,10 +170,13 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
         except Exception:  # the reference cannot evaluate the unflushed inputs: the flushed reading alone
             plain = None
         if plain is not None:
-            plain = {n: (v, b + ulp_of(v, case.dtype)) for n, (v, b) in plain[0].items()}
+            if complex_case:
+                plain = complex_parts(outputs, plain[0], precision.dtype)[1]
+            else:
+                plain = {n: (v, b + ulp_of(v, case.dtype)) for n, (v, b) in plain[0].items()}
             expected, unflushed = _either_reading(outputs, expected, plain)
             readings = {"flushed_inputs": True, "elements_judged_unflushed": unflushed}
-    judged = judge_bounds(outputs, expected, case.dtype)
+    judged = judge_bounds(outputs, expected, precision.dtype if complex_case else case.dtype)
     rec = {
         "verdict": judged["verdict"],
         "max_ratio": judged["max_ratio"],
@@ -172,6 +193,50 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
     if judged["verdict"] != "pass":
         rec["reason"] = judged.get("reason") or explain(judged, f"{framework} {check} {case.describe()}")
     return rec
+
+
+def complex_parts(outputs, expected, part_dtype):
+    """A complex case's results judged on their real and imaginary parts: every complex array (the
+    reference's value or the framework's answer) becomes its parts, a trailing axis of 2 (index 0 the
+    real part, 1 the imaginary part), and the bound of each part is the element's bound on the
+    modulus of its error (|d re|, |d im| <= |dz| <= bound) plus one ulp (of ``part_dtype``) of the
+    larger part. A non-finite reference element is matched by any framework element of its C99 class
+    (an infinity: an infinite part; a NaN: a NaN part and no infinite one). A real result of complex inputs (abs) is judged as it is, unless the framework
+    answered a complex array (then its imaginary part must be within the bound of 0)."""
+    obs_out, exp_out = dict(outputs), {}
+    for name, (value, bound) in expected.items():
+        obs = outputs.get(name)
+        if value is None:
+            exp_out[name] = (value, bound)
+            continue
+        value, bound = np.asarray(value), np.asarray(bound, dtype=np.float64)
+        if value.dtype.kind != "c" and (obs is None or np.asarray(obs).dtype.kind != "c"):
+            exp_out[name] = (value, bound + ulp_of(value, part_dtype))
+            continue
+        value = np.asarray(value, dtype=np.complex128)
+        larger = np.maximum(np.abs(value.real), np.abs(value.imag))
+        bound = np.broadcast_to(bound + ulp_of(larger, part_dtype), value.shape)
+        exp_out[name] = (_parts(value), np.stack([bound, bound], axis=-1))
+        if obs is not None:
+            obs = np.asarray(obs, dtype=np.complex128)
+            if obs.shape == value.shape:
+                # C99 Annex G.3: a complex value with an infinite part is an infinity (whatever its other
+                # part, a NaN included), one with a NaN part and no infinite part a NaN; non-finite
+                # values of one class are the same value (their parts are implementation choices)
+                same = (_c99_class(value) > 0) & (_c99_class(value) == _c99_class(obs))
+                obs = np.where(same, value, obs)
+            obs_out[name] = _parts(obs)
+    return obs_out, exp_out
+
+
+def _c99_class(z):
+    """0 finite, 1 a NaN (a NaN part, no infinite part), 2 an infinity (an infinite part)."""
+    inf = np.isinf(z.real) | np.isinf(z.imag)
+    return np.where(inf, 2, np.where(np.isnan(z.real) | np.isnan(z.imag), 1, 0))
+
+
+def _parts(z):
+    return np.stack([z.real, z.imag], axis=-1)
 
 
 def run_in_process(adapter, case, check, settings=None) -> dict:
@@ -191,20 +256,28 @@ def run_in_process(adapter, case, check, settings=None) -> dict:
 
             return {"verdict": "unsupported", "reason": unsupported_reason(exc)}
         return {"verdict": "error_mismatch", "reason": f"{adapter.name} raised {type(exc).__name__}: {exc}"}
-    out = {k: None if v is None else np.asarray(_numpy(v), dtype=np.float64) for k, v in out.items()}
+    out = {k: None if v is None else _as_array(_numpy(v)) for k, v in out.items()}
     return record_verdict(
         case, check, getattr(adapter, "record_framework", None) or adapter.name, out, settings or {}
     )
 
 
+def _as_array(v):
+    """float64, or complex128 for a complex result."""
+    a = np.asarray(v)
+    return np.asarray(a, dtype=np.complex128 if a.dtype.kind == "c" else np.float64)
+
+
 def _numpy(v):
+    if hasattr(v, "detach") and v.is_complex():  # a conjugate (or negative) view: its values
+        return v.detach().resolve_conj().resolve_neg().cpu().numpy()
     if hasattr(v, "detach"):
         return (
             v.detach().float().cpu().numpy() if str(v.dtype) == "torch.bfloat16" else v.detach().cpu().numpy()
         )
+    if "complex" in str(getattr(v, "dtype", "")):  # a JAX or TensorFlow complex result
+        return np.asarray(v.numpy() if hasattr(v, "numpy") else v, dtype=np.complex128)
     try:
-        import numpy as np
-
         return np.asarray(v, dtype=np.float64)
     except (TypeError, ValueError):
         return np.asarray(v.numpy(), dtype=np.float64)

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reference.backend import data_ptr, is_inexact, to_numpy
+from reference.errors import complex as complex_bounds
 
 #: Unit roundoff (half an ulp of 1) of each dtype a framework computes in.
 UNIT_ROUNDOFF = {
@@ -503,10 +504,14 @@ class Tracker:
                     + self._own(spec, outs[0], params, arrays)
                 ]
             if kind in ("derived", "elementwise"):
-                return [
-                    _elementwise(rule, arrays, errs, params, outs, aux)
-                    + self._own(spec, outs[0], params, arrays)
-                ]
+                own = self._own(spec, outs[0], params, arrays)
+                if complex_bounds.is_complex(arrays, outs):  # complex arithmetic: reference/errors/complex.py
+                    own = complex_bounds.complex_own(rule.name, self.p, outs[0], own, self.p.u + REFERENCE_U)
+                    if rule.name in complex_bounds.COMPLEX_BOUNDS:
+                        self.used.setdefault(
+                            f"{rule.name} (complex)", complex_bounds.COMPLEX_BOUNDS[rule.name].source
+                        )
+                return [_elementwise(rule, arrays, errs, params, outs, aux) + own]
             if kind == "products":
                 return self._products(rule, spec, arrays, errs, params, outs)
             if kind == "gather":
@@ -552,6 +557,9 @@ class Tracker:
             K = f(*[np.ones_like(a, dtype=np.float64) if _is_float(a) else a for a in arrays])
         out = []
         u, u_acc = p.u + REFERENCE_U, p.u_acc + REFERENCE_U  # the reference's own rounding too
+        if complex_bounds.is_complex(arrays, outs):  # sqrt(2)·gamma_(K+2): reference/errors/complex.py
+            K = [complex_bounds.products_terms(k) for k in K]
+            self.used.setdefault(f"{rule.name} (complex)", complex_bounds.PRODUCTS_SOURCE)
         for pr, m, k, o in zip(prop, magnitude, K, outs):
             # K roundings of the accumulator; each product may be rounded to the dtype before it is
             # summed (a product materialised as a tensor); the result's rounding; every product and
@@ -713,6 +721,11 @@ def _is_device(a):
     return hasattr(a, "shape") and not isinstance(a, (np.ndarray, np.generic)) and hasattr(a, "get")
 
 
+def _value(a):
+    """A result as float64, or complex128 for a complex one."""
+    return np.array(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
+
+
 def bound_of(fn, inputs, precision: Precision, input_errors=None, device=None):
     """Run ``fn(*tensors)`` under a tracker; return (results, per-result error bounds, tracker).
 
@@ -724,7 +737,11 @@ def bound_of(fn, inputs, precision: Precision, input_errors=None, device=None):
 
     with Tracker(precision) as tr:
         tensors = [
-            T.tensor(a, dtype=T.float64, device=device, requires_grad=True) if a is not None else None
+            T.tensor(
+                a, dtype=T.complex128 if np.iscomplexobj(a) else T.float64, device=device, requires_grad=True
+            )
+            if a is not None
+            else None
             for a in inputs
         ]
         for t, a in zip(tensors, inputs):
@@ -737,7 +754,7 @@ def bound_of(fn, inputs, precision: Precision, input_errors=None, device=None):
         res = fn(*tensors)
         multi = isinstance(res, (tuple, list))
         res = list(res) if multi else [res]
-        values = [None if r is None else np.array(to_numpy(r.detach()._data), dtype=np.float64) for r in res]
+        values = [None if r is None else _value(to_numpy(r.detach()._data)) for r in res]
         bounds = [None if r is None else np.array(tr.error_of(r), dtype=np.float64) for r in res]
     return values, bounds, tr
 

@@ -1,0 +1,162 @@
+"""Rounding error of complex arithmetic: the own error of the primitives on complex arrays.
+
+The tracker (reference.errors.Tracker) keeps, for a complex array, a bound on the *modulus* of each
+element's error, and composes it like a real one: ``|dy/dz|·|e|`` through the rule's own derivative
+(exact for a holomorphic op; the explicit formulas of the others), plus the op's own rounding. An
+op on complex arrays is not one correctly rounded operation, so its own rounding is declared here,
+as a normwise relative bound ``|fl(y) - y| <= 2·c·u·|y| + a·u + n·eta`` (``c`` in ulps of the part
+dtype, ``a`` an absolute term in units of ``u``, ``n`` the number of rounded partial results that
+may underflow, ``eta`` the underflow term of reference.errors.Precision). Each entry cites its
+source or derives its figure, for the implementations the frameworks use (PyTorch's c10::complex /
+std::complex on the CPU, XLA's complex expanders for JAX and TensorFlow's XLA paths, Eigen's
+std::complex kernels for TensorFlow's eager ops), first order in u (the O(u^2) terms are below the
+one ulp the judge adds to every element).
+
+A rule listed here on an array that is not complex keeps its real declaration. A rule not listed
+keeps its real declaration on complex arrays too, which holds where the complex kernel rounds each
+part once (add, sub, neg, a complex times or divided by a real number: each part correctly rounded,
+so ``|d re|, |d im| <= u |re|, u |im|`` and ``|dz| <= u |z|``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ComplexBound:
+    ulps: float  # c: 2·c·u·|y|
+    absolute: float  # a: a·u
+    underflows: int  # n: n·eta
+    source: str
+
+
+#: Complex multiplication by the textbook formula (ac - bd, ad + bc): normwise error <= sqrt(5)·u
+#: without an FMA (Brent, Percival, Zimmermann, "Error bounds on complex floating-point
+#: multiplication", Math. Comp. 76 (2007) 1469-1481; sharp), <= 2u with an FMA for each part
+#: (Jeannerod, Kornerup, Louvet, Muller, "Error bounds on complex floating-point multiplication with
+#: an FMA", Math. Comp. 86 (2017) 881-898). Declared: the larger, sqrt(5)·u (c = sqrt(5)/2); the four
+#: partial products may each underflow.
+MUL = ComplexBound(
+    math.sqrt(5) / 2,
+    0.0,
+    4,
+    "complex multiplication: sqrt(5)·u without FMA (Brent, Percival, Zimmermann 2007, Math. Comp. 76), "
+    "2u with FMA (Jeannerod, Kornerup, Louvet, Muller 2017, Math. Comp. 86)",
+)
+
+#: Complex division. The textbook formula ((ac + bd) + i(bc - ad)) / (c^2 + d^2): normwise
+#: <= sqrt(2)·gamma_4 ~ 5.66u (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed.,
+#: 2002, Lemma 3.5). Smith's algorithm (R. L. Smith, "Algorithm 116: Complex division", CACM 5(8),
+#: 1962; NumPy's, std::complex's in libstdc++ through __divdc3's scaling, c10::complex's, XLA's),
+#: first order, with |d| <= |c|, r = d/c, den = c + d·r: r's rounding moves the result by
+#: |r|/(1 + r^2)·u <= u/2 (relative), den's two roundings add 2u (no cancellation: d·r has c's sign),
+#: each numerator a + b·r, b - a·r rounds twice with |(b r, -a r)| <= |a + ib|, so their normwise
+#: error relative to |(a + b r, b - a r)| = |a + ib| sqrt(1 + r^2) is <= 2u, and the final division
+#: (or c10's multiplication by 1/den, one more rounding) adds 2u: 6.5u. Declared c = 3.5 (7u) with
+#: the intermediate underflows (Smith's r and the products) counted: 6. Baudin, "Error bounds of complex
+#: arithmetic" (2011), section 3.7, analyses Smith's algorithm in the same way.
+DIV = ComplexBound(
+    3.5,
+    0.0,
+    6,
+    "complex division: textbook sqrt(2)·gamma_4 (Higham 2002, Lemma 3.5); Smith's algorithm (CACM 1962, "
+    "NumPy, c10::complex, XLA) <= 6.5u to first order (derivation in reference/errors/complex.py)",
+)
+
+#: 1/z: the classic algorithm's componentwise error is <= 3u (Jeannerod, Louvet, Muller, Plet,
+#: "Sharp error bounds for complex floating-point inversion", Numer. Algorithms 73 (2016)); a
+#: framework may compute it as a division 1/z (Smith's: DIV's 6.5u). Declared as DIV.
+RECIPROCAL = ComplexBound(
+    3.5,
+    0.0,
+    6,
+    "1/z: classic inversion 3u componentwise (Jeannerod et al. 2016); as Smith's division otherwise",
+)
+
+#: |z| = hypot(x, y): glibc's hypot is correctly rounded to within 1 ulp; sqrt(x^2 + y^2) without
+#: overflow protection rounds x^2, y^2 (u each), the sum (u) and the square root (u/2 plus half the
+#: relative error of its argument): 2u. Declared c = 1 (2u). (A real result.)
+ABS = ComplexBound(1.0, 0.0, 2, "|z|: hypot (glibc <= 1 ulp) or sqrt(x^2 + y^2): 2u")
+
+#: exp(x + iy) = exp(x)·(cos y + i sin y): each part is a product of exp (2 ulps, the real exp
+#: declaration), cos or sin (1 ulp: glibc, SLEEF u10; XLA's range-reduced polynomials) and a rounding:
+#: 4u + 2u + u = 7u per part, relative to the part, so normwise 7u. Declared c = 3.5.
+EXP = ComplexBound(
+    3.5, 0.0, 2, "exp(x)·cis(y): exp 2 ulps (the real declaration), cos/sin 1 ulp, the product: 7u per part"
+)
+
+#: log z = log|z| + i atan2(y, x): the imaginary part is atan2 (<= 2 ulps); the real part is log of
+#: |z| (hypot, 1 ulp, i.e. relative 2u, which log turns into an *absolute* error 2u) or
+#: log(x^2 + y^2)/2 (the same to first order), plus log's own 2 ulps of |log|z||. Declared c = 2 on
+#: |log z| and an absolute 2u (|log z| is near 0 close to the unit circle, the absolute term is what
+#: remains there; an algorithm that cancels in log(hypot) - log(1) is within it).
+LOG = ComplexBound(
+    2.0,
+    2.0,
+    2,
+    "log|z| + i atan2(y, x): log 2 ulps, atan2 2 ulps, hypot's 2u relative error becomes 2u absolute",
+)
+
+#: sqrt z by the C99 / Kahan algorithm (t = sqrt((|x| + |z|)/2), the other part y/(2t)): |z| 2u,
+#: the sum u, the square root halves the relative error of its argument and adds u/2: 2u for t; the
+#: other part one division more (u) and t's 2u: 3u... by a polar form (sqrt|z|·cis(arg/2)): 1u + cis's
+#: 2u + the angle's 2 ulps of at most pi/2: ~7u. Declared c = 3.5 (7u).
+SQRT = ComplexBound(3.5, 0.0, 2, "sqrt z: Kahan's/C99's algorithm <= 3u per part; a polar form <= 7u: 7u")
+
+#: sin, cos, sinh, cosh of x + iy: each part a product of a circular and a hyperbolic function of
+#: the real arguments (sin x cosh y, cos x sinh y, ...): 1 ulp (circular) + 2 ulps (hyperbolic, the
+#: real exp-based declaration) + a rounding: 7u per part. Declared c = 3.5. (sinh y for tiny y
+#: computed as (e^y - e^-y)/2 cancels: a framework doing so departs, and is reported.)
+TRIG = ComplexBound(
+    3.5, 0.0, 2, "sin x cosh y + i cos x sinh y (and the others): 1 + 2 ulps and a product: 7u per part"
+)
+
+#: tanh(x + iy): Kahan's algorithm (glibc ctanh; t = tan y, s = sinh x, rho = sqrt(1 + s^2),
+#: (beta rho s + i t)/(1 + beta s^2), beta = 1 + t^2): about 10 roundings of relative u (no
+#: cancellation); the formula (sinh 2x + i sin 2y)/(cosh 2x + cos 2y) cancels near the poles
+#: y = (k + 1/2)pi, x = 0 (a departure there, reported, not covered). Declared c = 6 (12u).
+TANH = ComplexBound(6.0, 0.0, 4, "tanh z: Kahan's algorithm, ~10 roundings without cancellation: 12u")
+
+COMPLEX_BOUNDS = {
+    "mul": MUL,
+    "div": DIV,
+    "reciprocal": RECIPROCAL,
+    "abs": ABS,
+    "exp": EXP,
+    "log": LOG,
+    "sqrt": SQRT,
+    "sin": TRIG,
+    "cos": TRIG,
+    "sinh": TRIG,
+    "cosh": TRIG,
+    "tanh": TANH,
+}
+
+#: A sum of n complex products (matmul, dot, sum, mean, ...): |fl(x^T y) - x^T y| <= sqrt(2)·gamma_{n+2}
+#: |x|^T |y| (Higham 2002, section 3.6, with Lemma 3.5's complex multiplication): the products' K
+#: terms become sqrt(2)·(K + 2).
+PRODUCTS_SOURCE = "complex sums of products: sqrt(2)·gamma_(n+2)·|x|^T|y| (Higham 2002, section 3.6)"
+
+
+def is_complex(arrays, outs) -> bool:
+    """Whether a kernel computes in complex arithmetic (a complex operand or result)."""
+    return any(getattr(a, "dtype", None) is not None and a.dtype.kind == "c" for a in (*arrays, *outs))
+
+
+def complex_own(name, precision, out, real_own, u):
+    """The own error of rule ``name`` on complex arrays: the declared complex bound where there is
+    one (never below the real declaration's), else the real declaration's ``real_own``."""
+    bound = COMPLEX_BOUNDS.get(name)
+    if bound is None:
+        return real_own
+    own = 2 * bound.ulps * u * np.abs(out) + bound.absolute * u + bound.underflows * precision.eta
+    return np.maximum(own, real_own)
+
+
+def products_terms(k):
+    """The K of a complex sum of k products (:data:`PRODUCTS_SOURCE`)."""
+    return math.sqrt(2) * (np.asarray(k, dtype=np.float64) + 2)

@@ -1,0 +1,382 @@
+"""Complex op records: the gradient conventions of PyTorch, JAX and TensorFlow mapped to the
+reference's (PyTorch's) on functions whose Wirtinger derivatives are known in closed form, a planted
+conjugation bug caught, a differently rounded complex result within the declared bound accepted, the
+complex error bounds, the case format (complex data round trip), the draws and the CLI plumbing."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from conformance.case import Case, CaseError, round_to_dtype
+from conformance.cli import main
+from conformance.ops import RECORDS, RecordData, RecordParams
+from conformance.ops.judge import expected_for, precision_for, record_verdict, run_in_process
+
+torch = pytest.importorskip("torch")
+
+Z = np.array([0.3 + 0.7j, -1.2 + 0.4j, 2.0 - 0.5j])
+G = np.array([0.5 - 0.25j, 1.0 + 2.0j, -0.75 + 0.1j])
+T_ = np.array([0.2 + 1.0j, -0.3 - 0.1j, 1.5 + 0.5j])
+
+# f, d f/dz, d f/d conj(z) (Wirtinger), with each framework's spelling of f
+CLOSED_FORMS = {
+    "z^2": (lambda m, x: x * x, lambda z: 2 * z, lambda z: 0 * z),
+    "conj(z) z": (lambda m, x: m.conj(x) * x, lambda z: np.conj(z), lambda z: z),
+    "exp": (lambda m, x: m.exp(x), np.exp, lambda z: 0 * z),
+}
+
+
+def pytorch_vjp(name, z, g):
+    """PyTorch's convention: conj(df/dz)·g + (df/d conj z)·conj(g)."""
+    _, dz, dzbar = CLOSED_FORMS[name]
+    return np.conj(dz(z)) * g + dzbar(z) * np.conj(g)
+
+
+def pushforward(name, z, t):
+    """The JVP (no conjugate): df/dz·t + (df/d conj z)·conj(t)."""
+    _, dz, dzbar = CLOSED_FORMS[name]
+    return dz(z) * t + dzbar(z) * np.conj(t)
+
+
+@pytest.mark.parametrize("name", sorted(CLOSED_FORMS))
+def test_jax_mapped_vjp_is_pytorchs_and_its_raw_vjp_is_not(name):
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    from conformance.ops._run import torch_convention_vjp
+
+    f = CLOSED_FORMS[name][0]
+    fn = lambda x: f(jnp, x)  # noqa: E731
+    (mapped,) = torch_convention_vjp(jax, fn, jnp.asarray(Z))[1](jnp.asarray(G))
+    np.testing.assert_allclose(np.asarray(mapped), pytorch_vjp(name, Z, G), rtol=1e-13)
+    (raw,) = jax.vjp(fn, jnp.asarray(Z))[1](jnp.asarray(G))
+    assert not np.allclose(np.asarray(raw), pytorch_vjp(name, Z, G))  # the mapping is needed
+    _, tan = jax.jvp(fn, (jnp.asarray(Z),), (jnp.asarray(T_),))
+    np.testing.assert_allclose(np.asarray(tan), pushforward(name, Z, T_), rtol=1e-13)
+
+
+def test_jax_mapping_of_a_real_loss_is_the_conjugate_of_jax_grad():
+    """|z|^2 as a real loss: PyTorch's gradient is 2z, jax.grad's 2 conj(z) (docs/complex.md)."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    from conformance.ops._run import torch_convention_vjp
+
+    loss = lambda x: jnp.sum(jnp.abs(x) ** 2)  # noqa: E731
+    np.testing.assert_allclose(np.asarray(jax.grad(loss)(jnp.asarray(Z))), 2 * np.conj(Z), rtol=1e-13)
+    (mapped,) = torch_convention_vjp(jax, loss, jnp.asarray(Z))[1](jnp.asarray(1.0))
+    np.testing.assert_allclose(np.asarray(mapped), 2 * Z, rtol=1e-13)
+
+
+# each record's VJP (PyTorch's convention) and JVP in closed form: z = input, w = other, g, t
+RECORD_CLOSED_FORMS = {
+    "exp": (lambda z, w, g: [g * np.conj(np.exp(z))], lambda z, w, tz, tw: np.exp(z) * tz),
+    "mul": (lambda z, w, g: [g * np.conj(w), g * np.conj(z)], lambda z, w, tz, tw: tz * w + z * tw),
+    "sqrt": (lambda z, w, g: [g * np.conj(0.5 / np.sqrt(z))], lambda z, w, tz, tw: 0.5 / np.sqrt(z) * tz),
+    # |z| is not holomorphic: d|z|/dz = conj(z)/(2|z|), d|z|/d conj(z) = z/(2|z|); g is real
+    "abs": (lambda z, w, g: [g * z / np.abs(z)], lambda z, w, tz, tw: np.real(np.conj(tz) * z / np.abs(z))),
+}
+
+
+@pytest.mark.parametrize("framework", ["torch", "jax", "tensorflow"])
+@pytest.mark.parametrize("op", sorted(RECORD_CLOSED_FORMS))
+def test_each_adapter_answers_the_closed_form_in_pytorchs_convention(framework, op):
+    """Through the harness's adapter (JAX's VJP mapped, TensorFlow's GradientTape and PyTorch's taken
+    as they are, as measured): the VJP is conj(df/dz)·g + (df/d conj z)·conj(g) and the JVP the
+    pushforward df/dz·t + (df/d conj z)·conj(t), on normal complex128 draws (no zeros, no cut)."""
+    from conformance.adapters import BUILTIN, load
+
+    pytest.importorskip(BUILTIN[framework][0])
+    adapter = load(BUILTIN[framework][1])
+    adapter.setup("cpu", "highest")
+    vjp_form, jvp_form = RECORD_CLOSED_FORMS[op]
+    names = RECORDS[op].inputs
+    data = {n: v for n, v in zip(names, (Z, -G))}
+    data.update(grad_output=np.abs(G) if op == "abs" else G, tangent_input=T_, tangent_other=T_[::-1].copy())
+    case = _case(op, check="vjp", shapes={n: (3,) for n in names})
+    got = adapter.run(case, "vjp", data)
+    want = vjp_form(data["input"], data.get("other"), data["grad_output"])
+    for n, w in zip(names, want):
+        np.testing.assert_allclose(np.asarray(got[f"grad_{n}"]), w, rtol=1e-12)
+    got = adapter.run(case.with_checks(["jvp"]), "jvp", data)
+    want = jvp_form(data["input"], data.get("other"), T_, data["tangent_other"])
+    np.testing.assert_allclose(np.asarray(got["tangent_output"]), want, rtol=1e-12)
+
+
+# ---- the harness on complex record cases ------------------------------------------------------------
+
+
+def _case(op, dtype="complex128", check="vjp", values="normal", shapes=None, seed=3):
+    rec = RECORDS[op]
+    return Case(
+        op,
+        RecordParams.of({"values": values}),
+        shapes or {n: (5,) for n in rec.inputs},
+        dtype,
+        seed,
+        (check,),
+    )
+
+
+@pytest.fixture(scope="module")
+def torch_adapter():
+    from conformance.adapters.torch_adapter import TorchAdapter
+
+    adapter = TorchAdapter()
+    adapter.setup("cpu", "highest")
+    return adapter
+
+
+@pytest.mark.parametrize("op, check", [("exp", "vjp"), ("mul", "vjp"), ("log", "vjp"), ("mm", "vjp_vjp")])
+def test_torch_passes_and_a_planted_conjugation_bug_fails(torch_adapter, op, check):
+    from conformance.adapters.torch_adapter import TorchAdapter
+
+    shapes = {"input": (2, 3), "other": (3, 2)} if op == "mm" else None
+    case = _case(op, check=check, shapes=shapes)
+    assert run_in_process(torch_adapter, case, check)["verdict"] == "pass"
+
+    class Conjugating(TorchAdapter):  # a framework answering the conjugate of every gradient
+        def run(self, case, check, a):
+            return {k: np.conj(v) for k, v in super().run(case, check, a).items()}
+
+    planted = Conjugating()
+    planted.setup("cpu", "highest")
+    got = run_in_process(planted, case, check)
+    assert got["verdict"] == "fail", got
+    assert got["worst"]["index"][-1] == 1  # the imaginary part (index 1 of the parts axis) is wrong
+
+
+@pytest.mark.parametrize("op", ["exp", "sqrt", "log"])
+def test_jax_unmapped_vjp_is_caught_and_mapped_passes(op):
+    """The JAX adapter conjugates cotangents and gradients (the mapping): its vjp passes; the raw
+    jax.vjp answer (no mapping) is the conjugate of PyTorch's for a holomorphic op and fails."""
+    pytest.importorskip("jax")
+    from conformance.adapters.jax_adapter import JaxAdapter
+
+    adapter = JaxAdapter()
+    settings = adapter.setup("cpu", "highest")
+    case = _case(op)
+    assert run_in_process(adapter, case, "vjp", settings)["verdict"] == "pass"
+    out = adapter.run(case, "vjp", RecordData(case))
+    raw = {
+        k: np.conj(np.asarray(v)) for k, v in out.items()
+    }  # what jax.vjp(f)(conj(g)) conjugated back is not
+    with np.errstate(all="ignore"):
+        assert record_verdict(case, "vjp", "jax", raw, settings)["verdict"] == "fail"
+
+
+def _textbook_mul_f32(a, b):
+    """complex64 a*b by the textbook formula in float32 (no FMA): a different rounding than NumPy's."""
+    ar, ai = np.float32(a.real), np.float32(a.imag)
+    br, bi = np.float32(b.real), np.float32(b.imag)
+    return (ar * br - ai * bi).astype(np.float64) + 1j * (ar * bi + ai * br).astype(np.float64)
+
+
+def _textbook_div_f32(a, b):
+    ar, ai = np.float32(a.real), np.float32(a.imag)
+    br, bi = np.float32(b.real), np.float32(b.imag)
+    den = br * br + bi * bi
+    return ((ar * br + ai * bi) / den).astype(np.float64) + 1j * ((ai * br - ar * bi) / den).astype(
+        np.float64
+    )
+
+
+@pytest.mark.parametrize("op, kernel", [("mul", _textbook_mul_f32), ("div", _textbook_div_f32)])
+def test_a_differently_rounded_result_within_the_bound_passes(op, kernel):
+    """The textbook formulas round differently from NumPy's (Smith's division, NumPy's multiply): the
+    result is within the declared bound (sqrt(5)u, 7u) and passes; moved by twice its bound it fails."""
+    case = _case(op, dtype="complex64", check="forward", shapes={"input": (64,), "other": (64,)}, seed=11)
+    data = RecordData(case)
+    x, y = data["input"], data["other"]
+    ok = np.isfinite(x) & np.isfinite(y) & (np.abs(x) > 1e-30) & (np.abs(y) > 1e-30)
+    case = Case(
+        op,
+        case.params,
+        case.shapes,
+        case.dtype,
+        case.seed,
+        case.checks,
+        data={
+            "input": {"real": np.where(ok, x, 1).real.tolist(), "imag": np.where(ok, x, 1).imag.tolist()},
+            "other": {"real": np.where(ok, y, 1).real.tolist(), "imag": np.where(ok, y, 1).imag.tolist()},
+        },
+    )
+    data = RecordData(case)
+    with np.errstate(all="ignore"):
+        mine = kernel(data["input"], data["other"])
+    ours = {"output": mine}
+    exact = data["input"] * data["other"] if op == "mul" else data["input"] / data["other"]
+    assert np.any(mine != round_to_dtype(exact, "complex64"))  # a different rounding somewhere
+    assert record_verdict(case, "forward", "torch", ours, {})["verdict"] == "pass"
+    ((value, bound),) = expected_for(case, "forward", precision_for(case, {}, "torch"))[0].values()
+    far = {"output": value + 2.5 * bound}
+    assert record_verdict(case, "forward", "torch", far, {})["verdict"] == "fail"
+
+
+def test_complex_bounds_are_the_declared_ones():
+    """mul's own error on complex inputs is sqrt(5)·u|y| (Brent-Percival-Zimmermann), not the real
+    0.5 ulp (u|y|); a complex matmul's K is sqrt(2)(K + 2)."""
+    from reference.errors import REFERENCE_U, Precision, bound_of
+
+    x, y = np.array([1.5 + 2.0j]), np.array([-0.5 + 3.0j])
+    _, (b,), _ = bound_of(lambda a, c: a * c, [x, y], Precision(dtype="float32"))
+    u = 2.0**-24 + REFERENCE_U
+    assert b[0] == pytest.approx(math.sqrt(5) * u * abs(x[0] * y[0]), rel=1e-6)
+    a, c = np.ones((1, 4), dtype=np.complex128), np.ones((4, 1), dtype=np.complex128)
+    _, (bm,), _ = bound_of(lambda p, q: p @ q, [a, c], Precision(dtype="float32"))
+    _, (br,), _ = bound_of(lambda p, q: p @ q, [a.real.copy(), c.real.copy()], Precision(dtype="float32"))
+    # (K·u + u)·M + u·|y| with M = |y| = 4: K = 4 real, sqrt(2)·(4 + 2) complex (plus underflow terms)
+    assert br[0, 0] == pytest.approx((4 * u + u) * 4 + u * 4, rel=1e-6)
+    assert bm[0, 0] == pytest.approx((math.sqrt(2) * 6 * u + u) * 4 + u * 4, rel=1e-6)
+
+
+# ---- the case format, the draws, the CLI -----------------------------------------------------------
+
+
+def test_complex_data_round_trips_through_json_exactly():
+    z = np.array([-0.0 - 0.0j, complex(np.inf, np.nan), complex(-1.0, -0.0), complex(1e-310, -3.5)])
+    from conformance.case import encode_array
+
+    case = Case(
+        "exp",
+        RecordParams.of({"values": "normal"}),
+        {"input": (4,)},
+        "complex128",
+        0,
+        ("forward",),
+        data={"input": encode_array(z)},
+    )
+    back = Case.from_json(case.to_json())
+    got = RecordData(back)["input"]
+    assert got.dtype == np.complex128
+    np.testing.assert_array_equal(np.signbit(got.real), np.signbit(z.real))
+    np.testing.assert_array_equal(np.signbit(got.imag), np.signbit(z.imag))
+    np.testing.assert_array_equal(
+        got.view(np.float64)[~np.isnan(got.view(np.float64))],
+        z.view(np.float64)[~np.isnan(z.view(np.float64))],
+    )
+    assert back.id == case.id
+
+
+def test_a_complex_case_of_a_real_only_record_is_a_case_error():
+    with pytest.raises(CaseError, match="'relu' record is not complex-capable"):
+        Case.from_dict(
+            {"op": "relu", "shapes": {"input": [3]}, "dtype": "complex128", "params": {"values": "normal"}}
+        )
+    with pytest.raises(CaseError, match="data.input"):
+        Case.from_dict(
+            {
+                "op": "exp",
+                "shapes": {"input": [2]},
+                "dtype": "complex64",
+                "params": {"values": "normal"},
+                "data": {"input": {"real": [1, 2], "imag": [1]}},
+            }
+        )
+
+
+def test_complex_draws_reach_the_branch_cut_with_both_zero_signs_and_both_axes():
+    zs = np.concatenate(
+        [RecordData(_case("log", seed=s, shapes={"input": (64,)}))["input"] for s in range(4)]
+    )
+    assert zs.dtype == np.complex128
+    on_cut = (zs.real < 0) & (zs.imag == 0)
+    assert np.any(on_cut & np.signbit(zs.imag)) and np.any(on_cut & ~np.signbit(zs.imag))
+    assert np.any((zs.real < 0) & (zs.imag != 0) & (np.abs(zs.imag) < 1e-300))  # just off the cut
+    assert np.any((zs.real == 0) & (zs.imag != 0)) and np.any((zs.imag == 0) & (zs.real > 0))
+    f32 = RecordData(_case("exp", dtype="complex64", shapes={"input": (64,)}))["input"]
+    assert np.array_equal(f32, round_to_dtype(f32, "complex64"))  # each part exact in float32
+
+
+def test_abs_cotangents_are_real_for_its_real_output():
+    data = RecordData(_case("abs"))
+    assert np.iscomplexobj(data["input"]) and not np.iscomplexobj(data["grad_output"])
+
+
+def test_cli_complex_dtypes_of_real_only_records_exit_2_saying_so(tmp_path, capsys):
+    code = main(
+        [
+            "run",
+            "--frameworks",
+            "torch",
+            "--ops",
+            "relu",
+            "--dtypes",
+            "complex128",
+            "--max-examples",
+            "1",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "nothing selected" in err and "not complex-capable" in err and "relu" in err
+
+
+def test_cli_runs_complex_records_and_names_the_real_only_ones(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(
+        [
+            "run",
+            "--frameworks",
+            "torch",
+            "--ops",
+            "exp,relu",
+            "--dtypes",
+            "complex64",
+            "--checks",
+            "forward,vjp",
+            "--max-examples",
+            "1",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
+    assert code == 0
+    assert "not complex-capable" in capsys.readouterr().err
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    judged = [r for r in results if r.get("verdict")]
+    assert (
+        judged
+        and {r["case"]["op"] for r in judged} == {"exp"}
+        and {r["dtype"] for r in judged} == {"complex64"}
+    )
+    assert {r["verdict"] for r in judged} == {"pass"}
+
+
+def test_reproducer_rebuilds_complex_arrays_and_shows_the_jax_sqrt_branch_cut(tmp_path):
+    """A complex case's standalone reproducer: the arrays as complex128 bytes (the -0.0 imaginary part
+    kept), JAX's VJP mapped, parts compared: JAX's sqrt of -4 - 0j is +2j (PyTorch, TensorFlow, NumPy
+    and the reference: -2j, the side of the cut the zero's sign names), so it exits 1."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("jax")
+    from conformance.case import encode_array
+    from conformance.record_reproducer import record_reproducer
+
+    z = np.array([complex(-4, -0.0), complex(-4, 0.0), 1 + 2j])
+    codes = {}
+    for framework, spec, check in (
+        ("jax", "conformance.adapters.jax_adapter:JaxAdapter", "forward"),
+        ("jax", "conformance.adapters.jax_adapter:JaxAdapter", "vjp"),
+    ):
+        op = "sqrt" if check == "forward" else "exp"
+        case = Case(op, RecordParams.of({"values": "normal"}), {"input": (3,)}, "complex128", 1, (check,),
+                    data={"input": encode_array(z)})  # fmt: skip
+        result = {"case": case.to_dict(), "case_id": case.id, "check": check, "framework": framework}
+        script = tmp_path / f"{op}_{check}.py"
+        script.write_text(record_reproducer(result, spec))
+        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+        codes[(op, check)] = (proc.returncode, proc.stdout)
+    assert codes[("sqrt", "forward")][0] == 1, codes
+    assert "observed 2.0, expected -2.0" in codes[("sqrt", "forward")][1]
+    assert codes[("exp", "vjp")][0] == 0, codes  # the mapped VJP is PyTorch's
