@@ -82,11 +82,15 @@ def _edges(modules):
                 elif isinstance(child, ast.ImportFrom):
                     if child.level:
                         base = name.split(".") if is_package else name.split(".")[:-1]
-                        base = ".".join(base[: len(base) - child.level + 1] + ([child.module] if child.module else []))
+                        base = ".".join(
+                            base[: len(base) - child.level + 1] + ([child.module] if child.module else [])
+                        )
                     else:
                         base = child.module
                     # ``from pkg import submodule`` names the submodule; ``from mod import name``, mod
-                    targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in child.names]
+                    targets = [
+                        f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in child.names
+                    ]
                 for target in dict.fromkeys(project_module(t) for t in targets):
                     if target and target != name:
                         edges.append(Edge(name, target, child.lineno, in_function))
@@ -203,7 +207,9 @@ def test_no_import_cycle():
             )
         else:
             problems.append(f"new import cycle: {sorted(cycle)}")
-    problems += [f"listed cycle gone (remove it): {sorted(c)}" for c in listed - found if not any(c & f for f in found)]
+    problems += [
+        f"listed cycle gone (remove it): {sorted(c)}" for c in listed - found if not any(c & f for f in found)
+    ]
     assert not problems, "\n".join(problems)
 
 
@@ -215,9 +221,7 @@ def test_no_project_import_inside_a_function():
 
 def test_the_autograd_core_imports_nothing_from_the_op_layer():
     core = _count(
-        e
-        for e in EDGES
-        if _within(e.importer, CORE) and any(_within(e.imported, p) for p in OUTSIDE_CORE)
+        e for e in EDGES if _within(e.importer, CORE) and any(_within(e.imported, p) for p in OUTSIDE_CORE)
     )
     _, listed, _ = _read_allowlist()
     problems = _compare(core, listed, "core import of the op layer")

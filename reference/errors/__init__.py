@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reference.autograd import table
 from reference.backend import data_ptr, is_inexact, to_numpy
 
 #: Unit roundoff (half an ulp of 1) of each dtype a framework computes in.
@@ -687,3 +688,6 @@ __all__ = [
     "elementwise",
     "products",
 ]
+
+
+table.register(error_tracker=active)  # (reference.autograd.layout keeps a copy's error bound)
