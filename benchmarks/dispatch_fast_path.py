@@ -10,7 +10,6 @@ above ``dispatch.apply``; tests/autograd/test_dispatch_fast_path.py checks both 
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -18,24 +17,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import _timing  # noqa: E402
-from autograd import CHAIN, chain, step  # noqa: E402
+from autograd import CHAIN, arguments, chain, step  # noqa: E402
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=30, help="interleaved rounds")
-    parser.add_argument("--size", type=int, default=16, help="elements per tensor")
-    parser.add_argument("--quick", action="store_true", help="one round: a smoke test")
-    args = parser.parse_args(argv)
-    _timing.pin_threads(1)
-    import numpy as np
-
+    args, a, b = arguments(argv, __doc__.split("\n")[0])
     import reference
     from reference.autograd import dispatch
 
-    rng = np.random.default_rng(0)
-    x = reference.tensor(rng.standard_normal(args.size), dtype=reference.float64, requires_grad=True)
-    w = reference.tensor(rng.standard_normal(args.size), dtype=reference.float64, requires_grad=True)
+    x = reference.tensor(a, dtype=reference.float64, requires_grad=True)
+    w = reference.tensor(b, dtype=reference.float64, requires_grad=True)
 
     def run(enabled, what):
         def fn():
