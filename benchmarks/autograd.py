@@ -45,8 +45,10 @@ def step(T, x, w):
     chain(T, x, w).backward()
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(argv, description):
+    """``(args, a, b)``: the command line (--repeat, --size, --quick) and the chain's two inputs
+    (NumPy, seeded); threads pinned to one. Shared with benchmarks/dispatch_fast_path.py."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--repeat", type=int, default=30, help="interleaved rounds")
     parser.add_argument("--size", type=int, default=16, help="elements per tensor")
     parser.add_argument("--quick", action="store_true", help="one round: a smoke test")
@@ -54,10 +56,14 @@ def main(argv=None):
     _timing.pin_threads(1)
     import numpy as np
 
+    rng = np.random.default_rng(0)
+    return args, rng.standard_normal(args.size), rng.standard_normal(args.size)
+
+
+def main(argv=None):
+    args, a, b = arguments(argv, __doc__.split("\n")[0])
     import reference
 
-    rng = np.random.default_rng(0)
-    a, b = rng.standard_normal(args.size), rng.standard_normal(args.size)
     fns = {}
     systems = {"reference": reference}
     try:

@@ -45,6 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance import shipped
 from conformance.outdir import OutputError, check_writable
 from conformance.runner import check_timeout
 
@@ -595,9 +596,7 @@ def run_bisect(args, out=print) -> int:
             timeout = check_timeout(args.timeout)
         except ValueError as exc:
             raise BisectError(f"--timeout: {exc}") from None
-    from conformance.cli import DEFAULT_CASES
-
-    case = resolve_case(args.case, DEFAULT_CASES)
+    case = resolve_case(args.case, shipped.cases_dir())
     for flag, key in (("--checks", "checks"), ("--dtypes", "dtype")):
         wanted = getattr(args, flag[2:], None)
         have = case.get(key) if key == "checks" else [case.get(key)]

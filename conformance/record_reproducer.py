@@ -34,6 +34,8 @@ import types
 
 import numpy as np
 
+from conformance.safe_text import docstring_safe as _docstring_safe
+
 #: adapter methods that decide how a record's check runs: a class outside conformance.adapters
 #: that overrides one of these changes the program, which a reproducer cannot copy
 _PROGRAM_METHODS = ("run", "run_record", "_run_tf", "_compile", "_function", "_call", "_compiled")
@@ -205,7 +207,6 @@ def record_reproducer(
     from conformance.case import PART_DTYPE, Case, arrays_for, case_data
     from conformance.ops import RECORDS, VMAP_CHECKS, op_params, vmap_spec
     from conformance.ops._run import ORDER_RUN, record_rejects
-    from conformance.reproducer import _docstring_safe
 
     if device != "cpu":
         raise CannotReproduce(f"record reproducers run on cpu; this result ran on {device!r}")

@@ -28,6 +28,8 @@ from pathlib import Path
 from conformance import repro_oracle
 from conformance.adapters import _geometry, base, load_class
 from conformance.case import Case, array_shapes
+from conformance.record_reproducer import record_reproducer
+from conformance.safe_text import docstring_safe as _docstring_safe
 
 # functions of conformance.case the script needs for its data (and adapters may import)
 _CASE_HELPERS = ("round_to_dtype", "_round_mantissa")
@@ -169,8 +171,6 @@ def reproducer(record: dict, adapter_spec: str, device: str = "cpu", precision: 
             record, getattr(cls, "program_namespace", None), getattr(cls, "program_backend", None)
         )
     if (record.get("case") or {}).get("op") != "conv":  # an op record: conformance.record_reproducer
-        from conformance.record_reproducer import record_reproducer
-
         return record_reproducer(record, adapter_spec, device, precision)
     case = Case.from_dict(record["case"], source=record["case_id"])
     check, framework = record["check"], record["framework"]
@@ -242,13 +242,6 @@ REFERENCE_REJECTS = {rejects!r}
 def _compact_json(d: dict) -> str:
     """One line per top-level key: short enough to read, exact to parse."""
     return "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in d.items()) + "\n}"
-
-
-def _docstring_safe(text: str, limit: int = 400) -> str:
-    """Text that cannot end or escape a docstring: ASCII, no backslash, no double quote."""
-    text = str(text).strip()[:limit].encode("ascii", "backslashreplace").decode("ascii")
-    text = "".join(c if c == "\n" or " " <= c <= "~" else "?" for c in text)  # no NUL, CR, other controls
-    return text.replace("\\", "/").replace('"', "'")
 
 
 def _case_module():

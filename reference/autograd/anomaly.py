@@ -23,8 +23,17 @@ import weakref
 
 from reference.backend import is_inexact
 
-_enabled = [False]
-_check_nan = [True]
+
+class AnomalyState:
+    """Anomaly mode's flags: ``state.enabled`` and ``state.check_nan``."""
+
+    __slots__ = ("enabled", "check_nan")
+
+    def __init__(self):
+        self.enabled, self.check_nan = False, True
+
+
+state = AnomalyState()
 _stacks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # node -> formatted forward stack
 _parents: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # node made in a backward -> that node
 _running: list = []  # the backward functions being run (innermost last)
@@ -33,16 +42,16 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../re
 
 
 def is_anomaly_enabled():
-    return _enabled[0]
+    return state.enabled
 
 
 def is_anomaly_check_nan_enabled():
-    return _check_nan[0]
+    return state.check_nan
 
 
 def _set(mode, check_nan):
-    _enabled[0] = bool(mode)
-    _check_nan[0] = bool(check_nan)
+    state.enabled = bool(mode)
+    state.check_nan = bool(check_nan)
 
 
 class detect_anomaly:
@@ -50,9 +59,9 @@ class detect_anomaly:
     Making one warns, as PyTorch does, that the mode slows things down."""
 
     def __init__(self, check_nan=True):
-        self.prev = _enabled[0]
+        self.prev = state.enabled
         self.check_nan = check_nan
-        self.prev_check_nan = _check_nan[0]
+        self.prev_check_nan = state.check_nan
         warnings.warn(
             "Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
             "enabled for debugging.",
@@ -71,8 +80,8 @@ class set_detect_anomaly:
     restores the previous mode on exit."""
 
     def __init__(self, mode, check_nan=True):
-        self.prev = _enabled[0]
-        self.prev_check_nan = _check_nan[0]
+        self.prev = state.enabled
+        self.prev_check_nan = state.check_nan
         _set(mode, check_nan)
 
     def __enter__(self):
@@ -97,7 +106,7 @@ def run_node(node, buf):
     _running.append(node)
     try:
         outs = node.apply(buf)
-        if _check_nan[0]:
+        if state.check_nan:
             for i, g in enumerate(outs):
                 if g is not None and is_inexact(g._data.dtype) and bool((g._data != g._data).any()):
                     raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")

@@ -3,6 +3,7 @@ the grad_outputs (PyTorch runs the engine under its legacy ``_vmap`` the same wa
 
 from __future__ import annotations
 
+from reference.autograd.table import ops
 from reference.autograd.tensor import Tensor
 
 
@@ -13,7 +14,6 @@ def _size(shape):
 def batched_run(run, outputs, grad_outputs, retain_graph, create_graph, inputs):
     """The batched gradients of ``outputs`` w.r.t. ``inputs`` (None where an input is unused)."""
     from reference.autograd.engine import _make_grads
-    from reference.func import vmap
 
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
@@ -52,5 +52,5 @@ def batched_run(run, outputs, grad_outputs, retain_graph, create_graph, inputs):
         unused[:] = [r is None for r in res]
         return tuple(r for r in res if r is not None)
 
-    got = list(vmap(vjp)(*[grad_outputs[i] for i in batched])) if batched else []
+    got = list(ops.vmap(vjp)(*[grad_outputs[i] for i in batched])) if batched else []
     return [None if u else got.pop(0) for u in unused]

@@ -30,9 +30,9 @@ import numpy as np
 
 from reference.autograd import forward_ad
 from reference.autograd.forward_ad import MissingRuleError, lowered
+from reference.autograd.table import BATCH_DIM, BATCH_ELEMENTWISE, BATCH_MATMUL, BATCH_REDUCE, RULES, ops
 from reference.autograd.tensor import _make
 from reference.backend import is_inexact, namespace_of
-from reference.ops.rule import BATCH_DIM, BATCH_ELEMENTWISE, BATCH_MATMUL, BATCH_REDUCE
 
 _fallbacks: collections.Counter = collections.Counter()
 
@@ -92,12 +92,10 @@ def attach(t, value, bdim, level):
 
 
 def move_to_front(value, bdim):
-    from reference.ops import api
-
     if bdim == 0:
         return value
     dims = (bdim,) + tuple(i for i in range(value.ndim) if i != bdim)
-    return api.permute(value, dims)
+    return ops.permute(value, dims)
 
 
 class BatchCall:
@@ -120,25 +118,21 @@ class BatchCall:
 
     def expanded(self, i):
         """Input ``i`` batched along dim 0, expanding an unbatched one (a view, no copy)."""
-        from reference.ops import api
-
         v = self.front(i)
         if v is not None:
             return v
         x = self.values[i]
-        return api.expand(api.unsqueeze(x, 0), (self.size,) + tuple(x.shape))
+        return ops.expand(ops.unsqueeze(x, 0), (self.size,) + tuple(x.shape))
 
     def aligned(self, i, rank):
         """Input ``i`` for broadcasting against logical rank ``rank``: batched inputs become
         ``(B, 1, ..., *shape)``; unbatched ones stay as they are (they broadcast from the right)."""
-        from reference.ops import api
-
         v = self.front(i)
         if v is None:
             return self.values[i]
         shape = tuple(self.inputs[i].shape)
         if len(shape) < rank:
-            v = api.reshape(v, (self.size,) + (1,) * (rank - len(shape)) + shape)
+            v = ops.reshape(v, (self.size,) + (1,) * (rank - len(shape)) + shape)
         return v
 
 
@@ -155,7 +149,6 @@ def _elementwise(b, params):
 
 def _reduce(b, params):
     from reference.autograd.dispatch import apply
-    from reference.ops.rules import RULES
 
     rule = b.rule
     if rule.name in ("sum", "mean"):
@@ -170,10 +163,8 @@ def _dim(b, params):
 
     args = tuple(b.expanded(i) for i in range(len(b.inputs)))
     if params["dim"] is None or not b.inputs[0].shape:  # a 0-d logical tensor: each sample its own axis
-        from reference.ops import api
-
-        args = tuple(api.unsqueeze(a, -1) for a in args)
-        return api.squeeze(apply(b.rule, args, {**params, "dim": 1}, cast=b.cast), -1), 0
+        args = tuple(ops.unsqueeze(a, -1) for a in args)
+        return ops.squeeze(apply(b.rule, args, {**params, "dim": 1}, cast=b.cast), -1), 0
     return apply(b.rule, args, {**params, "dim": params["dim"] + 1}, cast=b.cast), 0
 
 
@@ -181,8 +172,6 @@ def _matmul(b, params):
     """dot/mv/mm/bmm as one broadcasting matmul: 1-d operands become matrices, the batched operand
     gets unit dims after B so that batch dims line up from the right, then the unit dims go."""
     from reference.autograd.dispatch import apply
-    from reference.ops import api
-    from reference.ops.rules import RULES
 
     sa, sb = (tuple(t.shape) for t in b.inputs)
     ra, rb = max(len(sa), 2), max(len(sb), 2)
@@ -193,21 +182,21 @@ def _matmul(b, params):
         if v is None:
             v = b.values[i]
             if len(shape) == 1:
-                v = api.unsqueeze(v, vec_dim)
+                v = ops.unsqueeze(v, vec_dim)
         else:
             if len(shape) == 1:
-                v = api.unsqueeze(v, vec_dim)
+                v = ops.unsqueeze(v, vec_dim)
             mat = tuple(v.shape[1:])
-            v = api.reshape(v, (b.size,) + (1,) * (rank - len(mat)) + mat)
+            v = ops.reshape(v, (b.size,) + (1,) * (rank - len(mat)) + mat)
         args.append(v)
     out = apply(RULES["bmm"], tuple(args), {})
     if len(sb) == 1:
-        out = api.squeeze(out, -1)
+        out = ops.squeeze(out, -1)
     if len(sa) == 1:
-        out = api.squeeze(out, -1 if len(sb) == 1 else -2)
+        out = ops.squeeze(out, -1 if len(sb) == 1 else -2)
     extra = out.ndim - 1 - _matmul_rank(sa, sb)
     if extra:
-        out = api.reshape(out, (b.size,) + tuple(out.shape[1 + extra :]))
+        out = ops.reshape(out, (b.size,) + tuple(out.shape[1 + extra :]))
     return out, 0
 
 
@@ -234,10 +223,8 @@ class Copied:
 
 
 def _viewable(x, size):
-    from reference.ops import kernels
-
     try:
-        kernels.view_geometry(tuple(x.shape), x.stride(), x.storage_offset(), size=tuple(size))
+        ops.view_geometry(tuple(x.shape), x.stride(), x.storage_offset(), size=tuple(size))
     except RuntimeError:
         return False
     return True
@@ -249,17 +236,16 @@ def view_rule(shift):
 
     def batch(b, params):
         from reference.autograd.dispatch import apply_view
-        from reference.ops import api
 
         x = b.front(0)
         shape = tuple(b.inputs[0].shape)
         new = shift(dict(params), shape, b.size)
         if "_reshape" in new:  # expand: unit dims first, so the logical dims line up
-            x = api.reshape(x, new.pop("_reshape"))
+            x = ops.reshape(x, new.pop("_reshape"))
         if b.rule.name == "view" and not _viewable(x, new["size"]):
             # the logical tensor is viewable but, with the batch dim moved first, the physical one
             # is not: copy it (and refuse later writes through the copy, see batch_inplace)
-            return Copied(api.reshape(x, new["size"])), 0
+            return Copied(ops.reshape(x, new["size"])), 0
         out = apply_view(b.rule, x, new)
         return tuple((o, 0) for o in out) if isinstance(out, tuple) else (out, 0)
 
@@ -296,18 +282,17 @@ def count_fallback(b):
 def _fallback(b, params):
     """Slice every batched input, run the primitive per sample (one level down), stack."""
     from reference.autograd.dispatch import apply, apply_view
-    from reference.ops import api
 
     per_sample = []
     for k in range(b.size):
-        args = tuple(v if d is None else api.select(v, d, k) for v, d in zip(b.values, b.bdims))
+        args = tuple(v if d is None else ops.select(v, d, k) for v, d in zip(b.values, b.bdims))
         if b.rule.view is not None:
             res = apply_view(b.rule, args[0], params)
         else:
             res = apply(b.rule, args, params, cast=b.cast)
         per_sample.append(res if isinstance(res, tuple) else (res,))
     n = len(per_sample[0])
-    outs = [(api.stack([s[j] for s in per_sample], 0), 0) for j in range(n)]
+    outs = [(ops.stack([s[j] for s in per_sample], 0), 0) for j in range(n)]
     return outs if n > 1 or isinstance(res, tuple) else outs[0]
 
 
@@ -389,8 +374,6 @@ def batch_view(index, rule, src, params, run):
 def batch_inplace(index, rule, self, others, params, cast, run):
     """``self.op_(*others)``: the batched result is written into self's physical value (which must
     be batched: vmap cannot write a batch into one tensor), then the logical op is recorded."""
-    from reference.ops import api
-
     level = forward_ad._stack[index]
     p = physical(self, level)
     if self._vmap_copied:
@@ -405,7 +388,7 @@ def batch_inplace(index, rule, self, others, params, cast, run):
         )
     (new, bdim), *_ = _run(index, rule, (self,) + tuple(others), params, cast)
     with lowered(index):
-        api.copy_(move_to_front(p[0], p[1]), move_to_front(new, bdim))
+        ops.copy_(move_to_front(p[0], p[1]), move_to_front(new, bdim))
     return run()
 
 

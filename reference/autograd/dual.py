@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from reference.autograd import forward_ad
+from reference.autograd.table import ops
 from reference.backend import is_inexact
 
 __all__ = [
@@ -71,8 +72,6 @@ def _dtype_name(t):
 
 def make_dual(tensor, tangent, *, level=None):
     """A view of ``tensor`` whose tangent at the dual level is ``tangent``."""
-    from reference.ops import api
-
     if level is None:
         level = 0 if _current[0] is not None else -1
     if level < 0:
@@ -96,13 +95,13 @@ def make_dual(tensor, tangent, *, level=None):
             f"size {list(tangent.shape)}."
         )
     with forward_ad.lowered(forward_ad._stack.index(lid)):
-        dual = api.view(tensor, tuple(tensor.shape))
+        dual = ops.view(tensor, tuple(tensor.shape))
         if tangent.stride() != tensor.stride():  # PyTorch copies the tangent into the primal's layout
             extent = (
                 1 + sum((n - 1) * s for n, s in zip(tensor.shape, tensor.stride())) if tensor.numel() else 0
             )
-            buf = api.as_strided(
-                api.zeros(extent, dtype=tangent.dtype), tuple(tensor.shape), tensor.stride(), 0
+            buf = ops.as_strided(
+                ops.zeros(extent, dtype=tangent.dtype), tuple(tensor.shape), tensor.stride(), 0
             )
             buf.copy_(tangent)
             tangent = buf
@@ -113,8 +112,6 @@ def make_dual(tensor, tangent, *, level=None):
 
 def unpack_dual(tensor, *, level=None):
     """``(primal, tangent)`` of ``tensor`` at the dual level (tangent None outside it)."""
-    from reference.ops import api
-
     lid = _current[0]
     if lid is None:
         return UnpackedDualTensor(tensor, None)
@@ -122,5 +119,5 @@ def unpack_dual(tensor, *, level=None):
     if tan is None:
         return UnpackedDualTensor(tensor, None)
     with forward_ad.lowered(forward_ad._stack.index(lid)):
-        primal = api.alias(tensor)
+        primal = ops.alias(tensor)
     return UnpackedDualTensor(primal, tan)

@@ -16,13 +16,11 @@ import itertools
 import numpy as np
 
 from reference.autograd import anomaly, graph, layout
-from reference.autograd.grad_mode import _enabled
+from reference.autograd.batched_grad import batched_run
+from reference.autograd.grad_mode import grad_state
+from reference.autograd.table import RULES, ops
 from reference.autograd.tensor import Tensor, _make, gradient_edge
 from reference.backend import is_floating
-from reference.ops import api
-from reference.ops.rules import RULES
-
-_ADD = RULES["add"]  # (its forward, not a + b: an error tracker wraps the rules' kernels)
 
 _tasks: list = []  # (task id, checkpoint_valid) of the running backward passes, innermost last
 _task_ids = itertools.count()
@@ -50,7 +48,7 @@ def _make_grads(outputs, grads):
                     raise RuntimeError(
                         f"grad can be implicitly created only for real scalar outputs but got torch.{o.dtype.name}"
                     )
-                g = api.ones_like(o)
+                g = ops.ones_like(o)
         elif not isinstance(g, Tensor):
             g = Tensor(g, dtype=o.dtype)
         elif g.device != o.device:
@@ -114,8 +112,6 @@ def grad(
     if retain_graph is None:
         retain_graph = create_graph
     if is_grads_batched:
-        from reference.autograd.batched_grad import batched_run
-
         result = batched_run(run, outputs, grad_outputs, retain_graph, create_graph, inputs_t)
     else:
         grads = _make_grads(outputs, grad_outputs)
@@ -129,7 +125,7 @@ def grad(
                     "Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
-                g = api.zeros_like(t)
+                g = ops.zeros_like(t)
         out.append(g)
     return tuple(out)
 
@@ -142,9 +138,9 @@ def _validate(g, producer, node, nr, index):
                 f"Function {producer.name()} returned an invalid gradient at index {index} - got "
                 f"{list(g.shape)} but expected shape compatible with {list(shape)}"
             )
-        g = api.sum_to(g, tuple(shape))
+        g = ops.sum_to(g, tuple(shape))
     if dtype is not None and g.dtype != dtype:
-        g = api.to(g, dtype)
+        g = ops.to(g, dtype)
     return g
 
 
@@ -169,7 +165,7 @@ def _call_pre_hooks(node, buf):
             t = ref()
             g = buf[nr]
             if t is not None and g is not None:
-                t.grad = api.clone(g) if t.grad is None else t.grad + g
+                t.grad = ops.clone(g) if t.grad is None else t.grad + g
     return buf
 
 
@@ -236,8 +232,8 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
     buffers = {}
     heap = [(float("-inf"), 0, root)]
     counter = 1
-    prev = _enabled[0]
-    _enabled[0] = bool(create_graph)
+    prev = grad_state.enabled
+    grad_state.enabled = bool(create_graph)
     # the running graph task (read by reference.utils.checkpoint): an id, and whether a reentrant
     # checkpoint may run in it (not under autograd.grad / backward(inputs=), nor nested in such a task)
     _tasks.append((next(_task_ids), inputs is None and (not _tasks or _tasks[-1][1])))
@@ -246,7 +242,7 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
         heapq.heappop,
         heapq.heappush,
         graph.AccumulateGrad,
-        anomaly._enabled,
+        anomaly.state,
     )
     try:
         while heap:
@@ -265,7 +261,7 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
                     captured[k] = buf[nr]
             if needed is not None and not needed[node]:
                 continue
-            outs = node.apply(buf) if not anomaly_on[0] else anomaly.run_node(node, buf)
+            outs = node.apply(buf) if not anomaly_on.enabled else anomaly.run_node(node, buf)
             if not retain_graph:
                 node.release()
             i = -1
@@ -307,7 +303,7 @@ def run(roots, grads, retain_graph, create_graph, inputs, accumulate):
                     heappush(heap, (-child.seq, counter, child))
                     counter += 1
     finally:
-        _enabled[0] = prev
+        grad_state.enabled = prev
         _tasks.pop()
     return captured
 
@@ -320,7 +316,7 @@ def _sum_row_major(old, new):
     which is what the Tensor op makes of them; anything else is the Tensor op."""
     a, b = old._data, new._data
     if (
-        _enabled[0]
+        grad_state.enabled
         or old._tangents is not None
         or new._tangents is not None
         or old._batched is not None
@@ -333,7 +329,8 @@ def _sum_row_major(old, new):
         or a.dtype != b.dtype
     ):
         return old + new
-    return _make(_ADD.forward(a, b))
+    # (the rule's forward, not a + b: an error tracker wraps the rules' kernels)
+    return _make(RULES["add"].forward(a, b))
 
 
 def _postorder(root):

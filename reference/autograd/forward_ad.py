@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import itertools
 
+from reference.autograd.table import AUTO_ELEMENT_WISE, AUTO_LINEAR, BILINEAR, ops
 from reference.backend import is_inexact
-from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BILINEAR
 
 _stack: list[int] = []  # active level ids, outermost first (jvp and vmap levels alike)
 _visible = [0]  # how many levels of _stack the running computation sees
@@ -136,8 +136,6 @@ class JvpContext:
 
 def output_tangents(rule, inputs, tangents, result, params):
     """The tangent(s) of ``rule``'s output(s) (None: zero), from the rule's ``jvp`` field."""
-    from reference.ops import api
-
     spec = rule.jvp
     if spec is None:
         raise MissingRuleError(rule.name, "jvp", "forward-mode AD (jvp, jacfwd)")
@@ -155,7 +153,7 @@ def output_tangents(rule, inputs, tangents, result, params):
             continue
         term = formula(c, t)
         if term.shape != outs[0].shape:
-            term = api.expand(term, outs[0].shape)
+            term = ops.expand(term, outs[0].shape)
         out = term if out is None else out + term
     return out
 
@@ -164,11 +162,10 @@ def _linear(rule, inputs, tangents, params, bilinear):
     """AUTO_LINEAR: the op on the tangents (zero where an input has none). BILINEAR: the op with
     one input replaced by its tangent, summed over the inputs that have one."""
     from reference.autograd.dispatch import apply
-    from reference.ops import api
 
     if not bilinear:
         args = [
-            t if t is not None else (None if x is None else api.zeros_like(x))
+            t if t is not None else (None if x is None else ops.zeros_like(x))
             for x, t in zip(inputs, tangents)
         ]
         return apply(rule, tuple(args), params)
@@ -190,12 +187,10 @@ def forward_through(fn, inputs, tangents):
     _stack.append(level)
     _visible[0] = len(_stack)
     try:
-        from reference.ops import api
-
         duals = []
         for x, t in zip(inputs, tangents):
             if x is not None and t is not None:
-                x = api.alias(x)
+                x = ops.alias(x)
                 set_tangent(x, level, t)
             duals.append(x)
         outs = fn(*duals)
@@ -210,12 +205,10 @@ def forward_through(fn, inputs, tangents):
 def _fresh(tan, out, input_tangents):
     """A tangent the output owns: its dtype, contiguous, not another tensor's tangent (so an
     in-place write on the output can update its tangent in place)."""
-    from reference.ops import api
-
     if tan.dtype != out.dtype:
-        return api.to(tan, out.dtype)
+        return ops.to(tan, out.dtype)
     if tan._base is not None or any(tan is t for t in input_tangents):
-        return api.clone(tan)
+        return ops.clone(tan)
     return tan
 
 
@@ -259,26 +252,24 @@ def jvp_inplace(index, rule, self, others, params, run):
     """``self.op_(*others)`` under a level: the new tangent is the op's JVP at the old value of
     ``self``; it is written into ``self``'s tangent in place (into its base's tangent for a view,
     made zero first if the base had none), so every view of the storage sees it."""
-    from reference.ops import api
-
     level = _stack[index]
     inputs = (self,) + tuple(others)
     with lowered(index):
         tans = [tangent(t, level) for t in inputs]
-        old = api.clone(self) if any(t is not None for t in tans) else None
+        old = ops.clone(self) if any(t is not None for t in tans) else None
         run()
         if old is None:
             return self
         new = output_tangents(rule, (old,) + tuple(others), tans, self, params)
         if new is None:
-            new = api.zeros_like(self)
+            new = ops.zeros_like(self)
         base, fw_base = self._base, getattr(self, "_fw_base", None)
         if fw_base is not None:  # a make_dual result is the forward-grad base of its views (PyTorch)
             base = None if fw_base is self else fw_base
         if base is not None:
             bt = tangent(base, level)
             if bt is None:
-                bt = api.zeros_like(base)
+                bt = ops.zeros_like(base)
                 set_tangent(base, level, bt)
             # (a view of a make_dual result: its steps start from the dual, which has the geometry
             # of the primal's storage, so they remake it on the dual's tangent laid out the same way)
@@ -291,13 +282,13 @@ def jvp_inplace(index, rule, self, others, params, run):
                     set_tangent(base, level, bt)
                 target = replay_view(bt, replay)
             else:
-                target = api.as_strided(
+                target = ops.as_strided(
                     bt, self.shape, self.stride(), self._offset - base._offset + bt._offset
                 )
-            api.copy_(target, new)
+            ops.copy_(target, new)
             set_tangent(self, level, target)
         elif tans[0] is not None and tans[0]._base is None:
-            api.copy_(tans[0], new)
+            ops.copy_(tans[0], new)
         else:
             set_tangent(self, level, _fresh(new, self, tans))
     return self

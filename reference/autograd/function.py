@@ -40,8 +40,9 @@ import functools
 import inspect
 import warnings
 
-from reference.autograd import graph
-from reference.autograd.grad_mode import _enabled, no_grad, set_grad_enabled
+from reference.autograd import batching, forward_ad, graph
+from reference.autograd.grad_mode import grad_state, no_grad, set_grad_enabled
+from reference.autograd.table import ops
 from reference.autograd.tensor import (
     IN_CUSTOM_FUNCTION,
     Tensor,
@@ -279,10 +280,7 @@ def _has_vmap(cls):
 
 
 def _transforms_active():
-    from reference.autograd import forward_ad
-    from reference.func import transforms
-
-    return forward_ad._visible[0] > 0 or transforms._running[0] > 0
+    return forward_ad._visible[0] > 0 or ops.transforms_running()
 
 
 # ---- one call on the engine ---------------------------------------------------------------------
@@ -302,7 +300,7 @@ def _apply(cls, args, kwargs=None, forward=None):
     kwargs = kwargs or {}
     is_tensor = tuple(isinstance(a, Tensor) for a in args)
     tensors = [a for a in args if isinstance(a, Tensor)]
-    executable = _enabled[0] and any(t.requires_grad for t in tensors)
+    executable = grad_state.enabled and any(t.requires_grad for t in tensors)
     ctx = cls._backward_cls(
         [gradient_edge(t) if executable else None for t in tensors],
     )
@@ -430,16 +428,14 @@ class _CopySlices(graph.CopySlices):
         return "torch::autograd::CopySlices"
 
     def apply(self, grads):
-        from reference.ops import api
-
         g = grads[0]
         if g is None:
             return [None] * len(self.next_edges)
         if self.fn is None:
             raise graph.AutogradError(graph.BACKWARD_TWICE)
-        res = list(self.fn.apply([api.take(g, self.index)]))
+        res = list(self.fn.apply([ops.take(g, self.index)]))
         mine = res[self.pos]
-        res[self.pos] = api.put(g, self.index, mine if mine is not None else 0.0)
+        res[self.pos] = ops.put(g, self.index, mine if mine is not None else 0.0)
         return res
 
 
@@ -492,7 +488,7 @@ def once_differentiable(fn):
     def wrapper(ctx, *args, **kwargs):
         with no_grad():
             outputs = fn(ctx, *args, **kwargs)
-        if not _enabled[0]:
+        if not grad_state.enabled:
             return outputs
         if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
             return outputs
@@ -526,8 +522,6 @@ def once_differentiable(fn):
 def _dispatch(cls, args):
     """The innermost transform level holding a tensor argument runs the call (torch.func's
     custom_function_call); with none, the engine records it."""
-    from reference.autograd import forward_ad
-
     index = forward_ad.owner([a for a in args if isinstance(a, Tensor)]) if forward_ad._visible[0] else None
     if index is None:
         return _apply(cls, args)
@@ -538,9 +532,6 @@ def _dispatch(cls, args):
 
 def _apply_jvp(index, cls, args):
     """A jvp level: the primal one level down, the tangents from the ``jvp`` staticmethod."""
-    from reference.autograd import forward_ad
-    from reference.ops import api
-
     level = forward_ad._stack[index]
     with forward_ad.lowered(index):
         out = _dispatch(cls, args)
@@ -553,7 +544,7 @@ def _apply_jvp(index, cls, args):
                 tangents.append(None)
                 continue
             t = forward_ad.tangent(a, level)
-            tangents.append(t if t is not None else api.zeros_like(a))
+            tangents.append(t if t is not None else ops.zeros_like(a))
         ctx._in_jvp = True
         got = cls.jvp(ctx, *tangents)
         ctx._in_jvp = False
@@ -562,8 +553,8 @@ def _apply_jvp(index, cls, args):
     for o, t in zip(outs, got):
         if isinstance(o, Tensor) and isinstance(t, Tensor) and is_floating_dtype(o.dtype):
             if t.shape != o.shape:
-                t = api.expand(t, o.shape)
-            forward_ad.set_tangent(o, level, t if t.dtype == o.dtype else api.to(t, o.dtype))
+                t = ops.expand(t, o.shape)
+            forward_ad.set_tangent(o, level, t if t.dtype == o.dtype else ops.to(t, o.dtype))
     return out
 
 
@@ -576,8 +567,6 @@ class VmapInfo:
 
 
 def _unwrap_batched(args, level):
-    from reference.autograd import batching
-
     values, dims = [], []
     for a in args:
         p = batching.physical(a, level) if isinstance(a, Tensor) else None
@@ -589,7 +578,6 @@ def _unwrap_batched(args, level):
 def _apply_vmap(index, cls, args):
     """A vmap level: the node (if the logical tensors need one) is recorded here; the values come
     from the ``vmap`` staticmethod, or the generated rule, one level down."""
-    from reference.autograd import forward_ad
 
     level = forward_ad._stack[index]
     info = forward_ad.vmap_level(index)
@@ -607,7 +595,7 @@ def _apply_vmap(index, cls, args):
             "implement the vmap staticmethod or set generate_vmap_rule=True. For more details, please see "
             "https://pytorch.org/docs/main/notes/extending.func.html"
         )
-    grad_mode = _enabled[0]
+    grad_mode = grad_state.enabled
 
     def forward(ctx, args):
         with set_grad_enabled(grad_mode):
@@ -620,8 +608,6 @@ def _apply_vmap(index, cls, args):
 
 
 def _vmap_values(index, level, info, cls, args):
-    from reference.autograd import batching, forward_ad
-
     values, in_dims = _unwrap_batched(args, level)
     with forward_ad.lowered(index):
         if cls.generate_vmap_rule:
@@ -666,13 +652,10 @@ def _vmap_values(index, level, info, cls, args):
 def _restore_vmap(func, in_dims, size):
     """``vmap(func, in_dims)`` that also returns the out_dims (None for an unbatched output) instead
     of moving them: torch.func's restore_vmap. The level is opened just inside the visible ones."""
-    from reference.autograd import batching, forward_ad
-    from reference.func.pytree import flatten, unflatten
-    from reference.func.vmap import _dims_per_leaf
 
     def wrapper(*args):
-        leaves, spec = flatten(args)
-        dims = _dims_per_leaf(in_dims, args, "in_dims")
+        leaves, spec = ops.flatten(args)
+        dims = ops.dims_per_leaf(in_dims, args, "in_dims")
         saved_stack, saved_visible = list(forward_ad._stack), forward_ad._visible[0]
         del forward_ad._stack[saved_visible:]
         level = forward_ad.enter(batching.VmapLevel(size, True))
@@ -681,8 +664,8 @@ def _restore_vmap(func, in_dims, size):
                 batching.placeholder(x, d % x.ndim, level) if d is not None and isinstance(x, Tensor) else x
                 for x, d in zip(leaves, dims)
             ]
-            out = func(*unflatten(spec, wrapped))
-            out_leaves, out_spec = flatten(out)
+            out = func(*ops.unflatten(spec, wrapped))
+            out_leaves, out_spec = ops.flatten(out)
             values, odims = [], []
             for o in out_leaves:
                 p = batching.physical(o, level) if isinstance(o, Tensor) else None
@@ -692,7 +675,7 @@ def _restore_vmap(func, in_dims, size):
             forward_ad.exit(level)
             forward_ad._stack[:] = saved_stack
             forward_ad._visible[0] = saved_visible
-        return unflatten(out_spec, values), unflatten(out_spec, odims)
+        return ops.unflatten(out_spec, values), ops.unflatten(out_spec, odims)
 
     return wrapper
 
@@ -735,8 +718,6 @@ class _CtxCustomSave(_CtxWrapper):
         object.__setattr__(self, "level", level)
 
     def _unwrap(self, tensors):
-        from reference.autograd import batching
-
         values, dims = [], []
         for t in tensors:
             p = batching.physical(t, self.level) if isinstance(t, Tensor) else None
@@ -761,21 +742,18 @@ def _reductify(grads, grad_dims, in_dims, size, shapes=None):
 
 
 def _reductify_leaf(g, gdim, idim, size, shape):
-    from reference.func.vmap import vmap
-    from reference.ops import api
-
     if g is None or (gdim is None and idim is None):
         return g
     if idim is None:
-        return api.sum(g, gdim)
+        return ops.sum(g, gdim)
     if gdim is None:
-        g = api.unsqueeze(g, idim)
+        g = ops.unsqueeze(g, idim)
         target = list(g.shape)
         target[idim] = size
-        g = api.expand(g, tuple(target))
+        g = ops.expand(g, tuple(target))
         gdim = idim
     if shape is not None:
-        return vmap(lambda x: api.sum_to(x, tuple(shape)), in_dims=gdim, out_dims=idim)(g)
+        return ops.vmap(lambda x: ops.sum_to(x, tuple(shape)), in_dims=gdim, out_dims=idim)(g)
     if gdim != idim:
         g = g.movedim(gdim, idim)
     return g
@@ -784,7 +762,6 @@ def _reductify_leaf(g, gdim, idim, size, shape):
 def _vmapify(cls, in_dims, size):
     """torch.func's vmapify_autograd_function: a Function whose forward, setup_context, backward
     and jvp are ``cls``'s under a vmap over ``in_dims``; its outputs end with their out_dims."""
-    from reference.autograd import forward_ad
 
     def forward(*operands):
         outputs, out_dims = _restore_vmap(cls.forward, in_dims, size)(*operands)

@@ -8,11 +8,21 @@ from __future__ import annotations
 
 import functools
 
-_enabled = [True]
+
+class GradState:
+    """Grad mode's flag: ``grad_state.enabled`` (read on every op)."""
+
+    __slots__ = ("enabled",)
+
+    def __init__(self):
+        self.enabled = True
+
+
+grad_state = GradState()
 
 
 def is_grad_enabled() -> bool:
-    return _enabled[0]
+    return grad_state.enabled
 
 
 class _GradModeContext:
@@ -22,12 +32,12 @@ class _GradModeContext:
         return type(self)()
 
     def __enter__(self):
-        self.prev = _enabled[0]
-        _enabled[0] = self.mode
+        self.prev = grad_state.enabled
+        grad_state.enabled = self.mode
         return self
 
     def __exit__(self, *exc):
-        _enabled[0] = self.prev
+        grad_state.enabled = self.prev
         return False
 
     def __call__(self, fn):
@@ -56,8 +66,8 @@ class set_grad_enabled(_GradModeContext):
 
     def __init__(self, mode: bool):
         self.mode = bool(mode)
-        self.prev = _enabled[0]
-        _enabled[0] = self.mode
+        self.prev = grad_state.enabled
+        grad_state.enabled = self.mode
 
     def _fresh(self):
         return set_grad_enabled(self.mode)

@@ -17,6 +17,8 @@ import numpy as np
 from reference import errors
 from reference.autograd import anomaly, graph_hooks, layout
 from reference.autograd.grad_mode import is_grad_enabled
+from reference.autograd.table import ops
+from reference.scalar_types import SCALAR_TYPE_NAMES, scalar_type_name
 
 _sequence = itertools.count()
 
@@ -29,20 +31,7 @@ BACKWARD_TWICE = (
 
 # How PyTorch names a tensor's type in autograd errors (``Tensor.toString``): the legacy
 # ``torch.XTensor`` names where the dtype has one, else ``CPU<ScalarType>Type``.
-_TYPE_NAMES = {
-    "float64": "torch.DoubleTensor",
-    "float32": "torch.FloatTensor",
-    "float16": "torch.HalfTensor",
-    "int64": "torch.LongTensor",
-    "int32": "torch.IntTensor",
-    "int16": "torch.ShortTensor",
-    "int8": "torch.CharTensor",
-    "uint8": "torch.ByteTensor",
-    "bool": "torch.BoolTensor",
-    "complex128": "CPUComplexDoubleType",
-    "complex64": "CPUComplexFloatType",
-    "bfloat16": "CPUBFloat16Type",
-}
+_NO_LEGACY_TYPE = ("complex128", "complex64", "bfloat16")
 
 
 class AutogradError(RuntimeError):
@@ -62,7 +51,12 @@ def short_name(node) -> str:
 
 def describe(tensor) -> str:
     """``[torch.DoubleTensor [2, 3]]`` as PyTorch prints a tensor in autograd errors."""
-    kind = _TYPE_NAMES.get(tensor._data.dtype.name, tensor._data.dtype.name)
+    dtype = tensor._data.dtype
+    name = scalar_type_name(dtype)
+    if dtype.name not in SCALAR_TYPE_NAMES:
+        kind = dtype.name
+    else:
+        kind = f"CPU{name}Type" if dtype.name in _NO_LEGACY_TYPE else f"torch.{name}Tensor"
     return f"[{kind} [{', '.join(str(s) for s in tensor.shape)}]]"
 
 
@@ -77,7 +71,7 @@ class Node:
         self.seq = next(_sequence)
         self.pre_hooks = None  # {output_nr: [(key, hook), ...]} registered by Tensor.register_hook
         self.retains_grad = None  # {output_nr: weakref to the tensor} set by Tensor.retain_grad
-        if anomaly._enabled[0]:  # anomaly mode: remember the forward call's stack
+        if anomaly.state.enabled:  # anomaly mode: remember the forward call's stack
             anomaly.store(self)
 
     def name(self) -> str:
@@ -151,7 +145,7 @@ class SavedTensor:
                 + (
                     "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
                     "The variable in question was changed in there or anywhere later. Good luck!"
-                    if anomaly._enabled[0]
+                    if anomaly.state.enabled
                     else "Hint: enable anomaly detection to find the operation that failed to compute its "
                     "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
                 )
@@ -251,7 +245,7 @@ class RuleNode(Node):
         self.seq = next(_sequence)
         self.pre_hooks = None
         self.retains_grad = None
-        if anomaly._enabled[0]:
+        if anomaly.state.enabled:
             anomaly.store(self)
         self.rule = rule
         self.params = params
@@ -344,13 +338,11 @@ class RuleNode(Node):
 
 def _conj_grads(g):
     """Conjugate the complex tensors of a gradient or a tuple/list of them (others unchanged)."""
-    from reference.ops.functions.complex import conj_physical
-
     if isinstance(g, (tuple, list)):
         return type(g)(_conj_grads(x) for x in g)
     if g is None or g.dtype.kind != "c":
         return g
-    return conj_physical(g)
+    return ops.conj_physical(g)
 
 
 class AccumulateGrad(Node):
@@ -467,8 +459,6 @@ class CopySlices(Node):
         return self.base_shape, self.base_dtype
 
     def apply(self, grads):
-        from reference.ops import api
-
         g = grads[0]
         if g is None:
             return [None] * len(self.next_edges)
@@ -476,9 +466,9 @@ class CopySlices(Node):
             raise AutogradError(BACKWARD_TWICE)
         if self.replay is not None:
             return self._apply_replayed(g)
-        res = self.fn.apply([api.take(g, self.index)])
+        res = self.fn.apply([ops.take(g, self.index)])
         out = [None] * len(self.next_edges)
-        out[0] = api.put(g, self.index, res[0]) if res[0] is not None else api.put(g, self.index, 0.0)
+        out[0] = ops.put(g, self.index, res[0]) if res[0] is not None else ops.put(g, self.index, 0.0)
         out[1:] = res[1:]
         return out
 
@@ -486,15 +476,14 @@ class CopySlices(Node):
         """PyTorch's CopySlices with a view_fn: the gradient in the base's layout, the view remade on
         it, the in-place op's gradient for ``self`` written back through that view."""
         from reference.autograd.tensor import replay_view, storage_like
-        from reference.ops import api
 
         result = storage_like(*self.base, g)
         grad_slice = replay_view(result, self.replay)
-        res = self.fn.apply([api.clone(grad_slice)])
+        res = self.fn.apply([ops.clone(grad_slice)])
         if res[0] is not None:
-            api.copy_(grad_slice, res[0])
+            ops.copy_(grad_slice, res[0])
         else:
-            api.zero_(grad_slice)
+            ops.zero_(grad_slice)
         return [result] + list(res[1:])
 
     def release(self):

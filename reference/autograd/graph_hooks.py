@@ -21,6 +21,9 @@ it. As in PyTorch's SavedVariable:
 
 from __future__ import annotations
 
+from reference.autograd.grad_mode import grad_state
+from reference.autograd.table import ops
+
 _stack: list = []  # active (pack, unpack) pairs, outermost first
 _disabled: list = []  # error messages of active disable_saved_tensors_hooks contexts
 
@@ -62,12 +65,10 @@ class save_on_cpu(saved_tensors_hooks):
     into a fresh (CPU) tensor, as PyTorch's pinned path does."""
 
     def __init__(self, pin_memory=False, device_type="cuda"):
-        from reference.ops import api
-
         def pack_to_cpu(tensor):
             if not pin_memory:
                 return (tensor.device, tensor.cpu())
-            packed = api.zeros(tuple(tensor.shape), dtype=tensor.dtype)
+            packed = ops.zeros(tuple(tensor.shape), dtype=tensor.dtype)
             packed.copy_(tensor)
             return (tensor.device, packed)
 
@@ -112,7 +113,6 @@ class _Packed:
 
 def pack(saved, tensor):
     """Run the innermost pack hook on ``tensor`` (being saved as ``saved``), under no_grad."""
-    from reference.autograd.grad_mode import _enabled
     from reference.autograd.tensor import gradient_edge
 
     pack_hook, unpack_hook = _stack[-1]
@@ -128,12 +128,12 @@ def pack(saved, tensor):
                 edge = gradient_edge(tensor)  # None for a no_grad view of a leaf: no gradient flows
                 accumulator = None if edge is None else edge[0]
     version = tensor._vc[0]
-    prev = _enabled[0]
-    _enabled[0] = False
+    prev = grad_state.enabled
+    grad_state.enabled = False
     try:
         value = pack_hook(tensor)
     finally:
-        _enabled[0] = prev
+        grad_state.enabled = prev
     if tensor._vc[0] != version:
         raise RuntimeError(PACK_INPLACE)
     return _Packed(value, unpack_hook, grad_fn, output_nr, accumulator, tensor._vc)

@@ -32,6 +32,8 @@ import sys
 
 import numpy as np
 
+from reference.autograd.grad_mode import grad_state
+from reference.autograd.table import ops
 from reference.backend import namespace_of
 
 ITERATOR = "iterator"
@@ -266,9 +268,7 @@ def strided_array(arr, strides):
 def _carry_error(src, dst):
     """Under an error tracker (reference.errors, which finds an array's error bound by its memory),
     a result moved into new storage for its layout keeps the bound its kernel registered."""
-    from reference import errors
-
-    tracker = errors.active()
+    tracker = ops.error_tracker()
     if tracker is not None and src.size:
         tracker.set_error(dst, tracker.error_of(src))
 
@@ -319,12 +319,10 @@ def accumulated_strides(old):
     PyTorch's InputBuffer::accumulate sums in place into ``old``: without grad mode, when ``old`` is
     dense and nothing else holds it (PyTorch: use_count 1, its own storage); None when it adds out
     of place (TensorIterator's rule, which ``old + new`` follows)."""
-    from reference.autograd.grad_mode import _enabled
-
     # references to an ``old`` nothing else holds: the buffer's slot, this call's argument,
     # getrefcount's argument, and the output list of the node being run when it made ``old`` too
     # (PyTorch moves outputs into the buffer); a gradient the node returned twice has more
-    if _enabled[0] or old._base is not None or sys.getrefcount(old) > 4:
+    if grad_state.enabled or old._base is not None or sys.getrefcount(old) > 4:
         return None
     shape, strides = _geometry(old)
     return strides if is_non_overlapping_and_dense(shape, strides) else None

@@ -27,7 +27,9 @@ import ml_dtypes
 import numpy as np
 
 from reference.autograd import graph
-from reference.autograd.grad_mode import _enabled
+from reference.autograd.grad_mode import grad_state
+from reference.autograd.layout import _carry_error, contiguous_strides, is_channels_last, strided_array
+from reference.autograd.table import ops
 from reference.backend import device_of, is_floating, is_inexact, namespace_for_device, namespace_of
 
 float32 = np.dtype("float32")
@@ -203,8 +205,6 @@ class Tensor:
 
     def stride(self, dim=None):
         if self._data.size == 0:  # NumPy gives an empty array zero strides; PyTorch keeps contiguous ones
-            from reference.ops.kernels import contiguous_strides
-
             st = contiguous_strides(self._data.shape)
         else:
             st = tuple(s // self._data.itemsize for s in self._data.strides)
@@ -217,8 +217,6 @@ class Tensor:
         name = getattr(memory_format, "name", memory_format)
         if name in (None, "contiguous_format", "preserve_format"):
             return bool(self._data.flags.c_contiguous)
-        from reference.autograd.layout import is_channels_last
-
         rank = 4 if name == "channels_last" else 5
         return self._data.ndim == rank and is_channels_last(self._data.shape, self.stride())
 
@@ -462,8 +460,6 @@ def _init_root(t, arr):
     flags = arr.flags
     writeable = getattr(flags, "writeable", True)  # (CuPy's flags have no writeable: always writeable)
     if not flags.c_contiguous or not writeable:
-        from reference.autograd.layout import _carry_error
-
         xp = namespace_of(arr)
         copy = xp.ascontiguousarray(arr).copy() if not writeable else xp.ascontiguousarray(arr)
         _carry_error(arr, copy)  # (an error tracker finds bounds by memory: the copy keeps arr's)
@@ -629,7 +625,7 @@ def check_view_rebase(view, indirect):
 
 def check_inplace(t, requires_grad):
     """PyTorch's check_inplace: what an in-place op on ``t`` may not do when it records a graph."""
-    if requires_grad and _enabled[0]:
+    if requires_grad and grad_state.enabled:
         if t._view is not None:
             check_view_rebase(t, indirect=False)
             if t.requires_grad and t._base._grad_fn is None:
@@ -711,23 +707,19 @@ class LazyTensor(Tensor):
     def __deepcopy__(self, memo):
         """PyTorch's Tensor.__deepcopy__ of a conjugate / negative view: a new tensor with the values
         resolved (its storage copied, then conj_physical / neg: the view's strides when dense)."""
-        from reference.ops import api
-
         if self.grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "
                 "the moment.  If you were attempting to deepcopy a module, this may be because of a "
                 "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001"
             )
-        out = api.clone(self.detach())
+        out = ops.clone(self.detach())
         memo[id(self)] = out
         return out
 
     def _copy(self):
         """A copy with its own storage that keeps the bits and the strides (a gradient that
         AccumulateGrad steals: PyTorch's detach() of a conjugate view keeps the bit)."""
-        from reference.autograd.layout import strided_array
-
         out = LazyTensor.__new__(LazyTensor)
         out._raw, out._storage = strided_array(self._raw.copy(), self.stride())
         out._conj, out._neg, out._vc = self._conj, self._neg, [0]
@@ -773,20 +765,19 @@ def replay_view(base, steps, record=False):
     on whatever the current mode (the regeneration of a view's grad_fn, as PyTorch's
     VariableHooks::grad_fn does)."""
     from reference.autograd.dispatch import apply_view
-    from reference.ops import api
 
-    saved = _enabled[0]
+    saved = grad_state.enabled
     if record:
-        _enabled[0] = True
+        grad_state.enabled = True
     try:
         v = base
         for step in steps:
             if step[0] == "as_strided":
-                v = api.as_strided(v, *step[1:])
+                v = ops.as_strided(v, *step[1:])
             else:
                 v = apply_view(step[0], v, step[1])
     finally:
-        _enabled[0] = saved
+        grad_state.enabled = saved
     return v
 
 
@@ -794,14 +785,11 @@ def storage_like(shape, stride, offset, storage_size, values):
     """``values`` in a new tensor with the geometry ``shape``/``stride``/``offset`` over a new
     storage of ``storage_size`` elements, so that replay steps, which name storage positions, pick
     the same elements of it as of the tensor that had that geometry."""
-    from reference.ops import api
-    from reference.ops.kernels import contiguous_strides
-
     if offset == 0 and tuple(stride) == contiguous_strides(shape) and storage_size == values.numel():
-        return api.clone(values, memory_format="contiguous_format")
+        return ops.clone(values, memory_format="contiguous_format")
     root = _make(namespace_of(values._data).zeros(storage_size, dtype=values.dtype))
     out = make_view(root, shape, stride, offset, DEFAULT)
-    api.copy_(out, values)
+    ops.copy_(out, values)
     return out
 
 
@@ -828,10 +816,8 @@ class AsStridedNode(graph.Node):
         return self.index.shape, self.dtype
 
     def apply(self, grads):
-        from reference.ops import api
-
         g = grads[0]
-        return [None if g is None else api.scatter_add(g, self.index, self.base_shape)]
+        return [None if g is None else ops.scatter_add(g, self.index, self.base_shape)]
 
 
 def _wrap_dim(dim, ndim):

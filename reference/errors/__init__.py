@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reference.autograd import table
 from reference.backend import data_ptr, is_inexact, to_numpy
 from reference.errors import complex as complex_bounds
 
@@ -774,3 +775,6 @@ __all__ = [
     "exact_elementwise",
     "products",
 ]
+
+
+table.register(error_tracker=active)  # (reference.autograd.layout keeps a copy's error bound)

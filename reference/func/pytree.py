@@ -6,6 +6,7 @@ dicts keep their insertion order, ``None`` and numbers are leaves like tensors.
 
 from __future__ import annotations
 
+from reference.autograd import table
 from reference.autograd.tensor import Tensor
 
 
@@ -64,3 +65,6 @@ def tensor_leaves(tree, name):
                 "(pytrees are tuples, lists and dicts of Tensors)"
             )
     return leaves, spec
+
+
+table.register(flatten=flatten, unflatten=unflatten)  # (a custom Function's vmap staticmethod)

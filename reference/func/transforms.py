@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import weakref
 
-from reference.autograd import forward_ad, graph
+from reference.autograd import forward_ad, graph, table
 from reference.autograd.engine import grad as autograd_grad
 from reference.autograd.grad_mode import enable_grad
 from reference.autograd.tensor import Tensor
@@ -298,3 +298,11 @@ def _structure(blocks, out_spec, in_spec, single):
         by_arg = unflatten(in_spec, row)
         per_out.append(by_arg[0] if single else by_arg)
     return unflatten(out_spec, per_out)
+
+
+def _vjp_running():
+    """Whether a vjp's func is running (a custom Function then takes the transforms' path)."""
+    return _running[0] > 0
+
+
+table.register(transforms_running=_vjp_running)

@@ -3,7 +3,7 @@ batching layer of :mod:`reference.autograd.batching`."""
 
 from __future__ import annotations
 
-from reference.autograd import forward_ad
+from reference.autograd import forward_ad, table
 from reference.autograd.batching import VmapLevel, move_to_front, physical, placeholder
 from reference.autograd.tensor import Tensor
 from reference.func.pytree import TransformError, flatten, unflatten
@@ -105,3 +105,6 @@ def _unbatch(o, od, level, size, i):
     order = list(range(1, v.ndim))
     order.insert(od, 0)
     return api.permute(v, tuple(order))
+
+
+table.register(vmap=vmap, dims_per_leaf=_dims_per_leaf)  # (a custom Function's vmap staticmethod)

@@ -17,8 +17,9 @@ from reference import errors as _errors
 from reference.autograd import batching as _batching
 from reference.autograd import forward_ad as _levels
 from reference.autograd import layout as _layout
+from reference.autograd import table as _table
 from reference.autograd.dispatch import _NO_PARAMS, apply, apply_inplace, apply_view, one_device
-from reference.autograd.grad_mode import _enabled
+from reference.autograd.grad_mode import grad_state
 from reference.autograd.tensor import (
     CPU,
     Tensor,
@@ -39,7 +40,7 @@ from reference.autograd.tensor import (
 from reference.autograd.tensor import device as Device
 from reference.backend import is_floating, is_inexact, namespace_of
 from reference.ops import kernels as K
-from reference.ops.scalar_types import scalar_type_name
+from reference.scalar_types import scalar_type_name
 
 _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
 
@@ -1788,10 +1789,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 def _inplace_binary(rule, self, other, params=None):
     dt = result_type(self, other)
     if is_floating(dt) and not is_floating(self.dtype):
-        from reference.autograd.dispatch import _torch_dtype_name
-
         raise RuntimeError(
-            f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
+            f"result type Float can't be cast to the desired output type {scalar_type_name(self.dtype)}"
         )
     other = _operand(other, dt)
     cast = None if self.dtype == other.dtype == dt else dt
@@ -1813,13 +1812,11 @@ def mul_(self, other):
 
 def div_(self, other, *, rounding_mode=None):
     if rounding_mode is not None:
-        from reference.autograd.dispatch import _torch_dtype_name
-
         _check_rounding_mode(rounding_mode)
         dt = result_type(self, other)
         if is_floating(dt) and not is_floating(self.dtype):
             raise RuntimeError(
-                f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
+                f"result type Float can't be cast to the desired output type {scalar_type_name(self.dtype)}"
             )
         return _inplace_binary(R.div_mode, self, other, {"rounding_mode": rounding_mode})
     if not is_inexact(self.dtype):
@@ -1960,7 +1957,7 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
     A ``None`` cotangent (an output of convolution_backward nobody used) contributes nothing, and
     an output built only from absent cotangents is ``None``, as aten leaves it undefined."""
     ggI, ggW, ggb = gg
-    if not _enabled[0] and not _levels._visible[0]:  # (under a transform: the composition below)
+    if not grad_state.enabled and not _levels._visible[0]:  # (under a transform: the composition below)
         from reference.conv import convolution_double_backward as array_double
 
         data = lambda t: None if t is None else t._data
@@ -1991,3 +1988,31 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
     if needs[2] and ggI is not None:
         g_w = convolution_backward(grad_output, ggI, weight, None, conv, (False, True, False))[1]
     return g_out, g_in, g_w
+
+
+# What the autograd core calls (reference.autograd.table: the core imports nothing from this layer).
+_table.register(
+    alias=alias,
+    as_strided=as_strided,
+    check_broadcast=check_broadcast,
+    clone=clone,
+    copy_=copy_,
+    expand=expand,
+    ones_like=ones_like,
+    permute=permute,
+    put=put,
+    reshape=reshape,
+    scatter_add=scatter_add,
+    select=select,
+    squeeze=squeeze,
+    stack=stack,
+    sum=sum,
+    sum_to=sum_to,
+    take=take,
+    to=to,
+    unsqueeze=unsqueeze,
+    view=view,
+    zero_=zero_,
+    zeros=zeros,
+    zeros_like=zeros_like,
+)

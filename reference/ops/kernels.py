@@ -12,17 +12,11 @@ import math
 
 import numpy as np
 
+from reference.autograd import table
+from reference.autograd.layout import contiguous_strides
 from reference.backend import add_at, namespace_of
 
 # ---- view geometry: (shape, stride, offset, **params) -> (size, stride, offset) ----------------
-
-
-def contiguous_strides(shape):
-    strides, acc = [], 1
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(strides))
 
 
 def select_geometry(shape, stride, offset, dim, index):
@@ -376,3 +370,6 @@ def adaptive_axis(n, out):
     pos = start[:, None] + np.arange(width)[None, :]
     pos = np.where(pos < end[:, None], pos, -1)
     return pos, (end - start)
+
+
+table.register(view_geometry=view_geometry)  # (reshape's view, as vmap's batch rules need it)

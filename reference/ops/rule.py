@@ -52,18 +52,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-# Shorthands for ``jvp`` (PyTorch's derivatives.yaml spells the first two the same way).
-AUTO_ELEMENT_WISE = "auto_element_wise"  # diagonal Jacobian: the VJP formulas applied to the tangent
-AUTO_LINEAR = "auto_linear"  # a linear op: the op itself applied to the tangents
-BILINEAR = "bilinear"  # f(t_a, b) + f(a, t_b)
-SAME_VIEW = "same_view"  # a view op: the same view of the input's tangent
-
-# Shorthands for ``batch`` (reference.autograd.batching implements them).
-BATCH_ELEMENTWISE = "batch_elementwise"  # broadcasting op: batch dim first, unit dims to align ranks
-BATCH_REDUCE = "batch_reduce"  # reduction over ``dim``: the dims shift by one
-BATCH_DIM = "batch_dim"  # an op along ``dim`` (softmax, cat, stack): the dim shifts by one
-BATCH_MATMUL = "batch_matmul"  # dot/mv/mm/bmm as one broadcasting matmul
-
+# The shorthands for ``jvp`` and ``batch`` are the core's vocabulary (reference.autograd.table: the
+# core implements them); the family modules import them from here with Rule.
+from reference.autograd.table import (  # noqa: F401
+    AUTO_ELEMENT_WISE,
+    AUTO_LINEAR,
+    BATCH_DIM,
+    BATCH_ELEMENTWISE,
+    BATCH_MATMUL,
+    BATCH_REDUCE,
+    BILINEAR,
+    SAME_VIEW,
+)
 
 _ALL_DIFFERENTIABLE = itertools.repeat(False)  # stateless: zip() may share it
 

@@ -33,7 +33,7 @@ import warnings
 import weakref
 
 from reference.autograd import graph, graph_hooks
-from reference.autograd.grad_mode import _enabled, enable_grad, no_grad
+from reference.autograd.grad_mode import enable_grad, grad_state, no_grad
 from reference.autograd.tensor import Tensor, _alias, gradient_edge, zeros_tensor
 from reference.backend import is_floating
 
@@ -242,7 +242,7 @@ class _RecomputeHooks(graph_hooks.saved_tensors_hooks):
 
 
 def _non_reentrant(function, early_stop, args, kwargs):
-    if not _enabled[0]:
+    if not grad_state.enabled:
         return function(*args, **kwargs)
     frame = _Frame(function, early_stop, args, kwargs)
     with graph_hooks.saved_tensors_hooks(frame.pack, frame.unpack):
@@ -315,7 +315,7 @@ class CheckpointFunctionBackward(graph.Node):
 
 def _reentrant(function, preserve, args):
     tensor_idx = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-    requires = _enabled[0] and any(args[i].requires_grad for i in tensor_idx)
+    requires = grad_state.enabled and any(args[i].requires_grad for i in tensor_idx)
     if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=3)
     node = CheckpointFunctionBackward(function, args, tensor_idx) if requires else None

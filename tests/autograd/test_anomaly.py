@@ -174,7 +174,7 @@ def test_planted_bug_nan_check_off_by_default_is_caught(monkeypatch):
     """A NaN check that never fires (e.g. testing only for inf) is caught by the message test."""
     from reference.autograd import anomaly
 
-    monkeypatch.setattr(anomaly, "_check_nan", [False])
-    monkeypatch.setattr(anomaly, "_set", lambda mode, check_nan: anomaly._enabled.__setitem__(0, bool(mode)))
+    monkeypatch.setattr(anomaly.state, "check_nan", False)
+    monkeypatch.setattr(anomaly, "_set", lambda mode, check_nan: setattr(anomaly.state, "enabled", bool(mode)))
     with pytest.raises(AssertionError):
         test_nan_in_backward_names_the_function_and_the_forward_line()

@@ -7,7 +7,9 @@ float16 (or fail inside NumPy with another error)."""
 
 from __future__ import annotations
 
-_LOW = {"float16": "Half", "bfloat16": "BFloat16"}
+from reference.scalar_types import scalar_type_name
+
+_LOW = ("float16", "bfloat16")
 
 
 class DtypeNotSupported(TypeError):
@@ -31,7 +33,7 @@ COMPLEX32_REASON = (
 
 def low_name(x):
     """PyTorch's name of ``x``'s dtype when it is float16 / bfloat16, else None."""
-    return _LOW.get(str(x.dtype))
+    return scalar_type_name(x.dtype) if str(x.dtype) in _LOW else None
 
 
 def no_kernel(x, kernel):

@@ -14,16 +14,17 @@ same derivative node (``threshold``, ``hardtanh``/``relu6``, ``leaky_relu``, ``e
 
 from __future__ import annotations
 
-from reference.autograd.dispatch import _torch_dtype_name, apply
+from reference.autograd.dispatch import apply
 from reference.autograd.tensor import Tensor
 from reference.backend import is_floating
 from reference.ops import api as A
 from reference.ops.api import R
+from reference.scalar_types import scalar_type_name
 
 
 def _floating_only(input, kernel):
     if not is_floating(input.dtype):
-        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{_torch_dtype_name(input.dtype)}'")
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
 
 
 def _inplace(rule, input, params):
@@ -169,10 +170,9 @@ def hardshrink(input, lambd=0.5):
 def softshrink(input, lambd=0.5):
     if lambd < 0:
         finfo = {"float32": "3.40282e+38", "float64": "1.79769e+308"}.get(input.dtype.name, "inf")
-        tname = {"float32": "Float", "float64": "Double", "float16": "Half"}.get(
-            input.dtype.name, input.dtype.name
+        raise RuntimeError(
+            f"lambda must be in range [0, {finfo}] for input dtype {scalar_type_name(input.dtype)}, but found {lambd}"
         )
-        raise RuntimeError(f"lambda must be in range [0, {finfo}] for input dtype {tname}, but found {lambd}")
     return _run(R.softshrink, input, {"lambd": lambd})
 
 

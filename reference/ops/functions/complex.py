@@ -15,17 +15,13 @@ docs/complex.md describes the design.
 
 from __future__ import annotations
 
-from reference.autograd.dispatch import _torch_dtype_name, apply, apply_inplace, apply_view
+from reference.autograd import table
+from reference.autograd.dispatch import apply, apply_inplace, apply_view
 from reference.autograd.tensor import Tensor, complex64, complex128
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.api import R
-
-_NAMES = {"float16": "Half", "bfloat16": "BFloat16"}
-
-
-def _name(dt):
-    return _NAMES.get(dt.name, _torch_dtype_name(dt))
+from reference.scalar_types import scalar_type_name
 
 
 def is_complex(input):
@@ -54,7 +50,7 @@ def view_as_complex(input):
         if dt.name != "float16":
             raise RuntimeError(
                 "view_as_complex is only supported for half, float and double tensors, but got a tensor of "
-                f"scalar type: {_name(dt)}"
+                f"scalar type: {scalar_type_name(dt)}"
             )
         raise RuntimeError("view_as_complex: the reference has no complex32 (ComplexHalf) dtype")
     check_view_as_complex(input)
@@ -144,12 +140,12 @@ def _check_parts(a, b):
     for x in (a, b):
         if not is_floating(x.dtype) or x.dtype.itemsize < 4:
             raise RuntimeError(
-                f"Expected both inputs to be Half, Float or Double tensors but got {_name(a.dtype)} and "
-                f"{_name(b.dtype)}"
+                f"Expected both inputs to be Half, Float or Double tensors but got {scalar_type_name(a.dtype)} and "
+                f"{scalar_type_name(b.dtype)}"
             )
     if a.dtype != b.dtype:
         raise RuntimeError(
-            f"Expected object of scalar type {_name(a.dtype)} but got scalar type {_name(b.dtype)} for second "
+            f"Expected object of scalar type {scalar_type_name(a.dtype)} but got scalar type {scalar_type_name(b.dtype)} for second "
             "argument"
         )
 
@@ -254,3 +250,6 @@ METHODS = {
     "cdouble": cdouble,
     "chalf": chalf,
 }
+
+
+table.register(conj_physical=conj_physical)  # (a conjugate view's gradient, reference.autograd.graph)

@@ -35,6 +35,7 @@ from reference.autograd.tensor import (
     uint8,
 )
 from reference.ops import api as A
+from reference.scalar_types import scalar_type_name
 
 half = float16
 short = int16
@@ -62,17 +63,10 @@ empty = A.empty
 empty_like = A.empty_like
 logspace = A.logspace
 
+# the dtypes with a legacy tensor type (torch.DoubleTensor, ...), by their PyTorch names
 _TORCH_NAMES = {
-    float64: "Double",
-    float32: "Float",
-    float16: "Half",
-    bfloat16: "BFloat16",
-    int64: "Long",
-    int32: "Int",
-    int16: "Short",
-    int8: "Char",
-    uint8: "Byte",
-    bool_: "Bool",
+    dt: scalar_type_name(dt)
+    for dt in (float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, bool_)
 }
 
 

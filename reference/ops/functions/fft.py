@@ -11,6 +11,7 @@ from __future__ import annotations
 from reference.backend import is_inexact
 from reference.ops import api as A
 from reference.ops.rules import fft as P
+from reference.scalar_types import scalar_type_name
 
 _NORMS = (None, "backward", "ortho", "forward")
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -114,9 +115,8 @@ def _c2r_n(x, s, dim, norm):
 
 
 def _tname(dt):
-    from reference.autograd.dispatch import _torch_dtype_name
 
-    return _torch_dtype_name(dt)
+    return scalar_type_name(dt)
 
 
 def _one(n, dim):

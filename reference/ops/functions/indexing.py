@@ -17,6 +17,7 @@ from reference.autograd.tensor import Tensor, _make, bool_, int64
 from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES
+from reference.scalar_types import scalar_type_name
 
 __all__ = [
     "gather",
@@ -283,8 +284,8 @@ def masked_scatter(input, mask, source):
         )
     if source.dtype != input.dtype:
         raise RuntimeError(
-            f"masked_scatter: expected self and source to have same dtypes but got{_name(input.dtype)} and "
-            f"{_name(source.dtype)}"
+            f"masked_scatter: expected self and source to have same dtypes but got{scalar_type_name(input.dtype)} and "
+            f"{scalar_type_name(source.dtype)}"
         )
     A.check_broadcast(input, mask)
     count = int(_physical_index(mask)._data.sum()) if not mask._batched else 0
@@ -295,26 +296,24 @@ def masked_scatter(input, mask, source):
     return apply(RULES["masked_scatter"], (input, mask, source), {})
 
 
-def _name(dtype):
-    return {"float64": "Double", "float32": "Float", "int64": "Long", "int32": "Int", "bool": "Bool"}.get(
-        dtype.name, dtype.name
-    )
-
-
 def take(input, index):
     if index.dtype != int64:
-        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_name(index.dtype)}")
+        raise RuntimeError(
+            f"take(): Expected a long tensor for index, but got {scalar_type_name(index.dtype)}"
+        )
     index = _flat_index(input, index)
     return apply(RULES["take_index"], (input, index), {})
 
 
 def put(input, index, source, accumulate=False):
     if index.dtype != int64:
-        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_name(index.dtype)}")
+        raise RuntimeError(
+            f"put_(): Expected a long tensor for index, but got {scalar_type_name(index.dtype)}"
+        )
     if source.dtype != input.dtype:
         raise RuntimeError(
             f"put_(): self and source expected to have the same dtype, but got self.dtype = "
-            f"{_name(input.dtype)} and source.dtype = {_name(source.dtype)}"
+            f"{scalar_type_name(input.dtype)} and source.dtype = {scalar_type_name(source.dtype)}"
         )
     if index.numel() != source.numel():
         raise RuntimeError(
@@ -343,7 +342,7 @@ def _flat_index(input, index):
 def take_along_dim(input, indices, dim=None):
     if indices.dtype != int64:
         raise RuntimeError(
-            f"torch.take_along_dim(): dtype of indices should be Long but got {_name(indices.dtype)}"
+            f"torch.take_along_dim(): dtype of indices should be Long but got {scalar_type_name(indices.dtype)}"
         )
     if not indices._batched:  # PyTorch's CPU take_along_dim wraps every index modulo the size
         n = input.numel() if dim is None else (input.shape[A._dim(dim, input.ndim)] if input.ndim else 1)

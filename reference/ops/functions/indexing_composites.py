@@ -24,6 +24,7 @@ from __future__ import annotations
 import warnings
 
 from reference.ops import api as A
+from reference.scalar_types import scalar_type_name
 
 __all__ = [
     "index_reduce",
@@ -35,21 +36,6 @@ __all__ = [
 _REDUCES = ("prod", "mean", "amax", "amin")
 
 
-def _dtype_name(dt):
-    return {
-        "int64": "Long",
-        "int32": "Int",
-        "int16": "Short",
-        "int8": "Char",
-        "uint8": "Byte",
-        "bool": "Bool",
-        "float32": "Float",
-        "float64": "Double",
-        "float16": "Half",
-        "bfloat16": "BFloat16",
-    }.get(dt.name, dt.name)
-
-
 def _index_reduce_checks(self, dim, index, source, reduce, what):
     if reduce not in _REDUCES:
         raise RuntimeError(
@@ -59,15 +45,15 @@ def _index_reduce_checks(self, dim, index, source, reduce, what):
     if index.ndim > 1:
         raise IndexError(
             f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
-            f"{_dtype_name(index.dtype)} and size: {list(index.shape)}"
+            f"{scalar_type_name(index.dtype)} and size: {list(index.shape)}"
         )
     if index.dtype.name not in ("int32", "int64"):
         raise RuntimeError(
-            f"index_reduce_(): Expected dtype int32/int64 for index but got: {_dtype_name(index.dtype)}"
+            f"index_reduce_(): Expected dtype int32/int64 for index but got: {scalar_type_name(index.dtype)}"
         )
     if self.dtype != source.dtype:
         raise RuntimeError(
-            f"index_reduce_(): self ({_dtype_name(self.dtype)}) and source ({_dtype_name(source.dtype)}) "
+            f"index_reduce_(): self ({scalar_type_name(self.dtype)}) and source ({scalar_type_name(source.dtype)}) "
             "must have the same scalar type"
         )
     n_src = source.shape[d] if source.ndim else 1
@@ -133,7 +119,9 @@ def _clamped(self, indices):
             out.append(slice(None))
             continue
         if index.dtype.name not in ("int64", "int32"):
-            raise RuntimeError(f"_unsafe_masked_index found unexpected index type {_dtype_name(index.dtype)}")
+            raise RuntimeError(
+                f"_unsafe_masked_index found unexpected index type {scalar_type_name(index.dtype)}"
+            )
         out.append(T.clamp(index, -size, size - 1))
     return tuple(out)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from reference.autograd.grad_mode import _enabled
+from reference.autograd.grad_mode import grad_state
 from reference.autograd.graph import RuleNode
 from reference.autograd.tensor import check_inplace
 from reference.ops import api as A
@@ -59,7 +59,7 @@ def _become(self, out):
 
 def _inplace_view(fn):
     def op_(self, *args, **kwargs):
-        check_inplace(self, _enabled[0] and self.requires_grad)
+        check_inplace(self, grad_state.enabled and self.requires_grad)
         return _become(self, fn(self, *args, **kwargs))
 
     op_.__name__ = fn.__name__ + "_"

@@ -26,7 +26,7 @@ from reference.backend import to_numpy
 from reference.ops import api
 from reference.ops.functions._low_precision import low_name, no_kernel, no_low_precision
 from reference.ops.rules.registry import RULES
-from reference.ops.scalar_types import scalar_type_name
+from reference.scalar_types import scalar_type_name
 
 __all__ = ["svd", "qr", "pinverse"]
 

@@ -20,22 +20,13 @@ from collections import namedtuple
 from reference.autograd.dispatch import apply
 from reference.autograd.grad_mode import is_grad_enabled
 from reference.ops.rules.registry import RULES
+from reference.scalar_types import scalar_type_name
 
 __all__ = ["vander"]
 
 _eig_t = namedtuple("linalg_eig", ("eigenvalues", "eigenvectors"))
 
-_TORCH_NAMES = {
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-_KERNEL_NAMES = {"float16": "Half", "bfloat16": "BFloat16"}
-_ALL_NAMES = {**_TORCH_NAMES, **_KERNEL_NAMES, "float32": "Float", "float64": "Double"}
-_ALL_NAMES.update({"complex64": "ComplexFloat", "complex128": "ComplexDouble"})
+_NO_KERNEL = ("float16", "bfloat16")  # dtypes linalg_eig has no CPU kernel for
 
 
 def _may_require_grad(x):
@@ -47,19 +38,17 @@ def _may_require_grad(x):
 def _eig(A, what):
     kind = A.dtype.kind
     if (
-        kind not in "fc" and str(A.dtype) not in _KERNEL_NAMES
+        kind not in "fc" and str(A.dtype) not in _NO_KERNEL
     ):  # bfloat16 (ml_dtypes) has kind "V"  # PyTorch asks for the complex counterpart of the dtype first
-        raise RuntimeError(f"Unknown Complex ScalarType for {_TORCH_NAMES.get(str(A.dtype), str(A.dtype))}")
+        raise RuntimeError(f"Unknown Complex ScalarType for {scalar_type_name(A.dtype)}")
     if A.ndim < 2:
         raise RuntimeError(f"{what}: The input tensor A must have at least 2 dimensions.")
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(
             f"{what}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices"
         )
-    if str(A.dtype) in _KERNEL_NAMES:
-        raise NotImplementedError(
-            f"\"linalg_eig_out_cpu\" not implemented for '{_KERNEL_NAMES[str(A.dtype)]}'"
-        )
+    if str(A.dtype) in _NO_KERNEL:
+        raise NotImplementedError(f"\"linalg_eig_out_cpu\" not implemented for '{scalar_type_name(A.dtype)}'")
     return apply(RULES["linalg_eig"], (A,), {})
 
 
@@ -91,7 +80,7 @@ def linalg_vander(x, *, N=None):
     name = str(x.dtype)
     if not (name in ("float32", "float64", "complex64", "complex128") or x.dtype.kind in "iu"):
         raise RuntimeError(
-            f"linalg.vander supports floating point, complex, and integer tensors, but got {_ALL_NAMES.get(name, name)}"
+            f"linalg.vander supports floating point, complex, and integer tensors, but got {scalar_type_name(x.dtype)}"
         )
     x_ = x.unsqueeze(-1) if x.ndim == 0 else x
     shape = list(x_.shape)

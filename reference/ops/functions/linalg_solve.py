@@ -27,6 +27,7 @@ from reference.backend import device_of, to_device, to_numpy
 from reference.ops import api as A
 from reference.ops.rules import RULES
 from reference.ops.rules import linalg_solve as R
+from reference.scalar_types import scalar_type_name
 
 __all__ = [
     "det",
@@ -70,20 +71,11 @@ class _LinAlgError(RuntimeError):
 LinAlgError = _LinAlgError
 
 
-_TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int"}
-_TORCH_NAMES.update({"int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"})
-_TORCH_NAMES.update({"complex128": "ComplexDouble", "complex64": "ComplexFloat"})
-
-
 def _float_or_complex(dt):
     return is_floating_dtype(dt) or is_complex_dtype(dt)
 
 
 from reference.ops.functions._low_precision import no_kernel, no_low_precision  # noqa: E402
-
-
-def _tname(dt):
-    return _TORCH_NAMES.get(str(np.dtype(dt)), str(dt))
 
 
 def _tensor(x, name="A"):
@@ -95,7 +87,7 @@ def _tensor(x, name="A"):
 def _check_float(x, fname):
     if not _float_or_complex(x._data.dtype):
         raise RuntimeError(
-            f"{fname}: Expected a floating point or complex tensor as input. Got {_tname(x.dtype)}"
+            f"{fname}: Expected a floating point or complex tensor as input. Got {scalar_type_name(x.dtype)}"
         )
 
 
@@ -235,8 +227,8 @@ def _solve(a, b, left, check_errors, fname, ex):
     _check_square(a, "linalg.solve")
     if a.dtype != b.dtype:
         raise RuntimeError(
-            f"linalg.solve: Expected A and B to have the same dtype, but found A of type {_tname(a.dtype)} "
-            f"and B of type {_tname(b.dtype)} instead"
+            f"linalg.solve: Expected A and B to have the same dtype, but found A of type {scalar_type_name(a.dtype)} "
+            f"and B of type {scalar_type_name(b.dtype)} instead"
         )
     vector = _is_vector_rhs(a, b)
     b2 = A.unsqueeze(b, -1) if vector else b
@@ -388,7 +380,7 @@ def _lu_checks(a, pivot, fname="linalg.lu_factor"):
             f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(a.shape)} instead"
         )
     if not _float_or_complex(a._data.dtype):
-        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_tname(a.dtype)}'")
+        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
     no_kernel(a, "lu_cpu")
     if not pivot:
         raise RuntimeError(f"{fname}: LU without pivoting is not implemented on the CPU")

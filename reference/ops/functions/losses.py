@@ -19,6 +19,7 @@ from reference.autograd.tensor import Tensor
 from reference.backend import is_floating, to_numpy
 from reference.ops import api as A
 from reference.ops.rules.losses import _RULES, nll_loss_prim
+from reference.scalar_types import scalar_type_name
 
 __all__ = []
 
@@ -284,7 +285,9 @@ def _check_nll_shapes(input, target):
 def _nll(input, target, weight, ignore_index, reduction):
     _check_reduction(reduction)
     if target.dtype not in (np.int64, np.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_torch_dtype(target.dtype)}")
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {scalar_type_name(target.dtype)}"
+        )
     if input.ndim == 1:
         if target.ndim != 0:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -310,12 +313,6 @@ def _nll(input, target, weight, ignore_index, reduction):
     _nondiff("nll_loss_forward", "weight", weight)
     w = None if weight is None else A.to(weight, input.dtype)
     return nll_loss_prim(input, target, w, reduction, ignore_index)
-
-
-def _torch_dtype(dt):
-    names = {"float64": "Double", "float32": "Float", "bool": "Bool", "float16": "Half", "int32": "Int"}
-    names.update({"int16": "Short", "int8": "Char", "uint8": "Byte", "int64": "Long"})
-    return names.get(str(dt), str(dt))
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):

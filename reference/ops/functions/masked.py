@@ -22,6 +22,7 @@ import numpy as np
 from reference.autograd.tensor import bool_, float32, int64
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
+from reference.scalar_types import scalar_type_name
 
 _builtin_sum = sum
 
@@ -311,7 +312,7 @@ def _softmax_dtype(name, input, dim, dtype):
     default is the input's) raises the kernel's NotImplementedError."""
     if not is_inexact(dtype):
         kernel = "lastdim_kernel_impl" if dim == input.ndim - 1 or input.ndim == 0 else "kernel_impl"
-        raise NotImplementedError(f"\"{name}_{kernel}\" not implemented for '{_torch_scalar_name(dtype)}'")
+        raise NotImplementedError(f"\"{name}_{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
 
 
 def softmax(input, dim, *, dtype=None, mask=None):
@@ -390,21 +391,6 @@ _SEGMENT_REDUCE = {
 }
 
 
-def _torch_scalar_name(dt):
-    return {
-        "float32": "Float",
-        "float64": "Double",
-        "float16": "Half",
-        "bfloat16": "BFloat16",
-        "int64": "Long",
-        "int32": "Int",
-        "int16": "Short",
-        "int8": "Char",
-        "uint8": "Byte",
-        "bool": "Bool",
-    }.get(dt.name, dt.name)
-
-
 def _segment_reduce(
     data, reduce, *, lengths=None, indices=None, offsets=None, axis=0, unsafe=False, initial=None
 ):
@@ -447,11 +433,11 @@ def _segment_reduce(
             )
     if not is_floating(data.dtype):
         raise NotImplementedError(
-            f"\"_segment_reduce_cpu\" not implemented for '{_torch_scalar_name(data.dtype)}'"
+            f"\"_segment_reduce_cpu\" not implemented for '{scalar_type_name(data.dtype)}'"
         )
     if index.dtype.kind not in "iu":
         raise NotImplementedError(
-            f"\"_segment_reduce_{what}_cpu_kernel1\" not implemented for '{_torch_scalar_name(index.dtype)}'"
+            f"\"_segment_reduce_{what}_cpu_kernel1\" not implemented for '{scalar_type_name(index.dtype)}'"
         )
     values = index.tolist()
     if offsets is None:  # lengths -> offsets along the last dim

@@ -26,6 +26,7 @@ from reference.autograd.tensor import Tensor, _default_dtype
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES
+from reference.scalar_types import scalar_type_name
 
 __all__ = ["fill", "zero_", "ldexp", "frexp", "renorm"]
 
@@ -105,22 +106,11 @@ def ldexp_(self, other):
         raise TypeError(f"ldexp_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
     dt = _ldexp_dtype(self, other)
     if not is_inexact(self.dtype) or (dt.kind == "c" and self.dtype.kind != "c"):
-        raise RuntimeError(f"ldexp can't be cast to the desired output type {_torch_name(self.dtype)}")
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {scalar_type_name(self.dtype)}")
     cast = None if self.dtype == other.dtype == dt else dt
     return apply_inplace(
         RULES["ldexp"], self, (other,), {"int_exponent": other.dtype.kind in "iub"}, cast=cast
     )
-
-
-def _torch_name(dt):
-    return {
-        "int64": "Long",
-        "int32": "Int",
-        "int16": "Short",
-        "int8": "Char",
-        "uint8": "Byte",
-        "bool": "Bool",
-    }.get(dt.name, dt.name)
 
 
 def frexp(input):

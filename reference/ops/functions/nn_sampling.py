@@ -14,6 +14,7 @@ from reference.autograd.tensor import int64
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rules.pooling import window_map
+from reference.scalar_types import scalar_type_name
 
 __all__ = ["constant_pad_nd", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d"]
 
@@ -654,7 +655,7 @@ def _grid_sampler(input, grid, mode, padding_mode, align_corners, want):
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if input.dtype != grid.dtype:
         raise RuntimeError(
-            f"expected scalar type {_type_name(input.dtype)} but found {_type_name(grid.dtype)}"
+            f"expected scalar type {scalar_type_name(input.dtype)} but found {scalar_type_name(grid.dtype)}"
         )
     vectorized = want == 4
     sizes = tuple(input.shape[2:])  # (D,) H, W; the grid's last dim holds x (W) first
@@ -703,9 +704,3 @@ def _grid_sampler(input, grid, mode, padding_mode, align_corners, want):
         term = vals * A.unsqueeze(w, 1)
         out = term if out is None else out + term
     return out
-
-
-def _type_name(dtype):
-    return {"float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16"}.get(
-        dtype.name, dtype.name
-    )

@@ -17,6 +17,7 @@ import itertools
 from reference.autograd.tensor import Tensor, bool_, int64
 from reference.backend import is_floating
 from reference.ops import api as A
+from reference.scalar_types import scalar_type_name
 
 __all__ = [
     "diff",
@@ -38,23 +39,6 @@ METHODS = ["diff", "quantile", "nanquantile"]
 def _sl(x, dim, start=None, stop=None):
     """``x`` sliced ``start:stop`` along ``dim`` (a view, ATen's ``at::slice``)."""
     return x[(slice(None),) * dim + (slice(start, stop),)]
-
-
-def _dtype_name(dt):
-    return {
-        "int64": "Long",
-        "int32": "Int",
-        "int16": "Short",
-        "int8": "Char",
-        "uint8": "Byte",
-        "bool": "Bool",
-        "float16": "Half",
-        "bfloat16": "BFloat16",
-        "float32": "Float",
-        "float64": "Double",
-        "complex64": "ComplexFloat",
-        "complex128": "ComplexDouble",
-    }.get(getattr(dt, "name", str(dt)), str(dt))
 
 
 # ---- diff ------------------------------------------------------------------------------------------
@@ -291,7 +275,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         if w.dtype.kind not in "iu":
             raise RuntimeError(
                 "cov(): expected fweights to have integral dtype but got fweights with "
-                f"{_dtype_name(w.dtype)} dtype"
+                f"{scalar_type_name(w.dtype)} dtype"
             )
         if w.numel() != n_obs:
             raise RuntimeError(
@@ -310,7 +294,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         if not is_floating(aw.dtype):
             raise RuntimeError(
                 "cov(): expected aweights to have floating point dtype but got aweights with "
-                f"{_dtype_name(aw.dtype)} dtype"
+                f"{scalar_type_name(aw.dtype)} dtype"
             )
         if aw.numel() != n_obs:
             raise RuntimeError(

@@ -11,18 +11,10 @@ of reflectors; only the ``grad_fn`` differs.
 from __future__ import annotations
 
 from reference.ops import api as A
+from reference.scalar_types import scalar_type_name
 
 __all__ = ["ormqr"]
 METHODS = ["ormqr"]
-
-
-def _name(dt):
-    return {
-        "float64": "Double",
-        "float32": "Float",
-        "complex128": "ComplexDouble",
-        "complex64": "ComplexFloat",
-    }.get(dt.name, dt.name)
 
 
 def ormqr(input, tau, other, left=True, transpose=False):
@@ -54,12 +46,12 @@ def ormqr(input, tau, other, left=True, transpose=False):
     if input.dtype != other.dtype:
         raise RuntimeError(
             "torch.ormqr: Expected input and other to have the same dtype, but input has dtype"
-            f"{_name(input.dtype)} and other has dtype {_name(other.dtype)}"
+            f"{scalar_type_name(input.dtype)} and other has dtype {scalar_type_name(other.dtype)}"
         )
     if input.dtype != tau.dtype:
         raise RuntimeError(
             "torch.ormqr: Expected input and tau to have the same dtype, but input has dtype"
-            f"{_name(input.dtype)} and tau has dtype {_name(tau.dtype)}"
+            f"{scalar_type_name(input.dtype)} and tau has dtype {scalar_type_name(tau.dtype)}"
         )
     batch = tuple(input.shape[:-2])
     refl = input[..., :, :k]

@@ -19,11 +19,12 @@ import numbers
 
 import numpy as np
 
-from reference.autograd.dispatch import _torch_dtype_name, apply, apply_inplace
+from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor, _default_dtype, _make, bool_, float64
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.api import R
+from reference.scalar_types import scalar_type_name
 
 # ---- boolean helpers the formulas read (not differentiable; batched under vmap) ----------------------
 
@@ -79,7 +80,7 @@ def _unary_float(rule, x, params=None):
 def _inplace_result_check(self, dt):
     if dt != self.dtype and (is_floating(dt) and not is_floating(self.dtype)):
         raise RuntimeError(
-            f"result type Float can't be cast to the desired output type {_torch_dtype_name(self.dtype)}"
+            f"result type Float can't be cast to the desired output type {scalar_type_name(self.dtype)}"
         )
 
 
@@ -255,7 +256,7 @@ def positive(input):
 
 def frac(input):
     if not is_floating(input.dtype):
-        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{_torch_dtype_name(input.dtype)}'")
+        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
     return apply(R.frac, (input,))
 
 
@@ -337,7 +338,7 @@ def _float_kernel_only(name, *operands):
     """Ops whose CPU kernel exists for floating dtypes only (no integer promotion)."""
     dt = A.result_type(*operands)
     if not is_floating(dt):
-        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_torch_dtype_name(dt)}'")
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{scalar_type_name(dt)}'")
 
 
 def hypot(input, other):
@@ -488,8 +489,8 @@ def float_power_(self, exponent):
     dtype = _float_power_dtype(self, exponent)
     if self.dtype != dtype:
         raise RuntimeError(
-            f"the base given to float_power_ has dtype {_torch_dtype_name(self.dtype)} but the operation's "
-            f"result requires dtype {_torch_dtype_name(dtype)}"
+            f"the base given to float_power_ has dtype {scalar_type_name(self.dtype)} but the operation's "
+            f"result requires dtype {scalar_type_name(dtype)}"
         )
     if isinstance(exponent, Tensor) and exponent.dtype != dtype:
         exponent = A.to(exponent, dtype)
@@ -513,8 +514,8 @@ def lerp(input, end, weight):
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t.dtype != input.dtype and (name == "end" or t.ndim > 0):
             raise RuntimeError(
-                f"expected dtype {_torch_dtype_name(input.dtype)} for `{name}` but got dtype "
-                f"{_torch_dtype_name(t.dtype)}"
+                f"expected dtype {scalar_type_name(input.dtype)} for `{name}` but got dtype "
+                f"{scalar_type_name(t.dtype)}"
             )
     if isinstance(weight, Tensor):
         if weight.dtype != input.dtype:  # a 0-d weight of another float dtype

@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from reference.autograd import layout as _layout
-from reference.autograd.dispatch import _torch_dtype_name
 from reference.autograd.tensor import Tensor, _default_dtype
 from reference.backend import is_floating, namespace_of
 from reference.ops import api as A
+from reference.scalar_types import scalar_type_name
 
 
 def _tensor_arg(fn, name, position, value):
@@ -115,7 +115,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _tensor_arg("isclose", "input", 1, input)
     _tensor_arg("isclose", "other", 2, other)
     if input.dtype != other.dtype:
-        raise RuntimeError(f"{_torch_dtype_name(input.dtype)} did not match {_torch_dtype_name(other.dtype)}")
+        raise RuntimeError(f"{scalar_type_name(input.dtype)} did not match {scalar_type_name(other.dtype)}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {_number(rtol)}")
     if atol < 0:

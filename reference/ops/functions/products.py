@@ -21,7 +21,7 @@ from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor
 from reference.ops import api as A
 from reference.ops.rules import RULES
-from reference.ops.scalar_types import scalar_type_name
+from reference.scalar_types import scalar_type_name
 
 __all__ = [
     "mm",

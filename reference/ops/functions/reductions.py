@@ -22,6 +22,7 @@ from reference.autograd.tensor import Tensor, _default_dtype, bool_, int64
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES
+from reference.scalar_types import scalar_type_name
 
 __all__ = [
     "nansum",
@@ -108,16 +109,10 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not is_floating(input.dtype):
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
-            f"{_torch_name(input.dtype)}"
+            f"{scalar_type_name(input.dtype)}"
         )
     count = A.sum(A.logical_not(input != input), dim, keepdim=keepdim)
     return nansum(input, dim, keepdim) / count
-
-
-def _torch_name(dt):
-    return {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Float", "float64": "Double"}.get(
-        dt.name, dt.name
-    )
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -185,7 +180,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         raise TypeError(f"linalg.vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
     if not is_inexact(x.dtype):
         raise RuntimeError(
-            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_torch_name(x.dtype)}"
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_type_name(x.dtype)}"
         )
     x = _cast_dtype(x, dtype)
     dims = _dims_or_none(dim, x.ndim)
@@ -432,7 +427,7 @@ def cummin(input, dim):
 def logcumsumexp(input, dim):
     if not is_floating(input.dtype) and input.dtype.kind != "c":
         raise NotImplementedError(
-            f"\"logcumsumexp_out_cpu\" not implemented for '{_torch_name(input.dtype)}'"
+            f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input.dtype)}'"
         )
     return apply(RULES["logcumsumexp"], (input,), {"dim": _int_dim(dim, input.ndim)})
 

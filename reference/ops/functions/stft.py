@@ -12,7 +12,7 @@ import warnings
 from reference.autograd.tensor import Tensor
 from reference.backend import is_inexact
 from reference.ops import api as A
-from reference.ops.scalar_types import scalar_type_name
+from reference.scalar_types import scalar_type_name
 
 __all__ = ["stft"]
 METHODS = ["stft"]

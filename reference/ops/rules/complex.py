@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from reference import errors
+from reference.autograd import table
 from reference.autograd.batching import view_rule
 from reference.backend import namespace_of, xp_fn
 from reference.ops import api as A
@@ -332,3 +333,6 @@ def refuse_complex(rule, dtype):
         rule.name, (NotImplementedError, f"\"{rule.name}_cpu\" not implemented for '{{}}'")
     )
     raise exc(msg.format(name))
+
+
+table.register(refuse_complex=refuse_complex)  # (dispatch refuses complex tensors with it)

@@ -135,9 +135,9 @@ def _batch_norm_double_grads(c, ggs):
     so the outer backward failed with "backward through the graph a second time", and counted that
     path twice). Through the aliases the result stays differentiable in the saved tensors."""
     from reference.autograd.engine import grad
-    from reference.autograd.grad_mode import _enabled, enable_grad
+    from reference.autograd.grad_mode import enable_grad, grad_state
 
-    create_graph = _enabled[0]
+    create_graph = grad_state.enabled
     wanted = [i for i in range(3) if c.needs[i]]
     result = [None] * 5
     if not wanted:
