@@ -31,6 +31,8 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
+from conformance.strategies import record_spellings
+
 #: candidates drawn at most per steered example
 TRIES = 6
 #: pairs of features listed per record as never drawn (the report shows the first ones)
@@ -264,7 +266,6 @@ def record_strategy(name, dtypes, checks, coverage: Coverage | None = None, trie
 
     from conformance.case import Case
     from conformance.ops import RECORDS, VMAP_CHECKS, RecordParams
-    from conformance.strategies import record_spellings
 
     rec = RECORDS[name]
     checks = tuple(checks)

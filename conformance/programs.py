@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from hypothesis import strategies as st
 
+from conformance.precision import precision_for
+
 if TYPE_CHECKING:
     from conformance.case import Case
 
@@ -793,9 +795,7 @@ PROGRAM_BOUND_FORMULA = (
 
 def program_precision(case, framework: str, settings: dict | None = None):
     """The arithmetic a framework runs the program in (:class:`reference.errors.Precision`): the case's
-    dtype and the framework's accumulation contract (conformance.ops.judge.ACCUMULATION), as op records."""
-    from conformance.ops.judge import precision_for
-
+    dtype and the framework's accumulation contract (conformance.precision.ACCUMULATION), as op records."""
     return precision_for(case, settings or {}, framework.split(":")[0])
 
 

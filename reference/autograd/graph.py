@@ -14,7 +14,6 @@ import weakref
 
 import numpy as np
 
-from reference import errors
 from reference.autograd import anomaly, graph_hooks, layout
 from reference.autograd.grad_mode import is_grad_enabled
 from reference.autograd.table import ops
@@ -363,7 +362,7 @@ class AccumulateGrad(Node):
         var = self.variable
         if new is None:
             return []
-        tracker = errors.active()  # the error model follows the gradient into .grad (reference.errors)
+        tracker = ops.error_tracker()  # the error model follows the gradient into .grad (reference.errors)
         before = tracker.grad_errors(var.grad, new) if tracker is not None else None
         if var.grad is None:
             # PyTorch never lets .grad alias a tensor the user can see: it steals or clones.
