@@ -75,6 +75,9 @@ class OpRecord:
     error_frameworks: tuple = FRAMEWORKS
     no_vmap: str | None = None  # why the vmap checks do not apply
     vmap_refused: dict = field(default_factory=dict)  # framework -> why it cannot vmap this op
+    #: the choices the mathematics leaves open that this op makes (conformance.ops._conventions):
+    #: a result that differs only by a declared alternative is judged ``convention``, not ``fail``
+    conventions: tuple = ()
 
     def spelling(self, framework: str):
         """The framework's function, or the reason it has none (a str)."""

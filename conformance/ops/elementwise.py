@@ -5,6 +5,14 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from conformance.ops import not_fuzzed, record
+from conformance.ops._conventions import (
+    Alternative,
+    Convention,
+    any_equal_pair,
+    any_nan,
+    any_zero,
+    nan_mask,
+)
 from conformance.strategies import broadcast_shapes, tensor_shapes, value_kinds
 
 FAMILY = "elementwise"
@@ -71,6 +79,50 @@ def binary(name, fn, jax, tf, domains=None, values=None, **kw):
     )
 
 
+def _max_min_conventions(name, op, keeps):
+    """maximum/minimum: PyTorch halves the gradient between tied operands and gives a NaN operand's
+    output gradient to both; TensorFlow routes it to x where x >= y (<=) and to y elsewhere (so at
+    a NaN to y); JAX gives a NaN output no gradient."""
+
+    def first(T, x, y):  # x where x >= y (<= for minimum), else y: TensorFlow's _MaximumGrad
+        return T.where(x >= y if keeps == ">=" else x <= y, x, y)
+
+    def routed_to_first(T, x, y):
+        # TensorFlow's routing with the op's value: a NaN x still gives NaN (its gradient to y)
+        value = op(T)(x, y)
+        return T.where(
+            T.isnan(x) & ~T.isnan(y), value.detach() + (first(T, x, y) - y.detach()), first(T, x, y)
+        )
+
+    def none_at_nan(T, x, y):
+        value = op(T)(x, y)
+        return T.where(nan_mask(T, x, y), value.detach(), value)
+
+    return (
+        Convention(
+            f"{name}-gradient-at-ties",
+            f"the derivative of {name}(x, y) where x == y: PyTorch (and JAX) give each operand half; "
+            "the mathematics has a subdifferential there, any split of the whole is a subgradient",
+            any_equal_pair,
+            (
+                Alternative(
+                    "all-to-first", routed_to_first, f"TensorFlow: x {keeps} y takes the whole gradient"
+                ),
+            ),
+        ),
+        Convention(
+            f"{name}-gradient-at-nan",
+            f"the derivative of {name}(x, y) where an operand is NaN (the output is NaN): PyTorch gives "
+            "the whole gradient to both operands",
+            any_nan,
+            (
+                Alternative("none", none_at_nan, "JAX: neither operand gets a gradient"),
+                Alternative("to-second", routed_to_first, f"TensorFlow: x {keeps} y is false, y takes it"),
+            ),
+        ),
+    )
+
+
 binary("add", lambda T, x, y: x + y, lambda J, x, y: x + y, lambda tf, x, y: tf.math.add(x, y))
 binary("sub", lambda T, x, y: x - y, lambda J, x, y: x - y, lambda tf, x, y: tf.math.subtract(x, y))
 binary("mul", lambda T, x, y: x * y, lambda J, x, y: x * y, lambda tf, x, y: tf.math.multiply(x, y))
@@ -80,12 +132,14 @@ binary(
     lambda T, x, y: T.maximum(x, y),
     lambda J, x, y: J.jnp.maximum(x, y),
     lambda tf, x, y: tf.math.maximum(x, y),
+    conventions=_max_min_conventions("maximum", lambda T: T.maximum, ">="),
 )
 binary(
     "minimum",
     lambda T, x, y: T.minimum(x, y),
     lambda J, x, y: J.jnp.minimum(x, y),
     lambda tf, x, y: tf.math.minimum(x, y),
+    conventions=_max_min_conventions("minimum", lambda T: T.minimum, "<="),
 )
 binary(
     "where",
@@ -148,9 +202,67 @@ unary(
     lambda J, x: J.nn.relu(x),
     lambda tf, x: tf.nn.relu(x),
     rules=("relu", "threshold_backward"),  # relu's VJP is threshold_backward (vjp_vjp reaches its VJP)
+    conventions=(
+        Convention(
+            "relu-gradient-at-nan",
+            "relu's derivative at NaN (no number): PyTorch's threshold_backward passes the gradient "
+            "(x <= 0 is false for NaN)",
+            any_nan,
+            (
+                Alternative(
+                    "zero",
+                    lambda T, x: T.where(T.isnan(x), x.detach(), T.nn.functional.relu(x)),
+                    "JAX, TensorFlow: the gradient passes where x > 0 only",
+                ),
+            ),
+        ),
+    ),
 )
-unary("abs", lambda T, x: T.abs(x), lambda J, x: J.jnp.abs(x), lambda tf, x: tf.math.abs(x))
-unary("sign", lambda T, x: T.sign(x), lambda J, x: J.jnp.sign(x), lambda tf, x: tf.math.sign(x))
+unary(
+    "abs",
+    lambda T, x: T.abs(x),
+    lambda J, x: J.jnp.abs(x),
+    lambda tf, x: tf.math.abs(x),
+    conventions=(
+        Convention(
+            "abs-gradient-at-zero",
+            "abs's subgradient at its kink x = 0: PyTorch's sgn(0) = 0 (any value in [-1, 1] is one)",
+            any_zero,
+            (
+                Alternative(
+                    "one", lambda T, x: T.where(x == 0, x, T.abs(x)), "JAX: 1 (its JVP's select x >= 0)"
+                ),
+            ),
+        ),
+        Convention(
+            "abs-gradient-at-nan",
+            "abs's derivative at NaN: PyTorch's sgn(NaN) = 0",
+            any_nan,
+            (
+                Alternative(
+                    "nan",
+                    lambda T, x: T.where(T.isnan(x), x * x.detach(), T.abs(x)),
+                    "TensorFlow: grad * sign(x), NaN",
+                ),
+            ),
+        ),
+    ),
+)
+unary(
+    "sign",
+    lambda T, x: T.sign(x),
+    lambda J, x: J.jnp.sign(x),
+    lambda tf, x: tf.math.sign(x),
+    conventions=(
+        Convention(
+            "sign-of-nan",
+            "sign(NaN): PyTorch's is 0; NumPy's, JAX's and TensorFlow's NaN (IEEE 754 leaves it open)",
+            any_nan,
+            (Alternative("nan", lambda T, x: T.where(T.isnan(x), x.detach(), T.sign(x)), "NaN (NumPy's)"),),
+            checks=("forward", "vmap"),
+        ),
+    ),
+)
 unary(
     "reciprocal",
     lambda T, x: 1.0 / x,  # the reference's spelling of reciprocal (rdiv by a number)
@@ -171,6 +283,21 @@ unary(
     lambda J, x, min, max: J.jnp.clip(x, min, max),
     lambda tf, x, min, max: tf.clip_by_value(x, min, max),
     params={"min": st.sampled_from([-1.0, -0.5, 0.0]), "max": st.sampled_from([0.5, 1.0, 2.0])},
+    conventions=(
+        Convention(
+            "clamp-gradient-at-the-bounds",
+            "clamp's subgradient where x equals a bound (a kink): PyTorch passes the whole gradient "
+            "for min <= x <= max",
+            lambda np_, a, p: bool(((a["input"] == p["min"]) | (a["input"] == p["max"])).any()),
+            (
+                Alternative(
+                    "half",
+                    lambda T, x, min, max: T.minimum(T.maximum(x, T.full_like(x, min)), T.full_like(x, max)),
+                    "JAX: jnp.clip is minimum(maximum(x, lo), hi), which halves the gradient at a tie",
+                ),
+            ),
+        ),
+    ),
 )
 unary(
     "clone",

@@ -1,0 +1,168 @@
+"""Conventions: the choices the mathematics leaves open, declared on op records and judged apart.
+
+At a kink (relu, abs at 0), a tie (max, sort, pooling), a NaN or a domain boundary, the derivative
+(or value) is a choice, not a number the mathematics fixes. The reference keeps PyTorch's choice;
+a record names each such choice as a :class:`Convention`: the *region* of inputs where it applies,
+the checks it concerns, and the *alternatives* other frameworks document, each an ``fn`` with the
+record's signature that the reference computes exactly like the record's own (the same checks,
+the same error bounds): the op with the other choice made.
+
+A framework's result that the derived bounds reject is judged ``convention`` (naming the
+convention and the alternative) when, and only when,
+
+* the check is one the convention concerns and the case's inputs touch its region;
+* every rejected element is an element the choice decides: there the alternative's reference
+  value lies outside the primary value's bound (the alternative differs from the reference);
+* and every rejected element lies inside the bound of that alternative's value.
+
+Anything else stays ``fail``: an element outside the region, or inside it with a value that is
+neither the reference's nor a declared alternative's (docs/verdicts.md, docs/conformance.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """Another documented choice: ``fn(T, *inputs, **params)`` computes the op with it."""
+
+    name: str
+    fn: Callable
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Convention:
+    """A choice the mathematics leaves open. ``region(np, inputs, params) -> bool``: whether the
+    case's inputs ({input name: float64 array}; a vmap check's batched arrays) touch the region
+    where the choice matters; ``checks``: the checks whose results it decides."""
+
+    name: str
+    description: str
+    region: Callable
+    alternatives: tuple
+    checks: tuple = ("vjp", "vjp_vjp", "jvp", "jvp_jvp", "vjp_jvp", "jvp_vjp", "vmap_vjp", "vmap_jvp_vjp")
+
+
+def region_inputs(case, check, data) -> dict:
+    """{input name: the array the check reads for it} (a vmap check's batched arrays)."""
+    from conformance.ops import RECORDS, VMAP_CHECKS, vmap_spec
+
+    names = RECORDS[case.op].inputs
+    if check in VMAP_CHECKS:
+        dims = vmap_spec(case)[1]
+        return {n: np.asarray(data[n] if d is None else data[f"batched_{n}"]) for n, d in zip(names, dims)}
+    return {n: np.asarray(data[n]) for n in names}
+
+
+def _applicable(case, check, data) -> list:
+    from conformance.ops import RECORDS, op_params
+
+    rec = RECORDS.get(case.op)
+    out = []
+    if rec is None:
+        return out
+    inputs = None
+    for conv in rec.conventions:
+        if check not in conv.checks:
+            continue
+        if inputs is None:
+            inputs = region_inputs(case, check, data)
+        with np.errstate(all="ignore"):
+            if conv.region(np, inputs, op_params(case)):
+                out.append(conv)
+    return out
+
+
+def judge_conventions(case, check, outputs, expected, alternative_expected, data) -> dict | None:
+    """The conventions that explain every element the bounds reject, or None.
+
+    ``expected``: {name: (value, bound)} of the reference; ``alternative_expected(fn)``: the same for
+    the op computed by ``fn`` (None when the reference cannot evaluate it). Returns
+    ``{"conventions": [{"name", "alternative", "elements"}], "reason": ...}``."""
+    from conformance.tolerance import element_ratios
+
+    conventions = _applicable(case, check, data)
+    if not conventions:
+        return None
+    bad = {}
+    for name, (value, bound) in expected.items():
+        obs = outputs.get(name)
+        if obs is None or np.shape(obs) != np.shape(value):
+            return None  # a missing output or a shape difference is no choice of value
+        rejected = element_ratios(obs, value, bound) > 1.0
+        if rejected.any():
+            bad[name] = rejected
+    if not bad:
+        return None
+    unexplained = {name: mask.copy() for name, mask in bad.items()}
+    met = []
+    for conv in conventions:
+        for alt in conv.alternatives:
+            alt_expected = alternative_expected(alt.fn)
+            if alt_expected is None:
+                continue
+            explained = 0
+            for name in bad:
+                if name not in alt_expected:
+                    continue
+                value, bound = expected[name]
+                a_value, a_bound = alt_expected[name]
+                if np.shape(a_value) != np.shape(value):
+                    continue
+                decided = element_ratios(a_value, value, bound) > 1.0  # the choice changes this element
+                matches = element_ratios(outputs[name], a_value, a_bound) <= 1.0
+                hit = unexplained[name] & decided & matches
+                explained += int(hit.sum())
+                unexplained[name] &= ~hit
+            if explained:
+                met.append({"name": conv.name, "alternative": alt.name, "elements": explained})
+    if any(mask.any() for mask in unexplained.values()) or not met:
+        return None
+    said = "; ".join(f"{m['name']}: {m['alternative']} ({m['elements']} elements)" for m in met)
+    return {
+        "conventions": met,
+        "reason": "differs from the reference only where a declared convention leaves the choice open, "
+        f"and there equals a documented alternative: {said}",
+    }
+
+
+# ---- alternatives written once, used by several records ----------------------------------------
+
+
+def nan_mask(T, *xs):
+    mask = T.isnan(xs[0])
+    for x in xs[1:]:
+        mask = mask | T.isnan(x)
+    return mask
+
+
+def any_nan(np_, inputs, params) -> bool:
+    return any(bool(np_.isnan(a).any()) for a in inputs.values())
+
+
+def any_zero(np_, inputs, params) -> bool:
+    return any(bool((a == 0).any()) for a in inputs.values())
+
+
+def any_equal_pair(np_, inputs, params) -> bool:
+    """Two inputs equal (or NaN) at some broadcast position: a tie of a binary max/min."""
+    a, b = inputs["input"], inputs["other"]
+    try:
+        x, y = np_.broadcast_arrays(a, b)
+    except ValueError:
+        return False
+    return bool(((x == y) | np_.isnan(x) | np_.isnan(y)).any())
+
+
+def any_repeated(np_, inputs, params) -> bool:
+    """A region: the input holds some value twice (a tie of a max, sort, mode or pool) or a NaN."""
+    x = inputs["input"]
+    if x.size == 0:
+        return False
+    return bool(np_.isnan(x).any()) or np_.unique(x).size < x.size

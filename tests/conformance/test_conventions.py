@@ -1,0 +1,202 @@
+"""The ``convention`` verdict: a result that differs from the reference only where a record's declared
+convention leaves the choice open (a kink, a tie, a NaN), and there equals a declared alternative, is
+``convention``; any other difference, inside the region or not, is still ``fail``."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from conformance import exitcodes
+from conformance.case import Case
+from conformance.junit import junit_tree
+from conformance.ops import RECORDS, RecordParams
+from conformance.ops.judge import record_verdict, run_in_process
+from conformance.report import render_html, summarise, validate
+
+NAN = float("nan")
+
+
+def _case(op, data, check, dtype="float64", **params):
+    rec = RECORDS[op]
+    shapes = {n: tuple(np.shape(data[n])) for n in rec.inputs}
+    return Case(
+        op,
+        RecordParams.of({"values": "nonfinite", **params}),
+        shapes,
+        dtype,
+        0,
+        (check,),
+        data={k: np.asarray(v, dtype=np.float64).tolist() for k, v in data.items()},
+    )
+
+
+def _judge(case, check, **outputs):
+    return record_verdict(
+        case, check, "planted", {k: np.asarray(v, np.float64) for k, v in outputs.items()}, {}
+    )
+
+
+RELU = {"input": [NAN, 1.5, -2.0, 0.0], "grad_output": [1.0, 2.0, 3.0, 4.0]}
+
+
+def test_relu_gradient_zero_at_nan_is_the_declared_convention():
+    got = _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[0.0, 2.0, 0.0, 0.0])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [{"name": "relu-gradient-at-nan", "alternative": "zero", "elements": 1}]
+    assert "relu-gradient-at-nan" in got["reason"]
+
+
+def test_the_reference_choice_passes():
+    assert _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[1.0, 2.0, 0.0, 0.0])["verdict"] == "pass"
+
+
+def test_a_planted_bug_inside_the_region_matching_no_alternative_fails():
+    # at the NaN the reference passes the cotangent (1) and the alternative gives 0: 0.5 is neither
+    got = _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[0.5, 2.0, 0.0, 0.0])
+    assert got["verdict"] == "fail", got
+    assert "conventions" not in got
+
+
+def test_the_alternative_inside_the_region_with_a_difference_outside_it_fails():
+    got = _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[0.0, 2.5, 0.0, 0.0])
+    assert got["verdict"] == "fail", got
+
+
+def test_outside_the_region_the_alternative_value_is_a_failure():
+    # no NaN among the inputs: a zero gradient where the reference passes it is a plain bug
+    data = {"input": [3.0, 1.5, -2.0, 0.0], "grad_output": [1.0, 2.0, 3.0, 4.0]}
+    got = _judge(_case("relu", data, "vjp", values="normal"), "vjp", grad_input=[0.0, 2.0, 0.0, 0.0])
+    assert got["verdict"] == "fail", got
+
+
+def test_a_gradient_convention_does_not_excuse_a_forward_value():
+    # maximum's convention at NaN concerns its derivative; a forward that drops the NaN is a failure
+    data = {"input": [NAN, 1.0], "other": [1.0, 1.0]}
+    got = _judge(_case("maximum", data, "forward"), "forward", output=[1.0, 1.0])
+    assert got["verdict"] == "fail", got
+
+
+def test_sign_of_nan_is_a_value_convention_and_other_values_still_fail():
+    case = _case("sign", {"input": [NAN, -0.0, 2.0]}, "forward")
+    got = _judge(case, "forward", output=[NAN, 0.0, 1.0])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"][0]["name"] == "sign-of-nan"
+    assert _judge(case, "forward", output=[0.5, 0.0, 1.0])["verdict"] == "fail"
+
+
+def test_maximum_ties_routed_to_the_first_operand_and_planted_thirds():
+    data = {"input": [2.0, 1.0, 3.0], "other": [2.0, 0.0, 5.0], "grad_output": [1.0, 1.0, 1.0]}
+    case = _case("maximum", data, "vjp", values="ties")
+    # TensorFlow's choice: x >= y takes the whole gradient at the tie
+    got = _judge(case, "vjp", grad_input=[1.0, 1.0, 0.0], grad_other=[0.0, 0.0, 1.0])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [
+        {"name": "maximum-gradient-at-ties", "alternative": "all-to-first", "elements": 2}
+    ]
+    # a third and two thirds: a subgradient too, but no declared alternative
+    got = _judge(case, "vjp", grad_input=[1 / 3, 1.0, 0.0], grad_other=[2 / 3, 0.0, 1.0])
+    assert got["verdict"] == "fail", got
+
+
+def _adapter(framework):
+    if framework == "jax":
+        pytest.importorskip("jax")
+        from conformance.adapters.jax_adapter import JaxAdapter
+
+        return JaxAdapter()
+    pytest.importorskip("tensorflow")
+    from conformance.adapters.tf_adapter import TensorFlowAdapter
+
+    return TensorFlowAdapter()
+
+
+@pytest.mark.parametrize(
+    "framework, op, data, params, convention, alternative",
+    [
+        ("jax", "relu", RELU, {}, "relu-gradient-at-nan", "zero"),
+        ("tensorflow", "relu", RELU, {}, "relu-gradient-at-nan", "zero"),
+        (
+            "jax",
+            "abs",
+            {"input": [0.0, 1.5, -2.0], "grad_output": [1.0, 2.0, 3.0]},
+            {},
+            "abs-gradient-at-zero",
+            "one",
+        ),
+        (
+            "tensorflow",
+            "maximum",
+            {"input": [2.0, 1.0], "other": [2.0, 0.0], "grad_output": [1.0, 1.0]},
+            {"values": "ties"},
+            "maximum-gradient-at-ties",
+            "all-to-first",
+        ),
+        (
+            "jax",
+            "clamp",
+            {"input": [1.0, 0.25, -0.5], "grad_output": [1.0, 1.0, 1.0]},
+            {"min": -0.5, "max": 1.0, "values": "ties"},
+            "clamp-gradient-at-the-bounds",
+            "half",
+        ),
+    ],
+)
+def test_a_stock_framework_choice_is_judged_convention(framework, op, data, params, convention, alternative):
+    adapter = _adapter(framework)
+    case = _case(op, data, "vjp", **params)
+    got = run_in_process(adapter, case, "vjp", adapter.setup())
+    assert got["verdict"] == "convention", got
+    assert {(c["name"], c["alternative"]) for c in got["conventions"]} == {(convention, alternative)}
+
+
+def _records():
+    case = _case("relu", RELU, "vjp")
+    judged = _judge(case, "vjp", grad_input=[0.0, 2.0, 0.0, 0.0])
+    base = {
+        "case_id": case.id,
+        "framework": "jax:jit",
+        "check": "vjp",
+        "dtype": "float64",
+        "case": case.to_dict(),
+    }
+    return [{**base, **judged}, {**base, "check": "forward", "verdict": "pass", "reason": ""}]
+
+
+def test_report_junit_and_exit_code_carry_the_convention(tmp_path):
+    records = _records()
+    report = summarise(records, {"jax:jit": {"version": "0.10.2"}}, out_dir=tmp_path)
+    validate(report)
+    assert report["outcome"]["code"] == exitcodes.OK
+    assert report["totals"]["convention"] == 1
+    assert "convention" in report["verdicts"]
+    (row,) = report["conventions"]["rows"]
+    assert (
+        row["framework"],
+        row["op"],
+        row["convention"],
+        row["alternative"],
+        row["results"],
+        row["elements"],
+    ) == (
+        "jax:jit",
+        "relu",
+        "relu-gradient-at-nan",
+        "zero",
+        1,
+        1,
+    )
+    html = render_html(report)
+    assert 'id="conventions-table"' in html and "v-convention" in html
+    tree = junit_tree(records, report)
+    skipped = [s.get("message") for s in tree.iter("skipped")]
+    assert len(skipped) == 1 and skipped[0].startswith("convention relu-gradient-at-nan (zero)")
+    assert tree.get("failures") == "0"
+    ET.tostring(tree)
+
+
+def test_conventions_alone_are_judged_and_a_fail_beside_them_still_departs():
+    assert exitcodes.outcome(["convention"])[0] == exitcodes.OK
+    assert exitcodes.outcome(["convention", "fail"])[0] == exitcodes.DEPARTURES
