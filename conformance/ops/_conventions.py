@@ -100,28 +100,41 @@ def judge_conventions(case, check, outputs, expected, alternative_expected, data
             bad[name] = rejected
     if not bad:
         return None
-    unexplained = {name: mask.copy() for name, mask in bad.items()}
-    met = []
+    # the elements each alternative explains: rejected, decided by the choice, and within its bound
+    candidates = []
     for conv in conventions:
         for alt in conv.alternatives:
             alt_expected = alternative_expected(alt.fn)
             if alt_expected is None:
                 continue
-            explained = 0
-            for name in bad:
-                if name not in alt_expected:
+            hits = {}
+            for name, rejected in bad.items():
+                if name not in alt_expected or np.shape(alt_expected[name][0]) != np.shape(expected[name][0]):
                     continue
                 value, bound = expected[name]
                 a_value, a_bound = alt_expected[name]
-                if np.shape(a_value) != np.shape(value):
-                    continue
                 decided = element_ratios(a_value, value, bound) > 1.0  # the choice changes this element
                 matches = element_ratios(outputs[name], a_value, a_bound) <= 1.0
-                hit = unexplained[name] & decided & matches
-                explained += int(hit.sum())
-                unexplained[name] &= ~hit
-            if explained:
-                met.append({"name": conv.name, "alternative": alt.name, "elements": explained})
+                hits[name] = rejected & decided & matches
+            if any(h.any() for h in hits.values()):
+                candidates.append((conv, alt, hits))
+    # a framework makes one choice per convention: the alternatives that explain the most, one each
+    unexplained = {name: mask.copy() for name, mask in bad.items()}
+    met, chosen = [], set()
+    while True:
+        scored = [
+            (sum(int((h & unexplained[n]).sum()) for n, h in hits.items()), conv, alt, hits)
+            for conv, alt, hits in candidates
+            if conv.name not in chosen
+        ]
+        scored = [c for c in scored if c[0]]
+        if not scored:
+            break
+        explained, conv, alt, hits = max(scored, key=lambda c: c[0])
+        for n, h in hits.items():
+            unexplained[n] &= ~h
+        chosen.add(conv.name)
+        met.append({"name": conv.name, "alternative": alt.name, "elements": explained})
     if any(mask.any() for mask in unexplained.values()) or not met:
         return None
     said = "; ".join(f"{m['name']}: {m['alternative']} ({m['elements']} elements)" for m in met)
@@ -151,13 +164,22 @@ def any_zero(np_, inputs, params) -> bool:
 
 
 def any_equal_pair(np_, inputs, params) -> bool:
-    """Two inputs equal (or NaN) at some broadcast position: a tie of a binary max/min."""
-    a, b = inputs["input"], inputs["other"]
+    """Two inputs equal at some broadcast position: a tie of a binary max/min."""
     try:
-        x, y = np_.broadcast_arrays(a, b)
+        x, y = np_.broadcast_arrays(inputs["input"], inputs["other"])
     except ValueError:
         return False
-    return bool(((x == y) | np_.isnan(x) | np_.isnan(y)).any())
+    return bool((x == y).any())
+
+
+def at_params(*names):
+    """A region: some input element equals one of the op's scalar parameters ``names`` (a bound)."""
+
+    def region(np_, inputs, params) -> bool:
+        x = inputs["input"]
+        return any(bool((x == params[n]).any()) for n in names if params.get(n) is not None)
+
+    return region
 
 
 def any_repeated(np_, inputs, params) -> bool:

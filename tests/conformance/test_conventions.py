@@ -55,12 +55,19 @@ def test_the_reference_choice_passes():
 
 def test_a_planted_bug_inside_the_region_matching_no_alternative_fails():
     # at the NaN the reference passes the cotangent (1) and the alternative gives 0: 0.5 is neither
+    # (the control: 0 there is the convention)
+    assert (
+        _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[0.0, 2.0, 0.0, 0.0])["verdict"] == "convention"
+    )
     got = _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[0.5, 2.0, 0.0, 0.0])
     assert got["verdict"] == "fail", got
     assert "conventions" not in got
 
 
 def test_the_alternative_inside_the_region_with_a_difference_outside_it_fails():
+    assert (
+        _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[0.0, 2.0, 0.0, 0.0])["verdict"] == "convention"
+    )
     got = _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[0.0, 2.5, 0.0, 0.0])
     assert got["verdict"] == "fail", got
 
@@ -68,15 +75,22 @@ def test_the_alternative_inside_the_region_with_a_difference_outside_it_fails():
 def test_outside_the_region_the_alternative_value_is_a_failure():
     # no NaN among the inputs: a zero gradient where the reference passes it is a plain bug
     data = {"input": [3.0, 1.5, -2.0, 0.0], "grad_output": [1.0, 2.0, 3.0, 4.0]}
+    nan_first = {**data, "input": [NAN, 1.5, -2.0, 0.0]}
+    control = _judge(_case("relu", nan_first, "vjp"), "vjp", grad_input=[0.0, 2.0, 0.0, 0.0])
+    assert control["verdict"] == "convention"
     got = _judge(_case("relu", data, "vjp", values="normal"), "vjp", grad_input=[0.0, 2.0, 0.0, 0.0])
     assert got["verdict"] == "fail", got
 
 
 def test_a_gradient_convention_does_not_excuse_a_forward_value():
     # maximum's convention at NaN concerns its derivative; a forward that drops the NaN is a failure
-    data = {"input": [NAN, 1.0], "other": [1.0, 1.0]}
+    data = {"input": [NAN, 1.0], "other": [1.0, 1.0], "grad_output": [1.0, 1.0]}
     got = _judge(_case("maximum", data, "forward"), "forward", output=[1.0, 1.0])
     assert got["verdict"] == "fail", got
+    # the control: the same NaN decides the gradient (JAX gives neither operand any)
+    got = _judge(_case("maximum", data, "vjp"), "vjp", grad_input=[0.0, 0.5], grad_other=[0.0, 0.5])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [{"name": "maximum-gradient-at-nan", "alternative": "none", "elements": 2}]
 
 
 def test_sign_of_nan_is_a_value_convention_and_other_values_still_fail():
