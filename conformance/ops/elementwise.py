@@ -81,19 +81,22 @@ def binary(name, fn, jax, tf, domains=None, values=None, **kw):
 
 
 def _max_min_conventions(name, op, keeps):
-    """maximum/minimum: PyTorch halves the gradient between tied operands and gives a NaN operand's
-    output gradient to both; TensorFlow routes it to x where x >= y (<=) and to y elsewhere (so at
-    a NaN to y); JAX gives a NaN output no gradient."""
+    """maximum/minimum: PyTorch halves the gradient between tied operands and gives a NaN output's
+    gradient to both operands; TensorFlow routes it to x where x >= y (<=) and to y elsewhere (at a
+    tie to x, at a NaN to y); JAX gives a NaN output no gradient."""
 
-    def first(T, x, y):  # x where x >= y (<= for minimum), else y: TensorFlow's _MaximumGrad
-        return T.where(x >= y if keeps == ">=" else x <= y, x, y)
-
-    def routed_to_first(T, x, y):
-        # TensorFlow's routing with the op's value: a NaN x still gives NaN (its gradient to y)
+    def first_at_ties(T, x, y):
+        # TensorFlow's tie routing (x where x >= y, <= for minimum) and PyTorch's NaN handling: each
+        # alternative changes one choice only, so a framework's result is explained convention by
+        # convention
         value = op(T)(x, y)
-        return T.where(
-            T.isnan(x) & ~T.isnan(y), value.detach() + (first(T, x, y) - y.detach()), first(T, x, y)
-        )
+        first = T.where(x >= y if keeps == ">=" else x <= y, x, y)
+        return T.where(nan_mask(T, x, y), value, first)
+
+    def second_at_nan(T, x, y):
+        # TensorFlow at a NaN operand: x >= y is false, so y takes the whole gradient (value: NaN)
+        value = op(T)(x, y)
+        return T.where(nan_mask(T, x, y), value.detach() + (y - y.detach()), value)
 
     def none_at_nan(T, x, y):
         value = op(T)(x, y)
@@ -107,7 +110,7 @@ def _max_min_conventions(name, op, keeps):
             any_equal_pair,
             (
                 Alternative(
-                    "all-to-first", routed_to_first, f"TensorFlow: x {keeps} y takes the whole gradient"
+                    "all-to-first", first_at_ties, f"TensorFlow: x {keeps} y takes the whole gradient"
                 ),
             ),
         ),
@@ -118,10 +121,29 @@ def _max_min_conventions(name, op, keeps):
             any_nan,
             (
                 Alternative("none", none_at_nan, "JAX: neither operand gets a gradient"),
-                Alternative("to-second", routed_to_first, f"TensorFlow: x {keeps} y is false, y takes it"),
+                Alternative("to-second", second_at_nan, f"TensorFlow: x {keeps} y is false, y takes it"),
             ),
         ),
     )
+
+
+def _zero_base_negative_exponent(np_, inputs, params) -> bool:
+    try:
+        x, y = np_.broadcast_arrays(inputs["input"], inputs["other"])
+    except ValueError:
+        return False
+    return bool(((x == 0) & (y < 0)).any())
+
+
+def _pow_nan_exponent_gradient(T, x, y):
+    """x**y with a NaN derivative in y where x = 0 and y < 0 (its value and x's derivative kept):
+    there sqrt(d*d) with d = y - y.detach() adds 0 whose derivative is inf * 0; the other branch reads
+    safe operands so that no 0 * inf of the unselected side reaches the gradient."""
+    at = (x == 0) & (y < 0)
+    one = T.ones_like(x * y)
+    d = y - y.detach()
+    at_zero = T.pow(T.where(at, x, one), y.detach()) + T.sqrt(T.where(at, d * d, one))
+    return T.where(at, at_zero, T.pow(T.where(at, one, x), y))
 
 
 binary("add", lambda T, x, y: x + y, lambda J, x, y: x + y, lambda tf, x, y: tf.math.add(x, y))
@@ -155,6 +177,19 @@ binary(
     lambda tf, x, y: tf.math.pow(x, y),
     domains={"input": "pos", "other": "unit"},
     values=("normal", "ties", "nonfinite"),
+    conventions=(
+        Convention(
+            "pow-exponent-gradient-at-zero-base",
+            "d(x**y)/dy at x = 0, y < 0, where x**y = inf whatever y is (no derivative there): PyTorch "
+            "evaluates x**y log(x) = -inf",
+            _zero_base_negative_exponent,
+            (
+                Alternative(
+                    "nan", _pow_nan_exponent_gradient, "JAX and TensorFlow: NaN (inf times their masked log)"
+                ),
+            ),
+        ),
+    ),
 )
 unary(
     "rsub",

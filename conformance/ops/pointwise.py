@@ -65,12 +65,17 @@ def _halved_at_the_bound(name, bound, half, whole="the whole gradient to x"):
 
 def _to_the_bound_at_nan(name, op):
     """clamp with tensor bounds where an operand is NaN (the output is NaN): PyTorch's backward gives
-    neither operand a gradient; TensorFlow's _MaximumGrad/_MinimumGrad (and PyTorch's own forward-mode
-    formula) give the bound the whole of it."""
+    neither operand a gradient; TensorFlow's _MaximumGrad/_MinimumGrad and PyTorch's own forward-mode
+    formula for clamp_min/clamp_max give the bound the whole of it, PyTorch's forward-mode clamp the
+    input."""
 
-    def to_the_bound(T, x, y):
-        value = op(T, x, y)
-        return T.where(nan_mask(T, x, y), value.detach() + (y - y.detach()), value)
+    def routed(to_input):
+        def fn(T, x, y):
+            value = op(T, x, y)
+            z = x if to_input else y
+            return T.where(nan_mask(T, x, y), value.detach() + (z - z.detach()), value)
+
+        return fn
 
     return Convention(
         f"{name}-gradient-at-nan",
@@ -79,8 +84,11 @@ def _to_the_bound_at_nan(name, op):
         (
             Alternative(
                 "to-the-bound",
-                to_the_bound,
-                "TensorFlow (x >= y is false for NaN) and torch.func.jvp: the bound takes the whole gradient",
+                routed(False),
+                "TensorFlow (x >= y is false for NaN) and torch.func.jvp of clamp_min/clamp_max: the bound",
+            ),
+            Alternative(
+                "to-the-input", routed(True), "torch.func.jvp of clamp with tensor bounds: the input"
             ),
         ),
     )

@@ -156,6 +156,30 @@ def _adapter(framework):
             "clamp-gradient-at-the-bounds",
             "half",
         ),
+        (
+            "jax",
+            "pow_tensor",
+            {"input": [0.0, 2.0], "other": [-0.5, 0.5], "grad_output": [1.0, 1.0]},
+            {"values": "ties"},
+            "pow-exponent-gradient-at-zero-base",
+            "nan",
+        ),
+        (
+            "tensorflow",
+            "max_dim",
+            {"input": [[2.0, 2.0, 1.0], [0.0, 3.0, -1.0]], "grad_output": [1.0, 2.0]},
+            {"values": "ties", "dim": 1, "keepdim": False},
+            "max-over-a-dim-gradient-at-ties",
+            "split-evenly",
+        ),
+        (
+            "jax",
+            "sort_stable",
+            {"input": [1.0, 2.0, 1.0, 0.0, 2.0], "grad_output": [0.0, 1.0, 2.0, 3.0, 4.0]},
+            {"values": "ties", "dim": 0, "descending": True},
+            "sort-descending-order-of-equal-values",
+            "reversed",
+        ),
     ],
 )
 def test_a_stock_framework_choice_is_judged_convention(framework, op, data, params, convention, alternative):
