@@ -107,30 +107,33 @@ def judge_conventions(case, check, outputs, expected, alternative_expected, data
             alt_expected = alternative_expected(alt.fn)
             if alt_expected is None:
                 continue
-            hits = {}
-            for name, rejected in bad.items():
-                if name not in alt_expected or np.shape(alt_expected[name][0]) != np.shape(expected[name][0]):
+            hits, contradicted = {}, 0
+            for name, (value, bound) in expected.items():
+                if name not in alt_expected or np.shape(alt_expected[name][0]) != np.shape(value):
                     continue
-                value, bound = expected[name]
+                rejected = bad.get(name, np.zeros(np.shape(value), dtype=bool))
                 a_value, a_bound = alt_expected[name]
                 decided = element_ratios(a_value, value, bound) > 1.0  # the choice changes this element
                 matches = element_ratios(outputs[name], a_value, a_bound) <= 1.0
-                hits[name] = rejected & decided & matches
+                if name in bad:
+                    hits[name] = rejected & decided & matches
+                contradicted += int((decided & ~matches).sum())  # the choice decides, the framework differs
             if any(h.any() for h in hits.values()):
-                candidates.append((conv, alt, hits))
-    # a framework makes one choice per convention: the alternatives that explain the most, one each
+                candidates.append((conv, alt, hits, contradicted))
+    # a framework makes one choice per convention: the alternatives that explain the most (net of the
+    # elements they decide otherwise than the framework did), one per convention
     unexplained = {name: mask.copy() for name, mask in bad.items()}
     met, chosen = [], set()
     while True:
         scored = [
-            (sum(int((h & unexplained[n]).sum()) for n, h in hits.items()), conv, alt, hits)
-            for conv, alt, hits in candidates
+            (sum(int((h & unexplained[n]).sum()) for n, h in hits.items()), contradicted, conv, alt, hits)
+            for conv, alt, hits, contradicted in candidates
             if conv.name not in chosen
         ]
         scored = [c for c in scored if c[0]]
         if not scored:
             break
-        explained, conv, alt, hits = max(scored, key=lambda c: c[0])
+        explained, _, conv, alt, hits = max(scored, key=lambda c: (c[0] - c[1], c[0]))
         for n, h in hits.items():
             unexplained[n] &= ~h
         chosen.add(conv.name)

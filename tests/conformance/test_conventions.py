@@ -238,3 +238,12 @@ def test_report_junit_and_exit_code_carry_the_convention(tmp_path):
 def test_conventions_alone_are_judged_and_a_fail_beside_them_still_departs():
     assert exitcodes.outcome(["convention"])[0] == exitcodes.OK
     assert exitcodes.outcome(["convention", "fail"])[0] == exitcodes.DEPARTURES
+
+
+def test_the_alternative_named_is_the_one_the_whole_result_follows():
+    # TensorFlow at maximum(NaN, 1): x gets nothing, y the whole gradient. "none" (JAX's choice) would
+    # also explain x's 0, but it decides y's gradient too (0), where the result kept PyTorch's 1
+    data = {"input": [NAN, 1.0], "other": [1.0, 0.0], "grad_output": [1.0, 1.0]}
+    got = _judge(_case("maximum", data, "vjp"), "vjp", grad_input=[0.0, 1.0], grad_other=[1.0, 0.0])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [{"name": "maximum-gradient-at-nan", "alternative": "to-second", "elements": 1}]
