@@ -50,13 +50,22 @@ class Convention:
 
 
 def region_inputs(case, check, data) -> dict:
-    """{input name: the array the check reads for it} (a vmap check's batched arrays)."""
+    """{input name: the array the check reads for it}. A vmap check's inputs with their batch dim
+    moved to the front, a shared one with a leading 1, so that the inputs broadcast as each sample's
+    do."""
     from conformance.ops import RECORDS, VMAP_CHECKS, vmap_spec
 
     names = RECORDS[case.op].inputs
     if check in VMAP_CHECKS:
         dims = vmap_spec(case)[1]
-        return {n: np.asarray(data[n] if d is None else data[f"batched_{n}"]) for n, d in zip(names, dims)}
+        out = {}
+        for n, d in zip(names, dims):
+            if d is None:
+                out[n] = np.expand_dims(np.asarray(data[n]), 0)
+            else:
+                batched = np.asarray(data[f"batched_{n}"])
+                out[n] = np.moveaxis(batched, d % batched.ndim, 0)
+        return out
     return {n: np.asarray(data[n]) for n in names}
 
 

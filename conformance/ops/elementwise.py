@@ -276,9 +276,15 @@ unary(
             any_nan,
             (
                 Alternative(
-                    "nan",
-                    lambda T, x: T.where(T.isnan(x), x * x.detach(), T.abs(x)),
-                    "TensorFlow: grad * sign(x), NaN",
+                    "propagate",
+                    # x*x*x: NaN at a NaN x, and so are its first and second derivatives
+                    lambda T, x: T.where(T.isnan(x), x * x * x, T.abs(x)),
+                    "TensorFlow: grad * sign(x), NaN (and NaN in the second order)",
+                ),
+                Alternative(
+                    "minus-one",
+                    lambda T, x: T.where(T.isnan(x), -x, T.abs(x)),
+                    "JAX: its JVP's select(x >= 0, t, -t) takes -t for NaN",
                 ),
             ),
         ),

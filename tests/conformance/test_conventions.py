@@ -245,3 +245,26 @@ def test_the_alternative_named_is_the_one_the_whole_result_follows():
     got = _judge(_case("maximum", data, "vjp"), "vjp", grad_input=[0.0, 1.0], grad_other=[1.0, 0.0])
     assert got["verdict"] == "convention", got
     assert got["conventions"] == [{"name": "maximum-gradient-at-nan", "alternative": "to-second", "elements": 1}]
+
+
+def test_the_region_of_a_vmap_check_reads_each_sample_as_it_broadcasts():
+    # a shared input (in_dims None) against one batched at dim 1: per sample the inputs broadcast, the
+    # batched arrays as stored do not; TensorFlow's ties (x takes the whole gradient) are still met
+    adapter = _adapter("tensorflow")
+    data = {
+        "input": [[2.0, 0.0, 1.0], [1.0, 1.0, 5.0]],
+        "batched_other": [[2.0, 1.0], [0.0, 3.0], [1.0, 1.0]],
+        "batched_grad_output": np.arange(12.0).reshape(2, 2, 3) + 1.0,
+    }
+    case = Case(
+        "maximum",
+        RecordParams.of({"values": "ties", "in_dims": [None, 1], "vmap_size": 2}),
+        {"input": (2, 3), "other": (3,)},
+        "float64",
+        0,
+        ("vmap_vjp",),
+        data={k: np.asarray(v, dtype=np.float64).tolist() for k, v in data.items()},
+    )
+    got = run_in_process(adapter, case, "vmap_vjp", adapter.setup())
+    assert got["verdict"] == "convention", got
+    assert [c["name"] for c in got["conventions"]] == ["maximum-gradient-at-ties"]
