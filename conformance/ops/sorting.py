@@ -25,7 +25,7 @@ def _with_descending(draw_sample):
 
 def _jax_sort(J, x, dim, descending):
     # JAX's own descending sort: it reverses a stable ascending sort, so equal values come out in
-    # reversed order (a departure of its gradient: jax-sort-descending-gradient-among-equal-values)
+    # reversed order (its gradient follows them: the convention sort-descending-order-of-equal-values)
     return J.jnp.sort(x, axis=dim, descending=descending)
 
 
