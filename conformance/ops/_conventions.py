@@ -56,17 +56,19 @@ def region_inputs(case, check, data) -> dict:
     from conformance.ops import RECORDS, VMAP_CHECKS, vmap_spec
 
     names = RECORDS[case.op].inputs
-    if check in VMAP_CHECKS:
-        dims = vmap_spec(case)[1]
-        out = {}
-        for n, d in zip(names, dims):
-            if d is None:
-                out[n] = np.expand_dims(np.asarray(data[n]), 0)
-            else:
-                batched = np.asarray(data[f"batched_{n}"])
-                out[n] = np.moveaxis(batched, d % batched.ndim, 0)
-        return out
-    return {n: np.asarray(data[n]) for n in names}
+    if check not in VMAP_CHECKS:
+        return {n: np.asarray(data[n]) for n in names}
+    dims = vmap_spec(case)[1]
+    samples = {}
+    for n, d in zip(names, dims):
+        if d is None:
+            samples[n] = np.expand_dims(np.asarray(data[n]), 0)
+        else:
+            batched = np.asarray(data[f"batched_{n}"])
+            samples[n] = np.moveaxis(batched, d % batched.ndim, 0)
+    # each sample's shape padded with leading 1s to the largest sample rank, after the batch dim
+    rank = max((a.ndim - 1 for a in samples.values()), default=0)
+    return {n: a.reshape(a.shape[:1] + (1,) * (rank - a.ndim + 1) + a.shape[1:]) for n, a in samples.items()}
 
 
 def _applicable(case, check, data) -> list:

@@ -244,22 +244,41 @@ def test_the_alternative_named_is_the_one_the_whole_result_follows():
     data = {"input": [NAN, 1.0], "other": [1.0, 0.0], "grad_output": [1.0, 1.0]}
     got = _judge(_case("maximum", data, "vjp"), "vjp", grad_input=[0.0, 1.0], grad_other=[1.0, 0.0])
     assert got["verdict"] == "convention", got
-    assert got["conventions"] == [{"name": "maximum-gradient-at-nan", "alternative": "to-second", "elements": 1}]
+    assert got["conventions"] == [
+        {"name": "maximum-gradient-at-nan", "alternative": "to-second", "elements": 1}
+    ]
 
 
-def test_the_region_of_a_vmap_check_reads_each_sample_as_it_broadcasts():
-    # a shared input (in_dims None) against one batched at dim 1: per sample the inputs broadcast, the
-    # batched arrays as stored do not; TensorFlow's ties (x takes the whole gradient) are still met
+@pytest.mark.parametrize(
+    "op, shapes, in_dims, data",
+    [
+        (  # a shared input against one batched at dim 1
+            "maximum",
+            {"input": (2, 3), "other": (3,)},
+            [None, 1],
+            {
+                "input": [[2.0, 0.0, 1.0], [1.0, 1.0, 5.0]],
+                "batched_other": [[2.0, 1.0], [0.0, 3.0], [1.0, 1.0]],
+            },
+        ),
+        (  # samples of different ranks: a shared vector against a batched scalar
+            "minimum",
+            {"input": (3,), "other": ()},
+            [None, -1],
+            {"input": [1.0, 2.0, 3.0], "batched_other": [2.0, 5.0]},
+        ),
+    ],
+)
+def test_the_region_of_a_vmap_check_reads_each_sample_as_it_broadcasts(op, shapes, in_dims, data):
+    # per sample the inputs broadcast, the batched arrays as stored do not; TensorFlow's ties (x
+    # takes the whole gradient) are still met
     adapter = _adapter("tensorflow")
-    data = {
-        "input": [[2.0, 0.0, 1.0], [1.0, 1.0, 5.0]],
-        "batched_other": [[2.0, 1.0], [0.0, 3.0], [1.0, 1.0]],
-        "batched_grad_output": np.arange(12.0).reshape(2, 2, 3) + 1.0,
-    }
+    out_shape = np.broadcast_shapes(*shapes.values())
+    data = {**data, "batched_grad_output": np.arange(2.0 * np.prod(out_shape)).reshape((2, *out_shape)) + 1.0}
     case = Case(
-        "maximum",
-        RecordParams.of({"values": "ties", "in_dims": [None, 1], "vmap_size": 2}),
-        {"input": (2, 3), "other": (3,)},
+        op,
+        RecordParams.of({"values": "ties", "in_dims": in_dims, "vmap_size": 2}),
+        shapes,
         "float64",
         0,
         ("vmap_vjp",),
@@ -267,4 +286,4 @@ def test_the_region_of_a_vmap_check_reads_each_sample_as_it_broadcasts():
     )
     got = run_in_process(adapter, case, "vmap_vjp", adapter.setup())
     assert got["verdict"] == "convention", got
-    assert [c["name"] for c in got["conventions"]] == ["maximum-gradient-at-ties"]
+    assert [c["name"] for c in got["conventions"]] == [f"{op}-gradient-at-ties"]
