@@ -12,8 +12,9 @@ convention and the alternative) when, and only when,
 
 * the check is one the convention concerns and the case's inputs touch its region;
 * every rejected element is an element the choice decides: there the alternative's reference
-  value lies outside the primary value's bound (the alternative differs from the reference);
-* and every rejected element lies inside the bound of that alternative's value.
+  value differs from the primary value by more than a sixteenth of its bound (:data:`DECIDED`);
+* and every rejected element lies inside the bound of that alternative's value, and nearer to it
+  than to the reference's value.
 
 Anything else stays ``fail``: an element outside the region, or inside it with a value that is
 neither the reference's nor a declared alternative's (docs/verdicts.md, docs/conformance.md).
@@ -25,6 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+#: an element is decided by a choice when the alternative's value differs from the reference's by
+#: more than this fraction of the element's bound
+DECIDED = 1.0 / 16
 
 
 @dataclass(frozen=True)
@@ -124,8 +129,14 @@ def judge_conventions(case, check, outputs, expected, alternative_expected, data
                     continue
                 rejected = bad.get(name, np.zeros(np.shape(value), dtype=bool))
                 a_value, a_bound = alt_expected[name]
-                decided = element_ratios(a_value, value, bound) > 1.0  # the choice changes this element
-                matches = element_ratios(outputs[name], a_value, a_bound) <= 1.0
+                # the choice changes this element: the alternative's value moves by more than a
+                # sixteenth of the bound (a sum over tied and untied elements moves by less than the
+                # whole bound), and the observed value is nearer the alternative's than the reference's
+                decided = element_ratios(a_value, value, bound) > DECIDED
+                obs = outputs[name]
+                matches = (element_ratios(obs, a_value, a_bound) <= 1.0) & (
+                    element_ratios(obs, a_value, bound) < element_ratios(obs, value, bound)
+                )
                 if name in bad:
                     hits[name] = rejected & decided & matches
                 contradicted += int((decided & ~matches).sum())  # the choice decides, the framework differs

@@ -287,3 +287,21 @@ def test_the_region_of_a_vmap_check_reads_each_sample_as_it_broadcasts(op, shape
     got = run_in_process(adapter, case, "vmap_vjp", adapter.setup())
     assert got["verdict"] == "convention", got
     assert [c["name"] for c in got["conventions"]] == [f"{op}-gradient-at-ties"]
+
+
+def test_a_sum_over_tied_and_untied_elements_is_decided_by_the_choice():
+    # seed-2 records campaign: JAX halves clamp_max_tensor's gradient at ties (jnp.minimum); the bound's
+    # gradient sums over the broadcast dim, where the halving moves grad_other[11, 1] by 0.091, just
+    # under its bound (0.093), and JAX's bfloat16 sum lands 0.094 from the reference's: the choice
+    # decides that element too
+    adapter = _adapter("jax")
+    case = Case.from_json(
+        '{"op": "clamp_max_tensor", "params": {"values": "ties"}, "shapes": {"input": [5, 17, 2], '
+        '"other": [17, 2]}, "dtype": "bfloat16", "seed": 2768, "checks": ["vjp"]}',
+        "seed-2 campaign",
+    )
+    got = run_in_process(adapter, case, "vjp", adapter.setup())
+    assert got["verdict"] == "convention", got
+    assert [(c["name"], c["alternative"]) for c in got["conventions"]] == [
+        ("clamp_max_tensor-gradient-at-the-bound", "half")
+    ]
