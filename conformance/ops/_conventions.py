@@ -180,6 +180,17 @@ def nan_mask(T, *xs):
     return mask
 
 
+def away_from_nan(alternative, primary):
+    """``alternative`` where no input is NaN, ``primary`` where one is: an alternative of a tie or a
+    kink that leaves the NaN choice to its own convention (jnp.minimum halves a tie, and at a NaN
+    makes JAX's NaN choice, which another convention declares)."""
+
+    def fn(T, *xs, **params):
+        return T.where(nan_mask(T, *xs), primary(T, *xs, **params), alternative(T, *xs, **params))
+
+    return fn
+
+
 def any_nan(np_, inputs, params) -> bool:
     return any(bool(np_.isnan(a).any()) for a in inputs.values())
 

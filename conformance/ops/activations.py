@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from conformance.ops import record
-from conformance.ops._conventions import Alternative, Convention, any_nan, any_zero, at_params
+from conformance.ops._conventions import Alternative, Convention, any_nan, any_zero, at_params, away_from_nan
 from conformance.ops.elementwise import _unary
 from conformance.strategies import tensor_shapes, value_kinds
 
@@ -115,7 +115,10 @@ unary(
             (
                 Alternative(
                     "half",
-                    lambda T, x, lo, hi: T.minimum(T.maximum(x, T.full_like(x, lo)), T.full_like(x, hi)),
+                    away_from_nan(
+                        lambda T, x, lo, hi: T.minimum(T.maximum(x, T.full_like(x, lo)), T.full_like(x, hi)),
+                        lambda T, x, lo, hi: T.nn.functional.hardtanh(x, lo, hi),
+                    ),
                     "jnp.clip (JAX has no hardtanh): minimum(maximum(x, lo), hi) halves it",
                 ),
                 Alternative(

@@ -12,6 +12,7 @@ from conformance.ops._conventions import (
     any_nan,
     any_zero,
     at_params,
+    away_from_nan,
     nan_mask,
 )
 from conformance.strategies import broadcast_shapes, tensor_shapes, value_kinds
@@ -334,7 +335,12 @@ unary(
             (
                 Alternative(
                     "half",
-                    lambda T, x, min, max: T.minimum(T.maximum(x, T.full_like(x, min)), T.full_like(x, max)),
+                    away_from_nan(
+                        lambda T, x, min, max: T.minimum(
+                            T.maximum(x, T.full_like(x, min)), T.full_like(x, max)
+                        ),
+                        lambda T, x, min, max: T.clamp(x, min, max),
+                    ),
                     "JAX: jnp.clip is minimum(maximum(x, lo), hi), which halves the gradient at a tie",
                 ),
             ),

@@ -7,7 +7,15 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from conformance.ops import not_fuzzed, record
-from conformance.ops._conventions import Alternative, Convention, any_equal_pair, any_nan, at_params, nan_mask
+from conformance.ops._conventions import (
+    Alternative,
+    Convention,
+    any_equal_pair,
+    any_nan,
+    at_params,
+    away_from_nan,
+    nan_mask,
+)
 from conformance.ops.elementwise import _binary, _unary
 
 FAMILY = "pointwise"
@@ -54,12 +62,22 @@ def binary(name, fn, jax, tf, domains=None, values=None, **kw):
 
 def _halved_at_the_bound(name, bound, half, whole="the whole gradient to x"):
     """clamp's subgradient where x equals a bound: PyTorch gives x the whole gradient (min <= x <=
-    max); jnp.maximum / jnp.minimum (what JAX spells clamp with) halve it between x and the bound."""
+    max); jnp.maximum / jnp.minimum (what JAX spells clamp with) halve it between x and the bound.
+    At a NaN the alternative keeps the record's own choice (its NaN convention decides there)."""
+    from conformance.ops import RECORDS
+
+    def half_away_from_nan(T, *xs, **params):
+        return away_from_nan(half, RECORDS[name].fn)(T, *xs, **params)
+
     return Convention(
         f"{name}-gradient-at-the-bound",
         f"{name}'s subgradient where x equals the bound (a kink): PyTorch gives {whole}",
         bound,
-        (Alternative("half", half, "JAX: jnp.maximum/jnp.minimum halve the gradient at a tie"),),
+        (
+            Alternative(
+                "half", half_away_from_nan, "JAX: jnp.maximum/jnp.minimum halve the gradient at a tie"
+            ),
+        ),
     )
 
 
