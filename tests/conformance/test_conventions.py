@@ -305,3 +305,20 @@ def test_a_sum_over_tied_and_untied_elements_is_decided_by_the_choice():
     assert [(c["name"], c["alternative"]) for c in got["conventions"]] == [
         ("clamp_max_tensor-gradient-at-the-bound", "half")
     ]
+
+
+def test_a_tie_and_a_nan_in_one_result_are_two_choices():
+    # seed-4 records campaign: x = [..., nan, -inf, ...] against the bound -inf; JAX (jnp.maximum)
+    # halves the tie at -inf and gives the NaN no gradient, which is PyTorch's clamp_min choice there:
+    # the tie's alternative must leave the NaN to the record's own choice
+    adapter = _adapter("jax")
+    case = Case.from_json(
+        '{"op": "clamp_min_tensor", "params": {"values": "nonfinite"}, "shapes": {"input": [3, 4], "other": []}, '
+        '"dtype": "bfloat16", "seed": 57627, "checks": ["vjp"]}',
+        "seed-4 campaign",
+    )
+    got = run_in_process(adapter, case, "vjp", adapter.setup())
+    assert got["verdict"] == "convention", got
+    assert [(c["name"], c["alternative"]) for c in got["conventions"]] == [
+        ("clamp_min_tensor-gradient-at-the-bound", "half")
+    ]
