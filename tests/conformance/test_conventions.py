@@ -289,36 +289,26 @@ def test_the_region_of_a_vmap_check_reads_each_sample_as_it_broadcasts(op, shape
     assert [c["name"] for c in got["conventions"]] == [f"{op}-gradient-at-ties"]
 
 
-def test_a_sum_over_tied_and_untied_elements_is_decided_by_the_choice():
-    # seed-2 records campaign: JAX halves clamp_max_tensor's gradient at ties (jnp.minimum); the bound's
-    # gradient sums over the broadcast dim, where the halving moves grad_other[11, 1] by 0.091, just
-    # under its bound (0.093), and JAX's bfloat16 sum lands 0.094 from the reference's: the choice
-    # decides that element too
-    adapter = _adapter("jax")
-    case = Case.from_json(
+@pytest.mark.parametrize(
+    "case_json",
+    [
+        # seed-2 records campaign: JAX halves clamp_max_tensor's gradient at ties (jnp.minimum); the
+        # bound's gradient sums over the broadcast dim, where the halving moves grad_other[11, 1] by
+        # 0.091, just under its bound (0.093), and JAX's bfloat16 sum lands 0.094 from the reference's:
+        # the choice decides that element too
         '{"op": "clamp_max_tensor", "params": {"values": "ties"}, "shapes": {"input": [5, 17, 2], '
         '"other": [17, 2]}, "dtype": "bfloat16", "seed": 2768, "checks": ["vjp"]}',
-        "seed-2 campaign",
-    )
-    got = run_in_process(adapter, case, "vjp", adapter.setup())
-    assert got["verdict"] == "convention", got
-    assert [(c["name"], c["alternative"]) for c in got["conventions"]] == [
-        ("clamp_max_tensor-gradient-at-the-bound", "half")
-    ]
-
-
-def test_a_tie_and_a_nan_in_one_result_are_two_choices():
-    # seed-4 records campaign: x = [..., nan, -inf, ...] against the bound -inf; JAX (jnp.maximum)
-    # halves the tie at -inf and gives the NaN no gradient, which is PyTorch's clamp_min choice there:
-    # the tie's alternative must leave the NaN to the record's own choice
+        # seed-4 records campaign: x = [..., nan, -inf, ...] against the bound -inf; JAX (jnp.maximum)
+        # halves the tie at -inf and gives the NaN no gradient, which is PyTorch's clamp_min choice
+        # there: the tie's alternative must leave the NaN to the record's own choice
+        '{"op": "clamp_min_tensor", "params": {"values": "nonfinite"}, "shapes": {"input": [3, 4], '
+        '"other": []}, "dtype": "bfloat16", "seed": 57627, "checks": ["vjp"]}',
+    ],
+)
+def test_campaign_cases_of_jax_halving_clamp_ties(case_json):
     adapter = _adapter("jax")
-    case = Case.from_json(
-        '{"op": "clamp_min_tensor", "params": {"values": "nonfinite"}, "shapes": {"input": [3, 4], "other": []}, '
-        '"dtype": "bfloat16", "seed": 57627, "checks": ["vjp"]}',
-        "seed-4 campaign",
-    )
+    case = Case.from_json(case_json, "records campaign")
     got = run_in_process(adapter, case, "vjp", adapter.setup())
     assert got["verdict"] == "convention", got
-    assert [(c["name"], c["alternative"]) for c in got["conventions"]] == [
-        ("clamp_min_tensor-gradient-at-the-bound", "half")
-    ]
+    name = f"{case.op}-gradient-at-the-bound"
+    assert [(c["name"], c["alternative"]) for c in got["conventions"]] == [(name, "half")]
