@@ -3,7 +3,7 @@
 | code | name            | meaning                                                                     |
 |------|-----------------|-----------------------------------------------------------------------------|
 | 0    | OK              | every selected result was judged (or is ``unsupported`` beside judged ones) |
-|      |                 | and none departs                                                            |
+|      |                 | and none departs (``pass``, ``convention`` and ``known`` do not depart)     |
 | 1    | DEPARTURES      | some result is ``fail``, ``error_mismatch``, ``crash`` or ``timeout``        |
 | 2    | USAGE           | bad flag, value, case file, results file or output directory; also filters  |
 |      |                 | that select nothing (the message names them): nothing was run               |
@@ -32,6 +32,9 @@ INTERRUPTED = 130
 
 # verdicts that are a framework's departure (the default --fail-on)
 DEPARTING = ("fail", "error_mismatch", "crash", "timeout")
+# verdicts that judged a result and found it agreeing: within its bounds (pass), or different only
+# where a declared convention leaves the choice open and equal there to a documented alternative
+AGREEING = ("pass", "convention")
 # verdicts that judged nothing: the case was not compared at all
 NOT_JUDGED = ("unsupported", "reference_error", "refused")
 
@@ -59,7 +62,7 @@ def outcome(verdicts, fail_on=DEPARTING, tolerated=()) -> tuple[int, str]:
     if departing:
         what = ", ".join(f"{n} {v}" for v, n in sorted(departing.items()))
         return DEPARTURES, f"departures found: {what}"
-    judged = sum(n for v, n in counts.items() if v == "pass" or v in fail_on or v in tolerated)
+    judged = sum(n for v, n in counts.items() if v in AGREEING or v in fail_on or v in tolerated)
     if not counts:
         return NOTHING_JUDGED, "no result at all: nothing was judged"
     if not judged:

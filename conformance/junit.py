@@ -4,7 +4,8 @@ One ``<testcase>`` per (case, framework, check, dtype): ``classname`` is
 ``refgrad.<framework>.<op>.<check>``, ``name`` is ``<case id>[<dtype>]``. A ``fail``,
 ``error_mismatch``, ``crash`` or ``timeout`` is a ``<failure>`` whose message is the report's
 one-line summary (verdict and reason) and whose text names the reproducer when the report wrote
-one; ``known`` is ``<skipped>`` with the known-departure entry's id and reason; ``unsupported``,
+one; ``known`` is ``<skipped>`` with the known-departure entry's id and reason; ``convention`` is
+``<skipped>`` naming the convention(s) and the alternative chosen; ``unsupported``,
 ``refused`` and ``reference_error`` are ``<skipped>`` with their reason. A stale known-departure
 entry is a failing test case of its own (class ``refgrad.known``), so the dashboard shows why the
 job failed. The file is written atomically.
@@ -70,6 +71,12 @@ def junit_tree(records: list[dict], report: dict, report_dir=".") -> ET.Element:
                 "skipped",
                 message=f"known departure {entry.get('id')}: {entry.get('reason', '')}"[:_MESSAGE_LIMIT],
             )
+        elif verdict == "convention":
+            counts[framework]["skipped"] += 1
+            names = ", ".join(
+                f"{c.get('name')} ({c.get('alternative')})" for c in rec.get("conventions") or []
+            )
+            ET.SubElement(tc, "skipped", message=f"convention {names}: {reason}"[:_MESSAGE_LIMIT])
         elif verdict != "pass":
             counts[framework]["skipped"] += 1
             ET.SubElement(tc, "skipped", message=f"{verdict}: {reason}"[:_MESSAGE_LIMIT])

@@ -50,7 +50,7 @@ from pathlib import Path
 
 from conformance import adapters, shipped
 from conformance.case import COMPLEX_DTYPES, DTYPES, PROGRAM_CHECKS, VALID_CHECKS
-from conformance.exitcodes import DEPARTING
+from conformance.exitcodes import AGREEING, DEPARTING
 from conformance.resultsio import InputFileError
 
 SCHEMA_PATH = Path(__file__).with_name("known.schema.json")
@@ -233,7 +233,7 @@ class KnownSet:
         out = []
         for rec in records:
             hit = None
-            judged = rec.get("verdict") == "pass" or rec.get("verdict") in DEPARTING
+            judged = rec.get("verdict") in AGREEING or rec.get("verdict") in DEPARTING
             for e in self.entries:
                 if judged and e.in_region(rec, settings):  # an unsupported result is no evidence
                     covered[e.id] += 1

@@ -28,6 +28,7 @@ from conformance.resultsio import InputFileError, read_report_file, read_results
 # column order: the agreeing verdicts first, then the departures, then what judged nothing
 ORDER = (
     "pass",
+    "convention",
     "known",
     "fail",
     "error_mismatch",

@@ -46,6 +46,7 @@ SEVERITY = (
     "fail",
     "error_mismatch",
     "known",
+    "convention",
     "pass",
     "reference_error",
     "refused",
@@ -596,6 +597,35 @@ def op_matrix(records: list[dict]) -> dict:
     return {"frameworks": fws, "rows": rows}
 
 
+def conventions_met(records: list[dict]) -> dict:
+    """The conventions the run met, per framework (framework:mode): which documented alternative of
+    which record's convention each chose, in how many results and elements, on which checks and
+    dtypes, with one case to replay (``convention`` results, conformance/ops/_conventions.py)."""
+    groups = defaultdict(list)
+    for r in records:
+        if r["verdict"] != "convention":
+            continue
+        op = (r.get("case") or {}).get("op", "conv")
+        for met in r.get("conventions") or []:
+            groups[(r["framework"], op, met.get("name", "?"), met.get("alternative", "?"))].append((r, met))
+    rows = []
+    for (fw, op, name, alternative), hits in sorted(groups.items()):
+        rows.append(
+            {
+                "framework": fw,
+                "op": op,
+                "convention": name,
+                "alternative": alternative,
+                "results": len(hits),
+                "elements": sum(int(m.get("elements", 0)) for _, m in hits),
+                "checks": sorted({r["check"] for r, _ in hits}),
+                "dtypes": sorted({r.get("dtype") or "-" for r, _ in hits}),
+                "case_id": min(r["case_id"] for r, _ in hits),
+            }
+        )
+    return {"frameworks": sorted({row["framework"] for row in rows}), "rows": rows}
+
+
 def _one_line(text: str, limit: int = 160) -> str:
     line = " ".join(str(text or "").split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -739,13 +769,13 @@ def summarise(
         code, message = exitcodes.outcome(
             verdicts,
             fail_on=(*exitcodes.DEPARTING, "stale", "new_failure"),
-            tolerated=(*exitcodes.DEPARTING, "known"),
+            tolerated=(*exitcodes.DEPARTING, "known", "convention"),
         )
     else:
         code, message = exitcodes.outcome(
             [r["verdict"] for r in records] + gate,
             fail_on=(*exitcodes.DEPARTING, "stale"),
-            tolerated=("known",),
+            tolerated=("known", "convention"),
         )
     report = {
         "schema_version": SCHEMA_VERSION,
@@ -770,6 +800,7 @@ def summarise(
         "failures": failures,
         "regression": regressed,
         "known": known_summary,
+        "conventions": conventions_met(records),
         "fail_on": fail_on,
         "departure_lines": departure_lines(records),
         "matrix": op_matrix(records),

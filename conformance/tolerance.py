@@ -33,7 +33,7 @@ UNIT_ROUNDOFF = {
     "bfloat16": 2.0**-8,
 }
 BOUND_FORMULA = "|observed - expected| <= K*u*M + u*|y|, M = same op on |inputs|"
-VERDICTS = ("pass", "fail", "error_mismatch", "crash", "timeout", "unsupported")
+VERDICTS = ("pass", "convention", "fail", "error_mismatch", "crash", "timeout", "unsupported")
 FAILING = ("fail", "error_mismatch", "crash", "timeout")
 
 

@@ -80,9 +80,12 @@ class OpRecord:
     no_vmap: str | None = None  # why the vmap checks do not apply
     vmap_refused: dict = field(default_factory=dict)  # framework -> why it cannot vmap this op
     #: the framework's other public spellings of the op: framework -> {name: function}, each run
-    #: with the primary spelling's arguments (conformance/ops/spellings.py declares them); a case
+    #: with the primary spelling's arguments (conformance/ops/_spellings.py declares them); a case
     #: names the one it runs in ``params["spelling_<framework>"]`` (absent: the primary)
     spellings: dict = field(default_factory=dict)
+    #: the choices the mathematics leaves open that this op makes (conformance.ops._conventions):
+    #: a result that differs only by a declared alternative is judged ``convention``, not ``fail``
+    conventions: tuple = ()
 
     def spelling(self, framework: str, case=None):
         """The framework's function for ``case`` (its drawn spelling; the primary one without a

@@ -84,17 +84,19 @@ def _refuse(fn, case, check, framework=None):
 # ---- the reference, with its bound -----------------------------------------------------------
 
 
-def reference_program(case, check, a):
-    """(fn of Tensors -> results, the input arrays, the result names) for the reference."""
+def reference_program(case, check, a, fn=None):
+    """(fn of Tensors -> results, the input arrays, the result names) for the reference; ``fn``: the
+    op to differentiate in place of the record's (a convention's alternative, with its signature)."""
     import reference as T
 
     rec = RECORDS[case.op]
     params = op_params(case)
     names = rec.inputs
     diff = rec.diff_inputs
+    op = rec.fn if fn is None else fn
 
     def f(*xs):
-        return rec.fn(T, *xs, **params)
+        return op(T, *xs, **params)
 
     def diff_of(xs):
         return [x for n, x in zip(names, xs) if n in diff]
@@ -377,12 +379,13 @@ def seed_underflow_errors(case, check, a, precision) -> dict:
     return out
 
 
-def reference_expected(case, check, a, precision, input_errors=None):
+def reference_expected(case, check, a, precision, input_errors=None, fn=None):
     """{name: (value, bound)} and the tracker's record of the ops it modelled; ``input_errors``:
-    {array name: absolute error} of inputs the framework may read differently (flushed subnormals)."""
+    {array name: absolute error} of inputs the framework may read differently (flushed subnormals);
+    ``fn``: the op in place of the record's (a convention's alternative)."""
     from reference.errors import bound_of
 
-    fn, arrays, names = reference_program(case, check, a)
+    fn, arrays, names = reference_program(case, check, a, fn)
     errs = None
     lost = seed_underflow_errors(case, check, a, precision)
     if lost:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from conformance.ops import not_fuzzed, record
+from conformance.ops._conventions import Alternative, Convention, any_nan, any_zero, at_params, away_from_nan
 from conformance.ops.elementwise import _unary
 from conformance.strategies import tensor_shapes, value_kinds
 
@@ -75,12 +76,29 @@ unary(
     lambda tf, x, alpha: tf.where(x > 0, x, alpha * tf.math.expm1(tf.math.minimum(x, 0) / alpha)),
     params={"alpha": st.sampled_from([1.0, 0.5, 2.0])},
 )
+
+
+def leaky_relu_at_zero(slope_of):
+    """leaky_relu's subgradient at its kink x = 0: PyTorch's is the slope (x > 0 ? 1 : slope)."""
+
+    def one(T, x, **params):
+        return T.where(x >= 0, x, x * slope_of(params))
+
+    return Convention(
+        "leaky-relu-gradient-at-zero",
+        "leaky_relu's subgradient at its kink x = 0: PyTorch's leaky_relu_backward gives the slope",
+        any_zero,
+        (Alternative("one", one, "JAX: jax.nn.leaky_relu is where(x >= 0, x, slope * x), 1 at 0"),),
+    )
+
+
 unary(
     "leaky_relu",
     lambda T, x, slope: T.nn.functional.leaky_relu(x, slope),
     lambda J, x, slope: J.nn.leaky_relu(x, slope),
     lambda tf, x, slope: tf.nn.leaky_relu(x, slope),
     params={"slope": st.sampled_from([0.01, 0.2, -0.5])},
+    conventions=(leaky_relu_at_zero(lambda params: params["slope"]),),
 )
 unary(
     "hardtanh",
@@ -88,6 +106,42 @@ unary(
     lambda J, x, lo, hi: J.jnp.clip(x, lo, hi),
     lambda tf, x, lo, hi: tf.clip_by_value(x, lo, hi),
     params={"lo": st.sampled_from([-1.0, -0.5]), "hi": st.sampled_from([1.0, 2.0])},
+    conventions=(
+        Convention(
+            "hardtanh-gradient-at-the-bounds",
+            "hardtanh's subgradient where x equals a bound (a kink): PyTorch's hardtanh_backward gives 0 "
+            "at x <= min_val and x >= max_val",
+            at_params("lo", "hi"),
+            (
+                Alternative(
+                    "half",
+                    away_from_nan(
+                        lambda T, x, lo, hi: T.minimum(T.maximum(x, T.full_like(x, lo)), T.full_like(x, hi)),
+                        lambda T, x, lo, hi: T.nn.functional.hardtanh(x, lo, hi),
+                    ),
+                    "jnp.clip (JAX has no hardtanh): minimum(maximum(x, lo), hi) halves it",
+                ),
+                Alternative(
+                    "whole",
+                    lambda T, x, lo, hi: T.clamp(x, lo, hi),
+                    "tf.clip_by_value (TensorFlow has no hardtanh): the whole gradient, as torch.clamp",
+                ),
+            ),
+        ),
+        Convention(
+            "hardtanh-gradient-at-nan",
+            "hardtanh's derivative at NaN: the reference passes the gradient (PyTorch's scalar formula: "
+            "x <= min_val and x >= max_val are false for NaN)",
+            any_nan,
+            (
+                Alternative(
+                    "zero",
+                    lambda T, x, lo, hi: T.where(T.isnan(x), x.detach(), T.nn.functional.hardtanh(x, lo, hi)),
+                    "PyTorch's vectorised CPU loop, jnp.clip's select masks, tf.clip_by_value: 0",
+                ),
+            ),
+        ),
+    ),
 )
 unary(
     "hardsigmoid",
@@ -196,6 +250,7 @@ record(
     fn=lambda T, x: T.nn.functional.rrelu(x, 0.125, 0.25, training=False),
     jax=lambda J, x: J.nn.leaky_relu(x, (0.125 + 0.25) / 2),
     tf=lambda tf, x: tf.nn.leaky_relu(x, (0.125 + 0.25) / 2),
+    conventions=(leaky_relu_at_zero(lambda params: (0.125 + 0.25) / 2),),
     note="evaluation mode (the slope is (lower + upper) / 2): training draws random slopes no other "
     "framework can reproduce",
     vmap_refused={

@@ -5,6 +5,16 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from conformance.ops import not_fuzzed, record
+from conformance.ops._conventions import (
+    Alternative,
+    Convention,
+    any_equal_pair,
+    any_nan,
+    any_zero,
+    at_params,
+    away_from_nan,
+    nan_mask,
+)
 from conformance.strategies import broadcast_shapes, tensor_shapes, value_kinds
 
 FAMILY = "elementwise"
@@ -71,6 +81,72 @@ def binary(name, fn, jax, tf, domains=None, values=None, **kw):
     )
 
 
+def _max_min_conventions(name, op, keeps):
+    """maximum/minimum: PyTorch halves the gradient between tied operands and gives a NaN output's
+    gradient to both operands; TensorFlow routes it to x where x >= y (<=) and to y elsewhere (at a
+    tie to x, at a NaN to y); JAX gives a NaN output no gradient."""
+
+    def first_at_ties(T, x, y):
+        # TensorFlow's tie routing (x where x >= y, <= for minimum) and PyTorch's NaN handling: each
+        # alternative changes one choice only, so a framework's result is explained convention by
+        # convention
+        value = op(T)(x, y)
+        first = T.where(x >= y if keeps == ">=" else x <= y, x, y)
+        return T.where(nan_mask(T, x, y), value, first)
+
+    def second_at_nan(T, x, y):
+        # TensorFlow at a NaN operand: x >= y is false, so y takes the whole gradient (value: NaN)
+        value = op(T)(x, y)
+        return T.where(nan_mask(T, x, y), value.detach() + (y - y.detach()), value)
+
+    def none_at_nan(T, x, y):
+        value = op(T)(x, y)
+        return T.where(nan_mask(T, x, y), value.detach(), value)
+
+    return (
+        Convention(
+            f"{name}-gradient-at-ties",
+            f"the derivative of {name}(x, y) where x == y: PyTorch (and JAX) give each operand half; "
+            "the mathematics has a subdifferential there, any split of the whole is a subgradient",
+            any_equal_pair,
+            (
+                Alternative(
+                    "all-to-first", first_at_ties, f"TensorFlow: x {keeps} y takes the whole gradient"
+                ),
+            ),
+        ),
+        Convention(
+            f"{name}-gradient-at-nan",
+            f"the derivative of {name}(x, y) where an operand is NaN (the output is NaN): PyTorch gives "
+            "the whole gradient to both operands",
+            any_nan,
+            (
+                Alternative("none", none_at_nan, "JAX: neither operand gets a gradient"),
+                Alternative("to-second", second_at_nan, f"TensorFlow: x {keeps} y is false, y takes it"),
+            ),
+        ),
+    )
+
+
+def _zero_base_negative_exponent(np_, inputs, params) -> bool:
+    try:
+        x, y = np_.broadcast_arrays(inputs["input"], inputs["other"])
+    except ValueError:
+        return False
+    return bool(((x == 0) & (y < 0)).any())
+
+
+def _pow_nan_exponent_gradient(T, x, y):
+    """x**y with a NaN derivative in y where x = 0 and y < 0 (its value and x's derivative kept):
+    there sqrt(d*d) with d = y - y.detach() adds 0 whose derivative is inf * 0; the other branch reads
+    safe operands so that no 0 * inf of the unselected side reaches the gradient."""
+    at = (x == 0) & (y < 0)
+    one = T.ones_like(x * y)
+    d = y - y.detach()
+    at_zero = T.pow(T.where(at, x, one), y.detach()) + T.sqrt(T.where(at, d * d, one))
+    return T.where(at, at_zero, T.pow(T.where(at, one, x), y))
+
+
 binary("add", lambda T, x, y: x + y, lambda J, x, y: x + y, lambda tf, x, y: tf.math.add(x, y))
 binary("sub", lambda T, x, y: x - y, lambda J, x, y: x - y, lambda tf, x, y: tf.math.subtract(x, y))
 binary("mul", lambda T, x, y: x * y, lambda J, x, y: x * y, lambda tf, x, y: tf.math.multiply(x, y))
@@ -80,12 +156,14 @@ binary(
     lambda T, x, y: T.maximum(x, y),
     lambda J, x, y: J.jnp.maximum(x, y),
     lambda tf, x, y: tf.math.maximum(x, y),
+    conventions=_max_min_conventions("maximum", lambda T: T.maximum, ">="),
 )
 binary(
     "minimum",
     lambda T, x, y: T.minimum(x, y),
     lambda J, x, y: J.jnp.minimum(x, y),
     lambda tf, x, y: tf.math.minimum(x, y),
+    conventions=_max_min_conventions("minimum", lambda T: T.minimum, "<="),
 )
 binary(
     "where",
@@ -100,6 +178,19 @@ binary(
     lambda tf, x, y: tf.math.pow(x, y),
     domains={"input": "pos", "other": "unit"},
     values=("normal", "ties", "nonfinite"),
+    conventions=(
+        Convention(
+            "pow-exponent-gradient-at-zero-base",
+            "d(x**y)/dy at x = 0, y < 0, where x**y = inf whatever y is (no derivative there): PyTorch "
+            "evaluates x**y log(x) = -inf",
+            _zero_base_negative_exponent,
+            (
+                Alternative(
+                    "nan", _pow_nan_exponent_gradient, "JAX and TensorFlow: NaN (inf times their masked log)"
+                ),
+            ),
+        ),
+    ),
 )
 unary(
     "rsub",
@@ -148,9 +239,73 @@ unary(
     lambda J, x: J.nn.relu(x),
     lambda tf, x: tf.nn.relu(x),
     rules=("relu", "threshold_backward"),  # relu's VJP is threshold_backward (vjp_vjp reaches its VJP)
+    conventions=(
+        Convention(
+            "relu-gradient-at-nan",
+            "relu's derivative at NaN (no number): PyTorch's threshold_backward passes the gradient "
+            "(x <= 0 is false for NaN)",
+            any_nan,
+            (
+                Alternative(
+                    "zero",
+                    lambda T, x: T.where(T.isnan(x), x.detach(), T.nn.functional.relu(x)),
+                    "JAX, TensorFlow: the gradient passes where x > 0 only",
+                ),
+            ),
+        ),
+    ),
 )
-unary("abs", lambda T, x: T.abs(x), lambda J, x: J.jnp.abs(x), lambda tf, x: tf.math.abs(x))
-unary("sign", lambda T, x: T.sign(x), lambda J, x: J.jnp.sign(x), lambda tf, x: tf.math.sign(x))
+unary(
+    "abs",
+    lambda T, x: T.abs(x),
+    lambda J, x: J.jnp.abs(x),
+    lambda tf, x: tf.math.abs(x),
+    conventions=(
+        Convention(
+            "abs-gradient-at-zero",
+            "abs's subgradient at its kink x = 0: PyTorch's sgn(0) = 0 (any value in [-1, 1] is one)",
+            any_zero,
+            (
+                Alternative(
+                    "one", lambda T, x: T.where(x == 0, x, T.abs(x)), "JAX: 1 (its JVP's select x >= 0)"
+                ),
+            ),
+        ),
+        Convention(
+            "abs-gradient-at-nan",
+            "abs's derivative at NaN: PyTorch's sgn(NaN) = 0",
+            any_nan,
+            (
+                Alternative(
+                    "propagate",
+                    # x*x*x: NaN at a NaN x, and so are its first and second derivatives
+                    lambda T, x: T.where(T.isnan(x), x * x * x, T.abs(x)),
+                    "TensorFlow: grad * sign(x), NaN (and NaN in the second order)",
+                ),
+                Alternative(
+                    "minus-one",
+                    lambda T, x: T.where(T.isnan(x), -x, T.abs(x)),
+                    "JAX: its JVP's select(x >= 0, t, -t) takes -t for NaN",
+                ),
+            ),
+        ),
+    ),
+)
+unary(
+    "sign",
+    lambda T, x: T.sign(x),
+    lambda J, x: J.jnp.sign(x),
+    lambda tf, x: tf.math.sign(x),
+    conventions=(
+        Convention(
+            "sign-of-nan",
+            "sign(NaN): PyTorch's is 0; NumPy's, JAX's and TensorFlow's NaN (IEEE 754 leaves it open)",
+            any_nan,
+            (Alternative("nan", lambda T, x: T.where(T.isnan(x), x.detach(), T.sign(x)), "NaN (NumPy's)"),),
+            checks=("forward", "vmap"),
+        ),
+    ),
+)
 unary(
     "reciprocal",
     lambda T, x: 1.0 / x,  # the reference's spelling of reciprocal (rdiv by a number)
@@ -171,6 +326,26 @@ unary(
     lambda J, x, min, max: J.jnp.clip(x, min, max),
     lambda tf, x, min, max: tf.clip_by_value(x, min, max),
     params={"min": st.sampled_from([-1.0, -0.5, 0.0]), "max": st.sampled_from([0.5, 1.0, 2.0])},
+    conventions=(
+        Convention(
+            "clamp-gradient-at-the-bounds",
+            "clamp's subgradient where x equals a bound (a kink): PyTorch passes the whole gradient "
+            "for min <= x <= max",
+            at_params("min", "max"),
+            (
+                Alternative(
+                    "half",
+                    away_from_nan(
+                        lambda T, x, min, max: T.minimum(
+                            T.maximum(x, T.full_like(x, min)), T.full_like(x, max)
+                        ),
+                        lambda T, x, min, max: T.clamp(x, min, max),
+                    ),
+                    "JAX: jnp.clip is minimum(maximum(x, lo), hi), which halves the gradient at a tie",
+                ),
+            ),
+        ),
+    ),
 )
 unary(
     "clone",

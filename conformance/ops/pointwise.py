@@ -7,6 +7,15 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from conformance.ops import not_fuzzed, record
+from conformance.ops._conventions import (
+    Alternative,
+    Convention,
+    any_equal_pair,
+    any_nan,
+    at_params,
+    away_from_nan,
+    nan_mask,
+)
 from conformance.ops.elementwise import _binary, _unary
 
 FAMILY = "pointwise"
@@ -49,6 +58,65 @@ def binary(name, fn, jax, tf, domains=None, values=None, **kw):
         domains=domains or {},
         **kw,
     )
+
+
+def _halved_at_the_bound(name, bound, half, whole="the whole gradient to x"):
+    """clamp's subgradient where x equals a bound: PyTorch gives x the whole gradient (min <= x <=
+    max); jnp.maximum / jnp.minimum (what JAX spells clamp with) halve it between x and the bound.
+    At a NaN the alternative keeps the record's own choice (its NaN convention decides there)."""
+    from conformance.ops import RECORDS
+
+    def half_away_from_nan(T, *xs, **params):
+        return away_from_nan(half, RECORDS[name].fn)(T, *xs, **params)
+
+    return Convention(
+        f"{name}-gradient-at-the-bound",
+        f"{name}'s subgradient where x equals the bound (a kink): PyTorch gives {whole}",
+        bound,
+        (
+            Alternative(
+                "half", half_away_from_nan, "JAX: jnp.maximum/jnp.minimum halve the gradient at a tie"
+            ),
+        ),
+    )
+
+
+def _to_the_bound_at_nan(name, op):
+    """clamp with tensor bounds where an operand is NaN (the output is NaN): PyTorch's backward gives
+    neither operand a gradient; TensorFlow's _MaximumGrad/_MinimumGrad and PyTorch's own forward-mode
+    formula for clamp_min/clamp_max give the bound the whole of it, PyTorch's forward-mode clamp the
+    input."""
+
+    def routed(to_input):
+        def fn(T, x, y):
+            value = op(T, x, y)
+            z = x if to_input else y
+            return T.where(nan_mask(T, x, y), value.detach() + (z - z.detach()), value)
+
+        return fn
+
+    return Convention(
+        f"{name}-gradient-at-nan",
+        f"{name}'s derivative where an operand is NaN: PyTorch's backward gives neither operand any",
+        any_nan,
+        (
+            Alternative(
+                "to-the-bound",
+                routed(False),
+                "TensorFlow (x >= y is false for NaN) and torch.func.jvp of clamp_min/clamp_max: the bound",
+            ),
+            Alternative(
+                "to-the-input", routed(True), "torch.func.jvp of clamp with tensor bounds: the input"
+            ),
+        ),
+    )
+
+
+def _at_a_tensor_bound(np_, inputs, params) -> bool:
+    """clamp(x, y, y + 1)'s kinks: x == y, or x == y + 1 (as the dtype rounds it: within an ulp)."""
+    x, y = np_.broadcast_arrays(inputs["input"], inputs["other"])
+    hi = y + 1
+    return bool(((x == y) | (np_.abs(x - hi) <= np_.spacing(np_.abs(hi)) * 2**29)).any())
 
 
 def _simple(name, torch_name, jnp_name, tf_name, domain="any", values=None, **kw):
@@ -230,6 +298,11 @@ unary(
     jax=lambda J, x, min: J.jnp.maximum(x, min),
     tf=lambda tf, x, min: tf.math.maximum(x, min),
     params={"min": st.sampled_from([-0.5, 0.0, 1.0])},
+    conventions=(
+        _halved_at_the_bound(
+            "clamp_min", at_params("min"), lambda T, x, min: T.maximum(x, T.full_like(x, min))
+        ),
+    ),
 )
 unary(
     "clamp_max",
@@ -237,6 +310,11 @@ unary(
     jax=lambda J, x, max: J.jnp.minimum(x, max),
     tf=lambda tf, x, max: tf.math.minimum(x, max),
     params={"max": st.sampled_from([-0.5, 0.0, 1.0])},
+    conventions=(
+        _halved_at_the_bound(
+            "clamp_max", at_params("max"), lambda T, x, max: T.minimum(x, T.full_like(x, max))
+        ),
+    ),
 )
 unary(
     "heaviside",
@@ -309,6 +387,23 @@ for _n, _j, _t in (("fmax", "fmax", "maximum"), ("fmin", "fmin", "minimum")):
         (lambda n: lambda T, x, y: getattr(T, n)(x, y))(_n),
         (lambda j: lambda J, x, y: getattr(J.jnp, j)(x, y))(_j),
         "TensorFlow's maximum/minimum propagate nan (fmax/fmin ignore it): no spelling",
+        conventions=(
+            Convention(
+                f"{_n}-gradient-at-ties",
+                f"{_n}'s subgradient where x == y: PyTorch's backward gives the whole gradient to x "
+                f"(x {'>=' if _n == 'fmax' else '<='} y, or y NaN)",
+                any_equal_pair,
+                (
+                    Alternative(
+                        "to-second",
+                        (lambda strict: lambda T, x, y: T.where(strict(x, y) | T.isnan(y), x, y))(
+                            (lambda x, y: x > y) if _n == "fmax" else (lambda x, y: x < y)
+                        ),
+                        f"JAX (jnp.{_n}) and PyTorch's own forward-mode formula: y takes it at a tie",
+                    ),
+                ),
+            ),
+        ),
     )
 binary(
     "nextafter",
@@ -325,6 +420,17 @@ for _n in ("clamp_min_tensor", "clamp_max_tensor"):
             lambda jnp, n=_n: jnp.maximum if "min" in n else jnp.minimum
         ),
         (lambda f: lambda tf, x, y: f(tf.math)(x, y))(lambda m, n=_n: m.maximum if "min" in n else m.minimum),
+        conventions=(
+            _halved_at_the_bound(
+                _n,
+                any_equal_pair,
+                (lambda n: lambda T, x, y: (T.maximum if "min" in n else T.minimum)(x, y))(_n),
+                "x the whole gradient, the bound none",
+            ),
+            _to_the_bound_at_nan(
+                _n, (lambda n: lambda T, x, y: getattr(T, n.replace("_tensor", ""))(x, y))(_n)
+            ),
+        ),
     )
 
 
@@ -440,4 +546,13 @@ binary(
     lambda J, x, y: J.jnp.minimum(J.jnp.maximum(x, y), y + 1),
     lambda tf, x, y: tf.math.minimum(tf.math.maximum(x, y), y + 1),
     rules=("clamp_tensor", "add"),
+    conventions=(
+        _halved_at_the_bound(
+            "clamp_tensor",
+            _at_a_tensor_bound,
+            lambda T, x, y: T.minimum(T.maximum(x, y), y + 1),
+            "x the whole gradient where min <= x <= max, the bounds none",
+        ),
+        _to_the_bound_at_nan("clamp_tensor", lambda T, x, y: T.clamp(x, y, y + 1)),
+    ),
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from conformance.ops import record
+from conformance.ops._conventions import Alternative, Convention, any_repeated
 from conformance.strategies import LONG_SIZES, tensor_shapes, value_kinds
 
 FAMILY = "reductions"
@@ -240,7 +241,23 @@ for _name, _j, _tf in (("max", "max", "reduce_max"), ("min", "min", "reduce_min"
         fn=lambda T, x, dim, keepdim, _n=_name: getattr(x, _n)(dim, keepdim=keepdim).values,
         jax=lambda J, x, dim, keepdim, _j=_j: getattr(J.jnp, _j)(x, axis=dim, keepdims=keepdim),
         tf=lambda tf, x, dim, keepdim, _tf=_tf: getattr(tf.math, _tf)(x, axis=dim, keepdims=keepdim),
-        note="no ties: PyTorch's max(dim) gives a tie's gradient to the index it returns, JAX and TF split it",
+        note="no drawn ties: PyTorch's max(dim) gives a tie's gradient to the index it returns, JAX and TF "
+        "split it (a declared convention; ties still come from rounding and flushing)",
+        conventions=(
+            Convention(
+                f"{_name}-over-a-dim-gradient-at-ties",
+                f"where a slice's {_name}imum is tied, which tied element gets the gradient: PyTorch's "
+                f"{_name}(dim) gives it to the index it returns",
+                any_repeated,
+                (
+                    Alternative(
+                        "split-evenly",
+                        lambda T, x, dim, keepdim, _a="a" + _name: getattr(T, _a)(x, dim, keepdim=keepdim),
+                        f"JAX (jnp.{_j}) and TensorFlow (tf.{_tf}): shared evenly, as torch.a{_name}",
+                    ),
+                ),
+            ),
+        ),
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from conformance.ops import record
+from conformance.ops._conventions import Alternative, Convention, any_repeated
 from conformance.ops.scans import along
 from conformance.strategies import tensor_shapes, value_kinds
 
@@ -24,13 +25,33 @@ def _with_descending(draw_sample):
 
 def _jax_sort(J, x, dim, descending):
     # JAX's own descending sort: it reverses a stable ascending sort, so equal values come out in
-    # reversed order (a departure of its gradient: jax-sort-descending-gradient-among-equal-values)
+    # reversed order (its gradient follows them: the convention sort-descending-order-of-equal-values)
     return J.jnp.sort(x, axis=dim, descending=descending)
 
 
 def _tf_sort(tf, x, dim, descending):
     return tf.sort(x, axis=dim, direction="DESCENDING" if descending else "ASCENDING")
 
+
+def _reversed_among_equals(T, x, dim, descending):
+    ascending = T.sort(x, dim=dim, stable=True).values
+    return T.flip(ascending, (dim,)) if descending else ascending
+
+
+#: the order of equal values in a descending sort (their gradients follow them)
+_DESCENDING_TIES = Convention(
+    "sort-descending-order-of-equal-values",
+    "where a descending sort meets equal values, their order (and so where each one's gradient goes): "
+    "the reference keeps their original order (PyTorch's stable sort)",
+    lambda np_, a, p: bool(p.get("descending")) and any_repeated(np_, a, p),
+    (
+        Alternative(
+            "reversed",
+            _reversed_among_equals,
+            "JAX: jnp.sort(descending=True) reverses a stable ascending sort",
+        ),
+    ),
+)
 
 record(
     "sort",
@@ -39,6 +60,7 @@ record(
     fn=lambda T, x, dim, descending: T.sort(x, dim, descending).values,
     jax=_jax_sort,
     tf=_tf_sort,
+    conventions=(_DESCENDING_TIES,),
 )
 record(
     "sort_stable",
@@ -47,6 +69,7 @@ record(
     fn=lambda T, x, dim, descending: T.sort(x, dim=dim, descending=descending, stable=True).values,
     jax=_jax_sort,
     tf=_tf_sort,
+    conventions=(_DESCENDING_TIES,),
 )
 
 

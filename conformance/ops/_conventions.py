@@ -1,0 +1,226 @@
+"""Conventions: the choices the mathematics leaves open, declared on op records and judged apart.
+
+At a kink (relu, abs at 0), a tie (max, sort, pooling), a NaN or a domain boundary, the derivative
+(or value) is a choice, not a number the mathematics fixes. The reference keeps PyTorch's choice;
+a record names each such choice as a :class:`Convention`: the *region* of inputs where it applies,
+the checks it concerns, and the *alternatives* other frameworks document, each an ``fn`` with the
+record's signature that the reference computes exactly like the record's own (the same checks,
+the same error bounds): the op with the other choice made.
+
+A framework's result that the derived bounds reject is judged ``convention`` (naming the
+convention and the alternative) when, and only when,
+
+* the check is one the convention concerns and the case's inputs touch its region;
+* every rejected element is an element the choice decides: there the alternative's reference
+  value differs from the primary value by more than a sixteenth of its bound (:data:`DECIDED`);
+* and every rejected element lies inside the bound of that alternative's value, and nearer to it
+  than to the reference's value.
+
+Anything else stays ``fail``: an element outside the region, or inside it with a value that is
+neither the reference's nor a declared alternative's (docs/verdicts.md, docs/conformance.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+#: an element is decided by a choice when the alternative's value differs from the reference's by
+#: more than this fraction of the element's bound
+DECIDED = 1.0 / 16
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """Another documented choice: ``fn(T, *inputs, **params)`` computes the op with it."""
+
+    name: str
+    fn: Callable
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Convention:
+    """A choice the mathematics leaves open. ``region(np, inputs, params) -> bool``: whether the
+    case's inputs ({input name: float64 array}; a vmap check's batched arrays) touch the region
+    where the choice matters; ``checks``: the checks whose results it decides."""
+
+    name: str
+    description: str
+    region: Callable
+    alternatives: tuple
+    checks: tuple = ("vjp", "vjp_vjp", "jvp", "jvp_jvp", "vjp_jvp", "jvp_vjp", "vmap_vjp", "vmap_jvp_vjp")
+
+
+def region_inputs(case, check, data) -> dict:
+    """{input name: the array the check reads for it}. A vmap check's inputs with their batch dim
+    moved to the front, a shared one with a leading 1, so that the inputs broadcast as each sample's
+    do."""
+    from conformance.ops import RECORDS, VMAP_CHECKS, vmap_spec
+
+    names = RECORDS[case.op].inputs
+    if check not in VMAP_CHECKS:
+        return {n: np.asarray(data[n]) for n in names}
+    dims = vmap_spec(case)[1]
+    samples = {}
+    for n, d in zip(names, dims):
+        if d is None:
+            samples[n] = np.expand_dims(np.asarray(data[n]), 0)
+        else:
+            batched = np.asarray(data[f"batched_{n}"])
+            samples[n] = np.moveaxis(batched, d % batched.ndim, 0)
+    # each sample's shape padded with leading 1s to the largest sample rank, after the batch dim
+    rank = max((a.ndim - 1 for a in samples.values()), default=0)
+    return {n: a.reshape(a.shape[:1] + (1,) * (rank - a.ndim + 1) + a.shape[1:]) for n, a in samples.items()}
+
+
+def _applicable(case, check, data) -> list:
+    from conformance.ops import RECORDS, op_params
+
+    rec = RECORDS.get(case.op)
+    out = []
+    if rec is None:
+        return out
+    inputs = None
+    for conv in rec.conventions:
+        if check not in conv.checks:
+            continue
+        if inputs is None:
+            inputs = region_inputs(case, check, data)
+        with np.errstate(all="ignore"):
+            if conv.region(np, inputs, op_params(case)):
+                out.append(conv)
+    return out
+
+
+def judge_conventions(case, check, outputs, expected, alternative_expected, data) -> dict | None:
+    """The conventions that explain every element the bounds reject, or None.
+
+    ``expected``: {name: (value, bound)} of the reference; ``alternative_expected(fn)``: the same for
+    the op computed by ``fn`` (None when the reference cannot evaluate it). Returns
+    ``{"conventions": [{"name", "alternative", "elements"}], "reason": ...}``."""
+    from conformance.tolerance import element_ratios
+
+    conventions = _applicable(case, check, data)
+    if not conventions:
+        return None
+    bad = {}
+    for name, (value, bound) in expected.items():
+        obs = outputs.get(name)
+        if obs is None or np.shape(obs) != np.shape(value):
+            return None  # a missing output or a shape difference is no choice of value
+        rejected = element_ratios(obs, value, bound) > 1.0
+        if rejected.any():
+            bad[name] = rejected
+    if not bad:
+        return None
+    # the elements each alternative explains: rejected, decided by the choice, and within its bound
+    candidates = []
+    for conv in conventions:
+        for alt in conv.alternatives:
+            alt_expected = alternative_expected(alt.fn)
+            if alt_expected is None:
+                continue
+            hits, contradicted = {}, 0
+            for name, (value, bound) in expected.items():
+                if name not in alt_expected or np.shape(alt_expected[name][0]) != np.shape(value):
+                    continue
+                rejected = bad.get(name, np.zeros(np.shape(value), dtype=bool))
+                a_value, a_bound = alt_expected[name]
+                # the choice changes this element: the alternative's value moves by more than a
+                # sixteenth of the bound (a sum over tied and untied elements moves by less than the
+                # whole bound), and the observed value is nearer the alternative's than the reference's
+                decided = element_ratios(a_value, value, bound) > DECIDED
+                obs = outputs[name]
+                matches = (element_ratios(obs, a_value, a_bound) <= 1.0) & (
+                    element_ratios(obs, a_value, bound) < element_ratios(obs, value, bound)
+                )
+                if name in bad:
+                    hits[name] = rejected & decided & matches
+                contradicted += int((decided & ~matches).sum())  # the choice decides, the framework differs
+            if any(h.any() for h in hits.values()):
+                candidates.append((conv, alt, hits, contradicted))
+    # a framework makes one choice per convention: the alternatives that explain the most (net of the
+    # elements they decide otherwise than the framework did), one per convention
+    unexplained = {name: mask.copy() for name, mask in bad.items()}
+    met, chosen = [], set()
+    while True:
+        scored = [
+            (sum(int((h & unexplained[n]).sum()) for n, h in hits.items()), contradicted, conv, alt, hits)
+            for conv, alt, hits, contradicted in candidates
+            if conv.name not in chosen
+        ]
+        scored = [c for c in scored if c[0]]
+        if not scored:
+            break
+        explained, _, conv, alt, hits = max(scored, key=lambda c: (c[0] - c[1], c[0]))
+        for n, h in hits.items():
+            unexplained[n] &= ~h
+        chosen.add(conv.name)
+        met.append({"name": conv.name, "alternative": alt.name, "elements": explained})
+    if any(mask.any() for mask in unexplained.values()) or not met:
+        return None
+    said = "; ".join(f"{m['name']}: {m['alternative']} ({m['elements']} elements)" for m in met)
+    return {
+        "conventions": met,
+        "reason": "differs from the reference only where a declared convention leaves the choice open, "
+        f"and there equals a documented alternative: {said}",
+    }
+
+
+# ---- alternatives written once, used by several records ----------------------------------------
+
+
+def nan_mask(T, *xs):
+    mask = T.isnan(xs[0])
+    for x in xs[1:]:
+        mask = mask | T.isnan(x)
+    return mask
+
+
+def away_from_nan(alternative, primary):
+    """``alternative`` where no input is NaN, ``primary`` where one is: an alternative of a tie or a
+    kink that leaves the NaN choice to its own convention (jnp.minimum halves a tie, and at a NaN
+    makes JAX's NaN choice, which another convention declares)."""
+
+    def fn(T, *xs, **params):
+        return T.where(nan_mask(T, *xs), primary(T, *xs, **params), alternative(T, *xs, **params))
+
+    return fn
+
+
+def any_nan(np_, inputs, params) -> bool:
+    return any(bool(np_.isnan(a).any()) for a in inputs.values())
+
+
+def any_zero(np_, inputs, params) -> bool:
+    return any(bool((a == 0).any()) for a in inputs.values())
+
+
+def any_equal_pair(np_, inputs, params) -> bool:
+    """Two inputs equal at some broadcast position: a tie of a binary max/min."""
+    try:
+        x, y = np_.broadcast_arrays(inputs["input"], inputs["other"])
+    except ValueError:
+        return False
+    return bool((x == y).any())
+
+
+def at_params(*names):
+    """A region: some input element equals one of the op's scalar parameters ``names`` (a bound)."""
+
+    def region(np_, inputs, params) -> bool:
+        x = inputs["input"]
+        return any(bool((x == params[n]).any()) for n in names if params.get(n) is not None)
+
+    return region
+
+
+def any_repeated(np_, inputs, params) -> bool:
+    """A region: the input holds some value twice (a tie of a max, sort, mode or pool) or a NaN."""
+    x = inputs["input"]
+    if x.size == 0:
+        return False
+    return bool(np_.isnan(x).any()) or np_.unique(x).size < x.size

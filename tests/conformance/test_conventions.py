@@ -1,0 +1,314 @@
+"""The ``convention`` verdict: a result that differs from the reference only where a record's declared
+convention leaves the choice open (a kink, a tie, a NaN), and there equals a declared alternative, is
+``convention``; any other difference, inside the region or not, is still ``fail``."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from conformance import exitcodes
+from conformance.case import Case
+from conformance.junit import junit_tree
+from conformance.ops import RECORDS, RecordParams
+from conformance.ops.judge import record_verdict, run_in_process
+from conformance.report import render_html, summarise, validate
+
+NAN = float("nan")
+
+
+def _case(op, data, check, dtype="float64", **params):
+    rec = RECORDS[op]
+    shapes = {n: tuple(np.shape(data[n])) for n in rec.inputs}
+    return Case(
+        op,
+        RecordParams.of({"values": "nonfinite", **params}),
+        shapes,
+        dtype,
+        0,
+        (check,),
+        data={k: np.asarray(v, dtype=np.float64).tolist() for k, v in data.items()},
+    )
+
+
+def _judge(case, check, **outputs):
+    return record_verdict(
+        case, check, "planted", {k: np.asarray(v, np.float64) for k, v in outputs.items()}, {}
+    )
+
+
+RELU = {"input": [NAN, 1.5, -2.0, 0.0], "grad_output": [1.0, 2.0, 3.0, 4.0]}
+
+
+def test_relu_gradient_zero_at_nan_is_the_declared_convention():
+    got = _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[0.0, 2.0, 0.0, 0.0])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [{"name": "relu-gradient-at-nan", "alternative": "zero", "elements": 1}]
+    assert "relu-gradient-at-nan" in got["reason"]
+    # the reference's own choice passes
+    assert _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[1.0, 2.0, 0.0, 0.0])["verdict"] == "pass"
+
+
+def test_a_planted_bug_inside_the_region_matching_no_alternative_fails():
+    # at the NaN the reference passes the cotangent (1) and the alternative gives 0: 0.5 is neither
+    # (the control: 0 there is the convention)
+    assert (
+        _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[0.0, 2.0, 0.0, 0.0])["verdict"] == "convention"
+    )
+    got = _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[0.5, 2.0, 0.0, 0.0])
+    assert got["verdict"] == "fail", got
+    assert "conventions" not in got
+
+
+def test_the_alternative_inside_the_region_with_a_difference_outside_it_fails():
+    assert (
+        _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[0.0, 2.0, 0.0, 0.0])["verdict"] == "convention"
+    )
+    got = _judge(_case("relu", RELU, "vjp"), "vjp", grad_input=[0.0, 2.5, 0.0, 0.0])
+    assert got["verdict"] == "fail", got
+
+
+def test_outside_the_region_the_alternative_value_is_a_failure():
+    # no NaN among the inputs: a zero gradient where the reference passes it is a plain bug
+    data = {"input": [3.0, 1.5, -2.0, 0.0], "grad_output": [1.0, 2.0, 3.0, 4.0]}
+    nan_first = {**data, "input": [NAN, 1.5, -2.0, 0.0]}
+    control = _judge(_case("relu", nan_first, "vjp"), "vjp", grad_input=[0.0, 2.0, 0.0, 0.0])
+    assert control["verdict"] == "convention"
+    got = _judge(_case("relu", data, "vjp", values="normal"), "vjp", grad_input=[0.0, 2.0, 0.0, 0.0])
+    assert got["verdict"] == "fail", got
+
+
+def test_a_gradient_convention_does_not_excuse_a_forward_value():
+    # maximum's convention at NaN concerns its derivative; a forward that drops the NaN is a failure
+    data = {"input": [NAN, 1.0], "other": [1.0, 1.0], "grad_output": [1.0, 1.0]}
+    got = _judge(_case("maximum", data, "forward"), "forward", output=[1.0, 1.0])
+    assert got["verdict"] == "fail", got
+    # the control: the same NaN decides the gradient (JAX gives neither operand any)
+    got = _judge(_case("maximum", data, "vjp"), "vjp", grad_input=[0.0, 0.5], grad_other=[0.0, 0.5])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [{"name": "maximum-gradient-at-nan", "alternative": "none", "elements": 2}]
+
+
+def test_sign_of_nan_is_a_value_convention_and_other_values_still_fail():
+    case = _case("sign", {"input": [NAN, -0.0, 2.0]}, "forward")
+    got = _judge(case, "forward", output=[NAN, 0.0, 1.0])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"][0]["name"] == "sign-of-nan"
+    assert _judge(case, "forward", output=[0.5, 0.0, 1.0])["verdict"] == "fail"
+
+
+def test_maximum_ties_routed_to_the_first_operand_and_planted_thirds():
+    data = {"input": [2.0, 1.0, 3.0], "other": [2.0, 0.0, 5.0], "grad_output": [1.0, 1.0, 1.0]}
+    case = _case("maximum", data, "vjp", values="ties")
+    # TensorFlow's choice: x >= y takes the whole gradient at the tie
+    got = _judge(case, "vjp", grad_input=[1.0, 1.0, 0.0], grad_other=[0.0, 0.0, 1.0])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [
+        {"name": "maximum-gradient-at-ties", "alternative": "all-to-first", "elements": 2}
+    ]
+    # a third and two thirds: a subgradient too, but no declared alternative
+    got = _judge(case, "vjp", grad_input=[1 / 3, 1.0, 0.0], grad_other=[2 / 3, 0.0, 1.0])
+    assert got["verdict"] == "fail", got
+
+
+def _adapter(framework):
+    if framework == "jax":
+        pytest.importorskip("jax")
+        from conformance.adapters.jax_adapter import JaxAdapter
+
+        return JaxAdapter()
+    pytest.importorskip("tensorflow")
+    from conformance.adapters.tf_adapter import TensorFlowAdapter
+
+    return TensorFlowAdapter()
+
+
+@pytest.mark.parametrize(
+    "framework, op, data, params, convention, alternative",
+    [
+        ("jax", "relu", RELU, {}, "relu-gradient-at-nan", "zero"),
+        ("tensorflow", "relu", RELU, {}, "relu-gradient-at-nan", "zero"),
+        (
+            "jax",
+            "abs",
+            {"input": [0.0, 1.5, -2.0], "grad_output": [1.0, 2.0, 3.0]},
+            {},
+            "abs-gradient-at-zero",
+            "one",
+        ),
+        (
+            "tensorflow",
+            "maximum",
+            {"input": [2.0, 1.0], "other": [2.0, 0.0], "grad_output": [1.0, 1.0]},
+            {"values": "ties"},
+            "maximum-gradient-at-ties",
+            "all-to-first",
+        ),
+        (
+            "jax",
+            "clamp",
+            {"input": [1.0, 0.25, -0.5], "grad_output": [1.0, 1.0, 1.0]},
+            {"min": -0.5, "max": 1.0, "values": "ties"},
+            "clamp-gradient-at-the-bounds",
+            "half",
+        ),
+        (
+            "jax",
+            "pow_tensor",
+            {"input": [0.0, 2.0], "other": [-0.5, 0.5], "grad_output": [1.0, 1.0]},
+            {"values": "ties"},
+            "pow-exponent-gradient-at-zero-base",
+            "nan",
+        ),
+        (
+            "tensorflow",
+            "max_dim",
+            {"input": [[2.0, 2.0, 1.0], [0.0, 3.0, -1.0]], "grad_output": [1.0, 2.0]},
+            {"values": "ties", "dim": 1, "keepdim": False},
+            "max-over-a-dim-gradient-at-ties",
+            "split-evenly",
+        ),
+        (
+            "jax",
+            "sort_stable",
+            {"input": [1.0, 2.0, 1.0, 0.0, 2.0], "grad_output": [0.0, 1.0, 2.0, 3.0, 4.0]},
+            {"values": "ties", "dim": 0, "descending": True},
+            "sort-descending-order-of-equal-values",
+            "reversed",
+        ),
+    ],
+)
+def test_a_stock_framework_choice_is_judged_convention(framework, op, data, params, convention, alternative):
+    adapter = _adapter(framework)
+    case = _case(op, data, "vjp", **params)
+    got = run_in_process(adapter, case, "vjp", adapter.setup())
+    assert got["verdict"] == "convention", got
+    assert {(c["name"], c["alternative"]) for c in got["conventions"]} == {(convention, alternative)}
+
+
+def _records():
+    case = _case("relu", RELU, "vjp")
+    judged = _judge(case, "vjp", grad_input=[0.0, 2.0, 0.0, 0.0])
+    base = {
+        "case_id": case.id,
+        "framework": "jax:jit",
+        "check": "vjp",
+        "dtype": "float64",
+        "case": case.to_dict(),
+    }
+    return [{**base, **judged}, {**base, "check": "forward", "verdict": "pass", "reason": ""}]
+
+
+def test_report_junit_and_exit_code_carry_the_convention(tmp_path):
+    records = _records()
+    report = summarise(records, {"jax:jit": {"version": "0.10.2"}}, out_dir=tmp_path)
+    validate(report)
+    assert report["outcome"]["code"] == exitcodes.OK
+    assert report["totals"]["convention"] == 1
+    assert "convention" in report["verdicts"]
+    (row,) = report["conventions"]["rows"]
+    assert (
+        row["framework"],
+        row["op"],
+        row["convention"],
+        row["alternative"],
+        row["results"],
+        row["elements"],
+    ) == (
+        "jax:jit",
+        "relu",
+        "relu-gradient-at-nan",
+        "zero",
+        1,
+        1,
+    )
+    html = render_html(report)
+    assert 'id="conventions-table"' in html and "v-convention" in html
+    tree = junit_tree(records, report)
+    skipped = [s.get("message") for s in tree.iter("skipped")]
+    assert len(skipped) == 1 and skipped[0].startswith("convention relu-gradient-at-nan (zero)")
+    assert tree.get("failures") == "0"
+    ET.tostring(tree)
+
+
+def test_conventions_alone_are_judged_and_a_fail_beside_them_still_departs():
+    assert exitcodes.outcome(["convention"])[0] == exitcodes.OK
+    assert exitcodes.outcome(["convention", "fail"])[0] == exitcodes.DEPARTURES
+
+
+def test_the_alternative_named_is_the_one_the_whole_result_follows():
+    # TensorFlow at maximum(NaN, 1): x gets nothing, y the whole gradient. "none" (JAX's choice) would
+    # also explain x's 0, but it decides y's gradient too (0), where the result kept PyTorch's 1
+    data = {"input": [NAN, 1.0], "other": [1.0, 0.0], "grad_output": [1.0, 1.0]}
+    got = _judge(_case("maximum", data, "vjp"), "vjp", grad_input=[0.0, 1.0], grad_other=[1.0, 0.0])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [
+        {"name": "maximum-gradient-at-nan", "alternative": "to-second", "elements": 1}
+    ]
+
+
+@pytest.mark.parametrize(
+    "op, shapes, in_dims, data",
+    [
+        (  # a shared input against one batched at dim 1
+            "maximum",
+            {"input": (2, 3), "other": (3,)},
+            [None, 1],
+            {
+                "input": [[2.0, 0.0, 1.0], [1.0, 1.0, 5.0]],
+                "batched_other": [[2.0, 1.0], [0.0, 3.0], [1.0, 1.0]],
+            },
+        ),
+        (  # samples of different ranks: a shared vector against a batched scalar
+            "minimum",
+            {"input": (3,), "other": ()},
+            [None, -1],
+            {"input": [1.0, 2.0, 3.0], "batched_other": [2.0, 5.0]},
+        ),
+    ],
+)
+def test_the_region_of_a_vmap_check_reads_each_sample_as_it_broadcasts(op, shapes, in_dims, data):
+    # per sample the inputs broadcast, the batched arrays as stored do not; TensorFlow's ties (x
+    # takes the whole gradient) are still met
+    adapter = _adapter("tensorflow")
+    out_shape = np.broadcast_shapes(*shapes.values())
+    data = {**data, "batched_grad_output": np.arange(2.0 * np.prod(out_shape)).reshape((2, *out_shape)) + 1.0}
+    case = Case(
+        op,
+        RecordParams.of({"values": "ties", "in_dims": in_dims, "vmap_size": 2}),
+        shapes,
+        "float64",
+        0,
+        ("vmap_vjp",),
+        data={k: np.asarray(v, dtype=np.float64).tolist() for k, v in data.items()},
+    )
+    got = run_in_process(adapter, case, "vmap_vjp", adapter.setup())
+    assert got["verdict"] == "convention", got
+    assert [c["name"] for c in got["conventions"]] == [f"{op}-gradient-at-ties"]
+
+
+@pytest.mark.parametrize(
+    "case_json",
+    [
+        # seed-2 records campaign: JAX halves clamp_max_tensor's gradient at ties (jnp.minimum); the
+        # bound's gradient sums over the broadcast dim, where the halving moves grad_other[11, 1] by
+        # 0.091, just under its bound (0.093), and JAX's bfloat16 sum lands 0.094 from the reference's:
+        # the choice decides that element too
+        '{"op": "clamp_max_tensor", "params": {"values": "ties"}, "shapes": {"input": [5, 17, 2], '
+        '"other": [17, 2]}, "dtype": "bfloat16", "seed": 2768, "checks": ["vjp"]}',
+        # seed-4 records campaign: x = [..., nan, -inf, ...] against the bound -inf; JAX (jnp.maximum)
+        # halves the tie at -inf and gives the NaN no gradient, which is PyTorch's clamp_min choice
+        # there: the tie's alternative must leave the NaN to the record's own choice
+        '{"op": "clamp_min_tensor", "params": {"values": "nonfinite"}, "shapes": {"input": [3, 4], '
+        '"other": []}, "dtype": "bfloat16", "seed": 57627, "checks": ["vjp"]}',
+    ],
+)
+def test_campaign_cases_of_jax_halving_clamp_ties(case_json):
+    adapter = _adapter("jax")
+    case = Case.from_json(case_json, "records campaign")
+    got = run_in_process(adapter, case, "vjp", adapter.setup())
+    assert got["verdict"] == "convention", got
+    name = f"{case.op}-gradient-at-the-bound"
+    assert [(c["name"], c["alternative"]) for c in got["conventions"]] == [(name, "half")]
