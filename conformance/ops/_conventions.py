@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from conformance.tolerance import element_ratios
+
 #: an element is decided by a choice when the alternative's value differs from the reference's by
 #: more than this fraction of the element's bound
 DECIDED = 1.0 / 16
@@ -101,8 +103,6 @@ def judge_conventions(case, check, outputs, expected, alternative_expected, data
     ``expected``: {name: (value, bound)} of the reference; ``alternative_expected(fn)``: the same for
     the op computed by ``fn`` (None when the reference cannot evaluate it). Returns
     ``{"conventions": [{"name", "alternative", "elements"}], "reason": ...}``."""
-    from conformance.tolerance import element_ratios
-
     conventions = _applicable(case, check, data)
     if not conventions:
         return None
