@@ -155,6 +155,8 @@ class Entry:
     issue: str | None = None
     reproducer: str | None = None
     reproduces: re.Pattern | None = None  # searched in what a .py reproducer prints
+    reproducer_path: str | None = None  # the reproducer's file, resolved beside its known file
+    known_file: str | None = None  # the known file it was read from, resolved
     flaky: bool = False
     partial: bool = False
     source: str = ""
@@ -454,6 +456,8 @@ def _entry(raw: dict, path, index: int, base: Path, extra_frameworks=()) -> Entr
         issue=raw.get("issue"),
         reproducer=reproducer,
         reproduces=reproduces,
+        reproducer_path=None if reproducer is None else str((base / reproducer).resolve()),
+        known_file=str(Path(path).resolve()),
         flaky=bool(raw.get("flaky", False)),
         partial=bool(raw.get("partial", False)),
         source=str(path),

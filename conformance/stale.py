@@ -56,20 +56,27 @@ def confirm(entries, stale_ids, timeout=REPRODUCER_TIMEOUT) -> tuple[list[str], 
 
 
 def reproducer_path(entry) -> Path:
-    """The reproducer's file: relative to the known file that holds the entry."""
-    return Path(entry.source).parent / entry.reproducer
+    """The reproducer's file (resolved beside the known file that holds the entry when it was read:
+    ``entry.source`` is only a label, ``builtin`` for the shipped file)."""
+    return Path(entry.reproducer_path)
 
 
 def run_reproducer(entry, timeout=REPRODUCER_TIMEOUT) -> dict:
     path = reproducer_path(entry)
-    env = {**os.environ, NESTED: "1"}
+    # the replay imports this checkout's conformance, whatever the reproducer's working directory
+    package_root = str(Path(__file__).resolve().parents[1])
+    env = {
+        **os.environ,
+        NESTED: "1",
+        "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
+    }
     with tempfile.TemporaryDirectory(prefix="refgrad-reproducer-") as tmp:
         if path.suffix == ".py":
             command = [sys.executable, str(path)]
         else:
             command = [
                 sys.executable, "-m", "conformance", "replay", str(path),
-                "--frameworks", entry.framework, "--known", entry.source, "--allow-stale",
+                "--frameworks", entry.framework, "--known", entry.known_file, "--allow-stale",
                 "--out", str(Path(tmp) / "out"), "--quiet",
             ]  # fmt: skip
         try:

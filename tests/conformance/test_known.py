@@ -435,3 +435,22 @@ def test_an_entry_naming_a_setting_its_framework_does_not_report_is_stale_naming
     assert "'onedn'" in why and "it reports: data_format, onednn" in why
     # a framework that did not run, or reported nothing, is no evidence
     assert known.classify([_rec(n=0)], {})[1]["stale"] == []
+
+
+def test_a_reproducer_is_found_beside_its_known_file_whatever_the_label_or_working_directory(tmp_path, monkeypatch):
+    """The shipped file is labelled ``builtin`` and a user's file by the path given: the reproducer
+    is resolved when the file is read, not from the label (it ran from its own temporary directory)."""
+    (tmp_path / "lists").mkdir()
+    _script(tmp_path / "lists", "shape (0, 5, 5, 2)")
+    entry = {**EMPTY_BATCH, "reproducer": "repro.py", "reproduces": r"\(0, 5, 5, 2\)"}
+    _known(tmp_path / "lists", entry)
+    monkeypatch.chdir(tmp_path)
+    known = load_known(["lists/known.json"])
+    monkeypatch.chdir(tmp_path / "lists")  # the campaign may report from elsewhere
+    code, rep = _outcome([_rec("pass", n=0, reason="")], tmp_path, known=known)
+    assert rep["known"]["reproducers"]["tf-empty-batch"]["reproduces"] is True, rep["known"]["reproducers"]
+    assert code == exitcodes.OK
+    from conformance import stale
+
+    shipped = [e for e in load_known("builtin").entries if e.reproducer]
+    assert shipped and all(stale.reproducer_path(e).is_file() for e in shipped)
