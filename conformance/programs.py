@@ -847,11 +847,11 @@ def in_case_dtype(message: str, dtype: str) -> str:
     """A reference error message as PyTorch words it for the case's dtype: the reference computes in
     float64, so the tensors its autograd errors name are ``[torch.DoubleTensor [...]]``; PyTorch's
     are of the case's dtype (``[CPUBFloat16Type [...]]``)."""
-    from reference.autograd.graph import _TYPE_NAMES
+    from reference.autograd.graph import tensor_type_name
 
     if dtype == "float64":
         return message
-    return message.replace(f"[{_TYPE_NAMES['float64']} [", f"[{_TYPE_NAMES.get(dtype, dtype)} [")
+    return message.replace(f"[{tensor_type_name('float64')} [", f"[{tensor_type_name(dtype)} [")
 
 
 def program_verdict(

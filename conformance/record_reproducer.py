@@ -215,7 +215,7 @@ def record_reproducer(
     rec = RECORDS[case.op]
     cls = load_class(adapter_spec)
     framework, mode, options = adapter_mode(cls)
-    spelling = cls.__new__(cls).spelling(rec, case)  # no __init__: the spelling needs no framework
+    spelling = cls.__new__(cls).spelling_for(rec, case)  # no __init__: the spelling needs no framework
     if isinstance(spelling, str):
         raise CannotReproduce(spelling)
     imports, op_text = spelling_source(spelling)

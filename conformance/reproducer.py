@@ -229,7 +229,8 @@ REFERENCE_REJECTS = {rejects!r}
         header,
         _MAIN.strip("\n"),
         "# ---- data: rounding to the case's dtype (from conformance.case) " + "-" * 28,
-        "\n\n".join(textwrap.dedent(inspect.getsource(getattr(_case_module(), n))) for n in _CASE_HELPERS),
+        f"PART_DTYPE = {_case_module().PART_DTYPE!r}  # a complex dtype's parts (round_to_dtype reads it)\n\n"
+        + "\n\n".join(textwrap.dedent(inspect.getsource(getattr(_case_module(), n))) for n in _CASE_HELPERS),
         "# ---- expected values: conformance/repro_oracle.py " + "-" * 42,
         _oracle_source(),
         "# ---- the framework, run exactly as the harness's adapter runs it " + "-" * 26,

@@ -95,12 +95,21 @@ class Adapter:
     #: built-in adapters do not yet (docs/complex.md)
     complex_records = True
 
-    def spelling(self, rec, case=None):
-        """The function this adapter runs for op record ``rec`` (the spelling ``case`` names; or
-        why it has none, a str)."""
+    def spelling(self, rec):
+        """The function this adapter runs for op record ``rec`` (or why it has none, a str): its
+        primary spelling. An adapter may override it (a planted bug, another backend's spelling)."""
         if self.record_framework is None:
             return f"the {self.name} adapter runs no op records"
-        return rec.spelling(self.record_framework, case)
+        return rec.spelling(self.record_framework)
+
+    def spelling_for(self, rec, case):
+        """The function this adapter runs for ``case`` of ``rec``: the other public spelling the case
+        names (``params["spelling_<framework>"]``), else :meth:`spelling`."""
+        from conformance.ops import PRIMARY, spelling_name
+
+        if self.record_framework is not None and spelling_name(case, self.record_framework) != PRIMARY:
+            return rec.spelling(self.record_framework, case)
+        return self.spelling(rec)
 
     def unsupported_record(self, case, check: str) -> str | None:
         """Why this framework cannot run ``check`` on an op record's case (None when it can)."""
@@ -114,7 +123,7 @@ class Adapter:
             return f"the {check} check does not apply to the {rec.name} record (its checks: {', '.join(rec.checks)})"
         if getattr(type(self), "run_record", None) is None:
             return f"the {self.name} adapter runs no op records"
-        spelled = self.spelling(rec, case)
+        spelled = self.spelling_for(rec, case)
         if isinstance(spelled, str):
             return spelled
         if case.dtype.startswith("complex") and not self.complex_records:

@@ -239,7 +239,7 @@ class JaxAdapter(ModeCache, Adapter):
         from conformance.ops._run import JaxNamespace, run_jax
 
         try:
-            return run_jax(JaxNamespace(), case, check, a, self.spelling(RECORDS[case.op], case))
+            return run_jax(JaxNamespace(), case, check, a, self.spelling_for(RECORDS[case.op], case))
         except (NotImplementedError, TypeError) as exc:
             # jax's LAPACK bindings have no half-precision kernels: "(KeyError(<class
             # 'numpy.float16'>), 'Unsupported dtype float16.')"; jax.scipy.special.ndtri and

@@ -115,7 +115,7 @@ class TensorFlowAdapter(Adapter):
         from conformance.ops import RECORDS
 
         try:
-            return self._run_tf(case, check, a, self.spelling(RECORDS[case.op], case))
+            return self._run_tf(case, check, a, self.spelling_for(RECORDS[case.op], case))
         except (self.tf.errors.NotFoundError, self.tf.errors.InvalidArgumentError, TypeError) as exc:
             if not _no_kernel_for(exc, case.dtype):
                 raise

@@ -92,7 +92,7 @@ class TorchAdapter(Adapter):
         from conformance.ops import RECORDS
         from conformance.ops._run import run_torch
 
-        return run_torch(self.torch, case, check, a, self.spelling(RECORDS[case.op], case), self.dev)
+        return run_torch(self.torch, case, check, a, self.spelling_for(RECORDS[case.op], case), self.dev)
 
     def program(self, case, a):
         """The program text itself with ``T=torch`` (views, in-place and autograd are PyTorch's)."""
@@ -409,7 +409,7 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
         from conformance.ops import RECORDS, check_arrays, op_params
         from conformance.ops._run import ORDER_RUN, _refuse, _run_torch, run_torch
 
-        torch, fn = self.torch, self.spelling(RECORDS[case.op], case)
+        torch, fn = self.torch, self.spelling_for(RECORDS[case.op], case)
         params = op_params(case)
         # the spelling's own refusals (the compiled wrappers below carry none)
         _refuse(fn, case, check, "torch")

@@ -90,7 +90,7 @@ def render() -> str:
     ]
     for name, rec in spelled.items():
         cells = [", ".join(f"`{s}`" for s in rec.spellings.get(f, {})) or "—" for f in _NAMES]
-        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")  # (the per-record table above has `name`)
     lines += ["", "## Not fuzzed on their own", "", "| primitive | family | why |", "|---|---|---|"]
     for name, rec in sorted(not_fuzzed.items()):
         lines.append(f"| `{name}` | {rec.family} | {_cell(rec.not_fuzzed)} |")

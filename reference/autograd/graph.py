@@ -48,15 +48,18 @@ def short_name(node) -> str:
     return match.group(1) + ("" if match.group(2) in ("0", "") else match.group(2))
 
 
+def tensor_type_name(dtype_name: str) -> str:
+    """``torch.DoubleTensor`` (``CPUBFloat16Type`` for the dtypes with no legacy tensor type): how
+    PyTorch names a CPU tensor of that dtype in autograd errors."""
+    if dtype_name not in SCALAR_TYPE_NAMES:
+        return dtype_name
+    name = scalar_type_name(dtype_name)
+    return f"CPU{name}Type" if dtype_name in _NO_LEGACY_TYPE else f"torch.{name}Tensor"
+
+
 def describe(tensor) -> str:
     """``[torch.DoubleTensor [2, 3]]`` as PyTorch prints a tensor in autograd errors."""
-    dtype = tensor._data.dtype
-    name = scalar_type_name(dtype)
-    if dtype.name not in SCALAR_TYPE_NAMES:
-        kind = dtype.name
-    else:
-        kind = f"CPU{name}Type" if dtype.name in _NO_LEGACY_TYPE else f"torch.{name}Tensor"
-    return f"[{kind} [{', '.join(str(s) for s in tensor.shape)}]]"
+    return f"[{tensor_type_name(tensor._data.dtype.name)} [{', '.join(str(s) for s in tensor.shape)}]]"
 
 
 class Node:

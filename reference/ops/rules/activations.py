@@ -18,7 +18,7 @@ import numpy as np
 
 from reference import errors as _E
 from reference.autograd.dispatch import apply
-from reference.backend import namespace_of
+from reference.backend import namespace_of, to_numpy
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_DIM, BATCH_ELEMENTWISE
@@ -58,16 +58,27 @@ def _value(kernel, at_pos_inf=math.inf, at_neg_inf=math.nan):
     return lambda x: exact(x).astype(x.dtype, copy=False)
 
 
+def _on_host(kernel):
+    """``kernel`` (a float64 NumPy kernel of :mod:`._smooth`, which falls back to mpmath on some
+    elements) run on the host: the input copied to NumPy explicitly, the result returned in the
+    input's array namespace (NumPy, CuPy)."""
+
+    def run(x, *args):
+        out = kernel(np.asarray(to_numpy(x), dtype=np.float64), *args)
+        return namespace_of(x).asarray(out)
+
+    return run
+
+
 def _torch_at_inf(kernel, at_pos_inf, at_neg_inf):
     """``kernel`` with PyTorch's values at +inf and -inf (its formulas' inf * 0 = nan included)."""
 
-    def exact(x):
-        x64 = np.asarray(x, dtype=np.float64)
+    def exact(x64):
         with np.errstate(all="ignore"):
             out = kernel(x64)
         return np.where(x64 == np.inf, at_pos_inf, np.where(x64 == -np.inf, at_neg_inf, out))
 
-    return exact
+    return _on_host(exact)
 
 
 def _derivative(name, order):
@@ -86,7 +97,7 @@ def _chain(name, node, kernels, at_inf):
             f"{name}_d{order}",
             f"{node}Derivative{order}Backward0",
             ("self",),
-            forward=_lowp(_torch_at_inf(kernel, pos, neg) if order < 3 else kernel),
+            forward=_lowp(_torch_at_inf(kernel, pos, neg) if order < 3 else _on_host(kernel)),
             grads=(
                 (lambda c, g, nxt=nxt: g * apply(_derivative(name, nxt), (c.self,)))
                 if order < 3
@@ -208,7 +219,7 @@ def _softplus_grad(c, g):
 
 
 def _softplus_exact(x, beta=1.0, threshold=20.0):
-    return (S.softplus(np.asarray(x, dtype=np.float64) * beta) / beta).astype(x.dtype, copy=False)
+    return (_on_host(lambda x64: S.softplus(x64 * beta) / beta)(x)).astype(x.dtype, copy=False)
 
 
 rule(
@@ -423,7 +434,7 @@ rule(
 def _glu(x, dim):
     xp = namespace_of(x)
     a, b = xp.split(x, 2, axis=dim)
-    return a * S.sigmoid(b).astype(b.dtype, copy=False)
+    return a * _on_host(S.sigmoid)(b).astype(b.dtype, copy=False)
 
 
 def _glu_halves(c, x):
@@ -465,6 +476,13 @@ from reference.ops.functions import pointwise as _P  # noqa: E402
 from reference.ops.rules.registry import RULES as _RULES  # noqa: E402
 
 
+def _gelu_decomposition(x, approximate):
+    if approximate == "tanh":
+        inner = (x + x * x * x * 0.044715) * math.sqrt(2 / math.pi)
+        return x * 0.5 * (A.tanh(inner) + 1)
+    return x * 0.5 * (_kernel_erf(x * (1 / math.sqrt(2))) + 1)
+
+
 def _elu_decomposition(x, alpha, scale, input_scale):
     return A.where(x <= 0, _P.expm1(x * input_scale) * (alpha * scale), x * scale)
 
@@ -495,9 +513,20 @@ _ERRORS = {
     "glu": _E.composite(_glu_decomposition, "a * sigmoid(b) of the two halves: one product of the exact sigmoid"),
     **{
         n: _E.exact_elementwise(_EXACT_C, _EXACT_SOURCE)
-        for n in ("gelu", "silu", "mish", "softplus", "log_sigmoid")
+        for n in ("silu", "mish", "softplus", "log_sigmoid")
         + tuple(f"{f}_d{k}" for f in ("softplus", "silu", "mish", "gelu", "gelu_tanh") for k in (1, 2, 3))
     },
+    # gelu's value: PyTorch's float32/float16/bfloat16 kernel evaluates erf with Vectorized<float>::erf
+    # (Abramowitz & Stegun 7.1.26, |error| <= 1.5e-7 plus its float32 evaluation: derived at
+    # _kernel_erf), which is PyTorch's accuracy for the op, so the value's bound is the kernel's
+    # composite (the exact value in float64 where erf is accurate); its derivatives gelu_d1/_d2 keep
+    # the exact c-ulp declaration above
+    "gelu": _E.composite(
+        _gelu_decomposition,
+        "PyTorch GeluKernel: x * 0.5 * (1 + erf(x / sqrt 2)) (tanh form); erf in float32, float16 and "
+        "bfloat16 is Vectorized<float>::erf (Abramowitz & Stegun 7.1.26, |error| <= 1.5e-7 plus its "
+        "float32 evaluation, derived at _kernel_erf)",
+    ),
     "elu": _E.composite(
         _elu_decomposition, "PyTorch elu kernel: x <= 0 ? expm1(x * input_scale) * alpha * scale : x * scale"
     ),

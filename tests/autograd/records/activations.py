@@ -50,3 +50,33 @@ RECORDS = {
         ("dim0", lambda a: F.glu(a, 0), [(2, 3)], "a"),
     ],
 }
+
+
+def _derivative(fn, order):
+    """The ``order``-th derivative of ``fn`` (elementwise, so the gradient for a cotangent of ones),
+    as a differentiable program: its backward runs the next derivative primitive."""
+
+    def prog(a):
+        a = a if a.requires_grad else a.clone().requires_grad_()  # a leaf of its own (under vmap)
+        out = fn(a)
+        for _ in range(order):
+            out = T.autograd.grad(out, a, T.ones_like(out), create_graph=True)[0]
+        return out
+
+    return prog
+
+
+# the exact derivative primitives <name>_d1, _d2, _d3 (reference.ops.rules.activations): _dk runs
+# in the backward of the (k-1)-th derivative (_d3 has no derivative of its own: it is checked as
+# the backward of the second derivative, never differentiated twice)
+for _name, _fn in (
+    ("softplus", lambda a: F.softplus(a)),
+    ("silu", lambda a: F.silu(a)),
+    ("mish", lambda a: F.mish(a)),
+    ("gelu", lambda a: F.gelu(a)),
+    ("gelu_tanh", lambda a: F.gelu(a, approximate="tanh")),
+):
+    for _k in (1, 2, 3):
+        _opts = {"first_order_only": "the third derivative has no derivative of its own (no fourth)"} if _k == 3 else {}
+        RECORDS[f"{_name}_d{_k}"] = [(f"derivative_{_k - 1}", _derivative(_fn, _k - 1), [(2, 3)], "a", _opts)]
+
