@@ -88,7 +88,9 @@ BOUNDS = {  # worst ulps allowed (value, d1, d2); measured figures in docs/accur
     "hardsigmoid": (1, 1, None),
     "hardswish": (2, 2, 1),
     "glu_gate": (2, 2, 3),
-    "expm1": (1, 1, 1),
+    # expm1's derivatives keep PyTorch's g * (result + 1): PyTorch saves the result (saved-tensor
+    # semantics), from which e^x cannot be recovered where expm1(x) rounds to -1 (docs/accuracy.md)
+    "expm1": (1, None, None),
 }
 
 
