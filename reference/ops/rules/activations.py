@@ -483,6 +483,11 @@ def _gelu_decomposition(x, approximate):
     return x * 0.5 * (_kernel_erf(x * (1 / math.sqrt(2))) + 1)
 
 
+def _gelu_d1_decomposition(x):
+    # gelu'(x) = Phi(x) + x phi(x), Phi through the kernel erf (as PyTorch's GeluBackward kernel)
+    return (_kernel_erf(x * (1 / math.sqrt(2))) + 1) * 0.5 + x * A.exp(x * x * -0.5) * (1 / math.sqrt(2 * math.pi))
+
+
 def _elu_decomposition(x, alpha, scale, input_scale):
     return A.where(x <= 0, _P.expm1(x * input_scale) * (alpha * scale), x * scale)
 
@@ -515,17 +520,25 @@ _ERRORS = {
         n: _E.exact_elementwise(_EXACT_C, _EXACT_SOURCE)
         for n in ("silu", "mish", "softplus", "log_sigmoid")
         + tuple(f"{f}_d{k}" for f in ("softplus", "silu", "mish", "gelu", "gelu_tanh") for k in (1, 2, 3))
+        if n != "gelu_d1"
     },
     # gelu's value: PyTorch's float32/float16/bfloat16 kernel evaluates erf with Vectorized<float>::erf
     # (Abramowitz & Stegun 7.1.26, |error| <= 1.5e-7 plus its float32 evaluation: derived at
     # _kernel_erf), which is PyTorch's accuracy for the op, so the value's bound is the kernel's
-    # composite (the exact value in float64 where erf is accurate); its derivatives gelu_d1/_d2 keep
+    # composite (the exact value in float64 where erf is accurate); gelu_d1 likewise (below); gelu_d2 keeps
     # the exact c-ulp declaration above
     "gelu": _E.composite(
         _gelu_decomposition,
         "PyTorch GeluKernel: x * 0.5 * (1 + erf(x / sqrt 2)) (tanh form); erf in float32, float16 and "
         "bfloat16 is Vectorized<float>::erf (Abramowitz & Stegun 7.1.26, |error| <= 1.5e-7 plus its "
         "float32 evaluation, derived at _kernel_erf)",
+    ),
+    # gelu's first derivative, as its value: PyTorch's float32/half backward kernel forms Phi(x) with
+    # the same Vectorized<float>::erf, so its bound carries that erf's error (the composite)
+    "gelu_d1": _E.composite(
+        _gelu_d1_decomposition,
+        "PyTorch GeluBackward kernel: Phi(x) + x phi(x), Phi = 0.5 (1 + erf(x / sqrt 2)) with "
+        "Vectorized<float>::erf in float32, float16 and bfloat16 (derived at _kernel_erf)",
     ),
     "elu": _E.composite(
         _elu_decomposition, "PyTorch elu kernel: x <= 0 ? expm1(x * input_scale) * alpha * scale : x * scale"
