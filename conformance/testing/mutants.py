@@ -32,7 +32,7 @@ BUGS = {
     ),
     "copyslices_keeps_base_grad": (
         "autograd/graph.py",
-        "out[0] = api.put(g, self.index, res[0]) if res[0] is not None else api.put(g, self.index, 0.0)",
+        "out[0] = ops.put(g, self.index, res[0]) if res[0] is not None else ops.put(g, self.index, 0.0)",
         "out[0] = g",
         "CopySlices passes the base's gradient through without rewriting the view's region",
     ),
