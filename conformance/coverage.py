@@ -1,7 +1,7 @@
 """Coverage measured, not hoped for: which parameter features (and pairs of them) a campaign drew.
 
-A *feature* is a named property of one case, derived from its parameters and shapes alone (never
-from a framework's answer), so the same case always has the same features:
+A *feature* is a named property of one case, derived from its parameters, shapes and drawn inputs
+(a function of its seed; never a framework's answer), so the same case always has the same features:
 
 * every case: ``dtype=<dtype>``; ``empty`` (an input with a zero-sized dim), ``scalar`` (a 0-d
   input), ``broadcast`` (inputs of different shapes), ``large`` (an input of 4096 elements or more:
@@ -13,6 +13,8 @@ from a framework's answer), so the same case always has the same features:
   carry no feature); the vmap checks: ``in_dims=None`` (a shared input), ``in_dims<0``,
   ``in_dims>0`` (the per-sample slice is a strided, non-contiguous view), ``vmap_size=1`` /
   ``vmap_size>1``; the error check: ``invalid=<breakage>``;
+  ``reached=<input>:<point>`` for each hard point of the input's declared domain (a zero, pole or
+  branch point: conformance.ops._domains) that some drawn element lies near (the reach table);
 * a convolution case: ``transposed``, ``output_padding>0``, ``groups>1``, ``stride>1``,
   ``dilation>1``, ``batch_empty``, ``padding=<string>``, ``channels_last``, ``bias=False``,
   ``rank=<r>``.
@@ -37,6 +39,8 @@ from conformance.strategies import record_spellings
 TRIES = 6
 #: pairs of features listed per record as never drawn (the report shows the first ones)
 MISSING_SHOWN = 12
+#: the feature key of a domain's hard point reached by a case (``reached=input:pole 0``)
+REACHED = "reached"
 
 
 def _prod(shape):
@@ -128,6 +132,7 @@ def features(case) -> list[str]:
             if any(d is not None and d > 0 for d in dims):
                 out.append("in_dims>0")
             out.append("vmap_size=1" if params.get("vmap_size", 2) == 1 else "vmap_size>1")
+        out += _reached_points(case)
         from conformance.ops import HARNESS_PARAMS, SPELLING_PARAMS
 
         for key, value in sorted(params.items()):
@@ -136,6 +141,33 @@ def features(case) -> list[str]:
             elif key in SPELLING_PARAMS.values():  # each public spelling is a feature to reach
                 out.append(f"{key}={value}")
     return sorted(set(out))
+
+
+def _reached_points(case) -> list[str]:
+    """``reached=<input>:<point>`` for each hard point of a record input's domain
+    (conformance.ops._domains) that some element of the case's drawn input lies near."""
+    from conformance.case import PART_DTYPE
+    from conformance.ops import RECORDS, RecordData, as_domain
+
+    rec = RECORDS.get(case.op)
+    if rec is None or not rec.domains or case.dtype in PART_DTYPE:  # complex draws: the plane
+        return []
+    data, out = RecordData(case), []
+    for name, declared in rec.domains.items():
+        domain = as_domain(declared)
+        if domain.points and name in case.shapes:
+            out += [f"{REACHED}={name}:{label}" for label in domain.reach(data[name])]
+    return out
+
+
+def declared_points(op) -> list[str]:
+    """The ``<input>:<point>`` regions a record's domains declare (the reach table's rows)."""
+    from conformance.ops import RECORDS, as_domain
+
+    rec = RECORDS.get(op)
+    if rec is None:
+        return []
+    return [f"{name}:{p.label}" for name, d in rec.domains.items() for p in as_domain(d).points]
 
 
 def pairs(feats) -> list[str]:
@@ -200,6 +232,11 @@ class Coverage:
                 "missing_count": len(missing),
                 "rarest_pairs": [[p, n] for p, n in sorted(drawn.items(), key=lambda kv: (kv[1], kv[0]))[:5]],
             }
+            declared = declared_points(op)
+            if declared:  # the reach of the record's declared domain points (conformance.ops._domains)
+                reached = {r: feats[f"{REACHED}={r}"] for r in declared}
+                out[op]["points"] = reached
+                out[op]["points_unreached"] = [r for r, n in reached.items() if not n]
         return out
 
 

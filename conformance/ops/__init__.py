@@ -4,7 +4,8 @@ A record (PyTorch's OpInfo, JAX's ``op_record``) says, once, how the harness fuz
 
 * ``sample``: a Hypothesis strategy of ``(params, shapes)`` valid by construction (shapes of the
   named tensor inputs; params the op's non-tensor arguments plus ``values``, the distribution
-  the inputs are drawn from: :data:`VALUES`);
+  the inputs are drawn from: :data:`VALUES`, plus ``near`` for a record whose ``domains``
+  declare hard points: conformance.ops._domains);
 * ``fn(T, *tensors, **params)``: the op as PyTorch spells it; with ``T = reference`` it is the
   reference (``import reference as T`` runs PyTorch's program text), with ``T = torch`` the
   PyTorch spelling;
@@ -39,6 +40,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from conformance.ops._domains import as_domain
+
 VMAP_CHECKS = ("vmap", "vmap_vjp", "vmap_jvp_vjp")
 #: The second-order checks that run forward mode (docs/conformance.md, "Checks"): added to every record
 #: whose checks have both ``jvp`` and ``vjp_vjp`` (its derivative rules are differentiable twice).
@@ -57,6 +60,10 @@ PRIMARY = "primary"
 HARNESS_PARAMS = ("values", "in_dims", "vmap_size", "invalid", *SPELLING_PARAMS.values())
 #: How the inputs of a record case are drawn (``params["values"]``).
 VALUES = ("normal", "positive", "wide", "ties", "large", "tiny", "nonfinite", "special")
+#: The value kinds of a record whose domain declares hard points (conformance.ops._domains): the
+#: ``near`` kind draws half of an input's elements at and around them.
+NEAR = "near"
+VALUES_NEAR = (*VALUES, NEAR)
 
 
 @dataclass(frozen=True)
@@ -71,7 +78,9 @@ class OpRecord:
     tf: Callable | str | None = None
     torch: Callable | str | None = None  # default: fn with T = torch
     checks: tuple = RECORD_CHECKS
-    domains: dict = field(default_factory=dict)  # input -> "any" | "pos" | "unit" (|x| < 1)
+    #: input -> its mathematical domain and hard points (a conformance.ops._domains.Domain, or
+    #: "any" | "pos" | "unit" for one without points); an input not named is the whole line
+    domains: dict = field(default_factory=dict)
     nondiff: tuple = ()  # inputs that are not differentiated
     not_fuzzed: str | None = None
     note: str = ""
@@ -238,6 +247,15 @@ def batched_shape(shape, dim, size):
     return tuple(shape[:d] + [size] + shape[d:])
 
 
+def kinds_for(values, domains: dict) -> tuple:
+    """The value kinds a record draws: ``values`` (default :data:`VALUES`), plus :data:`NEAR` where
+    one of its ``domains`` declares hard points (conformance.ops._domains)."""
+    kinds = tuple(values or VALUES)
+    if NEAR not in kinds and any(as_domain(d).points for d in domains.values()):
+        kinds += (NEAR,)
+    return kinds
+
+
 def _draw(case, name, shape, domain="any"):
     from conformance.case import PART_DTYPE, decode_array, round_to_dtype
 
@@ -261,10 +279,8 @@ def _draw(case, name, shape, domain="any"):
     a = real_values(rng, shape, kind, case.dtype)
     if kind == "special":  # the whole real line: log(-1), sqrt(-0), atanh(1) are the point
         return round_to_dtype(a, case.dtype)
-    if domain == "pos":
-        a = np.abs(a)
-    elif domain == "unit":
-        a = np.tanh(a) * 0.9
+    domain = as_domain(domain)
+    a = domain.near(rng, a, case.dtype) if kind == "near" else domain.place(a)
     return round_to_dtype(a, case.dtype)
 
 
@@ -450,8 +466,11 @@ __all__ = [
     "RecordData",
     "RecordParams",
     "VALUES",
+    "VALUES_NEAR",
+    "NEAR",
     "check_arrays",
     "covered_rules",
+    "kinds_for",
     "families",
     "fuzzed",
     "not_fuzzed",

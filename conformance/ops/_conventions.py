@@ -36,11 +36,14 @@ DECIDED = 1.0 / 16
 
 @dataclass(frozen=True)
 class Alternative:
-    """Another documented choice: ``fn(T, *inputs, **params)`` computes the op with it."""
+    """Another documented choice: ``fn(T, *inputs, **params)`` computes the op with it; or, for a
+    choice about how a non-number is spelled, ``on_values(value, observed) -> value``: the
+    reference's float64 values with the choice made (``fn`` is then None)."""
 
     name: str
-    fn: Callable
+    fn: Callable | None
     note: str = ""
+    on_values: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,7 @@ def _applicable(case, check, data) -> list:
     if rec is None:
         return out
     inputs = None
-    for conv in rec.conventions:
+    for conv in (*rec.conventions, *EVERY_RECORD):
         if check not in conv.checks:
             continue
         if inputs is None:
@@ -120,7 +123,13 @@ def judge_conventions(case, check, outputs, expected, alternative_expected, data
     candidates = []
     for conv in conventions:
         for alt in conv.alternatives:
-            alt_expected = alternative_expected(alt.fn)
+            if alt.on_values is not None:
+                alt_expected = {
+                    n: (alt.on_values(np.asarray(v, dtype=np.float64), np.asarray(outputs[n], dtype=np.float64)), b)
+                    for n, (v, b) in expected.items()
+                }
+            else:
+                alt_expected = alternative_expected(alt.fn)
             if alt_expected is None:
                 continue
             hits, contradicted = {}, 0
@@ -224,3 +233,41 @@ def any_repeated(np_, inputs, params) -> bool:
     if x.size == 0:
         return False
     return bool(np_.isnan(x).any()) or np_.unique(x).size < x.size
+
+
+# ---- conventions every record has -------------------------------------------------------------
+
+
+def _all_finite(np_, inputs, params) -> bool:
+    return all(bool(np_.isfinite(a).all()) for a in inputs.values())
+
+
+def _nan_for_infinity(value, observed):
+    return np.where(np.isinf(value), np.nan, value)
+
+
+def _infinity_for_nan(value, observed):
+    return np.where(np.isnan(value) & np.isinf(observed), observed, value)
+
+
+#: A derivative at a pole of the derivative (sqrt' and log' at 0, acosh' at 1, atanh' at +-1, 1/x's
+#: at 0, and every derivative built from one): it has no value. PyTorch gives the one-sided limit,
+#: an infinity, and nan where that infinity meets a zero or another infinity in the chain rule (a
+#: zero tangent times inf, inf - inf); JAX and TensorFlow compose other formulas and may say nan
+#: for the infinity or an infinity for the nan. Only where every input is finite (an infinite
+#: derivative of finite inputs is a pole; of an infinite input, IEEE 754 and C99 Annex F fix the
+#: value), only for derivatives (a value at a pole is fixed by C99 Annex F: log(0) = -inf), and
+#: an infinity of the other sign stays a failure.
+UNBOUNDED_DERIVATIVE = Convention(
+    "unbounded-derivative",
+    "a derivative where it is unbounded (a pole of the derivative at finite inputs) has no value: "
+    "PyTorch gives its one-sided limit (an infinity), or nan where that infinity meets a zero or "
+    "another infinity in the chain rule",
+    _all_finite,
+    (
+        Alternative("nan-for-the-infinity", None, "nan where PyTorch gives an infinity", _nan_for_infinity),
+        Alternative("infinity-for-the-nan", None, "an infinity where PyTorch's chain rule gives nan", _infinity_for_nan),
+    ),
+)
+#: the conventions of every real record, besides its own (``OpRecord.conventions``)
+EVERY_RECORD = (UNBOUNDED_DERIVATIVE,)

@@ -91,6 +91,30 @@ def render() -> str:
     for name, rec in spelled.items():
         cells = [", ".join(f"`{s}`" for s in rec.spellings.get(f, {})) or "—" for f in _NAMES]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")  # (the per-record table above has `name`)
+    with_points = {
+        n: r for n, r in sorted(fuzzed.items()) if any(ops.as_domain(d).points for d in r.domains.values())
+    }
+    lines += [
+        "",
+        "## Domains and their hard points",
+        "",
+        f"{len(with_points)} records declare, per input, the function's mathematical domain and the "
+        "points in it where accuracy is hard: zeros (relative accuracy), poles, branch points "
+        "(`conformance/ops/_domains.py`). Their cases also draw the `near` kind: half of the "
+        "elements at a point or 2^-k of its scale from it, down to the dtype's last ulps. A "
+        "campaign report's coverage table lists, per record, how often each point was reached "
+        "(`reached=<input>:<point>`) and which were not; `tests/conformance/test_domains.py` fails "
+        "for a point the record's strategy cannot draw. The `special` kind draws IEEE special "
+        "values over the whole line in every record, whatever its domain.",
+        "",
+        "| record | input | domain | hard points |",
+        "|---|---|---|---|",
+    ]
+    for name, rec in with_points.items():
+        for arg, declared in rec.domains.items():
+            d = ops.as_domain(declared)
+            points = ", ".join(f"{p.label}" + ("" if p.side == "both" else f" ({p.side})") for p in d.points)
+            lines.append(f"| {name} | {arg} | [{d.lo:g}, {d.hi:g}] | {_cell(points) or '—'} |")  # (`name` above)
     lines += ["", "## Not fuzzed on their own", "", "| primitive | family | why |", "|---|---|---|"]
     for name, rec in sorted(not_fuzzed.items()):
         lines.append(f"| `{name}` | {rec.family} | {_cell(rec.not_fuzzed)} |")

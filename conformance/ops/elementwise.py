@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from conformance.ops import not_fuzzed, record
+from conformance.ops import _domains as D
+from conformance.ops import kinds_for, not_fuzzed, record
 from conformance.ops._conventions import (
     Alternative,
     Convention,
@@ -57,7 +58,7 @@ def unary(name, fn, jax=None, tf=None, domain="any", values=None, params=None, *
         name,
         FAMILY,
         inputs=("input",),
-        sample=_unary(values, **(params or {})),
+        sample=_unary(kinds_for(values, {"input": domain}), **(params or {})),
         fn=fn,
         jax=jax,
         tf=tf,
@@ -71,7 +72,7 @@ def binary(name, fn, jax, tf, domains=None, values=None, **kw):
         name,
         FAMILY,
         inputs=("input", "other"),
-        sample=_binary(values),
+        sample=_binary(kinds_for(values, domains or {})),
         invalid=lambda: _no_broadcast(),
         fn=fn,
         jax=jax,
@@ -217,13 +218,14 @@ unary(
     values=("normal", "ties", "tiny", "nonfinite"),
 )
 unary("exp", lambda T, x: T.exp(x), lambda J, x: J.jnp.exp(x), lambda tf, x: tf.math.exp(x))
-unary("log", lambda T, x: T.log(x), lambda J, x: J.jnp.log(x), lambda tf, x: tf.math.log(x), domain="pos")
-unary("sqrt", lambda T, x: T.sqrt(x), lambda J, x: J.jnp.sqrt(x), lambda tf, x: tf.math.sqrt(x), domain="pos")
+unary("log", lambda T, x: T.log(x), lambda J, x: J.jnp.log(x), lambda tf, x: tf.math.log(x), domain=D.LOG)
+unary("sqrt", lambda T, x: T.sqrt(x), lambda J, x: J.jnp.sqrt(x), lambda tf, x: tf.math.sqrt(x), domain=D.SQRT)
 unary(
     "tanh",
     lambda T, x: T.tanh(x),
     lambda J, x: J.jnp.tanh(x),
     lambda tf, x: tf.math.tanh(x),
+    domain=D.ZERO_AT_0,
     rules=("tanh", "tanh_backward", "tanh_backward_output_grad"),  # its VJP and that VJP's derivative
 )
 unary(

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from conformance.ops import not_fuzzed, record
+from conformance.ops import _domains as D
+from conformance.ops import kinds_for, not_fuzzed, record
 from conformance.ops._conventions import (
     Alternative,
     Convention,
@@ -37,7 +38,7 @@ def unary(name, fn, jax=None, tf=None, domain="any", values=None, params=None, *
         name,
         FAMILY,
         inputs=("input",),
-        sample=_unary(values, **(params or {})),
+        sample=_unary(kinds_for(values, {"input": domain}), **(params or {})),
         fn=fn,
         jax=jax,
         tf=tf,
@@ -51,7 +52,7 @@ def binary(name, fn, jax, tf, domains=None, values=None, **kw):
         name,
         FAMILY,
         inputs=("input", "other"),
-        sample=_binary(values),
+        sample=_binary(kinds_for(values, domains or {})),
         fn=fn,
         jax=jax,
         tf=tf,
@@ -146,29 +147,22 @@ def _simple(name, torch_name, jnp_name, tf_name, domain="any", values=None, **kw
 
 # trigonometric and hyperbolic
 for _n, _dom in (
-    ("sin", "any"), ("cos", "any"), ("tan", "unit"), ("asin", "unit"), ("acos", "unit"), ("atan", "any"),
-    ("sinh", "any"), ("cosh", "any"), ("asinh", "any"), ("atanh", "unit"),
+    ("sin", D.SIN), ("cos", D.COS), ("tan", D.TAN), ("asin", D.ASIN), ("acos", D.ACOS),
+    ("atan", D.ZERO_AT_0), ("sinh", D.ZERO_AT_0), ("cosh", "any"), ("asinh", D.ZERO_AT_0),
+    ("atanh", D.ATANH),
 ):  # fmt: skip
     _simple(_n, _n, f"jnp.{'arc' + _n[1:] if _n.startswith('a') and _n != 'a' else _n}", f"math.{_n}", _dom)
-unary(
-    "acosh",
-    lambda T, x: T.acosh(x + 1.5),  # acosh needs x >= 1: the record shifts a positive input
-    jax=lambda J, x: J.jnp.arccosh(x + 1.5),
-    tf=lambda tf, x: tf.math.acosh(x + 1.5),
-    domain="pos",
-    values=("normal", "wide", "ties"),
-    rules=("acosh", "add"),
-)
-_simple("log1p", "log1p", "jnp.log1p", "math.log1p", "pos")
-_simple("expm1", "expm1", "jnp.expm1", "math.expm1")
-_simple("log2", "log2", "jnp.log2", None, "pos")
-_simple("log10", "log10", "jnp.log10", None, "pos")
+_simple("acosh", "acosh", "jnp.arccosh", "math.acosh", D.ACOSH, values=("normal", "wide", "ties"))
+_simple("log1p", "log1p", "jnp.log1p", "math.log1p", D.LOG1P)
+_simple("expm1", "expm1", "jnp.expm1", "math.expm1", D.ZERO_AT_0)
+_simple("log2", "log2", "jnp.log2", None, D.LOG)
+_simple("log10", "log10", "jnp.log10", None, D.LOG)
 _simple("exp2", "exp2", "jnp.exp2", None)
-_simple("rsqrt", "rsqrt", "lax.rsqrt", "math.rsqrt", "pos")
+_simple("rsqrt", "rsqrt", "lax.rsqrt", "math.rsqrt", D.SQRT)
 _simple("deg2rad", "deg2rad", "jnp.deg2rad", None)
 _simple("rad2deg", "rad2deg", "jnp.rad2deg", None)
-_simple("sinc", "sinc", "jnp.sinc", None, values=("normal", "ties", "tiny"))
-_simple("erf", "erf", "jax.scipy.special.erf", "math.erf")
+_simple("sinc", "sinc", "jnp.sinc", None, D.SINC, values=("normal", "ties", "tiny"))
+_simple("erf", "erf", "jax.scipy.special.erf", "math.erf", D.ZERO_AT_0)
 _simple("erfc", "erfc", "jax.scipy.special.erfc", "math.erfc")
 
 
@@ -188,17 +182,17 @@ _simple(
     "TensorFlow has no erfcx op (tf.math: erf, erfc, erfinv, erfcinv only)",
     torch=_torch_erfcx,
 )
-_simple("erfinv", "erfinv", "jax.scipy.special.erfinv", "math.erfinv", "unit")
-_simple("lgamma", "lgamma", "jax.scipy.special.gammaln", "math.lgamma", "pos")
-_simple("digamma", "digamma", "jax.scipy.special.digamma", "math.digamma", "pos")
+_simple("erfinv", "erfinv", "jax.scipy.special.erfinv", "math.erfinv", D.ERFINV)
+_simple("lgamma", "lgamma", "jax.scipy.special.gammaln", "math.lgamma", D.LGAMMA)
+_simple("digamma", "digamma", "jax.scipy.special.digamma", "math.digamma", D.DIGAMMA)
 _simple("i0", "i0", "jax.scipy.special.i0", "math.bessel_i0")
 _simple("i0e", "special.i0e", "jax.scipy.special.i0e", "math.bessel_i0e")
 _simple("i1", "special.i1", "jax.scipy.special.i1", "math.bessel_i1")
 _simple("i1e", "special.i1e", "jax.scipy.special.i1e", "math.bessel_i1e")
-_simple("ndtri", "special.ndtri", "jax.scipy.special.ndtri", "math.ndtri", "unit",
+_simple("ndtri", "special.ndtri", "jax.scipy.special.ndtri", "math.ndtri", D.NDTRI,
         values=("normal", "ties"))  # fmt: skip
 _simple("log_ndtr", "special.log_ndtr", "jax.scipy.special.log_ndtr", None)
-_simple("entr", "special.entr", "jax.scipy.special.entr", None, "pos")
+_simple("entr", "special.entr", "jax.scipy.special.entr", None, D.ENTR)
 _simple("sgn", "sgn", "jnp.sign", "math.sign")
 for _n in ("floor", "ceil", "trunc", "frac"):
     _simple(
@@ -241,7 +235,7 @@ unary(
     lambda T, x, eps: T.logit(x, eps),
     jax=lambda J, x, eps: _jsp(J).logit(x if eps is None else J.jnp.clip(x, eps, 1 - eps)),
     tf="TensorFlow has no logit op",
-    domain="unit",
+    domain=D.LOGIT,
     params={"eps": st.sampled_from([None, 1e-3])},
     values=("normal", "ties"),
 )
@@ -331,6 +325,7 @@ binary(
     lambda T, x, y: T.atan2(x, y),
     lambda J, x, y: J.jnp.arctan2(x, y),
     lambda tf, x, y: tf.math.atan2(x, y),
+    domains={"input": D.ZERO_AT_0, "other": D.ZERO_AT_0},  # the branch cut y = +-0, x < 0; the origin
 )
 binary("hypot", lambda T, x, y: T.hypot(x, y), lambda J, x, y: J.jnp.hypot(x, y), _NO_TF.format("hypot"))
 binary(
@@ -356,14 +351,14 @@ binary(
     lambda T, x, y: T.xlogy(x, y),
     lambda J, x, y: _jsp(J).xlogy(x, y),
     lambda tf, x, y: tf.math.xlogy(x, y),
-    domains={"other": "pos"},
+    domains={"other": D.LOG},
 )
 binary(
     "xlog1py",
     lambda T, x, y: T.special.xlog1py(x, y),
     lambda J, x, y: _jsp(J).xlog1py(x, y),
     lambda tf, x, y: tf.math.xlog1py(x, y),
-    domains={"other": "pos"},
+    domains={"other": D.LOG1P},
 )
 binary(
     "fmod",

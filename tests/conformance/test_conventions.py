@@ -312,3 +312,40 @@ def test_campaign_cases_of_jax_halving_clamp_ties(case_json):
     assert got["verdict"] == "convention", got
     name = f"{case.op}-gradient-at-the-bound"
     assert [(c["name"], c["alternative"]) for c in got["conventions"]] == [(name, "half")]
+
+
+# ---- every record: a derivative where it is unbounded --------------------------------------------
+
+SQRT_AT_ZERO = {"input": [0.0, 4.0], "grad_output": [1.0, 1.0]}
+
+
+def test_nan_for_an_unbounded_derivative_at_finite_inputs_is_a_convention():
+    """sqrt'(0) = 1/(2 sqrt 0) has no value: PyTorch says +inf, a nan there is the other spelling."""
+    case = _case("sqrt", SQRT_AT_ZERO, "vjp")
+    assert _judge(case, "vjp", grad_input=[np.inf, 0.25])["verdict"] == "pass"  # the reference's own
+    got = _judge(case, "vjp", grad_input=[NAN, 0.25])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [{"name": "unbounded-derivative", "alternative": "nan-for-the-infinity", "elements": 1}]
+
+
+def test_an_unbounded_derivative_stays_judged_where_it_matters():
+    case = _case("sqrt", SQRT_AT_ZERO, "vjp")
+    assert _judge(case, "vjp", grad_input=[-np.inf, 0.25])["verdict"] == "fail"  # the other sign
+    assert _judge(case, "vjp", grad_input=[NAN, 0.3])["verdict"] == "fail"  # and a finite element off
+    # a value at a pole is fixed by C99 Annex F (log(0) = -inf): no convention for the forward check
+    log0 = _case("log", {"input": [0.0, 1.0]}, "forward")
+    assert _judge(log0, "forward", output=[NAN, 0.0])["verdict"] == "fail"
+    # an infinite derivative of an infinite input is IEEE's, not a pole: exp'(inf) = inf
+    exp_inf = _case("exp", {"input": [np.inf, 0.0], "grad_output": [1.0, 1.0]}, "vjp")
+    assert _judge(exp_inf, "vjp", grad_input=[np.inf, 1.0])["verdict"] == "pass"
+    assert _judge(exp_inf, "vjp", grad_input=[NAN, 1.0])["verdict"] == "fail"
+
+
+def test_an_infinity_where_the_chain_rule_gives_nan_is_a_convention():
+    """sqrt'(0) times a zero cotangent: inf * 0 is nan in PyTorch's chain rule; an infinity there
+    (a framework that skips the zero) is the other spelling of a derivative with no value."""
+    case = _case("sqrt", {"input": [0.0, 4.0], "grad_output": [0.0, 1.0]}, "vjp")
+    assert _judge(case, "vjp", grad_input=[NAN, 0.25])["verdict"] == "pass"
+    assert _judge(case, "vjp", grad_input=[np.inf, 0.25])["verdict"] == "convention"
+    nan_in = _case("sqrt", {"input": [NAN, 4.0], "grad_output": [1.0, 1.0]}, "vjp")
+    assert _judge(nan_in, "vjp", grad_input=[np.inf, 0.25])["verdict"] == "fail"  # nan in, inf out

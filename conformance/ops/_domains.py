@@ -1,0 +1,227 @@
+"""The mathematical domain of an op's argument, and the points in it where accuracy is hard.
+
+A record declares, per input, a :class:`Domain`: the interval where the function is defined (log
+on [0, inf), log1p on [-1, inf), acos on [-1, 1], lgamma on the whole line minus its poles, which
+are points of the domain's closure where the value is +inf) and its :class:`Point` s: the zeros,
+poles, branch points and removable singularities where a kernel's relative accuracy is at stake
+(log near 1, sin near a multiple of pi far from 0, tan near pi/2, lgamma between its negative
+poles, acosh at its branch point 1).
+
+* Every value kind but ``special`` and ``near`` is placed in the domain by :meth:`Domain.place`
+  (the whole line: as drawn; a half line: ``lo + |a|``; an interval: its centre plus
+  ``0.9 tanh(a)`` of its half-width, which keeps the interval's edges out of the bulk draws).
+* The ``near`` kind (:meth:`Domain.near`) draws half of the elements at a declared point or at
+  2**-k of its scale from it (k from 4 to the dtype's mantissa width plus two: the last ulps
+  before the point are where cancellation is), on the side the domain allows.
+* ``special`` draws IEEE's special values over the whole real line (conformance.ops), whatever the
+  domain says: a framework must say log(-1) is nan too.
+
+The reach table (conformance.coverage) counts a point as reached by a case where some element of
+the input lies within :data:`NEAR` of it (relative to ``max(|p|, 1)``), on its allowed side.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: An element is *near* a point p where |x - p| <= NEAR * max(|p|, 1) (the reach table's region).
+NEAR = 2.0**-4
+#: The explicit mantissa bits of each real dtype: ``near`` offsets go down to 2**-(bits + 2).
+MANTISSA_BITS = {"float64": 52, "float32": 23, "float16": 10, "bfloat16": 7, "tf32": 10}
+
+
+@dataclass(frozen=True)
+class Point:
+    """A point of an argument's domain where accuracy is hard: ``label`` names it in the reach
+    table ("pole -1", "zero pi"); ``side`` is where the domain lies: "both", "above" (the point is
+    the domain's lower edge) or "below"."""
+
+    label: str
+    at: float
+    side: str = "both"
+
+    def __post_init__(self):
+        if self.side not in ("both", "above", "below"):
+            raise ValueError(f"Point.side must be 'both', 'above' or 'below', got {self.side!r}")
+
+    def reached(self, x: np.ndarray) -> bool:
+        """Whether some finite element of ``x`` lies within :data:`NEAR` of the point."""
+        d = np.asarray(x, dtype=np.float64) - self.at
+        close = np.abs(d) <= NEAR * max(abs(self.at), 1.0)
+        if self.side == "above":
+            close &= d >= 0
+        elif self.side == "below":
+            close &= d <= 0
+        return bool(close.any())
+
+
+@dataclass(frozen=True)
+class Domain:
+    """An interval [lo, hi] (either end may be infinite) and the hard points in its closure."""
+
+    name: str
+    lo: float = -math.inf
+    hi: float = math.inf
+    points: tuple[Point, ...] = ()
+
+    def __post_init__(self):
+        if not self.lo < self.hi:
+            raise ValueError(f"Domain {self.name!r}: lo ({self.lo}) must be below hi ({self.hi})")
+        for p in self.points:
+            if not self.lo <= p.at <= self.hi:
+                raise ValueError(f"Domain {self.name!r}: point {p.label!r} at {p.at} lies outside [{self.lo}, {self.hi}]")
+
+    def place(self, a: np.ndarray) -> np.ndarray:
+        """Standard draws ``a`` moved into the domain (the bulk of every value kind)."""
+        lo, hi = self.lo, self.hi
+        if lo == -math.inf and hi == math.inf:
+            return a
+        if hi == math.inf:
+            return lo + np.abs(a)
+        if lo == -math.inf:
+            return hi - np.abs(a)
+        return (lo + hi) / 2 + (hi - lo) / 2 * 0.9 * np.tanh(a)
+
+    def near(self, rng: np.random.Generator, a: np.ndarray, dtype: str) -> np.ndarray:
+        """The ``near`` kind: each element, with probability 1/2, at a declared point (1 in 8 of
+        those exactly on it) or 2**-k * max(|p|, 1) from it on a side the domain allows, k drawn
+        from 4 to the dtype's mantissa bits + 2; the other elements placed like a bulk draw."""
+        out = self.place(a)
+        if not self.points or out.size == 0:
+            return out
+        shape = out.shape
+        which = rng.integers(0, len(self.points), shape)
+        k = rng.integers(4, MANTISSA_BITS.get(dtype, 52) + 3, shape)
+        sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
+        exact = rng.random(shape) < 0.125
+        at = np.array([p.at for p in self.points])[which]
+        side = np.array([{"both": 0.0, "above": 1.0, "below": -1.0}[p.side] for p in self.points])[which]
+        sign = np.where(side == 0, sign, side)
+        offset = np.where(exact, 0.0, sign * np.ldexp(np.maximum(np.abs(at), 1.0), -k))
+        return np.where(rng.random(shape) < 0.5, at + offset, out)
+
+    def reach(self, x: np.ndarray) -> list[str]:
+        """The labels of the points some element of ``x`` reached."""
+        return [p.label for p in self.points if p.reached(x)]
+
+
+def domain(name: str, lo: float = -math.inf, hi: float = math.inf, *points: Point) -> Domain:
+    return Domain(name, lo, hi, tuple(points))
+
+
+ANY = domain("any")
+POS = domain("pos", 0.0)
+UNIT = domain("unit", -1.0, 1.0)
+#: the legacy names records may still use for a domain without points
+NAMED = {"any": ANY, "pos": POS, "unit": UNIT}
+
+
+def as_domain(value) -> Domain:
+    """A record's ``domains`` entry as a :class:`Domain` (a legacy name or a Domain)."""
+    if isinstance(value, Domain):
+        return value
+    if value in NAMED:
+        return NAMED[value]
+    raise ValueError(f"a record's domain must be a Domain or one of {sorted(NAMED)}, got {value!r}")
+
+
+# ---- the domains of the pointwise functions (zeros, poles, branch points in their argument) -------
+
+PI = math.pi
+
+
+def _zero(at: float, label: str | None = None) -> Point:
+    return Point(label or f"zero {at:g}", at)
+
+
+def _pole(at: float, side: str = "both") -> Point:
+    return Point(f"pole {at:g}", at, side)
+
+
+#: log x, log2, log10: a pole at 0 (the lower edge), a zero at 1 (relative accuracy near it)
+LOG = domain("[0, inf): log", 0.0, math.inf, _pole(0.0, "above"), _zero(1.0))
+LOG1P = domain("[-1, inf): log1p", -1.0, math.inf, _pole(-1.0, "above"), _zero(0.0))
+#: sqrt, rsqrt: the branch point 0
+SQRT = domain("[0, inf): sqrt", 0.0, math.inf, Point("branch 0", 0.0, "above"))
+#: odd functions through 0 (sinh, tanh, asinh, atan, erf, expm1): relative accuracy at the zero
+ZERO_AT_0 = domain("whole line, zero at 0", -math.inf, math.inf, _zero(0.0))
+#: sin: its zeros at multiples of pi, near 0 and far from it (argument reduction's cancellation)
+SIN = domain(
+    "whole line: sin",
+    -math.inf,
+    math.inf,
+    _zero(0.0),
+    _zero(PI, "zero pi"),
+    _zero(-3 * PI, "zero -3pi"),
+    _zero(1024 * PI, "zero 1024pi"),
+)
+COS = domain(
+    "whole line: cos",
+    -math.inf,
+    math.inf,
+    _zero(PI / 2, "zero pi/2"),
+    _zero(-3 * PI / 2, "zero -3pi/2"),
+    _zero(1023.5 * PI, "zero 1023.5pi"),
+)
+#: tan: zeros at k pi, poles at pi/2 + k pi
+TAN = domain(
+    "whole line: tan",
+    -math.inf,
+    math.inf,
+    _zero(0.0),
+    _zero(PI, "zero pi"),
+    Point("pole pi/2", PI / 2),
+    Point("pole -pi/2", -PI / 2),
+    Point("pole 1023.5pi", 1023.5 * PI),
+)
+#: asin, acos: branch points at the edges, zeros at 0 (asin) and 1 (acos)
+ASIN = domain("[-1, 1]: asin", -1.0, 1.0, Point("branch -1", -1.0, "above"), Point("branch 1", 1.0, "below"), _zero(0.0))
+ACOS = domain("[-1, 1]: acos", -1.0, 1.0, Point("branch -1", -1.0, "above"), Point("branch 1", 1.0, "below"))
+#: atanh and erfinv: poles at the edges of (-1, 1), a zero at 0
+ATANH = domain("(-1, 1): atanh", -1.0, 1.0, _pole(-1.0, "above"), _pole(1.0, "below"), _zero(0.0))
+ERFINV = domain("(-1, 1): erfinv", -1.0, 1.0, _pole(-1.0, "above"), _pole(1.0, "below"), _zero(0.0))
+#: acosh: the branch point 1 (its derivative's pole), the lower edge
+ACOSH = domain("[1, inf): acosh", 1.0, math.inf, Point("branch 1", 1.0, "above"))
+#: lgamma on the whole line: poles at 0 and the negative integers (between them the reflection
+#: formula's cancellation), zeros at 1 and 2
+LGAMMA = domain(
+    "whole line minus the poles 0, -1, -2, ...: lgamma",
+    -math.inf,
+    math.inf,
+    _pole(0.0),
+    _pole(-1.0),
+    _pole(-2.0),
+    _pole(-9.0),
+    _zero(1.0),
+    _zero(2.0),
+)
+#: digamma: the same poles, and its one positive zero x0 = 1.4616321449683623...
+DIGAMMA = domain(
+    "whole line minus the poles 0, -1, -2, ...: digamma",
+    -math.inf,
+    math.inf,
+    _pole(0.0),
+    _pole(-1.0),
+    _pole(-2.0),
+    _pole(-9.0),
+    _zero(1.4616321449683623, "zero x0 1.46163"),
+)
+#: logit on [0, 1]: poles at both edges, its zero at 1/2
+LOGIT = domain("[0, 1]: logit", 0.0, 1.0, _pole(0.0, "above"), _pole(1.0, "below"), _zero(0.5))
+#: ndtri (the normal quantile) on [0, 1]: the same shape
+NDTRI = domain("[0, 1]: ndtri", 0.0, 1.0, _pole(0.0, "above"), _pole(1.0, "below"), _zero(0.5))
+#: sinc: a removable singularity at 0 (0/0 in the formula), zeros at the nonzero integers
+SINC = domain(
+    "whole line: sinc",
+    -math.inf,
+    math.inf,
+    Point("removable 0", 0.0),
+    _zero(1.0),
+    _zero(-2.0),
+    _zero(1000.0),
+)
+#: entr = -x log x on [0, inf): its derivative's pole at 0, its zero at 1
+ENTR = domain("[0, inf): entr", 0.0, math.inf, _pole(0.0, "above"), _zero(1.0))

@@ -1,0 +1,120 @@
+"""Whole domains (issue 32): each record's declared domain is drawn in full, its hard points (zeros,
+poles, branch points) are reached by the ``near`` kind, and the coverage table says which were."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from conformance.case import Case
+from conformance.coverage import Coverage, declared_points, features
+from conformance.ops import NEAR, RECORDS, VALUES, RecordData, RecordParams, as_domain, fuzzed, kinds_for
+from conformance.ops._domains import Domain, Point
+
+REAL_DTYPES = ("float64", "float32", "float16", "bfloat16")
+#: the kinds whose draws the domain places (``special`` and ``nonfinite`` leave it on purpose)
+PLACED = ("normal", "positive", "wide", "ties", "large", "tiny", NEAR)
+
+
+def _case(op, kind, dtype="float64", seed=0, n=64):
+    rec = RECORDS[op]
+    shapes = {name: (n,) for name in rec.inputs}
+    return Case(op, RecordParams.of({"values": kind}), shapes, dtype, seed, ("forward",))
+
+
+def _with_points():
+    return sorted(n for n in fuzzed() if any(as_domain(d).points for d in RECORDS[n].domains.values()))
+
+
+def test_the_domains_that_matter_declare_their_hard_points():
+    declared = set(_with_points())
+    for op in ("log", "log1p", "sqrt", "tan", "sin", "lgamma", "digamma", "acosh", "atanh", "logit", "sinc"):
+        assert op in declared, f"{op}'s domain declares no zero, pole or branch point"
+
+
+@pytest.mark.parametrize("op", _with_points())
+def test_every_declared_point_is_reached_in_every_dtype(op):
+    """A record that declares a point its strategy cannot draw fails here: for each dtype, the ``near``
+    kind of a few seeds reaches every point (within conformance.ops._domains.NEAR of it)."""
+    rec = RECORDS[op]
+    assert NEAR in kinds_for(None, rec.domains)
+    for dtype in REAL_DTYPES:
+        for name, declared in rec.domains.items():
+            domain = as_domain(declared)
+            arrays = [RecordData(_case(op, NEAR, dtype, seed))[name] for seed in range(6)]
+            for point in domain.points:
+                assert any(point.reached(a) for a in arrays), (op, dtype, name, point.label)
+
+
+@pytest.mark.parametrize("op", _with_points())
+def test_placed_draws_stay_in_the_closed_domain(op):
+    rec = RECORDS[op]
+    for kind in set(PLACED) & set(kinds_for(None, rec.domains)):
+        for name, declared in rec.domains.items():
+            domain = as_domain(declared)
+            a = RecordData(_case(op, kind, "float32"))[name]
+            a = a[np.isfinite(a)]
+            assert np.all((a >= domain.lo) & (a <= domain.hi)), (op, kind, name, a.min(), a.max())
+
+
+def test_near_reaches_the_last_ulps_before_a_point_on_the_allowed_side():
+    """log's pole at 0 is approached from above only; its zero at 1 from both sides, down to the
+    dtype's own spacing (the cancellation region) and exactly on it."""
+    a = RecordData(_case("log", NEAR, "float32", n=4000))["input"]
+    assert not (a < 0).any()
+    assert (a == 0).any() and (a == 1).any()
+    near_one = a[(a != 1) & (np.abs(a - 1) < 2.0**-20)]
+    assert (near_one > 1).any() and (near_one < 1).any()
+    assert np.abs(a[(a > 0) & (a < 2.0**-20)]).size  # the pole's neighbourhood, just above 0
+
+
+def test_lgamma_is_drawn_between_its_negative_poles():
+    """Before, lgamma and digamma were drawn on (0, inf) only: the reflection formula's region (x < 0,
+    not an integer) is where the frameworks' kernels differ."""
+    a = RecordData(_case("lgamma", NEAR, "float64", n=2000))["input"]
+    negative = a[(a < 0) & (a != np.round(a))]
+    assert negative.size > 100
+    assert (np.abs(negative - np.round(negative)) < 2.0**-30).any()  # right next to a pole
+
+
+def test_the_old_domain_names_place_draws_as_before():
+    """"pos" is |a| and "unit" is 0.9 tanh(a), bit for bit: records without points draw what they did."""
+    a = np.random.default_rng(0).standard_normal(100) * 10
+    assert np.array_equal(as_domain("pos").place(a), np.abs(a))
+    assert np.array_equal(as_domain("unit").place(a), np.tanh(a) * 0.9)
+    assert as_domain("any").place(a) is a
+    assert kinds_for(None, {"input": "pos"}) == VALUES  # no points: no ``near`` kind, draws unchanged
+
+
+def test_a_domain_refuses_a_point_outside_it_and_a_bad_side():
+    with pytest.raises(ValueError, match="outside"):
+        Domain("x", 0.0, 1.0, (Point("p", 2.0),))
+    with pytest.raises(ValueError, match="side"):
+        Point("p", 0.0, "left")
+    with pytest.raises(ValueError, match="must be a Domain"):
+        as_domain("positive")
+
+
+def test_the_coverage_table_lists_reached_and_unreached_points():
+    cov = Coverage()
+    near = _case("tan", NEAR, "float64", n=200)
+    bulk = _case("tan", "normal", "float64", n=1)
+    cov.add(near)
+    cov.add(bulk)
+    row = cov.table()["tan"]
+    assert set(row["points"]) == set(declared_points("tan"))
+    assert row["points"]["input:pole pi/2"] >= 1
+    assert any(f.startswith("reached=input:") for f in features(near))
+    lone = Coverage()
+    lone.add(bulk)
+    assert "input:pole 1023.5pi" in lone.table()["tan"]["points_unreached"]
+
+
+def test_the_reach_of_a_point_is_relative_to_its_scale():
+    p = Point("pole 1023.5pi", 1023.5 * math.pi)
+    assert p.reached(np.array([1023.5 * math.pi * (1 + 2.0**-20)]))
+    assert not p.reached(np.array([1023.5 * math.pi + 300.0]))
+    above = Point("pole 0", 0.0, "above")
+    assert not above.reached(np.array([-1e-9])) and above.reached(np.array([1e-9]))
