@@ -125,7 +125,12 @@ def judge_conventions(case, check, outputs, expected, alternative_expected, data
         for alt in conv.alternatives:
             if alt.on_values is not None:
                 alt_expected = {
-                    n: (alt.on_values(np.asarray(v, dtype=np.float64), np.asarray(outputs[n], dtype=np.float64)), b)
+                    n: (
+                        alt.on_values(
+                            np.asarray(v, dtype=np.float64), np.asarray(outputs[n], dtype=np.float64)
+                        ),
+                        b,
+                    )
                     for n, (v, b) in expected.items()
                 }
             else:
@@ -266,7 +271,12 @@ UNBOUNDED_DERIVATIVE = Convention(
     _all_finite,
     (
         Alternative("nan-for-the-infinity", None, "nan where PyTorch gives an infinity", _nan_for_infinity),
-        Alternative("infinity-for-the-nan", None, "an infinity where PyTorch's chain rule gives nan", _infinity_for_nan),
+        Alternative(
+            "infinity-for-the-nan",
+            None,
+            "an infinity where PyTorch's chain rule gives nan",
+            _infinity_for_nan,
+        ),
     ),
 )
 #: the conventions of every real record, besides its own (``OpRecord.conventions``)

@@ -72,7 +72,9 @@ class Domain:
             raise ValueError(f"Domain {self.name!r}: lo ({self.lo}) must be below hi ({self.hi})")
         for p in self.points:
             if not self.lo <= p.at <= self.hi:
-                raise ValueError(f"Domain {self.name!r}: point {p.label!r} at {p.at} lies outside [{self.lo}, {self.hi}]")
+                raise ValueError(
+                    f"Domain {self.name!r}: point {p.label!r} at {p.at} lies outside [{self.lo}, {self.hi}]"
+                )
 
     def place(self, a: np.ndarray) -> np.ndarray:
         """Standard draws ``a`` moved into the domain (the bulk of every value kind)."""
@@ -178,7 +180,9 @@ TAN = domain(
     Point("pole 1023.5pi", 1023.5 * PI),
 )
 #: asin, acos: branch points at the edges, zeros at 0 (asin) and 1 (acos)
-ASIN = domain("[-1, 1]: asin", -1.0, 1.0, Point("branch -1", -1.0, "above"), Point("branch 1", 1.0, "below"), _zero(0.0))
+ASIN = domain(
+    "[-1, 1]: asin", -1.0, 1.0, Point("branch -1", -1.0, "above"), Point("branch 1", 1.0, "below"), _zero(0.0)
+)
 ACOS = domain("[-1, 1]: acos", -1.0, 1.0, Point("branch -1", -1.0, "above"), Point("branch 1", 1.0, "below"))
 #: atanh and erfinv: poles at the edges of (-1, 1), a zero at 0
 ATANH = domain("(-1, 1): atanh", -1.0, 1.0, _pole(-1.0, "above"), _pole(1.0, "below"), _zero(0.0))
