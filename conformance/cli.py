@@ -227,6 +227,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--seed", type=int, default=0, help="Hypothesis seed (default 0)")
     run.add_argument(
+        "--domains",
+        choices=("gate", "whole"),
+        default="gate",
+        help="gate (default): op records draw their inputs as the known-departures file is written for; "
+        "whole: over each record's whole mathematical domain, and at and around its declared zeros, "
+        "poles and branch points (the 'near' values kind; docs/records.md lists them)",
+    )
+    run.add_argument(
         "--cases",
         default=None,
         help="curated cases file or directory (default: the cases refgrad ships, curated and found ones, "
@@ -761,6 +769,7 @@ def cmd_run(args) -> int:
         if explicit_budget
         else min(args.max_examples, DEFAULT_RECORD_EXAMPLES),
         record_shrinks=MAX_SHRINKS if explicit_budget else 1,
+        whole_domains=args.domains == "whole",
     )
     real_only = _real_only(ops, records, dtypes)
     if not curated and not units:

@@ -295,16 +295,21 @@ def _in_dims(st, ranks):
     return draw_dims()
 
 
-def record_strategy(name, dtypes, checks, coverage: Coverage | None = None, tries: int = TRIES):
+def record_strategy(
+    name, dtypes, checks, coverage: Coverage | None = None, tries: int = TRIES, whole_domains: bool = False
+):
     """Cases of the op record ``name`` for ``checks`` in ``dtypes``: its valid sample (with fuzzed
     ``in_dims`` and ``vmap_size`` for the vmap checks) or, for the ``error`` check, its invalid
-    one; steered toward uncovered feature pairs when ``coverage`` is given."""
+    one; steered toward uncovered feature pairs when ``coverage`` is given. ``whole_domains``: the
+    inputs are drawn over the record's whole declared domains (``params["domain"] = "whole"``),
+    and a record with hard points draws the ``near`` kind as often as any other kind."""
     from hypothesis import strategies as st
 
     from conformance.case import Case
-    from conformance.ops import RECORDS, VMAP_CHECKS, RecordParams
+    from conformance.ops import NEAR, RECORDS, VMAP_CHECKS, WHOLE, RecordParams, as_domain
 
     rec = RECORDS[name]
+    points = whole_domains and any(as_domain(d).points for d in rec.domains.values())
     checks = tuple(checks)
     if "error" in checks and len(checks) > 1:
         raise ValueError("the error check draws invalid cases: ask for it on its own")
@@ -318,6 +323,10 @@ def record_strategy(name, dtypes, checks, coverage: Coverage | None = None, trie
         params = dict(params)
         if "error" not in checks:  # which spelling rejects what is the primary spelling's record
             params.update(draw(record_spellings(rec)))
+            if whole_domains and rec.domains:
+                params["domain"] = WHOLE
+                if points and draw(st.integers(0, 8)) == 0:  # one kind in nine, like the others
+                    params["values"] = NEAR
         if vmapped:
             params["vmap_size"] = draw(st.integers(1, 3))
             params["in_dims"] = draw(_in_dims(st, [len(shapes[n]) for n in rec.inputs]))

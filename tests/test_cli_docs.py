@@ -45,6 +45,7 @@ def test_the_flag_table_states_the_parsers_defaults():
     assert f"default `{flags['--out'].default}`" in _row("--out")
     assert f"default {flags['--timeout'].default})" in _row("--timeout")
     assert f"default {flags['--seed'].default})" in _row("--seed")
+    assert f"(default `{flags['--domains'].default}`)" in _row("--domains")
     assert flags["--found-dir"].default is None and "default `OUT/found`" in _row("--found-dir")
     assert (
         cli.DEFAULT_CASES == ROOT / "refgrad" / "cases"

@@ -38,6 +38,8 @@ class FuzzUnit:
     seed: int
     record: str | None = None
     max_shrinks: int = MAX_SHRINKS
+    #: op records drawn over their whole domains and near their hard points (``run --domains whole``)
+    whole_domains: bool = False
 
     @property
     def label(self) -> str:
@@ -59,7 +61,9 @@ class FuzzUnit:
         # whichever node): Campaign.fuzz restores it after generation before each shrink
         from conformance.coverage import Coverage, record_strategy
 
-        return record_strategy(self.record, list(self.dtypes), (self.check,), Coverage())
+        return record_strategy(
+            self.record, list(self.dtypes), (self.check,), Coverage(), whole_domains=self.whole_domains
+        )
 
 
 def unit_seed(seed: int, record: str, check: str) -> int:
@@ -78,9 +82,11 @@ def fuzz_units(
     seed: int,
     record_examples: int | None = None,
     record_shrinks: int = MAX_SHRINKS,
+    whole_domains: bool = False,
 ) -> list[FuzzUnit]:
     """The fuzz units of a ``run``, in the order a local run fuzzes them (op records: their own
-    budget ``record_examples``, default ``max_examples``, and ``record_shrinks``)."""
+    budget ``record_examples``, default ``max_examples``, and ``record_shrinks``; drawn over their
+    whole domains with ``whole_domains``)."""
     from conformance.case import CONV_CHECKS, DTYPES
     from conformance.ops import RECORDS
 
@@ -103,7 +109,7 @@ def fuzz_units(
         if not rec_dt:
             continue
         units += [
-            FuzzUnit("record", c, rec_dt, n, unit_seed(seed, name, c), name, record_shrinks)
+            FuzzUnit("record", c, rec_dt, n, unit_seed(seed, name, c), name, record_shrinks, whole_domains)
             for c in RECORDS[name].checks
             if c in checks
         ]

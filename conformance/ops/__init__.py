@@ -4,8 +4,8 @@ A record (PyTorch's OpInfo, JAX's ``op_record``) says, once, how the harness fuz
 
 * ``sample``: a Hypothesis strategy of ``(params, shapes)`` valid by construction (shapes of the
   named tensor inputs; params the op's non-tensor arguments plus ``values``, the distribution
-  the inputs are drawn from: :data:`VALUES`, plus ``near`` for a record whose ``domains``
-  declare hard points: conformance.ops._domains);
+  the inputs are drawn from: :data:`VALUES`; ``run --domains whole`` adds ``domain`` and the
+  ``near`` kind: conformance.ops._domains);
 * ``fn(T, *tensors, **params)``: the op as PyTorch spells it; with ``T = reference`` it is the
   reference (``import reference as T`` runs PyTorch's program text), with ``T = torch`` the
   PyTorch spelling;
@@ -57,13 +57,16 @@ PRIMARY = "primary"
 #: Keys of ``params`` that belong to the harness, not the op: the value distribution, the vmap
 #: check's ``in_dims`` (per input: an int of the batched array, negative allowed, or None) and
 #: ``vmap_size``, the ``error`` check's breakage name ``invalid``, and each framework's spelling.
-HARNESS_PARAMS = ("values", "in_dims", "vmap_size", "invalid", *SPELLING_PARAMS.values())
+HARNESS_PARAMS = ("values", "domain", "in_dims", "vmap_size", "invalid", *SPELLING_PARAMS.values())
 #: How the inputs of a record case are drawn (``params["values"]``).
 VALUES = ("normal", "positive", "wide", "ties", "large", "tiny", "nonfinite", "special")
-#: The value kinds of a record whose domain declares hard points (conformance.ops._domains): the
-#: ``near`` kind draws half of an input's elements at and around them.
+#: The value kind of a record whose domain declares hard points (conformance.ops._domains): half
+#: of an input's elements at and around them. Drawn by ``run --domains whole`` only.
 NEAR = "near"
-VALUES_NEAR = (*VALUES, NEAR)
+#: ``params["domain"]`` of a case drawn over its record's whole declared domains (``run --domains
+#: whole``); absent, a record's inputs are drawn as the gate's known-departures file is written for
+#: (each Domain's ``gate`` placement)
+WHOLE = "whole"
 
 
 @dataclass(frozen=True)
@@ -247,15 +250,6 @@ def batched_shape(shape, dim, size):
     return tuple(shape[:d] + [size] + shape[d:])
 
 
-def kinds_for(values, domains: dict) -> tuple:
-    """The value kinds a record draws: ``values`` (default :data:`VALUES`), plus :data:`NEAR` where
-    one of its ``domains`` declares hard points (conformance.ops._domains)."""
-    kinds = tuple(values or VALUES)
-    if NEAR not in kinds and any(as_domain(d).points for d in domains.values()):
-        kinds += (NEAR,)
-    return kinds
-
-
 def _draw(case, name, shape, domain="any"):
     from conformance.case import PART_DTYPE, decode_array, round_to_dtype
 
@@ -280,7 +274,9 @@ def _draw(case, name, shape, domain="any"):
     if kind == "special":  # the whole real line: log(-1), sqrt(-0), atanh(1) are the point
         return round_to_dtype(a, case.dtype)
     domain = as_domain(domain)
-    a = domain.near(rng, a, case.dtype) if kind == "near" else domain.place(a)
+    if case.params.as_dict().get("domain") != WHOLE:  # the gate's draws (as before domains had points)
+        domain = as_domain(domain.gate)
+    a = domain.near(rng, a, case.dtype) if kind == NEAR else domain.place(a)
     return round_to_dtype(a, case.dtype)
 
 
@@ -466,11 +462,10 @@ __all__ = [
     "RecordData",
     "RecordParams",
     "VALUES",
-    "VALUES_NEAR",
+    "WHOLE",
     "NEAR",
     "check_arrays",
     "covered_rules",
-    "kinds_for",
     "families",
     "fuzzed",
     "not_fuzzed",

@@ -7,6 +7,11 @@ poles, branch points and removable singularities where a kernel's relative accur
 (log near 1, sin near a multiple of pi far from 0, tan near pi/2, lgamma between its negative
 poles, acosh at its branch point 1).
 
+Two campaigns draw from it. The gate's (``refgrad run``, what the known-departures file is written
+for) places the bulk draws by each domain's ``gate`` placement: the coarse domain the record had
+before ("pos", "unit"). ``refgrad run --domains whole`` (a case's ``params["domain"] = "whole"``)
+draws the whole domain and the ``near`` kind:
+
 * Every value kind but ``special`` and ``near`` is placed in the domain by :meth:`Domain.place`
   (the whole line: as drawn; a half line: ``lo + |a|``; an interval: its centre plus
   ``0.9 tanh(a)`` of its half-width, which keeps the interval's edges out of the bulk draws).
@@ -66,6 +71,10 @@ class Domain:
     lo: float = -math.inf
     hi: float = math.inf
     points: tuple[Point, ...] = ()
+    #: how the gate's campaign (``run`` without ``--domains whole``) places the draws: the domain
+    #: name ("any", "pos", "unit") or Domain the record had before it declared its whole domain,
+    #: which the known-departures file is written for
+    gate: object = "any"
 
     def __post_init__(self):
         if not self.lo < self.hi:
@@ -110,8 +119,8 @@ class Domain:
         return [p.label for p in self.points if p.reached(x)]
 
 
-def domain(name: str, lo: float = -math.inf, hi: float = math.inf, *points: Point) -> Domain:
-    return Domain(name, lo, hi, tuple(points))
+def domain(name: str, lo: float = -math.inf, hi: float = math.inf, *points: Point, gate="any") -> Domain:
+    return Domain(name, lo, hi, tuple(points), gate)
 
 
 ANY = domain("any")
@@ -144,10 +153,10 @@ def _pole(at: float, side: str = "both") -> Point:
 
 
 #: log x, log2, log10: a pole at 0 (the lower edge), a zero at 1 (relative accuracy near it)
-LOG = domain("[0, inf): log", 0.0, math.inf, _pole(0.0, "above"), _zero(1.0))
-LOG1P = domain("[-1, inf): log1p", -1.0, math.inf, _pole(-1.0, "above"), _zero(0.0))
+LOG = domain("[0, inf): log", 0.0, math.inf, _pole(0.0, "above"), _zero(1.0), gate="pos")
+LOG1P = domain("[-1, inf): log1p", -1.0, math.inf, _pole(-1.0, "above"), _zero(0.0), gate="pos")
 #: sqrt, rsqrt: the branch point 0
-SQRT = domain("[0, inf): sqrt", 0.0, math.inf, Point("branch 0", 0.0, "above"))
+SQRT = domain("[0, inf): sqrt", 0.0, math.inf, Point("branch 0", 0.0, "above"), gate="pos")
 #: odd functions through 0 (sinh, tanh, asinh, atan, erf, expm1): relative accuracy at the zero
 ZERO_AT_0 = domain("whole line, zero at 0", -math.inf, math.inf, _zero(0.0))
 #: sin: its zeros at multiples of pi, near 0 and far from it (argument reduction's cancellation)
@@ -178,17 +187,37 @@ TAN = domain(
     Point("pole pi/2", PI / 2),
     Point("pole -pi/2", -PI / 2),
     Point("pole 1023.5pi", 1023.5 * PI),
+    gate="unit",
 )
 #: asin, acos: branch points at the edges, zeros at 0 (asin) and 1 (acos)
 ASIN = domain(
-    "[-1, 1]: asin", -1.0, 1.0, Point("branch -1", -1.0, "above"), Point("branch 1", 1.0, "below"), _zero(0.0)
+    "[-1, 1]: asin",
+    -1.0,
+    1.0,
+    Point("branch -1", -1.0, "above"),
+    Point("branch 1", 1.0, "below"),
+    _zero(0.0),
+    gate="unit",
 )
-ACOS = domain("[-1, 1]: acos", -1.0, 1.0, Point("branch -1", -1.0, "above"), Point("branch 1", 1.0, "below"))
+ACOS = domain(
+    "[-1, 1]: acos",
+    -1.0,
+    1.0,
+    Point("branch -1", -1.0, "above"),
+    Point("branch 1", 1.0, "below"),
+    gate="unit",
+)
 #: atanh and erfinv: poles at the edges of (-1, 1), a zero at 0
-ATANH = domain("(-1, 1): atanh", -1.0, 1.0, _pole(-1.0, "above"), _pole(1.0, "below"), _zero(0.0))
-ERFINV = domain("(-1, 1): erfinv", -1.0, 1.0, _pole(-1.0, "above"), _pole(1.0, "below"), _zero(0.0))
+ATANH = domain(
+    "(-1, 1): atanh", -1.0, 1.0, _pole(-1.0, "above"), _pole(1.0, "below"), _zero(0.0), gate="unit"
+)
+ERFINV = domain(
+    "(-1, 1): erfinv", -1.0, 1.0, _pole(-1.0, "above"), _pole(1.0, "below"), _zero(0.0), gate="unit"
+)
+#: the gate campaign's acosh draws: 1.5 + |a| (the record drew acosh(x + 1.5) of positive x before)
+ACOSH_GATE = domain("[1.5, inf)", 1.5)
 #: acosh: the branch point 1 (its derivative's pole), the lower edge
-ACOSH = domain("[1, inf): acosh", 1.0, math.inf, Point("branch 1", 1.0, "above"))
+ACOSH = domain("[1, inf): acosh", 1.0, math.inf, Point("branch 1", 1.0, "above"), gate=ACOSH_GATE)
 #: lgamma on the whole line: poles at 0 and the negative integers (between them the reflection
 #: formula's cancellation), zeros at 1 and 2
 LGAMMA = domain(
@@ -201,6 +230,7 @@ LGAMMA = domain(
     _pole(-9.0),
     _zero(1.0),
     _zero(2.0),
+    gate="pos",
 )
 #: digamma: the same poles, and its one positive zero x0 = 1.4616321449683623...
 DIGAMMA = domain(
@@ -212,11 +242,12 @@ DIGAMMA = domain(
     _pole(-2.0),
     _pole(-9.0),
     _zero(1.4616321449683623, "zero x0 1.46163"),
+    gate="pos",
 )
 #: logit on [0, 1]: poles at both edges, its zero at 1/2
-LOGIT = domain("[0, 1]: logit", 0.0, 1.0, _pole(0.0, "above"), _pole(1.0, "below"), _zero(0.5))
+LOGIT = domain("[0, 1]: logit", 0.0, 1.0, _pole(0.0, "above"), _pole(1.0, "below"), _zero(0.5), gate="unit")
 #: ndtri (the normal quantile) on [0, 1]: the same shape
-NDTRI = domain("[0, 1]: ndtri", 0.0, 1.0, _pole(0.0, "above"), _pole(1.0, "below"), _zero(0.5))
+NDTRI = domain("[0, 1]: ndtri", 0.0, 1.0, _pole(0.0, "above"), _pole(1.0, "below"), _zero(0.5), gate="unit")
 #: sinc: a removable singularity at 0 (0/0 in the formula), zeros at the nonzero integers
 SINC = domain(
     "whole line: sinc",
@@ -228,4 +259,4 @@ SINC = domain(
     _zero(1000.0),
 )
 #: entr = -x log x on [0, inf): its derivative's pole at 0, its zero at 1
-ENTR = domain("[0, inf): entr", 0.0, math.inf, _pole(0.0, "above"), _zero(1.0))
+ENTR = domain("[0, inf): entr", 0.0, math.inf, _pole(0.0, "above"), _zero(1.0), gate="pos")

@@ -100,8 +100,10 @@ def render() -> str:
         "",
         f"{len(with_points)} records declare, per input, the function's mathematical domain and the "
         "points in it where accuracy is hard: zeros (relative accuracy), poles, branch points "
-        "(`conformance/ops/_domains.py`). Their cases also draw the `near` kind: half of the "
-        "elements at a point or 2^-k of its scale from it, down to the dtype's last ulps. A "
+        "(`conformance/ops/_domains.py`). `refgrad run --domains whole` draws their inputs over the "
+        "whole domain and adds the `near` kind: half of the elements at a point or 2^-k of its "
+        "scale from it, down to the dtype's last ulps (the default campaign, the gate, keeps the "
+        "placement its known-departures file is written for). A "
         "campaign report's coverage table lists, per record, how often each point was reached "
         "(`reached=<input>:<point>`) and which were not; `tests/conformance/test_domains.py` fails "
         "for a point the record's strategy cannot draw. The `special` kind draws IEEE special "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from conformance.ops import _domains as D
-from conformance.ops import kinds_for, not_fuzzed, record
+from conformance.ops import not_fuzzed, record
 from conformance.ops._conventions import (
     Alternative,
     Convention,
@@ -58,7 +58,7 @@ def unary(name, fn, jax=None, tf=None, domain="any", values=None, params=None, *
         name,
         FAMILY,
         inputs=("input",),
-        sample=_unary(kinds_for(values, {"input": domain}), **(params or {})),
+        sample=_unary(values, **(params or {})),
         fn=fn,
         jax=jax,
         tf=tf,
@@ -72,7 +72,7 @@ def binary(name, fn, jax, tf, domains=None, values=None, **kw):
         name,
         FAMILY,
         inputs=("input", "other"),
-        sample=_binary(kinds_for(values, domains or {})),
+        sample=_binary(values),
         invalid=lambda: _no_broadcast(),
         fn=fn,
         jax=jax,

@@ -10,7 +10,7 @@ import pytest
 
 from conformance.case import Case
 from conformance.coverage import Coverage, declared_points, features
-from conformance.ops import NEAR, RECORDS, VALUES, RecordData, RecordParams, as_domain, fuzzed, kinds_for
+from conformance.ops import NEAR, RECORDS, VALUES, WHOLE, RecordData, RecordParams, as_domain, fuzzed
 from conformance.ops._domains import Domain, Point
 
 REAL_DTYPES = ("float64", "float32", "float16", "bfloat16")
@@ -18,10 +18,11 @@ REAL_DTYPES = ("float64", "float32", "float16", "bfloat16")
 PLACED = ("normal", "positive", "wide", "ties", "large", "tiny", NEAR)
 
 
-def _case(op, kind, dtype="float64", seed=0, n=64):
+def _case(op, kind, dtype="float64", seed=0, n=64, whole=True):
     rec = RECORDS[op]
     shapes = {name: (n,) for name in rec.inputs}
-    return Case(op, RecordParams.of({"values": kind}), shapes, dtype, seed, ("forward",))
+    params = {"values": kind, **({"domain": WHOLE} if whole else {})}
+    return Case(op, RecordParams.of(params), shapes, dtype, seed, ("forward",))
 
 
 def _with_points():
@@ -39,7 +40,6 @@ def test_every_declared_point_is_reached_in_every_dtype(op):
     """A record that declares a point its strategy cannot draw fails here: for each dtype, the ``near``
     kind of a few seeds reaches every point (within conformance.ops._domains.NEAR of it)."""
     rec = RECORDS[op]
-    assert NEAR in kinds_for(None, rec.domains)
     for dtype in REAL_DTYPES:
         for name, declared in rec.domains.items():
             domain = as_domain(declared)
@@ -51,7 +51,7 @@ def test_every_declared_point_is_reached_in_every_dtype(op):
 @pytest.mark.parametrize("op", _with_points())
 def test_placed_draws_stay_in_the_closed_domain(op):
     rec = RECORDS[op]
-    for kind in set(PLACED) & set(kinds_for(None, rec.domains)):
+    for kind in PLACED:
         for name, declared in rec.domains.items():
             domain = as_domain(declared)
             a = RecordData(_case(op, kind, "float32"))[name]
@@ -80,12 +80,32 @@ def test_lgamma_is_drawn_between_its_negative_poles():
 
 
 def test_the_old_domain_names_place_draws_as_before():
-    """ "pos" is |a| and "unit" is 0.9 tanh(a), bit for bit: records without points draw what they did."""
+    """"pos" is |a| and "unit" is 0.9 tanh(a), bit for bit."""
     a = np.random.default_rng(0).standard_normal(100) * 10
     assert np.array_equal(as_domain("pos").place(a), np.abs(a))
     assert np.array_equal(as_domain("unit").place(a), np.tanh(a) * 0.9)
     assert as_domain("any").place(a) is a
-    assert kinds_for(None, {"input": "pos"}) == VALUES  # no points: no ``near`` kind, draws unchanged
+
+
+def test_the_gate_campaign_draws_as_its_known_departures_were_written_for():
+    """Without ``--domains whole`` a case carries no ``domain`` param and draws each Domain's gate
+    placement: lgamma on (0, inf), acosh at 1.5 + |a|; with it, the whole line and the branch point."""
+    gate = RecordData(_case("lgamma", "normal", n=2000, whole=False))["input"]
+    assert (gate >= 0).all()
+    assert (RecordData(_case("lgamma", "normal", n=2000))["input"] < 0).any()
+    assert (RecordData(_case("acosh", "normal", n=2000, whole=False))["input"] >= 1.5).all()
+    assert (RecordData(_case("acosh", NEAR, n=2000))["input"] == 1.0).any()
+
+
+def test_run_domains_whole_sets_the_param_and_draws_near():
+    from conformance.coverage import record_strategy
+    from conformance.strategies import draw_examples
+
+    whole = draw_examples(record_strategy("log", ["float32"], ("vjp",), whole_domains=True), 60)
+    assert all(c.params.as_dict()["domain"] == WHOLE for c in whole)
+    assert any(c.params.as_dict()["values"] == NEAR for c in whole)
+    gate = draw_examples(record_strategy("log", ["float32"], ("vjp",)), 60)
+    assert not any("domain" in c.params.as_dict() or c.params.as_dict()["values"] == NEAR for c in gate)
 
 
 def test_a_domain_refuses_a_point_outside_it_and_a_bad_side():
