@@ -10,7 +10,7 @@ import pytest
 
 from conformance.case import Case
 from conformance.coverage import Coverage, declared_points, features
-from conformance.ops import NEAR, RECORDS, VALUES, WHOLE, RecordData, RecordParams, as_domain, fuzzed
+from conformance.ops import NEAR, RECORDS, WHOLE, RecordData, RecordParams, as_domain, fuzzed
 from conformance.ops._domains import Domain, Point
 
 REAL_DTYPES = ("float64", "float32", "float16", "bfloat16")
