@@ -17,6 +17,8 @@ import math
 
 import numpy as np
 
+from reference.backend import namespace_of, special_of
+
 # ---- helpers ----------------------------------------------------------------------------------
 
 _DPS = 40
@@ -201,12 +203,43 @@ _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 
 
 def two_square(x):
-    """x·x = hi + lo exactly (Dekker's product with Veltkamp's split)."""
+    """x·x = hi + lo exactly (Dekker's product with Veltkamp's split; no FMA needed)."""
     c = 134217729.0 * x  # 2^27 + 1
     high = c - (c - x)
     low = x - high
     hi = x * x
     return hi, ((high * high - hi) + 2 * high * low) + low * low
+
+
+def two_product(a, b):
+    """a·b = hi + lo exactly (Dekker's product with Veltkamp's split)."""
+
+    def split(v):
+        c = 134217729.0 * v
+        high = c - (c - v)
+        return high, v - high
+
+    hi = a * b
+    ah, al = split(a)
+    bh, bl = split(b)
+    return hi, ((ah * bh - hi) + ah * bl + al * bh) + al * bl
+
+
+def erfc_kernel(a):
+    """erfc. scipy.special.erfc (Cephes) evaluates exp(-x²) of a rounded x² and so loses up to 255
+    ulps for x >= 0.5 in float64 (measured against mpmath on [0.5, 26.5]: median 14 ulps; PyTorch's
+    Sleef kernel is within 1.5 ulps there, so the oracle flagged correct results). For x >= 0.5 the
+    reference computes erfcx(x)·exp(-x²) with x² split exactly, x² = hi + lo, exp(-x²) =
+    exp(-hi)·(1 - lo) (|lo| <= u·x², its square negligible): at most 3.2 ulps measured (erfcx is
+    Faddeeva's, accurate to about an ulp); below 0.5 erfc >= 0.48 and Cephes' 1 - erf is exact enough."""
+    xp = namespace_of(a)
+    sp = special_of(xp)
+    if a.dtype != xp.float64:
+        return sp.erfc(a)
+    hi, lo = two_square(a)
+    with np.errstate(over="ignore", invalid="ignore"):
+        tail = sp.erfcx(a) * xp.exp(-hi) * (1 - lo)
+    return xp.where(a >= 0.5, xp.where(xp.isnan(tail), 0.0, tail), sp.erfc(a))
 
 
 def gauss(x):
@@ -222,14 +255,12 @@ def gauss(x):
 def ncdf(x):
     """Φ(x) = erfc(-x/√2) / 2 with x/√2 a double-double (the erfc kernel of the pointwise rules:
     3.2 ulps measured); erfc(h + l) = erfc(h) - (2/√π) e^{-h²} l to first order."""
-    from reference.ops.rules.pointwise import _erfc_kernel, _two_product
-
     x = _f64(x)
     with np.errstate(over="ignore", invalid="ignore"):
-        h, l = _two_product(-x, _INV_SQRT2_HI)
+        h, l = two_product(-x, _INV_SQRT2_HI)
         l = l - x * _INV_SQRT2_LO
         l = np.where(np.isfinite(l), l, 0.0)
-        return (_erfc_kernel(h) - (2 / math.sqrt(math.pi)) * np.exp(-h * h) * l) / 2
+        return (erfc_kernel(h) - (2 / math.sqrt(math.pi)) * np.exp(-h * h) * l) / 2
 
 
 def gelu(x):

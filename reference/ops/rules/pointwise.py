@@ -26,6 +26,7 @@ from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BATCH_ELEMENTWISE
 from reference.ops.rules import complex as _C
+from reference.ops.rules._smooth import erfc_kernel, two_product
 from reference.ops.rules.registry import rule
 
 # ---- kernel helpers --------------------------------------------------------------------------------------
@@ -144,36 +145,10 @@ _unary(
 _unary("erf", "ErfBackward0", _sp("erf"), lambda c, g: _TWO_OVER_SQRT_PI * A.exp(-(c.self * c.self)) * g)
 
 
-def _two_square(x):
-    """x·x = hi + lo exactly (Dekker's product with Veltkamp's split; no FMA needed)."""
-    c = 134217729.0 * x  # 2^27 + 1
-    high = c - (c - x)
-    low = x - high
-    hi = x * x
-    return hi, ((high * high - hi) + 2 * high * low) + low * low
-
-
-def _erfc_kernel(a):
-    """erfc. scipy.special.erfc (Cephes) evaluates exp(-x²) of a rounded x² and so loses up to 255
-    ulps for x >= 0.5 in float64 (measured against mpmath on [0.5, 26.5]: median 14 ulps; PyTorch's
-    Sleef kernel is within 1.5 ulps there, so the oracle flagged correct results). For x >= 0.5 the
-    reference computes erfcx(x)·exp(-x²) with x² split exactly, x² = hi + lo, exp(-x²) =
-    exp(-hi)·(1 - lo) (|lo| <= u·x², its square negligible): at most 3.2 ulps measured (erfcx is
-    Faddeeva's, accurate to about an ulp); below 0.5 erfc >= 0.48 and Cephes' 1 - erf is exact enough."""
-    sp = _special(a)
-    if a.dtype != namespace_of(a).float64:
-        return sp.erfc(a)
-    xp = namespace_of(a)
-    hi, lo = _two_square(a)
-    with np.errstate(over="ignore", invalid="ignore"):
-        tail = sp.erfcx(a) * xp.exp(-hi) * (1 - lo)
-    return xp.where(a >= 0.5, xp.where(xp.isnan(tail), 0.0, tail), sp.erfc(a))
-
-
 _unary(
     "erfc",
     "ErfcBackward0",
-    _lowp(_erfc_kernel),
+    _lowp(erfc_kernel),
     lambda c, g: -_TWO_OVER_SQRT_PI * A.exp(-(c.self * c.self)) * g,
 )
 
@@ -291,36 +266,22 @@ _INV_SQRT2_HI = 0.7071067811865476
 _INV_SQRT2_LO = -4.833646656726457e-17
 
 
-def _two_product(a, b):
-    """a·b = hi + lo exactly (Dekker's product with Veltkamp's split)."""
-
-    def split(v):
-        c = 134217729.0 * v
-        high = c - (c - v)
-        return high, v - high
-
-    hi = a * b
-    ah, al = split(a)
-    bh, bl = split(b)
-    return hi, ((ah * bh - hi) + ah * bl + al * bh) + al * bl
-
-
 def _log_ndtr_kernel(a):
     """log Φ(x). scipy.special.log_ndtr loses up to 60 ulps on [-1, 9] in float64 (measured against
     mpmath), where the result is log1p(-erfc(x/√2)/2) and the rounding of x/√2 alone moves erfc by
     a relative 2t²u (t = x/√2): 49u at x = 7. For x >= -1 the reference computes PyTorch's formula
     (calc_log_ndtr) with t = x/√2 as a double-double, t = hi + lo, erfc(t) = erfc(hi) -
-    (2/√π) exp(-hi²)·lo to first order, and the erfc of _erfc_kernel: at most 3.5 ulps measured.
+    (2/√π) exp(-hi²)·lo to first order, and the erfc of _smooth.erfc_kernel: at most 3.5 ulps measured.
     Below -1 scipy's (asymptotic) evaluation is within 2.1 ulps."""
     sp = _special(a)
     if a.dtype != namespace_of(a).float64:
         return sp.log_ndtr(a)
     xp = namespace_of(a)
-    hi, lo = _two_product(a, _INV_SQRT2_HI)
+    hi, lo = two_product(a, _INV_SQRT2_HI)
     lo = lo + a * _INV_SQRT2_LO
     lo = xp.where(xp.isfinite(lo), lo, 0.0)  # the split overflows for |x| > ~1e300 and at inf
     with np.errstate(over="ignore", invalid="ignore"):
-        erfc = _erfc_kernel(hi) - _TWO_OVER_SQRT_PI * xp.exp(-hi * hi) * lo
+        erfc = erfc_kernel(hi) - _TWO_OVER_SQRT_PI * xp.exp(-hi * hi) * lo
         upper = xp.log1p(-erfc / 2)
     return xp.where(a >= -1, upper, sp.log_ndtr(a))
 
