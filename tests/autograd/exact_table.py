@@ -182,13 +182,31 @@ def _erfcx(x):
     return v, 2 * x * v - 2 / m.sqrt(m.pi), (4 * x * x + 2) * v - 4 * x / m.sqrt(m.pi)
 
 
-def _bessel(n, scaled):
-    def f(x):
-        def fn(t):
-            v = m.besseli(n, t)
-            return v * m.exp(-abs(t)) if scaled else v
+def _i1_d2(x):
+    """I1'' = I1 - I0/x + 2 I1/x², whose terms cancel like 1/x near 0: its series there."""
+    if abs(x) < 1e-5:
+        return sum(
+            (2 * k + 1) * (2 * k) * x ** (2 * k - 1) / (m.mpf(2) ** (2 * k + 1) * m.factorial(k) * m.factorial(k + 1))
+            for k in range(1, 6)
+        )
+    i0, i1 = m.besseli(0, x), m.besseli(1, x)
+    return i1 - i0 / x + 2 * i1 / (x * x)
 
-        return fn(x), m.diff(fn, x, 1), m.diff(fn, x, 2)
+
+def _bessel(n, scaled):
+    """I0, I1 and their scaled forms e^{-|x|} I_n, with the derivatives in closed form (from
+    I0' = I1, I1' = I0 - I1/x; s = sgn x for the scaled ones, whose kink at 0 mpmath.diff would
+    straddle)."""
+
+    def f(x):
+        i0, i1 = m.besseli(0, x), m.besseli(1, x)
+        i1_d1 = i0 - i1 / x if x != 0 else m.mpf(1) / 2
+        values = (i0, i1, i1_d1) if n == 0 else (i1, i1_d1, _i1_d2(x))
+        if not scaled:
+            return values
+        s, e = (1 if x > 0 else -1), m.exp(-abs(x))
+        v, d1, d2 = values
+        return e * v, e * (d1 - s * v), e * (d2 - 2 * s * d1 + v)
 
     return f
 
@@ -319,8 +337,9 @@ UNARY_GRIDS = {
     "log_ndtr": grid(BULK, np.geomspace(10, 40, 6), -np.geomspace(10, 1e150, 15), SMALL, [0.0]),
     "i0": grid(BULK, _sym(np.geomspace(10, 700, 10)), SMALL, [0.0]),
     "i1": grid(BULK, _sym(np.geomspace(10, 700, 10)), SMALL, [0.0]),
-    "i0e": grid(BULK, _sym(np.geomspace(10, 1e4, 10)), SMALL),
-    "i1e": grid(BULK, _sym(np.geomspace(10, 1e4, 10)), SMALL),
+    # not 0: e^{-|x|} has its kink there (PyTorch's sgn(0) = 0 gives a one-sided choice)
+    "i0e": grid(BULK[BULK != 0], _sym(np.geomspace(10, 1e4, 10)), SMALL),
+    "i1e": grid(BULK[BULK != 0], _sym(np.geomspace(10, 1e4, 10)), SMALL),
     "entr": POS,
     "deg2rad": WHOLE,
     "rad2deg": grid(WHOLE[np.abs(WHOLE) < 1e300]),
@@ -380,8 +399,8 @@ def _logaddexp(base):
     k = m.log(base)
 
     def f(a, b):
-        hi = max(a, b)
-        v = hi + m.log(m.exp(k * (a - hi)) + m.exp(k * (b - hi))) / k
+        hi, lo = max(a, b), min(a, b)
+        v = hi + m.log1p(m.exp(k * (lo - hi))) / k  # log of 1 + tiny: log1p, not log
         p = 1 / (1 + m.exp(k * (b - a)))
         q = 1 / (1 + m.exp(k * (a - b)))
         c = k * p * q
@@ -428,7 +447,9 @@ BINARY_GRIDS = {
     "div": _pairs(_AXIS, _AXIS[_AXIS != 0]),
     "logaddexp": _pairs(_LAE, _LAE),
     "logaddexp2": _pairs(_LAE, _LAE),
-    "copysign": _pairs(_AXIS[np.abs(_AXIS) < 1e300], np.array([-2.0, -0.0, 0.0, 3.0])),
+    # a = 0 is copysign's kink (PyTorch's 0 there is a convention); b = -0.0 is a sign mpmath has
+    # not: SPECIALS covers it
+    "copysign": _pairs(_AXIS[(np.abs(_AXIS) < 1e300) & (_AXIS != 0)], np.array([-2.0, 0.0, 3.0])),
 }
 
 
@@ -476,22 +497,28 @@ def _np(t):
     return t.detach().numpy().astype(np.float64)
 
 
+def _partial(fn, ts, i):
+    """fn as a function of its ``i``-th argument alone (the others constant)."""
+    consts = [t.detach() for t in ts]
+    return lambda v: fn(*consts[:i], v, *consts[i + 1 :])
+
+
 def reference_answers(entry):
-    """{check: array}: value, d1 (reverse, forward), d2 (reverse-over-reverse, forward-over-forward);
-    for a binary entry each partial under its index (d1_0, d1_1, d2_00, d2_01, d2_11)."""
+    """{check: array}: value, d1 (reverse, forward), d2 (reverse over reverse, forward over
+    forward); for a binary entry each partial under its index (d1_0, d1_1, d2_00, d2_01, d2_11).
+    Forward mode differentiates f as a function of one argument, the others held constant (a zero
+    tangent times an infinite partial would be nan by IEEE rules, not an error of the formula)."""
     xs = entry.grid if entry.arity == 2 else (entry.grid,)
     ts = [T.tensor(x, dtype=T.float64, requires_grad=True) for x in xs]
     y = entry.ref(*ts)
     out = {"value": _np(y)}
     d1s = T.autograd.grad(y.sum(), ts, create_graph=True)
-    ones = T.ones_like(ts[0])
-    zeros = T.zeros_like(ts[0])
+    one = T.ones_like(ts[0])
     n = entry.arity
     for i in range(n):
         out[f"d1_{i} reverse"] = _np(d1s[i])
-        tangents = tuple(ones if k == i else zeros for k in range(n))
-        out[f"d1_{i} forward"] = _np(T.func.jvp(entry.ref, tuple(t.detach() for t in ts), tangents)[1])
-    for i in range(n):
+        f = _partial(entry.ref, ts, i)
+        out[f"d1_{i} forward"] = _np(T.func.jvp(f, (ts[i].detach(),), (one,))[1])
         if not d1s[i].requires_grad:  # a linear op: its first derivative is a constant
             for j in range(i, n):
                 out[f"d2_{i}{j} reverse"] = np.zeros(len(xs[0]))
@@ -499,15 +526,10 @@ def reference_answers(entry):
         d2 = T.autograd.grad(d1s[i].sum(), ts[i:], retain_graph=True, allow_unused=True)
         for j, g in enumerate(d2, start=i):
             out[f"d2_{i}{j} reverse"] = np.zeros(len(xs[0])) if g is None else _np(g)
-    for i in range(n):
-        for j in range(i, n):
-            ei = tuple(ones if k == i else zeros for k in range(n))
-            ej = tuple(ones if k == j else zeros for k in range(n))
-
-            def first(*args, _t=ei):
-                return T.func.jvp(entry.ref, args, _t)[1]
-
-            out[f"d2_{i}{j} forward"] = _np(T.func.jvp(first, tuple(t.detach() for t in ts), ej)[1])
+        # forward over forward: the pure second partial (the mixed one is measured in reverse mode)
+        out[f"d2_{i}{i} forward"] = _np(
+            T.func.jvp(lambda v, f=f: T.func.jvp(f, (v,), (one,))[1], (ts[i].detach(),), (one,))[1]
+        )
     return out
 
 
@@ -582,7 +604,7 @@ SPECIALS = [
     ("erf", -INF, 1, 0.0),
     ("erfc", INF, 0, 0.0),
     ("erfc", INF, 1, -0.0),
-    ("erfc", -INF, 2, 0.0),
+    ("erfc", -INF, 2, NAN),  # PyTorch's -2x·e^{-x²} forms -inf · 0: its value at ±inf is kept
     ("logit", 0.0, 0, -INF),
     ("logit", 1.0, 0, INF),
     ("logit", 0.0, 1, INF),
@@ -601,12 +623,25 @@ SPECIALS = [
     ("entr", 0.0, 0, 0.0),
     ("entr", 0.0, 1, INF),
     ("entr", 0.0, 2, -INF),
+    ("copysign", (INF, -2.0), 1, -1.0),  # PyTorch's result / self is nan here; JAX's -1
+    ("copysign", (-INF, 3.0), 1, -1.0),
+    ("copysign", (5.0, -0.0), 0, -5.0),
+    ("copysign", (5.0, -0.0), 1, -1.0),
+    ("lgamma", 5e-324, 0, 744.4400719213812),
+    ("lgamma", 1.0, 0, 0.0),
+    ("lgamma", 2.0, 0, 0.0),
+    ("erfinv", 1.0, 1, INF),
+    ("erfinv", -1.0, 2, -INF),
 ]
 
 
 def special_answer(name, x, order, mode):
-    """The reference's ``order``-th derivative of ``name`` at x by ``mode`` (reverse/forward)."""
+    """The reference's ``order``-th derivative of ``name`` at x by ``mode`` (reverse/forward); for a
+    binary op x is a pair and the derivative is in its first argument."""
     ref = ENTRIES[name].ref
+    if isinstance(x, tuple):
+        x, other = x
+        ref = (lambda f, b: lambda t: f(t, T.tensor([b], dtype=T.float64)))(ref, other)
     t = T.tensor([x], dtype=T.float64, requires_grad=True)
     if order == 0:
         return float(_np(ref(t))[0])
