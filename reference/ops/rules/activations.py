@@ -18,7 +18,7 @@ import numpy as np
 
 from reference import errors as _E
 from reference.autograd.dispatch import apply
-from reference.backend import namespace_of, to_numpy
+from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_DIM, BATCH_ELEMENTWISE

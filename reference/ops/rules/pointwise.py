@@ -26,8 +26,8 @@ from reference.backend import namespace_of, special_of, to_numpy
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BATCH_ELEMENTWISE
-from reference.ops.rules import complex as _C
 from reference.ops.rules import _smooth as S
+from reference.ops.rules import complex as _C
 from reference.ops.rules._smooth import erfc_kernel, two_product
 from reference.ops.rules.registry import RULES, rule
 
@@ -953,8 +953,6 @@ def _lerp(a, b, weight):
 # campaign's JAX and TensorFlow lerp gradients were up to 1.7× over a bound composed along
 # PyTorch's formula alone). The values are PyTorch's.
 def _lerp_backward_self(g, weight):
-    from reference.autograd.dispatch import apply
-
     if isinstance(weight, (int, float, complex)):
         return apply(_RULES["lerp_backward_self"], (g,), {"weight": weight})
     return apply(_RULES["lerp_tensor_backward_self"], (g, weight))
