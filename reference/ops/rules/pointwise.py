@@ -197,7 +197,9 @@ def _sinc_kernel(a):
     return namespace_of(a).sinc(a)
 
 
-_unary("sinc", "SincBackward0", _lowp(_sinc_kernel), lambda c, g: g * _sinc_d1(c.self))
+# PyTorch's sinc_backward returns +0 at x = 0 whatever g's sign (a where); "+ 0.0" turns g·(+0) =
+# -0 into +0 and leaves every other value as it is (a where here would zero sinc''(0) = -π²/3)
+_unary("sinc", "SincBackward0", _lowp(_sinc_kernel), lambda c, g: g * _sinc_d1(c.self) + 0.0)
 
 # ---- exponentials and logarithms -------------------------------------------------------------------------
 
@@ -689,8 +691,9 @@ _binary(
 def _copysign_self_grad(c, g):
     """copysign_tensor_self_backward: grad * result / self, 0 where self == 0. result / self is ±1
     for a finite nonzero self and nan for an infinite one, where the derivative is ±1 too (JAX's
-    answer): the reference forms sgn(self) · sgn(result), the same ±1 without the division."""
-    ratio = A.where(A.eq(c.self, 0.0), 0.0, P.sgn(c.self) * P.sgn(c.result))
+    answer): there the reference forms sgn(self) · sgn(result)."""
+    signs = A.where(A.eq(A.abs(c.self), math.inf), P.sgn(c.self) * P.sgn(c.result), c.result / c.self)  # nan stays nan
+    ratio = A.where(A.eq(c.self, 0.0), 0.0, signs)
     return g * ratio
 
 
