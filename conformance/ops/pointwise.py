@@ -551,3 +551,25 @@ binary(
         _to_the_bound_at_nan("clamp_tensor", lambda T, x, y: T.clamp(x, y, y + 1)),
     ),
 )
+
+# the exact derivative primitives of sinc, logit and erfinv, and e^(c x²) (reference/ops/rules/pointwise.py)
+for _fn in ("sinc", "logit", "erfinv"):
+    for _k in (1, 2):
+        not_fuzzed(
+            f"{_fn}_d{_k}",
+            FAMILY,
+            f"internal: the exact derivative of order {_k} of {_fn}; reached by the {_fn} record's vjp, "
+            "vjp_vjp, jvp and vmap_vjp",
+        )
+    not_fuzzed(
+        f"{_fn}_d3",
+        FAMILY,
+        f"internal: the third derivative of {_fn} (the second derivative's VJP); no check differentiates "
+        "three times",
+    )
+not_fuzzed(
+    "exp_square",
+    FAMILY,
+    "internal: e^(c x²) with x² split exactly, in the derivatives of erf, erfc and ndtri; reached by "
+    "their records' vjp, vjp_vjp, jvp and vmap_vjp",
+)

@@ -18,12 +18,12 @@ import numpy as np
 
 from reference import errors as _E
 from reference.autograd.dispatch import apply
-from reference.backend import namespace_of, to_numpy
+from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_DIM, BATCH_ELEMENTWISE
 from reference.ops.rules import _smooth as S
-from reference.ops.rules.pointwise import _lowp
+from reference.ops.rules.pointwise import _lowp, derivative_chain, on_host, torch_at_inf
 from reference.ops.rules.registry import RULES as _RULES_REF
 from reference.ops.rules.registry import rule
 
@@ -54,78 +54,16 @@ def _unary(name, node, forward, grad, saves=("self",), layout=None):
 
 def _value(kernel, at_pos_inf=math.inf, at_neg_inf=math.nan):
     """An exact value kernel (float64 in, the input's dtype out) with PyTorch's values at +-inf."""
-    exact = _torch_at_inf(kernel, at_pos_inf, at_neg_inf)
+    exact = torch_at_inf(kernel, at_pos_inf, at_neg_inf)
     return lambda x: exact(x).astype(x.dtype, copy=False)
 
 
-def _on_host(kernel):
-    """``kernel`` (a float64 NumPy kernel of :mod:`._smooth`, which falls back to mpmath on some
-    elements) run on the host: the input copied to NumPy explicitly, the result returned in the
-    input's array namespace (NumPy, CuPy)."""
-
-    def run(x, *args):
-        out = kernel(np.asarray(to_numpy(x), dtype=np.float64), *args)
-        return namespace_of(x).asarray(out)
-
-    return run
-
-
-def _torch_at_inf(kernel, at_pos_inf, at_neg_inf):
-    """``kernel`` with PyTorch's values at +inf and -inf (its formulas' inf * 0 = nan included)."""
-
-    def exact(x64):
-        with np.errstate(all="ignore"):
-            out = kernel(x64)
-        return np.where(x64 == np.inf, at_pos_inf, np.where(x64 == -np.inf, at_neg_inf, out))
-
-    return _on_host(exact)
-
-
-def _derivative(name, order):
-    return _RULES_REF[f"{name}_d{order}"]
-
-
-def _chain(name, node, kernels, at_inf):
-    """Register ``name``_d1, _d2, _d3: the derivatives of the smooth function ``name`` of one
-    variable (no parameters): ``kernels`` = (d1, d2) of :mod:`._smooth`, ``at_inf`` = PyTorch's
-    ((d1(+inf), d1(-inf)), (d2(+inf), d2(-inf))); a third kernel, if given, is d3 (else mpmath's
-    differentiation of the function). Returns d1 as a Tensor function."""
-    d3 = kernels[2] if len(kernels) > 2 else (lambda x: S.mp_derivative(name, 3, x))
-    for order, kernel, (pos, neg) in ((1, kernels[0], at_inf[0]), (2, kernels[1], at_inf[1]), (3, d3, (0, 0))):
-        nxt = order + 1
-        rule(
-            f"{name}_d{order}",
-            f"{node}Derivative{order}Backward0",
-            ("self",),
-            forward=_lowp(_torch_at_inf(kernel, pos, neg) if order < 3 else _on_host(kernel)),
-            grads=(
-                (lambda c, g, nxt=nxt: g * apply(_derivative(name, nxt), (c.self,)))
-                if order < 3
-                else _no_fourth(name),
-            ),
-            saves={"self": (0,)},
-            jvp=AUTO_ELEMENT_WISE,
-            batch=BATCH_ELEMENTWISE,
-        )
-    return lambda x: apply(_derivative(name, 1), (x,))
-
-
-def _no_fourth(name):
-    def grad(c, g):
-        raise NotImplementedError(
-            f"the fourth derivative of {name} is not in the derivative table (its third, {name}_d3, "
-            "is mpmath's differentiation of the function; no check differentiates further)"
-        )
-
-    return grad
-
-
 _NAN = math.nan
-_softplus_d1 = _chain("softplus", "Softplus", (S.sigmoid, S.sigmoid_d1, S.sigmoid_d2), ((1.0, 0.0), (0.0, 0.0)))
-_silu_d1 = _chain("silu", "Silu", (S.silu_d1, S.silu_d2), ((_NAN, _NAN), (_NAN, _NAN)))
-_mish_d1 = _chain("mish", "Mish", (S.mish_d1, S.mish_d2), ((_NAN, _NAN), (_NAN, _NAN)))
-_gelu_d1 = _chain("gelu", "Gelu", (S.gelu_d1, S.gelu_d2), ((_NAN, _NAN), (_NAN, _NAN)))
-_gelu_tanh_d1 = _chain("gelu_tanh", "GeluTanh", (S.gelu_tanh_d1, S.gelu_tanh_d2), ((_NAN, _NAN), (_NAN, _NAN)))
+_softplus_d1 = derivative_chain("softplus", "Softplus", (S.sigmoid, S.sigmoid_d1, S.sigmoid_d2), ((1.0, 0.0), (0.0, 0.0)))
+_silu_d1 = derivative_chain("silu", "Silu", (S.silu_d1, S.silu_d2), ((_NAN, _NAN), (_NAN, _NAN)))
+_mish_d1 = derivative_chain("mish", "Mish", (S.mish_d1, S.mish_d2), ((_NAN, _NAN), (_NAN, _NAN)))
+_gelu_d1 = derivative_chain("gelu", "Gelu", (S.gelu_d1, S.gelu_d2), ((_NAN, _NAN), (_NAN, _NAN)))
+_gelu_tanh_d1 = derivative_chain("gelu_tanh", "GeluTanh", (S.gelu_tanh_d1, S.gelu_tanh_d2), ((_NAN, _NAN), (_NAN, _NAN)))
 
 
 # ---- gelu ------------------------------------------------------------------------------------------------
@@ -219,7 +157,7 @@ def _softplus_grad(c, g):
 
 
 def _softplus_exact(x, beta=1.0, threshold=20.0):
-    return (_on_host(lambda x64: S.softplus(x64 * beta) / beta)(x)).astype(x.dtype, copy=False)
+    return (on_host(lambda x64: S.softplus(x64 * beta) / beta)(x)).astype(x.dtype, copy=False)
 
 
 rule(
@@ -434,7 +372,7 @@ rule(
 def _glu(x, dim):
     xp = namespace_of(x)
     a, b = xp.split(x, 2, axis=dim)
-    return a * _on_host(S.sigmoid)(b).astype(b.dtype, copy=False)
+    return a * on_host(S.sigmoid)(b).astype(b.dtype, copy=False)
 
 
 def _glu_halves(c, x):
@@ -446,13 +384,13 @@ def _glu_grad(c, g):
     """glu_backward: [g * sigmoid(b), g * a * sigmoid(b) * sigmoid(-b)] along dim (the exact
     sigmoid and its derivative: softplus's first two derivatives; no 1 - sigmoid(b))."""
     a, b = _glu_halves(c, c.self)
-    return A.cat([g * _softplus_d1(b), g * a * apply(_derivative("softplus", 2), (b,))], c.dim)
+    return A.cat([g * _softplus_d1(b), g * a * apply(_RULES_REF["softplus_d2"], (b,))], c.dim)
 
 
 def _glu_jvp(c, ts):
     a, b = _glu_halves(c, c.self)
     ta, tb = _glu_halves(c, ts[0])
-    return ta * _softplus_d1(b) + a * apply(_derivative("softplus", 2), (b,)) * tb
+    return ta * _softplus_d1(b) + a * apply(_RULES_REF["softplus_d2"], (b,)) * tb
 
 
 rule(

@@ -3,6 +3,7 @@ rules added with it (masked_fill with a tensor value, div with rounding_mode, cl
 bounds). Kinds: ``a`` any, ``p`` positive (>= 0.5), ``f`` 0.05 <= |x| <= 0.95 away from 0 and +-0.5."""
 
 import reference as T
+from tests.autograd.records.activations import _derivative
 
 S = T.special
 
@@ -120,3 +121,23 @@ RECORDS = {
         ("number", lambda a: a.div(0.3, rounding_mode="trunc") * a, [(4,)], "f"),
     ],
 }
+
+
+# the exact derivative primitives <name>_d1, _d2, _d3 of sinc, logit and erfinv, and exp_square
+# (reference.ops.rules.pointwise): _dk runs in the backward of the (k-1)-th derivative, as for the
+# activations' (tests/autograd/records/activations.py)
+def _derivative_records():
+    out = {}
+    for name, fn, kind in (
+        ("sinc", T.sinc, "a"),
+        ("logit", lambda a: T.logit(a * 0.4 + 0.5), "f"),
+        ("erfinv", T.erfinv, "f"),
+    ):
+        for k in (1, 2, 3):
+            opts = {"first_order_only": "the third derivative has no derivative of its own (no fourth)"} if k == 3 else {}
+            out[f"{name}_d{k}"] = [(f"derivative_{k - 1}", _derivative(fn, k - 1), [(2, 3)], kind, opts)]
+    out["exp_square"] = [("erf_derivative", _derivative(T.erf, 1), [(2, 3)], "a")]
+    return out
+
+
+RECORDS.update(_derivative_records())
