@@ -18,9 +18,8 @@ update under ``no_grad`` changes the values but not the derivative (``old + stop
 old)``), as PyTorch's history is unchanged by it.
 
 What has no functional counterpart is declared, not guessed: a program the reference raises on
-(version counters, backward twice) and ops outside the table; gradient hooks and ``retain_grad``
-are translated (:meth:`Run.retain_grad`, :meth:`Run.register_hook`)
-(:data:`VALUE_OPS`). A functional framework cannot say "no gradient": an input whose ``.grad``
+(version counters, backward twice) and ops outside the table (:data:`VALUE_OPS`); gradient hooks and
+``retain_grad`` are translated (:meth:`Run.retain_grad`, :meth:`Run.register_hook`). A functional framework cannot say "no gradient": an input whose ``.grad``
 the reference leaves None is reported None when the framework's gradient is exactly zero.
 """
 
