@@ -440,7 +440,9 @@ class Run:
     def event(self, storage):
         """A write that gives the storage's base a new autograd node (its making, an in-place update
         with gradients on, through any view: CopySlices); applies the wraps asked for this write."""
-        if self.inner:  # a template's forward/backward or a checkpointed block: traced a varying number of times
+        if (
+            self.inner
+        ):  # a template's forward/backward or a checkpointed block: traced a varying number of times
             return
         number, self.events = self.events, self.events + 1
         storage.last_event = number
@@ -697,7 +699,9 @@ class Run:
     # view's node is its view op until its storage is written in place (then PyTorch regenerates it):
     # the zero is added where the view and the views made from it are read.
     def retain_grad(self, t):
-        if t in self.leaves or self.stop_at is not None:  # a leaf keeps its .grad anyway; a re-run returns none
+        if (
+            t in self.leaves or self.stop_at is not None
+        ):  # a leaf keeps its .grad anyway; a re-run returns none
             return
         if t._storage.alias_of is not None:
             raise Unsupported("retain_grad of a custom Function's output that is a view of its input")
@@ -789,7 +793,13 @@ class Run:
             if calls <= k:
                 wraps.setdefault(number, []).append(self._hook(hook))
         run = Run(
-            self.B, self.source, xs, self.concrete, stop_at=k, wraps=wraps, view_deltas=view_deltas,
+            self.B,
+            self.source,
+            xs,
+            self.concrete,
+            stop_at=k,
+            wraps=wraps,
+            view_deltas=view_deltas,
             hooks=[h for h in self.hooks if h[0] <= k],
         )
         try:
@@ -976,7 +986,9 @@ def why_not_functional(case) -> str | None:
     """Why a program case has no functional counterpart (None when it has one)."""
     from conformance.programs import reference_outcome
 
-    if ("register_hook(" in case.source or "retain_grad()" in case.source) and "autograd.grad(" in case.source:
+    if (
+        "register_hook(" in case.source or "retain_grad()" in case.source
+    ) and "autograd.grad(" in case.source:
         return (
             "the program uses gradient hooks or retain_grad with autograd.grad: which nodes a (double) "
             "backward reaches, and so where a hook fires, follows the tensors PyTorch's backward formulas "
@@ -1028,7 +1040,9 @@ def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
         raise ProgramError(type(exc).__name__, str(exc), line, text) from None
     _, expected = reference_outcome(case)
     out = {}
-    for i, v in enumerate(values):  # a retained .grad the reference leaves None: zero is all a framework can say
+    for i, v in enumerate(
+        values
+    ):  # a retained .grad the reference leaves None: zero is all a framework can say
         v = None if v is None else to_numpy(v)
         if v is not None and expected.get(f"result[{i}]") is None and not np.any(v):
             v = None

@@ -10,7 +10,10 @@ and the bias added after. ``channels_last`` uses PyTorch's channels-last memory 
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
+import re
 
 from conformance.adapters._geometry import explicit_pads, is_symmetric, transposed_layout
 from conformance.adapters._modes import ModeCache
@@ -305,20 +308,52 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
         from AOTAutograd's compiled backward. A graph break or a refusal (AOTAutograd's double
         backward) is ``unsupported`` in the compiler's words, never run eagerly instead."""
         from conformance.functional import Unsupported
-        from conformance.programs import ProgramError, _to_numpy, compile_program, error_line, split_program
+        from conformance.programs import (
+            ProgramError,
+            _to_numpy,
+            compile_program,
+            error_line,
+            program_regions,
+            split_program,
+        )
 
         torch = self.torch
-        definitions_text, forward_text, tail_text = split_program(case.source)
+        definitions_text, _, tail_text = split_program(case.source)
         tail = compile_program(tail_text, "tail")
+        names = list(dict.fromkeys(re.findall(r"\bv\d+\b", case.source.splitlines()[-1])))
 
         def make():
-            # the template classes and functions are defined outside the compiled function (as a
-            # user's module defines them: Dynamo cannot trace a class definition)
+            # the template classes and functions are defined outside the compiled functions (as a
+            # user's module defines them: Dynamo cannot trace a class definition); the forward is one
+            # compiled region, or several split where Dynamo cannot capture a statement (retain_grad,
+            # a saved-tensor hook context: run between the regions, the hooked step compiled inside)
             definitions = compile_program(definitions_text, "definitions")(torch)
-            forward = compile_program(forward_text, "forward", definitions)
-            return torch.compile(
-                lambda *xs: forward(torch, *xs), backend=self.backend, dynamic=self.dynamic, fullgraph=True
-            )
+            parts = []
+            for region in program_regions(case.source):
+                fn = compile_program(region.text, "region", definitions)
+                if region.kind != "eager":
+                    fn = torch.compile(
+                        functools.partial(fn, torch),
+                        backend=self.backend,
+                        dynamic=self.dynamic,
+                        fullgraph=True,
+                    )
+                else:
+                    fn = functools.partial(fn, torch)
+                context = (
+                    compile_program(region.text, "context", definitions) if region.kind == "context" else None
+                )
+                parts.append((region, fn, context))
+
+            def forward(*leaves):
+                env = dict(zip(re.findall(r"\bv\d+\b", case.source.splitlines()[0]), leaves))
+                for region, fn, context in parts:
+                    args = [env[n] for n in region.inputs]
+                    with context(torch) if context else contextlib.nullcontext():
+                        env.update(zip(region.outputs, fn(*args)))
+                return (*[env[n] for n in names], env["loss"])
+
+            return forward
 
         def once(compiled):  # fresh leaves each run (.grad accumulates)
             leaves = [
