@@ -169,3 +169,55 @@ def test_an_error_raised_while_compiling_is_placed_on_the_program_line_dynamo_qu
     out = _judge(_adapter("torch:aot_eager"), case)
     assert out["status"] == "error" and out["type"] == "BackendCompilerFailed" and out["line"] == 3, out
     assert out["verdict"] == "pass" and out["reason"].startswith("both raise at line 3")
+
+
+# the departures of torch.compile found in program cases (issue #33), each as a short program; the
+# shipped known entries (refgrad/cases/known_departures.toml) name them
+DEPARTURES = {
+    "unreached-input-zero-grad": (
+        {"v0": (2,), "v1": (2,)},
+        "    v2 = v0 * 1.0\n    v3 = v1 * 1.0\n    loss = (v3 * 1).sum()\n    loss.backward()\n"
+        "    return [v0, v1, v2, v3]\n",
+    ),
+    "saved-then-written-unreached": (
+        {"v0": (2,)},
+        "    v1 = v0 * 1.0\n    v1.tanh_()\n    v1.add_(1.0)\n    loss = (v0 * 1).sum()\n    loss.backward()\n"
+        "    return [v0, v1]\n",
+    ),
+    "unbind-view-nograd-inplace": (
+        {"v0": (1,)},
+        "    v1 = T.zeros((1,), dtype=v0.dtype) * (v0 * 1.0)\n    v2 = v1.unbind(0)[0]\n"
+        "    with T.no_grad():\n        v2.div_(4.0)\n    loss = (v0 * 1).sum()\n    loss.backward()\n"
+        "    return [v0, v1, v2]\n",
+    ),
+    "retain-grad-mutated-input": (
+        {"v0": (3,)},
+        "    v1 = v0 * 1.0\n    v2 = v1.exp()\n    v1.retain_grad()\n    v1.mul_(2.0)\n    v3 = v2 * v1\n"
+        "    loss = (v3 * 1).sum()\n    loss.backward()\n    return [v0, v1, v2, v3, v1.grad]\n",
+    ),
+    "aliased-inputs-nograd-view-write": (
+        {"v0": (3, 2)},
+        "    v1 = v0 * 1.0\n    v2 = v1[1:3]\n    v1.retain_grad()\n    v3 = T.nn.functional.softmax(v1.sum(0), 0)\n"
+        "    with T.no_grad():\n        v2.add_(0.5)\n    loss = (v1 * 1).sum() + (v3 * 2).sum()\n    loss.backward()\n"
+        "    return [v0, v1, v2, v3]\n",
+    ),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", sorted(DEPARTURES))
+def test_the_torch_compile_departures_of_programs_are_known(name):
+    torch = pytest.importorskip("torch")
+    from conformance.known import load_known
+
+    shapes, body = DEPARTURES[name]
+    source = f"def prog(T, {', '.join(shapes)}):\n" + body
+    case = Case("program", None, shapes, "float32", 0, ("program",), source=source)
+    eager = _judge(_adapter("torch"), case)
+    assert eager["verdict"] == "pass", eager  # PyTorch eager and the reference agree
+    out = _judge(_adapter("torch:aot_eager"), case)
+    rec = {**out, "framework": "torch:aot_eager", "version": torch.__version__, "check": "program"}
+    rec.update(case=case.to_dict(), dtype="float32")
+    (classified,), _ = load_known("builtin").classify([rec])
+    assert classified["verdict"] == "known", out
+    assert classified["known"]["id"] == f"torch-aot-eager-{name}"
