@@ -201,6 +201,13 @@ DEPARTURES = {
         "    with T.no_grad():\n        v2.add_(0.5)\n    loss = (v1 * 1).sum() + (v3 * 2).sum()\n    loss.backward()\n"
         "    return [v0, v1, v2, v3]\n",
     ),
+    "custom-function-view-output-node-name": (
+        {"v0": (2,)},
+        "    class Identity(T.autograd.Function):\n        @staticmethod\n        def forward(ctx, x):\n"
+        "            return x\n\n        @staticmethod\n        def backward(ctx, g):\n            return g * 0.5\n"
+        "    v1 = v0 * 1.0\n    v2 = Identity.apply(v1)\n    v1.retain_grad()\n    v2.clamp_(-0.5, 0.5)\n"
+        "    loss = (v0 * 1).sum()\n    loss.backward()\n    return [v0, v1, v2]\n",
+    ),
 }
 
 
