@@ -701,6 +701,18 @@ def program_case(program: Program, seed: int = 0, dtype: str = "float64") -> Cas
     return Case("program", None, shapes, dtype, seed, ("program",), source=program.source())
 
 
+def _steps(lines: list) -> tuple[int, int]:
+    """(first, at): the index of a program's first step, after the definitions (lines indented deeper,
+    or blank, belong to them), and of its ``loss = ...`` line."""
+    at = next(i for i, line in enumerate(lines) if line.startswith("    loss = "))
+    first = 1
+    while first < at and (
+        lines[first].startswith(("    class ", "    def ", "        ")) or not lines[first].strip()
+    ):
+        first += 1
+    return first, at
+
+
 def split_program(source: str) -> tuple[str, str, str]:
     """The program text in three parts, each on the program's own line numbers (the other parts'
     lines blank), so that an error's line is the program's: (definitions, forward, tail).
@@ -712,12 +724,7 @@ def split_program(source: str) -> tuple[str, str, str]:
     * tail: ``def tail(T, loss, <the returned variables>)``: the ending (the backward /
       autograd.grad calls) and the ``return``."""
     lines = source.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("    loss = "))
-    first = 1  # the first step: after the definitions (lines indented deeper, or blank, belong to them)
-    while first < at and (
-        lines[first].startswith(("    class ", "    def ", "        ")) or not lines[first].strip()
-    ):
-        first += 1
+    first, at = _steps(lines)
     defined = re.findall(r"^    (?:class|def) (\w+)", "\n".join(lines[1:first]), re.M)
     names = list(dict.fromkeys(re.findall(r"\bv\d+\b", lines[-1])))
     definitions = (
@@ -758,12 +765,7 @@ def program_regions(source: str) -> list:
     regions split at them, each a function of the variables made before it that it reads to those it assigns, on the
     program's own line numbers (an error's line is the program's)."""
     lines = source.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("    loss = "))
-    first = 1
-    while first < at and (
-        lines[first].startswith(("    class ", "    def ", "        ")) or not lines[first].strip()
-    ):
-        first += 1
+    first, at = _steps(lines)
     defined = re.findall(r"\bv\d+\b", lines[0])
     regions, pending = [], []
 
