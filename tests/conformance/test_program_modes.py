@@ -228,3 +228,24 @@ def test_the_torch_compile_departures_of_programs_are_known(name):
     (classified,), _ = load_known("builtin").classify([rec])
     assert classified["verdict"] == "known", out
     assert classified["known"]["id"] == f"torch-aot-eager-{name}"
+
+
+PENALTY = PLAIN.replace("(v4 * 2).sum()", "(v4 * v4).sum()").replace(
+    "    loss.backward()\n",
+    "    (g,) = T.autograd.grad(loss, [v0], create_graph=True)\n    (loss + (g * g).sum()).backward()\n",
+)
+
+
+@pytest.mark.torch
+def test_a_gradient_penalty_is_compiled_with_torch_func_grad(monkeypatch):
+    """AOTAutograd refuses to differentiate its compiled backward; the gradient-penalty ending is
+    compiled as users spell it (torch.func.grad inside the compiled forward) and judged; with the
+    penalty's gradient planted to zero, it fails."""
+    torch = pytest.importorskip("torch")
+    adapter = _adapter("torch:aot_eager")
+    out = _judge(adapter, _case(PENALTY))
+    assert out["verdict"] == "pass", out
+    real = torch.func.grad
+    monkeypatch.setattr(torch.func, "grad", lambda f, **kw: lambda *xs: torch.zeros_like(real(f, **kw)(*xs)))
+    planted = _judge(_adapter("torch:aot_eager"), Case.from_dict({**_case(PENALTY).to_dict(), "seed": 5}))
+    assert planted["verdict"] == "fail" and "grad[v" in planted["reason"], planted
