@@ -18,8 +18,8 @@ update under ``no_grad`` changes the values but not the derivative (``old + stop
 old)``), as PyTorch's history is unchanged by it.
 
 What has no functional counterpart is declared, not guessed: a program the reference raises on
-(version counters, backward twice), gradient hooks, ``retain_grad`` and ops outside the table
-(:data:`VALUE_OPS`). A functional framework cannot say "no gradient": an input whose ``.grad``
+(version counters, backward twice) and ops outside the table (:data:`VALUE_OPS`); gradient hooks and
+``retain_grad`` are translated (:meth:`Run.retain_grad`, :meth:`Run.register_hook`). A functional framework cannot say "no gradient": an input whose ``.grad``
 the reference leaves None is reported None when the framework's gradient is exactly zero.
 """
 
@@ -255,9 +255,12 @@ _BINARY = {
 
 
 class Storage:
-    def __init__(self, value, alias_of=None):
+    def __init__(self, value, alias_of=None, base_idx=None):
         self.value = value  # a flat framework array
         self.generation = 0  # in-place writes so far
+        self.size = int(value.shape[0])
+        self.base_idx = base_idx  # the positions of the storage's base (the tensor it was made for)
+        self.last_event = None  # the write that made the base's current autograd node (Run.event)
         # a custom Function's output that is a view of an input: its own values (the Function's, with
         # its gradient) at the positions of the input's storage ``alias_of`` as it was (generation)
         self.alias_of = alias_of
@@ -279,6 +282,9 @@ class FTensor:
     def __init__(self, run, r, storage, detached=None):
         self._run, self._r, self._storage, self._idx = run, r, storage, _index(r)
         self.detached = detached
+        # the views this one was made through, itself included: (number, positions) of each (Run.view)
+        self.lineage = ()
+        self.generation = storage.generation  # its storage's in-place writes when it was made
 
     # geometry, answered by the reference
     @property
@@ -309,8 +315,12 @@ class FTensor:
                 "reading a custom Function's view output after its input was written in place: PyTorch's "
                 "output shares the input's memory (it sees the write), a functional value cannot"
             )
-        v = self._run.B.gather(self._storage.value, self._idx)
-        return self._run.B.stop_gradient(v) if self.detached else v
+        B, deltas = self._run.B, self._run.view_deltas
+        v = B.gather(self._storage.value, self._idx)
+        for number, idx in self.lineage:  # a retained view's perturbation, read through it (Run.view)
+            if number in deltas:
+                v = v + B.gather(B.scatter(B.zeros(self._storage.size), idx, deltas[number]), self._idx)
+        return B.stop_gradient(v) if self.detached else v
 
     @property
     def data(self):  # an alias of the same storage whose reads carry no gradient (as ``detach()``)
@@ -320,8 +330,6 @@ class FTensor:
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
-        if name in ("register_hook", "retain_grad", "grad"):
-            raise Unsupported(f"{name}: a functional framework has no per-tensor gradient state")
         return lambda *args, **kwargs: self._run.call(self, name, args, kwargs)
 
     def __getitem__(self, key):
@@ -355,14 +363,49 @@ class FTensor:
         self._r.backward(retain_graph=retain_graph, create_graph=create_graph)
         self._run.differentiate(self, None)
 
+    # -- gradient state (Run.retain_grad, Run.register_hook) -----------------------------------------
+    def retain_grad(self):
+        self._r.retain_grad()  # the reference's own checks (requires_grad) and state
+        self._run.retain_grad(self)
+
+    def register_hook(self, hook):
+        handle = self._r.register_hook(hook)
+        self._run.register_hook(self, hook)
+        return handle
+
+    @property
+    def grad(self):
+        """The ``.grad`` the program reads: a leaf's accumulated gradient, a retained tensor's, else None."""
+        return self._run.grad_of(self)
+
+
+class _Grad:
+    """A ``.grad`` read by the program (only returned: its value is the accumulated gradient)."""
+
+    def __init__(self, value):
+        self._value = value
+
+    def value(self):
+        return self._value
+
 
 class Run:
     """One execution of the program text with T = a functional namespace over backend ``B``."""
 
-    def __init__(self, B, source, inputs, concrete, stop_at=None, outer=None):
+    def __init__(self, B, source, inputs, concrete, stop_at=None, wraps=None, view_deltas=None, hooks=()):
         import reference
 
         self.B, self.source, self.concrete, self.stop_at = B, source, concrete, stop_at
+        # gradient state, translated (retain_grad, register_hook): writes and views are numbered in
+        # program order (the same in every re-run); ``wraps``: write number -> functions applied to the
+        # values that write gave its base (a retained tensor's zero perturbation, a hook's custom
+        # gradient); ``view_deltas``: view number -> the zero perturbation of a retained view's reads
+        self.events = 0
+        self.views = 0
+        self.wraps = dict(wraps or {})
+        self.view_deltas = dict(view_deltas or {})
+        self.hooks = list(hooks)  # (differentiation calls made before it, write number, hook function)
+        self.retained = []  # retained non-leaf tensors (top-level run): [tensor, accumulated gradient]
         self.reference = reference
         self.table = B.ops()
         self.calls = 0  # differentiation calls so far (backward, autograd.grad)
@@ -387,10 +430,25 @@ class Run:
         self.keep.append(base)
         idx = _index(r)
         storage = Storage(
-            self.B.scatter(self.B.zeros(base.size), idx, value) if idx.size else self.B.zeros(base.size)
+            self.B.scatter(self.B.zeros(base.size), idx, value) if idx.size else self.B.zeros(base.size),
+            base_idx=idx,
         )
         self.storages[id(base)] = storage
+        self.event(storage)
         return FTensor(self, r, storage)
+
+    def event(self, storage):
+        """A write that gives the storage's base a new autograd node (its making, an in-place update
+        with gradients on, through any view: CopySlices); applies the wraps asked for this write."""
+        if (
+            self.inner
+        ):  # a template's forward/backward or a checkpointed block: traced a varying number of times
+            return
+        number, self.events = self.events, self.events + 1
+        storage.last_event = number
+        B, idx = self.B, storage.base_idx
+        for fn in self.wraps.get(number, ()):
+            storage.value = B.scatter(storage.value, idx, fn(B.gather(storage.value, idx)))
 
     def wrap(self, r, value=None):
         """``r`` as a functional tensor: a view of a known storage, or a new one holding ``value``."""
@@ -440,6 +498,9 @@ class Run:
             view = FTensor(self, r, source._storage)  # output has its own over its input's positions)
         else:
             view = self.wrap(r)
+        if not self.inner:  # numbered: a retained view's perturbation is read through it and its views
+            view.lineage = source.lineage + ((self.views, view._idx),)
+            self.views += 1
         # a view of a detached alias is one too; a view made under no_grad has no history
         view.detached = source.detached or (None if self.reference.is_grad_enabled() else "no_grad")
         return view
@@ -472,6 +533,8 @@ class Run:
             updated = _keep_history(self.B, storage.value, updated)
         storage.value = updated
         storage.generation += 1
+        if self.reference.is_grad_enabled():
+            self.event(storage)
         return t
 
     # -- custom Functions and checkpoint -------------------------------------------------------------
@@ -487,7 +550,11 @@ class Run:
                 geometry = base[: int(np.prod(np.shape(value)))].reshape(tuple(np.shape(value)))
             else:
                 geometry = base.as_strided(tuple(r.shape), r.stride(), r.storage_offset())
-        return self.fresh(geometry, value)
+        self.inner += 1  # not a write of the program (made a varying number of times: not numbered)
+        try:
+            return self.fresh(geometry, value)
+        finally:
+            self.inner -= 1
 
     def custom_apply(self, cls, args):
         """``cls.apply(*args)``: the reference applies its own Function running the program's methods
@@ -580,6 +647,8 @@ class Run:
                     updated = _keep_history(self.B, t._storage.value, updated)
                 t._storage.value = updated
                 t._storage.generation += 1
+                if self.reference.is_grad_enabled():
+                    self.event(t._storage)
                 results.append(t)
             elif id(storage_of(r)) in self.storages:  # a view of an input, not marked dirty (Identity)
                 base = self.storages[id(storage_of(r))]
@@ -621,6 +690,72 @@ class Run:
         results = [self.fresh(r, v if grad else self.B.stop_gradient(v)) for r, v in zip(outs_r, values)]
         return results[0] if single else tuple(results)
 
+    # -- gradient state ------------------------------------------------------------------------------
+    # PyTorch keeps a retained gradient and a gradient hook on the tensor's autograd node. A non-view
+    # tensor's node is made by a write of its storage (its making, or an in-place update through it or a
+    # view of it, with gradients on): the node's gradient is the gradient with respect to a zero added
+    # to the values that write gave the base; a hook (kept by the node it was registered on, as
+    # PyTorch's are across later in-place updates) is a custom gradient wrapped around those values. A
+    # view's node is its view op until its storage is written in place (then PyTorch regenerates it):
+    # the zero is added where the view and the views made from it are read.
+    def retain_grad(self, t):
+        if (
+            t in self.leaves or self.stop_at is not None
+        ):  # a leaf keeps its .grad anyway; a re-run returns none
+            return
+        if t._storage.alias_of is not None:
+            raise Unsupported("retain_grad of a custom Function's output that is a view of its input")
+        if any(t is r[0] for r in self.retained):
+            return
+        self.retained.append([t, None])
+
+    def register_hook(self, t, hook):
+        if t._r._base is not None or t._storage.alias_of is not None:
+            raise Unsupported("a gradient hook on a view (its node is regenerated from its base's)")
+        if t._storage.last_event is None:
+            raise Unsupported("a gradient hook on a tensor no write of the program made")
+        if self.stop_at is None:  # (a re-run is given the hooks registered before its call)
+            self.hooks.append((self.calls, t._storage.last_event, hook))
+
+    def _hook(self, hook):
+        """``values -> values`` with the gradient ``hook(g)`` (a custom gradient run on functional tensors)."""
+
+        def backward(res, gs):
+            g = self.shadow(None, gs[0])
+            self.inner += 1
+            try:
+                out = hook(g)
+            finally:
+                self.inner -= 1
+            return (gs[0] if out is None else self.B.broadcast(self.val(out), tuple(np.shape(gs[0]))),)
+
+        custom = self.B.custom(lambda x: ((x,), ()), backward, lambda res, xs, outs: ())
+        return lambda x: custom(x)[0]
+
+    def grad_of(self, t):
+        if t in self.leaves:
+            g = self.grads[self.leaves.index(t)] if self.grads is not None else None
+        else:
+            g = next((r[1] for r in self.retained if r[0] is t), None)
+        return None if g is None else _Grad(g)
+
+    def _retained_keys(self):
+        """Where each retained tensor's node is now: ('write', number, positions) or ('view', number)."""
+        keys = []
+        for t, _ in self.retained:
+            if t._r._base is None:
+                keys.append(("write", t._storage.last_event, t._storage.base_idx))
+            elif t._storage.generation != t.generation:
+                raise Unsupported(
+                    "retain_grad of a view whose storage was written in place after it was made: PyTorch "
+                    "regenerates the view's node from its base's (the retained gradient moves to it)"
+                )
+            elif not t.lineage:
+                raise Unsupported("retain_grad of a view made inside a template")
+            else:
+                keys.append(("view", t.lineage[-1][0], t._idx))
+        return keys
+
     # -- differentiation -----------------------------------------------------------------------------
     def differentiate(self, loss, wrt):
         """The k-th backward/autograd.grad call: stop here (inside :meth:`until`) or take the gradient."""
@@ -630,14 +765,43 @@ class Run:
             raise _Stop(loss.value())
         if wrt is None and self.stop_at is not None:
             return None  # a backward inside a re-run only sets .grad, which this run does not return
-        grads = self.B.grad(lambda *xs: _sum(self.B, self.until(k, xs)), self.inputs)
+        keys = self._retained_keys() if self.stop_at is None else []
+        zeros = [self.B.broadcast(0.0, idx.shape) for *_, idx in keys]
+        n = len(self.inputs)
+        grads = self.B.grad(
+            lambda *xs: _sum(self.B, self.until(k, xs[:n], list(zip(keys, xs[n:])))),
+            list(self.inputs) + zeros,
+        )
+        grads, node_grads = grads[:n], grads[n:]
+        for r, g in zip(self.retained, node_grads):
+            r[1] = g if r[1] is None else r[1] + g
         if wrt is None:
             self.grads = [g if old is None else old + g for g, old in zip(grads, self.grads)]
             return None
         return grads
 
-    def until(self, k, xs):
-        run = Run(self.B, self.source, xs, self.concrete, stop_at=k)
+    def until(self, k, xs, deltas=None):
+        """The program re-run up to its k-th differentiation call (the loss's value there) from inputs
+        ``xs``, with the hooks registered before that call and the retained nodes' perturbations."""
+        wraps, view_deltas = {}, {}
+        for (kind, number, _), d in deltas or ():
+            if kind == "view":
+                view_deltas[number] = d
+            else:
+                wraps.setdefault(number, []).append(lambda v, d=d: v + d)
+        for calls, number, hook in self.hooks:
+            if calls <= k:
+                wraps.setdefault(number, []).append(self._hook(hook))
+        run = Run(
+            self.B,
+            self.source,
+            xs,
+            self.concrete,
+            stop_at=k,
+            wraps=wraps,
+            view_deltas=view_deltas,
+            hooks=[h for h in self.hooks if h[0] <= k],
+        )
         try:
             run.execute()
         except _Stop as stop:
@@ -822,9 +986,14 @@ def why_not_functional(case) -> str | None:
     """Why a program case has no functional counterpart (None when it has one)."""
     from conformance.programs import reference_outcome
 
-    for marker, why in (("register_hook(", "gradient hooks"), ("retain_grad()", "retain_grad")):
-        if marker in case.source:
-            return f"the program uses {why}: a functional framework has no per-tensor gradient state"
+    if (
+        "register_hook(" in case.source or "retain_grad()" in case.source
+    ) and "autograd.grad(" in case.source:
+        return (
+            "the program uses gradient hooks or retain_grad with autograd.grad: which nodes a (double) "
+            "backward reaches, and so where a hook fires, follows the tensors PyTorch's backward formulas "
+            "save; a functional gradient has no such nodes"
+        )
     hooks = re.findall(r"saved_tensors_hooks\((\w+), (\w+)\)", case.source)
     if any(pair not in _EXACT_HOOKS for pair in hooks):
         return (
@@ -860,7 +1029,7 @@ def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
         run = Run(B, case.source, list(inputs), concrete)
         result = run.execute()
         items = result if isinstance(result, (list, tuple)) else [result]
-        return [r.value() for r in items], list(run.grads)
+        return [None if r is None else r.value() for r in items], list(run.grads)
 
     try:
         values, grads = (compile(program) if compile else program)(*[B.constant(a) for a in concrete])
@@ -869,8 +1038,15 @@ def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
     except Exception as exc:
         line, text = error_line(exc, case.source)
         raise ProgramError(type(exc).__name__, str(exc), line, text) from None
-    out = {f"result[{i}]": to_numpy(v) for i, v in enumerate(values)}
     _, expected = reference_outcome(case)
+    out = {}
+    for i, v in enumerate(
+        values
+    ):  # a retained .grad the reference leaves None: zero is all a framework can say
+        v = None if v is None else to_numpy(v)
+        if v is not None and expected.get(f"result[{i}]") is None and not np.any(v):
+            v = None
+        out[f"result[{i}]"] = v
     for name, g in zip(arrays, grads):
         g = None if g is None else to_numpy(g)
         if g is not None and expected.get(f"grad[{name}]") is None and not np.any(g):

@@ -192,8 +192,25 @@ ENDINGS = {
     "backward": ["loss.backward()"],
     "twice": ["loss.backward()", "loss.backward()"],
     "retain_twice": ["loss.backward(retain_graph=True)", "loss.backward()"],
-    "double_backward": ["(g,) = T.autograd.grad(loss, [v0], create_graph=True)", "(g * g).sum().backward()"],
+    # a gradient penalty, as users write one (the loss plus the squared norm of its gradient): the
+    # penalty's second order where the loss is not linear in v0 (the form ``(g * g).sum().backward()``
+    # raised "element 0 of tensors does not require grad" for every linear loss: one error, drawn often)
+    "double_backward": [
+        "(g,) = T.autograd.grad(loss, [v0], create_graph=True)",
+        "(loss + (g * g).sum()).backward()",
+    ],
 }
+
+
+ENDING_DRAWS = (
+    "backward",
+    "backward",
+    "double_backward",
+    "double_backward",
+    "retain_twice",
+    "retain_twice",
+    "twice",
+)
 
 
 # Custom autograd.Function templates a program may define (in its own text, on ``T.autograd.Function``)
@@ -659,7 +676,11 @@ def programs(
             steps.append(Step(f"{name}.{draw(st.sampled_from(_INPLACE_CONST))}"))
     n_vars = len(var_shapes)
     loss_vars = draw(st.lists(st.integers(0, n_vars - 1), min_size=1, max_size=3, unique=True))
-    ending = draw(st.sampled_from(sorted(ENDINGS)))
+    if 0 not in loss_vars:  # the loss reaches an input: a loss of constants raised "does not require grad"
+        loss_vars = [0] + loss_vars  # at every backward, and autograd.grad "not used in the graph"
+    # "twice" (its outcome mostly PyTorch's "backward through the graph a second time", an error JAX
+    # and TensorFlow cannot have) is drawn half as often as each other ending ("backward" first: shrinking)
+    ending = draw(st.sampled_from(ENDING_DRAWS))
     return Program(shapes, steps, loss_vars, n_vars, sorted(set(retained)), ending, functions)
 
 
@@ -680,6 +701,18 @@ def program_case(program: Program, seed: int = 0, dtype: str = "float64") -> Cas
     return Case("program", None, shapes, dtype, seed, ("program",), source=program.source())
 
 
+def _steps(lines: list) -> tuple[int, int]:
+    """(first, at): the index of a program's first step, after the definitions (lines indented deeper,
+    or blank, belong to them), and of its ``loss = ...`` line."""
+    at = next(i for i, line in enumerate(lines) if line.startswith("    loss = "))
+    first = 1
+    while first < at and (
+        lines[first].startswith(("    class ", "    def ", "        ")) or not lines[first].strip()
+    ):
+        first += 1
+    return first, at
+
+
 def split_program(source: str) -> tuple[str, str, str]:
     """The program text in three parts, each on the program's own line numbers (the other parts'
     lines blank), so that an error's line is the program's: (definitions, forward, tail).
@@ -691,12 +724,7 @@ def split_program(source: str) -> tuple[str, str, str]:
     * tail: ``def tail(T, loss, <the returned variables>)``: the ending (the backward /
       autograd.grad calls) and the ``return``."""
     lines = source.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("    loss = "))
-    first = 1  # the first step: after the definitions (lines indented deeper, or blank, belong to them)
-    while first < at and (
-        lines[first].startswith(("    class ", "    def ", "        ")) or not lines[first].strip()
-    ):
-        first += 1
+    first, at = _steps(lines)
     defined = re.findall(r"^    (?:class|def) (\w+)", "\n".join(lines[1:first]), re.M)
     names = list(dict.fromkeys(re.findall(r"\bv\d+\b", lines[-1])))
     definitions = (
@@ -708,6 +736,96 @@ def split_program(source: str) -> tuple[str, str, str]:
     forward.append(f"    return ({', '.join(names + ['loss'])},)")
     tail = [f"def tail(T, loss, {', '.join(names)}):"] + [""] * at + lines[at + 1 :]
     return tuple("\n".join(part) + "\n" for part in (definitions, forward, tail))
+
+
+# Statements of a program's forward that torch.compile cannot capture, run between compiled regions as
+# a user who compiles regions writes them: ``retain_grad`` (Dynamo graph-breaks on it) and the saved-tensor
+# hook contexts (Dynamo skips their ``__init__``; the region inside runs compiled under them).
+_BETWEEN_REGIONS = re.compile(
+    r"^    (v\d+\.retain_grad\(\)|with T\.autograd\.graph\.(saved_tensors_hooks|save_on_cpu)\(.*\):)$"
+)
+_ASSIGNED = re.compile(r"^\s*((?:v\d+|loss)(?:\s*,\s*v\d+)*)\s*=(?!=)")
+
+
+@dataclass
+class Region:
+    """A part of a program's forward: ``kind`` "compiled" (``text`` defines ``region(T, *inputs)``
+    returning ``outputs``), "eager" (``text`` defines it returning nothing: a ``retain_grad`` call) or
+    "context" (compiled, called under the context ``text`` also defines as ``context(T)``)."""
+
+    kind: str
+    text: str
+    inputs: list
+    outputs: list
+
+
+def program_regions(source: str) -> list:
+    """The forward of :func:`split_program` (every step up to ``loss = ...``) as regions: one compiled
+    region when the program has no ``retain_grad`` and no saved-tensor hook context, else compiled
+    regions split at them, each a function of the variables made before it that it reads to those it assigns, on the
+    program's own line numbers (an error's line is the program's)."""
+    lines = source.splitlines()
+    first, at = _steps(lines)
+    defined = re.findall(r"\bv\d+\b", lines[0])
+    regions, pending = [], []
+
+    def function(name, body, inputs, outputs):
+        head = f"def {name}(T, {', '.join(inputs)}):"
+        numbered = [""] * len(lines)
+        numbered[0] = head
+        for i, text in body:
+            numbered[i] = text
+        return "\n".join(numbered + [f"    return ({''.join(o + ', ' for o in outputs)})"]) + "\n"
+
+    def assigned(body):
+        return [
+            n
+            for _, text in body
+            for m in [_ASSIGNED.match(text)]
+            if m
+            for n in re.split(r"\s*,\s*", m.group(1))
+        ]
+
+    def used(body):  # the variables made before that the region reads (aliased inputs only where it must)
+        words = set(re.findall(r"\bv\d+\b", "\n".join(text for _, text in body)))
+        return [n for n in defined if n in words]
+
+    def flush():
+        if pending:
+            outputs = assigned(pending)
+            regions.append(
+                Region(
+                    "compiled", function("region", pending, used(pending), outputs), used(pending), outputs
+                )
+            )
+            defined.extend(o for o in outputs if o not in defined)
+            pending.clear()
+
+    i = first
+    while i <= at:
+        statement = [(i, lines[i])]
+        while i + 1 < at and lines[i + 1].startswith("        "):
+            i += 1
+            statement.append((i, lines[i]))
+        i += 1
+        match = _BETWEEN_REGIONS.match(statement[0][1])
+        if not match:
+            pending.extend(statement)
+            continue
+        flush()
+        if match.group(2) is None:  # retain_grad
+            regions.append(
+                Region("eager", function("region", statement, used(statement), []), used(statement), [])
+            )
+            continue
+        body = [(j, text[4:]) for j, text in statement[1:]]
+        outputs = assigned(body)
+        text = function("region", body, used(body), outputs)
+        text += f"def context(T):\n    return {statement[0][1].strip()[5:-1]}\n"
+        regions.append(Region("context", text, used(body), outputs))
+        defined.extend(o for o in outputs if o not in defined)
+    flush()
+    return regions
 
 
 def compile_program(source: str, name: str = "prog", scope: dict | None = None):

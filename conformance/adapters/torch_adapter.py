@@ -10,7 +10,10 @@ and the bias added after. ``channels_last`` uses PyTorch's channels-last memory 
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
+import re
 
 from conformance.adapters._geometry import explicit_pads, is_symmetric, transposed_layout
 from conformance.adapters._modes import ModeCache
@@ -305,28 +308,87 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
         from AOTAutograd's compiled backward. A graph break or a refusal (AOTAutograd's double
         backward) is ``unsupported`` in the compiler's words, never run eagerly instead."""
         from conformance.functional import Unsupported
-        from conformance.programs import ProgramError, _to_numpy, compile_program, error_line, split_program
+        from conformance.programs import (
+            ProgramError,
+            _to_numpy,
+            compile_program,
+            error_line,
+            program_regions,
+            split_program,
+        )
 
         torch = self.torch
-        definitions_text, forward_text, tail_text = split_program(case.source)
+        definitions_text, _, tail_text = split_program(case.source)
         tail = compile_program(tail_text, "tail")
+        names = list(dict.fromkeys(re.findall(r"\bv\d+\b", case.source.splitlines()[-1])))
+        penalty = _gradient_penalty(case, definitions_text)
+
+        def make_penalty():
+            # AOTAutograd does not differentiate its compiled backward, so the gradient penalty is
+            # spelled as users compile one: torch.func.grad of the forward's loss inside the compiled
+            # function, which returns loss + |g|^2 to one (first-order) backward
+            (region,) = program_regions(case.source)
+            fn = compile_program(region.text, "region")
+            leaf_names = re.findall(r"\bv\d+\b", case.source.splitlines()[0])
+
+            def run(xs):
+                env = dict(zip(leaf_names, xs))
+                env.update(zip(region.outputs, fn(torch, *[env[n] for n in region.inputs])))
+                return env
+
+            def penalized(*leaves):
+                g = torch.func.grad(lambda *xs: run(xs)["loss"])(*leaves)
+                env = run(leaves)
+                return (*[env[n] for n in names], env["loss"], env["loss"] + (g * g).sum())
+
+            return torch.compile(penalized, backend=self.backend, dynamic=self.dynamic, fullgraph=True)
 
         def make():
-            # the template classes and functions are defined outside the compiled function (as a
-            # user's module defines them: Dynamo cannot trace a class definition)
+            if penalty:
+                return make_penalty()
+            # the template classes and functions are defined outside the compiled functions (as a
+            # user's module defines them: Dynamo cannot trace a class definition); the forward is one
+            # compiled region, or several split where Dynamo cannot capture a statement (retain_grad,
+            # a saved-tensor hook context: run between the regions, the hooked step compiled inside)
             definitions = compile_program(definitions_text, "definitions")(torch)
-            forward = compile_program(forward_text, "forward", definitions)
-            return torch.compile(
-                lambda *xs: forward(torch, *xs), backend=self.backend, dynamic=self.dynamic, fullgraph=True
-            )
+            parts = []
+            for region in program_regions(case.source):
+                fn = compile_program(region.text, "region", definitions)
+                if region.kind != "eager":
+                    fn = torch.compile(
+                        functools.partial(fn, torch),
+                        backend=self.backend,
+                        dynamic=self.dynamic,
+                        fullgraph=True,
+                    )
+                else:
+                    fn = functools.partial(fn, torch)
+                context = (
+                    compile_program(region.text, "context", definitions) if region.kind == "context" else None
+                )
+                parts.append((region, fn, context))
+
+            def forward(*leaves):
+                env = dict(zip(re.findall(r"\bv\d+\b", case.source.splitlines()[0]), leaves))
+                for region, fn, context in parts:
+                    args = [env[n] for n in region.inputs]
+                    with context(torch) if context else contextlib.nullcontext():
+                        env.update(zip(region.outputs, fn(*args)))
+                return (*[env[n] for n in names], env["loss"])
+
+            return forward
 
         def once(compiled):  # fresh leaves each run (.grad accumulates)
             leaves = [
                 torch.tensor(x, dtype=getattr(torch, case.dtype)).requires_grad_(True) for x in a.values()
             ]
             try:
-                *values, loss = compiled(*leaves)
-                result = tail(torch, loss, *values)
+                if penalty:
+                    *result, _, total = compiled(*leaves)
+                    total.backward()
+                else:
+                    *values, loss = compiled(*leaves)
+                    result = tail(torch, loss, *values)
             except torch._dynamo.exc.Unsupported as exc:
                 raise Unsupported(
                     f"{self.name}: torch.compile(fullgraph=True) cannot capture the program's forward "
@@ -337,6 +399,10 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
                     raise Unsupported(
                         f"{self.name}: AOTAutograd does not differentiate its compiled backward: "
                         f"{_compiler_words(exc)}"
+                    ) from None
+                if penalty and "During a grad" in str(exc):  # torch.func's refusal of the spelling
+                    raise Unsupported(
+                        f"{self.name}: the gradient penalty spelled with torch.func.grad: {_compiler_words(exc)}"
                     ) from None
                 line, text = error_line(exc, case.source)
                 if line is None:  # raised while compiling: Dynamo quotes the user code's line
@@ -471,6 +537,25 @@ class TorchAotEagerAdapter(TorchCompileAdapter):
     backend = "aot_eager"
     compile_allowance = 120.0
     needs_cxx = False
+
+
+def _gradient_penalty(case, definitions_text: str) -> bool:
+    """Whether a compiling mode runs the program's double-backward ending (``ENDINGS["double_backward"]``:
+    ``autograd.grad(loss, [v0], create_graph=True)`` then ``(loss + (g * g).sum()).backward()``) as
+    ``torch.func.grad`` inside the compiled forward: a program of one region, no template definitions
+    (torch.func needs a custom Function's ``setup_context``), no gradient hooks, that the reference runs
+    (an autograd-state error is PyTorch's autograd.grad's to raise, compared on the program as written)."""
+    from conformance.programs import ENDINGS, program_regions, reference_outcome
+
+    lines = case.source.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("    loss = "))
+    if [line.strip() for line in lines[at + 1 : -1]] != ENDINGS["double_backward"]:
+        return False
+    if re.search(r"^    (class|def) ", definitions_text, re.M) or "register_hook(" in case.source:
+        return False
+    if [r.kind for r in program_regions(case.source)] != ["compiled"]:
+        return False
+    return reference_outcome(case)[0] == "ok"
 
 
 def _quoted_line(message: str, source: str):

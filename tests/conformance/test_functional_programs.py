@@ -116,11 +116,117 @@ def test_a_gradient_that_ignores_no_grad_is_caught(framework):
     assert verdict["verdict"] == "fail" and "grad[v0]" in verdict["reason"], verdict
 
 
-def test_programs_without_a_functional_counterpart_say_why():
-    from conformance.functional import why_not_functional
+S = Step
+# gradient state translated (issue #33): a retained gradient is the gradient with respect to a zero added
+# to the values of the tensor's current node; a hook is a custom gradient on its node's values
+GRADIENT_STATE = {
+    "retain": Program(
+        [(3,)],
+        [S("v1 = v0 * 1.0"), S("v2 = v1.exp()"), S("v1.retain_grad()"), S("v3 = v2 * v1")],
+        [3],
+        4,
+        [1],
+    ),
+    # the retained gradient moves to the node of the in-place update; v2 read the old one
+    "retain_after_inplace": Program(
+        [(3,)],
+        [
+            S("v1 = v0 * 1.0"),
+            S("v2 = v1 * 3.0"),
+            S("v1.retain_grad()"),
+            S("v1.mul_(2.0)"),
+            S("v3 = v1.exp()"),
+        ],
+        [2, 3],
+        4,
+        [1],
+        "retain_twice",
+    ),
+    # a base written through a view: its node is CopySlices
+    "retain_base_via_view": Program(
+        [(3, 2)],
+        [S("v1 = v0 * 1.0"), S("v1.retain_grad()"), S("v2 = v1[1]"), S("v2.mul_(3.0)"), S("v3 = v1.tanh()")],
+        [3, 1],
+        4,
+        [1],
+    ),
+    # a view's gradient: what is read through it and the views made from it (not through its base)
+    "retain_view": Program(
+        [(3, 2)],
+        [S("v1 = v0 * 1.0"), S("v2 = v1.t()"), S("v2.retain_grad()"), S("v3 = v2[0]"), S("v4 = v3.exp()")],
+        [4, 1],
+        5,
+        [2],
+    ),
+    "hook": Program(
+        [(3,)],
+        [S("v1 = v0 * 1.0"), S("v2 = v1 * v1"), S("v1.register_hook(lambda g: g * 2.0)"), S("v3 = v1.exp()")],
+        [2, 3],
+        4,
+        [],
+    ),
+    # a hook stays on the node it was registered on (the one before the in-place update)
+    "hook_then_inplace": Program(
+        [(3,)],
+        [
+            S("v1 = v0 * 1.0"),
+            S("v1.register_hook(lambda g: g * 2.0)"),
+            S("v1.mul_(2.0)"),
+            S("v2 = v1.tanh()"),
+        ],
+        [1, 2],
+        3,
+        [],
+        "retain_twice",
+    ),
+    "hook_leaf": Program(
+        [(3,)], [S("v1 = v0.exp()"), S("v0.register_hook(lambda g: g * 2.0)")], [1, 0], 2, []
+    ),
+}
 
-    hook = Program([(2,)], [Step("v1 = v0 * 1.0"), Step("v1.register_hook(lambda g: g * 2.0)")], [1], 2, [])
-    assert "gradient hooks" in why_not_functional(program_case(hook))
+
+@pytest.mark.parametrize("framework", ["jax", "tensorflow"])
+@pytest.mark.parametrize("name", sorted(GRADIENT_STATE))
+def test_retained_gradients_and_hooks_match_the_reference(framework, name):
+    verdict = _verdict(_backend(framework), program_case(GRADIENT_STATE[name]))
+    assert verdict["verdict"] == "pass", verdict
+
+
+@pytest.mark.parametrize("plant", ["hook", "retain"])
+def test_a_translation_without_the_hook_or_the_perturbation_fails(plant, monkeypatch):
+    import conformance.functional as functional
+
+    if plant == "hook":  # the hook's custom gradient dropped: the doubled gradient is missed
+        monkeypatch.setattr(functional.Run, "_hook", lambda self, hook: lambda x: x)
+    else:  # the perturbation cut off from the program: a zero retained gradient
+        until = functional.Run.until
+        monkeypatch.setattr(
+            functional.Run,
+            "until",
+            lambda self, k, xs, deltas=None: until(self, k, xs, [(key, d * 0.0) for key, d in deltas or ()]),
+        )
+    verdict = _verdict(_backend("jax"), program_case(GRADIENT_STATE[plant]))
+    assert verdict["verdict"] == "fail", verdict
+
+
+def test_programs_without_a_functional_counterpart_say_why():
+    from conformance.functional import Unsupported, run_functional, why_not_functional
+
+    hook = Program(
+        [(2,)], [S("v1 = v0.exp()"), S("v1.register_hook(lambda g: g * 2.0)")], [1], 2, [], "double_backward"
+    )
+    assert "gradient hooks or retain_grad with autograd.grad" in why_not_functional(program_case(hook))
+    written = program_case(
+        Program(
+            [(3, 2)],
+            [S("v1 = v0 * 1.0"), S("v2 = v1.t()"), S("v2.retain_grad()"), S("v1.add_(1.0)")],
+            [2],
+            3,
+            [2],
+        )
+    )
+    with pytest.raises(Unsupported, match="regenerates the view's node"):
+        run_functional(_backend("jax"), written, program_inputs(written), _to_numpy)
     raises = Program([(2,)], [Step("v1 = v0.exp()"), Step("v1.add_(1.0)")], [1], 2, [])
     assert "the reference raises AutogradError at line 5" in why_not_functional(program_case(raises))
 
@@ -152,7 +258,17 @@ def test_run_ops_programs_on_jax_and_tensorflow(tmp_path):
 
     out, curated = tmp_path / "run", tmp_path / "none"
     curated.mkdir()
-    argv = ["run", "--ops", "programs", "--frameworks", "jax,tensorflow", "--max-examples", "12", "--dtypes", "float64"]
+    argv = [
+        "run",
+        "--ops",
+        "programs",
+        "--frameworks",
+        "jax,tensorflow",
+        "--max-examples",
+        "12",
+        "--dtypes",
+        "float64",
+    ]
     assert (
         main(argv + ["--cases", str(curated), "--out", str(out), "--found-dir", str(tmp_path), "--quiet"])
         == 0

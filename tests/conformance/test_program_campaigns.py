@@ -118,3 +118,29 @@ def test_a_moved_anchor_is_an_error_not_a_silent_non_bug(tmp_path, monkeypatch):
     monkeypatch.setitem(mutants.BUGS, "gone", ("autograd/graph.py", "no such text", "x", "nothing"))
     with pytest.raises(mutants.MutantError, match="anchor 'no such text' occurs 0 times"):
         mutants.build("gone", tmp_path)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(
+    "adapter, dtypes, budget",
+    [  # each mode's default budget (docs/conformance.md, Budgets): torch 40, torch:aot_eager 10
+        ("BFloat16GradUlps", ("bfloat16",), 40),
+        pytest.param("AotEagerBackwardScaled", ("float32", "bfloat16"), 10, marks=pytest.mark.slow),
+    ],
+)
+def test_planted_framework_bugs_are_caught_by_a_default_budget_campaign(adapter, dtypes, budget, tmp_path):
+    """A 16-ulp error in one element of one gradient of bfloat16 programs, and a compiled backward that
+    scales its first gradient (conformance.testing.planted): a campaign finds and shrinks a failure."""
+    pytest.importorskip("torch")
+    spec = f"conformance.testing.planted:{adapter}"
+    with Campaign(tmp_path / "run", {"planted": spec}, found_dir=tmp_path / "found") as campaign:
+        campaign.start()
+        shrunk = campaign.fuzz(
+            ["planted"], "program", program_cases(dtypes=dtypes), max_examples=budget, seed=0
+        )
+    assert shrunk, f"the planted bug of {adapter} went unnoticed"
+    rec = shrunk[0]
+    assert rec["verdict"] == "fail" and rec["phase"] == "shrunk", rec
+    if adapter == "BFloat16GradUlps":
+        assert rec["dtype"] == "bfloat16" and rec["worst"]["output"] == "grad[v0]", rec
+        assert rec["worst"]["index"] == [0] * len(rec["worst"]["index"]), rec
