@@ -380,3 +380,48 @@ def test_reproducer_rebuilds_complex_arrays_and_shows_the_jax_sqrt_branch_cut(tm
     assert codes[("sqrt", "forward")][0] == 1, codes
     assert "observed 2.0, expected -2.0" in codes[("sqrt", "forward")][1]
     assert codes[("exp", "vjp")][0] == 0, codes  # the mapped VJP is PyTorch's
+
+
+# ---- second slice: reference spellings at the edges, conventions of the new families ----------------
+
+
+def _with_data(case, **arrays):
+    """``case`` with complex data of its inputs given ({name: complex array})."""
+    return Case(
+        case.op,
+        case.params,
+        {n: np.shape(v) for n, v in arrays.items()},
+        case.dtype,
+        case.seed,
+        case.checks,
+        data={n: {"real": np.real(v).tolist(), "imag": np.imag(v).tolist()} for n, v in arrays.items()},
+    )
+
+
+def test_reciprocal_of_complex_zero_is_torchs_infinity(torch_adapter):
+    """torch.reciprocal(0j) is inf+nanj (an infinity); the record's reference spelling 1.0 / x of a
+    complex tensor is reciprocal() * (1 + 0j) in PyTorch, which makes nan+nanj: the reference must
+    compute reciprocal itself on complex tensors, so torch passes at 0 (it failed before)."""
+    z = np.array([0j, complex(-0.0, 0.0), complex(0.0, -0.0), 2 - 1j])
+    case = _with_data(_case("reciprocal", check="forward"), input=z)
+    got = run_in_process(torch_adapter, case, "forward")
+    assert got["verdict"] == "pass", got
+
+
+def test_inplace_abs_of_complex_is_refused_like_torch_and_reported_unsupported(torch_adapter):
+    """PyTorch refuses Tensor.abs_ of a complex tensor (its result is real); the reference raises the
+    same error, and the harness reports the Tensor.abs_ spelling of a complex case unsupported, with
+    torch's reason (it was an error_mismatch)."""
+    import reference as T
+
+    for m in (T, torch):
+        with pytest.raises(RuntimeError, match="In-place abs is not supported for complex tensors"):
+            m.tensor([1 + 1j]).abs_()
+    assert float(T.tensor([-2.0]).abs_()[0]) == 2.0
+    case = Case(
+        "abs", RecordParams.of({"values": "normal", "spelling_torch": "Tensor.abs_"}), {"input": (3,)},
+        "complex128", 1, ("vjp",),
+    )
+    got = run_in_process(torch_adapter, case, "vjp")
+    assert got["verdict"] == "unsupported", got
+    assert "In-place abs is not supported" in got["reason"]
