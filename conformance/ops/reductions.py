@@ -126,7 +126,9 @@ def _tf_var(tf, x, dim, correction, keepdim):
     for d in axes:
         n *= x.shape[d]
     xc = x - tf.reduce_mean(x, axis=axes, keepdims=True)
-    return tf.reduce_sum(xc * xc, axis=axes, keepdims=keepdim) / max(n - correction, 0)
+    # |xc|^2: a complex variance is real, E|z - mean|^2 (a TF user writes xc * conj(xc))
+    sq = tf.math.real(xc * tf.math.conj(xc)) if x.dtype.is_complex else xc * xc
+    return tf.reduce_sum(sq, axis=axes, keepdims=keepdim) / max(n - correction, 0)
 
 
 record(

@@ -425,3 +425,29 @@ def test_inplace_abs_of_complex_is_refused_like_torch_and_reported_unsupported(t
     got = run_in_process(torch_adapter, case, "vjp")
     assert got["verdict"] == "unsupported", got
     assert "In-place abs is not supported" in got["reason"]
+
+
+def test_nonfinite_classes_chosen_by_the_arithmetic_are_the_convention_and_others_fail():
+    """1 / (inf + nan j): the reference (PyTorch, NumPy: textbook division) gives nan + nan j, C99
+    Annex G's recovery (JAX) 0, a framework answering inf + 0j another infinity class: those elements
+    are the complex non-finite convention. A NaN answered at a finite element, or a finite element
+    outside its bound, fails (both were plain failures before the convention was declared)."""
+    z = np.array([complex(np.inf, np.nan), complex(0.0, -0.0), 2 - 1j])
+    case = _with_data(_case("reciprocal", check="forward"), input=z)
+    ((value, _),) = expected_for(case, "forward", precision_for(case, {}, "jax"))[0].values()
+    assert np.isnan(value[0].real) and np.isinf(value[1].real)  # nan+nanj and inf+nanj
+    annex_g = value.copy()
+    annex_g[0], annex_g[1] = 0.0, complex(np.inf, 0.0)  # recovered zero; the infinity's other parts
+    got = record_verdict(case, "forward", "jax", {"output": annex_g}, {})
+    assert got["verdict"] == "convention", got
+    assert got["conventions"][0]["name"] == "complex-nonfinite-arithmetic"
+    nan_at_finite = value.copy()
+    nan_at_finite[2] = complex(np.nan, np.nan)
+    assert record_verdict(case, "forward", "jax", {"output": nan_at_finite}, {})["verdict"] == "fail"
+    off = annex_g.copy()
+    off[2] *= 1 + 1e-6
+    assert record_verdict(case, "forward", "jax", {"output": off}, {})["verdict"] == "fail"
+    # a NaN answered for the reference's infinity is the convention too (inf * 0 in another order)
+    swapped = value.copy()
+    swapped[1] = complex(np.nan, np.nan)
+    assert record_verdict(case, "forward", "jax", {"output": swapped}, {})["verdict"] == "convention"
