@@ -885,9 +885,21 @@ def page_data(report: dict) -> dict:
     }
 
 
+def _named_nonfinite(x):
+    """``x`` with every non-finite float replaced by "Infinity", "-Infinity" or "NaN"."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
+    if isinstance(x, dict):
+        return {k: _named_nonfinite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_named_nonfinite(v) for v in x]
+    return x
+
+
 def _script_json(data) -> Markup:
-    """``data`` as compact JSON safe inside <script>: '<', '>' and '&' written as JSON's \\u escapes."""
-    text = json.dumps(data, separators=(",", ":"), allow_nan=False)
+    """``data`` as compact JSON safe inside <script>: '<', '>' and '&' written as JSON's \\u escapes;
+    a non-finite number (a case parameter such as a norm's ``ord = inf``) as its name, a string."""
+    text = json.dumps(_named_nonfinite(data), separators=(",", ":"), allow_nan=False)
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 

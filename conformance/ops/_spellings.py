@@ -57,6 +57,18 @@ def _keras_moment(tf, x, dim, keepdim, correction, root):
     return (_keras(tf).std if root else _keras(tf).var)(x, axis=_axis(dim), keepdims=keepdim)
 
 
+def _abs_(x):
+    """``Tensor.abs_``: PyTorch has no in-place abs of a complex tensor (its result is real)."""
+    if x.is_complex():
+        from conformance.functional import Unsupported
+
+        raise Unsupported(
+            "Tensor.abs_ of a complex tensor: torch raises 'In-place abs is not supported for "
+            "complex tensors.' (the result is real and cannot be written in place)"
+        )
+    return x.clone().abs_()
+
+
 def spell(name, torch=None, jax=None, tensorflow=None):
     """Add ``name``'s other spellings (``{spelling name: function}`` per framework) to its record."""
     rec = RECORDS[name]
@@ -164,7 +176,7 @@ spell("cos", torch={"Tensor.cos_": lambda T, x: x.clone().cos_()}, jax={"lax.cos
 spell("tan", torch={"Tensor.tan_": lambda T, x: x.clone().tan_()}, jax={"lax.tan": lambda J, x: J.lax.tan(x)})
 spell(
     "abs",
-    torch={"Tensor.abs_": lambda T, x: x.clone().abs_()},
+    torch={"Tensor.abs_": lambda T, x: _abs_(x)},
     jax={"lax.abs": lambda J, x: J.lax.abs(x)},
     tensorflow={"keras.ops.abs": lambda tf, x: _keras(tf).abs(x)},
 )

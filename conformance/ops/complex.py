@@ -48,6 +48,82 @@ COMPLEX_RECORDS = {
     "bmm": "batched complex matrix products",
 }
 
+#: Records added by the second complex slice (issue 34), by family: each one's rules accept complex
+#: tensors in the reference (reference.ops.rules.complex) and its spellings in all its frameworks.
+#: Not yet: acosh (the reference's derivative rsqrt(z^2 - 1) has the wrong sign where Re z < 0:
+#: PyTorch's is rsqrt(z - 1) rsqrt(z + 1); reference/ops/rules/pointwise.py), the decompositions
+#: (their records' gauge-invariant programs are written for real matrices: V * V, x + x^T), the
+#: records whose masks compare complex values (masked_fill, where), FFT (no record yet).
+COMPLEX_RECORDS.update(
+    {
+        # holomorphic elementwise functions (the plane, whatever the record's real domain)
+        "tan": "tan z = -i tanh(iz): poles at (k + 1/2)pi",
+        "asin": "branch cuts on the real axis beyond +-1, both signs of a zero imaginary part",
+        "acos": "branch cuts on the real axis beyond +-1",
+        "atan": "branch cuts on the imaginary axis beyond +-i",
+        "asinh": "branch cuts on the imaginary axis beyond +-i",
+        "atanh": "branch cuts on the real axis beyond +-1",
+        "expm1": "exp(z) - 1 near 0",
+        "log1p": "log(1 + z): the cut below -1",
+        "log2": "log z / log 2",
+        "log10": "log z / log 10",
+        "rsqrt": "1/sqrt(z): the cut of sqrt",
+        "sigmoid": "1/(1 + exp(-z)): poles at i(2k + 1)pi",
+        "sgn": "z/|z| (not holomorphic), 0 at 0",
+        "rsub": "other - alpha * z",
+        "clone": "a copy",
+        "addcmul": "input + value * t1 * t2",
+        "addcdiv": "input + value * t1 / t2",
+        "lerp": "input + weight * (end - input), real weight",
+        # reductions and scans
+        "sum_dim": "complex sums along dims",
+        "mean_dim": "complex means along dims",
+        "prod": "complex products (holomorphic: prod / z_i, zeros through the cofactor rule)",
+        "prod_dim": "complex products along a dim",
+        "cumsum": "complex prefix sums",
+        "cumprod": "complex prefix products",
+        "var": "a real result of complex input: mean |z - mean|^2",
+        "std": "a real result of complex input",
+        "linalg_vector_norm": "a real norm of the moduli (every ord; sgn(z) in the gradient)",
+        # products
+        "addmm": "beta * input + alpha * mat1 @ mat2 (complex)",
+        "addmv": "complex matrix-vector products with an added input",
+        "addr": "complex outer products (no conjugation)",
+        "baddbmm": "batched complex products with an added input",
+        "addbmm": "batched complex products summed",
+        "trace": "the sum of a complex diagonal",
+        "vdot": "the conjugating inner product sum(conj(a) b) (not holomorphic in a)",
+        # linear algebra (holomorphic: det, inv, solve; slogdet's sign and logabsdet are not)
+        "linalg_det": "complex determinants (LU with |re| + |im| pivots)",
+        "linalg_inv": "complex inverses",
+        "linalg_solve": "complex solves A X = B",
+        # shape and layout (exact, linear)
+        "expand": "a view, exact",
+        "permute": "a view, exact",
+        "reshape_copy": "a copy, exact",
+        "select": "a view, exact",
+        "slice": "a view, exact",
+        "split": "views, exact",
+        "squeeze": "a view, exact",
+        "squeeze_dim": "a view, exact",
+        "transpose": "a view, exact",
+        "unbind": "views, exact",
+        "unsqueeze": "a view, exact",
+        "view": "a view, exact",
+        "flip": "a copy, exact",
+        "roll": "a copy, exact",
+        "repeat": "a copy, exact",
+        "tril": "a copy with zeros, exact",
+        "triu": "a copy with zeros, exact",
+        "narrow_copy": "a copy, exact",
+        "constant_pad_nd": "a copy padded with a real constant",
+        "gather": "a gather, exact",
+        "index_select": "a gather, exact",
+        "take_index": "a gather, exact",
+        "scatter_add_dim": "a scatter with complex additions",
+    }
+)
+
 
 def complex_draw(rng, shape, kind, dtype, seed=False, huge=True):
     """Complex values for a case of ``dtype`` (complex64/complex128), as complex128 (the caller
@@ -86,6 +162,64 @@ def complex_draw(rng, shape, kind, dtype, seed=False, huge=True):
     out = np.empty(np.shape(re), dtype=np.complex128)
     out.real, out.imag = re, im  # (re + 1j*im would make inf*0j a nan)
     return out
+
+
+#: The choice C99 Annex G and the textbook formulas make differently (docs/complex.md, "Non-finite
+#: parts"): the name of the convention a complex result is judged by where only it differs.
+NONFINITE = "complex-nonfinite-arithmetic"
+NONFINITE_ALTERNATIVES = (
+    "C99 Annex G (an infinity times a nonzero number or divided into a finite one is recovered as an "
+    "infinity or a zero: libgcc's __muldc3/__divdc3, XLA's complex division), or the textbook formulas "
+    "((ac - bd) + i(ad + bc), Smith's division: NumPy's, c10::complex's, BLAS's), or another order of a "
+    "sum of infinite terms"
+)
+
+
+def nonfinite_convention(case, check, parts_out, parts_expected, outputs, values):
+    """The complex non-finite convention, when it explains every element the bounds reject, or None.
+
+    On the extended complex plane infinity is one point, and sums and products with it (inf - inf,
+    0 * inf, inf + nan j times a finite number) have no value the mathematics fixes: which class the
+    result has (an infinity, a NaN, or a finite number recovered from an infinity) is the complex
+    arithmetic's choice (:data:`NONFINITE_ALTERNATIVES`). An element is decided by that choice when
+    the reference's value and the framework's are of different C99 classes and either both are
+    non-finite, or the reference's is a NaN, the framework's finite and an array the check reads has an
+    infinite part (Annex G's recovery: 1 / (inf + nan j) = 0). A finite reference value answered with
+    an infinity or a NaN, or any finite value outside its bound, stays a failure."""
+    from conformance.case import arrays_for, case_data
+    from conformance.ops.judge import _c99_class
+    from conformance.tolerance import element_ratios
+
+    data = case_data(case)
+    infinite_input = any(
+        np.any(_c99_class(data[n]) == 2) for n in arrays_for(case, check) if np.size(data[n])
+    )
+    decided = 0
+    for name, (value, bound) in parts_expected.items():
+        obs = parts_out.get(name)
+        if value is None or obs is None or np.shape(obs) != np.shape(value):
+            return None
+        rejected = element_ratios(obs, value, bound) > 1.0
+        if not rejected.any():
+            continue
+        ref, got = np.asarray(values[name]) + 0j, np.asarray(outputs[name]) + 0j
+        if np.shape(ref) != np.shape(got):
+            return None
+        if np.ndim(value) > np.ndim(ref):  # the parts axis: an element is rejected when a part is
+            rejected = rejected.any(axis=-1)
+        cr, co = _c99_class(ref), _c99_class(got)
+        by_choice = (cr != co) & (((cr > 0) & (co > 0)) | ((cr == 1) & (co == 0) & infinite_input))
+        if not np.all(by_choice[rejected]):
+            return None
+        decided += int(rejected.sum())
+    if not decided:
+        return None
+    return {
+        "conventions": [{"name": NONFINITE, "alternative": NONFINITE_ALTERNATIVES, "elements": decided}],
+        "reason": f"differs from the reference only where a declared convention leaves the choice open: "
+        f"{NONFINITE} ({decided} element(s) of another C99 class than the reference's, from infinite or "
+        "NaN parts)",
+    }
 
 
 _REASON = (

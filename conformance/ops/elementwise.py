@@ -310,7 +310,11 @@ unary(
 )
 unary(
     "reciprocal",
-    lambda T, x: 1.0 / x,  # the reference's spelling of reciprocal (rdiv by a number)
+    # the reference's spelling of reciprocal is rdiv by a number (1.0 / x), except on complex
+    # tensors: there PyTorch's 1.0 / x is reciprocal() * (1 + 0j), whose complex product turns
+    # reciprocal(0) = inf + nan j into nan + nan j (torch too: 1.0 / torch.tensor([0j])), so it is
+    # not torch.reciprocal (inf + nan j, an infinity under C99 Annex G)
+    lambda T, x: T.reciprocal(x) if x.is_complex() else 1.0 / x,
     torch=lambda torch, x: torch.reciprocal(x),
     jax=lambda J, x: J.jnp.reciprocal(x),
     tf=lambda tf, x: tf.math.reciprocal(x),

@@ -125,6 +125,7 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
         }
     complex_case = case.dtype in PART_DTYPE
     if complex_case:  # judged part by part (conformance.ops.judge.complex_parts)
+        whole = (outputs, {n: v for n, (v, _) in expected.items()})  # (the nonfinite convention reads them)
         outputs, expected = complex_parts(outputs, expected, precision.dtype)
     else:
         expected = {n: (v, b + ulp_of(v, case.dtype)) for n, (v, b) in expected.items()}
@@ -150,6 +151,10 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
         met = judge_conventions(
             case, check, outputs, expected, _alternative_expected(case, check, precision, data, errs), data
         )
+    if judged["verdict"] == "fail" and complex_case:
+        from conformance.ops.complex import nonfinite_convention
+
+        met = nonfinite_convention(case, check, outputs, expected, *whole)
     rec = {
         "verdict": "convention" if met else judged["verdict"],
         "max_ratio": judged["max_ratio"],

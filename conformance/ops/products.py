@@ -94,7 +94,8 @@ record(
     sample=_vec,
     fn=lambda T, a, b: T.vdot(a, b),
     jax=lambda J, a, b: J.jnp.vdot(a, b, precision=_hi(J)),
-    tf=lambda tf, a, b: tf.tensordot(a, b, 1),
+    # vdot conjugates its first operand (a TF user writes the conj; tensordot alone does not)
+    tf=lambda tf, a, b: tf.tensordot(tf.math.conj(a) if a.dtype.is_complex else a, b, 1),
 )
 
 

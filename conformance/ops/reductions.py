@@ -126,7 +126,13 @@ def _tf_var(tf, x, dim, correction, keepdim):
     for d in axes:
         n *= x.shape[d]
     xc = x - tf.reduce_mean(x, axis=axes, keepdims=True)
-    return tf.reduce_sum(xc * xc, axis=axes, keepdims=keepdim) / max(n - correction, 0)
+    return tf.reduce_sum(_tf_abs2(tf, xc), axis=axes, keepdims=keepdim) / max(n - correction, 0)
+
+
+def _tf_abs2(tf, x):
+    """|x|^2 as a TF user writes it: x * x, or x * conj(x) (real) for a complex tensor (a complex
+    variance E|z - mean|^2 and a 2-norm are real)."""
+    return tf.math.real(x * tf.math.conj(x)) if x.dtype.is_complex else x * x
 
 
 record(
@@ -207,7 +213,7 @@ def _tf_norm(tf, x, ord, dim, keepdim):
     if ord == 1:
         return tf.reduce_sum(a, axis=axes, keepdims=keepdim)
     if ord == 2:
-        return tf.sqrt(tf.reduce_sum(x * x, axis=axes, keepdims=keepdim))
+        return tf.sqrt(tf.reduce_sum(_tf_abs2(tf, x), axis=axes, keepdims=keepdim))
     return tf.pow(tf.reduce_sum(tf.pow(a, ord), axis=axes, keepdims=keepdim), 1.0 / ord)
 
 

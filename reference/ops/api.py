@@ -1868,9 +1868,15 @@ def _unary_inplace(name):
     return op_
 
 
-neg_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_, abs_ = (
+neg_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_, _abs_ = (
     _unary_inplace(n) for n in ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs")
 )
+
+
+def abs_(self):
+    if self.is_complex():  # PyTorch's abs_: a real result cannot be written into a complex tensor
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs_(self)
 
 
 # ---- convolution (array work in reference.conv) ----------------------------------------------------

@@ -380,3 +380,224 @@ def test_reproducer_rebuilds_complex_arrays_and_shows_the_jax_sqrt_branch_cut(tm
     assert codes[("sqrt", "forward")][0] == 1, codes
     assert "observed 2.0, expected -2.0" in codes[("sqrt", "forward")][1]
     assert codes[("exp", "vjp")][0] == 0, codes  # the mapped VJP is PyTorch's
+
+
+# ---- second slice: reference spellings at the edges, conventions of the new families ----------------
+
+
+def _with_data(case, **arrays):
+    """``case`` with complex data of its inputs given ({name: complex array})."""
+    return Case(
+        case.op,
+        case.params,
+        {n: np.shape(v) for n, v in arrays.items()},
+        case.dtype,
+        case.seed,
+        case.checks,
+        data={n: {"real": np.real(v).tolist(), "imag": np.imag(v).tolist()} for n, v in arrays.items()},
+    )
+
+
+def test_reciprocal_of_complex_zero_is_torchs_infinity(torch_adapter):
+    """torch.reciprocal(0j) is inf+nanj (an infinity); the record's reference spelling 1.0 / x of a
+    complex tensor is reciprocal() * (1 + 0j) in PyTorch, which makes nan+nanj: the reference must
+    compute reciprocal itself on complex tensors, so torch passes at 0 (it failed before)."""
+    z = np.array([0j, complex(-0.0, 0.0), complex(0.0, -0.0), 2 - 1j])
+    case = _with_data(_case("reciprocal", check="forward"), input=z)
+    got = run_in_process(torch_adapter, case, "forward")
+    assert got["verdict"] == "pass", got
+
+
+def test_inplace_abs_of_complex_is_refused_like_torch_and_reported_unsupported(torch_adapter):
+    """PyTorch refuses Tensor.abs_ of a complex tensor (its result is real); the reference raises the
+    same error, and the harness reports the Tensor.abs_ spelling of a complex case unsupported, with
+    torch's reason (it was an error_mismatch)."""
+    import reference as T
+
+    for m in (T, torch):
+        with pytest.raises(RuntimeError, match="In-place abs is not supported for complex tensors"):
+            m.tensor([1 + 1j]).abs_()
+    assert float(T.tensor([-2.0]).abs_()[0]) == 2.0
+    case = Case(
+        "abs",
+        RecordParams.of({"values": "normal", "spelling_torch": "Tensor.abs_"}),
+        {"input": (3,)},
+        "complex128",
+        1,
+        ("vjp",),
+    )
+    got = run_in_process(torch_adapter, case, "vjp")
+    assert got["verdict"] == "unsupported", got
+    assert "In-place abs is not supported" in got["reason"]
+
+
+def test_nonfinite_classes_chosen_by_the_arithmetic_are_the_convention_and_others_fail():
+    """1 / (inf + nan j): the reference (PyTorch, NumPy: textbook division) gives nan + nan j, C99
+    Annex G's recovery (JAX) 0, a framework answering inf + 0j another infinity class: those elements
+    are the complex non-finite convention. A NaN answered at a finite element, or a finite element
+    outside its bound, fails (both were plain failures before the convention was declared)."""
+    z = np.array([complex(np.inf, np.nan), complex(0.0, -0.0), 2 - 1j])
+    case = _with_data(_case("reciprocal", check="forward"), input=z)
+    ((value, _),) = expected_for(case, "forward", precision_for(case, {}, "jax"))[0].values()
+    assert np.isnan(value[0].real) and np.isinf(value[1].real)  # nan+nanj and inf+nanj
+    annex_g = value.copy()
+    annex_g[0], annex_g[1] = 0.0, complex(np.inf, 0.0)  # recovered zero; the infinity's other parts
+    got = record_verdict(case, "forward", "jax", {"output": annex_g}, {})
+    assert got["verdict"] == "convention", got
+    assert got["conventions"][0]["name"] == "complex-nonfinite-arithmetic"
+    nan_at_finite = value.copy()
+    nan_at_finite[2] = complex(np.nan, np.nan)
+    assert record_verdict(case, "forward", "jax", {"output": nan_at_finite}, {})["verdict"] == "fail"
+    off = annex_g.copy()
+    off[2] *= 1 + 1e-6
+    assert record_verdict(case, "forward", "jax", {"output": off}, {})["verdict"] == "fail"
+    # a NaN answered for the reference's infinity is the convention too (inf * 0 in another order)
+    swapped = value.copy()
+    swapped[1] = complex(np.nan, np.nan)
+    assert record_verdict(case, "forward", "jax", {"output": swapped}, {})["verdict"] == "convention"
+
+
+# ---- each new family's convention, through each adapter, on closed-form Wirtinger derivatives ------
+
+_A = np.array(
+    [[1.0 + 0.5j, -0.3 + 0.2j, 0.4 - 0.1j], [0.2 - 0.7j, 1.5 + 0.1j, -0.6j], [0.3j, 0.5 + 0.5j, 2.0]]
+)
+_TA = np.array([[0.1 - 0.2j, 0.3, -0.5j], [0.2 + 0.1j, -0.4 + 0.3j, 0.1], [0.6, 0.2j, -0.1 - 0.1j]])
+_M1, _M2 = _A[:2], _A[:, :2].copy()
+
+
+def _holomorphic(dz, g, t):
+    """VJP conj(f')·g and JVP f'·t of an elementwise holomorphic f with derivative dz."""
+    return {"input": np.conj(dz) * g}, dz * t
+
+
+#: op -> (params, inputs, cotangent, tangents, VJP {input: gradient}, JVP), all in closed form:
+#: PyTorch's VJP conj(df/dz)·g + (df/d conj z)·conj(g) summed over outputs, the JVP
+#: df/dz·t + (df/d conj z)·conj(t)
+def _family_forms():
+    z, g, t = Z, G, T_
+    zc = z - z.mean()
+    norm = np.sqrt(np.sum(np.abs(z) ** 2))
+    s = z / np.abs(z)
+    det = np.linalg.det(_A)
+    inv_t = np.linalg.inv(_A).T
+    return {
+        # elementwise holomorphic: tan' = 1/cos^2
+        "tan": ({}, {"input": z}, g, {"input": t}, *_holomorphic(1 / np.cos(z) ** 2, g, t)),
+        # not holomorphic: d sgn/dz = 1/(2|z|), d sgn/d conj z = -sgn^2/(2|z|)
+        "sgn": (
+            {},
+            {"input": z},
+            g,
+            {"input": t},
+            {"input": (g - s * s * np.conj(g)) / (2 * np.abs(z))},
+            (t - s * s * np.conj(t)) / (2 * np.abs(z)),
+        ),
+        # a reduction, holomorphic: d prod/dz_i = prod / z_i
+        "prod": (
+            {},
+            {"input": z},
+            g[0],
+            {"input": t},
+            {"input": g[0] * np.conj(z.prod() / z)},
+            np.sum(z.prod() / z * t),
+        ),
+        # a scan, linear: the VJP sums the cotangents of the later outputs
+        "cumsum": (
+            {"dim": 0},
+            {"input": z},
+            g,
+            {"input": t},
+            {"input": np.cumsum(g[::-1])[::-1]},
+            np.cumsum(t),
+        ),
+        # real results of complex input: d var/d conj z_i = (z_i - mean)/(N - c), g real
+        "var": (
+            {"dim": [0], "keepdim": False, "correction": 1},
+            {"input": z},
+            0.75,
+            {"input": t},
+            {"input": 2 * 0.75 * zc / 2},
+            2 * np.real(np.sum(np.conj(zc) * t)) / 2,
+        ),
+        "linalg_vector_norm": (
+            {"ord": 2, "dim": [0], "keepdim": False},
+            {"input": z},
+            0.75,
+            {"input": t},
+            {"input": 0.75 * z / norm},
+            np.real(np.sum(np.conj(z) * t)) / norm,
+        ),
+        # products: holomorphic bilinear (A^H, B^H in the VJP), vdot conjugates its first operand
+        "addmm": (
+            {"beta": 0.5, "alpha": 2.0},
+            {"input": _A[:2, :2], "mat1": _M1, "mat2": _M2},
+            _TA[:2, :2],
+            {"input": _TA[1:, 1:], "mat1": _TA[:2], "mat2": _TA[:, :2]},
+            {
+                "input": 0.5 * _TA[:2, :2],
+                "mat1": 2 * _TA[:2, :2] @ _M2.conj().T,
+                "mat2": 2 * _M1.conj().T @ _TA[:2, :2],
+            },
+            0.5 * _TA[1:, 1:] + 2 * (_TA[:2] @ _M2 + _M1 @ _TA[:, :2]),
+        ),
+        "vdot": (
+            {},
+            {"input": z, "other": t},
+            g[1],
+            {"input": g, "other": z},
+            {"input": t * np.conj(g[1]), "other": z * g[1]},
+            np.sum(np.conj(g) * t + np.conj(z) * z),
+        ),
+        # linear algebra, holomorphic: d det/dA = det A^{-T}
+        "linalg_det": (
+            {},
+            {"input": _A},
+            g[2],
+            {"input": _TA},
+            {"input": g[2] * np.conj(det * inv_t)},
+            det * np.trace(np.linalg.inv(_A) @ _TA),
+        ),
+    }
+
+
+@pytest.mark.parametrize("framework", ["torch", "jax", "tensorflow"])
+@pytest.mark.parametrize(
+    "op", ["tan", "sgn", "prod", "cumsum", "var", "linalg_vector_norm", "addmm", "vdot", "linalg_det"]
+)
+def test_each_new_family_answers_its_closed_form_in_pytorchs_convention(framework, op):
+    """One record of each family the second slice made complex-capable, through the harness's adapter:
+    its VJP and JVP are the closed forms (holomorphic, non-holomorphic, real-valued). JAX's sgn and
+    TensorFlow's det VJP are their known departures (jax-sign-of-complex-has-a-zero-derivative: a
+    zero derivative; tf-det-complex-gradient-not-conjugated: g det A^-H)."""
+    from conformance.adapters import BUILTIN, load
+
+    pytest.importorskip(BUILTIN[framework][0])
+    params, inputs, g, tangents, vjp, jvp = _family_forms()[op]
+    adapter = load(BUILTIN[framework][1])
+    adapter.setup("cpu", "highest")
+    data = dict(inputs, grad_output=np.asarray(g))
+    data.update({f"tangent_{n}": v for n, v in tangents.items()})
+    case = Case(
+        op,
+        RecordParams.of({"values": "normal", **params}),
+        {n: np.shape(v) for n, v in inputs.items()},
+        "complex128",
+        0,
+        ("vjp",),
+    )
+    got = adapter.run(case, "vjp", data)
+    jgot = adapter.run(case.with_checks(["jvp"]), "jvp", data)
+    if framework == "jax" and op == "sgn":
+        assert np.all(np.asarray(got["grad_input"]) == 0) and np.all(np.asarray(jgot["tangent_output"]) == 0)
+        return
+    if framework == "tensorflow" and op == "linalg_det":  # tf-det-complex-gradient-not-conjugated
+        unconjugated = g * np.linalg.det(_A) * np.linalg.inv(_A).conj().T
+        np.testing.assert_allclose(np.asarray(got["grad_input"]), unconjugated, rtol=1e-12)
+        # ForwardAccumulator transposes that VJP twice: conj(det) tr(A^-1 tA), not det tr(A^-1 tA)
+        forward = np.conj(np.linalg.det(_A)) * np.trace(np.linalg.inv(_A) @ _TA)
+        np.testing.assert_allclose(np.asarray(jgot["tangent_output"]), forward, rtol=1e-12)
+        return
+    for n, want in vjp.items():
+        np.testing.assert_allclose(np.asarray(got[f"grad_{n}"]), want, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(np.asarray(jgot["tangent_output"]), jvp, rtol=1e-12, atol=1e-14)

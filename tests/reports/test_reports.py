@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -359,3 +360,13 @@ def test_nan_results_and_a_caseless_crash_make_strict_json(tmp_path):
     [d] = rep["discrepancies"]
     assert d["reproducer"] is None and "fw" in d["reproducer_error"]  # no adapter named fw: said, not hidden
     assert "inf" in (tmp_path / "index.html").read_text()
+
+
+def test_a_nonfinite_case_parameter_does_not_stop_the_html(report):
+    """A discrepancy whose case has ord = inf (linalg_vector_norm) is embedded with the parameter
+    named "Infinity" (JSON has no infinity): rendering raised ValueError before."""
+    rep = copy.deepcopy(report)
+    assert rep["discrepancies"], "the fixture campaign has a discrepancy"
+    rep["discrepancies"][0].setdefault("case", {}).setdefault("params", {})["ord"] = math.inf
+    data = embedded_data(render_html(rep))
+    assert data["discrepancies"][0]["case"]["params"]["ord"] == "Infinity"
