@@ -121,7 +121,14 @@ TRIG = ComplexBound(
 #: y = (k + 1/2)pi, x = 0 (a departure there, reported, not covered). Declared c = 6 (12u).
 TANH = ComplexBound(6.0, 0.0, 4, "tanh z: Kahan's algorithm, ~10 roundings without cancellation: 12u")
 
+#: sgn z = z / |z|: |z| (hypot, 2u relative, ABS) and each part divided by it once (u): 3u per
+#: part relative to |sgn z| = 1, normwise too (the same relative error moves both parts). Declared
+#: c = 1.5 (3u): the real declaration (one correctly rounded division, u) is below what every
+#: framework's z/|z| rounds (TensorFlow's complex64 sgn measured 1.14 times u away in the campaign).
+SGN = ComplexBound(1.5, 0.0, 2, "sgn z = z/|z|: hypot 2u and one division per part u: 3u")
+
 COMPLEX_BOUNDS = {
+    "sgn": SGN,
     "mul": MUL,
     "div": DIV,
     "reciprocal": RECIPROCAL,

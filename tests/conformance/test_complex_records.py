@@ -601,3 +601,14 @@ def test_each_new_family_answers_its_closed_form_in_pytorchs_convention(framewor
     for n, want in vjp.items():
         np.testing.assert_allclose(np.asarray(got[f"grad_{n}"]), want, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(np.asarray(jgot["tangent_output"]), jvp, rtol=1e-12, atol=1e-14)
+
+
+def test_sgn_of_complex_has_its_declared_bound():
+    """sgn z = z/|z| on complex arrays: hypot's 2u and a division per part, 3u (it was the real
+    declaration's u, one correctly rounded division, which TensorFlow's complex64 z/|z| exceeds)."""
+    import reference as T
+    from reference.errors import REFERENCE_U, Precision, bound_of
+
+    _, (b,), tr = bound_of(lambda a: T.sgn(a), [np.array([1.5 + 2.0j])], Precision(dtype="float32"))
+    assert b[0] == pytest.approx(3 * (2.0**-24 + REFERENCE_U), rel=1e-6)
+    assert "sgn (complex)" in tr.used
