@@ -201,6 +201,10 @@ DEPARTURES = {
         "    with T.no_grad():\n        v2.add_(0.5)\n    loss = (v1 * 1).sum() + (v3 * 2).sum()\n    loss.backward()\n"
         "    return [v0, v1, v2, v3]\n",
     ),
+    "autograd-error-wrapped-while-tracing": (
+        {"v0": (2,)},
+        "    v1 = v0 * 1.0\n    v0.fill_(1.25)\n    loss = (v1 * 1).sum()\n    loss.backward()\n    return [v0, v1]\n",
+    ),
     "custom-function-view-output-node-name": (
         {"v0": (2,)},
         "    class Identity(T.autograd.Function):\n        @staticmethod\n        def forward(ctx, x):\n"
