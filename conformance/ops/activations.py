@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from conformance.ops import not_fuzzed, record
+from conformance.ops import record
 from conformance.ops._conventions import Alternative, Convention, any_nan, any_zero, at_params, away_from_nan
 from conformance.ops.elementwise import _unary
+from conformance.ops.pointwise import not_fuzzed_derivatives
 from conformance.strategies import tensor_shapes, value_kinds
 
 FAMILY = "activations"
@@ -268,16 +269,4 @@ for _fn, _record in (
     ("gelu", "gelu record (approximate='none')"),
     ("gelu_tanh", "gelu record (approximate='tanh')"),
 ):
-    for _k in (1, 2):
-        not_fuzzed(
-            f"{_fn}_d{_k}",
-            FAMILY,
-            f"internal: the exact derivative of order {_k} of {_fn}; reached by the {_record}'s vjp, "
-            "vjp_vjp, jvp and vmap_vjp",
-        )
-    not_fuzzed(
-        f"{_fn}_d3",
-        FAMILY,
-        f"internal: the third derivative of {_fn} (the second derivative's VJP); no check differentiates "
-        "three times",
-    )
+    not_fuzzed_derivatives(_fn, FAMILY, _record)

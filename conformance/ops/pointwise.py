@@ -552,21 +552,27 @@ binary(
     ),
 )
 
-# the exact derivative primitives of sinc, logit and erfinv, and e^(c x²) (reference/ops/rules/pointwise.py)
-for _fn in ("sinc", "logit", "erfinv"):
-    for _k in (1, 2):
+def not_fuzzed_derivatives(fn, family, record):
+    """The exact derivative primitives ``fn``_d1, _d2, _d3 of the derivative table
+    (reference.ops.rules.pointwise.derivative_chain): internal, reached through ``record``."""
+    for k in (1, 2):
         not_fuzzed(
-            f"{_fn}_d{_k}",
-            FAMILY,
-            f"internal: the exact derivative of order {_k} of {_fn}; reached by the {_fn} record's vjp, "
+            f"{fn}_d{k}",
+            family,
+            f"internal: the exact derivative of order {k} of {fn}; reached by the {record}'s vjp, "
             "vjp_vjp, jvp and vmap_vjp",
         )
     not_fuzzed(
-        f"{_fn}_d3",
-        FAMILY,
-        f"internal: the third derivative of {_fn} (the second derivative's VJP); no check differentiates "
+        f"{fn}_d3",
+        family,
+        f"internal: the third derivative of {fn} (the second derivative's VJP); no check differentiates "
         "three times",
     )
+
+
+# the exact derivative primitives of sinc, logit and erfinv, and e^(c x²) (reference/ops/rules/pointwise.py)
+for _fn in ("sinc", "logit", "erfinv"):
+    not_fuzzed_derivatives(_fn, FAMILY, f"{_fn} record")
 not_fuzzed(
     "exp_square",
     FAMILY,

@@ -230,3 +230,9 @@ def test_copysign_gradient_at_infinite_inputs_is_the_sign():
     b = T.tensor([-1.0, 1.0, -3.0], dtype=T.float64)
     (g,) = T.autograd.grad(T.copysign(a, b).sum(), a)
     assert g.numpy().tolist() == [-1.0, -1.0, -1.0]  # PyTorch's result / self: nan at ±inf
+
+
+def test_cumprod_gradient_at_an_infinite_input_is_the_product_of_the_others():
+    x = T.tensor([2.0, np.inf, 3.0, 0.5], dtype=T.float64, requires_grad=True)
+    (g,) = T.autograd.grad(T.cumprod(x, 0).sum(), x)
+    assert g.numpy().tolist() == [np.inf, 11.0, np.inf, np.inf]  # PyTorch's (y·g)/x: nan at inf

@@ -535,10 +535,12 @@ def erfinv_d1(x):
 
 
 def erfinv_d2(x):
-    """erfinv'' = 2 y erfinv'², a product of accurate factors."""
-    y, d1 = _erfinv_parts(_f64(x))
+    """erfinv'' = 2 y erfinv'², a product of accurate factors; below |x| = 1e-9 its first Taylor
+    term 2 (√π/2)³ x (the next is x² smaller), rounded once, where y is subnormal or tiny."""
+    x = _f64(x)
+    y, d1 = _erfinv_parts(x)
     with np.errstate(invalid="ignore", over="ignore"):
-        return 2 * y * d1 * d1
+        return np.where(np.abs(x) < 1e-9, (2 * _HALF_SQRT_PI**3) * x, 2 * y * d1 * d1)
 
 
 def erfinv_d3(x):

@@ -197,9 +197,25 @@ def _sinc_kernel(a):
     return namespace_of(a).sinc(a)
 
 
-# PyTorch's sinc_backward returns +0 at x = 0 whatever g's sign (a where); "+ 0.0" turns g·(+0) =
-# -0 into +0 and leaves every other value as it is (a where here would zero sinc''(0) = -π²/3)
-_unary("sinc", "SincBackward0", _lowp(_sinc_kernel), lambda c, g: g * _sinc_d1(c.self) + 0.0)
+def _sinc_grad_complex(c, g):
+    """sinc_backward for complex inputs, PyTorch's formula: (pi x cos(pi x) - sin(pi x)) / (pi x^2);
+    0 at x = 0 (the exact chain above is real)."""
+    x_pi = c.self * math.pi
+    sq_pi = c.self * c.self * math.pi
+    out = g * ((x_pi * P.cos(x_pi)) - P.sin(x_pi)) / sq_pi
+    return A.where(A.eq(sq_pi, 0.0), 0.0, out)
+
+
+def _sinc_grad(c, g):
+    """g · sinc_d1(x). PyTorch's sinc_backward returns +0 at x = 0 whatever g's sign (a where);
+    "+ 0.0" turns g·(+0) = -0 into +0 and leaves every other value as it is (a where here would
+    zero sinc''(0) = -π²/3)."""
+    if c.self.is_complex():
+        return _sinc_grad_complex(c, g)
+    return g * _sinc_d1(c.self) + 0.0
+
+
+_unary("sinc", "SincBackward0", _lowp(_sinc_kernel), _sinc_grad)
 
 # ---- exponentials and logarithms -------------------------------------------------------------------------
 

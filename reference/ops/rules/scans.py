@@ -102,6 +102,15 @@ def _is_batched(t):
     return t._batched is not None
 
 
+def _zero_or_infinite(x):
+    """Whether x has a 0 or an infinity, where dividing by x (PyTorch's formula) gives nan: the
+    derivative of y_j in x_k is then the product of the others, C[k, j] below (PyTorch divides by
+    an infinite x too: its cumprod gradient at x = [2, inf, 3, 0.5] is [inf, nan, inf, inf], where
+    the derivative is [inf, 11, inf, inf], JAX's answer)."""
+    xp = namespace_of(x._data)
+    return bool(((x._data == 0) | xp.isinf(x._data)).any())
+
+
 def _leave_one_out(x, dim):
     """C[..., k, j] = prod_{i <= j, i != k} x_i along ``dim`` (moved last): the (n, n) table of
     cumulative products with element k left out, built from cumprod itself (so it differentiates)."""
@@ -142,7 +151,7 @@ def _cumprod_grad(c, g):
             return g
         xs = x if ok.all() else A.where(_make(ok), x, A.ones((), dtype=x.dtype))
         return (xs * g) / xs
-    if not _is_batched(x) and not bool((x._data == 0).any()):
+    if not _is_batched(x) and not _zero_or_infinite(x):
         return reversed_cumsum(c.result * g, dim) / x
     from reference.autograd.tensor import _make
 
@@ -158,6 +167,8 @@ def _cumprod_jvp(c, t):
     if x.ndim == 0:
         return t
     if not _is_batched(x) and not bool((x._data == 0).any()):
+        # an infinite x gives 0·inf = nan here as in the table below: a zero tangent times an
+        # infinite partial derivative (IEEE), not a cancellation the table would avoid
         return cumsum_tensor(t / x, dim) * c.result
     from reference.autograd.tensor import _make
 
