@@ -50,8 +50,9 @@ COMPLEX_RECORDS = {
 
 #: Records added by the second complex slice (issue 34), by family: each one's rules accept complex
 #: tensors in the reference (reference.ops.rules.complex) and its spellings in all its frameworks.
-#: Not yet: acosh (the reference's derivative rsqrt(z^2 - 1) has the wrong sign where Re z < 0:
-#: PyTorch's is rsqrt(z - 1) rsqrt(z + 1); reference/ops/rules/pointwise.py), the decompositions
+#: Not yet: acosh (its first derivative is now PyTorch's rsqrt(z - 1) rsqrt(z + 1); on the cut
+#: below -1, e.g. a "wide" complex64 draw, its forward-over-forward second derivative has the
+#: opposite sign of all three frameworks': not yet understood), the decompositions
 #: (their records' gauge-invariant programs are written for real matrices: V * V, x + x^T), the
 #: records whose masks compare complex values (masked_fill, where), FFT (no record yet).
 COMPLEX_RECORDS.update(

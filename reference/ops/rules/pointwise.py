@@ -160,7 +160,22 @@ _unary("atan", "AtanBackward0", _ufunc("arctan"), lambda c, g: g / (c.self * c.s
 _unary("sinh", "SinhBackward0", _ufunc("sinh"), lambda c, g: g * P.cosh(c.self))
 _unary("cosh", "CoshBackward0", _ufunc("cosh"), lambda c, g: g * P.sinh(c.self))
 _unary("asinh", "AsinhBackward0", _ufunc("arcsinh"), lambda c, g: g * P.rsqrt(c.self * c.self + 1))
-_unary("acosh", "AcoshBackward0", _ufunc("arccosh"), lambda c, g: g * P.rsqrt(c.self * c.self - 1))
+def _acosh_grad(c, g):
+    """acosh'(z) = 1 / (sqrt(z - 1) sqrt(z + 1)): for complex z with Re z < 0, rsqrt(z^2 - 1) is the
+    other branch (the opposite sign; PyTorch's gradient is this one); for real x >= 1 it keeps
+    x - 1 exact near the branch point (no cancellation in x^2 - 1) and x^2 from overflowing past
+    1.3e154. Below 1, where real acosh is nan, PyTorch's rsqrt(x^2 - 1) stays (a value for x < -1)."""
+    x = c.self
+    if x.is_complex():
+        return g * P.rsqrt(x - 1) * P.rsqrt(x + 1)
+    inside = x >= 1
+    # each branch reads a safe operand (2) where it is not selected, so that its derivative (the
+    # second derivative's) is 0 times a number there, not 0 times nan
+    x_in, x_out = A.where(inside, x, 2.0), A.where(inside, 2.0, x)
+    return g * A.where(inside, P.rsqrt(x_in - 1) * P.rsqrt(x_in + 1), P.rsqrt(x_out * x_out - 1))
+
+
+_unary("acosh", "AcoshBackward0", _ufunc("arccosh"), _acosh_grad)
 _unary("atanh", "AtanhBackward0", _ufunc("arctanh"), lambda c, g: g * A.reciprocal(1 - c.self * c.self))
 _unary(
     "deg2rad",
@@ -219,7 +234,21 @@ _unary("sinc", "SincBackward0", _lowp(_sinc_kernel), _sinc_grad)
 
 # ---- exponentials and logarithms -------------------------------------------------------------------------
 
-_unary("log1p", "Log1PBackward0", _ufunc("log1p"), lambda c, g: g / (c.self + 1))
+def _log1p(a):
+    """log(1 + z). NumPy's complex log1p is log(1 + z): 0 + 1e-20j at z = 1e-20 + 1e-20j, whose
+    real part is 1e-20 (PyTorch's). For |z| < 1/2: log|1 + z| = log1p(x(2 + x) + y^2) / 2 and
+    arg(1 + z) = atan2(y, 1 + x), both without the cancellation of 1 + z."""
+    xp = namespace_of(a)
+    out = xp.log1p(a)
+    if a.dtype.kind != "c":
+        return out
+    x, y = a.real, a.imag
+    with np.errstate(all="ignore"):
+        small = 0.5 * xp.log1p(x * (2 + x) + y * y) + 1j * xp.arctan2(y, 1 + x)
+    return xp.where(xp.abs(a) < 0.5, small.astype(a.dtype), out)
+
+
+_unary("log1p", "Log1PBackward0", _lowp(_log1p), lambda c, g: g / (c.self + 1))
 # expm1' = e^x. PyTorch saves the result and forms g * (result + 1), which cancels where expm1(x)
 # is near -1 (0 for x < -37.4 in float64, where expm1'(-40) = 4.25e-18: known entries
 # torch-/jax-expm1-gradient-result-plus-one). Which tensor is saved is PyTorch's semantics (saved

@@ -1,0 +1,41 @@
+"""Complex acosh' and log1p where the textbook formula picks the wrong branch or cancels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import reference as T
+
+mpmath = pytest.importorskip("mpmath", reason="exact values (mpmath comes with torch's sympy)")
+
+
+@pytest.mark.parametrize("z", [-3 + 0.1j, -0.5 - 2j, 2 - 0.5j, 0.3 + 2j, -1.5 - 1e-3j])
+def test_acosh_gradient_is_the_conjugate_derivative_on_every_half_plane(z):
+    """PyTorch's convention: the VJP of a holomorphic f with cotangent 1 is conj(f'(z)). rsqrt(z^2 - 1)
+    is -f'(z) where Re z < 0; 1 / (sqrt(z - 1) sqrt(z + 1)) is f'(z) everywhere off the cut."""
+    mpmath.mp.dps = 30
+    exact = complex(mpmath.diff(mpmath.acosh, mpmath.mpc(z)))
+    x = T.tensor(np.array([z]), requires_grad=True)
+    T.acosh(x).backward(T.tensor(np.array([1 + 0j])))
+    assert abs(x.grad.numpy()[0] - np.conj(exact)) <= 1e-13 * abs(exact)
+
+
+def test_real_acosh_gradient_near_the_branch_point_and_far_out():
+    x = T.tensor(np.array([1 + 2.0**-40, 1e200]), requires_grad=True)
+    T.acosh(x).sum().backward()
+    g = x.grad.numpy()
+    mpmath.mp.dps = 40
+    exact = [1 / mpmath.sqrt(mpmath.mpf(v) ** 2 - 1) for v in (1 + 2.0**-40, 1e200)]
+    assert abs(g[0] - float(exact[0])) <= 2 * 2.0**-52 * float(exact[0])  # x*x - 1 would cancel
+    assert abs(g[1] - float(exact[1])) <= 2 * 2.0**-52 * float(exact[1])  # x*x would overflow: 0
+
+
+@pytest.mark.parametrize("z", [1e-20 + 1e-20j, 3e-9 - 2e-9j, 0.3 - 0.2j, -0.4 + 0.1j, 3 + 4j])
+def test_complex_log1p_keeps_the_real_part_of_a_tiny_argument(z):
+    """NumPy's complex log1p is log(1 + z): its real part is 0 at 1e-20 + 1e-20j (PyTorch: 1e-20)."""
+    mpmath.mp.dps = 40
+    exact = complex(mpmath.log1p(mpmath.mpc(z)))
+    got = T.log1p(T.tensor(np.array([z]))).numpy()[0]
+    assert abs(got.real - exact.real) <= 4 * 2.0**-52 * abs(exact.real)
+    assert abs(got.imag - exact.imag) <= 4 * 2.0**-52 * abs(exact.imag)
