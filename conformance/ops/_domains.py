@@ -124,8 +124,8 @@ def domain(name: str, lo: float = -math.inf, hi: float = math.inf, *points: Poin
 
 
 ANY = domain("any")
-POS = domain("pos", 0.0)
-UNIT = domain("unit", -1.0, 1.0)
+POS = domain("pos", 0.0, gate="pos")  # (a record without points draws the same in both campaigns)
+UNIT = domain("unit", -1.0, 1.0, gate="unit")
 #: the legacy names records may still use for a domain without points
 NAMED = {"any": ANY, "pos": POS, "unit": UNIT}
 

@@ -138,3 +138,22 @@ def test_the_reach_of_a_point_is_relative_to_its_scale():
     assert not p.reached(np.array([1023.5 * math.pi + 300.0]))
     above = Point("pole 0", 0.0, "above")
     assert not above.reached(np.array([-1e-9])) and above.reached(np.array([1e-9]))
+
+
+def test_a_record_with_an_old_domain_name_draws_in_it_in_both_campaigns():
+    """binary_cross_entropy's input is "unit" and its weight-like losses "pos": the gate campaign must
+    keep them there (a gate placement of "any" drew BCE inputs PyTorch rejects)."""
+    for whole in (False, True):
+        a = RecordData(_case("binary_cross_entropy", "normal", n=500, whole=whole))["input"]
+        assert (np.abs(a) <= 0.9).all()
+        batched = RecordData(
+            Case(
+                "binary_cross_entropy",
+                RecordParams.of({"values": "wide", "in_dims": [0, None], "vmap_size": 3}),
+                {"input": (40,), "target": (40,)},
+                "float64",
+                1,
+                ("vmap",),
+            )
+        )["batched_input"]
+        assert (np.abs(batched) <= 0.9).all()
