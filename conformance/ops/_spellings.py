@@ -192,7 +192,7 @@ primary_tf("logaddexp", lambda tf, x, y: _tnp(tf).logaddexp(x, y))
 spell("logaddexp", tensorflow={"keras.ops.logaddexp": lambda tf, x, y: _keras(tf).logaddexp(x, y)})
 spell(
     "atan2",
-    jax={"lax.atan2": lambda J, x, y: J.lax.atan2(x, y)},
+    jax={"lax.atan2": lambda J, x, y: J.lax.atan2(*J.jnp.broadcast_arrays(x, y))},
     tensorflow={"tnp.arctan2": lambda tf, x, y: _tnp(tf).arctan2(x, y)},
 )
 spell(

@@ -4,6 +4,8 @@ the clamp variants."""
 
 from __future__ import annotations
 
+import math
+
 from hypothesis import strategies as st
 
 from conformance.ops import _domains as D
@@ -192,7 +194,38 @@ _simple("i1e", "special.i1e", "jax.scipy.special.i1e", "math.bessel_i1e")
 _simple("ndtri", "special.ndtri", "jax.scipy.special.ndtri", "math.ndtri", D.NDTRI,
         values=("normal", "ties"))  # fmt: skip
 _simple("log_ndtr", "special.log_ndtr", "jax.scipy.special.log_ndtr", None)
-_simple("entr", "special.entr", "jax.scipy.special.entr", None, D.ENTR)
+
+
+def _any_negative(np_, inputs, params) -> bool:
+    return bool((inputs["input"] < 0).any())
+
+
+_simple(
+    "entr",
+    "special.entr",
+    "jax.scipy.special.entr",
+    None,
+    D.ENTR,
+    conventions=(
+        Convention(
+            "entr-derivative-below-zero",
+            "entr's derivative at x < 0, outside its domain [0, inf), where scipy's and PyTorch's "
+            "entr is the constant -inf: PyTorch's formula -(1 + log x) gives nan (log of a negative)",
+            _any_negative,
+            (
+                Alternative(
+                    "zero",
+                    # -inf (x * inf of a detached x < 0) as a constant; entr itself only where
+                    # x >= 0, so that no nan of log x < 0 reaches a derivative of any order
+                    lambda T, x: T.where(
+                        x < 0, x.detach() * math.inf, T.special.entr(T.where(x < 0, T.ones_like(x), x))
+                    ),
+                    "JAX: 0 (jax.scipy.special.entr's where(x < 0, -inf, ...) branch is a constant)",
+                ),
+            ),
+        ),
+    ),
+)
 _simple("sgn", "sgn", "jnp.sign", "math.sign")
 for _n in ("floor", "ceil", "trunc", "frac"):
     _simple(

@@ -349,3 +349,23 @@ def test_an_infinity_where_the_chain_rule_gives_nan_is_a_convention():
     assert _judge(case, "vjp", grad_input=[np.inf, 0.25])["verdict"] == "convention"
     nan_in = _case("sqrt", {"input": [NAN, 4.0], "grad_output": [1.0, 1.0]}, "vjp")
     assert _judge(nan_in, "vjp", grad_input=[np.inf, 0.25])["verdict"] == "fail"  # nan in, inf out
+
+
+def test_entr_derivative_below_its_domain_zero_is_a_convention_and_other_values_fail():
+    """entr is the constant -inf on x < 0 (scipy, PyTorch); its derivative there has no value:
+    PyTorch's -(1 + log x) says nan, JAX's constant branch 0, to every order."""
+    data = {"input": [-0.9183862209320068, 2.0], "grad_output": [1.04, 1.0], "gg_input": [0.157, 1.0]}
+    vjp = _case("entr", data, "vjp", values="special")
+    assert _judge(vjp, "vjp", grad_input=[NAN, -1.0 - np.log(2.0)])["verdict"] == "pass"  # the reference's own
+    got = _judge(vjp, "vjp", grad_input=[0.0, -1.0 - np.log(2.0)])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [{"name": "entr-derivative-below-zero", "alternative": "zero", "elements": 1}]
+    assert _judge(vjp, "vjp", grad_input=[0.5, -1.0 - np.log(2.0)])["verdict"] == "fail"  # neither choice
+    assert _judge(vjp, "vjp", grad_input=[0.0, 0.0])["verdict"] == "fail"  # x = 2 is inside the domain
+    # second order (JAX's jax.grad of jax.grad): the cotangent's derivative at x < 0 is 0 too
+    vjp_vjp = _case("entr", data, "vjp_vjp", values="special")
+    got = _judge(vjp_vjp, "vjp_vjp", g_grad_output=[0.0, -(1.0 + np.log(2.0))], g_input=[0.0, -0.5])
+    assert got["verdict"] == "convention", got
+    # the forward value is fixed (-inf below 0): no convention for it
+    fwd = _case("entr", data, "forward", values="special")
+    assert _judge(fwd, "forward", output=[NAN, -2.0 * np.log(2.0)])["verdict"] == "fail"

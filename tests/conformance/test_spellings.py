@@ -139,3 +139,19 @@ def _doubled_grad(T, y):
             return 2 * g
 
     return Doubled.apply(y)
+
+
+@pytest.mark.parametrize("name, spelling", [("atan2", "lax.atan2"), ("maximum", "lax.max"), ("minimum", "lax.min")])
+def test_a_lax_spelling_of_a_broadcasting_op_takes_operands_of_different_ranks(name, spelling):
+    """jax.lax's binary primitives do not broadcast (they need equal shapes); the op they spell does
+    (torch.atan2, jnp.arctan2), and a case draws operands of different ranks: the spelling broadcasts
+    them first, so the case is judged, not refused with 'arrays must have the same number of
+    dimensions'."""
+    from conformance.ops.judge import run_in_process
+
+    adapter, settings = _adapter("jax")
+    for check in ("forward", "vjp", "jvp"):
+        base = _generic_case(name, "jax", spelling, check)
+        case = Case(base.op, base.params, {"input": [2, 3], "other": [3]}, base.dtype, base.seed, base.checks)
+        result = _classified(run_in_process(adapter, case, check, settings), "jax", case, check)
+        assert result["verdict"] == "pass", (check, case.describe(), result.get("reason"))

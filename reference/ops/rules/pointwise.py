@@ -359,7 +359,26 @@ def _digamma(a):
         near_pole = (a < 0) & (xp.abs(r) < 2.0**-8) & (r != 0)
         reflected = sp.psi(1 - a) - xp.pi / xp.tan(xp.pi * r)
     out = xp.where(near_pole, reflected, out)
+    out = _digamma_negative_exactly(a, out)
     return xp.where(a == 0, -xp.copysign(xp.asarray(xp.inf, dtype=a.dtype), a), out)
+
+
+def _digamma_negative_exactly(a, out):
+    """Elsewhere on the negative line the reflection cancels: at x = -889.873105934815 psi(1 - x) =
+    6.79 and pi cot(pi x) = 7.46 leave -0.667, and scipy's psi is 58 ulps off (its cot(pi x) of a
+    rounded pi x; the condition number there is 8.7e4, but the reference answers for the float x
+    given). There mpmath's psi, rounded once: negative non-integer float64 elements only."""
+    if not isinstance(a, np.ndarray) or a.dtype != np.float64:
+        return out
+    negative = np.isfinite(a) & (a < 0) & (a != np.round(a))
+    if not negative.any():
+        return out
+    import mpmath
+
+    out = np.array(out, copy=True)
+    with mpmath.workdps(40):
+        out[negative] = [float(mpmath.psi(0, mpmath.mpf(float(v)))) for v in a[negative]]
+    return out
 
 
 _unary("digamma", "DigammaBackward0", _lowp(_digamma), lambda c, g: g * P.polygamma(1, c.self))
