@@ -189,58 +189,31 @@ TAN = domain(
     Point("pole 1023.5pi", 1023.5 * PI),
     gate="unit",
 )
-#: asin, acos: branch points at the edges, zeros at 0 (asin) and 1 (acos)
-ASIN = domain(
-    "[-1, 1]: asin",
-    -1.0,
-    1.0,
-    Point("branch -1", -1.0, "above"),
-    Point("branch 1", 1.0, "below"),
-    _zero(0.0),
-    gate="unit",
-)
-ACOS = domain(
-    "[-1, 1]: acos",
-    -1.0,
-    1.0,
-    Point("branch -1", -1.0, "above"),
-    Point("branch 1", 1.0, "below"),
-    gate="unit",
-)
+#: asin, acos: branch points at the edges of [-1, 1] (acos: its zero is the edge 1), asin's zero at 0
+_UNIT_EDGES = (Point("branch -1", -1.0, "above"), Point("branch 1", 1.0, "below"))
+ASIN = domain("[-1, 1]: asin", -1.0, 1.0, *_UNIT_EDGES, _zero(0.0), gate="unit")
+ACOS = domain("[-1, 1]: acos", -1.0, 1.0, *_UNIT_EDGES, gate="unit")
 #: atanh and erfinv: poles at the edges of (-1, 1), a zero at 0
-ATANH = domain(
-    "(-1, 1): atanh", -1.0, 1.0, _pole(-1.0, "above"), _pole(1.0, "below"), _zero(0.0), gate="unit"
-)
-ERFINV = domain(
-    "(-1, 1): erfinv", -1.0, 1.0, _pole(-1.0, "above"), _pole(1.0, "below"), _zero(0.0), gate="unit"
-)
+_OPEN_UNIT = (_pole(-1.0, "above"), _pole(1.0, "below"), _zero(0.0))
+ATANH = domain("(-1, 1): atanh", -1.0, 1.0, *_OPEN_UNIT, gate="unit")
+ERFINV = domain("(-1, 1): erfinv", -1.0, 1.0, *_OPEN_UNIT, gate="unit")
 #: the gate campaign's acosh draws: 1.5 + |a| (the record drew acosh(x + 1.5) of positive x before)
 ACOSH_GATE = domain("[1.5, inf)", 1.5)
 #: acosh: the branch point 1 (its derivative's pole), the lower edge
 ACOSH = domain("[1, inf): acosh", 1.0, math.inf, Point("branch 1", 1.0, "above"), gate=ACOSH_GATE)
 #: lgamma on the whole line: poles at 0 and the negative integers (between them the reflection
 #: formula's cancellation), zeros at 1 and 2
+_GAMMA_POLES = (_pole(0.0), _pole(-1.0), _pole(-2.0), _pole(-9.0))
+_WHOLE_LINE = "whole line minus the poles 0, -1, -2, ...: "
 LGAMMA = domain(
-    "whole line minus the poles 0, -1, -2, ...: lgamma",
-    -math.inf,
-    math.inf,
-    _pole(0.0),
-    _pole(-1.0),
-    _pole(-2.0),
-    _pole(-9.0),
-    _zero(1.0),
-    _zero(2.0),
-    gate="pos",
+    _WHOLE_LINE + "lgamma", -math.inf, math.inf, *_GAMMA_POLES, _zero(1.0), _zero(2.0), gate="pos"
 )
 #: digamma: the same poles, and its one positive zero x0 = 1.4616321449683623...
 DIGAMMA = domain(
-    "whole line minus the poles 0, -1, -2, ...: digamma",
+    _WHOLE_LINE + "digamma",
     -math.inf,
     math.inf,
-    _pole(0.0),
-    _pole(-1.0),
-    _pole(-2.0),
-    _pole(-9.0),
+    *_GAMMA_POLES,
     _zero(1.4616321449683623, "zero x0 1.46163"),
     gate="pos",
 )
