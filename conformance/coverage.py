@@ -33,6 +33,18 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
+from conformance.case import PART_DTYPE, Case
+from conformance.ops import (
+    HARNESS_PARAMS,
+    NEAR,
+    RECORDS,
+    SPELLING_PARAMS,
+    VMAP_CHECKS,
+    WHOLE,
+    RecordData,
+    RecordParams,
+    as_domain,
+)
 from conformance.strategies import record_spellings
 
 #: candidates drawn at most per steered example
@@ -133,8 +145,6 @@ def features(case) -> list[str]:
                 out.append("in_dims>0")
             out.append("vmap_size=1" if params.get("vmap_size", 2) == 1 else "vmap_size>1")
         out += _reached_points(case)
-        from conformance.ops import HARNESS_PARAMS, SPELLING_PARAMS
-
         for key, value in sorted(params.items()):
             if key not in HARNESS_PARAMS:
                 out += _param_features(key, value)
@@ -146,9 +156,6 @@ def features(case) -> list[str]:
 def _reached_points(case) -> list[str]:
     """``reached=<input>:<point>`` for each hard point of a record input's domain
     (conformance.ops._domains) that some element of the case's drawn input lies near."""
-    from conformance.case import PART_DTYPE
-    from conformance.ops import RECORDS, RecordData, as_domain
-
     rec = RECORDS.get(case.op)
     if rec is None or not rec.domains or case.dtype in PART_DTYPE:  # complex draws: the plane
         return []
@@ -162,8 +169,6 @@ def _reached_points(case) -> list[str]:
 
 def declared_points(op) -> list[str]:
     """The ``<input>:<point>`` regions a record's domains declare (the reach table's rows)."""
-    from conformance.ops import RECORDS, as_domain
-
     rec = RECORDS.get(op)
     if rec is None:
         return []
@@ -256,8 +261,6 @@ def _key(feature: str):
 
 def coverage_of_results(records) -> Coverage:
     """The coverage of the cases a results file holds (each distinct case once)."""
-    from conformance.case import Case
-
     cov, seen, ids = Coverage(), set(), set()
     for rec in records:
         raw = rec.get("case")
@@ -304,9 +307,6 @@ def record_strategy(
     inputs are drawn over the record's whole declared domains (``params["domain"] = "whole"``),
     and a record with hard points draws the ``near`` kind as often as any other kind."""
     from hypothesis import strategies as st
-
-    from conformance.case import Case
-    from conformance.ops import NEAR, RECORDS, VMAP_CHECKS, WHOLE, RecordParams, as_domain
 
     rec = RECORDS[name]
     points = whole_domains and any(as_domain(d).points for d in rec.domains.values())

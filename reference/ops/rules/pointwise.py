@@ -359,18 +359,19 @@ def _digamma(a):
         near_pole = (a < 0) & (xp.abs(r) < 2.0**-8) & (r != 0)
         reflected = sp.psi(1 - a) - xp.pi / xp.tan(xp.pi * r)
     out = xp.where(near_pole, reflected, out)
-    out = _digamma_negative_exactly(a, out)
+    out = _digamma_negative_exactly(a, out, near_pole)
     return xp.where(a == 0, -xp.copysign(xp.asarray(xp.inf, dtype=a.dtype), a), out)
 
 
-def _digamma_negative_exactly(a, out):
+def _digamma_negative_exactly(a, out, near_pole):
     """Elsewhere on the negative line the reflection cancels: at x = -889.873105934815 psi(1 - x) =
     6.79 and pi cot(pi x) = 7.46 leave -0.667, and scipy's psi is 58 ulps off (its cot(pi x) of a
     rounded pi x; the condition number there is 8.7e4, but the reference answers for the float x
-    given). There mpmath's psi, rounded once: negative non-integer float64 elements only."""
+    given). There mpmath's psi, rounded once: negative non-integer float64 elements away from the
+    poles only (next to a pole the reflection above is within 2 ulps, and cheaper)."""
     if not isinstance(a, np.ndarray) or a.dtype != np.float64:
         return out
-    negative = np.isfinite(a) & (a < 0) & (a != np.round(a))
+    negative = np.isfinite(a) & (a < 0) & (a != np.round(a)) & ~np.asarray(near_pole)
     if not negative.any():
         return out
     import mpmath
