@@ -11,6 +11,7 @@
 * :mod:`conformance.report` — report.json and index.html; :mod:`conformance.cli` — the CLI.
 """
 
+import conformance.ops  # noqa: F401 - registers the op records' case kind (conformance.case.register_kind)
 from conformance.adapters.base import Adapter
 from conformance.case import Case, CaseError, ConvParams, load_cases, save_case
 

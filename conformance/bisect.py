@@ -13,7 +13,7 @@
    used. A later bisection reuses every complete environment without installing anything.
 3. In each environment the case runs through ``conformance replay`` with that environment's
    Python (one subprocess), into ``OUT/<framework>-<version>/``; the case's verdict is the most
-   serious of its results (report.SEVERITY).
+   serious of its results (tolerance.SEVERITY).
 4. The search tests both ends first. The same verdict at both ends: there is nothing to bisect
    (exit 2). Otherwise a binary search keeps ``lo`` with the first end's verdict ("good") and ``hi``
    with another ("bad") until they are adjacent: ceil(log2(n)) installs for n versions, and it
@@ -48,6 +48,7 @@ from pathlib import Path
 from conformance import shipped
 from conformance.outdir import OutputError, check_writable
 from conformance.runner import check_timeout
+from conformance.tolerance import SEVERITY
 
 # --framework -> the distribution(s) to install at version V ({v}); the package index name listed
 FRAMEWORKS = {
@@ -57,19 +58,8 @@ FRAMEWORKS = {
 }
 MARKER = "refgrad-env.json"
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-# a case's verdict: its most serious result's (conformance.report.SEVERITY, inlined: no jinja import)
-SEVERITY = (
-    "crash",
-    "timeout",
-    "fail",
-    "error_mismatch",
-    "known",
-    "pass",
-    "reference_error",
-    "refused",
-    "unsupported",
-)
-JUDGED = ("crash", "timeout", "fail", "error_mismatch", "pass")
+# a case's verdict: its most serious result's (SEVERITY); a framework's answer judged, or not
+JUDGED = ("crash", "timeout", "fail", "error_mismatch", "convention", "pass")
 
 
 class BisectError(Exception):

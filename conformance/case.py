@@ -44,6 +44,37 @@ CONV_CHECKS = VALID_CHECKS[:6]
 # compare every result, every leaf's gradient and whether and where an error is raised.
 PROGRAM_CHECKS = ("program",)
 OPS = ("conv", "program")
+
+
+@dataclass(frozen=True)
+class CaseKind:
+    """A kind of case besides convolution and programs, registered by the package that defines it
+    (``conformance.ops`` registers the op records when it is imported; ``conformance/__init__``
+    imports it, so every loaded case file sees it). This module owns the table and imports nobody:
+    the layers above it plug in, as the reference's primitives register into the autograd core.
+
+    ``ops()``: the op names of this kind; ``parse(raw, source)``: a :class:`Case` from its JSON
+    object; ``data(case)``: its arrays by name; ``arrays(case, check)``: the names ``check`` reads."""
+
+    name: str
+    ops: object
+    parse: object
+    data: object
+    arrays: object
+
+
+_KINDS: list[CaseKind] = []
+
+
+def register_kind(kind: CaseKind) -> None:
+    """Make the cases of ``kind`` loadable (replaces a kind of the same name: a module reloaded)."""
+    _KINDS[:] = [k for k in _KINDS if k.name != kind.name] + [kind]
+
+
+def _kind_of(op):
+    return next((k for k in _KINDS if op in k.ops()), None)
+
+
 DTYPES = ("float64", "float32", "float16", "bfloat16")
 #: Complex dtypes: op-record cases only, of the records declared complex-capable
 #: (conformance.ops.complex.COMPLEX_RECORDS); not in DTYPES, so the default campaign stays real.
@@ -302,11 +333,11 @@ def _parse_case(raw, source) -> Case:
         raise CaseError(source, "<root>", f"a case is a JSON object, got {type(raw).__name__}")
     op = _require(source, raw, "op", str)
     if op not in OPS:
-        from conformance.ops import fuzzed
-
-        if op in fuzzed():  # an op record's case (conformance.ops)
-            return _parse_record_case(raw, source)
-        raise CaseError(source, "op", f"unknown operation {op!r} (known: {list(OPS) + sorted(fuzzed())})")
+        kind = _kind_of(op)
+        if kind is not None:  # an op record's case (conformance.ops)
+            return kind.parse(raw, source)
+        others = sorted(name for k in _KINDS for name in k.ops())
+        raise CaseError(source, "op", f"unknown operation {op!r} (known: {list(OPS) + others})")
     if op == "program":
         return _parse_program_case(raw, source)
     known = {"op", "params", "shapes", "dtype", "seed", "checks", "vmap", "data", "description", "id"}
@@ -464,12 +495,11 @@ def _parse_program_case(raw, source) -> Case:
     )
 
 
-def _parse_record_case(raw, source) -> Case:
-    """A case of an op record: ``params`` (the op's arguments and ``values``), ``shapes`` of its named
-    tensor inputs, dtype, seed, checks (those the record supports) and optional explicit ``data``."""
-    from conformance.ops import RECORDS, RecordParams
-
-    rec = RECORDS[raw["op"]]
+def parse_record_case(raw, source, rec, make_params) -> Case:
+    """A case of an op record ``rec`` (its ``name``, ``inputs``, ``checks``, ``dtypes``): ``params``
+    (the op's arguments and ``values``, made into the record's params by ``make_params``), ``shapes``
+    of its named tensor inputs, dtype, seed, checks (those the record supports) and optional
+    explicit ``data``. ``conformance.ops`` registers it as the op records' :class:`CaseKind`."""
     known = {"op", "params", "shapes", "dtype", "seed", "checks", "data", "description", "id"}
     unknown = sorted(set(raw) - known)
     if unknown:
@@ -509,7 +539,7 @@ def _parse_record_case(raw, source) -> Case:
     description, name = _strings(source, raw, "description", "id")
     return Case(
         rec.name,
-        RecordParams.of(params),
+        make_params(params),
         shapes,
         dtype,
         seed,
@@ -521,21 +551,16 @@ def _parse_record_case(raw, source) -> Case:
 
 
 def case_data(case):
-    """The arrays of a case by name: :class:`CaseData` (conv), or an op record's ``RecordData``."""
-    if case.op in OPS:
-        return CaseData(case)
-    from conformance.ops import RecordData
-
-    return RecordData(case)
+    """The arrays of a case by name: :class:`CaseData` (conv), or its kind's (an op record's
+    ``RecordData``)."""
+    kind = None if case.op in OPS else _kind_of(case.op)
+    return CaseData(case) if kind is None else kind.data(case)
 
 
 def arrays_for(case, check) -> list:
     """The array names ``check`` reads (made before it is timed)."""
-    if case.op in OPS:
-        return list(CHECK_ARRAYS[check])
-    from conformance.ops import check_arrays
-
-    return check_arrays(case, check)
+    kind = None if case.op in OPS else _kind_of(case.op)
+    return list(CHECK_ARRAYS[check]) if kind is None else kind.arrays(case, check)
 
 
 def load_cases(path) -> list[Case]:

@@ -30,9 +30,21 @@ import re
 
 import numpy as np
 
+from conformance.programs import ProgramError, compile_program, error_line, reference_outcome
+
 
 class Unsupported(Exception):
     """This program has no functional counterpart (the message says why)."""
+
+
+def unsupported_reason(exc) -> str:
+    """An adapter's ``Unsupported`` reason. Raised inside a function TensorFlow traces (a
+    ``tf.vectorized_map`` body, a ``tf.function``), TF re-raises it with its traceback around the
+    message ("in user code: File ... Unsupported: <reason>"): the reason is the message alone."""
+    text = str(exc)
+    if text.lstrip().startswith("in user code:") and "Unsupported: " in text:
+        return text.rsplit("Unsupported: ", 1)[1].strip()
+    return text
 
 
 class _Stop(Exception):
@@ -826,8 +838,6 @@ class Run:
         return tuple(out)
 
     def execute(self):
-        from conformance.programs import compile_program
-
         return compile_program(self.source)(Namespace(self), *self.leaves)
 
 
@@ -984,8 +994,6 @@ _EXACT_HOOKS = {("pack_scaled", "unpack_scaled"), ("pack_copy", "unpack_copy")}
 
 def why_not_functional(case) -> str | None:
     """Why a program case has no functional counterpart (None when it has one)."""
-    from conformance.programs import reference_outcome
-
     if (
         "register_hook(" in case.source or "retain_grad()" in case.source
     ) and "autograd.grad(" in case.source:
@@ -1021,8 +1029,6 @@ def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
     functionalised program, a pure function of the input arrays to the results and the leaves'
     gradients (the reference's lockstep run decides the aliasing while it is traced); None runs it
     op by op."""
-    from conformance.programs import ProgramError, error_line, reference_outcome
-
     concrete = list(arrays.values())
 
     def program(*inputs):

@@ -69,3 +69,10 @@ def settle(observed: dict, expected: dict, value=lambda e: e, rebuild=None):
             obs_out[name] = o
             exp_out[name] = rebuild(e, agree) if rebuild else np.where(agree, 0.0, v)
     return obs_out, exp_out, None
+
+
+def c99_class(z):
+    """The C99 Annex G class of each complex element: 0 finite, 1 a NaN (a NaN part, no infinite
+    part), 2 an infinity (an infinite part, whatever the other part is)."""
+    inf = np.isinf(z.real) | np.isinf(z.imag)
+    return np.where(inf, 2, np.where(np.isnan(z.real) | np.isnan(z.imag), 1, 0))

@@ -13,15 +13,13 @@ from __future__ import annotations
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 from hypothesis import strategies as st
 
+from conformance.case import Case, make_array
 from conformance.precision import precision_for
-
-if TYPE_CHECKING:
-    from conformance.case import Case
+from conformance.tolerance import explain, judge_bounds, ulp_of
 
 # Autograd errors whose full message the reference reproduces word for word (PyTorch 2.13).
 AUTOGRAD_ERRORS = (
@@ -695,8 +693,6 @@ PROGRAM_FILE = "<program>"
 
 
 def program_case(program: Program, seed: int = 0, dtype: str = "float64") -> Case:
-    from conformance.case import Case
-
     shapes = {f"v{i}": tuple(s) for i, s in enumerate(program.shapes)}
     return Case("program", None, shapes, dtype, seed, ("program",), source=program.source())
 
@@ -837,8 +833,6 @@ def compile_program(source: str, name: str = "prog", scope: dict | None = None):
 
 def program_inputs(case) -> dict:
     """The input arrays ``v0, v1, ...`` of a program case (seeded, or the case's explicit data)."""
-    from conformance.case import make_array
-
     return {name: make_array(case, name, shape) for name, shape in case.shapes.items()}
 
 
@@ -952,8 +946,6 @@ def program_expected(case, outputs: dict, bounds: dict) -> dict:
     """{name: (value, bound)} for :func:`conformance.tolerance.judge_bounds`: the tracker's bound plus
     one ulp of the expected value in the case's dtype (the framework's result is a value of its dtype:
     the float64 reference's value rounds to it), as op records."""
-    from conformance.tolerance import ulp_of
-
     return {
         name: (a, bounds[name] + ulp_of(a, case.dtype))
         for name, a in outputs.items()
@@ -982,8 +974,6 @@ def program_verdict(
     per-element bounds (:func:`reference_bounds`) for the framework's arithmetic, derived here when
     not given (for ``precision``, by default :func:`program_precision` of ``framework``).
     """
-    from conformance.tolerance import explain, judge_bounds
-
     status, value = reference
     if status == "raises":
         value = ProgramError(

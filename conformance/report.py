@@ -31,7 +31,7 @@ from conformance.known import framework_settings
 from conformance.outdir import atomic_write
 from conformance.resultsio import read_results_file
 from conformance.runner import _failure_kind
-from conformance.tolerance import BOUND_FORMULA, FAILING, VERDICTS, shortest_repr, ulps
+from conformance.tolerance import BOUND_FORMULA, FAILING, SEVERITY, VERDICTS, shortest_repr, ulps
 
 SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
@@ -39,19 +39,6 @@ TEMPLATE_DIR = Path(__file__).with_name("templates")
 # histogram of log10(ratio / bound) per cell: below the first edge, one bin per decade, at or past
 # the last edge; exact results (ratio 0) and infinite ratios (NaN, or an error where M = 0) apart
 HIST_EDGES = list(range(-6, 4))
-# a cell's verdict is its most serious result's
-SEVERITY = (
-    "crash",
-    "timeout",
-    "fail",
-    "error_mismatch",
-    "known",
-    "convention",
-    "pass",
-    "reference_error",
-    "refused",
-    "unsupported",
-)
 # verdicts refgrad writes besides the tolerance model's: the harness's own, never a framework's
 # ("known": a departure a known-departures entry covers, see conformance/known.py)
 HARNESS_VERDICTS = ("known", "reference_error", "refused")

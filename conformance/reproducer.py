@@ -74,9 +74,20 @@ def _framework_sources(adapter_spec: str) -> str:
         )
         for mod, name in imported:
             if name not in defined:
-                extra.append(textwrap.dedent(inspect.getsource(getattr(importlib.import_module(mod), name))))
+                extra.append(_copied(mod, name, getattr(importlib.import_module(mod), name)))
                 defined.add(name)
     return "\n\n".join(extra + parts)
+
+
+def _copied(module: str, name: str, value) -> str:
+    """A name an adapter module imports from the harness, written into the script: a function's or
+    class's source, a literal constant's value, or (a table such as the op records, which a
+    convolution case never reads) a line saying it was left out."""
+    if inspect.isfunction(value) or inspect.isclass(value):
+        return textwrap.dedent(inspect.getsource(value))
+    if isinstance(value, (str, int, float, bool, tuple)) and ast.literal_eval(repr(value)) == value:
+        return f"{name} = {value!r}  # {module}.{name}"
+    return f"{name} = None  # {module}.{name} ({type(value).__name__}): not copied, a convolution case never reads it"
 
 
 _MAIN = '''

@@ -35,6 +35,20 @@ UNIT_ROUNDOFF = {
 BOUND_FORMULA = "|observed - expected| <= K*u*M + u*|y|, M = same op on |inputs|"
 VERDICTS = ("pass", "convention", "fail", "error_mismatch", "crash", "timeout", "unsupported")
 FAILING = ("fail", "error_mismatch", "crash", "timeout")
+#: a report cell's verdict, and a bisected case's, is its most serious result's, in this order
+#: (the harness's verdicts among them: ``known``, ``reference_error``, ``refused``)
+SEVERITY = (
+    "crash",
+    "timeout",
+    "fail",
+    "error_mismatch",
+    "known",
+    "convention",
+    "pass",
+    "reference_error",
+    "refused",
+    "unsupported",
+)
 
 
 def compute_dtype(dtype: str, tf32: bool) -> str:

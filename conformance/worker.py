@@ -18,6 +18,15 @@ import threading
 import time
 import traceback
 
+import numpy as np
+
+import reference  # noqa: F401 - the harness's imports at start-up, never inside a case's time limit
+import reference.conv  # noqa: F401
+from conformance.adapters import load
+from conformance.case import Case, arrays_for, case_data
+from conformance.functional import unsupported_reason
+from conformance.programs import ProgramError, program_inputs, reference_bounds, reference_outcome
+
 _HEADER = struct.Struct("<Q")
 # the worker that runs the reference side of program cases (programs are code: isolated like frameworks)
 REFERENCE_SPEC = "@reference"
@@ -74,19 +83,7 @@ def requests(fd: int = 0):
         yield pickle.loads(body)
 
 
-def unsupported_reason(exc) -> str:
-    """An adapter's ``Unsupported`` reason. Raised inside a function TensorFlow traces (a
-    ``tf.vectorized_map`` body, a ``tf.function``), TF re-raises it with its traceback around the
-    message ("in user code: File ... Unsupported: <reason>"): the reason is the message alone."""
-    text = str(exc)
-    if text.lstrip().startswith("in user code:") and "Unsupported: " in text:
-        return text.rsplit("Unsupported: ", 1)[1].strip()
-    return text
-
-
 def handle(adapter, message: dict) -> dict:
-    from conformance.case import Case, arrays_for, case_data
-
     case = message["case"]  # a Case (the campaign's, pickled: already validated) or its dict
     if not isinstance(case, Case):
         case = Case.from_dict(case, source=message.get("source", "<campaign>"))
@@ -95,15 +92,12 @@ def handle(adapter, message: dict) -> dict:
     if reason:
         return {"status": "unsupported", "reason": reason}
     if case.op == "program":
-        from conformance.programs import ProgramError, program_inputs
-
         data = program_inputs(case)
     else:
         data = case_data(case)
         data.update(message.get("data") or {})  # arrays the campaign made already (the same values)
         for name in arrays_for(case, check):  # make the data outside the timed region
             data[name]
-        ProgramError = ()  # noqa: N806 - no program errors outside program cases
     # a first compile (a cache miss of a compiling mode) gets the mode's documented allowance
     allowance = float(adapter.compile_allowance) if adapter.will_compile(case, check) else 0.0
     adapter.start_request()
@@ -115,7 +109,7 @@ def handle(adapter, message: dict) -> dict:
         if type(exc).__name__ == "Unsupported" and type(exc).__module__ == "conformance.functional":
             return {"status": "unsupported", "reason": unsupported_reason(exc)}
         where = {}
-        if isinstance(exc, ProgramError):  # a program that raised: its type, message and line
+        if case.op == "program" and isinstance(exc, ProgramError):  # a program that raised: its line
             where = {"line": exc.line, "text": exc.text}
             kind, text = exc.type_name, exc.message
         else:
@@ -162,9 +156,6 @@ def _announce_start(allowance: float = 0.0) -> None:
 
 def reference_side(message: dict) -> dict:
     """The reference's outcome for a program case, computed in this (isolated) process."""
-    from conformance.case import Case
-    from conformance.programs import reference_bounds, reference_outcome
-
     case = Case.from_dict(message["case"], source=message.get("source", "<campaign>"))
     _announce_start()
     start = time.perf_counter()
@@ -191,8 +182,6 @@ def reference_side(message: dict) -> dict:
 
 
 def _to_numpy(v):
-    import numpy as np
-
     if v is not None and "complex" in str(getattr(v, "dtype", "")):  # complex results stay complex128
         if hasattr(v, "resolve_conj"):  # a torch conjugate (or negative) view: its values
             v = v.detach().resolve_conj().resolve_neg().cpu()
@@ -208,8 +197,6 @@ def main(argv=None) -> int:
     _REPLY_FD = reply_fd
     os.dup2(2, 1)  # framework chatter on stdout must not corrupt the reply stream
     sys.stdout = sys.stderr
-    from conformance.adapters import load
-
     if spec == REFERENCE_SPEC:
         return _serve_reference(reply_fd)
     try:
@@ -231,10 +218,7 @@ def main(argv=None) -> int:
             "message": str(exc),
             "traceback": traceback.format_exc(),
         }
-    if hello["status"] == "ok":  # the harness's own imports at start-up, never inside a case's limits
-        import conformance.case  # noqa: F401
-        import reference.conv  # noqa: F401
-
+    if hello["status"] == "ok":  # (the harness's own imports ran at start-up, before the adapter's)
         hello["worker_cpu"] = time.process_time()
     write_frame(reply_fd, hello)
     if hello["status"] != "ok":
@@ -264,9 +248,6 @@ def main(argv=None) -> int:
 
 
 def _serve_reference(reply_fd) -> int:
-    import conformance.programs  # noqa: F401
-    import reference  # noqa: F401 - imported at start-up, never inside a case's time limit
-
     write_frame(
         reply_fd,
         {

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import platform
 
+from conformance.ops import PRIMARY, RECORDS, spelling_name
+
 IMPLEMENTABLE_CHECKS = ("forward", "vjp", "vjp_vjp", "jvp", "vmap", "vmap_vjp", "program")
 
 
@@ -105,8 +107,6 @@ class Adapter:
     def spelling_for(self, rec, case):
         """The function this adapter runs for ``case`` of ``rec``: the other public spelling the case
         names (``params["spelling_<framework>"]``), else :meth:`spelling`."""
-        from conformance.ops import PRIMARY, spelling_name
-
         if self.record_framework is not None and spelling_name(case, self.record_framework) != PRIMARY:
             return rec.spelling(self.record_framework, case)
         return self.spelling(rec)
@@ -116,8 +116,6 @@ class Adapter:
         return None
 
     def _why_record(self, case, check):
-        from conformance.ops import RECORDS
-
         rec = RECORDS[case.op]
         if check not in rec.checks:
             return f"the {check} check does not apply to the {rec.name} record (its checks: {', '.join(rec.checks)})"

@@ -40,7 +40,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import reference as T
+from conformance.case import (
+    COMPLEX_DTYPES,
+    DTYPES,
+    PART_DTYPE,
+    CaseKind,
+    decode_array,
+    parse_record_case,
+    register_kind,
+    round_to_dtype,
+)
 from conformance.ops._domains import as_domain
+from reference.errors import LARGEST, SMALLEST_NORMAL
 
 VMAP_CHECKS = ("vmap", "vmap_vjp", "vmap_jvp_vjp")
 #: The second-order checks that run forward mode (docs/conformance.md, "Checks"): added to every record
@@ -126,14 +138,14 @@ class OpRecord:
     @property
     def dtypes(self) -> tuple:
         """The dtypes this record's cases may have: the real ones, and complex64/complex128 when
-        the record is complex-capable (declared in conformance.ops.complex.COMPLEX_RECORDS)."""
-        from conformance.case import COMPLEX_DTYPES, DTYPES
-        from conformance.ops.complex import COMPLEX_RECORDS
-
+        the record is complex-capable (declared in :data:`COMPLEX_RECORDS`)."""
         return DTYPES + (COMPLEX_DTYPES if self.name in COMPLEX_RECORDS else ())
 
 
 RECORDS: dict[str, OpRecord] = {}
+#: The complex-capable records (record name -> what the complex cases reach), declared in
+#: conformance.ops.complex (filled when this package loads its family modules).
+COMPLEX_RECORDS: dict[str, str] = {}
 
 
 def record(name, family=None, **fields):
@@ -251,11 +263,7 @@ def batched_shape(shape, dim, size):
 
 
 def _draw(case, name, shape, domain="any"):
-    from conformance.case import PART_DTYPE, decode_array, round_to_dtype
-
-    if case.dtype in PART_DTYPE:  # a complex case: conformance.ops.complex draws it (no domain: the plane)
-        from conformance.ops.complex import complex_draw
-
+    if case.dtype in PART_DTYPE:  # a complex case: drawn on the plane (no domain)
         if name in case.data:
             return round_to_dtype(decode_array(case.data[name]).reshape(shape), case.dtype)
         rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])
@@ -292,8 +300,6 @@ def real_values(rng, shape, kind, dtype):
     elif kind == "large":
         a = a * 60.0
     elif kind == "tiny":
-        from reference.errors import SMALLEST_NORMAL
-
         tiny = SMALLEST_NORMAL.get(dtype, 2.0**-126)
         a = np.where(rng.random(shape) < 0.5, a * tiny * rng.uniform(0.01, 4, shape), a)
     elif kind == "nonfinite" and a.size:
@@ -311,8 +317,6 @@ def _special_values(dtype: str) -> np.ndarray:
     the dtype. A ``special`` case draws half its elements from them and half normal, in every
     argument and over the whole real line, whatever the record's ``domains`` say: log(-1) is nan,
     sqrt(-0) is -0, atanh(1) is inf (a pole), and the frameworks must say so too."""
-    from reference.errors import LARGEST, SMALLEST_NORMAL
-
     subnormal = {"float64": 2.0**-1074, "float32": 2.0**-149, "float16": 2.0**-24, "bfloat16": 2.0**-133}
     magnitudes = [0.0, 1.0, 2.0, 0.5, np.inf, subnormal.get(dtype, 2.0**-149),
                   SMALLEST_NORMAL.get(dtype, 2.0**-126), LARGEST.get(dtype, 2.0**127)]  # fmt: skip
@@ -333,8 +337,6 @@ def _seed_draw(rng, shape, dtype):
     small integer, a tiny magnitude (down to subnormal), a huge one (2**(emax/4) times a normal draw:
     the square of a huge seed stays finite in the dtype, so a second derivative of two of them is a
     number, not an overflow) or a normal value (half of them). Deterministic per (seed, name)."""
-    from reference.errors import LARGEST, SMALLEST_NORMAL
-
     a = rng.standard_normal(shape)
     kind = rng.integers(0, 10, shape)
     tiny = SMALLEST_NORMAL.get(dtype, 2.0**-126) * rng.uniform(0.01, 4, shape)
@@ -344,6 +346,41 @@ def _seed_draw(rng, shape, dtype):
     a = np.where(kind == 2, rng.integers(-4, 5, shape).astype(np.float64), a)
     a = np.where(kind == 3, np.copysign(tiny, a), a)
     return np.where(kind == 4, a * huge, a)
+
+
+def complex_draw(rng, shape, kind, dtype, seed=False, huge=True):
+    """Complex values for a case of ``dtype`` (complex64/complex128), as complex128 (the caller
+    rounds each part to the part dtype).
+
+    Each part is drawn like a real value of the part dtype: by the case's ``values`` kind
+    (:func:`real_values`: normal, wide, ties, large, tiny, nonfinite) for inputs, like
+    the second-order seeds (zeros of both signs, +-1, small integers, tiny, huge) for those. ``large``
+    scales the parts to 2^(emax/2) when ``huge`` (|z|^2 overflows the dtype: abs and reciprocal
+    must scale; a record of one input), else to 2^(emax/4) (a product of two huge moduli would overflow the dtype itself, where
+    the float64 reference has no more range than complex128).
+    Then each element is given, with equal chances, one of the shapes complex functions treat
+    apart: purely real (imaginary part +0 or -0), purely imaginary (real part +0 or -0), on the
+    branch cut of log/sqrt (negative real part, imaginary part +0 or -0), just off it (imaginary
+    part of either sign at the smallest normal magnitude), or left as drawn (two of six)."""
+    part = PART_DTYPE[dtype]
+    if seed:
+        re, im = _seed_draw(rng, shape, part), _seed_draw(rng, shape, part)
+    else:
+        re, im = real_values(rng, shape, kind, part), real_values(rng, shape, kind, part)
+        if kind == "large":
+            big = 2.0 ** (np.floor(np.log2(LARGEST[part])) // (2 if huge else 4) + 1) / 60.0
+            re, im = re * big, im * big
+    how = rng.integers(0, 6, shape)
+    sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
+    tiny = SMALLEST_NORMAL[part] * rng.uniform(1, 4, shape)
+    im = np.where(how == 0, np.copysign(0.0, sign), im)  # purely real
+    re = np.where(how == 1, np.copysign(0.0, sign), re)  # purely imaginary
+    re = np.where((how == 2) | (how == 3), -np.abs(re), re)  # the negative real axis ...
+    im = np.where(how == 2, np.copysign(0.0, sign), im)  # ... on the cut, either side
+    im = np.where(how == 3, sign * tiny, im)  # ... just off it
+    out = np.empty(np.shape(re), dtype=np.complex128)
+    out.real, out.imag = re, im  # (re + 1j*im would make inf*0j a nan)
+    return out
 
 
 def _is_input(case, name):
@@ -364,8 +401,6 @@ class RecordData(dict):
 
     def output_shapes(self):
         if self._out_shape is None:
-            import reference as T
-
             xs = [T.tensor(self[n]) for n in self.record.inputs]
             with np.errstate(all="ignore"):
                 y = self.record.fn(T, *xs, **op_params(self.case))
@@ -444,7 +479,13 @@ def _load():
     importlib.import_module(f"{__name__}._spellings")  # other entry points of the records above
 
 
+def _parse(raw, source):
+    return parse_record_case(raw, source, RECORDS[raw["op"]], RecordParams.of)
+
+
 _load()
+# the op records' cases are loadable by conformance.case (which owns the table of case kinds)
+register_kind(CaseKind("record", fuzzed, _parse, RecordData, check_arrays))
 
 __all__ = [
     "RECORDS",

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from conformance.ops import RECORDS, VMAP_CHECKS, op_params, vmap_spec
 from conformance.tolerance import element_ratios
 
 #: an element is decided by a choice when the alternative's value differs from the reference's by
@@ -63,8 +64,6 @@ def region_inputs(case, check, data) -> dict:
     """{input name: the array the check reads for it}. A vmap check's inputs with their batch dim
     moved to the front, a shared one with a leading 1, so that the inputs broadcast as each sample's
     do."""
-    from conformance.ops import RECORDS, VMAP_CHECKS, vmap_spec
-
     names = RECORDS[case.op].inputs
     if check not in VMAP_CHECKS:
         return {n: np.asarray(data[n]) for n in names}
@@ -82,8 +81,6 @@ def region_inputs(case, check, data) -> dict:
 
 
 def _applicable(case, check, data) -> list:
-    from conformance.ops import RECORDS, op_params
-
     rec = RECORDS.get(case.op)
     out = []
     if rec is None:

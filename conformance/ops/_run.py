@@ -42,8 +42,10 @@ from __future__ import annotations
 
 import numpy as np
 
+import reference as T
 from conformance.case import PART_DTYPE
-from conformance.ops import RECORDS, VMAP_CHECKS, op_params, vmap_spec
+from conformance.functional import Unsupported
+from conformance.ops import RECORDS, VMAP_CHECKS, RecordData, op_params, vmap_spec
 
 # ---- what a spelling cannot do for a check -----------------------------------------------------
 
@@ -63,21 +65,15 @@ def refuses(why):
 def _refuse(fn, case, check, framework=None):
     rec = RECORDS[case.op]
     if framework is not None and "invalid" in case.params.as_dict() and framework not in rec.error_frameworks:
-        from conformance.functional import Unsupported
-
         raise Unsupported(
             f"the {framework} spelling of {rec.name!r} does not pass the broken argument through "
             f"(the error check runs on {', '.join(rec.error_frameworks)})"
         )
     if framework in rec.vmap_refused and check in VMAP_CHECKS:
-        from conformance.functional import Unsupported
-
         raise Unsupported(rec.vmap_refused[framework])
     why = getattr(fn, "refuses", None)
     reason = why(case, check) if why is not None else None
     if reason:
-        from conformance.functional import Unsupported
-
         raise Unsupported(reason)
 
 
@@ -87,8 +83,6 @@ def _refuse(fn, case, check, framework=None):
 def reference_program(case, check, a, fn=None):
     """(fn of Tensors -> results, the input arrays, the result names) for the reference; ``fn``: the
     op to differentiate in place of the record's (a convention's alternative, with its signature)."""
-    import reference as T
-
     rec = RECORDS[case.op]
     params = op_params(case)
     names = rec.inputs
@@ -686,8 +680,6 @@ def record_rejects(case) -> str | None:
     valid ones are valid by construction, and running their forward twice would cost time."""
     if "invalid" not in case.params.as_dict():
         return None
-    import reference as T
-    from conformance.ops import RecordData
 
     rec = RECORDS[case.op]
     a = RecordData(case)

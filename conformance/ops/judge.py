@@ -8,9 +8,14 @@ from collections import OrderedDict
 import numpy as np
 
 from conformance.case import PART_DTYPE, case_data
+from conformance.functional import unsupported_reason
+from conformance.nonfinite import c99_class
+from conformance.ops import check_arrays
 from conformance.ops._conventions import judge_conventions
+from conformance.ops._run import reference_expected
+from conformance.ops.complex import nonfinite_convention
 from conformance.precision import ACCUMULATION, precision_for  # noqa: F401 (ACCUMULATION: re-exported)
-from conformance.tolerance import ERROR_MODEL_FORMULA, explain, judge_bounds, ulp_of
+from conformance.tolerance import ERROR_MODEL_FORMULA, element_ratios, explain, judge_bounds, ulp_of
 
 _CACHE: OrderedDict = OrderedDict()
 
@@ -19,8 +24,6 @@ def expected_for(case, check, precision, reading="flushed"):
     """{name: (value, bound)} and the ops modelled. Under flush-to-zero the default ``reading`` is the
     reference at the inputs with subnormals read as zero (DAZ); ``reading="plain"`` is the reference
     at the inputs as given (None when flushing changes no input: the two readings are the same)."""
-    from conformance.ops._run import reference_expected
-
     key = (case.id, check, repr(precision), reading)
     if key not in _CACHE:
         data = case_data(case)
@@ -50,8 +53,6 @@ def _either_reading(outputs, flushed, plain):
     how many elements only the plain reading accepts better."""
     import numpy as np
 
-    from conformance.tolerance import element_ratios
-
     chosen, n = {}, 0
     for name, (va, ba) in flushed.items():
         vb, bb = plain.get(name, (None, None))
@@ -73,7 +74,6 @@ def _flushed(data, case, check, precision):
     returns the subnormal itself; both readings are within the bound."""
     import numpy as np
 
-    from conformance.ops import check_arrays
     from reference.errors import SMALLEST_NORMAL
 
     tiny = SMALLEST_NORMAL[precision.dtype]
@@ -152,8 +152,6 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
             case, check, outputs, expected, _alternative_expected(case, check, precision, data, errs), data
         )
     if judged["verdict"] == "fail" and complex_case:
-        from conformance.ops.complex import nonfinite_convention
-
         met = nonfinite_convention(case, check, outputs, expected, *whole)
     rec = {
         "verdict": "convention" if met else judged["verdict"],
@@ -204,16 +202,10 @@ def complex_parts(outputs, expected, part_dtype):
                 # C99 Annex G.3: a complex value with an infinite part is an infinity (whatever its other
                 # part, a NaN included), one with a NaN part and no infinite part a NaN; non-finite
                 # values of one class are the same value (their parts are implementation choices)
-                same = (_c99_class(value) > 0) & (_c99_class(value) == _c99_class(obs))
+                same = (c99_class(value) > 0) & (c99_class(value) == c99_class(obs))
                 obs = np.where(same, value, obs)
             obs_out[name] = _parts(obs)
     return obs_out, exp_out
-
-
-def _c99_class(z):
-    """0 finite, 1 a NaN (a NaN part, no infinite part), 2 an infinity (an infinite part)."""
-    inf = np.isinf(z.real) | np.isinf(z.imag)
-    return np.where(inf, 2, np.where(np.isnan(z.real) | np.isnan(z.imag), 1, 0))
 
 
 def _parts(z):
@@ -225,8 +217,6 @@ def _alternative_expected(case, check, precision, data, errs):
     inputs ``data`` (as the framework's arithmetic reads them), or None if the reference raises."""
 
     def compute(fn):
-        from conformance.ops._run import reference_expected
-
         try:
             values = reference_expected(case, check, data, precision, errs, fn=fn)[0]
         except Exception:  # an alternative the reference cannot evaluate here explains nothing
@@ -249,8 +239,6 @@ def run_in_process(adapter, case, check, settings=None) -> dict:
             out = adapter.run(case, check, data)
     except Exception as exc:
         if type(exc).__name__ == "Unsupported":
-            from conformance.worker import unsupported_reason
-
             return {"verdict": "unsupported", "reason": unsupported_reason(exc)}
         return {"verdict": "error_mismatch", "reason": f"{adapter.name} raised {type(exc).__name__}: {exc}"}
     out = {k: None if v is None else _as_array(_numpy(v)) for k, v in out.items()}

@@ -642,3 +642,15 @@ def test_bisect_a_reachable_index_still_says_not_released(monkeypatch):
     )
     with pytest.raises(B.BisectError, match="1.0.0 is not a released version of jax"):
         B.versions_in_range(B.index_versions("jax"), "1.0.0", "1.11.0", "jax")
+
+
+def test_a_convention_is_a_judged_verdict_of_the_case_more_serious_than_unsupported():
+    # A framework whose answer differs only by a declared convention answered: bisecting from a
+    # version that failed to one that chose the other convention is a change of verdict, and a
+    # result of another check that this framework cannot run does not hide it.
+    results = [
+        {"verdict": "unsupported", "reason": "no float64 kernel"},
+        {"verdict": "convention", "reason": "tie"},
+    ]
+    assert B.case_verdict(results).verdict == "convention"
+    assert B.case_verdict([{"verdict": "convention"}, {"verdict": "fail", "reason": "off"}]).verdict == "fail"

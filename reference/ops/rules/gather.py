@@ -19,7 +19,7 @@ from reference.autograd.dispatch import apply
 from reference.backend import add_at, is_floating, namespace_of, to_numpy, ufunc_at
 from reference.ops import api as A
 from reference.ops.rules.reductions import _batch_scalar_samples
-from reference.ops.rules.registry import rule
+from reference.ops.rules.registry import from_rule, rule
 
 # ---- kernels: array-level, namespace from the inputs ------------------------------------------------
 
@@ -289,13 +289,6 @@ def _batch_put(b, params):
     name = "scatter_add_dim" if params["accumulate"] else "scatter"
     out = from_rule(name, flat, idx, src, dim=1)
     return A.reshape(out, tuple(x.shape)), 0
-
-
-def from_rule(name, *inputs, **params):
-    """Apply rule ``name`` (Tensor inputs, keyword params), as the Tensor-level functions do."""
-    from reference.ops.rules import RULES
-
-    return apply(RULES[name], inputs, params)
 
 
 # ---- VJP helpers (Tensor level) ---------------------------------------------------------------------

@@ -10,6 +10,8 @@ import math
 import numpy as np
 
 from reference import errors
+from reference.autograd.dispatch import apply
+from reference.autograd.tensor import _make
 from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops import kernels as K
@@ -18,7 +20,7 @@ from reference.ops.rule import (
     BATCH_REDUCE,
 )
 from reference.ops.rules._helpers import _count, _unreduce
-from reference.ops.rules.registry import rule
+from reference.ops.rules.registry import from_rule, rule
 
 # ---- rounding-error declarations (reference.errors) ----------------------------------------------
 
@@ -251,8 +253,6 @@ def _sum_back(t, dim, keepdim):
 def _batch_multi(b, params, key="dim"):
     """Batch rule of ops along ``params[key]`` (an int, a tuple or None for all dims) with one or
     several outputs: the batch dim first, the dims shifted by one."""
-    from reference.autograd.dispatch import apply
-
     nd = len(b.inputs[0].shape)
     if nd == 0 and isinstance(params[key], int):
         return _batch_scalar_samples(b, params, key)
@@ -274,8 +274,6 @@ def _batch_scalar_samples(b, params, key="dim"):
     0-d logical input becomes ``(B, 1)``, the op runs along dim 1 with ``keepdim=True`` (where it
     has one), and every output drops that unit dim again: each sample is a one-element slice, as
     functorch's batch rules handle logical rank 0."""
-    from reference.autograd.dispatch import apply
-
     args = tuple(
         None if t is None else (A.unsqueeze(b.expanded(i), -1) if len(t.shape) == 0 else b.expanded(i))
         for i, t in enumerate(b.inputs)
@@ -317,9 +315,6 @@ def prod_kernel(x, dim, keepdim):
 
 def _flip(t, dim):
     """``t`` reversed along ``dim`` (a differentiable index_select)."""
-    from reference.autograd.tensor import _make
-    from reference.ops.rules.gather import from_rule
-
     n = t.shape[dim]
     return from_rule(
         "index_select", t, _make(namespace_of(t._data).arange(n - 1, -1, -1, dtype=np.int64)), dim=dim
@@ -328,13 +323,11 @@ def _flip(t, dim):
 
 def _exclusive_cumprod(t, dim):
     """prod_{i<k} t_i along ``dim`` (1 at k = 0), differentiable."""
-    from reference.ops.rules.scans import cumprod_tensor
-
     n = t.shape[dim]
     ones = A.ones(tuple(1 if d == dim else s for d, s in enumerate(t.shape)), dtype=t.dtype, device=t.device)
     if n <= 1:
         return A.expand(ones, t.shape)
-    return cumprod_tensor(A.cat([ones, A.narrow(t, dim, 0, n - 1)], dim), dim)
+    return from_rule("cumprod", A.cat([ones, A.narrow(t, dim, 0, n - 1)], dim), dim=dim)
 
 
 def _prod_of_others(t, dim):
@@ -734,8 +727,6 @@ rule(
 
 def select_backward(g, dim, indices, shape, keepdim):
     """PyTorch's value_selecting_reduction_backward: ``g`` scattered to ``indices`` along ``dim``."""
-    from reference.ops.rules.gather import from_rule
-
     if len(shape) == 0:
         return g
     if not keepdim:
@@ -744,8 +735,6 @@ def select_backward(g, dim, indices, shape, keepdim):
 
 
 def select_jvp(t, dim, indices, keepdim):
-    from reference.ops.rules.gather import from_rule
-
     if t.ndim == 0:
         return t
     idx = indices if keepdim else A.unsqueeze(indices, dim)
@@ -849,8 +838,6 @@ _selecting_rule("mode", "ModeBackward0", _mode)
 
 
 def _aminmax_grad(c, g):
-    from reference.autograd.dispatch import apply
-
     outs = []
     params = {"dim": c.dim, "keepdim": c.keepdim}
     results = (c.result, apply(A.R.amax, (c.self,), params))
@@ -902,8 +889,6 @@ def _argmax_kernel(largest):
 
 def _batch_arg_all(b, params):
     """argmax over all elements of each sample: flatten the sample, then along dim 1."""
-    from reference.autograd.dispatch import apply
-
     x = A.reshape(b.expanded(0), (b.size, -1))
     out = apply(b.rule, (x,), {**params, "dim": 1, "keepdim": False})
     if params["keepdim"]:

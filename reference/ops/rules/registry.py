@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+from reference.autograd.dispatch import apply
 from reference.autograd.table import RULES  # the core owns the table; the family modules fill it
 from reference.ops.rule import Rule
 
@@ -20,6 +21,12 @@ def rule(name, node, inputs, **fields):
         )
     RULES[name] = Rule(name, node, tuple(inputs), **fields)
     _FAMILY[name] = _caller_family()
+
+
+def from_rule(name, *inputs, **params):
+    """Apply rule ``name`` (Tensor inputs, keyword params), as the Tensor-level functions do: the
+    way a rule's derivative formulas call other primitives of the table."""
+    return apply(RULES[name], inputs, params)
 
 
 def family_of(name):

@@ -15,11 +15,12 @@ import numpy as np
 
 from reference import errors
 from reference.autograd.dispatch import apply
+from reference.autograd.tensor import _make
 from reference.backend import is_inexact, namespace_of
 from reference.ops import api as A
 from reference.ops.rule import AUTO_LINEAR, BATCH_DIM
 from reference.ops.rules.reductions import _batch_multi, _flip
-from reference.ops.rules.registry import RULES, rule
+from reference.ops.rules.registry import RULES, from_rule, rule
 
 # ---- rounding-error declarations (reference.errors) ----------------------------------------------
 
@@ -116,7 +117,6 @@ def _leave_one_out(x, dim):
     cumulative products with element k left out, built from cumprod itself (so it differentiates)."""
     y = _movedim(x, dim, -1)
     n = y.shape[-1]
-    from reference.autograd.tensor import _make
 
     eye = _make(namespace_of(x._data).eye(n, dtype=bool))
     rows = A.expand(A.unsqueeze(y, -2), tuple(y.shape[:-1]) + (n, n))
@@ -144,7 +144,6 @@ def _cumprod_grad(c, g):
         # short-cuts"). Elsewhere (0, inf, nan) the value is PyTorch's ``grad`` exactly.
         if _is_batched(x) or not is_inexact(x._data.dtype):
             return g
-        from reference.autograd.tensor import _make
 
         ok = np.isfinite(x._data) & (x._data != 0)
         if not ok.any():
@@ -153,7 +152,6 @@ def _cumprod_grad(c, g):
         return (xs * g) / xs
     if not _is_batched(x) and not _zero_or_infinite(x):
         return reversed_cumsum(c.result * g, dim) / x
-    from reference.autograd.tensor import _make
 
     table, n = _leave_one_out(x, dim)  # (..., k, j)
     upper = _make(namespace_of(g._data).triu(namespace_of(g._data).ones((n, n), dtype=bool)))  # j >= k
@@ -170,7 +168,6 @@ def _cumprod_jvp(c, t):
         # an infinite x gives 0·inf = nan here as in the table below: a zero tangent times an
         # infinite partial derivative (IEEE), not a cancellation the table would avoid
         return cumsum_tensor(t / x, dim) * c.result
-    from reference.autograd.tensor import _make
 
     y, ty = _movedim(x, dim, -1), _movedim(t, dim, -1)
     n = y.shape[-1]
@@ -224,8 +221,6 @@ def _cum_extreme(x, dim, largest):
 
 
 def _cum_extreme_grad(c, g):
-    from reference.ops.rules.gather import from_rule
-
     if len(c.shapes[0]) == 0:
         return g[1]
     return from_rule(
@@ -238,8 +233,6 @@ def _cum_extreme_grad(c, g):
 
 
 def _cum_extreme_jvp(c, ts):
-    from reference.ops.rules.gather import from_rule
-
     if ts[0].ndim == 0:
         return (None, ts[0])
     return (None, from_rule("gather", ts[0], c.result[0], dim=c.dim))
