@@ -126,10 +126,13 @@ class OpRecord:
     @property
     def dtypes(self) -> tuple:
         """The dtypes this record's cases may have: the real ones, and complex64/complex128 when
-        the record is complex-capable (declared in conformance.ops.complex.COMPLEX_RECORDS)."""
+        the record is complex-capable (declared in conformance.ops.complex.COMPLEX_RECORDS); the
+        complex ones only for a record of conformance.ops.complex.COMPLEX_ONLY."""
         from conformance.case import COMPLEX_DTYPES, DTYPES
-        from conformance.ops.complex import COMPLEX_RECORDS
+        from conformance.ops.complex import COMPLEX_ONLY, COMPLEX_RECORDS
 
+        if self.name in COMPLEX_ONLY:  # the transforms: complex inputs or outputs in any case
+            return COMPLEX_DTYPES
         return DTYPES + (COMPLEX_DTYPES if self.name in COMPLEX_RECORDS else ())
 
 
@@ -254,16 +257,18 @@ def _draw(case, name, shape, domain="any"):
     from conformance.case import PART_DTYPE, decode_array, round_to_dtype
 
     if case.dtype in PART_DTYPE:  # a complex case: conformance.ops.complex draws it (no domain: the plane)
-        from conformance.ops.complex import complex_draw
+        from conformance.ops.complex import complex_draw, draws_real
 
         if name in case.data:
-            return round_to_dtype(decode_array(case.data[name]).reshape(shape), case.dtype)
-        rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])
-        kind = case.params.as_dict().get("values", "normal") if _is_input(case, name) else "normal"
-        huge = len(RECORDS[case.op].inputs) == 1  # (see complex_draw)
-        return round_to_dtype(
-            complex_draw(rng, shape, kind, case.dtype, _is_order_seed(name), huge), case.dtype
-        )
+            value = round_to_dtype(decode_array(case.data[name]).reshape(shape), case.dtype)
+        else:
+            rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])
+            kind = case.params.as_dict().get("values", "normal") if _is_input(case, name) else "normal"
+            huge = len(RECORDS[case.op].inputs) == 1  # (see complex_draw)
+            value = round_to_dtype(
+                complex_draw(rng, shape, kind, case.dtype, _is_order_seed(name), huge), case.dtype
+            )
+        return value.real.copy() if draws_real(case.op, name) else value  # rfft's real signal
     if name in case.data:
         return round_to_dtype(np.asarray(case.data[name], dtype=np.float64).reshape(shape), case.dtype)
     rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])

@@ -11,16 +11,19 @@ they are, as measured in tests/conformance/test_complex_records.py). Every other
 real dtypes only: asking for a complex dtype on it is reported (``conformance run`` says which
 records it skipped, and exits 2 when nothing is left).
 
-The primitives below (views between real and complex storage, conj, angle, complex, polar) are not
-fuzzed on their own: checked against PyTorch in tests/autograd/test_torch_complex.py and against
-JAX in tests/autograd/test_complex_jax.py.
+The primitives below (views between real and complex storage, conj, angle, complex, polar) have
+records of their own in the complex dtypes only (:data:`COMPLEX_ONLY`; their real inputs drawn in
+the part dtype: :data:`REAL_INPUTS`); also checked against PyTorch in
+tests/autograd/test_torch_complex.py and against JAX in tests/autograd/test_complex_jax.py.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import strategies as st
 
-from conformance.ops import not_fuzzed
+from conformance.ops import not_fuzzed, record
+from conformance.strategies import broadcast_shapes, tensor_shapes, value_kinds
 
 #: The complex-capable records (record name -> what the complex cases reach). Each is defined on
 #: the whole complex plane in all three frameworks, with the same spelling as its real cases.
@@ -126,6 +129,36 @@ COMPLEX_RECORDS.update(
 )
 
 
+#: Records whose inputs or outputs are complex whatever the input dtype (the transforms): they run in
+#: the complex dtypes only (a real case would need a complex cotangent or give a complex gradient).
+COMPLEX_ONLY = {
+    "fft": "the DFT of a complex signal: fft_c2c, both signs of the zero's imaginary part kept",
+    "ifft": "the inverse DFT: fft_c2c",
+    "fftn": "fftn / ifftn over two dims: fft_c2c",
+    "rfft": "the half spectrum of a real signal: fft_r2c (a real input, a complex output)",
+    "ihfft": "conj(rfft) with the inverse's scale: fft_r2c",
+    "irfft": "a real signal from a Hermitian half spectrum: fft_c2r (not holomorphic)",
+    "hfft": "irfft of the conjugate: fft_c2r",
+}
+COMPLEX_RECORDS.update(COMPLEX_ONLY)
+
+#: The inputs a complex case of these records draws real, in the part dtype (float32 for
+#: complex64): the op takes a real tensor (rfft of a complex tensor is an error in every framework).
+REAL_INPUTS = {"rfft": ("input",), "ihfft": ("input",)}
+
+#: The names of the arrays derived from an input (its tangents, second-order cotangents and seeds,
+#: batched forms): a real input's are real too.
+_DERIVED_PREFIXES = ("batched_tan1_", "batched_", "tangent_", "gg_", "tan1_", "tan2_")
+
+
+def draws_real(op, name):
+    """Whether array ``name`` of a complex case of ``op`` is real (:data:`REAL_INPUTS`)."""
+    real = REAL_INPUTS.get(op, ())
+    if name in real:
+        return True
+    return any(name.startswith(p) and name[len(p):] in real for p in _DERIVED_PREFIXES)
+
+
 def complex_draw(rng, shape, kind, dtype, seed=False, huge=True):
     """Complex values for a case of ``dtype`` (complex64/complex128), as complex128 (the caller
     rounds each part to the part dtype).
@@ -223,14 +256,120 @@ def nonfinite_convention(case, check, parts_out, parts_expected, outputs, values
     }
 
 
-_REASON = (
-    "a conversion between real and complex storage or a conjugation: reached through the gradients of "
-    "the complex-capable records (COMPLEX_RECORDS), not fuzzed on its own yet; checked against torch in "
-    "tests/autograd/test_torch_complex.py and against JAX in tests/autograd/test_complex_jax.py"
-)
+# ---- the records of the complex-number primitives (complex dtypes only) -----------------------------
 
-for _name in ("view_as_real", "view_as_complex", "conj", "conj_physical", "angle", "complex", "polar"):
-    not_fuzzed(_name, "complex", _REASON)
+
+@st.composite
+def _unary(draw, last=None):
+    shape = draw(tensor_shapes(0, 3, 256))
+    if last is not None:  # view_as_complex: a trailing dim of the two parts
+        shape = (*shape, last)
+    return {"values": draw(value_kinds(_KINDS))}, {"input": shape}
+
+
+def _binary(names):
+    @st.composite
+    def sample(draw):
+        a, b = draw(broadcast_shapes())
+        return {"values": draw(value_kinds(_KINDS))}, dict(zip(names, (a, b)))
+
+    return sample
+
+
+_KINDS = ("normal", "wide", "ties", "large", "tiny", "nonfinite")
+
+
+def _parts(m, x):
+    """view_as_real's (re, im) pairs: a last dim of 2 (JAX's and TensorFlow's spelling)."""
+    return m.stack([m.real(x), m.imag(x)], -1) if m.__name__ != "tensorflow" else m.stack(
+        [m.math.real(x), m.math.imag(x)], -1
+    )
+
+
+def _primitive(name, fn, jax, tf, rules=None, inputs=("input",), sample=None, real_inputs=(), note=""):
+    COMPLEX_ONLY[name] = note
+    COMPLEX_RECORDS[name] = note
+    if real_inputs:
+        REAL_INPUTS[name] = real_inputs
+    record(
+        name, "complex", rules=rules or (name,), inputs=inputs, sample=sample or _unary, fn=fn, jax=jax, tf=tf,
+        note=note,
+    )  # fmt: skip
+
+
+_primitive(
+    "angle",
+    lambda T, x: T.angle(x),
+    lambda J, x: J.jnp.angle(x),
+    lambda tf, x: tf.math.angle(x),
+    note="arg z = atan2(Im z, Re z): a real result, the cut's zero sign decides +-pi",
+)
+_primitive(
+    "real",
+    lambda T, x: T.real(x),
+    lambda J, x: J.jnp.real(x),
+    lambda tf, x: tf.math.real(x),
+    rules=("view_as_real", "select"),
+    note="x.real: select(view_as_real(x), -1, 0), a real view",
+)
+_primitive(
+    "imag",
+    lambda T, x: T.imag(x),
+    lambda J, x: J.jnp.imag(x),
+    lambda tf, x: tf.math.imag(x),
+    rules=("view_as_real", "select"),
+    note="x.imag: select(view_as_real(x), -1, 1), a real view",
+)
+_primitive(
+    "view_as_real",
+    lambda T, x: T.view_as_real(x),
+    lambda J, x: _parts(J.jnp, x),
+    lambda tf, x: _parts(tf, x),
+    note="the (re, im) pairs of a complex tensor, a real view (JAX, TF: stacked parts)",
+)
+_primitive(
+    "view_as_complex",
+    lambda T, x: T.view_as_complex(x),
+    lambda J, x: J.lax.complex(x[..., 0], x[..., 1]),
+    lambda tf, x: tf.complex(x[..., 0], x[..., 1]),
+    sample=lambda: _unary(2),
+    real_inputs=("input",),
+    note="a complex view of (re, im) pairs of a real tensor (JAX, TF: complex of the parts)",
+)
+_primitive(
+    "conj",
+    lambda T, x: T.conj(x),
+    lambda J, x: J.jnp.conj(x),
+    lambda tf, x: tf.math.conj(x),
+    note="the lazy conjugate view (PyTorch; resolved to read it)",
+)
+_primitive(
+    "conj_physical",
+    lambda T, x: T.conj_physical(x),
+    lambda J, x: J.jnp.conj(x),
+    lambda tf, x: tf.math.conj(x),
+    note="a conjugated copy",
+)
+_primitive(
+    "complex",
+    lambda T, re, im: T.complex(re, im),
+    lambda J, re, im: J.lax.complex(re, im),
+    lambda tf, re, im: tf.complex(re, im),
+    inputs=("real", "imag"),
+    sample=_binary(("real", "imag")),
+    real_inputs=("real", "imag"),
+    note="re + i im of two real tensors (broadcast), the parts kept exactly",
+)
+_primitive(
+    "polar",
+    lambda T, r, theta: T.polar(r, theta),
+    lambda J, r, theta: J.lax.complex(r * J.jnp.cos(theta), r * J.jnp.sin(theta)),
+    lambda tf, r, theta: tf.complex(r * tf.math.cos(theta), r * tf.math.sin(theta)),
+    inputs=("abs", "angle"),
+    sample=_binary(("abs", "angle")),
+    real_inputs=("abs", "angle"),
+    note="abs (cos angle + i sin angle) of two real tensors (JAX, TF: spelled with cos and sin)",
+)
 not_fuzzed(
     "_neg_view",
     "complex",
