@@ -268,7 +268,10 @@ def _draw(case, name, shape, domain="any"):
             value = round_to_dtype(
                 complex_draw(rng, shape, kind, case.dtype, _is_order_seed(name), huge), case.dtype
             )
-        return value.real.copy() if draws_real(case.op, name) else value  # rfft's real signal
+        if not draws_real(case.op, name):
+            return value
+        value = value.real.copy()  # rfft's real signal, polar's modulus and angle: the real parts
+        return as_domain(as_domain(domain).gate).place(value) if domain != "any" else value  # polar's abs >= 0
     if name in case.data:
         return round_to_dtype(np.asarray(case.data[name], dtype=np.float64).reshape(shape), case.dtype)
     rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])

@@ -101,6 +101,16 @@ COMPLEX_RECORDS.update(
         "linalg_det": "complex determinants (LU with |re| + |im| pivots)",
         "linalg_inv": "complex inverses",
         "linalg_solve": "complex solves A X = B",
+        # the third slice: decompositions (gauge-invariant programs: |v|^2, U Vh) and factorizations
+        "linalg_eigh": "x + x^H: real eigenvalues, eigenvectors up to a phase (the program reads |v|^2)",
+        "linalg_svd": "real singular values, U and V up to a common phase per triplet (|u|^2 S, U Vh)",
+        "linalg_qr": "R's diagonal real (LAPACK's convention): Q and R unique",
+        "linalg_slogdet": "logabsdet of a complex matrix (real)",
+        "linalg_solve_triangular": "complex triangular solves",
+        "linalg_cholesky_ex": "A A^H + n I: Hermitian positive-definite; upper = L^H",
+        "cholesky": "A A^H + n I (the deprecated torch.cholesky)",
+        "cholesky_solve": "L L^H X = B",
+        "cholesky_inverse": "(L L^H)^-1",
         # shape and layout (exact, linear)
         "expand": "a view, exact",
         "permute": "a view, exact",
@@ -156,7 +166,7 @@ def draws_real(op, name):
     real = REAL_INPUTS.get(op, ())
     if name in real:
         return True
-    return any(name.startswith(p) and name[len(p):] in real for p in _DERIVED_PREFIXES)
+    return any(name.startswith(p) and name[len(p) :] in real for p in _DERIVED_PREFIXES)
 
 
 def complex_draw(rng, shape, kind, dtype, seed=False, huge=True):
@@ -267,33 +277,40 @@ def _unary(draw, last=None):
     return {"values": draw(value_kinds(_KINDS))}, {"input": shape}
 
 
-def _binary(names):
+def _binary(names, kinds=None):
     @st.composite
     def sample(draw):
         a, b = draw(broadcast_shapes())
-        return {"values": draw(value_kinds(_KINDS))}, dict(zip(names, (a, b)))
+        return {"values": draw(value_kinds(kinds or _KINDS))}, dict(zip(names, (a, b)))
 
     return sample
 
 
 _KINDS = ("normal", "wide", "ties", "large", "tiny", "nonfinite")
+#: torch.polar is undefined for a negative or NaN abs and an infinite angle (its documentation): the
+#: abs is drawn >= 0 (``domains``), and no non-finite kind
+_POLAR_KINDS = ("normal", "wide", "ties", "large", "tiny")
 
 
 def _parts(m, x):
     """view_as_real's (re, im) pairs: a last dim of 2 (JAX's and TensorFlow's spelling)."""
-    return m.stack([m.real(x), m.imag(x)], -1) if m.__name__ != "tensorflow" else m.stack(
-        [m.math.real(x), m.math.imag(x)], -1
+    return (
+        m.stack([m.real(x), m.imag(x)], -1)
+        if m.__name__ != "tensorflow"
+        else m.stack([m.math.real(x), m.math.imag(x)], -1)
     )
 
 
-def _primitive(name, fn, jax, tf, rules=None, inputs=("input",), sample=None, real_inputs=(), note=""):
+def _primitive(
+    name, fn, jax, tf, rules=None, inputs=("input",), sample=None, real_inputs=(), note="", domains=None
+):
     COMPLEX_ONLY[name] = note
     COMPLEX_RECORDS[name] = note
     if real_inputs:
         REAL_INPUTS[name] = real_inputs
     record(
         name, "complex", rules=rules or (name,), inputs=inputs, sample=sample or _unary, fn=fn, jax=jax, tf=tf,
-        note=note,
+        note=note, domains=domains or {},
     )  # fmt: skip
 
 
@@ -353,7 +370,7 @@ _primitive(
 _primitive(
     "complex",
     lambda T, re, im: T.complex(re, im),
-    lambda J, re, im: J.lax.complex(re, im),
+    lambda J, re, im: J.lax.complex(*J.jnp.broadcast_arrays(re, im)),  # (lax.complex does not broadcast)
     lambda tf, re, im: tf.complex(re, im),
     inputs=("real", "imag"),
     sample=_binary(("real", "imag")),
@@ -366,7 +383,8 @@ _primitive(
     lambda J, r, theta: J.lax.complex(r * J.jnp.cos(theta), r * J.jnp.sin(theta)),
     lambda tf, r, theta: tf.complex(r * tf.math.cos(theta), r * tf.math.sin(theta)),
     inputs=("abs", "angle"),
-    sample=_binary(("abs", "angle")),
+    sample=_binary(("abs", "angle"), _POLAR_KINDS),
+    domains={"abs": "pos"},
     real_inputs=("abs", "angle"),
     note="abs (cos angle + i sin angle) of two real tensors (JAX, TF: spelled with cos and sin)",
 )

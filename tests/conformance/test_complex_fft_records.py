@@ -69,7 +69,9 @@ def test_each_transform_answers_its_closed_form_in_pytorchs_convention(framework
     y = f(x)
     g = RNG.standard_normal(y.shape) + (1j * RNG.standard_normal(y.shape) if np.iscomplexobj(y) else 0)
     t = RNG.standard_normal(x.shape) + (1j * RNG.standard_normal(x.shape) if np.iscomplexobj(x) else 0)
-    case = Case(op, RecordParams.of({"values": "normal", **params}), {"input": x.shape}, "complex128", 0, ("vjp",))
+    case = Case(
+        op, RecordParams.of({"values": "normal", **params}), {"input": x.shape}, "complex128", 0, ("vjp",)
+    )
     data = {"input": x, "grad_output": g, "tangent_input": t}
     got = adapter.run(case.with_checks(["forward"]), "forward", data)
     np.testing.assert_allclose(np.asarray(got["output"]), y, rtol=1e-12, atol=1e-13)
@@ -80,7 +82,9 @@ def test_each_transform_answers_its_closed_form_in_pytorchs_convention(framework
     np.testing.assert_allclose(np.asarray(got["tangent_output"]), lin(t), rtol=1e-12, atol=1e-13)
 
 
-@pytest.mark.parametrize("op", ["fft", "rfft", "irfft", "fftn", "angle", "complex", "polar", "view_as_complex"])
+@pytest.mark.parametrize(
+    "op", ["fft", "rfft", "irfft", "fftn", "angle", "complex", "polar", "view_as_complex"]
+)
 def test_transform_records_pass_on_torch_in_both_dtypes(op):
     """Drawn cases of each check pass through the whole judge on stock torch (the bounds hold)."""
     from conformance.adapters.torch_adapter import TorchAdapter
@@ -111,7 +115,14 @@ def test_transforms_run_in_the_complex_dtypes_only_and_draw_rfft_signals_real():
         assert data[name].dtype == np.float64 and not np.iscomplexobj(data[name]), name
         assert np.array_equal(data[name], data[name].astype(np.float32)), name  # float32 values
     assert np.iscomplexobj(data["grad_output"]) and data["grad_output"].shape == (3, 3)
-    polar = Case("polar", RecordParams.of({"values": "normal"}), {"abs": (2,), "angle": (2,)}, "complex128", 0, ("jvp",))
+    polar = Case(
+        "polar",
+        RecordParams.of({"values": "normal"}),
+        {"abs": (2,), "angle": (2,)},
+        "complex128",
+        0,
+        ("jvp",),
+    )
     assert not np.iscomplexobj(RecordData(polar)["tangent_angle"])
 
 
@@ -142,5 +153,7 @@ def test_a_conjugate_view_keeps_its_storage_error_bound():
     _, (lazy,), _ = bound_of(lambda a: T.conj(a * 1.5), [z], Precision(dtype="float32"))
     _, (physical,), _ = bound_of(lambda a: T.conj_physical(a * 1.5), [z], Precision(dtype="float32"))
     assert np.all(lazy > 0) and np.array_equal(lazy, physical)
-    _, (b,), _ = bound_of(lambda a: T.fft.ihfft(a), [np.array([1.0, 2.0, -0.5, 0.25])], Precision(dtype="float32"))
+    _, (b,), _ = bound_of(
+        lambda a: T.fft.ihfft(a), [np.array([1.0, 2.0, -0.5, 0.25])], Precision(dtype="float32")
+    )
     assert np.all(b > 0)
