@@ -271,7 +271,9 @@ def _draw(case, name, shape, domain="any"):
         if not draws_real(case.op, name):
             return value
         value = value.real.copy()  # rfft's real signal, polar's modulus and angle: the real parts
-        return as_domain(as_domain(domain).gate).place(value) if domain != "any" else value  # polar's abs >= 0
+        if domain != "any":  # polar's abs >= 0 (np.asarray: a 0-d draw stays an array, not a NumPy scalar)
+            value = np.asarray(as_domain(as_domain(domain).gate).place(value))
+        return value
     if name in case.data:
         return round_to_dtype(np.asarray(case.data[name], dtype=np.float64).reshape(shape), case.dtype)
     rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])

@@ -157,3 +157,18 @@ def test_a_conjugate_view_keeps_its_storage_error_bound():
         lambda a: T.fft.ihfft(a), [np.array([1.0, 2.0, -0.5, 0.25])], Precision(dtype="float32")
     )
     assert np.all(b > 0)
+
+
+def test_reference_polar_and_angle_gradients_where_pytorchs_formulas_vanish():
+    """polar: d result / d abs = e^{i angle} at abs = 0 too (PyTorch's sgn(result) gives 0 there:
+    known entry torch-polar-gradient-of-abs-at-zero); angle: i z/|z|^2 computed as (z/|z|)/|z|, so it
+    does not vanish where |z|^2 overflows float64 and the gradient does not (PyTorch's form gives 0)."""
+    import reference as T
+
+    r = T.tensor([0.0, 2.0], dtype=T.float64, requires_grad=True)
+    theta = T.tensor([0.5, 0.5], dtype=T.float64)
+    (ga,) = T.autograd.grad(T.polar(r, theta), r, T.ones(2, dtype=T.complex128))
+    np.testing.assert_allclose(ga.numpy(), np.cos([0.5, 0.5]), rtol=1e-15)
+    z = T.tensor([3e160 + 4e160j], dtype=T.complex128, requires_grad=True)
+    (gz,) = T.autograd.grad(T.angle(z), z, T.ones(1, dtype=T.float64))
+    np.testing.assert_allclose(gz.numpy(), [1j * (3 + 4j) / 25 * 1e-160], rtol=1e-14)  # i z / |z|^2
