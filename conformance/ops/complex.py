@@ -314,29 +314,20 @@ def _primitive(
     )  # fmt: skip
 
 
-_primitive(
-    "angle",
-    lambda T, x: T.angle(x),
-    lambda J, x: J.jnp.angle(x),
-    lambda tf, x: tf.math.angle(x),
-    note="arg z = atan2(Im z, Re z): a real result, the cut's zero sign decides +-pi",
-)
-_primitive(
-    "real",
-    lambda T, x: T.real(x),
-    lambda J, x: J.jnp.real(x),
-    lambda tf, x: tf.math.real(x),
-    rules=("view_as_real", "select"),
-    note="x.real: select(view_as_real(x), -1, 0), a real view",
-)
-_primitive(
-    "imag",
-    lambda T, x: T.imag(x),
-    lambda J, x: J.jnp.imag(x),
-    lambda tf, x: tf.math.imag(x),
-    rules=("view_as_real", "select"),
-    note="x.imag: select(view_as_real(x), -1, 1), a real view",
-)
+# angle, real, imag: one function of the same name in each framework (tf.math's)
+for _name, _rules, _note in (
+    ("angle", None, "arg z = atan2(Im z, Re z): a real result, the cut's zero sign decides +-pi"),
+    ("real", ("view_as_real", "select"), "x.real: select(view_as_real(x), -1, 0), a real view"),
+    ("imag", ("view_as_real", "select"), "x.imag: select(view_as_real(x), -1, 1), a real view"),
+):
+    _primitive(
+        _name,
+        lambda T, x, f=_name: getattr(T, f)(x),
+        lambda J, x, f=_name: getattr(J.jnp, f)(x),
+        lambda tf, x, f=_name: getattr(tf.math, f)(x),
+        rules=_rules,
+        note=_note,
+    )
 _primitive(
     "view_as_real",
     lambda T, x: T.view_as_real(x),

@@ -97,10 +97,19 @@ def test_transform_records_pass_on_torch_in_both_dtypes(op):
         for case in draw_examples(record_strategy(op, ("complex64", "complex128"), (check,)), 3, seed=1):
             if case.params.as_dict()["values"] == "nonfinite":
                 continue
-            if op == "view_as_complex" and 0 in case.shapes["input"]:
-                continue  # known: torch-view-as-complex-of-an-empty-tensor-from-numpy
             result = run_in_process(adapter, case, check, settings)
-            assert result["verdict"] == "pass", (check, case.to_json(), result.get("reason"))
+            result = _classified(result, case, check)  # a shipped known departure of torch is "known"
+            assert result["verdict"] in ("pass", "known"), (check, case.to_json(), result.get("reason"))
+
+
+def _classified(result, case, check):
+    """``result`` as a campaign with refgrad's shipped known-departures file records it."""
+    from conformance.known import SHIPPED, load_known
+
+    rec = {**result, "framework": "torch", "version": torch.__version__, "check": check, "dtype": case.dtype,
+           "case_id": case.id, "case": case.to_dict()}  # fmt: skip
+    (out,), _ = load_known(SHIPPED).classify([rec])
+    return out
 
 
 def test_transforms_run_in_the_complex_dtypes_only_and_draw_rfft_signals_real():
