@@ -380,6 +380,7 @@ def record_cases(name, dtypes=DTYPES, checks=None, max_size=None):
 
     rec = RECORDS[name]
     checks = tuple(checks or rec.checks)
+    dtypes = [d for d in dtypes if d in rec.dtypes] or list(rec.dtypes)  # (the transforms: complex only)
 
     @st.composite
     def build(draw):

@@ -138,7 +138,10 @@ class OpRecord:
     @property
     def dtypes(self) -> tuple:
         """The dtypes this record's cases may have: the real ones, and complex64/complex128 when
-        the record is complex-capable (declared in :data:`COMPLEX_RECORDS`)."""
+        the record is complex-capable (declared in :data:`COMPLEX_RECORDS`); the complex ones only
+        for a record of :data:`COMPLEX_ONLY`."""
+        if self.name in COMPLEX_ONLY:  # the transforms: complex inputs or outputs in any case
+            return COMPLEX_DTYPES
         return DTYPES + (COMPLEX_DTYPES if self.name in COMPLEX_RECORDS else ())
 
 
@@ -146,6 +149,23 @@ RECORDS: dict[str, OpRecord] = {}
 #: The complex-capable records (record name -> what the complex cases reach), declared in
 #: conformance.ops.complex (filled when this package loads its family modules).
 COMPLEX_RECORDS: dict[str, str] = {}
+#: The records that run in the complex dtypes only (the transforms: a real case would need a complex
+#: cotangent or give a complex gradient), also filled by conformance.ops.complex.
+COMPLEX_ONLY: dict[str, str] = {}
+#: record -> the inputs a complex case draws real, in the part dtype (float32 for complex64): the op
+#: takes a real tensor there (rfft's signal, polar's modulus and angle).
+REAL_INPUTS: dict[str, tuple] = {}
+#: The names of the arrays derived from an input (its tangents, second-order cotangents and seeds,
+#: batched forms): a real input's are real too.
+_DERIVED_PREFIXES = ("batched_tan1_", "batched_", "tangent_", "gg_", "tan1_", "tan2_")
+
+
+def draws_real(op, name):
+    """Whether array ``name`` of a complex case of ``op`` is real (:data:`REAL_INPUTS`)."""
+    real = REAL_INPUTS.get(op, ())
+    if name in real:
+        return True
+    return any(name.startswith(p) and name[len(p) :] in real for p in _DERIVED_PREFIXES)
 
 
 def record(name, family=None, **fields):
@@ -265,13 +285,20 @@ def batched_shape(shape, dim, size):
 def _draw(case, name, shape, domain="any"):
     if case.dtype in PART_DTYPE:  # a complex case: drawn on the plane (no domain)
         if name in case.data:
-            return round_to_dtype(decode_array(case.data[name]).reshape(shape), case.dtype)
-        rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])
-        kind = case.params.as_dict().get("values", "normal") if _is_input(case, name) else "normal"
-        huge = len(RECORDS[case.op].inputs) == 1  # (see complex_draw)
-        return round_to_dtype(
-            complex_draw(rng, shape, kind, case.dtype, _is_order_seed(name), huge), case.dtype
-        )
+            value = round_to_dtype(decode_array(case.data[name]).reshape(shape), case.dtype)
+        else:
+            rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])
+            kind = case.params.as_dict().get("values", "normal") if _is_input(case, name) else "normal"
+            huge = len(RECORDS[case.op].inputs) == 1  # (see complex_draw)
+            value = round_to_dtype(
+                complex_draw(rng, shape, kind, case.dtype, _is_order_seed(name), huge), case.dtype
+            )
+        if not draws_real(case.op, name):
+            return value
+        value = value.real.copy()  # rfft's real signal, polar's modulus and angle: the real parts
+        if domain != "any":  # polar's abs >= 0 (np.asarray: a 0-d draw stays an array, not a NumPy scalar)
+            value = np.asarray(as_domain(as_domain(domain).gate).place(value))
+        return value
     if name in case.data:
         return round_to_dtype(np.asarray(case.data[name], dtype=np.float64).reshape(shape), case.dtype)
     rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])

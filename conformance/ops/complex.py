@@ -11,18 +11,21 @@ they are, as measured in tests/conformance/test_complex_records.py). Every other
 real dtypes only: asking for a complex dtype on it is reported (``conformance run`` says which
 records it skipped, and exits 2 when nothing is left).
 
-The primitives below (views between real and complex storage, conj, angle, complex, polar) are not
-fuzzed on their own: checked against PyTorch in tests/autograd/test_torch_complex.py and against
-JAX in tests/autograd/test_complex_jax.py.
+The primitives below (views between real and complex storage, conj, angle, complex, polar) have
+records of their own in the complex dtypes only (:data:`COMPLEX_ONLY`; their real inputs drawn in
+the part dtype: :data:`REAL_INPUTS`); also checked against PyTorch in
+tests/autograd/test_torch_complex.py and against JAX in tests/autograd/test_complex_jax.py.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import strategies as st
 
 from conformance.case import arrays_for, case_data
 from conformance.nonfinite import c99_class
-from conformance.ops import COMPLEX_RECORDS, not_fuzzed
+from conformance.ops import COMPLEX_ONLY, COMPLEX_RECORDS, REAL_INPUTS, not_fuzzed, record
+from conformance.strategies import broadcast_shapes, tensor_shapes, value_kinds
 from conformance.tolerance import element_ratios
 
 #: The complex-capable records (record name -> what the complex cases reach). Each is defined on
@@ -103,6 +106,16 @@ COMPLEX_RECORDS.update(
         "linalg_det": "complex determinants (LU with |re| + |im| pivots)",
         "linalg_inv": "complex inverses",
         "linalg_solve": "complex solves A X = B",
+        # the third slice: decompositions (gauge-invariant programs: |v|^2, U Vh) and factorizations
+        "linalg_eigh": "x + x^H: real eigenvalues, eigenvectors up to a phase (the program reads |v|^2)",
+        "linalg_svd": "real singular values, U and V up to a common phase per triplet (|u|^2 S, U Vh)",
+        "linalg_qr": "R's diagonal real (LAPACK's convention): Q and R unique",
+        "linalg_slogdet": "logabsdet of a complex matrix (real)",
+        "linalg_solve_triangular": "complex triangular solves",
+        "linalg_cholesky_ex": "A A^H + n I: Hermitian positive-definite; upper = L^H",
+        "cholesky": "A A^H + n I (the deprecated torch.cholesky)",
+        "cholesky_solve": "L L^H X = B",
+        "cholesky_inverse": "(L L^H)^-1",
         # shape and layout (exact, linear)
         "expand": "a view, exact",
         "permute": "a view, exact",
@@ -129,6 +142,23 @@ COMPLEX_RECORDS.update(
         "scatter_add_dim": "a scatter with complex additions",
     }
 )
+
+
+#: The complex-only records (the transforms): complex inputs or outputs whatever the input dtype.
+COMPLEX_ONLY.update(
+    {
+        "fft": "the DFT of a complex signal: fft_c2c, both signs of the zero's imaginary part kept",
+        "ifft": "the inverse DFT: fft_c2c",
+        "fftn": "fftn / ifftn over two dims: fft_c2c",
+        "rfft": "the half spectrum of a real signal: fft_r2c (a real input, a complex output)",
+        "ihfft": "conj(rfft) with the inverse's scale: fft_r2c",
+        "irfft": "a real signal from a Hermitian half spectrum: fft_c2r (not holomorphic)",
+        "hfft": "irfft of the conjugate: fft_c2r",
+    }
+)
+COMPLEX_RECORDS.update(COMPLEX_ONLY)
+# rfft of a complex tensor is an error in every framework: its signal is drawn real
+REAL_INPUTS.update({"rfft": ("input",), "ihfft": ("input",)})
 
 
 #: The choice C99 Annex G and the textbook formulas make differently (docs/complex.md, "Non-finite
@@ -183,14 +213,119 @@ def nonfinite_convention(case, check, parts_out, parts_expected, outputs, values
     }
 
 
-_REASON = (
-    "a conversion between real and complex storage or a conjugation: reached through the gradients of "
-    "the complex-capable records (COMPLEX_RECORDS), not fuzzed on its own yet; checked against torch in "
-    "tests/autograd/test_torch_complex.py and against JAX in tests/autograd/test_complex_jax.py"
-)
+# ---- the records of the complex-number primitives (complex dtypes only) -----------------------------
 
-for _name in ("view_as_real", "view_as_complex", "conj", "conj_physical", "angle", "complex", "polar"):
-    not_fuzzed(_name, "complex", _REASON)
+
+@st.composite
+def _unary(draw, last=None):
+    shape = draw(tensor_shapes(0, 3, 256))
+    if last is not None:  # view_as_complex: a trailing dim of the two parts
+        shape = (*shape, last)
+    return {"values": draw(value_kinds(_KINDS))}, {"input": shape}
+
+
+def _binary(names, kinds=None):
+    @st.composite
+    def sample(draw):
+        a, b = draw(broadcast_shapes())
+        return {"values": draw(value_kinds(kinds or _KINDS))}, dict(zip(names, (a, b)))
+
+    return sample
+
+
+_KINDS = ("normal", "wide", "ties", "large", "tiny", "nonfinite")
+#: torch.polar is undefined for a negative or NaN abs and an infinite angle (its documentation): the
+#: abs is drawn >= 0 (``domains``), and no non-finite kind
+_POLAR_KINDS = ("normal", "wide", "ties", "large", "tiny")
+
+
+def _parts(m, x):
+    """view_as_real's (re, im) pairs: a last dim of 2 (JAX's and TensorFlow's spelling)."""
+    return (
+        m.stack([m.real(x), m.imag(x)], -1)
+        if m.__name__ != "tensorflow"
+        else m.stack([m.math.real(x), m.math.imag(x)], -1)
+    )
+
+
+def _primitive(
+    name, fn, jax, tf, rules=None, inputs=("input",), sample=None, real_inputs=(), note="", domains=None
+):
+    COMPLEX_ONLY[name] = note
+    COMPLEX_RECORDS[name] = note
+    if real_inputs:
+        REAL_INPUTS[name] = real_inputs
+    record(
+        name, "complex", rules=rules or (name,), inputs=inputs, sample=sample or _unary, fn=fn, jax=jax, tf=tf,
+        note=note, domains=domains or {},
+    )  # fmt: skip
+
+
+# angle, real, imag: one function of the same name in each framework (tf.math's)
+for _name, _rules, _note in (
+    ("angle", None, "arg z = atan2(Im z, Re z): a real result, the cut's zero sign decides +-pi"),
+    ("real", ("view_as_real", "select"), "x.real: select(view_as_real(x), -1, 0), a real view"),
+    ("imag", ("view_as_real", "select"), "x.imag: select(view_as_real(x), -1, 1), a real view"),
+):
+    _primitive(
+        _name,
+        lambda T, x, f=_name: getattr(T, f)(x),
+        lambda J, x, f=_name: getattr(J.jnp, f)(x),
+        lambda tf, x, f=_name: getattr(tf.math, f)(x),
+        rules=_rules,
+        note=_note,
+    )
+_primitive(
+    "view_as_real",
+    lambda T, x: T.view_as_real(x),
+    lambda J, x: _parts(J.jnp, x),
+    lambda tf, x: _parts(tf, x),
+    note="the (re, im) pairs of a complex tensor, a real view (JAX, TF: stacked parts)",
+)
+_primitive(
+    "view_as_complex",
+    lambda T, x: T.view_as_complex(x),
+    lambda J, x: J.lax.complex(x[..., 0], x[..., 1]),
+    lambda tf, x: tf.complex(x[..., 0], x[..., 1]),
+    sample=lambda: _unary(2),
+    real_inputs=("input",),
+    note="a complex view of (re, im) pairs of a real tensor (JAX, TF: complex of the parts)",
+)
+_primitive(
+    "conj",
+    lambda T, x: T.conj(x),
+    lambda J, x: J.jnp.conj(x),
+    lambda tf, x: tf.math.conj(x),
+    note="the lazy conjugate view (PyTorch; resolved to read it)",
+)
+_primitive(
+    "conj_physical",
+    lambda T, x: T.conj_physical(x),
+    lambda J, x: J.jnp.conj(x),
+    lambda tf, x: tf.math.conj(x),
+    note="a conjugated copy",
+)
+_primitive(
+    "complex",
+    lambda T, re, im: T.complex(re, im),
+    lambda J, re, im: J.lax.complex(*J.jnp.broadcast_arrays(re, im)),  # (lax.complex does not broadcast)
+    lambda tf, re, im: tf.complex(re, im),
+    inputs=("real", "imag"),
+    sample=_binary(("real", "imag")),
+    real_inputs=("real", "imag"),
+    note="re + i im of two real tensors (broadcast), the parts kept exactly",
+)
+_primitive(
+    "polar",
+    lambda T, r, theta: T.polar(r, theta),
+    lambda J, r, theta: J.lax.complex(r * J.jnp.cos(theta), r * J.jnp.sin(theta)),
+    lambda tf, r, theta: tf.complex(r * tf.math.cos(theta), r * tf.math.sin(theta)),
+    inputs=("abs", "angle"),
+    sample=_binary(("abs", "angle"), _POLAR_KINDS),
+    domains={"abs": "pos"},
+    real_inputs=("abs", "angle"),
+    note="abs (cos angle + i sin angle) of two real tensors (JAX, TF: spelled with cos and sin)",
+)
 not_fuzzed(
     "_neg_view",
     "complex",

@@ -60,20 +60,21 @@ def _eigh(draw):
 
 
 def _eigh_fn(T, x, UPLO):
-    L, V = T.linalg.eigh(x + x.mT, UPLO=UPLO)
-    return V * V * L.unsqueeze(-2) + L.unsqueeze(-1)
+    L, V = T.linalg.eigh(x + x.mT.conj(), UPLO=UPLO)
+    return V * V.conj() * L.unsqueeze(-2) + L.unsqueeze(-1)
 
 
 def _eigh_jax(J, x, UPLO):
     jnp = J.jnp
-    L, V = jnp.linalg.eigh(x + jnp.swapaxes(x, -1, -2), UPLO=UPLO, symmetrize_input=False)
-    return V * V * L[..., None, :] + L[..., :, None]
+    L, V = jnp.linalg.eigh(x + jnp.conj(jnp.swapaxes(x, -1, -2)), UPLO=UPLO, symmetrize_input=False)
+    return V * jnp.conj(V) * L[..., None, :] + L[..., :, None]
 
 
 def _eigh_tf(tf, x, UPLO):
-    s = x + tf.linalg.matrix_transpose(x)
-    L, V = tf.linalg.eigh(s)  # reads the lower triangle; s is symmetric, so UPLO does not matter
-    return V * V * L[..., None, :] + L[..., :, None]
+    s = x + tf.linalg.adjoint(x)
+    L, V = tf.linalg.eigh(s)  # reads the lower triangle; s is Hermitian, so UPLO does not matter
+    L = tf.cast(L, V.dtype)  # (real eigenvalues of a complex matrix)
+    return V * tf.math.conj(V) * L[..., None, :] + L[..., :, None]
 
 
 record(
@@ -83,7 +84,7 @@ record(
     fn=_checked(_eigh_fn),
     jax=_checked(_eigh_jax),
     tf=_checked(_eigh_tf),
-    note="symmetric input x + x^T; eigenvectors enter squared (sign gauge)",
+    note="Hermitian input x + x^H; eigenvectors enter as |v|^2 (sign and phase gauge)",
 )
 
 # ---- qr ----------------------------------------------------------------------------------------------------
@@ -145,7 +146,7 @@ def _svd_fn(T, x, full_matrices):
     U, S, Vh = T.linalg.svd(x, full_matrices=full_matrices)
     k = S.shape[-1]
     U, Vh = U[..., :k], Vh[..., :k, :]
-    return T.cat([(U * U * S.unsqueeze(-2)).reshape(-1), S.reshape(-1), (U @ Vh).reshape(-1)])
+    return T.cat([(U * U.conj() * S.unsqueeze(-2)).reshape(-1), S.reshape(-1), (U @ Vh).reshape(-1)])
 
 
 def _svd_jax(J, x, full_matrices):
@@ -155,18 +156,22 @@ def _svd_jax(J, x, full_matrices):
     U, S, Vh = jnp.linalg.svd(x, full_matrices=full_matrices and x.shape[-1] == x.shape[-2])
     k = S.shape[-1]
     U, Vh = U[..., :k], Vh[..., :k, :]
-    return jnp.concatenate([(U * U * S[..., None, :]).reshape(-1), S.reshape(-1), (U @ Vh).reshape(-1)])
+    S = S.astype(U.dtype)  # (real singular values of a complex matrix)
+    return jnp.concatenate(
+        [(U * jnp.conj(U) * S[..., None, :]).reshape(-1), S.reshape(-1), (U @ Vh).reshape(-1)]
+    )
 
 
 def _svd_tf(tf, x, full_matrices):
     # TF raises NotImplementedError for the gradient of full_matrices=True when |m - n| > 1; the
     # program reads only the first min(m, n) vectors, which full_matrices=False gives.
     S, U, V = tf.linalg.svd(x, full_matrices=full_matrices and x.shape[-1] == x.shape[-2], compute_uv=True)
+    S = tf.cast(S, U.dtype)  # (real singular values of a complex matrix)
     k = S.shape[-1]
     U, V = U[..., :k], V[..., :k]
     return tf.concat(
         [
-            tf.reshape(U * U * S[..., None, :], [-1]),
+            tf.reshape(U * tf.math.conj(U) * S[..., None, :], [-1]),
             tf.reshape(S, [-1]),
             tf.reshape(tf.linalg.matmul(U, V, adjoint_b=True), [-1]),
         ],

@@ -56,17 +56,18 @@ def _mT(x, J=None):
 
 
 def _spd(T, a):
-    return T.matmul(a, a.mT) + a.shape[-1] * T.eye(a.shape[-1], dtype=a.dtype)
+    """A A^H + n I: Hermitian positive-definite (A A^T + n I for a real A)."""
+    return T.matmul(a, a.mT.conj()) + a.shape[-1] * T.eye(a.shape[-1], dtype=a.dtype)
 
 
 def _jspd(J, a):
-    return J.jnp.matmul(a, a.swapaxes(-1, -2), precision=J.lax.Precision.HIGHEST) + a.shape[-1] * J.jnp.eye(
-        a.shape[-1], dtype=a.dtype
-    )
+    return J.jnp.matmul(a, J.jnp.conj(a.swapaxes(-1, -2)), precision=J.lax.Precision.HIGHEST) + a.shape[
+        -1
+    ] * J.jnp.eye(a.shape[-1], dtype=a.dtype)
 
 
 def _tspd(tf, a):
-    return tf.linalg.matmul(a, a, transpose_b=True) + a.shape[-1] * tf.eye(a.shape[-1], dtype=a.dtype)
+    return tf.linalg.matmul(a, a, adjoint_b=True) + a.shape[-1] * tf.eye(a.shape[-1], dtype=a.dtype)
 
 
 def _jsolve(J, a, b, left):
@@ -163,12 +164,12 @@ def _spd_sample(draw):
 
 def _jchol(J, a, upper):
     L = J.jnp.linalg.cholesky(_jspd(J, a))
-    return L.swapaxes(-1, -2) if upper else L
+    return J.jnp.conj(L.swapaxes(-1, -2)) if upper else L  # U = L^H
 
 
 def _tchol(tf, a, upper):
     L = tf.linalg.cholesky(_tspd(tf, a))
-    return tf.linalg.matrix_transpose(L) if upper else L
+    return tf.linalg.adjoint(L) if upper else L  # U = L^H
 
 
 record(

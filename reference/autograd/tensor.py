@@ -673,7 +673,11 @@ class LazyTensor(Tensor):
 
     @property
     def _data(self):
-        return resolve_bits(self._raw, self._conj, self._neg)
+        out = resolve_bits(self._raw, self._conj, self._neg)
+        # under an error tracker (which finds a bound by memory address), the resolved copy keeps the
+        # storage's bound: conjugation and negation do not change the modulus of an error
+        _carry_error(self._raw, out)
+        return out
 
     @_data.setter
     def _data(self, arr):

@@ -133,12 +133,13 @@ def _where_zero(z, value):
 
 
 def _angle_grad(c, g):
-    """angle_backward: grad * i z / |z|^2 (0 at z = 0); real inputs: zeros (angle is piecewise constant)."""
+    """angle_backward: grad * i z / |z|^2 (0 at z = 0), computed as (z/|z|)/|z|; real inputs: zeros (angle
+    is piecewise constant)."""
     z = c.self
     if z.dtype.kind != "c":
         return A.zeros_like(z)
     a = A.abs(z)
-    return _where_zero(z, g * z / (a * a) * 1j)
+    return _where_zero(z, g * (z / a) / a * 1j)  # (z/a)/a: |z|^2 under- or overflows where the result does not
 
 
 def _angle_jvp(c, t):
@@ -147,7 +148,7 @@ def _angle_jvp(c, t):
     if z.dtype.kind != "c":
         return A.zeros_like(c.result)
     a = A.abs(z)
-    return _where_zero(z, _F().imag(t * _F().conj_physical(z)) / (a * a))
+    return _where_zero(z, _F().imag(t * _F().conj_physical(z / a)) / a)
 
 
 rule(
@@ -221,10 +222,12 @@ def _polar_kernel(r, theta):
 
 
 def _polar_vjp(c, g):
-    """polar_backward: grad_abs = Re(conj(g) sgn(result)), grad_angle = Re(conj(g) i result)."""
+    """grad_abs = Re(conj(g) e^{i angle}), grad_angle = Re(conj(g) i result). PyTorch's polar_backward
+    writes e^{i angle} as sgn(result), which is 0 where abs is 0 (and nan where result is subnormal),
+    where d result / d abs = e^{i angle} is not (known entry torch-polar-gradient-of-abs-at-zero)."""
     F = _F()
     gc = F.conj_physical(g)
-    ga = F.real(gc * F.sgn(c.result)) if c.needs[0] else None
+    ga = F.real(gc * F.complex(F._cos(c.angle), F._sin(c.angle))) if c.needs[0] else None
     gt = F.real(gc * (c.result * 1j)) if c.needs[1] else None
     return ga, gt
 

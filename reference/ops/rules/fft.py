@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from reference import errors
 from reference.backend import namespace_of
 from reference.ops import api as A
@@ -31,18 +33,47 @@ def _n_points(shape, dims):
     return math.prod(shape[d] for d in dims)
 
 
-def _fft_error(arrays, params):
-    """K for the products bound: each output is a sum of N products of an input and a twiddle factor
-    (a direct DFT; a Cooley-Tukey FFT's error, O(log N) u, is within it)."""
+def _transform_scale(norm, n, forward):
+    """The factor NumPy's ``norm`` puts on a transform of ``n`` points in the direction computed."""
+    if norm == "ortho":
+        return 1.0 / math.sqrt(n)
+    return 1.0 / n if (norm == "forward") == forward else 1.0
+
+
+def _fft_bound(arrays, errs, params, outs, u):
+    """Each output of a DFT over N points is ``s·sum_k w_jk x_k`` with twiddles of modulus 1, so
+    ``|dy_j| <= s·sum_k m_k |dx_k|`` (``m_k`` = 2 for a bin c2r mirrors, else 1), and the own error of
+    a direct sum of N complex products is ``sqrt(2)·gamma(N + 2)·s·sum_k m_k |x_k|`` (Higham 2002,
+    Lemma 3.5 and §3.1; a Cooley-Tukey FFT's O(log N) u is within it; the tracker adds ``u|y|``
+    for the scaling). The magnitude is the sum of the moduli, the same for every output of a
+    transformed slice: the op on ``|x|`` (the products declaration) cancels wherever the twiddles
+    do (an FFT of a constant is 0 off the zero bin), which made those bounds 0."""
+    (x,), (e,), (y,) = arrays, errs, outs
+    dims = tuple(d % x.ndim for d in params["dims"])
     n = params.get("last_dim_size")
-    shape = list(arrays[0].shape)
-    if n is not None:
-        shape[params["dims"][-1]] = n
-    return float(_n_points(shape, params["dims"]))
+    shape = list(x.shape)
+    if n is not None:  # c2r: the full length of the real output
+        shape[dims[-1]] = n
+    points = _n_points(shape, dims)
+    s = _transform_scale(params["norm"], points, params.get("forward", n is None))
+    weight = np.ones(x.shape[dims[-1]]) if x.ndim else np.ones(())
+    if n is not None:  # c2r: the bins 1 .. n - (n//2 + 1) are read twice (mirrored)
+        weight[1 : 1 + n - x.shape[dims[-1]]] = 2.0
+    weight = weight.reshape([-1 if d == dims[-1] else 1 for d in range(x.ndim)])
+
+    def total(a):
+        with np.errstate(all="ignore"):
+            return np.sum(np.abs(a) * weight, axis=dims, keepdims=True) * s
+
+    k = points + 2
+    own = math.sqrt(2.0) * k * u / max(1.0 - k * u, 0.5) * total(x)
+    prop = total(e) if e is not None else 0.0
+    return [np.broadcast_to(own + prop, np.shape(y)).copy()]
 
 
-_ERROR = errors.products(
-    _fft_error, "a DFT output is a sum of N products (the FFT's O(log N) u error is within it)"
+_ERROR = errors.bound(
+    _fft_bound,
+    "a DFT output is s·sum_k w_jk x_k, |w| = 1: sqrt(2) gamma(N + 2) s sum |x_k| (Higham 2002, Lemma 3.5)",
 )
 
 
