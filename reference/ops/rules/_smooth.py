@@ -68,6 +68,15 @@ def sigmoid_d1(x):
         return e / (1 + e) / (1 + e)
 
 
+def tanh_d1(x):
+    """sech² x = 4e / (1 + e)², e = exp(-2|x|): no 1 - tanh² x (0 where tanh rounds to ±1), no
+    cosh² overflow; e is one exp of an exact argument (few ulps, subnormal tails included)."""
+    x = _f64(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(-2 * np.abs(x))
+        return 4 * e / (1 + e) / (1 + e)
+
+
 def sigmoid_d2(x):
     """(s s̄)' = s s̄ (s̄ - s) = -s s̄ tanh(x / 2)."""
     x = _f64(x)
