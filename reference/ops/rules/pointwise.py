@@ -136,6 +136,39 @@ def derivative_chain(name, node, kernels, at_inf):
     return lambda x: apply(RULES[f"{name}_d1"], (x,))
 
 
+def exact_from_input(x, g):
+    """Whether a backward primitive computes its value from the forward's input x (float64, the
+    dtype the reference answers exactly in; issue 38) rather than from PyTorch's saved tensors."""
+    return x is not None and x.dtype == np.float64 and g.dtype == np.float64
+
+
+def result_backward(name, pytorch, exact, output_grad, node="MulBackward0"):
+    """Register ``name``, the VJP g·f'(x) of a function f whose VJP PyTorch writes from the saved
+    result y (``pytorch(g, y)``), as a primitive of (grad_output, output, self): its value is
+    g·``exact``(x) (a float64 kernel of :mod:`._smooth`) where f's input x is known (read unsaved,
+    Rule.reads: the saved tensors and their in-place semantics stay PyTorch's), else PyTorch's
+    formula; its derivatives are the formula's, in g the primitive again and in y
+    ``output_grad(c, gg)``, so higher orders are products of accurate factors. ``node``: the
+    grad_fn name of PyTorch's formula's outermost op. Returns the primitive as a function."""
+
+    def vjp(g, y, x=None):
+        return apply(RULES[name], (g, y, x))
+
+    rule(
+        name,
+        node,
+        ("grad_output", "output", "self"),  # self: f's input, hidden (None: PyTorch's formula)
+        forward=lambda g, y, x=None: g * on_host(exact)(x) if exact_from_input(x, g) else pytorch(g, y),
+        grads=(lambda c, gg: vjp(gg, c.output, c.self), output_grad, None),
+        saves={"output": (0, 1), "grad_output": (1,)},
+        reads=("self",),
+        hidden=("self",),
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+    return vjp
+
+
 def _no_fourth(name):
     def grad(c, g):
         raise NotImplementedError(
@@ -250,11 +283,23 @@ def _log1p(a):
 
 _unary("log1p", "Log1PBackward0", _lowp(_log1p), lambda c, g: g / (c.self + 1))
 # expm1' = e^x. PyTorch saves the result and forms g * (result + 1), which cancels where expm1(x)
-# is near -1 (0 for x < -37.4 in float64, where expm1'(-40) = 4.25e-18: known entries
-# torch-/jax-expm1-gradient-result-plus-one). Which tensor is saved is PyTorch's semantics (saved
-# tensor hooks see it, tests/autograd/test_saved_tensor_hooks.py), and e^x cannot be recovered from
-# the result, so the reference keeps PyTorch's formula here: an open departure from the exact value
-_unary("expm1", "Expm1Backward0", _ufunc("expm1"), lambda c, g: g * (c.result + 1), saves=("result",))
+# is near -1 (0 for x < -37.4 in float64, where expm1'(-40) = 4.25e-18). The result stays the
+# saved tensor (saved-tensor hooks and in-place errors as in PyTorch); the value is g·e^x from x
+# (result_backward), the derivative in the result g (that of g·(y + 1))
+_expm1_backward = result_backward(
+    "expm1_backward", lambda g, y: g * (y + 1), np.exp, lambda c, gg: gg * c.grad_output
+)
+rule(
+    "expm1",
+    "Expm1Backward0",
+    ("self",),
+    forward=_ufunc("expm1"),
+    grads=(lambda c, g: _expm1_backward(g, c.result, c.self),),
+    saves={"result": (0,)},
+    reads=("self",),
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
 _unary("log2", "Log2Backward0", _ufunc("log2"), lambda c, g: g / (c.self * math.log(2)))
 _unary("log10", "Log10Backward0", _ufunc("log10"), lambda c, g: g / (c.self * math.log(10)))
 _unary("exp2", "Exp2Backward0", _ufunc("exp2"), lambda c, g: g * c.result * math.log(2), saves=("result",))
@@ -462,12 +507,25 @@ rule(
 )
 
 
-_unary(
+# ndtri' = √(2π) e^{y²/2}: PyTorch's formula of the saved result carries y's rounding times y²
+# (1400 ulps at p = 1e-300); the value is _smooth.ndtri_d1 from p (result_backward), the
+# derivative in y that of the formula, y·√(2π) e^{y²/2}·g, from the exact VJP again
+_ndtri_backward = result_backward(
+    "ndtri_backward",
+    lambda g, y: g * _SQRT_2PI * S.exp_square(y, 0.5),
+    S.ndtri_d1,
+    lambda c, gg: gg * c.output * _ndtri_backward(c.grad_output, c.output, c.self),
+)
+rule(
     "ndtri",
     "SpecialNdtriBackward0",
-    _sp("ndtri"),
-    lambda c, g: g * _SQRT_2PI * _exp_square(c.result, 0.5),
-    saves=("result",),
+    ("self",),
+    forward=_sp("ndtri"),
+    grads=(lambda c, g: _ndtri_backward(g, c.result, c.self),),
+    saves={"result": (0,)},
+    reads=("self",),
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 # 1/sqrt(2) as a double-double: the float64 nearest and the rest
 _INV_SQRT2_HI = 0.7071067811865476
