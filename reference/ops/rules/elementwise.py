@@ -25,7 +25,7 @@ from reference.ops.rule import (
     BILINEAR,
 )
 from reference.ops.rules import _smooth as S
-from reference.ops.rules.pointwise import on_host
+from reference.ops.rules.pointwise import exact_from_input, on_host
 from reference.ops.rules.registry import RULES, rule
 
 # ---- rounding-error declarations (reference.errors): an op not listed rounds once, correctly ----
@@ -263,7 +263,7 @@ def _tanh_backward_output_grad(gg, g, y):
 def _tanh_backward_kernel(g, y, x):
     """aten tanh_backward, g·(1 − y²); g·sech²(x) rounded once from the exact value where the
     forward's float64 input x is known (issue 38, docs/accuracy.md)."""
-    if _exact_from_input(x, g):
+    if exact_from_input(x, g):
         return g * on_host(S.tanh_d1)(x)
     return g * (1 - y * y)
 
@@ -341,18 +341,12 @@ def _sigmoid_backward(g, y, x=None):
     return apply(RULES["sigmoid_backward"], (g, y, x))
 
 
-def _exact_from_input(x, g):
-    """Whether a backward primitive computes its value from the forward's input x (float64, the
-    dtype the reference answers exactly in; issue 38) rather than from PyTorch's saved tensors."""
-    return x is not None and x.dtype == np.float64 and g.dtype == np.float64
-
-
 def _sigmoid_backward_kernel(g, y, x=None):
     """aten sigmoid_backward: grad_output * (1 - output) * output, each operation rounded to the
     dtype, except bfloat16's, computed in float32 and rounded once (torch 2.13's CPU kernel: float16
     rounds each operation; tests/autograd/test_torch_pointwise.py compares them bit for bit).
     Where sigmoid's float64 input x is known: g·s(x)·s(−x) rounded once from the exact value."""
-    if _exact_from_input(x, g):
+    if exact_from_input(x, g):
         return g * on_host(S.sigmoid_d1)(x)
     if g.dtype == bfloat16:  # (not dtype.name: NumPy computes that in Python, microseconds per call)
         f32 = namespace_of(g).float32
@@ -408,7 +402,7 @@ rule(
     "MulBackward0",
     ("output", "self"),
     # (+ 0.0: +0 at x = ±0, as 1 − 2·(1/2))
-    forward=lambda y, x: -namespace_of(x).tanh(x / 2) + 0.0 if _exact_from_input(x, y) else 1 - 2 * y,
+    forward=lambda y, x: -namespace_of(x).tanh(x / 2) + 0.0 if exact_from_input(x, y) else 1 - 2 * y,
     grads=(lambda c, g: g * -2.0, None),
     hidden=("self",),
     jvp=AUTO_ELEMENT_WISE,
