@@ -187,12 +187,27 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 _unary("sin", "SinBackward0", _ufunc("sin"), lambda c, g: g * P.cos(c.self))
 _unary("cos", "CosBackward0", _ufunc("cos"), lambda c, g: g * -P.sin(c.self))
 _unary("tan", "TanBackward0", _ufunc("tan"), lambda c, g: g * (1 + c.result * c.result), saves=("result",))
-_unary("asin", "AsinBackward0", _ufunc("arcsin"), lambda c, g: g * P.rsqrt(-c.self * c.self + 1))
-_unary("acos", "AcosBackward0", _ufunc("arccos"), lambda c, g: g * -P.rsqrt(-c.self * c.self + 1))
-_unary("atan", "AtanBackward0", _ufunc("arctan"), lambda c, g: g / (c.self * c.self + 1))
+# asin', acos', atanh': PyTorch's 1 - x·x cancels near ±1 (4.5e6 ulps at 1 - 1.3e-8); atan', asinh':
+# its x·x + 1 overflows past 1.3e154 (0 where the exact 1/x² is a normal number). The exact chains
+# (_smooth: (1 - x)(1 + x), and 1/x past 1e150) for real x; complex z keeps PyTorch's formulas.
+_NAN2 = ((math.nan, math.nan), (math.nan, math.nan))
+_asin_d1 = derivative_chain("asin", "Asin", (S.asin_d1, S.asin_d2, S.asin_d3), _NAN2)
+_atanh_d1 = derivative_chain("atanh", "Atanh", (S.atanh_d1, S.atanh_d2, S.atanh_d3), ((-0.0, -0.0), (math.nan, math.nan)))
+_atan_d1 = derivative_chain("atan", "Atan", (S.atan_d1, S.atan_d2, S.atan_d3), ((0.0, 0.0), (math.nan, math.nan)))
+_asinh_d1 = derivative_chain("asinh", "Asinh", (S.asinh_d1, S.asinh_d2, S.asinh_d3), ((0.0, 0.0), (math.nan, math.nan)))
+
+
+def _real_chain(chain, complex_formula):
+    """The VJP g·chain(x) for real x, g·complex_formula(z) (PyTorch's) for complex z."""
+    return lambda c, g: g * (complex_formula(c.self) if c.self.is_complex() else chain(c.self))
+
+
+_unary("asin", "AsinBackward0", _ufunc("arcsin"), _real_chain(_asin_d1, lambda z: P.rsqrt(-z * z + 1)))
+_unary("acos", "AcosBackward0", _ufunc("arccos"), _real_chain(lambda x: -_asin_d1(x), lambda z: -P.rsqrt(-z * z + 1)))
+_unary("atan", "AtanBackward0", _ufunc("arctan"), _real_chain(_atan_d1, lambda z: 1 / (z * z + 1)))
 _unary("sinh", "SinhBackward0", _ufunc("sinh"), lambda c, g: g * P.cosh(c.self))
 _unary("cosh", "CoshBackward0", _ufunc("cosh"), lambda c, g: g * P.sinh(c.self))
-_unary("asinh", "AsinhBackward0", _ufunc("arcsinh"), lambda c, g: g * P.rsqrt(c.self * c.self + 1))
+_unary("asinh", "AsinhBackward0", _ufunc("arcsinh"), _real_chain(_asinh_d1, lambda z: P.rsqrt(z * z + 1)))
 def _acosh_grad(c, g):
     """acosh'(z) = 1 / (sqrt(z - 1) sqrt(z + 1)): for complex z with Re z < 0, rsqrt(z^2 - 1) is the
     other branch (the opposite sign; PyTorch's gradient is this one); for real x >= 1 it keeps
@@ -209,7 +224,7 @@ def _acosh_grad(c, g):
 
 
 _unary("acosh", "AcoshBackward0", _ufunc("arccosh"), _acosh_grad)
-_unary("atanh", "AtanhBackward0", _ufunc("arctanh"), lambda c, g: g * A.reciprocal(1 - c.self * c.self))
+_unary("atanh", "AtanhBackward0", _ufunc("arctanh"), _real_chain(_atanh_d1, lambda z: A.reciprocal(1 - z * z)))
 _unary(
     "deg2rad",
     "Deg2RadBackward0",
@@ -1519,6 +1534,25 @@ def _sinc_d2_steps(a):
     return num_d / den - num * ((a + a) * math.pi) / (den * den)
 
 
+def _inverse_trig_errors():
+    """asin_d*, atanh_d*, atan_d*, asinh_d*: PyTorch's formulas (rsqrt(1 - x·x), 1/(1 - x·x),
+    1/(x·x + 1), rsqrt(x·x + 1)) and their derivatives by autograd, as closed forms in them."""
+
+    def chain(name, base, d2, d3, source):
+        return {
+            f"{name}_d1": _E.composite(base, f"PyTorch {name} backward: {source}"),
+            f"{name}_d2": _E.composite(lambda a: d2(a, base(a)), f"autograd of PyTorch's {source}"),
+            f"{name}_d3": _E.composite(lambda a: d3(a, base(a)), f"the third derivative over PyTorch's {source}"),
+        }
+
+    return {
+        **chain("asin", lambda a: P.rsqrt(-a * a + 1), lambda a, r: a * r * r * r, lambda a, r: (1 + 2 * a * a) * r * r * r * r * r, "rsqrt(1 - x·x)"),
+        **chain("atanh", lambda a: A.reciprocal(1 - a * a), lambda a, r: 2 * a * r * r, lambda a, r: (2 + 6 * a * a) * r * r * r, "1 / (1 - x·x)"),
+        **chain("atan", lambda a: 1 / (a * a + 1), lambda a, w: -2 * a * w * w, lambda a, w: (6 * a * a - 2) * w * w * w, "1 / (x·x + 1)"),
+        **chain("asinh", lambda a: P.rsqrt(a * a + 1), lambda a, r: -a * r * r * r, lambda a, r: (2 * a * a - 1) * r * r * r * r * r, "rsqrt(x·x + 1)"),
+    }
+
+
 # The exact derivative primitives (sinc_d*, logit_d*, exp_square) are judged as before, by the
 # composite of PyTorch's own formula (autograd's rules through it): a framework that computes that
 # formula keeps the bound it had; the reference's value is now the exact one (docs/accuracy.md).
@@ -1553,6 +1587,7 @@ _ERRORS.update(
         ),
         "2 erfinv'^3 (1 + 4 y^2) over PyTorch's erfinv'",
     ),
+    **_inverse_trig_errors(),
     logit_d1=_E.composite(lambda a: 1 / (a * (1 - a)), "PyTorch logit_backward: grad / (x * (1 - x))"),
     logit_d2=_E.composite(
         lambda a: -((1 - a) - a) / ((a * (1 - a)) * (a * (1 - a))),
