@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of, special_of, to_numpy
 from reference.ops import api as A
@@ -142,14 +143,15 @@ def exact_from_input(x, g):
     return x is not None and x.dtype == np.float64 and g.dtype == np.float64
 
 
-def result_backward(name, pytorch, exact, output_grad, node="MulBackward0"):
+def result_backward(name, pytorch, exact, output_grad, node="MulBackward0", error=None):
     """Register ``name``, the VJP g·f'(x) of a function f whose VJP PyTorch writes from the saved
     result y (``pytorch(g, y)``), as a primitive of (grad_output, output, self): its value is
     g·``exact``(x) (a float64 kernel of :mod:`._smooth`) where f's input x is known (read unsaved,
     Rule.reads: the saved tensors and their in-place semantics stay PyTorch's), else PyTorch's
     formula; its derivatives are the formula's, in g the primitive again and in y
     ``output_grad(c, gg)``, so higher orders are products of accurate factors. ``node``: the
-    grad_fn name of PyTorch's formula's outermost op. Returns the primitive as a function."""
+    grad_fn name of PyTorch's formula's outermost op; ``error``: its declaration (default: the
+    composite of ``pytorch``, the bound PyTorch's formula had). Returns the primitive as a function."""
 
     def vjp(g, y, x=None):
         return apply(RULES[name], (g, y, x))
@@ -165,6 +167,7 @@ def result_backward(name, pytorch, exact, output_grad, node="MulBackward0"):
         hidden=("self",),
         jvp=AUTO_ELEMENT_WISE,
         batch=BATCH_ELEMENTWISE,
+        error=error,
     )
     return vjp
 
@@ -302,7 +305,11 @@ _unary("log1p", "Log1PBackward0", _lowp(_log1p), lambda c, g: g / (c.self + 1))
 # saved tensor (saved-tensor hooks and in-place errors as in PyTorch); the value is g·e^x from x
 # (result_backward), the derivative in the result g (that of g·(y + 1))
 _expm1_backward = result_backward(
-    "expm1_backward", lambda g, y: g * (y + 1), np.exp, lambda c, gg: gg * c.grad_output
+    "expm1_backward",
+    lambda g, y: g * (y + 1),
+    np.exp,
+    lambda c, gg: gg * c.grad_output,
+    error=errors.composite(lambda g, y, x=None: g * (y + 1), "PyTorch expm1 backward: g * (result + 1)"),
 )
 rule(
     "expm1",
@@ -530,6 +537,10 @@ _ndtri_backward = result_backward(
     lambda g, y: g * _SQRT_2PI * S.exp_square(y, 0.5),
     S.ndtri_d1,
     lambda c, gg: gg * c.output * _ndtri_backward(c.grad_output, c.output, c.self),
+    error=errors.composite(
+        lambda g, y, x=None: g * _SQRT_2PI * A.exp((y * y) * 0.5),
+        "PyTorch ndtri backward: g * sqrt(2 pi) * exp(result^2 / 2)",
+    ),
 )
 rule(
     "ndtri",
