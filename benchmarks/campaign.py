@@ -117,7 +117,8 @@ def _plan(ops, checks, dtypes, max_examples, seed):
         return None
     from conformance.executors.plan import fuzz_units
 
-    return fuzz_units(tuple(ops), [], checks, dtypes, max_examples, seed) if max_examples else []
+    records = [op for op in ops if op not in ("conv", "programs")]  # the op records among them
+    return fuzz_units(tuple(ops), records, checks, dtypes, max_examples, seed) if max_examples else []
 
 
 def _row(name: str, m: dict) -> str:

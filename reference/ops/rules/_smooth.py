@@ -325,57 +325,55 @@ _HUGE = 1e150  # past it x² + 1 is x² to the last bit, and x² overflows from 
 def _inv_one_plus_square(x):
     """w = 1 / (1 + x²), and x·w: past 1e150 from t = 1/x (w = t², x·w = t), so that no x² overflows
     (PyTorch's 1 / (x·x + 1) is 0 from 1.3e154 on, where the exact value is a normal number)."""
+    x = _f64(x)
     big = np.abs(x) > _HUGE
-    t = 1 / np.where(big, x, 1.0)
-    w = np.where(big, t * t, 1 / (x * x + 1))
-    return w, np.where(big, t, x * w)
+    with np.errstate(over="ignore", invalid="ignore"):
+        t = 1 / np.where(big, x, 1.0)
+        w = np.where(big, t * t, 1 / (x * x + 1))
+        return w, np.where(big, t, x * w)
 
 
 def atan_d1(x):
     """1 / (1 + x²)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return _inv_one_plus_square(_f64(x))[0]
+    return _inv_one_plus_square(x)[0]
 
 
 def atan_d2(x):
     """-2x / (1 + x²)² = -2 (x w) w."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        w, xw = _inv_one_plus_square(_f64(x))
-        return -2 * xw * w
+    w, xw = _inv_one_plus_square(x)
+    return -2 * xw * w
 
 
 def atan_d3(x):
     """(6x² - 2) / (1 + x²)³ = (6 (x w)² - 2 w²) w."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        w, xw = _inv_one_plus_square(_f64(x))
-        return (6 * xw * xw - 2 * w * w) * w
+    w, xw = _inv_one_plus_square(x)
+    return (6 * xw * xw - 2 * w * w) * w
 
 
 def _inv_sqrt_one_plus_square(x):
     """s = (1 + x²)^(-1/2), and x·s: past 1e150 s = |1/x| (x² + 1 = x² there), x·s = sgn x."""
+    x = _f64(x)
     big = np.abs(x) > _HUGE
-    s = np.where(big, np.abs(1 / np.where(big, x, 1.0)), 1 / np.sqrt(x * x + 1))
-    return s, np.where(big, np.sign(x), x * s)
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = np.where(big, np.abs(1 / np.where(big, x, 1.0)), 1 / np.sqrt(x * x + 1))
+        return s, np.where(big, np.sign(x), x * s)
 
 
 def asinh_d1(x):
     """(1 + x²)^(-1/2)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return _inv_sqrt_one_plus_square(_f64(x))[0]
+    return _inv_sqrt_one_plus_square(x)[0]
 
 
 def asinh_d2(x):
     """-x (1 + x²)^(-3/2) = -(x s) s²."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        s, xs = _inv_sqrt_one_plus_square(_f64(x))
-        return -xs * s * s
+    s, xs = _inv_sqrt_one_plus_square(x)
+    return -xs * s * s
 
 
 def asinh_d3(x):
     """(2x² - 1) (1 + x²)^(-5/2) = (2 (x s)² - s²) s³."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        s, xs = _inv_sqrt_one_plus_square(_f64(x))
-        return (2 * xs * xs - s * s) * s * s * s
+    s, xs = _inv_sqrt_one_plus_square(x)
+    return (2 * xs * xs - s * s) * s * s * s
 
 
 def ndtri_d1(p):
