@@ -606,7 +606,7 @@ def not_fuzzed_derivatives(fn, family, record):
 # the exact derivative primitives of sinc, logit, erfinv, asin (and acos), atanh, atan and asinh, and
 # e^(c x²) (reference/ops/rules/pointwise.py)
 for _fn in ("sinc", "logit", "erfinv", "asin", "atanh", "atan", "asinh"):
-    not_fuzzed_derivatives(_fn, FAMILY, "asin and acos records" if _fn == "asin" else f"{_fn} record")
+    not_fuzzed_derivatives(_fn, FAMILY, "asin (and acos) record" if _fn == "asin" else f"{_fn} record")
 for _fn in ("expm1", "ndtri"):
     not_fuzzed(
         f"{_fn}_backward",
