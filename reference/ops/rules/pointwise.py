@@ -172,6 +172,22 @@ def result_backward(name, pytorch, exact, output_grad, node="MulBackward0", erro
     return vjp
 
 
+def saved_result_unary(name, node, forward, vjp):
+    """A unary op whose result PyTorch saves (and the reference too), with the VJP ``vjp(g, y, x)``
+    of :func:`result_backward` reading the input unsaved (Rule.reads)."""
+    rule(
+        name,
+        node,
+        ("self",),
+        forward=forward,
+        grads=(lambda c, g: vjp(g, c.result, c.self),),
+        saves={"result": (0,)},
+        reads=("self",),
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+
+
 def _no_fourth(name):
     def grad(c, g):
         raise NotImplementedError(
@@ -311,17 +327,7 @@ _expm1_backward = result_backward(
     lambda c, gg: gg * c.grad_output,
     error=errors.composite(lambda g, y, x=None: g * (y + 1), "PyTorch expm1 backward: g * (result + 1)"),
 )
-rule(
-    "expm1",
-    "Expm1Backward0",
-    ("self",),
-    forward=_ufunc("expm1"),
-    grads=(lambda c, g: _expm1_backward(g, c.result, c.self),),
-    saves={"result": (0,)},
-    reads=("self",),
-    jvp=AUTO_ELEMENT_WISE,
-    batch=BATCH_ELEMENTWISE,
-)
+saved_result_unary("expm1", "Expm1Backward0", _ufunc("expm1"), _expm1_backward)
 _unary("log2", "Log2Backward0", _ufunc("log2"), lambda c, g: g / (c.self * math.log(2)))
 _unary("log10", "Log10Backward0", _ufunc("log10"), lambda c, g: g / (c.self * math.log(10)))
 _unary("exp2", "Exp2Backward0", _ufunc("exp2"), lambda c, g: g * c.result * math.log(2), saves=("result",))
@@ -542,17 +548,7 @@ _ndtri_backward = result_backward(
         "PyTorch ndtri backward: g * sqrt(2 pi) * exp(result^2 / 2)",
     ),
 )
-rule(
-    "ndtri",
-    "SpecialNdtriBackward0",
-    ("self",),
-    forward=_sp("ndtri"),
-    grads=(lambda c, g: _ndtri_backward(g, c.result, c.self),),
-    saves={"result": (0,)},
-    reads=("self",),
-    jvp=AUTO_ELEMENT_WISE,
-    batch=BATCH_ELEMENTWISE,
-)
+saved_result_unary("ndtri", "SpecialNdtriBackward0", _sp("ndtri"), _ndtri_backward)
 # 1/sqrt(2) as a double-double: the float64 nearest and the rest
 _INV_SQRT2_HI = 0.7071067811865476
 _INV_SQRT2_LO = -4.833646656726457e-17
