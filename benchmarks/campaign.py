@@ -1,4 +1,4 @@
-"""Campaign throughput: results per second per framework, and the harness's own share of the wall time.
+"""Campaign throughput: results per second per framework, the harness's and the reference's share of the wall time.
 
 For each framework alone (and, with several, all of them together: their workers run in parallel
 and share the reference's results), run the default conv campaign — the curated conv cases plus
@@ -9,12 +9,18 @@ and share the reference's results), run the default conv campaign — the curate
   framework's calls) and the **harness share**: the part of the campaign's wall time not spent
   inside them, ``1 − framework s / wall s`` (Hypothesis drawing, the reference, judging, JSON,
   pickling and the worker round-trips, as far as they are not hidden behind the framework's work);
+* the **reference share**: the part of the wall time the campaign process spends computing the
+  reference's expected values and their bounds (conformance.expected.ReferenceClock: conv cases and
+  op records), ``reference s / wall s`` ("-" on a revision without the clock); with ``--against`` the
+  same figure before and after a change of the reference (issue 38: exactness must not slow
+  campaigns noticeably);
 * the campaign process's CPU time per result (a figure less sensitive to a busy machine).
 
 Worker start-up (importing the framework) is timed apart and left out; so is writing the report.
 
     PYTHONPATH=. python benchmarks/campaign.py [--max-examples 40] [--frameworks torch,jax] [--seed 0]
     PYTHONPATH=. python benchmarks/campaign.py --quick            # seconds: torch, a tiny budget
+    PYTHONPATH=. python benchmarks/campaign.py --ops tanh,sigmoid # op records instead of conv
     PYTHONPATH=. python benchmarks/campaign.py --against REV      # the same campaign on git revision
                                                                   # REV, alternated: the speed-up ratio
     PYTHONPATH=. python benchmarks/campaign.py --scaling [--write] # wall time vs --max-examples 10/40/160
@@ -43,13 +49,13 @@ DOC = ROOT / "docs" / "throughput.md"
 BEGIN, END = "<!-- campaign-scaling:begin -->", "<!-- campaign-scaling:end -->"
 
 
-def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated=True) -> dict:
-    """One campaign, as ``conformance run`` runs it (curated conv cases, then fuzzing); its figures.
+def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated=True, ops=("conv",)) -> dict:
+    """One campaign, as ``conformance run`` runs it (curated cases of ``ops``, then fuzzing); its figures.
 
     Written against the API the harness has had since before the throughput work, so that
     ``--against`` can run it on an older revision.
     """
-    from conformance import cli
+    from conformance import cli, expected
     from conformance.case import DTYPES
     from conformance.runner import Campaign, read_results
 
@@ -63,19 +69,22 @@ def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated
         camp.start()
         startup = time.perf_counter() - start
         cases = (
-            [c for c in cli._cases(cli.DEFAULT_CASES, checks, dtypes) if c.op == "conv"] if curated else []
+            [c for c in cli._cases(cli.DEFAULT_CASES, checks, dtypes) if c.op in ops] if curated else []
         )
-        units = _plan(checks, dtypes, max_examples, seed)  # before the clock, as `conformance run` plans
+        units = _plan(ops, checks, dtypes, max_examples, seed)  # before the clock, as `conformance run` plans
+        clock = getattr(expected, "ReferenceClock", None)  # (None on a revision without it)
+        reference = None if clock is None else clock.seconds
         start, cpu = time.perf_counter(), time.process_time()
         if units is None:  # a revision without a fuzz plan (--against an older harness)
             camp.run_cases(cases, phase="curated")
             if max_examples:
-                cli._fuzz(camp, ("conv",), checks, dtypes, max_examples, seed)
+                cli._fuzz(camp, tuple(ops), checks, dtypes, max_examples, seed)
         else:  # as `conformance run` runs its campaign
             from conformance.executors import local
 
             local.run(camp, cases, units)
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        reference = None if clock is None else clock.seconds - reference
         records = read_results(Path(out) / "results.jsonl")
         inside = dict(camp.framework_seconds)
         # CPU accounting (harness versions that report it): the framework's CPU inside its calls,
@@ -86,6 +95,7 @@ def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated
         "frameworks": list(frameworks),
         "startup": startup,
         "wall": wall,
+        "reference": reference,
         "cpu": cpu,
         "results": len(records),
         "inside": inside,
@@ -97,8 +107,8 @@ def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated
     }
 
 
-def _plan(checks, dtypes, max_examples, seed):
-    """The conv fuzz units, planned as ``conformance run`` plans them before its campaign starts
+def _plan(ops, checks, dtypes, max_examples, seed):
+    """The fuzz units of ``ops``, planned as ``conformance run`` plans them before its campaign starts
     (None on a revision that has no plan: its ``cli._fuzz`` plans inside the timed region)."""
     import conformance
 
@@ -107,28 +117,32 @@ def _plan(checks, dtypes, max_examples, seed):
         return None
     from conformance.executors.plan import fuzz_units
 
-    return fuzz_units(("conv",), [], checks, dtypes, max_examples, seed) if max_examples else []
+    records = [op for op in ops if op not in ("conv", "programs")]  # the op records among them
+    return fuzz_units(tuple(ops), records, checks, dtypes, max_examples, seed) if max_examples else []
 
 
 def _row(name: str, m: dict) -> str:
     inside = sum(m["inside"].values())
     share = f"{1 - inside / m['wall']:14.0%}" if len(m["inside"]) == 1 else f"{'-':>14s}"
     cpu_share = f"{'-':>10s}"
+    ref = m.get("reference")
+    ref_share = f"{'-':>15s}" if ref is None else f"{ref / m['wall']:15.0%}"
     if m.get("inside_cpu") and m.get("workers_cpu"):
         total = m["cpu"] + sum(m["workers_cpu"].values())
         cpu_share = f"{1 - sum(m['inside_cpu'].values()) / total:10.0%}"
     return (
         f"{name:16s} {m['results']:8d} {m['wall']:8.2f} {m['results'] / m['wall']:10.1f} {inside:12.2f} "
-        f"{share} {cpu_share} {1e3 * m['cpu'] / max(m['results'], 1):13.2f} {m['startup']:10.1f}"
+        f"{share} {ref_share} {cpu_share} {1e3 * m['cpu'] / max(m['results'], 1):13.2f} {m['startup']:10.1f}"
     )
 
 
 HEADER = (
     f"{'framework':16s} {'results':>8s} {'wall s':>8s} {'results/s':>10s} {'framework s':>12s} "
-    f"{'harness share':>14s} {'CPU share':>10s} {'driver ms/res':>13s} {'startup s':>10s}"
+    f"{'harness share':>14s} {'reference share':>15s} {'CPU share':>10s} {'driver ms/res':>13s} {'startup s':>10s}"
 )
 LEGEND = (
-    "harness share: 1 - framework s / wall s (the time not spent inside the framework's calls); CPU share: "
+    "harness share: 1 - framework s / wall s (the time not spent inside the framework's calls); reference "
+    "share: reference s / wall s (the campaign process computing expected values and bounds); CPU share: "
     "the harness's part of all CPU time spent (driver + workers after start-up), which a busy machine "
     "inflates less; driver ms/res: the campaign process's CPU time per result"
 )
@@ -137,7 +151,9 @@ LEGEND = (
 def _child(args) -> None:
     """``--child JSON``: one measurement in this process (possibly another revision's harness)."""
     spec = json.loads(args.child)
-    m = measure(spec["frameworks"], spec["max_examples"], spec["seed"], spec.get("checks"), spec["curated"])
+    m = measure(
+        spec["frameworks"], spec["max_examples"], spec["seed"], spec.get("checks"), spec["curated"], spec["ops"]
+    )
     print("RESULT " + json.dumps(m))
 
 
@@ -166,6 +182,7 @@ def against(args, chosen) -> None:
         rows = {"old": [], "new": []}
         for name, spec_fw in chosen.items():
             spec = {"frameworks": {name: spec_fw}, "max_examples": args.max_examples, "seed": args.seed}
+            spec["ops"] = args.ops
             spec["curated"] = True
             for _ in range(args.repeat):
                 for label, src in (("old", old), ("new", ROOT)):
@@ -237,10 +254,12 @@ def main(argv=None) -> None:
     parser.add_argument("--repeat", type=int, default=2, help="runs per side with --against (best is shown)")
     parser.add_argument("--scaling", action="store_true", help="wall time vs --max-examples 10, 40, 160")
     parser.add_argument("--write", action="store_true", help="with --scaling: write the table into the docs")
+    parser.add_argument("--ops", default="conv", help="comma-separated records to campaign (default conv)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         return _child(args)
+    args.ops = args.ops.split(",")
     from conformance import adapters
 
     installed = adapters.installed()
@@ -257,13 +276,13 @@ def main(argv=None) -> None:
     if args.against:
         return against(args, chosen)
     rows = [
-        (name, measure({name: spec}, args.max_examples, args.seed, curated=not args.quick))
+        (name, measure({name: spec}, args.max_examples, args.seed, curated=not args.quick, ops=args.ops))
         for name, spec in chosen.items()
     ]
     if len(chosen) > 1:
-        rows.append(("all (parallel)", measure(chosen, args.max_examples, args.seed)))
+        rows.append(("all (parallel)", measure(chosen, args.max_examples, args.seed, ops=args.ops)))
     print(
-        f"conv campaign: {'no' if args.quick else 'the'} curated cases + {args.max_examples} fuzz examples "
+        f"{','.join(args.ops)} campaign: {'no' if args.quick else 'the'} curated cases + {args.max_examples} fuzz examples "
         "per check (every check, every dtype), seed "
         f"{args.seed}, 1 thread per worker"
     )

@@ -8,10 +8,30 @@ values are that function on the arrays; the magnitudes ``M`` of the tolerance mo
 
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
+
 import numpy as np
 
 from conformance.case import Case, CaseData
 from conformance.tolerance import Expected, check_lengths
+
+
+class ReferenceClock:
+    """Wall seconds the campaign process has spent computing the reference's expected values and
+    their bounds (conv cases here, op records in conformance.ops.judge): the reference's share of a
+    campaign in benchmarks/campaign.py."""
+
+    seconds = 0.0
+
+    @classmethod
+    @contextmanager
+    def timing(cls):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            cls.seconds += time.perf_counter() - start
 
 
 def _conv(case: Case, x, w, b=None):

@@ -32,8 +32,8 @@ from pathlib import Path
 from conformance import budget as _budget
 from conformance import interrupt
 from conformance.case import CHECK_ARRAYS, Case, CaseData, save_case
+from conformance.expected import ReferenceClock, reference_rejects
 from conformance.expected import expected as reference_expected
-from conformance.expected import reference_rejects
 from conformance.identity import case_hash
 from conformance.nonfinite import settle
 from conformance.outdir import OutputDir, OutputLost, ResultsWriter
@@ -549,7 +549,8 @@ class Campaign:
             value = ("ok", None)
         else:
             try:
-                value = ("ok", reference_expected(case, check, self._data(case)))
+                with ReferenceClock.timing():
+                    value = ("ok", reference_expected(case, check, self._data(case)))
             except Exception as exc:  # a bug in the reference itself: never blamed on a framework
                 value = ("broken", f"the reference raised {type(exc).__name__}: {exc}")
         self._expected[key] = value

@@ -25,7 +25,7 @@ EXPECTED = {
     "vmap.py": "reference / torch",
     "load.py": "results.jsonl lines",
     "scaling.py": "reference/torch",
-    "campaign.py": "harness share",
+    "campaign.py": "reference share",
     "ray_scaling.py": "ratio to local",
 }
 

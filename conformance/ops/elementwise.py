@@ -233,7 +233,7 @@ unary(
     lambda T, x: T.sigmoid(x),
     lambda J, x: J.nn.sigmoid(x),
     lambda tf, x: tf.math.sigmoid(x),
-    rules=("sigmoid", "sigmoid_backward"),  # and its VJP
+    rules=("sigmoid", "sigmoid_backward", "sigmoid_one_minus_twice"),  # its VJP and that VJP's derivative
 )
 unary(
     "relu",
@@ -375,6 +375,12 @@ not_fuzzed(
     "sigmoid_backward",
     FAMILY,
     "internal: sigmoid's VJP (aten sigmoid_backward); reached by the sigmoid record's vjp, vjp_vjp, jvp and vmap_vjp",
+)
+not_fuzzed(
+    "sigmoid_one_minus_twice",
+    FAMILY,
+    "internal: 1 - 2s of sigmoid's result, exact from x, in the derivative of sigmoid_backward in its "
+    "output; reached by the sigmoid record's vjp_vjp",
 )
 not_fuzzed(
     "tanh_backward_output_grad",

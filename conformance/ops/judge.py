@@ -8,6 +8,7 @@ from collections import OrderedDict
 import numpy as np
 
 from conformance.case import PART_DTYPE, case_data
+from conformance.expected import ReferenceClock
 from conformance.functional import unsupported_reason
 from conformance.nonfinite import c99_class
 from conformance.ops import check_arrays
@@ -38,7 +39,8 @@ def expected_for(case, check, precision, reading="flushed"):
                 errs = None
         elif reading != "flushed":
             data = None
-        _CACHE[key] = None if data is None else reference_expected(case, check, data, precision, errs)
+        with ReferenceClock.timing():
+            _CACHE[key] = None if data is None else reference_expected(case, check, data, precision, errs)
         while len(_CACHE) > 64:
             _CACHE.popitem(last=False)
     _CACHE.move_to_end(key)
@@ -218,7 +220,8 @@ def _alternative_expected(case, check, precision, data, errs):
 
     def compute(fn):
         try:
-            values = reference_expected(case, check, data, precision, errs, fn=fn)[0]
+            with ReferenceClock.timing():
+                values = reference_expected(case, check, data, precision, errs, fn=fn)[0]
         except Exception:  # an alternative the reference cannot evaluate here explains nothing
             return None
         return {n: (v, b + ulp_of(v, case.dtype)) for n, (v, b) in values.items()}

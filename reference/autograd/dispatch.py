@@ -82,6 +82,10 @@ def _node(rule, inputs, params, saved_overrides=None):
             t = saved_overrides[name]
         if t is not None:
             node.saved[name] = graph.SavedTensor(t)
+    if rule.reads:  # (Rule.reads: a reference and its version, not a saved tensor)
+        node.reads = tuple(
+            (name, t, t._vc[0]) for name, t in zip(rule.inputs, inputs) if name in rule.reads and t is not None
+        )
     return node
 
 
@@ -432,6 +436,7 @@ def _apply_inplace(rule, self, others, params, cast):
         if "self" in rule.saved_for(needs):
             overrides = {"self": ops.clone(self)}  # the formula needs self as it was before the write
         node = _node(rule, inputs, params, overrides)
+        node.reads = None  # the op overwrites self: formulas fall back to what is saved (Rule.reads)
     shape, stride = self._data.shape, self.stride()
     if not (rule.name == "copy" and _same_data(self, others[0])):  # copy_ onto itself returns at once
         _check_write(rule, self, others, shape, stride)

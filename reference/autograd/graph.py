@@ -231,6 +231,7 @@ class RuleNode(Node):
         "rule",
         "params",
         "saved",
+        "reads",
         "shapes",
         "dtypes",
         "needs",
@@ -252,6 +253,7 @@ class RuleNode(Node):
         self.rule = rule
         self.params = params
         self.saved = {}
+        self.reads = None  # Rule.reads: ((name, tensor, version), ...)
         self.shapes = shapes
         self.dtypes = dtypes
         self.needs = needs
@@ -271,6 +273,14 @@ class RuleNode(Node):
     def name(self) -> str:
         return self.rule.node
 
+    @property
+    def next_functions(self):
+        hidden = self.rule.hidden  # (Rule.hidden: inputs PyTorch's node does not have)
+        if not hidden:
+            return super().next_functions
+        edges = zip(self.next_edges, self.rule.inputs)
+        return tuple((e[0], e[1]) if e is not None else (None, 0) for e, name in edges if name not in hidden)
+
     def input_meta(self, nr):
         return self.out_meta[nr]
 
@@ -283,6 +293,12 @@ class RuleNode(Node):
         for name, saved in self.saved.items():  # unpacked (and checked) even if no gradient arrived
             t = saved.tensor  # (unpack's common case, tested inline: a tensor of the saved version)
             attrs[name] = t if t is not None and t._vc[0] == saved.version else saved.unpack(self)
+        if rule.reads:  # an input read unsaved: None once modified in place (Rule.reads)
+            for name in rule.reads:
+                attrs[name] = None
+            for name, t, version in self.reads or ():
+                if t._vc[0] == version:
+                    attrs[name] = t
         for g in grads:
             if g is not None:
                 break
@@ -334,6 +350,7 @@ class RuleNode(Node):
 
     def release(self):
         self.released = True
+        self.reads = None
         for saved in self.saved.values():
             saved.release()
 

@@ -14,6 +14,13 @@ A rule says, once, everything the reference knows about a primitive (the shape o
   with the inputs whose formula reads it; :meth:`Rule.saved_for` applies PyTorch's codegen
   guards to decide what is saved for a given set of inputs needing gradients. This decides
   which in-place writes later make backward fail, and which graphs fail on a second backward;
+* ``reads``: inputs the formulas read although PyTorch does not save them (issue 38: tanh's
+  exact derivative needs x where PyTorch saves only the result). The node holds a reference and
+  the version the input had, not a saved tensor: no in-place error, no saved-tensor hook sees it,
+  and a formula reads ``None`` for an input modified in place since (or written by the op itself,
+  in place), where it must fall back to PyTorch's formula of the saved tensors;
+* ``hidden``: inputs PyTorch's node does not have (the forward input a backward primitive reads
+  to compute PyTorch's formula exactly): non-differentiable, left out of ``next_functions``;
 * ``node``: PyTorch's ``grad_fn`` name, used in error messages;
 * ``undefined_grads``: for multi-output ops, the VJP receives ``None`` for an output whose
   gradient never arrived (aten passes an undefined tensor, and e.g.
@@ -77,6 +84,8 @@ class Rule:
     grads: tuple | None = None
     vjp: Callable | None = None
     saves: dict = field(default_factory=dict)
+    reads: tuple = ()  # inputs read unsaved (see the module docstring)
+    hidden: tuple = ()  # inputs PyTorch's node does not have (see the module docstring)
     view: Callable | None = None
     outputs: int = 1
     has_aux: bool = False
@@ -101,6 +110,9 @@ class Rule:
                 raise ValueError(f"rule {self.name!r} saves {name!r}, which is not an input or 'result'")
             if any(not 0 <= u < len(self.inputs) for u in users):
                 raise ValueError(f"rule {self.name!r}: saved {name!r} names a formula index out of range")
+        for name in self.reads:
+            if name not in self.inputs or name in self.saves:
+                raise ValueError(f"rule {self.name!r} reads {name!r}: not an input, or saved as well")
         self._saved_cache = {}
         if self.layout is None:
             self.layout = "iterator" if self.batch == BATCH_ELEMENTWISE else "contiguous"

@@ -243,7 +243,8 @@ UNARY_EXACT = {
     "asinh": lambda x: (m.asinh(x), 1 / m.sqrt(x * x + 1), -x / (x * x + 1) ** 1.5),
     "acosh": lambda x: (m.acosh(x), 1 / m.sqrt(x * x - 1), -x / (x * x - 1) ** 1.5),
     "atanh": lambda x: (m.atanh(x), 1 / (1 - x * x), 2 * x / (1 - x * x) ** 2),
-    "sigmoid": lambda x: (_sig(x), _sig(x) * _sig(-x), _sig(x) * _sig(-x) * (_sig(-x) - _sig(x))),
+    # s s̄ (s̄ - s) with s̄ - s = -tanh(x/2): the difference cancels to all digits at tiny x
+    "sigmoid": lambda x: (_sig(x), _sig(x) * _sig(-x), -_sig(x) * _sig(-x) * m.tanh(x / 2)),
     "logit": lambda x: (m.log(x / (1 - x)), 1 / (x * (1 - x)), (2 * x - 1) / (x * (1 - x)) ** 2),
     "erf": lambda x: (m.erf(x), 2 / m.sqrt(m.pi) * m.exp(-x * x), -4 * x / m.sqrt(m.pi) * m.exp(-x * x)),
     "erfc": lambda x: (m.erfc(x), -2 / m.sqrt(m.pi) * m.exp(-x * x), 4 * x / m.sqrt(m.pi) * m.exp(-x * x)),

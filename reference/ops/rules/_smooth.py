@@ -68,6 +68,15 @@ def sigmoid_d1(x):
         return e / (1 + e) / (1 + e)
 
 
+def tanh_d1(x):
+    """sech² x = 4e / (1 + e)², e = exp(-2|x|): no 1 - tanh² x (0 where tanh rounds to ±1), no
+    cosh² overflow; e is one exp of an exact argument (few ulps, subnormal tails included)."""
+    x = _f64(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(-2 * np.abs(x))
+        return 4 * e / (1 + e) / (1 + e)
+
+
 def sigmoid_d2(x):
     """(s s̄)' = s s̄ (s̄ - s) = -s s̄ tanh(x / 2)."""
     x = _f64(x)
@@ -261,6 +270,125 @@ def ncdf(x):
         l = l - x * _INV_SQRT2_LO
         l = np.where(np.isfinite(l), l, 0.0)
         return (erfc_kernel(h) - (2 / math.sqrt(math.pi)) * np.exp(-h * h) * l) / 2
+
+
+# ---- inverse trigonometric and hyperbolic: 1 - x² as (1 - x)(1 + x), 1 + x² without overflow ---
+
+
+def _one_minus_square(x):
+    """1 - x² = (1 - x)(1 + x): 1 - x exact for x >= 1/2 (Sterbenz), no cancellation near ±1
+    (PyTorch's 1 - x·x: 4.5e6 ulps at 1 - 1.3e-8)."""
+    return (1 - x) * (1 + x)
+
+
+def asin_d1(x):
+    """(1 - x²)^(-1/2)."""
+    return 1 / np.sqrt(_one_minus_square(_f64(x)))
+
+
+def asin_d2(x):
+    """x (1 - x²)^(-3/2)."""
+    x = _f64(x)
+    q = _one_minus_square(x)
+    return x / (q * np.sqrt(q))
+
+
+def asin_d3(x):
+    """(1 + 2x²) (1 - x²)^(-5/2)."""
+    x = _f64(x)
+    q = _one_minus_square(x)
+    return (1 + 2 * x * x) / (q * q * np.sqrt(q))
+
+
+def atanh_d1(x):
+    """1 / (1 - x²)."""
+    return 1 / _one_minus_square(_f64(x))
+
+
+def atanh_d2(x):
+    """2x / (1 - x²)²."""
+    x = _f64(x)
+    r = 1 / _one_minus_square(x)
+    return 2 * x * r * r
+
+
+def atanh_d3(x):
+    """(2 + 6x²) / (1 - x²)³."""
+    x = _f64(x)
+    r = 1 / _one_minus_square(x)
+    return (2 + 6 * x * x) * r * r * r
+
+
+_HUGE = 1e150  # past it x² + 1 is x² to the last bit, and x² overflows from 1.3e154 on
+
+
+def _inv_one_plus_square(x):
+    """w = 1 / (1 + x²), and x·w: past 1e150 from t = 1/x (w = t², x·w = t), so that no x² overflows
+    (PyTorch's 1 / (x·x + 1) is 0 from 1.3e154 on, where the exact value is a normal number)."""
+    x = _f64(x)
+    big = np.abs(x) > _HUGE
+    with np.errstate(over="ignore", invalid="ignore"):
+        t = 1 / np.where(big, x, 1.0)
+        w = np.where(big, t * t, 1 / (x * x + 1))
+        return w, np.where(big, t, x * w)
+
+
+def atan_d1(x):
+    """1 / (1 + x²)."""
+    return _inv_one_plus_square(x)[0]
+
+
+def atan_d2(x):
+    """-2x / (1 + x²)² = -2 (x w) w."""
+    w, xw = _inv_one_plus_square(x)
+    return -2 * xw * w
+
+
+def atan_d3(x):
+    """(6x² - 2) / (1 + x²)³ = (6 (x w)² - 2 w²) w."""
+    w, xw = _inv_one_plus_square(x)
+    return (6 * xw * xw - 2 * w * w) * w
+
+
+def _inv_sqrt_one_plus_square(x):
+    """s = (1 + x²)^(-1/2), and x·s: past 1e150 s = |1/x| (x² + 1 = x² there), x·s = sgn x."""
+    x = _f64(x)
+    big = np.abs(x) > _HUGE
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = np.where(big, np.abs(1 / np.where(big, x, 1.0)), 1 / np.sqrt(x * x + 1))
+        return s, np.where(big, np.sign(x), x * s)
+
+
+def asinh_d1(x):
+    """(1 + x²)^(-1/2)."""
+    return _inv_sqrt_one_plus_square(x)[0]
+
+
+def asinh_d2(x):
+    """-x (1 + x²)^(-3/2) = -(x s) s²."""
+    s, xs = _inv_sqrt_one_plus_square(x)
+    return -xs * s * s
+
+
+def asinh_d3(x):
+    """(2x² - 1) (1 + x²)^(-5/2) = (2 (x s)² - s²) s³."""
+    s, xs = _inv_sqrt_one_plus_square(x)
+    return (2 * xs * xs - s * s) * s * s * s
+
+
+def ndtri_d1(p):
+    """ndtri'(p) = √(2π) e^{y²/2}, y = ndtri(p). The rounding of y moves e^{y²/2} by the relative
+    y²·u (1400 ulps at p = 1e-300), so y is carried to double-double by one Newton step on
+    Φ(y) = p: δ = (p - Φ(y)) / φ(y) (for y > 0 from Φ(-y) - (1 - p), 1 - p exact), and
+    e^{(y+δ)²/2} = e^{y²/2} e^{yδ} (δ² ~ u² y² negligible). Φ's 3.2 ulps (:func:`ncdf`) move δ by
+    3.2u·p/φ(y) ~ 3.2u/|y|, so e^{yδ} by 3.2u; e^{y²/2} with y² split exactly (:func:`exp_square`)."""
+    p = _f64(p)
+    y = special_of(np).ndtri(p)
+    with np.errstate(over="ignore", invalid="ignore"):
+        inv_phi = exp_square(y, 0.5) * math.sqrt(2 * math.pi)
+        residual = np.where(y < 0, p - ncdf(y), ncdf(-y) - (1 - p))
+        out = inv_phi * np.exp(y * residual * inv_phi)
+    return np.where(np.isfinite(inv_phi), out, inv_phi)  # (past the range: inf, as PyTorch)
 
 
 def gelu(x):

@@ -277,7 +277,8 @@ COMPLEX_RULES = frozenset(
     """
     add sub rsub mul div neg pow pow_tensor pow_scalar_base exp log sqrt tanh tanh_backward tanh_backward_output_grad sigmoid sigmoid_backward abs reciprocal
     masked_fill masked_fill_tensor where to clone copy fill fill_tensor zero
-    sin cos tan asin acos atan sinh cosh asinh acosh atanh log2 log10 exp2 expm1 log1p rsqrt sgn
+    sin cos tan asin acos atan sinh cosh asinh acosh atanh log2 log10 exp2 expm1 expm1_backward log1p rsqrt sgn
+    sigmoid_one_minus_twice
     lerp lerp_tensor lerp_backward_self lerp_tensor_backward_self addcmul addcdiv
     gather scatter_add_dim scatter scatter_value index_select index_add index_copy index_fill
     index_fill_tensor masked_select masked_scatter take_index put_index

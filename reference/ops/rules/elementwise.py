@@ -24,6 +24,8 @@ from reference.ops.rule import (
     BATCH_ELEMENTWISE,
     BILINEAR,
 )
+from reference.ops.rules import _smooth as S
+from reference.ops.rules.pointwise import exact_from_input, on_host
 from reference.ops.rules.registry import RULES, rule
 
 # ---- rounding-error declarations (reference.errors): an op not listed rounds once, correctly ----
@@ -236,27 +238,40 @@ rule(
     "TanhBackward0",
     ("self",),
     forward=xp_fn("tanh"),
-    # PyTorch's tanh_backward, g·(1 − y²), a primitive of its own (below) so that its error
-    # declaration can cover JAX's formula too (docs/conformance.md, "Cancellation in a formula the
-    # reference short-cuts"); the values are PyTorch's formula's
-    grads=(lambda c, g: _tanh_backward(g, c.result),),
+    # PyTorch's tanh_backward(g, y), a primitive of its own (below) so that its error declaration
+    # can cover JAX's formula too (docs/conformance.md, "Cancellation in a formula the reference
+    # short-cuts"). PyTorch saves the result, and so does the reference (in-place semantics, hooks);
+    # its value is the exact g·sech²(x) from x, read unsaved (Rule.reads): PyTorch's 1 − y² is 0
+    # where tanh rounds to ±1 (tanh'(20) = 1.7e-17)
+    grads=(lambda c, g: _tanh_backward(g, c.result, c.self),),
     saves={"result": (0,)},
+    reads=("self",),
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
     error=_TANH_ERROR,
 )
 
 
-def _tanh_backward(g, y):
-    return apply(RULES["tanh_backward"], (g, y))
+def _tanh_backward(g, y, x=None):
+    return apply(RULES["tanh_backward"], (g, y, x))
 
 
 def _tanh_backward_output_grad(gg, g, y):
     return apply(RULES["tanh_backward_output_grad"], (gg, g, y))
 
 
+def _tanh_backward_kernel(g, y, x):
+    """aten tanh_backward, g·(1 − y²); g·sech²(x) rounded once from the exact value where the
+    forward's float64 input x is known (issue 38, docs/accuracy.md)."""
+    if exact_from_input(x, g):
+        return g * on_host(S.tanh_d1)(x)
+    return g * (1 - y * y)
+
+
 # tanh's VJP and the derivative of that VJP in y, each a primitive whose value is PyTorch's formula
-# and whose error is the larger of PyTorch's formula's and JAX's (errors.composite alternatives).
+# (exact from x where x is known: its derivatives are the formula's in y, so the second derivative
+# −2·y·g·sech²(x) is a product of accurate factors) and whose error is the larger of PyTorch's
+# formula's and JAX's (errors.composite alternatives).
 # JAX's tanh JVP is (g + g·y)·(1 − y) (jax._src.lax.lax, tanh_p); its derivative in y,
 # g·(1 − y) − (g + g·y) = −2·g·y in real arithmetic, cancels where y ≈ 0 and leaves the rounding of
 # its O(|g|) terms (under jax.jit XLA contracts it into an FMA): −1.22e-08 at x = 0, g = 0.7342,
@@ -265,19 +280,22 @@ def _tanh_backward_output_grad(gg, g, y):
 rule(
     "tanh_backward",
     "TanhBackwardBackward0",
-    ("grad_output", "output"),
-    forward=lambda g, y: g * (1 - y * y),  # aten tanh_backward: grad_output * (1 - output^2)
+    ("grad_output", "output", "self"),  # self: tanh's input, hidden (None: PyTorch's formula)
+    forward=_tanh_backward_kernel,
     grads=(
-        lambda c, gg: _tanh_backward(gg, c.output),
+        lambda c, gg: _tanh_backward(gg, c.output, c.self),
         lambda c, gg: _tanh_backward_output_grad(gg, c.grad_output, c.output),
+        None,
     ),
     saves={"output": (0, 1), "grad_output": (1,)},
+    reads=("self",),
+    hidden=("self",),
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
     error=errors.composite(
-        lambda g, y: g * (1 - y * y),
+        lambda g, y, x=None: g * (1 - y * y),
         "PyTorch tanh_backward: g·(1 − y²); JAX's tanh JVP (g + g·y)·(1 − y) rounds in other places",
-        alternatives=(lambda g, y: (g + g * y) * (1 - y),),
+        alternatives=(lambda g, y, x=None: (g + g * y) * (1 - y),),
     ),
 )
 rule(
@@ -308,34 +326,49 @@ rule(
     forward=lambda a: (1 / (1 + namespace_of(a).exp(-a))).astype(a.dtype, copy=False),
     # PyTorch's sigmoid_backward(grad, result), one primitive as in derivatives.yaml (one node and
     # one kernel per backward instead of three Tensor ops; its error declaration below covers the
-    # JAX and TensorFlow formulas too)
-    grads=(lambda c, g: _sigmoid_backward(g, c.result),),
+    # JAX and TensorFlow formulas too). The result is saved as in PyTorch; x, read unsaved
+    # (Rule.reads), makes the value exact: s·(1 − s) is 0 where s rounds to 1
+    grads=(lambda c, g: _sigmoid_backward(g, c.result, c.self),),
     saves={"result": (0,)},
+    reads=("self",),
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
     error=_SIGMOID_ERROR,
 )
 
 
-def _sigmoid_backward(g, y):
-    return apply(RULES["sigmoid_backward"], (g, y))
+def _sigmoid_backward(g, y, x=None):
+    return apply(RULES["sigmoid_backward"], (g, y, x))
 
 
-def _sigmoid_backward_kernel(g, y):
+def _sigmoid_backward_kernel(g, y, x=None):
     """aten sigmoid_backward: grad_output * (1 - output) * output, each operation rounded to the
     dtype, except bfloat16's, computed in float32 and rounded once (torch 2.13's CPU kernel: float16
-    rounds each operation; tests/autograd/test_torch_pointwise.py compares them bit for bit)."""
+    rounds each operation; tests/autograd/test_torch_pointwise.py compares them bit for bit).
+    Where sigmoid's float64 input x is known: g·s(x)·s(−x) rounded once from the exact value."""
+    if exact_from_input(x, g):
+        return g * on_host(S.sigmoid_d1)(x)
     if g.dtype == bfloat16:  # (not dtype.name: NumPy computes that in Python, microseconds per call)
         f32 = namespace_of(g).float32
         return (g.astype(f32) * (1 - y.astype(f32)) * y.astype(f32)).astype(g.dtype)
     return g * (1 - y) * y
 
 
+def _sigmoid_backward_output_grad(c, gg):
+    """d/dy of (g·(1 − y))·y: gg·g·(−2y + 1), Tensor ops as PyTorch writes it; where x is known,
+    the factor 1 − 2y (which cancels near y = 1/2) is the primitive sigmoid_one_minus_twice, exact
+    from x with the derivative −2 in y."""
+    if c.self is None:
+        return gg * c.grad_output * (-2 * c.output + 1)
+    return gg * c.grad_output * apply(RULES["sigmoid_one_minus_twice"], (c.output, c.self))
+
+
 # sigmoid's VJP, a primitive whose value is PyTorch's kernel's, (g·(1 − y))·y (BinaryOpsKernel.cpp,
 # sigmoid_backward_kernel; complex: g·conj((1 − y)·y), which the "conjugate" convention of the
-# plain formula gives). Its derivatives are derivatives.yaml's: in grad_output sigmoid_backward(gg, y)
-# (node SigmoidBackwardBackward0 again), in output gg·g·(−2y + 1), written as PyTorch writes it,
-# Tensor ops whose outermost is a product (MulBackward0). JAX's logistic JVP is g·(y·(1 − y))
+# plain formula gives), exact from x where x is known. Its derivatives are derivatives.yaml's: in
+# grad_output sigmoid_backward(gg, y) (node SigmoidBackwardBackward0 again), in output
+# gg·g·(−2y + 1), written as PyTorch writes it, Tensor ops whose outermost is a product
+# (MulBackward0). JAX's logistic JVP is g·(y·(1 − y))
 # (jax._src.lax.lax, logistic_p; g·(y·σ(−x)) only under AccuracyMode.HIGHEST, which has no
 # cancellation where y → 1 and so lies within the bound of the 1 − y formulas), TensorFlow's
 # SigmoidGrad (Eigen scalar_sigmoid_gradient_op) (g·y)·(1 − y), or g·(y·(1 − y)) vectorised: the
@@ -346,22 +379,34 @@ def _sigmoid_backward_kernel(g, y):
 rule(
     "sigmoid_backward",
     "SigmoidBackwardBackward0",
-    ("grad_output", "output"),
-    forward=lambda g, y: _sigmoid_backward_kernel(g, y),
-    grads=(
-        lambda c, gg: _sigmoid_backward(gg, c.output),
-        lambda c, gg: gg * c.grad_output * (-2 * c.output + 1),
-    ),
+    ("grad_output", "output", "self"),  # self: sigmoid's input, hidden (None: PyTorch's formula)
+    forward=_sigmoid_backward_kernel,
+    grads=(lambda c, gg: _sigmoid_backward(gg, c.output, c.self), _sigmoid_backward_output_grad, None),
     saves={"output": (0, 1), "grad_output": (1,)},
+    reads=("self",),
+    hidden=("self",),
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
     error=errors.composite(
-        lambda g, y: g * (1 - y) * y,
+        lambda g, y, x=None: g * (1 - y) * y,
         "PyTorch sigmoid_backward: (g·(1 − y))·y; JAX's logistic JVP and TensorFlow's vectorised "
         "SigmoidGrad g·(y·(1 − y)), TensorFlow's scalar SigmoidGrad (g·y)·(1 − y): the same three "
         "operations rounded in other orders",
-        alternatives=(lambda g, y: g * (y * (1 - y)), lambda g, y: g * y * (1 - y)),
+        alternatives=(lambda g, y, x=None: g * (y * (1 - y)), lambda g, y, x=None: g * y * (1 - y)),
     ),
+)
+# 1 − 2y of y = s(x), exactly −tanh(x/2) from x (1 − 2y cancels near x = 0, where sigmoid'' is
+# s'·(1 − 2s)); linear in y: its derivative −2 (MulBackward0, as PyTorch's −2·y + 1)
+rule(
+    "sigmoid_one_minus_twice",
+    "MulBackward0",
+    ("output", "self"),
+    # (+ 0.0: +0 at x = ±0, as 1 − 2·(1/2))
+    forward=lambda y, x: -namespace_of(x).tanh(x / 2) + 0.0 if exact_from_input(x, y) else 1 - 2 * y,
+    grads=(lambda c, g: g * -2.0, None),
+    hidden=("self",),
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
 )
 rule(
     "relu",

@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of, special_of, to_numpy
 from reference.ops import api as A
@@ -136,6 +137,57 @@ def derivative_chain(name, node, kernels, at_inf):
     return lambda x: apply(RULES[f"{name}_d1"], (x,))
 
 
+def exact_from_input(x, g):
+    """Whether a backward primitive computes its value from the forward's input x (float64, the
+    dtype the reference answers exactly in; issue 38) rather than from PyTorch's saved tensors."""
+    return x is not None and x.dtype == np.float64 and g.dtype == np.float64
+
+
+def result_backward(name, pytorch, exact, output_grad, node="MulBackward0", error=None):
+    """Register ``name``, the VJP g·f'(x) of a function f whose VJP PyTorch writes from the saved
+    result y (``pytorch(g, y)``), as a primitive of (grad_output, output, self): its value is
+    g·``exact``(x) (a float64 kernel of :mod:`._smooth`) where f's input x is known (read unsaved,
+    Rule.reads: the saved tensors and their in-place semantics stay PyTorch's), else PyTorch's
+    formula; its derivatives are the formula's, in g the primitive again and in y
+    ``output_grad(c, gg)``, so higher orders are products of accurate factors. ``node``: the
+    grad_fn name of PyTorch's formula's outermost op; ``error``: its declaration (default: the
+    composite of ``pytorch``, the bound PyTorch's formula had). Returns the primitive as a function."""
+
+    def vjp(g, y, x=None):
+        return apply(RULES[name], (g, y, x))
+
+    rule(
+        name,
+        node,
+        ("grad_output", "output", "self"),  # self: f's input, hidden (None: PyTorch's formula)
+        forward=lambda g, y, x=None: g * on_host(exact)(x) if exact_from_input(x, g) else pytorch(g, y),
+        grads=(lambda c, gg: vjp(gg, c.output, c.self), output_grad, None),
+        saves={"output": (0, 1), "grad_output": (1,)},
+        reads=("self",),
+        hidden=("self",),
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+        error=error,
+    )
+    return vjp
+
+
+def saved_result_unary(name, node, forward, vjp):
+    """A unary op whose result PyTorch saves (and the reference too), with the VJP ``vjp(g, y, x)``
+    of :func:`result_backward` reading the input unsaved (Rule.reads)."""
+    rule(
+        name,
+        node,
+        ("self",),
+        forward=forward,
+        grads=(lambda c, g: vjp(g, c.result, c.self),),
+        saves={"result": (0,)},
+        reads=("self",),
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+
+
 def _no_fourth(name):
     def grad(c, g):
         raise NotImplementedError(
@@ -154,12 +206,27 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 _unary("sin", "SinBackward0", _ufunc("sin"), lambda c, g: g * P.cos(c.self))
 _unary("cos", "CosBackward0", _ufunc("cos"), lambda c, g: g * -P.sin(c.self))
 _unary("tan", "TanBackward0", _ufunc("tan"), lambda c, g: g * (1 + c.result * c.result), saves=("result",))
-_unary("asin", "AsinBackward0", _ufunc("arcsin"), lambda c, g: g * P.rsqrt(-c.self * c.self + 1))
-_unary("acos", "AcosBackward0", _ufunc("arccos"), lambda c, g: g * -P.rsqrt(-c.self * c.self + 1))
-_unary("atan", "AtanBackward0", _ufunc("arctan"), lambda c, g: g / (c.self * c.self + 1))
+# asin', acos', atanh': PyTorch's 1 - x·x cancels near ±1 (4.5e6 ulps at 1 - 1.3e-8); atan', asinh':
+# its x·x + 1 overflows past 1.3e154 (0 where the exact 1/x² is a normal number). The exact chains
+# (_smooth: (1 - x)(1 + x), and 1/x past 1e150) for real x; complex z keeps PyTorch's formulas.
+_NAN2 = ((math.nan, math.nan), (math.nan, math.nan))
+_asin_d1 = derivative_chain("asin", "Asin", (S.asin_d1, S.asin_d2, S.asin_d3), _NAN2)
+_atanh_d1 = derivative_chain("atanh", "Atanh", (S.atanh_d1, S.atanh_d2, S.atanh_d3), ((-0.0, -0.0), (math.nan, math.nan)))
+_atan_d1 = derivative_chain("atan", "Atan", (S.atan_d1, S.atan_d2, S.atan_d3), ((0.0, 0.0), (math.nan, math.nan)))
+_asinh_d1 = derivative_chain("asinh", "Asinh", (S.asinh_d1, S.asinh_d2, S.asinh_d3), ((0.0, 0.0), (math.nan, math.nan)))
+
+
+def _real_chain(chain, complex_formula):
+    """The VJP g·chain(x) for real x, g·complex_formula(z) (PyTorch's) for complex z."""
+    return lambda c, g: g * (complex_formula(c.self) if c.self.is_complex() else chain(c.self))
+
+
+_unary("asin", "AsinBackward0", _ufunc("arcsin"), _real_chain(_asin_d1, lambda z: P.rsqrt(-z * z + 1)))
+_unary("acos", "AcosBackward0", _ufunc("arccos"), _real_chain(lambda x: -_asin_d1(x), lambda z: -P.rsqrt(-z * z + 1)))
+_unary("atan", "AtanBackward0", _ufunc("arctan"), _real_chain(_atan_d1, lambda z: 1 / (z * z + 1)))
 _unary("sinh", "SinhBackward0", _ufunc("sinh"), lambda c, g: g * P.cosh(c.self))
 _unary("cosh", "CoshBackward0", _ufunc("cosh"), lambda c, g: g * P.sinh(c.self))
-_unary("asinh", "AsinhBackward0", _ufunc("arcsinh"), lambda c, g: g * P.rsqrt(c.self * c.self + 1))
+_unary("asinh", "AsinhBackward0", _ufunc("arcsinh"), _real_chain(_asinh_d1, lambda z: P.rsqrt(z * z + 1)))
 def _acosh_grad(c, g):
     """acosh'(z) = 1 / (sqrt(z - 1) sqrt(z + 1)): for complex z with Re z < 0, rsqrt(z^2 - 1) is the
     other branch (the opposite sign; PyTorch's gradient is this one); for real x >= 1 it keeps
@@ -176,7 +243,7 @@ def _acosh_grad(c, g):
 
 
 _unary("acosh", "AcoshBackward0", _ufunc("arccosh"), _acosh_grad)
-_unary("atanh", "AtanhBackward0", _ufunc("arctanh"), lambda c, g: g * A.reciprocal(1 - c.self * c.self))
+_unary("atanh", "AtanhBackward0", _ufunc("arctanh"), _real_chain(_atanh_d1, lambda z: A.reciprocal(1 - z * z)))
 _unary(
     "deg2rad",
     "Deg2RadBackward0",
@@ -250,11 +317,17 @@ def _log1p(a):
 
 _unary("log1p", "Log1PBackward0", _lowp(_log1p), lambda c, g: g / (c.self + 1))
 # expm1' = e^x. PyTorch saves the result and forms g * (result + 1), which cancels where expm1(x)
-# is near -1 (0 for x < -37.4 in float64, where expm1'(-40) = 4.25e-18: known entries
-# torch-/jax-expm1-gradient-result-plus-one). Which tensor is saved is PyTorch's semantics (saved
-# tensor hooks see it, tests/autograd/test_saved_tensor_hooks.py), and e^x cannot be recovered from
-# the result, so the reference keeps PyTorch's formula here: an open departure from the exact value
-_unary("expm1", "Expm1Backward0", _ufunc("expm1"), lambda c, g: g * (c.result + 1), saves=("result",))
+# is near -1 (0 for x < -37.4 in float64, where expm1'(-40) = 4.25e-18). The result stays the
+# saved tensor (saved-tensor hooks and in-place errors as in PyTorch); the value is g·e^x from x
+# (result_backward), the derivative in the result g (that of g·(y + 1))
+_expm1_backward = result_backward(
+    "expm1_backward",
+    lambda g, y: g * (y + 1),
+    np.exp,
+    lambda c, gg: gg * c.grad_output,
+    error=errors.composite(lambda g, y, x=None: g * (y + 1), "PyTorch expm1 backward: g * (result + 1)"),
+)
+saved_result_unary("expm1", "Expm1Backward0", _ufunc("expm1"), _expm1_backward)
 _unary("log2", "Log2Backward0", _ufunc("log2"), lambda c, g: g / (c.self * math.log(2)))
 _unary("log10", "Log10Backward0", _ufunc("log10"), lambda c, g: g / (c.self * math.log(10)))
 _unary("exp2", "Exp2Backward0", _ufunc("exp2"), lambda c, g: g * c.result * math.log(2), saves=("result",))
@@ -462,13 +535,20 @@ rule(
 )
 
 
-_unary(
-    "ndtri",
-    "SpecialNdtriBackward0",
-    _sp("ndtri"),
-    lambda c, g: g * _SQRT_2PI * _exp_square(c.result, 0.5),
-    saves=("result",),
+# ndtri' = √(2π) e^{y²/2}: PyTorch's formula of the saved result carries y's rounding times y²
+# (1400 ulps at p = 1e-300); the value is _smooth.ndtri_d1 from p (result_backward), the
+# derivative in y that of the formula, y·√(2π) e^{y²/2}·g, from the exact VJP again
+_ndtri_backward = result_backward(
+    "ndtri_backward",
+    lambda g, y: g * _SQRT_2PI * S.exp_square(y, 0.5),
+    S.ndtri_d1,
+    lambda c, gg: gg * c.output * _ndtri_backward(c.grad_output, c.output, c.self),
+    error=errors.composite(
+        lambda g, y, x=None: g * _SQRT_2PI * A.exp((y * y) * 0.5),
+        "PyTorch ndtri backward: g * sqrt(2 pi) * exp(result^2 / 2)",
+    ),
 )
+saved_result_unary("ndtri", "SpecialNdtriBackward0", _sp("ndtri"), _ndtri_backward)
 # 1/sqrt(2) as a double-double: the float64 nearest and the rest
 _INV_SQRT2_HI = 0.7071067811865476
 _INV_SQRT2_LO = -4.833646656726457e-17
@@ -1461,6 +1541,25 @@ def _sinc_d2_steps(a):
     return num_d / den - num * ((a + a) * math.pi) / (den * den)
 
 
+def _inverse_trig_errors():
+    """asin_d*, atanh_d*, atan_d*, asinh_d*: PyTorch's formulas (rsqrt(1 - x·x), 1/(1 - x·x),
+    1/(x·x + 1), rsqrt(x·x + 1)) and their derivatives by autograd, as closed forms in them."""
+
+    def chain(name, base, d2, d3, source):
+        return {
+            f"{name}_d1": _E.composite(base, f"PyTorch {name} backward: {source}"),
+            f"{name}_d2": _E.composite(lambda a: d2(a, base(a)), f"autograd of PyTorch's {source}"),
+            f"{name}_d3": _E.composite(lambda a: d3(a, base(a)), f"the third derivative over PyTorch's {source}"),
+        }
+
+    return {
+        **chain("asin", lambda a: P.rsqrt(-a * a + 1), lambda a, r: a * r * r * r, lambda a, r: (1 + 2 * a * a) * r * r * r * r * r, "rsqrt(1 - x·x)"),
+        **chain("atanh", lambda a: A.reciprocal(1 - a * a), lambda a, r: 2 * a * r * r, lambda a, r: (2 + 6 * a * a) * r * r * r, "1 / (1 - x·x)"),
+        **chain("atan", lambda a: 1 / (a * a + 1), lambda a, w: -2 * a * w * w, lambda a, w: (6 * a * a - 2) * w * w * w, "1 / (x·x + 1)"),
+        **chain("asinh", lambda a: P.rsqrt(a * a + 1), lambda a, r: -a * r * r * r, lambda a, r: (2 * a * a - 1) * r * r * r * r * r, "rsqrt(x·x + 1)"),
+    }
+
+
 # The exact derivative primitives (sinc_d*, logit_d*, exp_square) are judged as before, by the
 # composite of PyTorch's own formula (autograd's rules through it): a framework that computes that
 # formula keeps the bound it had; the reference's value is now the exact one (docs/accuracy.md).
@@ -1495,6 +1594,7 @@ _ERRORS.update(
         ),
         "2 erfinv'^3 (1 + 4 y^2) over PyTorch's erfinv'",
     ),
+    **_inverse_trig_errors(),
     logit_d1=_E.composite(lambda a: 1 / (a * (1 - a)), "PyTorch logit_backward: grad / (x * (1 - x))"),
     logit_d2=_E.composite(
         lambda a: -((1 - a) - a) / ((a * (1 - a)) * (a * (1 - a))),

@@ -123,7 +123,8 @@ RECORDS = {
 }
 
 
-# the exact derivative primitives <name>_d1, _d2, _d3 of sinc, logit and erfinv, and exp_square
+# the exact derivative primitives <name>_d1, _d2, _d3 of sinc, logit, erfinv and the inverse
+# trigonometric and hyperbolic functions, and exp_square
 # (reference.ops.rules.pointwise): _dk runs in the backward of the (k-1)-th derivative, as for the
 # activations' (tests/autograd/records/activations.py)
 def _derivative_records():
@@ -132,11 +133,31 @@ def _derivative_records():
         ("sinc", T.sinc, "a"),
         ("logit", lambda a: T.logit(a * 0.4 + 0.5), "f"),
         ("erfinv", T.erfinv, "f"),
+        ("asin", T.asin, "f"),
+        ("atanh", T.atanh, "f"),
+        ("atan", T.atan, "a"),
+        ("asinh", T.asinh, "a"),
     ):
         for k in (1, 2, 3):
             opts = {"first_order_only": "the third derivative has no derivative of its own (no fourth)"} if k == 3 else {}
             out[f"{name}_d{k}"] = [(f"derivative_{k - 1}", _derivative(fn, k - 1), [(2, 3)], kind, opts)]
     out["exp_square"] = [("erf_derivative", _derivative(T.erf, 1), [(2, 3)], "a")]
+    # the VJPs of the ops PyTorch saves the result of, exact from the input (result_backward)
+    for name, fn in (("expm1", T.expm1), ("ndtri", lambda a: S.ndtri(a.sigmoid()))):
+        out[f"{name}_backward"] = [
+            (f"via_{name}", lambda a, b, fn=fn: T.autograd.grad(fn(a), a, b, create_graph=True)[0], [(3,), (3,)], "aa")
+        ]
+    # 1 - 2s of sigmoid's result, in the derivative of its VJP in the result
+    out["sigmoid_one_minus_twice"] = [
+        (
+            "via_sigmoid",
+            lambda a, b, c: T.autograd.grad(
+                T.autograd.grad(a.sigmoid(), a, b, create_graph=True)[0], a, c, create_graph=True
+            )[0],
+            [(3,), (3,), (3,)],
+            "aaa",
+        )
+    ]
     return out
 
 
