@@ -984,7 +984,7 @@ _EXACT_HOOKS = {("pack_scaled", "unpack_scaled"), ("pack_copy", "unpack_copy")}
 
 def why_not_functional(case) -> str | None:
     """Why a program case has no functional counterpart (None when it has one)."""
-    from conformance.programs import reference_outcome
+    from conformance.programs import prefix_case, reference_outcome
 
     if (
         "register_hook(" in case.source or "retain_grad()" in case.source
@@ -1007,11 +1007,22 @@ def why_not_functional(case) -> str | None:
         )
     status, value = reference_outcome(case)
     if status == "raises":
-        return (
-            f"the reference raises {value.type_name} at line {value.line} ({value.text.strip()!r}): "
-            "an autograd-state error has no functional counterpart"
-        )
+        prefix = prefix_case(case, value)
+        if prefix is None:
+            return (
+                f"the reference raises {value.type_name} at line {value.line} ({value.text.strip()!r}) "
+                "before any step ran: an autograd-state error has no functional counterpart"
+            )
+        return why_not_functional(prefix)
     return None
+
+
+class PrefixOutputs(dict):
+    """A program's outputs computed up to the statement the reference raises at (``judged_to``: its
+    line and text): JAX and TensorFlow have no autograd state (version counters, freed graphs, leaves)
+    to raise PyTorch's errors, so what they are judged on is the program before that statement."""
+
+    judged_to: dict = {}
 
 
 def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
@@ -1021,8 +1032,16 @@ def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
     functionalised program, a pure function of the input arrays to the results and the leaves'
     gradients (the reference's lockstep run decides the aliasing while it is traced); None runs it
     op by op."""
-    from conformance.programs import ProgramError, error_line, reference_outcome
+    from conformance.programs import ProgramError, error_line, prefix_case, reference_outcome
 
+    status, error = reference_outcome(case)
+    if status == "raises":  # run the program up to the statement that raises (why_not_functional)
+        outputs = PrefixOutputs(run_functional(B, prefix_case(case, error), arrays, to_numpy, compile))
+        outputs.judged_to = {
+            "line": error.statement,
+            "text": case.source.splitlines()[error.statement - 1],
+        }
+        return outputs
     concrete = list(arrays.values())
 
     def program(*inputs):
@@ -1038,7 +1057,7 @@ def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
     except Exception as exc:
         line, text = error_line(exc, case.source)
         raise ProgramError(type(exc).__name__, str(exc), line, text) from None
-    _, expected = reference_outcome(case)
+    expected = error
     out = {}
     for i, v in enumerate(
         values
@@ -1055,4 +1074,11 @@ def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
     return out
 
 
-__all__ = ["JaxBackend", "TensorFlowBackend", "Unsupported", "run_functional", "why_not_functional"]
+__all__ = [
+    "JaxBackend",
+    "PrefixOutputs",
+    "TensorFlowBackend",
+    "Unsupported",
+    "run_functional",
+    "why_not_functional",
+]

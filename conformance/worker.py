@@ -134,8 +134,10 @@ def handle(adapter, message: dict) -> dict:
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     if check == "error":
         outputs = {}
+    judged_to = getattr(outputs, "judged_to", None)  # a program run up to the statement that raises
     return {
         "status": "ok",
+        **({"judged_to": judged_to} if judged_to else {}),
         "outputs": {k: _to_numpy(v) for k, v in (outputs or {}).items()},
         "seconds": seconds,
         "cpu_seconds": cpu,  # the framework's CPU time (a busy machine inflates ``seconds``, not this)
@@ -163,25 +165,34 @@ def _announce_start(allowance: float = 0.0) -> None:
 def reference_side(message: dict) -> dict:
     """The reference's outcome for a program case, computed in this (isolated) process."""
     from conformance.case import Case
-    from conformance.programs import reference_bounds, reference_outcome
+    from conformance.programs import prefix_case, reference_bounds, reference_outcome
 
     case = Case.from_dict(message["case"], source=message.get("source", "<campaign>"))
     _announce_start()
     start = time.perf_counter()
     status, value = reference_outcome(case)
-    bounds = []
-    if status == "ok" and message.get("precisions"):  # the derived bound in each framework's arithmetic
+
+    def derived_bounds(case):
+        if not message.get("precisions"):  # the derived bound in each framework's arithmetic
+            return []
         try:
-            bounds = reference_bounds(case, message["precisions"])
+            return reference_bounds(case, message["precisions"])
         except Exception as exc:  # noqa: BLE001 - the error model's own failure: the harness's, reported
-            bounds = f"the reference's error model raised {type(exc).__name__}: {exc}"
+            return f"the reference's error model raised {type(exc).__name__}: {exc}"
+
+    bounds = derived_bounds(case) if status == "ok" else []
     if status == "raises":  # ProgramError does not pickle (its __init__ takes fields): send the fields
+        prefix = prefix_case(case, value)  # what a framework without autograd state is judged on
+        prefix_status, prefix_value = reference_outcome(prefix) if prefix else (None, None)
         value = {
             "type_name": value.type_name,
             "message": value.message,
             "line": value.line,
             "text": value.text,
+            "statement": value.statement,
         }
+        if prefix_status == "ok":
+            value["prefix"] = {"outputs": prefix_value, "bounds": derived_bounds(prefix)}
     return {
         "status": "ok",
         "outcome": [status, value],
