@@ -114,6 +114,17 @@ class JaxBackend:
             "conv1d": lambda x, w, padding: self.jax.lax.conv_general_dilated(
                 x, w, (1,), [(padding, padding)]
             ),
+            # the model templates' ops (conformance.models), as a JAX user writes them
+            "rsub": lambda x, y: jnp.subtract(y, x),
+            "masked_fill": lambda x, mask, value: jnp.where(
+                jnp.asarray(mask), jnp.asarray(value, x.dtype), x
+            ),
+            "log_softmax": lambda x, dim: nn.log_softmax(x, axis=dim),
+            "max_pool1d": lambda x, k: self.jax.lax.reduce_window(
+                x, -jnp.inf, self.jax.lax.max, (1, 1, k), (1, 1, k), "VALID"
+            ),
+            "embedding": lambda idx, w: jnp.take(w, jnp.asarray(idx), axis=0),
+            "soft_cross_entropy": lambda x, labels: -jnp.sum(labels * nn.log_softmax(x, axis=-1), axis=-1),
         }
 
 
@@ -214,6 +225,17 @@ class TensorFlowBackend:
             "matmul": tf.linalg.matmul,
             "softmax": lambda x, dim: tf.nn.softmax(x, axis=dim),
             "conv1d": self._conv1d,
+            # the model templates' ops (conformance.models), as a TensorFlow user writes them
+            "rsub": lambda x, y: tf.subtract(tf.cast(y, self.dtype), x),
+            "masked_fill": lambda x, mask, value: tf.where(
+                tf.constant(mask), tf.cast(value, self.dtype) * tf.ones_like(x), x
+            ),
+            "log_softmax": lambda x, dim: tf.nn.log_softmax(x, axis=dim),
+            "max_pool1d": lambda x, k: tf.transpose(  # (TensorFlow's CPU pooling is channels-last)
+                tf.nn.max_pool1d(tf.transpose(x, [0, 2, 1]), k, k, "VALID"), [0, 2, 1]
+            ),
+            "embedding": lambda idx, w: tf.gather(w, tf.constant(idx, tf.int64)),
+            "soft_cross_entropy": lambda x, labels: tf.nn.softmax_cross_entropy_with_logits(labels, x),
         }
 
 
@@ -241,6 +263,9 @@ VALUE_OPS = {
     "clone",
     "to",
     "matmul",
+    "rsub",
+    "masked_fill",
+    "log_softmax",
 }
 INPLACE = {f"{n}_" for n in ("exp", "tanh", "sigmoid", "relu", "neg", "add", "sub", "mul", "div", "clamp")}
 INPLACE |= {"zero_", "fill_", "copy_"}
@@ -251,6 +276,9 @@ _BINARY = {
     "__matmul__": "matmul",
     "__truediv__": "div",
     "__le__": "le",
+    "__rsub__": "rsub",
+    "__radd__": "add",
+    "__rmul__": "mul",
 }
 
 
@@ -359,6 +387,15 @@ class FTensor:
     def __le__(self, other):
         return self._run.call(self, "__le__", (other,), {})
 
+    def __rsub__(self, other):
+        return self._run.call(self, "__rsub__", (other,), {})
+
+    def __radd__(self, other):
+        return self._run.call(self, "__radd__", (other,), {})
+
+    def __rmul__(self, other):
+        return self._run.call(self, "__rmul__", (other,), {})
+
     def backward(self, gradient=None, retain_graph=None, create_graph=False):
         self._r.backward(retain_graph=retain_graph, create_graph=create_graph)
         self._run.differentiate(self, None)
@@ -377,6 +414,24 @@ class FTensor:
     def grad(self):
         """The ``.grad`` the program reads: a leaf's accumulated gradient, a retained tensor's, else None."""
         return self._run.grad_of(self)
+
+
+class Constant:
+    """An integer or boolean tensor the program text makes (class targets, an embedding's indices, an
+    attention mask): no gradient, no storage of values to write; the reference's tensor and its array."""
+
+    def __init__(self, r):
+        self._r = r
+        self.array = np.asarray(r.numpy() if hasattr(r, "numpy") else r)
+
+    @property
+    def shape(self):
+        return self._r.shape
+
+    def __getattr__(self, name):  # its own methods (triu, bool, ...): another constant
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: Constant(getattr(self._r, name)(*args, **kwargs))
 
 
 class _Grad:
@@ -464,13 +519,15 @@ class Run:
         return self.fresh(r, value)
 
     def ref(self, x):
-        if isinstance(x, FTensor):
+        if isinstance(x, (FTensor, Constant)):
             return x._r
         if isinstance(x, (list, tuple)):
             return type(x)(self.ref(v) for v in x)
         return x
 
     def val(self, x):
+        if isinstance(x, Constant):
+            return x.array
         return x.value() if isinstance(x, FTensor) else x
 
     # -- ops ---------------------------------------------------------------------------------------
@@ -891,6 +948,23 @@ class Namespace:
         r = self._run.reference.zeros(shape, dtype=dtype)
         return self._run.fresh(r, self._run.B.broadcast(0.0, tuple(r.shape)))
 
+    def ones(self, *shape, dtype=None):
+        r = self._run.reference.ones(*shape, dtype=dtype)
+        if np.dtype(r.dtype).kind in "biu":  # integer or boolean: a constant
+            return Constant(r)
+        return self._run.fresh(r, self._run.B.broadcast(1.0, tuple(r.shape)))
+
+    def tensor(self, data, dtype=None):
+        r = self._run.reference.tensor(data, dtype=dtype)
+        if np.dtype(r.dtype).kind in "biu":  # integer or boolean: a constant
+            return Constant(r)
+        return self._run.fresh(r, self._run.B.constant(np.asarray(data, dtype=np.float64)))
+
+    def __getattr__(self, name):  # dtypes (T.bool, T.long, ...): the reference's
+        if name.startswith("_") or name not in ("bool", "long", "int64", "float32", "bfloat16", "float16"):
+            raise AttributeError(name)
+        return getattr(self._run.reference, name)
+
 
 class _Autograd:
     def __init__(self, run):
@@ -964,6 +1038,56 @@ class _Functional:
         mean = _mean(run.B, v, axes)
         var = _mean(run.B, (v - mean) * (v - mean), axes)
         return run.wrap(out, (v - mean) / _sqrt(run.B, var + eps))
+
+    # -- the model templates' layers (conformance.models) --------------------------------------------
+    def layer_norm(self, x, normalized_shape, weight=None, bias=None, eps=1e-5):
+        """Normalised over the trailing ``normalized_shape`` axes, as a JAX/TensorFlow user writes it
+        (there is no layer_norm op in either's core: mean and biased variance, then scale and shift)."""
+        run = self._run
+        out = run.reference.nn.functional.layer_norm(
+            x._r, normalized_shape, run.ref(weight), run.ref(bias), eps
+        )
+        v = x.value()
+        axes = list(range(len(x.shape) - len(normalized_shape), len(x.shape)))
+        mean = _mean(run.B, v, axes)
+        y = (v - mean) / _sqrt(run.B, _mean(run.B, (v - mean) * (v - mean), axes) + eps)
+        if weight is not None:
+            y = y * weight.value()
+        if bias is not None:
+            y = y + bias.value()
+        return run.wrap(out, y)
+
+    def log_softmax(self, x, dim):
+        return self._run.call(x, "log_softmax", (dim,), {})
+
+    def max_pool1d(self, x, kernel_size):
+        run = self._run
+        out = run.reference.nn.functional.max_pool1d(x._r, kernel_size)
+        return run.wrap(out, run.table["max_pool1d"](x.value(), kernel_size))
+
+    def embedding(self, idx, weight):
+        run = self._run
+        out = run.reference.nn.functional.embedding(idx._r, weight._r)
+        return run.wrap(out, run.table["embedding"](idx.array, weight.value()))
+
+    def cross_entropy(self, x, target, ignore_index=-100, label_smoothing=0.0):
+        """Class-index targets, mean over the targets not ``ignore_index``, PyTorch's label smoothing
+        (the target distribution ``(1 - e) one_hot + e / C``): the smoothed labels as a constant and the
+        framework's softmax cross entropy with probability labels (``tf.nn.softmax_cross_entropy_with_logits``;
+        JAX: ``-sum(labels * log_softmax)``), averaged over the kept rows."""
+        run = self._run
+        out = run.reference.nn.functional.cross_entropy(
+            x._r, target._r, ignore_index=ignore_index, label_smoothing=label_smoothing
+        )
+        if len(x.shape) != 2:
+            raise Unsupported("cross_entropy of logits other than (batch, classes)")
+        t = target.array
+        keep = t != ignore_index
+        classes = x.shape[1]
+        labels = np.eye(classes)[np.where(keep, t, 0)] * (1 - label_smoothing) + label_smoothing / classes
+        per_row = run.table["soft_cross_entropy"](x.value(), run.B.constant(labels))
+        weights = run.B.constant(keep / max(int(keep.sum()), 1))
+        return run.wrap(out, _sum(run.B, per_row * weights))
 
 
 def _mean(B, x, axes):

@@ -166,6 +166,7 @@ class Program:
     retained: list = field(default_factory=list)  # variables whose .grad is returned (retain_grad)
     ending: str = "backward"  # how the program differentiates the loss, see ENDINGS
     functions: list = field(default_factory=list)  # custom autograd.Functions used (CUSTOM_FUNCTIONS)
+    parts: list = field(default_factory=list)  # the micro-batch losses of the "micro_batches" ending
 
     def source(self, name="prog"):
         args = ", ".join(f"v{i}" for i in range(len(self.shapes)))
@@ -173,7 +174,11 @@ class Program:
         body += [s.source() for s in self.steps]
         terms = " + ".join(f"(v{i} * {k + 1}).sum()" for k, i in enumerate(self.loss_vars)) or "v0.sum()"
         body.append(f"loss = {terms}")
-        body.extend(ENDINGS[self.ending])
+        if self.ending == "micro_batches":  # gradient accumulation: one backward per micro-batch loss
+            parts = ", ".join(f"v{i}" for i in self.parts)
+            body.extend([f"for part in [{parts}]:", f"    (part / {len(self.parts)}).backward()"])
+        else:
+            body.extend(ENDINGS[self.ending])
         returned = [f"v{i}" for i in range(self.n_vars)] + [f"v{i}.grad" for i in self.retained]
         body.append("return [" + ", ".join(returned) + "]")
         return f"def {name}(T, {args}):\n" + textwrap.indent("\n".join(body), "    ") + "\n"
