@@ -116,3 +116,33 @@ def _kind(source):
         if needle in source:
             return name
     return None
+
+
+@pytest.mark.parametrize("name", ["attention", "accumulate"])
+def test_a_template_reproducer_is_plain_torch_and_exits_1_on_a_wrong_gradient(name, tmp_path):
+    """The reproducer of a template program on PyTorch is the program text run with ``T = torch``:
+    it exits 0 on stock PyTorch and 1 once the main layer's gradient is planted off."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    from conformance.adapters import known as adapters
+    from conformance.reproducer import reproducer
+
+    program, key = _template(name)
+    case = program_case(program, dtype="float32")
+    record = {
+        "case": case.to_dict(),
+        "case_id": case.id,
+        "framework": "torch",
+        "verdict": "fail",
+        "reason": "x",
+    }
+    record["bound"] = {"dtype": "float32", "accumulator": "float32", "underflow": "gradual"}
+    script = reproducer(record, adapters()["torch"])
+    assert "FUNCTIONAL = None" in script  # T = torch, no refgrad needed
+    for text, code in ((script, 0), (script.replace(case.source, _planted(case.source, key)), 1)):
+        path = tmp_path / f"repro{code}.py"
+        path.write_text(text)
+        run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, cwd=tmp_path)
+        assert run.returncode == code, run.stdout + run.stderr
