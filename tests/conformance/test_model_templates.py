@@ -45,7 +45,13 @@ def _template(name):
     return find(
         model_template(name, extra_steps=0),
         runs,
-        settings=settings(database=None, max_examples=500, suppress_health_check=list(HealthCheck)),
+        settings=settings(
+            database=None,
+            deadline=None,
+            derandomize=True,
+            max_examples=500,
+            suppress_health_check=list(HealthCheck),
+        ),
     )
 
 
