@@ -1108,7 +1108,7 @@ _EXACT_HOOKS = {("pack_scaled", "unpack_scaled"), ("pack_copy", "unpack_copy")}
 
 def why_not_functional(case) -> str | None:
     """Why a program case has no functional counterpart (None when it has one)."""
-    from conformance.programs import prefix_case, reference_outcome
+    from conformance.programs import autograd_state_error, prefix_case, reference_outcome
 
     if (
         "register_hook(" in case.source or "retain_grad()" in case.source
@@ -1132,12 +1132,12 @@ def why_not_functional(case) -> str | None:
     status, value = reference_outcome(case)
     if status == "raises":
         prefix = prefix_case(case, value)
-        if prefix is None:
-            return (
-                f"the reference raises {value.type_name} at line {value.line} ({value.text.strip()!r}) "
-                "before any step ran: an autograd-state error has no functional counterpart"
-            )
-        return why_not_functional(prefix)
+        if prefix is not None:
+            return why_not_functional(prefix)
+        where = f"the reference raises {value.type_name} at line {value.line} ({value.text.strip()!r})"
+        if autograd_state_error(value):
+            return f"{where} before any step ran: an autograd-state error has no functional counterpart"
+        return f"{where}: the program's error is compared on PyTorch"
     return None
 
 

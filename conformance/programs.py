@@ -914,9 +914,20 @@ def prefix_program(source: str, statement: int | None) -> str | None:
     return "\n".join(lines[: statement - 1] + [f"    return [{', '.join(kept)}]"]) + "\n"
 
 
+def autograd_state_error(error: ProgramError) -> bool:
+    """Whether a program's error is one of PyTorch's autograd state (version counters, a freed graph,
+    a leaf or a view written in place, a custom Function's view output), which a framework without
+    that state cannot raise; a shape or type error is not."""
+    known = AUTOGRAD_ERRORS + CUSTOM_FUNCTION_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,)
+    return error.type_name == "AutogradError" or any(k in error.message for k in known)
+
+
 def prefix_case(case, error: ProgramError):
     """The case running :func:`prefix_program` of ``case`` before the statement ``error`` names (same
-    inputs, dtype and seed), or None."""
+    inputs, dtype and seed), or None; None too when the error is not one of autograd state
+    (:func:`autograd_state_error`): a framework is judged on the whole program there."""
+    if not autograd_state_error(error):
+        return None
     source = prefix_program(case.source, error.statement)
     return None if source is None else replace(case, source=source)
 

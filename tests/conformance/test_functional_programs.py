@@ -232,6 +232,11 @@ def test_programs_without_a_functional_counterpart_say_why():
     assert "the reference raises AutogradError at line 2 ('v0.add_(1.0)') before any step ran" in (
         why_not_functional(program_case(first))
     )
+    # a shape error is not autograd state: not judged before it (JAX and TensorFlow would run the rest)
+    shape = Program([(3, 1)], [Step("v1 = v0 * 1.0"), Step("v2 = v1[0]"), Step("v2.add_(v0)")], [1], 3, [])
+    assert why_not_functional(program_case(shape)) == (
+        "the reference raises RuntimeError at line 4 ('v2.add_(v0)'): the program's error is compared on PyTorch"
+    )
 
 
 # programs the reference (as PyTorch) raises on: the result saved by exp written in place, a graph
@@ -329,3 +334,19 @@ def test_run_ops_programs_on_jax_and_tensorflow(tmp_path):
     cells = json.loads((out / "report.json").read_text())["cells"]
     assert {c["framework"] for c in cells} == {"jax", "tensorflow"}
     assert all(c["op"] == "program" and c["counts"].get("pass", 0) >= 3 for c in cells), cells
+
+
+@pytest.mark.jax
+def test_jax_eager_says_it_judged_a_raising_program_up_to_the_statement():
+    """The worker's reply carries ``judged_to`` in every mode (jax:eager converts its outputs in place)."""
+    pytest.importorskip("jax")
+    from conformance.adapters import known, load
+    from conformance.worker import handle
+
+    adapter = load(known()["jax:eager"])
+    adapter.setup()
+    case = program_case(RAISING["graph_freed"][0], dtype="float32")
+    reply = handle(adapter, {"case": case, "check": "program"})
+    assert reply["judged_to"]["line"] == RAISING["graph_freed"][1], reply
+    verdict = program_verdict(case, reference_outcome(case), reply, "jax:eager")
+    assert verdict["verdict"] == "pass" and verdict["judged_to_line"] == 6, verdict
