@@ -369,33 +369,6 @@ class FTensor:
             view, "copy_", (value,), {}, ref=lambda: self._r.__setitem__(key, self._run.ref(value))
         )
 
-    def __add__(self, other):
-        return self._run.call(self, "__add__", (other,), {})
-
-    def __sub__(self, other):
-        return self._run.call(self, "__sub__", (other,), {})
-
-    def __mul__(self, other):
-        return self._run.call(self, "__mul__", (other,), {})
-
-    def __matmul__(self, other):
-        return self._run.call(self, "__matmul__", (other,), {})
-
-    def __truediv__(self, other):
-        return self._run.call(self, "__truediv__", (other,), {})
-
-    def __le__(self, other):
-        return self._run.call(self, "__le__", (other,), {})
-
-    def __rsub__(self, other):
-        return self._run.call(self, "__rsub__", (other,), {})
-
-    def __radd__(self, other):
-        return self._run.call(self, "__radd__", (other,), {})
-
-    def __rmul__(self, other):
-        return self._run.call(self, "__rmul__", (other,), {})
-
     def backward(self, gradient=None, retain_graph=None, create_graph=False):
         self._r.backward(retain_graph=retain_graph, create_graph=create_graph)
         self._run.differentiate(self, None)
@@ -414,6 +387,18 @@ class FTensor:
     def grad(self):
         """The ``.grad`` the program reads: a leaf's accumulated gradient, a retained tensor's, else None."""
         return self._run.grad_of(self)
+
+
+def _binary_method(name):
+    def method(self, other):
+        return self._run.call(self, name, (other,), {})
+
+    method.__name__ = name
+    return method
+
+
+for _name in _BINARY:  # x + y, x @ y, 1 - x, ...: the value ops of _BINARY
+    setattr(FTensor, _name, _binary_method(_name))
 
 
 class Constant:
