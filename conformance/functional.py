@@ -30,7 +30,14 @@ import re
 
 import numpy as np
 
-from conformance.programs import ProgramError, compile_program, error_line, reference_outcome
+from conformance.programs import (
+    ProgramError,
+    autograd_state_error,
+    compile_program,
+    error_line,
+    prefix_case,
+    reference_outcome,
+)
 
 
 class Unsupported(Exception):
@@ -126,6 +133,17 @@ class JaxBackend:
             "conv1d": lambda x, w, padding: self.jax.lax.conv_general_dilated(
                 x, w, (1,), [(padding, padding)]
             ),
+            # the model templates' ops (conformance.models), as a JAX user writes them
+            "rsub": lambda x, y: jnp.subtract(y, x),
+            "masked_fill": lambda x, mask, value: jnp.where(
+                jnp.asarray(mask), jnp.asarray(value, x.dtype), x
+            ),
+            "log_softmax": lambda x, dim: nn.log_softmax(x, axis=dim),
+            "max_pool1d": lambda x, k: self.jax.lax.reduce_window(
+                x, -jnp.inf, self.jax.lax.max, (1, 1, k), (1, 1, k), "VALID"
+            ),
+            "embedding": lambda idx, w: jnp.take(w, jnp.asarray(idx), axis=0),
+            "soft_cross_entropy": lambda x, labels: -jnp.sum(labels * nn.log_softmax(x, axis=-1), axis=-1),
         }
 
 
@@ -226,6 +244,17 @@ class TensorFlowBackend:
             "matmul": tf.linalg.matmul,
             "softmax": lambda x, dim: tf.nn.softmax(x, axis=dim),
             "conv1d": self._conv1d,
+            # the model templates' ops (conformance.models), as a TensorFlow user writes them
+            "rsub": lambda x, y: tf.subtract(tf.cast(y, self.dtype), x),
+            "masked_fill": lambda x, mask, value: tf.where(
+                tf.constant(mask), tf.cast(value, self.dtype) * tf.ones_like(x), x
+            ),
+            "log_softmax": lambda x, dim: tf.nn.log_softmax(x, axis=dim),
+            "max_pool1d": lambda x, k: tf.transpose(  # (TensorFlow's CPU pooling is channels-last)
+                tf.nn.max_pool1d(tf.transpose(x, [0, 2, 1]), k, k, "VALID"), [0, 2, 1]
+            ),
+            "embedding": lambda idx, w: tf.gather(w, tf.constant(idx, tf.int64)),
+            "soft_cross_entropy": lambda x, labels: tf.nn.softmax_cross_entropy_with_logits(labels, x),
         }
 
 
@@ -253,6 +282,9 @@ VALUE_OPS = {
     "clone",
     "to",
     "matmul",
+    "rsub",
+    "masked_fill",
+    "log_softmax",
 }
 INPLACE = {f"{n}_" for n in ("exp", "tanh", "sigmoid", "relu", "neg", "add", "sub", "mul", "div", "clamp")}
 INPLACE |= {"zero_", "fill_", "copy_"}
@@ -263,6 +295,9 @@ _BINARY = {
     "__matmul__": "matmul",
     "__truediv__": "div",
     "__le__": "le",
+    "__rsub__": "rsub",
+    "__radd__": "add",
+    "__rmul__": "mul",
 }
 
 
@@ -353,24 +388,6 @@ class FTensor:
             view, "copy_", (value,), {}, ref=lambda: self._r.__setitem__(key, self._run.ref(value))
         )
 
-    def __add__(self, other):
-        return self._run.call(self, "__add__", (other,), {})
-
-    def __sub__(self, other):
-        return self._run.call(self, "__sub__", (other,), {})
-
-    def __mul__(self, other):
-        return self._run.call(self, "__mul__", (other,), {})
-
-    def __matmul__(self, other):
-        return self._run.call(self, "__matmul__", (other,), {})
-
-    def __truediv__(self, other):
-        return self._run.call(self, "__truediv__", (other,), {})
-
-    def __le__(self, other):
-        return self._run.call(self, "__le__", (other,), {})
-
     def backward(self, gradient=None, retain_graph=None, create_graph=False):
         self._r.backward(retain_graph=retain_graph, create_graph=create_graph)
         self._run.differentiate(self, None)
@@ -389,6 +406,36 @@ class FTensor:
     def grad(self):
         """The ``.grad`` the program reads: a leaf's accumulated gradient, a retained tensor's, else None."""
         return self._run.grad_of(self)
+
+
+def _binary_method(name):
+    def method(self, other):
+        return self._run.call(self, name, (other,), {})
+
+    method.__name__ = name
+    return method
+
+
+for _name in _BINARY:  # x + y, x @ y, 1 - x, ...: the value ops of _BINARY
+    setattr(FTensor, _name, _binary_method(_name))
+
+
+class Constant:
+    """An integer or boolean tensor the program text makes (class targets, an embedding's indices, an
+    attention mask): no gradient, no storage of values to write; the reference's tensor and its array."""
+
+    def __init__(self, r):
+        self._r = r
+        self.array = np.asarray(r.numpy() if hasattr(r, "numpy") else r)
+
+    @property
+    def shape(self):
+        return self._r.shape
+
+    def __getattr__(self, name):  # its own methods (triu, bool, ...): another constant
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: Constant(getattr(self._r, name)(*args, **kwargs))
 
 
 class _Grad:
@@ -476,13 +523,15 @@ class Run:
         return self.fresh(r, value)
 
     def ref(self, x):
-        if isinstance(x, FTensor):
+        if isinstance(x, (FTensor, Constant)):
             return x._r
         if isinstance(x, (list, tuple)):
             return type(x)(self.ref(v) for v in x)
         return x
 
     def val(self, x):
+        if isinstance(x, Constant):
+            return x.array
         return x.value() if isinstance(x, FTensor) else x
 
     # -- ops ---------------------------------------------------------------------------------------
@@ -901,6 +950,23 @@ class Namespace:
         r = self._run.reference.zeros(shape, dtype=dtype)
         return self._run.fresh(r, self._run.B.broadcast(0.0, tuple(r.shape)))
 
+    def ones(self, *shape, dtype=None):
+        r = self._run.reference.ones(*shape, dtype=dtype)
+        if np.dtype(r.dtype).kind in "biu":  # integer or boolean: a constant
+            return Constant(r)
+        return self._run.fresh(r, self._run.B.broadcast(1.0, tuple(r.shape)))
+
+    def tensor(self, data, dtype=None):
+        r = self._run.reference.tensor(data, dtype=dtype)
+        if np.dtype(r.dtype).kind in "biu":  # integer or boolean: a constant
+            return Constant(r)
+        return self._run.fresh(r, self._run.B.constant(np.asarray(data, dtype=np.float64)))
+
+    def __getattr__(self, name):  # dtypes (T.bool, T.long, ...): the reference's
+        if name.startswith("_") or name not in ("bool", "long", "int64", "float32", "bfloat16", "float16"):
+            raise AttributeError(name)
+        return getattr(self._run.reference, name)
+
 
 class _Autograd:
     def __init__(self, run):
@@ -975,6 +1041,56 @@ class _Functional:
         var = _mean(run.B, (v - mean) * (v - mean), axes)
         return run.wrap(out, (v - mean) / _sqrt(run.B, var + eps))
 
+    # -- the model templates' layers (conformance.models) --------------------------------------------
+    def layer_norm(self, x, normalized_shape, weight=None, bias=None, eps=1e-5):
+        """Normalised over the trailing ``normalized_shape`` axes, as a JAX/TensorFlow user writes it
+        (there is no layer_norm op in either's core: mean and biased variance, then scale and shift)."""
+        run = self._run
+        out = run.reference.nn.functional.layer_norm(
+            x._r, normalized_shape, run.ref(weight), run.ref(bias), eps
+        )
+        v = x.value()
+        axes = list(range(len(x.shape) - len(normalized_shape), len(x.shape)))
+        mean = _mean(run.B, v, axes)
+        y = (v - mean) / _sqrt(run.B, _mean(run.B, (v - mean) * (v - mean), axes) + eps)
+        if weight is not None:
+            y = y * weight.value()
+        if bias is not None:
+            y = y + bias.value()
+        return run.wrap(out, y)
+
+    def log_softmax(self, x, dim):
+        return self._run.call(x, "log_softmax", (dim,), {})
+
+    def max_pool1d(self, x, kernel_size):
+        run = self._run
+        out = run.reference.nn.functional.max_pool1d(x._r, kernel_size)
+        return run.wrap(out, run.table["max_pool1d"](x.value(), kernel_size))
+
+    def embedding(self, idx, weight):
+        run = self._run
+        out = run.reference.nn.functional.embedding(idx._r, weight._r)
+        return run.wrap(out, run.table["embedding"](idx.array, weight.value()))
+
+    def cross_entropy(self, x, target, ignore_index=-100, label_smoothing=0.0):
+        """Class-index targets, mean over the targets not ``ignore_index``, PyTorch's label smoothing
+        (the target distribution ``(1 - e) one_hot + e / C``): the smoothed labels as a constant and the
+        framework's softmax cross entropy with probability labels (``tf.nn.softmax_cross_entropy_with_logits``;
+        JAX: ``-sum(labels * log_softmax)``), averaged over the kept rows."""
+        run = self._run
+        out = run.reference.nn.functional.cross_entropy(
+            x._r, target._r, ignore_index=ignore_index, label_smoothing=label_smoothing
+        )
+        if len(x.shape) != 2:
+            raise Unsupported("cross_entropy of logits other than (batch, classes)")
+        t = target.array
+        keep = t != ignore_index
+        classes = x.shape[1]
+        labels = np.eye(classes)[np.where(keep, t, 0)] * (1 - label_smoothing) + label_smoothing / classes
+        per_row = run.table["soft_cross_entropy"](x.value(), run.B.constant(labels))
+        weights = run.B.constant(keep / max(int(keep.sum()), 1))
+        return run.wrap(out, _sum(run.B, per_row * weights))
+
 
 def _mean(B, x, axes):
     if B.name == "jax":
@@ -1015,11 +1131,22 @@ def why_not_functional(case) -> str | None:
         )
     status, value = reference_outcome(case)
     if status == "raises":
-        return (
-            f"the reference raises {value.type_name} at line {value.line} ({value.text.strip()!r}): "
-            "an autograd-state error has no functional counterpart"
-        )
+        prefix = prefix_case(case, value)
+        if prefix is not None:
+            return why_not_functional(prefix)
+        where = f"the reference raises {value.type_name} at line {value.line} ({value.text.strip()!r})"
+        if autograd_state_error(value):
+            return f"{where} before any step ran: an autograd-state error has no functional counterpart"
+        return f"{where}: the program's error is compared on PyTorch"
     return None
+
+
+class PrefixOutputs(dict):
+    """A program's outputs computed up to the statement the reference raises at (``judged_to``: its
+    line and text): JAX and TensorFlow have no autograd state (version counters, freed graphs, leaves)
+    to raise PyTorch's errors, so what they are judged on is the program before that statement."""
+
+    judged_to: dict = {}
 
 
 def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
@@ -1029,6 +1156,14 @@ def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
     functionalised program, a pure function of the input arrays to the results and the leaves'
     gradients (the reference's lockstep run decides the aliasing while it is traced); None runs it
     op by op."""
+    status, error = reference_outcome(case)
+    if status == "raises":  # run the program up to the statement that raises (why_not_functional)
+        outputs = PrefixOutputs(run_functional(B, prefix_case(case, error), arrays, to_numpy, compile))
+        outputs.judged_to = {
+            "line": error.statement,
+            "text": case.source.splitlines()[error.statement - 1],
+        }
+        return outputs
     concrete = list(arrays.values())
 
     def program(*inputs):
@@ -1044,7 +1179,7 @@ def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
     except Exception as exc:
         line, text = error_line(exc, case.source)
         raise ProgramError(type(exc).__name__, str(exc), line, text) from None
-    _, expected = reference_outcome(case)
+    expected = error
     out = {}
     for i, v in enumerate(
         values
@@ -1061,4 +1196,11 @@ def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
     return out
 
 
-__all__ = ["JaxBackend", "TensorFlowBackend", "Unsupported", "run_functional", "why_not_functional"]
+__all__ = [
+    "JaxBackend",
+    "PrefixOutputs",
+    "TensorFlowBackend",
+    "Unsupported",
+    "run_functional",
+    "why_not_functional",
+]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from hypothesis import strategies as st
@@ -164,6 +164,7 @@ class Program:
     retained: list = field(default_factory=list)  # variables whose .grad is returned (retain_grad)
     ending: str = "backward"  # how the program differentiates the loss, see ENDINGS
     functions: list = field(default_factory=list)  # custom autograd.Functions used (CUSTOM_FUNCTIONS)
+    parts: list = field(default_factory=list)  # the micro-batch losses of the "micro_batches" ending
 
     def source(self, name="prog"):
         args = ", ".join(f"v{i}" for i in range(len(self.shapes)))
@@ -171,7 +172,11 @@ class Program:
         body += [s.source() for s in self.steps]
         terms = " + ".join(f"(v{i} * {k + 1}).sum()" for k, i in enumerate(self.loss_vars)) or "v0.sum()"
         body.append(f"loss = {terms}")
-        body.extend(ENDINGS[self.ending])
+        if self.ending == "micro_batches":  # gradient accumulation: one backward per micro-batch loss
+            parts = ", ".join(f"v{i}" for i in self.parts)
+            body.extend([f"for part in [{parts}]:", f"    (part / {len(self.parts)}).backward()"])
+        else:
+            body.extend(ENDINGS[self.ending])
         returned = [f"v{i}" for i in range(self.n_vars)] + [f"v{i}.grad" for i in self.retained]
         body.append("return [" + ", ".join(returned) + "]")
         return f"def {name}(T, {args}):\n" + textwrap.indent("\n".join(body), "    ") + "\n"
@@ -846,9 +851,12 @@ class ProgramOutputs(dict):
 class ProgramError(Exception):
     """A program raised: the framework's exception type and message and the program line that raised."""
 
-    def __init__(self, type_name: str, message: str, line: int | None, text: str = ""):
+    def __init__(
+        self, type_name: str, message: str, line: int | None, text: str = "", statement: int | None = None
+    ):
         super().__init__(f"{type_name} at line {line} ({text.strip()!r}): {message}")
         self.type_name, self.message, self.line, self.text = type_name, message, line, text
+        self.statement = statement  # the first line of the program's own statement that raised (see below)
 
 
 def error_line(exc: BaseException, source: str) -> tuple[int | None, str]:
@@ -861,6 +869,61 @@ def error_line(exc: BaseException, source: str) -> tuple[int | None, str]:
         tb = tb.tb_next
     lines = source.splitlines()
     return line, (lines[line - 1] if line and line <= len(lines) else "")
+
+
+def raising_statement(exc: BaseException, source: str) -> int | None:
+    """The first line (1-based) of the program's top-level statement whose execution raised ``exc``:
+    the outermost program frame's line (a template's body called from a step is that step), taken back
+    to the start of its statement (a line inside ``with ...:`` belongs to the ``with``)."""
+    tb, line = exc.__traceback__, None
+    while tb is not None and line is None:
+        if tb.tb_frame.f_code.co_filename == PROGRAM_FILE:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    lines = source.splitlines()
+    while line and line > 1 and not re.match(r"    \S", lines[line - 1]):
+        line -= 1
+    return line if line and line > 1 else None
+
+
+def prefix_program(source: str, statement: int | None) -> str | None:
+    """The program up to (not including) its top-level statement at line ``statement``, returning the
+    variables of the program's ``return`` made before it (``vi.grad`` of those too): what runs before
+    a statement that raises. None when no step precedes it (nothing would be judged)."""
+    lines = source.splitlines()
+    if statement is None or not any(line.startswith("    loss = ") for line in lines):
+        return None
+    first, _ = _steps(lines)
+    if statement - 1 <= first:
+        return None
+    made = set(re.findall(r"\bv\d+\b", lines[0]))
+    for text in lines[first : statement - 1]:
+        m = _ASSIGNED.match(text)
+        if m:
+            made.update(re.split(r"\s*,\s*", m.group(1)))
+    returned = re.match(r"^    return \[(.*)\]$", lines[-1])
+    if not returned:
+        return None
+    kept = [item for item in re.split(r",\s*", returned.group(1)) if item.split(".")[0] in made]
+    return "\n".join(lines[: statement - 1] + [f"    return [{', '.join(kept)}]"]) + "\n"
+
+
+def autograd_state_error(error: ProgramError) -> bool:
+    """Whether a program's error is one of PyTorch's autograd state (version counters, a freed graph,
+    a leaf or a view written in place, a custom Function's view output), which a framework without
+    that state cannot raise; a shape or type error is not."""
+    known = AUTOGRAD_ERRORS + CUSTOM_FUNCTION_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,)
+    return error.type_name == "AutogradError" or any(k in error.message for k in known)
+
+
+def prefix_case(case, error: ProgramError):
+    """The case running :func:`prefix_program` of ``case`` before the statement ``error`` names (same
+    inputs, dtype and seed), or None; None too when the error is not one of autograd state
+    (:func:`autograd_state_error`): a framework is judged on the whole program there."""
+    if not autograd_state_error(error):
+        return None
+    source = prefix_program(case.source, error.statement)
+    return None if source is None else replace(case, source=source)
 
 
 def execute(source: str, T, arrays: dict, to_numpy=None, dtype: str = "float64") -> dict:
@@ -880,7 +943,7 @@ def execute(source: str, T, arrays: dict, to_numpy=None, dtype: str = "float64")
         result = prog(T, *leaves.values())
     except Exception as exc:
         line, text = error_line(exc, source)
-        raise ProgramError(type(exc).__name__, str(exc), line, text) from None
+        raise ProgramError(type(exc).__name__, str(exc), line, text, raising_statement(exc, source)) from None
     items = result if isinstance(result, (list, tuple)) else [result]
     out = {f"result[{i}]": to_numpy(r) for i, r in enumerate(items)}
     out.update({f"grad[{n}]": to_numpy(t.grad) for n, t in leaves.items()})
@@ -975,6 +1038,8 @@ def program_verdict(
     not given (for ``precision``, by default :func:`program_precision` of ``framework``).
     """
     status, value = reference
+    if status == "raises" and reply["status"] == "ok" and reply.get("judged_to"):
+        return _prefix_verdict(case, value, reply, framework, bounds, precision)
     if status == "raises":
         value = ProgramError(
             value.type_name, in_case_dtype(value.message, case.dtype), value.line, value.text
@@ -1027,6 +1092,37 @@ def program_verdict(
     for key in ("failing_elements", "unjudged_elements", "nonfinite_mismatch"):
         if judged.get(key):
             out[key] = judged[key]
+    return out
+
+
+def _prefix_verdict(case, error, reply, framework, bounds, precision) -> dict:
+    """The verdict of a framework without autograd state (JAX, TensorFlow: no version counters, no freed
+    graphs) on a program the reference raises on: it ran :func:`prefix_case`, the program up to the
+    statement that raises (``reply["judged_to"]`` names it), judged against the reference's run of the
+    same prefix; the error itself is PyTorch's, compared on PyTorch."""
+    prefix = prefix_case(case, error)
+    where = f"line {error.statement} ({case.source.splitlines()[error.statement - 1].strip()!r})"
+    if prefix is None or reply["judged_to"].get("line") != error.statement:
+        return {
+            "verdict": "crash",
+            "reason": f"{framework} ran the program up to line {reply['judged_to'].get('line')} but the "
+            f"reference raises at {where}",
+        }
+    outcome = getattr(error, "prefix", None) or reference_outcome(prefix)
+    if outcome[0] != "ok":
+        return {
+            "verdict": "crash",
+            "reason": f"the reference's run of the program before {where}: {outcome[1]}",
+        }
+    out = program_verdict(
+        prefix, outcome, {"status": "ok", "outputs": reply["outputs"]}, framework, bounds, precision
+    )
+    judged = (
+        f"judged up to {where}, where the reference (as PyTorch) raises {error.type_name}: "
+        f"{_short(error.message, 160)} ({framework} has no autograd state to raise it)"
+    )
+    out["reason"] = f"{out['reason']}; {judged}" if out.get("reason") else judged
+    out["judged_to_line"] = error.statement
     return out
 
 

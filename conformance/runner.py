@@ -592,7 +592,16 @@ class Campaign:
             return ("broken", f"the reference side raised {reply.get('message')}")
         status, value = reply["outcome"]
         if status == "raises":
-            value = ProgramError(value["type_name"], value["message"], value["line"], value["text"])
+            prefix = value.get("prefix")
+            value = ProgramError(
+                value["type_name"], value["message"], value["line"], value["text"], value.get("statement")
+            )
+            if prefix and isinstance(prefix["bounds"], str):  # the error model failed on the prefix
+                value.prefix = ("broken", prefix["bounds"])
+            elif prefix:  # the run before the raising statement, for frameworks without autograd state
+                outputs = ProgramOutputs(prefix["outputs"])
+                outputs.bounds = {repr(p): b for p, b in zip(precisions, prefix["bounds"] or [])}
+                value.prefix = ("ok", outputs)
         elif status == "ok":
             bounds = reply.get("bounds")
             if isinstance(bounds, str):  # the error model itself failed: never blamed on a framework
@@ -839,9 +848,10 @@ class Campaign:
             return {**rec, "verdict": "crash", "reason": ref_value}
         if case.op == "program":
             bounds = None
-            if ref_status == "ok":
+            judged = ref_value if ref_status == "ok" else getattr(ref_value, "prefix", (None, None))[1]
+            if judged is not None and (ref_status == "ok" or reply.get("judged_to")):
                 settings = worker.info["settings"] if worker.info else {}
-                bounds = ref_value.bounds.get(repr(program_precision(case, name, settings)))
+                bounds = judged.bounds.get(repr(program_precision(case, name, settings)))
                 if bounds is None and status == "ok":
                     return {
                         **rec,

@@ -13,6 +13,8 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from conformance.case import CONV_CHECKS, DTYPES, LAYOUTS, VMAP_OPERANDS, Case, ConvParams
+from conformance.models import model_programs
+from conformance.programs import program_case, programs
 
 
 def _no_local_constants() -> None:
@@ -292,17 +294,16 @@ def program_cases(max_inputs: int = 2, max_steps: int = 6, dtypes=("float64",)):
     autograd.Functions, checkpointed blocks and saved-tensor hooks, each carrying its own Python text
     (:func:`conformance.programs.programs` with every kind of step on), in one of ``dtypes`` (the
     inputs' dtype; every intermediate is computed in it)."""
-    from conformance.programs import program_case, programs
-
     plain = programs(max_inputs, max_steps, numeric=True)
     featured = programs(
         max_inputs, max_steps, numeric=True, custom_functions=True, checkpoints=True, saved_hooks=True
     )
-    # plain or featured: the templates' definitions make programs longer and dilute the view/in-place
-    # steps, whose bugs the plain half keeps finding as often as before (and shrinks towards)
-    return st.tuples(st.one_of(plain, featured), _sampled(list(dtypes))).map(
-        lambda pd: program_case(pd[0], dtype=pd[1])
-    )
+    # plain (half the programs), featured (a third) or a model template (a sixth: conformance.models):
+    # the templates' definitions and layers make programs longer and dilute the view/in-place steps,
+    # whose bugs the plain half keeps finding as often as before (and shrinks towards: index 0)
+    kinds = [plain, plain, plain, featured, featured, model_programs()]
+    program = st.integers(0, len(kinds) - 1).flatmap(lambda k: kinds[k])
+    return st.tuples(program, _sampled(list(dtypes))).map(lambda pd: program_case(pd[0], dtype=pd[1]))
 
 
 # ---- op records: shapes and values that reach where kernels change behaviour ------------------------

@@ -25,7 +25,13 @@ import reference.conv  # noqa: F401
 from conformance.adapters import load
 from conformance.case import Case, arrays_for, case_data
 from conformance.functional import unsupported_reason
-from conformance.programs import ProgramError, program_inputs, reference_bounds, reference_outcome
+from conformance.programs import (
+    ProgramError,
+    prefix_case,
+    program_inputs,
+    reference_bounds,
+    reference_outcome,
+)
 
 _HEADER = struct.Struct("<Q")
 # the worker that runs the reference side of program cases (programs are code: isolated like frameworks)
@@ -128,8 +134,10 @@ def handle(adapter, message: dict) -> dict:
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     if check == "error":
         outputs = {}
+    judged_to = getattr(outputs, "judged_to", None)  # a program run up to the statement that raises
     return {
         "status": "ok",
+        **({"judged_to": judged_to} if judged_to else {}),
         "outputs": {k: _to_numpy(v) for k, v in (outputs or {}).items()},
         "seconds": seconds,
         "cpu_seconds": cpu,  # the framework's CPU time (a busy machine inflates ``seconds``, not this)
@@ -160,19 +168,28 @@ def reference_side(message: dict) -> dict:
     _announce_start()
     start = time.perf_counter()
     status, value = reference_outcome(case)
-    bounds = []
-    if status == "ok" and message.get("precisions"):  # the derived bound in each framework's arithmetic
+
+    def derived_bounds(case):
+        if not message.get("precisions"):  # the derived bound in each framework's arithmetic
+            return []
         try:
-            bounds = reference_bounds(case, message["precisions"])
+            return reference_bounds(case, message["precisions"])
         except Exception as exc:  # noqa: BLE001 - the error model's own failure: the harness's, reported
-            bounds = f"the reference's error model raised {type(exc).__name__}: {exc}"
+            return f"the reference's error model raised {type(exc).__name__}: {exc}"
+
+    bounds = derived_bounds(case) if status == "ok" else []
     if status == "raises":  # ProgramError does not pickle (its __init__ takes fields): send the fields
+        prefix = prefix_case(case, value)  # what a framework without autograd state is judged on
+        prefix_status, prefix_value = reference_outcome(prefix) if prefix else (None, None)
         value = {
             "type_name": value.type_name,
             "message": value.message,
             "line": value.line,
             "text": value.text,
+            "statement": value.statement,
         }
+        if prefix_status == "ok":
+            value["prefix"] = {"outputs": prefix_value, "bounds": derived_bounds(prefix)}
     return {
         "status": "ok",
         "outcome": [status, value],

@@ -291,4 +291,6 @@ class JaxEagerAdapter(JaxAdapter):
     def run(self, case, check, a):
         with self.jax.disable_jit():
             out = super().run(case, check, a)
-            return {k: None if v is None else self.jax.device_get(v) for k, v in out.items()}
+            for k, v in out.items():  # in place: a program's outputs keep their type (PrefixOutputs)
+                out[k] = None if v is None else self.jax.device_get(v)
+            return out

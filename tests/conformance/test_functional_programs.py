@@ -35,7 +35,8 @@ def _verdict(B, case):
     from conformance.functional import run_functional
 
     try:
-        reply = {"status": "ok", "outputs": run_functional(B, case, program_inputs(case), _to_numpy)}
+        outputs = run_functional(B, case, program_inputs(case), _to_numpy)
+        reply = {"status": "ok", "outputs": outputs, "judged_to": getattr(outputs, "judged_to", None)}
     except ProgramError as exc:
         reply = {
             "status": "error",
@@ -227,8 +228,65 @@ def test_programs_without_a_functional_counterpart_say_why():
     )
     with pytest.raises(Unsupported, match="regenerates the view's node"):
         run_functional(_backend("jax"), written, program_inputs(written), _to_numpy)
-    raises = Program([(2,)], [Step("v1 = v0.exp()"), Step("v1.add_(1.0)")], [1], 2, [])
-    assert "the reference raises AutogradError at line 5" in why_not_functional(program_case(raises))
+    first = Program([(2,)], [Step("v0.add_(1.0)"), Step("v1 = v0.exp()")], [1], 2, [])
+    assert "the reference raises AutogradError at line 2 ('v0.add_(1.0)') before any step ran" in (
+        why_not_functional(program_case(first))
+    )
+    # a shape error is not autograd state: not judged before it (JAX and TensorFlow would run the rest)
+    shape = Program([(3, 1)], [Step("v1 = v0 * 1.0"), Step("v2 = v1[0]"), Step("v2.add_(v0)")], [1], 3, [])
+    assert why_not_functional(program_case(shape)) == (
+        "the reference raises RuntimeError at line 4 ('v2.add_(v0)'): the program's error is compared on PyTorch"
+    )
+
+
+# programs the reference (as PyTorch) raises on: the result saved by exp written in place, a graph
+# freed by the first backward; JAX and TensorFlow are judged on the program before the raising statement
+RAISING = {
+    "saved_result_written": (
+        Program(
+            [(2, 3)], [Step("v1 = v0.exp()"), Step("v2 = v1.t() * 2.0"), Step("v1.add_(1.0)")], [1, 2], 3, []
+        ),
+        6,  # loss.backward()
+    ),
+    "graph_freed": (
+        Program([(3,), (3,)], [Step("v2 = v0 * v1"), Step("v3 = v2.tanh()")], [3], 4, [], "twice"),
+        6,  # the second loss.backward()
+    ),
+}
+
+
+@pytest.mark.parametrize("framework", sorted(BACKENDS))
+@pytest.mark.parametrize("name", sorted(RAISING))
+def test_a_program_the_reference_raises_on_is_judged_before_the_raising_statement(framework, name):
+    from conformance.functional import why_not_functional
+
+    program, line = RAISING[name]
+    case = program_case(program, dtype="float32")
+    status, error = reference_outcome(case)
+    assert status == "raises" and error.statement == line, (error, case.source)
+    assert why_not_functional(case) is None
+    verdict = _verdict(_backend(framework), case)
+    assert verdict["verdict"] == "pass" and verdict["judged_to_line"] == line, verdict
+    assert f"judged up to line {line}" in verdict["reason"], verdict
+
+
+@pytest.mark.parametrize("framework", sorted(BACKENDS))
+def test_a_wrong_gradient_before_the_raising_statement_is_caught(framework, monkeypatch):
+    """The first backward's gradient (the second raises on PyTorch) scaled by 1 + 2^-4: a fail."""
+    import conformance.functional as functional
+
+    run = functional.run_functional
+
+    def planted(B, case, arrays, to_numpy, compile=None):
+        out = run(B, case, arrays, to_numpy, compile)
+        if "grad[v0]" in out and out["grad[v0]"] is not None:
+            out["grad[v0]"] = out["grad[v0]"] * (1 + 2.0**-4)
+        return out
+
+    monkeypatch.setattr(functional, "run_functional", planted)
+    case = program_case(RAISING["graph_freed"][0], dtype="float32")
+    verdict = _verdict(_backend(framework), case)
+    assert verdict["verdict"] == "fail" and "grad[v0]" in verdict["reason"], verdict
 
 
 @pytest.mark.jax
@@ -276,3 +334,19 @@ def test_run_ops_programs_on_jax_and_tensorflow(tmp_path):
     cells = json.loads((out / "report.json").read_text())["cells"]
     assert {c["framework"] for c in cells} == {"jax", "tensorflow"}
     assert all(c["op"] == "program" and c["counts"].get("pass", 0) >= 3 for c in cells), cells
+
+
+@pytest.mark.jax
+def test_jax_eager_says_it_judged_a_raising_program_up_to_the_statement():
+    """The worker's reply carries ``judged_to`` in every mode (jax:eager converts its outputs in place)."""
+    pytest.importorskip("jax")
+    from conformance.adapters import known, load
+    from conformance.worker import handle
+
+    adapter = load(known()["jax:eager"])
+    adapter.setup()
+    case = program_case(RAISING["graph_freed"][0], dtype="float32")
+    reply = handle(adapter, {"case": case, "check": "program"})
+    assert reply["judged_to"]["line"] == RAISING["graph_freed"][1], reply
+    verdict = program_verdict(case, reference_outcome(case), reply, "jax:eager")
+    assert verdict["verdict"] == "pass" and verdict["judged_to_line"] == 6, verdict

@@ -212,6 +212,12 @@ DEPARTURES = {
         "    v1 = v0 * 1.0\n    v2 = Identity.apply(v1)\n    v1.retain_grad()\n    v2.clamp_(-0.5, 0.5)\n"
         "    loss = (v0 * 1).sum()\n    loss.backward()\n    return [v0, v1, v2]\n",
     ),
+    # the accumulate model template (conformance.models): both micro-batch losses from one compiled forward
+    "two-losses-one-graph": (
+        {"v0": (2, 2), "v1": (2, 2)},
+        "    v2 = (v1[0:1] @ v0.t()).tanh()\n    v3 = (v1[1:2] @ v0.t()).tanh()\n    loss = (v0 * 1).sum()\n"
+        "    for part in [v2, v3]:\n        (part.sum() / 2).backward()\n    return [v0, v1, v2, v3]\n",
+    ),
 }
 
 
