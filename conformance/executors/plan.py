@@ -48,14 +48,17 @@ class FuzzUnit:
 
     def strategy(self):
         """The unit's Hypothesis strategy (built where it runs: strategies are not shipped)."""
-        from conformance.strategies import conv_cases, invalid_conv_cases, program_cases
+        from conformance.strategies import invalid_conv_cases, program_cases
 
         if self.kind == "program":
             return program_cases(dtypes=self.dtypes)
         if self.kind == "conv":
             if self.check == "error":
                 return invalid_conv_cases(list(self.dtypes))
-            return conv_cases(list(self.dtypes), checks=(self.check,))
+            # steered toward undrawn feature pairs and axis triples, from the unit's own coverage
+            from conformance.coverage import Coverage, conv_strategy
+
+            return conv_strategy(self.dtypes, (self.check,), Coverage())
         # a record's cases are steered toward feature pairs the unit has not drawn yet; the coverage
         # is the unit's own, so a unit draws the same cases whichever units ran before it (and on
         # whichever node): Campaign.fuzz restores it after generation before each shrink
