@@ -394,3 +394,20 @@ def test_a_zero_for_polygamma_at_plus_infinity_is_a_convention():
     assert _judge(case, "jvp_jvp", tangent2_output=[1.0, exact])["verdict"] == "fail"  # no limit
     finite = _case("digamma", {**data, "input": [3.0, 2.0]}, "jvp_jvp")
     assert _judge(finite, "jvp_jvp", tangent2_output=[0.0, exact])["verdict"] == "fail"
+
+
+def test_a_zero_seed_at_an_unbounded_derivative_may_give_zero():
+    """log1p''(-1) is unbounded; times a zero tangent PyTorch says nan (0 * inf), TensorFlow 0 (the
+    zero seed wins). A zero there is a convention; a zero at a nan input, or a nonzero value, is not."""
+    data = {"input": [-1.0, 1.0], "tan1_input": [0.0, 1.0], "cot_output": [3.0, 1.0]}
+    case = _case("log1p", data, "vjp_jvp")
+    ok = {"g_tan1_input": [np.inf, 0.5]}
+    assert _judge(case, "vjp_jvp", g_input=[NAN, -0.25], **ok)["verdict"] == "pass"  # the reference's own
+    got = _judge(case, "vjp_jvp", g_input=[0.0, -0.25], **ok)
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [
+        {"name": "zero-seed-at-an-unbounded-derivative", "alternative": "zero-for-the-nan", "elements": 1}
+    ]
+    assert _judge(case, "vjp_jvp", g_input=[1.0, -0.25], **ok)["verdict"] == "fail"
+    at_nan = _case("log1p", {**data, "input": [NAN, 1.0]}, "vjp_jvp")
+    assert _judge(at_nan, "vjp_jvp", g_input=[0.0, -0.25], g_tan1_input=[NAN, 0.5])["verdict"] == "fail"
