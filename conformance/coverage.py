@@ -20,7 +20,7 @@ A *feature* is a named property of one case, derived from its parameters, shapes
   ``rank=<r>``.
 
 A convolution case also has one value on each of its eight *axes* (:func:`conv_axes`): ``layout``,
-``padding`` (its form: int, per_dim, pairs, crop (a pair with a negative side), same, same_lower,
+``padding`` (its form: per_dim (an int or one per dim), pairs, crop (a pair with a negative side), same, same_lower,
 valid), ``channels`` (the larger channel count, bucketed at and around the vector widths 4, 8 and
 16: ``1``, ``4±1``, ``8±1``, ``16±1``, ``other``), ``groups`` (plain, grouped, depthwise),
 ``stride`` and ``dilation`` (``1`` or ``>1``), ``transposed`` and ``dtype``; its *triples* are the
