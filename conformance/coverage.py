@@ -62,6 +62,9 @@ TRIES = 6
 MISSING_SHOWN = 12
 #: the feature key of a domain's hard point reached by a case (``reached=input:pole 0``)
 REACHED = "reached"
+#: ``run --domains mixed``: one example in this many of a record with declared hard points is drawn
+#: over its whole domain (``params["domain"] = "whole"``, the ``near`` kind among its kinds)
+WHOLE_SHARE = 4
 #: the records whose axis triples are counted and steered for (:func:`conv_axes`)
 TRIPLE_OPS = ("conv",)
 #: the vector widths the ``channels`` axis buckets around (SIMD lanes of float32/float16 kernels)
@@ -397,17 +400,25 @@ def _in_dims(st, ranks):
 
 
 def record_strategy(
-    name, dtypes, checks, coverage: Coverage | None = None, tries: int = TRIES, whole_domains: bool = False
+    name,
+    dtypes,
+    checks,
+    coverage: Coverage | None = None,
+    tries: int = TRIES,
+    whole_domains: bool = False,
+    mixed_domains: bool = False,
 ):
     """Cases of the op record ``name`` for ``checks`` in ``dtypes``: its valid sample (with fuzzed
     ``in_dims`` and ``vmap_size`` for the vmap checks) or, for the ``error`` check, its invalid
     one; steered toward uncovered feature pairs when ``coverage`` is given. ``whole_domains``: the
     inputs are drawn over the record's whole declared domains (``params["domain"] = "whole"``),
-    and a record with hard points draws the ``near`` kind as often as any other kind."""
+    and a record with hard points draws the ``near`` kind as often as any other kind;
+    ``mixed_domains``: one example in :data:`WHOLE_SHARE` of a record with hard points so."""
     from hypothesis import strategies as st
 
     rec = RECORDS[name]
-    points = whole_domains and any(as_domain(d).points for d in rec.domains.values())
+    declared = any(as_domain(d).points for d in rec.domains.values())
+    mixed = mixed_domains and not whole_domains and declared
     checks = tuple(checks)
     if "error" in checks and len(checks) > 1:
         raise ValueError("the error check draws invalid cases: ask for it on its own")
@@ -421,9 +432,10 @@ def record_strategy(
         params = dict(params)
         if "error" not in checks:  # which spelling rejects what is the primary spelling's record
             params.update(draw(record_spellings(rec)))
-            if whole_domains and rec.domains:
+            whole = whole_domains or (mixed and draw(st.integers(0, WHOLE_SHARE - 1)) == 0)
+            if whole and rec.domains:
                 params["domain"] = WHOLE
-                if points and draw(st.integers(0, 8)) == 0:  # one kind in nine, like the others
+                if declared and draw(st.integers(0, 8)) == 0:  # one kind in nine, like the others
                     params["values"] = NEAR
         if vmapped:
             params["vmap_size"] = draw(st.integers(1, 3))
