@@ -228,11 +228,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0, help="Hypothesis seed (default 0)")
     run.add_argument(
         "--domains",
-        choices=("gate", "whole"),
+        choices=("gate", "whole", "mixed"),
         default="gate",
         help="gate (default): op records draw their inputs as the known-departures file is written for; "
         "whole: over each record's whole mathematical domain, and at and around its declared zeros, "
-        "poles and branch points (the 'near' values kind; docs/records.md lists them)",
+        "poles and branch points (the 'near' values kind; docs/records.md lists them); mixed: one "
+        "example in four of a record with declared points drawn as whole, the others as gate",
     )
     run.add_argument(
         "--cases",
@@ -615,7 +616,9 @@ def _gate_lines(report) -> list[str]:
         for entry_id in kn["stale"]:
             verb = "fails the run" if kn["strict"] else "reported only (--allow-stale)"
             if entry_id in unreported:
-                lines.append(f"  stale: known departure {entry_id!r} in {files[entry_id]}: {unreported[entry_id]} ({verb})")
+                lines.append(
+                    f"  stale: known departure {entry_id!r} in {files[entry_id]}: {unreported[entry_id]} ({verb})"
+                )
                 continue
             lines.append(
                 f"  stale: known departure {entry_id!r} in {files[entry_id]} matched nothing in the region this run "
@@ -770,6 +773,7 @@ def cmd_run(args) -> int:
         else min(args.max_examples, DEFAULT_RECORD_EXAMPLES),
         record_shrinks=MAX_SHRINKS if explicit_budget else 1,
         whole_domains=args.domains == "whole",
+        mixed_domains=args.domains == "mixed",
     )
     real_only = _real_only(ops, records, dtypes)
     if not curated and not units:

@@ -19,11 +19,20 @@ A *feature* is a named property of one case, derived from its parameters, shapes
   ``dilation>1``, ``batch_empty``, ``padding=<string>``, ``channels_last``, ``bias=False``,
   ``rank=<r>``.
 
+A convolution case also has one value on each of its eight *axes* (:func:`conv_axes`): ``layout``,
+``padding`` (its form: per_dim (an int or one per dim), pairs, crop (a pair with a negative side), same, same_lower,
+valid), ``channels`` (the larger channel count, bucketed at and around the vector widths 4, 8 and
+16: ``1``, ``4±1``, ``8±1``, ``16±1``, ``other``), ``groups`` (plain, grouped, depthwise),
+``stride`` and ``dilation`` (``1`` or ``>1``), ``transposed`` and ``dtype``; its *triples* are the
+56 combinations of three axis values (kernel bugs sit at combinations of three: a crop of a
+transposed channels-last conv, a stride with a vector-width channel count in float16).
+
 :class:`Coverage` counts, per record (``conv`` and ``program`` included), how often each feature
-and each pair of features was drawn; :func:`coverage_of_results` measures it from a results file
-(the report's coverage table); :func:`record_strategy` steers generation toward pairs not yet
-drawn: it draws a candidate case and, while the candidate adds no new pair, up to ``tries - 1``
-more, keeping the one that adds the most. The choice is memoised by the first candidate, so a
+and each pair of features was drawn, and for ``conv`` each triple; :func:`coverage_of_results`
+measures it from a results file (the report's coverage table); :func:`record_strategy` and
+:func:`conv_strategy` steer generation toward pairs (and, for conv, triples) not yet drawn: each
+draws a candidate case and, while the candidate adds nothing new, up to ``tries - 1`` more,
+keeping the one that adds the most. The choice is memoised by the first candidate, so a
 replay of the same Hypothesis choices (the campaign's shrink phase) rebuilds the same case, and
 a seed gives the same campaign.
 """
@@ -31,7 +40,7 @@ a seed gives the same campaign.
 from __future__ import annotations
 
 from collections import Counter
-from itertools import combinations
+from itertools import combinations, product
 
 from conformance.case import PART_DTYPE, Case
 from conformance.ops import (
@@ -45,7 +54,7 @@ from conformance.ops import (
     RecordParams,
     as_domain,
 )
-from conformance.strategies import record_spellings
+from conformance.strategies import conv_cases, record_spellings
 
 #: candidates drawn at most per steered example
 TRIES = 6
@@ -53,6 +62,13 @@ TRIES = 6
 MISSING_SHOWN = 12
 #: the feature key of a domain's hard point reached by a case (``reached=input:pole 0``)
 REACHED = "reached"
+#: ``run --domains mixed``: one example in this many of a record with declared hard points is drawn
+#: over its whole domain (``params["domain"] = "whole"``, the ``near`` kind among its kinds)
+WHOLE_SHARE = 4
+#: the records whose axis triples are counted and steered for (:func:`conv_axes`)
+TRIPLE_OPS = ("conv",)
+#: the vector widths the ``channels`` axis buckets around (SIMD lanes of float32/float16 kernels)
+VECTOR_WIDTHS = (4, 8, 16)
 
 
 def _prod(shape):
@@ -179,6 +195,55 @@ def pairs(feats) -> list[str]:
     return [f"{a} & {b}" for a, b in combinations(sorted(feats), 2)]
 
 
+def channels_bucket(n: int) -> str:
+    """A channel count at or around a vector width (``8±1``: 7, 8 or 9), ``1``, or ``other``."""
+    if n == 1:
+        return "1"
+    for w in VECTOR_WIDTHS:
+        if abs(n - w) <= 1:
+            return f"{w}±1"
+    return "other"
+
+
+def _padding_form(padding) -> str:
+    if isinstance(padding, str):
+        return padding
+    if isinstance(padding, int):
+        return "int"
+    if all(isinstance(p, int) for p in padding):
+        return "per_dim"
+    return "crop" if any(side < 0 for p in padding for side in p) else "pairs"
+
+
+def conv_axes(case) -> dict[str, str]:
+    """{axis: value} of a convolution case: the eight axes its triples combine."""
+    p = case.params
+    cin = case.shapes["input"][1]
+    weight = case.shapes["weight"]
+    cout = weight[1] * p.groups if p.transposed else weight[0]
+    kind = "plain" if p.groups == 1 else "depthwise" if p.groups == cin and not p.transposed else "grouped"
+    return {
+        "channels": channels_bucket(max(cin, cout)),
+        "dilation": ">1" if any(d > 1 for d in p.dilation) else "1",
+        "dtype": case.dtype,
+        "groups": kind,
+        "layout": p.layout,
+        "padding": _padding_form(p.padding),
+        "stride": ">1" if any(s > 1 for s in p.stride) else "1",
+        "transposed": str(bool(p.transposed)),
+    }
+
+
+def triples(axes: dict) -> list[str]:
+    """The combinations of three axis values (``axis=value & axis=value & axis=value``)."""
+    named = [f"{k}={v}" for k, v in sorted(axes.items())]
+    return [" & ".join(t) for t in combinations(named, 3)]
+
+
+def _triples_of(case) -> list[str]:
+    return triples(conv_axes(case)) if case.op in TRIPLE_OPS else []
+
+
 class Coverage:
     """Feature and pair counts per record (a campaign's, or measured from results)."""
 
@@ -186,10 +251,17 @@ class Coverage:
         self.cases: Counter = Counter()
         self.features: dict[str, Counter] = {}
         self.pairs: dict[str, Counter] = {}
+        self.triples: dict[str, Counter] = {}
+        self.axes: dict[str, dict[str, Counter]] = {}
         self._memo: dict = {}
 
     def add(self, case) -> None:
         self.add_features(case.op, features(case))
+        if case.op in TRIPLE_OPS:
+            axes = conv_axes(case)
+            for k, v in axes.items():
+                self.axes.setdefault(case.op, {}).setdefault(k, Counter())[v] += 1
+            self.triples.setdefault(case.op, Counter()).update(triples(axes))
 
     def snapshot(self):
         """The state steering depends on (counts and remembered choices), to :meth:`restore` later."""
@@ -197,14 +269,18 @@ class Coverage:
             Counter(self.cases),
             {k: Counter(v) for k, v in self.features.items()},
             {k: Counter(v) for k, v in self.pairs.items()},
+            {k: Counter(v) for k, v in self.triples.items()},
+            {op: {k: Counter(v) for k, v in axes.items()} for op, axes in self.axes.items()},
             dict(self._memo),
         )
 
     def restore(self, state) -> None:
-        cases, feats, pairs_, memo = state
+        cases, feats, pairs_, triples_, axes, memo = state
         self.cases = Counter(cases)
         self.features = {k: Counter(v) for k, v in feats.items()}
         self.pairs = {k: Counter(v) for k, v in pairs_.items()}
+        self.triples = {k: Counter(v) for k, v in triples_.items()}
+        self.axes = {op: {k: Counter(v) for k, v in a.items()} for op, a in axes.items()}
         self._memo = dict(memo)
 
     def add_features(self, op, feats) -> None:
@@ -213,9 +289,13 @@ class Coverage:
         self.pairs.setdefault(op, Counter()).update(pairs(feats))
 
     def novelty(self, case) -> int:
-        """How many of the case's feature pairs have not been drawn for its record yet."""
+        """How many of the case's feature pairs (and, for conv, axis triples) have not been drawn
+        for its record yet."""
         seen = self.pairs.get(case.op, Counter())
-        return sum(1 for p in pairs(features(case)) if not seen[p])
+        seen3 = self.triples.get(case.op, Counter())
+        return sum(1 for p in pairs(features(case)) if not seen[p]) + sum(
+            1 for t in _triples_of(case) if not seen3[t]
+        )
 
     def table(self) -> dict:
         """{record: {cases, features: {f: n}, pairs_drawn, pairs_possible, missing: [pair, ...]}};
@@ -237,12 +317,33 @@ class Coverage:
                 "missing_count": len(missing),
                 "rarest_pairs": [[p, n] for p, n in sorted(drawn.items(), key=lambda kv: (kv[1], kv[0]))[:5]],
             }
+            if op in self.triples:
+                out[op].update(self._triple_table(op))
             declared = declared_points(op)
             if declared:  # the reach of the record's declared domain points (conformance.ops._domains)
                 reached = {r: feats[f"{REACHED}={r}"] for r in declared}
                 out[op]["points"] = reached
                 out[op]["points_unreached"] = [r for r, n in reached.items() if not n]
         return out
+
+    def _triple_table(self, op) -> dict:
+        """``triples_drawn``; ``triples_possible``: the triples of axis values each drawn at least
+        once (not all can exist: a transposed conv is never depthwise); ``triples_missing``."""
+        drawn = self.triples[op]
+        values = {k: sorted(c) for k, c in self.axes[op].items()}
+        missing, possible = [], 0
+        for keys in combinations(sorted(values), 3):
+            for combo in product(*(values[k] for k in keys)):
+                possible += 1
+                t = " & ".join(f"{k}={v}" for k, v in zip(keys, combo))
+                if not drawn[t]:
+                    missing.append(t)
+        return {
+            "triples_drawn": len(drawn),
+            "triples_possible": possible,
+            "triples_missing": missing[:MISSING_SHOWN],
+            "triples_missing_count": len(missing),
+        }
 
 
 def _exclusive(pair: str) -> bool:
@@ -299,17 +400,25 @@ def _in_dims(st, ranks):
 
 
 def record_strategy(
-    name, dtypes, checks, coverage: Coverage | None = None, tries: int = TRIES, whole_domains: bool = False
+    name,
+    dtypes,
+    checks,
+    coverage: Coverage | None = None,
+    tries: int = TRIES,
+    whole_domains: bool = False,
+    mixed_domains: bool = False,
 ):
     """Cases of the op record ``name`` for ``checks`` in ``dtypes``: its valid sample (with fuzzed
     ``in_dims`` and ``vmap_size`` for the vmap checks) or, for the ``error`` check, its invalid
     one; steered toward uncovered feature pairs when ``coverage`` is given. ``whole_domains``: the
     inputs are drawn over the record's whole declared domains (``params["domain"] = "whole"``),
-    and a record with hard points draws the ``near`` kind as often as any other kind."""
+    and a record with hard points draws the ``near`` kind as often as any other kind;
+    ``mixed_domains``: one example in :data:`WHOLE_SHARE` of a record with hard points so."""
     from hypothesis import strategies as st
 
     rec = RECORDS[name]
-    points = whole_domains and any(as_domain(d).points for d in rec.domains.values())
+    declared = any(as_domain(d).points for d in rec.domains.values())
+    mixed = mixed_domains and not whole_domains and declared
     checks = tuple(checks)
     if "error" in checks and len(checks) > 1:
         raise ValueError("the error check draws invalid cases: ask for it on its own")
@@ -323,9 +432,10 @@ def record_strategy(
         params = dict(params)
         if "error" not in checks:  # which spelling rejects what is the primary spelling's record
             params.update(draw(record_spellings(rec)))
-            if whole_domains and rec.domains:
+            whole = whole_domains or (mixed and draw(st.integers(0, WHOLE_SHARE - 1)) == 0)
+            if whole and rec.domains:
                 params["domain"] = WHOLE
-                if points and draw(st.integers(0, 8)) == 0:  # one kind in nine, like the others
+                if declared and draw(st.integers(0, 8)) == 0:  # one kind in nine, like the others
                     params["values"] = NEAR
         if vmapped:
             params["vmap_size"] = draw(st.integers(1, 3))
@@ -341,18 +451,25 @@ def record_strategy(
 
     if coverage is None:
         return one()
+    return _steered(one(), checks, coverage, tries)
+
+
+def _steered(one, checks, coverage: Coverage, tries: int):
+    """``one`` steered toward what ``coverage`` has not drawn: up to ``tries`` candidates while
+    they add nothing new, the one adding most kept (memoised by the first candidate)."""
+    from hypothesis import strategies as st
 
     @st.composite
     def steered(draw):
-        first = draw(one())
+        first = draw(one)
         key = (first.id, checks)
         if key in coverage._memo:  # a replay of the same choices: the same decision
             n, pick = coverage._memo[key]
-            cands = [first] + [draw(one()) for _ in range(n - 1)]
+            cands = [first] + [draw(one) for _ in range(n - 1)]
             return cands[pick]
         cands, scores = [first], [coverage.novelty(first)]
         while scores[-1] == 0 and len(cands) < tries:
-            cands.append(draw(one()))
+            cands.append(draw(one))
             scores.append(coverage.novelty(cands[-1]))
         pick = max(range(len(cands)), key=lambda i: (scores[i], -i))
         coverage._memo[key] = (len(cands), pick)
@@ -362,6 +479,15 @@ def record_strategy(
     strategy = steered()
     strategy.coverage = coverage  # Campaign.fuzz restores it before each framework's shrink
     return strategy
+
+
+def conv_strategy(dtypes, checks, coverage: Coverage | None = None, tries: int = TRIES):
+    """Valid convolution cases (conformance.strategies.conv_cases) for ``checks`` in ``dtypes``,
+    steered toward undrawn feature pairs and axis triples when ``coverage`` is given."""
+    one = conv_cases(list(dtypes), checks=tuple(checks))
+    if coverage is None:
+        return one
+    return _steered(one, tuple(checks), coverage, tries)
 
 
 def render_rows(table: dict) -> list[dict]:
@@ -375,6 +501,7 @@ def render_rows(table: dict) -> list[dict]:
                 "pairs": f"{t['pairs_drawn']}/{t['pairs_possible']}",
                 "features": ", ".join(f"{f} {n}" for f, n in t["features"].items()),
                 "missing": "; ".join(t["missing"]) + (" …" if t["missing_count"] > len(t["missing"]) else ""),
+                "triples": f"{t['triples_drawn']}/{t['triples_possible']}" if "triples_drawn" in t else "",
             }
         )
     return rows

@@ -87,6 +87,12 @@ PADDING_FORMS = ("int", "per_dim", "pairs", "same", "same_lower", "valid")
 
 
 GROUP_KINDS = ("plain", "grouped", "depthwise")
+#: channel counts at and around the vector widths 8 and 16 (full lanes, a tail of one, one lane
+#: short): a plain convolution draws one of them for a channel count one time in four
+WIDE_CHANNELS = (7, 8, 9, 15, 16, 17)
+_plain_channels = st.one_of(
+    st.integers(1, 4), st.integers(1, 4), st.integers(1, 4), st.sampled_from(WIDE_CHANNELS)
+)
 
 
 @st.composite
@@ -94,7 +100,7 @@ def channel_groups(draw, transposed: bool, kinds=GROUP_KINDS):
     """(groups, input channels, output channels): plain, grouped or depthwise."""
     kind = draw(_sampled([k for k in kinds if not (transposed and k == "depthwise")] or ["grouped"]))
     if kind == "plain":
-        return 1, draw(_integers(1, 4)), draw(_integers(1, 4))
+        return 1, draw(_plain_channels), draw(_plain_channels)
     if kind == "depthwise" and not transposed:
         c = draw(_integers(2, 4))
         return c, c, c * draw(_integers(1, 2))  # channel multiplier 1 or 2

@@ -40,6 +40,9 @@ class FuzzUnit:
     max_shrinks: int = MAX_SHRINKS
     #: op records drawn over their whole domains and near their hard points (``run --domains whole``)
     whole_domains: bool = False
+    #: ``run --domains mixed``: one example in :data:`conformance.coverage.WHOLE_SHARE` of a record
+    #: with declared points is drawn over its whole domain, the others as the gate draws them
+    mixed_domains: bool = False
 
     @property
     def label(self) -> str:
@@ -48,21 +51,29 @@ class FuzzUnit:
 
     def strategy(self):
         """The unit's Hypothesis strategy (built where it runs: strategies are not shipped)."""
-        from conformance.strategies import conv_cases, invalid_conv_cases, program_cases
+        from conformance.strategies import invalid_conv_cases, program_cases
 
         if self.kind == "program":
             return program_cases(dtypes=self.dtypes)
         if self.kind == "conv":
             if self.check == "error":
                 return invalid_conv_cases(list(self.dtypes))
-            return conv_cases(list(self.dtypes), checks=(self.check,))
+            # steered toward undrawn feature pairs and axis triples, from the unit's own coverage
+            from conformance.coverage import Coverage, conv_strategy
+
+            return conv_strategy(self.dtypes, (self.check,), Coverage())
         # a record's cases are steered toward feature pairs the unit has not drawn yet; the coverage
         # is the unit's own, so a unit draws the same cases whichever units ran before it (and on
         # whichever node): Campaign.fuzz restores it after generation before each shrink
         from conformance.coverage import Coverage, record_strategy
 
         return record_strategy(
-            self.record, list(self.dtypes), (self.check,), Coverage(), whole_domains=self.whole_domains
+            self.record,
+            list(self.dtypes),
+            (self.check,),
+            Coverage(),
+            whole_domains=self.whole_domains,
+            mixed_domains=self.mixed_domains,
         )
 
 
@@ -83,10 +94,11 @@ def fuzz_units(
     record_examples: int | None = None,
     record_shrinks: int = MAX_SHRINKS,
     whole_domains: bool = False,
+    mixed_domains: bool = False,
 ) -> list[FuzzUnit]:
     """The fuzz units of a ``run``, in the order a local run fuzzes them (op records: their own
     budget ``record_examples``, default ``max_examples``, and ``record_shrinks``; drawn over their
-    whole domains with ``whole_domains``)."""
+    whole domains with ``whole_domains``, a share of their examples with ``mixed_domains``)."""
     from conformance.case import CONV_CHECKS, DTYPES
     from conformance.ops import RECORDS
 
@@ -109,7 +121,17 @@ def fuzz_units(
         if not rec_dt:
             continue
         units += [
-            FuzzUnit("record", c, rec_dt, n, unit_seed(seed, name, c), name, record_shrinks, whole_domains)
+            FuzzUnit(
+                "record",
+                c,
+                rec_dt,
+                n,
+                unit_seed(seed, name, c),
+                name,
+                record_shrinks,
+                whole_domains,
+                mixed_domains,
+            )
             for c in RECORDS[name].checks
             if c in checks
         ]

@@ -276,5 +276,53 @@ UNBOUNDED_DERIVATIVE = Convention(
         ),
     ),
 )
+
+
+def _zero_for_nan(value, observed):
+    return np.where(np.isnan(value) & (observed == 0), observed, value)
+
+
+#: An exact zero cotangent or tangent times a derivative with no value (an infinity at a pole of
+#: the derivative, 0 * inf in PyTorch's chain rule): PyTorch multiplies and says nan; TensorFlow's
+#: gradient functions (mul_no_nan, where(grad == 0, 0, ...)) and JAX's symbolic zeros say the zero
+#: seed's answer, 0. Only a zero where the reference says nan, only where every input is finite.
+ZERO_SEED = Convention(
+    "zero-seed-at-an-unbounded-derivative",
+    "an exact zero cotangent or tangent times a derivative with no value: PyTorch's chain rule says "
+    "nan (0 * inf), a framework that lets the zero seed win says 0",
+    _all_finite,
+    (
+        Alternative(
+            "zero-for-the-nan",
+            None,
+            "TensorFlow's and JAX's zero seed: 0 where PyTorch says nan",
+            _zero_for_nan,
+        ),
+    ),
+)
 #: the conventions of every real record, besides its own (``OpRecord.conventions``)
-EVERY_RECORD = (UNBOUNDED_DERIVATIVE,)
+EVERY_RECORD = (UNBOUNDED_DERIVATIVE, ZERO_SEED)
+
+
+# ---- conventions of a few records ---------------------------------------------------------------
+
+
+def _plus_infinity(np_, inputs, params) -> bool:
+    return any(bool(np_.isposinf(a).any()) for a in inputs.values())
+
+
+#: polygamma(n, x) for n >= 2 at x = +inf (digamma's second derivative, polygamma's value and
+#: derivatives): the mathematics gives the limit, a zero (polygamma(n, x) ~ (-1)^(n+1) (n-1)! / x^n),
+#: and TensorFlow (tf.math.polygamma(2., inf) is -0.0) and SciPy give it; PyTorch (its Hurwitz zeta)
+#: and JAX say nan, and the reference keeps PyTorch's value at the infinities
+#: (reference/ops/rules/pointwise.py ``_polygamma``). Only a zero where the reference says nan, only
+#: where some input is +inf.
+def polygamma_at_plus_infinity(checks) -> Convention:
+    return Convention(
+        "polygamma-at-plus-infinity",
+        "polygamma(n, +inf) for n >= 2 (digamma's second derivative): PyTorch and JAX say nan, the "
+        "limit (TensorFlow, SciPy) is a zero",
+        _plus_infinity,
+        (Alternative("the-limit-zero", None, "TensorFlow and SciPy: the limit, a zero", _zero_for_nan),),
+        tuple(checks),
+    )

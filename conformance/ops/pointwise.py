@@ -18,6 +18,7 @@ from conformance.ops._conventions import (
     at_params,
     away_from_nan,
     nan_mask,
+    polygamma_at_plus_infinity,
 )
 from conformance.ops.elementwise import _binary, _unary
 
@@ -186,7 +187,15 @@ _simple(
 )
 _simple("erfinv", "erfinv", "jax.scipy.special.erfinv", "math.erfinv", D.ERFINV)
 _simple("lgamma", "lgamma", "jax.scipy.special.gammaln", "math.lgamma", D.LGAMMA)
-_simple("digamma", "digamma", "jax.scipy.special.digamma", "math.digamma", D.DIGAMMA)
+_SECOND_ORDER = ("vjp_vjp", "jvp_jvp", "vjp_jvp", "jvp_vjp", "vmap_jvp_vjp")
+_simple(
+    "digamma",
+    "digamma",
+    "jax.scipy.special.digamma",
+    "math.digamma",
+    D.DIGAMMA,
+    conventions=(polygamma_at_plus_infinity(_SECOND_ORDER),),
+)
 _simple("i0", "i0", "jax.scipy.special.i0", "math.bessel_i0")
 _simple("i0e", "special.i0e", "jax.scipy.special.i0e", "math.bessel_i0e")
 _simple("i1", "special.i1", "jax.scipy.special.i1", "math.bessel_i1")
@@ -252,6 +261,8 @@ unary(
     domain="pos",
     params={"n": st.sampled_from([1, 2, 3])},
     values=("normal", "ties"),
+    # polygamma(n + 1) is every derivative: n = 1's first derivatives are polygamma(2) too
+    conventions=(polygamma_at_plus_infinity(("forward", "vjp", "jvp", "vmap", "vmap_vjp", *_SECOND_ORDER)),),
 )
 unary(
     "mvlgamma",
@@ -584,6 +595,7 @@ binary(
         _to_the_bound_at_nan("clamp_tensor", lambda T, x, y: T.clamp(x, y, y + 1)),
     ),
 )
+
 
 def not_fuzzed_derivatives(fn, family, record):
     """The exact derivative primitives ``fn``_d1, _d2, _d3 of the derivative table

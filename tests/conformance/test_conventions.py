@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+import scipy.special
 
 from conformance import exitcodes
 from conformance.case import Case
@@ -325,7 +326,9 @@ def test_nan_for_an_unbounded_derivative_at_finite_inputs_is_a_convention():
     assert _judge(case, "vjp", grad_input=[np.inf, 0.25])["verdict"] == "pass"  # the reference's own
     got = _judge(case, "vjp", grad_input=[NAN, 0.25])
     assert got["verdict"] == "convention", got
-    assert got["conventions"] == [{"name": "unbounded-derivative", "alternative": "nan-for-the-infinity", "elements": 1}]
+    assert got["conventions"] == [
+        {"name": "unbounded-derivative", "alternative": "nan-for-the-infinity", "elements": 1}
+    ]
 
 
 def test_an_unbounded_derivative_stays_judged_where_it_matters():
@@ -356,10 +359,14 @@ def test_entr_derivative_below_its_domain_zero_is_a_convention_and_other_values_
     PyTorch's -(1 + log x) says nan, JAX's constant branch 0, to every order."""
     data = {"input": [-0.9183862209320068, 2.0], "grad_output": [1.04, 1.0], "gg_input": [0.157, 1.0]}
     vjp = _case("entr", data, "vjp", values="special")
-    assert _judge(vjp, "vjp", grad_input=[NAN, -1.0 - np.log(2.0)])["verdict"] == "pass"  # the reference's own
+    assert (
+        _judge(vjp, "vjp", grad_input=[NAN, -1.0 - np.log(2.0)])["verdict"] == "pass"
+    )  # the reference's own
     got = _judge(vjp, "vjp", grad_input=[0.0, -1.0 - np.log(2.0)])
     assert got["verdict"] == "convention", got
-    assert got["conventions"] == [{"name": "entr-derivative-below-zero", "alternative": "zero", "elements": 1}]
+    assert got["conventions"] == [
+        {"name": "entr-derivative-below-zero", "alternative": "zero", "elements": 1}
+    ]
     assert _judge(vjp, "vjp", grad_input=[0.5, -1.0 - np.log(2.0)])["verdict"] == "fail"  # neither choice
     assert _judge(vjp, "vjp", grad_input=[0.0, 0.0])["verdict"] == "fail"  # x = 2 is inside the domain
     # second order (JAX's jax.grad of jax.grad): the cotangent's derivative at x < 0 is 0 too
@@ -369,3 +376,38 @@ def test_entr_derivative_below_its_domain_zero_is_a_convention_and_other_values_
     # the forward value is fixed (-inf below 0): no convention for it
     fwd = _case("entr", data, "forward", values="special")
     assert _judge(fwd, "forward", output=[NAN, -2.0 * np.log(2.0)])["verdict"] == "fail"
+
+
+def test_a_zero_for_polygamma_at_plus_infinity_is_a_convention():
+    """digamma'' = polygamma(2, x) -> 0 as x -> +inf (TensorFlow says -0.0); PyTorch and JAX say nan,
+    which the reference keeps. A zero there is the limit; a nonzero value, or a zero at a finite x,
+    is no choice."""
+    data = {"input": [np.inf, 2.0], "tan1_input": [1.0, 1.0], "tan2_input": [1.0, 1.0]}
+    case = _case("digamma", data, "jvp_jvp")
+    exact = float(scipy.special.polygamma(2, 2.0))
+    assert _judge(case, "jvp_jvp", tangent2_output=[NAN, exact])["verdict"] == "pass"  # the reference's own
+    got = _judge(case, "jvp_jvp", tangent2_output=[-0.0, exact])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [
+        {"name": "polygamma-at-plus-infinity", "alternative": "the-limit-zero", "elements": 1}
+    ]
+    assert _judge(case, "jvp_jvp", tangent2_output=[1.0, exact])["verdict"] == "fail"  # no limit
+    finite = _case("digamma", {**data, "input": [3.0, 2.0]}, "jvp_jvp")
+    assert _judge(finite, "jvp_jvp", tangent2_output=[0.0, exact])["verdict"] == "fail"
+
+
+def test_a_zero_seed_at_an_unbounded_derivative_may_give_zero():
+    """log1p''(-1) is unbounded; times a zero tangent PyTorch says nan (0 * inf), TensorFlow 0 (the
+    zero seed wins). A zero there is a convention; a zero at a nan input, or a nonzero value, is not."""
+    data = {"input": [-1.0, 1.0], "tan1_input": [0.0, 1.0], "cot_output": [3.0, 1.0]}
+    case = _case("log1p", data, "vjp_jvp")
+    ok = {"g_tan1_input": [np.inf, 0.5]}
+    assert _judge(case, "vjp_jvp", g_input=[NAN, -0.25], **ok)["verdict"] == "pass"  # the reference's own
+    got = _judge(case, "vjp_jvp", g_input=[0.0, -0.25], **ok)
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [
+        {"name": "zero-seed-at-an-unbounded-derivative", "alternative": "zero-for-the-nan", "elements": 1}
+    ]
+    assert _judge(case, "vjp_jvp", g_input=[1.0, -0.25], **ok)["verdict"] == "fail"
+    at_nan = _case("log1p", {**data, "input": [NAN, 1.0]}, "vjp_jvp")
+    assert _judge(at_nan, "vjp_jvp", g_input=[0.0, -0.25], g_tan1_input=[NAN, 0.5])["verdict"] == "fail"

@@ -5,7 +5,17 @@ coverage table (JSON and HTML)."""
 from __future__ import annotations
 
 from conformance.case import Case
-from conformance.coverage import Coverage, coverage_of_results, features, pairs, record_strategy
+from conformance.coverage import (
+    Coverage,
+    channels_bucket,
+    conv_axes,
+    conv_strategy,
+    coverage_of_results,
+    features,
+    pairs,
+    record_strategy,
+    triples,
+)
 from conformance.ops import RecordParams
 from conformance.strategies import draw_examples
 
@@ -167,3 +177,115 @@ def test_the_default_campaign_covers_every_record():
     plan = [u.label for u in fuzz_units(items, records, ["forward", "vmap", "error"], ["float32"], 1, 0)]
     assert "exp:vmap" in plan and "add:error" in plan and "exp:error" not in plan
     assert DEFAULT_RECORD_EXAMPLES >= 1
+
+
+def _conv(padding, transposed=False, cin=8, groups=1, layout="channels_last", dtype="float16"):
+    w = [cin, 3, 2, 2] if transposed else [3 * groups, cin // groups, 2, 2]
+    return Case.from_dict(
+        {
+            "op": "conv",
+            "params": {
+                "rank": 2,
+                "stride": [2, 1],
+                "padding": padding,
+                "groups": groups,
+                "transposed": transposed,
+                "layout": layout,
+            },
+            "shapes": {"input": [1, cin, 6, 6], "weight": w},
+            "dtype": dtype,
+        }
+    )
+
+
+def test_conv_axes_name_padding_form_channels_and_groups():
+    axes = conv_axes(_conv([[-1, 0], [1, 1]]))
+    assert axes == {
+        "channels": "8±1",
+        "dilation": "1",
+        "dtype": "float16",
+        "groups": "plain",
+        "layout": "channels_last",
+        "padding": "crop",
+        "stride": ">1",
+        "transposed": "False",
+    }
+    assert conv_axes(_conv([[0, 1], [1, 1]]))["padding"] == "pairs"
+    assert conv_axes(_conv(1))["padding"] == "per_dim"  # an int is one padding per dim
+    assert conv_axes(_conv("same", cin=16, groups=16))["groups"] == "depthwise"
+    assert conv_axes(_conv("valid", cin=4, groups=2, transposed=True))["groups"] == "grouped"
+    assert [channels_bucket(n) for n in (1, 2, 5, 7, 9, 10, 17)] == [
+        "1",
+        "other",
+        "4±1",
+        "8±1",
+        "8±1",
+        "other",
+        "16±1",
+    ]
+    assert len(triples(axes)) == 56 and "layout=channels_last & padding=crop & transposed=False" in triples(
+        axes
+    )
+
+
+def _conv_triples(coverage, n=30, seed=1):
+    cases = draw_examples(conv_strategy(("float32", "float16"), ("vjp",), coverage), n, seed)
+    measured = Coverage()
+    for c in cases:
+        measured.add(c)
+    return measured
+
+
+def test_conv_steering_draws_more_distinct_triples_than_plain_draws():
+    plain, steered = _conv_triples(None), _conv_triples(Coverage())
+    assert plain.cases["conv"] == steered.cases["conv"] == 30
+    got, base = set(steered.triples["conv"]), set(plain.triples["conv"])
+    assert len(got) > len(base) * 1.2, (len(got), len(base))
+    table = steered.table()["conv"]
+    assert table["triples_drawn"] == len(got) <= table["triples_possible"]
+    assert table["triples_missing_count"] == table["triples_possible"] - table["triples_drawn"]
+
+
+def test_conv_triples_measured_from_results_equal_the_campaigns(tmp_path):
+    """The campaign's own path (FuzzUnit's strategy under runner._hypothesis) steers a coverage;
+    the report's table measured from the results those cases produce counts the same triples."""
+    from conformance.executors.plan import FuzzUnit
+    from conformance.report import render_html, summarise, validate
+    from conformance.runner import _hypothesis
+
+    unit = FuzzUnit("conv", "vjp", ("float32", "float16"), 20, 5)
+    strategy = unit.strategy()
+    records = []
+
+    def generate(case):
+        case = case.with_checks(["vjp"])
+        for fw in ("torch", "jax"):
+            records.append(
+                {
+                    "case_id": case.id,
+                    "framework": fw,
+                    "check": "vjp",
+                    "dtype": case.dtype,
+                    "verdict": "pass",
+                    "phase": "fuzz",
+                    "reason": "",
+                    "case": case.to_dict(),
+                    "config": case.describe(),
+                    "bound": {
+                        "formula": "|observed - expected| <= bound",
+                        "u": 2.0**-24,
+                        "compute_dtype": case.dtype,
+                    },
+                }
+            )
+
+    _hypothesis(generate, strategy, unit.max_examples, unit.seed, shrink=False)()
+    campaign = strategy.coverage.table()["conv"]
+    report = summarise(records, {}, out_dir=tmp_path)
+    validate(report)
+    measured = report["coverage"]["conv"]
+    assert measured["triples_drawn"] == campaign["triples_drawn"] > 56
+    assert measured["triples_possible"] == campaign["triples_possible"]
+    assert measured["cases"] == campaign["cases"]
+    html = render_html(report)
+    assert f'<td class="num triples">{campaign["triples_drawn"]}/{campaign["triples_possible"]}</td>' in html

@@ -157,3 +157,26 @@ def test_a_record_with_an_old_domain_name_draws_in_it_in_both_campaigns():
             )
         )["batched_input"]
         assert (np.abs(batched) <= 0.9).all()
+
+
+def test_run_domains_mixed_draws_a_share_whole_and_leaves_other_records_as_the_gate():
+    """``--domains mixed``: about one example in four of a record with declared points is drawn
+    over its whole domain (and reaches its points); a record without points draws as the gate."""
+    from conformance.cli import _parser
+    from conformance.coverage import WHOLE_SHARE, record_strategy
+    from conformance.executors.plan import fuzz_units
+    from conformance.strategies import draw_examples
+
+    mixed = draw_examples(record_strategy("log", ["float32"], ("vjp",), mixed_domains=True), 80)
+    whole = [c for c in mixed if c.params.as_dict().get("domain") == WHOLE]
+    assert 80 / WHOLE_SHARE / 3 < len(whole) < 80 * 3 / WHOLE_SHARE, len(whole)
+    measured = Coverage()
+    for c in whole:
+        measured.add(c)
+    assert measured.table()["log"]["points_unreached"] != declared_points("log")  # some point reached
+    plain = record_strategy("exp", ["float32"], ("vjp",), mixed_domains=True)
+    gate = record_strategy("exp", ["float32"], ("vjp",))
+    assert [c.id for c in draw_examples(plain, 20)] == [c.id for c in draw_examples(gate, 20)]
+    args = _parser().parse_args(["run", "--domains", "mixed"])
+    units = fuzz_units(["log"], ["log"], ["vjp"], ["float32"], 1, 0, mixed_domains=args.domains == "mixed")
+    assert units and all(u.mixed_domains and not u.whole_domains for u in units)
