@@ -157,3 +157,25 @@ if __name__ == "__main__":
     for key, digest in digests().items():
         print(f'    "{key}": "{digest}",')
     print("}")
+
+
+def test_one_example_per_record_is_a_draw_of_the_seed_not_the_simplest_case():
+    # Hypothesis's first example is its simplest draw (the first dtype, the first values kind, the
+    # smallest shapes, data seed 0) at every seed: at the default budget (one example per record
+    # and check) every seed drew that same case. Each example is now a draw of the campaign's seed.
+    from conformance.coverage import record_strategy
+    from conformance.runner import _hypothesis
+
+    def drawn(seed):
+        cases = []
+        strategy = record_strategy("tanh", DTYPES, ("vjp",))
+        _hypothesis(lambda case: cases.append(case), strategy, 1, seed, shrink=False)()
+        return cases
+
+    by_seed = {seed: drawn(seed) for seed in range(6)}
+    assert all(len(cases) == 1 for cases in by_seed.values())  # one example, as asked
+    ids = {cases[0].id for cases in by_seed.values()}
+    assert len(ids) >= 5, ids  # the seeds draw different cases
+    assert {c[0].dtype for c in by_seed.values()} != {DTYPES[0]}  # not always the first dtype
+    assert {c[0].seed for c in by_seed.values()} != {0}  # nor the data of seed 0
+    assert [c.id for c in drawn(3)] == [c.id for c in by_seed[3]]  # and a seed draws the same again
