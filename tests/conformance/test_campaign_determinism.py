@@ -44,14 +44,14 @@ EXPECTED = {
     "0:jvp": "03fd85fda3aa7847cee1271a9b11b955624aefe280d01b059e8727fa851c13c2",
     "0:vmap": "7f192ea45a533f0bdcc102d1260735e454de1278344350a4a105fd66eb9ca49a",
     "0:vmap_vjp": "908ecf496890fb0b113d36949e5bb002f355f829f52223a7f99d3b01fe020778",
-    "0:error": "7a4accf396afb3615a7d709c9ac222115bf5aaa3b5319a43dd7bb10288dd70c1",
+    "0:error": "57484311dbddc4c7e9f71e5ec44e4b7fdd80546021eab6631021f28d3ae9dd70",
     "1:forward": "43cabc62a43e8712c44118800b87fbad5a5327f52ee25703e09ab50d04c137fc",
     "1:vjp": "6354768c61b21274da59e95befbb9ff4f6f7768ac1c1922b9793b49e8296cb1f",
     "1:vjp_vjp": "4242fed44dfc630d333996ca021bde6c886760c2ffbe311b3e0cde00595a1eed",
     "1:jvp": "81ec8ed90f472dbdf25228000073d8b11e59dfb3ad53f67246903cc249d4cda5",
     "1:vmap": "c894a96e07d311d84a89d2cf1487b39da2af8a33e04d55a71b8fa2b65cfbc4e2",
     "1:vmap_vjp": "f5b2782f35d21b65e138cef21dd3756c816d24e2cbe98f960a5a3933dfd9c26a",
-    "1:error": "0d049a72ae61e4446c3b983c440cc560c530f391f405046d257bc01e4361a657",
+    "1:error": "400f599833fcb272d343d92aafd729d2a4e7ae8540fc8865029afea2aa192535",
 }
 
 
@@ -159,23 +159,40 @@ if __name__ == "__main__":
     print("}")
 
 
-def test_one_example_per_record_is_a_draw_of_the_seed_not_the_simplest_case():
+def test_seeded_draws_make_one_example_per_record_a_draw_of_the_seed():
     # Hypothesis's first example is its simplest draw (the first dtype, the first values kind, the
     # smallest shapes, data seed 0) at every seed: at the default budget (one example per record
-    # and check) every seed drew that same case. Each example is now a draw of the campaign's seed.
+    # and check) every seed draws that same case. ``run --draws seeded`` skips it: each example is
+    # a draw of the campaign's seed.
     from conformance.coverage import record_strategy
     from conformance.runner import _hypothesis
 
-    def drawn(seed):
+    def drawn(seed, simplest):
         cases = []
         strategy = record_strategy("tanh", DTYPES, ("vjp",))
-        _hypothesis(lambda case: cases.append(case), strategy, 1, seed, shrink=False)()
+        _hypothesis(lambda case: cases.append(case), strategy, 1, seed, shrink=False, simplest=simplest)()
         return cases
 
-    by_seed = {seed: drawn(seed) for seed in range(6)}
-    assert all(len(cases) == 1 for cases in by_seed.values())  # one example, as asked
-    ids = {cases[0].id for cases in by_seed.values()}
+    simplest = {seed: drawn(seed, True) for seed in range(3)}
+    assert len({cases[0].id for cases in simplest.values()}) == 1  # what the default draws
+    seeded = {seed: drawn(seed, False) for seed in range(6)}
+    assert all(len(cases) == 1 for cases in seeded.values())  # one example, as asked
+    ids = {cases[0].id for cases in seeded.values()}
     assert len(ids) >= 5, ids  # the seeds draw different cases
-    assert {c[0].dtype for c in by_seed.values()} != {DTYPES[0]}  # not always the first dtype
-    assert {c[0].seed for c in by_seed.values()} != {0}  # nor the data of seed 0
-    assert [c.id for c in drawn(3)] == [c.id for c in by_seed[3]]  # and a seed draws the same again
+    assert {c[0].dtype for c in seeded.values()} != {DTYPES[0]}  # not always the first dtype
+    assert {c[0].seed for c in seeded.values()} != {0}  # nor the data of seed 0
+    assert [c.id for c in drawn(3, False)] == [c.id for c in seeded[3]]  # a seed draws the same again
+
+
+@pytest.mark.torch
+def test_run_draws_seeded_gives_each_seed_its_own_record_cases(tmp_path):
+    # the flag reaches the fuzz units: at the default record budget, two seeds draw other cases
+    from conformance.cli import main
+
+    fuzzed = {}
+    for seed in (0, 1):
+        out = tmp_path / f"seed{seed}"
+        argv = ["run", "--ops", "tanh,exp", "--frameworks", "torch", "--checks", "vjp", "--draws", "seeded"]
+        main([*argv, "--seed", str(seed), "--out", str(out), "--quiet"])
+        fuzzed[seed] = {r["case_id"] for r in read_results(out / "results.jsonl") if r["phase"] == "fuzz"}
+    assert fuzzed[0] and fuzzed[1] and fuzzed[0] != fuzzed[1]
