@@ -227,6 +227,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--seed", type=int, default=0, help="Hypothesis seed (default 0)")
     run.add_argument(
+        "--draws",
+        choices=("simplest-first", "seeded"),
+        default="simplest-first",
+        help="simplest-first: each fuzz unit's first example is Hypothesis's simplest draw, the same at "
+        "every seed (at the default budget of one example per record and check, all of them); seeded: "
+        "every example is a draw of --seed (default simplest-first)",
+    )
+    run.add_argument(
         "--domains",
         choices=("gate", "whole", "mixed"),
         default="gate",
@@ -774,6 +782,7 @@ def cmd_run(args) -> int:
         record_shrinks=MAX_SHRINKS if explicit_budget else 1,
         whole_domains=args.domains == "whole",
         mixed_domains=args.domains == "mixed",
+        simplest=args.draws == "simplest-first",
     )
     real_only = _real_only(ops, records, dtypes)
     if not curated and not units:

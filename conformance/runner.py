@@ -918,7 +918,14 @@ class Campaign:
 
     # -- fuzzing -----------------------------------------------------------------------------
     def fuzz(
-        self, frameworks, check: str, strategy, max_examples: int, seed: int = 0, max_shrinks: int = 2
+        self,
+        frameworks,
+        check: str,
+        strategy,
+        max_examples: int,
+        seed: int = 0,
+        max_shrinks: int = 2,
+        simplest: bool = True,
     ) -> list[dict]:
         """Hypothesis-driven fuzzing of one check on one or more frameworks; returns the shrunk failures.
 
@@ -927,16 +934,20 @@ class Campaign:
         distinct kind of failure (up to ``max_shrinks``), Hypothesis replays the same seeded
         generation (answered from the recorded results) up to the first example of that kind and
         shrinks it on that framework; shrink steps are not recorded. The minimal case is saved
-        as JSON to the found directory and recorded with phase ``shrunk``.
+        as JSON to the found directory and recorded with phase ``shrunk``. ``simplest``: whether
+        the first example is Hypothesis's simplest draw (see :func:`_hypothesis`).
         """
-        return self.shrink(self.generate(frameworks, check, strategy, max_examples, seed), max_shrinks)
+        run = self.generate(frameworks, check, strategy, max_examples, seed, simplest)
+        return self.shrink(run, max_shrinks)
 
-    def generate(self, frameworks, check: str, strategy, max_examples: int, seed: int = 0) -> _FuzzRun:
+    def generate(
+        self, frameworks, check: str, strategy, max_examples: int, seed: int = 0, simplest: bool = True
+    ) -> _FuzzRun:
         """The generation half of :meth:`fuzz`: every example submitted, the last ones possibly
         still in flight on return, so that the next fuzz run's drawing overlaps them. Pass the
         run to :meth:`shrink` (after any number of other generations)."""
         frameworks = [frameworks] if isinstance(frameworks, str) else list(frameworks)
-        run = _FuzzRun(frameworks, check, strategy, max_examples, seed)
+        run = _FuzzRun(frameworks, check, strategy, max_examples, seed, simplest)
 
         def generate(case):
             # submitted, not awaited: the worker runs it while the next example is drawn (see submit)
@@ -945,7 +956,7 @@ class Campaign:
             self.pump()
 
         try:
-            _hypothesis(generate, strategy, max_examples, seed, shrink=False)()
+            _hypothesis(generate, strategy, max_examples, seed, shrink=False, simplest=simplest)()
         except OutputLost:  # the results cannot be kept: the run stops (never a result of its own)
             raise
         except Exception as exc:  # the campaign goes on; the problem is a result of its own
@@ -997,7 +1008,13 @@ class Campaign:
                     shrunk.append(recorded)
                     continue
                 last = self._shrink(
-                    run_one, kind, strategy, run.max_examples, run.seed, dict(run.answered[name])
+                    run_one,
+                    kind,
+                    strategy,
+                    run.max_examples,
+                    run.seed,
+                    dict(run.answered[name]),
+                    run.simplest,
                 )
                 if last:
                     case, rec = last
@@ -1008,7 +1025,7 @@ class Campaign:
         return shrunk
 
     @staticmethod
-    def _shrink(run_one, kind, strategy, max_examples, seed, seen=None) -> list:
+    def _shrink(run_one, kind, strategy, max_examples, seed, seen=None, simplest=True) -> list:
         """The smallest case Hypothesis finds with this kind of failure ([] if none).
 
         ``seen``: case id -> (case, record) already answered (the generation's records): the
@@ -1026,7 +1043,7 @@ class Campaign:
                 raise _Shrinking(kind)
 
         try:
-            _hypothesis(prop, strategy, max_examples, seed, shrink=True)()
+            _hypothesis(prop, strategy, max_examples, seed, shrink=True, simplest=simplest)()
         except Exception:  # _Shrinking, or Hypothesis giving up (flaky, ...): keep the smallest seen
             pass
         return last
@@ -1097,9 +1114,9 @@ class _Ticket:
 class _FuzzRun:
     """One fuzz run between its generation and its shrinking (Campaign.generate, Campaign.shrink)."""
 
-    def __init__(self, frameworks, check, strategy, max_examples, seed):
+    def __init__(self, frameworks, check, strategy, max_examples, seed, simplest=True):
         self.frameworks, self.check, self.strategy = frameworks, check, strategy
-        self.max_examples, self.seed = max_examples, seed
+        self.max_examples, self.seed, self.simplest = max_examples, seed, simplest
         self.kinds = {name: [] for name in frameworks}  # each framework's kinds of failure, first seen first
         self.answered = {name: {} for name in frameworks}  # case id -> (case, record): what shrinking replays
         self.op = None  # the run's op (every case of a run has the same)
@@ -1133,13 +1150,29 @@ def _failure_kind(rec) -> str | None:
     return f"{verdict}:{detail}"
 
 
-def _hypothesis(test, strategy, max_examples, seed, shrink):
-    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+def _hypothesis(test, strategy, max_examples, seed, shrink, simplest=True):
+    from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
     from hypothesis import seed as hypothesis_seed
 
     import conformance.strategies  # noqa: F401 - turns Hypothesis's local constants off (seeded draws)
 
     phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
+    # Hypothesis's first example is its simplest draw (every choice at its minimum: the first dtype,
+    # the first values kind, the smallest shapes, data seed 0), the same at every seed: at one
+    # example per record and check (the default budget) a campaign draws nothing else, whatever
+    # --seed says. With ``simplest=False`` (``run --draws seeded``) it is skipped (rejected: it does
+    # not count against max_examples), so that every example is a draw of the seed; the shrink
+    # phase may still reach it (only the first call is skipped, in the generation and in its replay
+    # alike).
+    skipped = simplest
+
+    def seeded(case):
+        nonlocal skipped
+        if not skipped:
+            skipped = True
+            reject()
+        return test(case)
+
     return hypothesis_seed(seed)(
         settings(
             max_examples=max_examples,
@@ -1151,7 +1184,7 @@ def _hypothesis(test, strategy, max_examples, seed, shrink):
             report_multiple_bugs=False,
             verbosity=Verbosity.quiet,
             print_blob=False,
-        )(given(strategy)(test))
+        )(given(strategy)(seeded))
     )
 
 

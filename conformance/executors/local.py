@@ -19,7 +19,12 @@ def run(campaign, curated, units) -> None:
     """
     campaign.run_cases(curated, phase="curated", wait=False)
     runs = [
-        (campaign.generate(list(campaign.workers), u.check, u.strategy(), u.max_examples, u.seed), u)
+        (
+            campaign.generate(
+                list(campaign.workers), u.check, u.strategy(), u.max_examples, u.seed, u.simplest
+            ),
+            u,
+        )
         for u in units
     ]
     for fuzz_run, unit in runs:

@@ -43,6 +43,9 @@ class FuzzUnit:
     #: ``run --domains mixed``: one example in :data:`conformance.coverage.WHOLE_SHARE` of a record
     #: with declared points is drawn over its whole domain, the others as the gate draws them
     mixed_domains: bool = False
+    #: whether the first example is Hypothesis's simplest draw, the same at every seed (``run
+    #: --draws``: ``simplest-first``, the default) or a draw of the seed like the others (``seeded``)
+    simplest: bool = True
 
     @property
     def label(self) -> str:
@@ -95,10 +98,12 @@ def fuzz_units(
     record_shrinks: int = MAX_SHRINKS,
     whole_domains: bool = False,
     mixed_domains: bool = False,
+    simplest: bool = True,
 ) -> list[FuzzUnit]:
     """The fuzz units of a ``run``, in the order a local run fuzzes them (op records: their own
     budget ``record_examples``, default ``max_examples``, and ``record_shrinks``; drawn over their
-    whole domains with ``whole_domains``, a share of their examples with ``mixed_domains``)."""
+    whole domains with ``whole_domains``, a share of their examples with ``mixed_domains``;
+    ``simplest``: each unit's first example is Hypothesis's simplest draw, see FuzzUnit)."""
     from conformance.case import CONV_CHECKS, DTYPES
     from conformance.ops import RECORDS
 
@@ -107,13 +112,15 @@ def fuzz_units(
     dt = tuple(dtypes)
     units = []
     if "programs" in ops and "program" in checks:
-        units.append(FuzzUnit("program", "program", dt, max_examples, seed))
+        units.append(FuzzUnit("program", "program", dt, max_examples, seed, simplest=simplest))
     conv_dt = tuple(d for d in dt if d in DTYPES)  # (complex dtypes: op records only)
     if "conv" in ops and conv_dt:
         # conv runs its own checks (CONV_CHECKS and error): the op records' second-order forward-mode
         # checks are not implemented for its adapters (docs/conformance.md, "Checks")
         units += [
-            FuzzUnit("conv", c, conv_dt, max_examples, seed) for c in checks if c in CONV_CHECKS + ("error",)
+            FuzzUnit("conv", c, conv_dt, max_examples, seed, simplest=simplest)
+            for c in checks
+            if c in CONV_CHECKS + ("error",)
         ]
     n = max_examples if record_examples is None else record_examples
     for name in records:
@@ -131,6 +138,7 @@ def fuzz_units(
                 record_shrinks,
                 whole_domains,
                 mixed_domains,
+                simplest,
             )
             for c in RECORDS[name].checks
             if c in checks

@@ -184,7 +184,9 @@ def _work(shard, campaign) -> None:
 
     if shard.unit is not None:
         u = shard.unit
-        campaign.fuzz([shard.framework], u.check, u.strategy(), u.max_examples, u.seed, u.max_shrinks)
+        campaign.fuzz(
+            [shard.framework], u.check, u.strategy(), u.max_examples, u.seed, u.max_shrinks, u.simplest
+        )
     else:
         cases = [Case.from_dict(c, source=f"<curated {c.get('id')}>") for c in shard.cases]
         campaign.run_cases(cases, phase="curated")

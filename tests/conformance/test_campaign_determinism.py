@@ -157,3 +157,42 @@ if __name__ == "__main__":
     for key, digest in digests().items():
         print(f'    "{key}": "{digest}",')
     print("}")
+
+
+def test_seeded_draws_make_one_example_per_record_a_draw_of_the_seed():
+    # Hypothesis's first example is its simplest draw (the first dtype, the first values kind, the
+    # smallest shapes, data seed 0) at every seed: at the default budget (one example per record
+    # and check) every seed draws that same case. ``run --draws seeded`` skips it: each example is
+    # a draw of the campaign's seed.
+    from conformance.coverage import record_strategy
+    from conformance.runner import _hypothesis
+
+    def drawn(seed, simplest):
+        cases = []
+        strategy = record_strategy("tanh", DTYPES, ("vjp",))
+        _hypothesis(lambda case: cases.append(case), strategy, 1, seed, shrink=False, simplest=simplest)()
+        return cases
+
+    simplest = {seed: drawn(seed, True) for seed in range(3)}
+    assert len({cases[0].id for cases in simplest.values()}) == 1  # what the default draws
+    seeded = {seed: drawn(seed, False) for seed in range(6)}
+    assert all(len(cases) == 1 for cases in seeded.values())  # one example, as asked
+    ids = {cases[0].id for cases in seeded.values()}
+    assert len(ids) >= 5, ids  # the seeds draw different cases
+    assert {c[0].dtype for c in seeded.values()} != {DTYPES[0]}  # not always the first dtype
+    assert {c[0].seed for c in seeded.values()} != {0}  # nor the data of seed 0
+    assert [c.id for c in drawn(3, False)] == [c.id for c in seeded[3]]  # a seed draws the same again
+
+
+@pytest.mark.torch
+def test_run_draws_seeded_gives_each_seed_its_own_record_cases(tmp_path):
+    # the flag reaches the fuzz units: at the default record budget, two seeds draw other cases
+    from conformance.cli import main
+
+    fuzzed = {}
+    for seed in (0, 1):
+        out = tmp_path / f"seed{seed}"
+        argv = ["run", "--ops", "tanh,exp", "--frameworks", "torch", "--checks", "vjp", "--draws", "seeded"]
+        main([*argv, "--seed", str(seed), "--out", str(out), "--quiet"])
+        fuzzed[seed] = {r["case_id"] for r in read_results(out / "results.jsonl") if r["phase"] == "fuzz"}
+    assert fuzzed[0] and fuzzed[1] and fuzzed[0] != fuzzed[1]
