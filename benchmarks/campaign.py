@@ -68,9 +68,7 @@ def measure(frameworks: dict, max_examples: int, seed: int, checks=None, curated
         start = time.perf_counter()
         camp.start()
         startup = time.perf_counter() - start
-        cases = (
-            [c for c in cli._cases(cli.DEFAULT_CASES, checks, dtypes) if c.op in ops] if curated else []
-        )
+        cases = [c for c in cli._cases(cli.DEFAULT_CASES, checks, dtypes) if c.op in ops] if curated else []
         units = _plan(ops, checks, dtypes, max_examples, seed)  # before the clock, as `conformance run` plans
         clock = getattr(expected, "ReferenceClock", None)  # (None on a revision without it)
         reference = None if clock is None else clock.seconds
@@ -152,7 +150,12 @@ def _child(args) -> None:
     """``--child JSON``: one measurement in this process (possibly another revision's harness)."""
     spec = json.loads(args.child)
     m = measure(
-        spec["frameworks"], spec["max_examples"], spec["seed"], spec.get("checks"), spec["curated"], spec["ops"]
+        spec["frameworks"],
+        spec["max_examples"],
+        spec["seed"],
+        spec.get("checks"),
+        spec["curated"],
+        spec["ops"],
     )
     print("RESULT " + json.dumps(m))
 

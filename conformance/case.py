@@ -523,7 +523,9 @@ def parse_record_case(raw, source, rec, make_params) -> Case:
         raise CaseError(source, "dtype", f"must be one of {DTYPES + COMPLEX_DTYPES}, got {dtype!r}")
     if dtype not in rec.dtypes:
         what = "is not complex-capable" if dtype in COMPLEX_DTYPES else "runs in the complex dtypes only"
-        raise CaseError(source, "dtype", f"{dtype!r}: the {rec.name!r} record {what} (its dtypes: {rec.dtypes})")
+        raise CaseError(
+            source, "dtype", f"{dtype!r}: the {rec.name!r} record {what} (its dtypes: {rec.dtypes})"
+        )
     seed = _int(source, "seed", raw.get("seed", 0), 0)
     checks = _checks(source, raw.get("checks", list(rec.checks)), tuple(rec.checks))
     names = [

@@ -219,7 +219,9 @@ unary(
 )
 unary("exp", lambda T, x: T.exp(x), lambda J, x: J.jnp.exp(x), lambda tf, x: tf.math.exp(x))
 unary("log", lambda T, x: T.log(x), lambda J, x: J.jnp.log(x), lambda tf, x: tf.math.log(x), domain=D.LOG)
-unary("sqrt", lambda T, x: T.sqrt(x), lambda J, x: J.jnp.sqrt(x), lambda tf, x: tf.math.sqrt(x), domain=D.SQRT)
+unary(
+    "sqrt", lambda T, x: T.sqrt(x), lambda J, x: J.jnp.sqrt(x), lambda tf, x: tf.math.sqrt(x), domain=D.SQRT
+)
 unary(
     "tanh",
     lambda T, x: T.tanh(x),

@@ -84,7 +84,9 @@ def _node(rule, inputs, params, saved_overrides=None):
             node.saved[name] = graph.SavedTensor(t)
     if rule.reads:  # (Rule.reads: a reference and its version, not a saved tensor)
         node.reads = tuple(
-            (name, t, t._vc[0]) for name, t in zip(rule.inputs, inputs) if name in rule.reads and t is not None
+            (name, t, t._vc[0])
+            for name, t in zip(rule.inputs, inputs)
+            if name in rule.reads and t is not None
         )
     return node
 

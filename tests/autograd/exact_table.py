@@ -98,7 +98,14 @@ UNIT = grid(
     lo=-1.0,
     hi=1.0,
 )
-HALF_OPEN = grid(np.linspace(0, 1, 41), np.geomspace(1e-300, 1e-2, 20), 1 - np.geomspace(1e-16, 1e-2, 20), _TINY_POS, lo=0.0, hi=1.0)
+HALF_OPEN = grid(
+    np.linspace(0, 1, 41),
+    np.geomspace(1e-300, 1e-2, 20),
+    1 - np.geomspace(1e-16, 1e-2, 20),
+    _TINY_POS,
+    lo=0.0,
+    hi=1.0,
+)
 
 
 # ---- the exact functions --------------------------------------------------------------------------------
@@ -186,7 +193,10 @@ def _i1_d2(x):
     """I1'' = I1 - I0/x + 2 I1/x², whose terms cancel like 1/x near 0: its series there."""
     if abs(x) < 1e-5:
         return sum(
-            (2 * k + 1) * (2 * k) * x ** (2 * k - 1) / (m.mpf(2) ** (2 * k + 1) * m.factorial(k) * m.factorial(k + 1))
+            (2 * k + 1)
+            * (2 * k)
+            * x ** (2 * k - 1)
+            / (m.mpf(2) ** (2 * k + 1) * m.factorial(k) * m.factorial(k + 1))
             for k in range(1, 6)
         )
     i0, i1 = m.besseli(0, x), m.besseli(1, x)
@@ -364,7 +374,27 @@ def _pairs(a, b, origin=True):
     return aa[keep], bb[keep]
 
 
-_AXIS = np.array([-1e300, -1e10, -7.5, -2.0, -1.0, -0.3, -1e-7, -1e-300, 0.0, 1e-300, 1e-7, 0.3, 1.0, 2.0, 7.5, 1e10, 1e300])
+_AXIS = np.array(
+    [
+        -1e300,
+        -1e10,
+        -7.5,
+        -2.0,
+        -1.0,
+        -0.3,
+        -1e-7,
+        -1e-300,
+        0.0,
+        1e-300,
+        1e-7,
+        0.3,
+        1.0,
+        2.0,
+        7.5,
+        1e10,
+        1e300,
+    ]
+)
 _POS_AXIS = _AXIS[_AXIS > 0]
 
 
@@ -389,7 +419,11 @@ def _hypot(a, b):
 def _pow(x, y):
     v = x**y
     lg = m.log(x)
-    return v, (y * x ** (y - 1), v * lg), (y * (y - 1) * x ** (y - 2), x ** (y - 1) * (1 + y * lg), v * lg * lg)
+    return (
+        v,
+        (y * x ** (y - 1), v * lg),
+        (y * (y - 1) * x ** (y - 2), x ** (y - 1) * (1 + y * lg), v * lg * lg),
+    )
 
 
 def _div(a, b):
@@ -444,7 +478,10 @@ BINARY_GRIDS = {
     "xlog1py": _pairs(_AXIS, np.concatenate([_POS_AXIS, [-1 + 1e-16, -0.5, -1e-7, -1e-300, 0.0]])),
     "atan2": _pairs(_AXIS, _AXIS, origin=False),
     "hypot": _pairs(_AXIS, _AXIS, origin=False),
-    "pow_tensor": _pairs(np.array([1e-300, 1e-7, 0.3, 1.0 - 2**-52, 1.0, 1.0 + 2**-52, 2.0, 7.5, 1e10]), np.array([-3.0, -0.5, -1e-7, 0.0, 1e-7, 0.5, 1.0, 2.0, 3.5])),
+    "pow_tensor": _pairs(
+        np.array([1e-300, 1e-7, 0.3, 1.0 - 2**-52, 1.0, 1.0 + 2**-52, 2.0, 7.5, 1e10]),
+        np.array([-3.0, -0.5, -1e-7, 0.0, 1e-7, 0.5, 1.0, 2.0, 3.5]),
+    ),
     "div": _pairs(_AXIS, _AXIS[_AXIS != 0]),
     "logaddexp": _pairs(_LAE, _LAE),
     "logaddexp2": _pairs(_LAE, _LAE),

@@ -404,7 +404,9 @@ def test_departures_from_torch_are_the_exact_values():
     for M, second in ((T, -(math.pi**2) / 3), (torch, NAN)):  # at +-0: sinc = 1, sinc' = +0 in both
         t = _module_tensor(M, np.array([0.0, -0.0]), True)
         y = M.sinc(t)
-        (g,) = M.autograd.grad((y * _module_tensor(M, np.array([-1.0, 2.0]), False)).sum(), t, create_graph=True)
+        (g,) = M.autograd.grad(
+            (y * _module_tensor(M, np.array([-1.0, 2.0]), False)).sum(), t, create_graph=True
+        )
         (gg,) = M.autograd.grad(g.sum(), t)
         assert _np(y).tolist() == [1.0, 1.0] and [math.copysign(1, v) for v in _np(g)] == [1.0, 1.0]
         np.testing.assert_allclose(_np(gg), [-second, 2 * second], rtol=1e-15)

@@ -80,7 +80,7 @@ def test_lgamma_is_drawn_between_its_negative_poles():
 
 
 def test_the_old_domain_names_place_draws_as_before():
-    """"pos" is |a| and "unit" is 0.9 tanh(a), bit for bit."""
+    """ "pos" is |a| and "unit" is 0.9 tanh(a), bit for bit."""
     a = np.random.default_rng(0).standard_normal(100) * 10
     assert np.array_equal(as_domain("pos").place(a), np.abs(a))
     assert np.array_equal(as_domain("unit").place(a), np.tanh(a) * 0.9)

@@ -603,7 +603,9 @@ def _sinc_derivative(order):
         return np.where(x == 0, 0.0, out) if order % 2 else out  # +0 at 0, PyTorch's sinc'(0)
 
     kernel.__name__ = f"sinc_d{order}"
-    kernel.__doc__ = f"sinc's derivative of order {order}: its Taylor series below |x| = 1/4, the closed form above."
+    kernel.__doc__ = (
+        f"sinc's derivative of order {order}: its Taylor series below |x| = 1/4, the closed form above."
+    )
     return kernel
 
 

@@ -139,7 +139,9 @@ def _angle_grad(c, g):
     if z.dtype.kind != "c":
         return A.zeros_like(z)
     a = A.abs(z)
-    return _where_zero(z, g * (z / a) / a * 1j)  # (z/a)/a: |z|^2 under- or overflows where the result does not
+    return _where_zero(
+        z, g * (z / a) / a * 1j
+    )  # (z/a)/a: |z|^2 under- or overflows where the result does not
 
 
 def _angle_jvp(c, t):

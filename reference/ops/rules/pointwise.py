@@ -79,7 +79,6 @@ def _unary(name, node, forward, grad, saves=("self",), jvp=AUTO_ELEMENT_WISE, la
     )
 
 
-
 # ---- exact derivatives ------------------------------------------------------------------------------
 # Where PyTorch's derivative formula cancels or overflows (sinc near 0, logit's second derivative at
 # 1/2 and at its poles, e^{-x²} of a rounded x²), the reference answers with the mathematics (issue
@@ -118,7 +117,11 @@ def derivative_chain(name, node, kernels, at_inf):
     ((d1(+inf), d1(-inf)), (d2(+inf), d2(-inf))); a third kernel, if given, is d3 (else mpmath's
     differentiation of the function). Returns d1 as a Tensor function."""
     d3 = kernels[2] if len(kernels) > 2 else (lambda x: S.mp_derivative(name, 3, x))
-    for order, kernel, (pos, neg) in ((1, kernels[0], at_inf[0]), (2, kernels[1], at_inf[1]), (3, d3, (0, 0))):
+    for order, kernel, (pos, neg) in (
+        (1, kernels[0], at_inf[0]),
+        (2, kernels[1], at_inf[1]),
+        (3, d3, (0, 0)),
+    ):
         nxt = order + 1
         rule(
             f"{name}_d{order}",
@@ -211,9 +214,15 @@ _unary("tan", "TanBackward0", _ufunc("tan"), lambda c, g: g * (1 + c.result * c.
 # (_smooth: (1 - x)(1 + x), and 1/x past 1e150) for real x; complex z keeps PyTorch's formulas.
 _NAN2 = ((math.nan, math.nan), (math.nan, math.nan))
 _asin_d1 = derivative_chain("asin", "Asin", (S.asin_d1, S.asin_d2, S.asin_d3), _NAN2)
-_atanh_d1 = derivative_chain("atanh", "Atanh", (S.atanh_d1, S.atanh_d2, S.atanh_d3), ((-0.0, -0.0), (math.nan, math.nan)))
-_atan_d1 = derivative_chain("atan", "Atan", (S.atan_d1, S.atan_d2, S.atan_d3), ((0.0, 0.0), (math.nan, math.nan)))
-_asinh_d1 = derivative_chain("asinh", "Asinh", (S.asinh_d1, S.asinh_d2, S.asinh_d3), ((0.0, 0.0), (math.nan, math.nan)))
+_atanh_d1 = derivative_chain(
+    "atanh", "Atanh", (S.atanh_d1, S.atanh_d2, S.atanh_d3), ((-0.0, -0.0), (math.nan, math.nan))
+)
+_atan_d1 = derivative_chain(
+    "atan", "Atan", (S.atan_d1, S.atan_d2, S.atan_d3), ((0.0, 0.0), (math.nan, math.nan))
+)
+_asinh_d1 = derivative_chain(
+    "asinh", "Asinh", (S.asinh_d1, S.asinh_d2, S.asinh_d3), ((0.0, 0.0), (math.nan, math.nan))
+)
 
 
 def _real_chain(chain, complex_formula):
@@ -222,11 +231,18 @@ def _real_chain(chain, complex_formula):
 
 
 _unary("asin", "AsinBackward0", _ufunc("arcsin"), _real_chain(_asin_d1, lambda z: P.rsqrt(-z * z + 1)))
-_unary("acos", "AcosBackward0", _ufunc("arccos"), _real_chain(lambda x: -_asin_d1(x), lambda z: -P.rsqrt(-z * z + 1)))
+_unary(
+    "acos",
+    "AcosBackward0",
+    _ufunc("arccos"),
+    _real_chain(lambda x: -_asin_d1(x), lambda z: -P.rsqrt(-z * z + 1)),
+)
 _unary("atan", "AtanBackward0", _ufunc("arctan"), _real_chain(_atan_d1, lambda z: 1 / (z * z + 1)))
 _unary("sinh", "SinhBackward0", _ufunc("sinh"), lambda c, g: g * P.cosh(c.self))
 _unary("cosh", "CoshBackward0", _ufunc("cosh"), lambda c, g: g * P.sinh(c.self))
 _unary("asinh", "AsinhBackward0", _ufunc("arcsinh"), _real_chain(_asinh_d1, lambda z: P.rsqrt(z * z + 1)))
+
+
 def _acosh_grad(c, g):
     """acosh'(z) = 1 / (sqrt(z - 1) sqrt(z + 1)): for complex z with Re z < 0, rsqrt(z^2 - 1) is the
     other branch (the opposite sign; PyTorch's gradient is this one); for real x >= 1 it keeps
@@ -243,7 +259,9 @@ def _acosh_grad(c, g):
 
 
 _unary("acosh", "AcoshBackward0", _ufunc("arccosh"), _acosh_grad)
-_unary("atanh", "AtanhBackward0", _ufunc("arctanh"), _real_chain(_atanh_d1, lambda z: A.reciprocal(1 - z * z)))
+_unary(
+    "atanh", "AtanhBackward0", _ufunc("arctanh"), _real_chain(_atanh_d1, lambda z: A.reciprocal(1 - z * z))
+)
 _unary(
     "deg2rad",
     "Deg2RadBackward0",
@@ -300,6 +318,7 @@ def _sinc_grad(c, g):
 _unary("sinc", "SincBackward0", _lowp(_sinc_kernel), _sinc_grad)
 
 # ---- exponentials and logarithms -------------------------------------------------------------------------
+
 
 def _log1p(a):
     """log(1 + z). NumPy's complex log1p is log(1 + z): 0 + 1e-20j at z = 1e-20 + 1e-20j, whose
@@ -849,7 +868,9 @@ def _copysign_self_grad(c, g):
     """copysign_tensor_self_backward: grad * result / self, 0 where self == 0. result / self is ±1
     for a finite nonzero self and nan for an infinite one, where the derivative is ±1 too (JAX's
     answer): there the reference forms sgn(self) · sgn(result)."""
-    signs = A.where(A.eq(A.abs(c.self), math.inf), P.sgn(c.self) * P.sgn(c.result), c.result / c.self)  # nan stays nan
+    signs = A.where(
+        A.eq(A.abs(c.self), math.inf), P.sgn(c.self) * P.sgn(c.result), c.result / c.self
+    )  # nan stays nan
     ratio = A.where(A.eq(c.self, 0.0), 0.0, signs)
     return g * ratio
 
@@ -1549,14 +1570,40 @@ def _inverse_trig_errors():
         return {
             f"{name}_d1": _E.composite(base, f"PyTorch {name} backward: {source}"),
             f"{name}_d2": _E.composite(lambda a: d2(a, base(a)), f"autograd of PyTorch's {source}"),
-            f"{name}_d3": _E.composite(lambda a: d3(a, base(a)), f"the third derivative over PyTorch's {source}"),
+            f"{name}_d3": _E.composite(
+                lambda a: d3(a, base(a)), f"the third derivative over PyTorch's {source}"
+            ),
         }
 
     return {
-        **chain("asin", lambda a: P.rsqrt(-a * a + 1), lambda a, r: a * r * r * r, lambda a, r: (1 + 2 * a * a) * r * r * r * r * r, "rsqrt(1 - x·x)"),
-        **chain("atanh", lambda a: A.reciprocal(1 - a * a), lambda a, r: 2 * a * r * r, lambda a, r: (2 + 6 * a * a) * r * r * r, "1 / (1 - x·x)"),
-        **chain("atan", lambda a: 1 / (a * a + 1), lambda a, w: -2 * a * w * w, lambda a, w: (6 * a * a - 2) * w * w * w, "1 / (x·x + 1)"),
-        **chain("asinh", lambda a: P.rsqrt(a * a + 1), lambda a, r: -a * r * r * r, lambda a, r: (2 * a * a - 1) * r * r * r * r * r, "rsqrt(x·x + 1)"),
+        **chain(
+            "asin",
+            lambda a: P.rsqrt(-a * a + 1),
+            lambda a, r: a * r * r * r,
+            lambda a, r: (1 + 2 * a * a) * r * r * r * r * r,
+            "rsqrt(1 - x·x)",
+        ),
+        **chain(
+            "atanh",
+            lambda a: A.reciprocal(1 - a * a),
+            lambda a, r: 2 * a * r * r,
+            lambda a, r: (2 + 6 * a * a) * r * r * r,
+            "1 / (1 - x·x)",
+        ),
+        **chain(
+            "atan",
+            lambda a: 1 / (a * a + 1),
+            lambda a, w: -2 * a * w * w,
+            lambda a, w: (6 * a * a - 2) * w * w * w,
+            "1 / (x·x + 1)",
+        ),
+        **chain(
+            "asinh",
+            lambda a: P.rsqrt(a * a + 1),
+            lambda a, r: -a * r * r * r,
+            lambda a, r: (2 * a * a - 1) * r * r * r * r * r,
+            "rsqrt(x·x + 1)",
+        ),
     }
 
 
@@ -1583,9 +1630,13 @@ _ERRORS.update(
         "PyTorch erfinv backward: 0.5 sqrt(pi) exp(erfinv(x)^2)",
     ),
     erfinv_d2=_E.composite(
-        lambda a: (lambda y: A.exp(y * y) * (0.5 * math.sqrt(math.pi)) * ((y + y) * A.exp(y * y) * (0.5 * math.sqrt(math.pi))))(
-            P.erfinv(a)
-        ),
+        lambda a: (
+            lambda y: (
+                A.exp(y * y)
+                * (0.5 * math.sqrt(math.pi))
+                * ((y + y) * A.exp(y * y) * (0.5 * math.sqrt(math.pi)))
+            )
+        )(P.erfinv(a)),
         "autograd of PyTorch's 0.5 sqrt(pi) exp(erfinv(x)^2): 2 y erfinv'^2",
     ),
     erfinv_d3=_E.composite(

@@ -2,6 +2,7 @@
 it is about -1.6e-20 + 1.2e-20j, representable in float32, but |z|^2 = 2.5e39 overflows float32, so
 z / |z|^2 becomes 0 in PyTorch (angle_backward: grad * self / self.abs().pow(2)) and in JAX;
 TensorFlow's complex64 gradient is the value."""
+
 import torch
 
 z = torch.tensor([3e19 + 4e19j], dtype=torch.complex64, requires_grad=True)

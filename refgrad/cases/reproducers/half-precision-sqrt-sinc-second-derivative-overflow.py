@@ -2,16 +2,22 @@
 -x^(-3/2) / 4 and sinc'' (terms cos(pi x)/x^2, sin(pi x)/(pi x^3)) overflow float16 (65504) at
 small x before the cotangent and tangents scale them; the result is an infinity or nan where the
 exact, representable value is finite."""
-import numpy as np
+
 import jax
 import jax.numpy as jnp
+import numpy as np
 import tensorflow as tf
 
 h = np.float16
 # sqrt: jax.jvp of jax.grad-with-cotangent at x = 2^-11, cotangent -0.8369, tangent -3
 x, c, t = h(0.00048828125), h(-0.8369140625), h(-3.0)
 vjp = lambda v: jax.vjp(jnp.sqrt, v)[1](c)[0]
-print("jax sqrt jvp_vjp float16:", jax.jvp(vjp, (x,), (t,))[1], "exact", float(c) * float(t) * -0.25 * float(x) ** -1.5)
+print(
+    "jax sqrt jvp_vjp float16:",
+    jax.jvp(vjp, (x,), (t,))[1],
+    "exact",
+    float(c) * float(t) * -0.25 * float(x) ** -1.5,
+)
 v = tf.Variable(x)
 with tf.autodiff.ForwardAccumulator(v, tf.constant(t)) as acc:
     with tf.GradientTape() as tape:

@@ -2,6 +2,7 @@
 inner dim (the forwards crop it themselves; the gradients add arrays of the two lengths; padding works):
 irfft of a half spectrum of 3 bins with fft_length 2 (2 bins), rfft of 6 points with fft_length 4.
 torch.fft.irfft(x, n) / rfft(x, n) and jnp.fft differentiate both."""
+
 import numpy as np
 import tensorflow as tf
 

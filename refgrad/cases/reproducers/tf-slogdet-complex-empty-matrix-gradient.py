@@ -2,6 +2,7 @@
 InvalidArgumentError ('cannot compute Mul as input #1(zero-based) was expected to be a float tensor but
 is a complex64 tensor'); log|det| of the empty matrix is 0 and its gradient the empty matrix (float64
 0x0 works, as do torch and JAX). Without output_gradients (a cotangent of ones) it computes."""
+
 import tensorflow as tf
 
 for dtype in (tf.float32, tf.complex64):

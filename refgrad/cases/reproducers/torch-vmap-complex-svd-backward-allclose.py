@@ -1,6 +1,7 @@
 """torch.func.vmap of the gradient of torch.linalg.svd of complex matrices raises: svd_backward checks
 that the loss does not depend on the singular vectors' phases with torch.allclose, which vmap cannot
 batch ('vmap over torch.allclose isn't supported yet'); real matrices and the unbatched gradient work."""
+
 import torch
 
 

@@ -139,13 +139,22 @@ def _derivative_records():
         ("asinh", T.asinh, "a"),
     ):
         for k in (1, 2, 3):
-            opts = {"first_order_only": "the third derivative has no derivative of its own (no fourth)"} if k == 3 else {}
+            opts = (
+                {"first_order_only": "the third derivative has no derivative of its own (no fourth)"}
+                if k == 3
+                else {}
+            )
             out[f"{name}_d{k}"] = [(f"derivative_{k - 1}", _derivative(fn, k - 1), [(2, 3)], kind, opts)]
     out["exp_square"] = [("erf_derivative", _derivative(T.erf, 1), [(2, 3)], "a")]
     # the VJPs of the ops PyTorch saves the result of, exact from the input (result_backward)
     for name, fn in (("expm1", T.expm1), ("ndtri", lambda a: S.ndtri(a.sigmoid()))):
         out[f"{name}_backward"] = [
-            (f"via_{name}", lambda a, b, fn=fn: T.autograd.grad(fn(a), a, b, create_graph=True)[0], [(3,), (3,)], "aa")
+            (
+                f"via_{name}",
+                lambda a, b, fn=fn: T.autograd.grad(fn(a), a, b, create_graph=True)[0],
+                [(3,), (3,)],
+                "aa",
+            )
         ]
     # 1 - 2s of sigmoid's result, in the derivative of its VJP in the result
     out["sigmoid_one_minus_twice"] = [
