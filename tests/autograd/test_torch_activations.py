@@ -91,7 +91,9 @@ RTOL = 1e-12
 # mish's derivative has 1 - tanh(softplus(x))^2, which cancels for x >= 6 the same way.
 # hardsigmoid: PyTorch's gradient is g * float32(1/6) in float64 (3e-8 relative), the reference's the
 # exact g / 6 (known entry torch-hardsigmoid-gradient-float32-one-sixth).
-RTOL_OF = {"gelu_tanh": 1e-10, "mish": 1e-10, "hardsigmoid": 1e-7}
+# tanhshrink's second derivative 2 tanh(x)(1 - tanh(x)^2) cancels for |x| >= 6 in PyTorch (1 - y^2 of
+# the saved result), not in the reference (from x): 1.2e-12 relative at 6.
+RTOL_OF = {"gelu_tanh": 1e-10, "mish": 1e-10, "tanhshrink": 1e-10, "hardsigmoid": 1e-7}
 
 # The reference answers with the mathematics (issue 38); where PyTorch's kernel is less accurate than
 # the op can be, the inputs are left out of the comparison with PyTorch (the reference's values there
@@ -100,7 +102,12 @@ RTOL_OF = {"gelu_tanh": 1e-10, "mish": 1e-10, "hardsigmoid": 1e-7}
 #   -1.47e-196; torch-gelu-float64-one-plus-erf-cancels, torch-gelu-tanh-one-plus-tanh-cancels);
 # - softplus past beta * x > threshold: PyTorch's identity cut-off (softplus(1, beta=2,
 #   threshold=1) is 1.0, exact 1.0634640055214863; torch-softplus-threshold-identity).
+# - tanhshrink at small nonzero |x|: x - tanh(x) is a composite in PyTorch and in the reference, and
+#   its derivative 1 - tanh'(x) cancels in both (at 1e-8 the exact value is 1e-16); they differ by
+#   the last ulp of tanh'(x) near 1 (PyTorch's from the saved result, the reference's from x), so
+#   both are held to that absolute error instead (test_tanhshrink_derivative_cancels_near_zero).
 TORCH_DEPARTS = {
+    "tanhshrink": lambda x: (x != 0) & (np.abs(x) < 1e-4),
     "gelu": lambda x: x < -5,
     "gelu_tanh": lambda x: x < -5,
     "softplus_threshold": lambda x: np.isfinite(x) & (2.0 * x > 1.0),
@@ -127,7 +134,10 @@ def torch_accurate(name, xs):
 # - silu, mish: PyTorch's double backward forms 1 - sigmoid(x) and 1 - tanh(softplus(x))^2 by
 #   subtraction, which lose the digits for x >= 20 (0 at 40, exact 4.3e-17 / 1.5e-33;
 #   torch-sigmoid-family-derivative-tails-cancel); the reference's are exact.
+# - tanhshrink: the same saved-result cancellation as tanh's (PyTorch's is 0 at 20, 40 and -30,
+#   where the reference's are the exact nonzero values, 2 tanh(x) sech(x)^2 ~ 3.4e-17 at 20).
 SECOND_ON_MODERATE = {
+    "tanhshrink": True,
     "hardsigmoid": False,
     "softplus": True,
     "softplus_beta": True,
@@ -336,3 +346,17 @@ def test_prelu_of_a_0d_input_keeps_its_shape():
     """A 0-d input with a one-element weight: a 0-d output (the weight's gradient keeps (1,))."""
     agree(lambda T, x, w: T.nn.functional.prelu(x[0], w), [np.array([-2.0]), np.array([0.25])])
     agree(lambda T, x, w: T.nn.functional.prelu(x[0], w), [np.array([3.0]), np.array([0.25])])
+
+
+def test_tanhshrink_derivative_cancels_near_zero():
+    # d/dx (x - tanh x) = tanh(x)^2, formed as 1 - tanh'(x) by the composite's backward: an absolute
+    # error of the rounding of tanh'(x) near 1 (2^-53, plus one rounding of the difference) in both
+    import mpmath
+
+    xs = np.array([1e-8, -3e-7, 2e-5])
+    for M in (torch, T):
+        x = M.tensor(xs, dtype=M.float64, requires_grad=True)
+        (g,) = M.autograd.grad(F(M).tanhshrink(x).sum(), x)
+        got = g.detach().numpy() if M is torch else g.numpy()
+        exact = np.array([float(mpmath.tanh(mpmath.mpf(v)) ** 2) for v in xs])
+        assert np.all(np.abs(got - exact) <= 2 * 2.0**-53), (M.__name__, got, exact)
