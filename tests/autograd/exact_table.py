@@ -301,9 +301,13 @@ _PI_MULTIPLES = np.array([k * math.pi / 2 for k in (-7, -4, -3, -2, -1, 1, 2, 3,
 _LOG_MAX = math.log(MAX)  # 709.78
 _TRIG = grid(BULK, near(_PI_MULTIPLES, 1e-9, 5), _sym(np.geomspace(10, 1e5, 10)), SMALL, [0.0])
 _HYPER = grid(BULK, _sym(np.geomspace(10, 710, 15)), SMALL, [0.0])
+#: where log|Γ| crosses 0 between -2 and -5: scipy's reflection keeps only absolute accuracy there
+_LGAMMA_NEGATIVE_ZEROS = [-2.4570247382208006, -2.7476826467274127, -3.14358088834998, -3.955294284858598]
 _GAMMA = grid(
     np.linspace(-9.75, 10, 80),
     near([1.0, 2.0, 1.4616321449683622, -2.5, -0.5040830082644554], 1e-6, 5),
+    near(_LGAMMA_NEGATIVE_ZEROS, 1e-9, 5),
+    -np.linspace(0.5, 170.5, 35),  # the reflection's cancellation (polygamma(2, -8.5): 355 ulps)
     np.geomspace(10, 1e300, 25),
     _TINY_POS,
     -_TINY_POS[3:],

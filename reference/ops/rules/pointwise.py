@@ -424,6 +424,8 @@ def _lgamma(a):
     out = xp.where(xp.isinf(a), xp.inf, out)  # C99 F.9.5.4: lgamma(+-inf) = +inf (scipy: -inf at -inf)
     if a.dtype != xp.float64:
         return out
+    # x < 0: scipy reflects with a rounded pi x (17.6 ulps at -2.4999988, all digits at its zeros)
+    out = mp_on_negative_line(a, out, lambda mp, v: mp.loggamma(v).real, xp.abs(a) < 2.0**-60)
     for centre, first, q in ((1.0, -_EULER_GAMMA, 1.0), (2.0, 1 - _EULER_GAMMA, 2.0)):
         e = a - centre
         total = xp.zeros_like(a)
@@ -455,23 +457,31 @@ def _digamma(a):
     return xp.where(a == 0, -xp.copysign(xp.asarray(xp.inf, dtype=a.dtype), a), out)
 
 
-def _digamma_negative_exactly(a, out, near_pole):
-    """Elsewhere on the negative line the reflection cancels: at x = -889.873105934815 psi(1 - x) =
-    6.79 and pi cot(pi x) = 7.46 leave -0.667, and scipy's psi is 58 ulps off (its cot(pi x) of a
-    rounded pi x; the condition number there is 8.7e4, but the reference answers for the float x
-    given). There mpmath's psi, rounded once: negative non-integer float64 elements away from the
-    poles only (next to a pole the reflection above is within 2 ulps, and cheaper)."""
+def mp_on_negative_line(a, out, mp_fn, skip=False):
+    """``out`` with the negative non-integer float64 elements of ``a`` (not under ``skip``)
+    replaced by ``mp_fn(mpmath, mpf(x))`` rounded once (mpmath, 40 digits). scipy's gamma-family functions
+    reflect there, x -> 1 - x, and the reflection's cot(pi x) or sin(pi x) of a rounded pi x,
+    and its cancellation, cost up to hundreds of ulps (docs/accuracy.md); NumPy arrays only."""
     if not isinstance(a, np.ndarray) or a.dtype != np.float64:
         return out
-    negative = np.isfinite(a) & (a < 0) & (a != np.round(a)) & ~np.asarray(near_pole)
+    negative = np.isfinite(a) & (a < 0) & (a != np.round(a)) & ~np.asarray(skip)
     if not negative.any():
         return out
     import mpmath
 
     out = np.array(out, copy=True)
     with mpmath.workdps(40):
-        out[negative] = [float(mpmath.psi(0, mpmath.mpf(float(v)))) for v in a[negative]]
+        out[negative] = [float(mp_fn(mpmath, mpmath.mpf(float(v)))) for v in a[negative]]
     return out
+
+
+def _digamma_negative_exactly(a, out, near_pole):
+    """Elsewhere on the negative line the reflection cancels: at x = -889.873105934815 psi(1 - x) =
+    6.79 and pi cot(pi x) = 7.46 leave -0.667, and scipy's psi is 58 ulps off (its cot(pi x) of a
+    rounded pi x; the condition number there is 8.7e4, but the reference answers for the float x
+    given). There mpmath's psi, rounded once: negative non-integer float64 elements away from the
+    poles only (next to a pole the reflection above is within 2 ulps, and cheaper)."""
+    return mp_on_negative_line(a, out, lambda mp, v: mp.psi(0, v), near_pole)
 
 
 _unary("digamma", "DigammaBackward0", _lowp(_digamma), lambda c, g: g * P.polygamma(1, c.self))
@@ -485,6 +495,8 @@ def _polygamma(a, n):
         return _digamma(a)
     xp = namespace_of(a)
     out = _special(a).polygamma(n, a)
+    # x < 0: scipy's reflection (355 ulps for polygamma(2, -8.5)); mpmath there
+    out = mp_on_negative_line(a, out, lambda mp, v: mp.psi(n, v))
     if n == 1:
         return xp.where(a == -xp.inf, xp.nan, xp.where(a == xp.inf, 0.0, out))
     return xp.where(a == xp.inf, xp.nan, xp.where(a == -xp.inf, (-1) ** (n + 1) * xp.inf, out))
