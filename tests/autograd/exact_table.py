@@ -158,16 +158,18 @@ def _ndtri(p):
 
 
 def _log_ndtr(x):
+    """log Φ and its derivatives r = φ/Φ, -r(x + r). Below 0 through erfcx(t), t = -x/√2 (exact
+    identities: Φ = erfcx(t) e^{-t²}/2, r = √(2/π)/erfcx(t), x + r = -erfcx'(t)/(√2 erfcx(t))):
+    mpmath's ncdf is wrong far out (at -1e150) and x + r cancels to all digits there."""
+    if x < 0:
+        t = -x / m.sqrt(2)
+        f, f1, _ = _erfcx(t)
+        r = m.sqrt(2 / m.pi) / f
+        return m.log(f / 2) - t * t, r, r * f1 / (m.sqrt(2) * f)
     phi = m.npdf(x)
-    if x > 0:
-        q = m.ncdf(-x)
-        v = m.log1p(-q)
-        cdf = 1 - q
-    else:
-        cdf = m.ncdf(x)
-        v = m.log(cdf)
-    d1 = phi / cdf
-    return v, d1, -d1 * (x + d1)
+    q = m.ncdf(-x)
+    d1 = phi / (1 - q)
+    return m.log1p(-q), d1, -d1 * (x + d1)
 
 
 def _erfinv(x):

@@ -549,18 +549,26 @@ def _erfcx_kernel(a):
     NumPy has none) is that same Faddeeva::erfcx: the 100-interval Chebyshev table in
     y = 4/(4 + x) for 0 <= x <= 50, the continued fraction beyond, 2 exp(x^2) - erfcx(-x) for x < 0
     (inf below -26.7). float32 is computed in float64 and rounded once (PyTorch evaluates the same
-    formulas in float: the difference is within the declared error)."""
+    formulas in float: the difference is within the declared error). In float64 below 0 the
+    reference's e^{x²} has x² split exactly (_smooth.erfcx: scipy's rounded x² costs 251 ulps)."""
+    if a.dtype == np.float64:
+        return on_host(S.erfcx)(a)
     return _special(a).erfcx(a)
 
 
+# erfcx', erfcx'': PyTorch's 2x·result - 2/√π (derivatives.yaml) cancels for x > 0 (4.5e15 ulps at
+# 2e11): the exact chain (the asymptotic series from 12, mpmath where the sum cancels below);
+# PyTorch's values at ±inf (nan at +inf, where the limit is 0)
+_erfcx_d1 = derivative_chain(
+    "erfcx", "SpecialErfcx", (S.erfcx_d1, S.erfcx_d2, S.erfcx_d3), ((math.nan, -math.inf), (math.nan, math.inf))
+)
 rule(
     "erfcx",
     "SpecialErfcxBackward0",
     ("self",),
     forward=_lowp(_erfcx_kernel),
-    # derivatives.yaml: self: (2.0 * self * result - 2.0 / sqrt(M_PI)) * grad
-    grads=(lambda c, g: (2.0 * c.self * c.result - _TWO_OVER_SQRT_PI) * g,),
-    saves={"self": (0,), "result": (0,)},
+    grads=(lambda c, g: g * _erfcx_d1(c.self),),
+    saves={"self": (0,), "result": (0,)},  # PyTorch's: its formula reads both
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
 )
@@ -605,13 +613,21 @@ def _log_ndtr_kernel(a):
     return xp.where(a >= -1, upper, sp.log_ndtr(a))
 
 
+# (log Φ)' = φ/Φ: PyTorch's exp(-(result + x²/2))/√(2π) cancels for x << 0 (nan at -1e150), and
+# its derivative -r(x + r) too: the exact chain (φ/Φ through erfcx below 0); PyTorch's values at ±inf
+_log_ndtr_d1 = derivative_chain(
+    "log_ndtr",
+    "SpecialLogNdtr",
+    (S.log_ndtr_d1, S.log_ndtr_d2, S.log_ndtr_d3),
+    ((0.0, math.nan), (math.nan, math.nan)),
+)
 rule(
     "log_ndtr",
     "SpecialLogNdtrBackward0",
     ("self",),
     forward=_lowp(_log_ndtr_kernel),
-    grads=(lambda c, g: g / _SQRT_2PI * A.exp(-(c.result + c.self * c.self / 2)),),
-    saves={"self": (0,), "result": (0,)},
+    grads=(lambda c, g: g * _log_ndtr_d1(c.self),),
+    saves={"self": (0,), "result": (0,)},  # PyTorch's: its formula reads both
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
 )
@@ -1618,6 +1634,43 @@ def _inverse_trig_errors():
         ),
     }
 
+
+def _erfcx_pytorch_d1(a):
+    return 2 * a * P.erfcx(a) - _TWO_OVER_SQRT_PI
+
+
+def _log_ndtr_pytorch_d1(a):
+    return A.exp(-(P.log_ndtr(a) + a * a / 2)) / _SQRT_2PI
+
+
+def _chain_errors(name, d1, d2, d3, source):
+    """{name_d1, _d2, _d3: the composite of PyTorch's formula ``d1`` and of its derivatives by
+    autograd, ``d2(x, d1)`` and ``d3(x, d1, d2)`` as closed forms in them}."""
+    return {
+        f"{name}_d1": _E.composite(d1, f"PyTorch {name} backward: {source}"),
+        f"{name}_d2": _E.composite(lambda a: d2(a, d1(a)), f"autograd of PyTorch's {source}"),
+        f"{name}_d3": _E.composite(
+            lambda a: d3(a, d1(a), d2(a, d1(a))), f"the third derivative over PyTorch's {source}"
+        ),
+    }
+
+
+_ERRORS.update(
+    **_chain_errors(
+        "erfcx",
+        _erfcx_pytorch_d1,
+        lambda a, d1: 2 * P.erfcx(a) + 2 * a * d1,
+        lambda a, d1, d2: 4 * d1 + 2 * a * d2,
+        "2x·result - 2/sqrt(pi)",
+    ),
+    **_chain_errors(
+        "log_ndtr",
+        _log_ndtr_pytorch_d1,
+        lambda a, d1: -d1 * (a + d1),
+        lambda a, d1, d2: -d2 * (a + d1) - d1 * (1 + d2),
+        "exp(-(result + x²/2)) / sqrt(2 pi)",
+    ),
+)
 
 # The exact derivative primitives (sinc_d*, logit_d*, exp_square) are judged as before, by the
 # composite of PyTorch's own formula (autograd's rules through it): a framework that computes that
