@@ -560,7 +560,10 @@ def _erfcx_kernel(a):
 # 2e11): the exact chain (the asymptotic series from 12, mpmath where the sum cancels below);
 # PyTorch's values at ±inf (nan at +inf, where the limit is 0)
 _erfcx_d1 = derivative_chain(
-    "erfcx", "SpecialErfcx", (S.erfcx_d1, S.erfcx_d2, S.erfcx_d3), ((math.nan, -math.inf), (math.nan, math.inf))
+    "erfcx",
+    "SpecialErfcx",
+    (S.erfcx_d1, S.erfcx_d2, S.erfcx_d3),
+    ((math.nan, -math.inf), (math.nan, math.inf)),
 )
 rule(
     "erfcx",
