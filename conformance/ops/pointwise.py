@@ -626,6 +626,14 @@ for _fn in ("expm1", "ndtri"):
         f"internal: {_fn}'s VJP, exact from the input PyTorch does not save (result_backward); reached by "
         f"the {_fn} record's vjp, vjp_vjp, jvp and vmap_vjp",
     )
+for _fn in ("logaddexp_weight", "logaddexp_weight_d1"):
+    not_fuzzed(
+        _fn,
+        FAMILY,
+        f"internal: {'σ' if _fn.endswith('weight') else 'σ′'}(k(a - b)) of logaddexp's and logaddexp2's "
+        "partials, exact (the difference a double-double); reached by their records' vjp, vjp_vjp, jvp "
+        "and vmap_vjp",
+    )
 not_fuzzed(
     "exp_square",
     FAMILY,

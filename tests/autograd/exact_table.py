@@ -230,7 +230,8 @@ def _pow_scalar(p):
     return f
 
 
-LN2, LN10 = m.log(2), m.log(10)
+with m.workdps(2 * DPS):  # module constants: at the table's precision, not mpmath's default 15 digits
+    LN2, LN10 = m.log(2), m.log(10)
 
 UNARY_EXACT = {
     "exp": lambda x: (m.exp(x),) * 3,
@@ -437,9 +438,9 @@ def _div(a, b):
 
 
 def _logaddexp(base):
-    k = m.log(base)
-
     def f(a, b):
+        # at the working precision (at import, mpmath's 15 digits: 80 ulps off at a - b = 770)
+        k = m.mpf(1) if base == "e" else m.log(base)
         hi, lo = max(a, b), min(a, b)
         v = hi + m.log1p(m.exp(k * (lo - hi))) / k  # log of 1 + tiny: log1p, not log
         p = 1 / (1 + m.exp(k * (b - a)))
@@ -463,7 +464,7 @@ BINARY_EXACT = {
     "hypot": _hypot,
     "pow_tensor": _pow,
     "div": _div,
-    "logaddexp": _logaddexp(m.e),
+    "logaddexp": _logaddexp("e"),
     "logaddexp2": _logaddexp(2),
     "copysign": _copysign,
 }
@@ -478,7 +479,12 @@ BINARY_REF = {
     "logaddexp2": T.logaddexp2,
     "copysign": T.copysign,
 }
-_LAE = np.array([-740.0, -30.0, -5.0, -1.0, -1e-8, 0.0, 1e-8, 1.0, 5.0, 30.0, 740.0, 1e300])
+# with pairs whose result is 0 or near it (e^a + e^b = 1: (-ln 2, -ln 2), (-0.5, log(1 - e^-0.5));
+# 2^a + 2^b = 1: (-1, -1), (-0.5, log2(1 - 2^-0.5))), where max + log1p(...) cancels
+_LAE = np.array(
+    [-740.0, -30.0, -5.0, -1.7715533031636120, -1.0, -0.9327521295671886, -0.6931471805599453, -0.5]
+    + [-1e-8, 0.0, 1e-8, 0.3, 1.0, 5.0, 30.0, 740.0, 1e300]
+)
 BINARY_GRIDS = {
     "xlogy": _pairs(_AXIS, _POS_AXIS),
     "xlog1py": _pairs(_AXIS, np.concatenate([_POS_AXIS, [-1 + 1e-16, -0.5, -1e-7, -1e-300, 0.0]])),

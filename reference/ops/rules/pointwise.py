@@ -810,7 +810,11 @@ _binary(
 
 
 def _logaddexp(a, b, base):
-    """m + log(1 + exp(-|a - b|)) (base e or 2); a when both are the same infinity."""
+    """m + log(1 + exp(-|a - b|)) (base e or 2); a when both are the same infinity. In float64 the
+    exact kernel (_smooth.logaddexp: the rounding of |a - b| corrected, mpmath where the result
+    cancels to near 0)."""
+    if isinstance(a, np.ndarray) and a.dtype == np.float64:
+        return S.logaddexp(a, b, base)
     xp = namespace_of(a, b)
     m = xp.maximum(a, b)
     if base == 2:
@@ -870,6 +874,66 @@ def _logaddexp_kernel(a, b):
     return _lowp(lambda a, b: _logaddexp(a, b, math.e))(a, b)
 
 
+# logaddexp's partials σ(±k(a - b)), k = ln(base): PyTorch's g / (1 + exp(b - a)) overflows where the
+# exact value is subnormal and carries the rounding of b - a times |b - a| (2e8 ulps at (-740, -30));
+# logaddexp_weight is σ(k(a - b)) exact (the difference a double-double), its derivative k·σ'
+# logaddexp_weight_d1, whose own derivative (third order) is PyTorch's formula differentiated.
+def _weight(a, b, base):
+    return apply(RULES["logaddexp_weight"], (a, b), {"base": base})
+
+
+def _weight_d1(a, b, base):
+    return apply(RULES["logaddexp_weight_d1"], (a, b), {"base": base})
+
+
+def _binary_on_host(kernel):
+    def run(a, b, base):
+        out = kernel(
+            np.asarray(to_numpy(a), dtype=np.float64), np.asarray(to_numpy(b), dtype=np.float64), base
+        )
+        return namespace_of(a).asarray(out)
+
+    return run
+
+
+def _weight_d2(c, g):
+    """k²·σ''(z) = k²·σ'(z)·(-tanh(z/2)) of the rounded z: third order, no check reaches it."""
+    k = math.log(c.base)
+    return g * (k * k) * _weight_d1(c.self, c.other, c.base) * -P.tanh((c.self - c.other) * (k / 2))
+
+
+for _name, _kernel, _grad in (
+    (
+        "logaddexp_weight",
+        S.logaddexp_weight,
+        lambda c, g: g * math.log(c.base) * _weight_d1(c.self, c.other, c.base),
+    ),
+    ("logaddexp_weight_d1", S.logaddexp_weight_d1, _weight_d2),
+):
+    rule(
+        _name,
+        f"{''.join(w.title() for w in _name.split('_'))}Backward0",
+        ("self", "other"),  # base: e or 2
+        forward=_lowp(_binary_on_host(_kernel)),
+        grads=(_grad, lambda c, g, _grad=_grad: -_grad(c, g)),
+        saves={"self": (0, 1), "other": (0, 1)},
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+
+
+def _logaddexp_grad(base, i):
+    """g·σ(±k(a - b)) for real inputs (exact), PyTorch's g / (1 + base^(∓(a - b))) for complex ones."""
+
+    def grad(c, g):
+        a, b = (c.self, c.other) if i == 0 else (c.other, c.self)
+        if a.is_complex() or b.is_complex():
+            return g / (_pytorch_power(a, b, base) + 1)
+        return g * _weight(a, b, base)
+
+    return grad
+
+
 rule(
     "logaddexp",
     "LogaddexpBackward0",
@@ -877,8 +941,8 @@ rule(
     forward=_logaddexp_kernel,
     # derivatives.yaml: grad / (1 + exp(other - self)).conj() (conjugation by complex_grads)
     grads=(
-        without_r_to_c(lambda c, g: g / (A.exp(c.other - c.self) + 1), 0),
-        without_r_to_c(lambda c, g: g / (A.exp(c.self - c.other) + 1), 1),
+        without_r_to_c(_logaddexp_grad(math.e, 0), 0),
+        without_r_to_c(_logaddexp_grad(math.e, 1), 1),
     ),
     saves={"self": (0, 1), "other": (0, 1)},
     jvp=AUTO_ELEMENT_WISE,
@@ -889,8 +953,8 @@ _binary(
     "logaddexp2",
     "Logaddexp2Backward0",
     _lowp(lambda a, b: _logaddexp(a, b, 2)),
-    lambda c, g: g / (A.pow(2.0, c.other - c.self) + 1),
-    lambda c, g: g / (A.pow(2.0, c.self - c.other) + 1),
+    _logaddexp_grad(2, 0),
+    _logaddexp_grad(2, 1),
     {"self": (0, 1), "other": (0, 1)},
 )
 
@@ -1658,7 +1722,20 @@ def _chain_errors(name, d1, d2, d3, source):
     }
 
 
+def _pytorch_power(a, b, base):
+    """base^(b - a) as PyTorch's logaddexp backward forms it (exp, or pow for base 2)."""
+    return A.exp(b - a) if base != 2 else A.pow(2.0, b - a)
+
+
 _ERRORS.update(
+    logaddexp_weight=_E.composite(
+        lambda a, b, base: 1 / (_pytorch_power(a, b, base) + 1),
+        "PyTorch logaddexp(2) backward: grad / (1 + base^(other - self))",
+    ),
+    logaddexp_weight_d1=_E.composite(
+        lambda a, b, base: (lambda e: e / ((e + 1) * (e + 1)))(_pytorch_power(a, b, base)),
+        "autograd of PyTorch's 1 / (1 + base^(other - self)), over ln(base): e / (1 + e)^2",
+    ),
     **_chain_errors(
         "erfcx",
         _erfcx_pytorch_d1,
