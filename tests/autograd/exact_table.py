@@ -479,8 +479,19 @@ BINARY_REF = {
     "logaddexp2": T.logaddexp2,
     "copysign": T.copysign,
 }
+
+
 # with pairs whose result is 0 or near it (e^a + e^b = 1: (-ln 2, -ln 2), (-0.5, log(1 - e^-0.5));
 # 2^a + 2^b = 1: (-1, -1), (-0.5, log2(1 - 2^-0.5))), where max + log1p(...) cancels
+def _with_near_diagonal(pairs):
+    """``pairs`` and pairs (x, ±x(1 + d)) with |d| down to 1e-15: a² - b² cancels there."""
+    x = np.array([1e-300, 1e-7, 1.0, 7.5, 1e10, 1e300])
+    d = np.array([1e-15, 1e-9, 1e-3])
+    a = np.repeat(x, len(d) * 2)
+    b = np.repeat(x, len(d) * 2) * np.tile(np.concatenate([1 + d, -(1 - d)]), len(x))
+    return np.concatenate([pairs[0], a]), np.concatenate([pairs[1], b])
+
+
 _LAE = np.array(
     [-740.0, -30.0, -5.0, -1.7715533031636120, -1.0, -0.9327521295671886, -0.6931471805599453, -0.5]
     + [-1e-8, 0.0, 1e-8, 0.3, 1.0, 5.0, 30.0, 740.0, 1e300]
@@ -488,8 +499,8 @@ _LAE = np.array(
 BINARY_GRIDS = {
     "xlogy": _pairs(_AXIS, _POS_AXIS),
     "xlog1py": _pairs(_AXIS, np.concatenate([_POS_AXIS, [-1 + 1e-16, -0.5, -1e-7, -1e-300, 0.0]])),
-    "atan2": _pairs(_AXIS, _AXIS, origin=False),
-    "hypot": _pairs(_AXIS, _AXIS, origin=False),
+    "atan2": _with_near_diagonal(_pairs(_AXIS, _AXIS, origin=False)),
+    "hypot": _with_near_diagonal(_pairs(_AXIS, _AXIS, origin=False)),
     "pow_tensor": _pairs(
         np.array([1e-300, 1e-7, 0.3, 1.0 - 2**-52, 1.0, 1.0 + 2**-52, 2.0, 7.5, 1e10]),
         np.array([-3.0, -0.5, -1e-7, 0.0, 1e-7, 0.5, 1.0, 2.0, 3.5]),

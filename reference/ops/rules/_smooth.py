@@ -874,6 +874,33 @@ def logaddexp(a, b, base):
     return out
 
 
+# ---- atan2's and hypot's partials: rational functions of (p, q) scaled by a power of 2 -----------
+
+#: name: (numerator and denominator of the function of the scaled p', q' (r2 = p'² + q'², in
+#: [1/4, 2]), the power of 2^-e the result is scaled by, e the exponent of max(|p|, |q|))
+_SCALED = {
+    "atan2_partial": (lambda p, q, r2: q / r2, 1),  # q / (p² + q²)
+    "atan2_partial_pq": (lambda p, q, r2: p * q / (r2 * r2), 2),  # p q / r⁴
+    "atan2_partial_diff": (lambda p, q, r2: (p - q) * (p + q) / (r2 * r2), 2),  # (p² - q²) / r⁴
+    "hypot_partial": (lambda p, q, r2: p / np.sqrt(r2), 0),  # p / r
+    "hypot_partial_qq": (lambda p, q, r2: q * q / (r2 * np.sqrt(r2)), 1),  # q² / r³
+    "hypot_partial_pq": (lambda p, q, r2: p * q / (r2 * np.sqrt(r2)), 1),  # p q / r³
+}
+
+
+def scaled_partial(name, p, q):
+    """The partial ``name`` of _SCALED at finite (p, q), not both 0: p and q scaled by 2^-e
+    (exactly: frexp's e of max(|p|, |q|)), so that p² + q² neither overflows (past 1.3e154) nor
+    underflows (below 1.5e-154), is a sum of two positive terms (no cancellation) and p² - q² is
+    (p - q)(p + q); the result scaled back by ldexp (once: the exact value's own range)."""
+    p, q = np.broadcast_arrays(_f64(p), _f64(q))
+    fn, power = _SCALED[name]
+    _, e = np.frexp(np.maximum(np.abs(p), np.abs(q)))
+    ps, qs = np.ldexp(p, -e), np.ldexp(q, -e)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.ldexp(fn(ps, qs, ps * ps + qs * qs), -power * e)
+
+
 # ---- third derivatives: no check differentiates three times; mpmath's differentiation of the
 # mathematical function keeps the table differentiable one order further, exactly.
 

@@ -785,26 +785,128 @@ def _binary(name, node, forward, grad_self, grad_other, saves, jvp=AUTO_ELEMENT_
     )
 
 
-def _atan2_recip(c):
-    """1 / (self^2 + other^2), 0 where that is 0 (PyTorch's gradient of atan2 at (0, 0) is 0)."""
-    denom = c.self * c.self + c.other * c.other
+def _atan2_recip(a, b):
+    """1 / (a^2 + b^2), 0 where that is 0 (PyTorch's gradient of atan2 at (0, 0) is 0)."""
+    denom = a * a + b * b
     return A.where(A.eq(denom, 0.0), 0.0, A.reciprocal(denom))
+
+
+# atan2's and hypot's partials: PyTorch's other / (self² + other²) and self / result, and their
+# derivatives by autograd, overflow or underflow in self² + other² at extreme arguments (4.5e15
+# ulps at (-1e300, -1e300), inf at (-1e-300, -1e-300)) and cancel in 1/r - self²/r³ (hypot''):
+# the exact primitives of _smooth.scaled_partial (p, q scaled by a power of 2) at finite (p, q)
+# not both 0; PyTorch's formula at the origin and at infinite inputs (its values there: 0 at the
+# origin, nan where inf/inf). Each primitive's derivatives are primitives again (the third order:
+# the plain formulas, no check reaches it).
+def _scaled(name, p, q):
+    return apply(RULES[name], (p, q))
+
+
+def _r(p, q, k):
+    """(p² + q²)^(k/2), plain (third order only)."""
+    r2 = p * p + q * q
+    return r2 ** (k // 2) if k % 2 == 0 else r2 ** (k // 2) * P.sqrt(r2)
+
+
+_SCALED_GRADS = {
+    # F = q / r²: F_p = -2 pq/r⁴, F_q = (p² - q²)/r⁴
+    "atan2_partial": (
+        lambda p, q: -2 * _scaled("atan2_partial_pq", p, q),
+        lambda p, q: _scaled("atan2_partial_diff", p, q),
+    ),
+    "atan2_partial_pq": (
+        lambda p, q: q * (q * q - 3 * p * p) / _r(p, q, 6),
+        lambda p, q: p * (p * p - 3 * q * q) / _r(p, q, 6),
+    ),
+    "atan2_partial_diff": (
+        lambda p, q: 2 * p * (3 * q * q - p * p) / _r(p, q, 6),
+        lambda p, q: -2 * q * (3 * p * p - q * q) / _r(p, q, 6),
+    ),
+    # P = p / r: P_p = q²/r³, P_q = -pq/r³
+    "hypot_partial": (
+        lambda p, q: _scaled("hypot_partial_qq", p, q),
+        lambda p, q: -_scaled("hypot_partial_pq", p, q),
+    ),
+    "hypot_partial_qq": (
+        lambda p, q: -3 * p * q * q / _r(p, q, 5),
+        lambda p, q: q * (2 * p * p - q * q) / _r(p, q, 5),
+    ),
+    "hypot_partial_pq": (
+        lambda p, q: q * (q * q - 2 * p * p) / _r(p, q, 5),
+        lambda p, q: p * (p * p - 2 * q * q) / _r(p, q, 5),
+    ),
+}
+
+
+def _scaled_kernel(name):
+    def run(a, b):
+        a64 = np.asarray(to_numpy(a), dtype=np.float64)
+        out = S.scaled_partial(name, a64, np.asarray(to_numpy(b), dtype=np.float64))
+        return namespace_of(a).asarray(out)
+
+    return _lowp(run)
+
+
+for _name, (_dp, _dq) in _SCALED_GRADS.items():
+    rule(
+        _name,
+        f"{''.join(w.title() for w in _name.split('_'))}Backward0",
+        ("self", "other"),
+        forward=_scaled_kernel(_name),
+        grads=(
+            lambda c, g, _dp=_dp: g * _dp(c.self, c.other),
+            lambda c, g, _dq=_dq: g * _dq(c.self, c.other),
+        ),
+        saves={"self": (0, 1), "other": (0, 1)},
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+
+
+def _exact_or_pytorch(exact, pytorch, a, b, *more):
+    """exact(a, b) at finite (a, b) not both 0, pytorch(a, b, *more) elsewhere; each branch reads
+    safe operands (1) where it is not selected, so that its derivative there is 0 times a number."""
+    ok = A.logical_and(
+        A.logical_and(P._isfinite(a), P._isfinite(b)),
+        A.logical_or(A.ne(a, 0.0), A.ne(b, 0.0)),
+    )
+    return A.where(
+        ok,
+        exact(A.where(ok, a, 1.0), A.where(ok, b, 1.0)),
+        pytorch(*(A.where(ok, 1.0, t) for t in (a, b, *more))),
+    )
+
+
+def _atan2_partial(a, b):
+    """∂/∂a atan2(a, b) = b / (a² + b²)."""
+    return _exact_or_pytorch(
+        lambda p, q: _scaled("atan2_partial", p, q), lambda p, q: q * _atan2_recip(p, q), a, b
+    )
 
 
 _binary(
     "atan2",
     "Atan2Backward0",
     _lowp(lambda a, b: namespace_of(a).arctan2(a, b)),
-    lambda c, g: g * c.other * _atan2_recip(c),
-    lambda c, g: g * -c.self * _atan2_recip(c),
+    lambda c, g: g * _atan2_partial(c.self, c.other),
+    lambda c, g: g * -_atan2_partial(c.other, c.self),
     {"self": (0, 1), "other": (0, 1)},
 )
+
+
+def _hypot_partial(c, a, b):
+    """∂/∂a hypot(a, b) = a / hypot(a, b) (PyTorch's a / result at the origin and the infinities)."""
+    return _exact_or_pytorch(
+        lambda p, q: _scaled("hypot_partial", p, q), lambda p, q, r: p / r, a, b, c.result
+    )
+
+
 _binary(
     "hypot",
     "HypotBackward0",
     _lowp(lambda a, b: namespace_of(a).hypot(a, b)),
-    lambda c, g: g * c.self / c.result,
-    lambda c, g: g * c.other / c.result,
+    lambda c, g: g * _hypot_partial(c, c.self, c.other),
+    lambda c, g: g * _hypot_partial(c, c.other, c.self),
     {"self": (0,), "other": (1,), "result": (0, 1)},
 )
 
@@ -1727,7 +1829,32 @@ def _pytorch_power(a, b, base):
     return A.exp(b - a) if base != 2 else A.pow(2.0, b - a)
 
 
+def _pytorch_hypot_partials(p, q):
+    h = P.hypot(p, q)
+    return h, h * h * h
+
+
 _ERRORS.update(
+    atan2_partial=_E.composite(
+        lambda p, q: q * _atan2_recip(p, q), "PyTorch atan2 backward: other / (self² + other²)"
+    ),
+    atan2_partial_pq=_E.composite(
+        lambda p, q: (lambda r: p * q * r * r)(_atan2_recip(p, q)),
+        "autograd of PyTorch's other / (self² + other²) in self, over -2: self·other·recip²",
+    ),
+    atan2_partial_diff=_E.composite(
+        lambda p, q: (lambda r: r - 2 * q * q * r * r)(_atan2_recip(p, q)),
+        "autograd of PyTorch's other / (self² + other²) in other: recip - 2·other²·recip²",
+    ),
+    hypot_partial=_E.composite(lambda p, q: p / P.hypot(p, q), "PyTorch hypot backward: self / result"),
+    hypot_partial_qq=_E.composite(
+        lambda p, q: (lambda h, h3: 1 / h - p * p / h3)(*_pytorch_hypot_partials(p, q)),
+        "autograd of PyTorch's self / result in self: 1/r - self²/r³",
+    ),
+    hypot_partial_pq=_E.composite(
+        lambda p, q: (lambda h, h3: p * q / h3)(*_pytorch_hypot_partials(p, q)),
+        "autograd of PyTorch's self / result in other, negated: self·other/r³",
+    ),
     logaddexp_weight=_E.composite(
         lambda a, b, base: 1 / (_pytorch_power(a, b, base) + 1),
         "PyTorch logaddexp(2) backward: grad / (1 + base^(other - self))",
