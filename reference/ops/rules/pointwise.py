@@ -864,16 +864,24 @@ for _name, (_dp, _dq) in _SCALED_GRADS.items():
 
 
 def _exact_or_pytorch(exact, pytorch, a, b, *more):
-    """exact(a, b) at finite (a, b) not both 0, pytorch(a, b, *more) elsewhere; each branch reads
-    safe operands (1) where it is not selected, so that its derivative there is 0 times a number."""
+    """exact(a, b) at finite (a, b) not both 0, pytorch(a, b, *more) elsewhere. Each branch reads
+    safe operands where it is not selected, so that its derivative there is 0 times a number: the
+    exact one 1, PyTorch's the sign of each finite nonzero operand, replaced at the operand's own
+    shape (PyTorch's formula squares a broadcast operand before broadcasting, and its 0·inf = nan
+    in the derivative at an infinite one stays: NaN handling is PyTorch's); t·0 keeps the path to
+    t, so that a nan cotangent reaching the replaced operand stays nan, as in PyTorch's formula."""
     ok = A.logical_and(
         A.logical_and(P._isfinite(a), P._isfinite(b)),
         A.logical_or(A.ne(a, 0.0), A.ne(b, 0.0)),
     )
+
+    def sign_if_finite(t):
+        return A.where(A.logical_and(P._isfinite(t), A.ne(t, 0.0)), t * 0.0 + P.sgn(t), t)
+
     return A.where(
         ok,
         exact(A.where(ok, a, 1.0), A.where(ok, b, 1.0)),
-        pytorch(*(A.where(ok, 1.0, t) for t in (a, b, *more))),
+        pytorch(*(sign_if_finite(t) for t in (a, b, *more))),
     )
 
 
