@@ -18,7 +18,6 @@ from conformance.ops._conventions import (
     at_params,
     away_from_nan,
     nan_mask,
-    polygamma_at_plus_infinity,
 )
 from conformance.ops.elementwise import _binary, _unary
 
@@ -187,14 +186,12 @@ _simple(
 )
 _simple("erfinv", "erfinv", "jax.scipy.special.erfinv", "math.erfinv", D.ERFINV)
 _simple("lgamma", "lgamma", "jax.scipy.special.gammaln", "math.lgamma", D.LGAMMA)
-_SECOND_ORDER = ("vjp_vjp", "jvp_jvp", "vjp_jvp", "jvp_vjp", "vmap_jvp_vjp")
 _simple(
     "digamma",
     "digamma",
     "jax.scipy.special.digamma",
     "math.digamma",
     D.DIGAMMA,
-    conventions=(polygamma_at_plus_infinity(_SECOND_ORDER),),
 )
 _simple("i0", "i0", "jax.scipy.special.i0", "math.bessel_i0")
 _simple("i0e", "special.i0e", "jax.scipy.special.i0e", "math.bessel_i0e")
@@ -261,8 +258,6 @@ unary(
     domain="pos",
     params={"n": st.sampled_from([1, 2, 3])},
     values=("normal", "ties"),
-    # polygamma(n + 1) is every derivative: n = 1's first derivatives are polygamma(2) too
-    conventions=(polygamma_at_plus_infinity(("forward", "vjp", "jvp", "vmap", "vmap_vjp", *_SECOND_ORDER)),),
 )
 unary(
     "mvlgamma",

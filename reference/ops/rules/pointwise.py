@@ -488,9 +488,10 @@ _unary("digamma", "DigammaBackward0", _lowp(_digamma), lambda c, g: g * P.polyga
 
 
 def _polygamma(a, n):
-    """SciPy's polygamma, with PyTorch's values at the infinities: for n = 1 (trigamma) 0 at +inf
-    and nan at -inf; for n >= 2 (PyTorch evaluates the Hurwitz zeta function) nan at +inf and
-    (-1)^(n+1) inf at -inf."""
+    """SciPy's polygamma; at +inf the limit, a zero of the sign of (-1)^(n+1) (polygamma(n, x) ~
+    (-1)^(n+1) (n-1)!/x^n; PyTorch's trigamma says 0 there, its Hurwitz zeta for n >= 2 nan: a
+    departure, torch-polygamma-nan-at-plus-infinity); at -inf, where there is no limit, PyTorch's
+    values (nan for n = 1, (-1)^(n+1) inf for n >= 2)."""
     if n == 0:
         return _digamma(a)
     xp = namespace_of(a)
@@ -499,7 +500,7 @@ def _polygamma(a, n):
     out = mp_on_negative_line(a, out, lambda mp, v: mp.psi(n, v))
     if n == 1:
         return xp.where(a == -xp.inf, xp.nan, xp.where(a == xp.inf, 0.0, out))
-    return xp.where(a == xp.inf, xp.nan, xp.where(a == -xp.inf, (-1) ** (n + 1) * xp.inf, out))
+    return xp.where(a == xp.inf, (-1) ** (n + 1) * 0.0, xp.where(a == -xp.inf, (-1) ** (n + 1) * xp.inf, out))
 
 
 rule(
