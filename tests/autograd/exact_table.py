@@ -266,6 +266,7 @@ UNARY_EXACT = {
     "lgamma": _lgamma,
     "digamma": lambda x: (m.psi(0, x), m.psi(1, x), m.psi(2, x)),
     "polygamma1": lambda x: (m.psi(1, x), m.psi(2, x), m.psi(3, x)),
+    "polygamma2": lambda x: (m.psi(2, x), m.psi(3, x), m.psi(4, x)),
     "mvlgamma2": lambda x: (
         m.log(m.gamma(x)) + m.log(m.gamma(x - m.mpf(1) / 2)) + m.log(m.pi) / 2,
         m.psi(0, x) + m.psi(0, x - m.mpf(1) / 2),
@@ -291,6 +292,7 @@ UNARY_EXACT = {
 S = T.special
 UNARY_REF = {
     "polygamma1": lambda t: T.polygamma(1, t),
+    "polygamma2": lambda t: T.polygamma(2, t),
     "mvlgamma2": lambda t: T.mvlgamma(t, 2),
     **{n: getattr(S, n) for n in ("erfcx", "ndtri", "log_ndtr", "i0e", "i1", "i1e", "entr")},
     "pow_2": lambda t: T.pow(t, 2),
@@ -349,6 +351,7 @@ UNARY_GRIDS = {
     "lgamma": _GAMMA,
     "digamma": _GAMMA,
     "polygamma1": _GAMMA,
+    "polygamma2": _GAMMA,
     "mvlgamma2": grid(np.linspace(0.6, 10, 48), np.geomspace(10, 1e200, 12), [0.5 + 1e-9, 0.5 + 1e-3]),
     "sinc": grid(BULK, near([1.0, 2.0, -1.0], 1e-9, 5), _sym(np.geomspace(10, 1e6, 10)), SMALL, [0.0]),
     "ndtri": HALF_OPEN,
@@ -534,7 +537,7 @@ NOT_MEASURED = {
     "fmod, remainder, fmax, fmin, maximum, minimum, clamp*": "exact IEEE operations (fmod is exact); derivatives 0 or ±1 by a branch",
     "softplus, log_sigmoid, silu, mish, gelu, elu, hardsigmoid, hardswish, glu": "tests/autograd/test_activation_accuracy.py",
     "lerp, addcmul, addcdiv": "ternary polynomial forms; PyTorch's rounding order is the semantics (errors in reference/errors)",
-    "polygamma n >= 2": "polygamma1 (n = 1) is measured; trigamma in tests/autograd/test_trigamma_accuracy.py",
+    "polygamma n >= 3": "polygamma1 and polygamma2 are measured (their derivatives are n = 3 and 4); tests/autograd/test_trigamma_accuracy.py",
 }
 
 

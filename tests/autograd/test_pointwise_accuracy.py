@@ -59,6 +59,7 @@ CEILINGS = {
     "lgamma": (4, 2, 3),
     "digamma": (2, 2, 4),
     "polygamma1": (2, 4, 3),
+    "polygamma2": (4, 3, 4),
     "mvlgamma2": (2, 2, 2),
     "sinc": (1, 2, 2),
     "ndtri": (2, 3, 6),
