@@ -302,27 +302,3 @@ ZERO_SEED = Convention(
 )
 #: the conventions of every real record, besides its own (``OpRecord.conventions``)
 EVERY_RECORD = (UNBOUNDED_DERIVATIVE, ZERO_SEED)
-
-
-# ---- conventions of a few records ---------------------------------------------------------------
-
-
-def _plus_infinity(np_, inputs, params) -> bool:
-    return any(bool(np_.isposinf(a).any()) for a in inputs.values())
-
-
-#: polygamma(n, x) for n >= 2 at x = +inf (digamma's second derivative, polygamma's value and
-#: derivatives): the mathematics gives the limit, a zero (polygamma(n, x) ~ (-1)^(n+1) (n-1)! / x^n),
-#: and TensorFlow (tf.math.polygamma(2., inf) is -0.0) and SciPy give it; PyTorch (its Hurwitz zeta)
-#: and JAX say nan, and the reference keeps PyTorch's value at the infinities
-#: (reference/ops/rules/pointwise.py ``_polygamma``). Only a zero where the reference says nan, only
-#: where some input is +inf.
-def polygamma_at_plus_infinity(checks) -> Convention:
-    return Convention(
-        "polygamma-at-plus-infinity",
-        "polygamma(n, +inf) for n >= 2 (digamma's second derivative): PyTorch and JAX say nan, the "
-        "limit (TensorFlow, SciPy) is a zero",
-        _plus_infinity,
-        (Alternative("the-limit-zero", None, "TensorFlow and SciPy: the limit, a zero", _zero_for_nan),),
-        tuple(checks),
-    )

@@ -18,7 +18,6 @@ from conformance.ops._conventions import (
     at_params,
     away_from_nan,
     nan_mask,
-    polygamma_at_plus_infinity,
 )
 from conformance.ops.elementwise import _binary, _unary
 
@@ -187,14 +186,12 @@ _simple(
 )
 _simple("erfinv", "erfinv", "jax.scipy.special.erfinv", "math.erfinv", D.ERFINV)
 _simple("lgamma", "lgamma", "jax.scipy.special.gammaln", "math.lgamma", D.LGAMMA)
-_SECOND_ORDER = ("vjp_vjp", "jvp_jvp", "vjp_jvp", "jvp_vjp", "vmap_jvp_vjp")
 _simple(
     "digamma",
     "digamma",
     "jax.scipy.special.digamma",
     "math.digamma",
     D.DIGAMMA,
-    conventions=(polygamma_at_plus_infinity(_SECOND_ORDER),),
 )
 _simple("i0", "i0", "jax.scipy.special.i0", "math.bessel_i0")
 _simple("i0e", "special.i0e", "jax.scipy.special.i0e", "math.bessel_i0e")
@@ -261,8 +258,6 @@ unary(
     domain="pos",
     params={"n": st.sampled_from([1, 2, 3])},
     values=("normal", "ties"),
-    # polygamma(n + 1) is every derivative: n = 1's first derivatives are polygamma(2) too
-    conventions=(polygamma_at_plus_infinity(("forward", "vjp", "jvp", "vmap", "vmap_vjp", *_SECOND_ORDER)),),
 )
 unary(
     "mvlgamma",
@@ -615,9 +610,9 @@ def not_fuzzed_derivatives(fn, family, record):
     )
 
 
-# the exact derivative primitives of sinc, logit, erfinv, asin (and acos), atanh, atan and asinh, and
-# e^(c x²) (reference/ops/rules/pointwise.py)
-for _fn in ("sinc", "logit", "erfinv", "asin", "atanh", "atan", "asinh"):
+# the exact derivative primitives of sinc, logit, erfinv, asin (and acos), atanh, atan, asinh, erfcx
+# and log_ndtr, and e^(c x²) (reference/ops/rules/pointwise.py)
+for _fn in ("sinc", "logit", "erfinv", "asin", "atanh", "atan", "asinh", "erfcx", "log_ndtr"):
     not_fuzzed_derivatives(_fn, FAMILY, "asin (and acos) record" if _fn == "asin" else f"{_fn} record")
 for _fn in ("expm1", "ndtri"):
     not_fuzzed(
@@ -625,6 +620,28 @@ for _fn in ("expm1", "ndtri"):
         FAMILY,
         f"internal: {_fn}'s VJP, exact from the input PyTorch does not save (result_backward); reached by "
         f"the {_fn} record's vjp, vjp_vjp, jvp and vmap_vjp",
+    )
+for _fn in ("logaddexp_weight", "logaddexp_weight_d1"):
+    not_fuzzed(
+        _fn,
+        FAMILY,
+        f"internal: {'σ' if _fn.endswith('weight') else 'σ′'}(k(a - b)) of logaddexp's and logaddexp2's "
+        "partials, exact (the difference a double-double); reached by their records' vjp, vjp_vjp, jvp "
+        "and vmap_vjp",
+    )
+for _fn in (
+    "atan2_partial",
+    "atan2_partial_pq",
+    "atan2_partial_diff",
+    "hypot_partial",
+    "hypot_partial_qq",
+    "hypot_partial_pq",
+):
+    not_fuzzed(
+        _fn,
+        FAMILY,
+        f"internal: a partial of {_fn.split('_')[0]} or its derivative, exact at extreme arguments (scaled "
+        "by a power of 2); reached by its record's vjp, vjp_vjp, jvp and vmap_vjp",
     )
 not_fuzzed(
     "exp_square",

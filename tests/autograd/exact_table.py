@@ -158,16 +158,18 @@ def _ndtri(p):
 
 
 def _log_ndtr(x):
+    """log Φ and its derivatives r = φ/Φ, -r(x + r). Below 0 through erfcx(t), t = -x/√2 (exact
+    identities: Φ = erfcx(t) e^{-t²}/2, r = √(2/π)/erfcx(t), x + r = -erfcx'(t)/(√2 erfcx(t))):
+    mpmath's ncdf is wrong far out (at -1e150) and x + r cancels to all digits there."""
+    if x < 0:
+        t = -x / m.sqrt(2)
+        f, f1, _ = _erfcx(t)
+        r = m.sqrt(2 / m.pi) / f
+        return m.log(f / 2) - t * t, r, r * f1 / (m.sqrt(2) * f)
     phi = m.npdf(x)
-    if x > 0:
-        q = m.ncdf(-x)
-        v = m.log1p(-q)
-        cdf = 1 - q
-    else:
-        cdf = m.ncdf(x)
-        v = m.log(cdf)
-    d1 = phi / cdf
-    return v, d1, -d1 * (x + d1)
+    q = m.ncdf(-x)
+    d1 = phi / (1 - q)
+    return m.log1p(-q), d1, -d1 * (x + d1)
 
 
 def _erfinv(x):
@@ -228,7 +230,8 @@ def _pow_scalar(p):
     return f
 
 
-LN2, LN10 = m.log(2), m.log(10)
+with m.workdps(2 * DPS):  # module constants: at the table's precision, not mpmath's default 15 digits
+    LN2, LN10 = m.log(2), m.log(10)
 
 UNARY_EXACT = {
     "exp": lambda x: (m.exp(x),) * 3,
@@ -263,6 +266,7 @@ UNARY_EXACT = {
     "lgamma": _lgamma,
     "digamma": lambda x: (m.psi(0, x), m.psi(1, x), m.psi(2, x)),
     "polygamma1": lambda x: (m.psi(1, x), m.psi(2, x), m.psi(3, x)),
+    "polygamma2": lambda x: (m.psi(2, x), m.psi(3, x), m.psi(4, x)),
     "mvlgamma2": lambda x: (
         m.log(m.gamma(x)) + m.log(m.gamma(x - m.mpf(1) / 2)) + m.log(m.pi) / 2,
         m.psi(0, x) + m.psi(0, x - m.mpf(1) / 2),
@@ -288,6 +292,7 @@ UNARY_EXACT = {
 S = T.special
 UNARY_REF = {
     "polygamma1": lambda t: T.polygamma(1, t),
+    "polygamma2": lambda t: T.polygamma(2, t),
     "mvlgamma2": lambda t: T.mvlgamma(t, 2),
     **{n: getattr(S, n) for n in ("erfcx", "ndtri", "log_ndtr", "i0e", "i1", "i1e", "entr")},
     "pow_2": lambda t: T.pow(t, 2),
@@ -301,9 +306,13 @@ _PI_MULTIPLES = np.array([k * math.pi / 2 for k in (-7, -4, -3, -2, -1, 1, 2, 3,
 _LOG_MAX = math.log(MAX)  # 709.78
 _TRIG = grid(BULK, near(_PI_MULTIPLES, 1e-9, 5), _sym(np.geomspace(10, 1e5, 10)), SMALL, [0.0])
 _HYPER = grid(BULK, _sym(np.geomspace(10, 710, 15)), SMALL, [0.0])
+#: where log|Γ| crosses 0 between -2 and -5: scipy's reflection keeps only absolute accuracy there
+_LGAMMA_NEGATIVE_ZEROS = [-2.4570247382208006, -2.7476826467274127, -3.14358088834998, -3.955294284858598]
 _GAMMA = grid(
     np.linspace(-9.75, 10, 80),
     near([1.0, 2.0, 1.4616321449683622, -2.5, -0.5040830082644554], 1e-6, 5),
+    near(_LGAMMA_NEGATIVE_ZEROS, 1e-9, 5),
+    -np.linspace(0.5, 170.5, 35),  # the reflection's cancellation (polygamma(2, -8.5): 355 ulps)
     np.geomspace(10, 1e300, 25),
     _TINY_POS,
     -_TINY_POS[3:],
@@ -342,6 +351,7 @@ UNARY_GRIDS = {
     "lgamma": _GAMMA,
     "digamma": _GAMMA,
     "polygamma1": _GAMMA,
+    "polygamma2": _GAMMA,
     "mvlgamma2": grid(np.linspace(0.6, 10, 48), np.geomspace(10, 1e200, 12), [0.5 + 1e-9, 0.5 + 1e-3]),
     "sinc": grid(BULK, near([1.0, 2.0, -1.0], 1e-9, 5), _sym(np.geomspace(10, 1e6, 10)), SMALL, [0.0]),
     "ndtri": HALF_OPEN,
@@ -431,9 +441,9 @@ def _div(a, b):
 
 
 def _logaddexp(base):
-    k = m.log(base)
-
     def f(a, b):
+        # at the working precision (at import, mpmath's 15 digits: 80 ulps off at a - b = 770)
+        k = m.mpf(1) if base == "e" else m.log(base)
         hi, lo = max(a, b), min(a, b)
         v = hi + m.log1p(m.exp(k * (lo - hi))) / k  # log of 1 + tiny: log1p, not log
         p = 1 / (1 + m.exp(k * (b - a)))
@@ -457,7 +467,7 @@ BINARY_EXACT = {
     "hypot": _hypot,
     "pow_tensor": _pow,
     "div": _div,
-    "logaddexp": _logaddexp(m.e),
+    "logaddexp": _logaddexp("e"),
     "logaddexp2": _logaddexp(2),
     "copysign": _copysign,
 }
@@ -472,12 +482,28 @@ BINARY_REF = {
     "logaddexp2": T.logaddexp2,
     "copysign": T.copysign,
 }
-_LAE = np.array([-740.0, -30.0, -5.0, -1.0, -1e-8, 0.0, 1e-8, 1.0, 5.0, 30.0, 740.0, 1e300])
+
+
+# with pairs whose result is 0 or near it (e^a + e^b = 1: (-ln 2, -ln 2), (-0.5, log(1 - e^-0.5));
+# 2^a + 2^b = 1: (-1, -1), (-0.5, log2(1 - 2^-0.5))), where max + log1p(...) cancels
+def _with_near_diagonal(pairs):
+    """``pairs`` and pairs (x, ±x(1 + d)) with |d| down to 1e-15: a² - b² cancels there."""
+    x = np.array([1e-300, 1e-7, 1.0, 7.5, 1e10, 1e300])
+    d = np.array([1e-15, 1e-9, 1e-3])
+    a = np.repeat(x, len(d) * 2)
+    b = np.repeat(x, len(d) * 2) * np.tile(np.concatenate([1 + d, -(1 - d)]), len(x))
+    return np.concatenate([pairs[0], a]), np.concatenate([pairs[1], b])
+
+
+_LAE = np.array(
+    [-740.0, -30.0, -5.0, -1.7715533031636120, -1.0, -0.9327521295671886, -0.6931471805599453, -0.5]
+    + [-1e-8, 0.0, 1e-8, 0.3, 1.0, 5.0, 30.0, 740.0, 1e300]
+)
 BINARY_GRIDS = {
     "xlogy": _pairs(_AXIS, _POS_AXIS),
     "xlog1py": _pairs(_AXIS, np.concatenate([_POS_AXIS, [-1 + 1e-16, -0.5, -1e-7, -1e-300, 0.0]])),
-    "atan2": _pairs(_AXIS, _AXIS, origin=False),
-    "hypot": _pairs(_AXIS, _AXIS, origin=False),
+    "atan2": _with_near_diagonal(_pairs(_AXIS, _AXIS, origin=False)),
+    "hypot": _with_near_diagonal(_pairs(_AXIS, _AXIS, origin=False)),
     "pow_tensor": _pairs(
         np.array([1e-300, 1e-7, 0.3, 1.0 - 2**-52, 1.0, 1.0 + 2**-52, 2.0, 7.5, 1e10]),
         np.array([-3.0, -0.5, -1e-7, 0.0, 1e-7, 0.5, 1.0, 2.0, 3.5]),
@@ -511,7 +537,7 @@ NOT_MEASURED = {
     "fmod, remainder, fmax, fmin, maximum, minimum, clamp*": "exact IEEE operations (fmod is exact); derivatives 0 or ±1 by a branch",
     "softplus, log_sigmoid, silu, mish, gelu, elu, hardsigmoid, hardswish, glu": "tests/autograd/test_activation_accuracy.py",
     "lerp, addcmul, addcdiv": "ternary polynomial forms; PyTorch's rounding order is the semantics (errors in reference/errors)",
-    "polygamma n >= 2": "polygamma1 (n = 1) is measured; trigamma in tests/autograd/test_trigamma_accuracy.py",
+    "polygamma n >= 3": "polygamma1 and polygamma2 are measured (their derivatives are n = 3 and 4); tests/autograd/test_trigamma_accuracy.py",
 }
 
 

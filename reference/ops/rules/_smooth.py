@@ -680,6 +680,227 @@ def erfinv_d3(x):
         return 2 * d1 * d1 * d1 * (1 + 4 * y * y)
 
 
+# ---- erfcx(x) = e^{x²} erfc(x) and log Φ(x) ----------------------------------------------------
+
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+_INV_SQRT_PI = 1 / math.sqrt(math.pi)
+#: from here on the asymptotic series of erfcx, its terms (-1)^n (2n-1)!! / (2x²)^n, summed to
+#: n = 16, is exact to float64 (the first term left out is below 1e-22 of the sum at x = 12)
+_ERFCX_ASYMPTOTIC = 12.0
+_ERFCX_TERMS = 17
+
+
+def _mp_erfcx(x, order=0):
+    """erfcx and its derivatives at 40 digits: f' = 2x f - 2/√π, f'' = 2f + 2x f' (the
+    recurrences lose 2 log10(x) digits: fewer than 3 below x = 12, where mpmath is used)."""
+    import mpmath
+
+    f = mpmath.exp(x * x) * mpmath.erfc(x)
+    d1 = 2 * x * f - 2 / mpmath.sqrt(mpmath.pi)
+    return (f, d1, 2 * f + 2 * x * d1)[order]
+
+
+def _erfcx_series(x, order):
+    """The asymptotic series of erfcx differentiated ``order`` times, in t = 1/x (no x² overflows):
+    (1/√π) Σ_n (-1)^n (2n-1)!!/2^n · x^-(2n+1), term by term."""
+    t = 1 / x
+    t2 = t * t
+    total = np.zeros_like(x)
+    for n in range(_ERFCX_TERMS - 1, -1, -1):
+        c = (-1) ** n * math.prod(range(1, 2 * n, 2)) / 2.0**n
+        p = 2 * n + 1  # the power of 1/x in the term
+        total = total * t2 + c * (1, -p, p * (p + 1))[order]
+    return _INV_SQRT_PI * total * t ** (order + 1)
+
+
+def erfcx(x):
+    """erfcx. scipy's Faddeeva erfcx is within an ulp for x >= 1/2 (2.5 ulps near 0); below 0 it
+    forms 2 e^{x²} - erfcx(-x) with a rounded x² (251 ulps at -23): here e^{x²} with x² split
+    exactly (exp_square; no cancellation: erfcx(-x) <= 1 < e^{x²}), and for |x| < 1/2 the product
+    e^{x²}·erfc(x) (erfc >= 0.47 there, to half an ulp)."""
+    x = _f64(x)
+    sp = special_of(np)
+    with np.errstate(over="ignore", invalid="ignore"):
+        negative = 2 * exp_square(x, 1.0) - sp.erfcx(-x)
+        small = exp_square(x, 1.0) * sp.erfc(x)
+        return np.where(np.abs(x) < 0.5, small, np.where(x < 0, negative, sp.erfcx(x)))
+
+
+def _erfcx_derivative(order):
+    """erfcx' = 2x·f - 2/√π and erfcx'' = 2f + 2x·f': no cancellation for x <= 0 (terms of one
+    sign); for x > 0 both cancel, to 2·log10(x) digits (PyTorch's 2x·result - 2/√π: 4.5e15 ulps at
+    2e11): the asymptotic series from x = 12, mpmath where the sum cancels below it."""
+
+    def kernel(x):
+        x = _f64(x)
+        f = erfcx(x)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            d1 = 2 * x * f - _TWO_OVER_SQRT_PI
+            out = d1 if order == 1 else 2 * f + 2 * x * d1
+            series = _erfcx_series(np.where(x >= _ERFCX_ASYMPTOTIC, x, _ERFCX_ASYMPTOTIC), order)
+            out = np.where(x >= _ERFCX_ASYMPTOTIC, series, out)
+            terms = (2 * x * f, _TWO_OVER_SQRT_PI) if order == 1 else (2 * f, 2 * x * d1)
+            bad = (x > 0) & (x < _ERFCX_ASYMPTOTIC) & cancels(out, *terms)
+        return mp_where(bad, out, x, _mp_erfcx, order=order)
+
+    return kernel
+
+
+erfcx_d1 = _erfcx_derivative(1)
+erfcx_d2 = _erfcx_derivative(2)
+
+
+def erfcx_d3(x):
+    """The third derivative, 4f' + 2x·f'' (no check differentiates three times: the float64 sum)."""
+    x = _f64(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return 4 * erfcx_d1(x) + 2 * x * erfcx_d2(x)
+
+
+def log_ndtr_d1(x):
+    """(log Φ)' = φ/Φ. PyTorch's exp(-(log Φ + x²/2))/√(2π) of the saved result cancels for x << 0
+    (nan at -1e150). For x < 0: φ/Φ = √(2/π) / erfcx(t), t = -x/√2 a double-double h + l
+    (erfcx(h + l) = erfcx(h) + erfcx'(h)·l to first order); for x >= 0 the exact φ over Φ."""
+    x = _f64(x)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        h, l = two_product(-x, _INV_SQRT2_HI)
+        l = np.where(np.isfinite(l), l - x * _INV_SQRT2_LO, 0.0)
+        f = erfcx(h)
+        f = f + (2 * h * f - _TWO_OVER_SQRT_PI) * l
+        return np.where(x < 0, math.sqrt(2 / math.pi) / f, gauss(x) / ncdf(x))
+
+
+def log_ndtr_d2(x):
+    """(log Φ)'' = -r·(x + r), r = φ/Φ: x + r cancels for x < 0 (r -> -x). There it is
+    r·erfcx'(t) / (√2·erfcx(t)), t = -x/√2 (from erfcx' = 2t·erfcx - 2/√π), with the exact erfcx'."""
+    x = _f64(x)
+    r = log_ndtr_d1(x)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        t = np.where(x < 0, -x * _INV_SQRT2_HI, 0.0)
+        left = r * erfcx_d1(t) / (math.sqrt(2) * erfcx(t))
+        return np.where(x < 0, left, -r * (x + r))
+
+
+def log_ndtr_d3(x):
+    """The third derivative, -d2·(x + r) - r·(1 + d2) (no check differentiates three times: the
+    float64 formula of the exact r and d2)."""
+    x = _f64(x)
+    r, d2 = log_ndtr_d1(x), log_ndtr_d2(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return -d2 * (x + r) - r * (1 + d2)
+
+
+# ---- logaddexp(a, b) = log(e^a + e^b) (base e or 2) ---------------------------------------------
+
+_LN2_HI = 0.6931471805599453  # ln 2 as a double-double
+_LN2_LO = 2.3190468138462996e-17
+
+
+def two_sum(a, b):
+    """a + b = s + err exactly (Knuth's TwoSum); err is 0 where s is not finite."""
+    s = a + b
+    bb = s - a
+    err = (a - (s - bb)) + (b - bb)
+    return s, np.where(np.isfinite(err), err, 0.0)
+
+
+def _logaddexp_difference(a, b, base):
+    """z = k·(a - b), k = ln(base), as a double-double (h, l): a - b rounded alone moves
+    σ(k(a - b)) by the relative |a - b|·u (2e8 ulps at (-740, -30), where e^-710 is subnormal)."""
+    d, dl = two_sum(a, -b)
+    if base == 2:
+        h, l = two_product(d, _LN2_HI)
+        l = np.where(np.isfinite(l), l + d * _LN2_LO + dl * _LN2_HI, 0.0)
+        return h, l
+    return d, dl
+
+
+def logaddexp_weight(a, b, base):
+    """∂/∂a logaddexp = σ(z), z = k(a - b) = h + l: σ(h) + σ'(h)·l to first order (l²·σ''
+    is below u²), σ of e^-|h| (no exp overflows, no 1 - s)."""
+    a, b = _f64(a), _f64(b)
+    with np.errstate(over="ignore", invalid="ignore"):
+        h, l = _logaddexp_difference(a, b, base)
+        return sigmoid(h) + sigmoid_d1(h) * l
+
+
+def logaddexp_weight_d1(a, b, base):
+    """σ'(z) = σ(z)σ(-z) at z = h + l: σ'(h) + σ''(h)·l (∂²/∂a² logaddexp is k times it). At an
+    infinite input PyTorch's value, e/(1 + e)² of e = base^(b - a) by autograd of its formula: nan
+    where e = inf (the limit is 0)."""
+    a, b = _f64(a), _f64(b)
+    with np.errstate(over="ignore", invalid="ignore"):
+        h, l = _logaddexp_difference(a, b, base)
+        e = np.exp2(b - a) if base == 2 else np.exp(b - a)
+        pytorch = e / ((e + 1) * (e + 1))
+        return np.where(np.isinf(a) | np.isinf(b), pytorch, sigmoid_d1(h) + sigmoid_d2(h) * l)
+
+
+def _mp_logaddexp(a, b, base):
+    import mpmath
+
+    hi, lo = max(a, b), min(a, b)
+    k = mpmath.log(2) if base == 2 else mpmath.mpf(1)
+    return hi + mpmath.log1p(mpmath.exp(k * (lo - hi))) / k
+
+
+def logaddexp(a, b, base):
+    """max + log1p(base^-|a - b|)/ln(base), with the rounding of |a - b| corrected to first order
+    (the term's derivative in |a - b| is -σ(-k|a - b|)); where max < 0 and the term cancels it (the
+    result near 0: logaddexp2(-1, -1) = 0 came out 2.2e-16), mpmath, those elements only."""
+    a, b = np.broadcast_arrays(_f64(a), _f64(b))
+    with np.errstate(over="ignore", invalid="ignore"):
+        top = np.maximum(a, b)
+        d, dl = two_sum(top, -np.minimum(a, b))  # |a - b| + dl
+        if base == 2:
+            term = np.log1p(np.exp2(-d)) / math.log(2)
+            k = math.log(2)
+        else:
+            term = np.log1p(np.exp(-d))
+            k = 1.0
+        term = term - sigmoid(-k * d) * dl
+        out = np.where(np.isinf(a) & (a == b), a, top + term)
+        bad = cancels(out, top, term) & np.isfinite(a) & np.isfinite(b)
+    if not bad.any():
+        return out
+    import mpmath
+
+    out = np.array(out, copy=True)
+    with mpmath.workdps(_DPS):
+        out[bad] = [
+            float(_mp_logaddexp(mpmath.mpf(float(x)), mpmath.mpf(float(y)), base))
+            for x, y in zip(a[bad], b[bad])
+        ]
+    return out
+
+
+# ---- atan2's and hypot's partials: rational functions of (p, q) scaled by a power of 2 -----------
+
+#: name: (numerator and denominator of the function of the scaled p', q' (r2 = p'² + q'², in
+#: [1/4, 2]), the power of 2^-e the result is scaled by, e the exponent of max(|p|, |q|))
+_SCALED = {
+    "atan2_partial": (lambda p, q, r2: q / r2, 1),  # q / (p² + q²)
+    "atan2_partial_pq": (lambda p, q, r2: p * q / (r2 * r2), 2),  # p q / r⁴
+    "atan2_partial_diff": (lambda p, q, r2: (p - q) * (p + q) / (r2 * r2), 2),  # (p² - q²) / r⁴
+    "hypot_partial": (lambda p, q, r2: p / np.sqrt(r2), 0),  # p / r
+    "hypot_partial_qq": (lambda p, q, r2: q * q / (r2 * np.sqrt(r2)), 1),  # q² / r³
+    "hypot_partial_pq": (lambda p, q, r2: p * q / (r2 * np.sqrt(r2)), 1),  # p q / r³
+}
+
+
+def scaled_partial(name, p, q):
+    """The partial ``name`` of _SCALED at finite (p, q), not both 0: p and q scaled by 2^-e
+    (exactly: frexp's e of max(|p|, |q|)), so that p² + q² neither overflows (past 1.3e154) nor
+    underflows (below 1.5e-154), is a sum of two positive terms (no cancellation) and p² - q² is
+    (p - q)(p + q); the result scaled back by ldexp (once: the exact value's own range)."""
+    p, q = np.broadcast_arrays(_f64(p), _f64(q))
+    fn, power = _SCALED[name]
+    _, e = np.frexp(np.maximum(np.abs(p), np.abs(q)))
+    ps, qs = np.ldexp(p, -e), np.ldexp(q, -e)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.ldexp(fn(ps, qs, ps * ps + qs * qs), -power * e)
+
+
 # ---- third derivatives: no check differentiates three times; mpmath's differentiation of the
 # mathematical function keeps the table differentiable one order further, exactly.
 

@@ -424,6 +424,8 @@ def _lgamma(a):
     out = xp.where(xp.isinf(a), xp.inf, out)  # C99 F.9.5.4: lgamma(+-inf) = +inf (scipy: -inf at -inf)
     if a.dtype != xp.float64:
         return out
+    # x < 0: scipy reflects with a rounded pi x (17.6 ulps at -2.4999988, all digits at its zeros)
+    out = mp_on_negative_line(a, out, lambda mp, v: mp.loggamma(v).real, xp.abs(a) < 2.0**-60)
     for centre, first, q in ((1.0, -_EULER_GAMMA, 1.0), (2.0, 1 - _EULER_GAMMA, 2.0)):
         e = a - centre
         total = xp.zeros_like(a)
@@ -455,39 +457,50 @@ def _digamma(a):
     return xp.where(a == 0, -xp.copysign(xp.asarray(xp.inf, dtype=a.dtype), a), out)
 
 
-def _digamma_negative_exactly(a, out, near_pole):
-    """Elsewhere on the negative line the reflection cancels: at x = -889.873105934815 psi(1 - x) =
-    6.79 and pi cot(pi x) = 7.46 leave -0.667, and scipy's psi is 58 ulps off (its cot(pi x) of a
-    rounded pi x; the condition number there is 8.7e4, but the reference answers for the float x
-    given). There mpmath's psi, rounded once: negative non-integer float64 elements away from the
-    poles only (next to a pole the reflection above is within 2 ulps, and cheaper)."""
+def mp_on_negative_line(a, out, mp_fn, skip=False):
+    """``out`` with the negative non-integer float64 elements of ``a`` (not under ``skip``)
+    replaced by ``mp_fn(mpmath, mpf(x))`` rounded once (mpmath, 40 digits). scipy's gamma-family functions
+    reflect there, x -> 1 - x, and the reflection's cot(pi x) or sin(pi x) of a rounded pi x,
+    and its cancellation, cost up to hundreds of ulps (docs/accuracy.md); NumPy arrays only."""
     if not isinstance(a, np.ndarray) or a.dtype != np.float64:
         return out
-    negative = np.isfinite(a) & (a < 0) & (a != np.round(a)) & ~np.asarray(near_pole)
+    negative = np.isfinite(a) & (a < 0) & (a != np.round(a)) & ~np.asarray(skip)
     if not negative.any():
         return out
     import mpmath
 
     out = np.array(out, copy=True)
     with mpmath.workdps(40):
-        out[negative] = [float(mpmath.psi(0, mpmath.mpf(float(v)))) for v in a[negative]]
+        out[negative] = [float(mp_fn(mpmath, mpmath.mpf(float(v)))) for v in a[negative]]
     return out
+
+
+def _digamma_negative_exactly(a, out, near_pole):
+    """Elsewhere on the negative line the reflection cancels: at x = -889.873105934815 psi(1 - x) =
+    6.79 and pi cot(pi x) = 7.46 leave -0.667, and scipy's psi is 58 ulps off (its cot(pi x) of a
+    rounded pi x; the condition number there is 8.7e4, but the reference answers for the float x
+    given). There mpmath's psi, rounded once: negative non-integer float64 elements away from the
+    poles only (next to a pole the reflection above is within 2 ulps, and cheaper)."""
+    return mp_on_negative_line(a, out, lambda mp, v: mp.psi(0, v), near_pole)
 
 
 _unary("digamma", "DigammaBackward0", _lowp(_digamma), lambda c, g: g * P.polygamma(1, c.self))
 
 
 def _polygamma(a, n):
-    """SciPy's polygamma, with PyTorch's values at the infinities: for n = 1 (trigamma) 0 at +inf
-    and nan at -inf; for n >= 2 (PyTorch evaluates the Hurwitz zeta function) nan at +inf and
-    (-1)^(n+1) inf at -inf."""
+    """SciPy's polygamma; at +inf the limit, a zero of the sign of (-1)^(n+1) (polygamma(n, x) ~
+    (-1)^(n+1) (n-1)!/x^n; PyTorch's trigamma says 0 there, its Hurwitz zeta for n >= 2 nan: a
+    departure, torch-polygamma-nan-at-plus-infinity); at -inf, where there is no limit, PyTorch's
+    values (nan for n = 1, (-1)^(n+1) inf for n >= 2)."""
     if n == 0:
         return _digamma(a)
     xp = namespace_of(a)
     out = _special(a).polygamma(n, a)
+    # x < 0: scipy's reflection (355 ulps for polygamma(2, -8.5)); mpmath there
+    out = mp_on_negative_line(a, out, lambda mp, v: mp.psi(n, v))
     if n == 1:
         return xp.where(a == -xp.inf, xp.nan, xp.where(a == xp.inf, 0.0, out))
-    return xp.where(a == xp.inf, xp.nan, xp.where(a == -xp.inf, (-1) ** (n + 1) * xp.inf, out))
+    return xp.where(a == xp.inf, (-1) ** (n + 1) * 0.0, xp.where(a == -xp.inf, (-1) ** (n + 1) * xp.inf, out))
 
 
 rule(
@@ -537,18 +550,29 @@ def _erfcx_kernel(a):
     NumPy has none) is that same Faddeeva::erfcx: the 100-interval Chebyshev table in
     y = 4/(4 + x) for 0 <= x <= 50, the continued fraction beyond, 2 exp(x^2) - erfcx(-x) for x < 0
     (inf below -26.7). float32 is computed in float64 and rounded once (PyTorch evaluates the same
-    formulas in float: the difference is within the declared error)."""
+    formulas in float: the difference is within the declared error). In float64 below 0 the
+    reference's e^{x²} has x² split exactly (_smooth.erfcx: scipy's rounded x² costs 251 ulps)."""
+    if a.dtype == np.float64:
+        return on_host(S.erfcx)(a)
     return _special(a).erfcx(a)
 
 
+# erfcx', erfcx'': PyTorch's 2x·result - 2/√π (derivatives.yaml) cancels for x > 0 (4.5e15 ulps at
+# 2e11): the exact chain (the asymptotic series from 12, mpmath where the sum cancels below);
+# PyTorch's values at ±inf (nan at +inf, where the limit is 0)
+_erfcx_d1 = derivative_chain(
+    "erfcx",
+    "SpecialErfcx",
+    (S.erfcx_d1, S.erfcx_d2, S.erfcx_d3),
+    ((math.nan, -math.inf), (math.nan, math.inf)),
+)
 rule(
     "erfcx",
     "SpecialErfcxBackward0",
     ("self",),
     forward=_lowp(_erfcx_kernel),
-    # derivatives.yaml: self: (2.0 * self * result - 2.0 / sqrt(M_PI)) * grad
-    grads=(lambda c, g: (2.0 * c.self * c.result - _TWO_OVER_SQRT_PI) * g,),
-    saves={"self": (0,), "result": (0,)},
+    grads=(lambda c, g: g * _erfcx_d1(c.self),),
+    saves={"self": (0,), "result": (0,)},  # PyTorch's: its formula reads both
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
 )
@@ -593,13 +617,21 @@ def _log_ndtr_kernel(a):
     return xp.where(a >= -1, upper, sp.log_ndtr(a))
 
 
+# (log Φ)' = φ/Φ: PyTorch's exp(-(result + x²/2))/√(2π) cancels for x << 0 (nan at -1e150), and
+# its derivative -r(x + r) too: the exact chain (φ/Φ through erfcx below 0); PyTorch's values at ±inf
+_log_ndtr_d1 = derivative_chain(
+    "log_ndtr",
+    "SpecialLogNdtr",
+    (S.log_ndtr_d1, S.log_ndtr_d2, S.log_ndtr_d3),
+    ((0.0, math.nan), (math.nan, math.nan)),
+)
 rule(
     "log_ndtr",
     "SpecialLogNdtrBackward0",
     ("self",),
     forward=_lowp(_log_ndtr_kernel),
-    grads=(lambda c, g: g / _SQRT_2PI * A.exp(-(c.result + c.self * c.self / 2)),),
-    saves={"self": (0,), "result": (0,)},
+    grads=(lambda c, g: g * _log_ndtr_d1(c.self),),
+    saves={"self": (0,), "result": (0,)},  # PyTorch's: its formula reads both
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
 )
@@ -754,32 +786,146 @@ def _binary(name, node, forward, grad_self, grad_other, saves, jvp=AUTO_ELEMENT_
     )
 
 
-def _atan2_recip(c):
-    """1 / (self^2 + other^2), 0 where that is 0 (PyTorch's gradient of atan2 at (0, 0) is 0)."""
-    denom = c.self * c.self + c.other * c.other
+def _atan2_recip(a, b):
+    """1 / (a^2 + b^2), 0 where that is 0 (PyTorch's gradient of atan2 at (0, 0) is 0)."""
+    denom = a * a + b * b
     return A.where(A.eq(denom, 0.0), 0.0, A.reciprocal(denom))
+
+
+# atan2's and hypot's partials: PyTorch's other / (self² + other²) and self / result, and their
+# derivatives by autograd, overflow or underflow in self² + other² at extreme arguments (4.5e15
+# ulps at (-1e300, -1e300), inf at (-1e-300, -1e-300)) and cancel in 1/r - self²/r³ (hypot''):
+# the exact primitives of _smooth.scaled_partial (p, q scaled by a power of 2) at finite (p, q)
+# not both 0; PyTorch's formula at the origin and at infinite inputs (its values there: 0 at the
+# origin, nan where inf/inf). Each primitive's derivatives are primitives again (the third order:
+# the plain formulas, no check reaches it).
+def _scaled(name, p, q):
+    return apply(RULES[name], (p, q))
+
+
+def _r(p, q, k):
+    """(p² + q²)^(k/2), plain (third order only)."""
+    r2 = p * p + q * q
+    return r2 ** (k // 2) if k % 2 == 0 else r2 ** (k // 2) * P.sqrt(r2)
+
+
+_SCALED_GRADS = {
+    # F = q / r²: F_p = -2 pq/r⁴, F_q = (p² - q²)/r⁴
+    "atan2_partial": (
+        lambda p, q: -2 * _scaled("atan2_partial_pq", p, q),
+        lambda p, q: _scaled("atan2_partial_diff", p, q),
+    ),
+    "atan2_partial_pq": (
+        lambda p, q: q * (q * q - 3 * p * p) / _r(p, q, 6),
+        lambda p, q: p * (p * p - 3 * q * q) / _r(p, q, 6),
+    ),
+    "atan2_partial_diff": (
+        lambda p, q: 2 * p * (3 * q * q - p * p) / _r(p, q, 6),
+        lambda p, q: -2 * q * (3 * p * p - q * q) / _r(p, q, 6),
+    ),
+    # P = p / r: P_p = q²/r³, P_q = -pq/r³
+    "hypot_partial": (
+        lambda p, q: _scaled("hypot_partial_qq", p, q),
+        lambda p, q: -_scaled("hypot_partial_pq", p, q),
+    ),
+    "hypot_partial_qq": (
+        lambda p, q: -3 * p * q * q / _r(p, q, 5),
+        lambda p, q: q * (2 * p * p - q * q) / _r(p, q, 5),
+    ),
+    "hypot_partial_pq": (
+        lambda p, q: q * (q * q - 2 * p * p) / _r(p, q, 5),
+        lambda p, q: p * (p * p - 2 * q * q) / _r(p, q, 5),
+    ),
+}
+
+
+def _scaled_kernel(name):
+    def run(a, b):
+        a64 = np.asarray(to_numpy(a), dtype=np.float64)
+        out = S.scaled_partial(name, a64, np.asarray(to_numpy(b), dtype=np.float64))
+        return namespace_of(a).asarray(out)
+
+    return _lowp(run)
+
+
+for _name, (_dp, _dq) in _SCALED_GRADS.items():
+    rule(
+        _name,
+        f"{''.join(w.title() for w in _name.split('_'))}Backward0",
+        ("self", "other"),
+        forward=_scaled_kernel(_name),
+        grads=(
+            lambda c, g, _dp=_dp: g * _dp(c.self, c.other),
+            lambda c, g, _dq=_dq: g * _dq(c.self, c.other),
+        ),
+        saves={"self": (0, 1), "other": (0, 1)},
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+
+
+def _exact_or_pytorch(exact, pytorch, a, b, *more):
+    """exact(a, b) at finite (a, b) not both 0, pytorch(a, b, *more) elsewhere. Each branch reads
+    safe operands where it is not selected, so that its derivative there is 0 times a number: the
+    exact one 1, PyTorch's the sign of each finite nonzero operand, replaced at the operand's own
+    shape (PyTorch's formula squares a broadcast operand before broadcasting, and its 0·inf = nan
+    in the derivative at an infinite one stays: NaN handling is PyTorch's); t·0 keeps the path to
+    t, so that a nan cotangent reaching the replaced operand stays nan, as in PyTorch's formula."""
+    ok = A.logical_and(
+        A.logical_and(P._isfinite(a), P._isfinite(b)),
+        A.logical_or(A.ne(a, 0.0), A.ne(b, 0.0)),
+    )
+
+    def sign_if_finite(t):
+        return A.where(A.logical_and(P._isfinite(t), A.ne(t, 0.0)), t * 0.0 + P.sgn(t), t)
+
+    return A.where(
+        ok,
+        exact(A.where(ok, a, 1.0), A.where(ok, b, 1.0)),
+        pytorch(*(sign_if_finite(t) for t in (a, b, *more))),
+    )
+
+
+def _atan2_partial(a, b):
+    """∂/∂a atan2(a, b) = b / (a² + b²)."""
+    return _exact_or_pytorch(
+        lambda p, q: _scaled("atan2_partial", p, q), lambda p, q: q * _atan2_recip(p, q), a, b
+    )
 
 
 _binary(
     "atan2",
     "Atan2Backward0",
     _lowp(lambda a, b: namespace_of(a).arctan2(a, b)),
-    lambda c, g: g * c.other * _atan2_recip(c),
-    lambda c, g: g * -c.self * _atan2_recip(c),
+    lambda c, g: g * _atan2_partial(c.self, c.other),
+    lambda c, g: g * -_atan2_partial(c.other, c.self),
     {"self": (0, 1), "other": (0, 1)},
 )
+
+
+def _hypot_partial(c, a, b):
+    """∂/∂a hypot(a, b) = a / hypot(a, b) (PyTorch's a / result at the origin and the infinities)."""
+    return _exact_or_pytorch(
+        lambda p, q: _scaled("hypot_partial", p, q), lambda p, q, r: p / r, a, b, c.result
+    )
+
+
 _binary(
     "hypot",
     "HypotBackward0",
     _lowp(lambda a, b: namespace_of(a).hypot(a, b)),
-    lambda c, g: g * c.self / c.result,
-    lambda c, g: g * c.other / c.result,
+    lambda c, g: g * _hypot_partial(c, c.self, c.other),
+    lambda c, g: g * _hypot_partial(c, c.other, c.self),
     {"self": (0,), "other": (1,), "result": (0, 1)},
 )
 
 
 def _logaddexp(a, b, base):
-    """m + log(1 + exp(-|a - b|)) (base e or 2); a when both are the same infinity."""
+    """m + log(1 + exp(-|a - b|)) (base e or 2); a when both are the same infinity. In float64 the
+    exact kernel (_smooth.logaddexp: the rounding of |a - b| corrected, mpmath where the result
+    cancels to near 0)."""
+    if isinstance(a, np.ndarray) and a.dtype == np.float64:
+        return S.logaddexp(a, b, base)
     xp = namespace_of(a, b)
     m = xp.maximum(a, b)
     if base == 2:
@@ -839,6 +985,66 @@ def _logaddexp_kernel(a, b):
     return _lowp(lambda a, b: _logaddexp(a, b, math.e))(a, b)
 
 
+# logaddexp's partials σ(±k(a - b)), k = ln(base): PyTorch's g / (1 + exp(b - a)) overflows where the
+# exact value is subnormal and carries the rounding of b - a times |b - a| (2e8 ulps at (-740, -30));
+# logaddexp_weight is σ(k(a - b)) exact (the difference a double-double), its derivative k·σ'
+# logaddexp_weight_d1, whose own derivative (third order) is PyTorch's formula differentiated.
+def _weight(a, b, base):
+    return apply(RULES["logaddexp_weight"], (a, b), {"base": base})
+
+
+def _weight_d1(a, b, base):
+    return apply(RULES["logaddexp_weight_d1"], (a, b), {"base": base})
+
+
+def _binary_on_host(kernel):
+    def run(a, b, base):
+        out = kernel(
+            np.asarray(to_numpy(a), dtype=np.float64), np.asarray(to_numpy(b), dtype=np.float64), base
+        )
+        return namespace_of(a).asarray(out)
+
+    return run
+
+
+def _weight_d2(c, g):
+    """k²·σ''(z) = k²·σ'(z)·(-tanh(z/2)) of the rounded z: third order, no check reaches it."""
+    k = math.log(c.base)
+    return g * (k * k) * _weight_d1(c.self, c.other, c.base) * -P.tanh((c.self - c.other) * (k / 2))
+
+
+for _name, _kernel, _grad in (
+    (
+        "logaddexp_weight",
+        S.logaddexp_weight,
+        lambda c, g: g * math.log(c.base) * _weight_d1(c.self, c.other, c.base),
+    ),
+    ("logaddexp_weight_d1", S.logaddexp_weight_d1, _weight_d2),
+):
+    rule(
+        _name,
+        f"{''.join(w.title() for w in _name.split('_'))}Backward0",
+        ("self", "other"),  # base: e or 2
+        forward=_lowp(_binary_on_host(_kernel)),
+        grads=(_grad, lambda c, g, _grad=_grad: -_grad(c, g)),
+        saves={"self": (0, 1), "other": (0, 1)},
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+
+
+def _logaddexp_grad(base, i):
+    """g·σ(±k(a - b)) for real inputs (exact), PyTorch's g / (1 + base^(∓(a - b))) for complex ones."""
+
+    def grad(c, g):
+        a, b = (c.self, c.other) if i == 0 else (c.other, c.self)
+        if a.is_complex() or b.is_complex():
+            return g / (_pytorch_power(a, b, base) + 1)
+        return g * _weight(a, b, base)
+
+    return grad
+
+
 rule(
     "logaddexp",
     "LogaddexpBackward0",
@@ -846,8 +1052,8 @@ rule(
     forward=_logaddexp_kernel,
     # derivatives.yaml: grad / (1 + exp(other - self)).conj() (conjugation by complex_grads)
     grads=(
-        without_r_to_c(lambda c, g: g / (A.exp(c.other - c.self) + 1), 0),
-        without_r_to_c(lambda c, g: g / (A.exp(c.self - c.other) + 1), 1),
+        without_r_to_c(_logaddexp_grad(math.e, 0), 0),
+        without_r_to_c(_logaddexp_grad(math.e, 1), 1),
     ),
     saves={"self": (0, 1), "other": (0, 1)},
     jvp=AUTO_ELEMENT_WISE,
@@ -858,8 +1064,8 @@ _binary(
     "logaddexp2",
     "Logaddexp2Backward0",
     _lowp(lambda a, b: _logaddexp(a, b, 2)),
-    lambda c, g: g / (A.pow(2.0, c.other - c.self) + 1),
-    lambda c, g: g / (A.pow(2.0, c.self - c.other) + 1),
+    _logaddexp_grad(2, 0),
+    _logaddexp_grad(2, 1),
     {"self": (0, 1), "other": (0, 1)},
 )
 
@@ -1606,6 +1812,81 @@ def _inverse_trig_errors():
         ),
     }
 
+
+def _erfcx_pytorch_d1(a):
+    return 2 * a * P.erfcx(a) - _TWO_OVER_SQRT_PI
+
+
+def _log_ndtr_pytorch_d1(a):
+    return A.exp(-(P.log_ndtr(a) + a * a / 2)) / _SQRT_2PI
+
+
+def _chain_errors(name, d1, d2, d3, source):
+    """{name_d1, _d2, _d3: the composite of PyTorch's formula ``d1`` and of its derivatives by
+    autograd, ``d2(x, d1)`` and ``d3(x, d1, d2)`` as closed forms in them}."""
+    return {
+        f"{name}_d1": _E.composite(d1, f"PyTorch {name} backward: {source}"),
+        f"{name}_d2": _E.composite(lambda a: d2(a, d1(a)), f"autograd of PyTorch's {source}"),
+        f"{name}_d3": _E.composite(
+            lambda a: d3(a, d1(a), d2(a, d1(a))), f"the third derivative over PyTorch's {source}"
+        ),
+    }
+
+
+def _pytorch_power(a, b, base):
+    """base^(b - a) as PyTorch's logaddexp backward forms it (exp, or pow for base 2)."""
+    return A.exp(b - a) if base != 2 else A.pow(2.0, b - a)
+
+
+def _pytorch_hypot_partials(p, q):
+    h = P.hypot(p, q)
+    return h, h * h * h
+
+
+_ERRORS.update(
+    atan2_partial=_E.composite(
+        lambda p, q: q * _atan2_recip(p, q), "PyTorch atan2 backward: other / (self² + other²)"
+    ),
+    atan2_partial_pq=_E.composite(
+        lambda p, q: (lambda r: p * q * r * r)(_atan2_recip(p, q)),
+        "autograd of PyTorch's other / (self² + other²) in self, over -2: self·other·recip²",
+    ),
+    atan2_partial_diff=_E.composite(
+        lambda p, q: (lambda r: r - 2 * q * q * r * r)(_atan2_recip(p, q)),
+        "autograd of PyTorch's other / (self² + other²) in other: recip - 2·other²·recip²",
+    ),
+    hypot_partial=_E.composite(lambda p, q: p / P.hypot(p, q), "PyTorch hypot backward: self / result"),
+    hypot_partial_qq=_E.composite(
+        lambda p, q: (lambda h, h3: 1 / h - p * p / h3)(*_pytorch_hypot_partials(p, q)),
+        "autograd of PyTorch's self / result in self: 1/r - self²/r³",
+    ),
+    hypot_partial_pq=_E.composite(
+        lambda p, q: (lambda h, h3: p * q / h3)(*_pytorch_hypot_partials(p, q)),
+        "autograd of PyTorch's self / result in other, negated: self·other/r³",
+    ),
+    logaddexp_weight=_E.composite(
+        lambda a, b, base: 1 / (_pytorch_power(a, b, base) + 1),
+        "PyTorch logaddexp(2) backward: grad / (1 + base^(other - self))",
+    ),
+    logaddexp_weight_d1=_E.composite(
+        lambda a, b, base: (lambda e: e / ((e + 1) * (e + 1)))(_pytorch_power(a, b, base)),
+        "autograd of PyTorch's 1 / (1 + base^(other - self)), over ln(base): e / (1 + e)^2",
+    ),
+    **_chain_errors(
+        "erfcx",
+        _erfcx_pytorch_d1,
+        lambda a, d1: 2 * P.erfcx(a) + 2 * a * d1,
+        lambda a, d1, d2: 4 * d1 + 2 * a * d2,
+        "2x·result - 2/sqrt(pi)",
+    ),
+    **_chain_errors(
+        "log_ndtr",
+        _log_ndtr_pytorch_d1,
+        lambda a, d1: -d1 * (a + d1),
+        lambda a, d1, d2: -d2 * (a + d1) - d1 * (1 + d2),
+        "exp(-(result + x²/2)) / sqrt(2 pi)",
+    ),
+)
 
 # The exact derivative primitives (sinc_d*, logit_d*, exp_square) are judged as before, by the
 # composite of PyTorch's own formula (autograd's rules through it): a framework that computes that
