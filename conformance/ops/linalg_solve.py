@@ -244,11 +244,13 @@ record(
 
 
 def _jlu_solve(J, a, b, left, adjoint):
-    return _jsolve(J, a.swapaxes(-1, -2) if adjoint else a, b, left)
+    # adjoint=True solves with A^H (PyTorch's lu_solve): the conjugate transpose, which a transpose
+    # alone is only for a real A
+    return _jsolve(J, J.jnp.conj(a.swapaxes(-1, -2)) if adjoint else a, b, left)
 
 
 def _tlu_solve(tf, a, b, left, adjoint):
-    return _tsolve(tf, tf.linalg.matrix_transpose(a) if adjoint else a, b, left)
+    return _tsolve(tf, tf.linalg.adjoint(a) if adjoint else a, b, left)
 
 
 record(
@@ -266,7 +268,7 @@ record(
     ),
     jax=_jlu_solve,
     tf=_tlu_solve,
-    note="lu_factor then lu_solve; JAX and TF spelled as the same system solved directly",
+    note="lu_factor then lu_solve (adjoint: A^H); JAX and TF spelled as the same system solved directly",
 )
 
 

@@ -1,0 +1,85 @@
+"""Complex records of the fourth slice whose spellings map a convention (issue 34): lu_solve's
+``adjoint=True`` solves with A^H (JAX's and TensorFlow's spellings conjugate the transpose) and
+pinv's ``hermitian=True`` input is x + x^H, checked through each adapter against their VJPs and
+JVPs in closed form (PyTorch's convention: the gradient G with dL = Re tr(G^H dA))."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conformance.case import Case
+from conformance.ops import RecordParams
+
+pytest.importorskip("torch")
+
+_A = np.array(
+    [[2.0 + 0.5j, -0.3 + 0.2j, 0.4 - 0.1j], [0.2 - 0.7j, 1.5 + 0.1j, -0.6j], [0.3j, 0.5 + 0.5j, 2.5]]
+)
+_B = np.array([[0.5 - 1.0j, 0.2], [1.0j, -0.4 + 0.3j], [0.7 + 0.1j, 1.1 - 0.2j]])
+_TA = np.array([[0.1 - 0.2j, 0.3, -0.5j], [0.2 + 0.1j, -0.4 + 0.3j, 0.1], [0.6, 0.2j, -0.1 - 0.1j]])
+_TB = np.array([[0.3j, -0.1 + 0.4j], [0.2, 0.5j], [-0.6 - 0.2j, 0.1]])
+_G = np.array([[1.0 - 0.5j, 0.25j], [-0.3, 0.8 + 0.1j], [0.4 + 0.4j, -1.0j]])
+
+
+def _h(m):
+    return m.conj().T
+
+
+def _lu_solve_adjoint():
+    """X = A^{-H} B: dX = A^{-H} (dB - dA^H X), so grad_B = A^{-1} g and grad_A = -X g^H A^{-H}."""
+    inv_h = np.linalg.inv(_h(_A))
+    X = inv_h @ _B
+    vjp = {"A": -X @ _h(_G) @ inv_h, "B": np.linalg.inv(_A) @ _G}
+    jvp = inv_h @ (_TB - _h(_TA) @ X)
+    return {"left": True, "adjoint": True}, {"A": _A, "B": _B}, _G, {"A": _TA, "B": _TB}, vjp, jvp
+
+
+def _pinv_hermitian():
+    """pinv(H) = H^{-1} for the invertible Hermitian H = x + x^H: dX = -X (dx + dx^H) X, so
+    grad_x = -X (g + g^H) X (X is Hermitian)."""
+    X = np.linalg.inv(_A + _h(_A))
+    g = _G @ _B.T  # a 3 x 3 cotangent
+    return (
+        {"hermitian": True},
+        {"input": _A},
+        g,
+        {"input": _TA},
+        {"input": -X @ (g + _h(g)) @ X},
+        -X @ (_TA + _h(_TA)) @ X,
+    )
+
+
+FORMS = {"linalg_lu_solve": _lu_solve_adjoint, "linalg_pinv": _pinv_hermitian}
+
+
+@pytest.mark.parametrize("framework", ["torch", "jax", "tensorflow"])
+@pytest.mark.parametrize("op", sorted(FORMS))
+def test_adjoint_and_hermitian_spellings_answer_the_closed_form(framework, op):
+    """Before the fourth slice JAX's and TensorFlow's lu_solve spelled adjoint=True with a plain
+    transpose (A^{-T} B) and pinv's Hermitian input was x + x^T in every framework: right for real
+    matrices only."""
+    from conformance.adapters import BUILTIN, load
+    from conformance.ops import RECORDS
+
+    pytest.importorskip(BUILTIN[framework][0])
+    if framework not in RECORDS[op].frameworks():
+        pytest.skip(f"{op} has no {framework} spelling")
+    params, inputs, g, tangents, vjp, jvp = FORMS[op]()
+    adapter = load(BUILTIN[framework][1])
+    adapter.setup("cpu", "highest")
+    data = dict(inputs, grad_output=g)
+    data.update({f"tangent_{n}": v for n, v in tangents.items()})
+    case = Case(
+        op,
+        RecordParams.of({"values": "normal", **params}),
+        {n: np.shape(v) for n, v in inputs.items()},
+        "complex128",
+        0,
+        ("vjp",),
+    )
+    got = adapter.run(case, "vjp", data)
+    for n, want in vjp.items():
+        np.testing.assert_allclose(np.asarray(got[f"grad_{n}"]), want, rtol=1e-11, atol=1e-13)
+    jgot = adapter.run(case.with_checks(["jvp"]), "jvp", data)
+    np.testing.assert_allclose(np.asarray(jgot["tangent_output"]), jvp, rtol=1e-11, atol=1e-13)
