@@ -612,3 +612,20 @@ def test_sgn_of_complex_has_its_declared_bound():
     _, (b,), tr = bound_of(lambda a: T.sgn(a), [np.array([1.5 + 2.0j])], Precision(dtype="float32"))
     assert b[0] == pytest.approx(3 * (2.0**-24 + REFERENCE_U), rel=1e-6)
     assert "sgn (complex)" in tr.used
+
+
+def test_a_real_operand_promoted_to_complex_keeps_its_bound():
+    """cat (and every op whose operands are promoted) of a complex tensor and a real one with an error:
+    the real one's bound survives the promotion (the promoted copy had no bound, found by memory, so
+    the singular values in linalg_svd's program cat([U^2 S, S, U Vh]) were judged against 0 and
+    complex64 results 1.6 ulps off failed)."""
+    import reference as T
+    from reference.errors import Precision, bound_of
+
+    x, z = np.array([0.5, 1.5]), np.array([1.0 + 2.0j])
+    _, (alone,), _ = bound_of(lambda a: T.exp(a), [x], Precision(dtype="float32"))
+    _, (joined,), _ = bound_of(lambda a, b: T.cat([b, T.exp(a)]), [x, z], Precision(dtype="float32"))
+    assert np.all(alone > 0)
+    np.testing.assert_array_equal(joined[1:], alone)
+    _, (summed,), _ = bound_of(lambda a, b: b + T.exp(a), [x, z], Precision(dtype="float32"))
+    assert np.all(summed >= alone)
