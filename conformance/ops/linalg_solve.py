@@ -79,7 +79,11 @@ def _jsolve(J, a, b, left):
 def _tsolve(tf, a, b, left):
     if left:
         return tf.linalg.solve(a, b)
-    return tf.linalg.matrix_transpose(tf.linalg.solve(a, tf.linalg.matrix_transpose(b), adjoint=True))
+    # X A = B is A^T X^T = B^T: adjoint=True solves with conj(a)^H = A^T (a plain adjoint of a would
+    # solve with A^H, B conj(A)^-1 for a complex A; tf.math.conj is the identity on real tensors)
+    return tf.linalg.matrix_transpose(
+        tf.linalg.solve(tf.math.conj(a), tf.linalg.matrix_transpose(b), adjoint=True)
+    )
 
 
 record(
