@@ -35,6 +35,18 @@ def _lu_solve_adjoint():
     return {"left": True, "adjoint": True}, {"A": _A, "B": _B}, _G, {"A": _TA, "B": _TB}, vjp, jvp
 
 
+def _lu_solve_right():
+    """X A = B (left=False): X = B A^{-1}, dX = (dB - X dA) A^{-1}, so grad_B = g A^{-H} and
+    grad_A = -X^H g A^{-H}."""
+    B = _B.T.copy()
+    inv = np.linalg.inv(_A)
+    X = B @ inv
+    g = _G.T.copy()
+    vjp = {"A": -_h(X) @ g @ _h(inv), "B": g @ _h(inv)}
+    jvp = (_TB.T - X @ _TA) @ inv
+    return {"left": False, "adjoint": False}, {"A": _A, "B": B}, g, {"A": _TA, "B": _TB.T.copy()}, vjp, jvp
+
+
 def _pinv_hermitian():
     """pinv(H) = H^{-1} for the invertible Hermitian H = x + x^H: dX = -X (dx + dx^H) X, so
     grad_x = -X (g + g^H) X (X is Hermitian)."""
@@ -50,22 +62,30 @@ def _pinv_hermitian():
     )
 
 
-FORMS = {"linalg_lu_solve": _lu_solve_adjoint, "linalg_pinv": _pinv_hermitian}
+FORMS = {
+    "lu_solve adjoint": ("linalg_lu_solve", _lu_solve_adjoint),
+    "lu_solve left=False": ("linalg_lu_solve", _lu_solve_right),
+    "solve left=False": ("linalg_solve", _lu_solve_right),
+    "pinv hermitian": ("linalg_pinv", _pinv_hermitian),
+}
 
 
 @pytest.mark.parametrize("framework", ["torch", "jax", "tensorflow"])
-@pytest.mark.parametrize("op", sorted(FORMS))
-def test_adjoint_and_hermitian_spellings_answer_the_closed_form(framework, op):
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_adjoint_and_hermitian_spellings_answer_the_closed_form(framework, form):
     """Before the fourth slice JAX's and TensorFlow's lu_solve spelled adjoint=True with a plain
-    transpose (A^{-T} B) and pinv's Hermitian input was x + x^T in every framework: right for real
-    matrices only."""
+    transpose (A^{-T} B), TensorFlow's X A = B solved with A^H (B conj(A)^{-1}) and pinv's Hermitian
+    input was x + x^T in every framework: right for real matrices only."""
     from conformance.adapters import BUILTIN, load
     from conformance.ops import RECORDS
 
     pytest.importorskip(BUILTIN[framework][0])
+    op, form_of = FORMS[form]
     if framework not in RECORDS[op].frameworks():
         pytest.skip(f"{op} has no {framework} spelling")
-    params, inputs, g, tangents, vjp, jvp = FORMS[op]()
+    params, inputs, g, tangents, vjp, jvp = form_of()
+    if op == "linalg_solve":
+        params = {"left": params["left"]}
     adapter = load(BUILTIN[framework][1])
     adapter.setup("cpu", "highest")
     data = dict(inputs, grad_output=g)
