@@ -122,8 +122,10 @@ record(
     fn=lambda T, a: T.linalg.slogdet(a).logabsdet,
     torch=_torch(lambda T, a: T.linalg.slogdet(a).logabsdet),
     jax=lambda J, a: J.jnp.linalg.slogdet(a)[1],
-    tf=lambda tf, a: tf.linalg.slogdet(a)[1],
-    note="logabsdet (the sign has no derivative)",
+    # tf.linalg.slogdet's log|det| of a complex matrix is complex-typed (imaginary part 0): its real
+    # part is the real result the others give (a real cotangent of the complex tensor raises)
+    tf=lambda tf, a: tf.math.real(tf.linalg.slogdet(a)[1]),
+    note="logabsdet (the sign has no derivative); TF's complex-typed log|det| read as its real part",
 )
 
 

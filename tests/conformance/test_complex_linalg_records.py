@@ -62,11 +62,20 @@ def _pinv_hermitian():
     )
 
 
+def _slogdet():
+    """log|det A| is real: grad_A = g A^{-H} (g real), JVP Re tr(A^{-1} tA)."""
+    inv = np.linalg.inv(_A)
+    return {}, {"input": _A}, np.asarray(0.7), {"input": _TA}, {"input": 0.7 * _h(inv)}, np.real(np.trace(inv @ _TA))
+
+
 FORMS = {
     "lu_solve adjoint": ("linalg_lu_solve", _lu_solve_adjoint),
     "lu_solve left=False": ("linalg_lu_solve", _lu_solve_right),
     "solve left=False": ("linalg_solve", _lu_solve_right),
     "pinv hermitian": ("linalg_pinv", _pinv_hermitian),
+    # TensorFlow's log|det| of a complex matrix is complex-typed: its JVP had an imaginary part
+    # (Im tr(A^{-1} tA)) and its gradients raised for a real cotangent
+    "slogdet": ("linalg_slogdet", _slogdet),
 }
 
 
