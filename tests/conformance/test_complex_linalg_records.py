@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from conformance.case import Case
-from conformance.ops import RecordParams
+from test_complex_records import closed_form_answers  # (this directory)
 
 pytest.importorskip("torch")
 
@@ -85,7 +83,7 @@ def test_adjoint_and_hermitian_spellings_answer_the_closed_form(framework, form)
     """Before the fourth slice JAX's and TensorFlow's lu_solve spelled adjoint=True with a plain
     transpose (A^{-T} B), TensorFlow's X A = B solved with A^H (B conj(A)^{-1}) and pinv's Hermitian
     input was x + x^T in every framework: right for real matrices only."""
-    from conformance.adapters import BUILTIN, load
+    from conformance.adapters import BUILTIN
     from conformance.ops import RECORDS
 
     pytest.importorskip(BUILTIN[framework][0])
@@ -95,20 +93,7 @@ def test_adjoint_and_hermitian_spellings_answer_the_closed_form(framework, form)
     params, inputs, g, tangents, vjp, jvp = form_of()
     if op == "linalg_solve":
         params = {"left": params["left"]}
-    adapter = load(BUILTIN[framework][1])
-    adapter.setup("cpu", "highest")
-    data = dict(inputs, grad_output=g)
-    data.update({f"tangent_{n}": v for n, v in tangents.items()})
-    case = Case(
-        op,
-        RecordParams.of({"values": "normal", **params}),
-        {n: np.shape(v) for n, v in inputs.items()},
-        "complex128",
-        0,
-        ("vjp",),
-    )
-    got = adapter.run(case, "vjp", data)
+    got, jgot = closed_form_answers(framework, op, params, inputs, g, tangents)
     for n, want in vjp.items():
         np.testing.assert_allclose(np.asarray(got[f"grad_{n}"]), want, rtol=1e-11, atol=1e-13)
-    jgot = adapter.run(case.with_checks(["jvp"]), "jvp", data)
     np.testing.assert_allclose(np.asarray(jgot["tangent_output"]), jvp, rtol=1e-11, atol=1e-13)

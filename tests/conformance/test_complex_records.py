@@ -561,19 +561,11 @@ def _family_forms():
     }
 
 
-@pytest.mark.parametrize("framework", ["torch", "jax", "tensorflow"])
-@pytest.mark.parametrize(
-    "op", ["tan", "sgn", "prod", "cumsum", "var", "linalg_vector_norm", "addmm", "vdot", "linalg_det"]
-)
-def test_each_new_family_answers_its_closed_form_in_pytorchs_convention(framework, op):
-    """One record of each family the second slice made complex-capable, through the harness's adapter:
-    its VJP and JVP are the closed forms (holomorphic, non-holomorphic, real-valued). JAX's sgn and
-    TensorFlow's det VJP are their known departures (jax-sign-of-complex-has-a-zero-derivative: a
-    zero derivative; tf-det-complex-gradient-not-conjugated: g det A^-H)."""
+def closed_form_answers(framework, op, params, inputs, g, tangents):
+    """The adapter's VJP (cotangent ``g``) and JVP (``tangents``) outputs for one complex128 case of
+    ``op`` with ``params`` on ``inputs``."""
     from conformance.adapters import BUILTIN, load
 
-    pytest.importorskip(BUILTIN[framework][0])
-    params, inputs, g, tangents, vjp, jvp = _family_forms()[op]
     adapter = load(BUILTIN[framework][1])
     adapter.setup("cpu", "highest")
     data = dict(inputs, grad_output=np.asarray(g))
@@ -586,8 +578,23 @@ def test_each_new_family_answers_its_closed_form_in_pytorchs_convention(framewor
         0,
         ("vjp",),
     )
-    got = adapter.run(case, "vjp", data)
-    jgot = adapter.run(case.with_checks(["jvp"]), "jvp", data)
+    return adapter.run(case, "vjp", data), adapter.run(case.with_checks(["jvp"]), "jvp", data)
+
+
+@pytest.mark.parametrize("framework", ["torch", "jax", "tensorflow"])
+@pytest.mark.parametrize(
+    "op", ["tan", "sgn", "prod", "cumsum", "var", "linalg_vector_norm", "addmm", "vdot", "linalg_det"]
+)
+def test_each_new_family_answers_its_closed_form_in_pytorchs_convention(framework, op):
+    """One record of each family the second slice made complex-capable, through the harness's adapter:
+    its VJP and JVP are the closed forms (holomorphic, non-holomorphic, real-valued). JAX's sgn and
+    TensorFlow's det VJP are their known departures (jax-sign-of-complex-has-a-zero-derivative: a
+    zero derivative; tf-det-complex-gradient-not-conjugated: g det A^-H)."""
+    from conformance.adapters import BUILTIN
+
+    pytest.importorskip(BUILTIN[framework][0])
+    params, inputs, g, tangents, vjp, jvp = _family_forms()[op]
+    got, jgot = closed_form_answers(framework, op, params, inputs, g, tangents)
     if framework == "jax" and op == "sgn":
         assert np.all(np.asarray(got["grad_input"]) == 0) and np.all(np.asarray(jgot["tangent_output"]) == 0)
         return
