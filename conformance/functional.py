@@ -934,6 +934,19 @@ def _reshape(B, x, shape):
     return B.tf.reshape(x, shape)
 
 
+#: Programs with complex tensors (issue 34; the curated cases refgrad/cases/programs/complex_*.json):
+#: a storage here is one real array of the program's dtype, and a complex tensor's storage viewed
+#: as real pairs (view_as_real, .real, .imag) or a real one viewed as complex has no counterpart in
+#: it; neither has PyTorch's lazy conjugate view (the conj bit): jnp.conj and tf.math.conj copy.
+COMPLEX_STORAGE_OPS = ("complex", "view_as_complex", "view_as_real", "polar", "conj", "resolve_conj")
+COMPLEX_STORAGE_REASON = (
+    "complex tensors in a program: the functional translation keeps each storage as one real array, so "
+    "views between complex and real storage (view_as_real, view_as_complex, .real, .imag) and writes "
+    "through them are not expressed; JAX and TensorFlow have no lazy conjugate view (PyTorch's conj bit: "
+    "jnp.conj and tf.math.conj return copies)"
+)
+
+
 class Namespace:
     """``T`` for a functional run: the names the program text uses."""
 
@@ -963,6 +976,8 @@ class Namespace:
         return self._run.fresh(r, self._run.B.constant(np.asarray(data, dtype=np.float64)))
 
     def __getattr__(self, name):  # dtypes (T.bool, T.long, ...): the reference's
+        if name in COMPLEX_STORAGE_OPS:
+            raise Unsupported(COMPLEX_STORAGE_REASON)
         if name.startswith("_") or name not in ("bool", "long", "int64", "float32", "bfloat16", "float16"):
             raise AttributeError(name)
         return getattr(self._run.reference, name)

@@ -58,11 +58,8 @@ COMPLEX_RECORDS.update(
 
 #: Records added by the second complex slice (issue 34), by family: each one's rules accept complex
 #: tensors in the reference (reference.ops.rules.complex) and its spellings in all its frameworks.
-#: Not yet: acosh (its first derivative is now PyTorch's rsqrt(z - 1) rsqrt(z + 1); on the cut
-#: below -1, e.g. a "wide" complex64 draw, its forward-over-forward second derivative has the
-#: opposite sign of all three frameworks': not yet understood), the decompositions
-#: (their records' gauge-invariant programs are written for real matrices: V * V, x + x^T), the
-#: records whose masks compare complex values (masked_fill, where), FFT (no record yet).
+#: Not yet: the records whose masks compare complex values (masked_fill, where). (acosh, the
+#: decompositions and FFT joined in later slices, below.)
 COMPLEX_RECORDS.update(
     {
         # holomorphic elementwise functions (the plane, whatever the record's real domain)
@@ -116,6 +113,14 @@ COMPLEX_RECORDS.update(
         "cholesky": "A A^H + n I (the deprecated torch.cholesky)",
         "cholesky_solve": "L L^H X = B",
         "cholesky_inverse": "(L L^H)^-1",
+        # the fourth slice: LU, pinv, lstsq, the general eigendecomposition, acosh
+        "linalg_lu_factor_ex": "the packed LU factors (zgetrf: pivots of largest |re| + |im|)",
+        "linalg_lu": "U of a complex LU",
+        "linalg_lu_solve": "lu_factor then lu_solve; adjoint=True solves with A^H (conjugated)",
+        "linalg_pinv": "the pseudo-inverse (hermitian=True: of x + x^H, through eigh)",
+        "linalg_lstsq": "the minimum-norm least-squares solution of complex systems",
+        "linalg_eig": "complex eigenvalues, eigenvectors up to a phase (|v|^2 L and L^2 summed, both parts)",
+        "acosh": "the cut on the real axis below 1, both signs of a zero imaginary part",
         # shape and layout (exact, linear)
         "expand": "a view, exact",
         "permute": "a view, exact",

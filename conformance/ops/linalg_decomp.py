@@ -201,8 +201,8 @@ def _pinv(draw):
 
 
 def _pinv_fn(T, x, hermitian):
-    if hermitian:
-        return T.linalg.pinv(x + x.mT, hermitian=True)
+    if hermitian:  # x + x^H: Hermitian (symmetric for a real x)
+        return T.linalg.pinv(x + x.mT.conj(), hermitian=True)
     return T.linalg.pinv(x)
 
 
@@ -216,7 +216,7 @@ def _pinv_jax(J, x, hermitian):
     jnp = J.jnp
     rtol = _default_rtol(x, float(np.finfo(np.dtype(str(x.dtype))).eps))
     if hermitian:
-        return jnp.linalg.pinv(x + jnp.swapaxes(x, -1, -2), rtol=rtol, hermitian=True)
+        return jnp.linalg.pinv(x + jnp.conj(jnp.swapaxes(x, -1, -2)), rtol=rtol, hermitian=True)
     return jnp.linalg.pinv(x, rtol=rtol)
 
 

@@ -6,7 +6,7 @@ V is determined up to ``e^{i phi}``, and MKL's and OpenBLAS's geev give real eig
 opposite signs) nor on the order of the eigenvalues: ``Re sum_i |V_ji|^2 L_i`` and
 ``Re sum_i L_i^2``, with ``|V|^2`` as ``V * conj(V)`` (smooth where an element is 0; ``abs`` has
 a kink there that a second-order check would meet) (a real input has conjugate eigenvalue pairs with conjugate eigenvectors, so
-both sums are real). The reference's bounds are first-order perturbation bounds (condition number
+both sums are real; of a complex input both parts of the sums are read). The reference's bounds are first-order perturbation bounds (condition number
 ``1/|y^H x|`` of each eigenvalue; see the rules module), infinite where eigenvalues are not
 isolated. LAPACK has no float16 or bfloat16 kernels: those cases are
 unsupported for every framework.
@@ -36,9 +36,11 @@ def _eig(draw):
 
 def _eig_fn(T, x):
     L, V = T.linalg.eig(x)
-    a = ((V * V.conj()) * L.unsqueeze(-2)).sum(-1).real
-    b = (L * L).sum(-1, keepdim=True).real
-    return T.cat([a, b], -1)
+    a = ((V * V.conj()) * L.unsqueeze(-2)).sum(-1)
+    b = (L * L).sum(-1, keepdim=True)
+    if x.is_complex():  # the sums are complex: both parts are read
+        return T.cat([a, b], -1)
+    return T.cat([a.real, b.real], -1)
 
 
 def _jax_empty(case, check):
@@ -58,16 +60,20 @@ def _eig_jax(J, x):
     L, V = J.lax.linalg.eig(
         x, compute_left_eigenvectors=False, compute_right_eigenvectors=True, enable_eigvec_derivs=True
     )
-    a = jnp.real(((V * jnp.conj(V)) * L[..., None, :]).sum(-1))
-    b = jnp.real((L * L).sum(-1, keepdims=True))
-    return jnp.concatenate([a, b], -1)
+    a = ((V * jnp.conj(V)) * L[..., None, :]).sum(-1)
+    b = (L * L).sum(-1, keepdims=True)
+    if jnp.iscomplexobj(x):
+        return jnp.concatenate([a, b], -1)
+    return jnp.concatenate([jnp.real(a), jnp.real(b)], -1)
 
 
 def _eig_tf(tf, x):
     L, V = tf.linalg.eig(x)
-    a = tf.math.real(tf.reduce_sum(V * tf.math.conj(V) * L[..., None, :], -1))
-    b = tf.math.real(tf.reduce_sum(L * L, -1, keepdims=True))
-    return tf.concat([a, b], -1)
+    a = tf.reduce_sum(V * tf.math.conj(V) * L[..., None, :], -1)
+    b = tf.reduce_sum(L * L, -1, keepdims=True)
+    if x.dtype.is_complex:
+        return tf.concat([a, b], -1)
+    return tf.concat([tf.math.real(a), tf.math.real(b)], -1)
 
 
 record(
@@ -77,7 +83,7 @@ record(
     fn=_checked(_eig_fn),
     jax=refuses(_jax_empty)(_checked(_eig_jax)),
     tf=_checked(_eig_tf),
-    note="phase- and order-invariant: Re sum_i |V_ji|^2 L_i and Re sum_i L_i^2",
+    note="phase- and order-invariant: Re sum_i |V_ji|^2 L_i and Re sum_i L_i^2 (complex input: the sums)",
 )
 
 not_fuzzed(

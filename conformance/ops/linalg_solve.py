@@ -79,7 +79,11 @@ def _jsolve(J, a, b, left):
 def _tsolve(tf, a, b, left):
     if left:
         return tf.linalg.solve(a, b)
-    return tf.linalg.matrix_transpose(tf.linalg.solve(a, tf.linalg.matrix_transpose(b), adjoint=True))
+    # X A = B is A^T X^T = B^T: adjoint=True solves with conj(a)^H = A^T (a plain adjoint of a would
+    # solve with A^H, B conj(A)^-1 for a complex A; tf.math.conj is the identity on real tensors)
+    return tf.linalg.matrix_transpose(
+        tf.linalg.solve(tf.math.conj(a), tf.linalg.matrix_transpose(b), adjoint=True)
+    )
 
 
 record(
@@ -118,8 +122,10 @@ record(
     fn=lambda T, a: T.linalg.slogdet(a).logabsdet,
     torch=_torch(lambda T, a: T.linalg.slogdet(a).logabsdet),
     jax=lambda J, a: J.jnp.linalg.slogdet(a)[1],
-    tf=lambda tf, a: tf.linalg.slogdet(a)[1],
-    note="logabsdet (the sign has no derivative)",
+    # tf.linalg.slogdet's log|det| of a complex matrix is complex-typed (imaginary part 0): its real
+    # part is the real result the others give (a real cotangent of the complex tensor raises)
+    tf=lambda tf, a: tf.math.real(tf.linalg.slogdet(a)[1]),
+    note="logabsdet (the sign has no derivative); TF's complex-typed log|det| read as its real part",
 )
 
 
@@ -244,11 +250,13 @@ record(
 
 
 def _jlu_solve(J, a, b, left, adjoint):
-    return _jsolve(J, a.swapaxes(-1, -2) if adjoint else a, b, left)
+    # adjoint=True solves with A^H (PyTorch's lu_solve): the conjugate transpose, which a transpose
+    # alone is only for a real A
+    return _jsolve(J, J.jnp.conj(a.swapaxes(-1, -2)) if adjoint else a, b, left)
 
 
 def _tlu_solve(tf, a, b, left, adjoint):
-    return _tsolve(tf, tf.linalg.matrix_transpose(a) if adjoint else a, b, left)
+    return _tsolve(tf, tf.linalg.adjoint(a) if adjoint else a, b, left)
 
 
 record(
@@ -266,7 +274,7 @@ record(
     ),
     jax=_jlu_solve,
     tf=_tlu_solve,
-    note="lu_factor then lu_solve; JAX and TF spelled as the same system solved directly",
+    note="lu_factor then lu_solve (adjoint: A^H); JAX and TF spelled as the same system solved directly",
 )
 
 

@@ -120,10 +120,19 @@ def _arrays(rule, inputs, cast):
         return one_device([t._data if t is not None else None for t in inputs])
     return one_device(
         [
-            None if t is None else t._data if t._data.dtype == cast or nondiff else t._data.astype(cast)
+            None if t is None else t._data if t._data.dtype == cast or nondiff else _promoted(t._data, cast)
             for t, nondiff in zip(inputs, rule.nondiff_mask)
         ]
     )
+
+
+def _promoted(arr, cast):
+    """``arr`` in the dtype the kernel computes in (type promotion: a real operand of a complex op);
+    under an error tracker the copy keeps ``arr``'s bound (it finds bounds by memory: the copy had
+    none, so ``cat`` of a complex tensor and a real one with an error dropped that error)."""
+    out = arr.astype(cast)
+    layout._carry_error(arr, out)
+    return out
 
 
 def one_device(arrays):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -39,3 +41,24 @@ def test_complex_log1p_keeps_the_real_part_of_a_tiny_argument(z):
     got = T.log1p(T.tensor(np.array([z]))).numpy()[0]
     assert abs(got.real - exact.real) <= 4 * 2.0**-52 * abs(exact.real)
     assert abs(got.imag - exact.imag) <= 4 * 2.0**-52 * abs(exact.imag)
+
+
+@pytest.mark.parametrize("z", [complex(-3, 0.0), complex(-3, -0.0), complex(-1.5, -0.0), complex(0.5, -0.0)])
+def test_acosh_derivatives_on_the_cut_follow_the_zeros_side(z):
+    """On acosh's cut (the real axis below 1) the sign of a zero imaginary part names the side, as in
+    acosh's own value (NumPy, C99): the first derivative is the limit from that side (mpmath at
+    z +- 1e-25 i), the forward-over-forward second derivative -z f'(z)^3 of it. Below -1 both square
+    roots of 1 / (sqrt(z - 1) sqrt(z + 1)) have the cut; z + 1 rounded -0 to +0 there, which flipped
+    the derivative's sign at x - 0j (it was +0.354 at -3 - 0j, the limit is -0.354)."""
+    mpmath.mp.dps = 40
+    side = 1e-25 if math.copysign(1.0, z.imag) > 0 else -1e-25
+    d1 = complex(1 / (mpmath.sqrt(mpmath.mpc(z.real, side) - 1) * mpmath.sqrt(mpmath.mpc(z.real, side) + 1)))
+    d2 = -z.real * d1**3
+    x = T.tensor(np.array([z]), requires_grad=True)
+    T.acosh(x).backward(T.tensor(np.array([1 + 0j])))
+    assert abs(x.grad.numpy()[0] - np.conj(d1)) <= 1e-13 * abs(d1)
+    t = T.tensor(np.array([1 + 0j]))
+    first = T.func.jvp(T.acosh, (T.tensor(np.array([z])),), (t,))[1].numpy()[0]
+    second = T.func.jvp(lambda a: T.func.jvp(T.acosh, (a,), (t,))[1], (T.tensor(np.array([z])),), (t,))[1]
+    assert abs(first - d1) <= 1e-13 * abs(d1)
+    assert abs(second.numpy()[0] - d2) <= 1e-13 * abs(d2)

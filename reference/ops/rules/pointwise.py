@@ -250,7 +250,11 @@ def _acosh_grad(c, g):
     1.3e154. Below 1, where real acosh is nan, PyTorch's rsqrt(x^2 - 1) stays (a value for x < -1)."""
     x = c.self
     if x.is_complex():
-        return g * P.rsqrt(x - 1) * P.rsqrt(x + 1)
+        # z + 1 written as -((-z) - 1): the same number, but a zero imaginary part keeps its sign
+        # (-0 + 0 is +0), so that on the cut below -1 both square roots read the same side of it
+        # (their product is continuous across the cut there; with z + 1 the gradient at x - 0j had
+        # the wrong sign)
+        return g * P.rsqrt(x - 1) * P.rsqrt(-(-x - 1))
     inside = x >= 1
     # each branch reads a safe operand (2) where it is not selected, so that its derivative (the
     # second derivative's) is 0 times a number there, not 0 times nan
