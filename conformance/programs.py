@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from hypothesis import strategies as st
 
-from conformance.case import Case, make_array
+from conformance.case import AMP_POLICIES, AMP_VARIABLES, Case, make_array
 from conformance.precision import precision_for
 from conformance.tolerance import explain, judge_bounds, ulp_of
 
@@ -698,8 +698,12 @@ PROGRAM_FILE = "<program>"
 
 
 def program_case(program: Program, seed: int = 0, dtype: str = "float64") -> Case:
+    """The case of ``program`` in ``dtype``, or under a mixed-precision policy (``dtype`` one of
+    :data:`conformance.case.AMP_POLICIES`: float32 variables, conformance.amp)."""
     shapes = {f"v{i}": tuple(s) for i, s in enumerate(program.shapes)}
-    return Case("program", None, shapes, dtype, seed, ("program",), source=program.source())
+    amp = dtype if dtype in AMP_POLICIES else ""
+    dtype = AMP_VARIABLES if amp else dtype
+    return Case("program", None, shapes, dtype, seed, ("program",), source=program.source(), amp=amp)
 
 
 def _steps(lines: list) -> tuple[int, int]:
@@ -926,15 +930,19 @@ def prefix_case(case, error: ProgramError):
     return None if source is None else replace(case, source=source)
 
 
-def execute(source: str, T, arrays: dict, to_numpy=None, dtype: str = "float64") -> dict:
+def execute(source: str, T, arrays: dict, to_numpy=None, dtype: str = "float64", forward=None) -> dict:
     """Run the program text with namespace ``T`` on leaves of ``dtype`` that require grad (the
     arrays are exact in it).
+
+    ``forward``: a context manager the program's forward (every step up to and including
+    ``loss = ...``) runs in, the ending outside it (``torch.autocast`` of a mixed-precision case:
+    :func:`split_program`'s parts, on the program's own line numbers); None runs the text as it is.
 
     Returns the outputs (``result[i]``, ``grad[vi]``; None where a tensor or a ``.grad`` is None);
     raises :class:`ProgramError` naming the line when the program raises.
     """
     to_numpy = to_numpy or _to_numpy
-    prog = compile_program(source)
+    prog = compile_program(source) if forward is None else _in_forward(source, forward)
     leaves = {
         n: T.tensor(np.array(a, dtype=np.float64), dtype=getattr(T, dtype), requires_grad=True)
         for n, a in arrays.items()
@@ -948,6 +956,21 @@ def execute(source: str, T, arrays: dict, to_numpy=None, dtype: str = "float64")
     out = {f"result[{i}]": to_numpy(r) for i, r in enumerate(items)}
     out.update({f"grad[{n}]": to_numpy(t.grad) for n, t in leaves.items()})
     return out
+
+
+def _in_forward(source: str, context):
+    """``prog(T, *leaves)`` running the forward of :func:`split_program` inside ``context()`` and its
+    ending outside (as a user writes a mixed-precision step: autocast around the forward only)."""
+    definitions_text, forward_text, tail_text = split_program(source)
+    definitions = compile_program(definitions_text, "definitions")
+
+    def prog(T, *leaves):
+        scope = definitions(T)
+        with context():
+            *made, loss = compile_program(forward_text, "forward", scope)(T, *leaves)
+        return compile_program(tail_text, "tail", scope)(T, loss, *made)
+
+    return prog
 
 
 def reference_outcome(case) -> tuple[str, object]:
@@ -970,8 +993,15 @@ PROGRAM_BOUND_FORMULA = (
 
 def program_precision(case, framework: str, settings: dict | None = None):
     """The arithmetic a framework runs the program in (:class:`reference.errors.Precision`): the case's
-    dtype and the framework's accumulation contract (conformance.precision.ACCUMULATION), as op records."""
-    return precision_for(case, settings or {}, framework.split(":")[0])
+    dtype and the framework's accumulation contract (conformance.precision.ACCUMULATION), as op records.
+    Under a mixed-precision policy: the variables' dtype, the accumulator of the policy's bfloat16
+    kernels (:func:`conformance.amp.amp_accumulator`; the tracker's CastPolicy picks each kernel's dtype)."""
+    precision = precision_for(case, settings or {}, framework.split(":")[0])
+    if case.amp:
+        from conformance.amp import amp_accumulator
+
+        precision = replace(precision, accumulate=amp_accumulator(framework))
+    return precision
 
 
 def reference_bounds(case, precisions) -> list:
@@ -990,12 +1020,18 @@ def reference_bounds(case, precisions) -> list:
     out = []
     for precision in precisions:
         with Tracker(precision) as tracker, np.errstate(all="ignore"):
+            forward = None
+            if case.amp:  # each kernel in the dtype its cast policy says (conformance.amp)
+                from conformance.amp import CastPolicy, reference_autocast
+
+                tracker.policy = CastPolicy(precision)
+                forward = lambda policy=tracker.policy: reference_autocast(policy)  # noqa: E731
 
             def bound(t, tracker=tracker):
                 return None if t is None else np.array(tracker.error_of(t), dtype=np.float64)
 
             try:
-                out.append(execute(case.source, reference, arrays, to_numpy=bound))
+                out.append(execute(case.source, reference, arrays, to_numpy=bound, forward=forward))
             except ProgramError as exc:
                 raise ErrorModelError(f"{exc.type_name} at line {exc.line}: {exc.message}") from None
     return out

@@ -311,7 +311,8 @@ def functional_outcome():
     arrays = {n: np.array(v, dtype=np.float64) for n, v in INPUTS.items()}
     as_numpy = lambda t: None if t is None else np.asarray(t, dtype=np.float64)
     try:
-        return {"outputs": functional.run_functional(getattr(functional, FUNCTIONAL)(case.dtype), case, arrays, as_numpy)}
+        backend = getattr(functional, FUNCTIONAL)(case.dtype, case.amp)  # (amp: a mixed-precision policy)
+        return {"outputs": functional.run_functional(backend, case, arrays, as_numpy)}
     except ProgramError as exc:
         return {"error": {"type": exc.type_name, "line": exc.line, "message": exc.message}}
 
@@ -403,6 +404,13 @@ def program_reproducer(record: dict, namespace: str | None = None, backend: str 
         expected_values = {n: v for n, v in value.items() if v is not None}
         bounds = {n: b.tolist() for n, (_, b) in program_expected(case, expected_values, derived).items()}
     inputs = {k: v.tolist() for k, v in program_inputs(case).items()}
+    source = case.source
+    if case.amp and not backend:  # PyTorch: the forward under torch.autocast, as the harness ran it
+        from conformance.amp import autocast_source
+
+        source, inserted = autocast_source(case.source)
+        if "error" in expected and expected["error"]["line"] and expected["error"]["line"] >= inserted:
+            expected["error"]["line"] += 1  # (a line of this text: the ``with`` line is inserted above it)
     header = f'''#!/usr/bin/env python3
 """Reproducer: {_docstring_safe(framework)} runs the program below; refgrad's reference disagrees.
 
@@ -440,7 +448,7 @@ KNOWN_MESSAGES = {AUTOGRAD_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,)!r}
         [
             header,
             "# ---- the program, exactly as the harness ran it",
-            case.source,
+            source,
             data,
             _PROGRAM_MAIN,
             'if __name__ == "__main__":\n    sys.exit(main())\n',

@@ -238,6 +238,9 @@ class Tracker:
         self._suspended = 0
         self._saved = {}
         self.used = {}  # rule name -> spec description, for the record of a bound's terms
+        # a mixed-precision cast policy (conformance.amp.CastPolicy): per kernel, the precision it
+        # runs in and the cast roundings of its inputs; None: every kernel runs in ``self.p``
+        self.policy = None
 
     # -- installing -------------------------------------------------------------------------
     def __enter__(self):
@@ -357,7 +360,15 @@ class Tracker:
         outs = [o for o, _ in fresh]
         need = [i for i, (o, how) in enumerate(fresh) if how == "new" and isinstance(o, np.ndarray)]
         if need:
-            errs = self._propagate(rule, arrays, params, outs, aux)
+            errs, base = None, self.p
+            if self.policy is not None:  # the kernel's own precision, its inputs' casts (mixed precision)
+                self.p, errs = self.policy.kernel(self, rule, arrays, outs, self._errs(arrays))
+            try:
+                errs = self._propagate(rule, arrays, params, outs, aux, errs=errs)
+            finally:
+                kernel_p, self.p = self.p, base
+                if self.policy is not None:
+                    self.policy.produced(self, [outs[i] for i in need], kernel_p)
             extra = self._selection(rule, arrays, params, outs)
             if extra is not None:
                 errs = [errs[0] + extra] + list(errs[1:])
