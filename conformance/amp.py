@@ -121,16 +121,16 @@ class CastPolicy:
         self._marks = []  # per kernel being bounded: the dtype its outputs are in when not its precision's
         self.casting = None  # the dtype of the cast whose copy is the next kernel (_cast)
 
-    def dtype_of(self, arr) -> str:
+    def dtype_of(self, arr, default=None) -> str:
+        """The dtype ``arr`` is in (``default``, else the variables', where it was never seen)."""
         from reference.backend import data_ptr
 
-        if not isinstance(arr, np.ndarray) or arr.size == 0:
-            return self.base.dtype
-        ptr = data_ptr(arr)
-        for start, end, _, dtype in reversed(self._roots):
-            if start <= ptr < end:
-                return dtype
-        return self.base.dtype
+        if isinstance(arr, np.ndarray) and arr.size:
+            ptr = data_ptr(arr)
+            for start, end, _, dtype in reversed(self._roots):
+                if start <= ptr < end:
+                    return dtype
+        return default or self.base.dtype
 
     def mark(self, arr, dtype: str) -> None:
         from reference.backend import data_ptr
@@ -155,7 +155,11 @@ class CastPolicy:
         from reference.errors import REFERENCE_U, UNIT_ROUNDOFF, _is_float, _spec
 
         floats = [i for i, a in enumerate(arrays) if _is_float(a) and a.dtype.kind == "f"]
-        dtypes = {i: self.dtype_of(arrays[i]) for i in floats}
+        # an untracked 0-d operand is a wrapped Python number: computed with, never cast (it is
+        # "float64" here: it decides no dtype and rounds nowhere, PyTorch's opmath keeps it exact)
+        dtypes = {i: self.dtype_of(arrays[i], "float64" if np.ndim(arrays[i]) == 0 else None) for i in floats}
+        numbers = {i for i, d in dtypes.items() if d == "float64"}
+        dtypes = {i: d for i, d in dtypes.items() if i not in numbers}
         if self.casting is not None:  # the copy that is a cast (_cast): exact but for the cast's rounding
             dtype, self.casting = self.casting, None
             errs = list(errs)
@@ -170,8 +174,10 @@ class CastPolicy:
             dtype = self.forced[-1]
         elif not dtypes:
             dtype = self.base.dtype
-        elif self.autocast:
-            dtype = max(dtypes.values(), key=_RANK.get)
+        elif self.autocast:  # type promotion: a 0-d operand (a wrapped Python number) does not
+            # promote a dimensioned one (PyTorch's rule: dimensioned tensors, then 0-d ones, then numbers)
+            ranked = [d for i, d in dtypes.items() if np.ndim(arrays[i])] or list(dtypes.values())
+            dtype = max(ranked, key=_RANK.get)
         else:
             dtype = min(dtypes.values(), key=_RANK.get)
         errs = list(errs)
@@ -185,6 +191,18 @@ class CastPolicy:
             self.forced.append(dtype)
         self._composites.append(composite)
         return self.precision(dtype), errs
+
+    def carry(self, src, dst, err, write):
+        """The bound of ``dst`` holding ``src``'s values: a move keeps ``src``'s dtype; an in-place
+        op's result written into a narrower storage is rounded to it (PyTorch writes ``self``'s dtype)."""
+        from reference.errors import REFERENCE_U, UNIT_ROUNDOFF
+
+        have, into = self.dtype_of(src), self.dtype_of(dst)
+        if not write:
+            self.mark(dst, have)
+        elif _RANK[have] > _RANK[into]:
+            err = err + (UNIT_ROUNDOFF[into] + REFERENCE_U) * np.abs(np.asarray(src, dtype=np.float64))
+        return err
 
     def produced(self, tracker, outs, precision) -> None:
         """After the kernel's bound: its outputs are in its dtype."""

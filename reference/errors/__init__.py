@@ -287,6 +287,17 @@ class Tracker:
         arr = getattr(tensor_or_array, "_data", tensor_or_array)
         self._register(arr, err)
 
+    def carry(self, src, dst, write=False):
+        """``dst`` holds ``src``'s values: moved to new storage for a layout, or an in-place op's
+        result written into its tensor's storage (``write``: under a cast policy, rounded to the
+        storage's dtype); its bound is ``src``'s."""
+        if self._suspended:
+            return
+        err = np.array(self.error_of(src), dtype=np.float64)
+        if self.policy is not None:
+            err = self.policy.carry(src, dst, err, write)
+        self._register(dst, err)
+
     def grad_errors(self, old, new):
         """The errors of a leaf's ``.grad`` (None if unset) and of the gradient about to be added
         (AccumulateGrad copies or adds in place outside the table: see :meth:`accumulated`)."""
