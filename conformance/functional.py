@@ -30,8 +30,11 @@ import re
 
 import numpy as np
 
+from conformance.case import AMP_VARIABLES
 from conformance.programs import (
     ProgramError,
+    _in_forward,
+    _policy,
     autograd_state_error,
     compile_program,
     error_line,
@@ -946,7 +949,14 @@ class Run:
         return tuple(out)
 
     def execute(self):
-        return compile_program(self.source)(Namespace(self), *self.leaves)
+        if not self.B.amp:
+            return compile_program(self.source)(Namespace(self), *self.leaves)
+        # a mixed-precision program: the lockstep reference makes the policy's casts explicit in the
+        # forward, as the reference's own run does (conformance.amp; the tracker knows each array's dtype)
+        from reference.errors import Precision, Tracker
+
+        with Tracker(Precision(AMP_VARIABLES)) as tracker, np.errstate(all="ignore"):
+            return _in_forward(self.source, _policy(tracker))(Namespace(self), *self.leaves)
 
 
 class _Ctx:
@@ -1251,6 +1261,14 @@ def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
         raise
     except Exception as exc:
         line, text = error_line(exc, case.source)
+        if type(exc).__name__ == "AutogradError" and re.search(
+            r"saved_tensors_hooks\(|save_on_cpu\(", case.source
+        ):
+            raise Unsupported(  # the lockstep reference runs the hooked steps without their hooks (_Graph)
+                f"the reference runs the program, but without its saved-tensor hooks it raises at line {line} "
+                f"({text.strip()!r}): {str(exc)[:160]}; a hook decides whether a saved tensor's version check "
+                "fires (a detached copy is never stale), and JAX/TensorFlow have no hooks to run"
+            ) from None
         raise ProgramError(type(exc).__name__, str(exc), line, text) from None
     expected = error
     out = {}

@@ -960,7 +960,17 @@ def execute(source: str, T, arrays: dict, to_numpy=None, dtype: str = "float64",
 
 def _in_forward(source: str, context):
     """``prog(T, *leaves)`` running the forward of :func:`split_program` inside ``context()`` and its
-    ending outside (as a user writes a mixed-precision step: autocast around the forward only)."""
+    ending outside (as a user writes a mixed-precision step: autocast around the forward only). A
+    program without its ``loss = ...`` line (a prefix cut before it, see :func:`prefix_program`) is
+    all forward."""
+    if not any(line.startswith("    loss = ") for line in source.splitlines()):
+        whole = compile_program(source)
+
+        def forward_only(T, *leaves):
+            with context():
+                return whole(T, *leaves)
+
+        return forward_only
     definitions_text, forward_text, tail_text = split_program(source)
     definitions = compile_program(definitions_text, "definitions")
 

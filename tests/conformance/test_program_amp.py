@@ -109,15 +109,23 @@ def test_what_pytorch_does_where_the_autocast_lists_say_nothing():
     """layer_norm and batch_norm are in neither CPU list: PyTorch 2.13 returns the input's dtype for a
     bfloat16 input with float32 weights (not the promoted float32), as conformance.amp.INPUT_DTYPE says."""
     torch = pytest.importorskip("torch")
+    from conformance.amp import FLOAT32, INPUT_DTYPE, LOWER
+
     F = torch.nn.functional
     x, w = torch.randn(3, 4), torch.randn(4, 4)
     with torch.autocast("cpu", dtype=torch.bfloat16):
         y = x @ w
-        assert y.dtype == torch.bfloat16
+        assert y.dtype == torch.bfloat16 and "matmul" in LOWER
+        assert F.conv1d(x.reshape(1, 3, 4), w[:2, :3].reshape(2, 3, 1)).dtype == torch.bfloat16
+        assert "conv1d" in LOWER
         assert F.layer_norm(y, (4,), torch.ones(4), torch.zeros(4)).dtype == torch.bfloat16
         assert F.batch_norm(y.reshape(3, 4, 1), None, None, training=True).dtype == torch.bfloat16
-        assert F.cross_entropy(y, torch.tensor([0, 1, 2])).dtype == torch.float32  # the float32 list
+        assert {"layer_norm", "batch_norm"} <= set(INPUT_DTYPE)
+        assert F.cross_entropy(y, torch.tensor([0, 1, 2])).dtype == torch.float32
+        assert "cross_entropy" in FLOAT32
         assert (y + torch.ones(4)).dtype == torch.float32  # not listed: promotion
+        assert F.softmax(y, -1).dtype == torch.bfloat16  # not listed on CPU (CUDA's float32 list has it)
+        assert not {"softmax", "log_softmax"} & set(FLOAT32 + LOWER + INPUT_DTYPE)
 
 
 @pytest.mark.torch
