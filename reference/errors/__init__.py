@@ -287,16 +287,25 @@ class Tracker:
         arr = getattr(tensor_or_array, "_data", tensor_or_array)
         self._register(arr, err)
 
-    def carry(self, src, dst, write=False):
+    def carry(self, src, dst, write=False, storage=None):
         """``dst`` holds ``src``'s values: moved to new storage for a layout, or an in-place op's
-        result written into its tensor's storage (``write``: under a cast policy, rounded to the
-        storage's dtype); its bound is ``src``'s."""
-        if self._suspended:
+        result written into a region of ``storage`` (``write``: under a cast policy, rounded to the
+        storage's dtype); its bound is ``src``'s. A written region's bound is set inside the whole
+        storage's (a bound is found by the memory an array starts at: a root for the region alone
+        would answer for the storage's other elements too)."""
+        if self._suspended or _is_device(dst):
             return
-        err = np.array(self.error_of(src), dtype=np.float64)
+        err = np.array(np.broadcast_to(self.error_of(src), np.shape(dst)), dtype=np.float64)
         if self.policy is not None:
             err = self.policy.carry(src, dst, err, write)
-        self._register(dst, err)
+        if storage is None or _is_device(storage) or not storage.flags.c_contiguous:
+            self._register(dst, err)
+            return
+        whole = np.array(self.error_of(storage), dtype=np.float64).reshape(-1)
+        offset = (data_ptr(dst) - data_ptr(storage)) // storage.itemsize if dst.size else 0
+        strides = tuple(s // storage.itemsize * 8 for s in dst.strides)
+        np.lib.stride_tricks.as_strided(whole[offset:], dst.shape, strides)[...] = err
+        self._register(storage, whole)
 
     def grad_errors(self, old, new):
         """The errors of a leaf's ``.grad`` (None if unset) and of the gradient about to be added
