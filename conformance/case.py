@@ -81,6 +81,11 @@ DTYPES = ("float64", "float32", "float16", "bfloat16")
 COMPLEX_DTYPES = ("complex64", "complex128")
 #: The real dtype of a complex dtype's parts (its unit roundoff and range are that dtype's).
 PART_DTYPE = {"complex64": "float32", "complex128": "float64"}
+#: Mixed-precision policies of program cases (``Case.amp``; conformance.amp): selected by ``--dtypes``
+#: like a dtype; not in DTYPES, so the default campaign runs none. A case's ``dtype`` is the policy's
+#: variable dtype, AMP_VARIABLES.
+AMP_POLICIES = ("mixed_bfloat16",)
+AMP_VARIABLES = "float32"
 LAYOUTS = ("channels_first", "channels_last")
 PADDING_STRINGS = ("valid", "same", "same_lower")
 VMAP_OPERANDS = ("input", "weight")
@@ -170,6 +175,12 @@ class Case:
     description: str = ""
     name: str = ""  # a readable id for curated cases; the content hash otherwise
     source: str = ""  # a program case's Python text: ``def prog(T, v0, ...)``
+    amp: str = ""  # a program case's mixed-precision policy (AMP_POLICIES; conformance.amp), "" for none
+
+    @property
+    def selector(self) -> str:
+        """What ``--dtypes`` selects this case by: its dtype, or its mixed-precision policy."""
+        return self.amp or self.dtype
 
     # ---- identity ------------------------------------------------------------------------
     @property
@@ -191,7 +202,8 @@ class Case:
             return f"{self.op} {self.params.describe()} {shapes} {self.dtype}".replace("  ", " ")
         if self.op == "program":
             inputs = " ".join(f"{k}={list(v)}" for k, v in self.shapes.items())
-            return f"program of {self.source.count(chr(10)) - 2} lines {inputs} {self.dtype}"
+            what = f"{self.dtype} under {self.amp}" if self.amp else self.dtype
+            return f"program of {self.source.count(chr(10)) - 2} lines {inputs} {what}"
         return (
             f"{self.params.describe()} input={list(self.shapes['input'])} "
             f"weight={list(self.shapes['weight'])} {self.dtype}"
@@ -211,6 +223,8 @@ class Case:
         if self.op == "program":
             del out["params"], out["vmap"]
             out["source"] = self.source
+            if self.amp:  # (absent otherwise: the ids of cases without a policy are unchanged)
+                out["amp"] = self.amp
         elif self.op not in OPS:
             del out["vmap"]
         if self.data:
@@ -452,7 +466,7 @@ def _strings(source, raw, *keys) -> list[str]:
 
 def _parse_program_case(raw, source) -> Case:
     """A program case: ``source`` (``def prog(T, v0, ...)``), input ``shapes`` {v0: [...], ...}, a seed."""
-    known = {"op", "shapes", "dtype", "seed", "checks", "data", "description", "id", "source"}
+    known = {"op", "shapes", "dtype", "seed", "checks", "data", "description", "id", "source", "amp"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise CaseError(source, unknown[0], f"unknown field of a program case (known: {sorted(known)})")
@@ -477,6 +491,16 @@ def _parse_program_case(raw, source) -> Case:
     dtype = raw.get("dtype", "float64")
     if dtype not in DTYPES:
         raise CaseError(source, "dtype", f"must be one of {list(DTYPES)}, got {dtype!r}")
+    amp = raw.get("amp", "")
+    if amp != "" and amp not in AMP_POLICIES:
+        raise CaseError(source, "amp", f"must be one of {list(AMP_POLICIES)} (or absent), got {amp!r}")
+    if amp and dtype != AMP_VARIABLES:
+        raise CaseError(
+            source,
+            "dtype",
+            f"a program under the {amp!r} policy has {AMP_VARIABLES} variables: dtype must be "
+            f"{AMP_VARIABLES!r}, got {dtype!r}",
+        )
     seed = _int(source, "seed", raw.get("seed", 0), 0)
     checks = _checks(source, raw.get("checks", list(PROGRAM_CHECKS)), PROGRAM_CHECKS)
     data = _data(source, raw, names)
@@ -492,6 +516,7 @@ def _parse_program_case(raw, source) -> Case:
         description=description,
         name=name,
         source=text,
+        amp=amp,
     )
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from conformance import adapters, exitcodes, interrupt, shipped
 from conformance.budget import parse_size
-from conformance.case import COMPLEX_DTYPES, DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError
+from conformance.case import AMP_POLICIES, COMPLEX_DTYPES, DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError
 from conformance.executors import EXECUTORS, ExecutorError, ShardsLost, ray_address
 from conformance.executors import local as local_executor
 from conformance.executors.plan import MAX_SHRINKS, fuzz_units
@@ -149,8 +149,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--checks", help=f"comma-separated subset of {','.join(ALL_CHECKS)}")
         p.add_argument(
             "--dtypes",
-            help=f"comma-separated subset of {','.join(DTYPES + COMPLEX_DTYPES)} (default: the real ones; "
-            "complex dtypes run the complex-capable op records)",
+            help=f"comma-separated subset of {','.join(DTYPES + COMPLEX_DTYPES + AMP_POLICIES)} (default: the "
+            "real ones; complex dtypes run the complex-capable op records; mixed_bfloat16 runs program cases "
+            "under each framework's bfloat16 mixed-precision recipe, float32 variables: docs/conformance.md)",
         )
         p.add_argument("--out", default="reports/latest", help="output directory (default reports/latest)")
         p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
@@ -462,7 +463,7 @@ def _cases(path, checks, dtypes, cases=None):
     cases = _load(path) if cases is None else cases
     out = []
     for case in cases:
-        if case.dtype in dtypes:
+        if case.selector in dtypes:  # its dtype, or its mixed-precision policy
             kept = [c for c in case.checks if c in checks]
             if kept:
                 out.append(case.with_checks(kept))
@@ -745,7 +746,7 @@ def cmd_run(args) -> int:
     ops, records = _selected_ops(args)
     checks = _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)
     _check_record_checks(args, ops, records, checks)
-    dtypes = _list("--dtypes", args.dtypes, DTYPES + COMPLEX_DTYPES, DTYPES)
+    dtypes = _list("--dtypes", args.dtypes, DTYPES + COMPLEX_DTYPES + AMP_POLICIES, DTYPES)
     _timeout(args)
     _memory_budget(args)
     explicit_budget = args.max_examples is not None
@@ -784,7 +785,9 @@ def cmd_run(args) -> int:
         mixed_domains=args.domains == "mixed",
         simplest=args.draws == "simplest-first",
     )
-    real_only = _real_only(ops, records, dtypes)
+    real_only = "; ".join(
+        filter(None, [_real_only(ops, records, dtypes), _programs_only(ops, records, dtypes)])
+    )
     if not curated and not units:
         raise NothingSelected(
             f"nothing selected: {_filters(args, **{'--ops': args.ops, '--max-examples': args.max_examples})} "
@@ -830,6 +833,18 @@ def _real_only(ops, records, dtypes) -> str:
         f"--dtypes {','.join(asked)}: {len(left)} selected op(s) are not complex-capable and run in "
         f"the real dtypes asked for only: {shown} (complex-capable: `conformance ops` lists them; "
         "docs/complex.md)"
+    )
+
+
+def _programs_only(ops, records, dtypes) -> str:
+    """What a mixed-precision policy in --dtypes leaves out: it selects program cases only (conformance.amp)."""
+    asked = [d for d in dtypes if d in AMP_POLICIES]
+    others = (["conv"] if "conv" in ops else []) + list(records)
+    if not asked or not others:
+        return ""
+    return (
+        f"--dtypes {','.join(asked)}: a mixed-precision policy applies to program cases (--ops programs) "
+        f"only; the {len(others)} other selected op(s) run in the plain dtypes asked for only"
     )
 
 
@@ -903,7 +918,8 @@ def cmd_replay(args) -> int:
     frameworks = _frameworks(args)
     checks = _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)
     # a replayed file's complex cases too (a run's default stays real)
-    dtypes = _list("--dtypes", args.dtypes, DTYPES + COMPLEX_DTYPES, DTYPES + COMPLEX_DTYPES)
+    every = DTYPES + COMPLEX_DTYPES + AMP_POLICIES
+    dtypes = _list("--dtypes", args.dtypes, every, every)
     _timeout(args)
     _memory_budget(args)
     if not Path(args.path).exists():

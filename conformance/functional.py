@@ -30,8 +30,11 @@ import re
 
 import numpy as np
 
+from conformance.case import AMP_VARIABLES
 from conformance.programs import (
     ProgramError,
+    _in_forward,
+    _policy,
     autograd_state_error,
     compile_program,
     error_line,
@@ -63,12 +66,35 @@ class _Stop(Exception):
 class JaxBackend:
     name = "jax"
 
-    def __init__(self, dtype="float64"):
+    def __init__(self, dtype="float64", amp=""):
         import jax
 
         jax.config.update("jax_enable_x64", True)
         self.jax, self.jnp = jax, jax.numpy
         self.dtype = getattr(jax.numpy, dtype)  # every value of the program is computed in it
+        # a mixed-precision policy (conformance.amp): ``dtype`` is the variables', the casts are :meth:`amp_ops`
+        self.amp = amp
+
+    def cast(self, x, dtype: str):
+        return x.astype(getattr(self.jnp, dtype))
+
+    def amp_ops(self):
+        """The policy's casts as a JAX user writes them (conformance.amp): the products of operands cast
+        to bfloat16 with ``preferred_element_type=jnp.float32``, cast back to bfloat16 (the compute
+        dtype); the loss on float32 logits."""
+        jax, jnp, nn = self.jax, self.jnp, self.jax.nn
+        bf16, f32 = jnp.bfloat16, jnp.float32
+        return {
+            "matmul": lambda a, b: jnp.matmul(
+                a.astype(bf16), b.astype(bf16), preferred_element_type=f32
+            ).astype(bf16),
+            "conv1d": lambda x, w, padding: jax.lax.conv_general_dilated(
+                x.astype(bf16), w.astype(bf16), (1,), [(padding, padding)], preferred_element_type=f32
+            ).astype(bf16),
+            "soft_cross_entropy": lambda x, labels: (
+                -jnp.sum(labels * nn.log_softmax(x.astype(f32), axis=-1), axis=-1)
+            ),
+        }
 
     def constant(self, a):
         return self.jnp.asarray(np.asarray(a, dtype=np.float64), dtype=self.dtype)
@@ -76,11 +102,12 @@ class JaxBackend:
     def gather(self, flat, idx):
         return self.jnp.take(flat, self.jnp.asarray(idx))
 
-    def scatter(self, flat, idx, values):
-        return flat.at[self.jnp.asarray(idx.ravel())].set(self.jnp.reshape(values, (-1,)))
+    def scatter(self, flat, idx, values):  # (written in the storage's dtype, as an in-place op writes)
+        values = self.jnp.reshape(self.jnp.asarray(values), (-1,)).astype(flat.dtype)
+        return flat.at[self.jnp.asarray(idx.ravel())].set(values)
 
-    def zeros(self, n):
-        return self.jnp.zeros((n,), dtype=self.dtype)
+    def zeros(self, n, dtype=None):
+        return self.jnp.zeros((n,), dtype=dtype or self.dtype)
 
     def stop_gradient(self, x):
         return self.jax.lax.stop_gradient(x)
@@ -144,17 +171,49 @@ class JaxBackend:
             ),
             "embedding": lambda idx, w: jnp.take(w, jnp.asarray(idx), axis=0),
             "soft_cross_entropy": lambda x, labels: -jnp.sum(labels * nn.log_softmax(x, axis=-1), axis=-1),
-        }
+        } | (self.amp_ops() if self.amp else {})
 
 
 class TensorFlowBackend:
     name = "tensorflow"
 
-    def __init__(self, dtype="float64"):
+    def __init__(self, dtype="float64", amp=""):
         import tensorflow as tf
 
         self.tf = tf
         self.dtype = getattr(tf, dtype)  # every value of the program is computed in it
+        # a mixed-precision policy (conformance.amp): ``dtype`` is the variables', the casts are :meth:`amp_ops`
+        self.amp = amp
+
+    def cast(self, x, dtype: str):
+        return self.tf.cast(x, getattr(self.tf, dtype))
+
+    def amp_ops(self):
+        """The ``mixed_bfloat16`` policy's casts, applied explicitly to raw TensorFlow (conformance.amp):
+        the products in the compute dtype (bfloat16 operands), the loss on float32 logits."""
+        tf, bf16 = self.tf, self.tf.bfloat16
+        return {
+            "matmul": lambda a, b: tf.linalg.matmul(tf.cast(a, bf16), tf.cast(b, bf16)),
+            "conv1d": lambda x, w, padding: self._conv1d(tf.cast(x, bf16), tf.cast(w, bf16), padding),
+            "soft_cross_entropy": lambda x, labels: tf.nn.softmax_cross_entropy_with_logits(
+                labels, tf.cast(x, tf.float32)
+            ),
+        }
+
+    def _promoting(self, fn):
+        """``fn`` with PyTorch's type promotion made explicit (TensorFlow has none: a bfloat16 and a
+        float32 operand raise): floating tensor operands cast to the widest of their dtypes."""
+        tf = self.tf
+        rank = {tf.bfloat16: 0, tf.float16: 0, tf.float32: 1, tf.float64: 2}
+
+        def promoted(*args):
+            dts = [a.dtype for a in args if isinstance(a, (tf.Tensor, tf.Variable)) and a.dtype in rank]
+            if len(set(dts)) < 2:
+                return fn(*args)
+            wide = max(dts, key=rank.get)
+            return fn(*[tf.cast(a, wide) if getattr(a, "dtype", None) in rank else a for a in args])
+
+        return promoted
 
     def constant(self, a):
         return self.tf.cast(self.tf.constant(np.asarray(a, dtype=np.float64)), self.dtype)  # exact: a is
@@ -162,14 +221,14 @@ class TensorFlowBackend:
     def gather(self, flat, idx):
         return self.tf.gather(flat, self.tf.constant(idx, dtype=self.tf.int64))
 
-    def scatter(self, flat, idx, values):
+    def scatter(self, flat, idx, values):  # (written in the storage's dtype, as an in-place op writes)
         tf = self.tf
         return tf.tensor_scatter_nd_update(
-            flat, tf.constant(idx.reshape(-1, 1), tf.int64), tf.reshape(values, [-1])
+            flat, tf.constant(idx.reshape(-1, 1), tf.int64), tf.cast(tf.reshape(values, [-1]), flat.dtype)
         )
 
-    def zeros(self, n):
-        return self.tf.zeros((n,), dtype=self.dtype)
+    def zeros(self, n, dtype=None):
+        return self.tf.zeros((n,), dtype=dtype or self.dtype)
 
     def stop_gradient(self, x):
         return self.tf.stop_gradient(x)
@@ -223,9 +282,9 @@ class TensorFlowBackend:
 
     def ops(self):
         tf = self.tf
-        return {
+        table = {
             "sign": tf.sign,
-            "le": lambda x, y: tf.cast(tf.less_equal(x, tf.cast(y, self.dtype)), self.dtype),
+            "le": lambda x, y: tf.cast(tf.less_equal(x, tf.cast(y, x.dtype)), x.dtype),
             "exp": tf.exp,
             "tanh": tf.tanh,
             "sigmoid": tf.sigmoid,
@@ -245,9 +304,9 @@ class TensorFlowBackend:
             "softmax": lambda x, dim: tf.nn.softmax(x, axis=dim),
             "conv1d": self._conv1d,
             # the model templates' ops (conformance.models), as a TensorFlow user writes them
-            "rsub": lambda x, y: tf.subtract(tf.cast(y, self.dtype), x),
+            "rsub": lambda x, y: tf.subtract(tf.cast(y, x.dtype), x),
             "masked_fill": lambda x, mask, value: tf.where(
-                tf.constant(mask), tf.cast(value, self.dtype) * tf.ones_like(x), x
+                tf.constant(mask), tf.cast(value, x.dtype) * tf.ones_like(x), x
             ),
             "log_softmax": lambda x, dim: tf.nn.log_softmax(x, axis=dim),
             "max_pool1d": lambda x, k: tf.transpose(  # (TensorFlow's CPU pooling is channels-last)
@@ -256,6 +315,10 @@ class TensorFlowBackend:
             "embedding": lambda idx, w: tf.gather(w, tf.constant(idx, tf.int64)),
             "soft_cross_entropy": lambda x, labels: tf.nn.softmax_cross_entropy_with_logits(labels, x),
         }
+        if not self.amp:
+            return table
+        table.update(self.amp_ops())
+        return {name: self._promoting(fn) for name, fn in table.items()}
 
 
 # ---- the functional tensor ------------------------------------------------------------------------------
@@ -488,10 +551,9 @@ class Run:
         base = storage_of(r)
         self.keep.append(base)
         idx = _index(r)
-        storage = Storage(
-            self.B.scatter(self.B.zeros(base.size), idx, value) if idx.size else self.B.zeros(base.size),
-            base_idx=idx,
-        )
+        # in the value's dtype (a mixed-precision program's storages are float32 or bfloat16)
+        zeros = self.B.zeros(base.size, getattr(value, "dtype", None))
+        storage = Storage(self.B.scatter(zeros, idx, value) if idx.size else zeros, base_idx=idx)
         self.storages[id(base)] = storage
         self.event(storage)
         return FTensor(self, r, storage)
@@ -887,7 +949,14 @@ class Run:
         return tuple(out)
 
     def execute(self):
-        return compile_program(self.source)(Namespace(self), *self.leaves)
+        if not self.B.amp:
+            return compile_program(self.source)(Namespace(self), *self.leaves)
+        # a mixed-precision program: the lockstep reference makes the policy's casts explicit in the
+        # forward, as the reference's own run does (conformance.amp; the tracker knows each array's dtype)
+        from reference.errors import Precision, Tracker
+
+        with Tracker(Precision(AMP_VARIABLES)) as tracker, np.errstate(all="ignore"):
+            return _in_forward(self.source, _policy(tracker))(Namespace(self), *self.leaves)
 
 
 class _Ctx:
@@ -1050,11 +1119,11 @@ class _Functional:
         if running_mean is not None or running_var is not None or not training:
             raise Unsupported("batch_norm with running statistics")
         out = run.reference.nn.functional.batch_norm(x._r, None, None, training=True, eps=eps)
-        v = x.value()
+        v, dtype = _amp_input(run.B, x.value())
         axes = [0] + list(range(2, len(x.shape)))
         mean = _mean(run.B, v, axes)
         var = _mean(run.B, (v - mean) * (v - mean), axes)
-        return run.wrap(out, (v - mean) / _sqrt(run.B, var + eps))
+        return run.wrap(out, _amp_output(run.B, (v - mean) / _sqrt(run.B, var + eps), dtype))
 
     # -- the model templates' layers (conformance.models) --------------------------------------------
     def layer_norm(self, x, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -1064,7 +1133,7 @@ class _Functional:
         out = run.reference.nn.functional.layer_norm(
             x._r, normalized_shape, run.ref(weight), run.ref(bias), eps
         )
-        v = x.value()
+        v, dtype = _amp_input(run.B, x.value())
         axes = list(range(len(x.shape) - len(normalized_shape), len(x.shape)))
         mean = _mean(run.B, v, axes)
         y = (v - mean) / _sqrt(run.B, _mean(run.B, (v - mean) * (v - mean), axes) + eps)
@@ -1072,7 +1141,7 @@ class _Functional:
             y = y * weight.value()
         if bias is not None:
             y = y + bias.value()
-        return run.wrap(out, y)
+        return run.wrap(out, _amp_output(run.B, y, dtype))
 
     def log_softmax(self, x, dim):
         return self._run.call(x, "log_softmax", (dim,), {})
@@ -1105,6 +1174,20 @@ class _Functional:
         per_row = run.table["soft_cross_entropy"](x.value(), run.B.constant(labels))
         weights = run.B.constant(keep / max(int(keep.sum()), 1))
         return run.wrap(out, _sum(run.B, per_row * weights))
+
+
+def _amp_input(B, v):
+    """A normalisation's input under a mixed-precision policy: computed in float32 (the variables'
+    dtype, as PyTorch's CPU kernels do inside), its dtype kept for :func:`_amp_output`."""
+    if not B.amp:
+        return v, None
+    return B.cast(v, "float32"), v.dtype
+
+
+def _amp_output(B, y, dtype):
+    """The output in the input's dtype (what PyTorch 2.13's layer_norm/batch_norm return under autocast,
+    conformance.amp.INPUT_DTYPE)."""
+    return y if dtype is None else (y.astype(dtype) if B.name == "jax" else B.tf.cast(y, dtype))
 
 
 def _mean(B, x, axes):
@@ -1193,6 +1276,14 @@ def run_functional(B, case, arrays: dict, to_numpy, compile=None) -> dict:
         raise
     except Exception as exc:
         line, text = error_line(exc, case.source)
+        if type(exc).__name__ == "AutogradError" and re.search(
+            r"saved_tensors_hooks\(|save_on_cpu\(", case.source
+        ):
+            raise Unsupported(  # the lockstep reference runs the hooked steps without their hooks (_Graph)
+                f"the reference runs the program, but without its saved-tensor hooks it raises at line {line} "
+                f"({text.strip()!r}): {str(exc)[:160]}; a hook decides whether a saved tensor's version check "
+                "fires (a detached copy is never stale), and JAX/TensorFlow have no hooks to run"
+            ) from None
         raise ProgramError(type(exc).__name__, str(exc), line, text) from None
     expected = error
     out = {}

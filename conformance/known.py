@@ -49,7 +49,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from conformance import adapters, shipped
-from conformance.case import COMPLEX_DTYPES, DTYPES, PROGRAM_CHECKS, VALID_CHECKS
+from conformance.case import AMP_POLICIES, COMPLEX_DTYPES, DTYPES, PROGRAM_CHECKS, VALID_CHECKS
 from conformance.exitcodes import AGREEING, DEPARTING
 from conformance.resultsio import InputFileError
 
@@ -391,9 +391,11 @@ def _check_match(match: dict, path, where: str) -> None:
             "the entry could never match",
         )
     for dtype in _one_or_many(match.get("dtype")) or ():
-        if dtype not in DTYPES + COMPLEX_DTYPES:
+        if dtype not in DTYPES + COMPLEX_DTYPES + AMP_POLICIES:  # (a policy: mixed-precision programs)
             raise _error(
-                path, where, f"match.dtype {dtype!r} is not one of {', '.join(DTYPES + COMPLEX_DTYPES)}"
+                path,
+                where,
+                f"match.dtype {dtype!r} is not one of {', '.join(DTYPES + COMPLEX_DTYPES + AMP_POLICIES)}",
             )
     inputs = None
     if ops and all(vocab[op][1] is not None for op in ops):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from hypothesis import strategies as st
 
-from conformance.case import Case, make_array
+from conformance.case import AMP_POLICIES, AMP_VARIABLES, Case, make_array
 from conformance.precision import precision_for
 from conformance.tolerance import explain, judge_bounds, ulp_of
 
@@ -698,8 +698,12 @@ PROGRAM_FILE = "<program>"
 
 
 def program_case(program: Program, seed: int = 0, dtype: str = "float64") -> Case:
+    """The case of ``program`` in ``dtype``, or under a mixed-precision policy (``dtype`` one of
+    :data:`conformance.case.AMP_POLICIES`: float32 variables, conformance.amp)."""
     shapes = {f"v{i}": tuple(s) for i, s in enumerate(program.shapes)}
-    return Case("program", None, shapes, dtype, seed, ("program",), source=program.source())
+    amp = dtype if dtype in AMP_POLICIES else ""
+    dtype = AMP_VARIABLES if amp else dtype
+    return Case("program", None, shapes, dtype, seed, ("program",), source=program.source(), amp=amp)
 
 
 def _steps(lines: list) -> tuple[int, int]:
@@ -926,15 +930,19 @@ def prefix_case(case, error: ProgramError):
     return None if source is None else replace(case, source=source)
 
 
-def execute(source: str, T, arrays: dict, to_numpy=None, dtype: str = "float64") -> dict:
+def execute(source: str, T, arrays: dict, to_numpy=None, dtype: str = "float64", forward=None) -> dict:
     """Run the program text with namespace ``T`` on leaves of ``dtype`` that require grad (the
     arrays are exact in it).
+
+    ``forward``: a context manager the program's forward (every step up to and including
+    ``loss = ...``) runs in, the ending outside it (``torch.autocast`` of a mixed-precision case:
+    :func:`split_program`'s parts, on the program's own line numbers); None runs the text as it is.
 
     Returns the outputs (``result[i]``, ``grad[vi]``; None where a tensor or a ``.grad`` is None);
     raises :class:`ProgramError` naming the line when the program raises.
     """
     to_numpy = to_numpy or _to_numpy
-    prog = compile_program(source)
+    prog = compile_program(source) if forward is None else _in_forward(source, forward)
     leaves = {
         n: T.tensor(np.array(a, dtype=np.float64), dtype=getattr(T, dtype), requires_grad=True)
         for n, a in arrays.items()
@@ -950,14 +958,56 @@ def execute(source: str, T, arrays: dict, to_numpy=None, dtype: str = "float64")
     return out
 
 
+def _in_forward(source: str, context):
+    """``prog(T, *leaves)`` running the forward of :func:`split_program` inside ``context()`` and its
+    ending outside (as a user writes a mixed-precision step: autocast around the forward only). A
+    program without its ``loss = ...`` line (a prefix cut before it, see :func:`prefix_program`) is
+    all forward."""
+    if not any(line.startswith("    loss = ") for line in source.splitlines()):
+        whole = compile_program(source)
+
+        def forward_only(T, *leaves):
+            with context():
+                return whole(T, *leaves)
+
+        return forward_only
+    definitions_text, forward_text, tail_text = split_program(source)
+    definitions = compile_program(definitions_text, "definitions")
+
+    def prog(T, *leaves):
+        scope = definitions(T)
+        with context():
+            *made, loss = compile_program(forward_text, "forward", scope)(T, *leaves)
+        return compile_program(tail_text, "tail", scope)(T, loss, *made)
+
+    return prog
+
+
 def reference_outcome(case) -> tuple[str, object]:
     """('ok', outputs) or ('raises', ProgramError) from running the case's program on the reference."""
     import reference
 
+    if case.amp:  # the casts explicit (their copies are what autocast's ops save): conformance.amp
+        from reference.errors import Tracker
+
+        with Tracker(program_precision(case, "torch")) as tracker, np.errstate(all="ignore"):
+            try:
+                return "ok", execute(case.source, reference, program_inputs(case), forward=_policy(tracker))
+            except ProgramError as exc:
+                return "raises", exc
     try:
         return "ok", execute(case.source, reference, program_inputs(case))
     except ProgramError as exc:
         return "raises", exc
+
+
+def _policy(tracker):
+    """The forward context of a mixed-precision case's reference run: the tracker's cast policy
+    (:class:`conformance.amp.CastPolicy`, installed here) with the casts made explicit."""
+    from conformance.amp import CastPolicy, reference_autocast
+
+    tracker.policy = CastPolicy(tracker.p)
+    return lambda: reference_autocast(tracker.policy)
 
 
 # -- the bound -------------------------------------------------------------------------------------------
@@ -970,8 +1020,15 @@ PROGRAM_BOUND_FORMULA = (
 
 def program_precision(case, framework: str, settings: dict | None = None):
     """The arithmetic a framework runs the program in (:class:`reference.errors.Precision`): the case's
-    dtype and the framework's accumulation contract (conformance.precision.ACCUMULATION), as op records."""
-    return precision_for(case, settings or {}, framework.split(":")[0])
+    dtype and the framework's accumulation contract (conformance.precision.ACCUMULATION), as op records.
+    Under a mixed-precision policy: the variables' dtype, the accumulator of the policy's bfloat16
+    kernels (:func:`conformance.amp.amp_accumulator`; the tracker's CastPolicy picks each kernel's dtype)."""
+    precision = precision_for(case, settings or {}, framework.split(":")[0])
+    if case.amp:
+        from conformance.amp import amp_accumulator
+
+        precision = replace(precision, accumulate=amp_accumulator(framework))
+    return precision
 
 
 def reference_bounds(case, precisions) -> list:
@@ -990,12 +1047,14 @@ def reference_bounds(case, precisions) -> list:
     out = []
     for precision in precisions:
         with Tracker(precision) as tracker, np.errstate(all="ignore"):
+            # a mixed-precision case: each kernel in the dtype its cast policy says (conformance.amp)
+            forward = _policy(tracker) if case.amp else None
 
             def bound(t, tracker=tracker):
                 return None if t is None else np.array(tracker.error_of(t), dtype=np.float64)
 
             try:
-                out.append(execute(case.source, reference, arrays, to_numpy=bound))
+                out.append(execute(case.source, reference, arrays, to_numpy=bound, forward=forward))
             except ProgramError as exc:
                 raise ErrorModelError(f"{exc.type_name} at line {exc.line}: {exc.message}") from None
     return out
@@ -1061,7 +1120,7 @@ def program_verdict(
             k in reply["message"]
             for k in AUTOGRAD_ERRORS + CUSTOM_FUNCTION_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,)
         )
-        if known and reply["message"].strip() != value.message.strip():
+        if known and _message(case, reply["message"]) != _message(case, value.message):
             return {
                 "verdict": "error_mismatch",
                 "reason": f"{framework} raised {reply['type']} at {where}: {_short(reply['message'])} "
@@ -1124,6 +1183,17 @@ def _prefix_verdict(case, error, reply, framework, bounds, precision) -> dict:
     out["reason"] = f"{out['reason']}; {judged}" if out.get("reason") else judged
     out["judged_to_line"] = error.statement
     return out
+
+
+_TENSOR_TYPE = re.compile(r"\[(?:torch\.\w+|CPU\w+Type) \[")
+
+
+def _message(case, message: str) -> str:
+    """An autograd error message as compared: under a mixed-precision policy the tensor it names is in
+    the dtype the policy gave it (``[CPUBFloat16Type [2, 4]]``), which the reference's float64 run
+    names by the variables' dtype: the type name is masked there (the rest is compared word for word)."""
+    message = message.strip()
+    return _TENSOR_TYPE.sub("[<tensor> [", message) if case.amp else message
 
 
 def _short(message: str, limit: int = 400) -> str:

@@ -311,9 +311,18 @@ def functional_outcome():
     arrays = {n: np.array(v, dtype=np.float64) for n, v in INPUTS.items()}
     as_numpy = lambda t: None if t is None else np.asarray(t, dtype=np.float64)
     try:
-        return {"outputs": functional.run_functional(getattr(functional, FUNCTIONAL)(case.dtype), case, arrays, as_numpy)}
+        backend = getattr(functional, FUNCTIONAL)(case.dtype, case.amp)  # (amp: a mixed-precision policy)
+        return {"outputs": functional.run_functional(backend, case, arrays, as_numpy)}
     except ProgramError as exc:
         return {"error": {"type": exc.type_name, "line": exc.line, "message": exc.message}}
+
+
+def masked(message):
+    """A message as compared: under a mixed-precision policy the tensor type it names is masked (the
+    reference names the variables' dtype, the framework the dtype the policy gave the tensor)."""
+    import re
+
+    return re.sub(r"\\[(?:torch\\.\\w+|CPU\\w+Type) \\[", "[<tensor> [", message) if MASK_TYPE_NAMES else message
 
 
 def main():
@@ -325,7 +334,7 @@ def main():
         mine, theirs = EXPECTED.get("error"), got.get("error")
         if (mine is None) != (theirs is None) or mine["line"] != theirs["line"]:
             departs.append(f"{FRAMEWORK}: {theirs or 'no error'}; the reference: {mine or 'no error'}")
-        elif any(k in theirs["message"] for k in KNOWN_MESSAGES) and mine["message"] != theirs["message"]:
+        elif any(k in theirs["message"] for k in KNOWN_MESSAGES) and masked(mine["message"]) != masked(theirs["message"]):
             departs.append(f"{FRAMEWORK} says {theirs['message']!r}; the reference says {mine['message']!r}")
     else:
         for name, exp in EXPECTED["outputs"].items():
@@ -403,6 +412,13 @@ def program_reproducer(record: dict, namespace: str | None = None, backend: str 
         expected_values = {n: v for n, v in value.items() if v is not None}
         bounds = {n: b.tolist() for n, (_, b) in program_expected(case, expected_values, derived).items()}
     inputs = {k: v.tolist() for k, v in program_inputs(case).items()}
+    source = case.source
+    if case.amp and not backend:  # PyTorch: the forward under torch.autocast, as the harness ran it
+        from conformance.amp import autocast_source
+
+        source, inserted = autocast_source(case.source)
+        if "error" in expected and expected["error"]["line"] and expected["error"]["line"] >= inserted:
+            expected["error"]["line"] += 1  # (a line of this text: the ``with`` line is inserted above it)
     header = f'''#!/usr/bin/env python3
 """Reproducer: {_docstring_safe(framework)} runs the program below; refgrad's reference disagrees.
 
@@ -435,12 +451,14 @@ DTYPE = {case.dtype!r}
 # when |obs - exp| > its bound (the error tracker's, plus one ulp of the expected value in DTYPE)
 BOUNDS = json.loads({json.dumps(bounds)!r})
 KNOWN_MESSAGES = {AUTOGRAD_ERRORS + (MULTI_OUTPUT_VIEW_ERROR,)!r}
+# a mixed-precision case ({case.amp or "none"}): autograd messages are compared with the tensor type name masked
+MASK_TYPE_NAMES = {bool(case.amp)!r}
 """
     return "\n".join(
         [
             header,
             "# ---- the program, exactly as the harness ran it",
-            case.source,
+            source,
             data,
             _PROGRAM_MAIN,
             'if __name__ == "__main__":\n    sys.exit(main())\n',

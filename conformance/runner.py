@@ -642,7 +642,12 @@ class Campaign:
     def _program_bound(self, case: Case, name: str) -> dict:
         worker = self.workers.get(name)
         precision = program_precision(case, name, worker.info["settings"] if worker and worker.info else {})
-        return {"formula": PROGRAM_BOUND_FORMULA, "compute_dtype": case.dtype, **precision.terms()}
+        bound = {"formula": PROGRAM_BOUND_FORMULA, "compute_dtype": case.dtype, **precision.terms()}
+        if case.amp:  # each kernel in the dtype the policy says (conformance.amp)
+            from conformance.amp import AUTOCAST_DOCS
+
+            bound["policy"] = f"{case.amp}: accumulator of its bfloat16 kernels; cast table {AUTOCAST_DOCS}"
+        return bound
 
     # -- running -----------------------------------------------------------------------------
     # A check of a case is a ticket: submitted (the harness's own checks, the reference, the request
@@ -792,7 +797,7 @@ class Campaign:
         re-recorded with these; without them a report files it under op ``conv``, dtype ``-``."""
         facts, worker = _facts(case), self.workers.get(name)
         return {
-            "dtype": case.dtype,
+            "dtype": case.selector,  # (a mixed-precision program case: its policy)
             "config": case.describe(),
             "version": worker.info["version"] if worker is not None and worker.info else None,
             "case": facts.dict,
@@ -812,7 +817,7 @@ class Campaign:
             "check": check,
             "verdict": None,
             "phase": phase,
-            "dtype": case.dtype,
+            "dtype": case.selector,  # (a mixed-precision program case: its policy)
             "config": case.describe(),
             "max_ratio": None,
             "bound": {"formula": BOUND_FORMULA},

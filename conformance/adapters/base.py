@@ -44,6 +44,9 @@ class Adapter:
     name = "adapter"
     # the module a program case runs with as ``T`` (named in its reproducer); None: not by name
     program_namespace: str | None = None
+    # the mixed-precision policies (conformance.case.AMP_POLICIES) whose program cases it runs as the
+    # policy says (conformance.amp); a case under another is unsupported, never run without its casts
+    amp_policies: tuple = ()
 
     def version(self) -> str:
         """The framework's version string, recorded with every result."""
@@ -141,6 +144,11 @@ class Adapter:
             return f"the {check} check does not apply to a {case.op} case"
         if getattr(type(self), method, None) is None:
             return f"the {self.name} adapter does not implement the {method} check"
+        if case.op == "program" and case.amp and case.amp not in self.amp_policies:
+            return (
+                f"the {self.name} adapter does not declare the {case.amp!r} mixed-precision policy "
+                f"(its amp_policies: {list(self.amp_policies)}; conformance.amp)"
+            )
         return self.unsupported(case, check)
 
     def run(self, case, check: str, a) -> dict:

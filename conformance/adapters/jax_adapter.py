@@ -24,6 +24,7 @@ class JaxAdapter(ModeCache, Adapter):
     mode = "jit"
     compiles = True
     compile_allowance = 60.0
+    amp_policies = ("mixed_bfloat16",)  # conformance.amp
     program_backend = "JaxBackend"  # program cases: conformance.functional.JaxBackend
 
     def __init__(self):
@@ -270,7 +271,7 @@ class JaxAdapter(ModeCache, Adapter):
             )
 
         return run_functional(
-            JaxBackend(case.dtype),
+            JaxBackend(case.dtype, case.amp),
             case,
             a,
             lambda v: None if v is None else np.asarray(v, dtype=np.float64),

@@ -60,6 +60,7 @@ def _no_kernel_for(exc, dtype) -> bool:
 
 class TensorFlowAdapter(Adapter):
     name = "tensorflow"
+    amp_policies = ("mixed_bfloat16",)  # conformance.amp
     program_backend = "TensorFlowBackend"  # program cases: conformance.functional.TensorFlowBackend
 
     def __init__(self):
@@ -421,7 +422,7 @@ class TensorFlowAdapter(Adapter):
         from conformance.functional import TensorFlowBackend, run_functional
 
         return run_functional(
-            TensorFlowBackend(case.dtype),
+            TensorFlowBackend(case.dtype, case.amp),
             case,
             a,
             lambda v: None if v is None else np.asarray(v, dtype=np.float64),
@@ -478,7 +479,7 @@ class TensorFlowFunctionAdapter(ModeCache, TensorFlowAdapter):
             )
 
         return run_functional(
-            TensorFlowBackend(case.dtype),
+            TensorFlowBackend(case.dtype, case.amp),
             case,
             a,
             lambda v: None if v is None else np.asarray(v, dtype=np.float64),

@@ -5,6 +5,8 @@ corrupt one thing where a real bug would, so a campaign must catch them (issue #
   (``grad[v0]``) 16 ulps of bfloat16 off in bfloat16 programs: a low-precision bug the derived
   per-element bound must tell from rounding (a result that differs by summation order only passes,
   ``tests/conformance/test_program_precision.py``).
+* :class:`AutocastGradUlps`: the same plant in mixed-precision programs (``torch.autocast`` CPU
+  bfloat16 around the forward, conformance.amp): ``grad[v0]``'s first element 16 bfloat16 ulps off.
 * :class:`AotEagerBackwardScaled`: ``torch:aot_eager`` whose compiled *backward* (AOTAutograd's
   ``bw_compiler``) returns its first gradient scaled by 1 + 2^-4: a compiled-mode bug that eager
   PyTorch does not have, in the code only a compiling mode runs.
@@ -28,6 +30,20 @@ class BFloat16GradUlps(TorchAdapter):
         out = super().program(case, a)
         g = out.get("grad[v0]")
         if case.dtype == "bfloat16" and g is not None and np.size(g):
+            g = np.array(g, dtype=np.float64)
+            flat = g.reshape(-1)
+            flat[0] += ULPS * ulp_of(flat[0], "bfloat16")
+            out["grad[v0]"] = g
+        return out
+
+
+class AutocastGradUlps(TorchAdapter):
+    name = "planted_autocast_grad_ulps"
+
+    def program(self, case, a):
+        out = super().program(case, a)
+        g = out.get("grad[v0]")
+        if case.amp and g is not None and np.size(g):
             g = np.array(g, dtype=np.float64)
             flat = g.reshape(-1)
             flat[0] += ULPS * ulp_of(flat[0], "bfloat16")

@@ -479,6 +479,8 @@ def _apply_inplace(rule, self, others, params, cast):
         write_data(self, res)
     else:
         self._data[...] = res
+    # an error tracker's bound of the storage: the written region's is the result's (a view's region)
+    layout._carry_error(res, self._raw if self._lazy else self._data, write=True, storage=storage_of(self))
     self._vc[0] += 1
     if node is not None:
         rebase_history(self, node)

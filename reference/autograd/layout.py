@@ -265,12 +265,13 @@ def strided_array(arr, strides):
     return data, storage
 
 
-def _carry_error(src, dst):
+def _carry_error(src, dst, write=False, storage=None):
     """Under an error tracker (reference.errors, which finds an array's error bound by its memory),
-    a result moved into new storage for its layout keeps the bound its kernel registered."""
+    a result moved into new storage for its layout keeps the bound its kernel registered; so does
+    the region ``dst`` of ``storage`` an in-place op's result is written into (``write``)."""
     tracker = ops.error_tracker()
-    if tracker is not None and src.size:
-        tracker.set_error(dst, tracker.error_of(src))
+    if tracker is not None and getattr(src, "size", 0):
+        tracker.carry(src, dst, write, storage)
 
 
 def _c_strides(arr):

@@ -238,6 +238,9 @@ class Tracker:
         self._suspended = 0
         self._saved = {}
         self.used = {}  # rule name -> spec description, for the record of a bound's terms
+        # a mixed-precision cast policy (conformance.amp.CastPolicy): per kernel, the precision it
+        # runs in and the cast roundings of its inputs; None: every kernel runs in ``self.p``
+        self.policy = None
 
     # -- installing -------------------------------------------------------------------------
     def __enter__(self):
@@ -283,6 +286,26 @@ class Tracker:
     def set_error(self, tensor_or_array, err):
         arr = getattr(tensor_or_array, "_data", tensor_or_array)
         self._register(arr, err)
+
+    def carry(self, src, dst, write=False, storage=None):
+        """``dst`` holds ``src``'s values: moved to new storage for a layout, or an in-place op's
+        result written into a region of ``storage`` (``write``: under a cast policy, rounded to the
+        storage's dtype); its bound is ``src``'s. A written region's bound is set inside the whole
+        storage's (a bound is found by the memory an array starts at: a root for the region alone
+        would answer for the storage's other elements too)."""
+        if self._suspended or _is_device(dst):
+            return
+        err = np.array(np.broadcast_to(self.error_of(src), np.shape(dst)), dtype=np.float64)
+        if self.policy is not None:
+            err = self.policy.carry(src, dst, err, write)
+        if storage is None or _is_device(storage) or not storage.flags.c_contiguous:
+            self._register(dst, err)
+            return
+        whole = np.array(self.error_of(storage), dtype=np.float64).reshape(-1)
+        offset = (data_ptr(dst) - data_ptr(storage)) // storage.itemsize if dst.size else 0
+        strides = tuple(s // storage.itemsize * 8 for s in dst.strides)
+        np.lib.stride_tricks.as_strided(whole[offset:], dst.shape, strides)[...] = err
+        self._register(storage, whole)
 
     def grad_errors(self, old, new):
         """The errors of a leaf's ``.grad`` (None if unset) and of the gradient about to be added
@@ -357,7 +380,15 @@ class Tracker:
         outs = [o for o, _ in fresh]
         need = [i for i, (o, how) in enumerate(fresh) if how == "new" and isinstance(o, np.ndarray)]
         if need:
-            errs = self._propagate(rule, arrays, params, outs, aux)
+            errs, base = None, self.p
+            if self.policy is not None:  # the kernel's own precision, its inputs' casts (mixed precision)
+                self.p, errs = self.policy.kernel(self, rule, arrays, outs, self._errs(arrays))
+            try:
+                errs = self._propagate(rule, arrays, params, outs, aux, errs=errs)
+            finally:
+                kernel_p, self.p = self.p, base
+                if self.policy is not None:
+                    self.policy.produced(self, [outs[i] for i in need], kernel_p)
             extra = self._selection(rule, arrays, params, outs)
             if extra is not None:
                 errs = [errs[0] + extra] + list(errs[1:])

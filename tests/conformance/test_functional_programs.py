@@ -350,3 +350,37 @@ def test_jax_eager_says_it_judged_a_raising_program_up_to_the_statement():
     assert reply["judged_to"]["line"] == RAISING["graph_freed"][1], reply
     verdict = program_verdict(case, reference_outcome(case), reply, "jax:eager")
     assert verdict["verdict"] == "pass" and verdict["judged_to_line"] == 6, verdict
+
+
+# found by the mixed-precision campaign (issue #33), in every dtype: a detached-copy hook makes a saved
+# input never stale, so PyTorch and the reference run this program; without its hooks it raises
+HOOK_DECIDES = """def prog(T, v0):
+    def block_inplace(x):
+        y = x * 2.0
+        y.mul_(x.exp())
+        return y.tanh()
+    def pack_copy(t):
+        return (tuple(t.shape), t.detach().clone())
+
+    def unpack_copy(p):
+        return p[1].reshape(p[0])
+    v1 = v0 * 1.0
+    with T.autograd.graph.saved_tensors_hooks(pack_copy, unpack_copy):
+        v2 = T.utils.checkpoint.checkpoint(block_inplace, v1, use_reentrant=False)
+    v1.add_(0.5)
+    loss = (v0 * 1).sum() + (v2 * 2).sum()
+    loss.backward()
+    return [v0, v1, v2]
+"""
+
+
+@pytest.mark.jax
+def test_a_program_whose_hooks_decide_a_version_check_is_unsupported_not_an_error_mismatch():
+    from conformance.case import Case
+    from conformance.functional import Unsupported, run_functional
+
+    B = _backend("jax")
+    case = Case("program", None, {"v0": (2,)}, "float64", 0, ("program",), source=HOOK_DECIDES)
+    assert reference_outcome(case)[0] == "ok"
+    with pytest.raises(Unsupported, match="without its saved-tensor hooks it raises at line 16"):
+        run_functional(B, case, program_inputs(case), _to_numpy)

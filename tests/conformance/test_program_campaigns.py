@@ -125,6 +125,7 @@ def test_a_moved_anchor_is_an_error_not_a_silent_non_bug(tmp_path, monkeypatch):
     "adapter, dtypes, budget",
     [  # each mode's default budget (docs/conformance.md, Budgets): torch 40, torch:aot_eager 10
         ("BFloat16GradUlps", ("bfloat16",), 40),
+        ("AutocastGradUlps", ("mixed_bfloat16",), 40),  # the same under torch.autocast (conformance.amp)
         pytest.param("AotEagerBackwardScaled", ("float32", "bfloat16"), 10, marks=pytest.mark.slow),
     ],
 )
@@ -141,6 +142,6 @@ def test_planted_framework_bugs_are_caught_by_a_default_budget_campaign(adapter,
     assert shrunk, f"the planted bug of {adapter} went unnoticed"
     rec = shrunk[0]
     assert rec["verdict"] == "fail" and rec["phase"] == "shrunk", rec
-    if adapter == "BFloat16GradUlps":
-        assert rec["dtype"] == "bfloat16" and rec["worst"]["output"] == "grad[v0]", rec
+    if adapter in ("BFloat16GradUlps", "AutocastGradUlps"):
+        assert rec["dtype"] == dtypes[0] and rec["worst"]["output"] == "grad[v0]", rec
         assert rec["worst"]["index"] == [0] * len(rec["worst"]["index"]), rec

@@ -197,3 +197,42 @@ def test_an_autograd_error_in_bfloat16_names_the_tensor_in_its_dtype():
     reply.update(line=raised.value.line, text=raised.value.text)
     verdict = program_verdict(case, reference_outcome(case), reply, "torch")
     assert verdict["verdict"] == "pass", verdict
+
+
+def test_an_in_place_update_adds_its_rounding_to_the_bound():
+    """``v1.add_(0.5)`` rounds like ``v1 + 0.5``: the tracker carries the in-place result's bound into
+    the tensor's storage (before, the write kept the old bound: the add's rounding was missing)."""
+    from reference.errors import Precision
+
+    source = """def prog(T, v0):
+    v1 = v0 * 1.0
+    v1.add_(0.5)
+    v2 = v1 + 0.5
+    loss = (v1 * 1).sum() + (v2 * 1).sum()
+    loss.backward()
+    return [v0, v1, v2]
+"""
+    case = _case(source, {"v0": (4,)}, "bfloat16")
+    (bounds,) = reference_bounds(case, [Precision("bfloat16")])
+    values = reference_outcome(case)[1]
+    u = 2.0**-8
+    assert (bounds["result[1]"] >= u * np.abs(values["result[1]"])).all()  # the add_'s own rounding
+    # the same rounding as the out-of-place add's, which v2 adds on top of it
+    np.testing.assert_allclose(
+        bounds["result[2]"] - bounds["result[1]"], u * np.abs(values["result[2]"]), rtol=0.01
+    )
+
+
+def test_an_in_place_update_through_a_view_keeps_the_bound_of_the_rest_of_its_base():
+    """The written region's bound is set inside the storage's: the base's other elements keep theirs
+    (a bound registered for the view's region alone answered for the whole base from its first element)."""
+    from reference.errors import Precision
+
+    head = "def prog(T, v0):\n    v1 = v0 * 3.0\n"
+    tail = "    loss = (v1 * 1).sum()\n    loss.backward()\n    return [v0, v1]\n"
+    written = _case(head + "    v2 = v1[:, 0, None]\n    v2.div_(4.0)\n" + tail, {"v0": (1, 2)}, "bfloat16")
+    plain = _case(head + tail, {"v0": (1, 2)}, "bfloat16")
+    (b_written,) = reference_bounds(written, [Precision("bfloat16")])
+    (b_plain,) = reference_bounds(plain, [Precision("bfloat16")])
+    assert b_written["result[1]"][0, 1] == b_plain["result[1]"][0, 1] > 0
+    assert b_written["result[1]"][0, 0] > b_plain["result[1]"][0, 0] / 4  # the division's own rounding
