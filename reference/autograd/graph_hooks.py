@@ -100,14 +100,15 @@ class _Packed:
     """What a SavedTensor keeps when hooks are active: the packed value and the saved tensor's
     metadata (PyTorch's SavedVariable::save_metadata), never the tensor itself."""
 
-    __slots__ = ("value", "unpack_hook", "grad_fn", "output_nr", "accumulator", "vc")
+    __slots__ = ("value", "unpack_hook", "grad_fn", "output_nr", "accumulator", "requires_grad", "vc")
 
-    def __init__(self, value, unpack_hook, grad_fn, output_nr, accumulator, vc):
+    def __init__(self, value, unpack_hook, grad_fn, output_nr, accumulator, requires_grad, vc):
         self.value = value
         self.unpack_hook = unpack_hook
         self.grad_fn = grad_fn
         self.output_nr = output_nr
         self.accumulator = accumulator
+        self.requires_grad = requires_grad
         self.vc = vc
 
 
@@ -136,7 +137,7 @@ def pack(saved, tensor):
         grad_state.enabled = prev
     if tensor._vc[0] != version:
         raise RuntimeError(PACK_INPLACE)
-    return _Packed(value, unpack_hook, grad_fn, output_nr, accumulator, tensor._vc)
+    return _Packed(value, unpack_hook, grad_fn, output_nr, accumulator, tensor.requires_grad, tensor._vc)
 
 
 def unpack(saved):
@@ -156,9 +157,13 @@ def unpack(saved):
     if p.grad_fn is not None:
         var._grad_fn = p.grad_fn
         var._output_nr = p.output_nr
-    elif p.accumulator is not None:
+    elif p.requires_grad:
+        # PyTorch's SavedVariable::unpack makes a leaf that requires grad whenever the saved tensor
+        # did, even with no AccumulateGrad to feed (a no_grad view of a leaf): a reentrant
+        # checkpoint that saved such an input recomputes outputs that require grad.
         var._requires_grad = True
-        var._accumulator = weakref.ref(p.accumulator)
+        if p.accumulator is not None:
+            var._accumulator = weakref.ref(p.accumulator)
     return var
 
 

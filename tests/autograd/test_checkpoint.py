@@ -229,6 +229,24 @@ def test_reentrant_output_not_requiring_grad_in_recompute():
     agree(prog)
 
 
+def test_reentrant_input_saved_through_hooks_is_a_no_grad_view():
+    # The input is a view made under no_grad of a non-leaf: it requires grad but has no grad_fn and
+    # no AccumulateGrad. Saved through hooks, it unpacks as a tensor that requires grad (PyTorch's
+    # SavedVariable::unpack), so the recomputation's output requires grad and backward runs; the
+    # reference raised "none of output has requires_grad=True" (a seed-2 mixed-precision campaign).
+    def prog(T, log):
+        x = _x(T)
+        h = x * 2
+        with T.no_grad():
+            v = h[...]
+        with T.autograd.graph.saved_tensors_hooks(lambda t: t.detach().clone(), lambda p: p):
+            y = _ckpt(T, lambda a: (a * 2.0).exp(), v, use_reentrant=True)
+        (y.sum() + (x * x).sum()).backward()
+        return v.requires_grad, y.requires_grad, y.detach(), x.grad
+
+    agree(prog, capture_warnings=True)
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_under_no_grad(mode):
     def prog(T, log):
