@@ -15,11 +15,12 @@ import numpy as np
 
 from reference import errors as _errors
 from reference.autograd import batching as _batching
-from reference.autograd import forward_ad as _levels
 from reference.autograd import layout as _layout
+from reference.autograd import levels as _levels
 from reference.autograd import table as _table
 from reference.autograd.dispatch import _NO_PARAMS, apply, apply_inplace, apply_view, one_device
-from reference.autograd.grad_mode import grad_state
+from reference.autograd.grad_mode import grad_state, no_grad
+from reference.autograd.graph import storage_indices
 from reference.autograd.tensor import (
     CPU,
     Tensor,
@@ -31,10 +32,12 @@ from reference.autograd.tensor import (
     complex64,
     complex128,
     default_complex_dtype,
+    device_of_array,
     float32,
     int64,
     is_floating_dtype,
     namespace_of_device,
+    result_tensor,
     storage_of,
 )
 from reference.autograd.tensor import device as Device
@@ -464,7 +467,7 @@ def clamp_mask(input, min, max):
     if max is not None:
         ok = le(input, max) if ok is None else logical_and(ok, le(input, max))
     if ok is None:
-        return _layout.result(_layout.ITERATOR, (input,), _xp(input).ones(input.shape, dtype=bool))
+        return result_tensor(_layout.ITERATOR, (input,), _xp(input).ones(input.shape, dtype=bool))
     return ok
 
 
@@ -551,7 +554,6 @@ def batch_norm_backward(g, input, weight, running_mean, running_var, training, e
 
 def batch_norm_backward_arrays(g, x, w, rm, rv, training, eps, mask):
     """The forward of batch_norm_backward: the Tensor formulas evaluated without recording."""
-    from reference.autograd.grad_mode import no_grad
     from reference.ops.rules.nn import batch_norm_backward_formulas
 
     wrap = [None if a is None else _make(a) for a in (g, x, w, rm, rv)]
@@ -665,7 +667,7 @@ def _compare(ufunc):
             b = namespace_of(a).asarray(other, dtype=result_type(input, other))
             a = a.astype(b.dtype, copy=False)
         a, b = one_device([a, b])
-        out = _layout.result(
+        out = result_tensor(
             _layout.ITERATOR, (input, other), getattr(namespace_of(a, b), ufunc.__name__)(a, b)
         )
         if _errors._ACTIVE:  # under an error tracker: values within their errors are undecided
@@ -702,7 +704,7 @@ def logical_and(input, other):
     res = _xp(input).logical_and(
         *one_device([input._data, other._data if isinstance(other, Tensor) else other])
     )
-    return _flag_logical(_layout.result(_layout.ITERATOR, (input, other), res), input, other)
+    return _flag_logical(result_tensor(_layout.ITERATOR, (input, other), res), input, other)
 
 
 def logical_or(input, other):
@@ -713,7 +715,7 @@ def logical_or(input, other):
     res = _xp(input).logical_or(
         *one_device([input._data, other._data if isinstance(other, Tensor) else other])
     )
-    return _flag_logical(_layout.result(_layout.ITERATOR, (input, other), res), input, other)
+    return _flag_logical(result_tensor(_layout.ITERATOR, (input, other), res), input, other)
 
 
 def logical_not(input):
@@ -721,7 +723,7 @@ def logical_not(input):
     if out is not None:
         return out
     return _flag_logical(
-        _layout.result(_layout.ITERATOR, (input,), _xp(input).logical_not(input._data)), input
+        result_tensor(_layout.ITERATOR, (input,), _xp(input).logical_not(input._data)), input
     )
 
 
@@ -1092,8 +1094,6 @@ def as_strided(input, size, stride, storage_offset=None):
 
 def as_strided_backward(g, p):
     """Gradient of as_strided: scatter into storage, read back through the input's geometry."""
-    from reference.autograd.graph import storage_indices
-
     out_idx = storage_indices(p["size"], p["stride_"], p["storage_offset"])
     in_idx = storage_indices(p["in_size"], p["in_stride"], p["in_offset"])
     storage_grad = scatter_add(g, out_idx, (p["storage_size"],))
@@ -1270,9 +1270,7 @@ def _split_advanced(input, items):
                         f"The shape of the mask {list(mask.shape)} at index {k} does not match the shape of the "
                         f"indexed tensor {list(out.shape)} at index {dim + k}"
                     )
-            from reference.autograd import batching
-
-            batching.unbatched_error(mask, "indexing with a boolean mask")
+            _levels.unbatched_error(mask, "indexing with a boolean mask")
             coords = mask._data.nonzero()
             for k in range(mask.ndim):
                 slots.append((dim + k, _make(coords[k].astype(np.int64))))
@@ -1380,7 +1378,6 @@ def _put_by_copy(view, tensors, value):
 def _index_arrays(view, tensors):
     """The index tensors as the ``indices`` of the index/index_put rules: in range, non-negative
     int64 arrays; broadcast-compatible (PyTorch's errors otherwise)."""
-    from reference.autograd import batching
 
     shapes = [t.shape for e in tensors if e is not None for t in (e[1],)]
     try:
@@ -1396,7 +1393,7 @@ def _index_arrays(view, tensors):
             out.append(None)
             continue
         k, t = e
-        batching.unbatched_error(t, "indexing with an index tensor batched by vmap")
+        _levels.unbatched_error(t, "indexing with an index tensor batched by vmap")
         data = t._data
         n = view.shape[d]
         bad = (data < -n) | (data >= n)
@@ -1611,8 +1608,6 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         device = data.device if device is None else device  # a tensor's data stays on its device
         data = data._data
     elif device is None and _is_device_array(data):  # (likewise a device array)
-        from reference.autograd.tensor import device_of_array
-
         device = device_of_array(data)
     elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
         data = [d._data if isinstance(d, Tensor) else d for d in data]

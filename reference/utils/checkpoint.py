@@ -34,7 +34,8 @@ import weakref
 
 from reference.autograd import graph, graph_hooks
 from reference.autograd.grad_mode import enable_grad, grad_state, no_grad
-from reference.autograd.tensor import Tensor, _alias, gradient_edge, zeros_tensor
+from reference.autograd.graph import gradient_edge
+from reference.autograd.tensor import Tensor, _alias, zeros_tensor
 from reference.backend import is_floating
 
 __all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential"]

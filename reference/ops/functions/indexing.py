@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from reference.autograd.dispatch import apply, apply_inplace
+from reference.autograd.levels import unbatched_error
 from reference.autograd.tensor import Tensor, _make, bool_, int64
 from reference.backend import namespace_of
 from reference.ops import api as A
@@ -378,10 +379,7 @@ def index_put(input, indices, values, accumulate=False):
 
 
 def nonzero(input, *, as_tuple=False):
-    from reference.autograd import batching
-    from reference.backend import namespace_of
-
-    batching.unbatched_error(input, "nonzero()")
+    unbatched_error(input, "nonzero()")
     xp = namespace_of(input._data)
     data = input._data if input.ndim else input._data.reshape(1)
     idx = xp.stack(xp.nonzero(data), axis=1).astype(np.int64)
