@@ -1992,6 +1992,7 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
 
 
 # What the autograd core calls (reference.autograd.table: the core imports nothing from this layer).
+_errors.register_tensor(tensor)  # (reference.errors.bound_of makes its inputs with it)
 _table.register(
     alias=alias,
     as_strided=as_strided,
