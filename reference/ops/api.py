@@ -19,7 +19,7 @@ from reference.autograd import layout as _layout
 from reference.autograd import levels as _levels
 from reference.autograd import table as _table
 from reference.autograd.dispatch import _NO_PARAMS, apply, apply_inplace, apply_view, one_device
-from reference.autograd.grad_mode import grad_state, no_grad
+from reference.autograd.grad_mode import grad_state
 from reference.autograd.graph import storage_indices
 from reference.autograd.tensor import (
     CPU,
@@ -550,18 +550,6 @@ def batch_norm_backward(g, input, weight, running_mean, running_var, training, e
     params = {"training": training, "eps": eps, "mask": tuple(bool(m) for m in mask)}
     outs = apply(R.batch_norm_backward, (g, input, weight, running_mean, running_var), params)
     return tuple(o if m else None for o, m in zip(outs, mask))
-
-
-def batch_norm_backward_arrays(g, x, w, rm, rv, training, eps, mask):
-    """The forward of batch_norm_backward: the Tensor formulas evaluated without recording."""
-    from reference.ops.rules.nn import batch_norm_backward_formulas
-
-    wrap = [None if a is None else _make(a) for a in (g, x, w, rm, rv)]
-    with no_grad():
-        outs = batch_norm_backward_formulas(*wrap, training, eps, mask)
-    xp = namespace_of(x)
-    fill = (x, xp.zeros(x.shape[1], dtype=x.dtype), xp.zeros(x.shape[1], dtype=x.dtype))
-    return tuple(xp.zeros_like(f) if o is None else o._data for o, f in zip(outs, fill))
 
 
 def reciprocal(input):
@@ -1468,9 +1456,7 @@ def setitem(input, index, value):
             copy_(view, _put_by_copy(view, tensors, value))
             return
         arrays = _index_arrays(view, tensors)
-        from reference.ops.rules.indexing import region_shape
-
-        region = region_shape(view.shape, arrays)
+        region = K.region_shape(view.shape, arrays)
         if value.ndim > len(region) or any(
             a != b and b != 1 for a, b in zip(reversed(region), reversed(value.shape))
         ):

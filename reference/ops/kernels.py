@@ -372,4 +372,15 @@ def adaptive_axis(n, out):
     return pos, (end - start)
 
 
+def index_key(indices, lead=0):
+    """The NumPy key of an advanced index (``None``: the whole dim), after ``lead`` whole dims."""
+    return (slice(None),) * lead + tuple(slice(None) if i is None else i for i in indices)
+
+
+def region_shape(shape, indices):
+    """Shape of ``x[indices]`` for ``x`` of ``shape`` (host-side, no data)."""
+    xp = namespace_of(*[i for i in indices if i is not None and not isinstance(i, (int, slice))])
+    return xp.broadcast_to(xp.empty((), dtype=bool), tuple(shape))[index_key(indices)].shape
+
+
 table.register(view_geometry=view_geometry)  # (reshape's view, as vmap's batch rules need it)
