@@ -473,9 +473,9 @@ def clamp_mask(input, min, max):
 
 def where(condition, input=None, other=None):
     if input is None and other is None:  # torch.where(condition) is nonzero(condition, as_tuple=True)
-        from reference.ops.functions.indexing import nonzero
-
-        return nonzero(condition, as_tuple=True)
+        # (Tensor.nonzero: reference.ops.functions.indexing, which defines it, is written with this
+        # module's functions and sits above it; its functions are reached as the Tensor's methods)
+        return condition.nonzero(as_tuple=True)
     if input is None or other is None:
         raise TypeError("where() takes a condition alone, or a condition, input and other")
     if condition.dtype != bool_:
@@ -1328,10 +1328,8 @@ def _flat_positions(view, tensors):
 def _index_by_select(view, tensors):
     """``view[tensors]`` as index_select on the indexed dims flattened into one (the path taken
     under vmap when an index tensor is batched: the index values differ per sample)."""
-    from reference.ops.functions.indexing import index_select
-
     pos, rest, bshape, flat, flat_view, adjacent = _flat_positions(view, tensors)
-    out = index_select(flat_view, 0, reshape(flat, (-1,)))
+    out = flat_view.index_select(0, reshape(flat, (-1,)))  # (a method: see where)
     out = reshape(out, bshape + tuple(view.shape[d] for d in rest))
     if adjacent and pos[0] > 0:  # the broadcast dims go where the indexed dims were
         k, first = len(bshape), pos[0]
@@ -1342,8 +1340,6 @@ def _index_by_select(view, tensors):
 
 def _put_by_copy(view, tensors, value):
     """``view[tensors] = value`` out of place, for batched index tensors (see _index_by_select)."""
-    from reference.ops.functions.indexing import index_copy
-
     pos, rest, bshape, flat, flat_view, adjacent = _flat_positions(view, tensors)
     k = len(bshape)
     rest_shape = tuple(view.shape[d] for d in rest)
@@ -1357,7 +1353,7 @@ def _put_by_copy(view, tensors, value):
     else:
         value = expand(value, bshape + rest_shape) if value.shape != bshape + rest_shape else value
     src = reshape(value, (-1,) + rest_shape)
-    new = index_copy(flat_view, 0, reshape(flat, (-1,)), src)
+    new = flat_view.index_copy(0, reshape(flat, (-1,)), src)  # (a method: see where)
     new = reshape(new, tuple(view.shape[d] for d in pos) + rest_shape)
     order = pos + rest
     return permute(new, [order.index(d) for d in range(view.ndim)])

@@ -373,9 +373,7 @@ def take_along_dim(input, indices, dim=None):
 
 
 def index_put(input, indices, values, accumulate=False):
-    from reference.ops.api import _advanced_put
-
-    return _advanced_put(input, tuple(indices), values, accumulate, inplace=False)
+    return A._advanced_put(input, tuple(indices), values, accumulate, inplace=False)
 
 
 def nonzero(input, *, as_tuple=False):
@@ -412,9 +410,7 @@ def _inplace(fn, name):
 
 
 def _index_put_(self, indices, values, accumulate=False):
-    from reference.ops.api import _advanced_put
-
-    return _advanced_put(self, tuple(indices), values, accumulate, inplace=True)
+    return A._advanced_put(self, tuple(indices), values, accumulate, inplace=True)
 
 
 METHODS = {
