@@ -13,6 +13,7 @@ import numbers
 
 import numpy as np
 
+from reference import conv as conv_arrays
 from reference import errors as _errors
 from reference.autograd import batching as _batching
 from reference.autograd import layout as _layout
@@ -41,7 +42,7 @@ from reference.autograd.tensor import (
     storage_of,
 )
 from reference.autograd.tensor import device as Device
-from reference.backend import is_floating, is_inexact, namespace_of
+from reference.backend import is_floating, is_inexact, namespace_of, to_device
 from reference.ops import kernels as K
 from reference.scalar_types import scalar_type_name
 
@@ -1569,8 +1570,6 @@ def _on_device(arr, device):
     dev = check_device(device)
     if dev is CPU:
         return arr
-    from reference.backend import to_device
-
     return to_device(arr, dev.type, dev.index)
 
 
@@ -1860,9 +1859,7 @@ def abs_(self):
 
 
 def conv_forward(x, w, b, conv):
-    from reference.conv import convolution
-
-    return convolution(x, w, b, **conv)
+    return conv_arrays.convolution(x, w, b, **conv)
 
 
 def conv_geometry(conv):
@@ -1871,9 +1868,7 @@ def conv_geometry(conv):
 
 
 def conv_backward_arrays(g, x, w, bias_sizes, conv, output_mask):
-    from reference.conv import convolution_backward as array_backward
-
-    gi, gw, gb = array_backward(
+    gi, gw, gb = conv_arrays.convolution_backward(
         g,
         x,
         w,
@@ -1910,11 +1905,9 @@ def _check_zero_spatial(input, weight, conv):
     shape = tuple(input.shape)
     if len(shape) < 3 or 0 not in shape[2:] or 0 in shape[:2]:
         return
-    from reference.conv import ConvConfigError, plan
-
     try:
-        plan(shape, tuple(weight.shape), *conv_geometry(conv))
-    except ConvConfigError as e:
+        conv_arrays.plan(shape, tuple(weight.shape), *conv_geometry(conv))
+    except conv_arrays.ConvConfigError as e:
         if e.parameter != "input.shape":
             raise
         shown = list(shape[:2]) + [1] + list(shape[2:]) if len(shape) == 3 else list(shape)
@@ -1941,10 +1934,8 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
     an output built only from absent cotangents is ``None``, as aten leaves it undefined."""
     ggI, ggW, ggb = gg
     if not grad_state.enabled and not _levels._visible[0]:  # (under a transform: the composition below)
-        from reference.conv import convolution_double_backward as array_double
-
         data = lambda t: None if t is None else t._data
-        out = array_double(
+        out = conv_arrays.convolution_double_backward(
             data(ggI),
             data(ggW),
             data(ggb),
