@@ -622,11 +622,11 @@ def rebase_history(t, fn):
 
 
 def regenerate_grad_fn(view):
-    """The grad_fn of ``view`` after an in-place write elsewhere in its storage (read through
-    ``Tensor.grad_fn``, which registers nothing itself: this module registers it in the table)."""
+    """Give ``view`` a new grad_fn after an in-place write elsewhere in its storage: its history
+    is regenerated from its base's (an indirect rebase, PyTorch's NOTE [ View + Inplace
+    detection ]). Called by ``Tensor.grad_fn`` through the core's table (the Tensor sits below the
+    graph)."""
     vm = view._view
-    # An in-place write elsewhere in the storage: the view's history is regenerated from
-    # its base's (an indirect rebase, PyTorch's NOTE [ View + Inplace detection ]).
     check_view_rebase(view, indirect=True)
     old_fn, old_nr = view._grad_fn, view._output_nr
     base = view._base
