@@ -11,7 +11,9 @@ left out. The contract:
     heavy dependencies such as torch, jax, tensorflow, ray, cupy, mpmath are imported when used);
 (c) the autograd core (``reference.autograd``) imports nothing from the op layer
     (``reference.ops``), ``reference.nn`` or ``reference.func``: the op layer registers into
-    tables the core owns.
+    tables the core owns;
+(d) inside the core, each module imports only the modules below it in :data:`CORE_LAYERS` (what
+    a lower one calls in an upper one is registered in ``reference.autograd.table``).
 
 Until the code obeys it everywhere, ``import_graph_allowlist.txt`` lists the remaining
 violations: each in-function edge and each core edge with its number of import statements, and
@@ -30,6 +32,27 @@ PACKAGES = ("reference", "conformance", "refgrad")
 ALLOWLIST = pathlib.Path(__file__).with_name("import_graph_allowlist.txt")
 CORE = "reference.autograd"
 OUTSIDE_CORE = ("reference.ops", "reference.nn", "reference.func")
+#: The autograd core's modules from the bottom up (docs/architecture.md): the leaves (grad modes,
+#: anomaly mode, the tables, the transform levels), strides, the Tensor, saved-tensor hook contexts,
+#: the graph, the dispatcher, forward mode, batching, the engine, custom Functions and gradcheck.
+CORE_LAYERS = (
+    "grad_mode",
+    "anomaly",
+    "table",
+    "levels",
+    "layout",
+    "tensor",
+    "graph_hooks",
+    "graph",
+    "dispatch",
+    "dual",
+    "forward_ad",
+    "batching",
+    "batched_grad",
+    "engine",
+    "function",
+    "checks",
+)
 
 Edge = collections.namedtuple("Edge", "importer imported lineno in_function")
 
@@ -226,3 +249,15 @@ def test_the_autograd_core_imports_nothing_from_the_op_layer():
     _, listed, _ = _read_allowlist()
     problems = _compare(core, listed, "core import of the op layer")
     assert not problems, "\n".join(problems)
+
+
+def test_the_autograd_core_reads_as_layers():
+    order = {f"{CORE}.{name}": i for i, name in enumerate(CORE_LAYERS)}
+    modules = {m for m in _modules() if m.startswith(CORE + ".")}
+    assert modules == set(order), f"place every core module in CORE_LAYERS: {sorted(modules ^ set(order))}"
+    upward = sorted(
+        f"{e.importer} imports {e.imported} (line {e.lineno}), which sits above it"
+        for e in EDGES
+        if e.importer in order and e.imported in order and order[e.imported] > order[e.importer]
+    )
+    assert not upward, "\n".join(upward)

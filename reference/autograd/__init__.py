@@ -5,8 +5,10 @@
 """
 
 from reference.autograd import (
+    batching,  # noqa: F401  (forward mode and batching register their steps with the dispatcher:
+    forward_ad,  # noqa: F401  reference.autograd.table; T.autograd.forward_ad)
     function,
-    graph,  # noqa: F401  (T.autograd.graph; T.autograd.forward_ad is loaded by reference.ops)
+    graph,  # noqa: F401  (T.autograd.graph)
 )
 from reference.autograd.anomaly import detect_anomaly, set_detect_anomaly
 from reference.autograd.checks import GradcheckError, gradcheck, gradgradcheck

@@ -11,10 +11,9 @@ def _size(shape):
     return f"torch.Size([{', '.join(str(s) for s in shape)}])"
 
 
-def batched_run(run, outputs, grad_outputs, retain_graph, create_graph, inputs):
-    """The batched gradients of ``outputs`` w.r.t. ``inputs`` (None where an input is unused)."""
-    from reference.autograd.engine import _make_grads
-
+def batched_run(run, make_grads, outputs, grad_outputs, retain_graph, create_graph, inputs):
+    """The batched gradients of ``outputs`` w.r.t. ``inputs`` (None where an input is unused).
+    ``run`` and ``make_grads`` are the engine's (passed in: the engine imports this module)."""
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     elif isinstance(grad_outputs, Tensor):
@@ -40,7 +39,7 @@ def batched_run(run, outputs, grad_outputs, retain_graph, create_graph, inputs):
             "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
             f"{sizes} for the mapped dimension"
         )
-    _make_grads(outputs, [g[0] if isinstance(g, Tensor) else g for g in grad_outputs])  # None checks
+    make_grads(outputs, [g[0] if isinstance(g, Tensor) else g for g in grad_outputs])  # None checks
     batched = [i for i, g in enumerate(grad_outputs) if isinstance(g, Tensor)]
     unused = []
 
@@ -48,7 +47,7 @@ def batched_run(run, outputs, grad_outputs, retain_graph, create_graph, inputs):
         full = list(grad_outputs)
         for i, g in zip(batched, gs):
             full[i] = g
-        res = run(outputs, _make_grads(outputs, full), retain_graph, create_graph, inputs, accumulate=False)
+        res = run(outputs, make_grads(outputs, full), retain_graph, create_graph, inputs, accumulate=False)
         unused[:] = [r is None for r in res]
         return tuple(r for r in res if r is not None)
 

@@ -5,7 +5,7 @@ dimension: a placeholder whose ``_data`` has the logical shape (filled with NaN,
 reads it instead of going through a primitive shows up) and whose ``_batched[level]`` holds the
 *physical* value and where its batch dimension is. Every primitive goes through the dispatcher,
 which asks the innermost visible level holding one of its inputs to run it
-(:mod:`reference.autograd.forward_ad` keeps the stack; vmap and jvp levels interleave in it):
+(:mod:`reference.autograd.levels` keeps the stack; vmap and jvp levels interleave in it):
 
 * the autograd node, shape checks and type promotion happen on the logical tensors, as without
   vmap, so ``vmap(grad(f))`` records the graph of one sample and runs its backward batched;
@@ -28,9 +28,19 @@ import collections
 
 import numpy as np
 
-from reference.autograd import forward_ad
-from reference.autograd.forward_ad import MissingRuleError, lowered
-from reference.autograd.table import BATCH_DIM, BATCH_ELEMENTWISE, BATCH_MATMUL, BATCH_REDUCE, RULES, ops
+from reference.autograd import levels
+from reference.autograd.dispatch import apply, apply_view
+from reference.autograd.forward_ad import MissingRuleError
+from reference.autograd.levels import VmapError, lowered
+from reference.autograd.table import (
+    BATCH_DIM,
+    BATCH_ELEMENTWISE,
+    BATCH_MATMUL,
+    BATCH_REDUCE,
+    RULES,
+    ops,
+    register,
+)
 from reference.autograd.tensor import _make
 from reference.backend import is_inexact, namespace_of
 
@@ -42,11 +52,6 @@ class BatchRuleError(MissingRuleError):
 
     def __init__(self, primitive):
         super().__init__(primitive, "batch", "vmap(allow_fallback=False)")
-
-
-class VmapError(ValueError):
-    """Something vmap cannot do (in-place into an unbatched tensor, data-dependent Python control
-    flow); the message names the operation and the rule."""
 
 
 class VmapLevel:
@@ -140,16 +145,12 @@ class BatchCall:
 
 
 def _elementwise(b, params):
-    from reference.autograd.dispatch import apply
-
     rank = max(len(t.shape) for t in b.inputs if t is not None)
     args = tuple(None if t is None else b.aligned(i, rank) for i, t in enumerate(b.inputs))
     return apply(b.rule, args, params, cast=b.cast), 0
 
 
 def _reduce(b, params):
-    from reference.autograd.dispatch import apply
-
     rule = b.rule
     if rule.name in ("sum", "mean"):
         rule = RULES[rule.name + "_dim"]
@@ -159,8 +160,6 @@ def _reduce(b, params):
 
 
 def _dim(b, params):
-    from reference.autograd.dispatch import apply
-
     args = tuple(b.expanded(i) for i in range(len(b.inputs)))
     if params["dim"] is None or not b.inputs[0].shape:  # a 0-d logical tensor: each sample its own axis
         args = tuple(ops.unsqueeze(a, -1) for a in args)
@@ -171,8 +170,6 @@ def _dim(b, params):
 def _matmul(b, params):
     """dot/mv/mm/bmm as one broadcasting matmul: 1-d operands become matrices, the batched operand
     gets unit dims after B so that batch dims line up from the right, then the unit dims go."""
-    from reference.autograd.dispatch import apply
-
     sa, sb = (tuple(t.shape) for t in b.inputs)
     ra, rb = max(len(sa), 2), max(len(sb), 2)
     rank = max(ra, rb)
@@ -235,8 +232,6 @@ def view_rule(shift):
     parameters ``shift(params, logical_shape, B)`` returns; every output keeps the batch dim at 0."""
 
     def batch(b, params):
-        from reference.autograd.dispatch import apply_view
-
         x = b.front(0)
         shape = tuple(b.inputs[0].shape)
         new = shift(dict(params), shape, b.size)
@@ -257,8 +252,8 @@ def view_rule(shift):
 
 def _run(index, rule, inputs, params, cast):
     """Physical outputs [(value, bdim)] of ``rule`` on ``inputs`` at the vmap level ``index``."""
-    info = forward_ad.vmap_level(index)
-    level = forward_ad._stack[index]
+    info = levels.vmap_level(index)
+    level = levels._stack[index]
     with lowered(index):
         b = BatchCall(rule, inputs, level, info, cast)
         spec = rule.batch
@@ -281,8 +276,6 @@ def count_fallback(b):
 
 def _fallback(b, params):
     """Slice every batched input, run the primitive per sample (one level down), stack."""
-    from reference.autograd.dispatch import apply, apply_view
-
     per_sample = []
     for k in range(b.size):
         args = tuple(v if d is None else ops.select(v, d, k) for v, d in zip(b.values, b.bdims))
@@ -298,7 +291,7 @@ def _fallback(b, params):
 
 def batch_apply(index, rule, inputs, params, cast):
     """Logical outputs (placeholders) of an out-of-place primitive, and its aux."""
-    level = forward_ad._stack[index]
+    level = levels._stack[index]
     outs = _run(index, rule, inputs, params, cast)
     return [placeholder(v, d, level) for v, d in outs], _aux(rule, inputs, params, outs, level)
 
@@ -358,7 +351,7 @@ def flat_index(index, size, numel):
 
 def batch_view(index, rule, src, params, run):
     """A view op: the logical view (recorded as usual by ``run``) and the physical view."""
-    level = forward_ad._stack[index]
+    level = levels._stack[index]
     logical = run()
     outs = _run(index, rule, (src,), params, None)
     copied = src._vmap_copied
@@ -374,7 +367,7 @@ def batch_view(index, rule, src, params, run):
 def batch_inplace(index, rule, self, others, params, cast, run):
     """``self.op_(*others)``: the batched result is written into self's physical value (which must
     be batched: vmap cannot write a batch into one tensor), then the logical op is recorded."""
-    level = forward_ad._stack[index]
+    level = levels._stack[index]
     p = physical(self, level)
     if self._vmap_copied:
         raise VmapError(
@@ -392,20 +385,11 @@ def batch_inplace(index, rule, self, others, params, cast, run):
     return run()
 
 
-def unbatched_error(t, what):
-    """Data-dependent Python on a batched tensor (``item``, ``bool``, ``numpy``) under vmap."""
-    if t._batched is not None and any(level in forward_ad._vmap_levels for level in t._batched):
-        raise VmapError(
-            f"vmap: {what} reads the values of a batched tensor, which differ per sample; "
-            "data-dependent Python control flow is not supported under vmap"
-        )
-
-
 def vmap_owner(args):
     """Stack index of the innermost visible vmap level at which a Tensor in ``args`` is batched."""
-    for i in range(forward_ad._visible[0] - 1, -1, -1):
-        level = forward_ad._stack[i]
-        if level in forward_ad._vmap_levels and any(
+    for i in range(levels._visible[0] - 1, -1, -1):
+        level = levels._stack[i]
+        if level in levels._vmap_levels and any(
             physical(a, level) for a in args if hasattr(a, "_batched")
         ):
             return i
@@ -415,8 +399,8 @@ def vmap_owner(args):
 def batch_plain(index, fn, args):
     """``fn(*args)`` for functions outside the table that read values (comparisons, logical ops):
     ``fn`` on the aligned physical values one level down, batched again."""
-    level = forward_ad._stack[index]
-    info = forward_ad.vmap_level(index)
+    level = levels._stack[index]
+    info = levels.vmap_level(index)
     tensors = [a for a in args if hasattr(a, "_batched")]
     with lowered(index):
         call = BatchCall(None, tensors, level, info, None)
@@ -424,3 +408,8 @@ def batch_plain(index, fn, args):
         aligned = iter([call.aligned(i, rank) for i in range(len(tensors))])
         res = fn(*[next(aligned) if hasattr(a, "_batched") else a for a in args])
     return placeholder(res, 0, level)
+
+
+# The dispatcher sits below batching (the batch rules run primitives through it, one level down),
+# so it reaches a vmap level's steps through the core's table (reference.autograd.table).
+register(batch_apply=batch_apply, batch_view=batch_view, batch_inplace=batch_inplace)

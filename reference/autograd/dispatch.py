@@ -7,25 +7,32 @@ Three entry points, one per kind of primitive:
   version counter, creation meta for the view + in-place checks);
 * :func:`apply_inplace`: ``self.op_(...)``, which writes into ``self``'s storage, bumps the
   version and rebases the history of ``self`` (or of its base, through ``CopySlices``).
+
+Under a transform (:mod:`reference.autograd.levels`) the innermost level holding an input runs the
+primitive: a jvp level through forward mode's steps (``jvp_apply``, ``jvp_view``, ``jvp_inplace``
+of :mod:`reference.autograd.forward_ad`), a vmap level through batching's (``batch_apply``, ...
+of :mod:`reference.autograd.batching`). Both sit above the dispatcher (their rules run primitives
+through it, one level down), so they register those steps in the core's table
+(:mod:`reference.autograd.table`) and the dispatcher calls them there, as JAX's ``core.bind`` hands
+a primitive to the trace that ``ad`` or ``batching`` defines.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from reference.autograd import batching, forward_ad, graph, graph_hooks, layout
+from reference.autograd import graph, graph_hooks, layout, levels
 from reference.autograd.grad_mode import grad_state
-from reference.autograd.table import BATCH_ELEMENTWISE, ops
+from reference.autograd.graph import check_inplace, gradient_edge, rebase_history
+from reference.autograd.table import BATCH_ELEMENTWISE, ops, register
 from reference.autograd.tensor import (
     DEFAULT,
     MULTI_OUTPUT_NODE,
     NO_GRAD_MODE,
     Tensor,
     _make,
-    check_inplace,
-    gradient_edge,
     make_view,
-    rebase_history,
+    result_tensor,
     storage_of,
     write_data,
 )
@@ -183,7 +190,7 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
         fast_path.enabled
         and cast is None
         and rule.outputs == 1
-        and not (forward_ad._visible[0] or rule.has_aux)
+        and not (levels._visible[0] or rule.has_aux)
     ):
         return _apply_common(rule, inputs, params, check)
     return _apply_general(rule, inputs, params, cast, check)
@@ -264,11 +271,11 @@ def _apply_common(rule, inputs, params, check):
 def _apply_general(rule, inputs, params, cast, check):
     """:func:`apply`'s general path: any transform, type promotion, outputs and aux."""
     vmap_at = None
-    if forward_ad._visible[0]:  # a transform is active: the innermost level holding an input runs it
-        level = forward_ad.owner(inputs)
+    if levels._visible[0]:  # a transform is active: the innermost level holding an input runs it
+        level = levels.owner(inputs)
         if level is not None:
-            if forward_ad.vmap_level(level) is None:  # jvp: primal and tangent, one level down
-                return forward_ad.jvp_apply(
+            if levels.vmap_level(level) is None:  # jvp: primal and tangent, one level down
+                return ops.jvp_apply(
                     level, rule, inputs, params, lambda: apply(rule, inputs, params, cast, check)
                 )
             vmap_at = level  # vmap: the node is recorded here on the logical tensors
@@ -281,7 +288,7 @@ def _apply_general(rule, inputs, params, cast, check):
     if check is not None:
         check()
     if vmap_at is not None:
-        outs, aux = batching.batch_apply(vmap_at, rule, inputs, params, cast)
+        outs, aux = ops.batch_apply(vmap_at, rule, inputs, params, cast)
     else:
         if cast is None:
             res = _forward(rule, inputs, params)
@@ -332,7 +339,7 @@ def _save_output(out, node):
         and out._base is None
         and out._tangents is None
         and out._batched is None
-        and not forward_ad._stack
+        and not levels._stack
         and not graph_hooks._stack
     )
     return graph.SavedTensor(out, is_output=True, node=None if cycle_free else node, cycle_free=cycle_free)
@@ -356,17 +363,17 @@ def _result(rule, inputs, arr):
             return _make(arr)
     if rule.operands is not None:
         inputs = [inputs[i] for i in rule.operands]
-    return layout.result(rule.layout, inputs, arr)
+    return result_tensor(rule.layout, inputs, arr)
 
 
 def apply_view(rule, src, params=_NO_PARAMS):
     """Run the view op ``rule``: outputs share ``src``'s storage and version counter."""
-    if forward_ad._visible[0]:
-        level = forward_ad.owner((src,))
+    if levels._visible[0]:
+        level = levels.owner((src,))
         if level is not None:
-            if forward_ad.vmap_level(level) is None:
-                return forward_ad.jvp_view(level, rule, src, params, lambda: apply_view(rule, src, params))
-            return batching.batch_view(level, rule, src, params, lambda: _apply_view(rule, src, params))
+            if levels.vmap_level(level) is None:
+                return ops.jvp_view(level, rule, src, params, lambda: apply_view(rule, src, params))
+            return ops.batch_view(level, rule, src, params, lambda: _apply_view(rule, src, params))
     return _apply_view(rule, src, params)
 
 
@@ -413,14 +420,14 @@ def _set_replay(rule, src, params, outs, replay):
 def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
     """``self.<op>_(*others)``: compute ``rule`` on (self, *others), write it into ``self``."""
 
-    if forward_ad._visible[0]:
-        level = forward_ad.owner((self,) + tuple(others))
+    if levels._visible[0]:
+        level = levels.owner((self,) + tuple(others))
         if level is not None:
-            if forward_ad.vmap_level(level) is None:
-                return forward_ad.jvp_inplace(
+            if levels.vmap_level(level) is None:
+                return ops.jvp_inplace(
                     level, rule, self, others, params, lambda: apply_inplace(rule, self, others, params, cast)
                 )
-            return batching.batch_inplace(
+            return ops.batch_inplace(
                 level,
                 rule,
                 self,
@@ -578,3 +585,28 @@ def overlap_status(a, b):
     if (a0, a1) == (b0, b1):
         return "full" if a.stride() == b.stride() else "partial"
     return "partial" if a0 < b1 and b0 < a1 else "no"
+
+
+def replay_view(base, steps, record=False):
+    """Remake a view of ``base`` by its ``ViewMeta.replay`` steps (PyTorch's view_fn replay), with
+    the public view ops, so that transforms (vmap, jvp) see them too. ``record``: with grad mode
+    on whatever the current mode (the regeneration of a view's grad_fn, as PyTorch's
+    VariableHooks::grad_fn does)."""
+    saved = grad_state.enabled
+    if record:
+        grad_state.enabled = True
+    try:
+        v = base
+        for step in steps:
+            if step[0] == "as_strided":
+                v = ops.as_strided(v, *step[1:])
+            else:
+                v = apply_view(step[0], v, step[1])
+    finally:
+        grad_state.enabled = saved
+    return v
+
+
+# The graph (a conjugate view's CopySlices) and the Tensor (a stale view's regenerated grad_fn) replay
+# views; both sit below the dispatcher, so they reach it through the core's table.
+register(replay_view=replay_view)

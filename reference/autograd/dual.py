@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from reference.autograd import forward_ad
+from reference.autograd import levels
 from reference.autograd.table import ops
 from reference.backend import is_inexact
 
@@ -30,7 +30,7 @@ __all__ = [
     "unpack_dual",
 ]
 
-_current = [None]  # the id of the active dual level (reference.autograd.forward_ad's level id)
+_current = [None]  # the id of the active dual level (a reference.autograd.levels level id)
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
@@ -39,7 +39,7 @@ def enter_dual_level():
     """Enter the dual level (PyTorch's level 0) and return its number."""
     if _current[0] is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    _current[0] = forward_ad.enter()
+    _current[0] = levels.enter()
     return 0
 
 
@@ -52,7 +52,7 @@ def exit_dual_level(*, level=None):
         raise RuntimeError(
             "Trying to exit a forward AD level that was not the last one that was created. This is not supported."
         )
-    forward_ad.exit(_current[0])
+    levels.exit(_current[0])
     _current[0] = None
 
 
@@ -83,7 +83,7 @@ def make_dual(tensor, tangent, *, level=None):
         raise ValueError(f"Expected primal to be floating point or complex, but got: {_dtype_name(tensor)}")
     if not is_inexact(tangent.dtype):
         raise ValueError(f"Expected tangent to be floating point or complex, but got: {_dtype_name(tangent)}")
-    if forward_ad.tangent(tensor, lid) is not None:
+    if levels.tangent(tensor, lid) is not None:
         raise RuntimeError(
             "Making a dual Tensor based on a Tensor that already has a forward gradient at the same level 0 is "
             "not supported."
@@ -94,7 +94,7 @@ def make_dual(tensor, tangent, *, level=None):
             f"is not supported. Tensor is of size {list(tensor.shape)} while the given forward gradient is of "
             f"size {list(tangent.shape)}."
         )
-    with forward_ad.lowered(forward_ad._stack.index(lid)):
+    with levels.lowered(levels._stack.index(lid)):
         dual = ops.view(tensor, tuple(tensor.shape))
         if tangent.stride() != tensor.stride():  # PyTorch copies the tangent into the primal's layout
             extent = (
@@ -105,7 +105,7 @@ def make_dual(tensor, tangent, *, level=None):
             )
             buf.copy_(tangent)
             tangent = buf
-    forward_ad.set_tangent(dual, lid, tangent)
+    levels.set_tangent(dual, lid, tangent)
     dual._fw_base = dual
     return dual
 
@@ -115,9 +115,9 @@ def unpack_dual(tensor, *, level=None):
     lid = _current[0]
     if lid is None:
         return UnpackedDualTensor(tensor, None)
-    tan = forward_ad.tangent(tensor, lid)
+    tan = levels.tangent(tensor, lid)
     if tan is None:
         return UnpackedDualTensor(tensor, None)
-    with forward_ad.lowered(forward_ad._stack.index(lid)):
+    with levels.lowered(levels._stack.index(lid)):
         primal = ops.alias(tensor)
     return UnpackedDualTensor(primal, tan)

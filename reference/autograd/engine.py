@@ -18,8 +18,9 @@ import numpy as np
 from reference.autograd import anomaly, graph, layout
 from reference.autograd.batched_grad import batched_run
 from reference.autograd.grad_mode import grad_state
-from reference.autograd.table import RULES, ops
-from reference.autograd.tensor import Tensor, _make, gradient_edge
+from reference.autograd.graph import gradient_edge
+from reference.autograd.table import RULES, ops, register
+from reference.autograd.tensor import Tensor, _make
 from reference.backend import is_floating
 
 _tasks: list = []  # (task id, checkpoint_valid) of the running backward passes, innermost last
@@ -112,7 +113,7 @@ def grad(
     if retain_graph is None:
         retain_graph = create_graph
     if is_grads_batched:
-        result = batched_run(run, outputs, grad_outputs, retain_graph, create_graph, inputs_t)
+        result = batched_run(run, _make_grads, outputs, grad_outputs, retain_graph, create_graph, inputs_t)
     else:
         grads = _make_grads(outputs, grad_outputs)
         result = run(outputs, grads, retain_graph, create_graph, inputs_t, accumulate=False)
@@ -349,3 +350,7 @@ def _postorder(root):
             stack.pop()
             out.append(node)
     return out
+
+
+# Tensor.backward runs the engine, which sits above the Tensor: reached through the core's table.
+register(backward=backward)

@@ -2,10 +2,10 @@
 
 A *level* is one active ``jvp`` (``reference.func.jvp``/``jacfwd`` open one each). A tensor's
 tangent at a level is kept in ``tensor._tangents[level_id]``; a tensor without an entry has a zero
-tangent there. Levels nest like functorch's dynamic layer stack: when a primitive runs, the
-dispatcher asks :func:`owner` for the innermost visible level at which some input has a tangent;
-that level computes the primal and the tangent with itself (and every level inside it) hidden
-(:func:`lowered`), so the ops the JVP rule runs are seen, and differentiated, by the outer levels
+tangent there. Levels nest like functorch's dynamic layer stack (:mod:`reference.autograd.levels`
+keeps it): when a primitive runs, the dispatcher asks ``levels.owner`` for the innermost visible
+level at which some input has a tangent; that level computes the primal and the tangent with itself
+(and every level inside it) hidden (``levels.lowered``), so the ops the JVP rule runs are seen, and differentiated, by the outer levels
 and by reverse mode. That is what makes ``jacfwd(jacfwd(f))``, ``jacfwd(jacrev(f))`` and
 ``grad(jvp)`` compose.
 
@@ -26,15 +26,20 @@ derived from two VJPs, so it is an independent check on the reverse mode.
 
 from __future__ import annotations
 
-import itertools
-
-from reference.autograd.table import AUTO_ELEMENT_WISE, AUTO_LINEAR, BILINEAR, ops
+from reference.autograd import levels
+from reference.autograd.dispatch import apply, apply_view, replay_view
+from reference.autograd.dual import (  # torch.autograd.forward_ad's public API (T.autograd.forward_ad.make_dual)
+    UnpackedDualTensor,  # noqa: F401
+    dual_level,  # noqa: F401
+    enter_dual_level,  # noqa: F401
+    exit_dual_level,  # noqa: F401
+    make_dual,  # noqa: F401
+    unpack_dual,  # noqa: F401
+)
+from reference.autograd.levels import _stack, _visible, lowered, set_tangent, tangent
+from reference.autograd.table import AUTO_ELEMENT_WISE, AUTO_LINEAR, BILINEAR, ops, register
+from reference.autograd.tensor import _geometry, storage_like
 from reference.backend import is_inexact
-
-_stack: list[int] = []  # active level ids, outermost first (jvp and vmap levels alike)
-_visible = [0]  # how many levels of _stack the running computation sees
-_ids = itertools.count(1)
-_vmap_levels: dict = {}  # level id -> reference.autograd.batching.VmapLevel, for vmap levels
 
 
 class MissingRuleError(NotImplementedError):
@@ -46,79 +51,6 @@ class MissingRuleError(NotImplementedError):
             f"primitive {primitive!r} has no {field!r} rule in reference.ops.rules, "
             f"so {transform} cannot run through it"
         )
-
-
-def active():
-    return _visible[0] > 0
-
-
-def enter(vmap_info=None):
-    """Open a new innermost level (a vmap level when ``vmap_info`` is given); returns its id."""
-    if _visible[0] != len(_stack):
-        raise RuntimeError("forward-AD levels must be opened at the innermost position")
-    level = next(_ids)
-    _stack.append(level)
-    _visible[0] = len(_stack)
-    if vmap_info is not None:
-        _vmap_levels[level] = vmap_info
-    return level
-
-
-def exit(level):
-    if not _stack or _stack[-1] != level:
-        raise RuntimeError(f"transform level {level} exited out of order")
-    _stack.pop()
-    _vmap_levels.pop(level, None)
-    _visible[0] = len(_stack)
-
-
-class lowered:
-    """Hide the level at stack position ``index`` and every level inside it."""
-
-    def __init__(self, index):
-        self.index = index
-
-    def __enter__(self):
-        self.prev = _visible[0]
-        _visible[0] = self.index
-
-    def __exit__(self, *exc):
-        _visible[0] = self.prev
-
-
-def tangent(t, level):
-    if t is None or t._tangents is None:
-        return None
-    return t._tangents.get(level)
-
-
-def set_tangent(t, level, tan):
-    """Attach ``tan`` (copy-on-write: views and outputs never share a tangent dict)."""
-    d = dict(t._tangents) if t._tangents else {}
-    if tan is None:
-        d.pop(level, None)
-    else:
-        d[level] = tan
-    t._tangents = d or None
-
-
-def owner(tensors):
-    """Stack index of the innermost visible level at which one of ``tensors`` has a tangent (a jvp
-    level) or a batched value (a vmap level)."""
-    for i in range(_visible[0] - 1, -1, -1):
-        level = _stack[i]
-        attr = "_batched" if level in _vmap_levels else "_tangents"
-        for t in tensors:
-            if t is not None:
-                d = getattr(t, attr)
-                if d is not None and level in d:
-                    return i
-    return None
-
-
-def vmap_level(index):
-    """The VmapLevel at stack position ``index``, or None for a jvp level."""
-    return _vmap_levels.get(_stack[index])
 
 
 class JvpContext:
@@ -161,8 +93,6 @@ def output_tangents(rule, inputs, tangents, result, params):
 def _linear(rule, inputs, tangents, params, bilinear):
     """AUTO_LINEAR: the op on the tangents (zero where an input has none). BILINEAR: the op with
     one input replaced by its tangent, summed over the inputs that have one."""
-    from reference.autograd.dispatch import apply
-
     if not bilinear:
         args = [
             t if t is not None else (None if x is None else ops.zeros_like(x))
@@ -182,7 +112,7 @@ def forward_through(fn, inputs, tangents):
     temporary level just inside the visible ones (for composite formulas such as batch norm's
     backward, whose forward is itself written with Tensor ops)."""
     saved_stack, saved_visible = list(_stack), _visible[0]
-    level = next(_ids)
+    level = next(levels._ids)
     del _stack[saved_visible:]
     _stack.append(level)
     _visible[0] = len(_stack)
@@ -231,8 +161,6 @@ def jvp_apply(index, rule, inputs, params, run):
 
 def jvp_view(index, rule, src, params, run):
     """A view op: the output's tangent is the same view of the input's tangent."""
-    from reference.autograd.dispatch import apply_view
-
     level = _stack[index]
     with lowered(index):
         result = run()
@@ -275,8 +203,6 @@ def jvp_inplace(index, rule, self, others, params, run):
             # of the primal's storage, so they remake it on the dual's tangent laid out the same way)
             replay = self._view.replay if self._view is not None else None
             if replay is not None:  # a conjugate / negative / view_as_real view: remade on the tangent
-                from reference.autograd.tensor import _geometry, replay_view, storage_like
-
                 if (bt.shape, bt.stride(), bt._offset) != (base.shape, base.stride(), base._offset):
                     bt = storage_like(*_geometry(base), bt)  # (the steps name positions in base's storage)
                     set_tangent(base, level, bt)
@@ -294,12 +220,6 @@ def jvp_inplace(index, rule, self, others, params, run):
     return self
 
 
-# torch.autograd.forward_ad's public API (T.autograd.forward_ad.dual_level, make_dual, ...)
-from reference.autograd.dual import (  # noqa: E402,F401
-    UnpackedDualTensor,
-    dual_level,
-    enter_dual_level,
-    exit_dual_level,
-    make_dual,
-    unpack_dual,
-)
+# The dispatcher sits below forward mode (the JVP rules run primitives through it, one level down),
+# so it reaches a jvp level's steps through the core's table (reference.autograd.table).
+register(jvp_apply=jvp_apply, jvp_view=jvp_view, jvp_inplace=jvp_inplace)

@@ -40,18 +40,16 @@ import functools
 import inspect
 import warnings
 
-from reference.autograd import batching, forward_ad, graph
+from reference.autograd import batching, graph, levels
 from reference.autograd.grad_mode import grad_state, no_grad, set_grad_enabled
+from reference.autograd.graph import check_view_rebase, gradient_edge, rebase_history
 from reference.autograd.table import ops
 from reference.autograd.tensor import (
     IN_CUSTOM_FUNCTION,
     Tensor,
     _alias,
-    check_view_rebase,
-    gradient_edge,
     is_floating_dtype,
     make_view,
-    rebase_history,
     zeros_tensor,
 )
 
@@ -280,7 +278,7 @@ def _has_vmap(cls):
 
 
 def _transforms_active():
-    return forward_ad._visible[0] > 0 or ops.transforms_running()
+    return levels._visible[0] > 0 or ops.transforms_running()
 
 
 # ---- one call on the engine ---------------------------------------------------------------------
@@ -522,18 +520,18 @@ def once_differentiable(fn):
 def _dispatch(cls, args):
     """The innermost transform level holding a tensor argument runs the call (torch.func's
     custom_function_call); with none, the engine records it."""
-    index = forward_ad.owner([a for a in args if isinstance(a, Tensor)]) if forward_ad._visible[0] else None
+    index = levels.owner([a for a in args if isinstance(a, Tensor)]) if levels._visible[0] else None
     if index is None:
         return _apply(cls, args)
-    if forward_ad.vmap_level(index) is None:
+    if levels.vmap_level(index) is None:
         return _apply_jvp(index, cls, args)
     return _apply_vmap(index, cls, args)
 
 
 def _apply_jvp(index, cls, args):
     """A jvp level: the primal one level down, the tangents from the ``jvp`` staticmethod."""
-    level = forward_ad._stack[index]
-    with forward_ad.lowered(index):
+    level = levels._stack[index]
+    with levels.lowered(index):
         out = _dispatch(cls, args)
         ctx = cls._backward_cls()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
@@ -543,7 +541,7 @@ def _apply_jvp(index, cls, args):
             if not isinstance(a, Tensor):
                 tangents.append(None)
                 continue
-            t = forward_ad.tangent(a, level)
+            t = levels.tangent(a, level)
             tangents.append(t if t is not None else ops.zeros_like(a))
         ctx._in_jvp = True
         got = cls.jvp(ctx, *tangents)
@@ -554,7 +552,7 @@ def _apply_jvp(index, cls, args):
         if isinstance(o, Tensor) and isinstance(t, Tensor) and is_floating_dtype(o.dtype):
             if t.shape != o.shape:
                 t = ops.expand(t, o.shape)
-            forward_ad.set_tangent(o, level, t if t.dtype == o.dtype else ops.to(t, o.dtype))
+            levels.set_tangent(o, level, t if t.dtype == o.dtype else ops.to(t, o.dtype))
     return out
 
 
@@ -579,8 +577,8 @@ def _apply_vmap(index, cls, args):
     """A vmap level: the node (if the logical tensors need one) is recorded here; the values come
     from the ``vmap`` staticmethod, or the generated rule, one level down."""
 
-    level = forward_ad._stack[index]
-    info = forward_ad.vmap_level(index)
+    level = levels._stack[index]
+    info = levels.vmap_level(index)
     if cls.generate_vmap_rule:
         if _has_vmap(cls):
             raise RuntimeError(
@@ -609,7 +607,7 @@ def _apply_vmap(index, cls, args):
 
 def _vmap_values(index, level, info, cls, args):
     values, in_dims = _unwrap_batched(args, level)
-    with forward_ad.lowered(index):
+    with levels.lowered(index):
         if cls.generate_vmap_rule:
             vmapped = _vmapify(cls, in_dims, info.size)
             result = vmapped.apply(*values)
@@ -656,9 +654,9 @@ def _restore_vmap(func, in_dims, size):
     def wrapper(*args):
         leaves, spec = ops.flatten(args)
         dims = ops.dims_per_leaf(in_dims, args, "in_dims")
-        saved_stack, saved_visible = list(forward_ad._stack), forward_ad._visible[0]
-        del forward_ad._stack[saved_visible:]
-        level = forward_ad.enter(batching.VmapLevel(size, True))
+        saved_stack, saved_visible = list(levels._stack), levels._visible[0]
+        del levels._stack[saved_visible:]
+        level = levels.enter(batching.VmapLevel(size, True))
         try:
             wrapped = [
                 batching.placeholder(x, d % x.ndim, level) if d is not None and isinstance(x, Tensor) else x
@@ -672,9 +670,9 @@ def _restore_vmap(func, in_dims, size):
                 values.append(o if p is None else p[0])
                 odims.append(None if p is None else p[1])
         finally:
-            forward_ad.exit(level)
-            forward_ad._stack[:] = saved_stack
-            forward_ad._visible[0] = saved_visible
+            levels.exit(level)
+            levels._stack[:] = saved_stack
+            levels._visible[0] = saved_visible
         return ops.unflatten(out_spec, values), ops.unflatten(out_spec, odims)
 
     return wrapper
@@ -774,7 +772,7 @@ def _vmapify(cls, in_dims, size):
         outputs = outputs[:-1] if isinstance(out_dims, tuple) else outputs[0]
 
         def inner(inputs, outputs):
-            level = forward_ad._stack[-1]
+            level = levels._stack[-1]
             wrapped = _CtxCustomSave(ctx, level)
             cls.setup_context(wrapped, inputs, outputs)
             ctx._pt_input_shapes = tuple(x.shape if isinstance(x, Tensor) else None for x in inputs)

@@ -15,8 +15,24 @@ import weakref
 import numpy as np
 
 from reference.autograd import anomaly, graph_hooks, layout
-from reference.autograd.grad_mode import is_grad_enabled
-from reference.autograd.table import ops
+from reference.autograd.grad_mode import grad_state, is_grad_enabled
+from reference.autograd.graph_hooks import (  # torch.autograd.graph's public context managers
+    disable_saved_tensors_hooks,  # noqa: F401
+    save_on_cpu,  # noqa: F401
+    saved_tensors_hooks,  # noqa: F401
+)
+from reference.autograd.table import ops, register
+from reference.autograd.tensor import (
+    DEFAULT,
+    IN_CUSTOM_FUNCTION,
+    MULTI_OUTPUT_NODE,
+    NO_GRAD_MODE,
+    Tensor,
+    _alias,
+    storage_like,
+    storage_of,
+    zeros_tensor,
+)
 from reference.scalar_types import SCALAR_TYPE_NAMES, scalar_type_name
 
 _sequence = itertools.count()
@@ -121,14 +137,14 @@ class SavedTensor:
             return
         # saved_tensors_hooks active: keep only what pack returns (never for a wrapped number)
         if graph_hooks._stack and not tensor._wrapped:
-            self.hooked = graph_hooks.pack(self, tensor)
+            self.hooked = pack_saved(self, tensor)
             self.tensor = None
 
     def unpack(self, node=None):
         """The saved tensor, checked against in-place changes since it was saved. ``node``: the
         node the tensor was saved by, which a :class:`SavedOutput` needs to rebuild its output."""
         if self.hooked is not None:
-            return graph_hooks.unpack(self)
+            return unpack_saved(self)
         t = self.tensor
         if t is None and self.output is not None:
             t = self.output.tensor(node)
@@ -309,8 +325,6 @@ class RuleNode(Node):
         elif rule.undefined_grads:  # the VJP handles outputs nobody used (None) itself
             g = tuple(grads)
         else:  # multi-output ops: an output nobody used contributes a zero gradient
-            from reference.autograd.tensor import zeros_tensor
-
             like = next(gi for gi in grads if gi is not None)  # (zeros on the device of the others)
             g = tuple(
                 gi if gi is not None else zeros_tensor(shape, dtype, like)
@@ -391,8 +405,6 @@ class AccumulateGrad(Node):
             if stolen and new._lazy and tuple(strides) == new.stride():
                 var.grad = new._copy()  # stolen as it is: detach() keeps a conjugate gradient's bit
             else:
-                from reference.autograd.tensor import Tensor
-
                 grad = new.clone() if not stolen else Tensor._copy(new.detach())  # (the values resolved)
                 var.grad = layout.relayout_(grad, strides)
         elif not is_grad_enabled():
@@ -469,8 +481,6 @@ class CopySlices(Node):
         else:  # the view is no region of the base's values (conjugate, negative, view_as_real):
             # it is remade from the gradient by its replay steps (PyTorch's view_fn), so only the
             # base's geometry is kept (PyTorch's TensorGeometry: no reference to its storage)
-            from reference.autograd.tensor import storage_of
-
             self.index = None
             self.base = (base.shape, base.stride(), base._offset, storage_of(base).size)
 
@@ -494,10 +504,8 @@ class CopySlices(Node):
     def _apply_replayed(self, g):
         """PyTorch's CopySlices with a view_fn: the gradient in the base's layout, the view remade on
         it, the in-place op's gradient for ``self`` written back through that view."""
-        from reference.autograd.tensor import replay_view, storage_like
-
         result = storage_like(*self.base, g)
-        grad_slice = replay_view(result, self.replay)
+        grad_slice = ops.replay_view(result, self.replay)
         res = self.fn.apply([ops.clone(grad_slice)])
         if res[0] is not None:
             ops.copy_(grad_slice, res[0])
@@ -524,9 +532,211 @@ def move_retains_grad(tensor, old_fn, old_nr):
         new_fn.retains_grad[tensor._output_nr] = weakref.ref(tensor)
 
 
-# torch.autograd.graph's public context managers (T.autograd.graph.saved_tensors_hooks, ...)
-from reference.autograd.graph_hooks import (  # noqa: E402,F401
-    disable_saved_tensors_hooks,
-    save_on_cpu,
-    saved_tensors_hooks,
+# ---- the history of a tensor: its edge, in-place checks, rebase, a view's regenerated grad_fn ----
+
+
+def gradient_edge(t):
+    """The edge a gradient for ``t`` flows along: its grad_fn, or its AccumulateGrad for a leaf."""
+    fn = t._grad_fn if t._view is None else t.grad_fn  # (a view's grad_fn may need regenerating)
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        acc = t._accumulator() if t._accumulator is not None else None
+        if acc is None:
+            acc = AccumulateGrad(t)
+            t._accumulator = weakref.ref(acc)
+        return (acc, 0)
+    return None
+
+
+def check_view_rebase(view, indirect):
+    """PyTorch's handle_view_on_rebase: views from multi-output ops or no_grad may not be rebased."""
+    meta = view._view.creation_meta
+    if meta == DEFAULT:
+        return
+    fn = view._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if meta == NO_GRAD_MODE or fn is None:
+        prefix = (
+            f"Output {view._output_nr} of {short_name(fn)} is a view of a view which was created in"
+            if fn is not None
+            else "A view was created in"
+        )
+        msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {view._output_nr} of {short_name(fn)} is a view and {modified} modified inplace."
+    if meta == IN_CUSTOM_FUNCTION:
+        msg += (
+            " This view was created inside a custom Function (or because an input was returned as-is) and the "
+            "autograd logic to handle view+inplace would override the custom backward associated with the "
+            "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
+            "cloning the output of the custom Function."
+        )
+    elif meta == MULTI_OUTPUT_NODE:
+        msg += (
+            " This view is the output of a function that returns multiple views. Such functions do not "
+            "allow the output views to be modified inplace. You should replace the inplace operation by an "
+            "out-of-place one."
+        )
+    else:
+        msg += (
+            " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+            "code by moving both the view and the inplace either both inside the no_grad block (if you "
+            "don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+        )
+    raise AutogradError(msg)
+
+
+def check_inplace(t, requires_grad):
+    """PyTorch's check_inplace: what an in-place op on ``t`` may not do when it records a """
+    if requires_grad and grad_state.enabled:
+        if t._view is not None:
+            check_view_rebase(t, indirect=False)
+            if t.requires_grad and t._base._grad_fn is None:
+                raise AutogradError(
+                    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+                )
+        if t.requires_grad and t._grad_fn is None:  # C++ is_leaf: no grad_fn regeneration here
+            raise AutogradError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+
+
+def rebase_history(t, fn):
+    """After an in-place op recorded as ``fn``: ``t`` (or, for a view, its base) gets the new history."""
+    if t._view is not None:
+        base = t._base
+        copy_slices = CopySlices(
+            base, gradient_edge(base), t.shape, t.stride(), t._offset, fn, t._view.replay
+        )
+        old_fn, old_nr = base._grad_fn, base._output_nr
+        base._grad_fn = copy_slices
+        base._output_nr = 0
+        move_retains_grad(base, old_fn, old_nr)
+        _ = t.grad_fn  # regenerate the view's own grad_fn from the base (AsStridedBackward0)
+        return
+    old_fn, old_nr = t._grad_fn, t._output_nr
+    t._grad_fn = fn
+    t._output_nr = 0
+    move_retains_grad(t, old_fn, old_nr)
+
+
+def regenerate_grad_fn(view):
+    """Give ``view`` a new grad_fn after an in-place write elsewhere in its storage: its history
+    is regenerated from its base's (an indirect rebase, PyTorch's NOTE [ View + Inplace
+    detection ]). Called by ``Tensor.grad_fn`` through the core's table (the Tensor sits below the
+    graph)."""
+    vm = view._view
+    check_view_rebase(view, indirect=True)
+    old_fn, old_nr = view._grad_fn, view._output_nr
+    base = view._base
+    vm.attr_version = view._vc[0]
+    if vm.replay is not None:  # remade from the base by its steps (PyTorch's view_fn)
+        remade = ops.replay_view(base, vm.replay, record=True)
+        view._grad_fn, view._output_nr = remade._grad_fn, remade._output_nr
+    else:
+        view._grad_fn = AsStridedNode(base, view.shape, view.stride(), view._offset)
+        view._output_nr = 0
+    move_retains_grad(view, old_fn, old_nr)
+
+
+class AsStridedNode(Node):
+    """The regenerated grad_fn of a view whose storage was written in place (AsStridedBackward0)."""
+
+    __slots__ = ("base_shape", "index", "dtype")
+
+    def __init__(self, base, size, stride, offset):
+        super().__init__([gradient_edge(base)], 1)
+        self.base_shape = base.shape
+        self.dtype = base.dtype
+        self.index = index_in_base(base, size, stride, offset)
+
+    def name(self):
+        return "AsStridedBackward0"
+
+    def input_meta(self, nr):
+        return self.index.shape, self.dtype
+
+    def apply(self, grads):
+        g = grads[0]
+        return [None if g is None else ops.scatter_add(g, self.index, self.base_shape)]
+
+
+# ---- saved tensors under saved_tensors_hooks (reference.autograd.graph_hooks) ---------------------
+
+PACK_INPLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
+    "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please open "
+    "an issue if you need to perform in-place operations on the input to a pack hook."
 )
+
+
+
+class _Packed:
+    """What a SavedTensor keeps when hooks are active: the packed value and the saved tensor's
+    metadata (PyTorch's SavedVariable::save_metadata), never the tensor itself."""
+
+    __slots__ = ("value", "unpack_hook", "grad_fn", "output_nr", "accumulator", "requires_grad", "vc")
+
+    def __init__(self, value, unpack_hook, grad_fn, output_nr, accumulator, requires_grad, vc):
+        self.value = value
+        self.unpack_hook = unpack_hook
+        self.grad_fn = grad_fn
+        self.output_nr = output_nr
+        self.accumulator = accumulator
+        self.requires_grad = requires_grad
+        self.vc = vc
+
+
+def pack_saved(saved, tensor):
+    """Run the innermost pack hook on ``tensor`` (being saved as ``saved``), under no_grad."""
+    pack_hook, unpack_hook = graph_hooks._stack[-1]
+    grad_fn = accumulator = None
+    output_nr = saved.output_nr
+    if tensor.requires_grad:
+        if saved.is_output:
+            grad_fn = saved.node  # PyTorch: the node that saved its own output (weakly held there)
+        else:
+            grad_fn = tensor.grad_fn
+            output_nr = tensor._output_nr
+            if grad_fn is None:  # a leaf: the unpacked tensor feeds the same AccumulateGrad
+                edge = gradient_edge(tensor)  # None for a no_grad view of a leaf: no gradient flows
+                accumulator = None if edge is None else edge[0]
+    version = tensor._vc[0]
+    prev = grad_state.enabled
+    grad_state.enabled = False
+    try:
+        value = pack_hook(tensor)
+    finally:
+        grad_state.enabled = prev
+    if tensor._vc[0] != version:
+        raise RuntimeError(PACK_INPLACE)
+    return _Packed(value, unpack_hook, grad_fn, output_nr, accumulator, tensor.requires_grad, tensor._vc)
+
+
+def unpack_saved(saved):
+    """Run the unpack hook; the result gets the saved tensor's history and version counter."""
+    p = saved.hooked
+    data = p.unpack_hook(p.value)
+    if not isinstance(data, Tensor):
+        raise TypeError(
+            f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type(data).__name__}"
+        )
+    var = _alias(data)
+    var._vc = p.vc
+    if p.grad_fn is not None:
+        var._grad_fn = p.grad_fn
+        var._output_nr = p.output_nr
+    elif p.requires_grad:
+        # PyTorch's SavedVariable::unpack makes a leaf that requires grad whenever the saved tensor
+        # did, even with no AccumulateGrad to feed (a no_grad view of a non-leaf): a reentrant
+        # checkpoint that saved such an input recomputes outputs that require grad.
+        var._requires_grad = True
+        if p.accumulator is not None:
+            var._accumulator = weakref.ref(p.accumulator)
+    return var
+
+
+# Tensor.grad_fn reads a stale view's regenerated grad_fn: the Tensor sits below the graph, so it
+# reaches it through the core's table.
+register(regenerate_grad_fn=regenerate_grad_fn)

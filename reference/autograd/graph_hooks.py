@@ -17,22 +17,18 @@ it. As in PyTorch's SavedVariable:
   ``pack`` returned a detached copy;
 * after a backward without ``retain_graph`` the packed value is dropped and a second access
   raises the "backward through the graph a second time" error.
+
+This module holds the contexts and their stack; :mod:`reference.autograd.graph` packs and unpacks
+a saved tensor through them (``pack_saved``, ``unpack_saved``, beside ``SavedTensor``).
 """
 
 from __future__ import annotations
 
-from reference.autograd.grad_mode import grad_state
 from reference.autograd.table import ops
+from reference.autograd.tensor import RemovableHandle
 
 _stack: list = []  # active (pack, unpack) pairs, outermost first
 _disabled: list = []  # error messages of active disable_saved_tensors_hooks contexts
-
-PACK_INPLACE = (
-    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
-    "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please open "
-    "an issue if you need to perform in-place operations on the input to a pack hook."
-)
-
 
 def current():
     """The innermost (pack, unpack) pair, or None."""
@@ -96,83 +92,10 @@ class disable_saved_tensors_hooks:
         _disabled.pop()
 
 
-class _Packed:
-    """What a SavedTensor keeps when hooks are active: the packed value and the saved tensor's
-    metadata (PyTorch's SavedVariable::save_metadata), never the tensor itself."""
-
-    __slots__ = ("value", "unpack_hook", "grad_fn", "output_nr", "accumulator", "requires_grad", "vc")
-
-    def __init__(self, value, unpack_hook, grad_fn, output_nr, accumulator, requires_grad, vc):
-        self.value = value
-        self.unpack_hook = unpack_hook
-        self.grad_fn = grad_fn
-        self.output_nr = output_nr
-        self.accumulator = accumulator
-        self.requires_grad = requires_grad
-        self.vc = vc
-
-
-def pack(saved, tensor):
-    """Run the innermost pack hook on ``tensor`` (being saved as ``saved``), under no_grad."""
-    from reference.autograd.tensor import gradient_edge
-
-    pack_hook, unpack_hook = _stack[-1]
-    grad_fn = accumulator = None
-    output_nr = saved.output_nr
-    if tensor.requires_grad:
-        if saved.is_output:
-            grad_fn = saved.node  # PyTorch: the node that saved its own output (weakly held there)
-        else:
-            grad_fn = tensor.grad_fn
-            output_nr = tensor._output_nr
-            if grad_fn is None:  # a leaf: the unpacked tensor feeds the same AccumulateGrad
-                edge = gradient_edge(tensor)  # None for a no_grad view of a leaf: no gradient flows
-                accumulator = None if edge is None else edge[0]
-    version = tensor._vc[0]
-    prev = grad_state.enabled
-    grad_state.enabled = False
-    try:
-        value = pack_hook(tensor)
-    finally:
-        grad_state.enabled = prev
-    if tensor._vc[0] != version:
-        raise RuntimeError(PACK_INPLACE)
-    return _Packed(value, unpack_hook, grad_fn, output_nr, accumulator, tensor.requires_grad, tensor._vc)
-
-
-def unpack(saved):
-    """Run the unpack hook; the result gets the saved tensor's history and version counter."""
-    import weakref
-
-    from reference.autograd.tensor import Tensor, _alias
-
-    p = saved.hooked
-    data = p.unpack_hook(p.value)
-    if not isinstance(data, Tensor):
-        raise TypeError(
-            f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type(data).__name__}"
-        )
-    var = _alias(data)
-    var._vc = p.vc
-    if p.grad_fn is not None:
-        var._grad_fn = p.grad_fn
-        var._output_nr = p.output_nr
-    elif p.requires_grad:
-        # PyTorch's SavedVariable::unpack makes a leaf that requires grad whenever the saved tensor
-        # did, even with no AccumulateGrad to feed (a no_grad view of a leaf): a reentrant
-        # checkpoint that saved such an input recomputes outputs that require grad.
-        var._requires_grad = True
-        if p.accumulator is not None:
-            var._accumulator = weakref.ref(p.accumulator)
-    return var
-
-
 def register_post_accumulate_grad_hook(self, hook):
     """``leaf.register_post_accumulate_grad_hook(hook)``: ``hook(leaf)`` runs after a backward pass
     has accumulated into ``leaf.grad`` (not for ``autograd.grad``, which accumulates nothing); it
     must return None. Returns a handle with ``remove()``."""
-    from reference.autograd.tensor import RemovableHandle
-
     if not self.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self.grad_fn is not None:

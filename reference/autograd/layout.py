@@ -22,15 +22,13 @@ in-place write through it reaches the tensor). So results get PyTorch's strides:
 * **contiguous** (row-major): everything else (reductions, ``masked_fill``, ``softmax``...).
 
 A root tensor whose layout is not row-major owns a flat storage and views it with its strides
-(:func:`strided_result`); everything else (views, in-place writes, CopySlices) already works on
+(``reference.autograd.tensor.strided_result``); everything else (views, in-place writes, CopySlices) already works on
 any geometry.
 """
 
 from __future__ import annotations
 
 import sys
-
-import numpy as np
 
 from reference.autograd.grad_mode import grad_state
 from reference.autograd.table import ops
@@ -276,33 +274,6 @@ def _carry_error(src, dst, write=False, storage=None):
 
 def _c_strides(arr):
     return tuple(s * arr.dtype.itemsize for s in contiguous_strides(arr.shape))
-
-
-def strided_result(arr, strides):
-    """A new root tensor holding ``arr`` with ``strides`` (None: row-major)."""
-    from reference.autograd.tensor import Tensor, _make
-
-    if strides is None or arr.size == 0:
-        return _make(arr)
-    if not hasattr(arr, "shape"):  # a Python or NumPy scalar
-        arr = np.asarray(arr)
-    if tuple(strides) == contiguous_strides(arr.shape):  # (NumPy may give a size-1 dim another stride)
-        if arr.strides == _c_strides(arr):
-            return _make(arr)
-        out = arr.copy(order="C")
-        _carry_error(arr, out)
-        return _make(out)
-    t = Tensor.__new__(Tensor)
-    t._data, t._storage = strided_array(arr, strides)
-    t._vc = [0]
-    return t
-
-
-def result(layout, inputs, arr):
-    """The result tensor of an op of ``layout`` on ``inputs``, holding the values ``arr``."""
-    if not hasattr(arr, "shape"):  # a Python or NumPy scalar from a kernel
-        arr = np.asarray(arr)
-    return strided_result(arr, result_strides(layout, inputs, arr.shape))
 
 
 def relayout_(t, strides):

@@ -26,9 +26,15 @@ import weakref
 import ml_dtypes
 import numpy as np
 
-from reference.autograd import graph
-from reference.autograd.grad_mode import grad_state
-from reference.autograd.layout import _carry_error, contiguous_strides, is_channels_last, strided_array
+from reference.autograd.layout import (
+    _c_strides,
+    _carry_error,
+    contiguous_strides,
+    is_channels_last,
+    result_strides,
+    strided_array,
+)
+from reference.autograd.levels import unbatched_error
 from reference.autograd.table import ops
 from reference.backend import device_of, is_floating, is_inexact, namespace_for_device, namespace_of
 
@@ -249,7 +255,7 @@ class Tensor:
 
     def numpy(self, *, force=False):
         if self._batched is not None:
-            _no_batched_values(self, "numpy()")
+            unbatched_error(self, "numpy()")
         if type(self._data) is not np.ndarray:
             if force:
                 return self._data.get()
@@ -276,14 +282,14 @@ class Tensor:
 
     def item(self):
         if self._batched is not None:
-            _no_batched_values(self, "item()")
+            unbatched_error(self, "item()")
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         return self._data.reshape(()).item()
 
     def tolist(self):
         if self._batched is not None:
-            _no_batched_values(self, "tolist()")
+            unbatched_error(self, "tolist()")
         return self._data.tolist()
 
     def __float__(self):
@@ -319,18 +325,10 @@ class Tensor:
             return None
         if vm.attr_version != self._vc[0]:
             # An in-place write elsewhere in the storage: the view's history is regenerated from
-            # its base's (an indirect rebase, PyTorch's NOTE [ View + Inplace detection ]).
-            check_view_rebase(self, indirect=True)
-            old_fn, old_nr = self._grad_fn, self._output_nr
-            base = self._base
-            vm.attr_version = self._vc[0]
-            if vm.replay is not None:  # remade from the base by its steps (PyTorch's view_fn)
-                remade = replay_view(base, vm.replay, record=True)
-                self._grad_fn, self._output_nr = remade._grad_fn, remade._output_nr
-            else:
-                self._grad_fn = AsStridedNode(base, self.shape, self.stride(), self._offset)
-                self._output_nr = 0
-            graph.move_retains_grad(self, old_fn, old_nr)
+            # its base's (an indirect rebase, PyTorch's NOTE [ View + Inplace detection ]). The graph
+            # does it (reference.autograd.graph.regenerate_grad_fn): it sits above the Tensor, whose
+            # module imports none of the core's upper layers, so it is reached through the table.
+            ops.regenerate_grad_fn(self)
         return self._grad_fn
 
     @property
@@ -396,9 +394,8 @@ class Tensor:
         return RemovableHandle(container, key)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from reference.autograd.engine import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        # (the engine sits above the Tensor: reached through the table, reference.autograd.engine.backward)
+        ops.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         """A tensor sharing storage and version counter, outside the graph (not a view)."""
@@ -425,12 +422,6 @@ class Tensor:
     def _accumulate_inplace(self, other):
         self._data += other._data.astype(self._data.dtype, copy=False)
         self._vc[0] += 1
-
-
-def _no_batched_values(t, what):
-    from reference.autograd.batching import unbatched_error
-
-    unbatched_error(t, what)
 
 
 def _infer_dtype(data):
@@ -501,6 +492,32 @@ def zeros_tensor(shape, dtype, like=None):
     return _make(xp.zeros(shape, dtype=dtype))
 
 
+def strided_result(arr, strides):
+    """A new root tensor holding ``arr`` with ``strides`` (None: row-major)."""
+    if strides is None or arr.size == 0:
+        return _make(arr)
+    if not hasattr(arr, "shape"):  # a Python or NumPy scalar
+        arr = np.asarray(arr)
+    if tuple(strides) == contiguous_strides(arr.shape):  # (NumPy may give a size-1 dim another stride)
+        if arr.strides == _c_strides(arr):
+            return _make(arr)
+        out = arr.copy(order="C")
+        _carry_error(arr, out)
+        return _make(out)
+    t = Tensor.__new__(Tensor)
+    t._data, t._storage = strided_array(arr, strides)
+    t._vc = [0]
+    return t
+
+
+def result_tensor(layout, inputs, arr):
+    """The result tensor of an op of ``layout`` on ``inputs``, holding the values ``arr``, with the
+    strides PyTorch gives it (:mod:`reference.autograd.layout`)."""
+    if not hasattr(arr, "shape"):  # a Python or NumPy scalar from a kernel
+        arr = np.asarray(arr)
+    return strided_result(arr, result_strides(layout, inputs, arr.shape))
+
+
 def _alias(t):
     """Same storage, same version counter, no autograd history (``detach``)."""
     if t._lazy:  # detach() / .data of a conjugate (negative) view keep its bits, as in PyTorch
@@ -569,92 +586,6 @@ def make_view(src, size, stride, offset, creation_meta, dtype=None, conj=False, 
         creation_meta = src._view.creation_meta
     out._view = ViewMeta(creation_meta, src._vc[0])
     return out
-
-
-def gradient_edge(t):
-    """The edge a gradient for ``t`` flows along: its grad_fn, or its AccumulateGrad for a leaf."""
-    fn = t._grad_fn if t._view is None else t.grad_fn  # (a view's grad_fn may need regenerating)
-    if fn is not None:
-        return (fn, t._output_nr)
-    if t._requires_grad:
-        acc = t._accumulator() if t._accumulator is not None else None
-        if acc is None:
-            acc = graph.AccumulateGrad(t)
-            t._accumulator = weakref.ref(acc)
-        return (acc, 0)
-    return None
-
-
-def check_view_rebase(view, indirect):
-    """PyTorch's handle_view_on_rebase: views from multi-output ops or no_grad may not be rebased."""
-    meta = view._view.creation_meta
-    if meta == DEFAULT:
-        return
-    fn = view._grad_fn
-    modified = "its base or another view of its base has been" if indirect else "is being"
-    if meta == NO_GRAD_MODE or fn is None:
-        prefix = (
-            f"Output {view._output_nr} of {graph.short_name(fn)} is a view of a view which was created in"
-            if fn is not None
-            else "A view was created in"
-        )
-        msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
-    else:
-        msg = f"Output {view._output_nr} of {graph.short_name(fn)} is a view and {modified} modified inplace."
-    if meta == IN_CUSTOM_FUNCTION:
-        msg += (
-            " This view was created inside a custom Function (or because an input was returned as-is) and the "
-            "autograd logic to handle view+inplace would override the custom backward associated with the "
-            "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
-            "cloning the output of the custom Function."
-        )
-    elif meta == MULTI_OUTPUT_NODE:
-        msg += (
-            " This view is the output of a function that returns multiple views. Such functions do not "
-            "allow the output views to be modified inplace. You should replace the inplace operation by an "
-            "out-of-place one."
-        )
-    else:
-        msg += (
-            " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
-            "code by moving both the view and the inplace either both inside the no_grad block (if you "
-            "don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
-        )
-    raise graph.AutogradError(msg)
-
-
-def check_inplace(t, requires_grad):
-    """PyTorch's check_inplace: what an in-place op on ``t`` may not do when it records a graph."""
-    if requires_grad and grad_state.enabled:
-        if t._view is not None:
-            check_view_rebase(t, indirect=False)
-            if t.requires_grad and t._base._grad_fn is None:
-                raise graph.AutogradError(
-                    "a view of a leaf Variable that requires grad is being used in an in-place operation."
-                )
-        if t.requires_grad and t._grad_fn is None:  # C++ is_leaf: no grad_fn regeneration here
-            raise graph.AutogradError(
-                "a leaf Variable that requires grad is being used in an in-place operation."
-            )
-
-
-def rebase_history(t, fn):
-    """After an in-place op recorded as ``fn``: ``t`` (or, for a view, its base) gets the new history."""
-    if t._view is not None:
-        base = t._base
-        copy_slices = graph.CopySlices(
-            base, gradient_edge(base), t.shape, t.stride(), t._offset, fn, t._view.replay
-        )
-        old_fn, old_nr = base._grad_fn, base._output_nr
-        base._grad_fn = copy_slices
-        base._output_nr = 0
-        graph.move_retains_grad(base, old_fn, old_nr)
-        _ = t.grad_fn  # regenerate the view's own grad_fn from the base (AsStridedBackward0)
-        return
-    old_fn, old_nr = t._grad_fn, t._output_nr
-    t._grad_fn = fn
-    t._output_nr = 0
-    graph.move_retains_grad(t, old_fn, old_nr)
 
 
 class LazyTensor(Tensor):
@@ -763,28 +694,6 @@ def write_data(t, values):
     t._raw[...] = values
 
 
-def replay_view(base, steps, record=False):
-    """Remake a view of ``base`` by its ``ViewMeta.replay`` steps (PyTorch's view_fn replay), with
-    the public view ops, so that transforms (vmap, jvp) see them too. ``record``: with grad mode
-    on whatever the current mode (the regeneration of a view's grad_fn, as PyTorch's
-    VariableHooks::grad_fn does)."""
-    from reference.autograd.dispatch import apply_view
-
-    saved = grad_state.enabled
-    if record:
-        grad_state.enabled = True
-    try:
-        v = base
-        for step in steps:
-            if step[0] == "as_strided":
-                v = ops.as_strided(v, *step[1:])
-            else:
-                v = apply_view(step[0], v, step[1])
-    finally:
-        grad_state.enabled = saved
-    return v
-
-
 def storage_like(shape, stride, offset, storage_size, values):
     """``values`` in a new tensor with the geometry ``shape``/``stride``/``offset`` over a new
     storage of ``storage_size`` elements, so that replay steps, which name storage positions, pick
@@ -800,28 +709,6 @@ def storage_like(shape, stride, offset, storage_size, values):
 def _geometry(t):
     """``t``'s geometry in its storage: what :func:`storage_like` reproduces."""
     return t.shape, t.stride(), t._offset, storage_of(t).size
-
-
-class AsStridedNode(graph.Node):
-    """The regenerated grad_fn of a view whose storage was written in place (AsStridedBackward0)."""
-
-    __slots__ = ("base_shape", "index", "dtype")
-
-    def __init__(self, base, size, stride, offset):
-        super().__init__([gradient_edge(base)], 1)
-        self.base_shape = base.shape
-        self.dtype = base.dtype
-        self.index = graph.index_in_base(base, size, stride, offset)
-
-    def name(self):
-        return "AsStridedBackward0"
-
-    def input_meta(self, nr):
-        return self.index.shape, self.dtype
-
-    def apply(self, grads):
-        g = grads[0]
-        return [None if g is None else ops.scatter_add(g, self.index, self.base_shape)]
 
 
 def _wrap_dim(dim, ndim):

@@ -58,6 +58,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reference.autograd import table
+from reference.autograd.grad_mode import no_grad
+from reference.autograd.graph import Context
+from reference.autograd.tensor import _make, complex128, float64
 from reference.backend import data_ptr, is_inexact, to_numpy
 from reference.errors import complex as complex_bounds
 
@@ -244,23 +247,19 @@ class Tracker:
 
     # -- installing -------------------------------------------------------------------------
     def __enter__(self):
-        from reference.ops.rules import RULES
-
         _ACTIVE.append(self)
         if len(_ACTIVE) == 1:
-            for rule in RULES.values():
+            for rule in table.RULES.values():
                 if rule.forward is not None:
                     self._saved[rule.name] = rule.forward
                     rule.forward = _wrap(rule, rule.forward)
         return self
 
     def __exit__(self, *exc):
-        from reference.ops.rules import RULES
-
         _ACTIVE.pop()
         if not _ACTIVE:
             for name, fn in self._saved.items():
-                RULES[name].forward = fn
+                table.RULES[name].forward = fn
         self._saved = {}
 
     # -- errors by memory -------------------------------------------------------------------
@@ -601,9 +600,6 @@ class Tracker:
         return out
 
     def _composite(self, rule, spec, arrays, params, outs, errs=None):
-        from reference.autograd.grad_mode import no_grad
-        from reference.autograd.tensor import _make
-
         wrapped = [_make(np.array(a, copy=True)) if isinstance(a, np.ndarray) else a for a in arrays]
         for w, e in zip(wrapped, self._errs(arrays) if errs is None else errs):
             if e is not None and hasattr(w, "_data"):
@@ -654,10 +650,6 @@ def _spec(rule) -> ErrorSpec:
 
 def _elementwise(rule, arrays, errs, params, outs, aux):
     """sum_i |dy/dx_i|·e_i through the rule's own VJP formulas (diagonal Jacobian: J·e = VJP(e))."""
-    from reference.autograd.grad_mode import no_grad
-    from reference.autograd.graph import Context
-    from reference.autograd.tensor import _make
-
     out = outs[0]
     total = np.zeros(out.shape)
     if not any(e is not None and np.any(e) for e in errs):
@@ -758,6 +750,17 @@ def _value(a):
     return np.array(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
 
 
+#: ``reference.tensor``, which :func:`bound_of` makes its inputs with. The op layer sits above this
+#: module (its functions report to the active tracker, its rules declare their errors here), so
+#: ``reference.ops.api`` registers its constructor when it is imported (:func:`register_tensor`).
+_op_layer: dict = {}
+
+
+def register_tensor(tensor):
+    """Register ``reference.tensor`` (by reference.ops.api), for :func:`bound_of`."""
+    _op_layer["tensor"] = tensor
+
+
 def bound_of(fn, inputs, precision: Precision, input_errors=None, device=None):
     """Run ``fn(*tensors)`` under a tracker; return (results, per-result error bounds, tracker).
 
@@ -765,13 +768,10 @@ def bound_of(fn, inputs, precision: Precision, input_errors=None, device=None):
     ``fn`` returns a Tensor or a tuple/list of Tensors (None allowed). ``device``: where the
     computation runs (None: the CPU); the bounds are computed on the host either way.
     """
-    import reference as T
-
+    tensor = _op_layer["tensor"]
     with Tracker(precision) as tr:
         tensors = [
-            T.tensor(
-                a, dtype=T.complex128 if np.iscomplexobj(a) else T.float64, device=device, requires_grad=True
-            )
+            tensor(a, dtype=complex128 if np.iscomplexobj(a) else float64, device=device, requires_grad=True)
             if a is not None
             else None
             for a in inputs

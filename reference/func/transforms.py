@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import weakref
 
-from reference.autograd import forward_ad, graph, table
+from reference.autograd import graph, levels, table
 from reference.autograd.engine import grad as autograd_grad
 from reference.autograd.grad_mode import enable_grad
 from reference.autograd.tensor import Tensor
@@ -81,7 +81,7 @@ def _detached_if_private(results):
     ``vjp``, or a ``jvp`` level; ``vmap`` levels do not differentiate) and their graphs reach no
     leaf but the private copies vjp made (so nothing outside could differentiate them), as
     torch.func's are."""
-    if _running[0] or any(forward_ad.vmap_level(i) is None for i in range(forward_ad._visible[0])):
+    if _running[0] or any(levels.vmap_level(i) is None for i in range(levels._visible[0])):
         return results
     seen, stack = set(), [r.grad_fn for r in results if isinstance(r, Tensor) and r.grad_fn is not None]
     while stack:
@@ -212,25 +212,25 @@ def jvp(func, primals, tangents, *, has_aux=False):
                 f"jvp: primal {i} has dtype {p.dtype} and tangent {i} dtype {t.dtype}; both must be the same "
                 "floating or complex dtype"
             )
-    level = forward_ad.enter()
+    level = levels.enter()
     try:
         duals = []
         for p, t in zip(p_leaves, t_leaves):
             d = api.clone(p)
-            forward_ad.set_tangent(d, level, api.clone(t))
+            levels.set_tangent(d, level, api.clone(t))
             duals.append(d)
         out, aux = _split_aux(func(*unflatten(p_spec, duals)), has_aux, "jvp")
         out_leaves, out_spec = tensor_leaves(out, "jvp: output of func")
         tans = []
         for o in out_leaves:
-            t = forward_ad.tangent(o, level)
+            t = levels.tangent(o, level)
             tans.append(api.zeros_like(o) if t is None else t)
         # cleared only once every tangent is read: one tensor may be several outputs (add's VJP
         # returns its cotangent as both inputs' gradients), each with the same tangent
         for o in out_leaves:
-            forward_ad.set_tangent(o, level, None)
+            levels.set_tangent(o, level, None)
     finally:
-        forward_ad.exit(level)
+        levels.exit(level)
     out = unflatten(out_spec, _detached_if_private(out_leaves))
     jvp_out = unflatten(out_spec, _detached_if_private(tans))
     return (out, jvp_out) if not has_aux else (out, jvp_out, aux)

@@ -3,7 +3,7 @@ batching layer of :mod:`reference.autograd.batching`."""
 
 from __future__ import annotations
 
-from reference.autograd import forward_ad, table
+from reference.autograd import levels, table
 from reference.autograd.batching import VmapLevel, move_to_front, physical, placeholder
 from reference.autograd.tensor import Tensor
 from reference.func.pytree import TransformError, flatten, unflatten
@@ -66,18 +66,18 @@ def vmap(func, in_dims=0, out_dims=0, *, allow_fallback=True):
             raise TransformError(
                 f"vmap: in_dims={in_dims!r} batches no Tensor input; at least one must be batched"
             )
-        level = forward_ad.enter(VmapLevel(size, allow_fallback))
+        level = levels.enter(VmapLevel(size, allow_fallback))
         try:
             wrapped = [x if d is None else placeholder(x, d % x.ndim, level) for x, d in zip(leaves, dims)]
             out = func(*unflatten(spec, wrapped), **kwargs)
             out_leaves, out_spec = flatten(out)
             odims = _dims_per_leaf(out_dims, out, "out_dims")
             results = []
-            with forward_ad.lowered(len(forward_ad._stack) - 1):
+            with levels.lowered(len(levels._stack) - 1):
                 for i, (o, od) in enumerate(zip(out_leaves, odims)):
                     results.append(_unbatch(o, od, level, size, i))
         finally:
-            forward_ad.exit(level)
+            levels.exit(level)
         return unflatten(out_spec, results)
 
     return wrapper

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from reference.autograd.dispatch import apply
+from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor
 from reference.ops import api as A
 from reference.ops.api import R, relu_, sigmoid, tanh  # noqa: F401 (re-exported)
@@ -99,8 +99,6 @@ def dropout(input, p=0.5, training=True, inplace=False, *, mask=None):
     m = A.to(mask, input.dtype) if isinstance(mask, Tensor) else A.tensor(np.asarray(mask), dtype=input.dtype)
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     if inplace:
-        from reference.autograd.dispatch import apply_inplace
-
         return apply_inplace(R.dropout, input, (m,), {"scale": scale})
     return apply(R.dropout, (input, m), {"scale": scale})
 

@@ -13,13 +13,15 @@ import numbers
 
 import numpy as np
 
+from reference import conv as conv_arrays
 from reference import errors as _errors
 from reference.autograd import batching as _batching
-from reference.autograd import forward_ad as _levels
 from reference.autograd import layout as _layout
+from reference.autograd import levels as _levels
 from reference.autograd import table as _table
 from reference.autograd.dispatch import _NO_PARAMS, apply, apply_inplace, apply_view, one_device
 from reference.autograd.grad_mode import grad_state
+from reference.autograd.graph import storage_indices
 from reference.autograd.tensor import (
     CPU,
     Tensor,
@@ -31,14 +33,16 @@ from reference.autograd.tensor import (
     complex64,
     complex128,
     default_complex_dtype,
+    device_of_array,
     float32,
     int64,
     is_floating_dtype,
     namespace_of_device,
+    result_tensor,
     storage_of,
 )
 from reference.autograd.tensor import device as Device
-from reference.backend import is_floating, is_inexact, namespace_of
+from reference.backend import is_floating, is_inexact, namespace_of, to_device
 from reference.ops import kernels as K
 from reference.scalar_types import scalar_type_name
 
@@ -464,15 +468,15 @@ def clamp_mask(input, min, max):
     if max is not None:
         ok = le(input, max) if ok is None else logical_and(ok, le(input, max))
     if ok is None:
-        return _layout.result(_layout.ITERATOR, (input,), _xp(input).ones(input.shape, dtype=bool))
+        return result_tensor(_layout.ITERATOR, (input,), _xp(input).ones(input.shape, dtype=bool))
     return ok
 
 
 def where(condition, input=None, other=None):
     if input is None and other is None:  # torch.where(condition) is nonzero(condition, as_tuple=True)
-        from reference.ops.functions.indexing import nonzero
-
-        return nonzero(condition, as_tuple=True)
+        # (Tensor.nonzero: reference.ops.functions.indexing, which defines it, is written with this
+        # module's functions and sits above it; its functions are reached as the Tensor's methods)
+        return condition.nonzero(as_tuple=True)
     if input is None or other is None:
         raise TypeError("where() takes a condition alone, or a condition, input and other")
     if condition.dtype != bool_:
@@ -547,19 +551,6 @@ def batch_norm_backward(g, input, weight, running_mean, running_var, training, e
     params = {"training": training, "eps": eps, "mask": tuple(bool(m) for m in mask)}
     outs = apply(R.batch_norm_backward, (g, input, weight, running_mean, running_var), params)
     return tuple(o if m else None for o, m in zip(outs, mask))
-
-
-def batch_norm_backward_arrays(g, x, w, rm, rv, training, eps, mask):
-    """The forward of batch_norm_backward: the Tensor formulas evaluated without recording."""
-    from reference.autograd.grad_mode import no_grad
-    from reference.ops.rules.nn import batch_norm_backward_formulas
-
-    wrap = [None if a is None else _make(a) for a in (g, x, w, rm, rv)]
-    with no_grad():
-        outs = batch_norm_backward_formulas(*wrap, training, eps, mask)
-    xp = namespace_of(x)
-    fill = (x, xp.zeros(x.shape[1], dtype=x.dtype), xp.zeros(x.shape[1], dtype=x.dtype))
-    return tuple(xp.zeros_like(f) if o is None else o._data for o, f in zip(outs, fill))
 
 
 def reciprocal(input):
@@ -665,7 +656,7 @@ def _compare(ufunc):
             b = namespace_of(a).asarray(other, dtype=result_type(input, other))
             a = a.astype(b.dtype, copy=False)
         a, b = one_device([a, b])
-        out = _layout.result(
+        out = result_tensor(
             _layout.ITERATOR, (input, other), getattr(namespace_of(a, b), ufunc.__name__)(a, b)
         )
         if _errors._ACTIVE:  # under an error tracker: values within their errors are undecided
@@ -702,7 +693,7 @@ def logical_and(input, other):
     res = _xp(input).logical_and(
         *one_device([input._data, other._data if isinstance(other, Tensor) else other])
     )
-    return _flag_logical(_layout.result(_layout.ITERATOR, (input, other), res), input, other)
+    return _flag_logical(result_tensor(_layout.ITERATOR, (input, other), res), input, other)
 
 
 def logical_or(input, other):
@@ -713,7 +704,7 @@ def logical_or(input, other):
     res = _xp(input).logical_or(
         *one_device([input._data, other._data if isinstance(other, Tensor) else other])
     )
-    return _flag_logical(_layout.result(_layout.ITERATOR, (input, other), res), input, other)
+    return _flag_logical(result_tensor(_layout.ITERATOR, (input, other), res), input, other)
 
 
 def logical_not(input):
@@ -721,7 +712,7 @@ def logical_not(input):
     if out is not None:
         return out
     return _flag_logical(
-        _layout.result(_layout.ITERATOR, (input,), _xp(input).logical_not(input._data)), input
+        result_tensor(_layout.ITERATOR, (input,), _xp(input).logical_not(input._data)), input
     )
 
 
@@ -1092,8 +1083,6 @@ def as_strided(input, size, stride, storage_offset=None):
 
 def as_strided_backward(g, p):
     """Gradient of as_strided: scatter into storage, read back through the input's geometry."""
-    from reference.autograd.graph import storage_indices
-
     out_idx = storage_indices(p["size"], p["stride_"], p["storage_offset"])
     in_idx = storage_indices(p["in_size"], p["in_stride"], p["in_offset"])
     storage_grad = scatter_add(g, out_idx, (p["storage_size"],))
@@ -1270,9 +1259,7 @@ def _split_advanced(input, items):
                         f"The shape of the mask {list(mask.shape)} at index {k} does not match the shape of the "
                         f"indexed tensor {list(out.shape)} at index {dim + k}"
                     )
-            from reference.autograd import batching
-
-            batching.unbatched_error(mask, "indexing with a boolean mask")
+            _levels.unbatched_error(mask, "indexing with a boolean mask")
             coords = mask._data.nonzero()
             for k in range(mask.ndim):
                 slots.append((dim + k, _make(coords[k].astype(np.int64))))
@@ -1342,10 +1329,8 @@ def _flat_positions(view, tensors):
 def _index_by_select(view, tensors):
     """``view[tensors]`` as index_select on the indexed dims flattened into one (the path taken
     under vmap when an index tensor is batched: the index values differ per sample)."""
-    from reference.ops.functions.indexing import index_select
-
     pos, rest, bshape, flat, flat_view, adjacent = _flat_positions(view, tensors)
-    out = index_select(flat_view, 0, reshape(flat, (-1,)))
+    out = flat_view.index_select(0, reshape(flat, (-1,)))  # (a method: see where)
     out = reshape(out, bshape + tuple(view.shape[d] for d in rest))
     if adjacent and pos[0] > 0:  # the broadcast dims go where the indexed dims were
         k, first = len(bshape), pos[0]
@@ -1356,8 +1341,6 @@ def _index_by_select(view, tensors):
 
 def _put_by_copy(view, tensors, value):
     """``view[tensors] = value`` out of place, for batched index tensors (see _index_by_select)."""
-    from reference.ops.functions.indexing import index_copy
-
     pos, rest, bshape, flat, flat_view, adjacent = _flat_positions(view, tensors)
     k = len(bshape)
     rest_shape = tuple(view.shape[d] for d in rest)
@@ -1371,7 +1354,7 @@ def _put_by_copy(view, tensors, value):
     else:
         value = expand(value, bshape + rest_shape) if value.shape != bshape + rest_shape else value
     src = reshape(value, (-1,) + rest_shape)
-    new = index_copy(flat_view, 0, reshape(flat, (-1,)), src)
+    new = flat_view.index_copy(0, reshape(flat, (-1,)), src)  # (a method: see where)
     new = reshape(new, tuple(view.shape[d] for d in pos) + rest_shape)
     order = pos + rest
     return permute(new, [order.index(d) for d in range(view.ndim)])
@@ -1380,7 +1363,6 @@ def _put_by_copy(view, tensors, value):
 def _index_arrays(view, tensors):
     """The index tensors as the ``indices`` of the index/index_put rules: in range, non-negative
     int64 arrays; broadcast-compatible (PyTorch's errors otherwise)."""
-    from reference.autograd import batching
 
     shapes = [t.shape for e in tensors if e is not None for t in (e[1],)]
     try:
@@ -1396,7 +1378,7 @@ def _index_arrays(view, tensors):
             out.append(None)
             continue
         k, t = e
-        batching.unbatched_error(t, "indexing with an index tensor batched by vmap")
+        _levels.unbatched_error(t, "indexing with an index tensor batched by vmap")
         data = t._data
         n = view.shape[d]
         bad = (data < -n) | (data >= n)
@@ -1471,9 +1453,7 @@ def setitem(input, index, value):
             copy_(view, _put_by_copy(view, tensors, value))
             return
         arrays = _index_arrays(view, tensors)
-        from reference.ops.rules.indexing import region_shape
-
-        region = region_shape(view.shape, arrays)
+        region = K.region_shape(view.shape, arrays)
         if value.ndim > len(region) or any(
             a != b and b != 1 for a, b in zip(reversed(region), reversed(value.shape))
         ):
@@ -1590,8 +1570,6 @@ def _on_device(arr, device):
     dev = check_device(device)
     if dev is CPU:
         return arr
-    from reference.backend import to_device
-
     return to_device(arr, dev.type, dev.index)
 
 
@@ -1611,8 +1589,6 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         device = data.device if device is None else device  # a tensor's data stays on its device
         data = data._data
     elif device is None and _is_device_array(data):  # (likewise a device array)
-        from reference.autograd.tensor import device_of_array
-
         device = device_of_array(data)
     elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
         data = [d._data if isinstance(d, Tensor) else d for d in data]
@@ -1883,9 +1859,7 @@ def abs_(self):
 
 
 def conv_forward(x, w, b, conv):
-    from reference.conv import convolution
-
-    return convolution(x, w, b, **conv)
+    return conv_arrays.convolution(x, w, b, **conv)
 
 
 def conv_geometry(conv):
@@ -1894,9 +1868,7 @@ def conv_geometry(conv):
 
 
 def conv_backward_arrays(g, x, w, bias_sizes, conv, output_mask):
-    from reference.conv import convolution_backward as array_backward
-
-    gi, gw, gb = array_backward(
+    gi, gw, gb = conv_arrays.convolution_backward(
         g,
         x,
         w,
@@ -1933,11 +1905,9 @@ def _check_zero_spatial(input, weight, conv):
     shape = tuple(input.shape)
     if len(shape) < 3 or 0 not in shape[2:] or 0 in shape[:2]:
         return
-    from reference.conv import ConvConfigError, plan
-
     try:
-        plan(shape, tuple(weight.shape), *conv_geometry(conv))
-    except ConvConfigError as e:
+        conv_arrays.plan(shape, tuple(weight.shape), *conv_geometry(conv))
+    except conv_arrays.ConvConfigError as e:
         if e.parameter != "input.shape":
             raise
         shown = list(shape[:2]) + [1] + list(shape[2:]) if len(shape) == 3 else list(shape)
@@ -1964,10 +1934,8 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
     an output built only from absent cotangents is ``None``, as aten leaves it undefined."""
     ggI, ggW, ggb = gg
     if not grad_state.enabled and not _levels._visible[0]:  # (under a transform: the composition below)
-        from reference.conv import convolution_double_backward as array_double
-
         data = lambda t: None if t is None else t._data
-        out = array_double(
+        out = conv_arrays.convolution_double_backward(
             data(ggI),
             data(ggW),
             data(ggb),
@@ -1997,6 +1965,7 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
 
 
 # What the autograd core calls (reference.autograd.table: the core imports nothing from this layer).
+_errors.register_tensor(tensor)  # (reference.errors.bound_of makes its inputs with it)
 _table.register(
     alias=alias,
     as_strided=as_strided,

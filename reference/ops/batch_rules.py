@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.autograd.batching import VmapError
+from reference.autograd.batching import VmapError, move_to_front, physical
 from reference.autograd.dispatch import apply
 from reference.autograd.tensor import _make
 from reference.backend import namespace_of
+from reference.conv import batched_convolution, batched_convolution_backward
+from reference.conv.batched_backward import _explicit, input_gradient_as_convolution
+from reference.conv.geometry import plan
 from reference.ops import api as A
 
 
@@ -34,8 +37,6 @@ def _plain(values):
 
 
 def convolution_batch(b, params):
-    from reference.conv import batched_convolution
-
     conv = params["conv"]
     x, w, bias = (b.front(i) for i in range(3))
     xb, wb = x is not None, w is not None
@@ -78,8 +79,6 @@ def _fold_convolution(b, conv):
 def convolution_backward_batch(b, params):
     """Plain physical values: reference.conv's seven-combination rule on arrays. Otherwise the
     same fold with differentiable Tensor ops (:func:`_fold_convolution_backward`); never a loop."""
-    from reference.conv import batched_convolution_backward
-
     conv, mask = params["conv"], params["output_mask"]
     flags = tuple(d is not None for d in b.bdims)
     if _plain(b.values):
@@ -105,9 +104,6 @@ def _fold_convolution_backward(b, conv, mask):
     ``input_gradient_as_convolution`` names, batched by the forward fold. grad_weight folds B
     into the groups when input and grad_output are both batched, else into the batched one's
     channels inside each group, as ``reference.conv.batched_backward`` does on arrays."""
-    from reference.conv.batched_backward import input_gradient_as_convolution
-    from reference.conv.geometry import plan
-
     n = b.size
     gO_b, x_b, w_b = (d is not None for d in b.bdims)
     front = lambda i, batched: b.front(i) if batched else b.values[i]
@@ -176,7 +172,6 @@ def _batched_grad_weight(gO, x, gO_b, x_b, n, p, conv, dtype):
         x_f, gO_f, g_f, dim, gdim = _fold_within_groups(x, g), gO, g, x_dim, groups_in_dim[x_dim]
     else:
         x_f, gO_f, g_f, dim, gdim = x, _fold_within_groups(gO, g), g, gO_dim, groups_in_dim[gO_dim]
-    from reference.conv.batched_backward import _explicit
 
     padding, output_padding = _explicit(p)
     folded_conv = {**conv, "padding": padding, "output_padding": output_padding, "groups": g_f}
@@ -213,8 +208,6 @@ def as_strided_batch(b, params):
     in order. Each sample's root is laid out contiguously (a copy only if its physical value is
     not), one after the other, and one as_strided with a leading stride of the root's size picks
     every sample's view out of it."""
-    from reference.autograd.batching import move_to_front, physical
-
     x = b.inputs[0]
     root = x._base if x._base is not None else x
     p = physical(root, b.level)

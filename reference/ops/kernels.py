@@ -241,8 +241,6 @@ def put(x, src, index):
 
 def window_gather(x, index, weight, in_shape, out_shape):
     """out[..., o] = sum_k x[..., index[o, k]] * weight[o, k] over the trailing ``in_shape`` dims."""
-    from reference.backend import namespace_of
-
     xp = namespace_of(x)
     nd = len(in_shape)
     lead = tuple(x.shape[: x.ndim - nd])
@@ -259,8 +257,6 @@ def window_gather(x, index, weight, in_shape, out_shape):
 
 def window_scatter(g, index, weight, in_shape, out_shape):
     """The transpose of :func:`window_gather`: add g[..., o] * weight[o, k] into x[..., index[o, k]]."""
-    from reference.backend import namespace_of
-
     xp = namespace_of(g)
     nd = len(out_shape)
     lead = tuple(g.shape[: g.ndim - nd])
@@ -278,8 +274,6 @@ def window_argmax(x, index, in_shape, out_shape):
     """Max over each window as PyTorch's CPU pooling kernels pick it: the first strict maximum, a
     NaN wins (the last NaN of a window), an all ``-inf`` window picks its first valid position.
     Returns (values, flat index into the trailing dims) shaped ``lead + out_shape``."""
-    from reference.backend import namespace_of
-
     xp = namespace_of(x)
     nd = len(in_shape)
     lead = tuple(x.shape[: x.ndim - nd])
@@ -370,6 +364,17 @@ def adaptive_axis(n, out):
     pos = start[:, None] + np.arange(width)[None, :]
     pos = np.where(pos < end[:, None], pos, -1)
     return pos, (end - start)
+
+
+def index_key(indices, lead=0):
+    """The NumPy key of an advanced index (``None``: the whole dim), after ``lead`` whole dims."""
+    return (slice(None),) * lead + tuple(slice(None) if i is None else i for i in indices)
+
+
+def region_shape(shape, indices):
+    """Shape of ``x[indices]`` for ``x`` of ``shape`` (host-side, no data)."""
+    xp = namespace_of(*[i for i in indices if i is not None and not isinstance(i, (int, slice))])
+    return xp.broadcast_to(xp.empty((), dtype=bool), tuple(shape))[index_key(indices)].shape
 
 
 table.register(view_geometry=view_geometry)  # (reshape's view, as vmap's batch rules need it)

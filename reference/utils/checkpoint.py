@@ -33,8 +33,10 @@ import warnings
 import weakref
 
 from reference.autograd import graph, graph_hooks
+from reference.autograd.engine import _tasks, backward
 from reference.autograd.grad_mode import enable_grad, grad_state, no_grad
-from reference.autograd.tensor import Tensor, _alias, gradient_edge, zeros_tensor
+from reference.autograd.graph import gradient_edge
+from reference.autograd.tensor import Tensor, _alias, zeros_tensor
 from reference.backend import is_floating
 
 __all__ = ["CheckpointError", "checkpoint", "checkpoint_sequential"]
@@ -188,8 +190,6 @@ class _Frame:
         return holder
 
     def unpack(self, holder):
-        from reference.autograd.engine import _tasks
-
         gid = _tasks[-1][0] if _tasks else object()
         if gid not in self.recomputed:
             self.counter[gid] = 0
@@ -276,8 +276,6 @@ class CheckpointFunctionBackward(graph.Node):
         return self.out_meta[nr]
 
     def apply(self, grads):
-        from reference.autograd.engine import _tasks, backward
-
         if _tasks and not _tasks[-1][1]:
             raise RuntimeError(REENTRANT_INVALID)
         if self.released:

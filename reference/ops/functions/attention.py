@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from reference.autograd.grad_mode import no_grad
 from reference.autograd.tensor import Tensor
 from reference.backend import is_floating, to_numpy
 from reference.ops import api as A
@@ -41,8 +42,6 @@ def _bcast(a, b):
 
 def _no_grad_clamp_min(n, eps):
     """PyTorch's ``with no_grad(): n.clamp_min_(eps)``: the value clamped, the gradient as if not."""
-    from reference.autograd.grad_mode import no_grad
-
     with no_grad():  # (not detach(): under vmap the reference's detach loses the batched values)
         lift = A.clamp(n, min=eps) - n
     return n + lift

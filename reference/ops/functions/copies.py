@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from reference.autograd.dispatch import apply
-from reference.autograd.tensor import Tensor
+from reference.autograd.tensor import Tensor, storage_of
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES
 
@@ -67,7 +67,6 @@ def _contiguous_at_zero(t):
         strides.append(s)
         s *= n
     own = all(n == 1 or st == w for n, st, w in zip(t.shape, t.stride(), reversed(strides)))
-    from reference.autograd.tensor import storage_of
 
     return own and t._offset == 0 and storage_of(t).size == math.prod(t.shape)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from reference.autograd.dispatch import apply, apply_inplace
+from reference.autograd.levels import unbatched_error
 from reference.autograd.tensor import Tensor, _make, bool_, int64
 from reference.backend import namespace_of
 from reference.ops import api as A
@@ -372,16 +373,11 @@ def take_along_dim(input, indices, dim=None):
 
 
 def index_put(input, indices, values, accumulate=False):
-    from reference.ops.api import _advanced_put
-
-    return _advanced_put(input, tuple(indices), values, accumulate, inplace=False)
+    return A._advanced_put(input, tuple(indices), values, accumulate, inplace=False)
 
 
 def nonzero(input, *, as_tuple=False):
-    from reference.autograd import batching
-    from reference.backend import namespace_of
-
-    batching.unbatched_error(input, "nonzero()")
+    unbatched_error(input, "nonzero()")
     xp = namespace_of(input._data)
     data = input._data if input.ndim else input._data.reshape(1)
     idx = xp.stack(xp.nonzero(data), axis=1).astype(np.int64)
@@ -414,9 +410,7 @@ def _inplace(fn, name):
 
 
 def _index_put_(self, indices, values, accumulate=False):
-    from reference.ops.api import _advanced_put
-
-    return _advanced_put(self, tuple(indices), values, accumulate, inplace=True)
+    return A._advanced_put(self, tuple(indices), values, accumulate, inplace=True)
 
 
 METHODS = {

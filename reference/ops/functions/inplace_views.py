@@ -16,8 +16,7 @@ from __future__ import annotations
 import dataclasses
 
 from reference.autograd.grad_mode import grad_state
-from reference.autograd.graph import RuleNode
-from reference.autograd.tensor import check_inplace
+from reference.autograd.graph import RuleNode, check_inplace
 from reference.ops import api as A
 from reference.ops.rules import RULES
 

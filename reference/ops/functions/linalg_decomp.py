@@ -21,7 +21,7 @@ import numpy as np
 
 from reference.autograd.dispatch import apply
 from reference.autograd.grad_mode import no_grad
-from reference.autograd.tensor import Tensor, float64, int64
+from reference.autograd.tensor import Tensor, _make, float64, int64
 from reference.backend import to_numpy
 from reference.ops import api
 from reference.ops.functions._low_precision import low_name, no_kernel, no_low_precision
@@ -376,8 +376,6 @@ def A_abs(x):
 
 
 def A_tensor(arr):
-    from reference.autograd.tensor import _make
-
     return _make(np.asarray(arr, dtype=np.int64))
 
 

@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 
+from reference.autograd.dispatch import apply
+from reference.autograd.grad_mode import is_grad_enabled, no_grad
 from reference.autograd.tensor import Tensor
 from reference.backend import is_floating, to_numpy
 from reference.ops import api as A
@@ -69,8 +71,6 @@ def _legacy_reduction(size_average, reduce, reduction, emit_warning=True):
 
 def _nondiff(fn, arg, t):
     """PyTorch's check that an input its derivative formula does not cover needs no gradient."""
-    from reference.autograd.grad_mode import is_grad_enabled
-
     if t is not None and isinstance(t, Tensor) and t.requires_grad and is_grad_enabled():
         raise RuntimeError(
             f"The function '{fn}' is not differentiable with respect to argument '{arg}'. "
@@ -259,7 +259,6 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         raise ValueError(reduction + " is not valid")
     # PyTorch clamps a clone of var in place under no_grad: the value is clamped, the gradient
     # flows to var as if it were not.
-    from reference.autograd.grad_mode import no_grad
 
     with no_grad():
         lift = A.clamp(var, min=eps) - var
@@ -393,7 +392,6 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is not None:
         shape = tuple(np.broadcast_shapes(tuple(weight.shape), tuple(input.shape)))
         weight = A.expand(weight, shape)
-    from reference.autograd.dispatch import apply
 
     loss = apply(_RULES["binary_cross_entropy"], (input, target, weight))
     return _reduce(loss, reduction)
@@ -641,8 +639,6 @@ def _lse(xs, dead_np):
     """log(sum(exp(.))) over a list of same-shaped tensors; where ``dead_np`` (every term is -inf:
     an unreachable CTC state, known from the labels and lengths alone, so also under vmap) the
     result is -inf with a zero gradient, so no nan reaches the reachable states."""
-    from reference.autograd.grad_mode import no_grad
-
     X = A.stack(xs, 0)
     if dead_np.any():
         dead = A.tensor(dead_np)
@@ -670,8 +666,6 @@ def ctc_loss(
     ``exp(log_probs) - exp(log(alpha beta) + nll - log_probs)`` on valid time steps (it assumes a
     log_softmax before it), reproduced by a term of value 0 whose gradient is ``exp(log_probs)``.
     ``zero_infinity``: infinite losses and their gradients become zero."""
-    from reference.autograd.grad_mode import no_grad
-
     _check_reduction(reduction)
     unbatched = log_probs.ndim == 2
     if unbatched:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from reference.autograd.dispatch import apply
 from reference.autograd.tensor import bool_, float32, int64
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
@@ -397,7 +398,6 @@ def _segment_reduce(
     """``torch._segment_reduce``: reductions over consecutive segments along ``axis`` given by
     ``lengths`` or ``offsets`` (``offsets`` wins when both are given, as in aten); the checks and
     their order are aten's (SegmentReduce.cpp)."""
-    from reference.autograd.dispatch import apply
     from reference.ops.rules.registry import RULES
 
     axis = A._dim(axis, data.ndim)

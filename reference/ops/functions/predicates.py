@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from reference.autograd import layout as _layout
-from reference.autograd.tensor import Tensor, _default_dtype
+from reference.autograd.tensor import Tensor, _default_dtype, result_tensor
 from reference.backend import is_floating, namespace_of
 from reference.ops import api as A
 from reference.scalar_types import scalar_type_name
@@ -39,7 +39,7 @@ def _predicate(name, kernel, complex_error=None):
         if out is not None:
             return out
         with np.errstate(all="ignore"):
-            return _layout.result(_layout.ITERATOR, (input,), kernel(input._data))
+            return result_tensor(_layout.ITERATOR, (input,), kernel(input._data))
 
     op.__name__ = name
     return op
@@ -100,7 +100,7 @@ def logical_xor(input, other):
     if out is not None:
         return out
     res = namespace_of(input._data).logical_xor(*A.one_device([input._data, other._data]))
-    return _layout.result(_layout.ITERATOR, (input, other), res)
+    return result_tensor(_layout.ITERATOR, (input, other), res)
 
 
 greater, greater_equal, less, less_equal, not_equal = A.gt, A.ge, A.lt, A.le, A.ne
@@ -130,14 +130,14 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         if equal_nan and _floating_or_complex(a):
             close = close | ((a != a) & (b != b))
         if rtol == 0 and atol == 0:
-            return _layout.result(_layout.ITERATOR, (input, other), close)
+            return result_tensor(_layout.ITERATOR, (input, other), close)
         if not _floating_or_complex(a):
             a, b = a.astype(_default_dtype[0]), b.astype(_default_dtype[0])
         dt = a.dtype.type
         allowed = dt(atol) + np.abs(dt(rtol) * b) if a.dtype.kind != "c" else atol + np.abs(rtol * b)
         actual = np.abs(a - b)
         close = close | (np.isfinite(actual) & (actual <= allowed))
-    return _layout.result(_layout.ITERATOR, (input, other), close)
+    return result_tensor(_layout.ITERATOR, (input, other), close)
 
 
 def _number(x):

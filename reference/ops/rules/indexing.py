@@ -89,10 +89,6 @@ rule(
 # index dims exactly as PyTorch does (in place when the indexed dims are adjacent, else first).
 
 
-def _key(indices, lead=0):
-    return (slice(None),) * lead + tuple(slice(None) if i is None else i for i in indices)
-
-
 def _adjacent(indices):
     pos = [k for k, i in enumerate(indices) if i is not None]
     return pos == list(range(pos[0], pos[-1] + 1))
@@ -102,22 +98,16 @@ def _bcast_ndim(indices):
     return len(np.broadcast_shapes(*[tuple(i.shape) for i in indices if i is not None]))
 
 
-def region_shape(shape, indices):
-    """Shape of ``x[indices]`` for ``x`` of ``shape`` (host-side, no data)."""
-    xp = namespace_of(*[i for i in indices if i is not None and not isinstance(i, (int, slice))])
-    return xp.broadcast_to(xp.empty((), dtype=bool), tuple(shape))[_key(indices)].shape
-
-
 def index_kernel(x, indices):
-    return x[_key(indices)]
+    return x[K.index_key(indices)]
 
 
 def index_put_kernel(x, values, indices, accumulate):
     xp = namespace_of(x)
     out = x.copy()
-    key = _key(indices)
+    key = K.index_key(indices)
     if accumulate:
-        region = region_shape(x.shape, indices)
+        region = K.region_shape(x.shape, indices)
         add_at(out, key, xp.broadcast_to(values, region))
     else:
         out[key] = values
@@ -134,7 +124,7 @@ def _index_batch(b, params):
 def _index_put_batch(b, params):
     indices = params["indices"]
     x = b.expanded(0)
-    region = tuple(region_shape(b.inputs[0].shape, indices))
+    region = tuple(K.region_shape(b.inputs[0].shape, indices))
     v = b.front(1)
     if v is None:
         v = A.expand(A.unsqueeze(A.expand(b.values[1], region), 0), (b.size,) + region)

@@ -6,6 +6,11 @@ an entry."""
 from __future__ import annotations
 
 from reference import errors
+from reference.autograd.engine import grad
+from reference.autograd.forward_ad import forward_through
+from reference.autograd.grad_mode import enable_grad, grad_state, no_grad
+from reference.autograd.tensor import _make
+from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.batch_rules import (
@@ -116,6 +121,16 @@ def batch_norm_backward_formulas(g, x, w, running_mean, running_var, training, e
     return gx, gweight, gbias
 
 
+def batch_norm_backward_arrays(g, x, w, rm, rv, training, eps, mask):
+    """The forward of batch_norm_backward: the Tensor formulas evaluated without recording."""
+    wrap = [None if a is None else _make(a) for a in (g, x, w, rm, rv)]
+    with no_grad():
+        outs = batch_norm_backward_formulas(*wrap, training, eps, mask)
+    xp = namespace_of(x)
+    fill = (x, xp.zeros(x.shape[1], dtype=x.dtype), xp.zeros(x.shape[1], dtype=x.dtype))
+    return tuple(xp.zeros_like(f) if o is None else o._data for o, f in zip(outs, fill))
+
+
 def _batch_norm_grads(c, g):
     mask = c.needs[:3]
     grads = A.batch_norm_backward(
@@ -134,9 +149,6 @@ def _batch_norm_double_grads(c, ggs):
     and released the outer nodes between a ``grad_out`` that depends on ``input`` and ``input``,
     so the outer backward failed with "backward through the graph a second time", and counted that
     path twice). Through the aliases the result stays differentiable in the saved tensors."""
-    from reference.autograd.engine import grad
-    from reference.autograd.grad_mode import enable_grad, grad_state
-
     create_graph = grad_state.enabled
     wanted = [i for i in range(3) if c.needs[i]]
     result = [None] * 5
@@ -193,8 +205,6 @@ def _batch_norm_jvp(c, ts):
 
 def _batch_norm_backward_jvp(c, ts):
     """Forward mode through batch_norm_backward's own Tensor formulas (each primitive's JVP rule)."""
-    from reference.autograd.forward_ad import forward_through
-
     inputs = (c.grad_out, c.input, c.weight, c.running_mean, c.running_var)
     tans = (ts[0], ts[1], ts[2], None, None)  # running stats: not differentiable
     return forward_through(
@@ -221,7 +231,7 @@ rule(
     "batch_norm_backward",
     "NativeBatchNormBackwardBackward0",
     ("grad_out", "input", "weight", "running_mean", "running_var"),
-    forward=lambda g, x, w, rm, rv, training, eps, mask: A.batch_norm_backward_arrays(
+    forward=lambda g, x, w, rm, rv, training, eps, mask: batch_norm_backward_arrays(
         g, x, w, rm, rv, training, eps, mask
     ),
     outputs=3,
