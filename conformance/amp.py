@@ -37,8 +37,11 @@ import functools
 
 import numpy as np
 
+import reference
 from conformance.case import AMP_POLICIES
 from conformance.case import AMP_VARIABLES as VARIABLES
+from reference.backend import data_ptr
+from reference.errors import REFERENCE_U, UNIT_ROUNDOFF, Precision, _is_float, _spec
 
 LOW = "bfloat16"  # the policy's compute dtype
 
@@ -123,8 +126,6 @@ class CastPolicy:
 
     def dtype_of(self, arr, default=None) -> str:
         """The dtype ``arr`` is in (``default``, else the variables', where it was never seen)."""
-        from reference.backend import data_ptr
-
         if isinstance(arr, np.ndarray) and arr.size:
             ptr = data_ptr(arr)
             for start, end, _, dtype in reversed(self._roots):
@@ -133,15 +134,11 @@ class CastPolicy:
         return default or self.base.dtype
 
     def mark(self, arr, dtype: str) -> None:
-        from reference.backend import data_ptr
-
         if isinstance(arr, np.ndarray) and arr.size:
             start = data_ptr(arr)
             self._roots.append((start, start + arr.nbytes, arr, dtype))
 
     def precision(self, dtype: str):
-        from reference.errors import Precision
-
         half = dtype in ("bfloat16", "float16")
         return Precision(
             # (FTZ is a float32 mode: bfloat16's subnormals are float32's; float16 is computed in float32)
@@ -152,8 +149,6 @@ class CastPolicy:
 
     def kernel(self, tracker, rule, arrays, outs, errs):
         """(the kernel's Precision, its inputs' errors with the casts' roundings)."""
-        from reference.errors import REFERENCE_U, UNIT_ROUNDOFF, _is_float, _spec
-
         floats = [i for i, a in enumerate(arrays) if _is_float(a) and a.dtype.kind == "f"]
         # an untracked 0-d operand is a wrapped Python number: computed with, never cast (it is
         # "float64" here: it decides no dtype and rounds nowhere, PyTorch's opmath keeps it exact)
@@ -195,8 +190,6 @@ class CastPolicy:
     def carry(self, src, dst, err, write):
         """The bound of ``dst`` holding ``src``'s values: a move keeps ``src``'s dtype; an in-place
         op's result written into a narrower storage is rounded to it (PyTorch writes ``self``'s dtype)."""
-        from reference.errors import REFERENCE_U, UNIT_ROUNDOFF
-
         have, into = self.dtype_of(src), self.dtype_of(dst)
         if not write:
             self.mark(dst, have)
@@ -206,8 +199,6 @@ class CastPolicy:
 
     def produced(self, tracker, outs, precision) -> None:
         """After the kernel's bound: its outputs are in its dtype."""
-        from reference.errors import _is_float
-
         if self._composites and self._composites.pop():
             self.forced.pop()
         dtype = (self._marks.pop() if self._marks else None) or precision.dtype
@@ -232,8 +223,6 @@ def policy_region(policy: CastPolicy, dtype: str | None):
 def _cast(policy, x, dtype):
     """Autocast's cast of an operand: a float tensor in another dtype becomes a copy marked ``dtype``
     (a clone: exact in the reference; the tracker adds the cast's rounding when ``dtype`` is narrower)."""
-    import reference
-
     if not isinstance(x, reference.Tensor) or x.dtype.kind != "f":
         return x
     if policy.dtype_of(x._data) == dtype:
@@ -248,8 +237,6 @@ def _cast(policy, x, dtype):
 def _entry(policy, fn, kind):
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
-        import reference
-
         if not policy.autocast:
             return fn(*args, **kwargs)
         if kind == "input":  # the output in the input's dtype (INPUT_DTYPE: what PyTorch 2.13 did)
@@ -270,8 +257,6 @@ def reference_autocast(policy: CastPolicy):
     """The forward region of the reference's bound run: the policy's casts made explicit at the entry
     points the programs use (:data:`LOWER` ops' operands copied to bfloat16, :data:`FLOAT32` ops run in
     float32, :data:`INPUT_DTYPE` ops in their input's dtype) and ``policy.autocast`` on."""
-    import reference
-
     F = reference.nn.functional
     patches = [(reference.Tensor, n, "lower") for n in _LOWER_METHODS]
     patches += [(reference, n, "lower") for n in _LOWER_FUNCTIONS]
@@ -291,20 +276,6 @@ def reference_autocast(policy: CastPolicy):
             setattr(owner, name, fn)
 
 
-def autocast_source(source: str) -> tuple[str, int]:
-    """The program text as a PyTorch user writes the mixed-precision step: its forward (the steps up to
-    and including ``loss = ...``) inside ``with T.autocast("cpu", dtype=T.bfloat16):``, the ending
-    outside; and the line (1-based, of the program) the ``with`` is inserted at: a program line ``L``
-    at or after it is line ``L + 1`` of this text. (The reproducer of a PyTorch case runs it.)"""
-    from conformance.programs import _steps
-
-    lines = source.splitlines()
-    first, at = _steps(lines)
-    body = ["    " + line if line.strip() else line for line in lines[first : at + 1]]
-    text = lines[:first] + ['    with T.autocast("cpu", dtype=T.bfloat16):'] + body + lines[at + 1 :]
-    return "\n".join(text) + "\n", first + 1
-
-
 __all__ = [
     "AMP_POLICIES",
     "FLOAT32",
@@ -313,6 +284,5 @@ __all__ = [
     "PROMOTE",
     "CastPolicy",
     "amp_accumulator",
-    "autocast_source",
     "reference_autocast",
 ]

@@ -41,6 +41,7 @@ from conformance.programs import (
     prefix_case,
     reference_outcome,
 )
+from reference.errors import Precision, Tracker
 
 
 class Unsupported(Exception):
@@ -953,8 +954,6 @@ class Run:
             return compile_program(self.source)(Namespace(self), *self.leaves)
         # a mixed-precision program: the lockstep reference makes the policy's casts explicit in the
         # forward, as the reference's own run does (conformance.amp; the tracker knows each array's dtype)
-        from reference.errors import Precision, Tracker
-
         with Tracker(Precision(AMP_VARIABLES)) as tracker, np.errstate(all="ignore"):
             return _in_forward(self.source, _policy(tracker))(Namespace(self), *self.leaves)
 

@@ -17,9 +17,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from hypothesis import strategies as st
 
+import reference
+from conformance.amp import CastPolicy, amp_accumulator, reference_autocast
 from conformance.case import AMP_POLICIES, AMP_VARIABLES, Case, make_array
 from conformance.precision import precision_for
 from conformance.tolerance import explain, judge_bounds, ulp_of
+from reference.autograd.graph import tensor_type_name
+from reference.errors import Tracker
 
 # Autograd errors whose full message the reference reproduces word for word (PyTorch 2.13).
 AUTOGRAD_ERRORS = (
@@ -718,6 +722,18 @@ def _steps(lines: list) -> tuple[int, int]:
     return first, at
 
 
+def autocast_source(source: str) -> tuple[str, int]:
+    """The program text as a PyTorch user writes the mixed-precision step: its forward (the steps up to
+    and including ``loss = ...``) inside ``with T.autocast("cpu", dtype=T.bfloat16):``, the ending
+    outside; and the line (1-based, of the program) the ``with`` is inserted at: a program line ``L``
+    at or after it is line ``L + 1`` of this text. (The reproducer of a PyTorch case runs it.)"""
+    lines = source.splitlines()
+    first, at = _steps(lines)
+    body = ["    " + line if line.strip() else line for line in lines[first : at + 1]]
+    text = lines[:first] + ['    with T.autocast("cpu", dtype=T.bfloat16):'] + body + lines[at + 1 :]
+    return "\n".join(text) + "\n", first + 1
+
+
 def split_program(source: str) -> tuple[str, str, str]:
     """The program text in three parts, each on the program's own line numbers (the other parts'
     lines blank), so that an error's line is the program's: (definitions, forward, tail).
@@ -985,11 +1001,7 @@ def _in_forward(source: str, context):
 
 def reference_outcome(case) -> tuple[str, object]:
     """('ok', outputs) or ('raises', ProgramError) from running the case's program on the reference."""
-    import reference
-
     if case.amp:  # the casts explicit (their copies are what autocast's ops save): conformance.amp
-        from reference.errors import Tracker
-
         with Tracker(program_precision(case, "torch")) as tracker, np.errstate(all="ignore"):
             try:
                 return "ok", execute(case.source, reference, program_inputs(case), forward=_policy(tracker))
@@ -1004,8 +1016,6 @@ def reference_outcome(case) -> tuple[str, object]:
 def _policy(tracker):
     """The forward context of a mixed-precision case's reference run: the tracker's cast policy
     (:class:`conformance.amp.CastPolicy`, installed here) with the casts made explicit."""
-    from conformance.amp import CastPolicy, reference_autocast
-
     tracker.policy = CastPolicy(tracker.p)
     return lambda: reference_autocast(tracker.policy)
 
@@ -1025,8 +1035,6 @@ def program_precision(case, framework: str, settings: dict | None = None):
     kernels (:func:`conformance.amp.amp_accumulator`; the tracker's CastPolicy picks each kernel's dtype)."""
     precision = precision_for(case, settings or {}, framework.split(":")[0])
     if case.amp:
-        from conformance.amp import amp_accumulator
-
         precision = replace(precision, accumulate=amp_accumulator(framework))
     return precision
 
@@ -1040,9 +1048,6 @@ def reference_bounds(case, precisions) -> list:
     records use) and propagates its inputs' errors; AccumulateGrad carries them into ``.grad``.
     Called for a program the reference runs: one that raises under the tracker is the error model's
     failure (a primitive without a declaration), raised as :class:`ErrorModelError`."""
-    import reference
-    from reference.errors import Tracker
-
     arrays = program_inputs(case)
     out = []
     for precision in precisions:
@@ -1079,8 +1084,6 @@ def in_case_dtype(message: str, dtype: str) -> str:
     """A reference error message as PyTorch words it for the case's dtype: the reference computes in
     float64, so the tensors its autograd errors name are ``[torch.DoubleTensor [...]]``; PyTorch's
     are of the case's dtype (``[CPUBFloat16Type [...]]``)."""
-    from reference.autograd.graph import tensor_type_name
-
     if dtype == "float64":
         return message
     return message.replace(f"[{tensor_type_name('float64')} [", f"[{tensor_type_name(dtype)} [")

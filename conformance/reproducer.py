@@ -28,6 +28,18 @@ from pathlib import Path
 from conformance import repro_oracle
 from conformance.adapters import _geometry, base, load_class
 from conformance.case import Case, array_shapes
+from conformance.programs import (
+    AUTOGRAD_ERRORS,
+    MULTI_OUTPUT_VIEW_ERROR,
+    autocast_source,
+    in_case_dtype,
+    prefix_case,
+    program_expected,
+    program_inputs,
+    program_precision,
+    reference_bounds,
+    reference_outcome,
+)
 from conformance.record_reproducer import record_reproducer
 from conformance.safe_text import docstring_safe as _docstring_safe
 
@@ -305,8 +317,6 @@ def functional_outcome():
     """The program functionalised by refgrad's reference and run by FRAMEWORK (needs refgrad importable)."""
     import conformance.functional as functional
     from conformance.case import Case
-    from conformance.programs import ProgramError
-
     case = Case.from_dict(json.loads(CASE_JSON))
     arrays = {n: np.array(v, dtype=np.float64) for n, v in INPUTS.items()}
     as_numpy = lambda t: None if t is None else np.asarray(t, dtype=np.float64)
@@ -380,18 +390,6 @@ def _settings_of(bound: dict) -> dict:
 
 def program_reproducer(record: dict, namespace: str | None = None, backend: str | None = None) -> str:
     """A standalone script: the program text verbatim, its inputs, the reference's outcome, a check."""
-    from conformance.programs import (
-        AUTOGRAD_ERRORS,
-        MULTI_OUTPUT_VIEW_ERROR,
-        in_case_dtype,
-        prefix_case,
-        program_expected,
-        program_inputs,
-        program_precision,
-        reference_bounds,
-        reference_outcome,
-    )
-
     case = Case.from_dict(record["case"], source=record["case_id"])
     framework = record["framework"]
     namespace = namespace or framework  # the module the program runs with as T
@@ -414,8 +412,6 @@ def program_reproducer(record: dict, namespace: str | None = None, backend: str 
     inputs = {k: v.tolist() for k, v in program_inputs(case).items()}
     source = case.source
     if case.amp and not backend:  # PyTorch: the forward under torch.autocast, as the harness ran it
-        from conformance.amp import autocast_source
-
         source, inserted = autocast_source(case.source)
         if "error" in expected and expected["error"]["line"] and expected["error"]["line"] >= inserted:
             expected["error"]["line"] += 1  # (a line of this text: the ``with`` line is inserted above it)
