@@ -98,3 +98,20 @@ try:
     print("torch in-place leaky_relu, slope -0.5: backward ran")
 except RuntimeError as e:
     print("torch in-place leaky_relu, slope -0.5: backward raises RuntimeError:", str(e)[:70])
+
+# cumprod's reverse over forward at zeros: <c, jvp> = c0 t0 + c1 (t0 x1 + x0 t1) is a polynomial, its
+# gradient in x0 is c1 t1 (-1.333 here); PyTorch's formula divides by the zero input, TensorFlow's
+# div_no_nan gives 0
+x = [0.0, 0.0]
+t = [4.4584e-05, -1.3330078125]
+c = [0.0, 1.0]
+xt = torch.tensor(x, dtype=torch.float64)
+_, vjp = torch.func.vjp(lambda a: torch.func.jvp(lambda b: torch.cumprod(b, 0), (a,), (torch.tensor(t, dtype=torch.float64),))[1], xt)
+print("torch cumprod vjp_jvp at zeros:", vjp(torch.tensor(c, dtype=torch.float64))[0][0].item(), "exact:", c[1] * t[1])
+xv = tf.constant(x, tf.float64)
+with tf.GradientTape() as tape:
+    tape.watch(xv)
+    with tf.autodiff.ForwardAccumulator(xv, tf.constant(t, tf.float64)) as acc:
+        y = tf.math.cumprod(xv)
+    jt = acc.jvp(y)
+print("tf cumprod vjp_jvp at zeros:", tape.gradient(jt, xv, output_gradients=tf.constant(c, tf.float64)).numpy()[0], "exact:", c[1] * t[1])
