@@ -870,8 +870,9 @@ def _copysign_self_grad(c, g):
     answer): the reference forms sgn(self) · sgn(result), equal to result / self wherever that is
     finite, and constant, so its derivative is the exact 0 — differentiating result / self instead
     gives -result / self² = inf - inf = nan at a subnormal self, where self² underflows (PyTorch's
-    and JAX's second derivatives at 5e-324 are 0). nan stays nan."""
-    ratio = A.where(A.eq(c.self, 0.0), 0.0, P.sgn(c.self) * P.sgn(c.result))
+    and JAX's second derivatives at 5e-324 are 0). nan stays nan (sgn(nan) is 0: self itself there)."""
+    signs = A.where(A.eq(c.self, c.self), P.sgn(c.self) * P.sgn(c.result), c.self)
+    ratio = A.where(A.eq(c.self, 0.0), 0.0, signs)
     return g * ratio
 
 
