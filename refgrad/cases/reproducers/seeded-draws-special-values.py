@@ -115,3 +115,10 @@ with tf.GradientTape() as tape:
         y = tf.math.cumprod(xv)
     jt = acc.jvp(y)
 print("tf cumprod vjp_jvp at zeros:", tape.gradient(jt, xv, output_gradients=tf.constant(c, tf.float64)).numpy()[0], "exact:", c[1] * t[1])
+
+# copysign's second derivative is the exact 0 (its derivative is the constant sgn(x) sgn(s));
+# PyTorch differentiates its gradient grad * result / self
+x = torch.tensor([3.7, 0.0], dtype=torch.float64, requires_grad=True)
+(g,) = torch.autograd.grad(torch.copysign(x, -1.0), x, torch.ones(2, dtype=torch.float64), create_graph=True)
+(gg,) = torch.autograd.grad(g, x, torch.tensor([1.3, 1.0], dtype=torch.float64))
+print("torch copysign'' at 3.7 and 0:", gg.tolist(), "exact: [0.0, 0.0]")
