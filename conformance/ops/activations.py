@@ -62,6 +62,22 @@ unary(
     ),  # no inf*0 in the unselected branch
     params={"alpha": st.sampled_from([1.0, 0.5, 2.0])},
     rules=("elu",),
+    conventions=(
+        Convention(
+            "elu-gradient-at-nan",
+            "elu's derivative at NaN: PyTorch's elu_backward passes the gradient (x <= 0 is false for "
+            "NaN: the positive branch, 1)",
+            any_nan,
+            (
+                Alternative(
+                    "the-negative-branch",
+                    lambda T, x, alpha: T.where(T.isnan(x), alpha * x, T.nn.functional.elu(x, alpha)),
+                    "TensorFlow (tf.where(x > 0, x, alpha * expm1(minimum(x, 0))) and keras.ops.elu): "
+                    "x > 0 is false for NaN, the negative branch's slope alpha * e^0 = alpha",
+                ),
+            ),
+        ),
+    ),
 )
 unary(
     "selu",

@@ -15,6 +15,7 @@ from conformance.ops._conventions import (
     Convention,
     any_equal_pair,
     any_nan,
+    any_zero,
     at_params,
     away_from_nan,
     nan_mask,
@@ -291,6 +292,28 @@ unary(
     jax=lambda J, x, other: J.jnp.copysign(x, other),
     tf="TensorFlow has no copysign op",
     params={"other": st.sampled_from([-1.0, 2.0, -0.0])},
+    conventions=(
+        Convention(
+            "copysign-gradient-at-zero",
+            "copysign's derivative at self = ±0 (a kink of ±|x|): PyTorch's copysign_tensor_self_backward "
+            "gives 0",
+            any_zero,
+            (
+                Alternative(
+                    "the-sign-of-the-zero",
+                    lambda T, x, other: T.where(
+                        x == 0,
+                        x
+                        * (
+                            T.copysign(T.ones_like(x), x) * T.copysign(T.ones_like(x), T.full_like(x, other))
+                        ).detach(),
+                        T.copysign(x, other),
+                    ),
+                    "JAX: jnp.copysign's JVP is select(signbit(x) == signbit(other), t, -t), ±1 at a signed zero",
+                ),
+            ),
+        ),
+    ),
 )
 unary(
     "xlogy_scalar_self",

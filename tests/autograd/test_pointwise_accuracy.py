@@ -199,6 +199,17 @@ def test_copysign_gradient_at_infinite_inputs_is_the_sign():
     assert g.numpy().tolist() == [-1.0, -1.0, -1.0]  # PyTorch's result / self: nan at ±inf
 
 
+def test_copysign_second_derivative_at_subnormal_inputs_is_zero():
+    # copysign(x, s) is ±x, so its second derivative is exactly 0 away from x = 0; differentiating
+    # PyTorch's result / self gives -result / self², inf - inf = nan where self² underflows
+    a = T.tensor([5e-324, -5e-324, 1e-200], dtype=T.float64, requires_grad=True)
+    b = T.tensor([2.0, -0.0, 3.0], dtype=T.float64)
+    (g,) = T.autograd.grad(T.copysign(a, b).sum(), a, create_graph=True)
+    assert g.detach().numpy().tolist() == [1.0, 1.0, 1.0]
+    (gg,) = T.autograd.grad(g.sum(), a)
+    assert gg.numpy().tolist() == [0.0, 0.0, 0.0]
+
+
 def test_cumprod_gradient_at_an_infinite_input_is_the_product_of_the_others():
     x = T.tensor([2.0, np.inf, 3.0, 0.5], dtype=T.float64, requires_grad=True)
     (g,) = T.autograd.grad(T.cumprod(x, 0).sum(), x)

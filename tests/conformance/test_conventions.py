@@ -415,3 +415,33 @@ def test_a_zero_seed_at_an_unbounded_derivative_may_give_zero():
     assert _judge(case, "vjp_jvp", g_input=[1.0, -0.25], **ok)["verdict"] == "fail"
     at_nan = _case("log1p", {**data, "input": [NAN, 1.0]}, "vjp_jvp")
     assert _judge(at_nan, "vjp_jvp", g_input=[0.0, -0.25], g_tan1_input=[NAN, 0.5])["verdict"] == "fail"
+
+
+def test_elu_gradient_at_nan_the_negative_branch_is_a_convention():
+    """TensorFlow's elu takes the negative branch at NaN (x > 0 is false): slope alpha, where
+    PyTorch's elu_backward takes the positive one (x <= 0 is false), slope 1. The seeded seed-0
+    campaign's float16 vmap_jvp_vjp case: -0.245 = 0.5 * -0.49 at a NaN input."""
+    data = {"input": [NAN, 1.5, -2.0], "grad_output": [-0.49, 2.0, 3.0]}
+    case = _case("elu", data, "vjp", alpha=0.5)
+    exact = [-0.49, 2.0, 3.0 * 0.5 * np.exp(-2.0)]
+    got = _judge(case, "vjp", grad_input=[-0.245, *exact[1:]])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [
+        {"name": "elu-gradient-at-nan", "alternative": "the-negative-branch", "elements": 1}
+    ]
+    assert _judge(case, "vjp", grad_input=exact)["verdict"] == "pass"
+    # another value at the NaN is no choice: a failure
+    assert _judge(case, "vjp", grad_input=[-0.3, *exact[1:]])["verdict"] == "fail"
+
+
+def test_copysign_gradient_at_a_signed_zero_is_a_convention():
+    """JAX's copysign derivative at a signed zero is ±1 (signbit(x) == signbit(other)), PyTorch's 0:
+    the seeded seed-0 campaign's float16 vjp_vjp case (x = 0, other = -0.0: JAX's -gg)."""
+    data = {"input": [0.0, 1.5, -2.0], "grad_output": [2.418, 2.0, 3.0]}
+    case = _case("copysign_scalar", data, "vjp", other=-0.0)
+    exact = [0.0, -2.0, 3.0]
+    got = _judge(case, "vjp", grad_input=[-2.418, *exact[1:]])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"][0]["name"] == "copysign-gradient-at-zero"
+    assert _judge(case, "vjp", grad_input=exact)["verdict"] == "pass"
+    assert _judge(case, "vjp", grad_input=[2.418, *exact[1:]])["verdict"] == "fail"  # the wrong sign

@@ -66,3 +66,18 @@ def test_floor_of_a_computed_value_allows_a_unit_only_next_to_an_integer():
     (value,), (bound,), _ = bound_of(lambda x: T.floor(x * 3.0), [x], Precision(dtype="float32"))
     assert bound[0] == 1.0  # 3 * fl(1/3) is within rounding of 1
     assert bound[1] == 0.0 and bound[2] == 0.0  # 1.5 and 2.003: no integer within reach
+
+
+def test_jax_bfloat16_round_with_negative_decimals_by_a_rounded_scale_is_within_the_bound():
+    """jnp.round(x, -1) multiplies by 0.1 rounded to bfloat16 (0.10009765625): -732 scales to
+    -73.27, rounded to the tie -73.5, then to -74, so JAX says -740 where PyTorch's -732 / 10 = -73.2
+    says -730 (the seed-0 seeded campaign's round_decimals case). The bound allows that unit, and
+    only next to a half-integer: -52 (-5.2, far from any) keeps the plain rounding bound."""
+    jnp = pytest.importorskip("jax.numpy", reason="JAX's own bfloat16 round")
+    x = np.array([-732.0, -52.0])
+    (value,), (bound,), _ = bound_of(lambda a: T.round(a, decimals=-1), [x], Precision(dtype="bfloat16"))
+    jax_value = np.asarray(jnp.round(jnp.asarray(x, jnp.bfloat16), -1), dtype=np.float64)
+    assert jax_value[0] == -740.0 and value[0] == -730.0
+    assert abs(jax_value[0] - value[0]) <= bound[0]
+    assert bound[1] < 10.0  # no unit where the scaled value is not near a tie
+    assert abs(jax_value[1] - value[1]) <= bound[1]

@@ -1077,10 +1077,11 @@ _binary(
 def _copysign_self_grad(c, g):
     """copysign_tensor_self_backward: grad * result / self, 0 where self == 0. result / self is ±1
     for a finite nonzero self and nan for an infinite one, where the derivative is ±1 too (JAX's
-    answer): there the reference forms sgn(self) · sgn(result)."""
-    signs = A.where(
-        A.eq(A.abs(c.self), math.inf), P.sgn(c.self) * P.sgn(c.result), c.result / c.self
-    )  # nan stays nan
+    answer): the reference forms sgn(self) · sgn(result), equal to result / self wherever that is
+    finite, and constant, so its derivative is the exact 0 — differentiating result / self instead
+    gives -result / self² = inf - inf = nan at a subnormal self, where self² underflows (PyTorch's
+    and JAX's second derivatives at 5e-324 are 0). nan stays nan (sgn(nan) is 0: self itself there)."""
+    signs = A.where(A.eq(c.self, c.self), P.sgn(c.self) * P.sgn(c.result), c.self)
     ratio = A.where(A.eq(c.self, 0.0), 0.0, signs)
     return g * ratio
 
@@ -1554,21 +1555,29 @@ def _round_decimals_bound(p, arrays, errs, params, outs):
     once (u·|x·10^d|) and the unscaling once (u·|y|). A rounding function has no derivative to carry
     errors, but where the scaled value lies within its error (the scaling's and the input's,
     e·10^d) of a half-integer, nearbyint may go either way: the result may then differ by one unit
-    10^-d. So the bound is 10^-d there, and u·|y| + eta elsewhere."""
+    10^-d. So the bound is 10^-d there, and u·|y| + eta elsewhere.
+
+    jnp.round (jax._src.numpy: ``lax.div(lax.round(lax.mul(x, factor)), factor)``, factor the
+    constant 10**decimals in the dtype) multiplies by 10^d rounded to the dtype, inexact for d < 0
+    (0.1 is 0.10009765625 in bfloat16): its scaled value carries one more rounding, u·|x·10^d|, and
+    its unscaling divides by the rounded constant, one more u·|y|. For d < 0 the bound takes both
+    formulas' roundings (bfloat16 round(-732, -1): JAX's -732·fl(0.1) = -73.27 rounds to the tie
+    -73.5, then to -74: -740, where PyTorch's -732 / 10 = -73.2 gives -730)."""
     from reference.errors import REFERENCE_U
 
     x = np.asarray(arrays[0], dtype=np.float64)
     d = params["decimals"]
     scale = 10.0**d
     u = p.u + REFERENCE_U
+    roundings = 2 if d < 0 else 1  # JAX's scaling by 10^d rounded to the dtype (see above)
     e = errs[0]
     with np.errstate(all="ignore"):
         scaled = x * scale
-        slack = u * np.abs(scaled) + (0.0 if e is None else np.asarray(e) * scale)
+        slack = roundings * u * np.abs(scaled) + (0.0 if e is None else np.asarray(e) * scale)
         frac = np.abs(scaled - np.floor(scaled) - 0.5)
         near_tie = frac <= slack
     y = np.asarray(outs[0], dtype=np.float64)
-    return [np.where(near_tie, 1.0 / scale, 0.0) + u * np.abs(y) + p.eta]
+    return [np.where(near_tie, 1.0 / scale, 0.0) + roundings * u * np.abs(y) + p.eta]
 
 
 _ERRORS["round_decimals"] = _E.derived_bound(

@@ -1,0 +1,41 @@
+"""The known entries the seeded campaign (`refgrad run --draws seeded`) needed: their reproducer
+prints each departure, every entry's pattern matches what it prints, and each entry's region is
+written on case fields (op, check, dtype, values kind), not on the case ids one run drew."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.known import load_known
+
+SCRIPT = "reproducers/seeded-draws-special-values.py"
+
+
+def _entries():
+    return [e for e in load_known("builtin").entries if e.reproducer == SCRIPT]
+
+
+def test_the_seeded_entries_describe_regions_not_drawn_cases():
+    entries = _entries()
+    assert len(entries) >= 10
+    for e in entries:
+        assert e.case_ids is None, e.id
+        assert e.ops, e.id
+        assert e.reproduces is not None, e.id
+
+
+@pytest.mark.slow  # imports PyTorch, JAX and TensorFlow: about half a minute
+def test_the_reproducer_prints_every_seeded_departure():
+    pytest.importorskip("tensorflow")
+    pytest.importorskip("jax")
+    pytest.importorskip("mpmath")
+    entries = _entries()
+    script = Path(entries[0].reproducer_path)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    missed = [e.id for e in entries if not e.reproduces.search(done.stdout)]
+    assert not missed, done.stdout
