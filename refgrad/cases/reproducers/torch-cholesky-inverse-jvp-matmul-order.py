@@ -14,10 +14,12 @@ dL = torch.tensor([[0.3, 0.0, 0.0], [1.0, -0.2, 0.0], [0.4, 0.7, 0.5]], dtype=to
 for upper in (False, True):
     F, dF = (L.mT, dL.mT) if upper else (L, dL)
     X = torch.cholesky_inverse(F, upper=upper)
-    _, fwd = torch.func.jvp(lambda f: torch.cholesky_inverse(f, upper=upper), (F,), (dF,))
+    _, fwd = torch.func.jvp(lambda f, upper=upper: torch.cholesky_inverse(f, upper=upper), (F,), (dF,))
     exact = -X @ (dL @ L.mT + L @ dL.mT) @ X  # A = L L^T in both spellings
     h = 1e-6
-    fd = (torch.cholesky_inverse(F + h * dF, upper=upper) - torch.cholesky_inverse(F - h * dF, upper=upper)) / (2 * h)
+    fd = (
+        torch.cholesky_inverse(F + h * dF, upper=upper) - torch.cholesky_inverse(F - h * dF, upper=upper)
+    ) / (2 * h)
     print(
         f"upper={upper}: torch jvp [2,2] = {fwd[2, 2].item():.10f}, exact {exact[2, 2].item():.10f}, "
         f"central difference {fd[2, 2].item():.10f}; max |jvp - exact| = {(fwd - exact).abs().max().item():.3g}"
