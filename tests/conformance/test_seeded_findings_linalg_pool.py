@@ -156,6 +156,77 @@ FOUND = [
             {"input": [3, 2, 2, 2]},
         ),
     ),
+    (
+        "tf-resize-bicubic-forward-over-forward",
+        _result(
+            "tensorflow",
+            "upsample_bicubic2d",
+            "vmap_jvp_vjp",
+            "float32",
+            "error_mismatch",
+            "tensorflow raised StagingError: in user code: LookupError: gradient registry has no entry for: ResizeBicubicGrad (the reference accepts this configuration)",
+            {
+                "align_corners": True,
+                "in_dims": [-1],
+                "mode": "bicubic",
+                "size": [1, 1],
+                "values": "positive",
+                "vmap_size": 3,
+            },
+            {"input": [0, 1, 2, 1]},
+        ),
+    ),
+    (
+        "jax-conv-patches-nan-from-an-infinite-input",
+        _result(
+            "jax",
+            "im2col",
+            "forward",
+            "bfloat16",
+            "fail",
+            "output[0,0,0]=nan but reference says 0.0 (inf ulps of bfloat16; ratio inf > bound 1)",
+            {
+                "dilation": [1, 2],
+                "kernel_size": [2, 1],
+                "padding": [1, 0],
+                "stride": [2, 2],
+                "values": "special",
+            },
+            {"input": [1, 2, 5, 3]},
+        ),
+    ),
+    (
+        "tf-extract-patches-gradient-of-empty-batch",
+        _result(
+            "tensorflow",
+            "im2col",
+            "jvp_vjp",
+            "float32",
+            "error_mismatch",
+            "tensorflow raised InvalidArgumentError: {{function_node __wrapped__UnsortedSegmentSum_device_/job:localhost/replica:0/task:0/device:CPU:0}} data.shape = [6,0] does not start with segment_ids.shape = [3] [Op:UnsortedSegmentSum] name: (the reference accepts this configuration)",
+            {
+                "dilation": [1, 1],
+                "kernel_size": [3, 1],
+                "padding": [0, 0],
+                "stride": [2, 1],
+                "values": "tiny",
+            },
+            {"input": [0, 2, 4, 1]},
+        ),
+    ),
+    (
+        "tf-tile-second-order-past-rank-2",
+        _result(
+            "tensorflow",
+            "repeat",
+            "jvp_jvp",
+            "float32",
+            "error_mismatch",
+            "tensorflow raised UnimplementedError: Graph execution error: Broadcast between [1,1,1,2,1,5,1,3] and [3,1,3,2,2,5,3,3] is not supported yet. [[{{node gradient_tape/gradient_tape/BroadcastTo}}]] (the reference accepts this configuration)",
+            {"repeats": [3, 3, 2, 3], "values": "ties"},
+            {"input": [2, 5, 3]},
+        ),
+    ),
 ]
 
 
