@@ -227,6 +227,39 @@ FOUND = [
             {"input": [2, 5, 3]},
         ),
     ),
+    (
+        "tf-forward-accumulator-relaxed-shapes-eigh",
+        _result(
+            "tensorflow",
+            "linalg_eigh",
+            "jvp_jvp",
+            "float32",
+            "error_mismatch",
+            "tensorflow raised InvalidArgumentError: Graph execution error: Input to reshape is a tensor with 5 values, but the requested shape has 25 [[{{node gradients/gradients/gradient_tape/gradient_tape/Reshape_1_grad/Reshape_grad/Reshape}}]] (the reference accepts this configuration)",
+            {"UPLO": "U", "values": "wide"},
+            {"input": [5, 5]},
+        ),
+    ),
+    (
+        "tf-max-pool2d-skips-nan",
+        _result(
+            "tensorflow",
+            "max_pool2d",
+            "vmap",
+            "float32",
+            "fail",
+            "output[0,1,1,0,1]=-0.22717702 but reference says nan (inf ulps of float32; ratio inf > bound 1)",
+            {
+                "in_dims": [-3],
+                "kernel_size": [1, 2],
+                "padding": [0, 0],
+                "stride": [3, 2],
+                "values": "nonfinite",
+                "vmap_size": 2,
+            },
+            {"input": [2, 2, 3, 4]},
+        ),
+    ),
 ]
 
 
