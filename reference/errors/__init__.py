@@ -292,12 +292,12 @@ class Tracker:
         storage's dtype); its bound is ``src``'s. A written region's bound is set inside the whole
         storage's (a bound is found by the memory an array starts at: a root for the region alone
         would answer for the storage's other elements too)."""
-        if self._suspended or _is_device(dst):
+        if self._suspended:
             return
-        err = np.array(np.broadcast_to(self.error_of(src), np.shape(dst)), dtype=np.float64)
+        err = np.array(np.broadcast_to(self.error_of(src), tuple(dst.shape)), dtype=np.float64)
         if self.policy is not None:
             err = self.policy.carry(src, dst, err, write)
-        if storage is None or _is_device(storage) or not storage.flags.c_contiguous:
+        if storage is None or not storage.flags.c_contiguous:
             self._register(dst, err)
             return
         whole = np.array(self.error_of(storage), dtype=np.float64).reshape(-1)

@@ -810,7 +810,7 @@ def _scaled(name, p, q):
 def _r(p, q, k):
     """(p² + q²)^(k/2), plain (third order only)."""
     r2 = p * p + q * q
-    return r2 ** (k // 2) if k % 2 == 0 else r2 ** (k // 2) * P.sqrt(r2)
+    return r2 ** (k // 2) if k % 2 == 0 else r2 ** (k // 2) * A.sqrt(r2)
 
 
 _SCALED_GRADS = {
@@ -928,8 +928,8 @@ def _logaddexp(a, b, base):
     """m + log(1 + exp(-|a - b|)) (base e or 2); a when both are the same infinity. In float64 the
     exact kernel (_smooth.logaddexp: the rounding of |a - b| corrected, mpmath where the result
     cancels to near 0)."""
-    if isinstance(a, np.ndarray) and a.dtype == np.float64:
-        return S.logaddexp(a, b, base)
+    if a.dtype == np.float64:  # on a device too: run on the host, as the partials are
+        return _binary_on_host(S.logaddexp)(a, b, base)
     xp = namespace_of(a, b)
     m = xp.maximum(a, b)
     if base == 2:
@@ -1014,7 +1014,7 @@ def _binary_on_host(kernel):
 def _weight_d2(c, g):
     """k²·σ''(z) = k²·σ'(z)·(-tanh(z/2)) of the rounded z: third order, no check reaches it."""
     k = math.log(c.base)
-    return g * (k * k) * _weight_d1(c.self, c.other, c.base) * -P.tanh((c.self - c.other) * (k / 2))
+    return g * (k * k) * _weight_d1(c.self, c.other, c.base) * -A.tanh((c.self - c.other) * (k / 2))
 
 
 for _name, _kernel, _grad in (

@@ -167,7 +167,38 @@ def _derivative_records():
             "aaa",
         )
     ]
+    # erfcx's and log_ndtr's exact derivative primitives (session 15), as the inverse functions'
+    for name, fn in (("erfcx", S.erfcx), ("log_ndtr", S.log_ndtr)):
+        for k in (1, 2, 3):
+            opts = {"first_order_only": "the third derivative has no derivative of its own"} if k == 3 else {}
+            out[f"{name}_d{k}"] = [(f"derivative_{k - 1}", _derivative(fn, k - 1), [(2, 3)], "a", opts)]
+    # the partials of atan2, hypot and logaddexp (primitives of both inputs): the first in the
+    # backward of the op, the next in the backward of its gradient
+    for fn, first, second in (
+        (T.atan2, ("atan2_partial",), ("atan2_partial_pq", "atan2_partial_diff")),
+        (T.hypot, ("hypot_partial",), ("hypot_partial_pq", "hypot_partial_qq")),
+        (T.logaddexp, ("logaddexp_weight",), ("logaddexp_weight_d1",)),
+    ):
+        for names, order in ((first, 0), (second, 1)):
+            for name in names:
+                out[name] = [(f"order_{order}", _binary_derivative(fn, order), [(2, 3), (3,)], "pp")]
     return out
+
+
+def _binary_derivative(fn, order):
+    """``fn(a, b)`` (order 0) or the sum of its two partial derivatives (order 1), as a
+    differentiable program: its backward runs the next derivative primitives."""
+
+    def prog(a, b):
+        a = a if a.requires_grad else a.clone().requires_grad_()
+        b = b if b.requires_grad else b.clone().requires_grad_()
+        out = fn(a, b)
+        if order:
+            da, db = T.autograd.grad(out, (a, b), T.ones_like(out), create_graph=True)
+            out = da + db
+        return out
+
+    return prog
 
 
 RECORDS.update(_derivative_records())
