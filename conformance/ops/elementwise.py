@@ -151,7 +151,7 @@ def _pow_nan_exponent_gradient(T, x, y):
 binary("add", lambda T, x, y: x + y, lambda J, x, y: x + y, lambda tf, x, y: tf.math.add(x, y))
 binary("sub", lambda T, x, y: x - y, lambda J, x, y: x - y, lambda tf, x, y: tf.math.subtract(x, y))
 binary("mul", lambda T, x, y: x * y, lambda J, x, y: x * y, lambda tf, x, y: tf.math.multiply(x, y))
-binary("div", lambda T, x, y: x / y, lambda J, x, y: x / y, lambda tf, x, y: tf.math.divide(x, y))
+binary("div", lambda T, x, y: x / y, lambda J, x, y: x / y, lambda tf, x, y: tf.math.divide(x, y), domains={"other": D.DIVISOR})
 binary(
     "maximum",
     lambda T, x, y: T.maximum(x, y),
@@ -177,7 +177,7 @@ binary(
     lambda T, x, y: T.pow(x, y),
     lambda J, x, y: J.jnp.power(x, y),
     lambda tf, x, y: tf.math.pow(x, y),
-    domains={"input": "pos", "other": "unit"},
+    domains={"input": D.POW_BASE, "other": D.POW_EXPONENT},
     values=("normal", "ties", "nonfinite"),
     conventions=(
         Convention(
@@ -206,7 +206,7 @@ unary(
     lambda T, x, exponent: T.pow(x, exponent),
     lambda J, x, exponent: J.jnp.power(x, exponent),
     lambda tf, x, exponent: tf.math.pow(x, exponent),
-    domain="pos",
+    domain=D.POW_BASE,
     params={"exponent": st.sampled_from([2.0, 3.0, 0.5, -1.0, 2.5])},
 )
 unary(
@@ -320,6 +320,7 @@ unary(
     torch=lambda torch, x: torch.reciprocal(x),
     jax=lambda J, x: J.jnp.reciprocal(x),
     tf=lambda tf, x: tf.math.reciprocal(x),
+    domain=D.DIVISOR,
 )
 unary(
     "masked_fill",

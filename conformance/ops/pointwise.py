@@ -196,8 +196,8 @@ _simple(
 )
 _simple("i0", "i0", "jax.scipy.special.i0", "math.bessel_i0")
 _simple("i0e", "special.i0e", "jax.scipy.special.i0e", "math.bessel_i0e")
-_simple("i1", "special.i1", "jax.scipy.special.i1", "math.bessel_i1")
-_simple("i1e", "special.i1e", "jax.scipy.special.i1e", "math.bessel_i1e")
+_simple("i1", "special.i1", "jax.scipy.special.i1", "math.bessel_i1", D.ZERO_AT_0)
+_simple("i1e", "special.i1e", "jax.scipy.special.i1e", "math.bessel_i1e", D.ZERO_AT_0)
 _simple("ndtri", "special.ndtri", "jax.scipy.special.ndtri", "math.ndtri", D.NDTRI,
         values=("normal", "ties"))  # fmt: skip
 _simple("log_ndtr", "special.log_ndtr", "jax.scipy.special.log_ndtr", None)
@@ -256,7 +256,7 @@ unary(
     lambda T, x, n: T.polygamma(n, x),
     jax=lambda J, x, n: _jsp(J).polygamma(n, x),
     tf=lambda tf, x, n: tf.math.polygamma(tf.constant(float(n), x.dtype), x),
-    domain="pos",
+    domain=D.POLYGAMMA,
     params={"n": st.sampled_from([1, 2, 3])},
     values=("normal", "ties"),
 )
@@ -320,7 +320,7 @@ unary(
     lambda T, x, s: T.xlogy(s, x),
     jax=lambda J, x, s: _jsp(J).xlogy(J.jnp.asarray(s, x.dtype), x),
     tf=lambda tf, x, s: tf.math.xlogy(tf.constant(s, x.dtype), x),
-    domain="pos",
+    domain=D.LOG,
     params={"s": st.sampled_from([2.0, 0.0, -0.5])},
 )
 unary(
@@ -427,7 +427,7 @@ binary(
     lambda T, x, y: T.fmod(x, y),
     lambda J, x, y: J.jnp.fmod(x, y),
     "TensorFlow's truncatemod is fmod for integers; no float spelling is recorded",
-    domains={"other": "pos"},
+    domains={"other": D.DIVISOR_GATE_POS},
     values=("normal", "ties", "wide"),
 )
 binary(
@@ -435,7 +435,7 @@ binary(
     lambda T, x, y: T.remainder(x, y),
     lambda J, x, y: J.jnp.remainder(x, y),
     lambda tf, x, y: tf.math.floormod(x, y),
-    domains={"other": "pos"},
+    domains={"other": D.DIVISOR_GATE_POS},
     values=("normal", "ties", "wide"),
 )
 for _n, _j, _t in (("fmax", "fmax", "maximum"), ("fmin", "fmin", "minimum")):
@@ -520,7 +520,7 @@ record(
     fn=lambda T, a, t1, t2, value: T.addcdiv(a, t1, t2, value=value),
     jax=lambda J, a, t1, t2, value: a + value * t1 / t2,
     tf=lambda tf, a, t1, t2, value: a + value * t1 / t2,
-    domains={"tensor2": "pos"},
+    domains={"tensor2": D.DIVISOR_GATE_POS},
 )
 
 

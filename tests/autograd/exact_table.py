@@ -696,6 +696,11 @@ SPECIALS = [
     ("lgamma", 2.0, 0, 0.0),
     ("erfinv", 1.0, 1, INF),
     ("erfinv", -1.0, 2, -INF),
+    # pow(-inf, y) = +inf and pow(-0, y) = +0 for y > 0 not an odd integer (C99 F.10.4.4), where
+    # NumPy's and PyTorch's x ** 0.5 is sqrt(x): nan and -0
+    ("pow_half", -INF, 0, INF),
+    ("pow_half", -0.0, 0, 0.0),
+    ("pow_half", -INF, 1, 0.0),
 ]
 
 

@@ -132,12 +132,26 @@ rule(
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
 )
+def _power(a, b):
+    """a ** b with IEEE 754's pow special values (C99 Annex F.10.4.4). NumPy computes x ** 0.5 as
+    sqrt(x), which says sqrt(-inf) = nan and sqrt(-0) = -0 where pow(-inf, y) = +inf and
+    pow(-0, y) = +0 for every y > 0 that is not an odd integer; its other special values are C99's
+    (PyTorch's pow by a Python 0.5 or -0.5 takes sqrt and rsqrt the same way: its departure)."""
+    xp = namespace_of(a)
+    out = xp.power(a, b)
+    if out.dtype.kind != "f":
+        return out
+    half = b == 0.5
+    out = xp.where(half & (a == -math.inf), xp.asarray(math.inf, dtype=out.dtype), out)
+    return xp.where(half & (a == 0), xp.zeros_like(out), out)
+
+
 rule(
     "pow",
     "PowBackward0",
     ("self",),  # exponent: a Python number
-    forward=lambda a, exponent: (
-        namespace_of(a).power(a, namespace_of(a).asarray(exponent, dtype=a.dtype)).astype(a.dtype, copy=False)
+    forward=lambda a, exponent: _power(a, namespace_of(a).asarray(exponent, dtype=a.dtype)).astype(
+        a.dtype, copy=False
     ),
     grads=(
         lambda c, g: A.zeros_like(g) if c.exponent == 0 else g * (c.exponent * A.pow(c.self, c.exponent - 1)),
@@ -151,7 +165,7 @@ rule(
     "pow_tensor",
     "PowBackward1",
     ("self", "exponent"),
-    forward=lambda a, b: namespace_of(a).power(a, b).astype(a.dtype, copy=False),
+    forward=lambda a, b: _power(a, b).astype(a.dtype, copy=False),
     grads=(
         lambda c, g: A.where(c.exponent == 0, 0.0, g * (c.exponent * A.pow(c.self, c.exponent - 1))),
         lambda c, g: g * A.where(_zero_base(c), 0.0, c.result * A.log(c.self)),
