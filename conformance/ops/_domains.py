@@ -238,10 +238,14 @@ POLYGAMMA = domain(_WHOLE_LINE + "polygamma", -math.inf, math.inf, *_GAMMA_POLES
 #: a divisor (1/x, x/y): the pole at 0, on both sides
 DIVISOR = domain("whole line: a divisor", -math.inf, math.inf, _pole(0.0))
 #: the divisor of fmod, remainder and addcdiv, drawn positive by the gate's campaign
-DIVISOR_GATE_POS = domain("whole line: a divisor (gate: positive)", -math.inf, math.inf, _pole(0.0), gate="pos")
+DIVISOR_GATE_POS = domain(
+    "whole line: a divisor (gate: positive)", -math.inf, math.inf, _pole(0.0), gate="pos"
+)
 #: pow's base x in x**y: 0, where x**y (y < 0) and its derivatives are poles or its branch point
 #: (y non-integer), and 1, the zero of log x in d(x**y)/dy = x**y log x; a negative base is
 #: defined for an integer exponent (nan otherwise, which a framework must also say)
-POW_BASE = domain("whole line: pow's base", -math.inf, math.inf, Point("branch 0", 0.0), _zero(1.0), gate="pos")
+POW_BASE = domain(
+    "whole line: pow's base", -math.inf, math.inf, Point("branch 0", 0.0), _zero(1.0), gate="pos"
+)
 #: pow's exponent y: 0, where x**y = 1 whatever x and d/dx = y x**(y-1) changes form
 POW_EXPONENT = domain("whole line: pow's exponent", -math.inf, math.inf, _zero(0.0), gate="unit")

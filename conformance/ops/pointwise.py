@@ -422,12 +422,45 @@ binary(
     lambda tf, x, y: tf.math.xlog1py(x, y),
     domains={"other": D.LOG1P},
 )
+def _zero_divisor(np_, inputs, params) -> bool:
+    try:
+        _, y = np_.broadcast_arrays(inputs["input"], inputs["other"])
+    except ValueError:
+        return False
+    return bool((y == 0).any())
+
+
+def _nan_at_a_zero_divisor(op_name):
+    """The op with its first and second derivatives nan where the divisor is 0, as its value is
+    (a quadratic times nan: a linear one's second derivative is an exact 0); the other branch reads
+    a divisor of 1, so that no nan of the unselected side reaches a gradient."""
+
+    def fn(T, x, y):
+        at = y == 0
+        s = x + y
+        return T.where(at, (s * s + s) * math.nan, getattr(T, op_name)(x, T.where(at, T.ones_like(y), y)))
+
+    return fn
+
+
+def _zero_divisor_convention(op_name, quotient):
+    return Convention(
+        f"{op_name}-derivatives-at-a-zero-divisor",
+        f"{op_name}'s derivatives where the divisor is 0, where its value is nan and so are the "
+        f"mathematics' derivatives: PyTorch's formulas give 1 in x, -{quotient}(x/y) in y and 0 in "
+        "the second order",
+        _zero_divisor,
+        (Alternative("nan", _nan_at_a_zero_divisor(op_name), "TensorFlow: nan (floormod's gradient)"),),
+    )
+
+
 binary(
     "fmod",
     lambda T, x, y: T.fmod(x, y),
     lambda J, x, y: J.jnp.fmod(x, y),
     "TensorFlow's truncatemod is fmod for integers; no float spelling is recorded",
     domains={"other": D.DIVISOR_GATE_POS},
+    conventions=(_zero_divisor_convention("fmod", "trunc"),),
     values=("normal", "ties", "wide"),
 )
 binary(
@@ -436,6 +469,7 @@ binary(
     lambda J, x, y: J.jnp.remainder(x, y),
     lambda tf, x, y: tf.math.floormod(x, y),
     domains={"other": D.DIVISOR_GATE_POS},
+    conventions=(_zero_divisor_convention("remainder", "floor"),),
     values=("normal", "ties", "wide"),
 )
 for _n, _j, _t in (("fmax", "fmax", "maximum"), ("fmin", "fmin", "minimum")):

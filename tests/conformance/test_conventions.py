@@ -445,3 +445,25 @@ def test_copysign_gradient_at_a_signed_zero_is_a_convention():
     assert got["conventions"][0]["name"] == "copysign-gradient-at-zero"
     assert _judge(case, "vjp", grad_input=exact)["verdict"] == "pass"
     assert _judge(case, "vjp", grad_input=[2.418, *exact[1:]])["verdict"] == "fail"  # the wrong sign
+
+
+def test_remainder_derivatives_at_a_zero_divisor_are_a_convention_and_other_values_fail():
+    """floormod(-1, 0) is nan; TensorFlow's second derivative there is nan, PyTorch's formulas give 0
+    (floor's derivative): a choice the mathematics leaves open (no derivative of an undefined value).
+    A planted finite value at the zero divisor is neither choice, and stays a failure."""
+    data = {
+        "input": [-1.0, 2.5],
+        "other": [0.0, 1.5],
+        "tan1_input": [-1.0, 1.0],
+        "tan1_other": [0.39, 1.0],
+        "tan2_input": [-0.9, 1.0],
+        "tan2_other": [-1.0, 1.0],
+    }
+    case = _case("remainder", data, "jvp_jvp", values="ties")
+    got = run_in_process(_adapter("tensorflow"), case, "jvp_jvp", _adapter("tensorflow").setup())
+    assert got["verdict"] == "convention", got
+    assert {(c["name"], c["alternative"]) for c in got["conventions"]} == {
+        ("remainder-derivatives-at-a-zero-divisor", "nan")
+    }
+    planted = _judge(case, "jvp_jvp", tangent2_output=[5.0, 0.0])
+    assert planted["verdict"] == "fail", planted

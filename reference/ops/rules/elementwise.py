@@ -132,6 +132,8 @@ rule(
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
 )
+
+
 def _power(a, b):
     """a ** b with IEEE 754's pow special values (C99 Annex F.10.4.4). NumPy computes x ** 0.5 as
     sqrt(x), which says sqrt(-inf) = nan and sqrt(-0) = -0 where pow(-inf, y) = +inf and

@@ -4,6 +4,7 @@ forms as an intermediate (2·t_b·a/b³ overflows, or b² and b³ underflow) bef
 scales it: an infinity where the exact value is representable. Exact value: the same expression in
 float64 from the float16-exact inputs. Each framework fails at one of the two points (the
 factorisations differ)."""
+
 import numpy as np
 import torch
 

@@ -1,6 +1,7 @@
 """TensorFlow's derivative of bessel_i1 at 0 is 1.0 where I1'(0) = 1/2 (PyTorch, JAX and the
 power series I1(x) = x/2 + x^3/16 + ... all say 0.5); bessel_i1e's is 1.0 where |x|/2 is
 subnormal (x = -3.6e-308 in float64): its i0 - i1/x loses i1(x) = x/2 to flush-to-zero."""
+
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")

@@ -2,6 +2,7 @@
 Annex F.10.4.4) at -inf and -0: pow(-inf, 0.5) = +inf, pow(-0, 0.5) = +0, pow(-inf, -0.5) = +0,
 pow(-0, -0.5) = +inf. torch.pow with the same exponent as a tensor follows C99, as do JAX, TensorFlow
 and Python's math.pow."""
+
 import math
 
 import torch
