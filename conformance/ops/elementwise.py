@@ -148,6 +148,23 @@ def _pow_nan_exponent_gradient(T, x, y):
     return T.where(at, at_zero, T.pow(T.where(at, one, x), y))
 
 
+def _negative_base(np_, inputs, params) -> bool:
+    try:
+        x, _ = np_.broadcast_arrays(inputs["input"], inputs["other"])
+    except ValueError:
+        return False
+    return bool((x < 0).any())
+
+
+def _pow_zero_exponent_gradient_at_negative_base(T, x, y):
+    """x**y with a zero derivative in y where x < 0 (its value and x's derivative kept): the exponent
+    is read detached there; the other branch reads the safe base 1, so that no nan of log x < 0
+    reaches the gradient through the unselected side."""
+    at = x < 0
+    one = T.ones_like(x * y)
+    return T.where(at, T.pow(T.where(at, x, one), y.detach()), T.pow(T.where(at, one, x), y))
+
+
 binary("add", lambda T, x, y: x + y, lambda J, x, y: x + y, lambda tf, x, y: tf.math.add(x, y))
 binary("sub", lambda T, x, y: x - y, lambda J, x, y: x - y, lambda tf, x, y: tf.math.subtract(x, y))
 binary("mul", lambda T, x, y: x * y, lambda J, x, y: x * y, lambda tf, x, y: tf.math.multiply(x, y))
@@ -188,6 +205,19 @@ binary(
             (
                 Alternative(
                     "nan", _pow_nan_exponent_gradient, "JAX and TensorFlow: NaN (inf times their masked log)"
+                ),
+            ),
+        ),
+        Convention(
+            "pow-exponent-gradient-at-a-negative-base",
+            "d(x**y)/dy at x < 0, where x**y is real only at integer y (no derivative in y): PyTorch "
+            "and JAX evaluate x**y log(x) = nan",
+            _negative_base,
+            (
+                Alternative(
+                    "zero",
+                    _pow_zero_exponent_gradient_at_negative_base,
+                    "TensorFlow: 0 (_PowGrad reads log x as 0 where x <= 0)",
                 ),
             ),
         ),

@@ -166,6 +166,14 @@ def _adapter(framework):
         ),
         (
             "tensorflow",
+            "pow_tensor",
+            {"input": [-2.0, 2.0], "other": [3.0, 0.5], "grad_output": [1.0, 1.0]},
+            {"values": "ties"},
+            "pow-exponent-gradient-at-a-negative-base",
+            "zero",
+        ),
+        (
+            "tensorflow",
             "max_dim",
             {"input": [[2.0, 2.0, 1.0], [0.0, 3.0, -1.0]], "grad_output": [1.0, 2.0]},
             {"values": "ties", "dim": 1, "keepdim": False},
