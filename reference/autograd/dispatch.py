@@ -187,7 +187,7 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
     # the graph) 1.02-1.05x, under no_grad 1.01x (2026-11-29, 2-core shared machine, CPU time); the
     # fast path had saved 1.07-1.15x over the general path it duplicated.
     vmap_at = None
-    if levels._visible[0]:  # a transform is active: the innermost level holding an input runs it
+    if levels.state.visible:  # a transform is active: the innermost level holding an input runs it
         level = levels.owner(inputs)
         if level is not None:
             if levels.vmap_level(level) is None:  # jvp: primal and tangent, one level down
@@ -279,7 +279,7 @@ def _save_output(out, node):
         and out._base is None
         and out._tangents is None
         and out._batched is None
-        and not levels._stack
+        and not levels.state.stack
         and not graph_hooks._stack
     )
     return graph.SavedTensor(out, is_output=True, node=None if cycle_free else node, cycle_free=cycle_free)
@@ -308,7 +308,7 @@ def _result(rule, inputs, arr):
 
 def apply_view(rule, src, params=_NO_PARAMS):
     """Run the view op ``rule``: outputs share ``src``'s storage and version counter."""
-    if levels._visible[0]:
+    if levels.state.visible:
         level = levels.owner((src,))
         if level is not None:
             if levels.vmap_level(level) is None:
@@ -360,7 +360,7 @@ def _set_replay(rule, src, params, outs, replay):
 def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
     """``self.<op>_(*others)``: compute ``rule`` on (self, *others), write it into ``self``."""
 
-    if levels._visible[0]:
+    if levels.state.visible:
         level = levels.owner((self,) + tuple(others))
         if level is not None:
             if levels.vmap_level(level) is None:

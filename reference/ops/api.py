@@ -25,14 +25,14 @@ from reference.autograd.graph import storage_indices
 from reference.autograd.tensor import (
     CPU,
     Tensor,
-    _default_device,
-    _default_dtype,
     _infer_dtype,
     _make,
     bool_,
     complex64,
     complex128,
     default_complex_dtype,
+    default_device,
+    default_dtype,
     device_of_array,
     float32,
     int64,
@@ -113,7 +113,7 @@ def _scalar_dtype(v):
     if isinstance(v, numbers.Integral):
         return int64
     if isinstance(v, numbers.Real):
-        return _default_dtype[0]
+        return default_dtype.value
     if isinstance(v, numbers.Complex):
         return default_complex_dtype()
     raise TypeError(f"expected a Tensor or a Python number, got {type(v).__name__}")
@@ -214,7 +214,7 @@ def _floating(x):
     """Ops like exp on an integer tensor compute in the default float dtype, as in PyTorch
     (complex tensors compute in their own dtype)."""
     dt = x._data.dtype
-    return None if is_floating(dt) or dt.kind == "c" else _default_dtype[0]
+    return None if is_floating(dt) or dt.kind == "c" else default_dtype.value
 
 
 def _unary(rule, x, params=None):
@@ -323,11 +323,11 @@ def div(input, other, *, rounding_mode=None):
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         dt = result_type(input, other)
         if not is_inexact(dt):
-            dt = _default_dtype[0]
+            dt = default_dtype.value
         return apply(R.div, (_operand(input, dt), _operand(other, dt)), {}, cast=dt)
     dt = result_type(input, other)
     if not is_inexact(dt):
-        dt = _default_dtype[0]
+        dt = default_dtype.value
     return apply(R.div, (input, other), {}, cast=None if input.dtype == other.dtype == dt else dt)
 
 
@@ -642,7 +642,7 @@ def _compare(ufunc):
             dt = result_type(input, other)
             raise NotImplementedError(f"\"{ordered}_cpu\" not implemented for '{_complex_name(dt)}'")
         check_broadcast_operands(input, other)
-        if _levels._visible[0]:  # under vmap: compare the physical values
+        if _levels.state.visible:  # under vmap: compare the physical values
             index = _batching.vmap_owner((input, other))
             if index is not None:
                 return _batching.batch_plain(index, compare, (input, other))
@@ -678,7 +678,7 @@ lt, le, gt, ge, eq, ne = (
 
 def _batched_plain(fn, args):
     """Under vmap, ``fn`` (a function outside the table that reads values) on the physical values."""
-    if _levels._visible[0]:
+    if _levels.state.visible:
         index = _batching.vmap_owner(args)
         if index is not None:
             return _batching.batch_plain(index, fn, args)
@@ -1280,7 +1280,7 @@ def _split_advanced(input, items):
 def _batched_indices(tensors):
     """Some index tensor is batched by an active vmap (its values differ per sample)."""
     found = [e[1] for e in tensors if e is not None]
-    return bool(_levels._visible[0]) and _batching.vmap_owner(found) is not None
+    return bool(_levels.state.visible) and _batching.vmap_owner(found) is not None
 
 
 def _check_broadcast_indices(tensors):
@@ -1547,7 +1547,7 @@ def check_device(device):
     """``device=``: a device (a string such as ``"cuda:0"``, a torch-like device object, an int
     for a CUDA index) or None for the default device (``T.set_default_device``); the device."""
     if device is None:
-        return _default_device[0]
+        return default_device.value
     if isinstance(device, Device):
         dev = device
     elif isinstance(device, int) and not isinstance(device, bool):
@@ -1625,7 +1625,7 @@ def _size_arg(name, size):
 def _new(fn, shape, dtype, requires_grad, device=None, name="zeros"):
     dev = check_device(device)
     xp = np if dev is CPU else namespace_of_device(dev)  # made on the device, as torch.zeros does
-    arr = getattr(xp, fn.__name__)(_size_arg(name, shape), dtype=_np_dtype(dtype) or _default_dtype[0])
+    arr = getattr(xp, fn.__name__)(_size_arg(name, shape), dtype=_np_dtype(dtype) or default_dtype.value)
     return _leaf(arr, requires_grad, dev)
 
 
@@ -1658,7 +1658,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
 
 def _like(fn, input, *args):
     """Under vmap, ``*_like`` of a batched tensor is batched (one per sample), as in torch.func."""
-    if input._batched is not None and _levels._visible[0]:
+    if input._batched is not None and _levels.state.visible:
         return _batched_plain(lambda x: fn(x, *args), (input,))
     return None
 
@@ -1708,7 +1708,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = values
     if dtype is None:
-        dtype = _default_dtype[0] if any(isinstance(v, float) for v in values) else int64
+        dtype = default_dtype.value if any(isinstance(v, float) for v in values) else int64
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0 and end != start:
@@ -1737,7 +1737,7 @@ def _linspace_values(start, end, steps, dtype):
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    dtype = _np_dtype(dtype) or _default_dtype[0]
+    dtype = _np_dtype(dtype) or default_dtype.value
     return _leaf(_linspace_values(start, end, steps, dtype).astype(dtype), requires_grad, device)
 
 
@@ -1745,7 +1745,7 @@ def logspace(
     start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
 ):
     check_device(device)
-    dtype = _np_dtype(dtype) or _default_dtype[0]
+    dtype = _np_dtype(dtype) or default_dtype.value
     exps = _linspace_values(start, end, steps, np.dtype(np.float64))
     return _leaf(np.power(float(base), exps).astype(dtype), requires_grad, device)
 
@@ -1756,7 +1756,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype) or _default_dtype[0]), requires_grad, device)
+    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype) or default_dtype.value), requires_grad, device)
 
 
 # ---- in-place variants -----------------------------------------------------------------------------
@@ -1933,7 +1933,7 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
     A ``None`` cotangent (an output of convolution_backward nobody used) contributes nothing, and
     an output built only from absent cotangents is ``None``, as aten leaves it undefined."""
     ggI, ggW, ggb = gg
-    if not grad_state.enabled and not _levels._visible[0]:  # (under a transform: the composition below)
+    if not grad_state.enabled and not _levels.state.visible:  # (under a transform: the composition below)
         data = lambda t: None if t is None else t._data
         out = conv_arrays.convolution_double_backward(
             data(ggI),

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from reference.autograd.dispatch import apply, apply_inplace
-from reference.autograd.tensor import Tensor, _default_dtype
+from reference.autograd.tensor import Tensor, default_dtype
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES
@@ -90,7 +90,7 @@ def _rmod(self, other):
 
 def _ldexp_dtype(input, other):
     dt = A.result_type(input, other)
-    return dt if is_inexact(dt) else _default_dtype[0]
+    return dt if is_inexact(dt) else default_dtype.value
 
 
 def ldexp(input, other):
