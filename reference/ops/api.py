@@ -44,7 +44,7 @@ from reference.autograd.tensor import (
 from reference.autograd.tensor import device as Device
 from reference.backend import is_floating, is_inexact, namespace_of, to_device
 from reference.ops import kernels as K
-from reference.scalar_types import scalar_type_name
+from reference.scalar_types import cpp_type_name, scalar_type_name
 
 _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
 
@@ -499,18 +499,8 @@ def minimum(input, other):
 
 def _check_masked_fill(input, mask, value):
     if mask.dtype != bool_:
-        names = {
-            "int64": "long int",
-            "int32": "int",
-            "int16": "short int",
-            "int8": "signed char",
-            "uint8": "unsigned char",
-            "float32": "float",
-            "float64": "double",
-            "float16": "c10::Half",
-        }
         raise RuntimeError(
-            f"masked_fill_ only supports boolean masks, but got mask with dtype {names.get(mask.dtype.name, mask.dtype)}"
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {cpp_type_name(mask.dtype)}"
         )
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(
@@ -640,7 +630,7 @@ def _compare(ufunc):
             or isinstance(other, complex)
         ):
             dt = result_type(input, other)
-            raise NotImplementedError(f"\"{ordered}_cpu\" not implemented for '{_complex_name(dt)}'")
+            raise NotImplementedError(f"\"{ordered}_cpu\" not implemented for '{scalar_type_name(dt)}'")
         check_broadcast_operands(input, other)
         if _levels.state.visible:  # under vmap: compare the physical values
             index = _batching.vmap_owner((input, other))
@@ -665,10 +655,6 @@ def _compare(ufunc):
 
     compare.__name__ = ufunc.__name__
     return compare
-
-
-def _complex_name(dt):
-    return "ComplexDouble" if dt == complex128 else "ComplexFloat"
 
 
 lt, le, gt, ge, eq, ne = (
@@ -799,15 +785,9 @@ def sum_to(g, shape):
 # ---- linear algebra and normalisation ---------------------------------------------------------------
 
 
-_C10_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
-_C10_NAMES.update({"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char"})
-_C10_NAMES.update({"uint8": "unsigned char", "bool": "bool"})
-_C10_NAMES.update({"complex64": "c10::complex<float>", "complex128": "c10::complex<double>"})
-
-
 def _product(rule, a, b):
     if a.dtype != b.dtype:
-        na, nb = (_C10_NAMES.get(str(t.dtype), str(t.dtype)) for t in (a, b))
+        na, nb = (cpp_type_name(t.dtype) for t in (a, b))
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {na} != {nb}")
     return apply(rule, (a, b))
 
