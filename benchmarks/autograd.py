@@ -47,7 +47,7 @@ def step(T, x, w):
 
 def arguments(argv, description):
     """``(args, a, b)``: the command line (--repeat, --size, --quick) and the chain's two inputs
-    (NumPy, seeded); threads pinned to one. Shared with benchmarks/dispatch_fast_path.py."""
+    (NumPy, seeded); threads pinned to one."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--repeat", type=int, default=30, help="interleaved rounds")
     parser.add_argument("--size", type=int, default=16, help="elements per tensor")

@@ -22,7 +22,6 @@ from reference.autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_
 from reference.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from reference.autograd.tensor import (
     Tensor,
-    _default_dtype,
     complex64,
     complex128,
     float32,
@@ -31,6 +30,7 @@ from reference.autograd.tensor import (
     int64,
 )
 from reference.autograd.tensor import bool_ as bool  # noqa: A001 - PyTorch's name
+from reference.autograd.tensor import default_dtype as _default_dtype
 from reference.backend import is_floating
 from reference.ops.api import (  # noqa: E402
     abs,
@@ -118,14 +118,14 @@ def is_tensor(obj):
 
 
 def get_default_dtype():
-    return _default_dtype[0]
+    return _default_dtype.value
 
 
 def set_default_dtype(dtype):
     dtype = _np.dtype(dtype)
     if not is_floating(dtype):
         raise TypeError(f"only floating-point types are supported as the default type, got {dtype}")
-    _default_dtype[0] = dtype
+    _default_dtype.value = dtype
 
 
 def __getattr__(name):

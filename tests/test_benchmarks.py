@@ -21,7 +21,6 @@ SCRIPTS = sorted(p for p in (ROOT / "benchmarks").glob("*.py") if not p.name.sta
 EXPECTED = {
     "conv.py": "GEMM floor",
     "autograd.py": "ratio reference/torch",
-    "dispatch_fast_path.py": "ratio plain/fast",
     "vmap.py": "reference / torch",
     "load.py": "results.jsonl lines",
     "scaling.py": "reference/torch",

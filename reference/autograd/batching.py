@@ -253,7 +253,7 @@ def view_rule(shift):
 def _run(index, rule, inputs, params, cast):
     """Physical outputs [(value, bdim)] of ``rule`` on ``inputs`` at the vmap level ``index``."""
     info = levels.vmap_level(index)
-    level = levels._stack[index]
+    level = levels.state.stack[index]
     with lowered(index):
         b = BatchCall(rule, inputs, level, info, cast)
         spec = rule.batch
@@ -291,7 +291,7 @@ def _fallback(b, params):
 
 def batch_apply(index, rule, inputs, params, cast):
     """Logical outputs (placeholders) of an out-of-place primitive, and its aux."""
-    level = levels._stack[index]
+    level = levels.state.stack[index]
     outs = _run(index, rule, inputs, params, cast)
     return [placeholder(v, d, level) for v, d in outs], _aux(rule, inputs, params, outs, level)
 
@@ -351,7 +351,7 @@ def flat_index(index, size, numel):
 
 def batch_view(index, rule, src, params, run):
     """A view op: the logical view (recorded as usual by ``run``) and the physical view."""
-    level = levels._stack[index]
+    level = levels.state.stack[index]
     logical = run()
     outs = _run(index, rule, (src,), params, None)
     copied = src._vmap_copied
@@ -367,7 +367,7 @@ def batch_view(index, rule, src, params, run):
 def batch_inplace(index, rule, self, others, params, cast, run):
     """``self.op_(*others)``: the batched result is written into self's physical value (which must
     be batched: vmap cannot write a batch into one tensor), then the logical op is recorded."""
-    level = levels._stack[index]
+    level = levels.state.stack[index]
     p = physical(self, level)
     if self._vmap_copied:
         raise VmapError(
@@ -387,11 +387,9 @@ def batch_inplace(index, rule, self, others, params, cast, run):
 
 def vmap_owner(args):
     """Stack index of the innermost visible vmap level at which a Tensor in ``args`` is batched."""
-    for i in range(levels._visible[0] - 1, -1, -1):
-        level = levels._stack[i]
-        if level in levels._vmap_levels and any(
-            physical(a, level) for a in args if hasattr(a, "_batched")
-        ):
+    for i in range(levels.state.visible - 1, -1, -1):
+        level = levels.state.stack[i]
+        if level in levels.state.vmap and any(physical(a, level) for a in args if hasattr(a, "_batched")):
             return i
     return None
 
@@ -399,7 +397,7 @@ def vmap_owner(args):
 def batch_plain(index, fn, args):
     """``fn(*args)`` for functions outside the table that read values (comparisons, logical ops):
     ``fn`` on the aligned physical values one level down, batched again."""
-    level = levels._stack[index]
+    level = levels.state.stack[index]
     info = levels.vmap_level(index)
     tensors = [a for a in args if hasattr(a, "_batched")]
     with lowered(index):

@@ -98,19 +98,6 @@ def _node(rule, inputs, params, saved_overrides=None):
     return node
 
 
-def _forward(rule, inputs, params):
-    """``rule.forward`` on the inputs' arrays, without type promotion: one pass over the inputs
-    that also tells whether every operand is a NumPy array."""
-    arrays = []
-    numpy_only = True
-    for t in inputs:
-        a = None if t is None else t._data
-        if a is not None and type(a) is not np.ndarray:
-            numpy_only = False
-        arrays.append(a)
-    return _kernel(rule, arrays, numpy_only, params)
-
-
 def _kernel(rule, arrays, numpy_only, params):
     """``rule.forward`` on ``arrays``: with NumPy operands only, one_device has nothing to do and
     an xp_fn kernel's NumPy function is called without its namespace search."""
@@ -185,64 +172,33 @@ def apply(rule, inputs, params=_NO_PARAMS, cast=None, check=None):
     ``cast``: the dtype the forward computes in (type promotion); gradients are cast back to
     each input's dtype by the engine. ``check``: argument checks PyTorch's kernel makes (they
     come after the autograd node is made).
+
+    The steps, in PyTorch's order: a transform level holding an input takes the op (a jvp level
+    runs it, a vmap level batches its kernel); the complex check; the node (made before the
+    kernel, see _node); the argument check; the kernel; the outputs and what the backward saves
+    of them. A step that does not apply is skipped by its own condition: in the common case (every
+    eager op and every formula of a backward pass: no transform, no type promotion, one output)
+    this is one pass over the inputs, the kernel and, when a gradient is needed, the node.
     """
-    if (
-        fast_path.enabled
-        and cast is None
-        and rule.outputs == 1
-        and not (levels._visible[0] or rule.has_aux)
-    ):
-        return _apply_common(rule, inputs, params, check)
-    return _apply_general(rule, inputs, params, cast, check)
-
-
-class _FastPath:
-    """Whether :func:`apply` takes :func:`_apply_common` for the common case (on; off only to
-    measure it or to check it against the general path)."""
-
-    enabled = True
-
-
-#: The switch of apply's fast path. The common case (every eager op and every formula of a backward
-#: pass: no transform, no type promotion, one output, no aux) is the general path in one pass over
-#: the inputs. Measured by benchmarks/dispatch_fast_path.py (the 50-op chain of
-#: benchmarks/autograd.py, forward + backward, interleaved in one process): without it an op costs
-#: 1.15x as much (best samples 1.10x; the forward alone, recording the graph, 1.10x), 25.1 against
-#: 28.0 us per op (2026-11-28, 2-core shared machine, CPU time).
-#: tests/autograd/test_dispatch_fast_path.py checks that both paths give the same results, graphs
-#: and errors.
-fast_path = _FastPath()
-
-
-def _apply_common(rule, inputs, params, check):
-    """:func:`_apply_general` for the common case, in one pass over the inputs.
-
-    The pass reads each array once, tests for complex ones, tells whether every operand is a
-    NumPy array (see _kernel) and whether a node is to be recorded (_requires_grad inlined). The
-    steps and their order are the general path's: complex check, node, argument check, kernel,
-    outputs recorded.
-    """
-    if not grad_state.enabled:  # the formulas of a backward pass: nothing to record
-        arrays = []
-        numpy_only = True
-        for t in inputs:
-            if t is None:
-                arrays.append(None)
-                continue
-            a = t._data
-            if a.dtype.kind == "c":
-                _check_complex(rule, inputs, None)
-            if type(a) is not np.ndarray:
-                numpy_only = False
-            arrays.append(a)
-        if check is not None:
-            check()
-        return _result(rule, inputs, _kernel(rule, arrays, numpy_only, params))
-    record = rule.grads is not None or rule.vjp is not None  # (rule.differentiable)
-    requires = complex_inputs = False
+    # One path for every case (issue #31). It replaced a fast path for the common case that repeated
+    # these steps in a second function: the one path costs what the fast path did, measured in one
+    # process by swapping apply's code between the two versions on benchmarks/autograd.py's 50-op
+    # chain, interleaved, both orders: forward + backward 1.00-1.03x, the forward alone (recording
+    # the graph) 1.02-1.05x, under no_grad 1.01x (2026-11-29, 2-core shared machine, CPU time); the
+    # fast path had saved 1.07-1.15x over the general path it duplicated.
+    vmap_at = None
+    if levels.state.visible:  # a transform is active: the innermost level holding an input runs it
+        level = levels.owner(inputs)
+        if level is not None:
+            if levels.vmap_level(level) is None:  # jvp: primal and tangent, one level down
+                return _jvp_apply(level, rule, inputs, params, cast, check)
+            vmap_at = level  # vmap: the node is recorded here on the logical tensors
+    # One pass over the inputs (this runs on every op; benchmarks/autograd.py measures the per-op
+    # cost): their arrays, whether one is complex, whether all are NumPy arrays (see _kernel).
+    complex_inputs = False
     numpy_only = True
     arrays = []
-    for t, nondiff in zip(inputs, rule.nondiff_mask):
+    for t in inputs:
         if t is None:
             arrays.append(None)
             continue
@@ -252,34 +208,6 @@ def _apply_common(rule, inputs, params, check):
         if type(a) is not np.ndarray:
             numpy_only = False
         arrays.append(a)
-        if record and not nondiff:
-            if t._requires_grad or t._grad_fn is not None or (t._base is not None and t.requires_grad):
-                requires = True
-    if complex_inputs:
-        _check_complex(rule, inputs, None)
-    node = _node(rule, inputs, params) if requires else None
-    if check is not None:
-        check()
-    out = _result(rule, inputs, _kernel(rule, arrays, numpy_only, params))
-    if node is not None:
-        _set_output(node, out, None, complex_inputs)
-        if rule.saves and "result" in rule.saved_for(node.needs):
-            node.saved["result"] = _save_output(out, node)
-    return out
-
-
-def _apply_general(rule, inputs, params, cast, check):
-    """:func:`apply`'s general path: any transform, type promotion, outputs and aux."""
-    vmap_at = None
-    if levels._visible[0]:  # a transform is active: the innermost level holding an input runs it
-        level = levels.owner(inputs)
-        if level is not None:
-            if levels.vmap_level(level) is None:  # jvp: primal and tangent, one level down
-                return ops.jvp_apply(
-                    level, rule, inputs, params, lambda: apply(rule, inputs, params, cast, check)
-                )
-            vmap_at = level  # vmap: the node is recorded here on the logical tensors
-    complex_inputs = any_complex(inputs)
     if cast is not None or complex_inputs:
         _check_complex(rule, inputs, cast)
     node = None
@@ -291,7 +219,7 @@ def _apply_general(rule, inputs, params, cast, check):
         outs, aux = ops.batch_apply(vmap_at, rule, inputs, params, cast)
     else:
         if cast is None:
-            res = _forward(rule, inputs, params)
+            res = _kernel(rule, arrays, numpy_only, params)
         else:
             res = rule.forward(*_arrays(rule, inputs, cast), **params)
         aux = None
@@ -299,22 +227,34 @@ def _apply_general(rule, inputs, params, cast, check):
             res, aux = res
         outs = [_result(rule, inputs, res)] if rule.outputs == 1 else [_make(r) for r in res]
     if node is not None:
-        if rule.outputs == 1:
-            _set_output(node, outs[0], aux, complex_inputs)
-        else:
-            node.set_outputs(outs, aux)
-            for i, o in enumerate(outs):
-                if is_inexact(o._data.dtype):
-                    o._grad_fn = node
-                    o._output_nr = i
-        if rule.saves:
-            saved = rule.saved_for(node.needs)
-            if "result" in saved:
-                node.saved["result"] = _save_output(outs[0], node)
-            for i in range(1, len(outs)):  # further outputs a formula reads: result1, result2, ...
-                if f"result{i}" in saved:
-                    node.saved[f"result{i}"] = _save_output(outs[i], node)
+        _record_outputs(node, rule, outs, aux, complex_inputs)
     return outs[0] if rule.outputs == 1 else tuple(outs)
+
+
+def _record_outputs(node, rule, outs, aux, complex_inputs):
+    """The outputs' history (``node``) and what its backward saves of them."""
+    if rule.outputs == 1:
+        _set_output(node, outs[0], aux, complex_inputs)
+    else:
+        node.set_outputs(outs, aux)
+        for i, o in enumerate(outs):
+            if is_inexact(o._data.dtype):
+                o._grad_fn = node
+                o._output_nr = i
+    if not rule.saves:
+        return
+    saved = rule.saved_for(node.needs)
+    if "result" in saved:
+        node.saved["result"] = _save_output(outs[0], node)
+    for i in range(1, len(outs)):  # further outputs a formula reads: result1, result2, ...
+        if f"result{i}" in saved:
+            node.saved[f"result{i}"] = _save_output(outs[i], node)
+
+
+def _jvp_apply(level, rule, inputs, params, cast, check):
+    """Forward mode's step at ``level``, given the op one level down (its own function: a closure
+    in apply would make apply's arguments cell variables, slower to read on every op)."""
+    return ops.jvp_apply(level, rule, inputs, params, lambda: apply(rule, inputs, params, cast, check))
 
 
 def _set_output(node, out, aux, complex_inputs):
@@ -339,7 +279,7 @@ def _save_output(out, node):
         and out._base is None
         and out._tangents is None
         and out._batched is None
-        and not levels._stack
+        and not levels.state.stack
         and not graph_hooks._stack
     )
     return graph.SavedTensor(out, is_output=True, node=None if cycle_free else node, cycle_free=cycle_free)
@@ -368,7 +308,7 @@ def _result(rule, inputs, arr):
 
 def apply_view(rule, src, params=_NO_PARAMS):
     """Run the view op ``rule``: outputs share ``src``'s storage and version counter."""
-    if levels._visible[0]:
+    if levels.state.visible:
         level = levels.owner((src,))
         if level is not None:
             if levels.vmap_level(level) is None:
@@ -420,7 +360,7 @@ def _set_replay(rule, src, params, outs, replay):
 def apply_inplace(rule, self, others, params=_NO_PARAMS, cast=None):
     """``self.<op>_(*others)``: compute ``rule`` on (self, *others), write it into ``self``."""
 
-    if levels._visible[0]:
+    if levels.state.visible:
         level = levels.owner((self,) + tuple(others))
         if level is not None:
             if levels.vmap_level(level) is None:
@@ -497,13 +437,6 @@ def _apply_inplace(rule, self, others, params, cast):
             view_node = self._grad_fn if self._view is not None else None
             node.saved["result"] = graph.SavedTensor(self, is_output=True, node=node, view_node=view_node)
     return self
-
-
-def any_complex(inputs):
-    for t in inputs:
-        if t is not None and t._data.dtype.kind == "c":
-            return True
-    return False
 
 
 def _check_complex(rule, inputs, cast):

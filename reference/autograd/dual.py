@@ -15,6 +15,7 @@ A dual level is one level of :mod:`reference.autograd.forward_ad` (the machinery
 
 from __future__ import annotations
 
+import threading
 from collections import namedtuple
 
 from reference.autograd import levels
@@ -30,30 +31,41 @@ __all__ = [
     "unpack_dual",
 ]
 
-_current = [None]  # the id of the active dual level (a reference.autograd.levels level id)
+
+class DualState(threading.local):
+    """The running thread's dual level: ``dual_state.level``, a :mod:`reference.autograd.levels`
+    level id, or None. Thread-local like the stack of levels it is entered in (PyTorch's forward-AD
+    level is process-wide: there a second thread's ``enter_dual_level`` raises, here it opens that
+    thread's own)."""
+
+    def __init__(self):
+        self.level = None
+
+
+dual_state = DualState()
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
 
 def enter_dual_level():
     """Enter the dual level (PyTorch's level 0) and return its number."""
-    if _current[0] is not None:
+    if dual_state.level is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    _current[0] = levels.enter()
+    dual_state.level = levels.enter()
     return 0
 
 
 def exit_dual_level(*, level=None):
     if level is None:
-        level = 0 if _current[0] is not None else -1
+        level = 0 if dual_state.level is not None else -1
     if level < 0:
         raise RuntimeError("Dual level must be a positive number.")
-    if level != 0 or _current[0] is None:
+    if level != 0 or dual_state.level is None:
         raise RuntimeError(
             "Trying to exit a forward AD level that was not the last one that was created. This is not supported."
         )
-    levels.exit(_current[0])
-    _current[0] = None
+    levels.exit(dual_state.level)
+    dual_state.level = None
 
 
 class dual_level:
@@ -73,12 +85,12 @@ def _dtype_name(t):
 def make_dual(tensor, tangent, *, level=None):
     """A view of ``tensor`` whose tangent at the dual level is ``tangent``."""
     if level is None:
-        level = 0 if _current[0] is not None else -1
+        level = 0 if dual_state.level is not None else -1
     if level < 0:
         raise RuntimeError(
             "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() first."
         )
-    lid = _current[0]
+    lid = dual_state.level
     if not is_inexact(tensor.dtype):
         raise ValueError(f"Expected primal to be floating point or complex, but got: {_dtype_name(tensor)}")
     if not is_inexact(tangent.dtype):
@@ -94,7 +106,7 @@ def make_dual(tensor, tangent, *, level=None):
             f"is not supported. Tensor is of size {list(tensor.shape)} while the given forward gradient is of "
             f"size {list(tangent.shape)}."
         )
-    with levels.lowered(levels._stack.index(lid)):
+    with levels.lowered(levels.state.stack.index(lid)):
         dual = ops.view(tensor, tuple(tensor.shape))
         if tangent.stride() != tensor.stride():  # PyTorch copies the tangent into the primal's layout
             extent = (
@@ -112,12 +124,12 @@ def make_dual(tensor, tangent, *, level=None):
 
 def unpack_dual(tensor, *, level=None):
     """``(primal, tangent)`` of ``tensor`` at the dual level (tangent None outside it)."""
-    lid = _current[0]
+    lid = dual_state.level
     if lid is None:
         return UnpackedDualTensor(tensor, None)
     tan = levels.tangent(tensor, lid)
     if tan is None:
         return UnpackedDualTensor(tensor, None)
-    with levels.lowered(levels._stack.index(lid)):
+    with levels.lowered(levels.state.stack.index(lid)):
         primal = ops.alias(tensor)
     return UnpackedDualTensor(primal, tan)

@@ -36,7 +36,7 @@ from reference.autograd.dual import (  # torch.autograd.forward_ad's public API 
     make_dual,  # noqa: F401
     unpack_dual,  # noqa: F401
 )
-from reference.autograd.levels import _stack, _visible, lowered, set_tangent, tangent
+from reference.autograd.levels import lowered, set_tangent, tangent
 from reference.autograd.table import AUTO_ELEMENT_WISE, AUTO_LINEAR, BILINEAR, ops, register
 from reference.autograd.tensor import _geometry, storage_like
 from reference.backend import is_inexact
@@ -111,11 +111,11 @@ def forward_through(fn, inputs, tangents):
     """The tangent(s) of ``fn(*inputs)`` by forward mode through the primitives ``fn`` runs, in a
     temporary level just inside the visible ones (for composite formulas such as batch norm's
     backward, whose forward is itself written with Tensor ops)."""
-    saved_stack, saved_visible = list(_stack), _visible[0]
+    saved_stack, saved_visible = list(levels.state.stack), levels.state.visible
     level = next(levels._ids)
-    del _stack[saved_visible:]
-    _stack.append(level)
-    _visible[0] = len(_stack)
+    del levels.state.stack[saved_visible:]
+    levels.state.stack.append(level)
+    levels.state.visible = len(levels.state.stack)
     try:
         duals = []
         for x, t in zip(inputs, tangents):
@@ -128,8 +128,8 @@ def forward_through(fn, inputs, tangents):
         got = [None if o is None else tangent(o, level) for o in ((outs,) if single else outs)]
         return got[0] if single else tuple(got)
     finally:
-        _stack[:] = saved_stack
-        _visible[0] = saved_visible
+        levels.state.stack[:] = saved_stack
+        levels.state.visible = saved_visible
 
 
 def _fresh(tan, out, input_tangents):
@@ -144,7 +144,7 @@ def _fresh(tan, out, input_tangents):
 
 def jvp_apply(index, rule, inputs, params, run):
     """Run ``run()`` (the primitive, lower down) and attach the level's tangents to its outputs."""
-    level = _stack[index]
+    level = levels.state.stack[index]
     with lowered(index):
         result = run()
         outs = result if isinstance(result, tuple) else (result,)
@@ -161,7 +161,7 @@ def jvp_apply(index, rule, inputs, params, run):
 
 def jvp_view(index, rule, src, params, run):
     """A view op: the output's tangent is the same view of the input's tangent."""
-    level = _stack[index]
+    level = levels.state.stack[index]
     with lowered(index):
         result = run()
         if rule.jvp is None:
@@ -180,7 +180,7 @@ def jvp_inplace(index, rule, self, others, params, run):
     """``self.op_(*others)`` under a level: the new tangent is the op's JVP at the old value of
     ``self``; it is written into ``self``'s tangent in place (into its base's tangent for a view,
     made zero first if the base had none), so every view of the storage sees it."""
-    level = _stack[index]
+    level = levels.state.stack[index]
     inputs = (self,) + tuple(others)
     with lowered(index):
         tans = [tangent(t, level) for t in inputs]

@@ -278,7 +278,7 @@ def _has_vmap(cls):
 
 
 def _transforms_active():
-    return levels._visible[0] > 0 or ops.transforms_running()
+    return levels.state.visible > 0 or ops.transforms_running()
 
 
 # ---- one call on the engine ---------------------------------------------------------------------
@@ -520,7 +520,7 @@ def once_differentiable(fn):
 def _dispatch(cls, args):
     """The innermost transform level holding a tensor argument runs the call (torch.func's
     custom_function_call); with none, the engine records it."""
-    index = levels.owner([a for a in args if isinstance(a, Tensor)]) if levels._visible[0] else None
+    index = levels.owner([a for a in args if isinstance(a, Tensor)]) if levels.state.visible else None
     if index is None:
         return _apply(cls, args)
     if levels.vmap_level(index) is None:
@@ -530,7 +530,7 @@ def _dispatch(cls, args):
 
 def _apply_jvp(index, cls, args):
     """A jvp level: the primal one level down, the tangents from the ``jvp`` staticmethod."""
-    level = levels._stack[index]
+    level = levels.state.stack[index]
     with levels.lowered(index):
         out = _dispatch(cls, args)
         ctx = cls._backward_cls()
@@ -577,7 +577,7 @@ def _apply_vmap(index, cls, args):
     """A vmap level: the node (if the logical tensors need one) is recorded here; the values come
     from the ``vmap`` staticmethod, or the generated rule, one level down."""
 
-    level = levels._stack[index]
+    level = levels.state.stack[index]
     info = levels.vmap_level(index)
     if cls.generate_vmap_rule:
         if _has_vmap(cls):
@@ -654,8 +654,8 @@ def _restore_vmap(func, in_dims, size):
     def wrapper(*args):
         leaves, spec = ops.flatten(args)
         dims = ops.dims_per_leaf(in_dims, args, "in_dims")
-        saved_stack, saved_visible = list(levels._stack), levels._visible[0]
-        del levels._stack[saved_visible:]
+        saved_stack, saved_visible = list(levels.state.stack), levels.state.visible
+        del levels.state.stack[saved_visible:]
         level = levels.enter(batching.VmapLevel(size, True))
         try:
             wrapped = [
@@ -671,8 +671,8 @@ def _restore_vmap(func, in_dims, size):
                 odims.append(None if p is None else p[1])
         finally:
             levels.exit(level)
-            levels._stack[:] = saved_stack
-            levels._visible[0] = saved_visible
+            levels.state.stack[:] = saved_stack
+            levels.state.visible = saved_visible
         return ops.unflatten(out_spec, values), ops.unflatten(out_spec, odims)
 
     return wrapper
@@ -772,7 +772,7 @@ def _vmapify(cls, in_dims, size):
         outputs = outputs[:-1] if isinstance(out_dims, tuple) else outputs[0]
 
         def inner(inputs, outputs):
-            level = levels._stack[-1]
+            level = levels.state.stack[-1]
             wrapped = _CtxCustomSave(ctx, level)
             cls.setup_context(wrapped, inputs, outputs)
             ctx._pt_input_shapes = tuple(x.shape if isinstance(x, Tensor) else None for x in inputs)

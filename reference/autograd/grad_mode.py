@@ -1,18 +1,18 @@
 """Grad mode: whether operations record the graph (``no_grad``, ``enable_grad``, ``set_grad_enabled``).
 
-One process-wide flag, as in PyTorch's thread-local ``GradMode`` (the reference is single-threaded).
-Each context manager also works as a decorator.
+One flag per thread, as PyTorch's ``GradMode`` is thread-local: a new thread starts with grad
+mode on whatever the mode of the thread that made it. Each context manager also works as a
+decorator.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 
 
-class GradState:
-    """Grad mode's flag: ``grad_state.enabled`` (read on every op)."""
-
-    __slots__ = ("enabled",)
+class GradState(threading.local):
+    """Grad mode's flag for the running thread: ``grad_state.enabled`` (read on every op)."""
 
     def __init__(self):
         self.enabled = True

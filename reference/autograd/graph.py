@@ -33,7 +33,7 @@ from reference.autograd.tensor import (
     storage_of,
     zeros_tensor,
 )
-from reference.scalar_types import SCALAR_TYPE_NAMES, scalar_type_name
+from reference.scalar_types import tensor_type_name
 
 _sequence = itertools.count()
 
@@ -43,10 +43,6 @@ BACKWARD_TWICE = (
     "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time "
     "or if you need to access saved tensors after calling backward."
 )
-
-# How PyTorch names a tensor's type in autograd errors (``Tensor.toString``): the legacy
-# ``torch.XTensor`` names where the dtype has one, else ``CPU<ScalarType>Type``.
-_NO_LEGACY_TYPE = ("complex128", "complex64", "bfloat16")
 
 
 class AutogradError(RuntimeError):
@@ -62,15 +58,6 @@ def short_name(node) -> str:
     if match is None:
         return name
     return match.group(1) + ("" if match.group(2) in ("0", "") else match.group(2))
-
-
-def tensor_type_name(dtype_name: str) -> str:
-    """``torch.DoubleTensor`` (``CPUBFloat16Type`` for the dtypes with no legacy tensor type): how
-    PyTorch names a CPU tensor of that dtype in autograd errors."""
-    if dtype_name not in SCALAR_TYPE_NAMES:
-        return dtype_name
-    name = scalar_type_name(dtype_name)
-    return f"CPU{name}Type" if dtype_name in _NO_LEGACY_TYPE else f"torch.{name}Tensor"
 
 
 def describe(tensor) -> str:
@@ -588,7 +575,7 @@ def check_view_rebase(view, indirect):
 
 
 def check_inplace(t, requires_grad):
-    """PyTorch's check_inplace: what an in-place op on ``t`` may not do when it records a """
+    """PyTorch's check_inplace: what an in-place op on ``t`` may not do when it records a"""
     if requires_grad and grad_state.enabled:
         if t._view is not None:
             check_view_rebase(t, indirect=False)
@@ -597,9 +584,7 @@ def check_inplace(t, requires_grad):
                     "a view of a leaf Variable that requires grad is being used in an in-place operation."
                 )
         if t.requires_grad and t._grad_fn is None:  # C++ is_leaf: no grad_fn regeneration here
-            raise AutogradError(
-                "a leaf Variable that requires grad is being used in an in-place operation."
-            )
+            raise AutogradError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 def rebase_history(t, fn):
@@ -669,7 +654,6 @@ PACK_INPLACE = (
     "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please open "
     "an issue if you need to perform in-place operations on the input to a pack hook."
 )
-
 
 
 class _Packed:

@@ -16,11 +16,25 @@ and batching (:mod:`reference.autograd.batching`), which run primitives at a lev
 from __future__ import annotations
 
 import itertools
+import threading
 
-_stack: list[int] = []  # active level ids, outermost first (jvp and vmap levels alike)
-_visible = [0]  # how many levels of _stack the running computation sees
-_ids = itertools.count(1)
-_vmap_levels: dict = {}  # level id -> reference.autograd.batching.VmapLevel, for vmap levels
+
+class LevelState(threading.local):
+    """The transform levels of the running thread (functorch's dynamic layer stack is thread-local):
+
+    * ``stack``: the active level ids, outermost first (jvp and vmap levels alike);
+    * ``visible``: how many levels of ``stack`` the running computation sees (read on every op);
+    * ``vmap``: level id -> :class:`reference.autograd.batching.VmapLevel`, for the vmap levels.
+    """
+
+    def __init__(self):
+        self.stack: list[int] = []
+        self.visible = 0
+        self.vmap: dict = {}
+
+
+state = LevelState()
+_ids = itertools.count(1)  # level ids, unique in the process
 
 
 class VmapError(ValueError):
@@ -29,27 +43,27 @@ class VmapError(ValueError):
 
 
 def active():
-    return _visible[0] > 0
+    return state.visible > 0
 
 
 def enter(vmap_info=None):
     """Open a new innermost level (a vmap level when ``vmap_info`` is given); returns its id."""
-    if _visible[0] != len(_stack):
+    if state.visible != len(state.stack):
         raise RuntimeError("forward-AD levels must be opened at the innermost position")
     level = next(_ids)
-    _stack.append(level)
-    _visible[0] = len(_stack)
+    state.stack.append(level)
+    state.visible = len(state.stack)
     if vmap_info is not None:
-        _vmap_levels[level] = vmap_info
+        state.vmap[level] = vmap_info
     return level
 
 
 def exit(level):
-    if not _stack or _stack[-1] != level:
+    if not state.stack or state.stack[-1] != level:
         raise RuntimeError(f"transform level {level} exited out of order")
-    _stack.pop()
-    _vmap_levels.pop(level, None)
-    _visible[0] = len(_stack)
+    state.stack.pop()
+    state.vmap.pop(level, None)
+    state.visible = len(state.stack)
 
 
 class lowered:
@@ -59,11 +73,11 @@ class lowered:
         self.index = index
 
     def __enter__(self):
-        self.prev = _visible[0]
-        _visible[0] = self.index
+        self.prev = state.visible
+        state.visible = self.index
 
     def __exit__(self, *exc):
-        _visible[0] = self.prev
+        state.visible = self.prev
 
 
 def tangent(t, level):
@@ -85,9 +99,9 @@ def set_tangent(t, level, tan):
 def owner(tensors):
     """Stack index of the innermost visible level at which one of ``tensors`` has a tangent (a jvp
     level) or a batched value (a vmap level)."""
-    for i in range(_visible[0] - 1, -1, -1):
-        level = _stack[i]
-        attr = "_batched" if level in _vmap_levels else "_tangents"
+    for i in range(state.visible - 1, -1, -1):
+        level = state.stack[i]
+        attr = "_batched" if level in state.vmap else "_tangents"
         for t in tensors:
             if t is not None:
                 d = getattr(t, attr)
@@ -98,12 +112,12 @@ def owner(tensors):
 
 def vmap_level(index):
     """The VmapLevel at stack position ``index``, or None for a jvp level."""
-    return _vmap_levels.get(_stack[index])
+    return state.vmap.get(state.stack[index])
 
 
 def unbatched_error(t, what):
     """Data-dependent Python on a batched tensor (``item``, ``bool``, ``numpy``) under vmap."""
-    if t._batched is not None and any(level in _vmap_levels for level in t._batched):
+    if t._batched is not None and any(level in state.vmap for level in t._batched):
         raise VmapError(
             f"vmap: {what} reads the values of a batched tensor, which differ per sample; "
             "data-dependent Python control flow is not supported under vmap"

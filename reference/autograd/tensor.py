@@ -21,6 +21,7 @@ Operations live in :mod:`reference.ops.api`; the methods here are thin forwards 
 
 from __future__ import annotations
 
+import threading
 import weakref
 
 import ml_dtypes
@@ -68,7 +69,7 @@ def differentiable_dtype(dt):
 
 def default_complex_dtype():
     """PyTorch's default complex dtype follows the default float dtype (float64 -> complex128)."""
-    return complex128 if _default_dtype[0] == float64 else complex64
+    return complex128 if default_dtype.value == float64 else complex64
 
 
 class device:
@@ -103,8 +104,28 @@ class device:
 
 
 CPU = device("cpu")
-_default_dtype = [float32]
-_default_device = [CPU]  # T.set_default_device: where factories put tensors without device=
+
+
+class DefaultDtype:
+    """``T.set_default_dtype``'s dtype, ``default_dtype.value``: what factories and type promotion
+    give a Python float (process-wide, as PyTorch's default dtype)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = float32
+
+
+class DefaultDevice(threading.local):
+    """``T.set_default_device``'s device, ``default_device.value``: where factories put tensors given
+    no ``device=`` (thread-local, as PyTorch keeps it in a ``threading.local``)."""
+
+    def __init__(self):
+        self.value = CPU
+
+
+default_dtype = DefaultDtype()
+default_device = DefaultDevice()
 
 
 def device_of_array(a):
@@ -173,7 +194,7 @@ class Tensor:
     def __init__(self, data, dtype=None, requires_grad=False):
         """``T.Tensor(data)``: like ``torch.Tensor(data)``, the default float dtype unless told otherwise
         (``T.tensor`` infers the dtype from the data instead)."""
-        dt = dtype if dtype is not None else _default_dtype[0]
+        dt = dtype if dtype is not None else default_dtype.value
         if _is_array(data):  # a device array stays on its device
             arr = namespace_of(data).array(data, dtype=dt, copy=True)
         else:
@@ -429,7 +450,7 @@ def _infer_dtype(data):
         return data.dtype
     arr = data if _is_array(data) else np.asarray(data)
     if is_floating(arr.dtype):
-        return _default_dtype[0] if not _is_array(data) else arr.dtype
+        return default_dtype.value if not _is_array(data) else arr.dtype
     if arr.dtype.kind in "iu":
         return int64 if not _is_array(data) else arr.dtype
     if arr.dtype.kind == "b":

@@ -11,6 +11,7 @@ tangents at that level; levels nest, and mix with reverse mode in either order.
 
 from __future__ import annotations
 
+import threading
 import weakref
 
 from reference.autograd import graph, levels, table
@@ -73,7 +74,17 @@ def _check_like(leaves, spec, ref_leaves, ref_spec, name, ref_name):
 
 
 _private = weakref.WeakValueDictionary()  # id -> the primal copies vjp differentiates
-_running = [0]  # how many vjp calls are inside their func
+
+
+class VjpCalls(threading.local):
+    """``vjp_calls.running``: how many ``vjp`` calls of the running thread are inside their func
+    (thread-local like the transform levels)."""
+
+    def __init__(self):
+        self.running = 0
+
+
+vjp_calls = VjpCalls()
 
 
 def _detached_if_private(results):
@@ -81,7 +92,7 @@ def _detached_if_private(results):
     ``vjp``, or a ``jvp`` level; ``vmap`` levels do not differentiate) and their graphs reach no
     leaf but the private copies vjp made (so nothing outside could differentiate them), as
     torch.func's are."""
-    if _running[0] or any(levels.vmap_level(i) is None for i in range(levels._visible[0])):
+    if vjp_calls.running or any(levels.vmap_level(i) is None for i in range(levels.state.visible)):
         return results
     seen, stack = set(), [r.grad_fn for r in results if isinstance(r, Tensor) and r.grad_fn is not None]
     while stack:
@@ -105,11 +116,11 @@ def vjp(func, *primals, has_aux=False):
             if not x.requires_grad:
                 x.requires_grad_()
                 _private[id(x)] = x
-        _running[0] += 1
+        vjp_calls.running += 1
         try:
             out, aux = _split_aux(func(*unflatten(spec, inner)), has_aux, "vjp")
         finally:
-            _running[0] -= 1
+            vjp_calls.running -= 1
     out_leaves, out_spec = tensor_leaves(out, "vjp: output of func")
 
     def vjp_fn(cotangents):
@@ -302,7 +313,7 @@ def _structure(blocks, out_spec, in_spec, single):
 
 def _vjp_running():
     """Whether a vjp's func is running (a custom Function then takes the transforms' path)."""
-    return _running[0] > 0
+    return vjp_calls.running > 0
 
 
 table.register(transforms_running=_vjp_running)

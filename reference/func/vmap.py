@@ -73,7 +73,7 @@ def vmap(func, in_dims=0, out_dims=0, *, allow_fallback=True):
             out_leaves, out_spec = flatten(out)
             odims = _dims_per_leaf(out_dims, out, "out_dims")
             results = []
-            with levels.lowered(len(levels._stack) - 1):
+            with levels.lowered(len(levels.state.stack) - 1):
                 for i, (o, od) in enumerate(zip(out_leaves, odims)):
                     results.append(_unbatch(o, od, level, size, i))
         finally:

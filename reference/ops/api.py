@@ -25,14 +25,14 @@ from reference.autograd.graph import storage_indices
 from reference.autograd.tensor import (
     CPU,
     Tensor,
-    _default_device,
-    _default_dtype,
     _infer_dtype,
     _make,
     bool_,
     complex64,
     complex128,
     default_complex_dtype,
+    default_device,
+    default_dtype,
     device_of_array,
     float32,
     int64,
@@ -44,7 +44,7 @@ from reference.autograd.tensor import (
 from reference.autograd.tensor import device as Device
 from reference.backend import is_floating, is_inexact, namespace_of, to_device
 from reference.ops import kernels as K
-from reference.scalar_types import scalar_type_name
+from reference.scalar_types import cpp_type_name, scalar_type_name
 
 _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
 
@@ -113,7 +113,7 @@ def _scalar_dtype(v):
     if isinstance(v, numbers.Integral):
         return int64
     if isinstance(v, numbers.Real):
-        return _default_dtype[0]
+        return default_dtype.value
     if isinstance(v, numbers.Complex):
         return default_complex_dtype()
     raise TypeError(f"expected a Tensor or a Python number, got {type(v).__name__}")
@@ -214,7 +214,7 @@ def _floating(x):
     """Ops like exp on an integer tensor compute in the default float dtype, as in PyTorch
     (complex tensors compute in their own dtype)."""
     dt = x._data.dtype
-    return None if is_floating(dt) or dt.kind == "c" else _default_dtype[0]
+    return None if is_floating(dt) or dt.kind == "c" else default_dtype.value
 
 
 def _unary(rule, x, params=None):
@@ -323,11 +323,11 @@ def div(input, other, *, rounding_mode=None):
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
         dt = result_type(input, other)
         if not is_inexact(dt):
-            dt = _default_dtype[0]
+            dt = default_dtype.value
         return apply(R.div, (_operand(input, dt), _operand(other, dt)), {}, cast=dt)
     dt = result_type(input, other)
     if not is_inexact(dt):
-        dt = _default_dtype[0]
+        dt = default_dtype.value
     return apply(R.div, (input, other), {}, cast=None if input.dtype == other.dtype == dt else dt)
 
 
@@ -499,18 +499,8 @@ def minimum(input, other):
 
 def _check_masked_fill(input, mask, value):
     if mask.dtype != bool_:
-        names = {
-            "int64": "long int",
-            "int32": "int",
-            "int16": "short int",
-            "int8": "signed char",
-            "uint8": "unsigned char",
-            "float32": "float",
-            "float64": "double",
-            "float16": "c10::Half",
-        }
         raise RuntimeError(
-            f"masked_fill_ only supports boolean masks, but got mask with dtype {names.get(mask.dtype.name, mask.dtype)}"
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {cpp_type_name(mask.dtype)}"
         )
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(
@@ -640,9 +630,9 @@ def _compare(ufunc):
             or isinstance(other, complex)
         ):
             dt = result_type(input, other)
-            raise NotImplementedError(f"\"{ordered}_cpu\" not implemented for '{_complex_name(dt)}'")
+            raise NotImplementedError(f"\"{ordered}_cpu\" not implemented for '{scalar_type_name(dt)}'")
         check_broadcast_operands(input, other)
-        if _levels._visible[0]:  # under vmap: compare the physical values
+        if _levels.state.visible:  # under vmap: compare the physical values
             index = _batching.vmap_owner((input, other))
             if index is not None:
                 return _batching.batch_plain(index, compare, (input, other))
@@ -667,10 +657,6 @@ def _compare(ufunc):
     return compare
 
 
-def _complex_name(dt):
-    return "ComplexDouble" if dt == complex128 else "ComplexFloat"
-
-
 lt, le, gt, ge, eq, ne = (
     _compare(f) for f in (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
 )
@@ -678,7 +664,7 @@ lt, le, gt, ge, eq, ne = (
 
 def _batched_plain(fn, args):
     """Under vmap, ``fn`` (a function outside the table that reads values) on the physical values."""
-    if _levels._visible[0]:
+    if _levels.state.visible:
         index = _batching.vmap_owner(args)
         if index is not None:
             return _batching.batch_plain(index, fn, args)
@@ -799,15 +785,9 @@ def sum_to(g, shape):
 # ---- linear algebra and normalisation ---------------------------------------------------------------
 
 
-_C10_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
-_C10_NAMES.update({"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char"})
-_C10_NAMES.update({"uint8": "unsigned char", "bool": "bool"})
-_C10_NAMES.update({"complex64": "c10::complex<float>", "complex128": "c10::complex<double>"})
-
-
 def _product(rule, a, b):
     if a.dtype != b.dtype:
-        na, nb = (_C10_NAMES.get(str(t.dtype), str(t.dtype)) for t in (a, b))
+        na, nb = (cpp_type_name(t.dtype) for t in (a, b))
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {na} != {nb}")
     return apply(rule, (a, b))
 
@@ -1280,7 +1260,7 @@ def _split_advanced(input, items):
 def _batched_indices(tensors):
     """Some index tensor is batched by an active vmap (its values differ per sample)."""
     found = [e[1] for e in tensors if e is not None]
-    return bool(_levels._visible[0]) and _batching.vmap_owner(found) is not None
+    return bool(_levels.state.visible) and _batching.vmap_owner(found) is not None
 
 
 def _check_broadcast_indices(tensors):
@@ -1547,7 +1527,7 @@ def check_device(device):
     """``device=``: a device (a string such as ``"cuda:0"``, a torch-like device object, an int
     for a CUDA index) or None for the default device (``T.set_default_device``); the device."""
     if device is None:
-        return _default_device[0]
+        return default_device.value
     if isinstance(device, Device):
         dev = device
     elif isinstance(device, int) and not isinstance(device, bool):
@@ -1625,7 +1605,7 @@ def _size_arg(name, size):
 def _new(fn, shape, dtype, requires_grad, device=None, name="zeros"):
     dev = check_device(device)
     xp = np if dev is CPU else namespace_of_device(dev)  # made on the device, as torch.zeros does
-    arr = getattr(xp, fn.__name__)(_size_arg(name, shape), dtype=_np_dtype(dtype) or _default_dtype[0])
+    arr = getattr(xp, fn.__name__)(_size_arg(name, shape), dtype=_np_dtype(dtype) or default_dtype.value)
     return _leaf(arr, requires_grad, dev)
 
 
@@ -1658,7 +1638,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
 
 def _like(fn, input, *args):
     """Under vmap, ``*_like`` of a batched tensor is batched (one per sample), as in torch.func."""
-    if input._batched is not None and _levels._visible[0]:
+    if input._batched is not None and _levels.state.visible:
         return _batched_plain(lambda x: fn(x, *args), (input,))
     return None
 
@@ -1708,7 +1688,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = values
     if dtype is None:
-        dtype = _default_dtype[0] if any(isinstance(v, float) for v in values) else int64
+        dtype = default_dtype.value if any(isinstance(v, float) for v in values) else int64
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0 and end != start:
@@ -1737,7 +1717,7 @@ def _linspace_values(start, end, steps, dtype):
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    dtype = _np_dtype(dtype) or _default_dtype[0]
+    dtype = _np_dtype(dtype) or default_dtype.value
     return _leaf(_linspace_values(start, end, steps, dtype).astype(dtype), requires_grad, device)
 
 
@@ -1745,7 +1725,7 @@ def logspace(
     start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
 ):
     check_device(device)
-    dtype = _np_dtype(dtype) or _default_dtype[0]
+    dtype = _np_dtype(dtype) or default_dtype.value
     exps = _linspace_values(start, end, steps, np.dtype(np.float64))
     return _leaf(np.power(float(base), exps).astype(dtype), requires_grad, device)
 
@@ -1756,7 +1736,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype) or _default_dtype[0]), requires_grad, device)
+    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype) or default_dtype.value), requires_grad, device)
 
 
 # ---- in-place variants -----------------------------------------------------------------------------
@@ -1933,7 +1913,7 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
     A ``None`` cotangent (an output of convolution_backward nobody used) contributes nothing, and
     an output built only from absent cotangents is ``None``, as aten leaves it undefined."""
     ggI, ggW, ggb = gg
-    if not grad_state.enabled and not _levels._visible[0]:  # (under a transform: the composition below)
+    if not grad_state.enabled and not _levels.state.visible:  # (under a transform: the composition below)
         data = lambda t: None if t is None else t._data
         out = conv_arrays.convolution_double_backward(
             data(ggI),

@@ -121,10 +121,8 @@ class Rule:
         self.nondiff_mask = (
             _ALL_DIFFERENTIABLE if self.grads is None else tuple(g is None for g in self.grads)
         )
-
-    @property
-    def differentiable(self):
-        return self.grads is not None or self.vjp is not None
+        # whether the rule has a backward at all (also read by dispatch on every op)
+        self.differentiable = self.grads is not None or self.vjp is not None
 
     def nondiff(self, i):
         return self.grads is not None and self.grads[i] is None

@@ -165,7 +165,7 @@ def polar(abs, angle):  # noqa: A002 - PyTorch's names
 def angle(input):
     """The argument of a complex number; for real inputs 0 or pi (nan stays nan), in the default
     float dtype for integers, as PyTorch's angle."""
-    cast = None if is_inexact(input.dtype) else A._default_dtype[0]
+    cast = None if is_inexact(input.dtype) else A.default_dtype.value
     return apply(R.angle, (input,), {}, cast=cast)
 
 

@@ -20,9 +20,9 @@ import numpy as np
 
 from reference.autograd.tensor import (
     CPU,
-    _default_device,
     bfloat16,
     bool_,
+    default_device,
     device,
     float16,
     float32,
@@ -91,7 +91,7 @@ class finfo:
     """torch.finfo: the limits of a floating dtype, as Python floats (bfloat16 through ml_dtypes)."""
 
     def __init__(self, type=None):
-        dt = _dtype(type) if type is not None else A._default_dtype[0]
+        dt = _dtype(type) if type is not None else A.default_dtype.value
         if not is_floating_dtype(dt):
             raise TypeError(f"torch.finfo() requires a floating point input type. Got {dt}")
         info = ml_dtypes.finfo(dt)
@@ -221,11 +221,11 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
 def set_default_device(device):
     """``torch.set_default_device``: where factories (``T.tensor``, ``T.zeros``, ...) put tensors
     given no ``device=`` (None: the CPU)."""
-    _default_device[0] = CPU if device is None else A.check_device(device)
+    default_device.value = CPU if device is None else A.check_device(device)
 
 
 def get_default_device():
-    return _default_device[0]
+    return default_device.value
 
 
 METHODS = {

@@ -25,7 +25,7 @@ def _norm(norm):
 
 def _floating(x):
     """Integer and bool inputs compute in the default float dtype, as PyTorch's fft does."""
-    return x if is_inexact(x.dtype) else A.to(x, A._default_dtype[0])
+    return x if is_inexact(x.dtype) else A.to(x, A.default_dtype.value)
 
 
 def _complex(x):
@@ -257,14 +257,14 @@ def fftfreq(n, d=1.0, *, dtype=None, requires_grad=False):
     import numpy as np
 
     values = np.fft.fftfreq(n, d)
-    return A.tensor(values, dtype=dtype or A._default_dtype[0], requires_grad=requires_grad)
+    return A.tensor(values, dtype=dtype or A.default_dtype.value, requires_grad=requires_grad)
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, requires_grad=False):
     import numpy as np
 
     values = np.fft.rfftfreq(n, d)
-    return A.tensor(values, dtype=dtype or A._default_dtype[0], requires_grad=requires_grad)
+    return A.tensor(values, dtype=dtype or A.default_dtype.value, requires_grad=requires_grad)
 
 
 NAMESPACES = {

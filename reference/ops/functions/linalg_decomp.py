@@ -322,16 +322,13 @@ def _matrix_rank_args(args, kwargs):
     return A, atol, rtol, given.get("hermitian", False)
 
 
-_COMPLEX_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
 def _tolerance_tensor(x, what):
     """A tolerance as aten sees it: a tensor (a Python number becomes a 0-d float64 tensor);
     complex tolerances are rejected (checkNotComplexTolerance)."""
     t = x if isinstance(x, Tensor) else api.tensor(float(x), dtype=float64)
     if t.dtype.kind == "c":
         raise RuntimeError(
-            f"torch.linalg.matrix_rank: {what} tensor of complex type is not supported. Got {_COMPLEX_NAMES[str(t.dtype)]}"
+            f"torch.linalg.matrix_rank: {what} tensor of complex type is not supported. Got {scalar_type_name(t.dtype)}"
         )
     return t
 

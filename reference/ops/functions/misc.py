@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections import namedtuple
 
 from reference.autograd.dispatch import apply, apply_inplace
-from reference.autograd.tensor import Tensor, _default_dtype
+from reference.autograd.tensor import Tensor, default_dtype
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES
-from reference.scalar_types import scalar_type_name
+from reference.scalar_types import convert_type_name, scalar_type_name
 
 __all__ = ["fill", "zero_", "ldexp", "frexp", "renorm"]
 
@@ -45,23 +45,13 @@ def fill(input, value):
     if isinstance(value, complex) and input.dtype.kind not in "cb":
         if value.imag != 0:
             # c10::Scalar::to<T>() of a complex number with a non-zero imaginary part
-            raise RuntimeError(f"value cannot be converted to type {_c10_name(input.dtype)} without overflow")
+            raise RuntimeError(
+                f"value cannot be converted to type {convert_type_name(input.dtype)} without overflow"
+            )
         value = value.real
     if input.dtype.kind in "iu" and isinstance(value, float):
         value = int(value)  # c10::Scalar to an integral dtype truncates
     return apply(RULES["fill_out"], (input,), {"value": value})
-
-
-def _c10_name(dt):
-    """The C++ type name c10's scalar conversion check prints for a real dtype."""
-    name = str(dt)
-    return {
-        "float64": "double",
-        "float32": "float",
-        "float16": "c10::Half",
-        "bfloat16": "c10::BFloat16",
-        "int32": "int",
-    }.get(name, name + "_t")
 
 
 def zero_(input):
@@ -90,7 +80,7 @@ def _rmod(self, other):
 
 def _ldexp_dtype(input, other):
     dt = A.result_type(input, other)
-    return dt if is_inexact(dt) else _default_dtype[0]
+    return dt if is_inexact(dt) else default_dtype.value
 
 
 def ldexp(input, other):

@@ -25,6 +25,7 @@ from reference.autograd.tensor import Tensor
 from reference.backend import to_numpy
 from reference.ops import api as A
 from reference.ops.rules.pooling import window_map
+from reference.scalar_types import tensor_type_name
 
 __all__ = ["native_layer_norm", "native_group_norm", "native_batch_norm", "_native_batch_norm_legit"]
 
@@ -164,23 +165,13 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 
 # ---- embeddings ---------------------------------------------------------------------------------
 
-_TORCH_TYPES = {
-    "float64": "DoubleTensor",
-    "float32": "FloatTensor",
-    "float16": "HalfTensor",
-    "bool": "BoolTensor",
-    "int16": "ShortTensor",
-    "int8": "CharTensor",
-    "uint8": "ByteTensor",
-}
-
 
 def _indices(input, op):
     arr = to_numpy(input._data if isinstance(input, Tensor) else input)  # host-side index tables
     if arr.dtype not in (np.int64, np.int32):
         raise RuntimeError(
             f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
-            f"got torch.{_TORCH_TYPES.get(arr.dtype.name, arr.dtype.name)} instead (while checking arguments for {op})"
+            f"got {tensor_type_name(arr.dtype)} instead (while checking arguments for {op})"
         )
     return arr.astype(np.int64)
 

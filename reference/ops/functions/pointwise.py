@@ -20,7 +20,7 @@ import numbers
 import numpy as np
 
 from reference.autograd.dispatch import apply, apply_inplace
-from reference.autograd.tensor import Tensor, _default_dtype, _make, bool_, float64
+from reference.autograd.tensor import Tensor, _make, bool_, default_dtype, float64
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.api import R
@@ -48,7 +48,7 @@ _isfinite = _plain_unary(lambda a: a - a == 0 if is_floating(a.dtype) else a == 
 
 
 def _float_dtype(dt):
-    return dt if is_inexact(dt) else _default_dtype[0]
+    return dt if is_inexact(dt) else default_dtype.value
 
 
 def _check(a, b):
@@ -74,7 +74,7 @@ def _binary(rule, a, b, params=None, floating=False):
 
 
 def _unary_float(rule, x, params=None):
-    return apply(rule, (x,), params or {}, cast=None if is_inexact(x.dtype) else _default_dtype[0])
+    return apply(rule, (x,), params or {}, cast=None if is_inexact(x.dtype) else default_dtype.value)
 
 
 def _inplace_result_check(self, dt):
@@ -86,7 +86,7 @@ def _inplace_result_check(self, dt):
 
 def _unary_inplace(rule, self, params=None):
     if not is_inexact(self.dtype):
-        _inplace_result_check(self, _default_dtype[0])
+        _inplace_result_check(self, default_dtype.value)
     return apply_inplace(rule, self, (), params or {})
 
 
@@ -190,7 +190,7 @@ def erfcx(input):
 
 def ndtr(input):
     """torch.special.ndtr: (1 + erf(x / sqrt(2))) * 0.5, a composite as in PyTorch."""
-    x = input if is_floating(input.dtype) else A.to(input, _default_dtype[0])
+    x = input if is_floating(input.dtype) else A.to(input, default_dtype.value)
     return (erf(x * math.sqrt(0.5)) + 1) * 0.5
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from reference.autograd import layout as _layout
-from reference.autograd.tensor import Tensor, _default_dtype, result_tensor
+from reference.autograd.tensor import Tensor, default_dtype, result_tensor
 from reference.backend import is_floating, namespace_of
 from reference.ops import api as A
 from reference.scalar_types import scalar_type_name
@@ -132,7 +132,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         if rtol == 0 and atol == 0:
             return result_tensor(_layout.ITERATOR, (input, other), close)
         if not _floating_or_complex(a):
-            a, b = a.astype(_default_dtype[0]), b.astype(_default_dtype[0])
+            a, b = a.astype(default_dtype.value), b.astype(default_dtype.value)
         dt = a.dtype.type
         allowed = dt(atol) + np.abs(dt(rtol) * b) if a.dtype.kind != "c" else atol + np.abs(rtol * b)
         actual = np.abs(a - b)

@@ -21,7 +21,7 @@ from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor
 from reference.ops import api as A
 from reference.ops.rules import RULES
-from reference.scalar_types import scalar_type_name
+from reference.scalar_types import cpp_type_name, scalar_type_name
 
 __all__ = [
     "mm",
@@ -165,7 +165,7 @@ def _add_product(name, input, m1, m2, beta, alpha, out_shape, inplace=False):
             )
         if m1.dtype != m2.dtype:
             raise RuntimeError(
-                f"expected m1 and m2 to have the same dtype, but got: {A._C10_NAMES.get(str(m1.dtype))} != {A._C10_NAMES.get(str(m2.dtype))}"
+                f"expected m1 and m2 to have the same dtype, but got: {cpp_type_name(m1.dtype)} != {cpp_type_name(m2.dtype)}"
                 if name == "addmm"
                 else f"expected scalar type {_tname(m1.dtype)} but found {_tname(m2.dtype)}"
             )

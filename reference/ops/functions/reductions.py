@@ -18,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 
 from reference.autograd.dispatch import apply, apply_inplace
-from reference.autograd.tensor import Tensor, _default_dtype, bool_, int64
+from reference.autograd.tensor import Tensor, bool_, default_dtype, int64
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES
@@ -218,7 +218,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 def logsumexp(input, dim, keepdim=False):
     if not is_floating(input.dtype) and input.dtype.kind != "c":
-        input = A.to(input, _default_dtype[0])
+        input = A.to(input, default_dtype.value)
     dims = A._dims(dim, input.ndim)
     if input.ndim == 0:
         dims = None

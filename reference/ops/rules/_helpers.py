@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from reference.autograd.layout import contiguous_strides
 from reference.ops import api as A
-from reference.ops import kernels as K
 
 
 def _unreduce(g, shape, dim, keepdim):
@@ -26,7 +26,7 @@ def _count(shape, dim):
 def _view_index(c, geometry):
     """Where each element of a view sits in its (contiguous) input: the view's gradient map."""
     shape = c.shapes[0]
-    size, stride, offset = geometry(shape, K.contiguous_strides(shape), 0, **c.params)
+    size, stride, offset = geometry(shape, contiguous_strides(shape), 0, **c.params)
     from reference.autograd.graph import storage_indices
 
     return storage_indices(size, stride, offset)

@@ -21,6 +21,7 @@ from reference.backend import namespace_of, xp_fn
 from reference.ops import api as A
 from reference.ops.rule import AUTO_LINEAR, BATCH_ELEMENTWISE, SAME_VIEW
 from reference.ops.rules.registry import rule
+from reference.scalar_types import scalar_type_name
 
 
 def _F():
@@ -334,11 +335,10 @@ def refuse_complex(rule, dtype):
         ok = _SUPPORTED[rule.name] = family_of(rule.name) in COMPLEX_FAMILIES or rule.name in COMPLEX_RULES
     if ok:
         return
-    name = "ComplexDouble" if dtype == np.complex128 else "ComplexFloat"
     exc, msg = _REFUSED.get(
         rule.name, (NotImplementedError, f"\"{rule.name}_cpu\" not implemented for '{{}}'")
     )
-    raise exc(msg.format(name))
+    raise exc(msg.format(scalar_type_name(dtype)))
 
 
 table.register(refuse_complex=refuse_complex)  # (dispatch refuses complex tensors with it)

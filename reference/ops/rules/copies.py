@@ -28,18 +28,11 @@ import math
 from reference import errors
 from reference.autograd.dispatch import apply
 from reference.autograd.graph import storage_indices
+from reference.autograd.layout import contiguous_strides
 from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.rule import AUTO_LINEAR
 from reference.ops.rules.registry import rule
-
-
-def _contiguous_strides(shape):
-    out, s = [], 1
-    for n in reversed(shape):
-        out.append(s)
-        s *= n
-    return tuple(reversed(out))
 
 
 def _forward(multi):
@@ -66,7 +59,7 @@ def _backward(g, geom, shape):
             "stride_": stride,
             "storage_offset": offset,
             "in_size": tuple(shape),
-            "in_stride": _contiguous_strides(shape),
+            "in_stride": contiguous_strides(shape),
             "in_offset": 0,
             "storage_size": math.prod(shape),
         },
