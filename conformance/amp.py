@@ -43,9 +43,22 @@ from conformance.case import AMP_VARIABLES as VARIABLES
 from reference.backend import data_ptr
 from reference.errors import REFERENCE_U, UNIT_ROUNDOFF, Precision, _is_float, _spec
 
-LOW = "bfloat16"  # the policy's compute dtype
+#: Each policy's compute dtype (the variables are float32, :data:`VARIABLES`). ``mixed_float16``:
+#: PyTorch's CPU autocast takes float16 as well as bfloat16 (torch 2.13, ``torch/amp/autocast_mode.py``:
+#: ``device_supported_dtypes = [torch.bfloat16, torch.float16]`` for ``"cpu"``) and applies the same
+#: CPU op lists to either (``aten/src/ATen/autocast_mode.cpp``: the ``AutocastCPU`` kernels are
+#: registered for ``lower_precision_fp``, the dtype autocast was entered with; the docs' heading names
+#: bfloat16, "CPU Ops that can autocast to bfloat16"; ``test_program_amp.py`` checks float16); JAX's jmp-style
+#: policies and TensorFlow's ``mixed_float16`` Keras policy name float16 as the compute dtype.
+LOW_DTYPE = {"mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
+assert set(LOW_DTYPE) == set(AMP_POLICIES)
 
 AUTOCAST_DOCS = "https://pytorch.org/docs/stable/amp.html#cpu-op-specific-behavior (PyTorch 2.x, CPU)"
+
+
+def low_dtype(policy: str) -> str:
+    """The compute dtype of a mixed-precision policy (:data:`LOW_DTYPE`)."""
+    return LOW_DTYPE[policy]
 
 #: "CPU Ops that can autocast to bfloat16" (AUTOCAST_DOCS): they run in bfloat16 (their float32
 #: operands cast down) with float32 accumulation (at::opmath_type; oneDNN's bf16 GEMM/convolution).
@@ -91,9 +104,10 @@ _RANK = {"bfloat16": 0, "float16": 0, "float32": 1, "float64": 2}
 
 
 def amp_accumulator(framework: str) -> str | None:
-    """The accumulator of the policy's bfloat16 kernels: float32 for PyTorch (opmath, as for bfloat16
-    cases) and for JAX (the program asks for it: ``preferred_element_type=jnp.float32`` in dot and
-    conv; ``jnp.sum`` upcasts bfloat16 for the computation); TensorFlow documents none (bfloat16)."""
+    """The accumulator of the policy's low-precision kernels (bfloat16 or float16): float32 for PyTorch
+    (opmath, as for bfloat16 and float16 cases) and for JAX (the program asks for it:
+    ``preferred_element_type=jnp.float32`` in dot and conv; ``jnp.sum`` upcasts half types for the
+    computation); TensorFlow documents none (the compute dtype)."""
     return None if framework.split(":")[0] == "tensorflow" else "float32"
 
 
@@ -115,8 +129,9 @@ class CastPolicy:
     An input in a wider dtype than the kernel's is cast down: its error grows by the rounding,
     ``u·|x|`` (the cast of an exact value rounds too: the reference does not round it)."""
 
-    def __init__(self, base):
+    def __init__(self, base, low: str = "bfloat16"):
         self.base = base  # reference.errors.Precision of the variables (float32, the accumulation contract)
+        self.low = low  # the policy's compute dtype (LOW_DTYPE): what LOWER ops run in
         self.autocast = False  # inside the program's forward
         self.forced = []  # dtypes pushed by reference_autocast's entry points (innermost last)
         self._roots = []  # (start, end, array kept alive, dtype)
@@ -243,7 +258,7 @@ def _entry(policy, fn, kind):
             dtype = policy.dtype_of(args[0]._data) if isinstance(args[0], reference.Tensor) else None
             with policy_region(policy, dtype):
                 return fn(*args, **kwargs)
-        dtype = LOW if kind == "lower" else VARIABLES
+        dtype = policy.low if kind == "lower" else VARIABLES
         args = [_cast(policy, a, dtype) for a in args]
         kwargs = {k: _cast(policy, v, dtype) for k, v in kwargs.items()}
         with policy_region(policy, dtype):
@@ -281,8 +296,10 @@ __all__ = [
     "FLOAT32",
     "INPUT_DTYPE",
     "LOWER",
+    "LOW_DTYPE",
     "PROMOTE",
     "CastPolicy",
     "amp_accumulator",
+    "low_dtype",
     "reference_autocast",
 ]
