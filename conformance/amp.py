@@ -60,6 +60,7 @@ def low_dtype(policy: str) -> str:
     """The compute dtype of a mixed-precision policy (:data:`LOW_DTYPE`)."""
     return LOW_DTYPE[policy]
 
+
 #: "CPU Ops that can autocast to bfloat16" (AUTOCAST_DOCS): they run in bfloat16 (their float32
 #: operands cast down) with float32 accumulation (at::opmath_type; oneDNN's bf16 GEMM/convolution).
 LOWER = (
