@@ -34,6 +34,7 @@ AUTOGRAD_ERRORS = (
     "A view was created in no_grad mode and",
     "unsupported operation: more than one element of the written-to tensor refers to a single memory",
     "element 0 of tensors does not require grad and does not have a grad_fn",
+    "can't retain_grad on Tensor that has requires_grad=False",  # (JAX, TensorFlow: no requires_grad state)
 )
 MULTI_OUTPUT_VIEW_ERROR = "This view is the output of a function that returns multiple views."
 CUSTOM_FUNCTION_ERRORS = (  # custom autograd.Function errors the reference reproduces word for word
