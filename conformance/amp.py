@@ -1,23 +1,30 @@
 """Mixed precision as users run it (issue #33): program cases under a cast policy.
 
-A program case with ``"amp": "mixed_bfloat16"`` (``--dtypes mixed_bfloat16`` selects such cases) has
-float32 inputs (the variables: parameters and data) and runs its forward — every step up to and
-including ``loss = ...`` — under each framework's bfloat16 mixed-precision recipe; the ending (the
-backward calls) runs outside it, as users write a training step:
+A program case with ``"amp": "mixed_bfloat16"`` or ``"mixed_float16"`` (``--dtypes`` selects such
+cases) has float32 inputs (the variables: parameters and data) and runs its forward — every step up
+to and including ``loss = ...`` — under each framework's mixed-precision recipe with the policy's
+compute dtype (:data:`LOW_DTYPE`: bfloat16 or float16); the ending (the backward calls) runs outside
+it, as users write a training step:
 
-* PyTorch: ``with torch.autocast("cpu", dtype=torch.bfloat16):`` around the forward. Autocast casts
-  per op, by its documented CPU lists (:data:`LOWER`, :data:`FLOAT32`, :data:`PROMOTE` below);
-* JAX: the casts a JAX user writes by hand (a jmp-style policy: parameters float32, compute bfloat16):
-  ``jnp.matmul`` / ``lax.conv_general_dilated`` of operands cast to bfloat16 with
-  ``preferred_element_type=jnp.float32`` (float32 accumulation), the result cast back to bfloat16;
-  the losses of :data:`FLOAT32` on float32 inputs; everything else in the dtypes of its inputs
-  (``jnp`` promotion: bfloat16 with float32 is float32);
-* TensorFlow: the ``tf.keras.mixed_precision`` policy ``"mixed_bfloat16"`` (variables float32,
-  compute bfloat16). The programs are raw TensorFlow, not Keras layers, so the functional namespace
-  applies the same casts explicitly: the policy's compute dtype for the layers' products (matmul,
-  conv), float32 for the losses (Keras computes losses in float32: ``keras.losses.Loss`` casts
-  ``y_pred`` to float32 when the policy is mixed), and TensorFlow, which does not promote, is given
-  PyTorch's promotion explicitly (a cast of the narrower operand) in every binary op.
+* PyTorch: ``with torch.autocast("cpu", dtype=torch.bfloat16 | torch.float16):`` around the forward;
+  in ``torch:compile`` / ``torch:aot_eager`` the same ``with`` *inside* each compiled function (as
+  users write a compiled mixed-precision step; Dynamo traces it). Autocast casts per op, by its
+  documented CPU lists (:data:`LOWER`, :data:`FLOAT32`, :data:`PROMOTE` below);
+* JAX: the casts a JAX user writes by hand (a jmp-style policy: parameters float32, compute in the
+  low dtype): ``jnp.matmul`` / ``lax.conv_general_dilated`` of operands cast to it with
+  ``preferred_element_type=jnp.float32`` (float32 accumulation), the result cast back to it; the
+  losses of :data:`FLOAT32` on float32 inputs; everything else in the dtypes of its inputs (``jnp``
+  promotion: bfloat16 with float32 is float32); the same text under ``jax.jit`` and op by op;
+* TensorFlow: the semantics of the ``tf.keras.mixed_precision`` policies ``"mixed_bfloat16"`` /
+  ``"mixed_float16"`` (variables float32, compute in the low dtype). The programs are raw TensorFlow,
+  not Keras layers, so the functional namespace applies the casts explicitly: the compute dtype for
+  the layers' products (matmul, conv), float32 for the losses (Keras computes losses in float32:
+  ``keras.losses.Loss`` casts ``y_pred`` to float32 when the policy is mixed), normalisations in
+  float32 returned in their input's dtype (Keras 3's ``ops.layer_normalization`` "computes in at least
+  float32 precision" and ``LayerNormalization`` casts the output to the compute dtype), and
+  TensorFlow, which does not promote, is given PyTorch's promotion explicitly (a cast of the narrower
+  operand) in every binary op. Keras's loss scaling (``LossScaleOptimizer``) is an optimizer's and
+  is not applied: gradients are compared unscaled.
 
 So one cast table, PyTorch's documented CPU autocast policy, describes what each framework's program
 runs in; JAX's and TensorFlow's programs apply it by hand as their docs tell users to (their policies
@@ -25,9 +32,9 @@ name a compute dtype, not per-op lists). The reference's values stay the exact m
 program (float64 from the float32 inputs); the casts are roundings in the bound: the error tracker
 runs the program under a :class:`CastPolicy`, which gives every kernel the precision the policy
 says it runs in and adds the rounding of each cast of an input to a narrower dtype
-(``u_bf16·|x|``). The reference runs the forward with the casts made explicit
-(:func:`reference_autocast`: an operand of a bfloat16 op is a copy of it marked bfloat16, so the
-backward kernels of that op, which see the copies, run in bfloat16 too, as PyTorch's do).
+(``u_low·|x|``). The reference runs the forward with the casts made explicit
+(:func:`reference_autocast`: an operand of a low-precision op is a copy of it marked in the low dtype,
+so the backward kernels of that op, which see the copies, run in it too, as PyTorch's do).
 """
 
 from __future__ import annotations

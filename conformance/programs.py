@@ -1005,7 +1005,9 @@ def reference_outcome(case) -> tuple[str, object]:
     if case.amp:  # the casts explicit (their copies are what autocast's ops save): conformance.amp
         with Tracker(program_precision(case, "torch")) as tracker, np.errstate(all="ignore"):
             try:
-                return "ok", execute(case.source, reference, program_inputs(case), forward=_policy(tracker, case.amp))
+                return "ok", execute(
+                    case.source, reference, program_inputs(case), forward=_policy(tracker, case.amp)
+                )
             except ProgramError as exc:
                 return "raises", exc
     try:
