@@ -364,3 +364,22 @@ def test_the_pytorch_reproducer_runs_the_forward_under_autocast(tmp_path):
     planted = "v3 = (lambda y: y + 0.0625 * (y - y.detach()))(v0 @ v1.t() + v2)"
     path.write_text(text.replace("v3 = v0 @ v1.t() + v2", planted))
     assert subprocess.run([sys.executable, str(path)], capture_output=True, cwd=tmp_path).returncode == 1
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("amp", ["mixed_bfloat16", "mixed_float16"])
+def test_the_gradient_penalty_spelling_runs_its_forward_under_autocast(amp):
+    """torch:aot_eager's gradient penalty (torch.func.grad inside the compiled function): the forward
+    under autocast, its backward outside, as eager's; within the derived bound, and the casts are made."""
+    torch = pytest.importorskip("torch")
+    from conformance.adapters.torch_adapter import TorchAotEagerAdapter
+
+    source = BLOCK.replace(
+        "    loss.backward()\n",
+        "    (g,) = T.autograd.grad(loss, [v0], create_graph=True)\n    (loss + (g * g).sum()).backward()\n",
+    )
+    case = _case(source, BLOCK_SHAPES, amp=amp)
+    observed = _compiled_run(TorchAotEagerAdapter(), case)
+    assert _verdict(case, observed, "torch:aot_eager")["verdict"] == "pass"
+    plain = execute(source, torch, program_inputs(case), dtype="float32")
+    assert np.max(np.abs(plain["grad[v0]"] - observed["grad[v0]"])) > 1e-4
