@@ -349,14 +349,15 @@ def test_run_dtypes_mixed_bfloat16_and_its_usage_errors(tmp_path, capsys):
 
 
 @pytest.mark.torch
-def test_the_pytorch_reproducer_runs_the_forward_under_autocast(tmp_path):
+@pytest.mark.parametrize("amp", ["mixed_bfloat16", "mixed_float16"])
+def test_the_pytorch_reproducer_runs_the_forward_under_autocast(tmp_path, amp):
     pytest.importorskip("torch")
     from conformance.reproducer import program_reproducer
 
-    case = _case(LINEAR_INPLACE)
+    case = _case(LINEAR_INPLACE, amp=amp)
     record = {"case": case.to_dict(), "case_id": case.id, "framework": "torch", "verdict": "fail"}
     text = program_reproducer(record, "torch")
-    assert '    with T.autocast("cpu", dtype=T.bfloat16):\n        v3 = v0 @ v1.t() + v2' in text
+    assert f'    with T.autocast("cpu", dtype=T.{low_dtype(amp)}):\n        v3 = v0 @ v1.t() + v2' in text
     path = tmp_path / "repro.py"
     path.write_text(text)
     assert subprocess.run([sys.executable, str(path)], capture_output=True, cwd=tmp_path).returncode == 0
