@@ -33,15 +33,16 @@ def last(v0, v2, v3, v4):
     return (v0 * 1).sum() + (v4 * 2).sum() + (v2 * 3).sum()
 
 
-for backend in ("eager", "aot_eager"):
-    def c(f):
-        return f if backend == "eager" else torch.compile(f, backend=backend, fullgraph=True)
+def compiled(f, backend):
+    return f if backend == "eager" else torch.compile(f, backend=backend, fullgraph=True)
 
+
+for backend in ("eager", "aot_eager"):
     v0 = torch.tensor([[0.5, -1.0]], requires_grad=True)
-    v2, v3 = c(first)(v0)
+    v2, v3 = compiled(first, backend)(v0)
     with torch.autograd.graph.save_on_cpu():
-        v4 = c(hooked)(v3)
-    loss = c(last)(v0, v2, v3, v4)
+        v4 = compiled(hooked, backend)(v3)
+    loss = compiled(last, backend)(v0, v2, v3, v4)
     try:
         loss.backward()
         print(backend, "no error")
