@@ -217,6 +217,11 @@ DEPARTURES = {
         "    v1 = v0 * 1.0\n    v1.retain_grad()\n    v2 = v1.exp()\n    loss = (v0 * 1).sum()\n    loss.backward()\n"
         "    return [v0, v1, v2, v1.grad]\n",
     ),
+    "unreached-written-output-version-error": (
+        {"v0": (2,)},
+        "    v1 = v0 * 1.0\n    v2 = v1.exp()\n    v1.retain_grad()\n    v2.add_(0.5)\n    loss = (v0 * 1).sum()\n"
+        "    loss.backward()\n    return [v0, v1, v2]\n",
+    ),
     "mark-dirty-version-message": (
         {"v0": (1, 2)},
         "    class MarkDirty(T.autograd.Function):\n        @staticmethod\n        def forward(ctx, x):\n"
