@@ -1,23 +1,30 @@
 """Mixed precision as users run it (issue #33): program cases under a cast policy.
 
-A program case with ``"amp": "mixed_bfloat16"`` (``--dtypes mixed_bfloat16`` selects such cases) has
-float32 inputs (the variables: parameters and data) and runs its forward — every step up to and
-including ``loss = ...`` — under each framework's bfloat16 mixed-precision recipe; the ending (the
-backward calls) runs outside it, as users write a training step:
+A program case with ``"amp": "mixed_bfloat16"`` or ``"mixed_float16"`` (``--dtypes`` selects such
+cases) has float32 inputs (the variables: parameters and data) and runs its forward — every step up
+to and including ``loss = ...`` — under each framework's mixed-precision recipe with the policy's
+compute dtype (:data:`LOW_DTYPE`: bfloat16 or float16); the ending (the backward calls) runs outside
+it, as users write a training step:
 
-* PyTorch: ``with torch.autocast("cpu", dtype=torch.bfloat16):`` around the forward. Autocast casts
-  per op, by its documented CPU lists (:data:`LOWER`, :data:`FLOAT32`, :data:`PROMOTE` below);
-* JAX: the casts a JAX user writes by hand (a jmp-style policy: parameters float32, compute bfloat16):
-  ``jnp.matmul`` / ``lax.conv_general_dilated`` of operands cast to bfloat16 with
-  ``preferred_element_type=jnp.float32`` (float32 accumulation), the result cast back to bfloat16;
-  the losses of :data:`FLOAT32` on float32 inputs; everything else in the dtypes of its inputs
-  (``jnp`` promotion: bfloat16 with float32 is float32);
-* TensorFlow: the ``tf.keras.mixed_precision`` policy ``"mixed_bfloat16"`` (variables float32,
-  compute bfloat16). The programs are raw TensorFlow, not Keras layers, so the functional namespace
-  applies the same casts explicitly: the policy's compute dtype for the layers' products (matmul,
-  conv), float32 for the losses (Keras computes losses in float32: ``keras.losses.Loss`` casts
-  ``y_pred`` to float32 when the policy is mixed), and TensorFlow, which does not promote, is given
-  PyTorch's promotion explicitly (a cast of the narrower operand) in every binary op.
+* PyTorch: ``with torch.autocast("cpu", dtype=torch.bfloat16 | torch.float16):`` around the forward;
+  in ``torch:compile`` / ``torch:aot_eager`` the same ``with`` *inside* each compiled function (as
+  users write a compiled mixed-precision step; Dynamo traces it). Autocast casts per op, by its
+  documented CPU lists (:data:`LOWER`, :data:`FLOAT32`, :data:`PROMOTE` below);
+* JAX: the casts a JAX user writes by hand (a jmp-style policy: parameters float32, compute in the
+  low dtype): ``jnp.matmul`` / ``lax.conv_general_dilated`` of operands cast to it with
+  ``preferred_element_type=jnp.float32`` (float32 accumulation), the result cast back to it; the
+  losses of :data:`FLOAT32` on float32 inputs; everything else in the dtypes of its inputs (``jnp``
+  promotion: bfloat16 with float32 is float32); the same text under ``jax.jit`` and op by op;
+* TensorFlow: the semantics of the ``tf.keras.mixed_precision`` policies ``"mixed_bfloat16"`` /
+  ``"mixed_float16"`` (variables float32, compute in the low dtype). The programs are raw TensorFlow,
+  not Keras layers, so the functional namespace applies the casts explicitly: the compute dtype for
+  the layers' products (matmul, conv), float32 for the losses (Keras computes losses in float32:
+  ``keras.losses.Loss`` casts ``y_pred`` to float32 when the policy is mixed), normalisations in
+  float32 returned in their input's dtype (Keras 3's ``ops.layer_normalization`` "computes in at least
+  float32 precision" and ``LayerNormalization`` casts the output to the compute dtype), and
+  TensorFlow, which does not promote, is given PyTorch's promotion explicitly (a cast of the narrower
+  operand) in every binary op. Keras's loss scaling (``LossScaleOptimizer``) is an optimizer's and
+  is not applied: gradients are compared unscaled.
 
 So one cast table, PyTorch's documented CPU autocast policy, describes what each framework's program
 runs in; JAX's and TensorFlow's programs apply it by hand as their docs tell users to (their policies
@@ -25,9 +32,9 @@ name a compute dtype, not per-op lists). The reference's values stay the exact m
 program (float64 from the float32 inputs); the casts are roundings in the bound: the error tracker
 runs the program under a :class:`CastPolicy`, which gives every kernel the precision the policy
 says it runs in and adds the rounding of each cast of an input to a narrower dtype
-(``u_bf16·|x|``). The reference runs the forward with the casts made explicit
-(:func:`reference_autocast`: an operand of a bfloat16 op is a copy of it marked bfloat16, so the
-backward kernels of that op, which see the copies, run in bfloat16 too, as PyTorch's do).
+(``u_low·|x|``). The reference runs the forward with the casts made explicit
+(:func:`reference_autocast`: an operand of a low-precision op is a copy of it marked in the low dtype,
+so the backward kernels of that op, which see the copies, run in it too, as PyTorch's do).
 """
 
 from __future__ import annotations
@@ -43,9 +50,23 @@ from conformance.case import AMP_VARIABLES as VARIABLES
 from reference.backend import data_ptr
 from reference.errors import REFERENCE_U, UNIT_ROUNDOFF, Precision, _is_float, _spec
 
-LOW = "bfloat16"  # the policy's compute dtype
+#: Each policy's compute dtype (the variables are float32, :data:`VARIABLES`). ``mixed_float16``:
+#: PyTorch's CPU autocast takes float16 as well as bfloat16 (torch 2.13, ``torch/amp/autocast_mode.py``:
+#: ``device_supported_dtypes = [torch.bfloat16, torch.float16]`` for ``"cpu"``) and applies the same
+#: CPU op lists to either (``aten/src/ATen/autocast_mode.cpp``: the ``AutocastCPU`` kernels are
+#: registered for ``lower_precision_fp``, the dtype autocast was entered with; the docs' heading names
+#: bfloat16, "CPU Ops that can autocast to bfloat16"; ``test_program_amp.py`` checks float16); JAX's jmp-style
+#: policies and TensorFlow's ``mixed_float16`` Keras policy name float16 as the compute dtype.
+LOW_DTYPE = {"mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
+assert set(LOW_DTYPE) == set(AMP_POLICIES)
 
 AUTOCAST_DOCS = "https://pytorch.org/docs/stable/amp.html#cpu-op-specific-behavior (PyTorch 2.x, CPU)"
+
+
+def low_dtype(policy: str) -> str:
+    """The compute dtype of a mixed-precision policy (:data:`LOW_DTYPE`)."""
+    return LOW_DTYPE[policy]
+
 
 #: "CPU Ops that can autocast to bfloat16" (AUTOCAST_DOCS): they run in bfloat16 (their float32
 #: operands cast down) with float32 accumulation (at::opmath_type; oneDNN's bf16 GEMM/convolution).
@@ -91,9 +112,10 @@ _RANK = {"bfloat16": 0, "float16": 0, "float32": 1, "float64": 2}
 
 
 def amp_accumulator(framework: str) -> str | None:
-    """The accumulator of the policy's bfloat16 kernels: float32 for PyTorch (opmath, as for bfloat16
-    cases) and for JAX (the program asks for it: ``preferred_element_type=jnp.float32`` in dot and
-    conv; ``jnp.sum`` upcasts bfloat16 for the computation); TensorFlow documents none (bfloat16)."""
+    """The accumulator of the policy's low-precision kernels (bfloat16 or float16): float32 for PyTorch
+    (opmath, as for bfloat16 and float16 cases) and for JAX (the program asks for it:
+    ``preferred_element_type=jnp.float32`` in dot and conv; ``jnp.sum`` upcasts half types for the
+    computation); TensorFlow documents none (the compute dtype)."""
     return None if framework.split(":")[0] == "tensorflow" else "float32"
 
 
@@ -115,8 +137,9 @@ class CastPolicy:
     An input in a wider dtype than the kernel's is cast down: its error grows by the rounding,
     ``u·|x|`` (the cast of an exact value rounds too: the reference does not round it)."""
 
-    def __init__(self, base):
+    def __init__(self, base, low: str = "bfloat16"):
         self.base = base  # reference.errors.Precision of the variables (float32, the accumulation contract)
+        self.low = low  # the policy's compute dtype (LOW_DTYPE): what LOWER ops run in
         self.autocast = False  # inside the program's forward
         self.forced = []  # dtypes pushed by reference_autocast's entry points (innermost last)
         self._roots = []  # (start, end, array kept alive, dtype)
@@ -243,7 +266,7 @@ def _entry(policy, fn, kind):
             dtype = policy.dtype_of(args[0]._data) if isinstance(args[0], reference.Tensor) else None
             with policy_region(policy, dtype):
                 return fn(*args, **kwargs)
-        dtype = LOW if kind == "lower" else VARIABLES
+        dtype = policy.low if kind == "lower" else VARIABLES
         args = [_cast(policy, a, dtype) for a in args]
         kwargs = {k: _cast(policy, v, dtype) for k, v in kwargs.items()}
         with policy_region(policy, dtype):
@@ -281,8 +304,10 @@ __all__ = [
     "FLOAT32",
     "INPUT_DTYPE",
     "LOWER",
+    "LOW_DTYPE",
     "PROMOTE",
     "CastPolicy",
     "amp_accumulator",
+    "low_dtype",
     "reference_autocast",
 ]

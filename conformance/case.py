@@ -84,7 +84,7 @@ PART_DTYPE = {"complex64": "float32", "complex128": "float64"}
 #: Mixed-precision policies of program cases (``Case.amp``; conformance.amp): selected by ``--dtypes``
 #: like a dtype; not in DTYPES, so the default campaign runs none. A case's ``dtype`` is the policy's
 #: variable dtype, AMP_VARIABLES.
-AMP_POLICIES = ("mixed_bfloat16",)
+AMP_POLICIES = ("mixed_bfloat16", "mixed_float16")
 AMP_VARIABLES = "float32"
 LAYOUTS = ("channels_first", "channels_last")
 PADDING_STRINGS = ("valid", "same", "same_lower")

@@ -150,8 +150,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--dtypes",
             help=f"comma-separated subset of {','.join(DTYPES + COMPLEX_DTYPES + AMP_POLICIES)} (default: the "
-            "real ones; complex dtypes run the complex-capable op records; mixed_bfloat16 runs program cases "
-            "under each framework's bfloat16 mixed-precision recipe, float32 variables: docs/conformance.md)",
+            "real ones; complex dtypes run the complex-capable op records; mixed_bfloat16 and mixed_float16 run "
+            "program cases under each framework's bfloat16 / float16 mixed-precision recipe, float32 "
+            "variables: docs/conformance.md)",
         )
         p.add_argument("--out", default="reports/latest", help="output directory (default reports/latest)")
         p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])

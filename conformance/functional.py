@@ -30,6 +30,7 @@ import re
 
 import numpy as np
 
+from conformance.amp import low_dtype
 from conformance.case import AMP_VARIABLES
 from conformance.programs import (
     ProgramError,
@@ -81,17 +82,17 @@ class JaxBackend:
 
     def amp_ops(self):
         """The policy's casts as a JAX user writes them (conformance.amp): the products of operands cast
-        to bfloat16 with ``preferred_element_type=jnp.float32``, cast back to bfloat16 (the compute
-        dtype); the loss on float32 logits."""
+        to the compute dtype (bfloat16, float16) with ``preferred_element_type=jnp.float32``, cast back
+        to it; the loss on float32 logits."""
         jax, jnp, nn = self.jax, self.jnp, self.jax.nn
-        bf16, f32 = jnp.bfloat16, jnp.float32
+        low, f32 = getattr(jnp, low_dtype(self.amp)), jnp.float32
         return {
             "matmul": lambda a, b: jnp.matmul(
-                a.astype(bf16), b.astype(bf16), preferred_element_type=f32
-            ).astype(bf16),
+                a.astype(low), b.astype(low), preferred_element_type=f32
+            ).astype(low),
             "conv1d": lambda x, w, padding: jax.lax.conv_general_dilated(
-                x.astype(bf16), w.astype(bf16), (1,), [(padding, padding)], preferred_element_type=f32
-            ).astype(bf16),
+                x.astype(low), w.astype(low), (1,), [(padding, padding)], preferred_element_type=f32
+            ).astype(low),
             "soft_cross_entropy": lambda x, labels: (
                 -jnp.sum(labels * nn.log_softmax(x.astype(f32), axis=-1), axis=-1)
             ),
@@ -190,12 +191,13 @@ class TensorFlowBackend:
         return self.tf.cast(x, getattr(self.tf, dtype))
 
     def amp_ops(self):
-        """The ``mixed_bfloat16`` policy's casts, applied explicitly to raw TensorFlow (conformance.amp):
-        the products in the compute dtype (bfloat16 operands), the loss on float32 logits."""
-        tf, bf16 = self.tf, self.tf.bfloat16
+        """The Keras policy's casts (``mixed_bfloat16``, ``mixed_float16``), applied explicitly to raw
+        TensorFlow (conformance.amp): the products in the compute dtype (its operands cast), the loss
+        on float32 logits."""
+        tf, low = self.tf, getattr(self.tf, low_dtype(self.amp))
         return {
-            "matmul": lambda a, b: tf.linalg.matmul(tf.cast(a, bf16), tf.cast(b, bf16)),
-            "conv1d": lambda x, w, padding: self._conv1d(tf.cast(x, bf16), tf.cast(w, bf16), padding),
+            "matmul": lambda a, b: tf.linalg.matmul(tf.cast(a, low), tf.cast(b, low)),
+            "conv1d": lambda x, w, padding: self._conv1d(tf.cast(x, low), tf.cast(w, low), padding),
             "soft_cross_entropy": lambda x, labels: tf.nn.softmax_cross_entropy_with_logits(
                 labels, tf.cast(x, tf.float32)
             ),
@@ -955,7 +957,7 @@ class Run:
         # a mixed-precision program: the lockstep reference makes the policy's casts explicit in the
         # forward, as the reference's own run does (conformance.amp; the tracker knows each array's dtype)
         with Tracker(Precision(AMP_VARIABLES)) as tracker, np.errstate(all="ignore"):
-            return _in_forward(self.source, _policy(tracker))(Namespace(self), *self.leaves)
+            return _in_forward(self.source, _policy(tracker, self.B.amp))(Namespace(self), *self.leaves)
 
 
 class _Ctx:

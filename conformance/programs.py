@@ -18,7 +18,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import reference
-from conformance.amp import CastPolicy, amp_accumulator, reference_autocast
+from conformance.amp import CastPolicy, amp_accumulator, low_dtype, reference_autocast
 from conformance.case import AMP_POLICIES, AMP_VARIABLES, Case, make_array
 from conformance.precision import precision_for
 from conformance.tolerance import explain, judge_bounds, ulp_of
@@ -34,6 +34,7 @@ AUTOGRAD_ERRORS = (
     "A view was created in no_grad mode and",
     "unsupported operation: more than one element of the written-to tensor refers to a single memory",
     "element 0 of tensors does not require grad and does not have a grad_fn",
+    "can't retain_grad on Tensor that has requires_grad=False",  # (JAX, TensorFlow: no requires_grad state)
 )
 MULTI_OUTPUT_VIEW_ERROR = "This view is the output of a function that returns multiple views."
 CUSTOM_FUNCTION_ERRORS = (  # custom autograd.Function errors the reference reproduces word for word
@@ -722,15 +723,15 @@ def _steps(lines: list) -> tuple[int, int]:
     return first, at
 
 
-def autocast_source(source: str) -> tuple[str, int]:
+def autocast_source(source: str, low: str = "bfloat16") -> tuple[str, int]:
     """The program text as a PyTorch user writes the mixed-precision step: its forward (the steps up to
-    and including ``loss = ...``) inside ``with T.autocast("cpu", dtype=T.bfloat16):``, the ending
+    and including ``loss = ...``) inside ``with T.autocast("cpu", dtype=T.<low>):``, the ending
     outside; and the line (1-based, of the program) the ``with`` is inserted at: a program line ``L``
     at or after it is line ``L + 1`` of this text. (The reproducer of a PyTorch case runs it.)"""
     lines = source.splitlines()
     first, at = _steps(lines)
     body = ["    " + line if line.strip() else line for line in lines[first : at + 1]]
-    text = lines[:first] + ['    with T.autocast("cpu", dtype=T.bfloat16):'] + body + lines[at + 1 :]
+    text = lines[:first] + [f'    with T.autocast("cpu", dtype=T.{low}):'] + body + lines[at + 1 :]
     return "\n".join(text) + "\n", first + 1
 
 
@@ -1004,7 +1005,9 @@ def reference_outcome(case) -> tuple[str, object]:
     if case.amp:  # the casts explicit (their copies are what autocast's ops save): conformance.amp
         with Tracker(program_precision(case, "torch")) as tracker, np.errstate(all="ignore"):
             try:
-                return "ok", execute(case.source, reference, program_inputs(case), forward=_policy(tracker))
+                return "ok", execute(
+                    case.source, reference, program_inputs(case), forward=_policy(tracker, case.amp)
+                )
             except ProgramError as exc:
                 return "raises", exc
     try:
@@ -1013,10 +1016,10 @@ def reference_outcome(case) -> tuple[str, object]:
         return "raises", exc
 
 
-def _policy(tracker):
-    """The forward context of a mixed-precision case's reference run: the tracker's cast policy
-    (:class:`conformance.amp.CastPolicy`, installed here) with the casts made explicit."""
-    tracker.policy = CastPolicy(tracker.p)
+def _policy(tracker, amp: str):
+    """The forward context of a reference run of a case under the mixed-precision policy ``amp``: the
+    tracker's cast policy (:class:`conformance.amp.CastPolicy`, installed here) with the casts made explicit."""
+    tracker.policy = CastPolicy(tracker.p, low_dtype(amp))
     return lambda: reference_autocast(tracker.policy)
 
 
@@ -1053,7 +1056,7 @@ def reference_bounds(case, precisions) -> list:
     for precision in precisions:
         with Tracker(precision) as tracker, np.errstate(all="ignore"):
             # a mixed-precision case: each kernel in the dtype its cast policy says (conformance.amp)
-            forward = _policy(tracker) if case.amp else None
+            forward = _policy(tracker, case.amp) if case.amp else None
 
             def bound(t, tracker=tracker):
                 return None if t is None else np.array(tracker.error_of(t), dtype=np.float64)

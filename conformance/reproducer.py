@@ -27,6 +27,7 @@ from pathlib import Path
 
 from conformance import repro_oracle
 from conformance.adapters import _geometry, base, load_class
+from conformance.amp import low_dtype
 from conformance.case import Case, array_shapes
 from conformance.programs import (
     AUTOGRAD_ERRORS,
@@ -412,7 +413,7 @@ def program_reproducer(record: dict, namespace: str | None = None, backend: str 
     inputs = {k: v.tolist() for k, v in program_inputs(case).items()}
     source = case.source
     if case.amp and not backend:  # PyTorch: the forward under torch.autocast, as the harness ran it
-        source, inserted = autocast_source(case.source)
+        source, inserted = autocast_source(case.source, low_dtype(case.amp))
         if "error" in expected and expected["error"]["line"] and expected["error"]["line"] >= inserted:
             expected["error"]["line"] += 1  # (a line of this text: the ``with`` line is inserted above it)
     header = f'''#!/usr/bin/env python3

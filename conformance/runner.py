@@ -31,7 +31,7 @@ from pathlib import Path
 
 from conformance import budget as _budget
 from conformance import interrupt
-from conformance.amp import AUTOCAST_DOCS
+from conformance.amp import AUTOCAST_DOCS, low_dtype
 from conformance.case import CHECK_ARRAYS, Case, CaseData, save_case
 from conformance.expected import ReferenceClock, reference_rejects
 from conformance.expected import expected as reference_expected
@@ -645,7 +645,9 @@ class Campaign:
         precision = program_precision(case, name, worker.info["settings"] if worker and worker.info else {})
         bound = {"formula": PROGRAM_BOUND_FORMULA, "compute_dtype": case.dtype, **precision.terms()}
         if case.amp:  # each kernel in the dtype the policy says (conformance.amp)
-            bound["policy"] = f"{case.amp}: accumulator of its bfloat16 kernels; cast table {AUTOCAST_DOCS}"
+            bound["policy"] = (
+                f"{case.amp}: accumulator of its {low_dtype(case.amp)} kernels; cast table {AUTOCAST_DOCS}"
+            )
         return bound
 
     # -- running -----------------------------------------------------------------------------

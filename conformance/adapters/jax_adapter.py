@@ -24,7 +24,7 @@ class JaxAdapter(ModeCache, Adapter):
     mode = "jit"
     compiles = True
     compile_allowance = 60.0
-    amp_policies = ("mixed_bfloat16",)  # conformance.amp
+    amp_policies = ("mixed_bfloat16", "mixed_float16")  # conformance.amp
     program_backend = "JaxBackend"  # program cases: conformance.functional.JaxBackend
 
     def __init__(self):

@@ -60,7 +60,7 @@ def _no_kernel_for(exc, dtype) -> bool:
 
 class TensorFlowAdapter(Adapter):
     name = "tensorflow"
-    amp_policies = ("mixed_bfloat16",)  # conformance.amp
+    amp_policies = ("mixed_bfloat16", "mixed_float16")  # conformance.amp
     program_backend = "TensorFlowBackend"  # program cases: conformance.functional.TensorFlowBackend
 
     def __init__(self):

@@ -18,11 +18,12 @@ import re
 from conformance.adapters._geometry import explicit_pads, is_symmetric, transposed_layout
 from conformance.adapters._modes import ModeCache
 from conformance.adapters.base import Adapter, cpu_setup
+from conformance.amp import low_dtype
 
 
 class TorchAdapter(Adapter):
     name = "torch"
-    amp_policies = ("mixed_bfloat16",)  # conformance.amp
+    amp_policies = ("mixed_bfloat16", "mixed_float16")  # conformance.amp
     program_namespace = "torch"
 
     def __init__(self):
@@ -102,10 +103,16 @@ class TorchAdapter(Adapter):
         """The program text itself with ``T=torch`` (views, in-place and autograd are PyTorch's)."""
         from conformance.programs import execute
 
-        forward = None
-        if case.amp:  # conformance.amp: autocast around the forward, the backward outside it
-            forward = lambda: self.torch.autocast(self.dev, dtype=self.torch.bfloat16)  # noqa: E731
-        return execute(case.source, self.torch, a, dtype=case.dtype, forward=forward)
+        # conformance.amp: autocast around the forward, the backward outside it
+        return execute(case.source, self.torch, a, dtype=case.dtype, forward=self._autocast(case))
+
+    def _autocast(self, case):
+        """A mixed-precision case's forward context, ``torch.autocast`` in the policy's compute dtype
+        (conformance.amp), as a factory; None for a case without a policy."""
+        if not case.amp:
+            return None
+        dtype = getattr(self.torch, low_dtype(case.amp))
+        return lambda: self.torch.autocast(self.dev, dtype=dtype)
 
     # -- the op as a PyTorch user writes it --------------------------------------------------
     def tensor(self, case, a, requires_grad=False):
@@ -302,11 +309,6 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
     def why_unsupported(self, case, check):
         if self.missing:
             return self.missing
-        if case.op == "program" and case.amp:
-            return (
-                f"{self.name}: mixed-precision program cases ({case.amp}) run in torch's default (eager) "
-                "mode only: autocast inside the compiled forward is not wired yet"
-            )
         return super().why_unsupported(case, check)
 
     def program(self, case, a):
@@ -331,6 +333,19 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
         tail = compile_program(tail_text, "tail")
         names = list(dict.fromkeys(re.findall(r"\bv\d+\b", case.source.splitlines()[-1])))
         penalty = _gradient_penalty(case, definitions_text)
+        autocast = self._autocast(case)
+
+        def under(fn):
+            # a mixed-precision case: autocast *inside* the compiled function, as users write a
+            # compiled mixed-precision step (Dynamo traces the context; conformance.amp)
+            if autocast is None:
+                return fn
+
+            def amp_fn(*args):
+                with autocast():
+                    return fn(*args)
+
+            return amp_fn
 
         def make_penalty():
             # AOTAutograd does not differentiate its compiled backward, so the gradient penalty is
@@ -345,9 +360,9 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
                 env.update(zip(region.outputs, fn(torch, *[env[n] for n in region.inputs])))
                 return env
 
-            def penalized(*leaves):
-                g = torch.func.grad(lambda *xs: run(xs)["loss"])(*leaves)
-                env = run(leaves)
+            def penalized(*leaves):  # (the forward under autocast, torch.func.grad's backward outside)
+                g = torch.func.grad(lambda *xs: under(run)(xs)["loss"])(*leaves)
+                env = under(run)(leaves)
                 return (*[env[n] for n in names], env["loss"], env["loss"] + (g * g).sum())
 
             return torch.compile(penalized, backend=self.backend, dynamic=self.dynamic, fullgraph=True)
@@ -365,7 +380,7 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
                 fn = compile_program(region.text, "region", definitions)
                 if region.kind != "eager":
                     fn = torch.compile(
-                        functools.partial(fn, torch),
+                        under(functools.partial(fn, torch)),
                         backend=self.backend,
                         dynamic=self.dynamic,
                         fullgraph=True,

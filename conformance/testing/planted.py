@@ -6,7 +6,8 @@ corrupt one thing where a real bug would, so a campaign must catch them (issue #
   per-element bound must tell from rounding (a result that differs by summation order only passes,
   ``tests/conformance/test_program_precision.py``).
 * :class:`AutocastGradUlps`: the same plant in mixed-precision programs (``torch.autocast`` CPU
-  bfloat16 around the forward, conformance.amp): ``grad[v0]``'s first element 16 bfloat16 ulps off.
+  bfloat16 or float16 around the forward, conformance.amp): ``grad[v0]``'s first element 16 ulps of
+  the policy's compute dtype off.
 * :class:`AotEagerBackwardScaled`: ``torch:aot_eager`` whose compiled *backward* (AOTAutograd's
   ``bw_compiler``) returns its first gradient scaled by 1 + 2^-4: a compiled-mode bug that eager
   PyTorch does not have, in the code only a compiling mode runs.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from conformance.adapters.torch_adapter import TorchAdapter, TorchAotEagerAdapter
+from conformance.amp import low_dtype
 from conformance.tolerance import ulp_of
 
 ULPS = 16
@@ -46,7 +48,7 @@ class AutocastGradUlps(TorchAdapter):
         if case.amp and g is not None and np.size(g):
             g = np.array(g, dtype=np.float64)
             flat = g.reshape(-1)
-            flat[0] += ULPS * ulp_of(flat[0], "bfloat16")
+            flat[0] += ULPS * ulp_of(flat[0], low_dtype(case.amp))
             out["grad[v0]"] = g
         return out
 

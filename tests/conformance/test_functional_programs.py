@@ -252,6 +252,18 @@ RAISING = {
         Program([(3,), (3,)], [Step("v2 = v0 * v1"), Step("v3 = v2.tanh()")], [3], 4, [], "twice"),
         6,  # the second loss.backward()
     ),
+    # PyTorch's requires_grad state (a tensor made by T.zeros has none; JAX and TensorFlow have no such
+    # state): 4 of the 28 programs of the seed-3 done-when campaign of issue #33
+    "retain_grad_without_requires_grad": (
+        Program(
+            [(2,)],
+            [Step("v1 = v0 * 1.0"), Step("v2 = T.zeros((2,), dtype=v0.dtype)"), Step("v2.retain_grad()")],
+            [1, 2],
+            3,
+            [],
+        ),
+        4,  # v2.retain_grad()
+    ),
 }
 
 

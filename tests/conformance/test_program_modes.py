@@ -212,6 +212,26 @@ DEPARTURES = {
         "    v1 = v0 * 1.0\n    v2 = Identity.apply(v1)\n    v1.retain_grad()\n    v2.clamp_(-0.5, 0.5)\n"
         "    loss = (v0 * 1).sum()\n    loss.backward()\n    return [v0, v1, v2]\n",
     ),
+    "retain-grad-unreached-zero-grad": (
+        {"v0": (2,)},
+        "    v1 = v0 * 1.0\n    v1.retain_grad()\n    v2 = v1.exp()\n    loss = (v0 * 1).sum()\n    loss.backward()\n"
+        "    return [v0, v1, v2, v1.grad]\n",
+    ),
+    "unreached-written-output-version-error": (
+        {"v0": (2,)},
+        "    v1 = v0 * 1.0\n    v2 = v1.exp()\n    v1.retain_grad()\n    v2.add_(0.5)\n    loss = (v0 * 1).sum()\n"
+        "    loss.backward()\n    return [v0, v1, v2]\n",
+    ),
+    "mark-dirty-version-message": (
+        {"v0": (1, 2)},
+        "    class MarkDirty(T.autograd.Function):\n        @staticmethod\n        def forward(ctx, x):\n"
+        "            x.mul_(2.0)\n            ctx.mark_dirty(x)\n            return x\n\n"
+        "        @staticmethod\n        def backward(ctx, g):\n            return g * 2.0\n"
+        "    v2 = v0 * 1.0\n    v3 = v2.tanh()\n    with T.autograd.graph.save_on_cpu():\n"
+        "        v4 = MarkDirty.apply(v3)\n    v3.sub_(1.0)\n"
+        "    loss = (v0 * 1).sum() + (v4 * 2).sum() + (v2 * 3).sum()\n    loss.backward()\n"
+        "    return [v0, v2, v3, v4]\n",
+    ),
     # the accumulate model template (conformance.models): both micro-batch losses from one compiled forward
     "two-losses-one-graph": (
         {"v0": (2, 2), "v1": (2, 2)},
