@@ -1613,7 +1613,8 @@ def _polygamma_bound(p, arrays, errs, params, outs):
       (1 + 1/(2x) + (1/6 - (1/30 - 1/(42 x^2))/x^2)/x^2)/x truncated after B6: the first term left
       out is B8/x^9 = (1/30)/x^9 with x the argument plus 6: an absolute error of the algorithm,
       not of the arithmetic (1.6e-9 at x = 0.5, far above float64's rounding), added here.
-    Input errors propagate through the derivative polygamma(n + 1, x) (scipy.special)."""
+    Input errors propagate through the derivative polygamma(n + 1, x) (scipy.special). At x = +inf
+    the bound is eta: the limit 0 is the value."""
     import scipy.special  # the derivative's magnitude only; an allowed special-function source
 
     from reference.errors import REFERENCE_U
@@ -1629,7 +1630,9 @@ def _polygamma_bound(p, arrays, errs, params, outs):
             err = err + (1 / 30) / np.abs(shifted) ** 9
         if errs[0] is not None:
             err = err + np.abs(scipy.special.polygamma(n + 1, x)) * np.asarray(errs[0])
-    return [err]
+    # at +inf the exact value is the limit 0 (the reference's ±0): only a zero passes. The input's
+    # error there is inf or nan, and 0·inf made the bound nan, which left the element unjudged
+    return [np.where(x == np.inf, p.eta, err)]
 
 
 _ERRORS["polygamma"] = _E.derived_bound(
