@@ -253,3 +253,29 @@ def test_saved_result_derivatives_exact_with_pytorchs_inplace_semantics(name):
     assert abs(grads[T] - exact) <= 6 * 2**-52 * exact  # exact
     assert abs(grads[torch] - exact) > 100 * 2**-52 * exact  # PyTorch's formula departs here
     assert grads[T, "written"] == pytest.approx(grads[torch, "written"], rel=1e-13)  # its fallback
+
+
+def test_div_tangent_fused_at_a_tiny_divisor():
+    """d(a/b) = (t_a - t_b·a/b)/b: the partial tangents t_a/b and -t_b·(result/b) each overflow at
+    b = 1e-300 and summed are inf - inf = nan, where the exact tangent is -4.03e307; the same
+    under forward over reverse (the VJP's g/b differentiated in g and b)."""
+    from fractions import Fraction
+
+    a, b, ta, tb = 2.0, 1e-300, 1e10 - 4.03e7, 5e-291
+    exact = (Fraction(ta) - Fraction(tb) * Fraction(a) / Fraction(b)) / Fraction(b)
+    # the terms' roundings (a/b, t_b·result, the difference), relative to the terms: they cancel
+    # 250-fold here, so the quotient is exact to that, not to its own ulps
+    slack = 4 * 2**-53 * (abs(ta) + abs(tb * a / b)) / b
+
+    def f64(v):
+        return T.tensor([v], dtype=T.float64)
+
+    _, tangent = T.func.jvp(T.div, (f64(a), f64(b)), (f64(ta), f64(tb)))
+    got = tangent.item()
+    assert math.isfinite(got) and abs(Fraction(got) - exact) <= slack  # was nan
+    # forward over reverse: the VJP g/b at g = a, its tangent in (g, b) is the same quotient's
+    _, tangent = T.func.jvp(
+        lambda g, d: T.func.vjp(lambda u: T.div(u, d), f64(1.0))[1](g)[0], (f64(a), f64(b)), (f64(ta), f64(tb))
+    )
+    got = tangent.item()
+    assert math.isfinite(got) and abs(Fraction(got) - exact) <= slack

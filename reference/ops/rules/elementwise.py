@@ -113,6 +113,25 @@ rule(
     jvp=BILINEAR,
     batch=BATCH_ELEMENTWISE,
 )
+
+
+def _div_jvp(c, ts):
+    """d(a/b) = (t_a - t_b·(a/b)) / b, fused where both inputs have a tangent: PyTorch's partial
+    tangents t_a/b and -t_b·(result/b), summed, are inf - inf = nan at a tiny b where each
+    overflows and their difference does not ((1e10 - 4.03e7) / 1e-300 with t_b·result = 1e10:
+    -4.03e307). One tangent alone: PyTorch's partial (derivatives.yaml)."""
+    ta, tb = ts
+    if tb is None:
+        out = None if ta is None else ta / c.other
+    elif ta is None:
+        out = -tb * (c.result / c.other)
+    else:
+        out = (ta - tb * c.result) / c.other
+    if out is not None and out.shape != c.result.shape:
+        out = A.broadcast_to(out, c.result.shape)
+    return out
+
+
 rule(
     "div",
     "DivBackward0",
@@ -120,7 +139,7 @@ rule(
     forward=xp_fn("divide"),
     grads=(lambda c, g: g / c.other, lambda c, g: -g * ((c.self / c.other) / c.other)),
     saves={"self": (1,), "other": (0, 1)},
-    jvp=(lambda c, t: t / c.other, lambda c, t: -t * (c.result / c.other)),
+    jvp=_div_jvp,
     batch=BATCH_ELEMENTWISE,
 )
 rule(
