@@ -167,11 +167,18 @@ def _derivative_records():
             "aaa",
         )
     ]
-    # erfcx's and log_ndtr's exact derivative primitives (session 15), as the inverse functions'
-    for name, fn in (("erfcx", S.erfcx), ("log_ndtr", S.log_ndtr)):
+    # erfcx's, log_ndtr's and the Bessel functions' exact derivative primitives, as the inverse
+    # functions' (i0e and i1e away from their kink at 0)
+    for name, fn, kind in (
+        ("erfcx", S.erfcx, "a"),
+        ("log_ndtr", S.log_ndtr, "a"),
+        ("i0e", S.i0e, "f"),
+        ("i1", S.i1, "a"),
+        ("i1e", S.i1e, "f"),
+    ):
         for k in (1, 2, 3):
             opts = {"first_order_only": "the third derivative has no derivative of its own"} if k == 3 else {}
-            out[f"{name}_d{k}"] = [(f"derivative_{k - 1}", _derivative(fn, k - 1), [(2, 3)], "a", opts)]
+            out[f"{name}_d{k}"] = [(f"derivative_{k - 1}", _derivative(fn, k - 1), [(2, 3)], kind, opts)]
     # the partials of atan2, hypot and logaddexp (primitives of both inputs): the first in the
     # backward of the op, the next in the backward of its gradient
     for fn, first, second in (
