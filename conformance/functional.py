@@ -821,8 +821,9 @@ class Run:
         from reference.autograd.tensor import storage_of
 
         size = storage_of(r).size if r is not None else int(np.prod(np.shape(value)))
+        dtype = self.reference.complex128 if self.B.is_complex(value) else self.reference.float64
         with self.reference.no_grad():
-            base = self.reference.zeros((max(size, 1),), dtype=self.reference.float64)
+            base = self.reference.zeros((max(size, 1),), dtype=dtype)
             if r is None:
                 geometry = base[: int(np.prod(np.shape(value)))].reshape(tuple(np.shape(value)))
             else:
@@ -1004,7 +1005,10 @@ class Run:
                 out = hook(g)
             finally:
                 self.inner -= 1
-            return (gs[0] if out is None else self.B.broadcast(self.val(out), tuple(np.shape(gs[0]))),)
+            if out is None:
+                return (gs[0],)
+            new = self.B.broadcast(self.val(out), tuple(np.shape(gs[0])))
+            return (new if self.B.is_complex(gs[0]) or not self.B.is_complex(new) else self.B.real(new),)
 
         custom = self.B.custom(lambda x: ((x,), ()), backward, lambda res, xs, outs: ())
         return lambda x: custom(x)[0]
@@ -1044,6 +1048,10 @@ class Run:
             return None  # a backward inside a re-run only sets .grad, which this run does not return
         keys = self._retained_keys() if self.stop_at is None else []
         zeros = [self.B.broadcast(0.0, idx.shape) for *_, idx in keys]
+        zeros = [  # a real tensor of a complex program: a real perturbation
+            z if r[0]._r.is_complex() or not self.B.is_complex(z) else self.B.real(z)
+            for z, r in zip(zeros, self.retained)
+        ]
         n = len(self.inputs)
         grads = self.B.grad(
             lambda *xs: _sum(self.B, self.until(k, xs[:n], list(zip(keys, xs[n:])))),

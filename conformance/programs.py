@@ -512,6 +512,8 @@ _COMPLEX_UNARY = (
     "mul(0.5 - 1j)",
     "abs()",
     "angle()",
+    "abs()",
+    "angle()",
     "conj_physical()",
 )
 _COMPLEX_INPLACE_CONST = (
@@ -680,6 +682,10 @@ def programs(
             views.add(len(var_shapes))
             made(i, out_shape, base=i, conjugate=conj[i])  # a view keeps the conj bit
         elif kind == "complex":
+            real = [k for k in range(len(var_shapes)) if not cplx[k]]
+            if real and draw(st.booleans()):  # a real variable (a part, a modulus): view_as_complex
+                i = draw(st.sampled_from(real))
+                name, shape = f"v{i}", var_shapes[i]
             fresh = storage[i] == i and not cplx[i]  # a real tensor of its own storage: contiguous
             code, out_shape, base, is_complex, conjugate = _complex_step(
                 draw, name, shape, cplx[i], conj[i], fresh, i in pairs
