@@ -76,7 +76,7 @@ def _kind_of(op):
 
 
 DTYPES = ("float64", "float32", "float16", "bfloat16")
-#: Complex dtypes: op-record cases only, of the records declared complex-capable
+#: Complex dtypes: op-record cases of the records declared complex-capable, and program cases
 #: (conformance.ops.complex.COMPLEX_RECORDS); not in DTYPES, so the default campaign stays real.
 COMPLEX_DTYPES = ("complex64", "complex128")
 #: The real dtype of a complex dtype's parts (its unit roundoff and range are that dtype's).
