@@ -30,7 +30,7 @@ from conformance.case import (
     round_to_dtype,
 )
 from conformance.precision import precision_for
-from conformance.tolerance import explain, judge_bounds, ulp_of
+from conformance.tolerance import complex_parts, explain, judge_bounds, ulp_of
 from reference.autograd.graph import tensor_type_name
 from reference.errors import Tracker
 
@@ -1198,9 +1198,7 @@ def reference_bounds(case, precisions) -> list:
                 return None if t is None else np.array(tracker.error_of(t), dtype=np.float64)
 
             try:
-                out.append(
-                    execute(case.source, reference, arrays, bound, leaf_dtype(case), forward=forward)
-                )
+                out.append(execute(case.source, reference, arrays, bound, leaf_dtype(case), forward=forward))
             except ProgramError as exc:
                 raise ErrorModelError(f"{exc.type_name} at line {exc.line}: {exc.message}") from None
     return out
@@ -1290,8 +1288,6 @@ def program_verdict(
         precision = precision or program_precision(case, framework)
         bounds = reference_bounds(case, [precision])[0]
     if case.dtype in COMPLEX_DTYPES:  # judged on real and imaginary parts, as complex op records
-        from conformance.ops.judge import complex_parts  # (it imports conformance.functional: this module)
-
         known = {n: (a, bounds[n]) for n, a in value.items() if a is not None and bounds.get(n) is not None}
         observed, expected = complex_parts(observed, known, PART_DTYPE[case.dtype])
         judged = judge_bounds(observed, expected, PART_DTYPE[case.dtype])

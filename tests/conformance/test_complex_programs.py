@@ -149,9 +149,7 @@ def test_a_campaign_of_complex_programs_passes_on_torch_and_jax():
                 verdicts[name].append(verdict)
 
     check()
-    assert len(verdicts["torch"]) == 8 and len(verdicts["jax"]) >= 4, {
-        k: len(v) for k, v in verdicts.items()
-    }
+    assert len(verdicts["torch"]) == 8 and len(verdicts["jax"]) >= 4, {k: len(v) for k, v in verdicts.items()}
 
 
 PLANTED = """def prog(T, v0):
