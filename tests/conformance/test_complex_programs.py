@@ -154,12 +154,12 @@ def test_a_campaign_of_complex_programs_passes_on_torch_and_jax():
 
 PLANTED = """def prog(T, v0):
     v1 = v0 * 1.0
-    v2 = v1.exp()
-    v3 = v2.conj()
-    v3.mul_(0.5 + 1j)
+    v2 = v1.conj()
+    v2.mul_(0.5 + 1j)
+    v3 = v1.exp()
     v4 = v1.real
     v4.mul_(2.0)
-    loss = T.view_as_real(v0 * 1).sum() + T.view_as_real(v2 * 2).sum() + (v4 * 3).sum()
+    loss = T.view_as_real(v0 * 1).sum() + T.view_as_real(v3 * 2).sum() + (v4 * 3).sum()
     loss.backward()
     return [v0, v1, v2, v3, v4]
 """
@@ -174,6 +174,7 @@ def _planted_case():
 def test_the_planted_program_passes_unpatched():
     pytest.importorskip("jax")
     case = _planted_case()
+    assert reference_outcome(case)[0] == "ok"  # (judged on values: it does not raise)
     assert _torch_verdict(case)["verdict"] == "pass"
     assert _jax_verdict(case)["verdict"] == "pass"
 
