@@ -76,7 +76,7 @@ def _kind_of(op):
 
 
 DTYPES = ("float64", "float32", "float16", "bfloat16")
-#: Complex dtypes: op-record cases only, of the records declared complex-capable
+#: Complex dtypes: op-record cases of the records declared complex-capable, and program cases
 #: (conformance.ops.complex.COMPLEX_RECORDS); not in DTYPES, so the default campaign stays real.
 COMPLEX_DTYPES = ("complex64", "complex128")
 #: The real dtype of a complex dtype's parts (its unit roundoff and range are that dtype's).
@@ -489,8 +489,8 @@ def _parse_program_case(raw, source) -> Case:
     except SyntaxError as exc:
         raise CaseError(source, "source", f"is not valid Python: {exc}") from None
     dtype = raw.get("dtype", "float64")
-    if dtype not in DTYPES:
-        raise CaseError(source, "dtype", f"must be one of {list(DTYPES)}, got {dtype!r}")
+    if dtype not in DTYPES + COMPLEX_DTYPES:  # a complex program: complex leaves (conformance.programs)
+        raise CaseError(source, "dtype", f"must be one of {list(DTYPES + COMPLEX_DTYPES)}, got {dtype!r}")
     amp = raw.get("amp", "")
     if amp != "" and amp not in AMP_POLICIES:
         raise CaseError(source, "amp", f"must be one of {list(AMP_POLICIES)} (or absent), got {amp!r}")

@@ -99,7 +99,7 @@ class JaxBackend:
         }
 
     def constant(self, a):
-        return self.jnp.asarray(np.asarray(a, dtype=np.float64), dtype=self.dtype)
+        return self.jnp.asarray(host_array(a), dtype=self.dtype)
 
     def gather(self, flat, idx):
         return self.jnp.take(flat, self.jnp.asarray(idx))
@@ -118,7 +118,29 @@ class JaxBackend:
         return self.jnp.broadcast_to(self.jnp.asarray(x, dtype=self.dtype), shape)
 
     def grad(self, f, xs):
-        return self.jax.grad(f, argnums=tuple(range(len(xs))))(*xs)
+        """PyTorch's gradients: JAX's gradient of a real function of a complex input is the conjugate
+        of PyTorch's (docs/complex.md, "JAX's convention"), conjugated back here."""
+        grads = self.jax.grad(f, argnums=tuple(range(len(xs))))(*xs)
+        return tuple(self.jnp.conj(g) if self.jnp.iscomplexobj(g) else g for g in grads)
+
+    # complex values (programs with complex tensors): parts, pairs, conjugates
+    def real(self, x):
+        return self.jnp.real(x)
+
+    def imag(self, x):
+        return self.jnp.imag(x)
+
+    def complex(self, re, im):
+        return self.jax.lax.complex(re, im)
+
+    def conj(self, x):
+        return self.jnp.conj(x)
+
+    def select(self, mask, a, b):
+        return self.jnp.where(mask, a, b)
+
+    def is_complex(self, x):
+        return self.jnp.iscomplexobj(x)
 
     def custom(self, primal, backward, residuals):
         """``jax.custom_vjp``: the values of ``primal(*xs)[0]``, the gradient ``backward(res, gs)``.
@@ -147,6 +169,8 @@ class JaxBackend:
             "sigmoid": nn.sigmoid,
             "relu": nn.relu,
             "abs": jnp.abs,
+            "angle": jnp.angle,
+            "conj_physical": jnp.conj,
             "neg": jnp.negative,
             "sqrt": jnp.sqrt,
             "add": jnp.add,
@@ -219,7 +243,7 @@ class TensorFlowBackend:
         return promoted
 
     def constant(self, a):
-        return self.tf.cast(self.tf.constant(np.asarray(a, dtype=np.float64)), self.dtype)  # exact: a is
+        return self.tf.cast(self.tf.constant(host_array(a)), self.dtype)  # exact: a is
 
     def gather(self, flat, idx):
         return self.tf.gather(flat, self.tf.constant(idx, dtype=self.tf.int64))
@@ -245,6 +269,43 @@ class TensorFlowBackend:
             tape.watch(xs)
             y = f(*xs)
         return tape.gradient(y, list(xs), unconnected_gradients=tf.UnconnectedGradients.ZERO)
+
+    # complex values (TensorFlow's gradient of a real function of a complex input is PyTorch's)
+    def real(self, x):
+        return self.tf.math.real(x)
+
+    def imag(self, x):
+        return self.tf.math.imag(x)
+
+    def complex(self, re, im):
+        return self.tf.complex(re, im)
+
+    def conj(self, x):
+        return self.tf.math.conj(x)
+
+    def select(self, mask, a, b):
+        return self.tf.where(self.tf.constant(mask), a, b)
+
+    def is_complex(self, x):
+        return self.tf.as_dtype(x.dtype).is_complex
+
+    def _complex_promoting(self, fn):
+        """``fn`` with PyTorch's promotion of a real operand beside a complex one (TensorFlow has none):
+        a real tensor becomes complex of its width, a Python complex number meets a complex tensor."""
+        tf = self.tf
+        wide = {tf.float32: tf.complex64, tf.float64: tf.complex128}
+
+        def promoted(*args):
+            tensors = [a for a in args if isinstance(a, (tf.Tensor, tf.Variable))]
+            targets = [a.dtype for a in tensors if a.dtype.is_complex]
+            if any(isinstance(a, complex) for a in args):
+                targets += [wide[a.dtype] for a in tensors if a.dtype in wide]
+            if not targets:
+                return fn(*args)
+            to = max(targets, key=lambda d: d.size)
+            return fn(*[tf.cast(a, to) if isinstance(a, (tf.Tensor, tf.Variable)) else a for a in args])
+
+        return promoted
 
     def custom(self, primal, backward, residuals):
         """``tf.custom_gradient``: the values of ``primal(*xs)[0]``, the gradient ``backward(res, gs)``.
@@ -293,6 +354,8 @@ class TensorFlowBackend:
             "sigmoid": tf.sigmoid,
             "relu": tf.nn.relu,
             "abs": tf.abs,
+            "angle": tf.math.angle,
+            "conj_physical": tf.math.conj,
             "neg": tf.negative,
             "sqrt": tf.sqrt,
             "add": tf.add,
@@ -318,6 +381,9 @@ class TensorFlowBackend:
             "embedding": lambda idx, w: tf.gather(w, tf.constant(idx, tf.int64)),
             "soft_cross_entropy": lambda x, labels: tf.nn.softmax_cross_entropy_with_logits(labels, x),
         }
+        if self.dtype.is_complex:  # a complex program: real operands promoted as PyTorch does
+            for name in ("add", "sub", "mul", "div", "rsub"):
+                table[name] = self._complex_promoting(table[name])
         if not self.amp:
             return table
         table.update(self.amp_ops())
@@ -334,6 +400,10 @@ VALUE_OPS = {
     "sigmoid",
     "relu",
     "abs",
+    "angle",
+    "conj_physical",
+    "resolve_conj",
+    "resolve_neg",
     "neg",
     "sqrt",
     "add",
@@ -367,9 +437,18 @@ _BINARY = {
 }
 
 
+def host_array(a) -> np.ndarray:
+    """A NumPy array of the program's values: float64, complex128 for complex ones."""
+    a = np.asarray(a)
+    return np.asarray(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
+
+
 class Storage:
-    def __init__(self, value, alias_of=None, base_idx=None):
+    def __init__(self, value, alias_of=None, base_idx=None, is_complex=False):
         self.value = value  # a flat framework array
+        # a complex storage; a real view of it (view_as_real, .real, .imag) reads parts, and a real
+        # storage viewed as complex (view_as_complex) reads pairs of elements (FTensor.mode)
+        self.is_complex = is_complex
         self.generation = 0  # in-place writes so far
         self.size = int(value.shape[0])
         self.base_idx = base_idx  # the positions of the storage's base (the tensor it was made for)
@@ -378,6 +457,12 @@ class Storage:
         # its gradient) at the positions of the input's storage ``alias_of`` as it was (generation)
         self.alias_of = alias_of
         self.alias_generation = alias_of.generation if alias_of is not None else 0
+
+
+def _address(storage) -> int:
+    """The memory address of a reference storage (a NumPy array): a complex storage and its real view
+    (view_as_real, .real, .imag), or a real one and its complex view, start at the same address."""
+    return storage.__array_interface__["data"][0]
 
 
 def _index(r) -> np.ndarray:
@@ -395,6 +480,12 @@ class FTensor:
     def __init__(self, run, r, storage, detached=None):
         self._run, self._r, self._storage, self._idx = run, r, storage, _index(r)
         self.detached = detached
+        # None: the tensor's elements are the storage's; "parts": a real view of a complex storage
+        # (positions count real parts: element p // 2, its real part when p is even); "pairs": a complex
+        # view of a real storage (element q is the pair 2q, 2q + 1)
+        self.mode = None
+        if bool(r.is_complex()) != storage.is_complex:
+            self.mode = "parts" if storage.is_complex else "pairs"
         # the views this one was made through, itself included: (number, positions) of each (Run.view)
         self.lineage = ()
         self.generation = storage.generation  # its storage's in-place writes when it was made
@@ -429,11 +520,59 @@ class FTensor:
                 "output shares the input's memory (it sees the write), a functional value cannot"
             )
         B, deltas = self._run.B, self._run.view_deltas
-        v = B.gather(self._storage.value, self._idx)
+        v = self._read()
         for number, idx in self.lineage:  # a retained view's perturbation, read through it (Run.view)
             if number in deltas:
+                if self.mode or self._r.is_conj() or self._r.is_neg():
+                    raise Unsupported(
+                        "retain_grad of a view read through a conjugate, negative or complex/real view"
+                    )
                 v = v + B.gather(B.scatter(B.zeros(self._storage.size), idx, deltas[number]), self._idx)
         return B.stop_gradient(v) if self.detached else v
+
+    def _read(self):
+        """The tensor's values from its storage: through its mode, then its conj and negative bits."""
+        B, flat, idx = self._run.B, self._storage.value, self._idx
+        if self.mode == "parts":
+            g = B.gather(flat, idx // 2)
+            v = B.select(idx % 2 == 0, B.real(g), B.imag(g))
+        elif self.mode == "pairs":
+            v = B.complex(B.gather(flat, 2 * idx), B.gather(flat, 2 * idx + 1))
+        else:
+            v = B.gather(flat, idx)
+        if self._r.is_neg():
+            v = -v
+        return B.conj(v) if self._r.is_conj() else v
+
+    def write(self, new):
+        """The storage's value with ``new`` (the tensor's shape) written at the tensor's elements: the
+        inverse of :meth:`_read` (a conjugate view stores the conjugate, a part its part)."""
+        B, flat, idx = self._run.B, self._storage.value, self._idx
+        if self._r.is_conj():
+            new = B.conj(new)
+        if self._r.is_neg():
+            new = -new
+        if self.mode is None:
+            return B.scatter(flat, idx, new)
+        new = _reshape(B, new, (-1,))
+        if self.mode == "pairs":
+            flat = B.scatter(flat, 2 * idx, B.real(new))
+            return B.scatter(flat, 2 * idx + 1, B.imag(new))
+        positions = idx.ravel()
+        parts = [B.real(flat), B.imag(flat)]
+        for k in (0, 1):
+            at = np.nonzero(positions % 2 == k)[0]
+            if at.size:
+                parts[k] = B.scatter(parts[k], positions[at] // 2, B.gather(new, at))
+        return B.complex(*parts)
+
+    @property
+    def real(self):
+        return self._run.view(self._r.real, self)
+
+    @property
+    def imag(self):
+        return self._run.view(self._r.imag, self)
 
     @property
     def data(self):  # an alias of the same storage whose reads carry no gradient (as ``detach()``)
@@ -535,12 +674,17 @@ class Run:
         self.table = B.ops()
         self.calls = 0  # differentiation calls so far (backward, autograd.grad)
         self.storages = {}  # id(reference storage) -> Storage
+        self.addresses = {}  # the reference storage's memory address -> Storage (its complex/real views)
         self.keep = []  # the reference storages, alive so that their ids stay unique
         self.grads = None if stop_at is not None else [None] * len(inputs)
         self.inner = 0  # > 0 inside a custom Function's forward/backward or a checkpointed block
         self.functions = {}  # program class -> the reference Function running the same methods
         refs = [
-            reference.tensor(np.array(a, dtype=np.float64), dtype=reference.float64, requires_grad=True)
+            reference.tensor(
+                host_array(a),
+                dtype=reference.complex128 if np.iscomplexobj(a) else reference.float64,
+                requires_grad=True,
+            )
             for a in concrete
         ]
         self.leaves = [self.fresh(r, B.broadcast(x, tuple(r.shape))) for r, x in zip(refs, inputs)]
@@ -556,8 +700,13 @@ class Run:
         idx = _index(r)
         # in the value's dtype (a mixed-precision program's storages are float32 or bfloat16)
         zeros = self.B.zeros(base.size, getattr(value, "dtype", None))
-        storage = Storage(self.B.scatter(zeros, idx, value) if idx.size else zeros, base_idx=idx)
+        storage = Storage(
+            self.B.scatter(zeros, idx, value) if idx.size else zeros,
+            base_idx=idx,
+            is_complex=np.iscomplexobj(base),
+        )
         self.storages[id(base)] = storage
+        self.addresses[_address(base)] = storage
         self.event(storage)
         return FTensor(self, r, storage)
 
@@ -579,6 +728,8 @@ class Run:
         from reference.autograd.tensor import storage_of
 
         storage = self.storages.get(id(storage_of(r)))
+        if storage is None and value is None:  # view_as_real, view_as_complex, .real, .imag: the same memory
+            storage = self.addresses.get(_address(storage_of(r)))
         if storage is not None and value is None:
             return FTensor(self, r, storage)
         if value is None:
@@ -633,8 +784,8 @@ class Run:
 
     def value_op(self, op, t, args, kwargs):
         x, a = t.value(), [self.val(v) for v in args]
-        if op in ("clone", "to"):  # values are float64 throughout (a comparison's are 0.0 and 1.0)
-            return x
+        if op in ("clone", "to", "resolve_conj", "resolve_neg"):  # values are float64 throughout (a
+            return x  # comparison's are 0.0 and 1.0); a conjugate or negative view's value is resolved
         if kwargs or (op in ("mean", "amax") and a):
             raise Unsupported(f"{op} with arguments {args} {kwargs}")
         return self.table[op](x, *a)
@@ -648,13 +799,15 @@ class Run:
         if op == "zero":
             new = self.B.broadcast(0.0, shape)
         elif op == "fill":
-            new = self.B.broadcast(float(args[0]), shape)
+            new = self.B.broadcast(self.val(args[0]), shape)
         elif op == "copy":
             new = self.B.broadcast(self.val(args[0]), shape)
         else:
             new = self.value_op(op, t, args, kwargs)
+        if not t._r.is_complex() and self.B.is_complex(new):  # (a complex program's broadcast constant)
+            new = self.B.real(new)
         storage = t._storage
-        updated = self.B.scatter(storage.value, t._idx, new)
+        updated = t.write(new)
         if not self.reference.is_grad_enabled():  # new values, the old history
             updated = _keep_history(self.B, storage.value, updated)
         storage.value = updated
@@ -670,8 +823,9 @@ class Run:
         from reference.autograd.tensor import storage_of
 
         size = storage_of(r).size if r is not None else int(np.prod(np.shape(value)))
+        dtype = self.reference.complex128 if self.B.is_complex(value) else self.reference.float64
         with self.reference.no_grad():
-            base = self.reference.zeros((max(size, 1),), dtype=self.reference.float64)
+            base = self.reference.zeros((max(size, 1),), dtype=dtype)
             if r is None:
                 geometry = base[: int(np.prod(np.shape(value)))].reshape(tuple(np.shape(value)))
             else:
@@ -853,7 +1007,10 @@ class Run:
                 out = hook(g)
             finally:
                 self.inner -= 1
-            return (gs[0] if out is None else self.B.broadcast(self.val(out), tuple(np.shape(gs[0]))),)
+            if out is None:
+                return (gs[0],)
+            new = self.B.broadcast(self.val(out), tuple(np.shape(gs[0])))
+            return (new if self.B.is_complex(gs[0]) or not self.B.is_complex(new) else self.B.real(new),)
 
         custom = self.B.custom(lambda x: ((x,), ()), backward, lambda res, xs, outs: ())
         return lambda x: custom(x)[0]
@@ -893,6 +1050,10 @@ class Run:
             return None  # a backward inside a re-run only sets .grad, which this run does not return
         keys = self._retained_keys() if self.stop_at is None else []
         zeros = [self.B.broadcast(0.0, idx.shape) for *_, idx in keys]
+        zeros = [  # a real tensor of a complex program: a real perturbation
+            z if r[0]._r.is_complex() or not self.B.is_complex(z) else self.B.real(z)
+            for z, r in zip(zeros, self.retained)
+        ]
         n = len(self.inputs)
         grads = self.B.grad(
             lambda *xs: _sum(self.B, self.until(k, xs[:n], list(zip(keys, xs[n:])))),
@@ -1004,16 +1165,15 @@ def _reshape(B, x, shape):
     return B.tf.reshape(x, shape)
 
 
-#: Programs with complex tensors (issue 34; the curated cases refgrad/cases/programs/complex_*.json):
-#: a storage here is one real array of the program's dtype, and a complex tensor's storage viewed
-#: as real pairs (view_as_real, .real, .imag) or a real one viewed as complex has no counterpart in
-#: it; neither has PyTorch's lazy conjugate view (the conj bit): jnp.conj and tf.math.conj copy.
-COMPLEX_STORAGE_OPS = ("complex", "view_as_complex", "view_as_real", "polar", "conj", "resolve_conj")
+#: Programs with complex tensors (issue 34): a complex storage is one complex array; its real views
+#: (view_as_real, .real, .imag) read and write its parts, a real storage's complex view
+#: (view_as_complex) pairs of its elements, and PyTorch's lazy conjugate view (the conj bit; jnp.conj
+#: and tf.math.conj copy) and negative view read and store conjugated / negated values
+#: (:attr:`FTensor.mode`, :meth:`FTensor.write`), all as functional reads and scatters. ``polar`` is
+#: outside the value table.
+COMPLEX_STORAGE_OPS = ("polar",)
 COMPLEX_STORAGE_REASON = (
-    "complex tensors in a program: the functional translation keeps each storage as one real array, so "
-    "views between complex and real storage (view_as_real, view_as_complex, .real, .imag) and writes "
-    "through them are not expressed; JAX and TensorFlow have no lazy conjugate view (PyTorch's conj bit: "
-    "jnp.conj and tf.math.conj return copies)"
+    "complex tensors in a program: T.polar has no functional translation here (outside the value table)"
 )
 
 
@@ -1044,6 +1204,17 @@ class Namespace:
         if np.dtype(r.dtype).kind in "biu":  # integer or boolean: a constant
             return Constant(r)
         return self._run.fresh(r, self._run.B.constant(np.asarray(data, dtype=np.float64)))
+
+    def view_as_real(self, x):
+        return self._run.view(self._run.reference.view_as_real(x._r), x)
+
+    def view_as_complex(self, x):
+        return self._run.view(self._run.reference.view_as_complex(x._r), x)
+
+    def complex(self, re, im):
+        run = self._run
+        r = run.reference.complex(re._r, im._r)
+        return run.wrap(r, run.B.complex(re.value(), im.value()))
 
     def __getattr__(self, name):  # dtypes (T.bool, T.long, ...): the reference's
         if name in COMPLEX_STORAGE_OPS:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+import zlib
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -19,9 +20,17 @@ from hypothesis import strategies as st
 
 import reference
 from conformance.amp import CastPolicy, amp_accumulator, low_dtype, reference_autocast
-from conformance.case import AMP_POLICIES, AMP_VARIABLES, Case, make_array
+from conformance.case import (
+    AMP_POLICIES,
+    AMP_VARIABLES,
+    COMPLEX_DTYPES,
+    PART_DTYPE,
+    Case,
+    make_array,
+    round_to_dtype,
+)
 from conformance.precision import precision_for
-from conformance.tolerance import explain, judge_bounds, ulp_of
+from conformance.tolerance import complex_parts, explain, judge_bounds, ulp_of
 from reference.autograd.graph import tensor_type_name
 from reference.errors import Tracker
 
@@ -98,8 +107,12 @@ def _to_numpy(t):
         t = t.detach()
         if _dtype_name(t) in ("bfloat16", "float16"):  # NumPy has no bfloat16: widen (exactly) first
             t = t.double()
-        return np.array(t.numpy(force=True), dtype=np.float64, copy=True)  # force: ZeroTensors
-    return np.asarray(t, dtype=np.float64)
+        if t.is_conj() or t.is_neg():  # a lazy conjugate or negative view (complex programs): its values
+            t = t.resolve_conj().resolve_neg()
+        a = t.numpy(force=True)  # force: ZeroTensors
+        return np.array(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64, copy=True)
+    a = np.asarray(t)
+    return np.asarray(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
 
 
 def assert_same_outcome(ref, expected, label="", rtol=1e-9, atol=1e-12):
@@ -170,16 +183,22 @@ class Program:
     ending: str = "backward"  # how the program differentiates the loss, see ENDINGS
     functions: list = field(default_factory=list)  # custom autograd.Functions used (CUSTOM_FUNCTIONS)
     parts: list = field(default_factory=list)  # the micro-batch losses of the "micro_batches" ending
+    complex_vars: list = field(default_factory=list)  # complex variables: real loss terms (view_as_real)
 
     def source(self, name="prog"):
         args = ", ".join(f"v{i}" for i in range(len(self.shapes)))
         body = [textwrap.dedent(DEFINITIONS[f]).strip() for f in self.functions]
         body += [s.source() for s in self.steps]
-        terms = " + ".join(f"(v{i} * {k + 1}).sum()" for k, i in enumerate(self.loss_vars)) or "v0.sum()"
-        body.append(f"loss = {terms}")
+        terms = " + ".join(
+            f"T.view_as_real(v{i} * {k + 1}).sum()" if i in self.complex_vars else f"(v{i} * {k + 1}).sum()"
+            for k, i in enumerate(self.loss_vars)
+        )
+        body.append(f"loss = {terms or 'v0.sum()'}")
         if self.ending == "micro_batches":  # gradient accumulation: one backward per micro-batch loss
             parts = ", ".join(f"v{i}" for i in self.parts)
             body.extend([f"for part in [{parts}]:", f"    (part / {len(self.parts)}).backward()"])
+        elif self.ending == "double_backward" and 0 in self.complex_vars:  # a complex gradient: |g|^2
+            body.extend(COMPLEX_DOUBLE_BACKWARD)
         else:
             body.extend(ENDINGS[self.ending])
         returned = [f"v{i}" for i in range(self.n_vars)] + [f"v{i}.grad" for i in self.retained]
@@ -208,6 +227,12 @@ ENDINGS = {
         "(loss + (g * g).sum()).backward()",
     ],
 }
+
+# the gradient penalty of a complex leaf: its squared modulus, a real loss (``(g * g).sum()`` is complex)
+COMPLEX_DOUBLE_BACKWARD = [
+    "(g,) = T.autograd.grad(loss, [v0], create_graph=True)",
+    "(loss + (T.view_as_real(g) * T.view_as_real(g)).sum()).backward()",
+]
 
 
 ENDING_DRAWS = (
@@ -476,6 +501,66 @@ _INPLACE_CONST = (
 )
 
 
+# complex programs (``programs(complex_steps=True)``): the elementwise ops of a complex variable
+# (abs, angle: real results) and its in-place ops with constants, complex ones among them
+_COMPLEX_UNARY = (
+    "exp()",
+    "neg()",
+    "clone()",
+    "detach()",
+    "mul(1.5)",
+    "add(0.25)",
+    "mul(0.5 - 1j)",
+    "abs()",
+    "angle()",
+    "abs()",
+    "angle()",
+    "conj_physical()",
+)
+_COMPLEX_INPLACE_CONST = (
+    "add_(0.5)",
+    "mul_(-2.0)",
+    "sub_(1.0)",
+    "div_(4.0)",
+    "zero_()",
+    "fill_(1.25)",
+    "exp_()",
+    "neg_()",
+    "mul_(0.5 + 1j)",
+    "add_(-1j)",
+    "div_(1 - 2j)",
+)
+
+
+def _complex_step(draw, name, shape, is_complex, is_conj, fresh, pair):
+    """(code, shape, view, complex, conj) of a complex step on variable ``name``: whether the result is
+    a view of it (written in place, it writes ``name``'s storage), complex, and has the conj bit.
+
+    Of a complex variable: ``view_as_real`` (of a conjugate view: of its ``resolve_conj()`` copy, as
+    PyTorch refuses the view), ``.real``, ``.imag`` (of a conjugate view: a view with the negative
+    bit), the lazy conjugate ``conj()`` (a view; of a conjugate view, a view without the bit),
+    ``resolve_conj()`` (a copy). Of a real one: ``view_as_complex`` of a ``view_as_real`` result
+    (``pair``) or of a contiguous tensor of its own storage (``fresh``) reshaped to pairs, else a
+    complex result of it (``v * (0.5 + 1j)``)."""
+    if is_complex:
+        kind = draw(st.sampled_from(["view_as_real", "real", "imag", "conj", "conj", "resolve_conj"]))
+        if kind == "view_as_real":
+            if is_conj:
+                return f"T.view_as_real({name}.resolve_conj())", shape + (2,), False, False, False
+            return f"T.view_as_real({name})", shape + (2,), True, False, False
+        if kind in ("real", "imag"):
+            return f"{name}.{kind}", shape, True, False, False
+        if kind == "conj":
+            return f"{name}.conj()", shape, True, True, not is_conj
+        return f"{name}.resolve_conj()", shape, False, True, False
+    n = int(np.prod(shape))
+    if pair:
+        return f"T.view_as_complex({name})", shape[:-1], True, True, False
+    if fresh and n % 2 == 0 and n:
+        return f"T.view_as_complex({name}.reshape({n // 2}, 2))", (n // 2,), True, True, False
+    return f"{name} * (0.5 + 1j)", shape, False, True, False
+
+
 def _numeric_step(draw, name, shape, other, other_shape):
     """(code, shape) of a numeric op of ``name`` (and ``other``): reductions, matmul, conv, softmax,
     batch_norm. Operands are flattened with ``reshape`` where the op needs a fixed rank."""
@@ -527,6 +612,7 @@ def programs(
     custom_functions=False,
     checkpoints=False,
     saved_hooks=False,
+    complex_steps=False,
 ):
     """A random chain of views, in-place ops (some under no_grad), elementwise ops and a backward.
 
@@ -536,6 +622,12 @@ def programs(
     block of :data:`CHECKPOINT_BLOCKS` under ``T.utils.checkpoint.checkpoint`` (reentrant or not,
     ``preserve_rng_state`` given or not); ``saved_hooks=True`` runs some computing steps under a
     saved-tensor hook context (:data:`HOOK_CONTEXTS`).
+
+    ``complex_steps=True``: a program of complex leaves (a complex128/complex64 case) with the complex
+    steps of :func:`_complex_step` (view_as_real / view_as_complex, the lazy ``conj`` view, ``.real`` /
+    ``.imag`` views, written in place like any view) and complex elementwise ops (mul, div, exp, abs,
+    angle); each variable's kind (complex or real) decides its ops, and the loss reads complex
+    variables through ``view_as_real`` (a real loss). Numeric steps, templates and hooks stay off.
     """
     functions = []
     n_inputs = draw(st.integers(1, max_inputs))
@@ -546,20 +638,32 @@ def programs(
     retained = []
     views = set()  # variables made by view steps
     storage = list(range(n_inputs))  # storage[k]: which storage variable k lives in (views alias)
+    # complex programs: cplx[k] whether variable k is complex; conj[k] whether it has the conj bit
+    cplx, conj = [complex_steps] * n_inputs, [False] * n_inputs
+    pairs = set()  # view_as_real results (view_as_complex takes them back)
+
+    def made(i, shape, base=None, is_complex=None, conjugate=False):
+        """Record a new variable: a view of ``i`` when ``base`` is given, else a fresh storage."""
+        storage.append(len(var_shapes) if base is None else storage[base])
+        var_shapes.append(shape)
+        cplx.append(cplx[i] if is_complex is None else is_complex)
+        conj.append(conjugate)
+
     for i, shape in enumerate(shapes):  # non-leaf bases (in-place on a leaf that requires grad raises)
         if draw(st.booleans()):
             steps.append(Step(f"v{len(var_shapes)} = v{i} * 1.0"))
-            storage.append(len(var_shapes))
-            var_shapes.append(shape)
+            made(i, shape)
     if draw(st.booleans()):  # a base that does not require grad, written with values that do
         steps.append(Step(f"v{len(var_shapes)} = T.zeros({shapes[0]}, dtype=v0.dtype)"))
-        storage.append(len(var_shapes))
-        var_shapes.append(shapes[0])
+        made(0, shapes[0])
+    if complex_steps:
+        numeric = custom_functions = checkpoints = saved_hooks = False
     for _ in range(draw(st.integers(1, max_steps))):
         kinds = ["view", "view", "unary", "unary", "binary", "inplace", "inplace", "inplace_other"]
         kinds += ["setitem", "hook"] + (["numeric", "numeric"] if numeric else [])
         kinds += ["custom"] * 4 if custom_functions else []
         kinds += ["checkpoint"] * 3 if checkpoints else []
+        kinds += ["complex"] * 4 if complex_steps else []
         kind = draw(st.sampled_from(kinds))
         low = 0
         if (
@@ -577,17 +681,31 @@ def programs(
             code, out_shape = _view_steps(draw, name, shape)
             steps.append(Step(f"{new} = {code}", no_grad))
             views.add(len(var_shapes))
-            storage.append(storage[i])
-            var_shapes.append(out_shape)
+            made(i, out_shape, base=i, conjugate=conj[i])  # a view keeps the conj bit
+        elif kind == "complex":
+            real = [k for k in range(len(var_shapes)) if not cplx[k]]
+            if real and draw(st.booleans()):  # a real variable (a part, a modulus): view_as_complex
+                i = draw(st.sampled_from(real))
+                name, shape = f"v{i}", var_shapes[i]
+            fresh = storage[i] == i and not cplx[i]  # a real tensor of its own storage: contiguous
+            code, out_shape, base, is_complex, conjugate = _complex_step(
+                draw, name, shape, cplx[i], conj[i], fresh, i in pairs
+            )
+            if code.startswith("T.view_as_real(v"):
+                pairs.add(len(var_shapes))
+            steps.append(Step(f"{new} = {code}", no_grad and base is not None))
+            if base is not None:
+                views.add(len(var_shapes))
+            made(i, out_shape, base=i if base else None, is_complex=is_complex, conjugate=conjugate)
         elif kind == "unary":
-            op = draw(st.sampled_from(_UNARY))
+            op = draw(st.sampled_from(_COMPLEX_UNARY if cplx[i] else _UNARY))
             if "{v}" in op:
                 code = f"{new} = {name}.abs().{op.format(v=name)}"
             else:
                 code = f"{new} = {name}.{op}"
             steps.append(Step(code))
-            storage.append(storage[i] if op == "detach()" else len(var_shapes))
-            var_shapes.append(shape)
+            made(i, shape, base=i if op == "detach()" else None, conjugate=conj[i] and op == "detach()")
+            cplx[-1] = cplx[i] and op not in ("abs()", "angle()")
         elif kind == "custom":
             fn = draw(st.sampled_from(sorted(CUSTOM_FUNCTIONS)))
             if fn not in functions:
@@ -596,20 +714,16 @@ def programs(
                 steps.append(
                     Step(f"{new} = {name}.{draw(st.sampled_from(['exp()', 'tanh()', 'sigmoid()']))}")
                 )
-                i, name = len(var_shapes), new
-                storage.append(i)
-                var_shapes.append(shape)
+                made(i, shape)
+                i, name = len(var_shapes) - 1, new
                 new = f"v{len(var_shapes)}"
             if fn == "NonDifferentiable":
                 steps.append(Step(f"{new}, v{len(var_shapes) + 1} = {fn}.apply({name})"))
-                storage += [len(var_shapes), len(var_shapes) + 1]
-                var_shapes += [shape, shape]
+                made(i, shape)
+                made(i, shape)
             else:
                 steps.append(Step(f"{new} = {fn}.apply({name})"))
-                storage.append(
-                    storage[i] if fn in ("MarkDirty", "MarkDirtyData", "Identity") else len(var_shapes)
-                )
-                var_shapes.append(shape)
+                made(i, shape, base=i if fn in ("MarkDirty", "MarkDirtyData", "Identity") else None)
         elif kind == "checkpoint":
             block = draw(st.sampled_from(sorted(CHECKPOINT_BLOCKS)))
             if block not in functions:
@@ -619,36 +733,42 @@ def programs(
             call = f"T.utils.checkpoint.checkpoint({block}, {name}, use_reentrant={reentrant}{rng})"
             if block == "block_two":
                 steps.append(Step(f"{new}, v{len(var_shapes) + 1} = {call}"))
-                storage += [len(var_shapes), len(var_shapes) + 1]
-                var_shapes += [shape, shape]
+                made(i, shape)
+                made(i, shape)
             else:
                 steps.append(Step(f"{new} = {call}"))
-                storage.append(len(var_shapes))
-                var_shapes.append(shape)
+                made(i, shape)
         elif kind == "numeric":
             j = draw(st.integers(0, len(var_shapes) - 1))
             code, out_shape = _numeric_step(draw, name, shape, f"v{j}", var_shapes[j])
             steps.append(Step(f"{new} = {code}"))
-            storage.append(len(var_shapes))
-            var_shapes.append(out_shape)
+            made(i, out_shape)
         elif kind == "binary":
             j = draw(st.integers(0, len(var_shapes) - 1))
             other = var_shapes[j]
-            op = draw(st.sampled_from(["+", "*", "-"]))
+            op = draw(st.sampled_from(["+", "*", "-", "/"] if complex_steps else ["+", "*", "-"]))
             try:
                 out_shape = tuple(np.broadcast_shapes(shape, other))
             except ValueError:
                 out_shape = shape
-            steps.append(Step(f"{new} = {name} {op} v{j}"))
-            storage.append(len(var_shapes))
-            var_shapes.append(out_shape)
+            # (a complex division by exp(v): a divisor that is never 0)
+            steps.append(Step(f"{new} = {name} / v{j}.exp()" if op == "/" else f"{new} = {name} {op} v{j}"))
+            made(i, out_shape, is_complex=cplx[i] or cplx[j])
         elif kind == "inplace":
-            steps.append(Step(f"{name}.{draw(st.sampled_from(_INPLACE_CONST))}", no_grad))
+            ops = _COMPLEX_INPLACE_CONST if cplx[i] else _INPLACE_CONST
+            steps.append(Step(f"{name}.{draw(st.sampled_from(ops))}", no_grad))
         elif kind == "inplace_other":
             # the other operand is the target itself or lives in another storage: an operand that
-            # partially aliases the target has no defined result (PyTorch's depends on loop order)
+            # partially aliases the target has no defined result (PyTorch's depends on loop order);
+            # a real target takes real operands only (a complex one does not cast to it)
             j = draw(
-                st.sampled_from([k for k in range(len(var_shapes)) if k == i or storage[k] != storage[i]])
+                st.sampled_from(
+                    [
+                        k
+                        for k in range(len(var_shapes))
+                        if (k == i or storage[k] != storage[i]) and (cplx[i] or not cplx[k])
+                    ]
+                )
             )
             op = draw(st.sampled_from(["mul_", "add_", "copy_"]))
             steps.append(Step(f"{name}.{op}(v{j})", no_grad))
@@ -668,7 +788,10 @@ def programs(
             if draw(st.booleans()):
                 steps.append(Step(f"{name}[{k}] = {draw(st.sampled_from(['0.5', '-1.0']))}"))
             else:
-                j = draw(st.integers(0, len(var_shapes) - 1))
+                if complex_steps:  # (a real target: real values only)
+                    j = draw(st.sampled_from([m for m in range(len(var_shapes)) if cplx[i] or not cplx[m]]))
+                else:
+                    j = draw(st.integers(0, len(var_shapes) - 1))
                 steps.append(Step(f"{name}[{k}] = v{j}.sum() * 0.5"))
         if (
             saved_hooks
@@ -689,7 +812,10 @@ def programs(
     # "twice" (its outcome mostly PyTorch's "backward through the graph a second time", an error JAX
     # and TensorFlow cannot have) is drawn half as often as each other ending ("backward" first: shrinking)
     ending = draw(st.sampled_from(ENDING_DRAWS))
-    return Program(shapes, steps, loss_vars, n_vars, sorted(set(retained)), ending, functions)
+    complex_vars = [k for k in range(n_vars) if cplx[k]]
+    return Program(
+        shapes, steps, loss_vars, n_vars, sorted(set(retained)), ending, functions, complex_vars=complex_vars
+    )
 
 
 # ---- programs as conformance cases ------------------------------------------------------------------
@@ -858,8 +984,20 @@ def compile_program(source: str, name: str = "prog", scope: dict | None = None):
 
 
 def program_inputs(case) -> dict:
-    """The input arrays ``v0, v1, ...`` of a program case (seeded, or the case's explicit data)."""
-    return {name: make_array(case, name, shape) for name, shape in case.shapes.items()}
+    """The input arrays ``v0, v1, ...`` of a program case (seeded, or the case's explicit data). A
+    complex program's seeded leaves get an imaginary part of their own draw (exact in the dtype)."""
+    arrays = {name: make_array(case, name, shape) for name, shape in case.shapes.items()}
+    if case.dtype in COMPLEX_DTYPES:
+        for name, shape in case.shapes.items():
+            if name not in case.data:
+                rng = np.random.default_rng([case.seed, zlib.crc32(f"{name}.imag".encode())])
+                arrays[name] = arrays[name] + 1j * round_to_dtype(rng.standard_normal(shape), case.dtype).real
+    return arrays
+
+
+def leaf_dtype(case) -> str:
+    """The dtype the reference runs a program in: float64, complex128 for a complex program."""
+    return "complex128" if case.dtype in COMPLEX_DTYPES else "float64"
 
 
 class ProgramOutputs(dict):
@@ -960,8 +1098,9 @@ def execute(source: str, T, arrays: dict, to_numpy=None, dtype: str = "float64",
     """
     to_numpy = to_numpy or _to_numpy
     prog = compile_program(source) if forward is None else _in_forward(source, forward)
+    host = np.complex128 if dtype in COMPLEX_DTYPES else np.float64
     leaves = {
-        n: T.tensor(np.array(a, dtype=np.float64), dtype=getattr(T, dtype), requires_grad=True)
+        n: T.tensor(np.array(a, dtype=host), dtype=getattr(T, dtype), requires_grad=True)
         for n, a in arrays.items()
     }
     try:
@@ -1011,7 +1150,7 @@ def reference_outcome(case) -> tuple[str, object]:
             except ProgramError as exc:
                 return "raises", exc
     try:
-        return "ok", execute(case.source, reference, program_inputs(case))
+        return "ok", execute(case.source, reference, program_inputs(case), dtype=leaf_dtype(case))
     except ProgramError as exc:
         return "raises", exc
 
@@ -1062,7 +1201,7 @@ def reference_bounds(case, precisions) -> list:
                 return None if t is None else np.array(tracker.error_of(t), dtype=np.float64)
 
             try:
-                out.append(execute(case.source, reference, arrays, to_numpy=bound, forward=forward))
+                out.append(execute(case.source, reference, arrays, bound, leaf_dtype(case), forward=forward))
             except ProgramError as exc:
                 raise ErrorModelError(f"{exc.type_name} at line {exc.line}: {exc.message}") from None
     return out
@@ -1076,8 +1215,9 @@ def program_expected(case, outputs: dict, bounds: dict) -> dict:
     """{name: (value, bound)} for :func:`conformance.tolerance.judge_bounds`: the tracker's bound plus
     one ulp of the expected value in the case's dtype (the framework's result is a value of its dtype:
     the float64 reference's value rounds to it), as op records."""
+    dtype = PART_DTYPE.get(case.dtype, case.dtype)  # a complex program: one ulp of the larger part
     return {
-        name: (a, bounds[name] + ulp_of(a, case.dtype))
+        name: (a, bounds[name] + ulp_of(np.maximum(np.abs(a.real), np.abs(a.imag)), dtype))
         for name, a in outputs.items()
         if a is not None and bounds.get(name) is not None
     }
@@ -1150,7 +1290,12 @@ def program_verdict(
     if bounds is None:
         precision = precision or program_precision(case, framework)
         bounds = reference_bounds(case, [precision])[0]
-    judged = judge_bounds(observed, program_expected(case, value, bounds), case.dtype)
+    if case.dtype in COMPLEX_DTYPES:  # judged on real and imaginary parts, as complex op records
+        known = {n: (a, bounds[n]) for n, a in value.items() if a is not None and bounds.get(n) is not None}
+        observed, expected = complex_parts(observed, known, PART_DTYPE[case.dtype])
+        judged = judge_bounds(observed, expected, PART_DTYPE[case.dtype])
+    else:
+        judged = judge_bounds(observed, program_expected(case, value, bounds), case.dtype)
     out = {k: judged[k] for k in ("verdict", "max_ratio", "worst")}
     if judged["verdict"] != "pass":
         out["reason"] = judged.get("reason") or explain(judged, framework)

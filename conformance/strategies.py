@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from conformance.case import CONV_CHECKS, DTYPES, LAYOUTS, VMAP_OPERANDS, Case, ConvParams
+from conformance.case import COMPLEX_DTYPES, CONV_CHECKS, DTYPES, LAYOUTS, VMAP_OPERANDS, Case, ConvParams
 from conformance.models import model_programs
 from conformance.programs import program_case, programs
 
@@ -309,7 +309,14 @@ def program_cases(max_inputs: int = 2, max_steps: int = 6, dtypes=("float64",)):
     # whose bugs the plain half keeps finding as often as before (and shrinks towards: index 0)
     kinds = [plain, plain, plain, featured, featured, model_programs()]
     program = st.integers(0, len(kinds) - 1).flatmap(lambda k: kinds[k])
-    return st.tuples(program, _sampled(list(dtypes))).map(lambda pd: program_case(pd[0], dtype=pd[1]))
+    real = [d for d in dtypes if d not in COMPLEX_DTYPES]
+    complex_ = [d for d in dtypes if d in COMPLEX_DTYPES]
+    drawn = []
+    if real:
+        drawn.append(st.tuples(program, _sampled(real)))
+    if complex_:  # complex leaves: the complex steps (views as real/complex, conj, .real/.imag)
+        drawn.append(st.tuples(programs(max_inputs, max_steps, complex_steps=True), _sampled(complex_)))
+    return st.one_of(*drawn).map(lambda pd: program_case(pd[0], dtype=pd[1]))
 
 
 # ---- op records: shapes and values that reach where kernels change behaviour ------------------------

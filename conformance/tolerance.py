@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from conformance.nonfinite import c99_class
+
 # Unit roundoff of each compute dtype (half the gap between 1 and the next float).
 UNIT_ROUNDOFF = {
     "float64": 2.0**-53,
@@ -373,3 +375,41 @@ def judge_bounds(observed: dict, expected: dict, dtype: str | None = None) -> di
     if unjudged:
         record["unjudged_elements"] = unjudged
     return record
+
+
+def complex_parts(outputs, expected, part_dtype):
+    """A complex case's results judged on their real and imaginary parts: every complex array (the
+    reference's value or the framework's answer) becomes its parts, a trailing axis of 2 (index 0 the
+    real part, 1 the imaginary part), and the bound of each part is the element's bound on the
+    modulus of its error (|d re|, |d im| <= |dz| <= bound) plus one ulp (of ``part_dtype``) of the
+    larger part. A non-finite reference element is matched by any framework element of its C99 class
+    (an infinity: an infinite part; a NaN: a NaN part and no infinite one). A real result of complex inputs (abs) is judged as it is, unless the framework
+    answered a complex array (then its imaginary part must be within the bound of 0)."""
+    obs_out, exp_out = dict(outputs), {}
+    for name, (value, bound) in expected.items():
+        obs = outputs.get(name)
+        if value is None:
+            exp_out[name] = (value, bound)
+            continue
+        value, bound = np.asarray(value), np.asarray(bound, dtype=np.float64)
+        if value.dtype.kind != "c" and (obs is None or np.asarray(obs).dtype.kind != "c"):
+            exp_out[name] = (value, bound + ulp_of(value, part_dtype))
+            continue
+        value = np.asarray(value, dtype=np.complex128)
+        larger = np.maximum(np.abs(value.real), np.abs(value.imag))
+        bound = np.broadcast_to(bound + ulp_of(larger, part_dtype), value.shape)
+        exp_out[name] = (_parts(value), np.stack([bound, bound], axis=-1))
+        if obs is not None:
+            obs = np.asarray(obs, dtype=np.complex128)
+            if obs.shape == value.shape:
+                # C99 Annex G.3: a complex value with an infinite part is an infinity (whatever its other
+                # part, a NaN included), one with a NaN part and no infinite part a NaN; non-finite
+                # values of one class are the same value (their parts are implementation choices)
+                same = (c99_class(value) > 0) & (c99_class(value) == c99_class(obs))
+                obs = np.where(same, value, obs)
+            obs_out[name] = _parts(obs)
+    return obs_out, exp_out
+
+
+def _parts(z):
+    return np.stack([z.real, z.imag], axis=-1)

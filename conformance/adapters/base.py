@@ -128,11 +128,14 @@ class Adapter:
         if isinstance(spelled, str):
             return spelled
         if case.dtype.startswith("complex") and not self.complex_records:
-            return (
-                f"complex cases run on the default modes (torch, jax, tensorflow) only: the {self.name} "
-                "adapter's mode is not checked on complex dtypes yet (docs/complex.md)"
-            )
+            return self._complex_mode_reason()
         return self.unsupported_record(case, check)
+
+    def _complex_mode_reason(self) -> str:
+        return (
+            f"complex cases run on the default modes (torch, jax, tensorflow) only: the {self.name} "
+            "adapter's mode is not checked on complex dtypes yet (docs/complex.md)"
+        )
 
     def why_unsupported(self, case, check: str) -> str | None:
         if case.op not in ("conv", "program"):
@@ -149,6 +152,8 @@ class Adapter:
                 f"the {self.name} adapter does not declare the {case.amp!r} mixed-precision policy "
                 f"(its amp_policies: {list(self.amp_policies)}; conformance.amp)"
             )
+        if case.op == "program" and case.dtype.startswith("complex") and not self.complex_records:
+            return self._complex_mode_reason()
         return self.unsupported(case, check)
 
     def run(self, case, check: str, a) -> dict:

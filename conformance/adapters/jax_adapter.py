@@ -261,9 +261,7 @@ class JaxAdapter(ModeCache, Adapter):
         """The program functionalised by the reference (views as gathers, in-place as scatters into
         the base) and differentiated by jax's own autodiff (:mod:`conformance.functional`), the whole
         of it (forward, every backward, the leaves' gradients) one function under ``jax.jit``."""
-        import numpy as np
-
-        from conformance.functional import JaxBackend, run_functional
+        from conformance.functional import JaxBackend, host_array, run_functional
 
         def compile(program):  # the whole functionalised program under jax.jit, kept per program text
             return lambda *xs: self._compiled(
@@ -274,7 +272,7 @@ class JaxAdapter(ModeCache, Adapter):
             JaxBackend(case.dtype, case.amp),
             case,
             a,
-            lambda v: None if v is None else np.asarray(v, dtype=np.float64),
+            lambda v: None if v is None else host_array(v),  # float64, complex128 for complex values
             compile,
         )
 

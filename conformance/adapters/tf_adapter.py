@@ -419,13 +419,13 @@ class TensorFlowAdapter(Adapter):
     def program(self, case, a):
         """The program functionalised by the reference (views as gathers, in-place as scatters into
         the base) and differentiated by tensorflow's own autodiff (:mod:`conformance.functional`)."""
-        from conformance.functional import TensorFlowBackend, run_functional
+        from conformance.functional import TensorFlowBackend, host_array, run_functional
 
         return run_functional(
             TensorFlowBackend(case.dtype, case.amp),
             case,
             a,
-            lambda v: None if v is None else np.asarray(v, dtype=np.float64),
+            lambda v: None if v is None else host_array(v),  # float64, complex128 for complex values
         )
 
 
@@ -471,7 +471,7 @@ class TensorFlowFunctionAdapter(ModeCache, TensorFlowAdapter):
         """The functionalised program (:mod:`conformance.functional`: the reference decides the aliasing
         while it is traced) as one ``tf.function`` (``jit_compile`` in ``tensorflow:xla``): forward,
         every ``GradientTape`` of its backward calls, the leaves' gradients; kept per program text."""
-        from conformance.functional import TensorFlowBackend, run_functional
+        from conformance.functional import TensorFlowBackend, host_array, run_functional
 
         def compile(program):
             return lambda *xs: self._compiled(
@@ -482,7 +482,7 @@ class TensorFlowFunctionAdapter(ModeCache, TensorFlowAdapter):
             TensorFlowBackend(case.dtype, case.amp),
             case,
             a,
-            lambda v: None if v is None else np.asarray(v, dtype=np.float64),
+            lambda v: None if v is None else host_array(v),  # float64, complex128 for complex values
             compile,
         )
 

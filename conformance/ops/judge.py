@@ -10,13 +10,19 @@ import numpy as np
 from conformance.case import PART_DTYPE, case_data
 from conformance.expected import ReferenceClock
 from conformance.functional import unsupported_reason
-from conformance.nonfinite import c99_class
 from conformance.ops import check_arrays
 from conformance.ops._conventions import judge_conventions
 from conformance.ops._run import reference_expected
 from conformance.ops.complex import nonfinite_convention
 from conformance.precision import ACCUMULATION, precision_for  # noqa: F401 (ACCUMULATION: re-exported)
-from conformance.tolerance import ERROR_MODEL_FORMULA, element_ratios, explain, judge_bounds, ulp_of
+from conformance.tolerance import (
+    ERROR_MODEL_FORMULA,
+    complex_parts,
+    element_ratios,
+    explain,
+    judge_bounds,
+    ulp_of,
+)
 
 _CACHE: OrderedDict = OrderedDict()
 
@@ -126,7 +132,7 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
             "bound": bound_record(precision, source=source),
         }
     complex_case = case.dtype in PART_DTYPE
-    if complex_case:  # judged part by part (conformance.ops.judge.complex_parts)
+    if complex_case:  # judged part by part (conformance.tolerance.complex_parts)
         whole = (outputs, {n: v for n, (v, _) in expected.items()})  # (the nonfinite convention reads them)
         outputs, expected = complex_parts(outputs, expected, precision.dtype)
     else:
@@ -174,44 +180,6 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
         rec["conventions"] = met["conventions"]
         rec["reason"] = f"{met['reason']} (against the reference alone: {rec['reason']})"
     return rec
-
-
-def complex_parts(outputs, expected, part_dtype):
-    """A complex case's results judged on their real and imaginary parts: every complex array (the
-    reference's value or the framework's answer) becomes its parts, a trailing axis of 2 (index 0 the
-    real part, 1 the imaginary part), and the bound of each part is the element's bound on the
-    modulus of its error (|d re|, |d im| <= |dz| <= bound) plus one ulp (of ``part_dtype``) of the
-    larger part. A non-finite reference element is matched by any framework element of its C99 class
-    (an infinity: an infinite part; a NaN: a NaN part and no infinite one). A real result of complex inputs (abs) is judged as it is, unless the framework
-    answered a complex array (then its imaginary part must be within the bound of 0)."""
-    obs_out, exp_out = dict(outputs), {}
-    for name, (value, bound) in expected.items():
-        obs = outputs.get(name)
-        if value is None:
-            exp_out[name] = (value, bound)
-            continue
-        value, bound = np.asarray(value), np.asarray(bound, dtype=np.float64)
-        if value.dtype.kind != "c" and (obs is None or np.asarray(obs).dtype.kind != "c"):
-            exp_out[name] = (value, bound + ulp_of(value, part_dtype))
-            continue
-        value = np.asarray(value, dtype=np.complex128)
-        larger = np.maximum(np.abs(value.real), np.abs(value.imag))
-        bound = np.broadcast_to(bound + ulp_of(larger, part_dtype), value.shape)
-        exp_out[name] = (_parts(value), np.stack([bound, bound], axis=-1))
-        if obs is not None:
-            obs = np.asarray(obs, dtype=np.complex128)
-            if obs.shape == value.shape:
-                # C99 Annex G.3: a complex value with an infinite part is an infinity (whatever its other
-                # part, a NaN included), one with a NaN part and no infinite part a NaN; non-finite
-                # values of one class are the same value (their parts are implementation choices)
-                same = (c99_class(value) > 0) & (c99_class(value) == c99_class(obs))
-                obs = np.where(same, value, obs)
-            obs_out[name] = _parts(obs)
-    return obs_out, exp_out
-
-
-def _parts(z):
-    return np.stack([z.real, z.imag], axis=-1)
 
 
 def _alternative_expected(case, check, precision, data, errs):
