@@ -69,8 +69,12 @@ x = tf.constant([1e-200], tf.float64)
 y = tf.constant([1e-200], tf.float64)
 with tf.GradientTape() as tape:
     tape.watch([x, y])
-    with tf.autodiff.ForwardAccumulator([x, y], [tf.constant([1.0], tf.float64), tf.constant([0.5], tf.float64)]) as acc:
+    with tf.autodiff.ForwardAccumulator(
+        [x, y], [tf.constant([1.0], tf.float64), tf.constant([0.5], tf.float64)]
+    ) as acc:
         z = tf.math.atan2(x, y)
     t = acc.jvp(z)
 gx, gy = tape.gradient(t, [x, y])
-print("tf atan2 vjp_jvp at (1e-200, 1e-200):", [gx.numpy()[0], gy.numpy()[0]], "exact: [-inf, inf] (overflow)")
+print(
+    "tf atan2 vjp_jvp at (1e-200, 1e-200):", [gx.numpy()[0], gy.numpy()[0]], "exact: [-inf, inf] (overflow)"
+)
