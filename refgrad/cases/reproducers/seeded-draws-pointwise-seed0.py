@@ -4,6 +4,7 @@ the series / limit named beside it)."""
 
 import jax
 import mpmath
+import numpy as np
 import tensorflow as tf
 import torch
 
@@ -78,3 +79,33 @@ gx, gy = tape.gradient(t, [x, y])
 print(
     "tf atan2 vjp_jvp at (1e-200, 1e-200):", [gx.numpy()[0], gy.numpy()[0]], "exact: [-inf, inf] (overflow)"
 )
+
+# TensorFlow's i1e gradient i0e(x) - i1e(x) / x - sgn(x) i1e(x): i1e(x) = x / 2 is subnormal below
+# float32's 2.35e-38 and TensorFlow's kernels flush it to zero
+x = tf.constant([1.6169790e-38], tf.float32)
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = tf.math.special.bessel_i1e(x)
+print("tf i1e' float32 at 1.62e-38:", tape.gradient(y, x).numpy()[0], "exact: 0.5")
+
+# JAX's i0 derivative through exp(|x|) * i0e(x): an absolute error ~u i0(x), so a relative one ~u / |x|
+d = jax.jit(jax.grad(jss.i0))(-1.3009436900000000e-04)
+exact = mpmath.besseli(1, mpmath.mpf(-1.30094369e-04))
+print(
+    "jax i0' float64 at -1.3e-4 ulps:",
+    round(abs(float(d) - float(exact)) / float(np.spacing(abs(float(exact)))), 1),
+)
+
+# TensorFlow differentiates float16 atan2 in float16: its second order forms (x^2 + y^2)^2, which
+# overflows float16 once |(x, y)| exceeds ~16
+x = tf.constant([-155.625], tf.float16)
+y = tf.constant([45.71875], tf.float16)
+with tf.GradientTape() as tape:
+    tape.watch([x, y])
+    with tf.autodiff.ForwardAccumulator(
+        [x, y], [tf.constant([-5.06640625], tf.float16), tf.constant([-0.29833984375], tf.float16)]
+    ) as acc:
+        z = tf.experimental.numpy.arctan2(x, y)
+    t = acc.jvp(z)
+gx = tape.gradient(t, x, output_gradients=tf.constant([-1.544921875], tf.float16))
+print("tf atan2 vjp_jvp float16 at (-155.6, 45.7):", gx.numpy()[0], "exact: 0.00017564792")
