@@ -109,3 +109,12 @@ with tf.GradientTape() as tape:
     t = acc.jvp(z)
 gx = tape.gradient(t, x, output_gradients=tf.constant([-1.544921875], tf.float16))
 print("tf atan2 vjp_jvp float16 at (-155.6, 45.7):", gx.numpy()[0], "exact: 0.00017564792")
+
+# JAX's hypot is max * sqrt(1 + (min / max)^2), and at |x| == |y| max and min split their tangent
+# evenly, so min / max has no tangent and the second derivative loses its only term
+h = jax.jit(jax.hessian(jnp.hypot, argnums=(0, 1)))(2.0, 2.0)
+print(
+    "jax hypot hessian at (2, 2):",
+    [[float(v) for v in row] for row in h],
+    "exact: [[0.1768, -0.1768], [-0.1768, 0.1768]]",
+)
