@@ -12,15 +12,18 @@ import pytest
 
 from conformance.known import load_known
 
-SCRIPT = "reproducers/seeded-draws-special-values.py"
+#: the reproducer scripts of the seeded campaign's entries: seedsA's (elementwise, pointwise and
+#: activations at seed 0) and seedsC's (the whole pointwise family at seed 0)
+SCRIPTS = ("reproducers/seeded-draws-special-values.py", "reproducers/seeded-draws-pointwise-seed0.py")
 
 
-def _entries():
-    return [e for e in load_known("builtin").entries if e.reproducer == SCRIPT]
+def _entries(script):
+    return [e for e in load_known("builtin").entries if e.reproducer == script]
 
 
-def test_the_seeded_entries_describe_regions_not_drawn_cases():
-    entries = _entries()
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_the_seeded_entries_describe_regions_not_drawn_cases(script):
+    entries = _entries(script)
     assert len(entries) >= 10
     for e in entries:
         assert e.case_ids is None, e.id
@@ -29,11 +32,12 @@ def test_the_seeded_entries_describe_regions_not_drawn_cases():
 
 
 @pytest.mark.slow  # imports PyTorch, JAX and TensorFlow: about half a minute
-def test_the_reproducer_prints_every_seeded_departure():
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_the_reproducer_prints_every_seeded_departure(script):
     pytest.importorskip("tensorflow")
     pytest.importorskip("jax")
     pytest.importorskip("mpmath")
-    entries = _entries()
+    entries = _entries(script)
     script = Path(entries[0].reproducer_path)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
