@@ -105,3 +105,32 @@ not_fuzzed(
     "internal: the exact k-th derivative of a Bessel function; reached by the six Bessel records' vjp, "
     "vjp_vjp, jvp, the second-order forward checks and vmap_vjp",
 )
+
+#: The differentiable special functions of torch.special, jax.scipy.special / jax.nn and tf.math /
+#: tf.math.special that have no record yet, each with why (docs/records.md renders this table).
+MISSING = {
+    "scaled_modified_bessel_k0, scaled_modified_bessel_k1 (torch.special; tf.math.special.bessel_k0e, "
+    "bessel_k1e)": "their derivatives e^x (K0 - K1) and e^x (K1 - K0 - K1/x) cancel by log2(2x) bits: an "
+    "exact kernel needs mpmath at a precision growing with log10 x (mpmath's besselk takes seconds per "
+    "element near x = 30) or the termwise derivative of the asymptotic series; not written yet",
+    "gammainc, gammaincc (torch.special; jax.scipy.special; tf.math.igamma, igammac)": "not written yet: "
+    "the derivative in x is x^(a-1) e^(-x) / Gamma(a); in a it has no closed form (mpmath.diff of the "
+    "elements), and PyTorch raises 'the derivative for igamma: input is not implemented' there while "
+    "JAX and TensorFlow differentiate it",
+    "zeta (torch.special.zeta; jax.scipy.special.zeta; tf.math.zeta)": "not written yet: d/dq zeta(s, q) = "
+    "-s zeta(s + 1, q); PyTorch has no derivative in s ('the derivative for zeta is not implemented'), "
+    "TensorFlow none either (None), JAX one",
+    "betainc (jax.scipy.special.betainc; tf.math.betainc; torch has none)": "not written yet: d/dx = "
+    "x^(a-1) (1-x)^(b-1) / B(a, b); JAX raises for a and b, TensorFlow gives None",
+    "modified_bessel_i0, modified_bessel_i1, spherical_bessel_j0, airy_ai (torch.special)": "PyTorch "
+    "gives them no derivative (results that do not require grad) and JAX and TensorFlow have no other "
+    "spelling of the last two: a record would run the forward checks only; i0/i1 are records already "
+    "(torch.special.i0, i1), these would be further PyTorch spellings of them",
+    "chebyshev_polynomial_*, hermite_polynomial_*, laguerre_polynomial_l, legendre_polynomial_p "
+    "(torch.special)": "no derivative in PyTorch and no JAX or TensorFlow function: nothing to "
+    "differentiate against",
+    "dawsn, expi, exp1, expn, spence, fresnel, sici, hyp1f1, hyp2f1, owens_t, wofz, gamma, gammasgn, "
+    "loggamma, beta, betaln, poch, boxcox, boxcox1p, kl_div, rel_entr (jax.scipy.special; tf.math.special "
+    "dawsn, expint, fresnel_cos, fresnel_sin, spence)": "not written yet: each needs an exact kernel "
+    "(mpmath has every one), its derivative rule and a record",
+}
