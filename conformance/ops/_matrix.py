@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from conformance import ops
+from conformance.ops.special import MISSING
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "records.md"
 _NAMES = {"torch": "PyTorch", "jax": "JAX", "tensorflow": "TensorFlow"}
@@ -117,6 +118,8 @@ def render() -> str:
             d = ops.as_domain(declared)
             points = ", ".join(f"{p.label}" + ("" if p.side == "both" else f" ({p.side})") for p in d.points)
             lines.append(f"| {name} | {arg} | [{d.lo:g}, {d.hi:g}] | {_cell(points) or '—'} |")  # (`name` above)
+    lines += ["", "## Special functions still missing", "", "| functions | why |", "|---|---|"]
+    lines += [f"| {_cell(names)} | {_cell(why)} |" for names, why in MISSING.items()]
     lines += ["", "## Not fuzzed on their own", "", "| primitive | family | why |", "|---|---|---|"]
     for name, rec in sorted(not_fuzzed.items()):
         lines.append(f"| `{name}` | {rec.family} | {_cell(rec.not_fuzzed)} |")

@@ -1,0 +1,222 @@
+"""Bessel functions of the first, second and modified-second kind: ``torch.special.bessel_j0``,
+``bessel_j1``, ``bessel_y0``, ``bessel_y1``, ``modified_bessel_k0`` and ``modified_bessel_k1``.
+
+Part of the one derivative table (:mod:`reference.ops.rules`). PyTorch computes these functions but
+gives them no derivative (their results do not require grad); TensorFlow
+(``tf.math.special.bessel_*``) differentiates them with the closed forms J0' = -J1,
+J1' = J0 - J1/x, Y0' = -Y1, Y1' = Y0 - Y1/x, K0' = -K1, K1' = -K0 - K1/x. The reference answers
+with the mathematics (issue 38): each function and each of its derivatives is one exact kernel,
+
+* ``bessel_j0`` ... ``modified_bessel_k1``: the function (x the Tensor input);
+* ``bessel_derivative`` (params ``fn``, ``order``): the ``order``-th derivative of ``fn``, whose
+  VJP is the next one, so every derivative order is computed from the input, never by
+  differentiating a formula that cancels (J1' = J0 - J1/x loses all its digits near J1's extrema).
+
+The kernels are mpmath's (``besselj``/``bessely`` with ``derivative=k``; K's derivatives as the sum
+(-1/2)^k sum_i C(k, i) K_|n-k+2i|, all of one sign), at 30 digits, rounded once to float64:
+scipy.special's Cephes j0/j1/y0/y1 are 3-4 ulps off in the bulk and up to 1e7 ulps past x = 1e5
+(measured against mpmath; argument reduction), so scipy is not used. float32/16 inputs compute in
+float64 and round once. Special values: nan at nan and (for Y and K) at x < 0; at x = 0, Y's and
+K's limits from the right (Y^(k)(0+) = (-1)^(k+1)·inf, K^(k)(0+) = (-1)^k·inf); at ±inf every
+derivative of J and Y and K is 0 (the limit; PyTorch's bessel_j0/j1/y0/y1 say nan there).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from reference.autograd.dispatch import apply
+from reference.backend import namespace_of, to_numpy
+from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
+from reference.ops.rules.registry import RULES, rule
+
+#: digits of mpmath's working precision (its Bessel functions raise it where their series cancel)
+_DPS = 30
+#: public name -> (kind, order n): J_n, Y_n or K_n
+BESSEL = {
+    "bessel_j0": ("j", 0),
+    "bessel_j1": ("j", 1),
+    "bessel_y0": ("y", 0),
+    "bessel_y1": ("y", 1),
+    "modified_bessel_k0": ("k", 0),
+    "modified_bessel_k1": ("k", 1),
+}
+
+
+def _mp_derivative(kind, n, k, v):
+    """The k-th derivative of J_n, Y_n or K_n at the mpf ``v`` (mpmath)."""
+    import mpmath
+
+    if kind == "j":
+        return mpmath.besselj(n, v, derivative=k)
+    if kind == "y":
+        return mpmath.bessely(n, v, derivative=k)
+    total = sum(math.comb(k, i) * mpmath.besselk(abs(n - k + 2 * i), v) for i in range(k + 1))
+    return total * (-0.5) ** k
+
+
+def _at_special(kind, k, v):
+    """The value at a point mpmath is not asked about (nan, ±inf, x <= 0 for Y and K), or None."""
+    if math.isnan(v):
+        return math.nan
+    if math.isinf(v):
+        return math.nan if (kind != "j" and v < 0) else 0.0
+    if kind == "j":
+        return None
+    if v < 0:
+        return math.nan
+    if v == 0:  # the limit from the right: Y^(k) ~ (-1)^(k+1)·inf, K^(k) ~ (-1)^k·inf
+        sign = (-1) ** (k + 1) if kind == "y" else (-1) ** k
+        return sign * math.inf
+    return None
+
+
+def bessel_kernel(kind, n, k):
+    """The exact kernel of the k-th derivative of J_n / Y_n / K_n (k = 0: the function), element by
+    element on the host, returned in the input's namespace and dtype (float16/32: rounded once from
+    the float64 result)."""
+
+    def kernel(a):
+        import mpmath
+
+        x = np.asarray(to_numpy(a), dtype=np.float64)
+        out = np.empty(x.shape, dtype=np.float64)
+        with mpmath.workdps(_DPS):
+            for idx, v in np.ndenumerate(x):
+                special = _at_special(kind, k, float(v))
+                if special is None:
+                    special = float(_mp_derivative(kind, n, k, mpmath.mpf(float(v))))
+                out[idx] = special
+        with np.errstate(all="ignore"):
+            return namespace_of(a).asarray(out.astype(a.dtype))
+
+    return kernel
+
+
+def derivative_of(fn, order, x):
+    """The ``order``-th derivative of Bessel function ``fn`` (a public name) at Tensor ``x``."""
+    return apply(RULES["bessel_derivative"], (x,), {"fn": fn, "order": order})
+
+
+def _derivative_forward(a, fn, order):
+    kind, n = BESSEL[fn]
+    return bessel_kernel(kind, n, order)(a)
+
+
+rule(
+    "bessel_derivative",
+    "BesselDerivativeBackward0",
+    ("self",),  # fn: a name of BESSEL; order: the derivative's order, >= 1
+    forward=_derivative_forward,
+    grads=(lambda c, g: g * derivative_of(c.fn, c.order + 1, c.self),),
+    saves={"self": (0,)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+for _name, (_kind, _n) in BESSEL.items():
+    rule(
+        _name,
+        # no PyTorch node: PyTorch leaves these functions without a derivative
+        "".join(p.capitalize() for p in _name.split("_")) + "Backward0",
+        ("self",),
+        forward=bessel_kernel(_kind, _n, 0),
+        grads=(lambda c, g, name=_name: g * derivative_of(name, 1, c.self),),
+        saves={"self": (0,)},
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+
+
+# ---- error declarations (reference/errors): how the frameworks' kernels round ------------------
+# No framework documents an accuracy figure for these functions (PyTorch's ATen ports of Cephes,
+# TensorFlow's Eigen ports of Cephes, XLA for JAX's bessel_jn): the figures are measurements
+# against mpmath (30 digits), method and numbers below; the script is described in docs/records.md.
+from reference import errors as _E  # noqa: E402
+
+#: c of J0, J1, Y0, Y1: the worst relative error, in ulps of the result, of TensorFlow float32/64
+#: and PyTorch float32 over 1240 points of [1e-6, 60] where |y| >= 1/4 of the envelope
+#: min(1, sqrt(2/(pi x))): 59.7 ulps (PyTorch float32 bessel_y1 at 5.15); declared 60
+_JY_ULPS = 60.0
+
+
+def _jy_bound(name):
+    """The bound of J_n / Y_n (``name``, n = 0, 1): see :func:`_jy_error`."""
+    kind, n = BESSEL[name]
+
+    def bound(p, arrays, errs, params, outs):
+        return _jy_error(kind, n, p, arrays, errs, outs)
+
+    return bound
+
+
+def _jy_error(kind, n, p, arrays, errs, outs):
+    """J_n, Y_n (n = 0, 1): c = 60 ulps of the result, plus the absolute u·env·(4 + |x|), env =
+    min(1, sqrt(2/(pi |x|))) the functions' envelope: the Cephes forms for x > 5 (8 in float32)
+    evaluate env·(P cos(x - x_n) - Q sin(x - x_n)), x_n = pi/4 or 3pi/4, whose argument rounds by
+    |x|·u; near the zeros the result is that absolute error, not a relative one. Measured: left over
+    once c is allowed, at most 3.5u on [1e-6, 60], and at most 0.9·u·env·(8 + x) on 310 points of
+    [60, 1e300] (PyTorch and TensorFlow, float32 and float64; past 1/u no digit is left, and the
+    term says so). Input errors propagate through the derivative (scipy's J/Y of order n ± 1:
+    the magnitude only)."""
+    import scipy.special
+
+    from reference.errors import REFERENCE_U
+
+    x = np.abs(np.asarray(arrays[0], dtype=np.float64))
+    y = np.asarray(outs[0], dtype=np.float64)
+    u = p.u + REFERENCE_U
+    with np.errstate(all="ignore"):
+        env = np.minimum(1.0, np.sqrt(2 / (np.pi * x)))
+        err = 2 * _JY_ULPS * u * np.abs(y) + u * env * (4 + x) + p.eta
+        if errs[0] is not None:
+            fn = scipy.special.jv if kind == "j" else scipy.special.yv
+            slope = np.abs(fn(n - 1, x) - fn(n + 1, x)) / 2
+            err = err + np.where(np.isfinite(slope), slope, np.inf) * np.asarray(errs[0])
+    return [err]
+
+
+def _derivative_formula(fn, order, x):
+    """The ``order``-th derivative of ``fn`` as TensorFlow computes it: its registered gradients
+    J0' = -J1, J1' = J0 - J1/x (Y alike), K0' = -K1, K1' = -K0 - K1/x, differentiated again by
+    autodiff: f^(k) of the lower derivatives (primitives, each with its own error) by Leibniz's rule
+    for (J1/x)^(k-1) = sum_i C(k-1, i) J1^(i) (-1)^(k-1-i) (k-1-i)! / x^(k-i)."""
+    from reference import special as S
+    from reference.ops import api as A
+
+    kind, n = BESSEL[fn]
+    other = {"j": ("bessel_j0", "bessel_j1"), "y": ("bessel_y0", "bessel_y1"),
+             "k": ("modified_bessel_k0", "modified_bessel_k1")}[kind]  # fmt: skip
+
+    def d(name, k):
+        return getattr(S, name)(x) if k == 0 else derivative_of(name, k, x)
+
+    if n == 0:  # J0' = -J1, K0' = -K1
+        return -d(other[1], order - 1)
+    m = order - 1
+    quotient = sum(
+        d(other[1], i) * (math.comb(m, i) * (-1) ** (m - i) * math.factorial(m - i)) / A.pow(x, m - i + 1)
+        for i in range(m + 1)
+    )
+    first = d(other[0], m)
+    return (-first if kind == "k" else first) - quotient
+
+
+_ERRORS = {name: _E.derived_bound(_jy_bound(name), "measured against mpmath: 60 ulps plus u·env·(4 + |x|)")
+           for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1")}  # fmt: skip
+# K0, K1: the worst relative error of PyTorch and TensorFlow, float32 and float64, over 1240
+# points of [1e-6, 60] (float32) / [1e-6, 700) (float64) against mpmath: 5.48 ulps (TensorFlow
+# float32 bessel_k1 at 1.7); declared 6
+_ERRORS.update(
+    {
+        name: _E.elementwise(6.0, "measured against mpmath: 5.48 ulps worst (TensorFlow float32 K1)")
+        for name in ("modified_bessel_k0", "modified_bessel_k1")
+    }
+)
+_ERRORS["bessel_derivative"] = _E.composite(
+    lambda x, fn, order: _derivative_formula(fn, order, x),
+    "TensorFlow's registered gradients of its Bessel ops (math_grad.py), differentiated again",
+)
+for _name, _spec in _ERRORS.items():
+    RULES[_name].error = _spec

@@ -1,0 +1,22 @@
+"""Samples for the Bessel functions (:mod:`reference.ops.rules.special`): J0, J1 over both signs
+(``a``), Y0, Y1, K0, K1 on x >= 0.5 (``p``), and their shared derivative primitive (the second
+derivative's own VJP, reached by gradgradcheck of a first-derivative sample)."""
+
+import reference as T
+from reference.ops.rules.special import derivative_of
+
+S = T.special
+
+RECORDS = {
+    "bessel_j0": [("unary", lambda a: S.bessel_j0(a * 4), [(2, 3)], "a")],
+    "bessel_j1": [("unary", lambda a: S.bessel_j1(a * 4), [(2, 3)], "a")],
+    "bessel_y0": [("unary", lambda a: S.bessel_y0(a * 3), [(2, 3)], "p")],
+    "bessel_y1": [("unary", lambda a: S.bessel_y1(a * 3), [(2, 3)], "p")],
+    "modified_bessel_k0": [("unary", lambda a: S.modified_bessel_k0(a), [(2, 3)], "p")],
+    "modified_bessel_k1": [("unary", lambda a: S.modified_bessel_k1(a), [(2, 3)], "p")],
+    "bessel_derivative": [
+        ("j1_order2", lambda a: derivative_of("bessel_j1", 2, a * 4), [(4,)], "a"),
+        ("y0_order1", lambda a: derivative_of("bessel_y0", 1, a * 3), [(4,)], "p"),
+        ("k1_order3", lambda a: derivative_of("modified_bessel_k1", 3, a), [(4,)], "p"),
+    ],
+}
