@@ -9,7 +9,7 @@ not require grad, the reference differentiates them (docs/records.md, the Bessel
 from __future__ import annotations
 
 from reference.autograd.dispatch import apply
-from reference.autograd.tensor import _default_dtype
+from reference.autograd.tensor import default_dtype
 from reference.backend import is_inexact
 from reference.ops.api import R
 from reference.ops.functions._low_precision import no_kernel
@@ -21,7 +21,7 @@ def _bessel(name):
 
     def op(input):
         no_kernel(input, f"{name}_cpu")
-        return apply(rule, (input,), {}, cast=None if is_inexact(input.dtype) else _default_dtype[0])
+        return apply(rule, (input,), {}, cast=None if is_inexact(input.dtype) else default_dtype.value)
 
     op.__name__ = name
     op.__doc__ = f"torch.special.{name}, differentiable (exact derivatives of every order)."
