@@ -29,6 +29,7 @@ import numpy as np
 
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of, to_numpy
+from reference.ops import api as A
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
 from reference.ops.rules.registry import RULES, rule
 
@@ -134,6 +135,7 @@ for _name, (_kind, _n) in BESSEL.items():
 # TensorFlow's Eigen ports of Cephes, XLA for JAX's bessel_jn): the figures are measurements
 # against mpmath (30 digits), method and numbers below; the script is described in docs/records.md.
 from reference import errors as _E  # noqa: E402
+from reference.errors import REFERENCE_U  # noqa: E402
 
 #: c of J0, J1, Y0, Y1: the worst relative error, in ulps of the result, of TensorFlow float32/64
 #: and PyTorch float32 over 1240 points of [1e-6, 60] where |y| >= 1/4 of the envelope
@@ -162,8 +164,6 @@ def _jy_error(kind, n, p, arrays, errs, outs):
     the magnitude only)."""
     import scipy.special
 
-    from reference.errors import REFERENCE_U
-
     x = np.abs(np.asarray(arrays[0], dtype=np.float64))
     y = np.asarray(outs[0], dtype=np.float64)
     u = p.u + REFERENCE_U
@@ -182,8 +182,7 @@ def _derivative_formula(fn, order, x):
     J0' = -J1, J1' = J0 - J1/x (Y alike), K0' = -K1, K1' = -K0 - K1/x, differentiated again by
     autodiff: f^(k) of the lower derivatives (primitives, each with its own error) by Leibniz's rule
     for (J1/x)^(k-1) = sum_i C(k-1, i) J1^(i) (-1)^(k-1-i) (k-1-i)! / x^(k-i)."""
-    from reference import special as S
-    from reference.ops import api as A
+    from reference import special as S  # the public functions: reference.special imports this module
 
     kind, n = BESSEL[fn]
     other = {"j": ("bessel_j0", "bessel_j1"), "y": ("bessel_y0", "bessel_y1"),

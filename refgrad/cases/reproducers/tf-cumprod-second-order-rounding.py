@@ -11,10 +11,10 @@ With refgrad installed: save CASE_JSON below as CASE.json, then  conformance rep
 from __future__ import annotations
 
 import base64
+import os
 import sys
 
 import numpy as np
-import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf
