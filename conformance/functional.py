@@ -438,9 +438,21 @@ _BINARY = {
 
 
 def host_array(a) -> np.ndarray:
-    """A NumPy array of the program's values: float64, complex128 for complex ones."""
-    a = np.asarray(a)
-    return np.asarray(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
+    """A NumPy array of the program's values: float64, complex128 for complex ones. Converted in
+    one step: a TensorFlow bfloat16 tensor's __array__ gives no array without a dtype."""
+    return np.asarray(a, dtype=np.complex128 if _complex_values(a) else np.float64)
+
+
+def _complex_values(a) -> bool:
+    dtype = getattr(a, "dtype", None)
+    if dtype is None:
+        return np.iscomplexobj(a)
+    if hasattr(dtype, "is_complex"):  # a TensorFlow DType
+        return bool(dtype.is_complex)
+    try:
+        return np.dtype(dtype).kind == "c"
+    except TypeError:
+        return False
 
 
 class Storage:
