@@ -182,14 +182,12 @@ def _derivative_formula(fn, order, x):
     J0' = -J1, J1' = J0 - J1/x (Y alike), K0' = -K1, K1' = -K0 - K1/x, differentiated again by
     autodiff: f^(k) of the lower derivatives (primitives, each with its own error) by Leibniz's rule
     for (J1/x)^(k-1) = sum_i C(k-1, i) J1^(i) (-1)^(k-1-i) (k-1-i)! / x^(k-i)."""
-    from reference import special as S  # the public functions: reference.special imports this module
-
     kind, n = BESSEL[fn]
     other = {"j": ("bessel_j0", "bessel_j1"), "y": ("bessel_y0", "bessel_y1"),
              "k": ("modified_bessel_k0", "modified_bessel_k1")}[kind]  # fmt: skip
 
     def d(name, k):
-        return getattr(S, name)(x) if k == 0 else derivative_of(name, k, x)
+        return apply(RULES[name], (x,), {}) if k == 0 else derivative_of(name, k, x)
 
     if n == 0:  # J0' = -J1, K0' = -K1
         return -d(other[1], order - 1)
