@@ -44,7 +44,7 @@ from reference.autograd.tensor import (
 from reference.autograd.tensor import device as Device
 from reference.backend import is_floating, is_inexact, namespace_of, to_device
 from reference.ops import kernels as K
-from reference.scalar_types import cpp_type_name, scalar_type_name
+from reference.scalar_types import convert_type_name, cpp_type_name, scalar_type_name
 
 _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
 
@@ -1809,7 +1809,22 @@ def fill_(self, value):
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
             )
         return apply_inplace(R.fill_tensor, self, (value,), {})
-    return apply_inplace(R.fill, self, (), {"value": value})
+    return apply_inplace(R.fill, self, (), {"value": fill_scalar(self.dtype, value)})
+
+
+def fill_scalar(dtype, value):
+    """A Python number as c10::Scalar::to<T>() converts it to a tensor of `dtype` (fill, fill_)."""
+    if isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, complex) and dtype.kind not in "cb":
+        if value.imag != 0:  # a non-zero imaginary part does not convert to a real type
+            raise RuntimeError(
+                f"value cannot be converted to type {convert_type_name(dtype)} without overflow"
+            )
+        value = value.real
+    if dtype.kind in "iu" and isinstance(value, float):
+        value = int(value)  # c10::Scalar to an integral dtype truncates
+    return value
 
 
 def zero_(self):

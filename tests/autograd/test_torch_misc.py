@@ -173,6 +173,19 @@ def test_fill_of_real_with_complex_number_raises_like_torch(dtype):
     same_error(lambda F: F.fill(F.ones(2, dtype=getattr(F, dtype)), 1j))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "uint8"])
+@pytest.mark.parametrize("value", [1j, 2 + 3j])
+def test_in_place_fill_of_real_with_complex_number_raises_like_torch(dtype, value):
+    same_error(lambda F: F.ones(2, dtype=getattr(F, dtype)).fill_(value))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_in_place_fill_converts_a_scalar_as_torch_does(dtype):
+    for value in (2 + 0j, 2.7, True):
+        got = T.zeros(2, dtype=getattr(T, dtype)).fill_(value).tolist()
+        assert got == torch.zeros(2, dtype=getattr(torch, dtype)).fill_(value).tolist(), value
+
+
 def test_fill_of_bool_with_complex_number_agrees():
     assert (
         T.fill(T.zeros(2, dtype=T.bool), 1j).tolist()

@@ -26,7 +26,7 @@ from reference.autograd.tensor import Tensor, default_dtype
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.rules.registry import RULES
-from reference.scalar_types import convert_type_name, scalar_type_name
+from reference.scalar_types import scalar_type_name
 
 __all__ = ["fill", "zero_", "ldexp", "frexp", "renorm"]
 
@@ -40,18 +40,7 @@ def fill(input, value):
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions."
             )
         return apply(RULES["fill_tensor_out"], (input, value), {})
-    if isinstance(value, bool):
-        value = int(value)
-    if isinstance(value, complex) and input.dtype.kind not in "cb":
-        if value.imag != 0:
-            # c10::Scalar::to<T>() of a complex number with a non-zero imaginary part
-            raise RuntimeError(
-                f"value cannot be converted to type {convert_type_name(input.dtype)} without overflow"
-            )
-        value = value.real
-    if input.dtype.kind in "iu" and isinstance(value, float):
-        value = int(value)  # c10::Scalar to an integral dtype truncates
-    return apply(RULES["fill_out"], (input,), {"value": value})
+    return apply(RULES["fill_out"], (input,), {"value": A.fill_scalar(input.dtype, value)})
 
 
 def zero_(input):
