@@ -479,7 +479,7 @@ def _parse_case(raw, source) -> Case:
     return case_type(op).parse(raw, source)
 
 
-def _parse_conv_case(raw, source) -> Case:
+def _parse_conv_case(raw, source) -> ConvCase:
     """A convolution case: ``params``, ``shapes`` (input, weight), dtype, seed, checks, vmap, data."""
     op = raw["op"]
     known = {"op", "params", "shapes", "dtype", "seed", "checks", "vmap", "data", "description", "id"}
@@ -518,7 +518,7 @@ def _parse_conv_case(raw, source) -> Case:
         )
     data = _data(source, raw, ARRAY_NAMES)
     description, name = _strings(source, raw, "description", "id")
-    return Case(
+    return ConvCase(
         op, params, shapes, dtype, seed, tuple(checks), vmap_size, tuple(over), data, description, name
     )
 
@@ -592,7 +592,7 @@ def _strings(source, raw, *keys) -> list[str]:
     return out
 
 
-def _parse_program_case(raw, source) -> Case:
+def _parse_program_case(raw, source) -> ProgramCase:
     """A program case: ``source`` (``def prog(T, v0, ...)``), input ``shapes`` {v0: [...], ...}, a seed."""
     known = {"op", "shapes", "dtype", "seed", "checks", "data", "description", "id", "source", "amp"}
     unknown = sorted(set(raw) - known)
@@ -633,7 +633,7 @@ def _parse_program_case(raw, source) -> Case:
     checks = _checks(source, raw.get("checks", list(PROGRAM_CHECKS)), PROGRAM_CHECKS)
     data = _data(source, raw, names)
     description, name = _strings(source, raw, "description", "id")
-    return Case(
+    return ProgramCase(
         "program",
         None,
         shapes,
@@ -648,7 +648,7 @@ def _parse_program_case(raw, source) -> Case:
     )
 
 
-def parse_record_case(raw, source, rec, make_params) -> Case:
+def parse_record_case(raw, source, rec, make_params) -> RecordCase:
     """A case of an op record ``rec`` (its ``name``, ``inputs``, ``checks``, ``dtypes``): ``params``
     (the op's arguments and ``values``, made into the record's params by ``make_params``), ``shapes``
     of its named tensor inputs, dtype, seed, checks (those the record supports) and optional
@@ -689,7 +689,7 @@ def parse_record_case(raw, source, rec, make_params) -> Case:
     ]
     data = _data(source, raw, names, complex_values=dtype in COMPLEX_DTYPES)
     description, name = _strings(source, raw, "description", "id")
-    return Case(
+    return RecordCase(
         rec.name,
         make_params(params),
         shapes,
