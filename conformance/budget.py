@@ -31,7 +31,7 @@ def default_budget() -> int:
 
 def estimate_bytes(case) -> int:
     """A generous upper estimate of the bytes one process needs to run ``case`` (any check)."""
-    if case.op == "program":
+    if case.kind == "program":
         inputs = sum(math.prod(s) for s in case.shapes.values())
         # a program of S statements holds at most a few tensors of at most this size each, and
         # their gradients; a generous factor over the inputs, plus a broadcast of the largest pair

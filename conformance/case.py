@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -163,6 +165,22 @@ class ConvParams:
 
 @dataclass(frozen=True)
 class Case:
+    """A case of one of three formats, each its own type behind this protocol (``Case(...)`` and
+    :meth:`from_dict` give the type of the ``op``: :func:`case_type`):
+
+    - :class:`ConvCase` (op ``"conv"``): a convolution, ``params`` a :class:`ConvParams`;
+    - :class:`ProgramCase` (op ``"program"``): a program's text (``source``), its inputs' shapes and
+      an optional mixed-precision policy (``amp``); ``params`` None;
+    - :class:`RecordCase` (any other op): an op record's case (``conformance.ops``, which registers
+      the records' :class:`CaseKind`), ``params`` the record's params type.
+
+    The protocol: ``kind`` (the format's name, which the harness reads instead of the op),
+    :meth:`describe`, :meth:`to_dict` and ``parse`` (JSON), :meth:`arrays` and :meth:`arrays_for`
+    (the data a check reads), :meth:`size` (the order shrinking keeps the smallest by)."""
+
+    #: the format: "conv", "program" or "record" (the harness dispatches on it, never on ``op``)
+    kind: ClassVar[str] = ""
+
     op: str
     params: ConvParams | None  # None for a program case
     shapes: dict  # name -> tuple of ints; "input" and "weight" (a program: its inputs "v0", "v1", ...)
@@ -176,6 +194,11 @@ class Case:
     name: str = ""  # a readable id for curated cases; the content hash otherwise
     source: str = ""  # a program case's Python text: ``def prog(T, v0, ...)``
     amp: str = ""  # a program case's mixed-precision policy (AMP_POLICIES; conformance.amp), "" for none
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Case:  # ``Case(op, ...)``: the type of the op's format
+            cls = case_type(args[0] if args else kwargs["op"])
+        return super().__new__(cls)
 
     @property
     def selector(self) -> str:
@@ -197,17 +220,7 @@ class Case:
         return replace(self, checks=tuple(checks))
 
     def describe(self) -> str:
-        if self.op not in OPS:  # an op record's case
-            shapes = " ".join(f"{k}={list(v)}" for k, v in self.shapes.items())
-            return f"{self.op} {self.params.describe()} {shapes} {self.dtype}".replace("  ", " ")
-        if self.op == "program":
-            inputs = " ".join(f"{k}={list(v)}" for k, v in self.shapes.items())
-            what = f"{self.dtype} under {self.amp}" if self.amp else self.dtype
-            return f"program of {self.source.count(chr(10)) - 2} lines {inputs} {what}"
-        return (
-            f"{self.params.describe()} input={list(self.shapes['input'])} "
-            f"weight={list(self.shapes['weight'])} {self.dtype}"
-        )
+        raise NotImplementedError(type(self).__name__)
 
     # ---- JSON ----------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -220,13 +233,7 @@ class Case:
             "checks": list(self.checks),
             "vmap": {"size": self.vmap_size, "over": list(self.vmap_over)},
         }
-        if self.op == "program":
-            del out["params"], out["vmap"]
-            out["source"] = self.source
-            if self.amp:  # (absent otherwise: the ids of cases without a policy are unchanged)
-                out["amp"] = self.amp
-        elif self.op not in OPS:
-            del out["vmap"]
+        self._format(out)
         if self.data:
             out["data"] = self.data
         if self.description:
@@ -235,8 +242,24 @@ class Case:
             out["id"] = self.name
         return out
 
+    def _format(self, out: dict) -> None:
+        """The format's own fields of :meth:`to_dict` (in place, before data, description and id)."""
+
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
+
+    # ---- the data a check reads, the size order ------------------------------------------
+    def arrays(self) -> dict:
+        """The case's arrays by name (made on first use where the format allows)."""
+        raise NotImplementedError(type(self).__name__)
+
+    def arrays_for(self, check: str) -> list:
+        """The array names ``check`` reads (made before it is timed)."""
+        raise NotImplementedError(type(self).__name__)
+
+    def size(self) -> tuple:
+        """A size order for cases of this format (smaller first): shrinking keeps the smallest failing one."""
+        return (sum(math.prod(s) for s in self.shapes.values()), self.to_json())
 
     @classmethod
     def from_dict(cls, raw, source: str = "<dict>") -> Case:
@@ -249,6 +272,113 @@ class Case:
         except json.JSONDecodeError as exc:
             raise CaseError(source, "<json>", f"not valid JSON: {exc}") from None
         return _parse_case(raw, source)
+
+
+class ConvCase(Case):
+    """A convolution: ``params`` a :class:`ConvParams`, ``shapes`` its ``input`` and ``weight``."""
+
+    kind = "conv"
+
+    def describe(self) -> str:
+        return (
+            f"{self.params.describe()} input={list(self.shapes['input'])} "
+            f"weight={list(self.shapes['weight'])} {self.dtype}"
+        )
+
+    @classmethod
+    def parse(cls, raw, source) -> Case:
+        return _parse_conv_case(raw, source)
+
+    def arrays(self) -> CaseData:
+        return CaseData(self)
+
+    def arrays_for(self, check: str) -> list:
+        return list(CHECK_ARRAYS[check])
+
+    def size(self) -> tuple:
+        return (math.prod(self.shapes["input"]) + math.prod(self.shapes["weight"]), self.to_json())
+
+
+class ProgramCase(Case):
+    """A program (conformance.programs): its text ``source`` (``def prog(T, v0, ...)``), the shapes
+    of its inputs ``v0, v1, ...``, an optional mixed-precision policy ``amp``; one check, ``program``."""
+
+    kind = "program"
+
+    def describe(self) -> str:
+        inputs = " ".join(f"{k}={list(v)}" for k, v in self.shapes.items())
+        what = f"{self.dtype} under {self.amp}" if self.amp else self.dtype
+        return f"program of {self.source.count(chr(10)) - 2} lines {inputs} {what}"
+
+    def _format(self, out: dict) -> None:
+        del out["params"], out["vmap"]
+        out["source"] = self.source
+        if self.amp:  # (absent otherwise: the ids of cases without a policy are unchanged)
+            out["amp"] = self.amp
+
+    @classmethod
+    def parse(cls, raw, source) -> Case:
+        return _parse_program_case(raw, source)
+
+    def arrays(self) -> dict:
+        """The input arrays ``v0, v1, ...`` (seeded, or the case's explicit data). A complex
+        program's seeded leaves get an imaginary part of their own draw (exact in the dtype)."""
+        arrays = {name: make_array(self, name, shape) for name, shape in self.shapes.items()}
+        if self.dtype in COMPLEX_DTYPES:
+            for name, shape in self.shapes.items():
+                if name not in self.data:
+                    rng = np.random.default_rng([self.seed, zlib.crc32(f"{name}.imag".encode())])
+                    imag = round_to_dtype(rng.standard_normal(shape), self.dtype).real
+                    arrays[name] = arrays[name] + 1j * imag
+        return arrays
+
+    def arrays_for(self, check: str) -> list:
+        return list(self.shapes)
+
+    def size(self) -> tuple:  # fewer lines first, then fewer input elements
+        return (self.source.count("\n"), sum(math.prod(s) for s in self.shapes.values()), self.source)
+
+
+class RecordCase(Case):
+    """An op record's case (conformance.ops): ``params`` the record's params type, ``shapes`` its named
+    tensor inputs. Its arrays are the registered :class:`CaseKind`'s."""
+
+    kind = "record"
+
+    def describe(self) -> str:
+        shapes = " ".join(f"{k}={list(v)}" for k, v in self.shapes.items())
+        return f"{self.op} {self.params.describe()} {shapes} {self.dtype}".replace("  ", " ")
+
+    def _format(self, out: dict) -> None:
+        del out["vmap"]
+
+    @classmethod
+    def parse(cls, raw, source) -> Case:
+        kind = _kind_of(raw["op"])
+        if kind is None:
+            others = sorted(name for k in _KINDS for name in k.ops())
+            raise CaseError(source, "op", f"unknown operation {raw['op']!r} (known: {list(OPS) + others})")
+        return kind.parse(raw, source)
+
+    def arrays(self):
+        return _kind_of(self.op).data(self)
+
+    def arrays_for(self, check: str) -> list:
+        return _kind_of(self.op).arrays(self, check)
+
+
+#: the types of the formats with an op name of their own; every other op is an op record's
+_TYPES = {"conv": ConvCase, "program": ProgramCase}
+
+
+def case_type(op) -> type[Case]:
+    """The case type of cases of ``op``: :class:`ConvCase`, :class:`ProgramCase` or :class:`RecordCase`."""
+    return _TYPES.get(op, RecordCase)
+
+
+def case_kind(op) -> str:
+    """The format of a case of ``op`` (of a result's case dict: ``case_kind(case.get("op"))``)."""
+    return case_type(op).kind
 
 
 # ---- parsing ------------------------------------------------------------------------------
@@ -346,14 +476,12 @@ def _parse_case(raw, source) -> Case:
     if not isinstance(raw, dict):
         raise CaseError(source, "<root>", f"a case is a JSON object, got {type(raw).__name__}")
     op = _require(source, raw, "op", str)
-    if op not in OPS:
-        kind = _kind_of(op)
-        if kind is not None:  # an op record's case (conformance.ops)
-            return kind.parse(raw, source)
-        others = sorted(name for k in _KINDS for name in k.ops())
-        raise CaseError(source, "op", f"unknown operation {op!r} (known: {list(OPS) + others})")
-    if op == "program":
-        return _parse_program_case(raw, source)
+    return case_type(op).parse(raw, source)
+
+
+def _parse_conv_case(raw, source) -> ConvCase:
+    """A convolution case: ``params``, ``shapes`` (input, weight), dtype, seed, checks, vmap, data."""
+    op = raw["op"]
     known = {"op", "params", "shapes", "dtype", "seed", "checks", "vmap", "data", "description", "id"}
     unknown = sorted(set(raw) - known)
     if unknown:
@@ -390,7 +518,7 @@ def _parse_case(raw, source) -> Case:
         )
     data = _data(source, raw, ARRAY_NAMES)
     description, name = _strings(source, raw, "description", "id")
-    return Case(
+    return ConvCase(
         op, params, shapes, dtype, seed, tuple(checks), vmap_size, tuple(over), data, description, name
     )
 
@@ -464,7 +592,7 @@ def _strings(source, raw, *keys) -> list[str]:
     return out
 
 
-def _parse_program_case(raw, source) -> Case:
+def _parse_program_case(raw, source) -> ProgramCase:
     """A program case: ``source`` (``def prog(T, v0, ...)``), input ``shapes`` {v0: [...], ...}, a seed."""
     known = {"op", "shapes", "dtype", "seed", "checks", "data", "description", "id", "source", "amp"}
     unknown = sorted(set(raw) - known)
@@ -505,7 +633,7 @@ def _parse_program_case(raw, source) -> Case:
     checks = _checks(source, raw.get("checks", list(PROGRAM_CHECKS)), PROGRAM_CHECKS)
     data = _data(source, raw, names)
     description, name = _strings(source, raw, "description", "id")
-    return Case(
+    return ProgramCase(
         "program",
         None,
         shapes,
@@ -520,7 +648,7 @@ def _parse_program_case(raw, source) -> Case:
     )
 
 
-def parse_record_case(raw, source, rec, make_params) -> Case:
+def parse_record_case(raw, source, rec, make_params) -> RecordCase:
     """A case of an op record ``rec`` (its ``name``, ``inputs``, ``checks``, ``dtypes``): ``params``
     (the op's arguments and ``values``, made into the record's params by ``make_params``), ``shapes``
     of its named tensor inputs, dtype, seed, checks (those the record supports) and optional
@@ -561,7 +689,7 @@ def parse_record_case(raw, source, rec, make_params) -> Case:
     ]
     data = _data(source, raw, names, complex_values=dtype in COMPLEX_DTYPES)
     description, name = _strings(source, raw, "description", "id")
-    return Case(
+    return RecordCase(
         rec.name,
         make_params(params),
         shapes,
@@ -575,16 +703,13 @@ def parse_record_case(raw, source, rec, make_params) -> Case:
 
 
 def case_data(case):
-    """The arrays of a case by name: :class:`CaseData` (conv), or its kind's (an op record's
-    ``RecordData``)."""
-    kind = None if case.op in OPS else _kind_of(case.op)
-    return CaseData(case) if kind is None else kind.data(case)
+    """The arrays of a case by name (:meth:`Case.arrays`)."""
+    return case.arrays()
 
 
 def arrays_for(case, check) -> list:
-    """The array names ``check`` reads (made before it is timed)."""
-    kind = None if case.op in OPS else _kind_of(case.op)
-    return list(CHECK_ARRAYS[check]) if kind is None else kind.arrays(case, check)
+    """The array names ``check`` reads (:meth:`Case.arrays_for`)."""
+    return case.arrays_for(check)
 
 
 def load_cases(path) -> list[Case]:

@@ -119,7 +119,7 @@ def _shape_features(shapes: dict) -> list[str]:
 def features(case) -> list[str]:
     """The features of a :class:`~conformance.case.Case` (sorted, no repeats)."""
     out = [f"dtype={case.dtype}"]
-    if case.op == "conv":
+    if case.kind == "conv":
         p = case.params
         out += _shape_features({"input": case.shapes["input"], "weight": case.shapes["weight"]})
         out.append(f"rank={p.rank}")
@@ -143,7 +143,7 @@ def features(case) -> list[str]:
             out.append("bias=False")
         if set(case.checks) & {"vmap", "vmap_vjp"}:
             out.append("vmap over " + "+".join(case.vmap_over))
-    elif case.op == "program":
+    elif case.kind == "program":
         out += _shape_features(case.shapes)
     else:
         params = case.params.as_dict()

@@ -140,7 +140,7 @@ def expected(case: Case, check: str, data: CaseData | None = None) -> dict[str, 
     None for an op record's case: its expected values and bounds depend on the framework's
     arithmetic (the accumulation contract) and are made by :func:`conformance.ops.judge.record_verdict`.
     """
-    if case.op != "conv":
+    if case.kind != "conv":
         return None
     data = CaseData(case) if data is None else data
     fn = CHECK_FUNCTIONS[check]
@@ -164,9 +164,9 @@ def reference_rejects(case: Case) -> str | None:
     """
     from reference.conv import ConvConfigError, conv_output_shape
 
-    if case.op == "program":  # programs raise as their outcome
+    if case.kind == "program":  # programs raise as their outcome
         return None
-    if case.op != "conv":  # an op record: only its invalid (error-check) cases can be rejected
+    if case.kind == "record":  # an op record: only its invalid (error-check) cases can be rejected
         from conformance.ops._run import record_rejects
 
         return record_rejects(case)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import textwrap
-import zlib
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -26,8 +25,7 @@ from conformance.case import (
     COMPLEX_DTYPES,
     PART_DTYPE,
     Case,
-    make_array,
-    round_to_dtype,
+    ProgramCase,
 )
 from conformance.precision import precision_for
 from conformance.tolerance import complex_parts, explain, judge_bounds, ulp_of
@@ -819,7 +817,7 @@ def programs(
 
 
 # ---- programs as conformance cases ------------------------------------------------------------------
-# A program case (``Case.op == "program"``) carries the program's own text; every framework runs that
+# A program case (:class:`conformance.case.ProgramCase`) carries the program's own text; every framework runs that
 # text (PyTorch as ``T=torch``; JAX and TensorFlow a functionalised form, see conformance.functional)
 # and the reference runs it as ``T=reference``. Outputs are named ``result[i]`` (the returned
 # tensors: every variable, then the retained ``.grad``s) and ``grad[vi]`` (each input leaf's ``.grad``).
@@ -834,7 +832,7 @@ def program_case(program: Program, seed: int = 0, dtype: str = "float64") -> Cas
     shapes = {f"v{i}": tuple(s) for i, s in enumerate(program.shapes)}
     amp = dtype if dtype in AMP_POLICIES else ""
     dtype = AMP_VARIABLES if amp else dtype
-    return Case("program", None, shapes, dtype, seed, ("program",), source=program.source(), amp=amp)
+    return ProgramCase("program", None, shapes, dtype, seed, ("program",), source=program.source(), amp=amp)
 
 
 def _steps(lines: list) -> tuple[int, int]:
@@ -984,15 +982,8 @@ def compile_program(source: str, name: str = "prog", scope: dict | None = None):
 
 
 def program_inputs(case) -> dict:
-    """The input arrays ``v0, v1, ...`` of a program case (seeded, or the case's explicit data). A
-    complex program's seeded leaves get an imaginary part of their own draw (exact in the dtype)."""
-    arrays = {name: make_array(case, name, shape) for name, shape in case.shapes.items()}
-    if case.dtype in COMPLEX_DTYPES:
-        for name, shape in case.shapes.items():
-            if name not in case.data:
-                rng = np.random.default_rng([case.seed, zlib.crc32(f"{name}.imag".encode())])
-                arrays[name] = arrays[name] + 1j * round_to_dtype(rng.standard_normal(shape), case.dtype).real
-    return arrays
+    """The input arrays ``v0, v1, ...`` of a program case (:meth:`conformance.case.ProgramCase.arrays`)."""
+    return case.arrays()
 
 
 def leaf_dtype(case) -> str:

@@ -26,6 +26,7 @@ from markupsafe import Markup
 import refgrad
 from conformance import exitcodes
 from conformance import stale as stale_entries
+from conformance.case import case_kind
 from conformance.identity import safe_file_part
 from conformance.known import framework_settings
 from conformance.outdir import atomic_write
@@ -108,9 +109,10 @@ def environment(frameworks: dict, run: dict | None = None) -> dict:
 # ---- parameters the failures share -------------------------------------------------------------
 def _predicates(case: dict, check: str) -> dict[str, bool]:
     """Named yes/no facts about a case's parameters (both polarities where each can matter)."""
-    if case.get("op") == "program":
+    kind = case_kind(case.get("op"))
+    if kind == "program":
         return _program_predicates(case["source"])
-    if case.get("op") != "conv":
+    if kind == "record":
         return _record_predicates(case)
     if not (isinstance(case.get("params"), dict) and isinstance(case.get("shapes"), dict)):
         return {}  # a bare case summary (op and dtype only): no parameters to share

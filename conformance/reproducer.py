@@ -28,7 +28,7 @@ from pathlib import Path
 from conformance import repro_oracle
 from conformance.adapters import _geometry, base, load_class
 from conformance.amp import low_dtype
-from conformance.case import Case, array_shapes
+from conformance.case import Case, array_shapes, case_kind
 from conformance.programs import (
     AUTOGRAD_ERRORS,
     MULTI_OUTPUT_VIEW_ERROR,
@@ -113,6 +113,8 @@ class Params:
 class Case:
     """What the adapter sees of the harness's case (channels-first shapes, normalised params)."""
 
+    kind = "conv"  # the harness's ConvCase: a convolution
+
     def __init__(self, raw, params):
         self.id, self.op, self.params, self.dtype, self.seed = CASE_ID, raw["op"], params, raw["dtype"], raw["seed"]
         self.shapes = {k: tuple(v) for k, v in raw["shapes"].items()}
@@ -189,12 +191,13 @@ def _oracle_source() -> str:
 
 def reproducer(record: dict, adapter_spec: str, device: str = "cpu", precision: str = "highest") -> str:
     """The text of a standalone script that re-runs ``record``'s case and check on its framework."""
-    if (record.get("case") or {}).get("op") == "program":
+    kind = case_kind((record.get("case") or {}).get("op"))
+    if kind == "program":
         cls = load_class(adapter_spec)
         return program_reproducer(
             record, getattr(cls, "program_namespace", None), getattr(cls, "program_backend", None)
         )
-    if (record.get("case") or {}).get("op") != "conv":  # an op record: conformance.record_reproducer
+    if kind == "record":  # conformance.record_reproducer
         return record_reproducer(record, adapter_spec, device, precision)
     case = Case.from_dict(record["case"], source=record["case_id"])
     check, framework = record["check"], record["framework"]

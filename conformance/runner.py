@@ -32,7 +32,7 @@ from pathlib import Path
 from conformance import budget as _budget
 from conformance import interrupt
 from conformance.amp import AUTOCAST_DOCS, low_dtype
-from conformance.case import CHECK_ARRAYS, Case, CaseData, save_case
+from conformance.case import Case, CaseData, save_case
 from conformance.expected import ReferenceClock, reference_rejects
 from conformance.expected import expected as reference_expected
 from conformance.identity import case_hash
@@ -541,10 +541,9 @@ class Campaign:
         if key in self._expected:
             self._expected.move_to_end(key)
             return self._expected[key]
-        rejected = None if case.op == "program" else facts.rejects()
-        if case.op == "program":
+        if case.kind == "program":  # programs raise as their outcome: run in the reference worker
             value = self._program_reference(case)
-        elif rejected:
+        elif rejected := facts.rejects():
             value = ("rejects", rejected)
         elif check == "error":
             value = ("ok", None)
@@ -622,9 +621,9 @@ class Campaign:
         return out
 
     def _bound(self, case: Case, check: str, tf32: bool, name: str = "") -> dict:
-        if case.op == "program":
+        if case.kind == "program":
             return self._program_bound(case, name)
-        if case.op != "conv":  # an op record: the derived bound, filled in by record_verdict
+        if case.kind == "record":  # the derived bound, filled in by record_verdict
             from conformance.case import PART_DTYPE
             from conformance.tolerance import ERROR_MODEL_FORMULA
 
@@ -697,9 +696,9 @@ class Campaign:
         ticket.bytes = need if refusal is None else 0
         facts = _facts(case)
         ticket.message = {"cmd": "run", "case": case, "check": check, "source": facts.id}
-        data = self._arrays.get((facts.id, facts.hash)) if case.op == "conv" else None
-        if data:  # what the reference made: the worker need not make it again
-            ticket.message["data"] = {n: data[n] for n in CHECK_ARRAYS[check] if n in data}
+        data = self._arrays.get((facts.id, facts.hash))
+        if data:  # what the reference made (a convolution's): the worker need not make it again
+            ticket.message["data"] = {n: data[n] for n in case.arrays_for(check) if n in data}
         for name in pending if refusal is None else ():
             self._send(ticket, name)
         ticket.flying = [keys[name] for name in pending] if record else []
@@ -852,7 +851,7 @@ class Campaign:
             return {**rec, "verdict": "crash", "reason": f"harness error in the worker: {reply['message']}"}
         if ref_status == "broken":
             return {**rec, "verdict": "crash", "reason": ref_value}
-        if case.op == "program":
+        if case.kind == "program":
             bounds = None
             judged = ref_value if ref_status == "ok" else getattr(ref_value, "prefix", (None, None))[1]
             if judged is not None and (ref_status == "ok" or reply.get("judged_to")):
@@ -866,7 +865,7 @@ class Campaign:
                     }
             # (non-finite values are judged with the bound: one past the dtype's range has an infinite one)
             return {**rec, **program_verdict(case, (ref_status, ref_value), reply, name, bounds)}
-        if case.op != "conv" and status == "ok" and check != "error":  # an op record (conformance.ops)
+        if case.kind == "record" and status == "ok" and check != "error":  # conformance.ops
             from conformance.ops.judge import record_verdict
 
             settings = worker.info["settings"] if worker.info else {}
@@ -1044,7 +1043,7 @@ class Campaign:
                 seen[case.id] = run_one(case, False)
             case, rec = seen[case.id]
             if _failure_kind(rec) == kind:
-                if not last or _size(case) <= _size(last[0]):
+                if not last or case.size() <= last[0].size():
                     last[:] = [case, rec]
                 raise _Shrinking(kind)
 
@@ -1084,17 +1083,6 @@ def _zeroed(e, agree):
     return replace(
         e, value=np.where(agree, 0.0, e.value), magnitude=np.where(agree, 0.0, np.asarray(e.magnitude))
     )
-
-
-def _size(case) -> tuple:
-    """A size order for cases (fewer elements first), to keep the smallest failing one."""
-    import math
-
-    if case.op == "program":  # fewer lines first, then fewer input elements
-        return (case.source.count("\n"), sum(math.prod(s) for s in case.shapes.values()), case.source)
-    if case.op != "conv":  # an op record: fewer elements first
-        return (sum(math.prod(s) for s in case.shapes.values()), case.to_json())
-    return (math.prod(case.shapes["input"]) + math.prod(case.shapes["weight"]), case.to_json())
 
 
 @dataclass(eq=False)

@@ -23,12 +23,11 @@ import numpy as np
 import reference  # noqa: F401 - the harness's imports at start-up, never inside a case's time limit
 import reference.conv  # noqa: F401
 from conformance.adapters import load
-from conformance.case import Case, arrays_for, case_data
+from conformance.case import Case
 from conformance.functional import unsupported_reason
 from conformance.programs import (
     ProgramError,
     prefix_case,
-    program_inputs,
     reference_bounds,
     reference_outcome,
 )
@@ -97,13 +96,10 @@ def handle(adapter, message: dict) -> dict:
     reason = adapter.why_unsupported(case, check)
     if reason:
         return {"status": "unsupported", "reason": reason}
-    if case.op == "program":
-        data = program_inputs(case)
-    else:
-        data = case_data(case)
-        data.update(message.get("data") or {})  # arrays the campaign made already (the same values)
-        for name in arrays_for(case, check):  # make the data outside the timed region
-            data[name]
+    data = case.arrays()
+    data.update(message.get("data") or {})  # arrays the campaign made already (the same values)
+    for name in case.arrays_for(check):  # make the data outside the timed region
+        data[name]
     # a first compile (a cache miss of a compiling mode) gets the mode's documented allowance
     allowance = float(adapter.compile_allowance) if adapter.will_compile(case, check) else 0.0
     adapter.start_request()
@@ -115,7 +111,7 @@ def handle(adapter, message: dict) -> dict:
         if type(exc).__name__ == "Unsupported" and type(exc).__module__ == "conformance.functional":
             return {"status": "unsupported", "reason": unsupported_reason(exc)}
         where = {}
-        if case.op == "program" and isinstance(exc, ProgramError):  # a program that raised: its line
+        if isinstance(exc, ProgramError):  # a program that raised: its line
             where = {"line": exc.line, "text": exc.text}
             kind, text = exc.type_name, exc.message
         else:

@@ -138,27 +138,27 @@ class Adapter:
         )
 
     def why_unsupported(self, case, check: str) -> str | None:
-        if case.op not in ("conv", "program"):
+        if case.kind == "record":
             return self._why_record(case, check)
         method = "forward" if check == "error" else check
         if check not in IMPLEMENTABLE_CHECKS + ("error",):
             return f"unknown check {check!r}"
-        if (check == "program") != (case.op == "program"):
+        if (check == "program") != (case.kind == "program"):
             return f"the {check} check does not apply to a {case.op} case"
         if getattr(type(self), method, None) is None:
             return f"the {self.name} adapter does not implement the {method} check"
-        if case.op == "program" and case.amp and case.amp not in self.amp_policies:
+        if case.kind == "program" and case.amp and case.amp not in self.amp_policies:
             return (
                 f"the {self.name} adapter does not declare the {case.amp!r} mixed-precision policy "
                 f"(its amp_policies: {list(self.amp_policies)}; conformance.amp)"
             )
-        if case.op == "program" and case.dtype.startswith("complex") and not self.complex_records:
+        if case.kind == "program" and case.dtype.startswith("complex") and not self.complex_records:
             return self._complex_mode_reason()
         return self.unsupported(case, check)
 
     def run(self, case, check: str, a) -> dict:
         """Run one check (``error`` runs ``forward``: only whether it raises matters)."""
-        if case.op not in ("conv", "program"):
+        if case.kind == "record":
             return self.run_record(case, "forward" if check == "error" else check, a)
         return getattr(self, "forward" if check == "error" else check)(case, a)
 

@@ -73,7 +73,7 @@ class JaxAdapter(ModeCache, Adapter):
         }
 
     def unsupported(self, case, check):
-        if case.op == "program":
+        if case.kind == "program":
             from conformance.functional import why_not_functional
 
             return why_not_functional(case)

@@ -134,7 +134,7 @@ class TensorFlowAdapter(Adapter):
 
     # -- what TF cannot express ------------------------------------------------------------------
     def unsupported(self, case, check):
-        if case.op == "program":
+        if case.kind == "program":
             from conformance.functional import why_not_functional
 
             return why_not_functional(case)

@@ -70,7 +70,7 @@ class TorchAdapter(Adapter):
         }
 
     def unsupported(self, case, check):
-        if case.op == "program":
+        if case.kind == "program":
             return None
         if case.params.layout == "channels_last" and case.params.rank == 1:
             return "torch has no channels-last memory format for 3-d tensors (rank-1 convolution)"
@@ -461,7 +461,7 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
 
     def _run_mode(self, case, check, a):
         torch = self.torch
-        if case.op != "conv":
+        if case.kind != "conv":
             return super().run(case, check, a)
         if check in ("jvp", "vmap", "vmap_vjp"):
             # compile the whole torch.func transform: a compiled function called inside torch.func
