@@ -75,6 +75,47 @@ from reference.autograd.table import (  # noqa: F401
 _ALL_DIFFERENTIABLE = itertools.repeat(False)  # stateless: zip() may share it
 
 
+@dataclass(frozen=True)
+class Export:
+    """The public names of a primitive, declared in its family module's ``EXPORTS`` (``{rule name:
+    Export(...)}``) and generated from there by :mod:`reference.ops.public` (issue #31: one place
+    per op). Each destination lists names separated by spaces: a name is the function, or, ending in
+    ``_``, its in-place twin; aliases are further names (``"asin arcsin asin_ arcsin_"``).
+
+    * ``reference``, ``methods`` (the ``Tensor``'s), ``nn_functional``, ``special``: where they go;
+    * ``call``: ``"float"`` (PyTorch's unary_float_op: an integer or bool input computes in the default
+      float dtype) or ``"same"`` (the input's own dtype: relu, abs, sign, sgn);
+    * ``inplace``: ``"checked"`` (an integer ``self`` refuses the float result before the kernel runs)
+      or ``"kernel"`` (the dispatcher's check of the kernel's result, after it ran);
+    * ``inplace_rule``: the in-place twin's primitive when it is not the op's own (``asinh_`` records
+      ``asinh_inplace``, whose backward raises, as PyTorch's does).
+    """
+
+    reference: str = ""
+    methods: str = ""
+    nn_functional: str = ""
+    special: str = ""
+    call: str = "float"
+    inplace: str = "checked"
+    inplace_rule: str | None = None
+
+    def __post_init__(self):
+        if self.call not in ("float", "same"):
+            raise ValueError(f"Export.call must be 'float' or 'same', got {self.call!r}")
+        if self.inplace not in ("checked", "kernel"):
+            raise ValueError(f"Export.inplace must be 'checked' or 'kernel', got {self.inplace!r}")
+
+    def destinations(self):
+        """``{destination: names}`` as :func:`reference.ops.functions.export` keys them."""
+        spaces = {
+            "reference": self.reference,
+            "methods": self.methods,
+            "nn.functional": self.nn_functional,
+            "special": self.special,
+        }
+        return {dest: names.split() for dest, names in spaces.items() if names.split()}
+
+
 @dataclass
 class Rule:
     name: str

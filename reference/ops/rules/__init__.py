@@ -28,6 +28,11 @@ readable on its own like HIPS/autograd's ``numpy_vjps.py``: :mod:`.elementwise`,
 :mod:`.nn`, :mod:`.conv`, and every other module of this package (each one family). Importing
 this package loads them all: a new family is a new module here, nothing else to edit. Shared
 helpers live in modules whose names start with ``_``.
+
+A family module may declare which of its primitives are public functions and under which names:
+``EXPORTS = {rule name: Export(...)}`` (:class:`reference.ops.rule.Export`); :data:`EXPORTS` gathers
+them by family and :mod:`reference.ops.public` generates the functions, in-place twins, Tensor
+methods and namespace names from them.
 """
 
 import importlib
@@ -43,7 +48,16 @@ FAMILIES = tuple(
     )
 )
 
-for _family in FAMILIES:
-    importlib.import_module(f"{__name__}.{_family}")
+#: family -> {rule name: Export}: the family modules' ``EXPORTS``
+EXPORTS: dict = {}
 
-__all__ = ["FAMILIES", "RULES", "family_of", "rule"]
+for _family in FAMILIES:
+    _module = importlib.import_module(f"{__name__}.{_family}")
+    for _name in getattr(_module, "EXPORTS", {}):
+        if _name not in RULES or family_of(_name) != _family:
+            raise ValueError(
+                f"rules.{_family}.EXPORTS names {_name!r}, which is not a primitive of that family"
+            )
+    EXPORTS[_family] = dict(getattr(_module, "EXPORTS", {}))
+
+__all__ = ["EXPORTS", "FAMILIES", "RULES", "family_of", "rule"]
