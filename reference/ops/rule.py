@@ -45,8 +45,9 @@ A rule says, once, everything the reference knows about a primitive (the shape o
   default of every other rule, and of elementwise ops whose PyTorch kernel allocates row-major);
   ``operands``: the inputs' order as TensorIterator's operands when it differs (the first operand
   with an opinion decides the layout);
-* ``complex_inputs``: the primitive accepts complex tensors (PyTorch defines it on them); every
-  other primitive outside ``reference.ops.rules.complex``'s allow-list refuses them;
+* ``complex_inputs``: the primitive accepts complex tensors (PyTorch defines it on them), declared
+  here or by the family module's ``COMPLEX_INPUTS`` (:mod:`reference.ops.rules`); every other
+  primitive refuses them with PyTorch's error (``reference.ops.rules.complex.refuse_complex``);
 * ``error``: how rounding errors propagate through the primitive and what it adds
   (:class:`reference.errors.ErrorSpec`); None: derived (an elementwise op: its own VJP formulas
   on the input errors, one correctly rounded result). Views are exact without a declaration.
@@ -137,8 +138,8 @@ class Rule:
     complex_grads: str = "conjugate"  # or "explicit" (see the module docstring)
     layout: str | None = None  # "iterator(_scalar)", "preserve" or "contiguous"; None: from ``batch``
     operands: tuple | None = None  # TensorIterator's operand order (input indices) when not the inputs'
-    # accepts complex tensors (besides the allow-list in reference.ops.rules.complex); the family's
-    # torch comparison tests check each such rule on complex input
+    # accepts complex tensors (or the family module's COMPLEX_INPUTS says so); the family's torch
+    # comparison tests check each such rule on complex input
     complex_inputs: bool = False
 
     def __post_init__(self):

@@ -813,3 +813,12 @@ EXPORTS = {
     "sign": Export(reference="sign", methods="sign sign_", call="same", inplace="kernel"),
     "neg": Export(methods="neg_", inplace="kernel"),  # neg: reference.ops.api
 }
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: the primitives of this family that accept complex tensors (each checked against torch in
+#: tests/autograd/test_torch_complex.py); the others refuse them with PyTorch's error
+COMPLEX_INPUTS = """
+    abs add clone copy div exp fill fill_tensor log masked_fill masked_fill_tensor mul neg pow
+    pow_scalar_base pow_tensor reciprocal rsub sigmoid sigmoid_backward sigmoid_one_minus_twice sqrt
+    sub tanh tanh_backward tanh_backward_output_grad to where zero
+"""

@@ -2051,3 +2051,12 @@ EXPORTS = {
     "entr": Export(special="entr"),
     "sgn": Export(reference="sgn", methods="sgn sgn_", call="same", inplace="kernel"),
 }
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: the primitives of this family that accept complex tensors (each checked against torch in
+#: tests/autograd/test_torch_complex.py); the others refuse them with PyTorch's error
+COMPLEX_INPUTS = """
+    acos acosh addcdiv addcmul asin asinh atan atanh cos cosh exp2 expm1 expm1_backward lerp
+    lerp_backward_self lerp_tensor lerp_tensor_backward_self log10 log1p log2 rsqrt sgn sin sinc
+    sinh tan
+"""
