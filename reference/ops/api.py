@@ -44,6 +44,7 @@ from reference.autograd.tensor import (
 from reference.autograd.tensor import device as Device
 from reference.backend import is_floating, is_inexact, namespace_of, to_device
 from reference.ops import kernels as K
+from reference.ops import public as _public
 from reference.scalar_types import convert_type_name, cpp_type_name, scalar_type_name
 
 _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
@@ -360,6 +361,7 @@ def _div_mode(input, other, rounding_mode):
 
 
 def neg(input):
+    """Hand-written (its in-place twin neg_ is generated): PyTorch refuses a bool tensor first."""
     if input._data.dtype == bool_:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
@@ -384,36 +386,9 @@ def pow(input, exponent):
     return apply(R.pow, (input,), {"exponent": exponent}, cast=None if dt == input.dtype else dt)
 
 
-def exp(input):
-    return _unary(R.exp, input)
-
-
-def log(input):
-    return _unary(R.log, input)
-
-
-def sqrt(input):
-    return _unary(R.sqrt, input)
-
-
-def tanh(input):
-    return _unary(R.tanh, input)
-
-
-def sigmoid(input):
-    return _unary(R.sigmoid, input)
-
-
-def relu(input):
-    return apply(R.relu, (input,))
-
-
-def abs(input):
-    return apply(R.abs, (input,))
-
-
-def sign(input):
-    return apply(R.sign, (input,))
+# exp, log, sqrt, tanh, sigmoid, relu, abs, sign and their in-place twins are generated from the
+# EXPORTS of reference.ops.rules.elementwise (reference.ops.public); ``A.tanh`` reads them through
+# this module's __getattr__ (at the end). neg and abs_ stay here: they check more than their rule does.
 
 
 def threshold_backward(grad_output, input, threshold):
@@ -1831,23 +1806,12 @@ def zero_(self):
     return apply_inplace(R.zero, self, (), {})
 
 
-def _unary_inplace(name):
-    def op_(self):
-        return apply_inplace(getattr(R, name), self, (), {})
-
-    op_.__name__ = name + "_"
-    return op_
-
-
-neg_, exp_, log_, sqrt_, tanh_, sigmoid_, relu_, _abs_ = (
-    _unary_inplace(n) for n in ("neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs")
-)
-
-
 def abs_(self):
-    if self.is_complex():  # PyTorch's abs_: a real result cannot be written into a complex tensor
+    """Hand-written: PyTorch's abs_ refuses a complex tensor before its rule runs (a real result
+    cannot be written into a complex tensor)."""
+    if self.is_complex():
         raise RuntimeError("In-place abs is not supported for complex tensors.")
-    return _abs_(self)
+    return apply_inplace(R.abs, self, (), {})
 
 
 # ---- convolution (array work in reference.conv) ----------------------------------------------------
@@ -1986,3 +1950,13 @@ _table.register(
     zeros=zeros,
     zeros_like=zeros_like,
 )
+
+
+def __getattr__(name):
+    """The functions generated from ``reference.ops.rules.elementwise.EXPORTS`` (``tanh``, ``exp``,
+    ``relu_``, ...: :mod:`reference.ops.public`), read as this module's own."""
+    return _public.family_function("elementwise", name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_public.FUNCTIONS.get("elementwise", ())))

@@ -45,8 +45,9 @@ A rule says, once, everything the reference knows about a primitive (the shape o
   default of every other rule, and of elementwise ops whose PyTorch kernel allocates row-major);
   ``operands``: the inputs' order as TensorIterator's operands when it differs (the first operand
   with an opinion decides the layout);
-* ``complex_inputs``: the primitive accepts complex tensors (PyTorch defines it on them); every
-  other primitive outside ``reference.ops.rules.complex``'s allow-list refuses them;
+* ``complex_inputs``: the primitive accepts complex tensors (PyTorch defines it on them), declared
+  here or by the family module's ``COMPLEX_INPUTS`` (:mod:`reference.ops.rules`); every other
+  primitive refuses them with PyTorch's error (``reference.ops.rules.complex.refuse_complex``);
 * ``error``: how rounding errors propagate through the primitive and what it adds
   (:class:`reference.errors.ErrorSpec`); None: derived (an elementwise op: its own VJP formulas
   on the input errors, one correctly rounded result). Views are exact without a declaration.
@@ -75,6 +76,47 @@ from reference.autograd.table import (  # noqa: F401
 _ALL_DIFFERENTIABLE = itertools.repeat(False)  # stateless: zip() may share it
 
 
+@dataclass(frozen=True)
+class Export:
+    """The public names of a primitive, declared in its family module's ``EXPORTS`` (``{rule name:
+    Export(...)}``) and generated from there by :mod:`reference.ops.public` (issue #31: one place
+    per op). Each destination lists names separated by spaces: a name is the function, or, ending in
+    ``_``, its in-place twin; aliases are further names (``"asin arcsin asin_ arcsin_"``).
+
+    * ``reference``, ``methods`` (the ``Tensor``'s), ``nn_functional``, ``special``: where they go;
+    * ``call``: ``"float"`` (PyTorch's unary_float_op: an integer or bool input computes in the default
+      float dtype) or ``"same"`` (the input's own dtype: relu, abs, sign, sgn);
+    * ``inplace``: ``"checked"`` (an integer ``self`` refuses the float result before the kernel runs)
+      or ``"kernel"`` (the dispatcher's check of the kernel's result, after it ran);
+    * ``inplace_rule``: the in-place twin's primitive when it is not the op's own (``asinh_`` records
+      ``asinh_inplace``, whose backward raises, as PyTorch's does).
+    """
+
+    reference: str = ""
+    methods: str = ""
+    nn_functional: str = ""
+    special: str = ""
+    call: str = "float"
+    inplace: str = "checked"
+    inplace_rule: str | None = None
+
+    def __post_init__(self):
+        if self.call not in ("float", "same"):
+            raise ValueError(f"Export.call must be 'float' or 'same', got {self.call!r}")
+        if self.inplace not in ("checked", "kernel"):
+            raise ValueError(f"Export.inplace must be 'checked' or 'kernel', got {self.inplace!r}")
+
+    def destinations(self):
+        """``{destination: names}`` as :func:`reference.ops.functions.export` keys them."""
+        spaces = {
+            "reference": self.reference,
+            "methods": self.methods,
+            "nn.functional": self.nn_functional,
+            "special": self.special,
+        }
+        return {dest: names.split() for dest, names in spaces.items() if names.split()}
+
+
 @dataclass
 class Rule:
     name: str
@@ -96,8 +138,8 @@ class Rule:
     complex_grads: str = "conjugate"  # or "explicit" (see the module docstring)
     layout: str | None = None  # "iterator(_scalar)", "preserve" or "contiguous"; None: from ``batch``
     operands: tuple | None = None  # TensorIterator's operand order (input indices) when not the inputs'
-    # accepts complex tensors (besides the allow-list in reference.ops.rules.complex); the family's
-    # torch comparison tests check each such rule on complex input
+    # accepts complex tensors (or the family module's COMPLEX_INPUTS says so); the family's torch
+    # comparison tests check each such rule on complex input
     complex_inputs: bool = False
 
     def __post_init__(self):

@@ -6,13 +6,17 @@ input (``"any"``, ``"pos"`` for log/sqrt/pow, ``"far"`` for ops with kinks, kept
 them so finite differences are valid; complex128: ``"c"`` any, ``"q"`` real part > 0.5, away from
 0 and the branch cuts on the negative real axis, ``"u"`` inside the unit disk, away from 0). The
 tests iterate these records; they name no op. A family module's ``EXTRA_SAMPLES`` add samples
-(e.g. complex ones) to primitives whose records live elsewhere.
+(e.g. complex ones) to primitives whose records live elsewhere. A primitive given no samples here
+takes them from its conformance record (``tests.autograd.records.record_samples``: a new elementwise
+op needs nothing in tests/autograd).
 """
 
 from __future__ import annotations
 
 import reference as T
-from tests.autograd.records import extra_samples, family_records
+from conformance.ops import RECORDS as CONFORMANCE_RECORDS
+from reference.ops import RULES
+from tests.autograd.records import extra_samples, family_records, record_samples
 
 F = T.nn.functional
 
@@ -301,6 +305,11 @@ def _merge_family_records():
                 f"samples for primitive {name!r} are given in op_records.py and in tests/autograd/records"
             )
         OP_RECORDS[name] = samples
+    for name in RULES:
+        if name not in OP_RECORDS:
+            samples = record_samples(CONFORMANCE_RECORDS.get(name))
+            if samples is not None:
+                OP_RECORDS[name] = samples
     for name, samples in extra_samples().items():
         if name not in OP_RECORDS:
             raise ValueError(f"extra samples for {name!r}, a primitive without a record")

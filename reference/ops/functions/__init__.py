@@ -10,7 +10,8 @@ errors) over rules of :mod:`reference.ops.rules`, and says where its names go:
 * ``NAMESPACES``: ``{"linalg": {...}, "special": {...}, "fft": {...}, "masked": {...}}``, functions of
   ``reference.linalg``, ``reference.special``, ``reference.fft``, ``reference.masked``.
 
-:func:`export` collects them; ``reference/__init__``, :mod:`reference.ops.methods` and
+:func:`export` collects them, with the functions :mod:`reference.ops.public` generates from the rule
+family modules' ``EXPORTS`` (family ``"public"`` below); ``reference/__init__``, :mod:`reference.ops.methods` and
 :mod:`reference.nn.functional` install them. A new family is a new module here, nothing else to
 edit; a name exported twice is an error naming both modules.
 """
@@ -20,6 +21,8 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
+
+from reference.ops import public
 
 FAMILIES = tuple(sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")))
 
@@ -32,16 +35,13 @@ def _modules():
 def export():
     """``{"reference": {...}, "methods": {...}, "nn.functional": {...}, "linalg": {...}, ...}``:
     every name each family module exports, by destination."""
+    if not public.FUNCTIONS:
+        raise RuntimeError(
+            "reference.ops.functions.export() before reference.ops generated the public functions"
+        )
     out: dict[str, dict] = {}
     owners: dict[tuple, str] = {}
-    for module in _modules():
-        family = module.__name__.rsplit(".", 1)[-1]
-        dests = {"reference": {n: getattr(module, n) for n in getattr(module, "__all__", ())}}
-        for key, attr in (("methods", "METHODS"), ("nn.functional", "NN_FUNCTIONAL")):
-            names = getattr(module, attr, ())
-            dests[key] = dict(names) if isinstance(names, dict) else {n: getattr(module, n) for n in names}
-        for space, names in getattr(module, "NAMESPACES", {}).items():
-            dests[space] = dict(names) if isinstance(names, dict) else {n: getattr(module, n) for n in names}
+    for family, dests in [("public", public.DESTINATIONS)] + [_exports(m) for m in _modules()]:
         for dest, names in dests.items():
             table = out.setdefault(dest, {})
             for name, fn in names.items():
@@ -52,3 +52,14 @@ def export():
                 table[name] = fn
                 owners[dest, name] = family
     return out
+
+
+def _exports(module):
+    """``(family, {destination: {name: function}})``: what a family module exports."""
+    dests = {"reference": {n: getattr(module, n) for n in getattr(module, "__all__", ())}}
+    for key, attr in (("methods", "METHODS"), ("nn.functional", "NN_FUNCTIONAL")):
+        names = getattr(module, attr, ())
+        dests[key] = dict(names) if isinstance(names, dict) else {n: getattr(module, n) for n in names}
+    for space, names in getattr(module, "NAMESPACES", {}).items():
+        dests[space] = dict(names) if isinstance(names, dict) else {n: getattr(module, n) for n in names}
+    return module.__name__.rsplit(".", 1)[-1], dests

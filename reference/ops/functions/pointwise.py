@@ -23,7 +23,11 @@ from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor, _make, bool_, default_dtype, float64
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
+from reference.ops import public as _public
 from reference.ops.api import R
+from reference.ops.public import inplace_result_check as _inplace_result_check
+from reference.ops.public import unary_float as _unary_float
+from reference.ops.public import unary_inplace as _unary_inplace
 from reference.scalar_types import scalar_type_name
 
 # ---- boolean helpers the formulas read (not differentiable; batched under vmap) ----------------------
@@ -73,23 +77,6 @@ def _binary(rule, a, b, params=None, floating=False):
     return apply(rule, (x, y), params or {}, cast=cast, check=_check(x, y))
 
 
-def _unary_float(rule, x, params=None):
-    return apply(rule, (x,), params or {}, cast=None if is_inexact(x.dtype) else default_dtype.value)
-
-
-def _inplace_result_check(self, dt):
-    if dt != self.dtype and (is_floating(dt) and not is_floating(self.dtype)):
-        raise RuntimeError(
-            f"result type Float can't be cast to the desired output type {scalar_type_name(self.dtype)}"
-        )
-
-
-def _unary_inplace(rule, self, params=None):
-    if not is_inexact(self.dtype):
-        _inplace_result_check(self, default_dtype.value)
-    return apply_inplace(rule, self, (), params or {})
-
-
 def _binary_inplace(rule, self, other, params=None, floating=False, scalar_rule=None):
     dt = A.result_type(self, other)
     if floating:
@@ -103,80 +90,9 @@ def _binary_inplace(rule, self, other, params=None, floating=False, scalar_rule=
 
 
 # ---- unary floating ops --------------------------------------------------------------------------------
-
-_UNARY = (
-    "sin cos tan asin acos atan sinh cosh asinh acosh atanh erf erfc erfinv lgamma digamma "
-    "log1p expm1 log2 log10 exp2 rsqrt deg2rad rad2deg sinc i0"
-).split()
-
-
-def _make_unary(name):
-    def op(input):
-        return _unary_float(getattr(R, name), input)
-
-    def op_(self):
-        return _unary_inplace(getattr(R, name), self)
-
-    op.__name__, op_.__name__ = name, name + "_"
-    return op, op_
-
-
-sin, sin_ = _make_unary("sin")
-cos, cos_ = _make_unary("cos")
-tan, tan_ = _make_unary("tan")
-asin, asin_ = _make_unary("asin")
-acos, acos_ = _make_unary("acos")
-atan, atan_ = _make_unary("atan")
-sinh, sinh_ = _make_unary("sinh")
-cosh, cosh_ = _make_unary("cosh")
-asinh, asinh_ = _make_unary("asinh")
-acosh, acosh_ = _make_unary("acosh")
-atanh, atanh_ = _make_unary("atanh")
-erf, erf_ = _make_unary("erf")
-erfc, erfc_ = _make_unary("erfc")
-erfinv, erfinv_ = _make_unary("erfinv")
-lgamma, lgamma_ = _make_unary("lgamma")
-digamma, digamma_ = _make_unary("digamma")
-log1p, log1p_ = _make_unary("log1p")
-expm1, expm1_ = _make_unary("expm1")
-log2, log2_ = _make_unary("log2")
-log10, log10_ = _make_unary("log10")
-exp2, exp2_ = _make_unary("exp2")
-rsqrt, rsqrt_ = _make_unary("rsqrt")
-deg2rad, deg2rad_ = _make_unary("deg2rad")
-rad2deg, rad2deg_ = _make_unary("rad2deg")
-sinc, sinc_ = _make_unary("sinc")
-i0, i0_ = _make_unary("i0")
-
-
-def _inplace_not_differentiable(name):
-    def op_(self):
-        return _unary_inplace(getattr(R, name + "_inplace"), self)
-
-    op_.__name__ = name + "_"
-    return op_
-
-
-# PyTorch's asinh_/acosh_/atanh_ record a node whose backward raises (not_implemented).
-asinh_, acosh_, atanh_ = (_inplace_not_differentiable(n) for n in ("asinh", "acosh", "atanh"))
-arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
-
-# PyTorch's aliases
-arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
-arcsin_, arccos_, arctan_ = asin_, acos_, atan_
-
-
-def _special_unary(name):
-    def op(input):
-        return _unary_float(getattr(R, name), input)
-
-    op.__name__ = name
-    return op
-
-
-i0e, i1, i1e, ndtri, log_ndtr, entr = (
-    _special_unary(n) for n in ("i0e", "i1", "i1e", "ndtri", "log_ndtr", "entr")
-)
+# sin, cos, ..., erf, lgamma, i0, the torch.special ones (i0e, i1, ndtri, ...), sgn and their in-place
+# twins and aliases (arcsin) are generated from reference.ops.rules.pointwise's EXPORTS
+# (reference.ops.public); ``P.sin`` reads them through this module's __getattr__ (at the end).
 
 
 def erfcx(input):
@@ -191,7 +107,7 @@ def erfcx(input):
 def ndtr(input):
     """torch.special.ndtr: (1 + erf(x / sqrt(2))) * 0.5, a composite as in PyTorch."""
     x = input if is_floating(input.dtype) else A.to(input, default_dtype.value)
-    return (erf(x * math.sqrt(0.5)) + 1) * 0.5
+    return ((x * math.sqrt(0.5)).erf() + 1) * 0.5
 
 
 def polygamma(n, input):
@@ -234,18 +150,6 @@ def square(input):
 
 def square_(self):
     return A.pow_(self, 2)
-
-
-def sgn(input):
-    return apply(R.sgn, (input,))
-
-
-def sgn_(self):
-    return apply_inplace(R.sgn, self, (), {})
-
-
-def sign_(self):
-    return apply_inplace(R.sign, self, (), {})
 
 
 def positive(input):
@@ -636,53 +540,37 @@ def rsub(input, other, *, alpha=1):
 
 
 __all__ = (
-    _UNARY
-    + [n + "_" for n in _UNARY]
-    + """arcsin arccos arctan arcsinh arccosh arctanh arcsin_ arccos_ arctan_ arcsinh_ arccosh_ arctanh_
-    polygamma mvlgamma logit logit_ square square_ sgn positive frac frac_ floor floor_ ceil ceil_ trunc
+    """polygamma mvlgamma logit logit_ square square_ positive frac frac_ floor floor_ ceil ceil_ trunc
     trunc_ fix fix_ round round_ nan_to_num nan_to_num_ atan2 arctan2 hypot logaddexp logaddexp2 copysign
     xlogy xlogy_ fmod remainder fmax fmin heaviside nextafter float_power true_divide lerp addcmul
     addcdiv clamp_min clamp_max clamp_min_ clamp_max_ clip clip_ masked_fill""".split()
 ) + ["reciprocal", "reciprocal_", "rsub"]
-_METHOD_NAMES = [
-    n
-    for n in __all__
-    if n not in ("masked_fill", "i0_", "sinc_", "deg2rad_", "rad2deg_", "reciprocal", "rsub")
-] + (
-    """polygamma_ mvlgamma_ sgn_ sign_ atan2_ arctan2_ hypot_ copysign_ fmod_ remainder_ heaviside_
-    nextafter_ float_power_ true_divide_ lerp_ addcmul_ addcdiv_ masked_fill_ i0_ sinc_ deg2rad_ rad2deg_
-    square_""".split()
+_METHOD_NAMES = [n for n in __all__ if n not in ("masked_fill", "reciprocal", "rsub")] + (
+    """polygamma_ mvlgamma_ atan2_ arctan2_ hypot_ copysign_ fmod_ remainder_ heaviside_
+    nextafter_ float_power_ true_divide_ lerp_ addcmul_ addcdiv_ masked_fill_ square_""".split()
 )
 METHODS = {n: globals()[n] for n in dict.fromkeys(_METHOD_NAMES)}
 METHODS["polygamma"] = lambda self, n: polygamma(n, self)
 METHODS["xlogy"] = xlogy
 NAMESPACES = {
-    "special": {
-        "erf": erf,
-        "erfc": erfc,
+    "special": {  # (and the generated ones: erf, gammaln, i0e, ...; rules.pointwise's EXPORTS)
         "erfcx": erfcx,
-        "erfinv": erfinv,
-        "expit": A.sigmoid,
         "logit": logit,
-        "exp2": exp2,
-        "expm1": expm1,
-        "log1p": log1p,
-        "gammaln": lgamma,
-        "digamma": digamma,
-        "psi": digamma,
         "polygamma": polygamma,
         "multigammaln": mvlgamma,
         "xlogy": xlogy,
         "xlog1py": xlog1py,
         "ndtr": ndtr,
-        "ndtri": ndtri,
-        "log_ndtr": log_ndtr,
-        "i0": i0,
-        "i0e": i0e,
-        "i1": i1,
-        "i1e": i1e,
-        "sinc": sinc,
-        "entr": entr,
         "round": round,
     }
 }
+
+
+def __getattr__(name):
+    """The functions generated from ``reference.ops.rules.pointwise.EXPORTS`` (``sin``, ``erf_``,
+    ``arcsin``, ...: :mod:`reference.ops.public`), read as this module's own."""
+    return _public.family_function("pointwise", name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_public.FUNCTIONS.get("pointwise", ())))

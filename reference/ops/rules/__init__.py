@@ -28,6 +28,13 @@ readable on its own like HIPS/autograd's ``numpy_vjps.py``: :mod:`.elementwise`,
 :mod:`.nn`, :mod:`.conv`, and every other module of this package (each one family). Importing
 this package loads them all: a new family is a new module here, nothing else to edit. Shared
 helpers live in modules whose names start with ``_``.
+
+A family module may declare which of its primitives are public functions and under which names:
+``EXPORTS = {rule name: Export(...)}`` (:class:`reference.ops.rule.Export`); :data:`EXPORTS` gathers
+them by family and :mod:`reference.ops.public` generates the functions, in-place twins, Tensor
+methods and namespace names from them. Which primitives accept complex tensors is the rule's
+``complex_inputs`` field, declared inline or by the family module's ``COMPLEX_INPUTS`` (``True``: all
+of the family's; or their names), which this package applies when it loads the family.
 """
 
 import importlib
@@ -43,7 +50,28 @@ FAMILIES = tuple(
     )
 )
 
-for _family in FAMILIES:
-    importlib.import_module(f"{__name__}.{_family}")
+#: family -> {rule name: Export}: the family modules' ``EXPORTS``
+EXPORTS: dict = {}
 
-__all__ = ["FAMILIES", "RULES", "family_of", "rule"]
+
+def _declared(family, module, attr):
+    """The primitives a family module's ``attr`` (``EXPORTS``, ``COMPLEX_INPUTS``) names: each must
+    be a primitive of that family. ``COMPLEX_INPUTS = True``: all of them."""
+    names = getattr(module, attr, "")
+    if names is True:
+        return [n for n in RULES if family_of(n) == family]
+    names = list(names) if isinstance(names, dict) else names.split()
+    for name in names:
+        if name not in RULES or family_of(name) != family:
+            raise ValueError(f"rules.{family}.{attr} names {name!r}, which is not a primitive of that family")
+    return names
+
+
+for _family in FAMILIES:
+    _module = importlib.import_module(f"{__name__}.{_family}")
+    _declared(_family, _module, "EXPORTS")
+    EXPORTS[_family] = dict(getattr(_module, "EXPORTS", {}))
+    for _name in _declared(_family, _module, "COMPLEX_INPUTS"):  # (Rule.complex_inputs)
+        RULES[_name].complex_inputs = True
+
+__all__ = ["EXPORTS", "FAMILIES", "RULES", "family_of", "rule"]

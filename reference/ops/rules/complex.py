@@ -269,34 +269,11 @@ rule(
 
 # ---- which primitives accept complex tensors -----------------------------------------------------------
 # PyTorch defines most ops on complex tensors only where they are meaningful (no ordering, no
-# max/min/clamp, no erf...); the reference refuses a complex input to any other primitive, with
-# PyTorch's error where it has a specific one, so it never computes a value where PyTorch raises.
-# Every primitive listed is checked against torch in tests/autograd/test_torch_complex.py.
+# max/min/clamp, no erf...); the reference refuses a complex input to any primitive whose rule does
+# not accept one (Rule.complex_inputs, declared inline or by its family module's COMPLEX_INPUTS),
+# with PyTorch's error where it has a specific one, so it never computes a value where PyTorch raises.
+# Every primitive that accepts them is checked against torch in tests/autograd/test_torch_complex.py.
 
-COMPLEX_FAMILIES = frozenset(
-    {"complex", "shape", "shape_ops", "indexing", "matmul", "fft", "linalg_eig", "linalg_solve"}
-)
-COMPLEX_RULES = frozenset(
-    """
-    add sub rsub mul div neg pow pow_tensor pow_scalar_base exp log sqrt tanh tanh_backward tanh_backward_output_grad sigmoid sigmoid_backward abs reciprocal
-    masked_fill masked_fill_tensor where to clone copy fill fill_tensor zero
-    sin cos tan asin acos atan sinh cosh asinh acosh atanh log2 log10 exp2 expm1 expm1_backward log1p rsqrt sgn
-    sigmoid_one_minus_twice
-    lerp lerp_tensor lerp_backward_self lerp_tensor_backward_self addcmul addcdiv
-    gather scatter_add_dim scatter scatter_value index_select index_add index_copy index_fill
-    index_fill_tensor masked_select masked_scatter take_index put_index
-    addmm addmv addr baddbmm addbmm trace
-    sum mean sum_dim mean_dim prod prod_dim all any count_nonzero cumsum cumprod linalg_cross sinc
-    var std var_mean std_mean linalg_vector_norm
-    reflection_pad1d reflection_pad1d_backward reflection_pad2d reflection_pad2d_backward reflection_pad3d
-    reflection_pad3d_backward replication_pad1d replication_pad1d_backward replication_pad2d
-    replication_pad2d_backward replication_pad3d replication_pad3d_backward im2col im2col_backward col2im
-    col2im_backward convolution convolution_backward
-    constant_pad_nd constant_pad_nd_backward pixel_shuffle pixel_shuffle_backward pixel_unshuffle
-    pixel_unshuffle_backward channel_shuffle channel_shuffle_backward
-    linalg_eigh linalg_qr linalg_svd linalg_pinv linalg_lstsq
-    """.split()
-)
 _CLAMP = (NotImplementedError, "clamp is not supported for complex types")
 _REFUSED = {
     "maximum": (RuntimeError, "maximum not implemented for complex tensors."),
@@ -323,17 +300,11 @@ _REFUSED = {
     "sort_stable": (RuntimeError, " Sort does not support complex dtypes on CPU"),
     "topk": (RuntimeError, " topk does not support complex dtypes on CPU"),
 }
-_SUPPORTED: dict = {}
 
 
 def refuse_complex(rule, dtype):
     """Raise PyTorch's error for ``rule`` on a complex tensor of ``dtype``, unless it accepts one."""
-    ok = _SUPPORTED.get(rule.name)
-    if ok is None:
-        from reference.ops.rules.registry import family_of
-
-        ok = _SUPPORTED[rule.name] = family_of(rule.name) in COMPLEX_FAMILIES or rule.name in COMPLEX_RULES
-    if ok:
+    if rule.complex_inputs:
         return
     exc, msg = _REFUSED.get(
         rule.name, (NotImplementedError, f"\"{rule.name}_cpu\" not implemented for '{{}}'")
@@ -342,3 +313,7 @@ def refuse_complex(rule, dtype):
 
 
 table.register(refuse_complex=refuse_complex)  # (dispatch refuses complex tensors with it)
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: every primitive of this family accepts complex tensors (PyTorch defines them on complex numbers)
+COMPLEX_INPUTS = True

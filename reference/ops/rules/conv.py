@@ -88,3 +88,10 @@ rule(
     batch=convolution_backward_batch,
     error=errors.products(),
 )
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: the primitives of this family that accept complex tensors (each checked against torch in
+#: tests/autograd/test_torch_complex.py); the others refuse them with PyTorch's error
+COMPLEX_INPUTS = """
+    convolution convolution_backward
+"""

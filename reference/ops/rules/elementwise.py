@@ -23,6 +23,7 @@ from reference.ops.rule import (
     AUTO_LINEAR,
     BATCH_ELEMENTWISE,
     BILINEAR,
+    Export,
 )
 from reference.ops.rules import _smooth as S
 from reference.ops.rules.pointwise import exact_from_input, on_host
@@ -791,3 +792,33 @@ rule(
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
 )
+
+# ---- public functions (reference.ops.public generates them; read as A.tanh, ...) -------------------------
+# The other primitives here have hand-written functions in reference.ops.api: their signatures take
+# more than the tensor (add's alpha, pow's exponent), or they check more than their rule (neg's bool).
+EXPORTS = {
+    "exp": Export(reference="exp", methods="exp exp_", inplace="kernel"),
+    "log": Export(reference="log", methods="log log_", inplace="kernel"),
+    "sqrt": Export(reference="sqrt", methods="sqrt sqrt_", inplace="kernel"),
+    "tanh": Export(reference="tanh", methods="tanh tanh_", nn_functional="tanh", inplace="kernel"),
+    "sigmoid": Export(
+        reference="sigmoid",
+        methods="sigmoid sigmoid_",
+        nn_functional="sigmoid",
+        special="expit",
+        inplace="kernel",
+    ),
+    "relu": Export(reference="relu", methods="relu relu_", call="same", inplace="kernel"),  # F.relu: inplace=
+    "abs": Export(reference="abs", methods="abs", call="same"),  # abs_: reference.ops.api
+    "sign": Export(reference="sign", methods="sign sign_", call="same", inplace="kernel"),
+    "neg": Export(methods="neg_", inplace="kernel"),  # neg: reference.ops.api
+}
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: the primitives of this family that accept complex tensors (each checked against torch in
+#: tests/autograd/test_torch_complex.py); the others refuse them with PyTorch's error
+COMPLEX_INPUTS = """
+    abs add clone copy div exp fill fill_tensor log masked_fill masked_fill_tensor mul neg pow
+    pow_scalar_base pow_tensor reciprocal rsub sigmoid sigmoid_backward sigmoid_one_minus_twice sqrt
+    sub tanh tanh_backward tanh_backward_output_grad to where zero
+"""

@@ -193,3 +193,7 @@ rule(
     batch=_batch("dims"),
     error=_ERROR,
 )
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: every primitive of this family accepts complex tensors (PyTorch defines them on complex numbers)
+COMPLEX_INPUTS = True

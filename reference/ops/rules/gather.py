@@ -795,3 +795,11 @@ rule(
     batch=_batch_put,
     error=errors.products(),
 )
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: the primitives of this family that accept complex tensors (each checked against torch in
+#: tests/autograd/test_torch_complex.py); the others refuse them with PyTorch's error
+COMPLEX_INPUTS = """
+    gather index_add index_copy index_fill index_fill_tensor index_select masked_scatter
+    masked_select put_index scatter scatter_add_dim scatter_value take_index
+"""

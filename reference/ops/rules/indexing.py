@@ -167,3 +167,7 @@ rule(
     batch=_index_put_batch,
     error=errors.products(),
 )
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: every primitive of this family accepts complex tensors (PyTorch defines them on complex numbers)
+COMPLEX_INPUTS = True

@@ -998,3 +998,10 @@ rule(
     batch=_lstsq_batch,
     error=_perturbation(_lstsq_bound, "the pinv bound (Wedin) for X = A^+ B; residuals by the product rule"),
 )
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: the primitives of this family that accept complex tensors (each checked against torch in
+#: tests/autograd/test_torch_complex.py); the others refuse them with PyTorch's error
+COMPLEX_INPUTS = """
+    linalg_eigh linalg_lstsq linalg_pinv linalg_qr linalg_svd
+"""

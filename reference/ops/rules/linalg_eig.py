@@ -351,3 +351,7 @@ rule(
     batch=_solve_batch,
     error=errors.bound(_solve_bound, "Higham Thm 9.4 (gesv), complex flops by Higham Lemma 3.5"),
 )
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: every primitive of this family accepts complex tensors (PyTorch defines them on complex numbers)
+COMPLEX_INPUTS = True

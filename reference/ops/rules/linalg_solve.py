@@ -1391,3 +1391,7 @@ rule(
 # error bound for the approximant (Higham 2005, SIAM J. Matrix Anal. Appl. 26(4)) but the rounding
 # errors of the squaring phase have no a priori componentwise bound (Higham, Functions of Matrices,
 # §10.3), so no bound can be derived honestly; its op record is not fuzzed for that reason.
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: every primitive of this family accepts complex tensors (PyTorch defines them on complex numbers)
+COMPLEX_INPUTS = True

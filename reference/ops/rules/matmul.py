@@ -58,3 +58,7 @@ for _name, _node in (
         jvp=BILINEAR,
         batch=BATCH_MATMUL,
     )
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: every primitive of this family accepts complex tensors (PyTorch defines them on complex numbers)
+COMPLEX_INPUTS = True

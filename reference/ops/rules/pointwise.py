@@ -26,7 +26,7 @@ from reference.autograd.dispatch import apply
 from reference.backend import namespace_of, special_of, to_numpy
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
-from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BATCH_ELEMENTWISE
+from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BATCH_ELEMENTWISE, Export
 from reference.ops.rules import _smooth as S
 from reference.ops.rules import complex as _C
 from reference.ops.rules._smooth import erfc_kernel, two_product
@@ -2000,3 +2000,63 @@ _ERRORS.update(
 )
 for _name, _spec in _ERRORS.items():
     _RULES[_name].error = _spec
+
+
+# ---- public functions (reference.ops.public generates them; read as P.sin, ...) --------------------------
+
+
+def _torch(*names, special="", inplace_rule=None):
+    """A unary floating op of ``reference`` and ``Tensor``: each name (the op's, then its aliases) the
+    function and, with ``_``, its in-place twin; ``special``: its names in ``reference.special``."""
+    both = " ".join(f"{n} {n}_" for n in names)
+    return Export(reference=both, methods=both, special=special, inplace_rule=inplace_rule)
+
+
+# The other primitives here have hand-written functions in reference.ops.functions.pointwise: their
+# signatures take more than the tensor (polygamma's n, round's decimals, the binary ops), or they
+# check more than their rule (the rounding ops' integer copies, erfcx's missing float16 kernel).
+EXPORTS = {
+    "sin": _torch("sin"),
+    "cos": _torch("cos"),
+    "tan": _torch("tan"),
+    "asin": _torch("asin", "arcsin"),
+    "acos": _torch("acos", "arccos"),
+    "atan": _torch("atan", "arctan"),
+    "sinh": _torch("sinh"),
+    "cosh": _torch("cosh"),
+    # PyTorch's asinh_/acosh_/atanh_ record a node whose backward raises (not_implemented)
+    "asinh": _torch("asinh", "arcsinh", inplace_rule="asinh_inplace"),
+    "acosh": _torch("acosh", "arccosh", inplace_rule="acosh_inplace"),
+    "atanh": _torch("atanh", "arctanh", inplace_rule="atanh_inplace"),
+    "erf": _torch("erf", special="erf"),
+    "erfc": _torch("erfc", special="erfc"),
+    "erfinv": _torch("erfinv", special="erfinv"),
+    "lgamma": _torch("lgamma", special="gammaln"),
+    "digamma": _torch("digamma", special="digamma psi"),
+    "log1p": _torch("log1p", special="log1p"),
+    "expm1": _torch("expm1", special="expm1"),
+    "log2": _torch("log2"),
+    "log10": _torch("log10"),
+    "exp2": _torch("exp2", special="exp2"),
+    "rsqrt": _torch("rsqrt"),
+    "deg2rad": _torch("deg2rad"),
+    "rad2deg": _torch("rad2deg"),
+    "sinc": _torch("sinc", special="sinc"),
+    "i0": _torch("i0", special="i0"),
+    "i0e": Export(special="i0e"),
+    "i1": Export(special="i1"),
+    "i1e": Export(special="i1e"),
+    "ndtri": Export(special="ndtri"),
+    "log_ndtr": Export(special="log_ndtr"),
+    "entr": Export(special="entr"),
+    "sgn": Export(reference="sgn", methods="sgn sgn_", call="same", inplace="kernel"),
+}
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: the primitives of this family that accept complex tensors (each checked against torch in
+#: tests/autograd/test_torch_complex.py); the others refuse them with PyTorch's error
+COMPLEX_INPUTS = """
+    acos acosh addcdiv addcmul asin asinh atan atanh cos cosh exp2 expm1 expm1_backward lerp
+    lerp_backward_self lerp_tensor lerp_tensor_backward_self log10 log1p log2 rsqrt sgn sin sinc
+    sinh tan
+"""

@@ -416,3 +416,16 @@ def max_window(name, input, index, in_shape, out_shape, plane_size=None):
     if plane_size is not None:
         params["plane_size"] = plane_size
     return apply(RULES[name], (input,), params)
+
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: the primitives of this family that accept complex tensors (each checked against torch in
+#: tests/autograd/test_torch_complex.py); the others refuse them with PyTorch's error
+COMPLEX_INPUTS = """
+    channel_shuffle channel_shuffle_backward col2im col2im_backward constant_pad_nd
+    constant_pad_nd_backward im2col im2col_backward pixel_shuffle pixel_shuffle_backward
+    pixel_unshuffle pixel_unshuffle_backward reflection_pad1d reflection_pad1d_backward
+    reflection_pad2d reflection_pad2d_backward reflection_pad3d reflection_pad3d_backward
+    replication_pad1d replication_pad1d_backward replication_pad2d replication_pad2d_backward
+    replication_pad3d replication_pad3d_backward
+"""

@@ -258,3 +258,10 @@ rule(
     batch=_trace_batch,
     error=errors.products(),
 )
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: the primitives of this family that accept complex tensors (each checked against torch in
+#: tests/autograd/test_torch_complex.py); the others refuse them with PyTorch's error
+COMPLEX_INPUTS = """
+    addbmm addmm addmv addr baddbmm linalg_cross trace
+"""

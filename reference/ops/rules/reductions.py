@@ -912,3 +912,11 @@ _no_grad_rule(
         namespace_of(x).count_nonzero(x, axis=dim), dtype=np.int64
     ),
 )
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: the primitives of this family that accept complex tensors (each checked against torch in
+#: tests/autograd/test_torch_complex.py); the others refuse them with PyTorch's error
+COMPLEX_INPUTS = """
+    all any count_nonzero linalg_vector_norm mean mean_dim prod prod_dim std std_mean sum sum_dim
+    var var_mean
+"""

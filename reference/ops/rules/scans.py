@@ -337,3 +337,10 @@ rule(
     error=_LOGCUMSUMEXP_ERROR,
     complex_inputs=True,  # ATen's complex kernel and logcumsumexp_backward's complex branch
 )
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: the primitives of this family that accept complex tensors (each checked against torch in
+#: tests/autograd/test_torch_complex.py); the others refuse them with PyTorch's error
+COMPLEX_INPUTS = """
+    cumprod cumsum
+"""

@@ -225,3 +225,7 @@ rule(
     batch=BATCH_DIM,
     error=errors.GATHER,
 )
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: every primitive of this family accepts complex tensors (PyTorch defines them on complex numbers)
+COMPLEX_INPUTS = True

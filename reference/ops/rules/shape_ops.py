@@ -404,3 +404,8 @@ def _unfold_batch(b, params):
     if tuple(b.inputs[0].shape) == ():
         return A.narrow(A.unsqueeze(b.front(0), 1), 1, 0, params["size"]), 0
     return _unfold_view_batch(b, params)
+
+
+# ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------
+#: every primitive of this family accepts complex tensors (PyTorch defines them on complex numbers)
+COMPLEX_INPUTS = True
