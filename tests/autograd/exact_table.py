@@ -495,6 +495,15 @@ def _with_near_diagonal(pairs):
     return np.concatenate([pairs[0], a]), np.concatenate([pairs[1], b])
 
 
+def _with_mixed_zeros(pairs):
+    """``pairs`` and pairs near the zero of pow's mixed partial x^(y - 1)(1 + y log x), where
+    1 + y·log x cancels: x = e^(-1/y) and its float64 neighbours 1e-9 apart, relatively."""
+    y = np.array([-3.0, -0.5, 0.01, 0.5, 2.0, 3.5])
+    x0 = np.exp(-1 / y)
+    x = np.concatenate([x0 * (1 + d) for d in (-1e-9, 0.0, 1e-9, 2**-52)])
+    return np.concatenate([pairs[0], x]), np.concatenate([pairs[1], np.tile(y, 4)])
+
+
 _LAE = np.array(
     [-740.0, -30.0, -5.0, -1.7715533031636120, -1.0, -0.9327521295671886, -0.6931471805599453, -0.5]
     + [-1e-8, 0.0, 1e-8, 0.3, 1.0, 5.0, 30.0, 740.0, 1e300]
@@ -504,9 +513,11 @@ BINARY_GRIDS = {
     "xlog1py": _pairs(_AXIS, np.concatenate([_POS_AXIS, [-1 + 1e-16, -0.5, -1e-7, -1e-300, 0.0]])),
     "atan2": _with_near_diagonal(_pairs(_AXIS, _AXIS, origin=False)),
     "hypot": _with_near_diagonal(_pairs(_AXIS, _AXIS, origin=False)),
-    "pow_tensor": _pairs(
-        np.array([1e-300, 1e-7, 0.3, 1.0 - 2**-52, 1.0, 1.0 + 2**-52, 2.0, 7.5, 1e10]),
-        np.array([-3.0, -0.5, -1e-7, 0.0, 1e-7, 0.5, 1.0, 2.0, 3.5]),
+    "pow_tensor": _with_mixed_zeros(
+        _pairs(
+            np.array([1e-300, 1e-7, 0.3, 1.0 - 2**-52, 1.0, 1.0 + 2**-52, 2.0, 7.5, 1e10]),
+            np.array([-3.0, -0.5, -1e-7, 0.0, 1e-7, 0.5, 1.0, 2.0, 3.5, 2.0 + 2**-51, 700.0]),
+        )
     ),
     "div": _pairs(_AXIS, _AXIS[_AXIS != 0]),
     "logaddexp": _pairs(_LAE, _LAE),

@@ -901,6 +901,95 @@ def scaled_partial(name, p, q):
         return np.ldexp(fn(ps, qs, ps * ps + qs * qs), -power * e)
 
 
+# ---- pow(x, y)'s partials -------------------------------------------------------------------------
+# PyTorch's y·x^(y - 1), differentiated by autograd, forms x^(y - 2) of a rounded y - 2 (relative
+# error (y - 2)'s rounding times log x: up to 745u), sums terms that overflow separately (inf - inf
+# where the partial is finite or ±inf) and multiplies its mask's zero by an infinite pow (0·inf at
+# y = 0); d/dy of it is 0 at y = 0 (the mask), where x^(y - 1)(1 + y log x) is 1/x. Here each
+# partial is one kernel of (x, y), exact at positive finite x, PyTorch's formula elsewhere.
+
+
+def _pow_shifted(x, y, k):
+    """x^(y - k) with the rounding of y - k corrected: y - k = s + e exactly (TwoSum), x^(s + e) =
+    x^s + x^s·e·log x to first order (|e·log x| <= u·|s·log x| <= 745u wherever x^s is finite and
+    not 0: the square is below u²), at positive finite x; x^s elsewhere."""
+    s, e = two_sum(y, -k)
+    out = np.power(x, s)
+    fix = (e != 0) & (x > 0) & (x < np.inf)
+    return np.where(fix, out + out * (e * np.log(np.where(fix, x, 1.0))), out)
+
+
+def pow_partial_self(x, y):
+    """∂/∂x x^y = y·x^(y - 1); 0 where y = 0 (PyTorch's mask: x^0 is constant, also at x = 0)."""
+    x, y = np.broadcast_arrays(_f64(x), _f64(y))
+    with np.errstate(all="ignore"):
+        return np.where(y == 0, 0.0, y * _pow_shifted(x, y, 1))
+
+
+def _pow_exact_here(x, y):
+    """Where pow's partials are exact: positive finite x, finite y (PyTorch's formulas elsewhere)."""
+    return (x > 0) & (x < np.inf) & np.isfinite(y)
+
+
+def pow_partial_self_self(x, y):
+    """∂²/∂x² x^y = y(y - 1)·x^(y - 2) (y(y - 1) as y·s + y·e, y - 1 = s + e exactly): 0 at y = 0
+    and 1. Outside the exact region PyTorch's formula differentiated: its mask at y = 0 times the
+    derivative of y·x^(y - 1), nan where x^(-2) is infinite (x = 0)."""
+    x, y = np.broadcast_arrays(_f64(x), _f64(y))
+    with np.errstate(all="ignore"):
+        s, e = two_sum(y, -1.0)
+        exact = np.where((y == 0) | (y == 1), 0.0, (y * s + y * e) * _pow_shifted(x, y, 2))
+        inner = np.where(y == 1, 0.0, (y - 1) * np.power(x, y - 2))
+        pytorch = np.where(y == 0, 0 * (y * inner), y * inner)
+        return np.where(_pow_exact_here(x, y), exact, pytorch)
+
+
+def pow_partial_exponent(x, y):
+    """∂/∂y x^y = x^y·log x; 0 where x = 0 and y >= 0 (PyTorch's pow_backward_exponent)."""
+    x, y = np.broadcast_arrays(_f64(x), _f64(y))
+    with np.errstate(all="ignore"):
+        zero_base = (x == 0) & (y >= 0)
+        return np.where(zero_base, 0.0, np.power(x, y) * np.log(np.where(zero_base, 1.0, x)))
+
+
+def _pow_mixed_pytorch(x, y, via):
+    """PyTorch's ∂²/∂x∂y of x^y by autograd: of its base partial in y (``via`` "self") or of its
+    exponent partial in x ("exponent"); each mask's zero times the masked branch's derivative
+    (nan where that is infinite or nan, as in PyTorch)."""
+    log_x = np.log(x)
+    if via == "self":  # d/dy where(y == 0, 0, y·x^(y - 1))
+        p = np.power(x, y - 1)
+        d = p + y * np.where((x == 0) & (y >= 1), 0.0, p * log_x)
+        return np.where(y == 0, 0 * d, d)
+    # d/dx where(x == 0 & y >= 0, 0, x^y·log x)
+    d = np.where(y == 0, 0.0, y * np.power(x, y - 1)) * log_x + np.power(x, y) / x
+    return np.where((x == 0) & (y >= 0), 0 * d, d)
+
+
+def pow_partial_mixed(x, y, via):
+    """∂²/∂x∂y x^y = x^(y - 1)·(1 + y·log x) in the exact region (1/x at y = 0, where PyTorch's
+    mask gives 0); mpmath where 1 + y·log x cancels (y·log x near -1). Elsewhere PyTorch's value
+    along its route ``via`` (:func:`_pow_mixed_pytorch`: the two differ at x = 0)."""
+    x, y = np.broadcast_arrays(_f64(x), _f64(y))
+    with np.errstate(all="ignore"):
+        exact_here = _pow_exact_here(x, y)
+        t = y * np.log(np.where(exact_here, x, 1.0))
+        total = 1 + t
+        out = np.where(exact_here, _pow_shifted(x, y, 1) * total, _pow_mixed_pytorch(x, y, via))
+        bad = exact_here & cancels(total, 1.0, t)
+    if not bad.any():
+        return out
+    import mpmath
+
+    out = np.array(out, copy=True)
+    with mpmath.workdps(_DPS):
+        out[bad] = [
+            float(mpmath.power(a, b - 1) * (1 + b * mpmath.log(a)))
+            for a, b in ((mpmath.mpf(float(u)), mpmath.mpf(float(v))) for u, v in zip(x[bad], y[bad]))
+        ]
+    return out
+
+
 # ---- the derivatives of I0, I1 (modified Bessel functions) and of their scaled forms -------------
 # PyTorch's formulas cancel: i0e' = i1e - sgn·i0e and i1e' = i0e - i1e(sgn + 1/x) for large |x|
 # (1.4e4 ulps at 1e4: both terms ~ 1/√(2πx), the difference ~ 1/(2x) of them), and I1'' (I1 - I1'/x +

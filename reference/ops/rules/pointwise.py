@@ -835,13 +835,20 @@ _SCALED_GRADS = {
 }
 
 
-def _scaled_kernel(name):
-    def run(a, b):
-        a64 = np.asarray(to_numpy(a), dtype=np.float64)
-        out = S.scaled_partial(name, a64, np.asarray(to_numpy(b), dtype=np.float64))
-        return namespace_of(a).asarray(out)
+def binary_on_host(kernel, *args):
+    """The forward of a primitive of two inputs: ``kernel(*args, a, b, **params)`` (a float64 NumPy kernel
+    of :mod:`._smooth`) on host copies of a and b, rounded once to their dtype (float16 and
+    bfloat16 through float32, as :func:`_lowp`), in their array namespace."""
+
+    def run(a, b, **params):
+        a64, b64 = (np.asarray(to_numpy(t), dtype=np.float64) for t in (a, b))
+        return namespace_of(a).asarray(kernel(*args, a64, b64, **params))
 
     return _lowp(run)
+
+
+def _scaled_kernel(name):
+    return binary_on_host(S.scaled_partial, name)
 
 
 for _name, (_dp, _dq) in _SCALED_GRADS.items():
