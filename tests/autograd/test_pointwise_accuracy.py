@@ -85,6 +85,9 @@ CEILINGS = {
     "logaddexp": (1, 2, 2),
     "logaddexp2": (1, 2, 2),
     "copysign": (0, 0, 0),
+    "lerp": (1, 1, 1),
+    "addcmul": (1, 1, 1),
+    "addcdiv": (1, 1, 2),
 }
 
 #: (primitive, order): why it is still far off (docs/accuracy.md carries the figures)
