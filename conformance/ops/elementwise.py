@@ -399,6 +399,13 @@ _IN_PLACE = (
 )
 for _name in ("copy", "fill", "fill_tensor", "zero"):
     not_fuzzed(_name, FAMILY, _IN_PLACE.format(op=_name.split("_")[0]))
+for _name in ("pow_partial_self", "pow_partial_exponent", "pow_partial_self_self", "pow_partial_mixed"):
+    not_fuzzed(
+        _name,
+        FAMILY,
+        "internal: a partial of pow(self, exponent) or its derivative, exact at positive finite self (the "
+        "rounding of exponent - k corrected); reached by the pow_tensor record's vjp, vjp_vjp, jvp and vmap_vjp",
+    )
 not_fuzzed(
     "tanh_backward",
     FAMILY,

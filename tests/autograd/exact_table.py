@@ -495,6 +495,15 @@ def _with_near_diagonal(pairs):
     return np.concatenate([pairs[0], a]), np.concatenate([pairs[1], b])
 
 
+def _with_mixed_zeros(pairs):
+    """``pairs`` and pairs near the zero of pow's mixed partial x^(y - 1)(1 + y log x), where
+    1 + y·log x cancels: x = e^(-1/y) and its float64 neighbours 1e-9 apart, relatively."""
+    y = np.array([-3.0, -0.5, 0.01, 0.5, 2.0, 3.5])
+    x0 = np.exp(-1 / y)
+    x = np.concatenate([x0 * (1 + d) for d in (-1e-9, 0.0, 1e-9, 2**-52)])
+    return np.concatenate([pairs[0], x]), np.concatenate([pairs[1], np.tile(y, 4)])
+
+
 _LAE = np.array(
     [-740.0, -30.0, -5.0, -1.7715533031636120, -1.0, -0.9327521295671886, -0.6931471805599453, -0.5]
     + [-1e-8, 0.0, 1e-8, 0.3, 1.0, 5.0, 30.0, 740.0, 1e300]
@@ -504,9 +513,11 @@ BINARY_GRIDS = {
     "xlog1py": _pairs(_AXIS, np.concatenate([_POS_AXIS, [-1 + 1e-16, -0.5, -1e-7, -1e-300, 0.0]])),
     "atan2": _with_near_diagonal(_pairs(_AXIS, _AXIS, origin=False)),
     "hypot": _with_near_diagonal(_pairs(_AXIS, _AXIS, origin=False)),
-    "pow_tensor": _pairs(
-        np.array([1e-300, 1e-7, 0.3, 1.0 - 2**-52, 1.0, 1.0 + 2**-52, 2.0, 7.5, 1e10]),
-        np.array([-3.0, -0.5, -1e-7, 0.0, 1e-7, 0.5, 1.0, 2.0, 3.5]),
+    "pow_tensor": _with_mixed_zeros(
+        _pairs(
+            np.array([1e-300, 1e-7, 0.3, 1.0 - 2**-52, 1.0, 1.0 + 2**-52, 2.0, 7.5, 1e10]),
+            np.array([-3.0, -0.5, -1e-7, 0.0, 1e-7, 0.5, 1.0, 2.0, 3.5, 2.0 + 2**-51, 700.0]),
+        )
     ),
     "div": _pairs(_AXIS, _AXIS[_AXIS != 0]),
     "logaddexp": _pairs(_LAE, _LAE),
@@ -514,6 +525,96 @@ BINARY_GRIDS = {
     # a = 0 is copysign's kink (PyTorch's 0 there is a convention); b = -0.0 is a sign mpmath has
     # not: SPECIALS covers it
     "copysign": _pairs(_AXIS[(np.abs(_AXIS) < 1e300) & (_AXIS != 0)], np.array([-2.0, 0.0, 3.0])),
+}
+
+
+# ---- ternary: lerp, addcmul, addcdiv (value a Python number: 0.3, not exact in binary) -----------------
+
+_V = 0.3
+
+
+def _lerp(a, b, w):
+    return a + w * (b - a), (1 - w, w, b - a), (m.mpf(0), m.mpf(0), m.mpf(-1), m.mpf(0), m.mpf(1), m.mpf(0))
+
+
+def _addcmul(a, t1, t2):
+    v = m.mpf(_V)
+    return a + v * t1 * t2, (m.mpf(1), v * t2, v * t1), (m.mpf(0),) * 4 + (v, m.mpf(0))
+
+
+def _addcdiv(a, t1, t2):
+    v = m.mpf(_V)
+    return (
+        a + v * t1 / t2,
+        (m.mpf(1), v / t2, -v * t1 / t2**2),
+        (m.mpf(0),) * 4 + (-v / t2**2, 2 * v * t1 / t2**3),
+    )
+
+
+def _triples(*axes):
+    """All triples of the values of the axes, as three flat arrays."""
+    grids = np.meshgrid(*(np.asarray(ax, np.float64) for ax in axes), indexing="ij")
+    return tuple(g.ravel() for g in grids)
+
+
+def _join(*parts):
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
+
+
+_T_AXIS = np.array([-1e300, -7.5, -1.0, -1e-7, -1e-300, 0.0, 1e-300, 0.3, 1.0, 2.0, 1e10, 1e300])
+_WEIGHTS = np.array([-0.5, 0.0, 0.25, 1 / 3, 0.4999999999999999, 0.5, 0.75, 1.0 - 2**-53, 1.0, 1.5])
+_CANCEL_B = np.array([-2.0, -3.0, -1.0000000000000002, 1 - 2**-52, 1e-10, -1e10])
+
+
+def _lerp_cancelling():
+    """(a, b, w) where a + w(b - a) is near 0 (w ≈ a / (a - b)) or a ≈ b: the sum cancels."""
+    a = np.repeat([1.0, -7.5, 1e-300, 3e150], len(_CANCEL_B))
+    b = np.tile(_CANCEL_B, 4) * np.abs(a)
+    w = a / (a - b)
+    return _join(
+        (a, b, w),
+        (a, b, np.nextafter(w, 2.0)),
+        _triples([1.0, 2.0], [1.0 + 2**-52, 2.0 - 2**-51], [0.3, 0.7, 0.9999999]),
+    )
+
+
+def _fma_cancelling(divide):
+    """(a, t1, t2) where a + v·t1·t2 (or a + v·t1/t2) is near 0: a the negated rounded product."""
+    t1 = np.array([1.0 / 3, 0.1, 7.7, 1e-5, 123456.789, 1e150, 1e-150])
+    t2 = np.array([3.0, 0.7, 1.1, 1e5, 1e-7, 2.0 ** -60, 1e-300 if divide else 1e-140])
+    t1, t2 = (g.ravel() for g in np.meshgrid(t1, t2, indexing="ij"))
+    with np.errstate(all="ignore"):
+        a = -(_V * (t1 / t2 if divide else t1 * t2))
+    keep = np.isfinite(a) & (a != 0)
+    t1, t2, a = t1[keep], t2[keep], a[keep]
+    return _join((a, t1, t2), (np.nextafter(a, np.inf), t1, t2))
+
+
+def _exact_sums(fn):
+    """``fn`` at 2400 bits: a sum of float64 terms (and products of two) is then exact whatever
+    their exponents (60 digits would lose -2 in -1e300 + (-2 + 1e300))."""
+
+    def run(*args):
+        with m.workprec(2400):
+            return fn(*args)
+
+    return run
+
+
+TERNARY_EXACT = {"lerp": _exact_sums(_lerp), "addcmul": _exact_sums(_addcmul), "addcdiv": _exact_sums(_addcdiv)}
+TERNARY_REF = {
+    "lerp": T.lerp,
+    "addcmul": lambda a, b, c: T.addcmul(a, b, c, value=_V),
+    "addcdiv": lambda a, b, c: T.addcdiv(a, b, c, value=_V),
+}
+TERNARY_GRIDS = {
+    "lerp": _join(_triples([-1e300, -7.5, -1e-7, 0.0, 1e-300, 1.0, 1e10], [-2.0, 1e-300, 0.3, 1e300], _WEIGHTS), _lerp_cancelling()),
+    "addcmul": _join(_triples([-7.5, 0.0, 1e-300, 1.0, 1e10], _T_AXIS[np.abs(_T_AXIS) < 1e300], [-2.0, 1e-7, 0.3, 1e150]), _fma_cancelling(False)),
+    # the divisor near 0 (down to 5e-324): the partials' t2², t2³ overflow where t1/t2² does not
+    "addcdiv": _join(
+        _triples([-7.5, 0.0, 1.0, 1e10], [-1.0, 1e-300, 0.3, 1e-160, 1e10], [-2.0, 5e-324, 1e-300, 1e-160, 1e-7, 0.3, 1e150]),
+        _fma_cancelling(True),
+    ),
 }
 
 
@@ -525,6 +626,8 @@ def entries():
         out[name] = Entry(name, ref, exact, UNARY_GRIDS[name])
     for name, exact in BINARY_EXACT.items():
         out[name] = Entry(name, BINARY_REF[name], exact, BINARY_GRIDS[name], arity=2)
+    for name, exact in TERNARY_EXACT.items():
+        out[name] = Entry(name, TERNARY_REF[name], exact, TERNARY_GRIDS[name], arity=3)
     return out
 
 
@@ -536,7 +639,6 @@ NOT_MEASURED = {
     "floor, ceil, trunc, round, round_decimals, sign, sgn, frac, heaviside, nextafter": "piecewise constant or the identity: derivatives exactly 0 or 1",
     "fmod, remainder, fmax, fmin, maximum, minimum, clamp*": "exact IEEE operations (fmod is exact); derivatives 0 or ±1 by a branch",
     "softplus, log_sigmoid, silu, mish, gelu, elu, hardsigmoid, hardswish, glu": "tests/autograd/test_activation_accuracy.py",
-    "lerp, addcmul, addcdiv": "ternary polynomial forms; PyTorch's rounding order is the semantics (errors in reference/errors)",
     "polygamma n >= 3": "polygamma1 and polygamma2 are measured (their derivatives are n = 3 and 4); tests/autograd/test_trigamma_accuracy.py",
 }
 
@@ -572,7 +674,7 @@ def reference_answers(entry):
     forward); for a binary entry each partial under its index (d1_0, d1_1, d2_00, d2_01, d2_11).
     Forward mode differentiates f as a function of one argument, the others held constant (a zero
     tangent times an infinite partial would be nan by IEEE rules, not an error of the formula)."""
-    xs = entry.grid if entry.arity == 2 else (entry.grid,)
+    xs = entry.grid if entry.arity > 1 else (entry.grid,)
     ts = [T.tensor(x, dtype=T.float64, requires_grad=True) for x in xs]
     y = entry.ref(*ts)
     out = {"value": _np(y)}
@@ -599,7 +701,7 @@ def reference_answers(entry):
 
 def exact_answers(entry):
     """{check: list of mpf} in the layout of :func:`reference_answers`."""
-    xs = entry.grid if entry.arity == 2 else (entry.grid,)
+    xs = entry.grid if entry.arity > 1 else (entry.grid,)
     cols = {}
     with m.workdps(DPS):
         for point in zip(*xs):
@@ -621,7 +723,7 @@ def measure(entry):
     """{order: (worst ulps, check, point)} for order in value, d1, d2."""
     got = reference_answers(entry)
     exact = exact_answers(entry)
-    xs = entry.grid if entry.arity == 2 else (entry.grid,)
+    xs = entry.grid if entry.arity > 1 else (entry.grid,)
     worst = {}
     for check, vals in got.items():
         key = check.split(" ")[0]
@@ -630,7 +732,7 @@ def measure(entry):
             err = ulps(float(g), e)
             point = tuple(float(x[k]) for x in xs)
             if order not in worst or err > worst[order][0] or (math.isnan(worst[order][0])):
-                worst[order] = (err, check, point if entry.arity == 2 else point[0])
+                worst[order] = (err, check, point if entry.arity > 1 else point[0])
     return worst
 
 

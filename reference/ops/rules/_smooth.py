@@ -901,6 +901,182 @@ def scaled_partial(name, p, q):
         return np.ldexp(fn(ps, qs, ps * ps + qs * qs), -power * e)
 
 
+# ---- lerp, addcmul, addcdiv: a sum of a product, rounded once (compensated) ----------------------
+# PyTorch's a + w(b - a), a + v·t1·t2 and a + v·t1/t2 round each step: where the sum cancels the
+# result is off by the rounding of the product relative to it (1.7e16 ulps at addcmul(-6.93, 7.7,
+# 3, value=0.3)). Here each step is error-free (TwoSum, Dekker's product, the exact remainder of
+# a division) and the errors are added back once: the exact value to within an ulp of the result
+# plus u²·(|a| + |product|). Where a correction is not finite (an input or a term past the range)
+# it is dropped; where the result is not finite, PyTorch's formula.
+
+
+def _finite_or_zero(x):
+    return np.where(np.isfinite(x), x, 0.0)
+
+
+def two_product_scaled(a, b):
+    """a·b = hi + lo exactly at any exponents: Dekker's product of the mantissas in [1/2, 1)
+    (frexp), scaled back by ldexp (Veltkamp's split overflows past 1e300; lo is rounded only
+    where it is subnormal, below the ulp of any normal hi)."""
+    ma, ea = np.frexp(a)
+    mb, eb = np.frexp(b)
+    hi, lo = two_product(ma, mb)
+    return a * b, np.ldexp(lo, ea + eb) + (np.ldexp(hi, ea + eb) - a * b)
+
+
+_DEEP_CANCEL = 2.0**-40  # |a + head| below this fraction of |a| + |head|: the tail's u² matters
+
+
+def _sum_with_errors(a, head, tail, exact, *inputs):
+    """a + head + tail, with a + head = s + sl exactly and tail the product's error terms (their
+    own rounding is u² of |a| + |head|). Where the sum cancels deeper than 2^-40 of its terms, the
+    finite elements are recomputed with ``exact(*mpf inputs)`` in mpmath at 2200 bits (every sum
+    of float64 products exact)."""
+    s, sl = two_sum(a, head)
+    out = s + _finite_or_zero(sl + tail)
+    deep = np.isfinite(out) & (np.abs(out) < _DEEP_CANCEL * (np.abs(a) + np.abs(head))) & (head != 0)
+    if not deep.any():
+        return out
+    import mpmath
+
+    out = np.array(out, copy=True)
+    with mpmath.workprec(2200):
+        out[deep] = [float(exact(*map(mpmath.mpf, map(float, args)))) for args in zip(*(t[deep] for t in inputs))]
+    return out
+
+
+def lerp(a, b, weight):
+    """a + w(b - a): b - a = d + dl, w·d = p + pl exactly; exact at w = 0 and w = 1 (PyTorch's
+    |w| < 1/2 split keeps that too)."""
+    a, b, w = np.broadcast_arrays(_f64(a), _f64(b), _f64(weight))
+    with np.errstate(all="ignore"):
+        d, dl = two_sum(b, -a)
+        p, pl = two_product_scaled(w, d)
+        out = _sum_with_errors(a, p, _finite_or_zero(pl) + w * dl, lambda x, y, t: x + t * (y - x), a, b, w)
+        pytorch = np.where(np.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
+        return np.where(np.isfinite(out), out, pytorch)
+
+
+def addcmul(a, t1, t2, value):
+    """a + v·t1·t2: t1·t2 = p + pl, v·p = q + ql exactly."""
+    a, t1, t2 = np.broadcast_arrays(_f64(a), _f64(t1), _f64(t2))
+    with np.errstate(all="ignore"):
+        p, pl = two_product_scaled(t1, t2)
+        q, ql = two_product_scaled(np.full_like(p, value), p)
+        tail = _finite_or_zero(ql) + value * _finite_or_zero(pl)
+        out = _sum_with_errors(a, q, tail, lambda x, u, v: x + value * u * v, a, t1, t2)
+        return np.where(np.isfinite(out), out, a + value * (t1 * t2))
+
+
+def addcdiv(a, t1, t2, value):
+    """a + v·t1/t2: t1/t2 = q + r/t2 with r = t1 - q·t2 exactly (the remainder of a correctly
+    rounded quotient is representable: (t1 - h) - l of q·t2 = h + l), v·q = m + ml exactly."""
+    a, t1, t2 = np.broadcast_arrays(_f64(a), _f64(t1), _f64(t2))
+    with np.errstate(all="ignore"):
+        q = t1 / t2
+        h, l = two_product_scaled(q, t2)
+        ql = ((t1 - h) - l) / t2
+        m, ml = two_product_scaled(np.full_like(q, value), q)
+        tail = _finite_or_zero(ml) + _finite_or_zero(value * ql)
+        out = _sum_with_errors(a, m, tail, lambda x, u, v: x + value * u / v, a, t1, t2)
+        return np.where(np.isfinite(out), out, a + value * (t1 / t2))
+
+
+# ---- pow(x, y)'s partials -------------------------------------------------------------------------
+# PyTorch's y·x^(y - 1), differentiated by autograd, forms x^(y - 2) of a rounded y - 2 (relative
+# error (y - 2)'s rounding times log x: up to 745u), sums terms that overflow separately (inf - inf
+# where the partial is finite or ±inf) and multiplies its mask's zero by an infinite pow (0·inf at
+# y = 0); d/dy of it is 0 at y = 0 (the mask), where x^(y - 1)(1 + y log x) is 1/x. Here each
+# partial is one kernel of (x, y), exact at positive finite x, PyTorch's formula elsewhere.
+
+
+def _pow_shifted(x, y, k):
+    """x^(y - k) with the rounding of y - k corrected: y - k = s + e exactly (TwoSum), x^(s + e) =
+    x^s + x^s·e·log x to first order (|e·log x| <= u·|s·log x| <= 745u wherever x^s is finite and
+    not 0: the square is below u²), at positive finite x; x^s elsewhere."""
+    s, e = two_sum(y, -k)
+    out = np.power(x, s)
+    fix = (e != 0) & (x > 0) & (x < np.inf)
+    return np.where(fix, out + out * (e * np.log(np.where(fix, x, 1.0))), out)
+
+
+def pow_partial_self(x, y):
+    """∂/∂x x^y = y·x^(y - 1); 0 where y = 0 (PyTorch's mask: x^0 is constant, also at x = 0)."""
+    x, y = np.broadcast_arrays(_f64(x), _f64(y))
+    with np.errstate(all="ignore"):
+        return np.where(y == 0, 0.0, y * _pow_shifted(x, y, 1))
+
+
+def _pow_exact_here(x, y):
+    """Where pow's partials are exact: positive finite x, finite y (PyTorch's formulas elsewhere)."""
+    return (x > 0) & (x < np.inf) & np.isfinite(y)
+
+
+def pow_partial_self_self(x, y):
+    """∂²/∂x² x^y = y(y - 1)·x^(y - 2) (y(y - 1) as y·s + y·e, y - 1 = s + e exactly): 0 at y = 0
+    and 1. Outside the exact region PyTorch's formula differentiated: its mask at y = 0 times the
+    derivative of y·x^(y - 1), nan where x^(-2) is infinite (x = 0)."""
+    x, y = np.broadcast_arrays(_f64(x), _f64(y))
+    with np.errstate(all="ignore"):
+        s, e = two_sum(y, -1.0)
+        exact = np.where((y == 0) | (y == 1), 0.0, (y * s + y * e) * _pow_shifted(x, y, 2))
+        inner = np.where(y == 1, 0.0, (y - 1) * np.power(x, y - 2))
+        pytorch = np.where(y == 0, 0 * (y * inner), y * inner)
+        return np.where(_pow_exact_here(x, y), exact, pytorch)
+
+
+def pow_partial_exponent(x, y):
+    """∂/∂y x^y = x^y·log x; 0 where x = 0 and y >= 0 (PyTorch's pow_backward_exponent)."""
+    x, y = np.broadcast_arrays(_f64(x), _f64(y))
+    with np.errstate(all="ignore"):
+        zero_base = (x == 0) & (y >= 0)
+        return np.where(zero_base, 0.0, np.power(x, y) * np.log(np.where(zero_base, 1.0, x)))
+
+
+def _pow_mixed_pytorch(x, y, via):
+    """PyTorch's ∂²/∂x∂y of x^y by autograd: of its base partial in y (``via`` "self") or of its
+    exponent partial in x ("exponent"); each mask's zero times the masked branch's derivative
+    (nan where that is infinite or nan, as in PyTorch)."""
+    log_x = np.log(x)
+    if via == "self":  # d/dy where(y == 0, 0, y·x^(y - 1))
+        p = np.power(x, y - 1)
+        d = p + y * np.where((x == 0) & (y >= 1), 0.0, p * log_x)
+        return np.where(y == 0, 0 * d, d)
+    # d/dx where(x == 0 & y >= 0, 0, x^y·log x)
+    d = np.where(y == 0, 0.0, y * np.power(x, y - 1)) * log_x + np.power(x, y) / x
+    return np.where((x == 0) & (y >= 0), 0 * d, d)
+
+
+_MIXED_CANCEL = 0.25
+
+
+def pow_partial_mixed(x, y, via):
+    """∂²/∂x∂y x^y = x^(y - 1)·(1 + y·log x) in the exact region (1/x at y = 0, where PyTorch's
+    mask gives 0); y·log x = t + tl exactly (Dekker), 1 + t + tl with TwoSum, mpmath where it
+    cancels by more than 2 bits (y·log x in (-4/3, -4/5)). Elsewhere PyTorch's value
+    along its route ``via`` (:func:`_pow_mixed_pytorch`: the two differ at x = 0)."""
+    x, y = np.broadcast_arrays(_f64(x), _f64(y))
+    with np.errstate(all="ignore"):
+        exact_here = _pow_exact_here(x, y)
+        t, tl = two_product(y, np.log(np.where(exact_here, x, 1.0)))  # y·log x, exactly
+        total, total_l = two_sum(1.0, t)
+        total = total + _finite_or_zero(total_l + tl)
+        out = np.where(exact_here, _pow_shifted(x, y, 1) * total, _pow_mixed_pytorch(x, y, via))
+        # log x's half ulp, relative, amplified by |t| / |1 + t|: at most 4 outside this band
+        bad = exact_here & (np.abs(total) < _MIXED_CANCEL * np.abs(t))
+    if not bad.any():
+        return out
+    import mpmath
+
+    out = np.array(out, copy=True)
+    with mpmath.workdps(_DPS):
+        out[bad] = [
+            float(mpmath.power(a, b - 1) * (1 + b * mpmath.log(a)))
+            for a, b in ((mpmath.mpf(float(u)), mpmath.mpf(float(v))) for u, v in zip(x[bad], y[bad]))
+        ]
+    return out
+
+
 # ---- the derivatives of I0, I1 (modified Bessel functions) and of their scaled forms -------------
 # PyTorch's formulas cancel: i0e' = i1e - sgn·i0e and i1e' = i0e - i1e(sgn + 1/x) for large |x|
 # (1.4e4 ulps at 1e4: both terms ~ 1/√(2πx), the difference ~ 1/(2x) of them), and I1'' (I1 - I1'/x +

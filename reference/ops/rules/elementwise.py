@@ -26,7 +26,7 @@ from reference.ops.rule import (
     Export,
 )
 from reference.ops.rules import _smooth as S
-from reference.ops.rules.pointwise import exact_from_input, on_host
+from reference.ops.rules.pointwise import binary_on_host, exact_from_input, on_host
 from reference.ops.rules.registry import RULES, rule
 
 # ---- rounding-error declarations (reference.errors): an op not listed rounds once, correctly ----
@@ -188,35 +188,90 @@ rule(
     "PowBackward1",
     ("self", "exponent"),
     forward=lambda a, b: _power(a, b).astype(a.dtype, copy=False),
-    grads=(
-        lambda c, g: A.where(c.exponent == 0, 0.0, g * _pow_d_self(c)),
-        lambda c, g: g * A.where(_zero_base(c), 0.0, c.result * A.log(c.self)),
-    ),
+    grads=(lambda c, g: _pow_times_partial(c, g, 0), lambda c, g: _pow_times_partial(c, g, 1)),
     saves={"self": (0, 1), "exponent": (0, 1), "result": (1,)},
-    jvp=(
-        lambda c, t: A.where(c.exponent == 0, 0.0, t * _pow_d_self(c)),
-        lambda c, t: t * A.where(_zero_base(c), 0.0, c.result * A.log(c.self)),
-    ),
+    jvp=(lambda c, t: _pow_times_partial(c, t, 0), lambda c, t: _pow_times_partial(c, t, 1)),
     batch=BATCH_ELEMENTWISE,
     error=_POW_ERROR,
 )
 
 
-def _pow_d_self(c):
-    """y·x^(y - 1), PyTorch's formula, with the rounding of y - 1 corrected (real dtypes): y - 1 =
-    s + e exactly (TwoSum, in Tensor ops: exact, and e's derivative is 0), x^(y - 1) = x^s·x^e =
-    x^s·(1 + e·log x) to first order in e·log x (|e| <= u·|s|, |log x| <= 745). PyTorch's x^s alone
-    is off by the relative e·log x: 181 ulps at (1e-300, -1e-7). No correction where e = 0 or x is
-    0, negative or not finite (the correction is then nan or moot); log reads 1 there."""
+def _pow_times_partial(c, g, i):
+    """g times ∂/∂self (i = 0) or ∂/∂exponent (i = 1) of self ** exponent. Real dtypes: the
+    primitives pow_partial_self and pow_partial_exponent (below), exact at positive finite x, whose
+    derivatives are primitives again, so the second derivatives are rounded once from the exact
+    value. Complex dtypes: PyTorch's formulas (pow_backward_self, pow_backward_exponent)."""
     x, y = c.self, c.exponent
-    s = y - 1
     if x.dtype.kind == "c" or y.dtype.kind == "c":
-        return y * A.pow(x, s)
-    bb = s - y
-    e = (y - (s - bb)) + (-1 - bb)
-    corrected = (A.abs(e) > 0) & (x > 0) & (x < math.inf)  # e is nan at an infinite y
-    log_x = A.log(A.where(corrected, x, 1.0))
-    return y * A.pow(x, s) * A.where(corrected, 1 + e * log_x, 1.0)
+        if i == 0:
+            return A.where(y == 0, 0.0, g * (y * A.pow(x, y - 1)))
+        return g * A.where(_zero_base(c), 0.0, c.result * A.log(c.self))
+    out = g * _pow_partial(("pow_partial_self", "pow_partial_exponent")[i], x, y)
+    if i == 1:
+        return out
+    # PyTorch's where(exponent == 0, 0, ...) answers +0 whatever g's sign; "+ 0.0" does that
+    # without a mask, whose derivative in y would be 0 (not the mixed partial 1/x)
+    return A.where(y == 0, out + 0.0, out)
+
+
+def _pow_partial(name, x, y, **params):
+    return apply(RULES[name], (x, y), params)
+
+
+# pow's partials and their derivatives (real dtypes), each a primitive of (self, exponent) with an
+# exact float64 kernel (_smooth.pow_partial_*: x^(y - k) with y - k's rounding corrected, 0·inf
+# avoided at y = 0, mpmath where 1 + y·log x cancels); the third derivatives are the plain formulas
+# (no check differentiates three times). Each is judged by the composite of PyTorch's formula, as
+# the formula was (docs/accuracy.md).
+def _log_or_one(x, y):
+    """log x, read as 0 where x = 0 and y >= 0 (PyTorch's pow_backward_exponent mask)."""
+    zero_base = A.logical_and(A.eq(x, 0.0), y >= 0)
+    return A.where(zero_base, 0.0, A.log(A.where(zero_base, 1.0, x)))
+
+
+_POW_PARTIALS = {
+    # name: (∂/∂x, ∂/∂y, PyTorch's formula, its description)
+    "pow_partial_self": (
+        lambda x, y: _pow_partial("pow_partial_self_self", x, y),
+        lambda x, y: _pow_partial("pow_partial_mixed", x, y, via="self"),
+        lambda x, y: A.where(y == 0, 0.0, y * A.pow(x, y - 1)),
+        "PyTorch pow_backward_self: exponent * self^(exponent - 1), 0 where exponent == 0",
+    ),
+    "pow_partial_exponent": (
+        lambda x, y: _pow_partial("pow_partial_mixed", x, y, via="exponent"),
+        lambda x, y: _pow_partial("pow_partial_exponent", x, y) * A.log(x),  # 0·log 0 = nan: PyTorch's
+        lambda x, y: A.pow(x, y) * _log_or_one(x, y),
+        "PyTorch pow_backward_exponent: result * log(self), 0 where self == 0 and exponent >= 0",
+    ),
+    "pow_partial_self_self": (
+        lambda x, y: y * (y - 1) * (y - 2) * A.pow(x, y - 3),
+        lambda x, y: A.pow(x, y - 2) * ((2 * y - 1) + y * (y - 1) * A.log(x)),
+        lambda x, y: A.where(y == 0, 0.0, y * A.where(y - 1 == 0, 0.0, (y - 1) * A.pow(x, y - 2))),
+        "autograd of PyTorch's pow_backward_self in self: exponent (exponent - 1) self^(exponent - 2)",
+    ),
+    "pow_partial_mixed": (  # via: the route PyTorch's value takes outside the exact region
+        lambda x, y, via: A.pow(x, y - 2) * ((y - 1) * (1 + y * A.log(x)) + y),
+        lambda x, y, via: A.pow(x, y - 1) * A.log(x) * (2 + y * A.log(x)),
+        lambda x, y, via: A.pow(x, y - 1) * (1 + y * _log_or_one(x, y - 1)),
+        "autograd of PyTorch's pow_backward_self in exponent (or pow_backward_exponent in self): "
+        "self^(exponent - 1) (1 + exponent log(self))",
+    ),
+}
+for _name, (_dx, _dy, _pytorch, _why) in _POW_PARTIALS.items():
+    rule(
+        _name,
+        f"{''.join(w.title() for w in _name.split('_'))}Backward0",
+        ("self", "exponent"),
+        forward=binary_on_host(getattr(S, _name)),
+        grads=(
+            lambda c, g, _dx=_dx: g * _dx(c.self, c.exponent, **c.params),
+            lambda c, g, _dy=_dy: g * _dy(c.self, c.exponent, **c.params),
+        ),
+        saves={"self": (0, 1), "exponent": (0, 1)},
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+        error=errors.composite(_pytorch, _why),
+    )
 
 
 def _zero_base(c):

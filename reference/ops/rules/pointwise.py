@@ -835,13 +835,38 @@ _SCALED_GRADS = {
 }
 
 
-def _scaled_kernel(name):
-    def run(a, b):
-        a64 = np.asarray(to_numpy(a), dtype=np.float64)
-        out = S.scaled_partial(name, a64, np.asarray(to_numpy(b), dtype=np.float64))
-        return namespace_of(a).asarray(out)
+def _host_run(kernel, *args):
+    def run(*arrays, **params):
+        host = (np.asarray(to_numpy(t), dtype=np.float64) for t in arrays)
+        return namespace_of(arrays[0]).asarray(kernel(*args, *host, **params))
 
-    return _lowp(run)
+    return run
+
+
+def binary_on_host(kernel, *args):
+    """The forward of a primitive of two inputs: ``kernel(*args, a, b, **params)`` (a float64
+    NumPy kernel of :mod:`._smooth`) on host copies of a and b, rounded once to their dtype
+    (float16 and bfloat16 through float32, as :func:`_lowp`), in their array namespace."""
+    return _lowp(_host_run(kernel, *args))
+
+
+def exact_real(kernel, pytorch):
+    """A forward that is ``kernel`` (float64, on the host: :func:`binary_on_host`) for real
+    floating inputs and ``pytorch`` (the formula in the inputs' namespace) for complex or integer
+    ones (or a complex parameter)."""
+    host = _host_run(kernel)
+
+    def forward(*arrays, **params):
+        real = all(t.dtype.kind == "f" for t in arrays) and not any(
+            isinstance(v, complex) for v in params.values()
+        )
+        return (host if real else pytorch)(*arrays, **params)
+
+    return _lowp(forward)
+
+
+def _scaled_kernel(name):
+    return binary_on_host(S.scaled_partial, name)
 
 
 for _name, (_dp, _dq) in _SCALED_GRADS.items():
@@ -1321,6 +1346,8 @@ rule(
 )
 
 # ---- ternary -----------------------------------------------------------------------------------------------
+# lerp, addcmul and addcdiv: values rounded once from the exact sum (_smooth.lerp, addcmul, addcdiv:
+# compensated) for real floating inputs; PyTorch's formula for complex and integer ones.
 
 
 def _lerp(a, b, weight):
@@ -1346,7 +1373,7 @@ rule(
     "lerp",
     "LerpBackward0",
     ("self", "end"),  # weight: a Python number
-    forward=_lowp(_lerp),
+    forward=exact_real(S.lerp, _lerp),
     grads=(lambda c, g: _lerp_backward_self(g, c.weight), lambda c, g: g * c.weight),
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
@@ -1355,7 +1382,7 @@ rule(
     "lerp_tensor",
     "LerpBackward1",
     ("self", "end", "weight"),
-    forward=_lowp(_lerp),
+    forward=exact_real(S.lerp, _lerp),
     grads=(
         lambda c, g: _lerp_backward_self(g, c.weight),
         lambda c, g: g * c.weight,
@@ -1389,7 +1416,7 @@ rule(
     "addcmul",
     "AddcmulBackward0",
     ("self", "tensor1", "tensor2"),  # value: a Python number
-    forward=_lowp(lambda a, t1, t2, value: a + value * (t1 * t2)),
+    forward=exact_real(S.addcmul, lambda a, t1, t2, value: a + value * (t1 * t2)),
     grads=(
         lambda c, g: g,
         lambda c, g: g * c.tensor2 * c.value,
@@ -1399,15 +1426,30 @@ rule(
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
 )
+def _addcdiv_divisor_grad(g, value, t1, t2):
+    """-g·v·t1 / t2², as -(g·v)·((t1 / t2) / t2): PyTorch's -g·v·t1 / (t2·t2) overflows in t2²
+    near a zero divisor where t1/t2² does not (-inf at t1 = t2 = 1e-300, exact -3e299), and so does
+    its derivative (t2³). At t2 = 0 (a pole) PyTorch's formula and its values; each branch reads a
+    safe operand (1) where the other is selected, so the unselected one's derivative is finite.
+    Below float64 (where the reference answers in the case's dtype, not exactly) PyTorch's formula
+    throughout."""
+    if t2.dtype != np.float64 or t1.dtype != np.float64:
+        return -g * value * t1 / (t2 * t2)
+    zero = A.eq(t2, 0.0)
+    at_zero = A.where(zero, t2, 1.0)
+    elsewhere = A.where(zero, 1.0, t2)
+    return A.where(zero, -g * value * t1 / (at_zero * at_zero), -(g * value) * ((t1 / elsewhere) / elsewhere))
+
+
 rule(
     "addcdiv",
     "AddcdivBackward0",
     ("self", "tensor1", "tensor2"),  # value: a Python number
-    forward=_lowp(lambda a, t1, t2, value: a + value * (t1 / t2)),
+    forward=exact_real(S.addcdiv, lambda a, t1, t2, value: a + value * (t1 / t2)),
     grads=(
         lambda c, g: g,
         lambda c, g: g * (c.value / c.tensor2),
-        lambda c, g: -g * c.value * c.tensor1 / (c.tensor2 * c.tensor2),
+        lambda c, g: _addcdiv_divisor_grad(g, c.value, c.tensor1, c.tensor2),
     ),
     saves={"tensor1": (2,), "tensor2": (1, 2)},
     jvp=AUTO_ELEMENT_WISE,

@@ -179,12 +179,13 @@ def _derivative_records():
         for k in (1, 2, 3):
             opts = {"first_order_only": "the third derivative has no derivative of its own"} if k == 3 else {}
             out[f"{name}_d{k}"] = [(f"derivative_{k - 1}", _derivative(fn, k - 1), [(2, 3)], kind, opts)]
-    # the partials of atan2, hypot and logaddexp (primitives of both inputs): the first in the
+    # the partials of atan2, hypot, logaddexp and pow (primitives of both inputs): the first in the
     # backward of the op, the next in the backward of its gradient
     for fn, first, second in (
         (T.atan2, ("atan2_partial",), ("atan2_partial_pq", "atan2_partial_diff")),
         (T.hypot, ("hypot_partial",), ("hypot_partial_pq", "hypot_partial_qq")),
         (T.logaddexp, ("logaddexp_weight",), ("logaddexp_weight_d1",)),
+        (T.pow, ("pow_partial_self", "pow_partial_exponent"), ("pow_partial_self_self", "pow_partial_mixed")),
     ):
         for names, order in ((first, 0), (second, 1)):
             for name in names:
