@@ -181,15 +181,13 @@ def _once(framework, name, fn):
     return refuses(lambda case, check: _NOT_TWICE[framework].format(name) if check in _TWICE else None)(fn)
 
 
-def _tf_gamma(op):
-    def fn(tf, a, x):
-        from conformance.functional import Unsupported
+def _tf_gamma(op, name, once):
+    def refused(case, check):
+        if case.dtype in ("float16", "bfloat16"):  # "Could not find device for node: Igamma[T=DT_HALF]"
+            return f"tf.math.{op} has no float16 or bfloat16 kernel"
+        return _NOT_TWICE["tensorflow"].format(name) if once and check in _TWICE else None
 
-        if a.dtype in (tf.float16, tf.bfloat16):  # "Could not find device for node: Igamma[T=DT_HALF]"
-            raise Unsupported(f"tf.math.{op} has no float16 or bfloat16 kernel")
-        return getattr(tf.math, op)(a, x)
-
-    return fn
+    return refuses(refused)(lambda tf, a, x: getattr(tf.math, op)(a, x))
 
 
 def _jax_gamma(name):
@@ -215,7 +213,7 @@ for _name, _kernel, _tf_name in (("gammainc", "igamma", "igamma"), ("gammaincc",
         FAMILY,
         torch=_torch_gamma(_name, _kernel, True),
         jax=_once("jax", _name, _jax_gamma(_name)),
-        tf=_once("tensorflow", _name, _tf_gamma(_tf_name)),
+        tf=_tf_gamma(_tf_name, _name, True),
         **_common,
     )
     # x alone (a not differentiated): every check on every framework, each public spelling
@@ -224,7 +222,7 @@ for _name, _kernel, _tf_name in (("gammainc", "igamma", "igamma"), ("gammaincc",
         FAMILY,
         torch=_torch_gamma(_name, _kernel, False),
         jax=_jax_gamma(_name),
-        tf=_tf_gamma(_tf_name),
+        tf=_tf_gamma(_tf_name, _name, False),
         nondiff=("input",),
         spellings={
             "torch": {
