@@ -61,7 +61,11 @@ def main():
         (gx,) = torch.autograd.grad(p.sum(), tx)
         q = torch.special.gammaincc(ta, tx)
         skip = (a > 20) if (skip_torch and dtype == "float64") else None
-        got = {"P": p.detach().double().numpy(), "Q": q.detach().double().numpy(), "dP/dx": gx.double().numpy()}
+        got = {
+            "P": p.detach().double().numpy(),
+            "Q": q.detach().double().numpy(),
+            "dP/dx": gx.double().numpy(),
+        }
         jp, jx = jnp.asarray(a, dtype=dtype), jnp.asarray(x, dtype=dtype)
         ga, gxj = jax.vmap(jax.grad(js.gammainc, argnums=(0, 1)))(jp, jx)
         jgot = {"P": js.gammainc(jp, jx), "Q": js.gammaincc(jp, jx), "dP/dx": gxj, "dP/da": ga}

@@ -174,7 +174,9 @@ def _torch_gamma(name, kernel, both):
 
 
 def _torch_spelling(name, kernel, fn):
-    return refuses(lambda case, check: _NO_TORCH_FORWARD.format(name, kernel) if check in _FORWARD_MODE else None)(fn)
+    return refuses(
+        lambda case, check: _NO_TORCH_FORWARD.format(name, kernel) if check in _FORWARD_MODE else None
+    )(fn)
 
 
 def _once(framework, name, fn):
@@ -226,8 +228,12 @@ for _name, _kernel, _tf_name in (("gammainc", "igamma", "igamma"), ("gammaincc",
         nondiff=("input",),
         spellings={
             "torch": {
-                f"torch.{_kernel}": _torch_spelling(_name, _kernel, lambda T, a, x, k=_kernel: getattr(T, k)(a, x)),
-                f"Tensor.{_kernel}": _torch_spelling(_name, _kernel, lambda T, a, x, k=_kernel: getattr(a, k)(x)),
+                f"torch.{_kernel}": _torch_spelling(
+                    _name, _kernel, lambda T, a, x, k=_kernel: getattr(T, k)(a, x)
+                ),
+                f"Tensor.{_kernel}": _torch_spelling(
+                    _name, _kernel, lambda T, a, x, k=_kernel: getattr(a, k)(x)
+                ),
             },
             # lax takes operands of one shape: users broadcast them first
             "jax": {

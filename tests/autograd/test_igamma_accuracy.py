@@ -96,7 +96,7 @@ def test_tiny_arguments_against_mpmath_directly():
             exact_q = mpmath.gammainc(a, x, mpmath.inf, regularized=True)
             assert _ulps(igamma_exact(a, x, 0, 0, True), exact_q) <= 0.5, (a, x)
             assert _ulps(igamma_exact(a, x, 0, 0, False), _p(a, x)) <= 0.5, (a, x)
-            exact = mpmath.diff(lambda s: mpmath.gammainc(s, 0, x, regularized=True), a, 1)
+            exact = mpmath.diff(lambda s, x=x: mpmath.gammainc(s, 0, x, regularized=True), a, 1)
             assert _ulps(igamma_exact(a, x, 1, 0, False), exact) <= 1.0, (a, x)
 
 

@@ -22,15 +22,19 @@ def _incomplete_gamma(name, kernel):
     def op(input, other):
         dt = A.result_type(input, other)
         if not is_inexact(dt):
-            raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{scalar_type_name(dt)}\'')
+            raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{scalar_type_name(dt)}'")
         return _binary(rule, input, other)
 
     op.__name__ = name
-    op.__doc__ = f"torch.special.{name}(input, other): a = input, x = other; exact derivatives of every order."
+    op.__doc__ = (
+        f"torch.special.{name}(input, other): a = input, x = other; exact derivatives of every order."
+    )
     return op
 
 
 NAMESPACES = {
-    "special": {"gammainc": _incomplete_gamma("gammainc", "igamma"),
-                "gammaincc": _incomplete_gamma("gammaincc", "igammac")},  # fmt: skip
+    "special": {
+        "gammainc": _incomplete_gamma("gammainc", "igamma"),
+        "gammaincc": _incomplete_gamma("gammaincc", "igammac"),
+    },  # fmt: skip
 }

@@ -285,7 +285,9 @@ def _slopes(a, x):
 
     with np.errstate(all="ignore"):
         h = 1e-6 * np.maximum(a, 1e-3)
-        da = np.abs(scipy.special.gammainc(a + h, x) - scipy.special.gammainc(np.maximum(a - h, 0), x)) / (2 * h)
+        da = np.abs(scipy.special.gammainc(a + h, x) - scipy.special.gammainc(np.maximum(a - h, 0), x)) / (
+            2 * h
+        )
         dx = np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a))
     return [np.where(np.isfinite(s), s, np.inf) for s in (da, dx)]
 
