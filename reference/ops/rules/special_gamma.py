@@ -18,11 +18,13 @@ The kernels are mpmath's, rounded once to the input dtype (float32/16 inputs com
 ``gammainc`` of the smaller of P and Q (the other is 1 minus it), at 30 digits plus the digits of
 max(a, x) (the exponent (a - 1) ln x - x - lnΓ(a) cancels by that many); the x-derivatives from
 the closed form ∂_x^m ρ, ρ = x^(a-1) e^-x / Γ(a), ∂_x^m ρ = ρ Σ_k C(m, k) (a-1)(a-2)...(a-k) x^-k
-(-1)^(m-k); the a-derivatives by ``mpmath.diff`` (mpmath raises its working precision there). Two
-places mpmath's own ``gammainc`` does not reach: a < 1e-20, where Q = a E1(x) to a relative
-a·(γ + |ln x|) (below 2^-60), and a > 1e7 with x near a, where its series do not converge and
+(-1)^(m-k); the a-derivatives by ``mpmath.diff`` (mpmath raises its working precision there). Three
+places where mpmath's own ``gammainc`` is slow or does not converge: a < 1e-20, where Q = a E1(x)
+to a relative a·(γ + |ln x|) (below 2^-60; its a-derivatives are those at a = 0); x < 1e-20, where
+P's power series to its third term is used (a relative x^3); and a > 1e7 with x near a, where
 Temme's uniform expansion (DLMF 8.12.3, 8.12.8) with its first two coefficients is used: a
-relative error below 0.05 a^-2.5 (< 2^-60 there; measured against mpmath: 1e-15 at a = 1e5, 3e-18 at 1e6, where tests/autograd/test_igamma_accuracy.py checks it).
+relative error below 0.05 a^-2.5 (< 2^-60 there; measured against mpmath: 1e-15 at a = 1e5,
+3e-18 at 1e6, where tests/autograd/test_igamma_accuracy.py checks it).
 
 Special values (PyTorch's where it defines them, the limits elsewhere): nan at nan, a < 0, x < 0,
 (a, x) = (0, 0) and (inf, inf); P = 1 at a = 0 or x = inf, P = 0 at x = 0 or a = inf (Q = 1 - P);
