@@ -5,16 +5,25 @@ TensorFlow differentiates all six (tf.math.special.bessel_*, its registered grad
 J0 and J1 only, through jax.scipy.special.bessel_jn (a recurrence; no Y or K); PyTorch computes them
 but gives them no derivative: their results do not require grad, so a program that adds them to a
 differentiable term gets a silently wrong gradient (the term counted as a constant), and
-differentiating them alone raises. Its spelling runs the forward checks only (:func:`_torch`)."""
+differentiating them alone raises. Its spelling runs the forward checks only (:func:`_torch`).
+
+And the regularized incomplete gamma functions (reference/ops/rules/special_gamma.py), P =
+torch.special.gammainc and Q = gammaincc (jax.scipy.special.gammainc/gammaincc, tf.math.igamma/
+igammac), two records each: ``gammainc`` differentiates both a and x (JAX and TensorFlow, once: their
+∂/∂a kernels have no derivative; PyTorch has no derivative in a, its forward checks run) and
+``gammainc_x`` x alone (every check on every framework)."""
 
 from __future__ import annotations
 
 import math
 
+from hypothesis import strategies as st
+
 from conformance.ops import _domains as D
 from conformance.ops import not_fuzzed, record
 from conformance.ops._run import refuses
 from conformance.ops.elementwise import _unary
+from conformance.strategies import broadcast_shapes, value_kinds
 
 FAMILY = "special"
 
@@ -106,6 +115,148 @@ not_fuzzed(
     "vjp_vjp, jvp, the second-order forward checks and vmap_vjp",
 )
 
+# ---- the regularized incomplete gamma functions (reference/ops/rules/special_gamma.py) ----------
+# P(a, x) = gammainc, Q = gammaincc: a (input) on (0, inf), x (other) on [0, inf); at a = 0 and x = 0
+# their limits (P(0, x) = 1, P(a, 0) = 0; (0, 0) is nan in PyTorch); the gate draws both positive.
+_SHAPE = D.domain("(0, inf): a", 0.0, math.inf, D.Point("a -> 0", 0.0, "above"), D.Point("a = 1", 1.0),
+                  gate="pos")  # fmt: skip
+_GAMMA_X = D.domain("[0, inf): x", 0.0, math.inf, D.Point("x = 0", 0.0, "above"), gate="pos")
+
+#: the mpmath kernels take 1 ms (a, x < 10) to 0.3 s (a near x near 1e4) per element: at most 24
+#: elements a case
+_GAMMA_SIZE = 24
+
+
+def _gamma_sample(values=None):
+    @st.composite
+    def sample(draw):
+        a, b = draw(broadcast_shapes(max_rank=2, max_size=_GAMMA_SIZE))
+        return {"values": draw(value_kinds(values))}, {"input": a, "other": b}
+
+    return sample
+
+
+_NO_TORCH_A = (
+    "PyTorch has no derivative of torch.special.{} in its first argument a ('the derivative for "
+    "'{}: input' is not implemented'); the forward checks run (the record {}_x checks its derivative "
+    "in x)"
+)
+#: the checks that differentiate twice: JAX's igamma_grad_a and TensorFlow's IgammaGradA have no
+#: derivative of their own
+_TWICE = ("vjp_vjp", "jvp_jvp", "vjp_jvp", "jvp_vjp", "vmap_jvp_vjp")
+_NOT_TWICE = {
+    "jax": "JAX differentiates {} in a once: 'Differentiation rule for 'igamma_grad_a' not implemented'",
+    "tensorflow": "TensorFlow differentiates {} in a once: 'gradient registry has no entry for: IgammaGradA'",
+}
+
+
+#: the checks that run PyTorch's forward mode
+_FORWARD_MODE = ("jvp", "jvp_jvp", "vjp_jvp", "jvp_vjp", "vmap_jvp_vjp")
+_NO_TORCH_FORWARD = (
+    "PyTorch has no forward-mode derivative of {} ('Trying to use forward AD with {} that does not "
+    "support it because it has not been implemented yet')"
+)
+
+
+def _torch_gamma(name, kernel, both):
+    def refused(case, check):
+        if both and check not in ("forward", "vmap", "error"):
+            return _NO_TORCH_A.format(name, kernel, name)
+        if check in _FORWARD_MODE:
+            return _NO_TORCH_FORWARD.format(name, kernel)
+        return None
+
+    @refuses(refused)
+    def fn(T, a, x):
+        return getattr(T.special, name)(a, x)
+
+    return fn
+
+
+def _torch_spelling(name, kernel, fn):
+    return refuses(
+        lambda case, check: _NO_TORCH_FORWARD.format(name, kernel) if check in _FORWARD_MODE else None
+    )(fn)
+
+
+def _once(framework, name, fn):
+    return refuses(lambda case, check: _NOT_TWICE[framework].format(name) if check in _TWICE else None)(fn)
+
+
+def _tf_gamma(op, name, once):
+    def refused(case, check):
+        if case.dtype in ("float16", "bfloat16"):  # "Could not find device for node: Igamma[T=DT_HALF]"
+            return f"tf.math.{op} has no float16 or bfloat16 kernel"
+        return _NOT_TWICE["tensorflow"].format(name) if once and check in _TWICE else None
+
+    return refuses(refused)(lambda tf, a, x: getattr(tf.math, op)(a, x))
+
+
+def _jax_gamma(name):
+    def fn(J, a, x):
+        import jax.scipy.special
+
+        return getattr(jax.scipy.special, name)(a, x)
+
+    return fn
+
+
+for _name, _kernel, _tf_name in (("gammainc", "igamma", "igamma"), ("gammaincc", "igammac", "igammac")):
+    _common = dict(
+        inputs=("input", "other"),
+        sample=_gamma_sample(),
+        fn=lambda T, a, x, name=_name: getattr(T.special, name)(a, x),
+        domains={"input": _SHAPE, "other": _GAMMA_X},
+        rules=(_kernel,),
+    )
+    # both arguments differentiated: JAX and TensorFlow, once; PyTorch's forward only
+    record(
+        _name,
+        FAMILY,
+        torch=_torch_gamma(_name, _kernel, True),
+        jax=_once("jax", _name, _jax_gamma(_name)),
+        tf=_tf_gamma(_tf_name, _name, True),
+        **_common,
+    )
+    # x alone (a not differentiated): every check on every framework, each public spelling
+    record(
+        f"{_name}_x",
+        FAMILY,
+        torch=_torch_gamma(_name, _kernel, False),
+        jax=_jax_gamma(_name),
+        tf=_tf_gamma(_tf_name, _name, False),
+        nondiff=("input",),
+        spellings={
+            "torch": {
+                f"torch.{_kernel}": _torch_spelling(
+                    _name, _kernel, lambda T, a, x, k=_kernel: getattr(T, k)(a, x)
+                ),
+                f"Tensor.{_kernel}": _torch_spelling(
+                    _name, _kernel, lambda T, a, x, k=_kernel: getattr(a, k)(x)
+                ),
+            },
+            # lax takes operands of one shape: users broadcast them first
+            "jax": {
+                f"lax.{_kernel}": lambda J, a, x, k=_kernel: getattr(J.lax, k)(*J.jnp.broadcast_arrays(a, x))
+            },
+        },
+        **_common,
+    )
+
+# the derivative primitives of both (reference.ops.rules.special_gamma)
+not_fuzzed(
+    "igamma_grad_a",
+    FAMILY,
+    "internal: ∂P/∂a of the incomplete gamma functions; reached by the gammainc and gammaincc records' "
+    "vjp, jvp and vmap_vjp (JAX's igamma_grad_a, TensorFlow's IgammaGradA)",
+)
+not_fuzzed(
+    "igamma_derivative",
+    FAMILY,
+    "internal: ∂_a^i ∂_x^j P of the incomplete gamma functions; reached by the gammainc_x and "
+    "gammaincc_x records' vjp, jvp, the second-order checks and vmap_vjp",
+)
+
 #: The differentiable special functions of torch.special, jax.scipy.special / jax.nn and tf.math /
 #: tf.math.special that have no record yet, each with why (docs/records.md renders this table).
 MISSING = {
@@ -113,10 +264,6 @@ MISSING = {
     "bessel_k1e)": "their derivatives e^x (K0 - K1) and e^x (K1 - K0 - K1/x) cancel by log2(2x) bits: an "
     "exact kernel needs mpmath at a precision growing with log10 x (mpmath's besselk takes seconds per "
     "element near x = 30) or the termwise derivative of the asymptotic series; not written yet",
-    "gammainc, gammaincc (torch.special; jax.scipy.special; tf.math.igamma, igammac)": "not written yet: "
-    "the derivative in x is x^(a-1) e^(-x) / Gamma(a); in a it has no closed form (mpmath.diff of the "
-    "elements), and PyTorch raises 'the derivative for igamma: input is not implemented' there while "
-    "JAX and TensorFlow differentiate it",
     "zeta (torch.special.zeta; jax.scipy.special.zeta; tf.math.zeta)": "not written yet: d/dq zeta(s, q) = "
     "-s zeta(s + 1, q); PyTorch has no derivative in s ('the derivative for zeta is not implemented'), "
     "TensorFlow none either (None), JAX one",

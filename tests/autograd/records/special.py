@@ -1,9 +1,13 @@
 """Samples for the Bessel functions (:mod:`reference.ops.rules.special`): J0, J1 over both signs
 (``a``), Y0, Y1, K0, K1 on x >= 0.5 (``p``), and their shared derivative primitive (the second
-derivative's own VJP, reached by gradgradcheck of a first-derivative sample)."""
+derivative's own VJP, reached by gradgradcheck of a first-derivative sample); and for the
+incomplete gamma functions (:mod:`reference.ops.rules.special_gamma`): both arguments positive
+(``pp``), a and x on either side of each other, and the derivative primitives at the orders the
+checks use (∂_a, ∂_x², ∂_a∂_x)."""
 
 import reference as T
 from reference.ops.rules.special import derivative_of
+from reference.ops.rules.special_gamma import derivative
 
 S = T.special
 
@@ -18,5 +22,12 @@ RECORDS = {
         ("j1_order2", lambda a: derivative_of("bessel_j1", 2, a * 4), [(4,)], "a"),
         ("y0_order1", lambda a: derivative_of("bessel_y0", 1, a * 3), [(4,)], "p"),
         ("k1_order3", lambda a: derivative_of("modified_bessel_k1", 3, a), [(4,)], "p"),
+    ],
+    "igamma": [("both", lambda a, x: S.gammainc(a * 2, x * 2), [(3,), (3,)], "pp")],
+    "igammac": [("both", lambda a, x: S.gammaincc(a, x * 3), [(3,), (3,)], "pp")],
+    "igamma_grad_a": [("first", lambda a, x: derivative(a, x * 2, 1, 0), [(2,), (2,)], "pp")],
+    "igamma_derivative": [
+        ("x_order2", lambda a, x: derivative(a * 2, x, 0, 2), [(2,), (2,)], "pp"),
+        ("mixed", lambda a, x: derivative(a, x, 1, 1), [(2,), (2,)], "pp"),
     ],
 }
