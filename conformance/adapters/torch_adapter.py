@@ -428,6 +428,12 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
                         f"{self.name}: AOTAutograd does not differentiate its compiled backward: "
                         f"{_compiler_words(exc)}"
                     ) from None
+                if "is not possible to functionalize" in str(exc):  # banned in compile, its words
+                    raise Unsupported(
+                        f"{self.name}: torch.compile refuses a write through a view chain it would replay "
+                        f"with as_strided (e.g. x.real of a complex x written under torch.func.grad): "
+                        f"{_compiler_words(exc)}"
+                    ) from None
                 if penalty and "During a grad" in str(exc):  # torch.func's refusal of the spelling
                     raise Unsupported(
                         f"{self.name}: the gradient penalty spelled with torch.func.grad: {_compiler_words(exc)}"
