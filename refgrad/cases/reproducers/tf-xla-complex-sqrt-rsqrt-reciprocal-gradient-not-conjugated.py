@@ -25,7 +25,7 @@ for name, f, tf_f in [
     zt = torch.tensor(z, requires_grad=True)
     want = torch.autograd.grad(f(zt), zt, torch.tensor(g))[0].numpy()
     eager = gradient(tf_f, tf.constant(z), tf.constant(g)).numpy()
-    xla = tf.function(lambda x, g: gradient(tf_f, x, g), jit_compile=True)(tf.constant(z), tf.constant(g)).numpy()
+    xla = tf.function(lambda x, g, f=tf_f: gradient(f, x, g), jit_compile=True)(tf.constant(z), tf.constant(g)).numpy()
     plain = g * np.conj(want / g)  # g * f'(z): the derivative without the conjugate
     print(f"{name}: torch {want}, tf eager {eager}, tf xla {xla}")
     print(f"{name}: eager is torch's: {np.allclose(eager, want)}; xla is g * f'(z) (no conj): {np.allclose(xla, plain)}")
