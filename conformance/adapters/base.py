@@ -96,9 +96,6 @@ class Adapter:
     #: which spelling of an op record this adapter runs (``torch``, ``jax``, ``tensorflow``)
     record_framework: str | None = None
     run_record = None  # run_record(case, check, a) -> dict, in the built-in adapters
-    #: whether this adapter runs complex record cases (complex64/complex128); the compiled modes of the
-    #: built-in adapters do not yet (docs/complex.md)
-    complex_records = True
 
     def spelling(self, rec):
         """The function this adapter runs for op record ``rec`` (or why it has none, a str): its
@@ -127,15 +124,7 @@ class Adapter:
         spelled = self.spelling_for(rec, case)
         if isinstance(spelled, str):
             return spelled
-        if case.dtype.startswith("complex") and not self.complex_records:
-            return self._complex_mode_reason()
         return self.unsupported_record(case, check)
-
-    def _complex_mode_reason(self) -> str:
-        return (
-            f"complex cases run on the default modes (torch, jax, tensorflow) only: the {self.name} "
-            "adapter's mode is not checked on complex dtypes yet (docs/complex.md)"
-        )
 
     def why_unsupported(self, case, check: str) -> str | None:
         if case.kind == "record":
@@ -152,8 +141,6 @@ class Adapter:
                 f"the {self.name} adapter does not declare the {case.amp!r} mixed-precision policy "
                 f"(its amp_policies: {list(self.amp_policies)}; conformance.amp)"
             )
-        if case.kind == "program" and case.dtype.startswith("complex") and not self.complex_records:
-            return self._complex_mode_reason()
         return self.unsupported(case, check)
 
     def run(self, case, check: str, a) -> dict:

@@ -437,7 +437,6 @@ class TensorFlowFunctionAdapter(ModeCache, TensorFlowAdapter):
     never constants baked into the graph)."""
 
     name = "tensorflow:function"
-    complex_records = False  # complex cases: the default mode only (docs/complex.md)
     mode = "function"
     jit_compile = False
     compiles = True

@@ -226,6 +226,11 @@ class TorchAdapter(Adapter):
 
 
 # -- execution modes (docs/conformance.md, "Execution modes") ------------------------------------
+# what torch raises when a check differentiates AOTAutograd's compiled backward (create_graph=True)
+AOT_NO_DOUBLE_BACKWARD = (
+    "does not currently support double backward",
+    "compiled with non-empty donated buffers which requires create_graph=False",
+)
 # the arrays a torch.func check reads (conformance.case.CHECK_ARRAYS), made outside the compiled region
 _TRANSFORM_ARRAYS = {
     "jvp": ("input", "weight", "bias", "tangent_input", "tangent_weight", "tangent_bias"),
@@ -247,7 +252,6 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
     """
 
     name = "torch:compile"
-    complex_records = False  # complex cases: the default mode only (docs/complex.md)
     mode = "compile"
     backend = "inductor"
     compiles = True
@@ -419,9 +423,15 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
                     f"(a graph break): {_compiler_words(exc)}"
                 ) from None
             except Exception as exc:
-                if "does not currently support double backward" in str(exc):
+                if any(words in str(exc) for words in AOT_NO_DOUBLE_BACKWARD):
                     raise Unsupported(
                         f"{self.name}: AOTAutograd does not differentiate its compiled backward: "
+                        f"{_compiler_words(exc)}"
+                    ) from None
+                if "is not possible to functionalize" in str(exc):  # banned in compile, its words
+                    raise Unsupported(
+                        f"{self.name}: torch.compile refuses a write through a view chain it would replay "
+                        f"with as_strided (e.g. x.real of a complex x written under torch.func.grad): "
                         f"{_compiler_words(exc)}"
                     ) from None
                 if penalty and "During a grad" in str(exc):  # torch.func's refusal of the spelling
@@ -450,7 +460,10 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
         try:
             return self._run_mode(case, check, a)
         except RuntimeError as exc:
-            if "does not currently support double backward" not in str(exc):
+            # AOTAutograd's refusal of create_graph on its compiled backward: its own words, or, where
+            # the backward was compiled with donated buffers (by a first-order check of the same
+            # function run before), the donated-buffer check's
+            if not any(words in str(exc) for words in AOT_NO_DOUBLE_BACKWARD):
                 raise
             from conformance.functional import Unsupported  # the worker reports it as unsupported
 
@@ -497,17 +510,20 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
         function called inside ``torch.func.vmap`` runs eager: Dynamo does not compile under an
         outer functorch transform)."""
         from conformance.ops import RECORDS, check_arrays, op_params
-        from conformance.ops._run import ORDER_RUN, _refuse, _run_torch, run_torch
+        from conformance.ops._run import ORDER_RUN, _refuse, _run_torch, run_torch, torch_tensor
 
         torch, fn = self.torch, self.spelling_for(RECORDS[case.op], case)
         params = op_params(case)
         # the spelling's own refusals (the compiled wrappers below carry none)
         _refuse(fn, case, check, "torch")
+
+        def tensor(x):  # (a complex case's real arrays in the part dtype, as in the default mode)
+            return torch_tensor(torch, case, x, self.dev)
+
         if check in ("vmap", "vmap_vjp", *ORDER_RUN):
             # the whole torch.func transform (vmap, or the second-order jvp/vjp nest) compiled; its
             # arrays are arguments
-            dtype = getattr(torch, case.dtype)
-            tensors = {k: torch.tensor(a[k], dtype=dtype, device=self.dev) for k in check_arrays(case, check)}
+            tensors = {k: tensor(a[k]) for k in check_arrays(case, check)}
 
             def make():
                 return self._compile(
@@ -517,12 +533,9 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
             return self._compiled(case, check, make, lambda c: {k: _dense(v) for k, v in c(tensors).items()})
         if check == "jvp":  # the whole torch.func.jvp compiled (see run)
             rec = RECORDS[case.op]
-            dtype = getattr(torch, case.dtype)
-            xs = {n: torch.tensor(a[n], dtype=dtype, device=self.dev) for n in rec.inputs}
+            xs = {n: tensor(a[n]) for n in rec.inputs}
             primals = tuple(xs[n] for n in rec.diff_inputs)
-            tangents = tuple(
-                torch.tensor(a[f"tangent_{n}"], dtype=dtype, device=self.dev) for n in rec.diff_inputs
-            )
+            tangents = tuple(tensor(a[f"tangent_{n}"]) for n in rec.diff_inputs)
             fixed = {n: x for n, x in xs.items() if n not in rec.diff_inputs}
 
             def make():

@@ -397,14 +397,21 @@ def reference_expected(case, check, a, precision, input_errors=None, fn=None):
 # ---- PyTorch ---------------------------------------------------------------------------------
 
 
+def torch_tensor(torch, case, x, device="cpu"):
+    """Array ``x`` of ``case`` as a torch tensor of the case's dtype; a complex case's real array (a
+    real input, a cotangent or tangent of a real output) in the part dtype (``float32`` for
+    ``complex64``). Every torch mode makes its tensors here."""
+    dtype = getattr(torch, case.dtype)
+    if case.dtype in PART_DTYPE and not np.iscomplexobj(x):
+        dtype = getattr(torch, PART_DTYPE[case.dtype])
+    return torch.tensor(x, dtype=dtype, device=device)
+
+
 def run_torch(torch, case, check, a, fn, device="cpu"):
     _refuse(fn, case, check, "torch")
-    dtype = getattr(torch, case.dtype)
-    part = getattr(torch, PART_DTYPE.get(case.dtype, case.dtype))
 
-    def t(x, grad=False):  # (a complex case's real array, a cotangent of a real output: the part dtype)
-        d = part if dtype != part and not np.iscomplexobj(x) else dtype
-        return torch.tensor(x, dtype=d, device=device).requires_grad_(grad)
+    def t(x, grad=False):
+        return torch_tensor(torch, case, x, device).requires_grad_(grad)
 
     out = _run_torch(torch, case, check, a, fn, t)
     return {k: torch.zeros(v.shape, dtype=v.dtype) if v._is_zerotensor() else v for k, v in out.items()}
