@@ -1,6 +1,7 @@
-"""Departures `refgrad run --ops activations --draws seeded --seed 0` reached that the known file did
+"""Departures `refgrad run --ops activations --draws seeded` (seeds 0, 1) reached that the known file did
 not yet describe (seedsD): each line prints a framework's value next to the exact one (mpmath)."""
 
+import jax
 import keras
 import mpmath
 import tensorflow as tf
@@ -44,3 +45,24 @@ def grad_x(x_, w_, g_):
 
 _, t = torch.func.jvp(grad_x, (x, w, g), (torch.zeros_like(x), torch.tensor([2.0], dtype=torch.float64), g))
 print("torch prelu jvp of the vjp at x = 0, w = 0.25, tangents w 2, g 1:", t.item(), "exact (w g)' = 2 * 1 + 0.25 * 1 = 2.25")
+
+# (seed 1) keras.ops.celu (TensorFlow backend: maximum(x, 0) + alpha * expm1(minimum(x, 0) / alpha))
+# at x = 0: tf.maximum and tf.minimum each give x the whole gradient at the tie, so the gradient is 2
+# where celu is continuously differentiable with derivative 1
+x = tf.Variable(tf.constant(0.0, tf.float32))
+with tf.GradientTape() as tape:
+    y = keras.ops.celu(x, 2.0)
+print("tf keras.ops.celu' float32 at 0, alpha 2:", float(tape.gradient(y, x)), "exact: 1 (both sides)")
+
+# (seed 1) PyTorch's shrink backward at NaN in forward mode: torch.func.jvp of F.softshrink at a NaN
+# element is 0 in the vectorised loop, the tangent in the scalar tail (the reference's formula)
+x = torch.zeros(20, dtype=torch.float64)
+x[0] = float("nan")
+_, t = torch.func.jvp(lambda v: torch.nn.functional.softshrink(v, 1.0), (x,), (torch.ones(20, dtype=torch.float64),))
+print("torch softshrink jvp at a nan in a vectorised block:", t[0].item(), "scalar formula: 1.0")
+
+# (seed 1) JAX's second derivative of selu at 0 in forward mode: jax.nn.selu takes its expm1 branch
+# at x = 0 (where(x > 0, ...)), so the second derivative is scale * alpha there; PyTorch's
+# elu_double_backward multiplies by (x < 0): 0 (the reference)
+d2 = jax.jvp(jax.grad(jax.nn.selu), (0.0,), (1.0,))[1]
+print("jax selu'' forward over reverse at 0:", float(d2), "reference (PyTorch): 0.0")
