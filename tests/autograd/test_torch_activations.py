@@ -360,3 +360,15 @@ def test_tanhshrink_derivative_cancels_near_zero():
         got = g.detach().numpy() if M is torch else g.numpy()
         exact = np.array([float(mpmath.tanh(mpmath.mpf(v)) ** 2) for v in xs])
         assert np.all(np.abs(got - exact) <= 2 * 2.0**-53), (M.__name__, got, exact)
+
+
+def test_prelu_double_backward_ignores_the_weight_where_the_input_is_positive():
+    """Where x > 0 prelu's gradient is g whatever the weight, so its derivative in g is the tangent of
+    g, finite even at a NaN weight (PyTorch, JAX and TensorFlow: -0.7109375 in the seeded campaign);
+    the unselected branch w * g must not leak 0 * nan = nan into it (the reference's did)."""
+    x = T.tensor(np.array([[0.546875, -0.625]]), requires_grad=True)
+    w = T.tensor(np.array([math.nan, 1.53125]), requires_grad=True)
+    g = T.tensor(np.array([[-1.984375, 1.15625]]), requires_grad=True)
+    (gx,) = T.autograd.grad(F(T).prelu(x, w), (x,), g, create_graph=True)
+    (gg,) = T.autograd.grad(gx, (g,), T.tensor(np.array([[-0.7109375, 1.3984375]])))
+    np.testing.assert_array_equal(gg.numpy(), [[-0.7109375, 1.3984375 * 1.53125]])

@@ -223,7 +223,9 @@ rule(
     ("self", "weight"),  # weight: already shaped to broadcast over the channel dim (dim 1)
     forward=_lowp(lambda x, w: namespace_of(x).where(x > 0, x, w * x)),
     grads=(
-        lambda c, g: A.where(A.gt(c.self, 0.0), g, c.weight * g),
+        # the weight masked where x > 0 too: the unselected branch's w * g would otherwise put
+        # 0 * w into the derivative in g, nan at a NaN weight where the derivative is g's tangent
+        lambda c, g: A.where(A.gt(c.self, 0.0), g, A.where(A.gt(c.self, 0.0), 0.0, c.weight) * g),
         lambda c, g: A.where(A.gt(c.self, 0.0), 0.0, c.self * g),
     ),
     saves={"self": (0, 1), "weight": (0, 1)},
