@@ -1719,10 +1719,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 
 def _inplace_binary(rule, self, other, params=None):
     dt = result_type(self, other)
-    if is_floating(dt) and not is_floating(self.dtype):
-        raise RuntimeError(
-            f"result type Float can't be cast to the desired output type {scalar_type_name(self.dtype)}"
-        )
+    _public.inplace_result_check(self, dt)
     other = _operand(other, dt)
     cast = None if self.dtype == other.dtype == dt else dt
     return apply_inplace(rule, self, (other,), params or {}, cast=cast)
@@ -1744,11 +1741,7 @@ def mul_(self, other):
 def div_(self, other, *, rounding_mode=None):
     if rounding_mode is not None:
         _check_rounding_mode(rounding_mode)
-        dt = result_type(self, other)
-        if is_floating(dt) and not is_floating(self.dtype):
-            raise RuntimeError(
-                f"result type Float can't be cast to the desired output type {scalar_type_name(self.dtype)}"
-            )
+        _public.inplace_result_check(self, result_type(self, other))
         return _inplace_binary(R.div_mode, self, other, {"rounding_mode": rounding_mode})
     if not is_inexact(self.dtype):
         raise RuntimeError("result type Float can't be cast to the desired output type Long")
