@@ -123,7 +123,9 @@ def _stock_torch(name, dtypes, n):
                 assert result["verdict"] == "error_mismatch" and " raised " in result["reason"], result
                 continue
             result = _classified(result, case, check)  # a documented torch departure is "known"
-            assert result["verdict"] in ("pass", "unsupported", "known"), (
+            # "convention": in half precision torch's own rounding can land on a declared alternative
+            # (addcdiv's bfloat16 jvp_jvp: an overflow to inf where the float64 formula meets inf - inf)
+            assert result["verdict"] in ("pass", "unsupported", "known", "convention"), (
                 check,
                 case.to_json(),
                 result.get("reason"),
