@@ -23,6 +23,42 @@ def _tf_gelu(tf, x, approximate):
     return tf.nn.gelu(x, approximate=approximate == "tanh")
 
 
+#: the second-order checks: where a convention decides only a second derivative
+SECOND_ORDER = ("vjp_vjp", "jvp_jvp", "vjp_jvp", "jvp_vjp", "vmap_jvp_vjp")
+#: torch.nn.functional.selu's constants
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def elu_second_derivative_at_zero(negative_branch, primary):
+    """elu, selu and celu have a kink of the first derivative at x = 0 (1 on the right, alpha e^0 / scale
+    on the left; continuous only when they agree), so their second derivative at 0 is a choice.
+    PyTorch's first derivative takes the negative branch there (elu_backward: x <= 0) and its second
+    the positive one (elu_double_backward multiplies by x < 0): 0. The alternative keeps the negative
+    branch for both, as jax.nn.elu/selu (where(x > 0, ...) takes the else branch at 0) and the
+    TensorFlow spellings (expm1(minimum(x, 0)): tf.minimum passes the tie's gradient to x) do.
+    ``negative_branch(T, x, **params)`` is the function left of 0, given min(x, 0) so that its
+    unselected values never overflow."""
+
+    def alternative(T, x, **params):
+        return T.where(x > 0, primary(T, x, **params), negative_branch(T, T.clamp(x, max=0.0), **params))
+
+    return Convention(
+        "elu-second-derivative-at-zero",
+        "the second derivative of elu, selu and celu at their kink x = 0: PyTorch's is the positive "
+        "branch's, 0 (its first derivative there is the negative branch's)",
+        any_zero,
+        (
+            Alternative(
+                "the-negative-branch",
+                away_from_nan(alternative, primary),
+                "jax.nn.elu and jax.nn.selu, and the TensorFlow spellings of elu and celu: the negative "
+                "branch's alpha e^0 (elu), scale alpha (selu), 1 / alpha (celu)",
+            ),
+        ),
+        checks=SECOND_ORDER,
+    )
+
+
 unary(
     "gelu",
     lambda T, x, approximate: T.nn.functional.gelu(x, approximate=approximate),
@@ -77,6 +113,9 @@ unary(
                 ),
             ),
         ),
+        elu_second_derivative_at_zero(
+            lambda T, x, alpha: alpha * T.expm1(x), lambda T, x, alpha: T.nn.functional.elu(x, alpha)
+        ),
     ),
 )
 unary(
@@ -85,6 +124,11 @@ unary(
     lambda J, x: J.nn.selu(x),
     lambda tf, x: tf.nn.selu(x),
     rules=("elu",),
+    conventions=(
+        elu_second_derivative_at_zero(
+            lambda T, x: SELU_SCALE * SELU_ALPHA * T.expm1(x), lambda T, x: T.nn.functional.selu(x)
+        ),
+    ),
 )
 unary(
     "celu",
@@ -92,6 +136,11 @@ unary(
     lambda J, x, alpha: J.nn.celu(x, alpha),
     lambda tf, x, alpha: tf.where(x > 0, x, alpha * tf.math.expm1(tf.math.minimum(x, 0) / alpha)),
     params={"alpha": st.sampled_from([1.0, 0.5, 2.0])},
+    conventions=(
+        elu_second_derivative_at_zero(
+            lambda T, x, alpha: alpha * T.expm1(x / alpha), lambda T, x, alpha: T.nn.functional.celu(x, alpha)
+        ),
+    ),
 )
 
 

@@ -475,3 +475,46 @@ def test_remainder_derivatives_at_a_zero_divisor_are_a_convention_and_other_valu
     }
     planted = _judge(case, "jvp_jvp", tangent2_output=[5.0, 0.0])
     assert planted["verdict"] == "fail", planted
+
+
+@pytest.mark.parametrize(
+    "framework, op, params",
+    [
+        ("jax", "elu", {"alpha": 0.5}),
+        ("jax", "selu", {}),
+        ("tensorflow", "elu", {"alpha": 2.0}),
+        ("tensorflow", "celu", {"alpha": 2.0}),
+    ],
+)
+def test_elu_second_derivative_at_zero_the_negative_branch_is_a_convention(framework, op, params):
+    """At the kink x = 0 PyTorch's second derivative of elu/selu/celu is the positive branch's (0),
+    its first derivative the negative branch's; jax.nn.elu/selu and the TensorFlow spellings take the
+    negative branch for both (alpha, scale alpha, 1 / alpha). The seeded campaigns drew it ('ties')."""
+    adapter = _adapter(framework)
+    data = {"input": [0.0, 1.5, -2.0], "grad_output": [1.25, 2.0, 3.0], "gg_input": [0.75, -1.0, 0.5]}
+    case = _case(op, data, "vjp_vjp", values="ties", **params)
+    got = run_in_process(adapter, case, "vjp_vjp", adapter.setup())
+    assert got["verdict"] == "convention", got
+    assert {(c["name"], c["alternative"]) for c in got["conventions"]} == {
+        ("elu-second-derivative-at-zero", "the-negative-branch")
+    }
+
+
+def test_elu_second_derivative_at_zero_other_values_fail():
+    """At the kink only PyTorch's 0 and the negative branch's value are choices: the derivative of the
+    gradient in x there is g * gg * alpha (elu, alpha = 0.5: 1.25 * 0.75 * 0.5) or 0; half of it
+    (what jnp.minimum's tie makes of celu) or twice it is a failure."""
+    from conformance.ops.judge import expected_for, precision_for
+
+    data = {"input": [0.0, 1.5, -2.0], "grad_output": [1.25, 2.0, 3.0], "gg_input": [0.75, -1.0, 0.5]}
+    case = _case("elu", data, "vjp_vjp", values="ties", alpha=0.5)
+    expected, _ = expected_for(case, "vjp_vjp", precision_for(case, {}, "planted"))
+    reference = {k: np.array(v, dtype=np.float64) for k, (v, _) in expected.items()}
+    assert _judge(case, "vjp_vjp", **reference)["verdict"] == "pass"
+    name = next(k for k in reference if k.startswith("g_input"))
+    assert reference[name][0] == 0.0  # PyTorch's choice: the positive branch
+    at_kink = 1.25 * 0.75 * 0.5
+    for planted, verdict in ((at_kink, "convention"), (at_kink / 2, "fail"), (2 * at_kink, "fail")):
+        got = {k: v.copy() for k, v in reference.items()}
+        got[name][0] = planted
+        assert _judge(case, "vjp_vjp", **got)["verdict"] == verdict, (planted, verdict)

@@ -75,6 +75,10 @@ print("torch softshrink jvp at a nan in a vectorised block:", t[0].item(), "scal
 # elu_double_backward multiplies by (x < 0): 0 (the reference)
 d2 = jax.jvp(jax.grad(jax.nn.selu), (0.0,), (1.0,))[1]
 print("jax selu'' forward over reverse at 0:", float(d2), "reference (PyTorch): 0.0")
+# (the declared convention elu-second-derivative-at-zero now judges selu's and elu's value there;
+# celu's, through jnp.minimum's halved tie, is a quarter of the negative branch's 1 / alpha: neither)
+d2 = jax.jvp(jax.grad(lambda v: jax.nn.celu(v, 2.0)), (0.0,), (1.0,))[1]
+print("jax celu'' forward over reverse at 0, alpha 2:", float(d2), "PyTorch 0.0, the negative branch 0.5")
 
 # (seed 1) JAX's second derivative of the erf form of gelu at a huge negative argument: nan (x^2
 # overflows and meets exp(-x^2 / 2) = 0), where gelu''(x) = phi(x) (2 - x^2) underflows to 0
