@@ -165,6 +165,8 @@ class _Prod:
         j = self._last(j)
         if k == l or k > j or l > j:
             return m.mpf(0)
+        if self.xs[k] != 0 and self.xs[l] != 0:
+            return self.prefix[j] / (self.xs[k] * self.xs[l])
         return _prod_except(self.xs, j, {k, l})
 
 
