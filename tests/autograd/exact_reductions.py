@@ -41,7 +41,7 @@ import mpmath
 import numpy as np
 
 import reference as T
-from tests.autograd.exact_table import ulps
+from tests.autograd.exact_table import _fmt, ulps
 
 m = mpmath
 PREC = 2400  # bits: a sum of float64 terms from 2^1024 down to 2^-1074 is exact
@@ -518,10 +518,6 @@ def _label(x):
     if len(x) > 8:
         return f"[{len(x)} elements, {x[0]:.3g}, ...]"
     return "[" + ", ".join(repr(float(v)) for v in x) + "]"
-
-
-def _fmt(err):
-    return "inf" if math.isinf(err) else ("nan" if math.isnan(err) else f"{err:.3g}")
 
 
 def table(names=None, echo=False):
