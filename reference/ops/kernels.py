@@ -148,8 +148,44 @@ def softmax(x, dim):
     if x.size == 0:
         return x.copy()
     xp = namespace_of(x)
-    e = xp.exp(x - xp.amax(x, axis=dim, keepdims=True))
+    m = xp.amax(x, axis=dim, keepdims=True)
+    e = xp.exp(x - m)
+    if xp is np and x.dtype == np.float64:
+        # x - m rounds by up to u·|x - m| (14 ulps of e at x - m = -28): its exact residual (TwoSum)
+        # multiplies e back, e·(1 + lo) (issue 38: docs/accuracy.md)
+        with np.errstate(invalid="ignore", over="ignore"):
+            lo = _two_sum_residual(x, -m, x - m)
+            e = np.where(np.isfinite(lo), e + e * lo, e)
     return e / xp.sum(e, axis=dim, keepdims=True)
+
+
+def _two_sum_residual(a, b, s):
+    """(a + b) - s exactly, s = fl(a + b) (Knuth's TwoSum)."""
+    bb = s - a
+    return (a - (s - bb)) + (b - bb)
+
+
+def log_sum_shifted(e, axes):
+    """log(sum(e)) over ``axes`` (kept as size 1) for e = exp(x - max): the largest e is 1 there,
+    and log(1 + rest) is log1p of the others' sum (log of the rounded 1 + rest loses rest's digits
+    below 2^-53: log_softmax([0, -40])[0] was 0, exact -4.2e-18). Rows whose largest e is not 1
+    (an infinite or nan max) keep log(sum(e))."""
+    moved = np.moveaxis(e, axes, tuple(range(-len(axes), 0)))
+    kept = moved.shape[: moved.ndim - len(axes)]
+    flat = moved.reshape(kept + (-1,)).copy()
+    total = flat.sum(axis=-1, keepdims=True)
+    if flat.shape[-1] == 0:
+        return np.log(total).reshape(_keep_shape(e.shape, axes))
+    first = np.argmax(flat, axis=-1)[..., None]
+    one = np.take_along_axis(flat, first, axis=-1)
+    np.put_along_axis(flat, first, 0.0, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(one == 1.0, np.log1p(flat.sum(axis=-1, keepdims=True)), np.log(total))
+    return out.reshape(_keep_shape(e.shape, axes))
+
+
+def _keep_shape(shape, axes):
+    return tuple(1 if d in axes else s for d, s in enumerate(shape))
 
 
 def log_softmax(x, dim):
@@ -157,6 +193,8 @@ def log_softmax(x, dim):
         return x.copy()
     xp = namespace_of(x)
     shifted = x - xp.amax(x, axis=dim, keepdims=True)
+    if xp is np and x.dtype == np.float64 and x.ndim:  # log1p of the others' sum (issue 38: docs/accuracy.md)
+        return shifted - log_sum_shifted(np.exp(shifted), (dim % x.ndim,))
     return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
 
 

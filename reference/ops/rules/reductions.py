@@ -20,6 +20,7 @@ from reference.ops.rule import (
     BATCH_REDUCE,
 )
 from reference.ops.rules._helpers import _count, _unreduce
+from reference.ops.rules._sums import repair_prod, repair_sum, scaled_norm, scaled_std, scaled_var
 from reference.ops.rules.registry import from_rule, rule
 
 # ---- rounding-error declarations (reference.errors) ----------------------------------------------
@@ -169,7 +170,7 @@ for _suffix, _number in (("", "0"), ("_dim", "1")):
         "sum" + _suffix,
         "SumBackward" + _number,
         ("self",),
-        forward=K.sum_,
+        forward=lambda x, dim, keepdim: repair_sum(x, dim, K.sum_(x, dim, keepdim)),
         error=errors.products(),
         grads=(lambda c, g: _unreduce(g, c.shapes[0], c.dim, c.keepdim),),
         jvp=AUTO_LINEAR,
@@ -179,7 +180,7 @@ for _suffix, _number in (("", "0"), ("_dim", "1")):
         "mean" + _suffix,
         "MeanBackward" + _number,
         ("self",),
-        forward=K.mean,
+        forward=lambda x, dim, keepdim: repair_sum(x, dim, K.mean(x, dim, keepdim), mean=True),
         error=errors.products(lambda arrays, p: _count(arrays[0].shape, p["dim"]) + 1),  # + the division
         grads=(lambda c, g: _unreduce(g, c.shapes[0], c.dim, c.keepdim) / _count(c.shapes[0], c.dim),),
         jvp=AUTO_LINEAR,
@@ -310,6 +311,12 @@ rule(
 
 def prod_kernel(x, dim, keepdim):
     xp = namespace_of(x)
+    if isinstance(x, np.ndarray) and x.dtype == np.float64 and x.ndim and (dim is None or isinstance(dim, int)):
+        # no intermediate overflow or underflow (issue 38: reference/ops/rules/_sums.py)
+        flat = x.reshape(-1) if dim is None else x
+        axis = 0 if dim is None else dim
+        out = repair_prod(flat, axis, np.prod(flat, axis=axis, keepdims=True))
+        return out.reshape((1,) * x.ndim if keepdim else ()) if dim is None else (out if keepdim else np.squeeze(out, axis))
     return xp.prod(x, axis=dim, keepdims=keepdim)
 
 
@@ -402,11 +409,15 @@ for _name, _node in (("prod", "ProdBackward0"), ("prod_dim", "ProdBackward1")):
 def var_kernel(x, dim, correction, keepdim):
     """mean(|x - mean|^2) with N - correction degrees of freedom; real for a complex x (PyTorch)."""
     xp = namespace_of(x)
+    if isinstance(x, np.ndarray) and x.dtype == np.float64:  # scaled by 2^-e: no overflow (issue 38)
+        return scaled_var(x, dim, correction, keepdim)
     return xp.var(x, axis=dim, ddof=correction, keepdims=keepdim).astype(A.to_real(x.dtype), copy=False)
 
 
 def std_kernel(x, dim, correction, keepdim):
     xp = namespace_of(x)
+    if isinstance(x, np.ndarray) and x.dtype == np.float64:
+        return scaled_std(x, dim, correction, keepdim)
     return xp.sqrt(var_kernel(x, dim, correction, keepdim))
 
 
@@ -534,6 +545,8 @@ def vector_norm_kernel(x, ord, dim, keepdim):
         return xp.amin(a, axis=dim, keepdims=keepdim)
     if ord == 1:
         return xp.sum(a, axis=dim, keepdims=keepdim)
+    if isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim:  # scaled by 2^-e (issue 38)
+        return scaled_norm(a, ord, dim, keepdim)
     if ord == 2:
         return xp.sqrt(xp.sum(a * a, axis=dim, keepdims=keepdim))
     with np.errstate(divide="ignore"):
@@ -602,8 +615,34 @@ def logsumexp_kernel(x, dim, keepdim):
     # complex input: the shift is the largest real part (aten's logsumexp_out_impl: amax(real(self)))
     m = xp.amax(x.real if x.dtype.kind == "c" else x, axis=dim, keepdims=True)
     m = xp.where(xp.isinf(m), xp.zeros((), dtype=m.dtype), m)
-    out = xp.log(xp.sum(xp.exp(x - m), axis=dim, keepdims=True)) + m
+    if xp is np and x.dtype == np.float64:
+        out = _exact_logsumexp(x, m, dim)
+    else:
+        out = xp.log(xp.sum(xp.exp(x - m), axis=dim, keepdims=True)) + m
     return out if keepdim else xp.squeeze(out, axis=dim)
+
+
+def _exact_logsumexp(x, m, dim):
+    """m + log(sum(exp(x - m))) with the log as :func:`reference.ops.kernels.log_sum_shifted`
+    (log1p of the others' sum: logsumexp([0, -40]) was 0, exact 4.2e-18); the rows where m and the
+    log cancel (|result| < |m|/2: logsumexp([-log 2, -log 2]) ~ 1e-17) in mpmath (2400 bits)."""
+    axes = _dims_of(dim, x.ndim)
+    out = K.log_sum_shifted(np.exp(x - m), axes) + m
+    bad = np.isfinite(out) & (np.abs(out) < 0.5 * np.abs(m))
+    if bad.any():
+        rows = np.moveaxis(x, axes, tuple(range(-len(axes), 0))).reshape(-1, math.prod(x.shape[d] for d in axes))
+        fixed = out.reshape(-1)
+        for i in np.flatnonzero(bad.reshape(-1)):
+            fixed[i] = _mp_logsumexp(rows[i])
+        out = fixed.reshape(m.shape)
+    return out
+
+
+def _mp_logsumexp(row):
+    import mpmath
+
+    with mpmath.workprec(2400):
+        return float(mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(float(v))) for v in row)))
 
 
 rule(

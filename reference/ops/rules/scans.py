@@ -19,6 +19,7 @@ from reference.autograd.tensor import _make
 from reference.backend import is_inexact, namespace_of
 from reference.ops import api as A
 from reference.ops.rule import AUTO_LINEAR, BATCH_DIM
+from reference.ops.rules._sums import accurate_cumsum, repair_prod
 from reference.ops.rules.reductions import _batch_multi, _flip
 from reference.ops.rules.registry import RULES, from_rule, rule
 
@@ -75,7 +76,7 @@ def cumsum_kernel(x, dim):
     xp = namespace_of(x)
     if x.ndim == 0:
         return x.copy()
-    out = xp.cumsum(x, axis=dim)
+    out = accurate_cumsum(x, dim) if xp is np else xp.cumsum(x, axis=dim)
     return out if is_inexact(x.dtype) else out.astype(np.int64)
 
 
@@ -84,6 +85,7 @@ def cumprod_kernel(x, dim):
     if x.ndim == 0:
         return x.copy()
     out = xp.cumprod(x, axis=dim)
+    out = repair_prod(x, dim, out, cumulative=True)
     return out if is_inexact(x.dtype) else out.astype(np.int64)
 
 
