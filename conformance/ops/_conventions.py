@@ -302,3 +302,36 @@ ZERO_SEED = Convention(
 )
 #: the conventions of every real record, besides its own (``OpRecord.conventions``)
 EVERY_RECORD = (UNBOUNDED_DERIVATIVE, ZERO_SEED)
+
+
+def max_pool_gradient_at_nan(pool):
+    """Max pooling's derivative in a window holding a NaN: the maximum is NaN (PyTorch, JAX), and
+    PyTorch's max_pool selects the NaN, so the gradient and the tangent go to it. JAX's
+    reduce_window max differentiates another element in some checks (its reverse over forward and
+    forward over reverse) and TensorFlow's forward mode likewise: the window's largest number.
+    ``pool(T, x, **params)`` is the record's op; the alternative keeps its value (NaN where the
+    window holds one) and routes the derivatives past the NaNs."""
+
+    def past_nan(T, x, **params):
+        nan = T.isnan(x)
+        largest = pool(T, T.where(nan, T.full_like(x, -float("inf")), x), **params)
+        window_nan = pool(T, T.where(nan, T.ones_like(x), T.zeros_like(x)), **params) > 0
+        # the value stays NaN where the window holds one; the constant carries no derivative
+        return (
+            largest + T.where(window_nan, T.full_like(largest, float("nan")), T.zeros_like(largest)).detach()
+        )
+
+    return Convention(
+        "max-pool-gradient-at-nan",
+        "max pooling's derivative in a window holding a NaN: PyTorch's max_pool selects the NaN "
+        "(the derivatives go to it)",
+        any_nan,
+        (
+            Alternative(
+                "to-the-largest-number",
+                past_nan,
+                "JAX's reduce_window max in reverse over forward and forward over reverse, TensorFlow's "
+                "forward mode: the window's largest non-NaN element",
+            ),
+        ),
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from conformance.ops import not_fuzzed, record
+from conformance.ops._conventions import max_pool_gradient_at_nan
 from conformance.strategies import tensor_shapes, value_kinds
 
 FAMILY = "nn"
@@ -85,6 +86,13 @@ record(
     ),
     tf=lambda tf, x, kernel_size, stride, padding: tf.transpose(
         tf.nn.max_pool2d(_tf_nhwc(tf, x, padding, -float("inf")), kernel_size, stride, "VALID"), (0, 3, 1, 2)
+    ),
+    conventions=(
+        max_pool_gradient_at_nan(
+            lambda T, x, kernel_size, stride, padding: T.nn.functional.max_pool2d(
+                x, kernel_size, stride, padding
+            )
+        ),
     ),
 )
 

@@ -11,6 +11,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from conformance.ops import not_fuzzed, record
+from conformance.ops._conventions import max_pool_gradient_at_nan
 from conformance.strategies import value_kinds
 
 FAMILY = "pooling"
@@ -94,6 +95,13 @@ record(
     ),
     tf=_tf_max_pool3d,
     note="non-finite windows: JAX's JVP of reduce_window max gives 0 tangent at a NaN maximum, TF picks another element (found by the campaign)",
+    conventions=(
+        max_pool_gradient_at_nan(
+            lambda T, x, kernel_size, stride, padding: T.nn.functional.max_pool3d(
+                x, kernel_size, stride, padding
+            )
+        ),
+    ),
 )
 
 

@@ -518,3 +518,37 @@ def test_elu_second_derivative_at_zero_other_values_fail():
         got = {k: v.copy() for k, v in reference.items()}
         got[name][0] = planted
         assert _judge(case, "vjp_vjp", **got)["verdict"] == verdict, (planted, verdict)
+
+
+@pytest.mark.parametrize(
+    "framework, check", [("jax", "vjp"), ("jax", "jvp_vjp"), ("tensorflow", "jvp"), ("tensorflow", "vjp_vjp")]
+)
+def test_max_pool_derivative_past_a_nan_is_a_convention(framework, check):
+    """In the window [nan, -0.5, 0.25, -2] PyTorch's max_pool2d selects the NaN (the derivatives go
+    to it); JAX's reduce_window max and TensorFlow's forward mode differentiate the largest number,
+    0.25 (seedsF's hand check of the seeded nn run)."""
+    adapter = _adapter(framework)
+    case = _case(
+        "max_pool2d",
+        {"input": [[[[NAN, -0.5], [0.25, -2.0]]]]},
+        check,
+        kernel_size=[2, 2],
+        stride=[2, 2],
+        padding=[0, 0],
+    )
+    got = run_in_process(adapter, case, check, adapter.setup())
+    assert got["verdict"] == "convention", got
+    assert {(c["name"], c["alternative"]) for c in got["conventions"]} == {
+        ("max-pool-gradient-at-nan", "to-the-largest-number")
+    }
+
+
+def test_max_pool_gradient_split_in_a_nan_window_fails():
+    """Only the NaN (PyTorch) and the largest number are choices: half of the gradient to each, or
+    the gradient to a smaller number, is a failure."""
+    data = {"input": [[[[NAN, -0.5], [0.25, -2.0]]]], "grad_output": [[[[2.0]]]]}
+    case = _case("max_pool2d", data, "vjp", kernel_size=[2, 2], stride=[2, 2], padding=[0, 0])
+    assert _judge(case, "vjp", grad_input=[[[[2.0, 0.0], [0.0, 0.0]]]])["verdict"] == "pass"
+    assert _judge(case, "vjp", grad_input=[[[[0.0, 0.0], [2.0, 0.0]]]])["verdict"] == "convention"
+    assert _judge(case, "vjp", grad_input=[[[[1.0, 0.0], [1.0, 0.0]]]])["verdict"] == "fail"
+    assert _judge(case, "vjp", grad_input=[[[[0.0, 2.0], [0.0, 0.0]]]])["verdict"] == "fail"
