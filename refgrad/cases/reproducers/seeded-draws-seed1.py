@@ -101,3 +101,10 @@ with tf.GradientTape() as outer:
     g = inner.gradient(y, v, output_gradients=tf.constant(-0.6178862452507019))
 got = outer.gradient(g, v, output_gradients=tf.constant([-0.11992080509662628, -0.16564436256885529])).numpy()
 print("tf reduce_prod vjp_vjp float32 at [0, 1]:", got, "exact: [0.1023, 0.0741]")
+
+# JAX's float32 atanh second derivative with a cotangent near the smallest normal number
+x, t, c = np.float32(0.68543476), np.float32(3.65903712e08), np.float32(1.20730999e-38)
+got = jax.vjp(lambda x: jax.jvp(jnp.arctanh, (x,), (t,))[1], x)[1](c)[0]
+X = mpmath.mpf(float(x))
+exact = mpmath.mpf(float(c)) * mpmath.mpf(float(t)) * 2 * X / (1 - X**2) ** 2
+print("jax atanh vjp_jvp float32 at 0.6854 (tangent 3.66e8, cotangent 1.2e-38):", float(got), "exact:", mpmath.nstr(exact, 6))
