@@ -64,6 +64,29 @@ def binary(name, fn, jax, tf, domains=None, values=None, **kw):
     )
 
 
+
+def _copysign_gradient_at_zero(sign_source):
+    """copysign's derivative at self = ±0, a kink of ±|x|: PyTorch's 0, or JAX's ±1 (the sign of
+    the zero times the sign of ``sign_source(T, x, other)``, the operand whose sign is copied)."""
+
+    def the_sign_of_the_zero(T, x, other):
+        signs = T.copysign(T.ones_like(x), x) * T.copysign(T.ones_like(x), sign_source(T, x, other))
+        return T.where(x == 0, x * signs.detach(), T.copysign(x, other))
+
+    return Convention(
+        "copysign-gradient-at-zero",
+        "copysign's derivative at self = ±0 (a kink of ±|x|): PyTorch's copysign_tensor_self_backward gives 0",
+        any_zero,
+        (
+            Alternative(
+                "the-sign-of-the-zero",
+                the_sign_of_the_zero,
+                "JAX: jnp.copysign's JVP is select(signbit(x) == signbit(other), t, -t), ±1 at a signed zero",
+            ),
+        ),
+    )
+
+
 def _halved_at_the_bound(name, bound, half, whole="the whole gradient to x"):
     """clamp's subgradient where x equals a bound: PyTorch gives x the whole gradient (min <= x <=
     max); jnp.maximum / jnp.minimum (what JAX spells clamp with) halve it between x and the bound.
@@ -292,28 +315,7 @@ unary(
     jax=lambda J, x, other: J.jnp.copysign(x, other),
     tf="TensorFlow has no copysign op",
     params={"other": st.sampled_from([-1.0, 2.0, -0.0])},
-    conventions=(
-        Convention(
-            "copysign-gradient-at-zero",
-            "copysign's derivative at self = ±0 (a kink of ±|x|): PyTorch's copysign_tensor_self_backward "
-            "gives 0",
-            any_zero,
-            (
-                Alternative(
-                    "the-sign-of-the-zero",
-                    lambda T, x, other: T.where(
-                        x == 0,
-                        x
-                        * (
-                            T.copysign(T.ones_like(x), x) * T.copysign(T.ones_like(x), T.full_like(x, other))
-                        ).detach(),
-                        T.copysign(x, other),
-                    ),
-                    "JAX: jnp.copysign's JVP is select(signbit(x) == signbit(other), t, -t), ±1 at a signed zero",
-                ),
-            ),
-        ),
-    ),
+    conventions=(_copysign_gradient_at_zero(lambda T, x, other: T.full_like(x, other)),),
 )
 unary(
     "xlogy_scalar_self",
@@ -407,6 +409,7 @@ binary(
     lambda T, x, y: T.copysign(x, y),
     lambda J, x, y: J.jnp.copysign(x, y),
     _NO_TF.format("copysign"),
+    conventions=(_copysign_gradient_at_zero(lambda T, x, other: other),),
 )
 binary(
     "xlogy",

@@ -455,6 +455,21 @@ def test_copysign_gradient_at_a_signed_zero_is_a_convention():
     assert _judge(case, "vjp", grad_input=[2.418, *exact[1:]])["verdict"] == "fail"  # the wrong sign
 
 
+
+def test_copysign_of_two_tensors_at_a_signed_zero_is_the_same_convention():
+    """The two-tensor copysign makes the same choice at self = ±0: JAX's gradient there is
+    sgn(self) sgn(other) g, PyTorch's 0 (the seeded seed-1 campaign's float16 vmap_vjp case: self =
+    0, other = -2, g = -1.81, JAX 1.81)."""
+    data = {"input": [0.0, 1.5], "other": [-2.0, 3.0], "grad_output": [-1.8115234375, 2.0]}
+    case = _case("copysign", data, "vjp")
+    exact = [0.0, 2.0]
+    zeros = [0.0, 0.0]
+    got = _judge(case, "vjp", grad_input=[1.8115234375, 2.0], grad_other=zeros)
+    assert got["verdict"] == "convention", got
+    assert got["conventions"][0]["name"] == "copysign-gradient-at-zero"
+    assert _judge(case, "vjp", grad_input=exact, grad_other=zeros)["verdict"] == "pass"
+    assert _judge(case, "vjp", grad_input=[-1.8115234375, 2.0], grad_other=zeros)["verdict"] == "fail"
+
 def test_remainder_derivatives_at_a_zero_divisor_are_a_convention_and_other_values_fail():
     """floormod(-1, 0) is nan; TensorFlow's second derivative there is nan, PyTorch's formulas give 0
     (floor's derivative): a choice the mathematics leaves open (no derivative of an undefined value).
