@@ -339,11 +339,15 @@ not_fuzzed(
 #: tf.math.special that have no record yet, each with why (docs/records.md renders this table).
 MISSING = {
     "scaled_modified_bessel_k0, scaled_modified_bessel_k1 (torch.special; tf.math.special.bessel_k0e, "
-    "bessel_k1e)": "their derivatives e^x (K0 - K1) and e^x (K1 - K0 - K1/x) cancel by log2(2x) bits: an "
-    "exact kernel needs mpmath at a precision growing with log10 x (mpmath's besselk takes seconds per "
-    "element near x = 30) or the termwise derivative of the asymptotic series; not written yet",
+    "bessel_k1e; JAX has none)": "not written yet. PyTorch computes them without a derivative (results "
+    "that do not require grad), TensorFlow differentiates them (e^x (K0 - K1), e^x (K1 - K0 - K1/x)); "
+    "those derivatives cancel by log2(2x) bits: an exact kernel needs mpmath at a precision growing with "
+    "log10 x (mpmath's besselk takes seconds per element near x = 30) or the termwise derivative of the "
+    "asymptotic series",
     "betainc (jax.scipy.special.betainc; tf.math.betainc; torch has none)": "not written yet: d/dx = "
-    "x^(a-1) (1-x)^(b-1) / B(a, b); JAX raises for a and b, TensorFlow gives None",
+    "x^(a-1) (1-x)^(b-1) / B(a, b), twice in JAX; in a and b JAX raises ('Betainc gradient with respect "
+    "to a and b not supported') and TensorFlow's gradient is None: a record would differentiate x alone "
+    "(a, b nondiff), with PyTorch unsupported",
     "modified_bessel_i0, modified_bessel_i1, spherical_bessel_j0, airy_ai (torch.special)": "PyTorch "
     "gives them no derivative (results that do not require grad) and JAX and TensorFlow have no other "
     "spelling of the last two: a record would run the forward checks only; i0/i1 are records already "
