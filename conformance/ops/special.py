@@ -257,18 +257,97 @@ not_fuzzed(
     "gammaincc_x records' vjp, jvp, the second-order checks and vmap_vjp",
 )
 
+# ---- the Hurwitz zeta function (reference/ops/rules/special_zeta.py) ----------------------------
+# ζ(s, q) = torch.special.zeta(x, q) (jax.scipy.special.zeta, tf.math.zeta): s (input) on (1, inf),
+# its pole at 1 (the gate draws s >= 1.5), q (other) on (0, inf), ζ's pole at q = 0.
+_ZETA_S = D.domain("(1, inf): s", 1.0, math.inf, D.Point("pole s = 1", 1.0, "above"),
+                   gate=D.domain("[1.5, inf)", 1.5))  # fmt: skip
+_ZETA_Q = D.domain("(0, inf): q", 0.0, math.inf, D.Point("pole q = 0", 0.0, "above"), D.Point("q = 1", 1.0),
+                   gate="pos")  # fmt: skip
+
+_NO_TORCH_S = (
+    "PyTorch has no derivative of torch.special.zeta in its first argument x ('the derivative for "
+    "'zeta' is not implemented'); the forward checks run (the record zeta_q checks its derivative in q)"
+)
+_NO_TF_S = (
+    "TensorFlow's gradient of tf.math.zeta in x is None (math_grad.py _ZetaGrad: 'TODO: Add "
+    "derivative with respect to x'); the forward checks run (the record zeta_q checks its derivative "
+    "in q)"
+)
+_NO_TORCH_ZETA_FORWARD = (
+    "PyTorch has no forward-mode derivative of zeta ('Trying to use forward AD with special_zeta that "
+    "does not support it because it has not been implemented yet')"
+)
+_NO_LAX_ZETA = "lax.zeta has no derivative ('Differentiation rule for 'zeta' not implemented')"
+_DERIVATIVE_FREE = ("forward", "vmap", "error")
+
+
+def _half(framework):
+    """torch's and TensorFlow's zeta have no float16 or bfloat16 kernel: "zeta_cpu" not implemented
+    for 'Half' / "Value for attr 'T' of half is not in the list of allowed values: float, double"."""
+    return f"{framework} has no float16 or bfloat16 zeta kernel"
+
+
+def _zeta_refusal(framework, s_differentiated):
+    def refused(case, check):
+        if framework != "jax" and case.dtype in ("float16", "bfloat16"):
+            return _half(framework)
+        if s_differentiated and framework != "jax" and check not in _DERIVATIVE_FREE:
+            return _NO_TORCH_S if framework == "torch" else _NO_TF_S
+        if framework == "torch" and check in _FORWARD_MODE:
+            return _NO_TORCH_ZETA_FORWARD
+        return None
+
+    return refused
+
+
+def _jax_zeta(J, s, q):
+    import jax.scipy.special
+
+    return jax.scipy.special.zeta(s, q)
+
+
+#: lax.zeta: operands of one shape (users broadcast them first), and no derivative of its own
+_LAX_ZETA = refuses(lambda case, check: None if check in _DERIVATIVE_FREE else _NO_LAX_ZETA)(
+    lambda J, s, q: J.lax.zeta(*J.jnp.broadcast_arrays(s, q))
+)
+
+for _name, _both in (("zeta", True), ("zeta_q", False)):
+    _only_q = {} if _both else {"nondiff": ("input",), "spellings": {"jax": {"lax.zeta": _LAX_ZETA}}}
+    record(
+        _name,
+        FAMILY,
+        inputs=("input", "other"),
+        sample=_gamma_sample(),
+        fn=lambda T, s, q: T.special.zeta(s, q),
+        torch=refuses(_zeta_refusal("torch", _both))(lambda T, s, q: T.special.zeta(s, q)),
+        jax=_jax_zeta,
+        tf=refuses(_zeta_refusal("tensorflow", _both))(lambda tf, s, q: tf.math.zeta(s, q)),
+        domains={"input": _ZETA_S, "other": _ZETA_Q},
+        rules=("zeta",),
+        **_only_q,
+    )
+
+not_fuzzed(
+    "zeta_derivative",
+    FAMILY,
+    "internal: ∂_s^i ∂_q^j of the Hurwitz zeta function; reached by the zeta and zeta_q records' vjp, "
+    "jvp, the second-order checks and vmap_vjp",
+)
+
 #: The differentiable special functions of torch.special, jax.scipy.special / jax.nn and tf.math /
 #: tf.math.special that have no record yet, each with why (docs/records.md renders this table).
 MISSING = {
     "scaled_modified_bessel_k0, scaled_modified_bessel_k1 (torch.special; tf.math.special.bessel_k0e, "
-    "bessel_k1e)": "their derivatives e^x (K0 - K1) and e^x (K1 - K0 - K1/x) cancel by log2(2x) bits: an "
-    "exact kernel needs mpmath at a precision growing with log10 x (mpmath's besselk takes seconds per "
-    "element near x = 30) or the termwise derivative of the asymptotic series; not written yet",
-    "zeta (torch.special.zeta; jax.scipy.special.zeta; tf.math.zeta)": "not written yet: d/dq zeta(s, q) = "
-    "-s zeta(s + 1, q); PyTorch has no derivative in s ('the derivative for zeta is not implemented'), "
-    "TensorFlow none either (None), JAX one",
+    "bessel_k1e; JAX has none)": "not written yet. PyTorch computes them without a derivative (results "
+    "that do not require grad), TensorFlow differentiates them (e^x (K0 - K1), e^x (K1 - K0 - K1/x)); "
+    "those derivatives cancel by log2(2x) bits: an exact kernel needs mpmath at a precision growing with "
+    "log10 x (mpmath's besselk takes seconds per element near x = 30) or the termwise derivative of the "
+    "asymptotic series",
     "betainc (jax.scipy.special.betainc; tf.math.betainc; torch has none)": "not written yet: d/dx = "
-    "x^(a-1) (1-x)^(b-1) / B(a, b); JAX raises for a and b, TensorFlow gives None",
+    "x^(a-1) (1-x)^(b-1) / B(a, b), twice in JAX; in a and b JAX raises ('Betainc gradient with respect "
+    "to a and b not supported') and TensorFlow's gradient is None: a record would differentiate x alone "
+    "(a, b nondiff), with PyTorch unsupported",
     "modified_bessel_i0, modified_bessel_i1, spherical_bessel_j0, airy_ai (torch.special)": "PyTorch "
     "gives them no derivative (results that do not require grad) and JAX and TensorFlow have no other "
     "spelling of the last two: a record would run the forward checks only; i0/i1 are records already "

@@ -3,11 +3,13 @@
 derivative's own VJP, reached by gradgradcheck of a first-derivative sample); and for the
 incomplete gamma functions (:mod:`reference.ops.rules.special_gamma`): both arguments positive
 (``pp``), a and x on either side of each other, and the derivative primitives at the orders the
-checks use (∂_a, ∂_x², ∂_a∂_x)."""
+checks use (∂_a, ∂_x², ∂_a∂_x); and for the Hurwitz zeta function (:mod:`reference.ops.rules.special_zeta`):
+s above 1, q positive, on either side of 1, and its derivative primitive (∂_s, ∂_q², ∂_s∂_q)."""
 
 import reference as T
 from reference.ops.rules.special import derivative_of
 from reference.ops.rules.special_gamma import derivative
+from reference.ops.rules.special_zeta import derivative as zeta_derivative
 
 S = T.special
 
@@ -29,5 +31,11 @@ RECORDS = {
     "igamma_derivative": [
         ("x_order2", lambda a, x: derivative(a * 2, x, 0, 2), [(2,), (2,)], "pp"),
         ("mixed", lambda a, x: derivative(a, x, 1, 1), [(2,), (2,)], "pp"),
+    ],
+    "zeta": [("both", lambda s, q: S.zeta(s + 1.5, q * 2), [(3,), (3,)], "pp")],
+    "zeta_derivative": [
+        ("s_order1", lambda s, q: zeta_derivative(s + 1.5, q, 1, 0), [(2,), (2,)], "pp"),
+        ("q_order2", lambda s, q: zeta_derivative(s + 2, q, 0, 2), [(2,), (2,)], "pp"),
+        ("mixed", lambda s, q: zeta_derivative(s + 1.5, q * 3, 1, 1), [(2,), (2,)], "pp"),
     ],
 }
