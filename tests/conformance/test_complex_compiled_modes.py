@@ -117,6 +117,21 @@ def test_xla_reciprocal_gradient_without_the_conjugate_is_a_known_departure():
     assert run_in_process(function, case, "vjp", function_settings)["verdict"] == "pass"
 
 
+def test_a_failed_compiled_jvp_leaves_no_forward_ad_level_behind():
+    """Inductor fails to compile the JVP of a complex addmm of empty matrices (a known departure);
+    torch leaves the dual level of that torch.func.jvp entered, so every later forward-mode check in
+    the worker raised "Nested forward mode AD is not supported" until the adapter exits it: the JVP
+    of exp run after it passes."""
+    adapter, settings = _adapter("torch:compile")
+    empty = _case(
+        "addmm", "complex64", "jvp", {"input": (0,), "mat1": (0, 0), "mat2": (0, 0)}, {"alpha": 1.0, "beta": 1.0}
+    )
+    got = run_in_process(adapter, empty, "jvp", settings)
+    assert got["verdict"] == "error_mismatch" and "divisible by 2" in got["reason"], got
+    after = run_in_process(adapter, _case("exp", "complex64", "jvp", {"input": (3,)}), "jvp", settings)
+    assert after["verdict"] == "pass", after
+
+
 def test_the_tf_sqrt_cut_side_entry_covers_tensorflows_kernels_not_xla():
     """tf.math.sqrt's side of the cut by element position is TensorFlow's own kernel (eager and
     tf.function); XLA's lowering is right there: a failing complex sqrt result is known by the entry
