@@ -91,6 +91,9 @@ class TensorFlowAdapter(Adapter):
             # the same wheel (known departures that only oneDNN kernels have name it)
             "onednn": _onednn_enabled(),
             "data_format": "NHWC",
+            # kernel by kernel, no XLA (tensorflow:xla reports True): known entries of TensorFlow's
+            # own kernels name it to stay off XLA's lowerings
+            "jit_compile": False,
         }
         settings["flush_denormal"] = (
             True  # TensorFlow's CPU executor threads flush denormals to zero (port::ScopedFlushDenormal)

@@ -459,11 +459,12 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
     def run(self, case, check, a):
         try:
             return self._run_mode(case, check, a)
-        except RuntimeError as exc:
+        except BaseException as exc:
+            _exit_leaked_dual_level(self.torch)
             # AOTAutograd's refusal of create_graph on its compiled backward: its own words, or, where
             # the backward was compiled with donated buffers (by a first-order check of the same
             # function run before), the donated-buffer check's
-            if not any(words in str(exc) for words in AOT_NO_DOUBLE_BACKWARD):
+            if not isinstance(exc, RuntimeError) or not any(words in str(exc) for words in AOT_NO_DOUBLE_BACKWARD):
                 raise
             from conformance.functional import Unsupported  # the worker reports it as unsupported
 
@@ -574,6 +575,24 @@ class TorchAotEagerAdapter(TorchCompileAdapter):
     backend = "aot_eager"
     compile_allowance = 120.0
     needs_cxx = False
+
+
+def _exit_leaked_dual_level(torch) -> None:
+    """Exit the forward-AD level a failed compiled ``torch.func.jvp`` left entered.
+
+    Where compiling a ``torch.func.jvp`` fails (Inductor's BackendCompilerFailed), torch does not exit
+    the dual level the transform entered, and every later ``torch.func.jvp`` in the process raises
+    "Nested forward mode AD is not supported at the moment": one failing case would fail every
+    forward-mode check after it in the worker. Entering a level tells whether one is left (torch
+    allows one at a time); the leaked one is level 0."""
+    try:
+        level = torch._C._enter_dual_level()
+    except RuntimeError as exc:
+        if "Nested forward mode AD" not in str(exc):
+            raise
+        torch._C._exit_dual_level(level=0)
+    else:
+        torch._C._exit_dual_level(level=level)
 
 
 def _gradient_penalty(case, definitions_text: str) -> bool:

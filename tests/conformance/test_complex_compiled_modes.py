@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conformance.adapters import load, mode_specs
+from conformance.adapters import BUILTIN, load, mode_specs
 from conformance.case import Case
 from conformance.known import load_known
 from conformance.ops import RecordParams
@@ -115,6 +115,51 @@ def test_xla_reciprocal_gradient_without_the_conjugate_is_a_known_departure():
     assert known["known"]["id"] == "tf-xla-complex-sqrt-rsqrt-reciprocal-gradient-not-conjugated"
     function, function_settings = _adapter("tensorflow:function")
     assert run_in_process(function, case, "vjp", function_settings)["verdict"] == "pass"
+
+
+def test_a_failed_compiled_jvp_leaves_no_forward_ad_level_behind():
+    """Inductor fails to compile the JVP of a complex addmm of empty matrices (a known departure);
+    torch leaves the dual level of that torch.func.jvp entered, so every later forward-mode check in
+    the worker raised "Nested forward mode AD is not supported" until the adapter exits it: the JVP
+    of exp run after it passes."""
+    adapter, settings = _adapter("torch:compile")
+    empty = _case(
+        "addmm", "complex64", "jvp", {"input": (0,), "mat1": (0, 0), "mat2": (0, 0)}, {"alpha": 1.0, "beta": 1.0}
+    )
+    got = run_in_process(adapter, empty, "jvp", settings)
+    assert got["verdict"] == "error_mismatch" and "divisible by 2" in got["reason"], got
+    after = run_in_process(adapter, _case("exp", "complex64", "jvp", {"input": (3,)}), "jvp", settings)
+    assert after["verdict"] == "pass", after
+
+
+def test_the_tf_sqrt_cut_side_entry_covers_tensorflows_kernels_not_xla():
+    """tf.math.sqrt's side of the cut by element position is TensorFlow's own kernel (eager and
+    tf.function); XLA's lowering is right there: a failing complex sqrt result is known by the entry
+    in tensorflow and tensorflow:function and outside its region in tensorflow:xla (where a result on
+    the cut departs only by XLA's unconjugated gradient, an entry of its own)."""
+    entry = "tf-complex-sqrt-cut-side-depends-on-the-element-position"
+    pytest.importorskip("tensorflow")
+    eager = load(BUILTIN["tensorflow"][1])
+    modes = {"tensorflow": (eager, eager.setup("cpu", "highest"))}
+    modes.update({m: _adapter(m) for m in ("tensorflow:function", "tensorflow:xla")})
+    case = _case("sqrt", "complex64", "forward", {"input": (3,)})
+    for mode, (adapter, settings) in modes.items():
+        rec = {
+            "framework": mode,
+            "version": str(adapter.version()),
+            "case": case.to_dict(),
+            "check": "forward",
+            "dtype": "complex64",
+            "verdict": "fail",
+            "reason": "output: max abs err 4 at [0, 1] (0.0 vs ref -2.0)",
+        }
+        (out,), summary = load_known("builtin").classify([rec], {mode: settings})
+        region = {e["id"]: e["in_region"] for e in summary["entries"]}[entry]
+        if mode == "tensorflow:xla":
+            assert out["verdict"] == "fail" and region == 0, (mode, out)
+        else:
+            assert out["verdict"] == "known" and out["known"]["id"] == entry, (mode, out)
+        assert entry not in summary["stale"], (mode, summary["unreported_settings"])
 
 
 CURATED = sorted((Path(__file__).parents[2] / "refgrad" / "cases" / "programs").glob("complex_*.json"))
