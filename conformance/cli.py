@@ -824,6 +824,11 @@ def cmd_run(args) -> int:
         return _finish(campaign, args, progress)
 
 
+def _some(names) -> str:
+    """The first twelve of ``names``, and how many more."""
+    return ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
+
+
 def _real_only(ops, records, dtypes) -> str:
     """What a complex --dtypes leaves out: the selected records (and conv) that are not complex-capable
     (conformance.ops.complex.COMPLEX_RECORDS); empty when no complex dtype is asked for."""
@@ -836,10 +841,9 @@ def _real_only(ops, records, dtypes) -> str:
     left = (["conv"] if "conv" in ops else []) + left
     if not left:
         return ""
-    shown = ", ".join(left[:12]) + (f" and {len(left) - 12} more" if len(left) > 12 else "")
     return (
         f"--dtypes {','.join(asked)}: {len(left)} selected op(s) are not complex-capable and run in "
-        f"the real dtypes asked for only: {shown} (complex-capable: `conformance ops` lists them; "
+        f"the real dtypes asked for only: {_some(left)} (complex-capable: `conformance ops` lists them; "
         "docs/complex.md)"
     )
 
@@ -854,10 +858,9 @@ def _complex_only(records, dtypes) -> str:
     left = [n for n in records if n in op_records.COMPLEX_ONLY]
     if not left:
         return ""
-    shown = ", ".join(left[:12]) + (f" and {len(left) - 12} more" if len(left) > 12 else "")
     return (
         f"--dtypes {','.join(dtypes)}: {len(left)} selected op(s) run in the complex dtypes only and are left "
-        f"out: {shown} (add --dtypes complex64,complex128; docs/complex.md)"
+        f"out: {_some(left)} (add --dtypes complex64,complex128; docs/complex.md)"
     )
 
 
