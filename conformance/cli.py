@@ -787,7 +787,14 @@ def cmd_run(args) -> int:
         simplest=args.draws == "simplest-first",
     )
     real_only = "; ".join(
-        filter(None, [_real_only(ops, records, dtypes), _programs_only(ops, records, dtypes)])
+        filter(
+            None,
+            [
+                _real_only(ops, records, dtypes),
+                _complex_only(records, dtypes),
+                _programs_only(ops, records, dtypes),
+            ],
+        )
     )
     if not curated and not units:
         raise NothingSelected(
@@ -817,6 +824,11 @@ def cmd_run(args) -> int:
         return _finish(campaign, args, progress)
 
 
+def _some(names) -> str:
+    """The first twelve of ``names``, and how many more."""
+    return ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
+
+
 def _real_only(ops, records, dtypes) -> str:
     """What a complex --dtypes leaves out: the selected records (and conv) that are not complex-capable
     (conformance.ops.complex.COMPLEX_RECORDS); empty when no complex dtype is asked for."""
@@ -829,11 +841,26 @@ def _real_only(ops, records, dtypes) -> str:
     left = (["conv"] if "conv" in ops else []) + left
     if not left:
         return ""
-    shown = ", ".join(left[:12]) + (f" and {len(left) - 12} more" if len(left) > 12 else "")
     return (
         f"--dtypes {','.join(asked)}: {len(left)} selected op(s) are not complex-capable and run in "
-        f"the real dtypes asked for only: {shown} (complex-capable: `conformance ops` lists them; "
+        f"the real dtypes asked for only: {_some(left)} (complex-capable: `conformance ops` lists them; "
         "docs/complex.md)"
+    )
+
+
+def _complex_only(records, dtypes) -> str:
+    """What real --dtypes leave out: the selected records that run in the complex dtypes only
+    (conformance.ops.COMPLEX_ONLY: the transforms); empty when a complex dtype is asked for."""
+    from conformance import ops as op_records
+
+    if any(d in COMPLEX_DTYPES for d in dtypes):
+        return ""
+    left = [n for n in records if n in op_records.COMPLEX_ONLY]
+    if not left:
+        return ""
+    return (
+        f"--dtypes {','.join(dtypes)}: {len(left)} selected op(s) run in the complex dtypes only and are left "
+        f"out: {_some(left)} (add --dtypes complex64,complex128; docs/complex.md)"
     )
 
 

@@ -636,3 +636,25 @@ def test_a_real_operand_promoted_to_complex_keeps_its_bound():
     np.testing.assert_array_equal(joined[1:], alone)
     _, (summed,), _ = bound_of(lambda a, b: b + T.exp(a), [x, z], Precision(dtype="float32"))
     assert np.all(summed >= alone)
+
+
+def test_cli_real_dtypes_of_complex_only_records_exit_2_saying_so(tmp_path, capsys):
+    """The transforms run in the complex dtypes only: real --dtypes (the default) select nothing of
+    them, and the error says so and how to ask for them."""
+    code = main(
+        [
+            "run",
+            "--frameworks",
+            "torch",
+            "--ops",
+            "fft",
+            "--max-examples",
+            "1",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "nothing selected" in err and "run in the complex dtypes only" in err
+    assert "fft, ifft" in err and "--dtypes complex64,complex128" in err
