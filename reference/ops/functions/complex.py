@@ -169,24 +169,6 @@ def angle(input):
     return apply(R.angle, (input,), {}, cast=cast)
 
 
-def sgn(input):
-    from reference.ops.functions.pointwise import sgn
-
-    return sgn(input)
-
-
-def _cos(x):
-    from reference.ops.functions.pointwise import cos
-
-    return cos(x)
-
-
-def _sin(x):
-    from reference.ops.functions.pointwise import sin
-
-    return sin(x)
-
-
 def cfloat(self, memory_format=None):
     return A.to(self, complex64, memory_format=memory_format)
 
