@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from reference.autograd.tensor import Tensor
 from reference.ops import api as A
+from reference.ops.functions import export
+from reference.ops.functions.complex import conj
 from reference.ops.public import inplace_operator, reflected
 
 # (the ops generated from the rules' EXPORTS and MULTI_EXPORTS, tanh, add and the like, and their operators
@@ -84,7 +86,6 @@ def _matrix_transpose(self, name):
 
 def _conj(x):
     """The conjugate of a complex tensor (the adjoints mH and H); a real tensor itself."""
-    from reference.ops.functions.complex import conj
 
     return conj(x)
 
@@ -130,7 +131,6 @@ def operators():
 def bind():
     for name in _SAME_NAME:
         setattr(Tensor, name, getattr(A, name))
-    from reference.ops.functions import export
 
     for name, fn in export().get("methods", {}).items():  # the family modules' methods
         setattr(Tensor, name, fn)

@@ -25,6 +25,7 @@ from reference.backend import is_floating
 from reference.ops import api as A
 from reference.ops import public as _public
 from reference.ops.api import R
+from reference.ops.functions._low_precision import no_kernel
 from reference.ops.public import broadcast_check as _check
 from reference.ops.public import check_broadcast3 as _check3
 from reference.ops.public import float_kernel_only as _float_kernel_only
@@ -66,7 +67,6 @@ _isfinite = _plain_unary(lambda a: a - a == 0 if is_floating(a.dtype) else a == 
 def erfcx(input):
     """torch.special.erfcx (no torch.erfcx, no Tensor method). PyTorch's CPU kernel has no
     float16 / bfloat16 instance: the dispatch error, as PyTorch raises it."""
-    from reference.ops.functions._low_precision import no_kernel
 
     no_kernel(input, "erfcx_cpu")
     return _unary_float(R.erfcx, input)

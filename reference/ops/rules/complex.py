@@ -17,6 +17,7 @@ import numpy as np
 from reference import errors
 from reference.autograd import table
 from reference.autograd.batching import view_rule
+from reference.autograd.dispatch import apply_view
 from reference.backend import namespace_of, xp_fn
 from reference.ops import api as A
 from reference.ops.functions import complex as F
@@ -51,7 +52,6 @@ def _view_as_complex(shape, stride, offset, dtype):
 def _view_as_complex_batch(b, params):
     """The view of the physical value, batch dim first; PyTorch's geometry checks apply to it (with
     the batch dim last, its last dim no longer has stride 1: torch.func.vmap raises there too)."""
-    from reference.autograd.dispatch import apply_view
 
     x = b.front(0)
     F.check_view_as_complex(x)

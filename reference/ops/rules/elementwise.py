@@ -15,6 +15,7 @@ from reference import errors
 from reference.autograd.dispatch import apply
 from reference.autograd.tensor import bfloat16
 from reference.backend import namespace_of, to_device, xp_fn
+from reference.errors import REFERENCE_U
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.functions import complex as _CF
@@ -645,7 +646,6 @@ def _div_mode_bound(p, arrays, errs, params, outs):
     one for every integer within that distance of q (a jump crossed; fmod's JVP t_a - t_b·trunc(a/b)
     and remainder's VJP -g·floor(a/b) carry it, times the tangent or cotangent). Exact elsewhere;
     integer division is exact."""
-    from reference.errors import REFERENCE_U
 
     a, b = (np.asarray(v) for v in arrays[:2])
     if not (np.issubdtype(a.dtype, np.inexact) or np.issubdtype(b.dtype, np.inexact)):

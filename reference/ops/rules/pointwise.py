@@ -24,6 +24,7 @@ import numpy as np
 from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of, special_of, to_numpy
+from reference.errors import REFERENCE_U
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BATCH_ELEMENTWISE, Export, MultiExport
@@ -1597,7 +1598,6 @@ def _round_decimals_bound(p, arrays, errs, params, outs):
     its unscaling divides by the rounded constant, one more u·|y|. For d < 0 the bound takes both
     formulas' roundings (bfloat16 round(-732, -1): JAX's -732·fl(0.1) = -73.27 rounds to the tie
     -73.5, then to -74: -740, where PyTorch's -732 / 10 = -73.2 gives -730)."""
-    from reference.errors import REFERENCE_U
 
     x = np.asarray(arrays[0], dtype=np.float64)
     d = params["decimals"]
@@ -1659,8 +1659,6 @@ def _polygamma_bound(p, arrays, errs, params, outs):
     the bound is eta: the limit 0 is the value."""
     import scipy.special  # the derivative's magnitude only; an allowed special-function source
 
-    from reference.errors import REFERENCE_U
-
     x = np.asarray(arrays[0], dtype=np.float64)
     n = params["n"]
     y = np.asarray(outs[0], dtype=np.float64)
@@ -1707,7 +1705,6 @@ def _erfcx_bound(p, arrays, errs, params, outs):
     (JAX's direct formula also underflows: erfc(x) is 0 for x just below the threshold, float64
     26.55 < x <= 26.64 and float32 about 9.2 < x <= 9.42, where JAX returns 0: no bound covers
     that; it is JAX's departure.)"""
-    from reference.errors import REFERENCE_U
 
     x = np.asarray(arrays[0], dtype=np.float64)
     y = np.asarray(outs[0], dtype=np.float64)

@@ -16,6 +16,7 @@ from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.functions import pointwise as P
+from reference.ops.functions.complex import conj_physical, real
 from reference.ops.rule import (
     AUTO_LINEAR,
     BATCH_REDUCE,
@@ -439,7 +440,6 @@ def _re_conj_mul(t, x):
     """Re(conj(t) x): the real pairing of a complex tangent with a complex partial (t x when real)."""
     if t.dtype.kind != "c" and x.dtype.kind != "c":
         return x * t
-    from reference.ops.functions.complex import conj_physical, real
 
     return real(conj_physical(t) * x)
 
