@@ -23,7 +23,6 @@ import numpy as np
 from reference.autograd.grad_mode import no_grad
 from reference.autograd.tensor import Tensor
 from reference.backend import to_numpy
-from reference.nn.functional import batch_norm
 from reference.ops import api as A
 from reference.ops.functions.losses import cross_entropy
 from reference.ops.functions.nn_pooling import avg_pool2d, avg_pool3d
@@ -121,6 +120,8 @@ def instance_norm(
     momentum=0.1,
     eps=1e-5,
 ):
+    from reference.nn.functional import batch_norm  # (above this module: importing it installs F's names)
+
     if use_input_stats:
         spatial = math.prod(input.shape[2:])
         if spatial <= 1:
@@ -381,6 +382,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     """``torch.native_batch_norm``: (out, save_mean, save_invstd), the rule ``batch_norm`` for the
     output (running statistics updated in training); the batch statistics in training, empty
     tensors in evaluation, not differentiated (as PyTorch)."""
+    from reference.nn.functional import batch_norm  # (as in instance_norm)
 
     out = batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
     if not training:
