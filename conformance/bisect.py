@@ -45,7 +45,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance import shipped
+from conformance import exitcodes, shipped
+from conformance.case import CaseError
+from conformance.identity import load_case_files
 from conformance.outdir import OutputError, check_writable
 from conformance.runner import check_timeout
 from conformance.tolerance import SEVERITY
@@ -448,8 +450,6 @@ def resolve_case(value: str, cases_dir: Path) -> dict:
     * a case id among the curated cases (``cases_dir``, recursively, found/ included),
     * a result: ``RESULTS.jsonl#CASE_ID`` or ``DIR#CASE_ID`` (a run's directory), the case as the
       result recorded it."""
-    from conformance.case import CaseError
-    from conformance.identity import load_case_files
 
     path, _, want = value.partition("#")
     p = Path(path)
@@ -574,7 +574,6 @@ def _case_json(case) -> dict:
 # ---- the command -------------------------------------------------------------------------------------
 def run_bisect(args, out=print) -> int:
     """``conformance bisect``; returns the exit code (BisectError propagates: exit 2)."""
-    from conformance import exitcodes
 
     framework = args.framework
     if framework not in FRAMEWORKS:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 import os
 
+from conformance.case import array_shapes
+
 DEFAULT_FRACTION = 0.25
 ITEM = 8  # float64 bytes
 
@@ -38,7 +40,6 @@ def estimate_bytes(case) -> int:
         biggest = max((math.prod(s) for s in case.shapes.values()), default=0)
         lines = max(case.source.count("\n"), 1)
         return ITEM * (4 * inputs * lines + biggest * biggest if biggest < 1 << 16 else 4 * inputs * lines)
-    from conformance.case import array_shapes
 
     try:
         shapes = array_shapes(case)

@@ -25,6 +25,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from reference.conv import conv_output_shape
+
 CHECKS = (
     "forward",
     "vjp",
@@ -804,8 +806,6 @@ def _round_mantissa(a: np.ndarray, bits: int) -> np.ndarray:
 
 
 def array_shapes(case: Case) -> dict[str, tuple[int, ...]]:
-    from reference.conv import conv_output_shape
-
     x, w = case.shapes["input"], case.shapes["weight"]
     p = case.params
     out_channels = w[1] * p.groups if p.transposed else w[0]

@@ -19,15 +19,23 @@ import traceback
 import uuid
 from pathlib import Path
 
-from conformance import adapters, exitcodes, interrupt, shipped
+from conformance import adapters, exitcodes, interrupt, ops, shipped
+from conformance import ops as op_records
+from conformance.bisect import BisectError, run_bisect
 from conformance.budget import parse_size
 from conformance.case import AMP_POLICIES, COMPLEX_DTYPES, DTYPES, PROGRAM_CHECKS, VALID_CHECKS, CaseError
 from conformance.executors import EXECUTORS, ExecutorError, ShardsLost, ray_address
 from conformance.executors import local as local_executor
 from conformance.executors.plan import MAX_SHRINKS, fuzz_units
+from conformance.identity import check_ids, load_case_files
 from conformance.interrupt import Interrupted, on_sigint, on_sigterm
+from conformance.junit import write_junit
+from conformance.known import framework_settings, load_known
+from conformance.matrix import MatrixError, run_matrix
+from conformance.ops import RECORDS
 from conformance.outdir import (
     MANIFEST,
+    OutputDir,
     OutputError,
     OutputLost,
     check_output_dir,
@@ -35,8 +43,10 @@ from conformance.outdir import (
     read_manifest,
     same_path,
 )
+from conformance.report import build_report
 from conformance.resultsio import InputFileError, read_baseline, read_report_file, read_results_file
-from conformance.runner import Campaign, check_timeout
+from conformance.resultsio import read_results_file as _read
+from conformance.runner import Campaign, Worker, check_timeout
 from conformance.tolerance import FAILING
 
 ALL_CHECKS = VALID_CHECKS + ("error",) + PROGRAM_CHECKS
@@ -87,7 +97,6 @@ def _list(flag: str, value: str | None, allowed, default):
 
 def _op_choices() -> list:
     """What --ops takes: conv, programs, all, the op records' families and names."""
-    from conformance import ops
 
     fams = [f for f in sorted(ops.families()) if f not in OPS]
     return list(OPS) + ["all"] + fams + sorted(n for n in ops.fuzzed() if n not in OPS and n not in fams)
@@ -95,7 +104,6 @@ def _op_choices() -> list:
 
 def _selected_ops(args) -> tuple[list, list]:
     """(--ops items as given, the op-record names they select); conv stays the conv path."""
-    from conformance import ops
 
     items = _list("--ops", args.ops, _op_choices(), DEFAULT_OPS)
     records = [n for n in ops.select([i for i in items if i != "programs"]) if n != "conv"]
@@ -104,7 +112,6 @@ def _selected_ops(args) -> tuple[list, list]:
 
 def _check_record_checks(args, items, records, checks) -> None:
     """A usage error for an explicitly asked check that no selected op supports."""
-    from conformance.ops import RECORDS
 
     if args.checks is None or "conv" in items or "all" in items:
         return
@@ -440,7 +447,6 @@ def _load(path):
 
 def _load_with_files(path) -> tuple[list, list[str]]:
     """(every case under ``path``, the file each came from), ids checked as in :func:`_load`."""
-    from conformance.identity import check_ids, load_case_files
 
     cases, sources = load_case_files(path)
     check_ids(cases, sources)
@@ -544,7 +550,6 @@ def _start(campaign, args, executor=None) -> None:
 def _gate(args, frameworks=()) -> dict:
     """The CI-gating flags, checked before any work: --known, --allow-stale, --baseline, --fail-on.
     ``frameworks``: the names the results may carry beyond the built-in adapters (--adapter's)."""
-    from conformance.known import load_known
 
     gate = {
         "known": None,
@@ -662,9 +667,6 @@ def _indent(text: str) -> str:
 def _write_junit(args, report, read=None, report_dir=None) -> None:
     if not getattr(args, "junit_xml", None):
         return
-    from conformance.junit import write_junit
-    from conformance.known import framework_settings
-    from conformance.resultsio import read_results_file as _read
 
     results = Path(args.out) / "results.jsonl" if read is None else None
     records = (read or _read(results, missing_ok=True)).records
@@ -676,8 +678,6 @@ def _write_junit(args, report, read=None, report_dir=None) -> None:
 
 
 def _finish(campaign, args, progress) -> int:
-    from conformance.report import build_report
-
     progress.done()
     campaign.writer.sync()  # a checkpoint: every result on disk before the report claims it
     gate = args._gate
@@ -832,7 +832,6 @@ def _some(names) -> str:
 def _real_only(ops, records, dtypes) -> str:
     """What a complex --dtypes leaves out: the selected records (and conv) that are not complex-capable
     (conformance.ops.complex.COMPLEX_RECORDS); empty when no complex dtype is asked for."""
-    from conformance import ops as op_records
 
     asked = [d for d in dtypes if d in COMPLEX_DTYPES]
     if not asked:
@@ -851,8 +850,6 @@ def _real_only(ops, records, dtypes) -> str:
 def _complex_only(records, dtypes) -> str:
     """What real --dtypes leave out: the selected records that run in the complex dtypes only
     (conformance.ops.COMPLEX_ONLY: the transforms); empty when a complex dtype is asked for."""
-    from conformance import ops as op_records
-
     if any(d in COMPLEX_DTYPES for d in dtypes):
         return ""
     left = [n for n in records if n in op_records.COMPLEX_ONLY]
@@ -915,8 +912,6 @@ def _run_on_ray(args, frameworks, manifest, curated, units) -> int:
 
 
 def cmd_ops(args) -> int:
-    from conformance import ops
-
     for family, names in sorted(ops.families().items()):
         print(f"{family}:")
         for name in names:
@@ -972,8 +967,6 @@ def cmd_replay(args) -> int:
 def cmd_frameworks(args) -> int:
     import tempfile
 
-    from conformance.runner import Worker
-
     installed = adapters.installed()
     known = {n: s for n, s in adapters.known().items() if n not in adapters.mode_specs()}
     with tempfile.TemporaryDirectory() as logs:
@@ -999,9 +992,6 @@ def cmd_frameworks(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from conformance.outdir import OutputDir
-    from conformance.report import build_report
-
     results = Path(args.results)
     if results.is_dir():
         results = results / "results.jsonl"
@@ -1083,8 +1073,6 @@ def _check_report_outputs(args, results: Path, out: Path) -> None:
 
 
 def cmd_matrix(args) -> int:
-    from conformance.matrix import MatrixError, run_matrix
-
     try:
         return run_matrix(args)
     except MatrixError as exc:
@@ -1092,8 +1080,6 @@ def cmd_matrix(args) -> int:
 
 
 def cmd_bisect(args) -> int:
-    from conformance.bisect import BisectError, run_bisect
-
     _list("--checks", args.checks, ALL_CHECKS, ALL_CHECKS)  # a bad name is a usage error before any install
     _list("--dtypes", args.dtypes, DTYPES, DTYPES)
     try:

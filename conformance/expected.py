@@ -14,7 +14,15 @@ from contextlib import contextmanager
 import numpy as np
 
 from conformance.case import Case, CaseData
+from conformance.ops._run import record_rejects
 from conformance.tolerance import Expected, check_lengths
+from reference.conv import (
+    ConvConfigError,
+    conv_output_shape,
+    convolution,
+    convolution_backward,
+    convolution_double_backward,
+)
 
 
 class ReferenceClock:
@@ -35,14 +43,10 @@ class ReferenceClock:
 
 
 def _conv(case: Case, x, w, b=None):
-    from reference.conv import convolution
-
     return convolution(x, w, b, **case.params.reference_kwargs())
 
 
 def _backward(case: Case, g, x, w):
-    from reference.conv import convolution_backward
-
     p = case.params
     bias_sizes = (g.shape[1],) if p.bias else None
     gx, gw, gb = convolution_backward(
@@ -69,7 +73,6 @@ def vjp(case, a):
 
 def vjp_vjp(case, a):
     """Second order: the VJP of (grad_output, input, weight) ↦ vjp, with cotangents gg_*."""
-    from reference.conv import convolution_double_backward
 
     p = case.params
     ggo, gi, gw = convolution_double_backward(
@@ -162,13 +165,10 @@ def reference_rejects(case: Case) -> str | None:
 
     A program case has no configuration to reject (whether its program raises is its outcome).
     """
-    from reference.conv import ConvConfigError, conv_output_shape
 
     if case.kind == "program":  # programs raise as their outcome
         return None
     if case.kind == "record":  # an op record: only its invalid (error-check) cases can be rejected
-        from conformance.ops._run import record_rejects
-
         return record_rejects(case)
     p = case.params
     try:

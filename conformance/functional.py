@@ -30,6 +30,7 @@ import re
 
 import numpy as np
 
+import reference
 from conformance.amp import low_dtype
 from conformance.case import AMP_VARIABLES
 from conformance.programs import (
@@ -42,6 +43,7 @@ from conformance.programs import (
     prefix_case,
     reference_outcome,
 )
+from reference.autograd.tensor import storage_of
 from reference.errors import Precision, Tracker
 
 
@@ -669,8 +671,6 @@ class Run:
     """One execution of the program text with T = a functional namespace over backend ``B``."""
 
     def __init__(self, B, source, inputs, concrete, stop_at=None, wraps=None, view_deltas=None, hooks=()):
-        import reference
-
         self.B, self.source, self.concrete, self.stop_at = B, source, concrete, stop_at
         # gradient state, translated (retain_grad, register_hook): writes and views are numbered in
         # program order (the same in every re-run); ``wraps``: write number -> functions applied to the
@@ -705,7 +705,6 @@ class Run:
     # -- storages ----------------------------------------------------------------------------------
     def fresh(self, r, value):
         """A tensor in a new storage holding ``value`` at ``r``'s positions."""
-        from reference.autograd.tensor import storage_of
 
         base = storage_of(r)
         self.keep.append(base)
@@ -737,7 +736,6 @@ class Run:
 
     def wrap(self, r, value=None):
         """``r`` as a functional tensor: a view of a known storage, or a new one holding ``value``."""
-        from reference.autograd.tensor import storage_of
 
         storage = self.storages.get(id(storage_of(r)))
         if storage is None and value is None:  # view_as_real, view_as_complex, .real, .imag: the same memory
@@ -764,8 +762,6 @@ class Run:
 
     # -- ops ---------------------------------------------------------------------------------------
     def call(self, t, name, args, kwargs):
-        from reference.autograd.tensor import storage_of
-
         if name in INPLACE:
             return self.inplace(t, name, args, kwargs)
         out = getattr(t._r, name)(*self.ref(args), **self.ref(kwargs))
@@ -781,8 +777,6 @@ class Run:
         return self.view(out, t)
 
     def view(self, r, source):
-        from reference.autograd.tensor import storage_of
-
         if storage_of(r) is storage_of(source._r):  # the source's storage (a custom Function's view
             view = FTensor(self, r, source._storage)  # output has its own over its input's positions)
         else:
@@ -832,7 +826,6 @@ class Run:
     def shadow(self, r, value):
         """A tensor of an inner run: the geometry of reference tensor ``r`` (shape, strides, offset) in a
         storage of its own holding ``value``; its reference shadow is a fresh, gradient-free tensor."""
-        from reference.autograd.tensor import storage_of
 
         size = storage_of(r).size if r is not None else int(np.prod(np.shape(value)))
         dtype = self.reference.complex128 if self.B.is_complex(value) else self.reference.float64
@@ -852,7 +845,6 @@ class Run:
         """``cls.apply(*args)``: the reference applies its own Function running the program's methods
         (values, aliasing, errors); the framework computes the outputs with the template's ``forward``
         and differentiates them with its ``backward`` (``jax.custom_vjp`` / ``tf.custom_gradient``)."""
-        from reference.autograd.tensor import storage_of
 
         ref_cls = self.functions.get(cls)
         if ref_cls is None:
@@ -955,7 +947,6 @@ class Run:
     def checkpoint(self, function, *args, use_reentrant=None, preserve_rng_state=True, **kwargs):
         """``T.utils.checkpoint.checkpoint``: the reference runs its own checkpoint (values, aliasing,
         errors); the framework runs the block under ``jax.checkpoint`` / ``tf.recompute_grad``."""
-        from reference.autograd.tensor import storage_of
 
         if kwargs or not all(isinstance(a, FTensor) for a in args):
             raise Unsupported("checkpoint with keyword arguments for the block or non-tensor arguments")

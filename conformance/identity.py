@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 
-from conformance.case import CaseError
+from conformance.case import Case, CaseError
 
 # an id becomes part of file names (reproducers, found cases): a conservative portable alphabet
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+=-]{0,127}$")
@@ -62,8 +62,6 @@ def load_case_files(path) -> tuple[list, list[str]]:
     naming the file, never a traceback.
     """
     from pathlib import Path
-
-    from conformance.case import Case
 
     path = Path(path)
     files = sorted(path.rglob("*.json")) if path.is_dir() else [path]

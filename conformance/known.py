@@ -48,7 +48,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from conformance import adapters, shipped
+from conformance import adapters, ops, shipped
 from conformance.case import AMP_POLICIES, COMPLEX_DTYPES, DTYPES, PROGRAM_CHECKS, VALID_CHECKS
 from conformance.exitcodes import AGREEING, DEPARTING
 from conformance.resultsio import InputFileError
@@ -335,7 +335,6 @@ def _framework(raw: dict, path, where: str, extra_frameworks) -> str:
 
 def _ops_vocabulary() -> dict:
     """op name -> (its checks, its shapes' names or None)."""
-    from conformance import ops
 
     out = {name: (rec.checks, rec.inputs) for name, rec in ops.RECORDS.items()}
     out.update(_SPECIAL_OPS)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance import exitcodes, shipped
-from conformance.known import framework_settings
+from conformance.known import framework_settings, load_known
 from conformance.outdir import MANIFEST, RESULTS, atomic_write, check_output_file, read_manifest
 from conformance.resultsio import InputFileError, read_report_file, read_results_file
 
@@ -223,8 +223,6 @@ def run_matrix(args, out=print) -> int:
         _check_json(args)
     known = None
     if getattr(args, "known", None):
-        from conformance.known import load_known
-
         recorded = set()  # the frameworks the runs recorded (an --adapter's name is no misspelling)
         for item in args.dirs:
             directory = Path(item) if Path(item).is_dir() else Path(item).parent

@@ -26,11 +26,14 @@ from markupsafe import Markup
 import refgrad
 from conformance import exitcodes
 from conformance import stale as stale_entries
+from conformance.adapters import MODES, known
 from conformance.case import case_kind
+from conformance.coverage import coverage_of_results
 from conformance.identity import safe_file_part
 from conformance.known import framework_settings
 from conformance.outdir import atomic_write
-from conformance.resultsio import read_results_file
+from conformance.reproducer import reproducer
+from conformance.resultsio import read_baseline, read_results_file
 from conformance.runner import _failure_kind
 from conformance.tolerance import BOUND_FORMULA, FAILING, SEVERITY, VERDICTS, shortest_repr, ulps
 
@@ -369,7 +372,6 @@ def _adapter_spec(framework: str, frameworks: dict) -> str | None:
     spec = (frameworks.get(framework) or {}).get("spec")
     if spec:
         return spec
-    from conformance.adapters import known
 
     return known().get(framework)
 
@@ -378,7 +380,6 @@ def discrepancies(
     records: list[dict], frameworks: dict, device: str, precision: str, out_dir: Path, repro_dir=None
 ) -> list[dict]:
     """One entry per cell and kind of fail/error_mismatch: the shrunk case if any, else the worst."""
-    from conformance.reproducer import reproducer
 
     kinds = defaultdict(list)
     for r in records:
@@ -465,7 +466,6 @@ _EAGER = {"torch": "torch", "jax": "jax:eager", "tensorflow": "tensorflow"}
 def _mode_label(framework: str) -> str:
     if ":" in framework:
         return framework
-    from conformance.adapters import MODES
 
     modes = MODES.get(framework)
     return f"{framework} ({next(iter(modes))})" if modes else framework
@@ -801,7 +801,6 @@ def summarise(
 
 def _coverage(records: list[dict]) -> dict:
     """Per op, how often each parameter feature and pair of features was drawn (conformance/coverage.py)."""
-    from conformance.coverage import coverage_of_results
 
     return coverage_of_results(records).table()
 
@@ -945,8 +944,6 @@ def build_report(
     """
     import os
     import shutil
-
-    from conformance.resultsio import read_baseline
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance.case import OPS, Case, CaseError
+from conformance.ops import fuzzed
+
 RESULTS_SCHEMA = 1
 # a result line: field -> type
 REQUIRED = {"case_id": str, "framework": str, "check": str, "verdict": str}
@@ -49,8 +52,6 @@ def _case_problem(case, checked: set) -> str | None:
     key = json.dumps(case, sort_keys=True, default=str)
     if key in checked:
         return None
-    from conformance.case import OPS, Case, CaseError
-    from conformance.ops import fuzzed
 
     # a full case (shapes, params or a program's source) must parse; a bare summary ({op, dtype}) is kept
     full = any(k in case for k in ("shapes", "params", "source"))

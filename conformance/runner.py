@@ -29,19 +29,28 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import conformance.strategies  # noqa: F401 - turns Hypothesis's local constants off (seeded draws)
 from conformance import budget as _budget
 from conformance import interrupt
 from conformance.amp import AUTOCAST_DOCS, low_dtype
-from conformance.case import Case, CaseData, save_case
+from conformance.case import PART_DTYPE, Case, CaseData, save_case
 from conformance.expected import ReferenceClock, reference_rejects
 from conformance.expected import expected as reference_expected
 from conformance.identity import case_hash
 from conformance.nonfinite import settle
+from conformance.ops.judge import record_verdict
 from conformance.outdir import OutputDir, OutputLost, ResultsWriter
-from conformance.programs import PROGRAM_BOUND_FORMULA, ProgramOutputs, program_precision, program_verdict
+from conformance.programs import (
+    PROGRAM_BOUND_FORMULA,
+    ProgramError,
+    ProgramOutputs,
+    program_precision,
+    program_verdict,
+)
 from conformance.resultsio import RESULTS_SCHEMA, read_results_file
 from conformance.tolerance import (
     BOUND_FORMULA,
+    ERROR_MODEL_FORMULA,
     FAILING,
     UNIT_ROUNDOFF,
     check_lengths,
@@ -477,10 +486,7 @@ class Campaign:
         each worker makes its framework's: never inside the first case (Hypothesis's local constants
         are off, conformance.strategies, so what is imported when does not change the cases drawn).
         """
-        import conformance.expected  # noqa: F401
-        import conformance.nonfinite  # noqa: F401
-        import conformance.tolerance  # noqa: F401
-        import reference  # noqa: F401
+        import reference  # noqa: F401 - (the judges' modules are imported at the top of this one)
 
         for name, w in list(self.workers.items()):
             try:
@@ -571,8 +577,6 @@ class Campaign:
 
     def _program_reference(self, case: Case):
         """The program's reference outcome, computed in the reference worker under the time limit."""
-        from conformance.programs import ProgramError
-
         worker = self.reference_worker
         precisions = self._program_precisions(case)
         try:
@@ -624,9 +628,6 @@ class Campaign:
         if case.kind == "program":
             return self._program_bound(case, name)
         if case.kind == "record":  # the derived bound, filled in by record_verdict
-            from conformance.case import PART_DTYPE
-            from conformance.tolerance import ERROR_MODEL_FORMULA
-
             return {
                 "formula": ERROR_MODEL_FORMULA,
                 "compute_dtype": case.dtype,
@@ -866,8 +867,6 @@ class Campaign:
             # (non-finite values are judged with the bound: one past the dtype's range has an infinite one)
             return {**rec, **program_verdict(case, (ref_status, ref_value), reply, name, bounds)}
         if case.kind == "record" and status == "ok" and check != "error":  # conformance.ops
-            from conformance.ops.judge import record_verdict
-
             settings = worker.info["settings"] if worker.info else {}
             return {**rec, **record_verdict(case, check, name, reply["outputs"], settings)}
         if ref_status == "rejects":
@@ -1147,8 +1146,6 @@ def _failure_kind(rec) -> str | None:
 def _hypothesis(test, strategy, max_examples, seed, shrink, simplest=True):
     from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
     from hypothesis import seed as hypothesis_seed
-
-    import conformance.strategies  # noqa: F401 - turns Hypothesis's local constants off (seeded draws)
 
     phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
     # Hypothesis's first example is its simplest draw (every choice at its minimum: the first dtype,

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from conformance.case import COMPLEX_DTYPES, CONV_CHECKS, DTYPES, LAYOUTS, VMAP_OPERANDS, Case, ConvParams
 from conformance.models import model_programs
+from conformance.ops import PRIMARY, RECORDS, SPELLING_PARAMS, VALUES, RecordParams
 from conformance.programs import program_case, programs
 
 
@@ -364,7 +365,6 @@ def broadcast_shapes(draw, max_rank=3, max_size=512):
 def value_kinds(kinds=None):
     """How a record case's inputs are drawn: normal, wide magnitudes, ties and zeros, large (softmax
     overflow), tiny (subnormals), non-finite, special (IEEE special values over the whole line)."""
-    from conformance.ops import VALUES
 
     return st.sampled_from(kinds or VALUES)
 
@@ -373,7 +373,6 @@ def record_spellings(rec):
     """A strategy of the ``spelling_<framework>`` params of a case of ``rec``: per framework with
     other public spellings, one of them or the primary (then absent: a record without spellings
     draws nothing, so its cases are what they were)."""
-    from conformance.ops import PRIMARY, SPELLING_PARAMS
 
     @st.composite
     def draw_them(draw):
@@ -389,8 +388,6 @@ def record_spellings(rec):
 
 def record_cases(name, dtypes=DTYPES, checks=None, max_size=None):
     """Cases of the op record ``name`` (its own sample strategy), in ``dtypes``, for ``checks``."""
-    from conformance.case import Case
-    from conformance.ops import RECORDS, RecordParams
 
     rec = RECORDS[name]
     checks = tuple(checks or rec.checks)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from conformance.nonfinite import c99_class
+from reference.conv.geometry import plan
 
 # Unit roundoff of each compute dtype (half the gap between 1 and the next float).
 UNIT_ROUNDOFF = {
@@ -82,7 +83,6 @@ def reduction_lengths(case) -> dict[str, int]:
     ``forward`` (+1 for the bias add), ``grad_input``, ``grad_weight``, ``grad_bias``; a
     transposed convolution's forward is its correlation's input-gradient role and vice versa.
     """
-    from reference.conv.geometry import plan
 
     p = case.params
     pl = plan(

@@ -21,6 +21,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from conformance.case import CONV_CHECKS, DTYPES
+from conformance.coverage import Coverage, conv_strategy, record_strategy
+from conformance.ops import RECORDS
+from conformance.strategies import invalid_conv_cases, program_cases
+
 # curated case-checks per shard: each is one framework call (milliseconds to seconds)
 CURATED_CHUNK = 64
 # the shrunk failures a fuzz run records per framework (Campaign.fuzz's max_shrinks default)
@@ -54,7 +59,6 @@ class FuzzUnit:
 
     def strategy(self):
         """The unit's Hypothesis strategy (built where it runs: strategies are not shipped)."""
-        from conformance.strategies import invalid_conv_cases, program_cases
 
         if self.kind == "program":
             return program_cases(dtypes=self.dtypes)
@@ -62,13 +66,11 @@ class FuzzUnit:
             if self.check == "error":
                 return invalid_conv_cases(list(self.dtypes))
             # steered toward undrawn feature pairs and axis triples, from the unit's own coverage
-            from conformance.coverage import Coverage, conv_strategy
 
             return conv_strategy(self.dtypes, (self.check,), Coverage())
         # a record's cases are steered toward feature pairs the unit has not drawn yet; the coverage
         # is the unit's own, so a unit draws the same cases whichever units ran before it (and on
         # whichever node): Campaign.fuzz restores it after generation before each shrink
-        from conformance.coverage import Coverage, record_strategy
 
         return record_strategy(
             self.record,
@@ -104,8 +106,6 @@ def fuzz_units(
     budget ``record_examples``, default ``max_examples``, and ``record_shrinks``; drawn over their
     whole domains with ``whole_domains``, a share of their examples with ``mixed_domains``;
     ``simplest``: each unit's first example is Hypothesis's simplest draw, see FuzzUnit)."""
-    from conformance.case import CONV_CHECKS, DTYPES
-    from conformance.ops import RECORDS
 
     if not max_examples:
         return []

@@ -41,6 +41,8 @@ from conformance import interrupt
 from conformance.executors import ExecutorError, ShardsLost
 from conformance.executors import shard as shard_mod
 from conformance.executors.plan import make_shards
+from conformance.runner import read_results, result_key
+from conformance.tolerance import FAILING
 
 MAX_RETRIES = 3
 CONNECT_SECONDS = 5.0  # a TCP connection to the head node
@@ -372,7 +374,6 @@ class RayExecutor:
         """On --resume: per framework, what is recorded (the shards skip it), put in the object store once."""
         if not campaign.resumed:
             return {}
-        from conformance.runner import read_results
 
         by_framework: dict = {}
         for rec in read_results(campaign.results_path):
@@ -381,8 +382,6 @@ class RayExecutor:
 
     @staticmethod
     def _take(campaign, shard, item) -> None:
-        from conformance.runner import result_key
-
         for rec, found in item.get("records") or ():
             if result_key(rec) in campaign.done:
                 continue  # a retried shard's repeat, or a result recorded before --resume
@@ -491,8 +490,6 @@ class RayProgress:
         self.last = 0.0
 
     def __call__(self, rec) -> None:
-        from conformance.tolerance import FAILING
-
         self.n += 1
         self.bad += rec["verdict"] in FAILING
 

@@ -30,6 +30,10 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
+from conformance.case import Case
+from conformance.runner import Campaign, Worker, WorkerGone, result_key
+from conformance.worker import REFERENCE_SPEC
+
 # frameworks whose worker process a Ray worker keeps between shards (each holds a framework in memory)
 POOL_SIZE = 2
 # seconds between streamed batches (a batch also goes out when the shard ends)
@@ -91,7 +95,6 @@ def _node() -> str:
 
 def _worker(name, spec, device, precision):
     """This process's worker for a framework (kept between shards; the oldest closed past POOL_SIZE)."""
-    from conformance.runner import Worker
 
     key = (name, spec, device, precision)
     if key in _POOL:
@@ -105,9 +108,6 @@ def _worker(name, spec, device, precision):
 
 
 def _reference_worker():
-    from conformance.runner import Worker
-    from conformance.worker import REFERENCE_SPEC
-
     if "w" not in _REFERENCE:
         _REFERENCE["w"] = Worker(
             "reference", REFERENCE_SPEC, "cpu", "highest", _root() / f"logs-{os.getpid()}"
@@ -121,7 +121,6 @@ def _info(worker) -> dict:
 
 def probe(name: str, spec: str, device: str, precision: str) -> dict:
     """Start a framework's worker on this node: ``{"info": ...}`` or ``{"error": why}`` (plus the node)."""
-    from conformance.runner import WorkerGone
 
     worker = _worker(name, spec, device, precision)
     try:
@@ -156,8 +155,6 @@ class _Sink:
 
 
 def _campaign(shard, settings: dict, scratch: Path, out: queue.Queue, done):
-    from conformance.runner import Campaign, result_key
-
     campaign = Campaign(
         scratch,
         {shard.framework: shard.spec},
@@ -180,8 +177,6 @@ def _campaign(shard, settings: dict, scratch: Path, out: queue.Queue, done):
 
 
 def _work(shard, campaign) -> None:
-    from conformance.case import Case
-
     if shard.unit is not None:
         u = shard.unit
         campaign.fuzz(
@@ -194,7 +189,6 @@ def _work(shard, campaign) -> None:
 
 def execute(shard, settings: dict, done=None):
     """Run ``shard``; yield exactly ``shard.max_records + 2`` items (module docstring)."""
-    from conformance.runner import WorkerGone
 
     slots = shard.max_records
     hello = {"node": _node(), "host": socket.gethostname(), "pid": os.getpid(), "records": []}

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from conformance.adapters.base import Adapter, cpu_setup
+from conformance.programs import execute
 
 REFERENCE = Path(__file__).resolve().parents[2] / "reference"
 
@@ -149,8 +150,6 @@ class MutantAdapter(Adapter):
         return cpu_setup(self, device, precision, {"bug": self.bug})
 
     def program(self, case, a):
-        from conformance.programs import execute
-
         return execute(case.source, self.T, a)
 
 

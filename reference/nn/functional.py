@@ -15,6 +15,7 @@ from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor
 from reference.ops import api as A
 from reference.ops.api import R, relu_  # noqa: F401 (re-exported; F.tanh, F.sigmoid: rules.elementwise's EXPORTS)
+from reference.ops.functions import export
 
 __all__ = [
     "batch_norm",
@@ -169,7 +170,6 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 def _install_family_functions():
     """The ``NN_FUNCTIONAL`` names of the family modules (:mod:`reference.ops.functions`)."""
-    from reference.ops.functions import export
 
     for name, fn in export().get("nn.functional", {}).items():
         if name in globals() and globals()[name] is not fn:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import numbers
 
 import numpy as np
 
@@ -28,15 +27,10 @@ from reference.autograd.tensor import (
     _infer_dtype,
     _make,
     bool_,
-    complex64,
-    complex128,
-    default_complex_dtype,
     default_device,
     default_dtype,
     device_of_array,
-    float32,
     int64,
-    is_floating_dtype,
     namespace_of_device,
     result_tensor,
     storage_of,
@@ -45,6 +39,23 @@ from reference.autograd.tensor import device as Device
 from reference.backend import is_floating, is_inexact, namespace_of, to_device
 from reference.ops import kernels as K
 from reference.ops import public as _public
+from reference.ops.promotion import (  # noqa: F401 (re-exported: A.result_type, A._wrap, ...)
+    _category,
+    _combine,
+    _operand,
+    _promote,
+    _scalar_dtype,
+    _Shaped,
+    _wrap,
+    check_broadcast,
+    check_broadcast_operands,
+    check_sub,
+    result_type,
+    to_complex,
+    to_real,
+)
+from reference.ops.public import binary as _binary
+from reference.ops.public import binary_inplace as _inplace_binary
 from reference.scalar_types import convert_type_name, cpp_type_name, scalar_type_name
 
 _builtin_sum = builtins.sum  # this module defines its own sum (the reduction)
@@ -59,156 +70,7 @@ def _xp(t):
     return namespace_of(t._data)
 
 
-# ---- dtypes and Python scalars (PyTorch's result_type) ---------------------------------------------
-
-
-def _category(dt):
-    """PyTorch's type categories: 0 bool, 1 integral, 2 floating (bfloat16 included), 3 complex."""
-    return 3 if dt.kind == "c" else 2 if is_floating_dtype(dt) else 1 if dt.kind in "iu" else 0
-
-
-def to_complex(dt):
-    """PyTorch's toComplexType: float32 -> complex64, float64 -> complex128 (complex unchanged)."""
-    if dt.kind == "c":
-        return dt
-    if dt == np.float64:
-        return complex128
-    if dt == np.float32:
-        return complex64
-    raise TypeError(
-        f"{dt} has no complex counterpart in the reference (PyTorch's ComplexHalf has no NumPy dtype)"
-    )
-
-
-def to_real(dt):
-    """PyTorch's toRealValueType: complex64 -> float32, complex128 -> float64 (others unchanged)."""
-    return np.dtype(f"f{dt.itemsize // 2}") if dt.kind == "c" else dt
-
-
-def _promote(a, b):
-    """torch.promote_types: the higher category wins; within floats the wider, and float16 with
-    bfloat16 is float32; within integers NumPy's rule (uint8 with int8: int16); complex with a
-    float is the complex type of the wider value type (float64 with complex64: complex128)."""
-    if a is None:
-        return b
-    if b is None or a == b:
-        return a
-    ca, cb = _category(a), _category(b)
-    if ca == 3 or cb == 3:
-        if ca < 2 or cb < 2:  # complex with bool/int: the complex type
-            return a if ca == 3 else b
-        ra, rb = to_real(a), to_real(b)
-        return to_complex(_promote(ra, rb))
-    if ca != cb:
-        return a if ca > cb else b
-    if ca == 1:
-        return np.promote_types(a, b)
-    if a.itemsize == b.itemsize:  # float16 and bfloat16
-        return float32
-    return a if a.itemsize > b.itemsize else b
-
-
-def _scalar_dtype(v):
-    if isinstance(v, (bool, np.bool_)):
-        return bool_
-    if isinstance(v, numbers.Integral):
-        return int64
-    if isinstance(v, numbers.Real):
-        return default_dtype.value
-    if isinstance(v, numbers.Complex):
-        return default_complex_dtype()
-    raise TypeError(f"expected a Tensor or a Python number, got {type(v).__name__}")
-
-
-def _combine(higher, lower):
-    """PyTorch's combine_categories (ResultTypeState): a lower-priority operand of a higher
-    category changes the result; a complex one keeps the value type of a floating ``higher``."""
-    if higher is None:
-        return lower
-    if lower is None:
-        return higher
-    if _category(higher) == 3:
-        return higher
-    if _category(lower) == 3:
-        return to_complex(higher) if _category(higher) == 2 else lower
-    if _category(higher) == 2:
-        return higher
-    if higher == bool_ or _category(lower) == 2:
-        return _promote(higher, lower)
-    return higher
-
-
-def result_type(*operands):
-    dim = zero = wrapped = None
-    for o in operands:
-        if isinstance(o, Tensor):
-            if o._wrapped:
-                wrapped = _promote(wrapped, o.dtype)
-            elif o._data.ndim == 0:
-                zero = _promote(zero, o.dtype)
-            else:
-                dim = _promote(dim, o.dtype)
-        elif o is not None:
-            dt = _scalar_dtype(o)
-            wrapped = _promote(wrapped, dt)
-    return _combine(dim, _combine(zero, wrapped))
-
-
-def _wrap(value, dtype):
-    t = _make(np.asarray(value, dtype=dtype))
-    t._wrapped = True
-    return t
-
-
-def _operand(x, dtype):
-    return x if isinstance(x, Tensor) else _wrap(x, dtype)
-
-
-def check_broadcast(a, b):
-    sa, sb = a.shape, b.shape
-    for k in range(1, min(len(sa), len(sb)) + 1):
-        if sa[-k] != sb[-k] and sa[-k] != 1 and sb[-k] != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({sa[-k]}) must match the size of tensor b ({sb[-k]}) at non-singleton "
-                f"dimension {max(len(sa), len(sb)) - k}"
-            )
-
-
-def check_broadcast_operands(*operands):
-    """PyTorch's TensorIterator shape check over its operands in order (numbers skipped): each
-    tensor's shape against the broadcast of those before it ("tensor a" is that running shape)."""
-    shape = None
-    for x in operands:
-        if not isinstance(x, Tensor):
-            continue
-        if shape is not None and tuple(x.shape) != shape:
-            check_broadcast(_Shaped(shape), x)
-            shape = tuple(np.broadcast_shapes(shape, tuple(x.shape)))
-        elif shape is None:
-            shape = tuple(x.shape)
-
-
-class _Shaped:
-    def __init__(self, shape):
-        self.shape = shape
-
-
-def _binary(rule, a, b, params=None):
-    if params is None:
-        params = _NO_PARAMS
-    check = None
-    if type(a) is Tensor:  # (each array read once: this runs on every op)
-        da = a._data
-        if type(b) is Tensor:
-            db = b._data
-            if da.shape != db.shape:
-                check = lambda: check_broadcast(a, b)  # noqa: E731 - runs after the node is made
-            if da.dtype == db.dtype:
-                return apply(rule, (a, b), params, None, check)
-        elif type(b) in (float, int) and is_floating(da.dtype):  # the common x * 0.5
-            return apply(rule, (a, _wrap(b, da.dtype)), params)
-    dt = result_type(a, b)
-    return apply(rule, (_operand(a, dt), _operand(b, dt)), params, cast=dt, check=check)
+# ---- dtypes and Python scalars: reference.ops.promotion (re-exported); binary ops: reference.ops.public
 
 
 def _floating(x):
@@ -266,9 +128,7 @@ def _infer_size(shape, numel):
 
 
 def _rule(name):
-    from reference.ops.rules import RULES
-
-    return RULES[name]
+    return _table.RULES[name]  # (the core's table, filled by reference.ops.rules when it loads)
 
 
 class _Rules:
@@ -283,33 +143,10 @@ class _Rules:
 R = _Rules()
 
 # ---- elementwise -----------------------------------------------------------------------------------
-
-
-def add(input, other, *, alpha=1):
-    return _binary(R.add, input, other, {"alpha": alpha} if alpha != 1 else None)
-
-
-def _check_sub(input, other):
-    kinds = [(x.dtype if isinstance(x, Tensor) else _scalar_dtype(x)) == bool_ for x in (input, other)]
-    if all(kinds):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-            "`logical_xor()` operator instead."
-        )
-    if any(kinds):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
-            "invert a mask, use the `~` or `logical_not()` operator instead."
-        )
-
-
-def sub(input, other, *, alpha=1):
-    _check_sub(input, other)
-    return _binary(R.sub, input, other, {"alpha": alpha} if alpha != 1 else None)
-
-
-def mul(input, other):
-    return _binary(R.mul, input, other)
+# add, sub, mul, maximum, minimum, their in-place twins and operators (x + y, y * x, x -= y) are
+# generated from the MULTI_EXPORTS of reference.ops.rules.elementwise (reference.ops.public), like
+# the single-input ones below. div and pow stay here: div's rounding_mode, its integer-to-float
+# promotion and its fast path, pow's number-base and number-exponent rules are their own.
 
 
 def div(input, other, *, rounding_mode=None):
@@ -464,14 +301,6 @@ def where(condition, input=None, other=None):
     return apply(R.where, (condition, a, b), {}, cast=None if a.dtype == b.dtype == dt else dt)
 
 
-def maximum(input, other):
-    return _binary(R.maximum, input, other)
-
-
-def minimum(input, other):
-    return _binary(R.minimum, input, other)
-
-
 def _check_masked_fill(input, mask, value):
     if mask.dtype != bool_:
         raise RuntimeError(
@@ -506,7 +335,7 @@ def rsub(input, other):
     if type(other) in (int, float) and input._data.dtype.kind in "fc" and not input._wrapped:
         # the common ``1 - x``: a number never promotes a floating tensor and is not a bool
         return apply(R.rsub, (input,), {"other": other})
-    _check_sub(other, input)
+    check_sub(other, input)
     dt = result_type(input, other)
     return apply(R.rsub, (input,), {"other": other}, cast=None if dt == input.dtype else dt)
 
@@ -524,7 +353,7 @@ def reciprocal(input):
 
 def rdiv(input, other):
     """``number / tensor``: PyTorch computes ``tensor.reciprocal() * number`` (so the tensor is not saved)."""
-    return mul(reciprocal(input), other)
+    return reciprocal(input) * other  # (Tensor.__mul__: mul)
 
 
 def to(input, *args, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
@@ -1269,9 +1098,9 @@ def _flat_positions(view, tensors):
         if data.size and bad.any():
             i = int(data[bad].reshape(-1)[0])
             raise IndexError(f"index {i} is out of bounds for dimension {k} with size {n}")
-        t = where(lt(t, 0), add(t, n), t)
-        term = mul(t, stride) if stride != 1 else t
-        flat = term if flat is None else add(flat, term)
+        t = where(lt(t, 0), t + n, t)  # (the operators: add and mul, reference.ops.public)
+        term = t * stride if stride != 1 else t
+        flat = term if flat is None else flat + term
         stride *= n
     if flat.shape != bshape:
         flat = expand(flat, bshape)
@@ -1715,27 +1544,6 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 
 
 # ---- in-place variants -----------------------------------------------------------------------------
-
-
-def _inplace_binary(rule, self, other, params=None):
-    dt = result_type(self, other)
-    _public.inplace_result_check(self, dt)
-    other = _operand(other, dt)
-    cast = None if self.dtype == other.dtype == dt else dt
-    return apply_inplace(rule, self, (other,), params or {}, cast=cast)
-
-
-def add_(self, other, *, alpha=1):
-    return _inplace_binary(R.add, self, other, {"alpha": alpha} if alpha != 1 else None)
-
-
-def sub_(self, other, *, alpha=1):
-    _check_sub(self, other)
-    return _inplace_binary(R.sub, self, other, {"alpha": alpha} if alpha != 1 else None)
-
-
-def mul_(self, other):
-    return _inplace_binary(R.mul, self, other)
 
 
 def div_(self, other, *, rounding_mode=None):

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from reference.autograd.tensor import Tensor
 from reference.ops import api as A
+from reference.ops.functions import export
+from reference.ops.functions.complex import conj
+from reference.ops.public import inplace_operator, reflected
 
-# (the ops generated from the rules' EXPORTS, tanh and the like, come with export()["methods"]: reference.ops.public)
+# (the ops generated from the rules' EXPORTS and MULTI_EXPORTS, tanh, add and the like, and their operators
+# x + y, 2 * x, x -= y, come with export()["methods"]: reference.ops.public)
 _SAME_NAME = (
-    "add",
-    "sub",
-    "mul",
     "div",
     "neg",
     "pow",
     "clamp",
-    "maximum",
-    "minimum",
     "masked_fill",
     "to",
     "clone",
@@ -44,9 +43,6 @@ _SAME_NAME = (
     "split",
     "chunk",
     "flatten",
-    "add_",
-    "sub_",
-    "mul_",
     "div_",
     "pow_",
     "clamp_",
@@ -72,18 +68,6 @@ def _rsub(self, other):
     return A.sub(other, self) if isinstance(other, Tensor) else A.rsub(self, other)
 
 
-def _reflected(fn):
-    return lambda self, other: fn(other, self)
-
-
-def _inplace_operator(fn):
-    def op(self, other):
-        fn(self, other)
-        return self
-
-    return op
-
-
 def _iterate(self):
     """``for row in x``: PyTorch iterates over ``x.unbind(0)`` (multi-output views)."""
     if self.ndim == 0:
@@ -102,7 +86,6 @@ def _matrix_transpose(self, name):
 
 def _conj(x):
     """The conjugate of a complex tensor (the adjoints mH and H); a real tensor itself."""
-    from reference.ops.functions.complex import conj
 
     return conj(x)
 
@@ -116,26 +99,17 @@ def _adjoint(self):
     return _conj(A.transpose(self, 0, 1))
 
 
-def bind():
-    for name in _SAME_NAME:
-        setattr(Tensor, name, getattr(A, name))
-    from reference.ops.functions import export
-
-    for name, fn in export().get("methods", {}).items():  # the family modules' methods
-        setattr(Tensor, name, fn)
-    ops = {
-        "__add__": A.add,
-        "__radd__": _reflected(A.add),
-        "__sub__": A.sub,
+def operators():
+    """The hand-written operators and methods bound by name (the generated ones, ``__add__``,
+    ``__iadd__``, ..., come with export()["methods"])."""
+    return {
         "__rsub__": _rsub,
-        "__mul__": A.mul,
-        "__rmul__": _reflected(A.mul),
         "__truediv__": A.div,
         "__rtruediv__": A.rdiv,
         "__pow__": A.pow,
-        "__rpow__": _reflected(A.pow),
+        "__rpow__": reflected(A.pow),
         "__matmul__": A.matmul,
-        "__rmatmul__": _reflected(A.matmul),
+        "__rmatmul__": reflected(A.matmul),
         "__neg__": A.neg,
         "__abs__": A.abs,
         "__lt__": A.lt,
@@ -149,13 +123,18 @@ def bind():
         "__invert__": A.logical_not,
         "__getitem__": A._getitem,
         "__setitem__": A.setitem,
-        "__iadd__": _inplace_operator(A.add_),
-        "__isub__": _inplace_operator(A.sub_),
-        "__imul__": _inplace_operator(A.mul_),
-        "__itruediv__": _inplace_operator(A.div_),
+        "__itruediv__": inplace_operator(A.div_),
         "where": lambda self, condition, other: A.where(condition, self, other),
     }
-    for name, fn in ops.items():
+
+
+def bind():
+    for name in _SAME_NAME:
+        setattr(Tensor, name, getattr(A, name))
+
+    for name, fn in export().get("methods", {}).items():  # the family modules' methods
+        setattr(Tensor, name, fn)
+    for name, fn in operators().items():
         setattr(Tensor, name, fn)
     Tensor.__iter__ = _iterate
     Tensor.__hash__ = object.__hash__

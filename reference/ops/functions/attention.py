@@ -20,6 +20,7 @@ from reference.autograd.grad_mode import no_grad
 from reference.autograd.tensor import Tensor
 from reference.backend import is_floating, to_numpy
 from reference.ops import api as A
+from reference.ops.functions.reductions import vector_norm
 from reference.ops.rules.distance import cdist_direct, pnorm
 
 __all__ = ["cdist", "cosine_similarity", "dist", "pairwise_distance", "pdist"]
@@ -380,6 +381,5 @@ def dist(input, other, p=2):
     """``torch.dist``: the p-norm of the broadcast difference, ``linalg.vector_norm(input - other,
     p)`` (PyTorch's DistBackward0 is norm_backward of the difference: the same values and
     gradients, zero at a zero difference)."""
-    from reference.ops.functions.reductions import vector_norm
 
     return vector_norm(input - other, p)

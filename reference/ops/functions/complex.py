@@ -21,6 +21,7 @@ from reference.autograd.tensor import Tensor, complex64, complex128
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.api import R
+from reference.ops.functions._low_precision import COMPLEX32_REASON, DtypeNotSupported
 from reference.scalar_types import scalar_type_name
 
 
@@ -169,24 +170,6 @@ def angle(input):
     return apply(R.angle, (input,), {}, cast=cast)
 
 
-def sgn(input):
-    from reference.ops.functions.pointwise import sgn
-
-    return sgn(input)
-
-
-def _cos(x):
-    from reference.ops.functions.pointwise import cos
-
-    return cos(x)
-
-
-def _sin(x):
-    from reference.ops.functions.pointwise import sin
-
-    return sin(x)
-
-
 def cfloat(self, memory_format=None):
     return A.to(self, complex64, memory_format=memory_format)
 
@@ -197,7 +180,6 @@ def cdouble(self, memory_format=None):
 
 def chalf(self, memory_format=None):
     """``Tensor.chalf``: PyTorch's complex32 (ComplexHalf) has no storage in the reference."""
-    from reference.ops.functions._low_precision import COMPLEX32_REASON, DtypeNotSupported
 
     raise DtypeNotSupported("chalf", "complex32", COMPLEX32_REASON)
 

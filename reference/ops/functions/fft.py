@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from reference.backend import is_inexact
 from reference.ops import api as A
+from reference.ops.functions.complex import conj, conj_physical
+from reference.ops.functions.shape import roll
 from reference.ops.rules import fft as P
 from reference.scalar_types import scalar_type_name
 
@@ -150,21 +152,18 @@ def irfft(input, n=None, dim=-1, norm=None):
 def hfft(input, n=None, dim=-1, norm=None):
     """The real signal of a Hermitian half spectrum: irfft of the conjugate, scaled as a forward transform."""
     s, d = _one(n, dim)
-    from reference.ops.functions.complex import conj
 
     return _c2r_n(conj(_complex(input)), s, d, _SWAP[_norm(norm)])
 
 
 def ihfft(input, n=None, dim=-1, norm=None):
     s, d = _one(n, dim)
-    from reference.ops.functions.complex import conj
 
     return conj(_r2c_n(input, s, d, _SWAP[_norm(norm)], "ihfft"))
 
 
 def hfftn(input, s=None, dim=None, norm=None):
     """The inverse of ihfftn: irfftn of the conjugate, scaled as a forward transform."""
-    from reference.ops.functions.complex import conj
 
     return _c2r_n(conj(_complex(input)), s, dim, _SWAP[_norm(norm)])
 
@@ -173,7 +172,6 @@ def ihfftn(input, s=None, dim=None, norm=None):
     """The conjugate of rfftn (an unscaled-forward inverse transform of a real signal), scaling swapped:
     over one dim a conjugate view (is_conj(), as PyTorch's ``tmp.conj()``), over more a physical
     conjugate (PyTorch conjugates the r2c physically before its c2c over the other dims)."""
-    from reference.ops.functions.complex import conj, conj_physical
 
     out = _r2c_n(input, s, dim, _SWAP[_norm(norm)], "ihfftn")
     ndims = (
@@ -239,7 +237,6 @@ def _shift(input, dim, sign):
         dims = [dim] if isinstance(dim, int) else list(dim)
     dims = [A._dim(d, input.ndim) for d in dims]
     shifts = [sign * (input.shape[d] // 2) for d in dims]
-    from reference.ops.functions.shape import roll
 
     return roll(input, shifts, dims) if dims else input
 

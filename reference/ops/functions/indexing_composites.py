@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import warnings
 
+import reference as T
 from reference.ops import api as A
 from reference.scalar_types import scalar_type_name
 
@@ -81,8 +82,6 @@ def _scatter_index(index, source, d):
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
-    import reference as T
-
     d = _index_reduce_checks(input, dim, index, source, reduce, "index_reduce")
     warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=2)
     return T.scatter_reduce(
@@ -111,8 +110,6 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 
 
 def _clamped(self, indices):
-    import reference as T
-
     out = []
     for index, size in zip(indices, self.shape):
         if index is None:
@@ -127,8 +124,6 @@ def _clamped(self, indices):
 
 
 def _unsafe_masked_index(input, mask, indices, fill):
-    import reference as T
-
     idx = _clamped(input, indices)
     if input.numel() == 0:
         sizes = [1 if (i is not None and n == 0) else n for i, n in zip(indices, input.shape)]
@@ -139,8 +134,6 @@ def _unsafe_masked_index(input, mask, indices, fill):
 
 
 def _unsafe_masked_index_put_accumulate(input, mask, indices, values):
-    import reference as T
-
     if input.numel() == 0:
         return A.clone(input)
     idx = _clamped(input, indices)

@@ -19,11 +19,13 @@ from collections import namedtuple
 
 import numpy as np
 
+import reference
 from reference.autograd.dispatch import apply
 from reference.autograd.grad_mode import no_grad
 from reference.autograd.tensor import Tensor, _make, float64, int64
 from reference.backend import to_numpy
 from reference.ops import api
+from reference.ops.functions import complex as F
 from reference.ops.functions._low_precision import low_name, no_kernel, no_low_precision
 from reference.ops.rules.registry import RULES
 from reference.scalar_types import scalar_type_name
@@ -50,7 +52,6 @@ def _mH(x):
     """The conjugate transpose (torch.svd's V = Vh.mH: a transpose, then conj, ConjBackward0)."""
     if x.dtype.kind != "c":
         return _mT(x)
-    from reference.ops.functions import complex as F
 
     return F.conj(_mT(x))
 
@@ -380,8 +381,6 @@ def A_tensor(arr):
 
 
 def _vector_norm(*args, **kwargs):
-    import reference
-
     return reference.linalg.vector_norm(*args, **kwargs)
 
 
@@ -460,14 +459,10 @@ def A_sum(x, d, keepdim=False):
 
 
 def A_amax(x, d, keepdim=False):
-    import reference
-
     return reference.amax(x, d, keepdim)
 
 
 def A_amin(x, d, keepdim=False):
-    import reference
-
     return reference.amin(x, d, keepdim)
 
 
@@ -520,7 +515,6 @@ def cond(A, p=None):
     _square(A, f"linalg.cond(ord={_ord_name(p)})")
     if A.numel() == 0:
         return A_zeros(A)
-    import reference
 
     if p == "nuc":  # PyTorch: sum(s) * sum(1/s) of the singular values (inf/nan when singular)
         s = svdvals(A)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import reference as T
 from reference.autograd.dispatch import apply
 from reference.autograd.grad_mode import is_grad_enabled
 from reference.ops.rules.registry import RULES
@@ -75,7 +76,6 @@ def eigvals(A, *, out=None):
 def linalg_vander(x, *, N=None):
     """aten's linalg_vander: [1, x, x^2, ..., x^(N-1)] along a new last dim (cumprod promotes
     integers to int64)."""
-    import reference as T
 
     name = str(x.dtype)
     if not (name in ("float32", "float64", "complex64", "complex128") or x.dtype.kind in "iu"):
@@ -94,7 +94,6 @@ def linalg_vander(x, *, N=None):
 
 def vander(x, N=None, increasing=False):
     """aten's vander: the powers in a (len(x), N) matrix of dtype promote_types(x, int64)."""
-    import reference as T
 
     if x.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")

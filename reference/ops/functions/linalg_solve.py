@@ -25,6 +25,7 @@ from reference.autograd.grad_mode import no_grad
 from reference.autograd.tensor import Tensor, _make, is_complex_dtype, is_floating_dtype
 from reference.backend import device_of, to_device, to_numpy
 from reference.ops import api as A
+from reference.ops.functions.complex import conj_physical
 from reference.ops.rules import RULES
 from reference.ops.rules import linalg_solve as R
 from reference.scalar_types import scalar_type_name
@@ -558,8 +559,6 @@ def householder_product(A_, tau, *, out=None):
 
 
 def _conj_physical(x):
-    from reference.ops.functions.complex import conj_physical
-
     return conj_physical(x)
 
 

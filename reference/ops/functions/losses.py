@@ -20,6 +20,7 @@ from reference.autograd.grad_mode import is_grad_enabled, no_grad
 from reference.autograd.tensor import Tensor
 from reference.backend import is_floating, to_numpy
 from reference.ops import api as A
+from reference.ops.functions.attention import pairwise_distance
 from reference.ops.rules.losses import _RULES, nll_loss_prim
 from reference.scalar_types import scalar_type_name
 
@@ -588,8 +589,6 @@ def triplet_margin_loss(
     reduce=None,
     reduction="mean",
 ):
-    from reference.ops.functions.attention import pairwise_distance
-
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
@@ -611,8 +610,6 @@ def triplet_margin_loss(
 def triplet_margin_with_distance_loss(
     anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False, reduction="mean"
 ):
-    from reference.ops.functions.attention import pairwise_distance
-
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:

@@ -23,6 +23,14 @@ from reference.autograd.dispatch import apply
 from reference.autograd.tensor import bool_, float32, int64
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
+from reference.ops.functions import reductions
+from reference.ops.functions.pointwise import logaddexp as _logaddexp
+from reference.ops.functions.reductions import cumprod as _cumprod
+from reference.ops.functions.reductions import cumsum as _cumsum
+from reference.ops.functions.reductions import logsumexp as _logsumexp
+from reference.ops.functions.reductions import nanmedian, vector_norm
+from reference.ops.functions.reductions import prod as _prod
+from reference.ops.rules.registry import RULES
 from reference.scalar_types import scalar_type_name
 
 _builtin_sum = sum
@@ -126,8 +134,6 @@ def sum(input, dim=None, *, keepdim=False, dtype=None, mask=None):  # noqa: A001
 
 
 def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
-    from reference.ops.functions.reductions import prod as _prod
-
     dtype = _int_promoted(input, dtype)
     dim_ = _canonical_dim(dim, input.ndim)
     result = A.to(_combine("prod", input, mask), dtype)
@@ -137,16 +143,12 @@ def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
 
 
 def cumsum(input, dim, *, dtype=None, mask=None):
-    from reference.ops.functions.reductions import cumsum as _cumsum
-
     dtype = input.dtype if dtype is None else dtype
     dim_ = _canonical_dim(dim, input.ndim)[0]
     return A.to(_cumsum(_combine("sum", input, mask), dim_, dtype=dtype), dtype)
 
 
 def cumprod(input, dim, *, dtype=None, mask=None):
-    from reference.ops.functions.reductions import cumprod as _cumprod
-
     dtype = input.dtype if dtype is None else dtype
     dim_ = _canonical_dim(dim, input.ndim)[0]
     return A.to(_cumprod(_combine("prod", input, mask), dim_, dtype=dtype), dtype)
@@ -169,8 +171,6 @@ def amin(input, dim=None, *, keepdim=False, dtype=None, mask=None):
 
 
 def _arg_extreme(name, input, dim, keepdim, dtype, mask):
-    from reference.ops.functions import reductions
-
     dtype = input.dtype if dtype is None else dtype
     mask_input = _combine("amax" if name == "argmax" else "amin", input, mask)
     return A.to(getattr(reductions, name)(mask_input, dim, bool(keepdim)), dtype)  # (cast as PyTorch does)
@@ -204,8 +204,6 @@ def mean(input, dim=None, *, keepdim=False, dtype=None, mask=None):
 
 
 def median(input, dim=-1, *, keepdim=False, dtype=None, mask=None):
-    from reference.ops.functions.reductions import nanmedian
-
     dtype = input.dtype if dtype is None else dtype
     dim_ = _canonical_dim(dim, input.ndim)[0]
     is_float = is_floating(input.dtype)
@@ -220,16 +218,12 @@ def median(input, dim=-1, *, keepdim=False, dtype=None, mask=None):
 
 
 def logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None):
-    from reference.ops.functions.reductions import logsumexp as _logsumexp
-
     dtype = input.dtype if dtype is None else dtype
     dim_ = _canonical_dim(dim, input.ndim)
     return A.to(_logsumexp(_combine("logsumexp", input, mask), dim_, keepdim=keepdim), dtype)
 
 
 def logaddexp(input, other, *, dtype=None, input_mask=None, other_mask=None):
-    from reference.ops.functions.pointwise import logaddexp as _logaddexp
-
     dtype = input.dtype if dtype is None else dtype
     x = _combine("logaddexp", input, input_mask)
     y = _combine("logaddexp", other, other_mask)
@@ -237,8 +231,6 @@ def logaddexp(input, other, *, dtype=None, input_mask=None, other_mask=None):
 
 
 def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):
-    from reference.ops.functions.reductions import vector_norm
-
     dtype = input.dtype if dtype is None else dtype
     mask_input = _combine("norm", input, mask, ord)
     dim_ = _canonical_dim(dim, input.ndim)
@@ -398,7 +390,6 @@ def _segment_reduce(
     """``torch._segment_reduce``: reductions over consecutive segments along ``axis`` given by
     ``lengths`` or ``offsets`` (``offsets`` wins when both are given, as in aten); the checks and
     their order are aten's (SegmentReduce.cpp)."""
-    from reference.ops.rules.registry import RULES
 
     axis = A._dim(axis, data.ndim)
     if indices is not None:

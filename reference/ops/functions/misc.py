@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import reference as T
 from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor, default_dtype
 from reference.backend import is_floating, is_inexact
@@ -62,8 +63,6 @@ def _rdiv(self, other):
 
 
 def _rmod(self, other):
-    import reference as T
-
     return T.remainder(other, self)
 
 
@@ -113,8 +112,6 @@ def _renorm_checks(input, p, maxnorm):
 
 
 def renorm(input, p, dim, maxnorm):
-    import reference as T
-
     _renorm_checks(input, p, maxnorm)
     d = A._dim(dim, input.ndim)
     reduce = tuple(i for i in range(input.ndim) if i != d)

@@ -24,6 +24,10 @@ from reference.autograd.grad_mode import no_grad
 from reference.autograd.tensor import Tensor
 from reference.backend import to_numpy
 from reference.ops import api as A
+from reference.ops.functions.losses import cross_entropy
+from reference.ops.functions.nn_pooling import avg_pool2d, avg_pool3d
+from reference.ops.functions.nn_sampling import pad
+from reference.ops.functions.reductions import max as max_dim
 from reference.ops.rules.pooling import window_map
 from reference.scalar_types import tensor_type_name
 
@@ -116,7 +120,7 @@ def instance_norm(
     momentum=0.1,
     eps=1e-5,
 ):
-    from reference.nn.functional import batch_norm
+    from reference.nn.functional import batch_norm  # (above this module: importing it installs F's names)
 
     if use_input_stats:
         spatial = math.prod(input.shape[2:])
@@ -138,9 +142,6 @@ def instance_norm(
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
-    from reference.ops.functions.nn_pooling import avg_pool2d, avg_pool3d
-    from reference.ops.functions.nn_sampling import pad
-
     dim = input.ndim
     if dim < 3:
         raise ValueError(
@@ -309,7 +310,6 @@ def embedding_bag(
     # max: the bag's rows gathered into (bags, longest bag, D), missing slots -inf, then max over the
     # bag with its index (the first maximum gets the gradient, as PyTorch's strict ">" scan); table ops
     # only (no value read), so vmap over the weight needs no fallback. An empty bag gives zeros.
-    from reference.ops.functions.reductions import max as max_dim
 
     members = [np.arange(s, e)[keep[s:e]] for s, e in zip(starts, ends)]
     width = max([len(m) for m in members] + [1])
@@ -382,7 +382,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     """``torch.native_batch_norm``: (out, save_mean, save_invstd), the rule ``batch_norm`` for the
     output (running statistics updated in training); the batch statistics in training, empty
     tensors in evaluation, not differentiated (as PyTorch)."""
-    from reference.nn.functional import batch_norm
+    from reference.nn.functional import batch_norm  # (as in instance_norm)
 
     out = batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
     if not training:
@@ -450,7 +450,6 @@ def linear_cross_entropy(
     gives logits (..., C, d_1, ..., d_K). ``options`` (PyTorch's chunking strategy: how the batch
     is split, not what is computed) is accepted and does not change the values; ``ignore_index=None``
     ignores no class."""
-    from reference.ops.functions.losses import cross_entropy
 
     w = linear_weight
     flat = A.reshape(w, (-1, w.shape[-1])) if w.ndim != 2 else w

@@ -13,6 +13,10 @@ import numpy as np
 from reference.autograd.tensor import int64
 from reference.ops import api as A
 from reference.ops import kernels as K
+from reference.ops.functions import pointwise as P
+from reference.ops.functions.indexing import take
+from reference.ops.functions.nn_pooling import _adaptive_avg, adaptive_avg_pool1d
+from reference.ops.functions.pointwise import floor, fmod, trunc
 from reference.ops.rules.pooling import window_map
 from reference.scalar_types import scalar_type_name
 
@@ -245,8 +249,6 @@ def interpolate(
     else:
         raise ValueError("either size or scale_factor should be defined")
     if mode == "area":
-        from reference.ops.functions.nn_pooling import _adaptive_avg, adaptive_avg_pool1d
-
         if n == 1:
             return adaptive_avg_pool1d(input, out)
         if n in (2, 3):
@@ -501,7 +503,6 @@ def _clip(c, size):
 
 def _reflect(c, size, align_corners, vectorized):
     """PyTorch's reflect_coordinates(_set_grad): reflected about the image's ends until inside."""
-    from reference.ops.functions.pointwise import floor, fmod, trunc
 
     if align_corners:
         low, twice_span, empty = 0.0, 2.0 * (size - 1), size <= 1
@@ -533,7 +534,6 @@ def _compute_coordinates(c, size, padding_mode, align_corners, vectorized):
 def _gather(input, coords, sizes):
     """``input[n, c, i_0, ..., i_k]`` at integer-valued coordinates (Tensors (N, *out), last spatial
     dim first as in the grid), 0 where out of range: shape (N, C, *out)."""
-    from reference.ops.functions.indexing import take
 
     n, ch = input.shape[:2]
     spatial = math.prod(sizes)
@@ -623,8 +623,7 @@ def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners
 def _grid_sampler(input, grid, mode, padding_mode, align_corners, want):
     """PyTorch's grid_sampler_2d / grid_sampler_3d (``want``: 4 or 5 dims): the checks of
     GridSamplerUtils.h in its order, then the interpolation."""
-    from reference.ops.functions.pointwise import floor, round
-
+    round = P.round  # (pointwise's round of a tensor, a local name: the module keeps the builtin)
     if input.ndim == 0 or grid.ndim == 0:
         raise RuntimeError(
             f"grid_sampler(): expected {want}D input and grid with same number of dimensions, but got input "

@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import itertools
 
+import reference as T
 from reference.autograd.tensor import Tensor, bool_, int64
 from reference.backend import is_floating
 from reference.ops import api as A
@@ -242,8 +243,6 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 
 
 def A_cumsum(x, dim):
-    import reference as T
-
     return T.cumsum(x, dim)
 
 
@@ -252,8 +251,6 @@ def A_cumsum(x, dim):
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
     import warnings
-
-    import reference as T
 
     if input.ndim > 2:
         raise RuntimeError(
@@ -339,8 +336,6 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 
 def corrcoef(input):
-    import reference as T
-
     if input.ndim > 2:
         raise RuntimeError(
             "corrcoef(): expected input to have two or fewer dimensions but got an input with "
@@ -364,8 +359,6 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
-    import reference as T
-
     if not isinstance(q, Tensor):
         qv = float(q)
         if not 0 <= qv <= 1:
@@ -457,15 +450,12 @@ def cartesian_prod(*tensors):
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
-    import reference as T
 
     grids = T.meshgrid(*tensors, indexing="ij")
     return A.stack([A.flatten(g) for g in grids], 1)
 
 
 def combinations(input, r=2, with_replacement=False):
-    import reference as T
-
     if input.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:

@@ -10,6 +10,7 @@ of reflectors; only the ``grad_fn`` differs.
 
 from __future__ import annotations
 
+import reference as T
 from reference.ops import api as A
 from reference.scalar_types import scalar_type_name
 
@@ -18,8 +19,6 @@ METHODS = ["ormqr"]
 
 
 def ormqr(input, tau, other, left=True, transpose=False):
-    import reference as T
-
     if input.ndim < 2:
         raise RuntimeError("torch.ormqr: input must have at least 2 dimensions.")
     if other.ndim < 2:

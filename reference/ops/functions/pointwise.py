@@ -21,11 +21,18 @@ import numpy as np
 
 from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor, _make, bool_, default_dtype, float64
-from reference.backend import is_floating, is_inexact
+from reference.backend import is_floating
 from reference.ops import api as A
 from reference.ops import public as _public
 from reference.ops.api import R
-from reference.ops.public import inplace_result_check as _inplace_result_check
+from reference.ops.functions._low_precision import no_kernel
+from reference.ops.public import broadcast_check as _check
+from reference.ops.public import check_broadcast3 as _check3
+from reference.ops.public import float_kernel_only as _float_kernel_only
+from reference.ops.public import promoted as _binary
+from reference.ops.public import promoted_inplace as _binary_inplace
+from reference.ops.public import scalar_other as _scalar_other
+from reference.ops.public import scalar_self as _scalar_self
 from reference.ops.public import unary_float as _unary_float
 from reference.ops.public import unary_inplace as _unary_inplace
 from reference.scalar_types import scalar_type_name
@@ -48,45 +55,7 @@ _isnan = _plain_unary(lambda a: a != a, "isnan")
 _isfinite = _plain_unary(lambda a: a - a == 0 if is_floating(a.dtype) else a == a, "isfinite")
 
 
-# ---- argument normalisation --------------------------------------------------------------------------
-
-
-def _float_dtype(dt):
-    return dt if is_inexact(dt) else default_dtype.value
-
-
-def _check(a, b):
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.shape != b.shape:
-        return lambda: A.check_broadcast(a, b)
-    return None
-
-
-def _as_tensor(x, dtype):
-    return x if isinstance(x, Tensor) else A._wrap(x, dtype)
-
-
-def _binary(rule, a, b, params=None, floating=False):
-    """PyTorch's binary TensorIterator: promote, wrap numbers, check broadcasting."""
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        raise TypeError(f"{rule.name}(): expected at least one Tensor argument")
-    dt = A.result_type(a, b)
-    if floating:
-        dt = _float_dtype(dt)
-    x, y = _as_tensor(a, dt), _as_tensor(b, dt)
-    cast = None if x.dtype == y.dtype == dt else dt
-    return apply(rule, (x, y), params or {}, cast=cast, check=_check(x, y))
-
-
-def _binary_inplace(rule, self, other, params=None, floating=False, scalar_rule=None):
-    dt = A.result_type(self, other)
-    if floating:
-        dt = _float_dtype(dt)
-    _inplace_result_check(self, dt)
-    if scalar_rule is not None and not isinstance(other, Tensor):  # the op's Scalar overload
-        return apply_inplace(scalar_rule, self, (), {"other": other})
-    other = _as_tensor(other, dt)
-    cast = None if self.dtype == other.dtype == dt else dt
-    return apply_inplace(rule, self, (other,), params or {}, cast=cast)
+# ---- argument normalisation: reference.ops.public's calling conventions (promoted, promoted_inplace, ...) ----
 
 
 # ---- unary floating ops --------------------------------------------------------------------------------
@@ -98,7 +67,6 @@ def _binary_inplace(rule, self, other, params=None, floating=False, scalar_rule=
 def erfcx(input):
     """torch.special.erfcx (no torch.erfcx, no Tensor method). PyTorch's CPU kernel has no
     float16 / bfloat16 instance: the dispatch error, as PyTorch raises it."""
-    from reference.ops.functions._low_precision import no_kernel
 
     no_kernel(input, "erfcx_cpu")
     return _unary_float(R.erfcx, input)
@@ -225,79 +193,17 @@ def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
 
 
 # ---- binary ops ------------------------------------------------------------------------------------------
-
-
-def atan2(input, other):
-    return _binary(R.atan2, input, other, floating=True)
-
-
-def atan2_(self, other):
-    return _binary_inplace(R.atan2, self, other, floating=True)
-
-
-arctan2, arctan2_ = atan2, atan2_
-
-
-def _float_kernel_only(name, *operands):
-    """Ops whose CPU kernel exists for floating dtypes only (no integer promotion)."""
-    dt = A.result_type(*operands)
-    if not is_floating(dt):
-        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{scalar_type_name(dt)}'")
-
-
-def hypot(input, other):
-    _float_kernel_only("hypot", input, other)
-    return _binary(R.hypot, input, other)
-
-
-def hypot_(self, other):
-    return _binary_inplace(R.hypot, self, other, floating=True)
+# atan2 (arctan2), hypot, logaddexp2, copysign, xlogy, xlog1py, fmax, fmin, nextafter, their in-place
+# twins, and addcmul/addcdiv are generated from reference.ops.rules.pointwise's MULTI_EXPORTS
+# (reference.ops.public). The ones below stay hand-written: logaddexp's complex kernel, fmod's and
+# remainder's integer division by zero (checked on the result dtype, their twins on self's),
+# heaviside's dtype rule, float_power's float64 computation, lerp's dtype checks and weight overloads.
 
 
 def logaddexp(input, other):
     if A.result_type(input, other).kind != "c":  # complex: ATen's complex kernel
         _float_kernel_only("logaddexp", input, other)
     return _binary(R.logaddexp, input, other)
-
-
-def logaddexp2(input, other):
-    _float_kernel_only("logaddexp2", input, other)
-    return _binary(R.logaddexp2, input, other)
-
-
-def _scalar_other(rule, input, other, floating=False, **names):
-    """``op(tensor, number)``: PyTorch's Scalar overload (its own node), the number a parameter."""
-    dt = A.result_type(input, other)
-    if floating:
-        dt = _float_dtype(dt)
-    return apply(rule, (input,), {"other": other}, cast=None if dt == input.dtype else dt)
-
-
-def copysign(input, other):
-    if isinstance(input, Tensor) and not isinstance(other, Tensor):
-        return _scalar_other(R.copysign_scalar, input, other, floating=True)
-    return _binary(R.copysign, input, other, floating=True)
-
-
-def copysign_(self, other):
-    return _binary_inplace(R.copysign, self, other, floating=True, scalar_rule=R.copysign_scalar)
-
-
-def xlogy(input, other):
-    if isinstance(input, Tensor) and not isinstance(other, Tensor):
-        return _scalar_other(R.xlogy_scalar_other, input, other, floating=True)
-    if not isinstance(input, Tensor) and isinstance(other, Tensor):
-        dt = _float_dtype(A.result_type(input, other))
-        return apply(R.xlogy_scalar_self, (other,), {"self": input}, cast=None if dt == other.dtype else dt)
-    return _binary(R.xlogy, input, other, floating=True)
-
-
-def xlogy_(self, other):
-    return _binary_inplace(R.xlogy, self, other, floating=True, scalar_rule=R.xlogy_scalar_other)
-
-
-def xlog1py(input, other):
-    return _binary(R.xlog1py, input, other, floating=True)
 
 
 def _int_zero_division(a, b):
@@ -326,10 +232,7 @@ def remainder(input, other):
     if A.result_type(input, other).kind in "iu":
         _int_zero_division(input, other)
     if not isinstance(input, Tensor) and isinstance(other, Tensor):  # remainder.Scalar_Tensor
-        dt = A.result_type(input, other)
-        return apply(
-            R.remainder_scalar_self, (other,), {"self": input}, cast=None if dt == other.dtype else dt
-        )
+        return _scalar_self(R.remainder_scalar_self, input, other)
     if isinstance(input, Tensor) and not isinstance(other, Tensor):
         return _scalar_other(R.remainder_scalar, input, other)
     return _binary(R.remainder, input, other)
@@ -339,14 +242,6 @@ def remainder_(self, other):
     if self.dtype.kind in "iu":
         _int_zero_division(self, other)
     return _binary_inplace(R.remainder, self, other, scalar_rule=R.remainder_scalar)
-
-
-def fmax(input, other):
-    return _binary(R.fmax, input, other)
-
-
-def fmin(input, other):
-    return _binary(R.fmin, input, other)
 
 
 def heaviside(input, values):
@@ -359,14 +254,6 @@ def heaviside(input, values):
 
 def heaviside_(self, values):
     return _binary_inplace(R.heaviside, self, values)
-
-
-def nextafter(input, other):
-    return _binary(R.nextafter, input, other)
-
-
-def nextafter_(self, other):
-    return _binary_inplace(R.nextafter, self, other)
 
 
 def _float_power_dtype(*operands):
@@ -434,49 +321,6 @@ def lerp_(self, end, weight):
     return apply_inplace(R.lerp, self, (end,), {"weight": weight})
 
 
-def _check3(a, b, c):
-    A.check_broadcast(a, b)
-    A.check_broadcast(a, c)
-    A.check_broadcast(b, c)
-
-
-def _addc(rule, input, tensor1, tensor2, value):
-    dt = A.result_type(input, tensor1, tensor2)
-    if rule is R.addcdiv and tensor1.dtype.kind in "iub" and tensor2.dtype.kind in "iub":
-        raise RuntimeError(
-            "Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
-            "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
-            "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
-            "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
-            "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
-            "dtypes."
-        )
-    same = input.dtype == tensor1.dtype == tensor2.dtype == dt
-    return apply(
-        rule,
-        (input, tensor1, tensor2),
-        {"value": value},
-        cast=None if same else dt,
-        check=lambda: _check3(input, tensor1, tensor2),
-    )
-
-
-def addcmul(input, tensor1, tensor2, *, value=1):
-    return _addc(R.addcmul, input, tensor1, tensor2, value)
-
-
-def addcdiv(input, tensor1, tensor2, *, value=1):
-    return _addc(R.addcdiv, input, tensor1, tensor2, value)
-
-
-def addcmul_(self, tensor1, tensor2, *, value=1):
-    return apply_inplace(R.addcmul, self, (tensor1, tensor2), {"value": value})
-
-
-def addcdiv_(self, tensor1, tensor2, *, value=1):
-    return apply_inplace(R.addcdiv, self, (tensor1, tensor2), {"value": value})
-
-
 # ---- clamp family (number bounds: ClampBackward1 in reference.ops.api; tensor bounds here) ----------
 
 
@@ -541,25 +385,21 @@ def rsub(input, other, *, alpha=1):
 
 __all__ = (
     """polygamma mvlgamma logit logit_ square square_ positive frac frac_ floor floor_ ceil ceil_ trunc
-    trunc_ fix fix_ round round_ nan_to_num nan_to_num_ atan2 arctan2 hypot logaddexp logaddexp2 copysign
-    xlogy xlogy_ fmod remainder fmax fmin heaviside nextafter float_power true_divide lerp addcmul
-    addcdiv clamp_min clamp_max clamp_min_ clamp_max_ clip clip_ masked_fill""".split()
+    trunc_ fix fix_ round round_ nan_to_num nan_to_num_ logaddexp fmod remainder heaviside float_power
+    true_divide lerp clamp_min clamp_max clamp_min_ clamp_max_ clip clip_ masked_fill""".split()
 ) + ["reciprocal", "reciprocal_", "rsub"]
 _METHOD_NAMES = [n for n in __all__ if n not in ("masked_fill", "reciprocal", "rsub")] + (
-    """polygamma_ mvlgamma_ atan2_ arctan2_ hypot_ copysign_ fmod_ remainder_ heaviside_
-    nextafter_ float_power_ true_divide_ lerp_ addcmul_ addcdiv_ masked_fill_ square_""".split()
+    """polygamma_ mvlgamma_ fmod_ remainder_ heaviside_ float_power_ true_divide_ lerp_
+    masked_fill_ square_""".split()
 )
 METHODS = {n: globals()[n] for n in dict.fromkeys(_METHOD_NAMES)}
 METHODS["polygamma"] = lambda self, n: polygamma(n, self)
-METHODS["xlogy"] = xlogy
 NAMESPACES = {
-    "special": {  # (and the generated ones: erf, gammaln, i0e, ...; rules.pointwise's EXPORTS)
+    "special": {  # (and the generated ones: erf, gammaln, i0e, xlogy, ...; rules.pointwise's exports)
         "erfcx": erfcx,
         "logit": logit,
         "polygamma": polygamma,
         "multigammaln": mvlgamma,
-        "xlogy": xlogy,
-        "xlog1py": xlog1py,
         "ndtr": ndtr,
         "round": round,
     }

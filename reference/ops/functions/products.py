@@ -20,6 +20,7 @@ import numpy as np
 from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor
 from reference.ops import api as A
+from reference.ops.functions.complex import conj
 from reference.ops.rules import RULES
 from reference.scalar_types import cpp_type_name, scalar_type_name
 
@@ -126,8 +127,6 @@ def vdot(input, other):
 
 
 def _conj(x):
-    from reference.ops.functions.complex import conj
-
     return conj(x)
 
 

@@ -21,6 +21,7 @@ from reference.autograd.dispatch import apply, apply_inplace
 from reference.autograd.tensor import Tensor, bool_, default_dtype, int64
 from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
+from reference.ops.functions.linalg_decomp import matrix_norm
 from reference.ops.rules.registry import RULES
 from reference.scalar_types import scalar_type_name
 
@@ -204,8 +205,6 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if p == "nuc":  # a matrix norm (the decomposition family's matrix_norm)
-        from reference.ops.functions.linalg_decomp import matrix_norm
-
         return matrix_norm(
             input, "nuc", tuple(range(input.ndim)) if dim is None else dim, keepdim, dtype=dtype
         )

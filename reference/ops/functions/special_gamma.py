@@ -12,7 +12,7 @@ from __future__ import annotations
 from reference.backend import is_inexact
 from reference.ops import api as A
 from reference.ops.api import R
-from reference.ops.functions.pointwise import _binary
+from reference.ops.public import promoted
 from reference.scalar_types import scalar_type_name
 
 
@@ -23,7 +23,7 @@ def _incomplete_gamma(name, kernel):
         dt = A.result_type(input, other)
         if not is_inexact(dt):
             raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{scalar_type_name(dt)}'")
-        return _binary(rule, input, other)
+        return promoted(rule, input, other)
 
     op.__name__ = name
     op.__doc__ = (

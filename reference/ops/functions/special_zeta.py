@@ -12,17 +12,17 @@ from __future__ import annotations
 from reference.ops import api as A
 from reference.ops.api import R
 from reference.ops.functions._low_precision import _LOW
-from reference.ops.functions.pointwise import _binary, _float_dtype
+from reference.ops.public import float_dtype, promoted
 from reference.scalar_types import scalar_type_name
 
 
 def zeta(input, other):
     """torch.special.zeta(input, other): s = input, q = other; exact derivatives of every order in
     both."""
-    dt = _float_dtype(A.result_type(input, other))
+    dt = float_dtype(A.result_type(input, other))
     if str(dt) in _LOW:
         raise NotImplementedError(f"\"zeta_cpu\" not implemented for '{scalar_type_name(dt)}'")
-    return _binary(R.zeta, input, other, floating=True)
+    return promoted(R.zeta, input, other, floating=True)
 
 
 NAMESPACES = {"special": {"zeta": zeta}}

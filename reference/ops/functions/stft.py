@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 
+import reference as T
 from reference.autograd.tensor import Tensor
 from reference.backend import is_inexact
 from reference.ops import api as A
@@ -31,8 +32,6 @@ def stft(
     return_complex=None,
     align_to_window=None,
 ):
-    import reference as T
-
     if align_to_window is not None:
         if center:
             raise ValueError("stft align_to_window should only be set when center = False")

@@ -30,8 +30,9 @@ this package loads them all: a new family is a new module here, nothing else to 
 helpers live in modules whose names start with ``_``.
 
 A family module may declare which of its primitives are public functions and under which names:
-``EXPORTS = {rule name: Export(...)}`` (:class:`reference.ops.rule.Export`); :data:`EXPORTS` gathers
-them by family and :mod:`reference.ops.public` generates the functions, in-place twins, Tensor
+``EXPORTS = {rule name: Export(...)}`` (:class:`reference.ops.rule.Export`) for single-input ones,
+``MULTI_EXPORTS = {rule name: MultiExport(...)}`` for binary and ternary ones; :data:`EXPORTS` and
+:data:`MULTI_EXPORTS` gather them by family and :mod:`reference.ops.public` generates the functions, in-place twins, Tensor
 methods and namespace names from them. Which primitives accept complex tensors is the rule's
 ``complex_inputs`` field, declared inline or by the family module's ``COMPLEX_INPUTS`` (``True``: all
 of the family's; or their names), which this package applies when it loads the family.
@@ -50,12 +51,14 @@ FAMILIES = tuple(
     )
 )
 
-#: family -> {rule name: Export}: the family modules' ``EXPORTS``
+#: family -> {rule name: Export}: the family modules' ``EXPORTS`` (single-input ops)
 EXPORTS: dict = {}
+#: family -> {rule name: MultiExport}: the family modules' ``MULTI_EXPORTS`` (binary and ternary ops)
+MULTI_EXPORTS: dict = {}
 
 
 def _declared(family, module, attr):
-    """The primitives a family module's ``attr`` (``EXPORTS``, ``COMPLEX_INPUTS``) names: each must
+    """The primitives a family module's ``attr`` (``EXPORTS``, ``MULTI_EXPORTS``, ``COMPLEX_INPUTS``) names: each must
     be a primitive of that family. ``COMPLEX_INPUTS = True``: all of them."""
     names = getattr(module, attr, "")
     if names is True:
@@ -71,7 +74,10 @@ for _family in FAMILIES:
     _module = importlib.import_module(f"{__name__}.{_family}")
     _declared(_family, _module, "EXPORTS")
     EXPORTS[_family] = dict(getattr(_module, "EXPORTS", {}))
+    _declared(_family, _module, "MULTI_EXPORTS")
+    if hasattr(_module, "MULTI_EXPORTS"):
+        MULTI_EXPORTS[_family] = dict(_module.MULTI_EXPORTS)
     for _name in _declared(_family, _module, "COMPLEX_INPUTS"):  # (Rule.complex_inputs)
         RULES[_name].complex_inputs = True
 
-__all__ = ["EXPORTS", "FAMILIES", "RULES", "family_of", "rule"]
+__all__ = ["EXPORTS", "FAMILIES", "MULTI_EXPORTS", "RULES", "family_of", "rule"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from reference.autograd.graph import storage_indices
 from reference.autograd.layout import contiguous_strides
 from reference.ops import api as A
 
@@ -27,6 +28,5 @@ def _view_index(c, geometry):
     """Where each element of a view sits in its (contiguous) input: the view's gradient map."""
     shape = c.shapes[0]
     size, stride, offset = geometry(shape, contiguous_strides(shape), 0, **c.params)
-    from reference.autograd.graph import storage_indices
 
     return storage_indices(size, stride, offset)

@@ -17,18 +17,14 @@ import numpy as np
 from reference import errors
 from reference.autograd import table
 from reference.autograd.batching import view_rule
+from reference.autograd.dispatch import apply_view
 from reference.backend import namespace_of, xp_fn
 from reference.ops import api as A
+from reference.ops.functions import complex as F
+from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_LINEAR, BATCH_ELEMENTWISE, SAME_VIEW
 from reference.ops.rules.registry import rule
 from reference.scalar_types import scalar_type_name
-
-
-def _F():
-    from reference.ops.functions import complex as F
-
-    return F
-
 
 # ---- views: a complex tensor and its (re, im) pairs ------------------------------------------------
 
@@ -56,10 +52,9 @@ def _view_as_complex(shape, stride, offset, dtype):
 def _view_as_complex_batch(b, params):
     """The view of the physical value, batch dim first; PyTorch's geometry checks apply to it (with
     the batch dim last, its last dim no longer has stride 1: torch.func.vmap raises there too)."""
-    from reference.autograd.dispatch import apply_view
 
     x = b.front(0)
-    _F().check_view_as_complex(x)
+    F.check_view_as_complex(x)
     return apply_view(b.rule, x, params), 0
 
 
@@ -68,7 +63,7 @@ rule(
     "ViewAsRealBackward0",
     ("self",),
     view=_view_as_real,  # params: dtype, the value type of the input's complex dtype
-    grads=(lambda c, g: _F().view_as_complex(A.contiguous(g)),),
+    grads=(lambda c, g: F.view_as_complex(A.contiguous(g)),),
     complex_grads="explicit",
     jvp=SAME_VIEW,
     batch=view_rule(lambda p, shape, n: p),
@@ -78,7 +73,7 @@ rule(
     "ViewAsComplexBackward0",
     ("self",),
     view=_view_as_complex,  # params: dtype, the complex dtype of the input's float dtype
-    grads=(lambda c, g: _F().view_as_real(_F().resolve_conj(A.contiguous(g))),),  # PyTorch's formula
+    grads=(lambda c, g: F.view_as_real(F.resolve_conj(A.contiguous(g))),),  # PyTorch's formula
     complex_grads="explicit",
     jvp=SAME_VIEW,
     batch=lambda b, params: _view_as_complex_batch(b, params),
@@ -95,7 +90,7 @@ rule(
     "ConjBackward0",
     ("self",),
     view=lambda shape, stride, offset: (shape, stride, offset, None, True, False),
-    grads=(lambda c, g: _F().conj(g),),
+    grads=(lambda c, g: F.conj(g),),
     complex_grads="explicit",
     jvp=SAME_VIEW,  # conj is real-linear: the conjugate view of the tangent
     batch=view_rule(lambda p, shape, n: p),
@@ -107,7 +102,7 @@ rule(
     "NegViewBackward0",
     ("self",),
     view=lambda shape, stride, offset: (shape, stride, offset, None, False, True),
-    grads=(lambda c, g: _F()._neg_view(g),),
+    grads=(lambda c, g: F._neg_view(g),),
     complex_grads="explicit",
     jvp=SAME_VIEW,
     batch=view_rule(lambda p, shape, n: p),
@@ -118,7 +113,7 @@ rule(
     "ConjPhysicalBackward0",
     ("self",),
     forward=xp_fn("conjugate"),
-    grads=(lambda c, g: _F().conj_physical(g),),
+    grads=(lambda c, g: F.conj_physical(g),),
     complex_grads="explicit",
     jvp=AUTO_LINEAR,  # conj is real-linear: the op applied to the tangent
     batch=BATCH_ELEMENTWISE,
@@ -151,7 +146,7 @@ def _angle_jvp(c, t):
     if z.dtype.kind != "c":
         return A.zeros_like(c.result)
     a = A.abs(z)
-    return _where_zero(z, _F().imag(t * _F().conj_physical(z / a)) / a)
+    return _where_zero(z, F.imag(t * F.conj_physical(z / a)) / a)
 
 
 rule(
@@ -175,7 +170,7 @@ def _sgn_formula(z, x, s):
     if z.dtype.kind != "c":
         return A.zeros_like(s)
     a = A.abs(z)
-    value = (x - s * s * _F().conj_physical(x)) / (a * 2.0)
+    value = (x - s * s * F.conj_physical(x)) / (a * 2.0)
     return _where_zero(z, value)
 
 
@@ -206,7 +201,7 @@ rule(
     "ComplexBackward0",
     ("real", "imag"),
     forward=_complex_kernel,
-    grads=(lambda c, g: _F().real(g), lambda c, g: _F().imag(g)),
+    grads=(lambda c, g: F.real(g), lambda c, g: F.imag(g)),
     complex_grads="explicit",
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
@@ -228,19 +223,17 @@ def _polar_vjp(c, g):
     """grad_abs = Re(conj(g) e^{i angle}), grad_angle = Re(conj(g) i result). PyTorch's polar_backward
     writes e^{i angle} as sgn(result), which is 0 where abs is 0 (and nan where result is subnormal),
     where d result / d abs = e^{i angle} is not (known entry torch-polar-gradient-of-abs-at-zero)."""
-    F = _F()
     gc = F.conj_physical(g)
-    ga = F.real(gc * F.complex(F._cos(c.angle), F._sin(c.angle))) if c.needs[0] else None
+    ga = F.real(gc * F.complex(P.cos(c.angle), P.sin(c.angle))) if c.needs[0] else None
     gt = F.real(gc * (c.result * 1j)) if c.needs[1] else None
     return ga, gt
 
 
 def _polar_jvp(c, ts):
     """d polar = complex(dr cos - r dtheta sin, dr sin + r dtheta cos) (derivatives.yaml's result)."""
-    F = _F()
     r, theta = c.abs, c.angle
     ta, tt = ts
-    cos, sin = F._cos(theta), F._sin(theta)
+    cos, sin = P.cos(theta), P.sin(theta)
     re = im = None
     if ta is not None:
         re, im = ta * cos, ta * sin

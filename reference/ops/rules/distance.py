@@ -16,21 +16,20 @@ from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.rule import BATCH_REDUCE
 from reference.ops.rules._helpers import _unreduce
+from reference.ops.rules.losses import _fronted
+from reference.ops.rules.reductions import _norm_steps, _re_conj_mul, _sgn
 from reference.ops.rules.registry import RULES, rule
 
 # ---- rounding-error declarations (reference.errors) ----------------------------------------------
 
 
 def _pnorm_steps(x, p, dim, keepdim):
-    from reference.ops.rules.reductions import _norm_steps
-
     return _norm_steps(x, p, dim, keepdim)
 
 
 def _cdist_steps(x1, x2, p):
     """The direct form: differences, then their p-norm (PyTorch's mm form for p = 2 past 25 rows is
     composed of other primitives in reference.ops.functions.attention, each with its own bound)."""
-    from reference.ops.rules.reductions import _norm_steps
 
     diff = A.unsqueeze(x1, -2) - A.unsqueeze(x2, -3)
     if diff.shape[-1] == 0:
@@ -73,7 +72,6 @@ def pnorm(input, p, dim, keepdim=False):
 def norm_backward(g, x, norm, p, dim, keepdim):
     """PyTorch's ``norm_backward`` in Tensor ops (so it differentiates again); its formulas read
     ``sgn`` (``sign`` for real x), so they hold for complex x as they are."""
-    from reference.ops.rules.reductions import _sgn
 
     sign = _sgn if x.dtype.kind == "c" else A.sign
     shape = tuple(x.shape)
@@ -103,7 +101,6 @@ def norm_backward(g, x, norm, p, dim, keepdim):
 
 def _pnorm_jvp(c, t):
     """PyTorch's norm_jvp: Re(conj(t) * partial) summed (t * partial for real input)."""
-    from reference.ops.rules.reductions import _re_conj_mul
 
     ones = A.ones_like(c.result)
     row = norm_backward(ones, c.self, c.result, c.p, c.dim, c.keepdim)
@@ -183,8 +180,6 @@ def _cdist_jvp(c, t1, t2):
 
 
 def _cdist_batch(b, params):
-    from reference.ops.rules.losses import _fronted
-
     return apply(b.rule, (_fronted(b, 0), _fronted(b, 1)), params), 0
 
 

@@ -15,15 +15,19 @@ from reference import errors
 from reference.autograd.dispatch import apply
 from reference.autograd.tensor import bfloat16
 from reference.backend import namespace_of, to_device, xp_fn
+from reference.errors import REFERENCE_U
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.functions import complex as _CF
+from reference.ops.functions import pointwise as P
+from reference.ops.promotion import check_sub
 from reference.ops.rule import (
     AUTO_ELEMENT_WISE,
     AUTO_LINEAR,
     BATCH_ELEMENTWISE,
     BILINEAR,
     Export,
+    MultiExport,
 )
 from reference.ops.rules import _smooth as S
 from reference.ops.rules.pointwise import binary_on_host, exact_from_input, on_host
@@ -544,12 +548,12 @@ rule(
     "AbsBackward0",
     ("self",),
     forward=xp_fn("abs"),
-    grads=(lambda c, g: g * (_CF.sgn(c.self) if c.self.dtype.kind == "c" else A.sign(c.self)),),
+    grads=(lambda c, g: g * (P.sgn(c.self) if c.self.dtype.kind == "c" else A.sign(c.self)),),
     saves={"self": (0,)},
     complex_grads="explicit",  # derivatives.yaml: grad * self.sgn(); JVP: Re(conj(t) * sgn(self))
     jvp=(
         lambda c, t: (
-            _CF.real(_CF.conj_physical(t) * _CF.sgn(c.self))
+            _CF.real(_CF.conj_physical(t) * P.sgn(c.self))
             if c.self.dtype.kind == "c"
             else t * A.sign(c.self)
         ),
@@ -642,7 +646,6 @@ def _div_mode_bound(p, arrays, errs, params, outs):
     one for every integer within that distance of q (a jump crossed; fmod's JVP t_a - t_b·trunc(a/b)
     and remainder's VJP -g·floor(a/b) carry it, times the tangent or cotangent). Exact elsewhere;
     integer division is exact."""
-    from reference.errors import REFERENCE_U
 
     a, b = (np.asarray(v) for v in arrays[:2])
     if not (np.issubdtype(a.dtype, np.inexact) or np.issubdtype(b.dtype, np.inexact)):
@@ -850,7 +853,8 @@ rule(
 
 # ---- public functions (reference.ops.public generates them; read as A.tanh, ...) -------------------------
 # The other primitives here have hand-written functions in reference.ops.api: their signatures take
-# more than the tensor (add's alpha, pow's exponent), or they check more than their rule (neg's bool).
+# more than the tensor or their operands (div's rounding_mode, pow's number base and exponent), or they
+# check more than their rule (neg's bool).
 EXPORTS = {
     "exp": Export(reference="exp", methods="exp exp_", inplace="kernel"),
     "log": Export(reference="log", methods="log log_", inplace="kernel"),
@@ -867,6 +871,18 @@ EXPORTS = {
     "abs": Export(reference="abs", methods="abs", call="same"),  # abs_: reference.ops.api
     "sign": Export(reference="sign", methods="sign sign_", call="same", inplace="kernel"),
     "neg": Export(methods="neg_", inplace="kernel"),  # neg: reference.ops.api
+}
+
+# the binary ones (reference.ops.public; x + y, 2 * x and x -= y are these functions too; x - y's
+# reflected __rsub__ is reference.ops.methods': a number goes to aten's rsub)
+MULTI_EXPORTS = {
+    "add": MultiExport(reference="add", methods="add add_ __add__ __radd__ __iadd__", call="arith", alpha=True),
+    "sub": MultiExport(
+        reference="sub", methods="sub sub_ __sub__ __isub__", call="arith", alpha=True, check=check_sub
+    ),
+    "mul": MultiExport(reference="mul", methods="mul mul_ __mul__ __rmul__ __imul__", call="arith"),
+    "maximum": MultiExport(reference="maximum", methods="maximum", call="arith"),
+    "minimum": MultiExport(reference="minimum", methods="minimum", call="arith"),
 }
 
 # ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------

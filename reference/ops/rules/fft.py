@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from reference import errors
+from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops.rule import AUTO_LINEAR
@@ -99,8 +100,6 @@ def _batch(shift_param):
     """The transform of the physical value with the batch dim first: every transformed dim + 1."""
 
     def batch(b, params):
-        from reference.autograd.dispatch import apply
-
         x = b.front(0)
         new = dict(params)
         new["dims"] = tuple(d + 1 for d in params["dims"])
@@ -110,20 +109,14 @@ def _batch(shift_param):
 
 
 def c2c(x, dims, norm, forward):
-    from reference.autograd.dispatch import apply
-
     return apply(RULES["fft_c2c"], (x,), {"dims": tuple(dims), "norm": norm, "forward": forward})
 
 
 def r2c(x, dims, norm):
-    from reference.autograd.dispatch import apply
-
     return apply(RULES["fft_r2c"], (x,), {"dims": tuple(dims), "norm": norm})
 
 
 def c2r(x, dims, norm, last_dim_size):
-    from reference.autograd.dispatch import apply
-
     return apply(
         RULES["fft_c2r"], (x,), {"dims": tuple(dims), "norm": norm, "last_dim_size": int(last_dim_size)}
     )

@@ -15,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from reference import errors
+from reference import errors as E
 from reference.autograd.dispatch import apply
+from reference.autograd.tensor import _make
 from reference.backend import add_at, is_floating, namespace_of, to_numpy, ufunc_at
 from reference.ops import api as A
 from reference.ops.rules.reductions import _batch_scalar_samples
@@ -310,7 +312,6 @@ def _filled_exact(kernel):
 def _index_add_steps(x, index, src, dim, alpha=1):
     """x.index_add(dim, index, src, alpha=alpha) as a scatter-add of alpha*src (one product each
     when alpha != 1): sums of products with the signs of alpha handled by the product."""
-    from reference.autograd.tensor import _make
 
     vals = src if alpha == 1 else src * alpha
     if x.ndim == 0:
@@ -327,8 +328,6 @@ def _index_add_steps(x, index, src, dim, alpha=1):
 def _scatter_reduce_steps(x, index, src, dim, reduce, include_self):
     """sum and mean: scatter-adds (and one division by the exact count); amax and amin select: the
     largest error among the candidates (computed on the errors, registered with the tracker)."""
-    from reference import errors as E
-    from reference.autograd.tensor import _make
 
     shape = tuple(x.shape)
     x0 = x.reshape((1,)) if x.ndim == 0 else x
@@ -677,7 +676,6 @@ rule(
 def _unique_index(index):
     """The distinct entries of ``index`` (PyTorch's value gradient of index_fill sums each filled
     slice once)."""
-    from reference.autograd.tensor import _make
 
     xp = namespace_of(index._data)
     return _make(xp.unique(index._data.reshape(-1)))

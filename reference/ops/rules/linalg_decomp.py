@@ -80,18 +80,18 @@ import math
 
 import numpy as np
 
+import reference
 from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of, to_numpy
 from reference.ops import api as A
+from reference.ops.functions import complex as F
 from reference.ops.rules.registry import rule
 
 # ---- Tensor helpers for the formulas (differentiable, so formulas differentiate again) ----------
 
 
 def _T():
-    import reference
-
     return reference
 
 
@@ -106,8 +106,6 @@ def _mH(x):
 
 
 def _F():
-    from reference.ops.functions import complex as F
-
     return F
 
 
@@ -324,8 +322,6 @@ class _LinAlgError(RuntimeError):
 
 
 def _linalg_error(message):
-    import reference
-
     cls = getattr(reference.linalg, "LinAlgError", None) or _LinAlgError
     return cls(message)
 

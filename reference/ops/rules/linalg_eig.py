@@ -65,19 +65,19 @@ import math
 
 import numpy as np
 
+import reference
 from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
 from reference.ops import api as A
-from reference.ops.rules.linalg_decomp import phase_dependent
+from reference.ops.functions import complex as F
+from reference.ops.rules.linalg_decomp import _linalg_error, phase_dependent
 from reference.ops.rules.registry import RULES, rule
 
 # ---- helpers (differentiable Tensor ops) ---------------------------------------------------------
 
 
 def _F():
-    from reference.ops.functions import complex as F
-
     return F
 
 
@@ -94,8 +94,6 @@ def _diag(x):
 
 
 def _diag_embed(x):
-    import reference
-
     return reference.diag_embed(x)
 
 
@@ -314,8 +312,6 @@ def solve_kernel(a, b):
     try:
         return xp.linalg.solve(a, b).astype(dt, copy=False)
     except np.linalg.LinAlgError:
-        from reference.ops.rules.linalg_decomp import _linalg_error
-
         raise _linalg_error("linalg.solve: The solver failed because the input matrix is singular.") from None
 
 

@@ -31,6 +31,8 @@ from reference.autograd.grad_mode import is_grad_enabled
 from reference.autograd.tensor import _make
 from reference.backend import namespace_of, scipy_linalg_of
 from reference.ops import api as A
+from reference.ops.functions import complex as F
+from reference.ops.functions.shape import diag_embed, tril, triu
 from reference.ops.rules.registry import RULES, rule
 
 # ---- kernels (array level) --------------------------------------------------------------------------
@@ -306,8 +308,6 @@ def _mT(x):
 
 
 def _F():
-    from reference.ops.functions import complex as F
-
     return F
 
 
@@ -326,14 +326,10 @@ def _mH(x):
 
 
 def _tril(x, k=0):
-    from reference.ops.functions.shape import tril
-
     return tril(x, k)
 
 
 def _triu(x, k=0):
-    from reference.ops.functions.shape import triu
-
     return triu(x, k)
 
 
@@ -342,8 +338,6 @@ def _diag(x):
 
 
 def _diag_embed(x):
-    from reference.ops.functions.shape import diag_embed
-
     return diag_embed(x)
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from reference import errors
 from reference.autograd.dispatch import apply
+from reference.autograd.tensor import _make
 from reference.backend import namespace_of
 from reference.ops import api as A
-from reference.ops.rules.registry import rule
+from reference.ops.rules.registry import RULES, rule
 
 # ---- nll_loss ------------------------------------------------------------------------------------
 
@@ -111,8 +112,6 @@ def _nll_weights(x_like, t_shape, ts, valid, w, ignore_index, k):
     """w[target] (tracked: its errors carry) where valid, else 0; ones without a weight."""
     import numpy as np
 
-    from reference.autograd.tensor import _make
-
     if w is not None and w.ndim == 1:
         return A.where(_make(valid), w[_make(ts)], A.zeros((), dtype=x_like.dtype, device=x_like.device))
     dummy = np.zeros(tuple(x_like.shape), dtype=np.asarray(x_like._data).dtype)
@@ -125,7 +124,6 @@ def _nll_weights(x_like, t_shape, ts, valid, w, ignore_index, k):
 def _nll_steps(x, t, w, reduction, ignore_index, batch_dims=0):
     """-(x[target] * w[target]) per element (one product), then a sum and, for 'mean', the division
     by the summed weights (both sums of products: any order)."""
-    from reference.autograd.tensor import _make
 
     ts, valid = _nll_targets(t, ignore_index)
     picked = x.movedim(_class_axis(x, batch_dims), -1).gather(-1, _make(ts[..., None])).squeeze(-1)
@@ -142,7 +140,6 @@ def _nll_steps(x, t, w, reduction, ignore_index, batch_dims=0):
 
 def _nll_backward_steps(g, t, w, shape, reduction, ignore_index, batch_dims=0):
     """-w[target] * g (divided by the summed weights for 'mean') written at each target's class."""
-    from reference.autograd.tensor import _make
 
     k = batch_dims
     x_like = A.zeros(tuple(shape), dtype=g.dtype, device=g.device)
@@ -299,8 +296,6 @@ _RULES = {}
 
 
 def _collect():
-    from reference.ops.rules.registry import RULES
-
     for name in ("nll_loss", "nll_loss_backward", "binary_cross_entropy"):
         _RULES[name] = RULES[name]
 

@@ -7,6 +7,7 @@ an entry.
 
 from __future__ import annotations
 
+import reference as T
 from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of
@@ -141,7 +142,6 @@ def _max_pool_scatter_forward(grad_output, self, indices):
 
 def _max_pool_gather(c, g):
     """derivatives.yaml max_pool_double_backward: the gradient at each window's argmax."""
-    import reference as T
 
     idx = c.indices
     flat = A.reshape(g, tuple(g.shape[:-2]) + (-1,))

@@ -24,9 +24,10 @@ import numpy as np
 from reference import errors
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of, special_of, to_numpy
+from reference.errors import REFERENCE_U
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
-from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BATCH_ELEMENTWISE, Export
+from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BATCH_ELEMENTWISE, Export, MultiExport
 from reference.ops.rules import _smooth as S
 from reference.ops.rules import complex as _C
 from reference.ops.rules._smooth import erfc_kernel, two_product
@@ -1597,7 +1598,6 @@ def _round_decimals_bound(p, arrays, errs, params, outs):
     its unscaling divides by the rounded constant, one more u·|y|. For d < 0 the bound takes both
     formulas' roundings (bfloat16 round(-732, -1): JAX's -732·fl(0.1) = -73.27 rounds to the tie
     -73.5, then to -74: -740, where PyTorch's -732 / 10 = -73.2 gives -730)."""
-    from reference.errors import REFERENCE_U
 
     x = np.asarray(arrays[0], dtype=np.float64)
     d = params["decimals"]
@@ -1659,8 +1659,6 @@ def _polygamma_bound(p, arrays, errs, params, outs):
     the bound is eta: the limit 0 is the value."""
     import scipy.special  # the derivative's magnitude only; an allowed special-function source
 
-    from reference.errors import REFERENCE_U
-
     x = np.asarray(arrays[0], dtype=np.float64)
     n = params["n"]
     y = np.asarray(outs[0], dtype=np.float64)
@@ -1707,7 +1705,6 @@ def _erfcx_bound(p, arrays, errs, params, outs):
     (JAX's direct formula also underflows: erfc(x) is 0 for x just below the threshold, float64
     26.55 < x <= 26.64 and float32 about 9.2 < x <= 9.42, where JAX returns 0: no bound covers
     that; it is JAX's departure.)"""
-    from reference.errors import REFERENCE_U
 
     x = np.asarray(arrays[0], dtype=np.float64)
     y = np.asarray(outs[0], dtype=np.float64)
@@ -2055,8 +2052,8 @@ def _torch(*names, special="", inplace_rule=None):
 
 
 # The other primitives here have hand-written functions in reference.ops.functions.pointwise: their
-# signatures take more than the tensor (polygamma's n, round's decimals, the binary ops), or they
-# check more than their rule (the rounding ops' integer copies, erfcx's missing float16 kernel).
+# signatures take more than the tensor (polygamma's n, round's decimals), or they check more than
+# their rule (the rounding ops' integer copies, erfcx's missing float16 kernel).
 EXPORTS = {
     "sin": _torch("sin"),
     "cos": _torch("cos"),
@@ -2092,6 +2089,52 @@ EXPORTS = {
     "log_ndtr": Export(special="log_ndtr"),
     "entr": Export(special="entr"),
     "sgn": Export(reference="sgn", methods="sgn sgn_", call="same", inplace="kernel"),
+}
+
+
+def _refuse_integer_addcdiv(input, tensor1, tensor2):
+    """addcdiv's refusal of integer division: the function's only (addcdiv_ does not check it, as
+    the hand-written twin did not)."""
+    if tensor1.dtype.kind in "iub" and tensor2.dtype.kind in "iub":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
+            "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+            "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+            "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+            "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
+            "dtypes."
+        )
+
+
+def _binary_op(*names, call, special="", inplace=True, **fields):
+    """A binary (or ternary) op of ``reference`` and ``Tensor``: each name (the op's, then its
+    aliases) the function and, with ``inplace``, its in-place twin ``name_`` as a method."""
+    methods = " ".join(f"{n} {n}_" if inplace else n for n in names)
+    return MultiExport(reference=" ".join(names), methods=methods, special=special, call=call, **fields)
+
+
+# the binary and ternary ones (reference.ops.public). fmod, remainder, logaddexp, heaviside,
+# float_power and lerp stay hand-written in reference.ops.functions.pointwise (it says why).
+MULTI_EXPORTS = {
+    "atan2": _binary_op("atan2", "arctan2", call="float"),
+    "hypot": _binary_op("hypot", call="float_kernel"),
+    "logaddexp2": _binary_op("logaddexp2", call="float_kernel", inplace=False),
+    "copysign": _binary_op("copysign", call="float", scalar_other="copysign_scalar"),
+    # (torch.xlogy_ is a function too)
+    "xlogy": MultiExport(
+        reference="xlogy xlogy_",
+        methods="xlogy xlogy_",
+        special="xlogy",
+        call="float",
+        scalar_other="xlogy_scalar_other",
+        scalar_self="xlogy_scalar_self",
+    ),
+    "xlog1py": MultiExport(special="xlog1py", call="float"),
+    "fmax": _binary_op("fmax", call="same", inplace=False),
+    "fmin": _binary_op("fmin", call="same", inplace=False),
+    "nextafter": _binary_op("nextafter", call="same"),
+    "addcmul": _binary_op("addcmul", call="addc"),
+    "addcdiv": _binary_op("addcdiv", call="addc", check=_refuse_integer_addcdiv, check_inplace=False),
 }
 
 # ---- complex tensors (Rule.complex_inputs, applied by reference.ops.rules; docs/complex.md) ---------

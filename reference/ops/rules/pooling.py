@@ -23,6 +23,7 @@ from reference import errors
 from reference.autograd.batching import ARGMAX_AUX
 from reference.autograd.dispatch import apply
 from reference.backend import add_at, namespace_of
+from reference.errors import REFERENCE_U
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.rule import AUTO_LINEAR
@@ -169,8 +170,6 @@ def _pad_window(e_in, params, outs):
 
 def _interp_bound(slope, gamma, transpose):
     def bound(p, arrays, errs, params, outs):
-        from reference.errors import REFERENCE_U
-
         x = np.asarray(arrays[0], dtype=np.float64)
         e = errs[0]
         index, weight = params["index"], np.abs(np.asarray(params["weight"], dtype=np.float64))
@@ -305,7 +304,6 @@ def _argmax_flat(x, index, in_shape, out_shape):
 
 def _select_forward(src, x, index, in_shape, out_shape):
     """src[..., argmax over each window of x]: the tangent (or gradient) at the argmax."""
-    from reference.backend import namespace_of
 
     xp = namespace_of(src)
     flat = _argmax_flat(x, index, in_shape, out_shape)
@@ -318,7 +316,6 @@ def _select_forward(src, x, index, in_shape, out_shape):
 
 def _scatter_forward(g, x, index, in_shape, out_shape):
     """The transpose of :func:`_select_forward`: g added at each window's argmax of x."""
-    from reference.backend import namespace_of
 
     xp = namespace_of(g)
     flat = _argmax_flat(x, index, in_shape, out_shape)

@@ -15,6 +15,8 @@ from reference.autograd.tensor import _make
 from reference.backend import namespace_of
 from reference.ops import api as A
 from reference.ops import kernels as K
+from reference.ops.functions import pointwise as P
+from reference.ops.functions.complex import conj_physical, real
 from reference.ops.rule import (
     AUTO_LINEAR,
     BATCH_REDUCE,
@@ -449,7 +451,6 @@ def _re_conj_mul(t, x):
     """Re(conj(t) x): the real pairing of a complex tangent with a complex partial (t x when real)."""
     if t.dtype.kind != "c" and x.dtype.kind != "c":
         return x * t
-    from reference.ops.functions.complex import conj_physical, real
 
     return real(conj_physical(t) * x)
 
@@ -587,9 +588,7 @@ def _norm_jvp(c, t):
 
 
 def _sgn(x):
-    from reference.ops.functions.complex import sgn
-
-    return sgn(x)
+    return P.sgn(x)  # (generated from rules.pointwise's EXPORTS)
 
 
 rule(

@@ -18,8 +18,10 @@ from reference.autograd.dispatch import apply
 from reference.autograd.tensor import _make
 from reference.backend import is_inexact, namespace_of
 from reference.ops import api as A
+from reference.ops.functions.complex import real
 from reference.ops.rule import AUTO_LINEAR, BATCH_DIM
 from reference.ops.rules._sums import accurate_cumsum, repair_prod
+from reference.ops.rules.pointwise import complex_logaddexp
 from reference.ops.rules.reductions import _batch_multi, _flip
 from reference.ops.rules.registry import RULES, from_rule, rule
 
@@ -264,8 +266,6 @@ def logcumsumexp_kernel(x, dim):
     if x.dtype.kind == "c":
         # ATen's cumulative kernel: acc = _log_add_exp_helper(x_i, acc) along dim, from acc = -inf+0j
         # (so a first element with real part -inf gives -inf+0j, as in PyTorch)
-        from reference.ops.rules.pointwise import complex_logaddexp
-
         y = xp.moveaxis(x, dim, 0)
         out = xp.empty_like(y)
         acc = xp.full(y.shape[1:], complex(-np.inf, 0.0), dtype=x.dtype)
@@ -317,8 +317,6 @@ def _logcumsumexp_jvp(c, t):
         return t
     # complex input: shifted by the largest real part (the shift cancels in the quotient)
     if x.dtype.kind == "c":
-        from reference.ops.functions.complex import real
-
         x_re = real(x)
     else:
         x_re = x
