@@ -144,13 +144,25 @@ def amin(x, dim, keepdim):
     return namespace_of(x).amin(x, axis=dim, keepdims=keepdim)
 
 
+#: float64 host arrays get the exact repairs of sums, products, norms and softmax (issue 38:
+#: reference/ops/rules/_sums.py and the kernels below); other backends (CuPy) run the plain array
+#: path. ``False`` gives the host that plain path too: tests/autograd/test_strict_namespace.py
+#: compares a device run with the host run bit for bit, which needs the same path on both.
+HOST_REPAIRS = True
+
+
+def on_host_float64(x):
+    """Whether ``x`` gets the exact repairs: a float64 NumPy array, with :data:`HOST_REPAIRS` on."""
+    return HOST_REPAIRS and isinstance(x, np.ndarray) and x.dtype == np.float64
+
+
 def softmax(x, dim):
     if x.size == 0:
         return x.copy()
     xp = namespace_of(x)
     m = xp.amax(x, axis=dim, keepdims=True)
     e = xp.exp(x - m)
-    if xp is np and x.dtype == np.float64:
+    if on_host_float64(x):
         # x - m rounds by up to u·|x - m| (14 ulps of e at x - m = -28): its exact residual (TwoSum)
         # multiplies e back, e·(1 + lo) (issue 38: docs/accuracy.md)
         with np.errstate(invalid="ignore", over="ignore"):
@@ -193,7 +205,7 @@ def log_softmax(x, dim):
         return x.copy()
     xp = namespace_of(x)
     shifted = x - xp.amax(x, axis=dim, keepdims=True)
-    if xp is np and x.dtype == np.float64 and x.ndim:  # log1p of the others' sum (issue 38: docs/accuracy.md)
+    if on_host_float64(x) and x.ndim:  # log1p of the others' sum (issue 38: docs/accuracy.md)
         return shifted - log_sum_shifted(np.exp(shifted), (dim % x.ndim,))
     return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
 

@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 
+from reference.ops.kernels import on_host_float64
+
 #: a row whose terms cancel by more than this factor is summed exactly
 CANCEL = 2.0
 _PREC = 2400  # bits: every sum of float64 terms is exact
@@ -51,7 +53,7 @@ def _axes(dim, ndim):
 
 
 def _repairable(x):
-    return isinstance(x, np.ndarray) and x.dtype == np.float64 and x.ndim > 0 and x.size > 1
+    return on_host_float64(x) and x.ndim > 0 and x.size > 1
 
 
 def repair_sum(x, dim, out, mean=False):
@@ -130,7 +132,7 @@ def _exact_prefixes(row):
 
 
 def _host_float64(x):
-    return isinstance(x, np.ndarray) and x.dtype == np.float64
+    return on_host_float64(x)
 
 
 def _row_exponent(a, axis):

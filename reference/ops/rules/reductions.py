@@ -22,7 +22,14 @@ from reference.ops.rule import (
     BATCH_REDUCE,
 )
 from reference.ops.rules._helpers import _count, _unreduce
-from reference.ops.rules._sums import repair_prod, repair_sum, scaled_norm, scaled_std, scaled_var
+from reference.ops.rules._sums import (
+    on_host_float64,
+    repair_prod,
+    repair_sum,
+    scaled_norm,
+    scaled_std,
+    scaled_var,
+)
 from reference.ops.rules.registry import from_rule, rule
 
 # ---- rounding-error declarations (reference.errors) ----------------------------------------------
@@ -313,7 +320,7 @@ rule(
 
 def prod_kernel(x, dim, keepdim):
     xp = namespace_of(x)
-    if isinstance(x, np.ndarray) and x.dtype == np.float64 and x.ndim and (dim is None or isinstance(dim, int)):
+    if on_host_float64(x) and x.ndim and (dim is None or isinstance(dim, int)):
         # no intermediate overflow or underflow (issue 38: reference/ops/rules/_sums.py)
         flat = x.reshape(-1) if dim is None else x
         axis = 0 if dim is None else dim
@@ -411,14 +418,14 @@ for _name, _node in (("prod", "ProdBackward0"), ("prod_dim", "ProdBackward1")):
 def var_kernel(x, dim, correction, keepdim):
     """mean(|x - mean|^2) with N - correction degrees of freedom; real for a complex x (PyTorch)."""
     xp = namespace_of(x)
-    if isinstance(x, np.ndarray) and x.dtype == np.float64:  # scaled by 2^-e: no overflow (issue 38)
+    if on_host_float64(x):  # scaled by 2^-e: no overflow (issue 38)
         return scaled_var(x, dim, correction, keepdim)
     return xp.var(x, axis=dim, ddof=correction, keepdims=keepdim).astype(A.to_real(x.dtype), copy=False)
 
 
 def std_kernel(x, dim, correction, keepdim):
     xp = namespace_of(x)
-    if isinstance(x, np.ndarray) and x.dtype == np.float64:
+    if on_host_float64(x):
         return scaled_std(x, dim, correction, keepdim)
     return xp.sqrt(var_kernel(x, dim, correction, keepdim))
 
@@ -546,7 +553,7 @@ def vector_norm_kernel(x, ord, dim, keepdim):
         return xp.amin(a, axis=dim, keepdims=keepdim)
     if ord == 1:
         return xp.sum(a, axis=dim, keepdims=keepdim)
-    if isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim:  # scaled by 2^-e (issue 38)
+    if on_host_float64(a) and a.ndim:  # scaled by 2^-e (issue 38)
         return scaled_norm(a, ord, dim, keepdim)
     if ord == 2:
         return xp.sqrt(xp.sum(a * a, axis=dim, keepdims=keepdim))
@@ -614,7 +621,7 @@ def logsumexp_kernel(x, dim, keepdim):
     # complex input: the shift is the largest real part (aten's logsumexp_out_impl: amax(real(self)))
     m = xp.amax(x.real if x.dtype.kind == "c" else x, axis=dim, keepdims=True)
     m = xp.where(xp.isinf(m), xp.zeros((), dtype=m.dtype), m)
-    if xp is np and x.dtype == np.float64:
+    if on_host_float64(x):
         out = _exact_logsumexp(x, m, dim)
     else:
         out = xp.log(xp.sum(xp.exp(x - m), axis=dim, keepdims=True)) + m
