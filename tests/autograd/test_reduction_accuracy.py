@@ -32,9 +32,10 @@ CEILINGS = {
     "sum": (1, 0, 0),
     "mean": (1, 1, 0),
     "cumsum": (1, 0, 0),
-    "logsumexp": (1, None, None),
-    "softmax": (2, None, None),
-    "log_softmax": (1, None, None),
+    # the derivatives: the saved result's roundings (1.58 ulps of softmax) times a few factors
+    "logsumexp": (1, 2, 3),
+    "softmax": (2, 3, 5),
+    "log_softmax": (1, 2, 3),
     # n - 1 rounded products (a random walk: 14 ulps over 1000 factors near 1, 7 over 200)
     "prod": (16, None, None),
     "cumprod": (8, None, None),
@@ -43,10 +44,10 @@ CEILINGS = {
     "norm_inf": (0, 0, 0),
     "norm_3": (1, None, None),
     "norm_1.5": (1, None, None),
-    "var_c0": (2, None, 1),
-    "var_c1": (2, None, 1),
-    "std_c0": (2, None, None),
-    "std_c1": (2, None, None),
+    "var_c0": (2, 2, 1),
+    "var_c1": (2, 2, 1),
+    "std_c0": (2, 2, None),
+    "std_c1": (2, 2, None),
 }
 
 _RESULT_BELOW_NORMAL = (
@@ -60,13 +61,6 @@ _ZERO_TIMES_INF = (
 )
 #: (primitive, order): why it is still far off (docs/accuracy.md carries the figures)
 OPEN = {
-    ("logsumexp", "d1"): "PyTorch's exp(self - result): result's rounding (u·|result|) is amplified "
-    "(at [1e308, 1e308] exp(0) = 1, exact 1/2)",
-    ("logsumexp", "d2"): "the chain rule through exp(self - result) sums s - s·s: 1 - s cancels",
-    ("softmax", "d1"): "PyTorch's result·(g - sum(g·result)): 1 - s cancels where s rounds to 1 ([0, -40])",
-    ("softmax", "d2"): "the same 1 - s in the double backward",
-    ("log_softmax", "d1"): "PyTorch's g - exp(result)·sum(g): 1 - s cancels where s rounds to 1",
-    ("log_softmax", "d2"): "the same 1 - s in the double backward",
     ("prod", "d1"): _ZERO_TIMES_INF,
     ("prod", "d2"): _ZERO_TIMES_INF,
     ("cumprod", "d1"): _ZERO_TIMES_INF,
@@ -77,12 +71,8 @@ OPEN = {
     ("norm_3", "d2"): "the same powers in the double backward",
     ("norm_1.5", "d1"): _RESULT_BELOW_NORMAL,
     ("norm_1.5", "d2"): "|x|^(p - 2) is inf at a zero element: 0·inf = nan in every entry of the jvp_jvp",
-    ("var_c0", "d1"): "PyTorch's 2(x - mean)/(N - correction): x - mean of the rounded mean cancels "
-    "where x is within an ulp of the mean (x = 0.2 of [0.1, 0.2, 0.3])",
-    ("var_c1", "d1"): "as var_c0",
-    ("std_c0", "d1"): "as var_c0 (std's (x - mean)/((N - correction)·std))",
-    ("std_c0", "d2"): "std² and std³ underflow in the double backward at 1e-200s",
-    ("std_c1", "d1"): "as var_c0",
+    ("std_c0", "d2"): "the double backward sums δ/(dof·std) and -c_k·c_l/(dof²·std³), which cancel where "
+    "the Hessian entry is 0 ([1, 1 + 2^-52, 1]: 0.25, exact 0)",
     ("std_c1", "d2"): "as std_c0",
 }
 #: primitives whose second order at a kink differs from stock PyTorch's (conventions of nan and 0)
@@ -155,6 +145,32 @@ FIXED = [
     ("3-norm's cubes overflow", lambda: T.linalg.vector_norm(_f64(1e200, 1e200), ord=3), 1.2599210498948732e200),
     ("std's squares underflow", lambda: T.std(_f64(1e-200, 3e-200), correction=0), 1e-200),
     ("std's squares overflow", lambda: T.std(_f64(1e200, 3e200), correction=0), 1e200),
+]
+
+
+def _second(fn, x, j, k):
+    """d/dx of the gradient of fn(x)[j] (reverse over reverse), entry k: the Hessian's row."""
+    x = _f64(*x).requires_grad_(True)
+    (g,) = T.autograd.grad(fn(x).reshape(-1)[j], x, create_graph=True)
+    return T.autograd.grad(g[k], x)[0]
+
+
+def _first(fn, x, j):
+    x = _f64(*x).requires_grad_(True)
+    return T.autograd.grad(fn(x).reshape(-1)[j], x)[0]
+
+
+_S1 = 4.248354255291589e-18  # s_1 = 1 - s_0 of softmax([0, -40])
+FIXED += [
+    ("softmax's Jacobian where s rounds to 1", lambda: _first(lambda x: T.softmax(x, 0), [0.0, -40.0], 0)[0], _S1),
+    ("softmax's Hessian where s rounds to 1", lambda: _second(lambda x: T.softmax(x, 0), [0.0, -40.0], 0, 0)[0], -_S1),
+    ("log_softmax's Jacobian: 1 - s", lambda: _first(lambda x: T.log_softmax(x, 0), [0.0, -40.0], 0)[0], _S1),
+    ("log_softmax's Hessian: s(1 - s)", lambda: _second(lambda x: T.log_softmax(x, 0), [0.0, -40.0], 0, 0)[0], -_S1),
+    ("logsumexp's gradient at a rounded result", lambda: _first(lambda x: T.logsumexp(x, 0), [1e308, 1e308], 0)[0], 0.5),
+    ("var's gradient: x - mean of the rounded mean", lambda: _first(lambda x: T.var(x, correction=0), [0.1, 0.2, 0.3], 0)[1], 6.1679056923619804e-18),
+    ("std's gradient: x - mean", lambda: _first(lambda x: T.std(x, correction=0), [0.1, 0.2, 0.3], 0)[1], 3.777055431973662e-17),
+    ("std's Hessian: (g/2std)/2std overflowed", lambda: _second(lambda x: T.std(x, correction=0), [1e-200, 3e-200, -2e-200], 0, 0)[0], 1.0672461916497536e199),
+    ("logsumexp's Hessian: s(1 - s)", lambda: _second(lambda x: T.logsumexp(x, 0), [0.0, -40.0], 0, 0)[0], _S1),
 ]
 
 

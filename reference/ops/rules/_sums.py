@@ -20,6 +20,8 @@ import math
 import numpy as np
 
 from reference.ops.kernels import on_host_float64
+from reference.ops.kernels import _two_sum_residual
+from reference.ops.kernels import softmax as _softmax_kernel
 
 #: a row whose terms cancel by more than this factor is summed exactly
 CANCEL = 2.0
@@ -237,3 +239,110 @@ def repair_prod(x, axis, out, cumulative=False):
         return out
     fixed = _mantissa_product(x, axis, cumulative)
     return np.where(bad, fixed if cumulative else np.expand_dims(fixed, axis), out)
+
+
+# ---- softmax's Jacobian products: 1 - s as the sum of the other s_i ---------------------------------
+
+
+def _last(a, axes):
+    """``a`` with ``axes`` moved last and flattened into one; and the function putting a result of
+    that layout back."""
+    moved = np.moveaxis(a, axes, tuple(range(-len(axes), 0)))
+    shape = moved.shape
+    flat = moved.reshape(shape[: moved.ndim - len(axes)] + (math.prod(shape[moved.ndim - len(axes) :]),))
+
+    def back(r):
+        return np.moveaxis(r.reshape(shape), tuple(range(-len(axes), 0)), axes)
+
+    return flat, back
+
+
+def _dominant(yl):
+    """Per row of ``yl`` (a softmax, the reduced axis last): the index j of its largest element
+    (kept as a size-1 axis), whether y_j > 1/2 (at most one element of a softmax is: then 1 - y_j
+    cancels, and is the sum of the others instead), that complement c, and the mask of the others."""
+    j = np.argmax(yl, axis=-1)[..., None]
+    yj = np.take_along_axis(yl, j, axis=-1)
+    others = np.ones(yl.shape, dtype=bool)
+    np.put_along_axis(others, j, False, axis=-1)
+    c = np.where(others, yl, 0.0).sum(axis=-1, keepdims=True)
+    return j, yj, yj > 0.5, c, others
+
+
+def _exact_rows(g, y, dims):
+    """Whether :func:`softmax_centred` and :func:`softmax_centred_t` take the exact path: float64
+    host arrays of one shape, reduced along at least one axis."""
+    return on_host_float64(g) and on_host_float64(y) and g.shape == y.shape and g.ndim > 0 and g.size > 0
+
+
+def softmax_centred(g, y, dims):
+    """g - sum(g·y) over ``dims`` (kept) for y = softmax(x): softmax's VJP is y times it (and its
+    JVP, the Jacobian being symmetric). PyTorch's g - sum(g·y) loses 1 - y_j where y_j rounds to 1
+    (softmax([0, -40])'s Jacobian diagonal: 0, exact 4.2e-18). In float64 (issue 38) the row's
+    dominant element j (y_j > 1/2) gets g_j·c - Σ_{i≠j} g_i·y_i, c = Σ_{i≠j} y_i, and the others
+    (g_i - g_j) + that: no 1 - y_j formed; rows without a dominant element keep the formula."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        plain = g - repair_sum(g * y, dims, (g * y).sum(axis=dims, keepdims=True))
+        if not _exact_rows(g, y, dims):
+            return plain
+        gl, back = _last(g, dims)
+        yl, _ = _last(y, dims)
+        j, yj, dom, c, others = _dominant(yl)
+        gj = np.take_along_axis(gl, j, axis=-1)
+        vj = gj * c - np.where(others, gl * yl, 0.0).sum(axis=-1, keepdims=True)
+        v = (gl - gj) + vj
+        np.put_along_axis(v, j, vj, axis=-1)
+        use = dom & np.isfinite(v).all(axis=-1, keepdims=True)
+    if not use.any():
+        return plain
+    return np.where(back(np.broadcast_to(use, v.shape)), back(v), plain)
+
+
+def softmax_centred_t(g, y, dims):
+    """g - y·sum(g) over ``dims`` (kept) for y = softmax(x): the transpose of
+    :func:`softmax_centred`, log_softmax's VJP. The dominant element j's g_j·c - y_j·Σ_{i≠j} g_i
+    (c = Σ_{i≠j} y_i) in float64, as there."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        plain = g - y * repair_sum(g, dims, g.sum(axis=dims, keepdims=True))
+        if not _exact_rows(g, y, dims):
+            return plain
+        gl, back = _last(g, dims)
+        yl, _ = _last(y, dims)
+        plain_l, _ = _last(plain, dims)
+        j, yj, dom, c, others = _dominant(yl)
+        gj = np.take_along_axis(gl, j, axis=-1)
+        uj = gj * c - yj * np.where(others, gl, 0.0).sum(axis=-1, keepdims=True)
+        u = plain_l.copy()
+        np.put_along_axis(u, j, uj, axis=-1)
+        use = dom & np.isfinite(u).all(axis=-1, keepdims=True)
+    if not use.any():
+        return plain
+    return np.where(back(np.broadcast_to(use, u.shape)), back(u), plain)
+
+
+def softmax_over(x, dims):
+    """softmax of x over ``dims`` (a tuple, flattened into one axis): logsumexp's VJP weight
+    exp(x - logsumexp(x)) without the result's rounding (kernels.softmax: exact x - max)."""
+    if x.size == 0:
+        return x.copy()
+    xl, back = _last(x, dims)
+    return back(_softmax_kernel(xl, -1))
+
+
+def centred(x, dims):
+    """x - mean(x) over ``dims`` (a tuple, the mean kept): var's and std's VJP factor. PyTorch's
+    x - mean of the rounded mean is off by the mean's rounding, all of it where x is within an ulp
+    of the mean (x = 0.2 of [0.1, 0.2, 0.3]: 2.8e-17, exact 0 + 9.3e-18). In float64 (issue 38):
+    d = x - m exactly as d + e (TwoSum, m the rounded mean), the mean's own error
+    δ = Σ(d + e)/n (the corrected two-pass correction), and (d - δ) + e."""
+    m = x.mean(axis=dims, keepdims=True)
+    plain = x - m
+    if not on_host_float64(x) or x.ndim == 0 or x.size == 0:
+        return plain
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = _two_sum_residual(x, -m, plain)
+        n = x.size // max(m.size, 1)
+        terms = np.concatenate([plain, e], axis=dims[0])  # Σ(d + e) exactly rounded where it cancels
+        total = repair_sum(terms, dims, terms.sum(axis=dims, keepdims=True))
+        out = (plain - total / n) + e
+    return np.where(np.isfinite(out), out, plain)

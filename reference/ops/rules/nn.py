@@ -6,6 +6,7 @@ an entry."""
 from __future__ import annotations
 
 from reference import errors
+from reference.autograd.dispatch import apply
 from reference.autograd.engine import grad
 from reference.autograd.forward_ad import forward_through
 from reference.autograd.grad_mode import enable_grad, grad_state, no_grad
@@ -22,7 +23,10 @@ from reference.ops.rule import (
     BATCH_DIM,
     BATCH_ELEMENTWISE,
 )
-from reference.ops.rules.registry import rule
+from reference.ops.rules._sums import softmax_centred as softmax_centred_kernel
+from reference.ops.rules._sums import softmax_centred_t as softmax_centred_t_kernel
+from reference.ops.rules._sums import softmax_over
+from reference.ops.rules.registry import RULES, rule
 
 # ---- rounding-error declarations (reference.errors) ----------------------------------------------
 
@@ -67,16 +71,79 @@ _BATCH_NORM_BACKWARD_ERROR = errors.composite(
     "its own Tensor formulas (batch_norm_backward_formulas)",
 )
 
-# ---- softmax -------------------------------------------------------------------------------------
+# ---- softmax ----------------------------------------------------------------------------------------
+#
+# PyTorch's softmax VJP y·(g - Σg·y) and log_softmax's g - exp(y)·Σg lose 1 - y_j where y_j rounds to
+# 1 (softmax([0, -40])'s Jacobian diagonal: 0, exact 4.2e-18), and exp of log_softmax's rounded result
+# is off by u·|y| relatively. In float64 on the host (issue 38: kernels.on_host_float64) the VJPs and
+# JVPs are written with two primitives, g - Σ(g·y) and its transpose g - y·Σg, whose kernels
+# (_sums.softmax_centred, _centred_t) take 1 - y_j as the sum of the other y_i; log_softmax's exp(y)
+# is a primitive whose value is softmax(x) from x, read unsaved (Rule.reads, as tanh's). Their
+# derivatives are the formulas' own, so the double backward is again these primitives times accurate
+# factors, and each is judged by the composite of PyTorch's formula (the bound it had). Other dtypes
+# and backends keep PyTorch's Tensor formulas as they were.
+
+
+def _exact_mode(y):
+    """Whether softmax's family takes the exact float64 formulas for the (saved) tensor ``y``."""
+    return y is not None and y.ndim >= 1 and K.on_host_float64(y._data)
+
+
+def _dims(dim, ndim):
+    """``dim`` (an int, a tuple or None: every dim) as a tuple of non-negative dims."""
+    if dim is None:
+        return tuple(range(ndim))
+    return tuple(sorted({d % ndim for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}))
+
+
+def softmax_centred(g, y, dim):
+    """g - Σ(g·y) over ``dim`` (kept), y a softmax along it: a primitive (exact in float64)."""
+    return apply(RULES["softmax_centred"], (g, y), {"dim": _dims(dim, y.ndim)})
+
+
+def softmax_centred_t(g, y, dim):
+    """g - y·Σg over ``dim`` (kept), y a softmax along it: the transpose of :func:`softmax_centred`."""
+    return apply(RULES["softmax_centred_t"], (g, y), {"dim": _dims(dim, y.ndim)})
+
+
+def _batch_dims(b, params):
+    """Batch rule of the softmax primitives: every input batched at dim 0, the dims shifted by one."""
+    args = tuple(None if t is None else b.expanded(i) for i, t in enumerate(b.inputs))
+    return apply(b.rule, args, {**params, "dim": tuple(d + 1 for d in params["dim"])}, cast=b.cast), 0
+
+
+def _softmax_grad(c, g):
+    if _exact_mode(c.result):
+        return c.result * softmax_centred(g, c.result, c.dim)
+    return c.result * (g - A.sum(g * c.result, c.dim, keepdim=True))
+
+
+def _log_softmax_probabilities(c):
+    """exp(result): PyTorch's probabilities in log_softmax's backward; in the exact mode the
+    primitive whose value is softmax(self) from self (read unsaved) and whose derivative is exp's."""
+    return apply(RULES["log_softmax_exp"], (c.result, c.self), {"dim": _dims(c.dim, c.result.ndim)})
+
+
+def _log_softmax_grad(c, g):
+    if _exact_mode(c.result):
+        return softmax_centred_t(g, _log_softmax_probabilities(c), c.dim)
+    return g - A.exp(c.result) * A.sum(g, c.dim, keepdim=True)
+
+
+def _log_softmax_jvp(c, t):
+    if _exact_mode(c.result):
+        return softmax_centred(t, _log_softmax_probabilities(c), c.dim)
+    return t - A.sum(A.exp(c.result) * t, c.dim, keepdim=True)
+
 
 rule(
     "softmax",
     "SoftmaxBackward0",
     ("self",),
     forward=K.softmax,
-    grads=(lambda c, g: c.result * (g - A.sum(g * c.result, c.dim, keepdim=True)),),
+    grads=(_softmax_grad,),
     saves={"result": (0,)},
-    jvp=(lambda c, t: c.result * (t - A.sum(t * c.result, c.dim, keepdim=True)),),
+    jvp=(_softmax_grad,),  # the Jacobian is symmetric: PyTorch's result·(t - Σ(t·result))
     batch=BATCH_DIM,
     error=_SOFTMAX_ERROR,
 )
@@ -85,11 +152,69 @@ rule(
     "LogSoftmaxBackward0",
     ("self",),
     forward=K.log_softmax,
-    grads=(lambda c, g: g - A.exp(c.result) * A.sum(g, c.dim, keepdim=True),),
+    grads=(_log_softmax_grad,),
     saves={"result": (0,)},
-    jvp=(lambda c, t: t - A.sum(A.exp(c.result) * t, c.dim, keepdim=True),),
+    reads=("self",),
+    jvp=(_log_softmax_jvp,),
     batch=BATCH_DIM,
     error=_LOG_SOFTMAX_ERROR,
+)
+rule(
+    "softmax_centred",
+    "SubBackward0",  # the outermost op of PyTorch's g - Σ(g·y)
+    ("grad_output", "output"),
+    forward=lambda g, y, dim: softmax_centred_kernel(g, y, dim),
+    grads=(
+        lambda c, gg: softmax_centred_t(gg, c.output, c.dim),
+        lambda c, gg: -c.grad_output * A.sum(gg, c.dim, keepdim=True),
+    ),
+    saves={"output": (0,), "grad_output": (1,)},
+    jvp=(
+        lambda c, t: softmax_centred(t, c.output, c.dim),
+        lambda c, t: -A.sum(c.grad_output * t, c.dim, keepdim=True),
+    ),
+    batch=_batch_dims,
+    error=errors.composite(lambda g, y, dim: g - A.sum(g * y, dim, keepdim=True), "PyTorch's g - Σ(g·y)"),
+)
+rule(
+    "softmax_centred_t",
+    "SubBackward0",  # the outermost op of PyTorch's g - y·Σg
+    ("grad_output", "output"),
+    forward=lambda g, y, dim: softmax_centred_t_kernel(g, y, dim),
+    grads=(
+        lambda c, gg: softmax_centred(gg, c.output, c.dim),
+        lambda c, gg: -gg * A.sum(c.grad_output, c.dim, keepdim=True),
+    ),
+    saves={"output": (0,), "grad_output": (1,)},
+    jvp=(
+        lambda c, t: softmax_centred_t(t, c.output, c.dim),
+        lambda c, t: -t * A.sum(c.grad_output, c.dim, keepdim=True),
+    ),
+    batch=_batch_dims,
+    error=errors.composite(lambda g, y, dim: g - y * A.sum(g, dim, keepdim=True), "PyTorch's g - y·Σg"),
+)
+
+
+def _log_softmax_exp_kernel(y, x, dim):
+    """exp(y) of y = log_softmax(x); softmax(x) from x where x is known in float64 (exp of the
+    rounded y is off by u·|y| relatively)."""
+    if x is not None and K.on_host_float64(x) and K.on_host_float64(y):
+        return softmax_over(x, dim)
+    return namespace_of(y).exp(y)
+
+
+rule(
+    "log_softmax_exp",
+    "ExpBackward0",
+    ("output", "self"),  # self: log_softmax's input, hidden (None: PyTorch's exp(output))
+    forward=_log_softmax_exp_kernel,
+    grads=(lambda c, gg: gg * c.result, None),
+    saves={"result": (0,)},
+    reads=("self",),
+    hidden=("self",),
+    jvp=(lambda c, t: t * c.result, None),
+    batch=_batch_dims,
+    error=errors.composite(lambda y, x=None, dim=None: A.exp(y), "PyTorch's exp(result)"),
 )
 
 # ---- neural-network primitives -------------------------------------------------------------------

@@ -23,12 +23,14 @@ from reference.ops.rule import (
 )
 from reference.ops.rules._helpers import _count, _unreduce
 from reference.ops.rules._sums import (
+    centred,
     on_host_float64,
     repair_prod,
     repair_sum,
     scaled_norm,
     scaled_std,
     scaled_var,
+    softmax_over,
 )
 from reference.ops.rules.registry import from_rule, rule
 
@@ -436,20 +438,38 @@ def _two_over_dof(n, correction):
     return 2.0 / dof if dof else math.inf
 
 
+def _centred(x, dim):
+    """x - mean(x) over ``dim`` (kept): in float64 on the host the primitive ``centred`` (exact:
+    _sums.centred), elsewhere PyTorch's Tensor formula."""
+    if x.ndim and x.dtype.kind == "f" and on_host_float64(x._data):
+        return from_rule("centred", x, dim=_dims_of(dim, x.ndim))
+    return x - A.mean(x, dim, keepdim=True)
+
+
 def _var_back(g, c):
     n = _count(c.shapes[0], None if c.dim is None else _as_tuple(c.dim, len(c.shapes[0])))
     g = _unreduce_any(g, c.shapes[0], c.dim, c.keepdim)
-    return _two_over_dof(n, c.correction) * g * (c.self - A.mean(c.self, c.dim, keepdim=True))
+    return _two_over_dof(n, c.correction) * g * _centred(c.self, c.dim)
 
 
 def _std_back(g, c, std):
-    return _var_back(A.masked_fill(g / (std * 2), std == 0, 0.0), c)
+    if not (c.self.ndim and c.self.dtype.kind == "f" and on_host_float64(c.self._data)):
+        return _var_back(A.masked_fill(g / (std * 2), std == 0, 0.0), c)
+    # float64 on the host (issue 38): var's VJP divided by 2·std, rather than the cotangent (PyTorch's
+    # order, whose double backward overflows: g/(2·std) at a cotangent of 1e199 and std = 1e-200 is
+    # inf, and so was (g/(2·std))/(2·std)); where std = 0 PyTorch's form itself, for its values
+    # (0, and nan in the derivative in g). Each branch divides by 1 in the other's rows.
+    zero = std == 0
+    one = A.ones_like(std)
+    pytorch = _var_back(A.masked_fill(g / (A.where(zero, std, one) * 2), zero, 0.0), c)
+    s = _unreduce_any(A.where(zero, one, std), c.shapes[0], c.dim, c.keepdim)
+    return A.where(_unreduce_any(zero, c.shapes[0], c.dim, c.keepdim), pytorch, _var_back(g, c) / (s * 2))
 
 
 def _var_jvp(c, t):
     """sum(Re(conj(t) (x - mean))) · 2/(N - correction) (PyTorch's var_jvp; t (x - mean) when real)."""
     n = _count(c.shapes[0], None if c.dim is None else _as_tuple(c.dim, len(c.shapes[0])))
-    return _sum_back(_re_conj_mul(t, c.self - A.mean(c.self, c.dim, keepdim=True)), c.dim, c.keepdim) * (
+    return _sum_back(_re_conj_mul(t, _centred(c.self, c.dim)), c.dim, c.keepdim) * (
         _two_over_dof(n, c.correction)
     )
 
@@ -489,6 +509,19 @@ rule(
     jvp=(_std_jvp,),
     batch=BATCH_REDUCE,
     error=STD_ERROR,
+)
+
+
+# x - mean(x): linear, its own transpose (the VJP and the JVP centre the cotangent or tangent)
+rule(
+    "centred",
+    "SubBackward0",  # the outermost op of PyTorch's x - mean(x)
+    ("self",),
+    forward=lambda x, dim: centred(x, dim),
+    grads=(lambda c, gg: _centred(gg, c.dim),),
+    jvp=AUTO_LINEAR,
+    batch=_batch_multi,
+    error=errors.composite(lambda x, dim: x - A.mean(x, dim, keepdim=True), "PyTorch's x - mean(x)"),
 )
 
 
@@ -651,26 +684,51 @@ def _mp_logsumexp(row):
         return float(mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(float(v))) for v in row)))
 
 
+def _logsumexp_weight(c):
+    """exp(self - result), PyTorch's VJP weight; in float64 on the host (issue 38) the primitive
+    logsumexp_weight: the same formula's bound, its value softmax(self) (exp of self minus the
+    rounded result is off by u·|result| relatively: 1, exact 1/2, at [1e308, 1e308]) and its
+    derivative softmax's own, all to self (PyTorch's chain rule through self and the saved
+    result sums s - s·s, in which 1 - s cancels where s rounds to 1)."""
+    result = _unreduce_any(c.result, c.shapes[0], c.dim, c.keepdim)
+    x = c.self
+    if x.ndim and x.dtype.kind == "f" and on_host_float64(x._data):
+        return from_rule("logsumexp_weight", x, result, dim=_dims_of(c.dim, x.ndim))
+    return A.exp(x - result)
+
+
 rule(
     "logsumexp",
     "LogsumexpBackward0",
     ("self",),
     forward=logsumexp_kernel,
-    grads=(
-        lambda c, g: (
-            _unreduce_any(g, c.shapes[0], c.dim, c.keepdim)
-            * A.exp(c.self - _unreduce_any(c.result, c.shapes[0], c.dim, c.keepdim))
-        ),
-    ),
+    grads=(lambda c, g: _unreduce_any(g, c.shapes[0], c.dim, c.keepdim) * _logsumexp_weight(c),),
     saves={"self": (0,), "result": (0,)},
-    jvp=(
-        lambda c, t: _sum_back(
-            t * A.exp(c.self - _unreduce_any(c.result, c.shapes[0], c.dim, c.keepdim)), c.dim, c.keepdim
-        ),
-    ),
+    jvp=(lambda c, t: _sum_back(t * _logsumexp_weight(c), c.dim, c.keepdim),),
     batch=BATCH_REDUCE,
     error=LOGSUMEXP_ERROR,
     complex_inputs=True,  # holomorphic: grad * conj(exp(self - result)) by conjugation
+)
+
+
+def _logsumexp_weight_kernel(x, result, dim):
+    if on_host_float64(x):
+        return softmax_over(x, dim)
+    return namespace_of(x).exp(x - result)
+
+
+rule(
+    "logsumexp_weight",
+    "ExpBackward0",
+    ("self", "result"),
+    forward=_logsumexp_weight_kernel,
+    # softmax's VJP and JVP (the weight is softmax(self)); the result gets no gradient: its
+    # dependence on self is the -s·s term softmax's formula holds
+    grads=(lambda c, gg: c.result * from_rule("softmax_centred", gg, c.result, dim=c.dim), None),
+    saves={"result": (0,)},
+    jvp=(lambda c, t: c.result * from_rule("softmax_centred", t, c.result, dim=c.dim), None),
+    batch=_batch_multi,
+    error=errors.composite(lambda x, r, dim: A.exp(x - r), "PyTorch's exp(self - result)"),
 )
 
 # ---- max/min/median over all elements: the gradient shared evenly among the ties --------------------------
