@@ -40,19 +40,20 @@ CEILINGS = {
     "prod": (16, None, None),
     "cumprod": (8, None, None),
     "norm_1": (1, 0, 0),
-    "norm_2": (1, None, None),
+    "norm_2": (1, 1, None),
     "norm_inf": (0, 0, 0),
-    "norm_3": (1, None, None),
-    "norm_1.5": (1, None, None),
+    "norm_3": (1, 2, None),
+    "norm_1.5": (1, 1, None),
     "var_c0": (2, 2, 1),
     "var_c1": (2, 2, 1),
     "std_c0": (2, 2, None),
     "std_c1": (2, 2, None),
 }
 
-_RESULT_BELOW_NORMAL = (
-    "PyTorch's formula divides by the saved result, rounded in the subnormal range (x / norm at "
-    "[5e-324, 1e-320]: the norm's absolute rounding 2.5e-324 is 2.5e-4 of it)"
+_NORM_TERMS_CANCEL = (
+    "the double backward sums the path through x, δ_kl·(p - 1)(|x|/N)^(p - 2)/N, and the path through "
+    "the saved norm, -(p - 1)·u_k·u_l/N, which cancel where |x_k| is the norm to within its rounding "
+    "([1, 1e-20, -1e-10]: 0, exact 1e-20); at [5e-324, 1e-320] 1/N overflows in both (inf - inf)"
 )
 _ZERO_TIMES_INF = (
     "a zero tangent or cotangent times a partial that overflows (0·inf = nan, the mechanism of "
@@ -65,12 +66,10 @@ OPEN = {
     ("prod", "d2"): _ZERO_TIMES_INF,
     ("cumprod", "d1"): _ZERO_TIMES_INF,
     ("cumprod", "d2"): _ZERO_TIMES_INF,
-    ("norm_2", "d1"): _RESULT_BELOW_NORMAL,
-    ("norm_2", "d2"): "x/norm differentiated again: norm³ underflows at 1e-200s",
-    ("norm_3", "d1"): "PyTorch's x·|x|^(p - 2) / norm^(p - 1) overflows at 1e200s (inf/inf)",
-    ("norm_3", "d2"): "the same powers in the double backward",
-    ("norm_1.5", "d1"): _RESULT_BELOW_NORMAL,
-    ("norm_1.5", "d2"): "|x|^(p - 2) is inf at a zero element: 0·inf = nan in every entry of the jvp_jvp",
+    ("norm_2", "d2"): _NORM_TERMS_CANCEL,
+    ("norm_3", "d2"): _NORM_TERMS_CANCEL,
+    ("norm_1.5", "d2"): "|x|^(p - 2) is inf at a zero element: 0·inf = nan in every entry of the jvp_jvp; "
+    "and as norm_2",
     ("std_c0", "d2"): "the double backward sums δ/(dof·std) and -c_k·c_l/(dof²·std³), which cancel where "
     "the Hessian entry is 0 ([1, 1 + 2^-52, 1]: 0.25, exact 0)",
     ("std_c1", "d2"): "as std_c0",
@@ -170,6 +169,9 @@ FIXED += [
     ("var's gradient: x - mean of the rounded mean", lambda: _first(lambda x: T.var(x, correction=0), [0.1, 0.2, 0.3], 0)[1], 6.1679056923619804e-18),
     ("std's gradient: x - mean", lambda: _first(lambda x: T.std(x, correction=0), [0.1, 0.2, 0.3], 0)[1], 3.777055431973662e-17),
     ("std's Hessian: (g/2std)/2std overflowed", lambda: _second(lambda x: T.std(x, correction=0), [1e-200, 3e-200, -2e-200], 0, 0)[0], 1.0672461916497536e199),
+    ("2-norm's gradient by a norm rounded below the normal range", lambda: _first(lambda x: T.linalg.vector_norm(x), [5e-324, 1e-320], 0)[0], 0.0004940710859421312),
+    ("1.5-norm's gradient by a norm rounded below the normal range", lambda: _first(lambda x: T.linalg.vector_norm(x, ord=1.5), [5e-324, 1e-320], 0)[0], 0.022227629855549227),
+    ("3-norm's gradient at 1e200s (inf/inf)", lambda: _first(lambda x: T.linalg.vector_norm(x, ord=3), [1e200, 1e200, -1e200], 0)[0], 0.4807498567691361),
     ("logsumexp's Hessian: s(1 - s)", lambda: _second(lambda x: T.logsumexp(x, 0), [0.0, -40.0], 0, 0)[0], _S1),
 ]
 

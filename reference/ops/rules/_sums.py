@@ -346,3 +346,21 @@ def centred(x, dims):
         total = repair_sum(terms, dims, terms.sum(axis=dims, keepdims=True))
         out = (plain - total / n) + e
     return np.where(np.isfinite(out), out, plain)
+
+
+def norm_ratio_power(x, ord, dims, power, signed):
+    """(|x|/‖x‖_ord)^power over ``dims`` (times sign(x) when ``signed``): the p-norm's gradient for
+    power = p - 1, signed, and its derivatives (power - 1, ...). PyTorch's x·|x|^(p-2)/norm^(p-1)
+    overflows at 1e200s (inf/inf) and divides by the saved norm, rounded in the subnormal range
+    ([5e-324, 1e-320]: 2.5e-4 relative); here |x| and the norm are both scaled by 2^-e (e of the
+    row's largest |x|) and the norm recomputed from the scaled x, so the ratio is rounded once."""
+    e = _row_exponent(x, dims)
+    s = np.ldexp(x, -e)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if ord == 2:
+            n = np.sqrt(np.sum(s * s, axis=dims, keepdims=True))
+        else:
+            n = np.sum(np.abs(s) ** ord, axis=dims, keepdims=True) ** (1.0 / ord)
+        r = np.where(n == 0, 0.0, np.abs(s) / n)  # (a zero row: the caller's branch of PyTorch's formula)
+        out = r if power == 1 else r**power
+    return np.sign(s) * out if signed else out

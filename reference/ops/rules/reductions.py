@@ -18,12 +18,14 @@ from reference.ops import kernels as K
 from reference.ops.functions import pointwise as P
 from reference.ops.functions.complex import conj_physical, real
 from reference.ops.rule import (
+    AUTO_ELEMENT_WISE,
     AUTO_LINEAR,
     BATCH_REDUCE,
 )
 from reference.ops.rules._helpers import _count, _unreduce
 from reference.ops.rules._sums import (
     centred,
+    norm_ratio_power,
     on_host_float64,
     repair_prod,
     repair_sum,
@@ -604,8 +606,8 @@ def _norm_grad(c, g):
         return A.zeros_like(x)
     if p == 1:
         return sign(x) * g
-    if p == 2:
-        return g * A.masked_fill(x / norm, norm == 0, 0.0)  # PyTorch: grad * (self / norm).masked_fill_(...)
+    if p > 1 and not math.isinf(p) and x.ndim and x.dtype.kind == "f" and on_host_float64(x._data):
+        return _exact_norm_grad(x, norm, g, p, _dims_of(c.dim, x.ndim))
     if math.isinf(p):
         ax = A.abs(x)
         mask = A.to(A.logical_or(ax == norm, _isnan(ax)), x.dtype)
@@ -613,11 +615,59 @@ def _norm_grad(c, g):
     if p < 1:
         scaled = A.masked_fill(sign(x) * A.pow(A.abs(x), p - 1), x == 0, 0.0)
         return scaled * g * A.pow(norm, 1 - p)
+    return _pytorch_norm_grad(x, norm, g, p, sign)
+
+
+def _pytorch_norm_grad(x, norm, g, p, sign):
+    """PyTorch's formulas for 1 < p < inf."""
+    if p == 2:
+        return g * A.masked_fill(x / norm, norm == 0, 0.0)  # PyTorch: grad * (self / norm).masked_fill_(...)
     if p < 2:
         scaled = sign(x) * A.pow(A.abs(x), p - 1)
         return scaled * A.masked_fill(g / A.pow(norm, p - 1), norm == 0, 0.0)
     scaled = x * A.pow(A.abs(x), p - 2)
     return scaled * A.masked_fill(g / A.pow(norm, p - 1), norm == 0, 0.0)
+
+
+def _exact_norm_grad(x, norm, g, p, dims):
+    """float64 on the host (issue 38): g·sign(x)·(|x|/norm)^(p - 1), the factor the primitive
+    norm_ratio_power (scaled: no overflow at 1e200s, no division by a norm rounded in the subnormal
+    range); where the norm is 0, PyTorch's formula, for its values there (its 0 and the nan or 0
+    of its derivatives). Each branch reads 1 for x and the norm in the other's rows, so neither
+    forms 0·inf in them."""
+    zero = norm == 0
+    one = A.ones_like(norm)
+    pytorch = _pytorch_norm_grad(A.where(zero, x, A.ones_like(x)), A.where(zero, norm, one), g, p, A.sign)
+    unit = _norm_ratio_power(x, A.where(zero, one, norm), p, dims, p - 1, True)
+    return A.where(zero, pytorch, g * unit)
+
+
+def _norm_ratio_power(x, norm, ord, dims, power, signed):
+    return from_rule("norm_ratio_power", x, norm, ord=ord, dim=dims, power=power, signed=signed)
+
+
+def _norm_ratio_power_grads(c):
+    """The derivatives of (sign(x))·(|x|/norm)^a in x and in norm (norm a separate input, as in
+    PyTorch's formula): a·(|x|/norm)^(a - 1)·(sign(x) when not signed)/norm and -a·result/norm."""
+    a = c.power
+
+    def in_x(c, gg):
+        if a == 0:
+            return A.zeros_like(gg)
+        return gg * (a * _norm_ratio_power(c.self, c.norm, c.ord, c.dim, a - 1, not c.signed)) / c.norm
+
+    def in_norm(c, gg):
+        return -(gg * (a * c.result)) / c.norm
+
+    return in_x, in_norm
+
+
+def _norm_ratio_power_pytorch(x, n, ord, dim, power, signed):
+    """PyTorch's formula for the same factor: x / norm (p = 2), x·|x|^(p - 2) / norm^(p - 1)."""
+    if power == 1 and signed:
+        return x / n
+    mag = A.pow(A.abs(x), power) / A.pow(n, power)
+    return A.sign(x) * mag if signed else mag
 
 
 def _norm_jvp(c, t):
@@ -642,6 +692,21 @@ rule(
     jvp=(_norm_jvp,),
     batch=BATCH_REDUCE,
     error=NORM_ERROR,
+)
+
+rule(
+    "norm_ratio_power",
+    "DivBackward0",  # the outermost op of PyTorch's formula
+    ("self", "norm"),
+    forward=lambda x, n, ord, dim, power, signed: norm_ratio_power(x, ord, dim, power, signed),
+    grads=(
+        lambda c, gg: _norm_ratio_power_grads(c)[0](c, gg),
+        lambda c, gg: _norm_ratio_power_grads(c)[1](c, gg),
+    ),
+    saves={"self": (0, 1), "norm": (0, 1), "result": (1,)},
+    jvp=AUTO_ELEMENT_WISE,  # elementwise in (x, norm): the norm is an input, held fixed
+    batch=_batch_multi,
+    error=errors.composite(_norm_ratio_power_pytorch, "PyTorch's x·|x|^(p - 2) / norm^(p - 1)"),
 )
 
 # ---- logsumexp ------------------------------------------------------------------------------------------
