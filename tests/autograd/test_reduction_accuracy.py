@@ -37,8 +37,8 @@ CEILINGS = {
     "softmax": (2, 3, 5),
     "log_softmax": (1, 2, 3),
     # n - 1 rounded products (a random walk: 14 ulps over 1000 factors near 1, 7 over 200)
-    "prod": (16, None, None),
-    "cumprod": (8, None, None),
+    "prod": (16, 16, None),
+    "cumprod": (8, 8, None),
     "norm_1": (1, 0, 0),
     "norm_2": (1, 1, None),
     "norm_inf": (0, 0, 0),
@@ -55,17 +55,14 @@ _NORM_TERMS_CANCEL = (
     "the saved norm, -(p - 1)·u_k·u_l/N, which cancel where |x_k| is the norm to within its rounding "
     "([1, 1e-20, -1e-10]: 0, exact 1e-20); at [5e-324, 1e-320] 1/N overflows in both (inf - inf)"
 )
-_ZERO_TIMES_INF = (
-    "a zero tangent or cotangent times a partial that overflows (0·inf = nan, the mechanism of "
-    "docs/accuracy.md's \"Still far off\": prod's jvp at [1e200, 1e200, 1e-200], whose third partial is "
-    "1e400), and the double backward's result / x / x overflowing"
+_PRODUCT_OVERFLOWS = (
+    "the double backward's (result / x_k) / x_l overflows where result / (x_k·x_l) does not "
+    "([1e200, 1e200, 1e-200]: inf, exact 1e200); cumprod's diagonal, exactly 0, keeps a rounding residue"
 )
 #: (primitive, order): why it is still far off (docs/accuracy.md carries the figures)
 OPEN = {
-    ("prod", "d1"): _ZERO_TIMES_INF,
-    ("prod", "d2"): _ZERO_TIMES_INF,
-    ("cumprod", "d1"): _ZERO_TIMES_INF,
-    ("cumprod", "d2"): _ZERO_TIMES_INF,
+    ("prod", "d2"): _PRODUCT_OVERFLOWS,
+    ("cumprod", "d2"): _PRODUCT_OVERFLOWS,
     ("norm_2", "d2"): _NORM_TERMS_CANCEL,
     ("norm_3", "d2"): _NORM_TERMS_CANCEL,
     ("norm_1.5", "d2"): "|x|^(p - 2) is inf at a zero element: 0·inf = nan in every entry of the jvp_jvp; "
@@ -172,6 +169,10 @@ FIXED += [
     ("2-norm's gradient by a norm rounded below the normal range", lambda: _first(lambda x: T.linalg.vector_norm(x), [5e-324, 1e-320], 0)[0], 0.0004940710859421312),
     ("1.5-norm's gradient by a norm rounded below the normal range", lambda: _first(lambda x: T.linalg.vector_norm(x, ord=1.5), [5e-324, 1e-320], 0)[0], 0.022227629855549227),
     ("3-norm's gradient at 1e200s (inf/inf)", lambda: _first(lambda x: T.linalg.vector_norm(x, ord=3), [1e200, 1e200, -1e200], 0)[0], 0.4807498567691361),
+    ("prod's jvp: a zero tangent times an overflowing partial", lambda: T.func.jvp(T.prod, (_f64(1e200, 1e200, 1e-200),), (_f64(1.0, 0.0, 0.0),))[1], 1.0),
+    ("prod's partial where the product overflows", lambda: _first(T.prod, [1e300, 1e10], 0)[0], 1e10),
+    ("cumprod's partial where a prefix overflows", lambda: _first(lambda x: T.cumprod(x, 0), [1e200, 1e200, 1e-200], 1)[0], 1e200),
+    ("cumprod's zero after an overflowed prefix", lambda: T.cumprod(_f64(1e200, 1e200, 0.0), 0)[2], 0.0),
     ("logsumexp's Hessian: s(1 - s)", lambda: _second(lambda x: T.logsumexp(x, 0), [0.0, -40.0], 0, 0)[0], _S1),
 ]
 

@@ -232,13 +232,23 @@ def repair_prod(x, axis, out, cumulative=False):
     if not _host_float64(x) or x.ndim == 0 or x.shape[axis] < 2:
         return out
     with np.errstate(invalid="ignore"):
-        ok = (np.isfinite(x) & (x != 0)).all(axis=axis, keepdims=True)
+        finite = np.isfinite(x).all(axis=axis, keepdims=True)
+        ok = finite & (x != 0).all(axis=axis, keepdims=True)
         odd = (~np.isfinite(out)) | (np.abs(out) < 2.2250738585072014e-308)
         bad = ok & odd.any(axis=axis, keepdims=True)
-    if not bad.any():
+        # finite factors with a zero, whose running product overflowed before it: inf·0 = nan
+        # (cumprod([1e200, 1e200, 0])[2]), exact ±0
+        zeroed = finite & ~ok & np.isnan(out).any(axis=axis, keepdims=True)
+    if not bad.any() and not zeroed.any():
         return out
-    fixed = _mantissa_product(x, axis, cumulative)
-    return np.where(bad, fixed if cumulative else np.expand_dims(fixed, axis), out)
+    fixed = _mantissa_product(np.where(x == 0, 1.0, x), axis, cumulative)
+    fixed = fixed if cumulative else np.expand_dims(fixed, axis)
+    if zeroed.any():
+        seen = (np.cumsum(x == 0, axis=axis) > 0) if cumulative else (x == 0).any(axis=axis, keepdims=True)
+        signs = np.where(np.signbit(x), -1.0, 1.0)
+        sign = np.cumprod(signs, axis=axis) if cumulative else np.prod(signs, axis=axis, keepdims=True)
+        fixed = np.where(seen, np.copysign(0.0, sign), fixed)
+    return np.where(bad | zeroed, fixed, out)
 
 
 # ---- softmax's Jacobian products: 1 - s as the sum of the other s_i ---------------------------------

@@ -364,13 +364,23 @@ def _no_zero_and_finite(t) -> bool:
     return bool(xp.all(t._data != 0)) and bool(xp.all(xp.isfinite(t._data)))
 
 
+def _out_of_range_on_host(x, result):
+    """float64 on the host (issue 38) with a product that overflowed or fell below the normal range:
+    result / x loses the partial (inf / 1e300 at [1e300, 1e10], exact 1e10), the products of the
+    others (exclusive cumprods, without intermediate overflow) keep it."""
+    if not on_host_float64(x._data):
+        return False
+    with np.errstate(invalid="ignore"):
+        return bool((~np.isfinite(result._data) | (np.abs(result._data) < 2.2250738585072014e-308)).any())
+
+
 def _prod_grad(c, g):
     x = c.self
     shape = c.shapes[0]
     if len(shape) == 0:
         return g
     result = getattr(c, "result", None)
-    if result is not None and x.numel() and _no_zero_and_finite(x):
+    if result is not None and x.numel() and _no_zero_and_finite(x) and not _out_of_range_on_host(x, result):
         # PyTorch's prod_backward without zeros: grad * (result / input), whose roundings (and the
         # rounding residue of its double backward, where the exact second derivative may be 0)
         # the error tracker then sees; with a zero (or, the reference's exact choice, an inf or
@@ -400,6 +410,12 @@ def _prod_jvp(c, t):
     partial = _prod_grad(
         ctx, A.ones(_reduced_shape(c.shapes[0], c.dim, True), dtype=c.self.dtype, device=c.self.device)
     )
+    x = c.self
+    if x.ndim and on_host_float64(x._data) and bool(np.isfinite(x._data).all()):
+        # float64 on the host, finite factors (issue 38): every partial is a finite real, and a zero
+        # tangent contributes 0 (not 0·inf = nan where the partial overflows: prod([1e200, 1e200,
+        # 1e-200])'s third partial is 1e400)
+        return _sum_back(A.where(t == 0, A.zeros_like(partial), partial * t), c.dim, c.keepdim)
     return _sum_back(partial * t, c.dim, c.keepdim)
 
 

@@ -20,7 +20,7 @@ from reference.backend import is_inexact, namespace_of
 from reference.ops import api as A
 from reference.ops.functions.complex import real
 from reference.ops.rule import AUTO_LINEAR, BATCH_DIM
-from reference.ops.rules._sums import accurate_cumsum, repair_prod
+from reference.ops.rules._sums import accurate_cumsum, on_host_float64, repair_prod
 from reference.ops.rules.pointwise import complex_logaddexp
 from reference.ops.rules.reductions import _batch_multi, _flip
 from reference.ops.rules.registry import RULES, from_rule, rule
@@ -116,6 +116,19 @@ def _zero_or_infinite(x):
     return bool(((x._data == 0) | xp.isinf(x._data)).any())
 
 
+def _finite_host_float64(x):
+    """float64 on the host with finite elements (issue 38): cumprod's derivatives there are the
+    leave-one-out products wherever a prefix product left the normal range."""
+    return on_host_float64(x._data) and bool(np.isfinite(x._data).all())
+
+
+def _out_of_range(y):
+    """Whether a prefix product overflowed or fell below the normal range: dividing it by x
+    (PyTorch's formula) loses the derivative, which is a product of the other factors."""
+    with np.errstate(invalid="ignore"):
+        return bool((~np.isfinite(y._data) | (np.abs(y._data) < 2.2250738585072014e-308)).any())
+
+
 def _leave_one_out(x, dim):
     """C[..., k, j] = prod_{i <= j, i != k} x_i along ``dim`` (moved last): the (n, n) table of
     cumulative products with element k left out, built from cumprod itself (so it differentiates)."""
@@ -154,12 +167,15 @@ def _cumprod_grad(c, g):
             return g
         xs = x if ok.all() else A.where(_make(ok), x, A.ones((), dtype=x.dtype))
         return (xs * g) / xs
-    if not _is_batched(x) and not _zero_or_infinite(x):
+    exact = _finite_host_float64(x)
+    if not _is_batched(x) and not _zero_or_infinite(x) and not (exact and _out_of_range(c.result)):
         return reversed_cumsum(c.result * g, dim) / x
 
     table, n = _leave_one_out(x, dim)  # (..., k, j)
     upper = _make(namespace_of(g._data).triu(namespace_of(g._data).ones((n, n), dtype=bool)))  # j >= k
     gj = A.unsqueeze(_movedim(g, dim, -1), -2)  # (..., 1, j)
+    if exact:  # finite factors: every partial is a finite real, and a zero cotangent contributes 0
+        upper = A.logical_and(upper, gj != 0)  # (not 0·inf = nan where the partial overflows)
     out = A.sum(A.where(upper, table * gj, A.zeros((), dtype=g.dtype, device=g.device)), -1)  # (..., k)
     return _movedim(out, -1, dim)
 
@@ -168,7 +184,9 @@ def _cumprod_jvp(c, t):
     x, dim = c.self, c.dim
     if x.ndim == 0:
         return t
-    if not _is_batched(x) and not bool((x._data == 0).any()):
+    if not _is_batched(x) and not bool((x._data == 0).any()) and not (
+        _finite_host_float64(x) and _out_of_range(c.result)
+    ):
         # an infinite x gives 0·inf = nan here as in the table below: a zero tangent times an
         # infinite partial derivative (IEEE), not a cancellation the table would avoid
         return cumsum_tensor(t / x, dim) * c.result
