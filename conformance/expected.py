@@ -14,11 +14,8 @@ from contextlib import contextmanager
 import numpy as np
 
 from conformance.case import Case, CaseData
-from conformance.ops._run import record_rejects
 from conformance.tolerance import Expected, check_lengths
 from reference.conv import (
-    ConvConfigError,
-    conv_output_shape,
     convolution,
     convolution_backward,
     convolution_double_backward,
@@ -161,22 +158,7 @@ def expected(case: Case, check: str, data: CaseData | None = None) -> dict[str, 
 
 
 def reference_rejects(case: Case) -> str | None:
-    """The reference's ConvConfigError message for this configuration, or None if it is valid.
-
-    A program case has no configuration to reject (whether its program raises is its outcome).
-    """
-
-    if case.kind == "program":  # programs raise as their outcome
-        return None
-    if case.kind == "record":  # an op record: only its invalid (error-check) cases can be rejected
-        return record_rejects(case)
-    p = case.params
-    try:
-        conv_output_shape(
-            case.shapes["input"],
-            case.shapes["weight"],
-            *p.geometry(),
-        )
-    except ConvConfigError as exc:
-        return str(exc)
-    return None
+    """The reference's rejection of this case's configuration (a convolution's ConvConfigError
+    message, an op record's error case), or None where it accepts it (:meth:`Case.rejects`; a
+    program case has no configuration to reject: whether its program raises is its outcome)."""
+    return case.rejects()
