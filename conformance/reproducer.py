@@ -26,10 +26,12 @@ import textwrap
 from functools import singledispatch
 from pathlib import Path
 
+from conformance import case as case_module  # the helpers a conv reproducer copies by source
 from conformance import repro_oracle
 from conformance.adapters import _geometry, base, load_class
 from conformance.amp import low_dtype
 from conformance.case import Case, ProgramCase, RecordCase, array_shapes, case_type
+from conformance.identity import safe_file_part
 from conformance.programs import (
     AUTOGRAD_ERRORS,
     MULTI_OUTPUT_VIEW_ERROR,
@@ -256,8 +258,8 @@ REFERENCE_REJECTS = {rejects!r}
         header,
         _MAIN.strip("\n"),
         "# ---- data: rounding to the case's dtype (from conformance.case) " + "-" * 28,
-        f"PART_DTYPE = {_case_module().PART_DTYPE!r}  # a complex dtype's parts (round_to_dtype reads it)\n\n"
-        + "\n\n".join(textwrap.dedent(inspect.getsource(getattr(_case_module(), n))) for n in _CASE_HELPERS),
+        f"PART_DTYPE = {case_module.PART_DTYPE!r}  # a complex dtype's parts (round_to_dtype reads it)\n\n"
+        + "\n\n".join(textwrap.dedent(inspect.getsource(getattr(case_module, n))) for n in _CASE_HELPERS),
         "# ---- expected values: conformance/repro_oracle.py " + "-" * 42,
         _oracle_source(),
         "# ---- the framework, run exactly as the harness's adapter runs it " + "-" * 26,
@@ -284,17 +286,9 @@ def _compact_json(d: dict) -> str:
     return "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in d.items()) + "\n}"
 
 
-def _case_module():
-    from conformance import case
-
-    return case
-
-
 def write_reproducer(record: dict, adapter_spec: str, directory, device="cpu", precision="highest") -> Path:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    from conformance.identity import safe_file_part
-
     name = safe_file_part(f"{record['check']}-{record['framework']}-{record['case_id']}", 150)
     path = directory / f"{name}.py"
     path.write_text(reproducer(record, adapter_spec, device, precision))

@@ -483,12 +483,11 @@ class Campaign:
     def start(self) -> dict:
         """Start every worker; a framework that cannot start is dropped with its reason.
 
-        The campaign's own imports (the reference, the judges) are made here too, at start-up, as
-        each worker makes its framework's: never inside the first case (Hypothesis's local constants
-        are off, conformance.strategies, so what is imported when does not change the cases drawn).
+        The campaign's own imports (the reference, the judges) are made before it starts, at the
+        top of this module (the judges import the reference), as each worker makes its framework's
+        at start-up: never inside the first case (Hypothesis's local constants are off,
+        conformance.strategies, so what is imported when does not change the cases drawn).
         """
-        import reference  # noqa: F401 - (the judges' modules are imported at the top of this one)
-
         for name, w in list(self.workers.items()):
             try:
                 w.start()

@@ -52,6 +52,7 @@ from conformance.ops import (
     record_rejects,  # noqa: F401 - its old home (conformance.ops now)
     vmap_spec,
 )
+from reference.errors import SMALLEST_NORMAL, bound_of
 
 # ---- what a spelling cannot do for a check -----------------------------------------------------
 
@@ -367,8 +368,6 @@ def seed_underflow_errors(case, check, a, precision) -> dict:
     carries for it) only when ``|s| < tiny/u``: those elements carry ``|s|``, the others 0."""
     if check not in ORDER_RUN:
         return {}
-    from reference.errors import SMALLEST_NORMAL
-
     limit = SMALLEST_NORMAL[precision.dtype] / precision.u
     out = {}
     for n in order_names(case, check)[0]:
@@ -383,8 +382,6 @@ def reference_expected(case, check, a, precision, input_errors=None, fn=None):
     """{name: (value, bound)} and the tracker's record of the ops it modelled; ``input_errors``:
     {array name: absolute error} of inputs the framework may read differently (flushed subnormals);
     ``fn``: the op in place of the record's (a convention's alternative)."""
-    from reference.errors import bound_of
-
     fn, arrays, names = reference_program(case, check, a, fn)
     errs = None
     lost = seed_underflow_errors(case, check, a, precision)

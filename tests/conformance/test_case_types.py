@@ -5,6 +5,8 @@ three types behind one protocol, and no harness module branches on the op name t
   ``conformance`` or ``refgrad`` compares a case's op (``case.op``, ``case.get("op")``,
   ``case["op"]``) with ``"conv"`` or ``"program"``: they ask the case's type (``case.kind``, a
   method) instead, so a fourth format is one new type, not a hunt through the harness.
+* The comparisons of ``x.kind`` with a format's kind left outside ``case.py`` are the listed ones
+  (``KIND_BRANCHES``, each with why it stays): the rest ask the case a method or dispatch on its type.
 * Each type round-trips through ``to_dict``/``from_dict`` (and ``Case(...)``, pickling and
   ``dataclasses.replace``) to its own type with the same id, and its arrays hold every name each of
   its checks reads.
