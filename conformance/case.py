@@ -61,16 +61,17 @@ class CaseKind:
 
     ``ops()``: the op names of this kind; ``parse(raw, source)``: a :class:`Case` from its JSON
     object; ``data(case)``: its arrays by name; ``arrays(case, check)``: the names ``check`` reads;
-    ``features(case)``: its coverage features (:meth:`Case.features`); ``rejects(case)``: the
-    reference's rejection of it, or None (:meth:`Case.rejects`)."""
+    ``features(case)``: its coverage features (:meth:`Case.features`; by default its shapes');
+    ``rejects(case)``: the reference's rejection of it, or None (:meth:`Case.rejects`; by default
+    None: a kind registered before these two existed keeps working)."""
 
     name: str
     ops: object
     parse: object
     data: object
     arrays: object
-    features: object
-    rejects: object
+    features: object = field(default=lambda case: shape_features(case.shapes))
+    rejects: object = field(default=lambda case: None)
 
 
 _KINDS: list[CaseKind] = []
