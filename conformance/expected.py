@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
+from functools import singledispatch
 
 import numpy as np
 
-from conformance.case import Case, CaseData
+from conformance.case import Case, CaseData, ConvCase
 from conformance.tolerance import Expected, check_lengths
 from reference.conv import (
     convolution,
@@ -134,14 +135,20 @@ class _Abs(dict):
         return value
 
 
-def expected(case: Case, check: str, data: CaseData | None = None) -> dict[str, Expected]:
-    """The reference's results of ``check`` on ``case`` with their bounds' ``M`` and ``K``.
+@singledispatch
+def expected(case: Case, check: str, data: CaseData | None = None) -> dict[str, Expected] | None:
+    """The reference's results of ``check`` on ``case`` with their bounds' ``M`` and ``K`` (a
+    convolution's: one implementation per case type).
 
     None for an op record's case: its expected values and bounds depend on the framework's
-    arithmetic (the accumulation contract) and are made by :func:`conformance.ops.judge.record_verdict`.
+    arithmetic (the accumulation contract) and are made by :func:`conformance.ops.judge.record_verdict`;
+    None for a program's too (its reference runs in the reference worker, conformance.programs).
     """
-    if case.kind != "conv":
-        return None
+    return None
+
+
+@expected.register(ConvCase)
+def _(case: ConvCase, check: str, data: CaseData | None = None) -> dict[str, Expected]:
     data = CaseData(case) if data is None else data
     fn = CHECK_FUNCTIONS[check]
     values = fn(case, data)

@@ -96,8 +96,6 @@ KIND_BRANCHES = {
     "conformance/adapters/tf_adapter.py": 1,
     # a fuzz unit is no case: its kind (a plain field, shipped to Ray workers) says which strategy draws
     "conformance/executors/plan.py": 2,
-    # expected(): the reference's values of a convolution; None, as documented, for the other formats
-    "conformance/expected.py": 1,
 }
 FORMAT_KINDS = {"conv", "program", "record"}
 
