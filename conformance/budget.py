@@ -14,10 +14,9 @@ from __future__ import annotations
 import math
 import os
 
-from conformance.case import array_shapes
+from conformance.case import ITEM  # noqa: F401 - float64 bytes: the unit of Case.estimate_bytes
 
 DEFAULT_FRACTION = 0.25
-ITEM = 8  # float64 bytes
 
 
 def machine_memory() -> int:
@@ -32,30 +31,9 @@ def default_budget() -> int:
 
 
 def estimate_bytes(case) -> int:
-    """A generous upper estimate of the bytes one process needs to run ``case`` (any check)."""
-    if case.kind == "program":
-        inputs = sum(math.prod(s) for s in case.shapes.values())
-        # a program of S statements holds at most a few tensors of at most this size each, and
-        # their gradients; a generous factor over the inputs, plus a broadcast of the largest pair
-        biggest = max((math.prod(s) for s in case.shapes.values()), default=0)
-        lines = max(case.source.count("\n"), 1)
-        return ITEM * (4 * inputs * lines + biggest * biggest if biggest < 1 << 16 else 4 * inputs * lines)
-
-    try:
-        shapes = array_shapes(case)
-    except Exception:  # noqa: BLE001 - an invalid configuration: count what the case states
-        shapes = dict(case.shapes)
-    arrays = sum(math.prod(s) for s in shapes.values())
-    x, w = case.shapes.get("input", ()), case.shapes.get("weight", ())
-    y = shapes.get("grad_output", ())
-    workspace = 0
-    if len(x) >= 2 and len(w) >= 2 and y:
-        # im2col: N * prod(out spatial) rows of C_in * prod(kernel) columns (and its transpose path)
-        workspace = x[0] * math.prod(y[2:]) * x[1] * math.prod(w[2:])
-        workspace = max(workspace, math.prod(x) * math.prod(w[2:]))
-    batch = max(getattr(case, "vmap_size", 1), 1)
-    # values + magnitudes (x2); vmap checks repeat per sample (the loop holds one sample's workspace)
-    return ITEM * (2 * arrays + 2 * workspace) * (1 if batch <= 1 else 2)
+    """A generous upper estimate of the bytes one process needs to run ``case`` (any check): its
+    format's (:meth:`conformance.case.Case.estimate_bytes`)."""
+    return case.estimate_bytes()
 
 
 def parse_size(text: str) -> int:

@@ -25,7 +25,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from reference.conv import conv_output_shape
+from reference.conv import ConvConfigError, conv_output_shape
 
 CHECKS = (
     "forward",
@@ -48,6 +48,8 @@ CONV_CHECKS = VALID_CHECKS[:6]
 # compare every result, every leaf's gradient and whether and where an error is raised.
 PROGRAM_CHECKS = ("program",)
 OPS = ("conv", "program")
+#: the bytes of one float64 element (the unit of :meth:`Case.estimate_bytes`)
+ITEM = 8
 
 
 @dataclass(frozen=True)
@@ -58,13 +60,18 @@ class CaseKind:
     the layers above it plug in, as the reference's primitives register into the autograd core.
 
     ``ops()``: the op names of this kind; ``parse(raw, source)``: a :class:`Case` from its JSON
-    object; ``data(case)``: its arrays by name; ``arrays(case, check)``: the names ``check`` reads."""
+    object; ``data(case)``: its arrays by name; ``arrays(case, check)``: the names ``check`` reads;
+    ``features(case)``: its coverage features (:meth:`Case.features`; by default its shapes');
+    ``rejects(case)``: the reference's rejection of it, or None (:meth:`Case.rejects`; by default
+    None: a kind registered before these two existed keeps working)."""
 
     name: str
     ops: object
     parse: object
     data: object
     arrays: object
+    features: object = field(default=lambda case: shape_features(case.shapes))
+    rejects: object = field(default=lambda case: None)
 
 
 _KINDS: list[CaseKind] = []
@@ -178,7 +185,9 @@ class Case:
 
     The protocol: ``kind`` (the format's name, which the harness reads instead of the op),
     :meth:`describe`, :meth:`to_dict` and ``parse`` (JSON), :meth:`arrays` and :meth:`arrays_for`
-    (the data a check reads), :meth:`size` (the order shrinking keeps the smallest by)."""
+    (the data a check reads), :meth:`size` (the order shrinking keeps the smallest by),
+    :meth:`features` (its coverage cell's features), :meth:`rejects` (whether the reference rejects
+    it) and :meth:`estimate_bytes` (its memory budget unit)."""
 
     #: the format: "conv", "program" or "record" (the harness dispatches on it, never on ``op``)
     kind: ClassVar[str] = ""
@@ -263,6 +272,35 @@ class Case:
         """A size order for cases of this format (smaller first): shrinking keeps the smallest failing one."""
         return (sum(math.prod(s) for s in self.shapes.values()), self.to_json())
 
+    # ---- what the harness asks of every format -------------------------------------------
+    def features(self) -> list[str]:
+        """The format's coverage features of the case (conformance.coverage.features adds the dtype,
+        sorts them and drops repeats)."""
+        raise NotImplementedError(type(self).__name__)
+
+    def rejects(self) -> str | None:
+        """The reference's rejection of the case (its message), or None where it accepts it."""
+        raise NotImplementedError(type(self).__name__)
+
+    def estimate_bytes(self) -> int:
+        """A generous upper estimate of the bytes one process needs to run the case (any check):
+        its arrays, an im2col workspace where its shapes are a convolution's, twice over for vmap."""
+        try:
+            shapes = array_shapes(self)
+        except Exception:  # noqa: BLE001 - an invalid configuration (or a record): count what the case states
+            shapes = dict(self.shapes)
+        arrays = sum(math.prod(s) for s in shapes.values())
+        x, w = self.shapes.get("input", ()), self.shapes.get("weight", ())
+        y = shapes.get("grad_output", ())
+        workspace = 0
+        if len(x) >= 2 and len(w) >= 2 and y:
+            # im2col: N * prod(out spatial) rows of C_in * prod(kernel) columns (and its transpose path)
+            workspace = x[0] * math.prod(y[2:]) * x[1] * math.prod(w[2:])
+            workspace = max(workspace, math.prod(x) * math.prod(w[2:]))
+        batch = max(self.vmap_size, 1)
+        # values + magnitudes (x2); vmap checks repeat per sample (the loop holds one sample's workspace)
+        return ITEM * (2 * arrays + 2 * workspace) * (1 if batch <= 1 else 2)
+
     @classmethod
     def from_dict(cls, raw, source: str = "<dict>") -> Case:
         return _parse_case(raw, source)
@@ -299,6 +337,40 @@ class ConvCase(Case):
 
     def size(self) -> tuple:
         return (math.prod(self.shapes["input"]) + math.prod(self.shapes["weight"]), self.to_json())
+
+    def features(self) -> list[str]:
+        p = self.params
+        out = shape_features({"input": self.shapes["input"], "weight": self.shapes["weight"]})
+        out.append(f"rank={p.rank}")
+        if p.transposed:
+            out.append("transposed")
+        if any(p.output_padding):
+            out.append("output_padding>0")
+        if p.groups > 1:
+            out.append("groups>1")
+        if any(s > 1 for s in p.stride):
+            out.append("stride>1")
+        if any(d > 1 for d in p.dilation):
+            out.append("dilation>1")
+        if self.shapes["input"] and self.shapes["input"][0] == 0:
+            out.append("batch_empty")
+        if isinstance(p.padding, str):
+            out.append(f"padding={p.padding}")
+        if p.layout != "channels_first":
+            out.append(p.layout)
+        if not p.bias:
+            out.append("bias=False")
+        if set(self.checks) & {"vmap", "vmap_vjp"}:
+            out.append("vmap over " + "+".join(self.vmap_over))
+        return out
+
+    def rejects(self) -> str | None:
+        """The reference's ConvConfigError message for this configuration, or None if it is valid."""
+        try:
+            conv_output_shape(self.shapes["input"], self.shapes["weight"], *self.params.geometry())
+        except ConvConfigError as exc:
+            return str(exc)
+        return None
 
 
 class ProgramCase(Case):
@@ -340,6 +412,21 @@ class ProgramCase(Case):
     def size(self) -> tuple:  # fewer lines first, then fewer input elements
         return (self.source.count("\n"), sum(math.prod(s) for s in self.shapes.values()), self.source)
 
+    def features(self) -> list[str]:
+        return shape_features(self.shapes)
+
+    def rejects(self) -> None:
+        """None: a program has no configuration to reject (whether it raises is its outcome)."""
+        return None
+
+    def estimate_bytes(self) -> int:
+        inputs = sum(math.prod(s) for s in self.shapes.values())
+        # a program of S statements holds at most a few tensors of at most this size each, and
+        # their gradients; a generous factor over the inputs, plus a broadcast of the largest pair
+        biggest = max((math.prod(s) for s in self.shapes.values()), default=0)
+        lines = max(self.source.count("\n"), 1)
+        return ITEM * (4 * inputs * lines + biggest * biggest if biggest < 1 << 16 else 4 * inputs * lines)
+
 
 class RecordCase(Case):
     """An op record's case (conformance.ops): ``params`` the record's params type, ``shapes`` its named
@@ -367,6 +454,29 @@ class RecordCase(Case):
 
     def arrays_for(self, check: str) -> list:
         return _kind_of(self.op).arrays(self, check)
+
+    def features(self) -> list[str]:
+        return _kind_of(self.op).features(self)
+
+    def rejects(self) -> str | None:
+        """The reference's rejection of an error case (``TypeName: message``; only a case drawn from
+        the record's ``invalid`` strategy is asked), or None."""
+        return _kind_of(self.op).rejects(self)
+
+
+def shape_features(shapes: dict) -> list[str]:
+    """The coverage features of a case's input shapes: empty, scalar, broadcast, large."""
+    out = []
+    values = [tuple(s) for s in shapes.values()]
+    if any(0 in s for s in values):
+        out.append("empty")
+    if any(len(s) == 0 for s in values):
+        out.append("scalar")
+    if len(set(values)) > 1:
+        out.append("broadcast")
+    if any(math.prod(s) >= 4096 for s in values):
+        out.append("large")
+    return out
 
 
 #: the types of the formats with an op name of their own; every other op is an op record's

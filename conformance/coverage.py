@@ -42,15 +42,13 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations, product
 
-from conformance.case import PART_DTYPE, Case
-from conformance.ops import (
-    HARNESS_PARAMS,
+from conformance.case import Case
+from conformance.ops import (  # REACHED: the feature key of a domain's hard point reached by a case
     NEAR,
+    REACHED,
     RECORDS,
-    SPELLING_PARAMS,
     VMAP_CHECKS,
     WHOLE,
-    RecordData,
     RecordParams,
     as_domain,
 )
@@ -60,8 +58,6 @@ from conformance.strategies import conv_cases, record_spellings
 TRIES = 6
 #: pairs of features listed per record as never drawn (the report shows the first ones)
 MISSING_SHOWN = 12
-#: the feature key of a domain's hard point reached by a case (``reached=input:pole 0``)
-REACHED = "reached"
 #: ``run --domains mixed``: one example in this many of a record with declared hard points is drawn
 #: over its whole domain (``params["domain"] = "whole"``, the ``near`` kind among its kinds)
 WHOLE_SHARE = 4
@@ -71,116 +67,10 @@ TRIPLE_OPS = ("conv",)
 VECTOR_WIDTHS = (4, 8, 16)
 
 
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
-def _param_features(key, value) -> list[str]:
-    if isinstance(value, bool):
-        return [f"{key}={value}"]
-    if value is None:
-        return [f"{key}=None"]
-    if isinstance(value, int):
-        return [f"{key}<0" if value < 0 else f"{key}={value}" if value <= 1 else f"{key}>1"]
-    if isinstance(value, float):
-        return [f"{key}=0" if value == 0 else f"{key}!=0"]
-    if isinstance(value, str):
-        return [f"{key}={value}"] if len(value) <= 24 else []
-    if isinstance(value, (list, tuple)) and len(value) <= 8:
-        flat = [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
-        out = [f"len({key})>1"] if len(value) > 1 else []
-        if flat and any(v > 1 for v in flat):
-            out.append(f"{key}>1")
-        if flat and any(v < 0 for v in flat):
-            out.append(f"{key}<0")
-        if flat and any(v == 0 for v in flat):
-            out.append(f"{key}=0")
-        return out
-    return []
-
-
-def _shape_features(shapes: dict) -> list[str]:
-    out = []
-    values = [tuple(s) for s in shapes.values()]
-    if any(0 in s for s in values):
-        out.append("empty")
-    if any(len(s) == 0 for s in values):
-        out.append("scalar")
-    if len(set(values)) > 1:
-        out.append("broadcast")
-    if any(_prod(s) >= 4096 for s in values):
-        out.append("large")
-    return out
-
-
 def features(case) -> list[str]:
-    """The features of a :class:`~conformance.case.Case` (sorted, no repeats)."""
-    out = [f"dtype={case.dtype}"]
-    if case.kind == "conv":
-        p = case.params
-        out += _shape_features({"input": case.shapes["input"], "weight": case.shapes["weight"]})
-        out.append(f"rank={p.rank}")
-        if p.transposed:
-            out.append("transposed")
-        if any(p.output_padding):
-            out.append("output_padding>0")
-        if p.groups > 1:
-            out.append("groups>1")
-        if any(s > 1 for s in p.stride):
-            out.append("stride>1")
-        if any(d > 1 for d in p.dilation):
-            out.append("dilation>1")
-        if case.shapes["input"] and case.shapes["input"][0] == 0:
-            out.append("batch_empty")
-        if isinstance(p.padding, str):
-            out.append(f"padding={p.padding}")
-        if p.layout != "channels_first":
-            out.append(p.layout)
-        if not p.bias:
-            out.append("bias=False")
-        if set(case.checks) & {"vmap", "vmap_vjp"}:
-            out.append("vmap over " + "+".join(case.vmap_over))
-    elif case.kind == "program":
-        out += _shape_features(case.shapes)
-    else:
-        params = case.params.as_dict()
-        out += _shape_features(case.shapes)
-        out.append(f"values={params.get('values', 'normal')}")
-        if "invalid" in params:
-            out.append(f"invalid={params['invalid']}")
-        if "in_dims" in params:
-            dims = params["in_dims"]
-            if any(d is None for d in dims):
-                out.append("in_dims=None")
-            if any(d is not None and d < 0 for d in dims):
-                out.append("in_dims<0")
-            if any(d is not None and d > 0 for d in dims):
-                out.append("in_dims>0")
-            out.append("vmap_size=1" if params.get("vmap_size", 2) == 1 else "vmap_size>1")
-        out += _reached_points(case)
-        for key, value in sorted(params.items()):
-            if key not in HARNESS_PARAMS:
-                out += _param_features(key, value)
-            elif key in SPELLING_PARAMS.values():  # each public spelling is a feature to reach
-                out.append(f"{key}={value}")
-    return sorted(set(out))
-
-
-def _reached_points(case) -> list[str]:
-    """``reached=<input>:<point>`` for each hard point of a record input's domain
-    (conformance.ops._domains) that some element of the case's drawn input lies near."""
-    rec = RECORDS.get(case.op)
-    if rec is None or not rec.domains or case.dtype in PART_DTYPE:  # complex draws: the plane
-        return []
-    data, out = RecordData(case), []
-    for name, declared in rec.domains.items():
-        domain = as_domain(declared)
-        if domain.points and name in case.shapes:
-            out += [f"{REACHED}={name}:{label}" for label in domain.reach(data[name])]
-    return out
+    """The features of a :class:`~conformance.case.Case` (sorted, no repeats): its dtype and its
+    format's own (:meth:`~conformance.case.Case.features`)."""
+    return sorted(set([f"dtype={case.dtype}", *case.features()]))
 
 
 def declared_points(op) -> list[str]:

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
+from functools import singledispatch
 
 import numpy as np
 
-from conformance.case import Case, CaseData
-from conformance.ops._run import record_rejects
+from conformance.case import Case, CaseData, ConvCase
 from conformance.tolerance import Expected, check_lengths
 from reference.conv import (
-    ConvConfigError,
-    conv_output_shape,
     convolution,
     convolution_backward,
     convolution_double_backward,
@@ -137,14 +135,20 @@ class _Abs(dict):
         return value
 
 
-def expected(case: Case, check: str, data: CaseData | None = None) -> dict[str, Expected]:
-    """The reference's results of ``check`` on ``case`` with their bounds' ``M`` and ``K``.
+@singledispatch
+def expected(case: Case, check: str, data: CaseData | None = None) -> dict[str, Expected] | None:
+    """The reference's results of ``check`` on ``case`` with their bounds' ``M`` and ``K`` (a
+    convolution's: one implementation per case type).
 
     None for an op record's case: its expected values and bounds depend on the framework's
-    arithmetic (the accumulation contract) and are made by :func:`conformance.ops.judge.record_verdict`.
+    arithmetic (the accumulation contract) and are made by :func:`conformance.ops.judge.record_verdict`;
+    None for a program's too (its reference runs in the reference worker, conformance.programs).
     """
-    if case.kind != "conv":
-        return None
+    return None
+
+
+@expected.register(ConvCase)
+def _(case: ConvCase, check: str, data: CaseData | None = None) -> dict[str, Expected]:
     data = CaseData(case) if data is None else data
     fn = CHECK_FUNCTIONS[check]
     values = fn(case, data)
@@ -161,22 +165,7 @@ def expected(case: Case, check: str, data: CaseData | None = None) -> dict[str, 
 
 
 def reference_rejects(case: Case) -> str | None:
-    """The reference's ConvConfigError message for this configuration, or None if it is valid.
-
-    A program case has no configuration to reject (whether its program raises is its outcome).
-    """
-
-    if case.kind == "program":  # programs raise as their outcome
-        return None
-    if case.kind == "record":  # an op record: only its invalid (error-check) cases can be rejected
-        return record_rejects(case)
-    p = case.params
-    try:
-        conv_output_shape(
-            case.shapes["input"],
-            case.shapes["weight"],
-            *p.geometry(),
-        )
-    except ConvConfigError as exc:
-        return str(exc)
-    return None
+    """The reference's rejection of this case's configuration (a convolution's ConvConfigError
+    message, an op record's error case), or None where it accepts it (:meth:`Case.rejects`; a
+    program case has no configuration to reject: whether its program raises is its outcome)."""
+    return case.rejects()

@@ -34,7 +34,13 @@ import types
 
 import numpy as np
 
+from conformance.adapters import load_class
+from conformance.case import PART_DTYPE, Case, arrays_for, case_data
+from conformance.ops import RECORDS, VMAP_CHECKS, op_params, vmap_spec
+from conformance.ops._run import ORDER_RUN, JaxFunc, TfFunc, order_check, order_names, torch_convention_vjp
+from conformance.ops.judge import expected_for, precision_for, ulp_of
 from conformance.safe_text import docstring_safe as _docstring_safe
+from reference.errors import Precision
 
 #: adapter methods that decide how a record's check runs: a class outside conformance.adapters
 #: that overrides one of these changes the program, which a reproducer cannot copy
@@ -203,11 +209,6 @@ def record_reproducer(
     result: dict, adapter_spec: str, device: str = "cpu", precision: str = "highest"
 ) -> str:
     """The text of a standalone script re-running an op-record result's check on its framework."""
-    from conformance.adapters import load_class
-    from conformance.case import PART_DTYPE, Case, arrays_for, case_data
-    from conformance.ops import RECORDS, VMAP_CHECKS, op_params, vmap_spec
-    from conformance.ops._run import ORDER_RUN, record_rejects
-
     if device != "cpu":
         raise CannotReproduce(f"record reproducers run on cpu; this result ran on {device!r}")
     case = Case.from_dict(result["case"], source=result["case_id"])
@@ -225,12 +226,9 @@ def record_reproducer(
     arrays = {n: data[n] for n in arrays_for(case, run_check)}
     names = list(rec.inputs)
     dims = vmap_spec(case)[1] if run_check in VMAP_CHECKS else None
-    rejects = record_rejects(case) if check == "error" else None
+    rejects = case.rejects() if check == "error" else None  # (conformance.ops.record_rejects)
     expected, bounds, terms = {}, {}, {}
     if check != "error":
-        from conformance.ops.judge import expected_for, ulp_of
-        from reference.errors import Precision
-
         b = result.get("bound") or {}
         if "underflow" in b:  # the terms record_verdict judged with
             acc = b.get("accumulator")
@@ -241,8 +239,6 @@ def record_reproducer(
                 flush=b["underflow"] == "flush-to-zero",
             )
         else:  # never judged (the framework raised on valid arguments): the bound the adapter's settings give
-            from conformance.ops.judge import precision_for
-
             prec = precision_for(case, cls().setup(device, precision), framework)
             b = {**b, **prec.terms()}
         values, _ = expected_for(case, check, prec)
@@ -687,9 +683,6 @@ def _order_program(case, check, framework) -> str:
     """The text a second-order check's program needs: which arrays are its inputs, seeds and results,
     ``order_check`` (the harness's own function, copied: it names nothing of refgrad) and the
     framework's transforms with torch.func's signatures (JAX's and TensorFlow's)."""
-    from conformance.ops import RECORDS, vmap_spec
-    from conformance.ops._run import JaxFunc, TfFunc, order_check, order_names
-
     seeds, results = order_names(case, check)
     names = RECORDS[case.op].inputs
     dims = vmap_spec(case)[1] if check == "vmap_jvp_vjp" else [None] * len(names)
@@ -712,8 +705,6 @@ def _complex_program(framework, program, main):
     """A complex case's program and comparison: JAX's VJPs in PyTorch's convention (the harness's
     ``torch_convention_vjp``, copied), results kept complex, and each element compared part by part
     (a non-finite reference element matched by any of its C99 class), as conformance.ops.judge does."""
-    from conformance.ops._run import torch_convention_vjp
-
     # a real array of a complex case (a cotangent of a real output) is made in the part dtype
     program = "\nPART_DTYPE = {'complex64': 'float32', 'complex128': 'float64'}[DTYPE]\n" + program.replace(
         "torch.tensor(x, dtype=getattr(torch, DTYPE))",

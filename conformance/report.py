@@ -18,6 +18,7 @@ import platform
 import sys
 import time
 from collections import Counter, defaultdict
+from functools import singledispatch
 from pathlib import Path
 
 import jinja2
@@ -27,7 +28,7 @@ import refgrad
 from conformance import exitcodes
 from conformance import stale as stale_entries
 from conformance.adapters import MODES, known
-from conformance.case import case_kind
+from conformance.case import ProgramCase, RecordCase, case_type
 from conformance.coverage import coverage_of_results
 from conformance.identity import safe_file_part
 from conformance.known import framework_settings
@@ -111,12 +112,15 @@ def environment(frameworks: dict, run: dict | None = None) -> dict:
 
 # ---- parameters the failures share -------------------------------------------------------------
 def _predicates(case: dict, check: str) -> dict[str, bool]:
-    """Named yes/no facts about a case's parameters (both polarities where each can matter)."""
-    kind = case_kind(case.get("op"))
-    if kind == "program":
-        return _program_predicates(case["source"])
-    if kind == "record":
-        return _record_predicates(case)
+    """Named yes/no facts about a case's parameters (both polarities where each can matter): those
+    of its format, the type of its op (:func:`conformance.case.case_type`)."""
+    return _format_predicates.dispatch(case_type(case.get("op")))(case, check)
+
+
+# one implementation per case type (conformance.case imports nothing of the report)
+@singledispatch
+def _format_predicates(case: dict, check: str) -> dict[str, bool]:
+    """A convolution case's facts: its geometry, bias, layout, rank, what vmap maps over."""
     if not (isinstance(case.get("params"), dict) and isinstance(case.get("shapes"), dict)):
         return {}  # a bare case summary (op and dtype only): no parameters to share
     p, shapes = case["params"], case["shapes"]
@@ -159,6 +163,16 @@ def _predicates(case: dict, check: str) -> dict[str, bool]:
         out["vmapped over weight only"] = over == {"weight"}
         out["vmapped over input and weight"] = over == {"input", "weight"}
     return out
+
+
+@_format_predicates.register(ProgramCase)
+def _(case: dict, check: str) -> dict[str, bool]:
+    return _program_predicates(case["source"])
+
+
+@_format_predicates.register(RecordCase)
+def _(case: dict, check: str) -> dict[str, bool]:
+    return _record_predicates(case)
 
 
 def _record_predicates(case: dict) -> dict[str, bool]:

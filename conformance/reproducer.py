@@ -23,12 +23,15 @@ import importlib
 import inspect
 import json
 import textwrap
+from functools import singledispatch
 from pathlib import Path
 
+from conformance import case as case_module  # the helpers a conv reproducer copies by source
 from conformance import repro_oracle
 from conformance.adapters import _geometry, base, load_class
 from conformance.amp import low_dtype
-from conformance.case import Case, array_shapes, case_kind
+from conformance.case import Case, ProgramCase, RecordCase, array_shapes, case_type
+from conformance.identity import safe_file_part
 from conformance.programs import (
     AUTOGRAD_ERRORS,
     MULTI_OUTPUT_VIEW_ERROR,
@@ -190,15 +193,16 @@ def _oracle_source() -> str:
 
 
 def reproducer(record: dict, adapter_spec: str, device: str = "cpu", precision: str = "highest") -> str:
-    """The text of a standalone script that re-runs ``record``'s case and check on its framework."""
-    kind = case_kind((record.get("case") or {}).get("op"))
-    if kind == "program":
-        cls = load_class(adapter_spec)
-        return program_reproducer(
-            record, getattr(cls, "program_namespace", None), getattr(cls, "program_backend", None)
-        )
-    if kind == "record":  # conformance.record_reproducer
-        return record_reproducer(record, adapter_spec, device, precision)
+    """The text of a standalone script that re-runs ``record``'s case and check on its framework:
+    the writer of its case's format, the type of its op (:func:`conformance.case.case_type`)."""
+    write = _reproducer_of.dispatch(case_type((record.get("case") or {}).get("op")))
+    return write(record, adapter_spec, device, precision)
+
+
+# one writer per case type (conformance.case imports nothing of the reproducers)
+@singledispatch
+def _reproducer_of(record: dict, adapter_spec: str, device: str, precision: str) -> str:
+    """A convolution's: the adapter's code and the reference's oracle, copied by source."""
     case = Case.from_dict(record["case"], source=record["case_id"])
     check, framework = record["check"], record["framework"]
     bound = record.get("bound") or {}
@@ -214,9 +218,7 @@ def reproducer(record: dict, adapter_spec: str, device: str = "cpu", precision: 
         "bias": p.bias,
         "layout": p.layout,
     }
-    from conformance.expected import reference_rejects
-
-    rejects = reference_rejects(case)
+    rejects = case.rejects()  # (conformance.expected.reference_rejects)
     shapes = {k: tuple(v) for k, v in array_shapes(case).items()}
     replay = f"conformance replay CASE.json --frameworks {framework} --checks {check}"
     header = f'''#!/usr/bin/env python3
@@ -256,8 +258,8 @@ REFERENCE_REJECTS = {rejects!r}
         header,
         _MAIN.strip("\n"),
         "# ---- data: rounding to the case's dtype (from conformance.case) " + "-" * 28,
-        f"PART_DTYPE = {_case_module().PART_DTYPE!r}  # a complex dtype's parts (round_to_dtype reads it)\n\n"
-        + "\n\n".join(textwrap.dedent(inspect.getsource(getattr(_case_module(), n))) for n in _CASE_HELPERS),
+        f"PART_DTYPE = {case_module.PART_DTYPE!r}  # a complex dtype's parts (round_to_dtype reads it)\n\n"
+        + "\n\n".join(textwrap.dedent(inspect.getsource(getattr(case_module, n))) for n in _CASE_HELPERS),
         "# ---- expected values: conformance/repro_oracle.py " + "-" * 42,
         _oracle_source(),
         "# ---- the framework, run exactly as the harness's adapter runs it " + "-" * 26,
@@ -267,22 +269,26 @@ REFERENCE_REJECTS = {rejects!r}
     return "\n\n".join(parts)
 
 
+@_reproducer_of.register(ProgramCase)
+def _(record: dict, adapter_spec: str, device: str, precision: str) -> str:
+    """A program's: its text run in the framework's namespace (:func:`program_reproducer`)."""
+    cls = load_class(adapter_spec)
+    return program_reproducer(
+        record, getattr(cls, "program_namespace", None), getattr(cls, "program_backend", None)
+    )
+
+
+_reproducer_of.register(RecordCase, record_reproducer)  # an op record's: conformance.record_reproducer
+
+
 def _compact_json(d: dict) -> str:
     """One line per top-level key: short enough to read, exact to parse."""
     return "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in d.items()) + "\n}"
 
 
-def _case_module():
-    from conformance import case
-
-    return case
-
-
 def write_reproducer(record: dict, adapter_spec: str, directory, device="cpu", precision="highest") -> Path:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    from conformance.identity import safe_file_part
-
     name = safe_file_part(f"{record['check']}-{record['framework']}-{record['case_id']}", 150)
     path = directory / f"{name}.py"
     path.write_text(reproducer(record, adapter_spec, device, precision))

@@ -27,13 +27,14 @@ import sys
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field, replace
+from functools import singledispatchmethod
 from pathlib import Path
 
 import conformance.strategies  # noqa: F401 - turns Hypothesis's local constants off (seeded draws)
 from conformance import budget as _budget
 from conformance import interrupt
 from conformance.amp import AUTOCAST_DOCS, low_dtype
-from conformance.case import PART_DTYPE, Case, CaseData, save_case
+from conformance.case import PART_DTYPE, Case, CaseData, ProgramCase, RecordCase, save_case
 from conformance.expected import ReferenceClock, reference_rejects
 from conformance.expected import expected as reference_expected
 from conformance.identity import case_hash
@@ -482,12 +483,11 @@ class Campaign:
     def start(self) -> dict:
         """Start every worker; a framework that cannot start is dropped with its reason.
 
-        The campaign's own imports (the reference, the judges) are made here too, at start-up, as
-        each worker makes its framework's: never inside the first case (Hypothesis's local constants
-        are off, conformance.strategies, so what is imported when does not change the cases drawn).
+        The campaign's own imports (the reference, the judges) are made before it starts, at the
+        top of this module (the judges import the reference), as each worker makes its framework's
+        at start-up: never inside the first case (Hypothesis's local constants are off,
+        conformance.strategies, so what is imported when does not change the cases drawn).
         """
-        import reference  # noqa: F401 - (the judges' modules are imported at the top of this one)
-
         for name, w in list(self.workers.items()):
             try:
                 w.start()
@@ -547,22 +547,33 @@ class Campaign:
         if key in self._expected:
             self._expected.move_to_end(key)
             return self._expected[key]
-        if case.kind == "program":  # programs raise as their outcome: run in the reference worker
-            value = self._program_reference(case)
-        elif rejected := facts.rejects():
-            value = ("rejects", rejected)
-        elif check == "error":
-            value = ("ok", None)
-        else:
-            try:
-                with ReferenceClock.timing():
-                    value = ("ok", reference_expected(case, check, self._data(case)))
-            except Exception as exc:  # a bug in the reference itself: never blamed on a framework
-                value = ("broken", f"the reference raised {type(exc).__name__}: {exc}")
+        value = self._reference_outcome(case, check)
         self._expected[key] = value
         while len(self._expected) > 256:
             self._expected.popitem(last=False)
         return value
+
+    # The runner's answers that differ by the case's format are methods dispatched on its type
+    # (functools.singledispatchmethod): conformance.case imports nothing of the harness, so they
+    # live here, one per type, instead of branches on ``case.kind``.
+    @singledispatchmethod
+    def _reference_outcome(self, case: Case, check: str):
+        """A convolution's or an op record's: the reference's rejection, or its expected values (an op
+        record's are None here: record_verdict makes them in the framework's arithmetic)."""
+        if rejected := _facts(case).rejects():
+            return ("rejects", rejected)
+        if check == "error":
+            return ("ok", None)
+        try:
+            with ReferenceClock.timing():
+                return ("ok", reference_expected(case, check, self._data(case)))
+        except Exception as exc:  # a bug in the reference itself: never blamed on a framework
+            return ("broken", f"the reference raised {type(exc).__name__}: {exc}")
+
+    @_reference_outcome.register(ProgramCase)
+    def _(self, case: ProgramCase, check: str):
+        """A program raises as its outcome: it runs in the reference worker."""
+        return self._program_reference(case)
 
     def _data(self, case: Case) -> CaseData:
         """The case's arrays, made once for every check of the case (and sent to the workers)."""
@@ -624,21 +635,28 @@ class Campaign:
                 out.append(p)
         return out
 
+    @singledispatchmethod
     def _bound(self, case: Case, check: str, tf32: bool, name: str = "") -> dict:
-        if case.kind == "program":
-            return self._program_bound(case, name)
-        if case.kind == "record":  # the derived bound, filled in by record_verdict
-            return {
-                "formula": ERROR_MODEL_FORMULA,
-                "compute_dtype": case.dtype,
-                "u": UNIT_ROUNDOFF[PART_DTYPE.get(case.dtype, case.dtype)],  # a complex dtype: its parts'
-            }
+        """A convolution's bound: its compute dtype's, with the lengths ``K`` of its check."""
         dtype = compute_dtype(case.dtype, tf32)
         bound = {"formula": BOUND_FORMULA, "compute_dtype": dtype, "u": UNIT_ROUNDOFF[dtype]}
         if check != "error" and not _facts(case).rejects():
             extra = input_rounding_terms(dtype)
             bound["K"] = {name: k + extra for name, k in check_lengths(case, check).items()}
         return bound
+
+    @_bound.register(RecordCase)
+    def _(self, case: RecordCase, check: str, tf32: bool, name: str = "") -> dict:
+        """An op record's derived bound: filled in by record_verdict."""
+        return {
+            "formula": ERROR_MODEL_FORMULA,
+            "compute_dtype": case.dtype,
+            "u": UNIT_ROUNDOFF[PART_DTYPE.get(case.dtype, case.dtype)],  # a complex dtype: its parts'
+        }
+
+    @_bound.register(ProgramCase)
+    def _(self, case: ProgramCase, check: str, tf32: bool, name: str = "") -> dict:
+        return self._program_bound(case, name)
 
     def _program_bound(self, case: Case, name: str) -> dict:
         worker = self.workers.get(name)
@@ -805,6 +823,37 @@ class Campaign:
             "case_hash": facts.hash,
         }
 
+    @singledispatchmethod
+    def _format_verdict(self, case: Case, check: str, name: str, reply: dict, reference) -> dict | None:
+        """The verdict fields a format judges by its own rule, or None for the shared rule below
+        (a convolution's: the reference's rejection, its expected values within the bound)."""
+        return None
+
+    @_format_verdict.register(ProgramCase)
+    def _(self, case: ProgramCase, check: str, name: str, reply: dict, reference) -> dict | None:
+        """A program's: every result, gradient and raised error, each arithmetic's derived bound."""
+        ref_status, ref_value = reference
+        worker = self.workers[name]
+        bounds = None
+        judged = ref_value if ref_status == "ok" else getattr(ref_value, "prefix", (None, None))[1]
+        if judged is not None and (ref_status == "ok" or reply.get("judged_to")):
+            settings = worker.info["settings"] if worker.info else {}
+            bounds = judged.bounds.get(repr(program_precision(case, name, settings)))
+            if bounds is None and reply["status"] == "ok":
+                return {"verdict": "crash", "reason": "the reference derived no bound for this arithmetic"}
+        # (non-finite values are judged with the bound: one past the dtype's range has an infinite one)
+        return program_verdict(case, (ref_status, ref_value), reply, name, bounds)
+
+    @_format_verdict.register(RecordCase)
+    def _(self, case: RecordCase, check: str, name: str, reply: dict, reference) -> dict | None:
+        """An op record's answered check (conformance.ops.judge); its error check and a raised
+        error take the shared rule."""
+        if reply["status"] != "ok" or check == "error":
+            return None
+        worker = self.workers[name]
+        settings = worker.info["settings"] if worker.info else {}
+        return record_verdict(case, check, name, reply["outputs"], settings)
+
     def _verdict(self, case, check, name, reply, reference, phase) -> dict:
         worker = self.workers[name]
         tf32 = bool(worker.info and worker.info["settings"].get("tf32"))
@@ -852,23 +901,9 @@ class Campaign:
             return {**rec, "verdict": "crash", "reason": f"harness error in the worker: {reply['message']}"}
         if ref_status == "broken":
             return {**rec, "verdict": "crash", "reason": ref_value}
-        if case.kind == "program":
-            bounds = None
-            judged = ref_value if ref_status == "ok" else getattr(ref_value, "prefix", (None, None))[1]
-            if judged is not None and (ref_status == "ok" or reply.get("judged_to")):
-                settings = worker.info["settings"] if worker.info else {}
-                bounds = judged.bounds.get(repr(program_precision(case, name, settings)))
-                if bounds is None and status == "ok":
-                    return {
-                        **rec,
-                        "verdict": "crash",
-                        "reason": "the reference derived no bound for this arithmetic",
-                    }
-            # (non-finite values are judged with the bound: one past the dtype's range has an infinite one)
-            return {**rec, **program_verdict(case, (ref_status, ref_value), reply, name, bounds)}
-        if case.kind == "record" and status == "ok" and check != "error":  # conformance.ops
-            settings = worker.info["settings"] if worker.info else {}
-            return {**rec, **record_verdict(case, check, name, reply["outputs"], settings)}
+        own = self._format_verdict(case, check, name, reply, reference)
+        if own is not None:
+            return {**rec, **own}
         if ref_status == "rejects":
             if status == "error":
                 return {

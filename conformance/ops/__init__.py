@@ -50,6 +50,7 @@ from conformance.case import (
     parse_record_case,
     register_kind,
     round_to_dtype,
+    shape_features,
 )
 from conformance.ops._domains import as_domain
 from reference.errors import LARGEST, SMALLEST_NORMAL
@@ -499,6 +500,94 @@ def check_arrays(case, check) -> list[str]:
     return names
 
 
+# ---- what the harness asks of a record's case (conformance.case.RecordCase's methods) -----------------
+#: the coverage feature key of a domain's hard point reached by a case (``reached=input:pole 0``)
+REACHED = "reached"
+
+
+def param_features(key, value) -> list[str]:
+    """The coverage features of one of a record case's op parameters (its value's form, bucketed)."""
+    if isinstance(value, bool):
+        return [f"{key}={value}"]
+    if value is None:
+        return [f"{key}=None"]
+    if isinstance(value, int):
+        return [f"{key}<0" if value < 0 else f"{key}={value}" if value <= 1 else f"{key}>1"]
+    if isinstance(value, float):
+        return [f"{key}=0" if value == 0 else f"{key}!=0"]
+    if isinstance(value, str):
+        return [f"{key}={value}"] if len(value) <= 24 else []
+    if isinstance(value, (list, tuple)) and len(value) <= 8:
+        flat = [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
+        out = [f"len({key})>1"] if len(value) > 1 else []
+        if flat and any(v > 1 for v in flat):
+            out.append(f"{key}>1")
+        if flat and any(v < 0 for v in flat):
+            out.append(f"{key}<0")
+        if flat and any(v == 0 for v in flat):
+            out.append(f"{key}=0")
+        return out
+    return []
+
+
+def reached_points(case) -> list[str]:
+    """``reached=<input>:<point>`` for each hard point of a record input's domain
+    (conformance.ops._domains) that some element of the case's drawn input lies near."""
+    rec = RECORDS.get(case.op)
+    if rec is None or not rec.domains or case.dtype in PART_DTYPE:  # complex draws: the plane
+        return []
+    data, out = RecordData(case), []
+    for name, declared in rec.domains.items():
+        domain = as_domain(declared)
+        if domain.points and name in case.shapes:
+            out += [f"{REACHED}={name}:{label}" for label in domain.reach(data[name])]
+    return out
+
+
+def record_features(case) -> list[str]:
+    """A record case's coverage features (:meth:`conformance.case.Case.features`): its shapes, its
+    draw (values, invalid, in_dims), the hard points it reached, its op parameters and spellings."""
+    params = case.params.as_dict()
+    out = shape_features(case.shapes)
+    out.append(f"values={params.get('values', 'normal')}")
+    if "invalid" in params:
+        out.append(f"invalid={params['invalid']}")
+    if "in_dims" in params:
+        dims = params["in_dims"]
+        if any(d is None for d in dims):
+            out.append("in_dims=None")
+        if any(d is not None and d < 0 for d in dims):
+            out.append("in_dims<0")
+        if any(d is not None and d > 0 for d in dims):
+            out.append("in_dims>0")
+        out.append("vmap_size=1" if params.get("vmap_size", 2) == 1 else "vmap_size>1")
+    out += reached_points(case)
+    for key, value in sorted(params.items()):
+        if key not in HARNESS_PARAMS:
+            out += param_features(key, value)
+        elif key in SPELLING_PARAMS.values():  # each public spelling is a feature to reach
+            out.append(f"{key}={value}")
+    return out
+
+
+def record_rejects(case) -> str | None:
+    """The reference's rejection of an error case (``TypeName: message``), or None if it accepts.
+
+    Only a case drawn from the record's ``invalid`` strategy (``params["invalid"]``) is asked: the
+    valid ones are valid by construction, and running their forward twice would cost time."""
+    if "invalid" not in case.params.as_dict():
+        return None
+
+    rec = RECORDS[case.op]
+    a = RecordData(case)
+    try:
+        with np.errstate(all="ignore"):
+            rec.fn(T, *[T.tensor(a[n]) for n in rec.inputs], **op_params(case))
+    except Exception as exc:  # the reference rejects the input: that is the expected outcome
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
 def _load():
     for m in pkgutil.iter_modules(__path__):
         if not m.name.startswith("_"):
@@ -512,7 +601,7 @@ def _parse(raw, source):
 
 _load()
 # the op records' cases are loadable by conformance.case (which owns the table of case kinds)
-register_kind(CaseKind("record", fuzzed, _parse, RecordData, check_arrays))
+register_kind(CaseKind("record", fuzzed, _parse, RecordData, check_arrays, record_features, record_rejects))
 
 __all__ = [
     "RECORDS",
@@ -533,6 +622,9 @@ __all__ = [
     "WHOLE",
     "NEAR",
     "check_arrays",
+    "REACHED",
+    "record_features",
+    "record_rejects",
     "covered_rules",
     "families",
     "fuzzed",

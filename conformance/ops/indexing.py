@@ -3,10 +3,12 @@ indices (their VJP is a scatter-add that must add duplicates) and index assignme
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import strategies as st
 
 from conformance.ops import not_fuzzed, record
 from conformance.strategies import tensor_shapes, value_kinds
+from reference.ops import api
 
 FAMILY = "indexing"
 
@@ -25,18 +27,10 @@ def _take(draw):
 
 def _reference_take(T, x, index):
     """The reference has no public torch.take: its table primitive, through the api module."""
-    import numpy as np
-
-    from reference.ops import api
-
     return api.take(x, np.asarray(index, dtype=np.int64))
 
 
 def _reference_put(T, x, src, index):
-    import numpy as np
-
-    from reference.ops import api
-
     return api.put(x, np.asarray(index, dtype=np.int64), src)
 
 

@@ -23,6 +23,7 @@ from conformance.tolerance import (
     judge_bounds,
     ulp_of,
 )
+from reference.errors import SMALLEST_NORMAL
 
 _CACHE: OrderedDict = OrderedDict()
 
@@ -80,10 +81,6 @@ def _flushed(data, case, check, precision):
     """The inputs with subnormals read as zero, and each flushed input's error |x|: denormals-are-zero
     applies to arithmetic, so a kernel that only moves values (a gather, a pad, a nearest resize)
     returns the subnormal itself; both readings are within the bound."""
-    import numpy as np
-
-    from reference.errors import SMALLEST_NORMAL
-
     tiny = SMALLEST_NORMAL[precision.dtype]
     out, errs = {}, {}
     for name in check_arrays(case, check):

@@ -8,8 +8,8 @@ import math
 
 from hypothesis import strategies as st
 
+from conformance.ops import RECORDS, not_fuzzed, record
 from conformance.ops import _domains as D
-from conformance.ops import not_fuzzed, record
 from conformance.ops._conventions import (
     Alternative,
     Convention,
@@ -91,8 +91,6 @@ def _halved_at_the_bound(name, bound, half, whole="the whole gradient to x"):
     """clamp's subgradient where x equals a bound: PyTorch gives x the whole gradient (min <= x <=
     max); jnp.maximum / jnp.minimum (what JAX spells clamp with) halve it between x and the bound.
     At a NaN the alternative keeps the record's own choice (its NaN convention decides there)."""
-    from conformance.ops import RECORDS
-
     def half_away_from_nan(T, *xs, **params):
         return away_from_nan(half, RECORDS[name].fn)(T, *xs, **params)
 

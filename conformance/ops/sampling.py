@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from conformance.ops import not_fuzzed, record
+from conformance.ops import VALUES, not_fuzzed, record
 from conformance.ops._run import refuses
 from conformance.strategies import value_kinds
 
@@ -39,8 +39,6 @@ def _kinds(mode):
     reference does not model PyTorch's pattern, so such a case would judge the reference."""
     if mode in ("nearest", "nearest-exact"):
         return None
-    from conformance.ops import VALUES
-
     return tuple(v for v in VALUES if v != "nonfinite")
 
 

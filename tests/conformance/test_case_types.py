@@ -5,6 +5,8 @@ three types behind one protocol, and no harness module branches on the op name t
   ``conformance`` or ``refgrad`` compares a case's op (``case.op``, ``case.get("op")``,
   ``case["op"]``) with ``"conv"`` or ``"program"``: they ask the case's type (``case.kind``, a
   method) instead, so a fourth format is one new type, not a hunt through the harness.
+* The comparisons of ``x.kind`` with a format's kind left outside ``case.py`` are the listed ones
+  (``KIND_BRANCHES``, each with why it stays): the rest ask the case a method or dispatch on its type.
 * Each type round-trips through ``to_dict``/``from_dict`` (and ``Case(...)``, pickling and
   ``dataclasses.replace``) to its own type with the same id, and its arrays hold every name each of
   its checks reads.
@@ -79,6 +81,50 @@ def test_no_module_but_case_py_branches_on_the_op_name_of_a_format():
         for line, text in _op_branches(p.read_text())
     ]
     assert not found, "ask the case's type (case.kind, a method), not its op:\n" + "\n".join(found)
+
+
+#: The comparisons of a format's kind left outside conformance/case.py (docs/architecture.md, "Case
+#: types"), each module's count; everything else asks the case a method (``features``, ``rejects``,
+#: ``estimate_bytes``) or dispatches on its type (functools.singledispatch). Why these stay:
+KIND_BRANCHES = {
+    # the adapter protocol: an adapter's ``unsupported``/``run`` take every format (plug-in adapters
+    # included), and the adapters are copied by source into a standalone convolution reproducer, whose
+    # case is a shim that carries its ``kind`` and nothing of conformance.case
+    "conformance/adapters/base.py": 4,
+    "conformance/adapters/torch_adapter.py": 2,
+    "conformance/adapters/jax_adapter.py": 1,
+    "conformance/adapters/tf_adapter.py": 1,
+    # a fuzz unit is no case: its kind (a plain field, shipped to Ray workers) says which strategy draws
+    "conformance/executors/plan.py": 2,
+}
+FORMAT_KINDS = {"conv", "program", "record"}
+
+
+def _kind_branches(text: str) -> list[tuple[int, str]]:
+    """(line, source) of each comparison of an ``x.kind`` with a format's kind in ``text``."""
+    out = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            kinds = any(isinstance(o, ast.Attribute) and o.attr == "kind" for o in operands)
+            named = any(isinstance(o, ast.Constant) and o.value in FORMAT_KINDS for o in operands)
+            if kinds and named:
+                out.append((node.lineno, ast.unparse(node)))
+    return sorted(out)
+
+
+def test_the_kind_branches_left_are_the_listed_ones():
+    """A new branch on ``case.kind`` is a method of the case types (or a type-dispatched function)
+    instead; one removed is removed from KIND_BRANCHES."""
+    paths = [p for package in ("conformance", "refgrad") for p in sorted((ROOT / package).rglob("*.py"))]
+    found = {}
+    for p in paths:
+        if p != OWNER and (branches := _kind_branches(p.read_text())):
+            found[str(p.relative_to(ROOT))] = len(branches)
+    assert found == KIND_BRANCHES
+    assert [t for _, t in _kind_branches('a = case.kind == "program"\nb = dtype.kind == "c"\n')] == [
+        "case.kind == 'program'"
+    ]
 
 
 def test_the_walk_sees_each_spelling_of_an_op_branch():
