@@ -96,23 +96,32 @@ class Domain:
             return hi - np.abs(a)
         return (lo + hi) / 2 + (hi - lo) / 2 * 0.9 * np.tanh(a)
 
-    def near(self, rng: np.random.Generator, a: np.ndarray, dtype: str) -> np.ndarray:
+    def near(self, rng: np.random.Generator, a: np.ndarray, dtype: str, only: str | None = None) -> np.ndarray:
         """The ``near`` kind: each element, with probability 1/2, at a declared point (1 in 8 of
         those exactly on it) or 2**-k * max(|p|, 1) from it on a side the domain allows, k drawn
-        from 4 to the dtype's mantissa bits + 2; the other elements placed like a bulk draw."""
+        from 4 to the dtype's mantissa bits + 2; the other elements placed like a bulk draw.
+
+        ``only`` (a point's label: the default campaign's reach sweep, conformance.coverage) puts
+        every element at or around that one point, k from 5 (2**-4 of the scale plus the dtype's
+        rounding of a point such as 1024 pi would leave :data:`NEAR`), so that the point is reached
+        whatever the shape's size."""
         out = self.place(a)
-        if not self.points or out.size == 0:
+        points = self.points if only is None else tuple(p for p in self.points if p.label == only)
+        if only is not None and not points:
+            known = ", ".join(p.label for p in self.points)
+            raise ValueError(f"Domain {self.name!r} has no point {only!r} (its points: {known})")
+        if not points or out.size == 0:
             return out
         shape = out.shape
-        which = rng.integers(0, len(self.points), shape)
-        k = rng.integers(4, MANTISSA_BITS.get(dtype, 52) + 3, shape)
+        which = rng.integers(0, len(points), shape)
+        k = rng.integers(4 if only is None else 5, MANTISSA_BITS.get(dtype, 52) + 3, shape)
         sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
         exact = rng.random(shape) < 0.125
-        at = np.array([p.at for p in self.points])[which]
-        side = np.array([{"both": 0.0, "above": 1.0, "below": -1.0}[p.side] for p in self.points])[which]
+        at = np.array([p.at for p in points])[which]
+        side = np.array([{"both": 0.0, "above": 1.0, "below": -1.0}[p.side] for p in points])[which]
         sign = np.where(side == 0, sign, side)
         offset = np.where(exact, 0.0, sign * np.ldexp(np.maximum(np.abs(at), 1.0), -k))
-        return np.where(rng.random(shape) < 0.5, at + offset, out)
+        return np.where((rng.random(shape) < 0.5) | (only is not None), at + offset, out)
 
     def reach(self, x: np.ndarray) -> list[str]:
         """The labels of the points some element of ``x`` reached."""
