@@ -253,6 +253,15 @@ def _parser() -> argparse.ArgumentParser:
         "example in four of a record with declared points drawn as whole, the others as gate",
     )
     run.add_argument(
+        "--reach",
+        choices=("sweep", "off"),
+        default="sweep",
+        help="sweep (default): besides each op record's own draws, one example per declared zero, pole and "
+        "branch point of its domains, every element of that input at or around the point (the same at "
+        "every seed; docs/records.md, 'domains'), so that the campaign reaches every declared region; "
+        "off: the records' own draws only",
+    )
+    run.add_argument(
         "--cases",
         default=None,
         help="curated cases file or directory (default: the cases refgrad ships, curated and found ones, "
@@ -785,6 +794,7 @@ def cmd_run(args) -> int:
         whole_domains=args.domains == "whole",
         mixed_domains=args.domains == "mixed",
         simplest=args.draws == "simplest-first",
+        reach=args.reach == "sweep",
     )
     real_only = "; ".join(
         filter(

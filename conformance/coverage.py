@@ -42,9 +42,10 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations, product
 
-from conformance.case import Case
+from conformance.case import PART_DTYPE, Case
 from conformance.ops import (  # REACHED: the feature key of a domain's hard point reached by a case
     NEAR,
+    POINT,
     REACHED,
     RECORDS,
     VMAP_CHECKS,
@@ -79,6 +80,22 @@ def declared_points(op) -> list[str]:
     if rec is None:
         return []
     return [f"{name}:{p.label}" for name, d in rec.domains.items() for p in as_domain(d).points]
+
+
+def reach_points(op, checks, dtypes) -> list[tuple[str, str, str]]:
+    """The default campaign's reach sweep of a record: ``(point, check, dtype)`` per declared point
+    (:func:`declared_points`), one example each, so that a campaign reaches every declared region
+    at any budget. The checks (the record's, among ``checks``, but ``error``) and the real dtypes
+    among ``dtypes`` are dealt round-robin over the points: a record with more points than checks
+    runs each check at some point, one with fewer runs its first checks (forward, vjp, ...)."""
+    rec = RECORDS.get(op)
+    if rec is None:
+        return []
+    own = [c for c in rec.checks if c in checks and c != "error"]
+    real = [d for d in dtypes if d in rec.dtypes and d not in PART_DTYPE]
+    if not own or not real:
+        return []
+    return [(p, own[i % len(own)], real[i % len(real)]) for i, p in enumerate(declared_points(op))]
 
 
 def pairs(feats) -> list[str]:
@@ -297,16 +314,22 @@ def record_strategy(
     tries: int = TRIES,
     whole_domains: bool = False,
     mixed_domains: bool = False,
+    point: str | None = None,
 ):
     """Cases of the op record ``name`` for ``checks`` in ``dtypes``: its valid sample (with fuzzed
     ``in_dims`` and ``vmap_size`` for the vmap checks) or, for the ``error`` check, its invalid
     one; steered toward uncovered feature pairs when ``coverage`` is given. ``whole_domains``: the
     inputs are drawn over the record's whole declared domains (``params["domain"] = "whole"``),
     and a record with hard points draws the ``near`` kind as often as any other kind;
-    ``mixed_domains``: one example in :data:`WHOLE_SHARE` of a record with hard points so."""
+    ``mixed_domains``: one example in :data:`WHOLE_SHARE` of a record with hard points so.
+    ``point`` (``<input>:<label>``, one of :func:`declared_points`): every case is drawn over the
+    whole domains with that input's elements all at or around that point (the reach sweep,
+    :func:`reach_points`)."""
     from hypothesis import strategies as st
 
     rec = RECORDS[name]
+    if point is not None and point not in declared_points(name):
+        raise ValueError(f"record {name!r} declares no domain point {point!r} (its points: {declared_points(name)})")
     declared = any(as_domain(d).points for d in rec.domains.values())
     mixed = mixed_domains and not whole_domains and declared
     checks = tuple(checks)
@@ -323,7 +346,9 @@ def record_strategy(
         if "error" not in checks:  # which spelling rejects what is the primary spelling's record
             params.update(draw(record_spellings(rec)))
             whole = whole_domains or (mixed and draw(st.integers(0, WHOLE_SHARE - 1)) == 0)
-            if whole and rec.domains:
+            if point is not None:
+                params.update({"domain": WHOLE, "values": NEAR, POINT: point})
+            elif whole and rec.domains:
                 params["domain"] = WHOLE
                 if declared and draw(st.integers(0, 8)) == 0:  # one kind in nine, like the others
                     params["values"] = NEAR

@@ -22,7 +22,7 @@ import hashlib
 from dataclasses import dataclass
 
 from conformance.case import CONV_CHECKS, DTYPES
-from conformance.coverage import Coverage, conv_strategy, record_strategy
+from conformance.coverage import Coverage, conv_strategy, reach_points, record_strategy
 from conformance.ops import RECORDS
 from conformance.strategies import invalid_conv_cases, program_cases
 
@@ -51,11 +51,14 @@ class FuzzUnit:
     #: whether the first example is Hypothesis's simplest draw, the same at every seed (``run
     #: --draws``: ``simplest-first``, the default) or a draw of the seed like the others (``seeded``)
     simplest: bool = True
+    #: a reach-sweep unit (conformance.coverage.reach_points): its one example drawn at and around
+    #: this declared point of the record's domain, ``<input>:<label>``
+    point: str | None = None
 
     @property
     def label(self) -> str:
         what = {"conv": "conv", "program": "programs"}.get(self.kind, self.record)
-        return f"{what}:{self.check}"
+        return f"{what}:{self.check}" + (f"@{self.point}" if self.point else "")
 
     def strategy(self):
         """The unit's Hypothesis strategy (built where it runs: strategies are not shipped)."""
@@ -79,6 +82,7 @@ class FuzzUnit:
             Coverage(),
             whole_domains=self.whole_domains,
             mixed_domains=self.mixed_domains,
+            point=self.point,
         )
 
 
@@ -101,11 +105,18 @@ def fuzz_units(
     whole_domains: bool = False,
     mixed_domains: bool = False,
     simplest: bool = True,
+    reach: bool = True,
 ) -> list[FuzzUnit]:
     """The fuzz units of a ``run``, in the order a local run fuzzes them (op records: their own
     budget ``record_examples``, default ``max_examples``, and ``record_shrinks``; drawn over their
     whole domains with ``whole_domains``, a share of their examples with ``mixed_domains``;
-    ``simplest``: each unit's first example is Hypothesis's simplest draw, see FuzzUnit)."""
+    ``simplest``: each unit's first example is Hypothesis's simplest draw, see FuzzUnit).
+
+    ``reach``: after a record's own units, one unit per declared point of its domains (the reach
+    sweep, conformance.coverage.reach_points): one example, Hypothesis's simplest draw of the
+    record's sample with every element of the point's input at or around it. Its cases are the
+    same at every seed and budget (the unit's seed is the point's, not the campaign's), so the
+    sweep's verdicts are as stable as the gate's; the record's own units draw what they drew."""
 
     if not max_examples:
         return []
@@ -143,6 +154,11 @@ def fuzz_units(
             for c in RECORDS[name].checks
             if c in checks
         ]
+        if reach:
+            units += [
+                FuzzUnit("record", c, (d,), 1, unit_seed(0, name, f"{c}@{p}"), name, record_shrinks, point=p)
+                for p, c, d in reach_points(name, checks, rec_dt)
+            ]
     return units
 
 

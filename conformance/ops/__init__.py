@@ -70,7 +70,7 @@ PRIMARY = "primary"
 #: Keys of ``params`` that belong to the harness, not the op: the value distribution, the vmap
 #: check's ``in_dims`` (per input: an int of the batched array, negative allowed, or None) and
 #: ``vmap_size``, the ``error`` check's breakage name ``invalid``, and each framework's spelling.
-HARNESS_PARAMS = ("values", "domain", "in_dims", "vmap_size", "invalid", *SPELLING_PARAMS.values())
+HARNESS_PARAMS = ("values", "domain", "point", "in_dims", "vmap_size", "invalid", *SPELLING_PARAMS.values())
 #: How the inputs of a record case are drawn (``params["values"]``).
 VALUES = ("normal", "positive", "wide", "ties", "large", "tiny", "nonfinite", "special")
 #: The value kind of a record whose domain declares hard points (conformance.ops._domains): half
@@ -80,6 +80,9 @@ NEAR = "near"
 #: whole``); absent, a record's inputs are drawn as the gate's known-departures file is written for
 #: (each Domain's ``gate`` placement)
 WHOLE = "whole"
+#: ``params["point"]`` of a reach-sweep case (conformance.coverage.reach_points): the declared point
+#: ``<input>:<label>`` every element of that input is drawn at or around (the ``near`` kind)
+POINT = "point"
 
 
 @dataclass(frozen=True)
@@ -312,7 +315,12 @@ def _draw(case, name, shape, domain="any"):
     domain = as_domain(domain)
     if case.params.as_dict().get("domain") != WHOLE:  # the gate's draws (as before domains had points)
         domain = as_domain(domain.gate)
-    a = domain.near(rng, a, case.dtype) if kind == NEAR else domain.place(a)
+    if kind == NEAR:
+        target, _, label = str(case.params.as_dict().get(POINT, "")).partition(":")
+        only = label if target and target == name.removeprefix("batched_") else None
+        a = domain.near(rng, a, case.dtype, only) if only or not target else domain.place(a)
+    else:
+        a = domain.place(a)
     return round_to_dtype(a, case.dtype)
 
 
@@ -621,6 +629,7 @@ __all__ = [
     "VALUES",
     "WHOLE",
     "NEAR",
+    "POINT",
     "check_arrays",
     "REACHED",
     "record_features",

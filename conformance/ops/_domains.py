@@ -96,23 +96,32 @@ class Domain:
             return hi - np.abs(a)
         return (lo + hi) / 2 + (hi - lo) / 2 * 0.9 * np.tanh(a)
 
-    def near(self, rng: np.random.Generator, a: np.ndarray, dtype: str) -> np.ndarray:
+    def near(self, rng: np.random.Generator, a: np.ndarray, dtype: str, only: str | None = None) -> np.ndarray:
         """The ``near`` kind: each element, with probability 1/2, at a declared point (1 in 8 of
         those exactly on it) or 2**-k * max(|p|, 1) from it on a side the domain allows, k drawn
-        from 4 to the dtype's mantissa bits + 2; the other elements placed like a bulk draw."""
+        from 4 to the dtype's mantissa bits + 2; the other elements placed like a bulk draw.
+
+        ``only`` (a point's label: the default campaign's reach sweep, conformance.coverage) puts
+        every element at or around that one point, k from 5 (2**-4 of the scale plus the dtype's
+        rounding of a point such as 1024 pi would leave :data:`NEAR`), so that the point is reached
+        whatever the shape's size."""
         out = self.place(a)
-        if not self.points or out.size == 0:
+        points = self.points if only is None else tuple(p for p in self.points if p.label == only)
+        if only is not None and not points:
+            known = ", ".join(p.label for p in self.points)
+            raise ValueError(f"Domain {self.name!r} has no point {only!r} (its points: {known})")
+        if not points or out.size == 0:
             return out
         shape = out.shape
-        which = rng.integers(0, len(self.points), shape)
-        k = rng.integers(4, MANTISSA_BITS.get(dtype, 52) + 3, shape)
+        which = rng.integers(0, len(points), shape)
+        k = rng.integers(4 if only is None else 5, MANTISSA_BITS.get(dtype, 52) + 3, shape)
         sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
         exact = rng.random(shape) < 0.125
-        at = np.array([p.at for p in self.points])[which]
-        side = np.array([{"both": 0.0, "above": 1.0, "below": -1.0}[p.side] for p in self.points])[which]
+        at = np.array([p.at for p in points])[which]
+        side = np.array([{"both": 0.0, "above": 1.0, "below": -1.0}[p.side] for p in points])[which]
         sign = np.where(side == 0, sign, side)
         offset = np.where(exact, 0.0, sign * np.ldexp(np.maximum(np.abs(at), 1.0), -k))
-        return np.where(rng.random(shape) < 0.5, at + offset, out)
+        return np.where((rng.random(shape) < 0.5) | (only is not None), at + offset, out)
 
     def reach(self, x: np.ndarray) -> list[str]:
         """The labels of the points some element of ``x`` reached."""
@@ -249,3 +258,46 @@ POW_BASE = domain(
 )
 #: pow's exponent y: 0, where x**y = 1 whatever x and d/dx = y x**(y-1) changes form
 POW_EXPONENT = domain("whole line: pow's exponent", -math.inf, math.inf, _zero(0.0), gate="unit")
+
+# ---- kinks, steps and derivative zeros (the derivative's convention or its relative accuracy) -----
+
+#: even functions with a minimum at 0 (cosh, i0): their derivative (sinh, i1) is zero there, where
+#: the derivative's relative accuracy is at stake
+EVEN_AT_0 = domain("whole line: even, derivative zero at 0", -math.inf, math.inf, Point("derivative zero 0", 0.0))
+#: a kink at 0 (relu, abs, elu, celu, selu, leaky_relu, i0e = exp(-|x|) i0(x)): the derivative's
+#: one-sided values differ, the value at 0 is a convention (conformance.ops._conventions)
+KINK_0 = domain("whole line: kink at 0", -math.inf, math.inf, Point("kink 0", 0.0))
+#: hardsigmoid and hardswish: kinks at -3 and 3, where relu6(x + 3) clips
+KINKS_3 = domain("whole line: kinks at -3 and 3", -math.inf, math.inf, Point("kink -3", -3.0), Point("kink 3", 3.0))
+#: floor, ceil, trunc, frac, sign: steps at the integers (0, where trunc and sign change rule, and
+#: one of each sign); the value there is exact, the derivative zero on both sides
+STEPS = domain(
+    "whole line: steps at the integers",
+    -math.inf,
+    math.inf,
+    Point("step 0", 0.0),
+    Point("step 1", 1.0),
+    Point("step -2", -2.0),
+)
+#: sign/sgn and heaviside: the one step at 0
+STEP_0 = domain("whole line: a step at 0", -math.inf, math.inf, Point("step 0", 0.0))
+#: round (half to even): its steps at the half-integers, where the tie rule picks the even neighbour
+TIES = domain(
+    "whole line: round's ties",
+    -math.inf,
+    math.inf,
+    Point("tie 0.5", 0.5),
+    Point("tie -1.5", -1.5),
+    Point("tie 2.5", 2.5),
+)
+#: fmod and remainder by a scalar of 1.5, -2 or 0.75: steps at its multiples; 0 and 6 are multiples
+#: of each (the record's three divisors)
+MULTIPLES = domain(
+    "whole line: steps at the divisor's multiples",
+    -math.inf,
+    math.inf,
+    Point("step 0", 0.0),
+    Point("step 6", 6.0),
+)
+#: hypot's two arguments at 0: the origin, where d hypot = (x, y) / hypot is 0/0
+HYPOT = domain("whole line: hypot's origin", -math.inf, math.inf, Point("origin 0", 0.0))

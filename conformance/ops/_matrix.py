@@ -95,19 +95,35 @@ def render() -> str:
     with_points = {
         n: r for n, r in sorted(fuzzed.items()) if any(ops.as_domain(d).points for d in r.domains.values())
     }
+    n_points = sum(len(ops.as_domain(d).points) for r in with_points.values() for d in r.domains.values())
+    n_own = sum(len([c for c in r.checks if c != "error"]) for r in with_points.values())
     lines += [
         "",
         "## Domains and their hard points",
         "",
         f"{len(with_points)} records declare, per input, the function's mathematical domain and the "
         "points in it where accuracy is hard: zeros (relative accuracy), poles, branch points "
-        "(`conformance/ops/_domains.py`). `refgrad run --domains whole` draws their inputs over the "
+        "(`conformance/ops/_domains.py`), and kinks and steps where a derivative's value is a "
+        "convention. `refgrad run --domains whole` draws their inputs over the "
         "whole domain and adds the `near` kind: half of the elements at a point or 2^-k of its "
-        "scale from it, down to the dtype's last ulps (the default campaign, the gate, keeps the "
-        "placement its known-departures file is written for). A "
-        "campaign report's coverage table lists, per record, how often each point was reached "
+        "scale from it, down to the dtype's last ulps. The records' own draws in the default "
+        "campaign (`--domains gate`) keep the placement the known-departures file is written for, "
+        "and at one example per record and check (Hypothesis's simplest draw: a scalar) they reach "
+        "almost none of the points; so the default campaign adds the *reach sweep* "
+        "(`run --reach sweep`, the default; `--reach off` leaves it out): per declared point one "
+        "example, the record's simplest sample with `domain=whole`, `values=near` and "
+        "`point=<input>:<label>`, every element of that input at the point or 2^-k (k from 5) of "
+        "its scale from it on the side the domain allows, the other inputs over their whole "
+        "domains (`conformance.coverage.reach_points`). The record's checks (but `error`) and real "
+        "dtypes are dealt round-robin over its points, and a sweep unit's seed is the point's, not "
+        "the campaign's: the sweep draws the same cases at every `--seed`, `--draws` and budget, so "
+        "its verdicts are as stable as the gate's, and every declared point of every record is "
+        f"reached by `refgrad run` (one example per point: {n_points} sweep examples beside the "
+        f"{n_own} own examples, one per check, of these {len(with_points)} records). A campaign report's coverage "
+        "table lists, per record, how often each point was reached "
         "(`reached=<input>:<point>`) and which were not; `tests/conformance/test_domains.py` fails "
-        "for a point the record's strategy cannot draw. The `special` kind draws IEEE special "
+        "for a point the record's strategy cannot draw, and for one the default campaign's sweep "
+        "does not reach. The `special` kind draws IEEE special "
         "values over the whole line in every record, whatever its domain.",
         "",
         "| record | input | domain | hard points |",

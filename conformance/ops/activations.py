@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from conformance.ops import _domains as D
 from conformance.ops import record
 from conformance.ops._conventions import Alternative, Convention, any_nan, any_zero, at_params, away_from_nan
 from conformance.ops.elementwise import _unary
@@ -96,6 +97,7 @@ unary(
     lambda tf, x, alpha: tf.where(
         x > 0, x, alpha * tf.math.expm1(tf.math.minimum(x, 0))
     ),  # no inf*0 in the unselected branch
+    domains={"input": D.KINK_0},
     params={"alpha": st.sampled_from([1.0, 0.5, 2.0])},
     rules=("elu",),
     conventions=(
@@ -123,6 +125,7 @@ unary(
     lambda T, x: T.nn.functional.selu(x),
     lambda J, x: J.nn.selu(x),
     lambda tf, x: tf.nn.selu(x),
+    domains={"input": D.KINK_0},
     rules=("elu",),
     conventions=(
         elu_second_derivative_at_zero(
@@ -135,6 +138,7 @@ unary(
     lambda T, x, alpha: T.nn.functional.celu(x, alpha),
     lambda J, x, alpha: J.nn.celu(x, alpha),
     lambda tf, x, alpha: tf.where(x > 0, x, alpha * tf.math.expm1(tf.math.minimum(x, 0) / alpha)),
+    domains={"input": D.KINK_0},
     params={"alpha": st.sampled_from([1.0, 0.5, 2.0])},
     conventions=(
         elu_second_derivative_at_zero(
@@ -163,6 +167,7 @@ unary(
     lambda T, x, slope: T.nn.functional.leaky_relu(x, slope),
     lambda J, x, slope: J.nn.leaky_relu(x, slope),
     lambda tf, x, slope: tf.nn.leaky_relu(x, slope),
+    domains={"input": D.KINK_0},
     params={"slope": st.sampled_from([0.01, 0.2, -0.5])},
     conventions=(leaky_relu_at_zero(lambda params: params["slope"]),),
 )
@@ -217,6 +222,7 @@ unary(
     # and 6, PyTorch's at x = -3 and 3; tf.clip_by_value passes the gradient at its bounds (g/6 at
     # x = +-3, seed-2 campaign)
     lambda tf, x: tf.nn.relu6(x + 3) / 6,
+    domains={"input": D.KINKS_3},
     checks=("forward", "vjp", "jvp"),  # PyTorch: the derivative of hardsigmoid_backward is not implemented
 )
 unary(
@@ -226,6 +232,7 @@ unary(
     # Keras's hard_silu, x * relu6(x + 3) / 6: gradient 0 at x = -3 and 1 at 3 as PyTorch's
     # hardswish_backward; x * clip_by_value(x + 3, 0, 6) / 6 gave -1/2 and 3/2 there
     lambda tf, x: x * tf.nn.relu6(x + 3) / 6,
+    domains={"input": D.KINKS_3},
     rules=("hardswish", "hardswish_backward"),  # its VJP is hardswish_backward (vjp_vjp reaches its VJP)
 )
 unary(

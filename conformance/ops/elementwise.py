@@ -272,6 +272,7 @@ unary(
     lambda T, x: T.nn.functional.relu(x),
     lambda J, x: J.nn.relu(x),
     lambda tf, x: tf.nn.relu(x),
+    domain=D.KINK_0,
     rules=("relu", "threshold_backward"),  # relu's VJP is threshold_backward (vjp_vjp reaches its VJP)
     conventions=(
         Convention(
@@ -294,6 +295,7 @@ unary(
     lambda T, x: T.abs(x),
     lambda J, x: J.jnp.abs(x),
     lambda tf, x: tf.math.abs(x),
+    domain=D.KINK_0,
     conventions=(
         Convention(
             "abs-gradient-at-zero",

@@ -172,7 +172,7 @@ def _simple(name, torch_name, jnp_name, tf_name, domain="any", values=None, **kw
 # trigonometric and hyperbolic
 for _n, _dom in (
     ("sin", D.SIN), ("cos", D.COS), ("tan", D.TAN), ("asin", D.ASIN), ("acos", D.ACOS),
-    ("atan", D.ZERO_AT_0), ("sinh", D.ZERO_AT_0), ("cosh", "any"), ("asinh", D.ZERO_AT_0),
+    ("atan", D.ZERO_AT_0), ("sinh", D.ZERO_AT_0), ("cosh", D.EVEN_AT_0), ("asinh", D.ZERO_AT_0),
     ("atanh", D.ATANH),
 ):  # fmt: skip
     _simple(_n, _n, f"jnp.{'arc' + _n[1:] if _n.startswith('a') and _n != 'a' else _n}", f"math.{_n}", _dom)
@@ -215,8 +215,8 @@ _simple(
     "math.digamma",
     D.DIGAMMA,
 )
-_simple("i0", "i0", "jax.scipy.special.i0", "math.bessel_i0")
-_simple("i0e", "special.i0e", "jax.scipy.special.i0e", "math.bessel_i0e")
+_simple("i0", "i0", "jax.scipy.special.i0", "math.bessel_i0", D.EVEN_AT_0)
+_simple("i0e", "special.i0e", "jax.scipy.special.i0e", "math.bessel_i0e", D.KINK_0)
 _simple("i1", "special.i1", "jax.scipy.special.i1", "math.bessel_i1", D.ZERO_AT_0)
 _simple("i1e", "special.i1e", "jax.scipy.special.i1e", "math.bessel_i1e", D.ZERO_AT_0)
 _simple("ndtri", "special.ndtri", "jax.scipy.special.ndtri", "math.ndtri", D.NDTRI,
@@ -254,16 +254,17 @@ _simple(
         ),
     ),
 )
-_simple("sgn", "sgn", "jnp.sign", "math.sign")
+_simple("sgn", "sgn", "jnp.sign", "math.sign", D.STEP_0)
 for _n in ("floor", "ceil", "trunc", "frac"):
     _simple(
         _n,
         _n,
         {"frac": None, "trunc": "jnp.trunc"}.get(_n, f"jnp.{_n}"),
         {"frac": None, "trunc": None}.get(_n, f"math.{_n}"),
+        D.STEPS,
         values=_FINITE,
     )
-_simple("round", "round", "jnp.round", "math.round", values=_FINITE)
+_simple("round", "round", "jnp.round", "math.round", D.TIES, values=_FINITE)
 unary(
     "round_decimals",
     lambda T, x, decimals: T.round(x, decimals=decimals),
@@ -338,6 +339,7 @@ for _n, _tf in (("fmod_scalar", "fmod"), ("remainder_scalar", "remainder")):
         tf=(lambda tf, x, other: tf.math.floormod(x, tf.constant(other, x.dtype)))
         if _tf == "remainder"
         else "TensorFlow's truncatemod is fmod for integers; no float spelling is recorded",
+        domain=D.MULTIPLES,
         params={"other": st.sampled_from([1.5, -2.0, 0.75])},
     )
 unary(
@@ -377,6 +379,7 @@ unary(
     lambda T, x: T.heaviside(x, T.tensor(0.5, dtype=x.dtype)),
     jax=lambda J, x: J.jnp.heaviside(x, J.jnp.asarray(0.5, x.dtype)),
     tf="TensorFlow has no heaviside op",
+    domain=D.STEP_0,
     values=("ties", "normal"),
     checks=("forward",),  # PyTorch: the derivative of heaviside is not implemented
 )
@@ -389,7 +392,13 @@ binary(
     lambda tf, x, y: tf.math.atan2(x, y),
     domains={"input": D.ZERO_AT_0, "other": D.ZERO_AT_0},  # the branch cut y = +-0, x < 0; the origin
 )
-binary("hypot", lambda T, x, y: T.hypot(x, y), lambda J, x, y: J.jnp.hypot(x, y), _NO_TF.format("hypot"))
+binary(
+    "hypot",
+    lambda T, x, y: T.hypot(x, y),
+    lambda J, x, y: J.jnp.hypot(x, y),
+    _NO_TF.format("hypot"),
+    domains={"input": D.HYPOT, "other": D.HYPOT},
+)
 binary(
     "logaddexp",
     lambda T, x, y: T.logaddexp(x, y),

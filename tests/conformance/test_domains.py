@@ -179,4 +179,60 @@ def test_run_domains_mixed_draws_a_share_whole_and_leaves_other_records_as_the_g
     assert [c.id for c in draw_examples(plain, 20)] == [c.id for c in draw_examples(gate, 20)]
     args = _parser().parse_args(["run", "--domains", "mixed"])
     units = fuzz_units(["log"], ["log"], ["vjp"], ["float32"], 1, 0, mixed_domains=args.domains == "mixed")
-    assert units and all(u.mixed_domains and not u.whole_domains for u in units)
+    own = [u for u in units if u.point is None]  # (the reach sweep's units: test_the_reach_sweep_...)
+    assert own and all(u.mixed_domains and not u.whole_domains for u in own)
+
+
+def _drawn(unit) -> list:
+    from conformance.runner import _hypothesis
+
+    cases = []
+    _hypothesis(cases.append, unit.strategy(), unit.max_examples, unit.seed, shrink=False, simplest=unit.simplest)()
+    return cases
+
+
+def test_the_reach_sweep_reaches_every_declared_point_at_the_default_budget():
+    """The default campaign (one example per record and check, conformance.cli) reaches every declared
+    point of every record: the sweep's units (one per point) each draw their point's input at or
+    around it, in the same cases at every seed; the records' own units are the ones without it."""
+    from conformance.case import DTYPES
+    from conformance.executors.plan import fuzz_units
+    from conformance.ops import RECORD_CHECKS
+
+    records = _with_points()
+    sweeps = {}
+    for seed in (0, 1):
+        units = fuzz_units(records, records, RECORD_CHECKS, DTYPES, 1, seed)
+        assert [u for u in units if u.point is None] == fuzz_units(records, records, RECORD_CHECKS, DTYPES, 1, seed, reach=False)
+        sweep = [u for u in units if u.point is not None]
+        assert len(sweep) == sum(len(declared_points(op)) for op in records)
+        cov = Coverage()
+        drawn = []
+        for unit in sweep:
+            (case,) = _drawn(unit)
+            assert case.params.as_dict()["point"] == unit.point
+            assert f"reached={unit.point}" in features(case), (unit.label, case.to_dict())
+            cov.add(case)
+            drawn.append(case.id)
+        table = cov.table()
+        assert not [op for op in records if table[op]["points_unreached"]]
+        sweeps[seed] = drawn
+    assert sweeps[0] == sweeps[1]  # the sweep is the same at every seed
+
+
+def test_a_swept_point_draws_every_element_of_its_input_near_it_and_the_others_placed():
+    """pow_tensor's base swept at 0: every base element within NEAR of 0; the exponent drawn over its own
+    whole domain (not at its points); an unknown point is refused by name."""
+    case = Case(
+        "pow_tensor",
+        RecordParams.of({"values": NEAR, "domain": WHOLE, "point": "input:branch 0"}),
+        {"input": (200,), "other": (200,)},
+        "float32",
+        3,
+        ("forward",),
+    )
+    data = RecordData(case)
+    assert (np.abs(data["input"]) <= 2.0**-5).all() and (data["input"] == 0).any()
+    assert (np.abs(data["other"]) > 2.0**-4).mean() > 0.8
+    with pytest.raises(ValueError, match="no point 'zero 7'"):
+        as_domain(RECORDS["log"].domains["input"]).near(np.random.default_rng(0), np.zeros(3), "float32", "zero 7")

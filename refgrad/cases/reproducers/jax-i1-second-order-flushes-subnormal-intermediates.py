@@ -23,3 +23,10 @@ def second(t1):
 d2 = second(1.0)  # i1''(x): no subnormal on the way
 t1 = -3.895739552457109e-308
 print(f"jax i1 forward over forward at x = {x}, t1 = {t1:.4g}: {second(t1):.6g} exact: {d2 * t1:.6g}")
+
+# bfloat16 (float32's range): the forward over reverse at x = 0.03125, cotangent 1.3047, tangent
+# 1.98e-38 (near the smallest normal, 1.18e-38); exact from the float32 unit tangent
+xb, cb, tb = jnp.bfloat16(0.03125), jnp.bfloat16(1.3046875), jnp.bfloat16(1.9836467170126102e-38)
+grad_b = lambda v: jax.vjp(i1, v)[1](cb)[0]
+unit = jax.jvp(lambda v: jax.vjp(i1, v)[1](jnp.float32(1.3046875))[0], (jnp.float32(0.03125),), (jnp.float32(1.0),))[1]
+print(f"jax i1 bfloat16 forward over reverse: {float(jax.jvp(grad_b, (xb,), (tb,))[1]):.4g} exact: {float(unit) * 1.9836467170126102e-38:.4g}")
