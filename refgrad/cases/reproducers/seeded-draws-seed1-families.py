@@ -21,3 +21,26 @@ print(
     f"torch det gradient [1, 1] float64 (cond {np.linalg.cond(a):.2f}): eager {eager[1, 1].item()!r},"
     f" torch.func.vjp {func[1, 1].item()!r}, inside torch.func.jvp {in_jvp[1, 1].item()!r}, exact {float(a[0, 0])!r}"
 )
+
+# TensorFlow's bilinear resize: image_grad.py registers NotDifferentiable('ResizeBilinearGrad'), so every
+# derivative taken through its gradient is silently zero; the resize is linear, and the forward over
+# reverse (d/ds of the gradient at x + s t1 for the cotangent c + s tc) is the gradient for tc
+import tensorflow as tf  # noqa: E402 (after the PyTorch lines, which need only torch)
+
+x = tf.constant([[[[1.0], [2.0], [3.0]]]], tf.float32)  # NHWC, 1 x 1 x 3 x 1
+c = tf.constant(np.random.RandomState(0).randn(1, 2, 6, 1).astype(np.float32))
+tc = tf.constant(np.random.RandomState(1).randn(1, 2, 6, 1).astype(np.float32))
+for name, resize in (
+    ("tf.image.resize bilinear", lambda q: tf.image.resize(q, (2, 6), method="bilinear", antialias=False)),
+    ("resize_bilinear align_corners", lambda q: tf.compat.v1.image.resize_bilinear(q, (2, 6), align_corners=True)),
+):
+    with tf.autodiff.ForwardAccumulator((x, c), (tf.ones_like(x), tc)) as acc:
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = resize(x)
+        g = tape.gradient(y, x, output_gradients=c)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = resize(x)
+    exact = [round(float(v), 4) for v in tape.gradient(y, x, output_gradients=tc).numpy().ravel()]
+    print(f"tf {name} float32 forward over reverse: {acc.jvp(g)} (zero), exact {exact}")
