@@ -44,3 +44,19 @@ for name, resize in (
         y = resize(x)
     exact = [round(float(v), 4) for v in tape.gradient(y, x, output_gradients=tc).numpy().ravel()]
     print(f"tf {name} float32 forward over reverse: {acc.jvp(g)} (zero), exact {exact}")
+
+# TensorFlow's float16 forward mode over the power x**3.0 at a subnormal base is nan: the tie elements of
+# pnorm's a - b + 1e-6 are float16's subnormal 1.013e-6, where d/dx of the JVP 3 x^2 t is 6 x t (6.1e-6)
+x = tf.constant([1e-6, 0.5], tf.float16)
+t = tf.ones_like(x)
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    with tf.autodiff.ForwardAccumulator(x, t) as acc:
+        y = x**3.0
+    jvp = acc.jvp(y)
+print(f"tf x**3.0 float16 reverse over forward at [1e-6, 0.5]: {tape.gradient(jvp, x).numpy().tolist()}, exact [6.1e-06, 3.0]")
+with tf.autodiff.ForwardAccumulator(x, t) as outer:
+    with tf.autodiff.ForwardAccumulator(x, t) as inner:
+        y = x**3.0
+    jvp = inner.jvp(y)
+print(f"tf x**3.0 float16 forward over forward at [1e-6, 0.5]: {outer.jvp(jvp).numpy().tolist()}, exact [6.1e-06, 3.0]")
