@@ -658,6 +658,17 @@ def _gate_lines(report) -> list[str]:
     return lines
 
 
+def _say_reproducers(discrepancies: list[dict], where: Path) -> None:
+    """How many discrepancies got a standalone script, and why each of the others has none."""
+    missing = [d for d in discrepancies if not d.get("reproducer_file")]
+    written = len(discrepancies) - len(missing)
+    print(f"{len(discrepancies)} discrepancies, {written} with a standalone reproducer in {where}/")
+    for d in missing[:10]:
+        print(f"  no reproducer for {d['id']}: {d.get('reproducer_error') or 'none was written'}")
+    if len(missing) > 10:
+        print(f"  ... and {len(missing) - 10} more without one (report.json's reproducer_error says why)")
+
+
 def _reproducer_said(outcome: dict | None) -> str:
     if outcome is None:
         return "it has no reproducer to confirm it"
@@ -712,10 +723,7 @@ def _finish(campaign, args, progress) -> int:
         )
     print(f"wrote {Path(args.out) / 'results.jsonl'}, report.json, index.html")
     if report["discrepancies"]:
-        print(
-            f"{len(report['discrepancies'])} discrepancies, each with a standalone reproducer in "
-            f"{Path(args.out) / 'reproducers'}/"
-        )
+        _say_reproducers(report["discrepancies"], Path(args.out) / "reproducers")
     print(f"open {Path(args.out) / 'index.html'} to read the report (docs/reports.md explains it)")
     for r in report["failures"][:20]:
         print(

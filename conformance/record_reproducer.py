@@ -54,13 +54,15 @@ class CannotReproduce(Exception):
 # ---- the spelling's source -----------------------------------------------------------------------
 
 
+def _code_key(code: types.CodeType) -> tuple:
+    """What identifies compiled code across two compilations of the same text: nested code objects
+    (a lambda inside the lambda) by their own key, not by their repr, which holds their address."""
+    consts = tuple(_code_key(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts)
+    return (code.co_code, code.co_names, code.co_varnames, consts)
+
+
 def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
-    return (a.co_code, a.co_names, a.co_varnames, repr(a.co_consts)) == (
-        b.co_code,
-        b.co_names,
-        b.co_varnames,
-        repr(b.co_consts),
-    )
+    return _code_key(a) == _code_key(b)
 
 
 def _nested_code(code):

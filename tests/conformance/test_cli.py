@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import main
+from conformance.cli import _say_reproducers, main
 from conformance.runner import read_results, result_key
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -273,3 +273,16 @@ def test_frameworks_lists_versions_devices_and_precision(capsys):
     assert "--precision has no effect" in out
     for name in ("tensorflow", "jax"):
         assert f"{name}:" in out  # installed with its version, or "not installed (pip install ...)"
+
+
+def test_the_summary_counts_only_the_reproducers_written(capsys, tmp_path):
+    """A discrepancy whose script could not be written is named with the reason, not counted as
+    having one (the CLI used to say every discrepancy had a reproducer in reproducers/)."""
+    discrepancies = [
+        {"id": "a", "reproducer_file": "reproducers/a.py", "reproducer_error": None},
+        {"id": "b", "reproducer_file": None, "reproducer_error": "CannotReproduce: the spelling is a builtin"},
+    ]
+    _say_reproducers(discrepancies, tmp_path / "reproducers")
+    out = capsys.readouterr().out
+    assert "2 discrepancies, 1 with a standalone reproducer" in out
+    assert "no reproducer for b: CannotReproduce: the spelling is a builtin" in out

@@ -190,6 +190,15 @@ def test_lambda_source_picks_the_lambda_by_its_code():
     assert lambda_source(rec.tf) == "lambda tf, x: tf.math.tanh(x)"
 
 
+def test_lambda_source_finds_a_lambda_holding_lambdas():
+    """pnorm's JAX and TensorFlow spellings pass lambdas to a helper: the nested code objects are
+    compared by their code, not by their repr (which holds their address: the same text compiled
+    twice never matched, and every pnorm and cdist reproducer was refused)."""
+    for name, fw in [("pnorm", "jax"), ("pnorm", "tf"), ("cdist", "jax"), ("cdist", "tf")]:
+        text = lambda_source(getattr(RECORDS[name], fw))
+        assert text.startswith("lambda ") and "_pnorm_of(" in text and text.count("lambda x, ax:") == 2
+
+
 def test_spelling_source_binds_defaults_closures_and_helpers():
     _, text = spelling_source(RECORDS["sum_dim"].fn)
     assert "_t = 'sum'" in text and text.rstrip().endswith("getattr(x, _t)(dim, keepdim=keepdim)")
