@@ -148,6 +148,37 @@ COMPLEX_RECORDS.update(
     }
 )
 
+#: complex8 (issue 34): the rest of the shape, gather and indexing records whose primitives accept
+#: complex tensors (reference.ops.rules: shape, shape_ops and indexing COMPLEX_INPUTS = True, gather's
+#: names) and whose spellings are the same for complex values. Left out: scatter_reduce (its record
+#: draws amax/amin, which PyTorch does not define on complex numbers).
+COMPLEX_RECORDS.update(
+    {
+        "diagonal": "a view, exact",
+        "diagonal_copy": "a copy, exact",
+        "diag_embed": "a copy with zeros, exact",
+        "rot90": "a copy, exact",
+        "select_scatter": "a slice written, exact",
+        "slice_scatter": "a slice written, exact",
+        "diagonal_scatter": "a diagonal written, exact",
+        "block_diag": "blocks with zeros, exact",
+        "unfold": "overlapping windows (the VJP adds the overlaps)",
+        "scatter": "a scatter, exact",
+        "scatter_value": "a real number written into a complex tensor",
+        "index_add": "complex additions, a real alpha",
+        "index_copy": "a copy, exact",
+        "index_fill": "a real number written into a complex tensor",
+        "index_fill_tensor": "a complex 0-d value written (its gradient sums the places')",
+        "masked_select": "a gather, exact",
+        "masked_scatter": "a scatter, exact",
+        "put_index": "Tensor.put: complex additions with accumulate",
+        "index": "a gather, exact",
+        "index_put": "complex additions with accumulate",
+        "take": "a gather with duplicates (the VJP adds them)",
+        "put": "a scatter, exact",
+    }
+)
+
 
 #: The complex-only records (the transforms): complex inputs or outputs whatever the input dtype.
 COMPLEX_ONLY.update(

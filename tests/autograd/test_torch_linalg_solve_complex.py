@@ -518,3 +518,37 @@ ERRORS = {
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_errors_match_torch(name):
     same_error(ERRORS[name])
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_complex_error_bounds_are_real_arrays(n):
+    """The rounding-error bounds of the complex solves are moduli: real arrays, also of a 0 x 0 matrix.
+    (They were complex-typed with a zero imaginary part: the permutation of the LU factors and the
+    empty inverse kept the input's complex dtype, and the error tracker dropped the imaginary part
+    with numpy's ComplexWarning on every complex solve.)"""
+    from reference.ops.rules import linalg_solve as S
+
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n)) + 3 * np.eye(n)
+    b = rng.standard_normal((n, 2)) + 1j * rng.standard_normal((n, 2))
+    lu, piv, _ = S.lu_kernel(a)
+    hpd = a @ a.conj().T + 3 * np.eye(n)
+    low = np.linalg.cholesky(hpd) if n else hpd
+    u = 2.0**-53
+    bounds = {
+        "solve": S._solve_bound([a, b], [None, None], {"left": True}, [np.linalg.solve(a, b) if n else b], u),
+        "inv": S._inv_bound([a], [None], {}, [np.linalg.inv(a) if n else a], u),
+        "det": S._det_bound([a], [None], {}, [np.linalg.det(a) if n else np.ones(())], u),
+        "slogdet": S._slogdet_bound([a], [None], {}, list(np.linalg.slogdet(a)) if n else [1 + 0j, 0.0], u),
+        "triangular": S._triangular_bound(
+            [a, b], [None, None], {"upper": True, "left": True, "unitriangular": False}, [b], u
+        ),
+        "cholesky": S._cholesky_bound([hpd], [None], {"upper": False}, [low, None], u),
+        "lu_factor": S._lu_factor_bound([a], [None], {}, [lu, piv, None], u),
+        "lu_solve": S._lu_solve_bound([lu, piv, b], [None] * 3, {"adjoint": True, "left": True}, [b], u),
+        "cholesky_solve": S._cholesky_solve_bound([b, low], [None, None], {"upper": False}, [b], u),
+    }
+    for name, arrays in bounds.items():
+        for bound in arrays:
+            if bound is not None:
+                assert np.isrealobj(bound) and np.all(np.asarray(bound) >= 0), (name, bound)

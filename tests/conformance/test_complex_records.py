@@ -658,3 +658,100 @@ def test_cli_real_dtypes_of_complex_only_records_exit_2_saying_so(tmp_path, caps
     err = capsys.readouterr().err
     assert "nothing selected" in err and "run in the complex dtypes only" in err
     assert "fft, ifft" in err and "--dtypes complex64,complex128" in err
+
+
+# the records complex8 made complex-capable: linear maps with real coefficients (VJP the plain
+# transpose, JVP the map itself); duplicates and overlaps must add, complex values must not be
+# truncated to their real parts on the way
+_IDX = [0, 2, 0]
+_ZI = np.array([1 + 2j, -0.5 + 0.25j, 3 - 1j])
+_GI = np.array([0.5 - 1j, 2 + 0.5j, -1 + 3j])
+_VI = np.array([-2 + 1j, 0.75 - 0.5j, 1.5 + 2j])
+_UNFOLDED = np.array([[0, 1], [1, 2]])  # windows of size 2, step 1 over 3 elements
+
+
+def _scatter_add_at(base, index, values):
+    out = np.array(base, dtype=complex)
+    np.add.at(out, index, values)
+    return out
+
+
+_LINEAR_FORMS = {
+    # x.index_put((index,), v, accumulate=True): grad_x = g, grad_v = g[index]; JVP t_x + scatter_add(t_v)
+    "index_put": (
+        {"index": _IDX, "accumulate": True},
+        {"input": _ZI, "values_in": _VI},
+        _GI,
+        {"input": _GI[::-1].copy(), "values_in": _ZI},
+        {"input": _GI, "values_in": _GI[_IDX]},
+        _scatter_add_at(_GI[::-1], _IDX, _ZI),
+    ),
+    # torch.take with a duplicate: grad_x adds the duplicate's cotangents
+    "take": (
+        {"index": _IDX},
+        {"input": _ZI},
+        _VI,
+        {"input": _GI},
+        {"input": _scatter_add_at(np.zeros(3), _IDX, _VI)},
+        _GI[_IDX],
+    ),
+    # x.unfold(0, 2, 1): overlapping windows, the middle element's cotangent is the sum of two
+    "unfold": (
+        {"dim": 0, "size": 2, "step": 1},
+        {"input": _ZI},
+        _GI[:2, None] * np.array([1, 1j]),
+        {"input": _VI},
+        {"input": _scatter_add_at(np.zeros(3), _UNFOLDED.ravel(), (_GI[:2, None] * np.array([1, 1j])).ravel())},
+        _VI[_UNFOLDED],
+    ),
+}
+
+
+@pytest.mark.parametrize("framework", ["torch", "jax", "tensorflow"])
+@pytest.mark.parametrize("op", sorted(_LINEAR_FORMS))
+def test_the_indexing_records_made_complex_answer_their_closed_forms(framework, op):
+    """index_put (accumulate), take (a duplicate index) and unfold (overlapping windows) of complex128
+    inputs through each adapter that spells them: the VJP is the transpose (duplicates and overlaps
+    add, both parts kept) and the JVP the map itself."""
+    from conformance.adapters import BUILTIN
+
+    pytest.importorskip(BUILTIN[framework][0])
+    spelling = RECORDS[op].spelling(framework)
+    if isinstance(spelling, str):
+        pytest.skip(f"{op} is not spelled on {framework}: {spelling}")
+    params, inputs, g, tangents, vjp, jvp = _LINEAR_FORMS[op]
+    got, jgot = closed_form_answers(framework, op, params, inputs, g, tangents)
+    for n, want in vjp.items():
+        np.testing.assert_allclose(np.asarray(got[f"grad_{n}"]), want, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(np.asarray(jgot["tangent_output"]), jvp, rtol=1e-15, atol=0)
+
+
+_SCATTER_PARAMS = {
+    "select_scatter": ({"dim": 0, "index": 1}, {"input": (3, 2), "src": (2,)}),
+    "slice_scatter": ({"dim": 0, "start": 0, "end": 2, "step": 1}, {"input": (3, 2), "src": (2, 2)}),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_SCATTER_PARAMS))
+def test_torchs_refusal_to_differentiate_complex_scatters_is_unsupported_with_its_words(torch_adapter, op):
+    """torch.select_scatter / slice_scatter of complex tensors that require grad raise in PyTorch's
+    autograd ('... does not support automatic differentiation for outputs with complex dtype.'): the
+    torch spelling reports those checks unsupported in those words (they were error_mismatch); where
+    PyTorch computes (values, vmap, forward over forward) the case is judged, and passes."""
+    import torch
+
+    params, shapes = _SCATTER_PARAMS[op]
+    x = torch.zeros(shapes["input"], dtype=torch.complex128, requires_grad=True)
+    with pytest.raises(RuntimeError, match=f"{op} does not support automatic differentiation"):
+        getattr(torch, op)(x, torch.zeros(shapes["src"], dtype=torch.complex128), **params)
+
+    def case(dtype, check):
+        return Case(op, RecordParams.of({"values": "normal", **params}), shapes, dtype, 1, (check,))
+
+    for check in ("vjp", "jvp", "vjp_vjp"):
+        got = run_in_process(torch_adapter, case("complex128", check), check)
+        assert got["verdict"] == "unsupported", got
+        assert f"'{op} does not support automatic differentiation for outputs with complex dtype.'" in got["reason"]
+    for check in ("forward", "vmap", "jvp_jvp"):
+        assert run_in_process(torch_adapter, case("complex128", check), check)["verdict"] == "pass"
+    assert run_in_process(torch_adapter, case("float64", "vjp"), "vjp")["verdict"] == "pass"

@@ -407,8 +407,8 @@ def _err(e, like):
 
 def _abs_inv(a):
     a = _f64(a)
-    if a.shape[-1] == 0:
-        return a.copy()
+    if a.shape[-1] == 0:  # the moduli (a real bound) of the empty inverse
+        return np.abs(a)
     lu, piv, info = lu_kernel(a)
     inv = _solve_lu(lu, piv, np.broadcast_to(np.eye(a.shape[-1]), a.shape))
     return np.where(np.broadcast_to((info != 0)[..., None, None], a.shape), np.inf, np.abs(inv))
@@ -418,7 +418,7 @@ def _abs_lu(a):
     """P |L| |U| for the computed factors of A = P L U (float64): Higham's backward-error matrix."""
     lu, piv, _ = lu_kernel(_f64(a))
     P, L, U = _unpack_arrays(lu, piv)
-    return P @ (np.abs(L) @ np.abs(U))
+    return np.abs(P) @ (np.abs(L) @ np.abs(U))  # |P| = P, real-typed for complex A too
 
 
 def _lu_weight(a):
@@ -538,7 +538,7 @@ def _cholesky_bound(arrays, errs, params, outs, u):
     absL = np.abs(L)
     with np.errstate(invalid="ignore"):
         linv = (
-            np.abs(_triangular_kernel(L, np.broadcast_to(np.eye(n), L.shape), False, True, False)) if n else L
+            np.abs(_triangular_kernel(L, np.broadcast_to(np.eye(n), L.shape), False, True, False)) if n else absL
         )
         dA = _gamma_c(n + 1, u, _isc(a)) * absL @ np.swapaxes(absL, -1, -2) + e
         dL = absL @ _phi_abs(linv @ dA @ np.swapaxes(linv, -1, -2))
@@ -559,7 +559,9 @@ def _triangular_bound(arrays, errs, params, outs, u):
     x = np.abs(_f64(outs[0]))
     with np.errstate(invalid="ignore"):
         tinv = (
-            np.abs(_triangular_kernel(t, np.broadcast_to(np.eye(n), t.shape), upper, True, False)) if n else t
+            np.abs(_triangular_kernel(t, np.broadcast_to(np.eye(n), t.shape), upper, True, False))
+            if n
+            else np.abs(t)
         )
         w = _gamma_c(n, u, _isc(a) or _isc(b)) * np.abs(t) + et
         eb = _err(errs[1], b)
@@ -578,10 +580,11 @@ def _lu_factor_errors(a, lu, piv, e_a, u):
             "the rounding-error bound of a rectangular LU factorization is not derived in the reference"
         )
     P, L, U = _unpack_arrays(_f64(lu), piv)
+    P = np.abs(P)  # the permutation, real-typed (the bounds are real for complex A too)
     eye = np.broadcast_to(np.eye(n), L.shape)
     with np.errstate(all="ignore"):
-        linv = np.abs(_triangular_kernel(L, eye, False, True, True)) if n else L
-        uinv = np.abs(_triangular_kernel(U, eye, True, True, False)) if n else U
+        linv = np.abs(_triangular_kernel(L, eye, False, True, True)) if n else np.abs(L)
+        uinv = np.abs(_triangular_kernel(U, eye, True, True, False)) if n else np.abs(U)
         E = _gamma_c(n, u, _isc(a)) * np.abs(L) @ np.abs(U) + np.swapaxes(P, -1, -2) @ e_a
         M = linv @ E @ uinv
         return P, np.abs(L) @ np.tril(M, -1), np.triu(M) @ np.abs(U)
@@ -618,7 +621,7 @@ def _lu_solve_bound(arrays, errs, params, outs, u):
     P, L, U = _unpack_arrays(_f64(lu), piv)
     e = _err(errs[0], lu)
     g = _gamma_c(n, u, _isc(lu) or _isc(b))
-    w = P @ ((2 * g + g * g) * np.abs(L) @ np.abs(U) + np.tril(e, -1) @ np.abs(U) + np.abs(L) @ np.triu(e))
+    w = np.abs(P) @ ((2 * g + g * g) * np.abs(L) @ np.abs(U) + np.tril(e, -1) @ np.abs(U) + np.abs(L) @ np.triu(e))
     a = P @ L @ U
     if params["adjoint"]:  # A^H (A^T for real A): the moduli are those of A^T
         a, w = np.swapaxes(a, -1, -2), np.swapaxes(w, -1, -2)
