@@ -301,3 +301,14 @@ MULTIPLES = domain(
 )
 #: hypot's two arguments at 0: the origin, where d hypot = (x, y) / hypot is 0/0
 HYPOT = domain("whole line: hypot's origin", -math.inf, math.inf, Point("origin 0", 0.0))
+
+# ---- the exponential, Dawson, Spence, Fresnel and sine/cosine integrals (conformance/ops/special_integrals.py)
+#: Ei on the whole line: its logarithmic pole at 0 (Ei ~ γ + ln|x|, Ei' = e^x/x), its zero
+#: 0.372507..., the zero of Ei'' = e^x (x - 1)/x² at 1
+EXPI = domain("whole line: Ei", -math.inf, math.inf, _pole(0.0), _zero(0.37250741078136663, "zero 0.372507"),
+              Point("zero of Ei'' 1", 1.0))  # fmt: skip
+#: E_n on [0, inf): the pole at 0 (of E_0 and E_1; of the derivatives of every E_n)
+EXPN = domain("[0, inf): E_n", 0.0, math.inf, _pole(0.0, "above"), gate="pos")
+#: Dawson's integral on the whole line: its zero at 0 (odd), the zeros of D' (its maximum) and D''
+DAWSN = domain("whole line: Dawson", -math.inf, math.inf, _zero(0.0), Point("zero of D' 0.924139", 0.9241388730045917),
+               Point("zero of D'' 1.50198", 1.5019752682686116))  # fmt: skip

@@ -1,0 +1,69 @@
+"""Shared machinery of the unary special functions whose every derivative order is an exact kernel
+(the exponential, Dawson, Spence, Fresnel and sine/cosine integrals: special_expint.py and its
+neighbours): a function ``f`` and its derivative primitive ``f_derivative`` (param ``order`` >= 1,
+whose VJP is the next order), each evaluated element by element on the host by a float64 scalar
+function ``exact(x, order)`` (mpmath, correctly rounded to float64), rounded once to the input's
+dtype (float16/32 inputs compute in float64).
+
+Computing each order from the input, never by differentiating a formula that cancels, is what
+keeps the derivatives exact (issue 38): Ei'' = e^x (x - 1)/x² near its zero at 1, Dawson's
+D'' = (4x² - 2) D - 2x for large x, both lose every digit in float64 through the formula."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from reference.autograd.dispatch import apply
+from reference.backend import namespace_of, to_numpy
+from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
+from reference.ops.rules.registry import RULES, rule
+
+
+def host_kernel(exact, order, **params):
+    """The kernel of ``exact(x, order, **params)`` on a Tensor's array, element by element in float64,
+    returned in the input's namespace and dtype (rounded once)."""
+
+    def kernel(a):
+        x = np.asarray(to_numpy(a), dtype=np.float64)
+        out = np.empty(x.shape, dtype=np.float64)
+        for idx, v in np.ndenumerate(x):
+            out[idx] = exact(float(v), order, **params)
+        with np.errstate(all="ignore"):
+            return namespace_of(a).asarray(out.astype(a.dtype))
+
+    return kernel
+
+
+def unary_rules(name, node, exact):
+    """Declare ``name`` (``node`` its grad_fn name) and ``<name>_derivative`` over ``exact(x, order)``
+    (cached per element); returns ``derivative(x, order)``, the Tensor-level derivative."""
+    cached = functools.lru_cache(maxsize=1 << 16)(exact)
+    derivative_name = f"{name}_derivative"
+
+    def derivative(x, order):
+        """The ``order``-th derivative of ``name`` at Tensor ``x`` (order >= 1)."""
+        return apply(RULES[derivative_name], (x,), {"order": order})
+
+    rule(
+        derivative_name,
+        "".join(p.capitalize() for p in derivative_name.split("_")) + "Backward0",
+        ("self",),  # order: the derivative's order, >= 1
+        forward=lambda a, order: host_kernel(cached, order)(a),
+        grads=(lambda c, g: g * derivative(c.self, c.order + 1),),
+        saves={"self": (0,)},
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+    rule(
+        name,
+        node,
+        ("self",),
+        forward=host_kernel(cached, 0),
+        grads=(lambda c, g: g * derivative(c.self, 1),),
+        saves={"self": (0,)},
+        jvp=AUTO_ELEMENT_WISE,
+        batch=BATCH_ELEMENTWISE,
+    )
+    return derivative
