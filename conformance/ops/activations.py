@@ -283,8 +283,12 @@ record(
     inputs=("input", "weight"),
     sample=lambda: _prelu(),
     fn=lambda T, x, w: T.nn.functional.prelu(x, w),
-    jax=lambda J, x, w: J.jnp.where(x > 0, x, _bcast(x, w, J.jnp.reshape) * x),
-    tf=lambda tf, x, w: tf.where(x > 0, x, _bcast(x, w, tf.reshape) * x),
+    # the slope masked to 0 where x > 0 (no inf*0 in the unselected branch): with w * x there, an
+    # infinite or NaN weight times the zero cotangent the select sends that branch made the input's
+    # derivative at x > 0 NaN, where PyTorch's prelu_backward (and the mathematics: prelu is x there)
+    # gives 1 (seed-2 seeded draws, values 'nonfinite')
+    jax=lambda J, x, w: J.jnp.where(x > 0, x, J.jnp.where(x > 0, 0, _bcast(x, w, J.jnp.reshape)) * x),
+    tf=lambda tf, x, w: tf.where(x > 0, x, tf.where(x > 0, tf.zeros_like(x), _bcast(x, w, tf.reshape)) * x),
 )
 
 
