@@ -224,6 +224,23 @@ unary(
     lambda tf, x: tf.nn.relu6(x + 3) / 6,
     domains={"input": D.KINKS_3},
     checks=("forward", "vjp", "jvp"),  # PyTorch: the derivative of hardsigmoid_backward is not implemented
+    conventions=(
+        Convention(
+            "hardsigmoid-gradient-at-nan",
+            "hardsigmoid's derivative at NaN (no number): PyTorch's hardsigmoid_backward gives 0 "
+            "(-3 < x < 3 is false for NaN)",
+            any_nan,
+            (
+                Alternative(
+                    "propagate",
+                    # x * x: NaN at a NaN x, and so is its derivative
+                    lambda T, x: T.where(T.isnan(x), x * x, T.nn.functional.hardsigmoid(x)),
+                    "TensorFlow's forward mode (tf.autodiff.ForwardAccumulator of relu6(x + 3) / 6, "
+                    "keras.ops.hard_sigmoid alike): NaN; its GradientTape gives 0",
+                ),
+            ),
+        ),
+    ),
 )
 unary(
     "hardswish",
