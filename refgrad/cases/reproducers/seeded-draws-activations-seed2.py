@@ -32,3 +32,22 @@ with tf.GradientTape() as tape:
 g = tape.gradient(y, x)
 exact = 2 * mpmath.exp(mpmath.mpf(-23.387895584106445))
 print("tf keras.ops.elu' float32 at -23.39, alpha 2:", float(g), "exact:", mpmath.nstr(exact, 8))
+
+# refgrad's TensorFlow spelling of elu, tf.where(x > 0, x, alpha * expm1(minimum(x, 0))), at NaN:
+# tf.minimum gives a NaN's gradient to its other operand (0), so none reaches x, in the gradient
+# and in the forward over reverse; PyTorch's elu_backward gives g (x <= 0 is false for NaN)
+x = tf.Variable(float("nan"), dtype=tf.float64)
+tangent = tf.constant(1.0, tf.float64)
+with tf.autodiff.ForwardAccumulator(x, tangent) as acc:
+    with tf.GradientTape() as tape:
+        y = tf.where(x > 0, x, 2.0 * tf.math.expm1(tf.math.minimum(x, 0.0)))
+    g = tape.gradient(y, x)
+gt = torch.tensor(float("nan"), dtype=torch.float64, requires_grad=True)
+print(
+    "tf elu spelling' float64 at nan, alpha 2:",
+    float(g),
+    "forward over reverse:",
+    float(acc.jvp(g)) if acc.jvp(g) is not None else None,
+    "torch:",
+    float(torch.autograd.grad(torch.nn.functional.elu(gt, 2.0), gt)[0]),
+)
