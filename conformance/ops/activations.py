@@ -224,6 +224,23 @@ unary(
     lambda tf, x: tf.nn.relu6(x + 3) / 6,
     domains={"input": D.KINKS_3},
     checks=("forward", "vjp", "jvp"),  # PyTorch: the derivative of hardsigmoid_backward is not implemented
+    conventions=(
+        Convention(
+            "hardsigmoid-gradient-at-nan",
+            "hardsigmoid's derivative at NaN (no number): PyTorch's hardsigmoid_backward gives 0 "
+            "(-3 < x < 3 is false for NaN)",
+            any_nan,
+            (
+                Alternative(
+                    "propagate",
+                    # x * x: NaN at a NaN x, and so is its derivative
+                    lambda T, x: T.where(T.isnan(x), x * x, T.nn.functional.hardsigmoid(x)),
+                    "TensorFlow's forward mode (tf.autodiff.ForwardAccumulator of relu6(x + 3) / 6, "
+                    "keras.ops.hard_sigmoid alike): NaN; its GradientTape gives 0",
+                ),
+            ),
+        ),
+    ),
 )
 unary(
     "hardswish",
@@ -283,8 +300,12 @@ record(
     inputs=("input", "weight"),
     sample=lambda: _prelu(),
     fn=lambda T, x, w: T.nn.functional.prelu(x, w),
-    jax=lambda J, x, w: J.jnp.where(x > 0, x, _bcast(x, w, J.jnp.reshape) * x),
-    tf=lambda tf, x, w: tf.where(x > 0, x, _bcast(x, w, tf.reshape) * x),
+    # the slope masked to 0 where x > 0 (no inf*0 in the unselected branch): with w * x there, an
+    # infinite or NaN weight times the zero cotangent the select sends that branch made the input's
+    # derivative at x > 0 NaN, where PyTorch's prelu_backward (and the mathematics: prelu is x there)
+    # gives 1 (seed-2 seeded draws, values 'nonfinite')
+    jax=lambda J, x, w: J.jnp.where(x > 0, x, J.jnp.where(x > 0, 0, _bcast(x, w, J.jnp.reshape)) * x),
+    tf=lambda tf, x, w: tf.where(x > 0, x, tf.where(x > 0, tf.zeros_like(x), _bcast(x, w, tf.reshape)) * x),
 )
 
 

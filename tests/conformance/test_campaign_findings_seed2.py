@@ -153,3 +153,36 @@ def test_tensorflow_hardswish_gradient_at_minus_and_plus_three_is_pytorchs():
     t = torch.tensor(values, dtype=torch.float64, requires_grad=True)
     want = torch.autograd.grad(torch.nn.functional.hardswish(t).sum(), t)[0].tolist()
     assert got == pytest.approx(want, abs=1e-15)
+
+
+@pytest.mark.parametrize("weight", [float("inf"), float("nan")])
+def test_prelu_spellings_input_derivative_at_positive_x_ignores_the_weight(weight):
+    # prelu is x where x > 0, whatever the weight: its derivative there is 1 (PyTorch's
+    # prelu_backward). The JAX and TensorFlow spellings where(x > 0, x, w * x) gave NaN, an infinite
+    # or NaN w times the zero cotangent of the unselected branch (seed-2 seeded draws, jvp_vjp)
+    jax = pytest.importorskip("jax")
+    tf = pytest.importorskip("tensorflow")
+    from conformance.ops import RECORDS
+    from conformance.ops._run import JaxNamespace
+
+    rec = RECORDS["prelu"]
+    x = [[0.59, -0.5]]  # (n, c) = (1, 2): one positive, one negative element
+    w = [weight]
+    gx, gw = jax.grad(lambda x_, w_: rec.jax(JaxNamespace(), x_, w_).sum(), (0, 1))(
+        jax.numpy.asarray(x, jax.numpy.float32), jax.numpy.asarray(w, jax.numpy.float32)
+    )
+    assert float(gx[0, 0]) == 1.0
+    xt, wt = tf.constant(x, tf.float32), tf.constant(w, tf.float32)
+    with tf.GradientTape() as tape:
+        tape.watch([xt, wt])
+        y = tf.reduce_sum(rec.tf(tf, xt, wt))
+    tx, tw = tape.gradient(y, [xt, wt])
+    assert float(tx[0, 0]) == 1.0
+    # at x = -0.5 the slope and its derivative are PyTorch's: w and x
+    torch = pytest.importorskip("torch")
+    xs = torch.tensor(x, requires_grad=True)
+    ws = torch.tensor(w, requires_grad=True)
+    want_x, want_w = torch.autograd.grad(torch.nn.functional.prelu(xs, ws).sum(), (xs, ws))
+    for got_x, got_w in ((gx, gw), (tx.numpy(), tw.numpy())):
+        assert str(float(got_x[0][1])) == str(float(want_x[0, 1]))
+        assert float(got_w[0]) == float(want_w[0])

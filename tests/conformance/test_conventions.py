@@ -567,3 +567,20 @@ def test_max_pool_gradient_split_in_a_nan_window_fails():
     assert _judge(case, "vjp", grad_input=[[[[0.0, 0.0], [2.0, 0.0]]]])["verdict"] == "convention"
     assert _judge(case, "vjp", grad_input=[[[[1.0, 0.0], [1.0, 0.0]]]])["verdict"] == "fail"
     assert _judge(case, "vjp", grad_input=[[[[0.0, 2.0], [0.0, 0.0]]]])["verdict"] == "fail"
+
+
+def test_hardsigmoid_derivative_at_nan_propagated_by_tensorflow_forward_mode_is_a_convention():
+    """TensorFlow's ForwardAccumulator of relu6(x + 3) / 6 gives NaN at a NaN input where PyTorch's
+    hardsigmoid_backward gives 0 (-3 < x < 3 is false; TensorFlow's GradientTape gives 0 too): the
+    seeded seed-2 campaign's jvp cases hardsigmoid-516e6680fab1 and -9711763a9a39."""
+    data = {"input": [NAN, 0.5, 4.0], "tangent_input": [-0.5755, 1.2, 1.0]}
+    case = _case("hardsigmoid", data, "jvp")
+    adapter = _adapter("tensorflow")
+    got = run_in_process(adapter, case, "jvp", adapter.setup())
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [
+        {"name": "hardsigmoid-gradient-at-nan", "alternative": "propagate", "elements": 1}
+    ]
+    assert _judge(case, "jvp", tangent_output=[0.0, 0.2, 0.0])["verdict"] == "pass"
+    # another number at the NaN is no choice: a failure
+    assert _judge(case, "jvp", tangent_output=[-0.1, 0.2, 0.0])["verdict"] == "fail"
