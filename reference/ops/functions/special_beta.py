@@ -1,0 +1,28 @@
+"""The regularized incomplete beta function ``betainc(a, b, x)`` (jax.scipy.special's and
+tf.math's name and argument order; PyTorch has none) over the exact rules of
+:mod:`reference.ops.rules.special_beta`: the reference goes beyond PyTorch here, in
+``reference.special``, so that one program text runs on the reference where JAX and TensorFlow
+differentiate a function PyTorch lacks.
+
+The three operands promote and broadcast as PyTorch's TensorIterator does for its ternary ops (an
+integer or bool result computes in the default float dtype, a Python number is a wrapped number);
+a and b are not differentiated (JAX raises for their gradient, TensorFlow's is None)."""
+
+from __future__ import annotations
+
+from reference.autograd.dispatch import apply
+from reference.ops import api as A
+from reference.ops.api import R
+from reference.ops.promotion import _operand
+from reference.ops.public import check_broadcast3, float_dtype
+
+
+def betainc(a, b, x):
+    """I_x(a, b) = ∫_0^x t^(a-1) (1-t)^(b-1) dt / B(a, b): exact derivatives of every order in x."""
+    dt = float_dtype(A.result_type(a, b, x))
+    a, b, x = (_operand(v, dt) for v in (a, b, x))
+    cast = None if a.dtype == b.dtype == x.dtype == dt else dt
+    return apply(R.betainc, (a, b, x), {}, cast=cast, check=lambda: check_broadcast3(a, b, x))
+
+
+NAMESPACES = {"special": {"betainc": betainc}}
