@@ -99,3 +99,54 @@ not_fuzzed(
     "internal: ∂_x^m of the regularized incomplete beta function; reached by the betainc record's vjp, "
     "jvp, the second-order checks and vmap_vjp",
 )
+
+# ---- the log-beta function betaln(a, b) = ln|B(a, b)| -------------------------------------------
+# jax.scipy.special.betaln; TensorFlow's tf.math.lbeta reduces its last axis (ln B of the entries
+# along it): lbeta of the stacked pair is betaln. a and b on (0, inf): the poles of Γ at 0 (ln B ->
+# inf) and the cancellation of ψ(a) - ψ(a + b) where one parameter is much the smaller.
+_BETALN_A = D.domain("(0, inf): a", 0.0, math.inf, D.Point("pole a = 0", 0.0, "above"), D.Point("a = 1", 1.0),
+                     gate="pos")  # fmt: skip
+_BETALN_B = D.domain("(0, inf): b", 0.0, math.inf, D.Point("pole b = 0", 0.0, "above"), D.Point("b = 1", 1.0),
+                     gate="pos")  # fmt: skip
+
+
+def _two_sample():
+    @st.composite
+    def sample(draw):
+        a, b = draw(broadcast_shapes(max_rank=2, max_size=_SIZE))
+        return {"values": draw(value_kinds())}, {"a": a, "b": b}
+
+    return sample
+
+
+def _jax_betaln(J, a, b):
+    import jax.scipy.special
+
+    return jax.scipy.special.betaln(a, b)
+
+
+def _tf_lbeta(tf, a, b):
+    """tf.math.lbeta of the pair stacked on a last axis (broadcast first: tf.stack takes one shape)."""
+    shape = tf.broadcast_dynamic_shape(tf.shape(a), tf.shape(b))
+    return tf.math.lbeta(tf.stack([tf.broadcast_to(a, shape), tf.broadcast_to(b, shape)], axis=-1))
+
+
+record(
+    "betaln",
+    FAMILY,
+    inputs=("a", "b"),
+    sample=_two_sample(),
+    fn=lambda T, a, b: T.special.betaln(a, b),
+    torch="PyTorch has no beta or log-beta function (no torch.special.betaln, torch.lbeta or Tensor "
+    "method; users write lgamma(a) + lgamma(b) - lgamma(a + b))",
+    jax=_jax_betaln,
+    tf=_tf_lbeta,
+    domains={"a": _BETALN_A, "b": _BETALN_B},
+)
+
+not_fuzzed(
+    "betaln_derivative",
+    FAMILY,
+    "internal: ∂_a^i ∂_b^j of the log-beta function; reached by the betaln record's vjp, jvp, the "
+    "second-order checks and vmap_vjp",
+)

@@ -1,12 +1,12 @@
 """The regularized incomplete beta function ``betainc(a, b, x)`` (jax.scipy.special's and
-tf.math's name and argument order; PyTorch has none) over the exact rules of
-:mod:`reference.ops.rules.special_beta`: the reference goes beyond PyTorch here, in
+tf.math's name and argument order; PyTorch has none) and the log-beta function ``betaln(a, b)``
+over the exact rules of :mod:`reference.ops.rules.special_beta`: the reference goes beyond PyTorch here, in
 ``reference.special``, so that one program text runs on the reference where JAX and TensorFlow
 differentiate a function PyTorch lacks.
 
-The three operands promote and broadcast as PyTorch's TensorIterator does for its ternary ops (an
+The operands promote and broadcast as PyTorch's TensorIterator does for its ternary ops (an
 integer or bool result computes in the default float dtype, a Python number is a wrapped number);
-a and b are not differentiated (JAX raises for their gradient, TensorFlow's is None)."""
+betainc's a and b are not differentiated (JAX raises for their gradient, TensorFlow's is None)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from reference.autograd.dispatch import apply
 from reference.ops import api as A
 from reference.ops.api import R
 from reference.ops.promotion import _operand
-from reference.ops.public import check_broadcast3, float_dtype
+from reference.ops.public import broadcast_check, check_broadcast3, float_dtype
 
 
 def betainc(a, b, x):
@@ -26,3 +26,15 @@ def betainc(a, b, x):
 
 
 NAMESPACES = {"special": {"betainc": betainc}}
+
+
+def betaln(a, b):
+    """ln|B(a, b)| = ln|Γ(a)| + ln|Γ(b)| - ln|Γ(a + b)| (jax.scipy.special.betaln; TensorFlow's
+    tf.math.lbeta of the pair): exact derivatives of every order in both."""
+    dt = float_dtype(A.result_type(a, b))
+    a, b = _operand(a, dt), _operand(b, dt)
+    cast = None if a.dtype == b.dtype == dt else dt
+    return apply(R.betaln, (a, b), {}, cast=cast, check=broadcast_check(a, b))
+
+
+NAMESPACES["special"]["betaln"] = betaln

@@ -179,19 +179,25 @@ def _complement(mp, a, b, x):
         mp.dps += lost + 10
 
 
-def betainc_kernel(dx):
-    """The exact kernel of ∂_x^dx I_x(a, b), element by element on the host (a cached float64 scalar
-    function), in the inputs' namespace and dtype (rounded once)."""
+def _host_kernel(exact, *orders):
+    """The kernel of ``exact(*scalars, *orders)`` (a cached float64 scalar function), element by
+    element on the host over the broadcast inputs, in their namespace and the last one's dtype
+    (rounded once)."""
 
-    def kernel(a, b, x, **_):
-        arrays = np.broadcast_arrays(*(np.asarray(to_numpy(v), dtype=np.float64) for v in (a, b, x)))
+    def kernel(*inputs, **_):
+        arrays = np.broadcast_arrays(*(np.asarray(to_numpy(v), dtype=np.float64) for v in inputs))
         out = np.empty(arrays[0].shape, dtype=np.float64)
         for idx in np.ndindex(out.shape):
-            out[idx] = betainc_exact(*(float(v[idx]) for v in arrays), dx)
+            out[idx] = exact(*(float(v[idx]) for v in arrays), *orders)
         with np.errstate(all="ignore"):
-            return namespace_of(x).asarray(out.astype(x.dtype))
+            return namespace_of(inputs[-1]).asarray(out.astype(inputs[-1].dtype))
 
     return kernel
+
+
+def betainc_kernel(dx):
+    """The exact kernel of ∂_x^dx I_x(a, b)."""
+    return _host_kernel(betainc_exact, dx)
 
 
 def derivative(a, b, x, dx):
@@ -315,4 +321,119 @@ RULES["betainc"].error = _E.derived_bound(
 )
 RULES["betainc_derivative"].error = _E.composite(
     _formula, "the frameworks' x-derivative exp((b-1) log1p(-x) + (a-1) log x - lbeta(a, b)), differentiated"
+)
+
+
+# ---- the logarithm of the beta function: betaln(a, b) = ln|B(a, b)| --------------------------------
+# jax.scipy.special.betaln (TensorFlow: tf.math.lbeta of the pair, a reduction over the last axis;
+# PyTorch has none). Both arguments are differentiated, every order one exact primitive:
+# ``betaln_derivative`` (params ``da``, ``db``, da + db >= 1) = ∂_a^da ∂_b^db ln|B| =
+# [db = 0] ψ^(da-1)(a) + [da = 0] ψ^(db-1)(b) - ψ^(da+db-1)(a + b) (ψ^(n) the polygamma function),
+# computed in mpmath at 40 digits plus those of max(|a|, |b|) (ψ(a) - ψ(a + b) ~ -b/a cancels by
+# the digits of a/b: the precision grows with them too), rounded once. Special values: nan at nan;
+# ln|B| = inf at a pole of Γ(a) or Γ(b) (a nonpositive integer) where a + b is not one, nan where
+# it is too (the limit depends on the direction); the derivatives nan at the poles; at a = inf
+# (b finite, positive) ln B = -inf and its derivatives 0 (the limits: B ~ Γ(b) a^-b); inf in both
+# nan.
+
+
+def _betaln_special(a, b, da, db):
+    """ln|B|'s value or derivative where mpmath is not asked, or None."""
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    pole = [v <= 0 and v == math.floor(v) for v in (a, b, a + b)]
+    if pole[0] or pole[1]:
+        return math.inf if da == db == 0 and not pole[2] else math.nan
+    if math.isinf(a) or math.isinf(b):
+        if math.isinf(a) and math.isinf(b):
+            return math.nan
+        finite = b if math.isinf(a) else a
+        if (a if math.isinf(a) else b) < 0 or finite < 0:
+            return math.nan
+        return -math.inf if da == db == 0 else 0.0
+    return None
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def betaln_exact(a, b, da, db):
+    """∂_a^da ∂_b^db ln|B(a, b)| at the floats (a, b), correctly rounded to float64."""
+    from mpmath import mp
+
+    special = _betaln_special(a, b, da, db)
+    if special is not None:
+        return special
+    digits = max(abs(a), abs(b), 1.0) / max(min(abs(a), abs(b)), 1e-300)
+    with mp.workdps(_DPS + int(math.log10(max(abs(a), abs(b), 1.0))) + int(math.log10(max(digits, 1.0)))):
+        ma, mb = mp.mpf(a), mp.mpf(b)
+        if da == db == 0:
+            # ln|Γ(a)| + ln|Γ(b)| - ln|Γ(a + b)| (mpmath's loggamma is complex below 0: its real part)
+            return float(mp.re(mp.loggamma(ma)) + mp.re(mp.loggamma(mb)) - mp.re(mp.loggamma(ma + mb)))
+        n = da + db - 1
+        total = -mp.polygamma(n, ma + mb)
+        if db == 0:
+            total += mp.polygamma(n, ma)
+        if da == 0:
+            total += mp.polygamma(n, mb)
+        return float(total)
+
+
+def betaln_kernel(da, db):
+    """The exact kernel of ∂_a^da ∂_b^db ln|B|."""
+    return _host_kernel(betaln_exact, da, db)
+
+
+def betaln_derivative(a, b, da, db):
+    """∂_a^da ∂_b^db ln|B(a, b)| at Tensors ``a``, ``b`` (da + db >= 1)."""
+    return apply(RULES["betaln_derivative"], (a, b), {"da": da, "db": db})
+
+
+rule(
+    "betaln_derivative",
+    "BetalnDerivativeBackward0",
+    ("a", "b"),  # da, db: the orders in a and b, da + db >= 1
+    forward=lambda a, b, da, db: betaln_kernel(da, db)(a, b),
+    grads=(
+        lambda c, g: g * betaln_derivative(c.a, c.b, c.da + 1, c.db),
+        lambda c, g: g * betaln_derivative(c.a, c.b, c.da, c.db + 1),
+    ),
+    saves={"a": (0, 1), "b": (0, 1)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+rule(
+    "betaln",
+    "BetalnBackward0",  # (no PyTorch node: jax.scipy.special.betaln, tf.math.lbeta)
+    ("a", "b"),
+    forward=betaln_kernel(0, 0),
+    grads=(
+        lambda c, g: g * betaln_derivative(c.a, c.b, 1, 0),
+        lambda c, g: g * betaln_derivative(c.a, c.b, 0, 1),
+    ),
+    saves={"a": (0, 1), "b": (0, 1)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+)
+
+
+def _betaln_formula(a, b):
+    """TensorFlow's lbeta (reduce_sum(lgamma(x)) - lgamma(reduce_sum(x))); JAX's betaln (TFP's
+    algorithm, a log-gamma correction where a parameter is large) is at least as accurate."""
+    return P.lgamma(a) + P.lgamma(b) - P.lgamma(a + b)
+
+
+def _betaln_derivative_formula(a, b, da, db):
+    """The frameworks' derivatives, autodiff of lgamma: ψ^(n)(a) - ψ^(n)(a + b) (n = da + db - 1)."""
+    n = da + db - 1
+    psi = (lambda z: P.digamma(z)) if n == 0 else (lambda z: P.polygamma(n, z))
+    total = -psi(a + b)
+    if db == 0:
+        total = total + psi(a)
+    if da == 0:
+        total = total + psi(b)
+    return total
+
+
+RULES["betaln"].error = _E.composite(_betaln_formula, "lgamma(a) + lgamma(b) - lgamma(a + b) (TensorFlow's lbeta)")
+RULES["betaln_derivative"].error = _E.composite(
+    _betaln_derivative_formula, "the frameworks' derivative of lgamma: polygamma(n, a) - polygamma(n, a + b)"
 )
