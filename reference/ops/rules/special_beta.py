@@ -362,8 +362,9 @@ def betaln_exact(a, b, da, db):
     special = _betaln_special(a, b, da, db)
     if special is not None:
         return special
-    digits = max(abs(a), abs(b), 1.0) / max(min(abs(a), abs(b)), 1e-300)
-    with mp.workdps(_DPS + int(math.log10(max(abs(a), abs(b), 1.0))) + int(math.log10(max(digits, 1.0)))):
+    larger = math.log10(max(abs(a), abs(b), 1.0))
+    ratio = larger - math.log10(min(abs(a), abs(b)))  # the digits ψ(a) - ψ(a + b) cancels by
+    with mp.workdps(_DPS + int(larger) + int(max(ratio, 0.0))):
         ma, mb = mp.mpf(a), mp.mpf(b)
         if da == db == 0:
             # ln|Γ(a)| + ln|Γ(b)| - ln|Γ(a + b)| (mpmath's loggamma is complex below 0: its real part)
