@@ -363,7 +363,9 @@ def betaln_exact(a, b, da, db):
     if special is not None:
         return special
     larger = math.log10(max(abs(a), abs(b), 1.0))
-    ratio = larger - math.log10(min(abs(a), abs(b)))  # the digits ψ(a) - ψ(a + b) cancels by
+    # the digits ψ^(n)(a) - ψ^(n)(a + b) cancels by (the value, dominated by ln Γ of the smaller
+    # argument, needs only those of the larger: loggamma at 980 digits takes seconds)
+    ratio = larger - math.log10(min(abs(a), abs(b))) if da + db else 0.0
     with mp.workdps(_DPS + int(larger) + int(max(ratio, 0.0))):
         ma, mb = mp.mpf(a), mp.mpf(b)
         if da == db == 0:
