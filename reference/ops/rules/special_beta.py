@@ -332,7 +332,8 @@ RULES["betainc_derivative"].error = _E.composite(
 # computed in mpmath at 40 digits plus those of max(|a|, |b|) (ψ(a) - ψ(a + b) ~ -b/a cancels by
 # the digits of a/b: the precision grows with them too), rounded once. Special values: nan at nan;
 # ln|B| = inf at a pole of Γ(a) or Γ(b) (a nonpositive integer) where a + b is not one, nan where
-# it is too (the limit depends on the direction); the derivatives nan at the poles; at a = inf
+# it is too (the limit depends on the direction), -inf where a + b alone is one (1/Γ(a + b) = 0);
+# the derivatives nan at the poles; at a = inf
 # (b finite, positive) ln B = -inf and its derivatives 0 (the limits: B ~ Γ(b) a^-b); inf in both
 # nan.
 
@@ -341,9 +342,11 @@ def _betaln_special(a, b, da, db):
     """ln|B|'s value or derivative where mpmath is not asked, or None."""
     if math.isnan(a) or math.isnan(b):
         return math.nan
-    pole = [v <= 0 and v == math.floor(v) for v in (a, b, a + b)]
+    pole = [math.isfinite(v) and v <= 0 and v == math.floor(v) for v in (a, b, a + b)]
     if pole[0] or pole[1]:
         return math.inf if da == db == 0 and not pole[2] else math.nan
+    if pole[2]:  # 1/Γ(a + b) = 0: B = 0 (ψ(a + b) has a pole: the derivatives nan)
+        return -math.inf if da == db == 0 else math.nan
     if math.isinf(a) or math.isinf(b):
         if math.isinf(a) and math.isinf(b):
             return math.nan
