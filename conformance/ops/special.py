@@ -344,10 +344,6 @@ MISSING = {
     "those derivatives cancel by log2(2x) bits: an exact kernel needs mpmath at a precision growing with "
     "log10 x (mpmath's besselk takes seconds per element near x = 30) or the termwise derivative of the "
     "asymptotic series",
-    "betainc (jax.scipy.special.betainc; tf.math.betainc; torch has none)": "not written yet: d/dx = "
-    "x^(a-1) (1-x)^(b-1) / B(a, b), twice in JAX; in a and b JAX raises ('Betainc gradient with respect "
-    "to a and b not supported') and TensorFlow's gradient is None: a record would differentiate x alone "
-    "(a, b nondiff), with PyTorch unsupported",
     "modified_bessel_i0, modified_bessel_i1, spherical_bessel_j0, airy_ai (torch.special)": "PyTorch "
     "gives them no derivative (results that do not require grad) and JAX and TensorFlow have no other "
     "spelling of the last two: a record would run the forward checks only; i0/i1 are records already "
@@ -356,7 +352,7 @@ MISSING = {
     "(torch.special)": "no derivative in PyTorch and no JAX or TensorFlow function: nothing to "
     "differentiate against",
     "spence, fresnel, sici, hyp1f1, hyp2f1, owens_t, wofz, gamma, gammasgn, "
-    "loggamma, beta, betaln, poch, boxcox, boxcox1p, kl_div, rel_entr (jax.scipy.special; tf.math.special "
+    "loggamma, beta, poch, boxcox, boxcox1p, kl_div, rel_entr (jax.scipy.special; tf.math.special "
     "fresnel_cos, fresnel_sin, spence)": "not written yet: each needs an exact kernel "
     "(mpmath has every one), its derivative rule and a record",
 }
