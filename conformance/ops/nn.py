@@ -142,6 +142,24 @@ record(
     "JAX user writes it with jnp.mean/jnp.var (two-pass), TF with tf.nn.moments + batch_normalization",
 )
 not_fuzzed(
+    "softmax_centred",
+    FAMILY,
+    "internal: g - Σ(g·y) of softmax's VJP and JVP, exact in float64; reached by the softmax, "
+    "log_softmax and logsumexp records' vjp, vjp_vjp, jvp, the second-order forward checks and vmap_vjp",
+)
+not_fuzzed(
+    "softmax_centred_t",
+    FAMILY,
+    "internal: g - y·Σg of log_softmax's VJP (the transpose of softmax_centred), exact in float64; "
+    "reached by the log_softmax and softmax records' vjp, vjp_vjp, jvp and vmap_vjp",
+)
+not_fuzzed(
+    "log_softmax_exp",
+    FAMILY,
+    "internal: exp(result) of log_softmax's VJP, softmax(self) from the input in float64; reached by "
+    "the log_softmax record's vjp, vjp_vjp, jvp and vmap_vjp",
+)
+not_fuzzed(
     "batch_norm_backward",
     FAMILY,
     "internal: batch_norm's VJP; reached by the batch_norm record's vjp and vjp_vjp checks",

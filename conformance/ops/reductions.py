@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from conformance.ops import record
+from conformance.ops import not_fuzzed, record
 from conformance.ops._conventions import Alternative, Convention, any_repeated
 from conformance.strategies import LONG_SIZES, tensor_shapes, value_kinds
 
@@ -415,4 +415,24 @@ record(
     tf=lambda tf, x, dim, keepdim: tf.reduce_sum(
         tf.where(tf.math.is_nan(x), tf.zeros_like(x), x), axis=dim, keepdims=keepdim
     ),
+)
+
+not_fuzzed(
+    "centred",
+    FAMILY,
+    "internal: x - mean(x) with the mean's rounding taken out, in var's and std's VJP and JVP (exact "
+    "in float64); reached by the var, std, var_mean and std_mean records' vjp, vjp_vjp, jvp and vmap_vjp",
+)
+not_fuzzed(
+    "norm_ratio_power",
+    FAMILY,
+    "internal: x·|x|^(p - 2) / norm^(p - 1) of a p-norm's VJP and JVP, scaled (no overflow at 1e200s, "
+    "no division by a subnormal norm); reached by the linalg_vector_norm record's vjp, vjp_vjp, jvp "
+    "and vmap_vjp",
+)
+not_fuzzed(
+    "logsumexp_weight",
+    FAMILY,
+    "internal: exp(self - result) of logsumexp's VJP and JVP, softmax(self) in float64; reached by "
+    "the logsumexp record's vjp, vjp_vjp, jvp and vmap_vjp",
 )

@@ -25,6 +25,11 @@ def _rm():
     return T.tensor([0.1, -0.2], dtype=T.float64), T.tensor([1.5, 0.5], dtype=T.float64)
 
 
+def _vjp_graph(y, x, g):
+    """The VJP of y at x for cotangent g, with its graph (to be differentiated again)."""
+    return T.autograd.grad(y, x, g, create_graph=True)[0]
+
+
 OP_RECORDS = {
     "add": [
         ("broadcast", lambda a, b: a + b * 1.0, [(2, 3), (3,)], "aa"),
@@ -66,6 +71,20 @@ OP_RECORDS = {
             [(3,), (3,), (3,), (3,)],
             "aaaa",
         )
+    ],
+    # the exact float64 derivative primitives of the softmax family and the reductions (issue 38):
+    # each reached through its op's VJP, differentiated again by gradcheck's second order
+    "softmax_centred": [("via_softmax", lambda a, g: _vjp_graph(F.softmax(a, 1), a, g), [(2, 3), (2, 3)], "aa")],
+    "softmax_centred_t": [
+        ("via_log_softmax", lambda a, g: _vjp_graph(F.log_softmax(a, 1), a, g), [(2, 3), (2, 3)], "aa")
+    ],
+    "log_softmax_exp": [
+        ("via_log_softmax_dim0", lambda a, g: _vjp_graph(F.log_softmax(a, 0), a, g), [(3, 2), (3, 2)], "aa")
+    ],
+    "logsumexp_weight": [("via_logsumexp", lambda a, g: _vjp_graph(T.logsumexp(a, 1), a, g), [(2, 3), (2,)], "aa")],
+    "centred": [("via_var", lambda a, g: _vjp_graph(T.var(a, 1), a, g), [(2, 3), (2,)], "aa")],
+    "norm_ratio_power": [
+        ("via_3_norm", lambda a, g: _vjp_graph(T.linalg.vector_norm(a, 3, dim=1), a, g), [(2, 3), (2,)], "fa")
     ],
     "tanh_backward": [
         ("via_tanh", lambda a, b: T.autograd.grad(a.tanh(), a, b, create_graph=True)[0], [(3,), (3,)], "aa")

@@ -10,7 +10,7 @@ import scipy.special
 import reference as T
 from reference import backend
 from reference.autograd.tensor import _make
-from reference.ops import RULES
+from reference.ops import RULES, kernels
 from reference.testing import strict_xp as xp
 from tests.autograd.op_records import OP_RECORDS
 from tests.autograd.test_strict_namespace import check_sample, check_vmap_sample
@@ -220,6 +220,13 @@ def test_a_gradient_on_another_device_is_refused():
         (x * 2).backward(T.ones(2))
 
 
+@pytest.fixture
+def host_plain_path(monkeypatch):
+    """The host without its exact float64 repairs (kernels.HOST_REPAIRS: softmax, sums, norms; the
+    device keeps the plain array path), so a host run and a device run compare bit for bit."""
+    monkeypatch.setattr(kernels, "HOST_REPAIRS", False)
+
+
 def _both(fn, *arrays):
     """fn on CPU tensors and on strict ones: values and gradients, host arrays."""
     out = []
@@ -234,7 +241,7 @@ def _both(fn, *arrays):
         np.testing.assert_array_equal(a, b)
 
 
-def test_paths_beyond_the_records_attention_masks_and_embedding_bag():
+def test_paths_beyond_the_records_attention_masks_and_embedding_bag(host_plain_path):
     """Branches the op records do not reach, which build host-side tables from masks and offsets."""
     F = T.nn.functional
     rng = np.random.default_rng(0)

@@ -65,6 +65,12 @@ DIFFERENTIATE_INSIDE = {
     "scatter_add",
     "batch_norm_backward",
     "convolution_backward",
+    "softmax_centred",
+    "softmax_centred_t",
+    "log_softmax_exp",
+    "logsumexp_weight",
+    "centred",
+    "norm_ratio_power",
 }
 
 
