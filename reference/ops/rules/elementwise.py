@@ -584,9 +584,7 @@ rule(
     "ReciprocalBackward0",
     ("self",),
     forward=lambda a: (1 / a).astype(a.dtype, copy=False),
-    # -g·y·y, with g·y formed first: PyTorch's -g·(y·y) overflows to inf (and gives nan for g = 0)
-    # where y² is past the range but g·y·y is not (y = 1/x at the smallest normals)
-    grads=(lambda c, g: -(g * c.result) * c.result,),
+    grads=(lambda c, g: -g * (c.result * c.result),),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
