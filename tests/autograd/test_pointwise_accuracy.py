@@ -205,6 +205,25 @@ def test_copysign_second_derivative_at_subnormal_inputs_is_zero():
     assert gg.numpy().tolist() == [0.0, 0.0, 0.0]
 
 
+def test_reciprocal_gradient_where_the_squared_result_overflows():
+    # d/dx 1/x = -1/x²: g·y·y with y = 1/x. At the smallest normal (and below 2^-511) y² overflows
+    # while g·y·y is finite for a tiny g and exactly 0 for g = 0; PyTorch's -g·(y·y) gives -inf and
+    # nan there. At x = 0 (y = inf) PyTorch's order stays: -0·inf = nan, as PyTorch and JAX answer
+    tiny = 2.2250738585072014e-308
+    x = T.tensor([tiny, tiny, 1e-200, 0.0, 2.0], dtype=T.float64, requires_grad=True)
+    g = T.tensor([1e-310, 0.0, 1e-300, 0.0, 3.0], dtype=T.float64)
+    (gx,) = T.autograd.grad(T.reciprocal(x), x, g)
+    got = gx.numpy()
+    assert got[0] == pytest.approx(-1e-310 / tiny / tiny, rel=4 * 2**-52)  # each step exact to 1 ulp
+    assert got[1] == 0.0 and got[2] == pytest.approx(-1e100, rel=4 * 2**-52)
+    assert np.isnan(got[3]) and got[4] == -0.75
+    # forward over reverse: d/dx of -g/x² is 2g/x³, finite for a tiny g
+    (gx,) = T.autograd.grad(T.reciprocal(x), x, g, create_graph=True)
+    (h,) = T.autograd.grad(gx, x, T.tensor([0.0, 0.0, 1.0, 0.0, 1.0], dtype=T.float64))
+    assert h.numpy()[2] == pytest.approx(2e300, rel=8 * 2**-52)  # 2·1e-300/1e-600; was inf
+    assert h.numpy()[0] == 0.0 and h.numpy()[4] == pytest.approx(6 / 8)
+
+
 def test_cumprod_gradient_at_an_infinite_input_is_the_product_of_the_others():
     x = T.tensor([2.0, np.inf, 3.0, 0.5], dtype=T.float64, requires_grad=True)
     (g,) = T.autograd.grad(T.cumprod(x, 0).sum(), x)

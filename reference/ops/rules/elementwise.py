@@ -13,7 +13,7 @@ import numpy as np
 
 from reference import errors
 from reference.autograd.dispatch import apply
-from reference.autograd.tensor import bfloat16
+from reference.autograd.tensor import _make, bfloat16
 from reference.backend import namespace_of, to_device, xp_fn
 from reference.errors import REFERENCE_U
 from reference.ops import api as A
@@ -579,12 +579,32 @@ rule(
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
 )
+def _reciprocal_grad(c, g):
+    """-g·y² (y = 1/x), PyTorch's -g·(y·y). Where y is finite and y·y overflows (|x| below 2^-511 in
+    float64: the smallest normals, 1e-200) the exact product is finite for a tiny g and 0 for a
+    zero one, where -g·(y·y) is -inf or nan: those elements take -(g·y)·y. Only there: at x = 0 or
+    ±inf (y infinite or 0) PyTorch's order keeps its nan/inf patterns, which JAX shares (ordering
+    the product so everywhere moved the second-order checks away from both: 3a072c2)."""
+    y = c.result
+    square = y * y
+    if y.dtype.kind != "f":
+        return -g * square
+    xp = namespace_of(y._data)
+    overflowed = xp.isfinite(y._data) & xp.isinf(square._data)
+    if not bool(overflowed.any()):
+        return -g * square
+    over = _make(overflowed)
+    one = A.ones((), dtype=y.dtype, device=y.device)
+    y_over, y_rest = A.where(over, y, one), A.where(over, one, y)  # each branch reads 1 in the other's
+    return A.where(over, -(g * y_over) * y_over, -g * (y_rest * y_rest))
+
+
 rule(
     "reciprocal",
     "ReciprocalBackward0",
     ("self",),
     forward=lambda a: (1 / a).astype(a.dtype, copy=False),
-    grads=(lambda c, g: -g * (c.result * c.result),),
+    grads=(_reciprocal_grad,),
     saves={"result": (0,)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
