@@ -436,3 +436,23 @@ not_fuzzed(
     "internal: exp(self - result) of logsumexp's VJP and JVP, softmax(self) in float64; reached by "
     "the logsumexp record's vjp, vjp_vjp, jvp and vmap_vjp",
 )
+not_fuzzed(
+    "std_direction",
+    FAMILY,
+    "internal: (x - mean)/(dof·std), std's gradient in its VJP and JVP (exact in float64, where std != 0); "
+    "reached by the std and std_mean records' vjp, jvp, vmap_vjp and every second-order check",
+)
+not_fuzzed(
+    "std_curvature",
+    FAMILY,
+    "internal: std's Hessian times a tangent, one primitive (the paths through x and the saved std "
+    "cancel in PyTorch's double backward); reached by the std and std_mean records' vjp_vjp, jvp_jvp, "
+    "vjp_jvp, jvp_vjp and vmap_jvp_vjp",
+)
+not_fuzzed(
+    "norm_curvature",
+    FAMILY,
+    "internal: a p-norm's Hessian times a tangent (1 < p < inf), one primitive (the paths through x "
+    "and the saved norm cancel in PyTorch's double backward); reached by the linalg_vector_norm "
+    "record's vjp_vjp, jvp_jvp, vjp_jvp, jvp_vjp and vmap_jvp_vjp",
+)

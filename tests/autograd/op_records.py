@@ -30,6 +30,11 @@ def _vjp_graph(y, x, g):
     return T.autograd.grad(y, x, g, create_graph=True)[0]
 
 
+def _hvp(y, x, t):
+    """The Hessian of sum(y) at x times t (the VJP of its gradient), with its graph."""
+    return _vjp_graph(_vjp_graph(y, x, T.ones_like(y)), x, t)
+
+
 OP_RECORDS = {
     "add": [
         ("broadcast", lambda a, b: a + b * 1.0, [(2, 3), (3,)], "aa"),
@@ -85,6 +90,13 @@ OP_RECORDS = {
     "centred": [("via_var", lambda a, g: _vjp_graph(T.var(a, 1), a, g), [(2, 3), (2,)], "aa")],
     "norm_ratio_power": [
         ("via_3_norm", lambda a, g: _vjp_graph(T.linalg.vector_norm(a, 3, dim=1), a, g), [(2, 3), (2,)], "fa")
+    ],
+    "std_direction": [("via_std", lambda a, g: _vjp_graph(T.std(a, 1), a, g), [(2, 3), (2,)], "aa")],
+    # the Hessian products: reached by the second derivative, checked to third order by gradgradcheck
+    "std_curvature": [("via_std", lambda a, t: _hvp(T.std(a, 1), a, t), [(2, 3), (2, 3)], "aa")],
+    "norm_curvature": [
+        ("via_3_norm", lambda a, t: _hvp(T.linalg.vector_norm(a, 3, dim=1), a, t), [(2, 3), (2, 3)], "fa"),
+        ("via_2_norm", lambda a, t: _hvp(T.linalg.vector_norm(a, dim=1), a, t), [(2, 3), (2, 3)], "fa"),
     ],
     "tanh_backward": [
         ("via_tanh", lambda a, b: T.autograd.grad(a.tanh(), a, b, create_graph=True)[0], [(3,), (3,)], "aa")

@@ -40,21 +40,17 @@ CEILINGS = {
     "prod": (16, 16, None),
     "cumprod": (8, 8, None),
     "norm_1": (1, 0, 0),
-    "norm_2": (1, 1, None),
+    "norm_2": (1, 1, 2),
     "norm_inf": (0, 0, 0),
-    "norm_3": (1, 2, None),
-    "norm_1.5": (1, 1, None),
+    # d2: the norm's pow(1/p) and the powers r^(p - 1), r^(p - 2) of a ratio rounded once
+    "norm_3": (1, 2, 4),
+    "norm_1.5": (1, 1, 2),
     "var_c0": (2, 2, 1),
     "var_c1": (2, 2, 1),
-    "std_c0": (2, 2, None),
-    "std_c1": (2, 2, None),
+    "std_c0": (2, 2, 1),
+    "std_c1": (2, 2, 1),
 }
 
-_NORM_TERMS_CANCEL = (
-    "the double backward sums the path through x, δ_kl·(p - 1)(|x|/N)^(p - 2)/N, and the path through "
-    "the saved norm, -(p - 1)·u_k·u_l/N, which cancel where |x_k| is the norm to within its rounding "
-    "([1, 1e-20, -1e-10]: 0, exact 1e-20); at [5e-324, 1e-320] 1/N overflows in both (inf - inf)"
-)
 _PRODUCT_OVERFLOWS = (
     "the double backward's (result / x_k) / x_l overflows where result / (x_k·x_l) does not "
     "([1e200, 1e200, 1e-200]: inf, exact 1e200); cumprod's diagonal, exactly 0, keeps a rounding residue"
@@ -63,18 +59,12 @@ _PRODUCT_OVERFLOWS = (
 OPEN = {
     ("prod", "d2"): _PRODUCT_OVERFLOWS,
     ("cumprod", "d2"): _PRODUCT_OVERFLOWS,
-    ("norm_2", "d2"): _NORM_TERMS_CANCEL,
-    ("norm_3", "d2"): _NORM_TERMS_CANCEL,
-    ("norm_1.5", "d2"): "|x|^(p - 2) is inf at a zero element: 0·inf = nan in every entry of the jvp_jvp; "
-    "and as norm_2",
-    ("std_c0", "d2"): "the double backward sums δ/(dof·std) and -c_k·c_l/(dof²·std³), which cancel where "
-    "the Hessian entry is 0 ([1, 1 + 2^-52, 1]: 0.25, exact 0)",
-    ("std_c1", "d2"): "as std_c0",
 }
 #: primitives whose second order at a kink differs from stock PyTorch's (conventions of nan and 0)
 CONV_OPEN = {
     "norm_3": "vjp_jvp at the zero vector: 0 where PyTorch's forward-mode formula gives nan",
-    "norm_1.5": "jvp_jvp at the zero vector: nan (0·inf) where PyTorch gives 0",
+    "norm_1.5": "jvp_jvp at the zero vector: nan (0·inf) where PyTorch gives 0; at [0, -2, 1] the jvp_jvp "
+    "entries (1, 0), (2, 0): 0 (exact: u_0 = 0) where PyTorch gives nan (its vjp_vjp gives 0 there)",
 }
 
 _ORDERS = ("value", "d1", "d2")
@@ -175,6 +165,41 @@ FIXED += [
     ("cumprod's zero after an overflowed prefix", lambda: T.cumprod(_f64(1e200, 1e200, 0.0), 0)[2], 0.0),
     ("logsumexp's Hessian: s(1 - s)", lambda: _second(lambda x: T.logsumexp(x, 0), [0.0, -40.0], 0, 0)[0], _S1),
 ]
+
+
+def _exact_d2(name, xs, k, l):
+    """The exact Hessian entry H[k][l] of entry ``name`` (mpmath at 2400 bits), rounded once."""
+    import mpmath
+
+    with mpmath.workprec(R.PREC):
+        return float(R.ENTRIES[name].exact([mpmath.mpf(v) for v in xs]).d2(0, k, l))
+
+
+def _std0(x):
+    return T.std(x, correction=0)
+
+
+def _norm(p):
+    return lambda x: T.linalg.vector_norm(x, ord=p)
+
+
+_CANCELS = [1.0, 1e-20, -1e-10]  # |x_0| is the norm to within its rounding
+_ONE_ULP = [1.0, 1.0 + 2.0**-52, 1.0]
+#: (what, reference call, entry, vector, k, l): second derivatives that were far off before the
+#: Hessian-product primitives (std_curvature, norm_curvature), each against mpmath
+FIXED_D2 = [
+    ("std's Hessian where its two terms cancel to 0 (was -0.5)", lambda: _second(_std0, _ONE_ULP, 0, 1)[1], "std_c0", _ONE_ULP, 1, 1),
+    ("2-norm's Hessian where 1 - u_0² cancels (was 0)", lambda: _second(_norm(2), _CANCELS, 0, 0)[0], "norm_2", _CANCELS, 0, 0),
+    ("3-norm's Hessian where r_0 - u_0² cancels (was 0)", lambda: _second(_norm(3), _CANCELS, 0, 0)[0], "norm_3", _CANCELS, 0, 0),
+    ("1.5-norm's Hessian where r_0^-0.5 - u_0² cancels (was 11% off)", lambda: _second(_norm(1.5), _CANCELS, 0, 0)[0], "norm_1.5", _CANCELS, 0, 0),
+]
+
+
+@pytest.mark.parametrize("what,call,name,xs,k,l", FIXED_D2, ids=[f[0] for f in FIXED_D2])
+def test_fixed_second_derivatives(what, call, name, xs, k, l):
+    want = _exact_d2(name, xs, k, l)
+    got = float(call())
+    assert got == pytest.approx(want, rel=4 * 2.0**-52, abs=0) or got == want, what
 
 
 def _exact_lse_half():

@@ -71,6 +71,9 @@ DIFFERENTIATE_INSIDE = {
     "logsumexp_weight",
     "centred",
     "norm_ratio_power",
+    "std_direction",
+    "std_curvature",
+    "norm_curvature",
 }
 
 

@@ -18,10 +18,10 @@ from reference.ops import kernels as K
 from reference.ops.functions import pointwise as P
 from reference.ops.functions.complex import conj_physical, real
 from reference.ops.rule import (
-    AUTO_ELEMENT_WISE,
     AUTO_LINEAR,
     BATCH_REDUCE,
 )
+from reference.ops.rules._curvature import norm_curvature, std_curvature, std_direction
 from reference.ops.rules._helpers import _count, _unreduce
 from reference.ops.rules._sums import (
     centred,
@@ -470,18 +470,30 @@ def _var_back(g, c):
     return _two_over_dof(n, c.correction) * g * _centred(c.self, c.dim)
 
 
+def _exact_std(c):
+    return c.self.ndim and c.self.dtype.kind == "f" and on_host_float64(c.self._data)
+
+
 def _std_back(g, c, std):
-    if not (c.self.ndim and c.self.dtype.kind == "f" and on_host_float64(c.self._data)):
+    if not _exact_std(c):
         return _var_back(A.masked_fill(g / (std * 2), std == 0, 0.0), c)
-    # float64 on the host (issue 38): var's VJP divided by 2·std, rather than the cotangent (PyTorch's
-    # order, whose double backward overflows: g/(2·std) at a cotangent of 1e199 and std = 1e-200 is
-    # inf, and so was (g/(2·std))/(2·std)); where std = 0 PyTorch's form itself, for its values
-    # (0, and nan in the derivative in g). Each branch divides by 1 in the other's rows.
+    # float64 on the host (issue 38): g times std's gradient c/(dof·σ), the primitive std_direction
+    # (whose derivative is the whole Hessian, one primitive: PyTorch's (g/2σ)·(x - mean) sums a path
+    # through x and one through the saved σ, which cancel, and (g/2σ)/2σ overflowed at σ = 1e-200);
+    # where σ = 0 PyTorch's form itself, for its values (0, and nan in the derivative in g). Each
+    # branch divides by 1 in the other's rows.
     zero = std == 0
-    one = A.ones_like(std)
-    pytorch = _var_back(A.masked_fill(g / (A.where(zero, std, one) * 2), zero, 0.0), c)
-    s = _unreduce_any(A.where(zero, one, std), c.shapes[0], c.dim, c.keepdim)
-    return A.where(_unreduce_any(zero, c.shapes[0], c.dim, c.keepdim), pytorch, _var_back(g, c) / (s * 2))
+    pytorch = _var_back(A.masked_fill(g / (A.where(zero, std, A.ones_like(std)) * 2), zero, 0.0), c)
+    exact = _unreduce_any(g, c.shapes[0], c.dim, c.keepdim) * _std_direction(c.self, c.dim, c.correction)
+    return A.where(_unreduce_any(zero, c.shapes[0], c.dim, c.keepdim), pytorch, exact)
+
+
+def _std_direction(x, dim, correction):
+    return from_rule("std_direction", x, dim=_dims_of(dim, x.ndim), correction=correction)
+
+
+def _std_curvature(x, t, dim, correction):
+    return from_rule("std_curvature", x, t, dim=dim, correction=correction)
 
 
 def _var_jvp(c, t):
@@ -501,7 +513,12 @@ def _re_conj_mul(t, x):
 
 
 def _std_jvp(c, t):
-    return A.masked_fill(_var_jvp(c, t) / (c.result * 2), c.result == 0, 0.0)
+    if not _exact_std(c):
+        return A.masked_fill(_var_jvp(c, t) / (c.result * 2), c.result == 0, 0.0)
+    zero = c.result == 0  # as _std_back: PyTorch's form where σ = 0, std_direction elsewhere
+    pytorch = A.masked_fill(_var_jvp(c, t) / (A.where(zero, c.result, A.ones_like(c.result)) * 2), zero, 0.0)
+    exact = _sum_back(t * _std_direction(c.self, c.dim, c.correction), c.dim, c.keepdim)
+    return A.where(zero, pytorch, exact)
 
 
 rule(
@@ -540,6 +557,78 @@ rule(
     jvp=AUTO_LINEAR,
     batch=_batch_multi,
     error=errors.composite(lambda x, dim: x - A.mean(x, dim, keepdim=True), "PyTorch's x - mean(x)"),
+)
+
+
+def _dof(x, dim, correction):
+    return max(_count(tuple(x.shape), dim) - correction, 0)
+
+
+def _std_direction_pytorch(x, dim, correction):
+    """PyTorch's factor of std's VJP: (x - mean)/(dof·std)."""
+    std = _std_steps(x, dim, correction, True)
+    return (x - A.mean(x, dim, keepdim=True)) / (std * _dof(x, dim, correction))
+
+
+def _std_curvature_pytorch(x, t, dim, correction):
+    """The same Hessian product along PyTorch's formulas: (t - mean(t) - c·(c·t)/S)/(dof·σ)."""
+    c = x - A.mean(x, dim, keepdim=True)
+    s = A.sum(c * c, dim, keepdim=True)
+    t0 = t - A.mean(t, dim, keepdim=True)
+    return (t0 - c * (A.sum(c * t, dim, keepdim=True) / s)) / A.sqrt(s * _dof(x, dim, correction))
+
+
+def _std_third(c, G):
+    """The third derivative of std contracted with G and the tangent (symmetric in all three: the
+    x-derivative of G·(H·t), and of H·t along G): with v = x - mean, R = Σv², a = 1/sqrt(dof·R),
+    h = H·t, centred(a·(2v(G·v)(v·t)/R - G(v·t) - t(G·v))/R - v(G·h)/R). PyTorch's formulas
+    (third order is not measured)."""
+    dim, t, h = c.dim, c.tangent, c.result
+    v = _centred(c.self, dim)
+    r = A.sum(v * v, dim, keepdim=True)
+    zero = r == 0
+    r = A.where(zero, A.ones_like(r), r)
+    a = A.where(zero, A.zeros_like(r), 1 / A.sqrt(r * _dof(c.self, dim, c.correction)))
+    vt, gv, gh = (A.sum(p * q, dim, keepdim=True) for p, q in ((v, t), (G, v), (G, h)))
+    return _centred(a * (2 * v * gv * vt / r - G * vt - t * gv) / r - v * gh / r, dim)
+
+
+rule(
+    "std_direction",
+    "DivBackward0",  # the outermost op of PyTorch's (x - mean)/(dof·std)
+    ("self",),
+    forward=lambda x, dim, correction: std_direction(x, dim, correction),
+    grads=(lambda c, gg: _std_curvature(c.self, gg, c.dim, c.correction),),
+    saves={"self": (0,)},
+    jvp=(lambda c, t: _std_curvature(c.self, t, c.dim, c.correction),),  # the Hessian is symmetric
+    batch=_batch_multi,
+    error=errors.composite(_std_direction_pytorch, "PyTorch's (x - mean)/(dof·std)"),
+)
+
+
+def _hessian_product_rule(name, forward, third, product, pytorch, what):
+    """A Hessian-times-tangent primitive (self, tangent): linear and symmetric in the tangent (its
+    VJP and JVP there are itself), ``third`` the third derivative contracted with the tangent."""
+    rule(
+        name,
+        "DivBackward0",  # the outermost op of PyTorch's double backward
+        ("self", "tangent"),
+        forward=forward,
+        grads=(third, product),
+        saves={"self": (0, 1), "tangent": (0,), "result": (0,)},
+        jvp=(third, product),
+        batch=_batch_multi,
+        error=errors.composite(pytorch, what),
+    )
+
+
+_hessian_product_rule(
+    "std_curvature",
+    lambda x, t, dim, correction: std_curvature(x, t, dim, correction),
+    _std_third,
+    lambda c, gg: _std_curvature(c.self, gg, c.dim, c.correction),
+    _std_curvature_pytorch,
+    "PyTorch's double backward of std",
 )
 
 
@@ -662,20 +751,28 @@ def _norm_ratio_power(x, norm, ord, dims, power, signed):
     return from_rule("norm_ratio_power", x, norm, ord=ord, dim=dims, power=power, signed=signed)
 
 
-def _norm_ratio_power_grads(c):
-    """The derivatives of (sign(x))·(|x|/norm)^a in x and in norm (norm a separate input, as in
-    PyTorch's formula): a·(|x|/norm)^(a - 1)·(sign(x) when not signed)/norm and -a·result/norm."""
-    a = c.power
+def _norm_curvature(x, t, ord, dim):
+    return from_rule("norm_curvature", x, t, ord=ord, dim=dim)
 
-    def in_x(c, gg):
-        if a == 0:
-            return A.zeros_like(gg)
-        return gg * (a * _norm_ratio_power(c.self, c.norm, c.ord, c.dim, a - 1, not c.signed)) / c.norm
 
-    def in_norm(c, gg):
-        return -(gg * (a * c.result)) / c.norm
-
-    return in_x, in_norm
+def _norm_third(c, G):
+    """The third derivative of the p-norm N contracted with G and the tangent t (symmetric: the
+    x-derivative of G·(H·t), and of H·t along G): with r = |x|/N, u = sign(x)·r^(p - 1), h = H·t,
+    -u(G·h)/N + (p - 1)/N·((p - 2)/N·(G·t·sign(x)·r^(p - 3) - u·Σ G·t·r^(p - 2)) - (H·G)(u·t) - (u·G)h).
+    PyTorch's formulas (third order is not measured)."""
+    x, t, h, p, dim = c.self, c.tangent, c.result, c.ord, c.dim
+    norm = from_rule("linalg_vector_norm", x, ord=p, dim=dim, keepdim=True)
+    zero = norm == 0
+    norm = A.where(zero, A.ones_like(norm), norm)
+    r = A.abs(x) / norm
+    u = A.sign(x) * A.pow(r, p - 1)
+    ut, ug, gh = (A.sum(a * b, dim, keepdim=True) for a, b in ((u, t), (u, G), (G, h)))
+    out = -u * gh / norm - (p - 1) * (_norm_curvature(x, G, p, dim) * ut + ug * h) / norm
+    if p != 2:
+        gt = G * t
+        own = A.sign(x) * gt * A.pow(r, p - 3) - u * A.sum(gt * A.pow(r, p - 2), dim, keepdim=True)
+        out = out + (p - 1) * (p - 2) * own / (norm * norm)
+    return A.where(zero, A.zeros_like(out), out)
 
 
 def _norm_ratio_power_pytorch(x, n, ord, dim, power, signed):
@@ -690,6 +787,12 @@ def _norm_jvp(c, t):
     if c.ord == 0:
         return A.zeros_like(c.result)
     partial = _norm_grad(c, A.ones_like(c.result))
+    x = c.self
+    if 1 < c.ord < math.inf and x.ndim and x.dtype.kind == "f" and on_host_float64(x._data) and bool(np.isfinite(x._data).all()):
+        # float64 on the host, finite x (issue 38): every partial, and every second partial, is a finite
+        # real, so a zero tangent contributes 0 (not 0·inf = nan where a second partial overflows:
+        # the 2-norm's at [5e-324, 1e-320] is -4.9e316 off the diagonal)
+        return _sum_back(A.where(t == 0, A.zeros_like(partial), partial * t), c.dim, c.keepdim)
     return _sum_back(_re_conj_mul(t, partial), c.dim, c.keepdim)
 
 
@@ -715,14 +818,33 @@ rule(
     "DivBackward0",  # the outermost op of PyTorch's formula
     ("self", "norm"),
     forward=lambda x, n, ord, dim, power, signed: norm_ratio_power(x, ord, dim, power, signed),
-    grads=(
-        lambda c, gg: _norm_ratio_power_grads(c)[0](c, gg),
-        lambda c, gg: _norm_ratio_power_grads(c)[1](c, gg),
-    ),
-    saves={"self": (0, 1), "norm": (0, 1), "result": (1,)},
-    jvp=AUTO_ELEMENT_WISE,  # elementwise in (x, norm): the norm is an input, held fixed
+    # the p-norm's gradient (power p - 1, signed: its one use): the whole Hessian to x, the primitive
+    # norm_curvature; the norm (the saved result, read for PyTorch's node) gets none, its dependence
+    # on x is in the Hessian (PyTorch's double backward sums the paths through x and the norm, which
+    # cancel where |x_k| is the norm: [1, 1e-20, -1e-10] gave 0, exact 1e-20)
+    grads=(lambda c, gg: _norm_curvature(c.self, gg, c.ord, c.dim), None),
+    jvp=(lambda c, t: _norm_curvature(c.self, t, c.ord, c.dim), None),  # the Hessian is symmetric
+    saves={"self": (0,)},
     batch=_batch_multi,
     error=errors.composite(_norm_ratio_power_pytorch, "PyTorch's x·|x|^(p - 2) / norm^(p - 1)"),
+)
+
+
+def _norm_curvature_pytorch(x, t, ord, dim):
+    """The same Hessian product along PyTorch's formulas: (p - 1)/N·(|x/N|^(p - 2)·t - u·(u·t))."""
+    norm = A.sum(A.pow(A.abs(x), ord), dim, keepdim=True) ** (1.0 / ord)
+    r = A.abs(x) / norm
+    u = A.sign(x) * A.pow(r, ord - 1)
+    return (ord - 1) * (A.pow(r, ord - 2) * t - u * A.sum(u * t, dim, keepdim=True)) / norm
+
+
+_hessian_product_rule(
+    "norm_curvature",
+    lambda x, t, ord, dim: norm_curvature(x, t, ord, dim),
+    _norm_third,
+    lambda c, gg: _norm_curvature(c.self, gg, c.ord, c.dim),
+    _norm_curvature_pytorch,
+    "PyTorch's double backward of the p-norm",
 )
 
 # ---- logsumexp ------------------------------------------------------------------------------------------
