@@ -456,3 +456,16 @@ not_fuzzed(
     "and the saved norm cancel in PyTorch's double backward); reached by the linalg_vector_norm "
     "record's vjp_vjp, jvp_jvp, vjp_jvp, jvp_vjp and vmap_jvp_vjp",
 )
+not_fuzzed(
+    "prod_partials",
+    FAMILY,
+    "internal: prod's partials, the products of the other factors (float64, finite factors: no "
+    "result / x, no intermediate overflow); reached by the prod record's vjp, jvp, vmap_vjp and every "
+    "second-order check",
+)
+not_fuzzed(
+    "prod_curvature",
+    FAMILY,
+    "internal: prod's Hessian times a tangent (the products of all factors but two), one primitive; "
+    "reached by the prod record's vjp_vjp, jvp_jvp, vjp_jvp, jvp_vjp and vmap_jvp_vjp",
+)

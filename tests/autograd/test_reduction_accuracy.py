@@ -36,8 +36,9 @@ CEILINGS = {
     "logsumexp": (1, 2, 3),
     "softmax": (2, 3, 5),
     "log_softmax": (1, 2, 3),
-    # n - 1 rounded products (a random walk: 14 ulps over 1000 factors near 1, 7 over 200)
-    "prod": (16, 16, None),
+    # n - 1 rounded products (a random walk: 14 ulps over 1000 factors near 1, 7 over 200); prod's
+    # d1 and d2 carry the running products from both ends in double-double, rounded once
+    "prod": (16, 1, 1),
     "cumprod": (8, 8, None),
     "norm_1": (1, 0, 0),
     "norm_2": (1, 1, 2),
@@ -52,12 +53,12 @@ CEILINGS = {
 }
 
 _PRODUCT_OVERFLOWS = (
-    "the double backward's (result / x_k) / x_l overflows where result / (x_k·x_l) does not "
-    "([1e200, 1e200, 1e-200]: inf, exact 1e200); cumprod's diagonal, exactly 0, keeps a rounding residue"
+    "the double backward's (y_j / x_k) / x_l overflows where y_j / (x_k·x_l) does not "
+    "([1e200, 1e200, 1e-200]: inf, exact 1e200); the diagonal, exactly 0, keeps a rounding residue "
+    "(prod's fix, prod_partials and prod_curvature, not yet carried over to cumprod's table)"
 )
 #: (primitive, order): why it is still far off (docs/accuracy.md carries the figures)
 OPEN = {
-    ("prod", "d2"): _PRODUCT_OVERFLOWS,
     ("cumprod", "d2"): _PRODUCT_OVERFLOWS,
 }
 #: primitives whose second order at a kink differs from stock PyTorch's (conventions of nan and 0)
@@ -185,13 +186,15 @@ def _norm(p):
 
 _CANCELS = [1.0, 1e-20, -1e-10]  # |x_0| is the norm to within its rounding
 _ONE_ULP = [1.0, 1.0 + 2.0**-52, 1.0]
+_OVERFLOWS = [1e200, 1e200, 1e-200]  # the running product overflows, the product does not
 #: (what, reference call, entry, vector, k, l): second derivatives that were far off before the
-#: Hessian-product primitives (std_curvature, norm_curvature), each against mpmath
+#: Hessian-product primitives (std_curvature, norm_curvature, prod_curvature), each against mpmath
 FIXED_D2 = [
     ("std's Hessian where its two terms cancel to 0 (was -0.5)", lambda: _second(_std0, _ONE_ULP, 0, 1)[1], "std_c0", _ONE_ULP, 1, 1),
     ("2-norm's Hessian where 1 - u_0² cancels (was 0)", lambda: _second(_norm(2), _CANCELS, 0, 0)[0], "norm_2", _CANCELS, 0, 0),
     ("3-norm's Hessian where r_0 - u_0² cancels (was 0)", lambda: _second(_norm(3), _CANCELS, 0, 0)[0], "norm_3", _CANCELS, 0, 0),
     ("1.5-norm's Hessian where r_0^-0.5 - u_0² cancels (was 11% off)", lambda: _second(_norm(1.5), _CANCELS, 0, 0)[0], "norm_1.5", _CANCELS, 0, 0),
+    ("prod's Hessian where (result/x_k)/x_l overflows (was nan)", lambda: _second(T.prod, _OVERFLOWS, 0, 0)[2], "prod", _OVERFLOWS, 0, 2),
 ]
 
 

@@ -74,6 +74,8 @@ DIFFERENTIATE_INSIDE = {
     "std_direction",
     "std_curvature",
     "norm_curvature",
+    "prod_partials",
+    "prod_curvature",
 }
 
 

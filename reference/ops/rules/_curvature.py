@@ -91,7 +91,11 @@ def std_curvature(x, t, dims, correction):
         along = _sum_last(u * tl)
         w = (tl - mean_t) - u * along
         out = np.ldexp(w / (np.sqrt(dof) * rho), -e)
-        size = np.abs(tl) + np.abs(tl).sum(axis=-1, keepdims=True) / n + np.abs(u) * np.abs(u * tl).sum(axis=-1, keepdims=True)
+        size = (
+            np.abs(tl)
+            + np.abs(tl).sum(axis=-1, keepdims=True) / n
+            + np.abs(u) * np.abs(u * tl).sum(axis=-1, keepdims=True)
+        )
         out = np.where(rho == 0, 0.0, out)
     redo = _rows_to_redo(np.where(rho == 0, 1.0, w), size, xl, tl)
     return back(_redo_in_mpmath(out, xl, tl, redo, lambda xr, tr: _mp_std_curvature(xr, tr, dof)))
@@ -123,7 +127,11 @@ def norm_curvature(x, t, ord, dims):
         e = _row_exponent(xl, -1)
         s = np.ldexp(xl, -e)
         a = np.abs(s)
-        norm = np.sqrt(np.sum(s * s, axis=-1, keepdims=True)) if p == 2 else np.sum(a**p, axis=-1, keepdims=True) ** (1 / p)
+        norm = (
+            np.sqrt(np.sum(s * s, axis=-1, keepdims=True))
+            if p == 2
+            else np.sum(a**p, axis=-1, keepdims=True) ** (1 / p)
+        )
         r = a / norm
         u = np.sign(s) * (r if p == 2 else r ** (p - 1))
         own = tl if p == 2 else np.where(tl == 0, 0.0, r ** (p - 2) * tl)
@@ -151,3 +159,69 @@ def _mp_norm_curvature(xs, ts, p):
     along = mpmath.fsum(a * b for a, b in zip(u, ts))
     own = [0 if b == 0 else ri ** (q - 2) * b for ri, b in zip(r, ts)]
     return [(q - 1) * (o - a * along) / norm for o, a in zip(own, u)]
+
+
+# ---- prod: the partials Π_{i≠k} x_i and their derivatives Π_{i≠k,l} x_i ------------------------------
+
+
+def _two_product_error(a, b):
+    """a·b - fl(a·b) exactly (Dekker's split, |a|, |b| < 1: no overflow in the split)."""
+
+    def split(v):
+        c = 134217729.0 * v  # 2^27 + 1
+        hi = c - (c - v)
+        return hi, v - hi
+
+    (ah, al), (bh, bl) = split(a), split(b)
+    return ((ah * bh - a * b) + ah * bl + al * bh) + al * bl
+
+
+def _exclusive_products(m, e):
+    """Π_{i<k} (m_i·2^e_i) along the last axis as a double-double mantissa (hi in [1/2, 1) or 0, lo)
+    and an exponent: the running product carried with its rounding errors (TwoProduct), renormalised
+    after every factor (no intermediate overflow or underflow); about one rounding in all."""
+    hi_out, lo_out, pe = np.empty_like(m), np.empty_like(m), np.empty(m.shape, dtype=np.int64)
+    hi, lo = np.ones(m.shape[:-1]), np.zeros(m.shape[:-1])
+    acc_e = np.zeros(m.shape[:-1], dtype=np.int64)
+    for k in range(m.shape[-1]):
+        hi_out[..., k], lo_out[..., k], pe[..., k] = hi, lo, acc_e
+        p = hi * m[..., k]
+        lo = lo * m[..., k] + _two_product_error(hi, m[..., k])
+        hi = p + lo  # Fast2Sum (|p| >= |lo|)
+        lo = lo - (hi - p)
+        hi, shift = np.frexp(hi)
+        lo = np.ldexp(lo, -shift)
+        acc_e = acc_e + e[..., k] + shift
+    return hi_out, lo_out, pe
+
+
+def leave_one_out_products(x):
+    """Π_{i≠k} x_i along the last axis (finite x): the double-double products from the left and from
+    the right of each element, multiplied and rounded once (within about an ulp)."""
+    m, e = np.frexp(x)
+    lh, ll, le = _exclusive_products(m, e)
+    rh, rl, re = (a[..., ::-1] for a in _exclusive_products(m[..., ::-1], e[..., ::-1]))
+    with np.errstate(over="ignore", under="ignore"):
+        mant = lh * rh + (_two_product_error(lh, rh) + lh * rl + ll * rh)
+        return np.ldexp(mant, le + re)
+
+
+def prod_partials(x, dims):
+    """prod's gradient over ``dims`` (kept shape): Π_{i≠k} x_i for each element k."""
+    xl, back = _last(x, dims)
+    return back(leave_one_out_products(xl))
+
+
+def prod_curvature(x, t, dims):
+    """H·t, H the Hessian of prod over ``dims`` (kept shape): H_kl = Π_{i≠k,l} x_i (0 at k = l),
+    the leave-one-out products of x with x_k replaced by 1 (an n × n table per row); a zero
+    tangent element contributes 0 (finite factors: every entry is a finite real, 0·1e400 is 0)."""
+    xl, back = _last(x, dims)
+    tl, _ = _last(t, dims)
+    n = xl.shape[-1]
+    eye = np.eye(n, dtype=bool)
+    table = leave_one_out_products(np.where(eye, 1.0, xl[..., None, :]))
+    with np.errstate(invalid="ignore", over="ignore"):
+        terms = np.where(eye | (tl[..., None, :] == 0), 0.0, table * tl[..., None, :])
+        out = repair_sum(terms, (terms.ndim - 1,), terms.sum(axis=-1, keepdims=True))[..., 0]
+    return back(out)

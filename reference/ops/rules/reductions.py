@@ -21,7 +21,13 @@ from reference.ops.rule import (
     AUTO_LINEAR,
     BATCH_REDUCE,
 )
-from reference.ops.rules._curvature import norm_curvature, std_curvature, std_direction
+from reference.ops.rules._curvature import (
+    norm_curvature,
+    prod_curvature,
+    prod_partials,
+    std_curvature,
+    std_direction,
+)
 from reference.ops.rules._helpers import _count, _unreduce
 from reference.ops.rules._sums import (
     centred,
@@ -364,14 +370,10 @@ def _no_zero_and_finite(t) -> bool:
     return bool(xp.all(t._data != 0)) and bool(xp.all(xp.isfinite(t._data)))
 
 
-def _out_of_range_on_host(x, result):
-    """float64 on the host (issue 38) with a product that overflowed or fell below the normal range:
-    result / x loses the partial (inf / 1e300 at [1e300, 1e10], exact 1e10), the products of the
-    others (exclusive cumprods, without intermediate overflow) keep it."""
-    if not on_host_float64(x._data):
-        return False
-    with np.errstate(invalid="ignore"):
-        return bool((~np.isfinite(result._data) | (np.abs(result._data) < 2.2250738585072014e-308)).any())
+def _finite_on_host(x):
+    """float64 on the host with finite factors (issue 38): prod's partials are the products of the
+    others (no result / x: inf / 1e300 at [1e300, 1e10], exact 1e10), without intermediate overflow."""
+    return x.ndim > 0 and x.dtype.kind == "f" and on_host_float64(x._data) and bool(np.isfinite(x._data).all())
 
 
 def _prod_grad(c, g):
@@ -380,7 +382,8 @@ def _prod_grad(c, g):
     if len(shape) == 0:
         return g
     result = getattr(c, "result", None)
-    if result is not None and x.numel() and _no_zero_and_finite(x) and not _out_of_range_on_host(x, result):
+    exact = _finite_on_host(x)
+    if not exact and result is not None and x.numel() and _no_zero_and_finite(x):
         # PyTorch's prod_backward without zeros: grad * (result / input), whose roundings (and the
         # rounding residue of its double backward, where the exact second derivative may be 0)
         # the error tracker then sees; with a zero (or, the reference's exact choice, an inf or
@@ -394,7 +397,13 @@ def _prod_grad(c, g):
     # the reduced dims flattened into one (their size spelled out: -1 is ambiguous when a kept dim is 0)
     reduced = math.prod(shape[d] for d in dims)
     flat = A.reshape(A.permute(x, perm), tuple(shape[d] for d in keep) + (reduced,))
-    others = _prod_of_others(flat, flat.ndim - 1)
+    # float64 on the host, finite factors (issue 38): the primitive prod_partials, whose derivative is
+    # the Hessian, one primitive (PyTorch's (result / x_k) / x_l overflowed at [1e200, 1e200, 1e-200]
+    # where it is 1e200, and d(result / x_k)/dx_k kept a rounding residue where it is 0)
+    if exact:
+        others = from_rule("prod_partials", flat, dim=(flat.ndim - 1,))
+    else:
+        others = _prod_of_others(flat, flat.ndim - 1)
     others = A.reshape(others, tuple(shape[d] for d in perm))
     inv = [perm.index(d) for d in range(len(shape))]
     others = A.permute(others, inv)
@@ -417,6 +426,77 @@ def _prod_jvp(c, t):
         # 1e-200])'s third partial is 1e400)
         return _sum_back(A.where(t == 0, A.zeros_like(partial), partial * t), c.dim, c.keepdim)
     return _sum_back(partial * t, c.dim, c.keepdim)
+
+
+def _hessian_product_rule(name, forward, third, product, pytorch, what):
+    """A Hessian-times-tangent primitive (self, tangent): linear and symmetric in the tangent (its
+    VJP and JVP there are itself), ``third`` the third derivative contracted with the tangent."""
+    rule(
+        name,
+        "DivBackward0",  # the outermost op of PyTorch's double backward
+        ("self", "tangent"),
+        forward=forward,
+        grads=(third, product),
+        saves={"self": (0, 1), "tangent": (0,), "result": (0,)},
+        jvp=(third, product),
+        batch=_batch_multi,
+        error=errors.composite(pytorch, what),
+    )
+
+
+def _prod_third(c, G):
+    """prod's third derivative contracted with G and the tangent t: at m, Σ G_k·t_l·Π_{i≠k,l,m} x_i
+    over k ≠ l (both ≠ m): the Hessian product of x with x_m replaced by 1 and G_m, t_m by 0,
+    for every m at once (an n × n batch of rows; third order is not measured)."""
+    x, t, dim = c.self, c.tangent, c.dim[0]
+    n = x.shape[dim]
+    eye = _make(namespace_of(x._data).eye(n, dtype=bool))
+    rows = [_movedim_last(a, dim) for a in (x, G, t)]
+    full = tuple(rows[0].shape) + (n,)
+    one, zero = A.ones((), dtype=x.dtype, device=x.device), A.zeros((), dtype=x.dtype, device=x.device)
+    y, gm, tm = (A.where(eye, v, A.expand(A.unsqueeze(r, -2), full)) for r, v in zip(rows, (one, zero, zero)))
+    third = A.sum(gm * from_rule("prod_curvature", y, tm, dim=(y.ndim - 1,)), -1)
+    return _movedim_last(third, dim, back=True)
+
+
+def _movedim_last(t, dim, back=False):
+    order = list(range(t.ndim))
+    if back:
+        order.insert(dim, order.pop())
+    else:
+        order.append(order.pop(dim))
+    return A.permute(t, tuple(order))
+
+
+def _prod_curvature_pytorch(x, t, dim):
+    """The same along PyTorch's formulas: the products of the others of x with x_k replaced by 1."""
+    n = x.shape[dim[0]]
+    xl = _movedim_last(x, dim[0])
+    eye = _make(namespace_of(x._data).eye(n, dtype=bool))
+    y = A.where(eye, A.ones((), dtype=x.dtype), A.expand(A.unsqueeze(xl, -2), tuple(xl.shape) + (n,)))
+    table = A.where(eye, A.zeros((), dtype=x.dtype), _prod_of_others(y, y.ndim - 1))
+    return _movedim_last(A.sum(table * A.unsqueeze(_movedim_last(t, dim[0]), -2), -1), dim[0], back=True)
+
+
+rule(
+    "prod_partials",
+    "MulBackward0",  # the outermost op of PyTorch's prod_safe_zeros_backward
+    ("self",),
+    forward=lambda x, dim: prod_partials(x, dim),
+    grads=(lambda c, gg: from_rule("prod_curvature", c.self, gg, dim=c.dim),),
+    saves={"self": (0,)},
+    jvp=(lambda c, t: from_rule("prod_curvature", c.self, t, dim=c.dim),),  # the Hessian is symmetric
+    batch=_batch_multi,
+    error=errors.composite(lambda x, dim: _prod_of_others(x, dim[0]), "PyTorch's products of the others"),
+)
+_hessian_product_rule(
+    "prod_curvature",
+    lambda x, t, dim: prod_curvature(x, t, dim),
+    _prod_third,
+    lambda c, gg: from_rule("prod_curvature", c.self, gg, dim=c.dim),
+    _prod_curvature_pytorch,
+    "PyTorch's double backward of prod",
+)
 
 
 for _name, _node in (("prod", "ProdBackward0"), ("prod_dim", "ProdBackward1")):
@@ -604,22 +684,6 @@ rule(
     batch=_batch_multi,
     error=errors.composite(_std_direction_pytorch, "PyTorch's (x - mean)/(dof·std)"),
 )
-
-
-def _hessian_product_rule(name, forward, third, product, pytorch, what):
-    """A Hessian-times-tangent primitive (self, tangent): linear and symmetric in the tangent (its
-    VJP and JVP there are itself), ``third`` the third derivative contracted with the tangent."""
-    rule(
-        name,
-        "DivBackward0",  # the outermost op of PyTorch's double backward
-        ("self", "tangent"),
-        forward=forward,
-        grads=(third, product),
-        saves={"self": (0, 1), "tangent": (0,), "result": (0,)},
-        jvp=(third, product),
-        batch=_batch_multi,
-        error=errors.composite(pytorch, what),
-    )
 
 
 _hessian_product_rule(
