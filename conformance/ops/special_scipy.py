@@ -2,7 +2,8 @@
 (reference.special, reference/ops/functions/special_scipy.py): the beta function ``beta(a, b)``, the
 Pochhammer symbol ``poch(z, m)`` (reference/ops/rules/special_gamma_ratio.py), scipy's relative
 entropy ``rel_entr(x, y)`` and Kullback-Leibler divergence ``kl_div(x, y)``
-(reference/ops/rules/special_entropy.py).
+(reference/ops/rules/special_entropy.py), the Box-Cox transformations ``boxcox(x, lmbda)`` and
+``boxcox1p(x, lmbda)`` (reference/ops/rules/special_boxcox.py).
 
 JAX runs every check, both arguments differentiated; PyTorch and TensorFlow have no spelling of any
 of them (unsupported, with the reason)."""
@@ -129,3 +130,15 @@ def _edge_convention(name, kl):
 for _name, _what, _kl in (("rel_entr", "relative entropy x ln(x/y)", False),
                           ("kl_div", "Kullback-Leibler divergence x ln(x/y) - x + y", True)):  # fmt: skip
     _record(_name, _what, ("x", "y"), {"x": _edge("x"), "y": _edge("y")}, conventions=(_edge_convention(_name, _kl),))
+
+
+# ---- the Box-Cox transformations ----------------------------------------------------------------
+# x on [0, inf) (boxcox1p: [-1, inf)), the base's zero at its edge and the value's zero at base 1; λ
+# on the whole line, 0 where (x^λ - 1)/λ is ln x (a float formula cancels near it)
+_LAMBDA = D.domain("whole line: lmbda", -math.inf, math.inf, D.Point("lmbda = 0", 0.0))
+_record("boxcox", "Box-Cox transformation", ("x", "lmbda"),
+        {"x": D.domain("[0, inf): x", 0.0, math.inf, D.Point("x = 0", 0.0, "above"), D.Point("zero x = 1", 1.0),
+                       gate="pos"), "lmbda": _LAMBDA})  # fmt: skip
+_record("boxcox1p", "Box-Cox transformation of 1 + x", ("x", "lmbda"),
+        {"x": D.domain("[-1, inf): x", -1.0, math.inf, D.Point("x = -1", -1.0, "above"), D.Point("zero x = 0", 0.0),
+                       gate="pos"), "lmbda": _LAMBDA})  # fmt: skip

@@ -1,7 +1,8 @@
 """jax.scipy.special's functions of two arguments that PyTorch lacks, under scipy.special's names in
 ``reference.special``: the beta function ``beta(a, b)`` and the Pochhammer symbol ``poch(z, m)``
 (reference/ops/rules/special_gamma_ratio.py), scipy's elementwise relative entropy ``rel_entr(x, y)``
-and Kullback-Leibler divergence ``kl_div(x, y)`` (reference/ops/rules/special_entropy.py).
+and Kullback-Leibler divergence ``kl_div(x, y)`` (reference/ops/rules/special_entropy.py), the
+Box-Cox transformations ``boxcox(x, lmbda)`` and ``boxcox1p(x, lmbda)`` (reference/ops/rules/special_boxcox.py).
 
 The operands promote and broadcast as PyTorch's binary ops do (an integer or bool result computes
 in the default float dtype, a Python number is a wrapped number); both arguments are
@@ -35,4 +36,16 @@ poch = _binary("poch", "(z)_m = Γ(z + m)/Γ(z) (scipy.special.poch): exact deri
 rel_entr = _binary("rel_entr", "x ln(x/y) (scipy.special.rel_entr, its edge values): exact derivatives.")
 kl_div = _binary("kl_div", "x ln(x/y) - x + y (scipy.special.kl_div, its edge values): exact derivatives.")
 
-NAMESPACES = {"special": {"beta": beta, "poch": poch, "rel_entr": rel_entr, "kl_div": kl_div}}
+boxcox = _binary("boxcox", "(x^λ - 1)/λ, ln x at λ = 0 (scipy.special.boxcox): exact derivatives in both.")
+boxcox1p = _binary("boxcox1p", "((1 + x)^λ - 1)/λ, ln(1 + x) at λ = 0 (scipy.special.boxcox1p): exact derivatives.")
+
+NAMESPACES = {
+    "special": {
+        "beta": beta,
+        "poch": poch,
+        "rel_entr": rel_entr,
+        "kl_div": kl_div,
+        "boxcox": boxcox,
+        "boxcox1p": boxcox1p,
+    }
+}

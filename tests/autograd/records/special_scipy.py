@@ -2,9 +2,11 @@
 (reference/ops/functions/special_scipy.py): beta and poch with both arguments positive (``pp``),
 one of them shifted across 0 where the other keeps a + b, z + m off the poles, and their derivative
 primitives at the orders the checks use (∂_0, ∂_0∂_1, ∂_1²); rel_entr and kl_div inside x, y > 0,
-and their derivative primitives (∂_x², ∂_x∂_y, ∂_y²)."""
+and their derivative primitives (∂_x², ∂_x∂_y, ∂_y²); boxcox and boxcox1p with λ across 0 (``pa``:
+x positive, λ of both signs), and their derivative primitives (∂_λ, ∂_x∂_λ, ∂_λ²)."""
 
 import reference as T
+from reference.ops.rules.special_boxcox import boxcox1p_derivative, boxcox_derivative
 from reference.ops.rules.special_entropy import kl_div_derivative, rel_entr_derivative
 from reference.ops.rules.special_gamma_ratio import beta_derivative, poch_derivative
 
@@ -39,5 +41,16 @@ RECORDS = {
     "kl_div_derivative": [
         ("x_order1", lambda x, y: kl_div_derivative(x, y * 3, 1, 0), [(2,), (2,)], "pp"),
         ("y_order1", lambda x, y: kl_div_derivative(x * 2, y, 0, 1), [(2,), (2,)], "pp"),
+    ],
+    "boxcox": [("both", lambda x, lam: S.boxcox(x * 2, lam), [(3,), (3,)], "pa")],
+    "boxcox_derivative": [
+        ("lmbda_order1", lambda x, lam: boxcox_derivative(x, lam, 0, 1), [(2,), (2,)], "pa"),
+        ("mixed", lambda x, lam: boxcox_derivative(x * 2, lam, 1, 1), [(2,), (2,)], "pa"),
+        ("lmbda_order2", lambda x, lam: boxcox_derivative(x, lam * 0.5, 0, 2), [(2,), (2,)], "pa"),
+    ],
+    "boxcox1p": [("both", lambda x, lam: S.boxcox1p(x, lam), [(3,), (3,)], "pa")],
+    "boxcox1p_derivative": [
+        ("x_order2", lambda x, lam: boxcox1p_derivative(x, lam, 2, 0), [(2,), (2,)], "pa"),
+        ("mixed", lambda x, lam: boxcox1p_derivative(x, lam, 1, 1), [(2,), (2,)], "pa"),
     ],
 }
