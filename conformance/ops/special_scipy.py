@@ -21,7 +21,7 @@ from conformance.strategies import broadcast_shapes, value_kinds
 
 FAMILY = "special"
 
-_NO_TORCH = "PyTorch has no {} (torch 2.13: no torch.special.{}, torch.{} or Tensor method)"
+_NO_TORCH = "PyTorch has no {} (torch 2.13: no torch.special.{} or Tensor method {})"
 _NO_TF = "TensorFlow has no {} (tf.math and tf.math.special: none)"
 
 
@@ -50,14 +50,22 @@ def _sample(first, second):
     return sample
 
 
-def _record(name, what, inputs, domains, **fields):
+#: torch.kl_div and torch.nn.functional.kl_div are the loss of log-probabilities: kl_div(input,
+#: target, reduction="none") = target·(ln target - input), the first argument ln y, not y
+_TORCH_KL_LOSS = (
+    "; its torch.kl_div / torch.nn.functional.kl_div is the loss of log-probabilities, target·(ln target - "
+    "input): rel_entr of (target, e^input), another function of its arguments"
+)
+
+
+def _record(name, what, inputs, domains, torch_note="", **fields):
     record(
         name,
         FAMILY,
         inputs=inputs,
         sample=_sample(*inputs),
         fn=lambda T, u, v: getattr(T.special, name)(u, v),
-        torch=_NO_TORCH.format(what, name, name),
+        torch=_NO_TORCH.format(what, name, name) + torch_note,
         jax=_jsp(name),
         tf=_NO_TF.format(what),
         domains=domains,
@@ -129,7 +137,8 @@ def _edge_convention(name, kl):
 
 for _name, _what, _kl in (("rel_entr", "relative entropy x ln(x/y)", False),
                           ("kl_div", "Kullback-Leibler divergence x ln(x/y) - x + y", True)):  # fmt: skip
-    _record(_name, _what, ("x", "y"), {"x": _edge("x"), "y": _edge("y")}, conventions=(_edge_convention(_name, _kl),))
+    _record(_name, _what, ("x", "y"), {"x": _edge("x"), "y": _edge("y")}, torch_note=_TORCH_KL_LOSS,
+            conventions=(_edge_convention(_name, _kl),))  # fmt: skip
 
 
 # ---- the Box-Cox transformations ----------------------------------------------------------------
