@@ -1,0 +1,56 @@
+"""Samples for jax.scipy.special's two-argument functions PyTorch lacks
+(reference/ops/functions/special_scipy.py): beta and poch with both arguments positive (``pp``),
+one of them shifted across 0 where the other keeps a + b, z + m off the poles, and their derivative
+primitives at the orders the checks use (∂_0, ∂_0∂_1, ∂_1²); rel_entr and kl_div inside x, y > 0,
+and their derivative primitives (∂_x², ∂_x∂_y, ∂_y²); boxcox and boxcox1p with λ across 0 (``pa``:
+x positive, λ of both signs), and their derivative primitives (∂_λ, ∂_x∂_λ, ∂_λ²)."""
+
+import reference as T
+from reference.ops.rules.special_boxcox import boxcox1p_derivative, boxcox_derivative
+from reference.ops.rules.special_entropy import kl_div_derivative, rel_entr_derivative
+from reference.ops.rules.special_gamma_ratio import beta_derivative, poch_derivative
+
+S = T.special
+
+RECORDS = {
+    "beta": [
+        ("both", lambda a, b: S.beta(a * 2, b), [(3,), (3,)], "pp"),
+        ("negative_a", lambda a, b: S.beta(a * 0.4 - 1.5, b + 2), [(3,), (3,)], "pp"),
+    ],
+    "beta_derivative": [
+        ("a_order1", lambda a, b: beta_derivative(a, b * 3, 1, 0), [(2,), (2,)], "pp"),
+        ("mixed", lambda a, b: beta_derivative(a * 2, b, 1, 1), [(2,), (2,)], "pp"),
+        ("b_order2", lambda a, b: beta_derivative(a, b, 0, 2), [(2,), (2,)], "pp"),
+    ],
+    "poch": [
+        ("both", lambda z, m: S.poch(z * 2, m), [(3,), (3,)], "pp"),
+        ("negative_m", lambda z, m: S.poch(z + 3, m * 0.5 - 1.25), [(3,), (3,)], "pp"),
+    ],
+    "poch_derivative": [
+        ("z_order1", lambda z, m: poch_derivative(z, m * 3, 1, 0), [(2,), (2,)], "pp"),
+        ("mixed", lambda z, m: poch_derivative(z * 2, m, 1, 1), [(2,), (2,)], "pp"),
+        ("m_order2", lambda z, m: poch_derivative(z, m, 0, 2), [(2,), (2,)], "pp"),
+    ],
+    "rel_entr": [("both", lambda x, y: S.rel_entr(x * 2, y), [(3,), (3,)], "pp")],
+    "rel_entr_derivative": [
+        ("x_order2", lambda x, y: rel_entr_derivative(x, y * 3, 2, 0), [(2,), (2,)], "pp"),
+        ("mixed", lambda x, y: rel_entr_derivative(x * 2, y, 1, 1), [(2,), (2,)], "pp"),
+        ("y_order2", lambda x, y: rel_entr_derivative(x, y, 0, 2), [(2,), (2,)], "pp"),
+    ],
+    "kl_div": [("both", lambda x, y: S.kl_div(x * 2, y), [(3,), (3,)], "pp")],
+    "kl_div_derivative": [
+        ("x_order1", lambda x, y: kl_div_derivative(x, y * 3, 1, 0), [(2,), (2,)], "pp"),
+        ("y_order1", lambda x, y: kl_div_derivative(x * 2, y, 0, 1), [(2,), (2,)], "pp"),
+    ],
+    "boxcox": [("both", lambda x, lam: S.boxcox(x * 2, lam), [(3,), (3,)], "pa")],
+    "boxcox_derivative": [
+        ("lmbda_order1", lambda x, lam: boxcox_derivative(x, lam, 0, 1), [(2,), (2,)], "pa"),
+        ("mixed", lambda x, lam: boxcox_derivative(x * 2, lam, 1, 1), [(2,), (2,)], "pa"),
+        ("lmbda_order2", lambda x, lam: boxcox_derivative(x, lam * 0.5, 0, 2), [(2,), (2,)], "pa"),
+    ],
+    "boxcox1p": [("both", lambda x, lam: S.boxcox1p(x, lam), [(3,), (3,)], "pa")],
+    "boxcox1p_derivative": [
+        ("x_order2", lambda x, lam: boxcox1p_derivative(x, lam, 2, 0), [(2,), (2,)], "pa"),
+        ("mixed", lambda x, lam: boxcox1p_derivative(x, lam, 1, 1), [(2,), (2,)], "pa"),
+    ],
+}
