@@ -60,6 +60,7 @@ SI = D.domain("whole line: Si", -math.inf, math.inf, D.Point("zero 0", 0.0), D.P
 CI = D.domain("whole line: Ci", -math.inf, math.inf, D.Point("pole 0", 0.0), D.Point("zero 0.616505", 0.6165054856207162),
               D.Point("zero of Ci' π/2", math.pi / 2))  # fmt: skip
 
+
 def _record(name, what, jax, tf, domain, fn):
     """A unary function's record: ``fn`` over reference.special, PyTorch unsupported (it has no
     ``what``), JAX's and TensorFlow's spellings (or why there is none)."""
