@@ -149,7 +149,7 @@ def _jax_factorial(x, order=0):
 
 
 def _jax_loggamma(x, order=0):
-    return _P.lgamma(x) if order == 0 else _P.polygamma(order - 1, x)
+    return _P.lgamma(x) if order == 0 else _P.digamma(x) if order == 1 else _P.polygamma(order - 1, x)
 
 
 _SOURCE = "JAX's {} and its autodiff, composed from lgamma's, exp's and polygamma's errors"
