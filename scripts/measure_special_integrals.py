@@ -18,13 +18,20 @@ import sys
 
 import numpy as np
 
-from reference.ops.rules import special_dawsn, special_expint as E
+from reference.ops.rules import special_dawsn, special_expint as E, special_fresnel as F
+from reference.ops.rules.special_spence import spence_exact
 
 
 def _jax_spelling(name, *args):
     import jax.scipy.special as js
 
     return lambda x: getattr(js, name)(*args, x)
+
+
+def _jax_pair(name, index):
+    import jax.scipy.special as js
+
+    return lambda x: getattr(js, name)(x)[index]
 
 
 def _tf_spelling(name):
@@ -40,6 +47,11 @@ def functions():
         "exp1": (lambda x, k: (-1) ** k * E.expn_exact(x, 0, 1 - k), True, _jax_spelling("exp1"), None),
         "expn3": (lambda x, k: (-1) ** k * E.expn_exact(x, 0, 3 - k), True, _jax_spelling("expn", 3), None),
         "dawsn": (special_dawsn.dawsn_exact, False, _jax_spelling("dawsn"), _tf_spelling("dawsn")),
+        "spence": (spence_exact, True, _jax_spelling("spence"), _tf_spelling("spence")),
+        "fresnel_sin": (F.fresnel_sin_exact, False, _jax_pair("fresnel", 0), _tf_spelling("fresnel_sin")),
+        "fresnel_cos": (F.fresnel_cos_exact, False, _jax_pair("fresnel", 1), _tf_spelling("fresnel_cos")),
+        "sici_si": (F.sici_si_exact, False, _jax_pair("sici", 0), None),
+        "sici_ci": (F.sici_ci_exact, False, _jax_pair("sici", 1), None),
     }
 
 
