@@ -43,22 +43,9 @@ from conformance.programs import (
     prefix_case,
     reference_outcome,
 )
+from conformance.unsupported import Unsupported
 from reference.autograd.tensor import storage_of
 from reference.errors import Precision, Tracker
-
-
-class Unsupported(Exception):
-    """This program has no functional counterpart (the message says why)."""
-
-
-def unsupported_reason(exc) -> str:
-    """An adapter's ``Unsupported`` reason. Raised inside a function TensorFlow traces (a
-    ``tf.vectorized_map`` body, a ``tf.function``), TF re-raises it with its traceback around the
-    message ("in user code: File ... Unsupported: <reason>"): the reason is the message alone."""
-    text = str(exc)
-    if text.lstrip().startswith("in user code:") and "Unsupported: " in text:
-        return text.rsplit("Unsupported: ", 1)[1].strip()
-    return text
 
 
 class _Stop(Exception):
