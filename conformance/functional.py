@@ -388,19 +388,10 @@ class TensorFlowBackend:
 # ---- the functional tensor ------------------------------------------------------------------------------
 # method name -> (table op, how the arguments map); in-place names map to their out-of-place op
 VALUE_OPS = {
-    "sign",
+    *RECORD_OPS,
     "le",
-    "exp",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "abs",
-    "angle",
-    "conj_physical",
     "resolve_conj",
     "resolve_neg",
-    "neg",
-    "sqrt",
     "add",
     "sub",
     "mul",
@@ -409,13 +400,11 @@ VALUE_OPS = {
     "sum",
     "mean",
     "amax",
-    "softmax",
     "clone",
     "to",
     "matmul",
     "rsub",
     "masked_fill",
-    "log_softmax",
 }
 INPLACE = {f"{n}_" for n in ("exp", "tanh", "sigmoid", "relu", "neg", "add", "sub", "mul", "div", "clamp")}
 INPLACE |= {"zero_", "fill_", "copy_"}
