@@ -27,6 +27,8 @@ from conformance.case import AMP_POLICIES, COMPLEX_DTYPES, DTYPES, PROGRAM_CHECK
 from conformance.executors import EXECUTORS, ExecutorError, ShardsLost, ray_address
 from conformance.executors import local as local_executor
 from conformance.executors.plan import MAX_SHRINKS, fuzz_units
+from conformance.executors.ray import RayExecutor
+from conformance.executors.ray import require as require_ray
 from conformance.identity import check_ids, load_case_files
 from conformance.interrupt import Interrupted, on_sigint, on_sigterm
 from conformance.junit import write_junit
@@ -909,15 +911,11 @@ def _check_executor(args) -> None:
         raise UsageError(
             "--ray-workers: sizes the local Ray instance; a cluster at --ray-address has its own"
         )
-    from conformance.executors.ray import require
-
-    require()  # ExecutorError: says which package to install
+    require_ray()  # ExecutorError: says which package to install
 
 
 def _run_on_ray(args, frameworks, manifest, curated, units) -> int:
     """The campaign's shards as Ray tasks (conformance.executors.ray); the same results as a local run."""
-    from conformance.executors.ray import RayExecutor
-
     with RayExecutor(args.ray_address, args.ray_workers, _memory_budget(args)) as executor:
         progress = executor.progress(args.quiet)
         with _campaign(args, frameworks, progress, args.found_dir, manifest) as campaign:

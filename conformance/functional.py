@@ -26,6 +26,7 @@ the reference leaves None is reported None when the framework's gradient is exac
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 
 import numpy as np
@@ -33,6 +34,8 @@ import numpy as np
 import reference
 from conformance.amp import low_dtype
 from conformance.case import AMP_VARIABLES
+from conformance.ops import RECORDS
+from conformance.ops._run import JaxNamespace
 from conformance.programs import (
     ProgramError,
     _in_forward,
@@ -43,27 +46,40 @@ from conformance.programs import (
     prefix_case,
     reference_outcome,
 )
+from conformance.unsupported import Unsupported
 from reference.autograd.tensor import storage_of
 from reference.errors import Precision, Tracker
-
-
-class Unsupported(Exception):
-    """This program has no functional counterpart (the message says why)."""
-
-
-def unsupported_reason(exc) -> str:
-    """An adapter's ``Unsupported`` reason. Raised inside a function TensorFlow traces (a
-    ``tf.vectorized_map`` body, a ``tf.function``), TF re-raises it with its traceback around the
-    message ("in user code: File ... Unsupported: <reason>"): the reason is the message alone."""
-    text = str(exc)
-    if text.lstrip().startswith("in user code:") and "Unsupported: " in text:
-        return text.rsplit("Unsupported: ", 1)[1].strip()
-    return text
 
 
 class _Stop(Exception):
     def __init__(self, value):
         self.value = value
+
+
+#: The vocabulary's ops whose JAX and TensorFlow spellings are their op record's (``jax``, ``tf``):
+#: one place per op. Each is called as ``op(x, *args)``, the record's inputs and params in order;
+#: the others' spellings below are the vocabulary's own (a comparison's dtype, PyTorch's scalar and
+#: broadcasting forms, the model templates' ops: signatures no record has).
+RECORD_OPS = (
+    "sign",
+    "exp",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "abs",
+    "angle",
+    "conj_physical",
+    "neg",
+    "sqrt",
+    "softmax",
+    "log_softmax",
+)
+
+
+def record_ops(field: str, namespace) -> dict:
+    """:data:`RECORD_OPS` as their records spell them for one framework (``field``: ``"jax"`` with
+    a :class:`conformance.ops._run.JaxNamespace`, ``"tf"`` with the ``tensorflow`` module)."""
+    return {name: functools.partial(getattr(RECORDS[name], field), namespace) for name in RECORD_OPS}
 
 
 # ---- backends: the framework's own ops ---------------------------------------------------------------
@@ -163,18 +179,8 @@ class JaxBackend:
 
     def ops(self):
         jnp, nn = self.jnp, self.jax.nn
-        return {
-            "sign": jnp.sign,
+        table = {
             "le": lambda x, y: jnp.less_equal(x, y).astype(self.dtype),
-            "exp": jnp.exp,
-            "tanh": jnp.tanh,
-            "sigmoid": nn.sigmoid,
-            "relu": nn.relu,
-            "abs": jnp.abs,
-            "angle": jnp.angle,
-            "conj_physical": jnp.conj,
-            "neg": jnp.negative,
-            "sqrt": jnp.sqrt,
             "add": jnp.add,
             "sub": jnp.subtract,
             "mul": jnp.multiply,
@@ -184,7 +190,6 @@ class JaxBackend:
             "mean": jnp.mean,
             "amax": jnp.max,
             "matmul": jnp.matmul,
-            "softmax": lambda x, dim: nn.softmax(x, axis=dim),
             "conv1d": lambda x, w, padding: self.jax.lax.conv_general_dilated(
                 x, w, (1,), [(padding, padding)]
             ),
@@ -193,13 +198,13 @@ class JaxBackend:
             "masked_fill": lambda x, mask, value: jnp.where(
                 jnp.asarray(mask), jnp.asarray(value, x.dtype), x
             ),
-            "log_softmax": lambda x, dim: nn.log_softmax(x, axis=dim),
             "max_pool1d": lambda x, k: self.jax.lax.reduce_window(
                 x, -jnp.inf, self.jax.lax.max, (1, 1, k), (1, 1, k), "VALID"
             ),
             "embedding": lambda idx, w: jnp.take(w, jnp.asarray(idx), axis=0),
             "soft_cross_entropy": lambda x, labels: -jnp.sum(labels * nn.log_softmax(x, axis=-1), axis=-1),
-        } | (self.amp_ops() if self.amp else {})
+        }
+        return record_ops("jax", JaxNamespace()) | table | (self.amp_ops() if self.amp else {})
 
 
 class TensorFlowBackend:
@@ -348,18 +353,8 @@ class TensorFlowBackend:
 
     def ops(self):
         tf = self.tf
-        table = {
-            "sign": tf.sign,
+        table = record_ops("tf", tf) | {
             "le": lambda x, y: tf.cast(tf.less_equal(x, tf.cast(y, x.dtype)), x.dtype),
-            "exp": tf.exp,
-            "tanh": tf.tanh,
-            "sigmoid": tf.sigmoid,
-            "relu": tf.nn.relu,
-            "abs": tf.abs,
-            "angle": tf.math.angle,
-            "conj_physical": tf.math.conj,
-            "neg": tf.negative,
-            "sqrt": tf.sqrt,
             "add": tf.add,
             "sub": tf.subtract,
             "mul": tf.multiply,
@@ -369,14 +364,12 @@ class TensorFlowBackend:
             "mean": tf.reduce_mean,
             "amax": tf.reduce_max,
             "matmul": tf.linalg.matmul,
-            "softmax": lambda x, dim: tf.nn.softmax(x, axis=dim),
             "conv1d": self._conv1d,
             # the model templates' ops (conformance.models), as a TensorFlow user writes them
             "rsub": lambda x, y: tf.subtract(tf.cast(y, x.dtype), x),
             "masked_fill": lambda x, mask, value: tf.where(
                 tf.constant(mask), tf.cast(value, x.dtype) * tf.ones_like(x), x
             ),
-            "log_softmax": lambda x, dim: tf.nn.log_softmax(x, axis=dim),
             "max_pool1d": lambda x, k: tf.transpose(  # (TensorFlow's CPU pooling is channels-last)
                 tf.nn.max_pool1d(tf.transpose(x, [0, 2, 1]), k, k, "VALID"), [0, 2, 1]
             ),
@@ -395,19 +388,10 @@ class TensorFlowBackend:
 # ---- the functional tensor ------------------------------------------------------------------------------
 # method name -> (table op, how the arguments map); in-place names map to their out-of-place op
 VALUE_OPS = {
-    "sign",
+    *RECORD_OPS,
     "le",
-    "exp",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "abs",
-    "angle",
-    "conj_physical",
     "resolve_conj",
     "resolve_neg",
-    "neg",
-    "sqrt",
     "add",
     "sub",
     "mul",
@@ -416,13 +400,11 @@ VALUE_OPS = {
     "sum",
     "mean",
     "amax",
-    "softmax",
     "clone",
     "to",
     "matmul",
     "rsub",
     "masked_fill",
-    "log_softmax",
 }
 INPLACE = {f"{n}_" for n in ("exp", "tanh", "sigmoid", "relu", "neg", "add", "sub", "mul", "div", "clamp")}
 INPLACE |= {"zero_", "fill_", "copy_"}

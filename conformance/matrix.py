@@ -22,6 +22,7 @@ from pathlib import Path
 
 from conformance import exitcodes, shipped
 from conformance.known import framework_settings, load_known
+from conformance.ops import RECORDS
 from conformance.outdir import MANIFEST, RESULTS, atomic_write, check_output_file, read_manifest
 from conformance.resultsio import InputFileError, read_report_file, read_results_file
 
@@ -56,12 +57,7 @@ def short_version(text) -> str:
 def _family(op: str | None) -> str:
     if op in SPECIAL_FAMILIES:
         return SPECIAL_FAMILIES[op]
-    try:
-        from conformance.ops import RECORDS
-
-        rec = RECORDS.get(op)
-    except Exception:  # noqa: BLE001 - the table never depends on the op records loading
-        rec = None
+    rec = RECORDS.get(op)
     return rec.family if rec is not None else (op or "?")
 
 

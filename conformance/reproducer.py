@@ -51,6 +51,11 @@ from conformance.safe_text import docstring_safe as _docstring_safe
 _CASE_HELPERS = ("round_to_dtype", "_round_mantissa")
 
 
+# the modules of the other case formats (op records, programs): what a framework's adapter module
+# imports from them serves those cases only, so a convolution's script names it without its code
+_OTHER_FORMATS = ("conformance.ops", "conformance.functional", "conformance.programs")
+
+
 def _strip_module(source: str) -> tuple[str, list[tuple[str, str]]]:
     """The source without ``from __future__`` and ``conformance`` imports; those imports' (module, name)."""
     tree = ast.parse(source)
@@ -89,9 +94,13 @@ def _framework_sources(adapter_spec: str) -> str:
             if isinstance(t, ast.Name)
         )
         for mod, name in imported:
-            if name not in defined:
+            if name in defined:
+                continue
+            if module not in (_geometry, base) and mod.startswith(_OTHER_FORMATS):
+                extra.append(f"{name} = None  # {mod}.{name}: a convolution case never reaches it")
+            else:
                 extra.append(_copied(mod, name, getattr(importlib.import_module(mod), name)))
-                defined.add(name)
+            defined.add(name)
     return "\n\n".join(extra + parts)
 
 

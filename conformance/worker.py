@@ -24,13 +24,13 @@ import reference  # noqa: F401 - the harness's imports at start-up, never inside
 import reference.conv  # noqa: F401
 from conformance.adapters import load
 from conformance.case import Case
-from conformance.functional import unsupported_reason
 from conformance.programs import (
     ProgramError,
     prefix_case,
     reference_bounds,
     reference_outcome,
 )
+from conformance.unsupported import Unsupported, unsupported_reason
 
 _HEADER = struct.Struct("<Q")
 # the worker that runs the reference side of program cases (programs are code: isolated like frameworks)
@@ -108,7 +108,7 @@ def handle(adapter, message: dict) -> dict:
     try:
         outputs = adapter.run(case, check, data)
     except Exception as exc:  # the framework rejected the input (compared with the reference)
-        if type(exc).__name__ == "Unsupported" and type(exc).__module__ == "conformance.functional":
+        if type(exc).__name__ == "Unsupported" and type(exc).__module__ == Unsupported.__module__:
             return {"status": "unsupported", "reason": unsupported_reason(exc)}
         where = {}
         if isinstance(exc, ProgramError):  # a program that raised: its line

@@ -20,6 +20,8 @@ from types import ModuleType
 
 import numpy as np
 
+from reference.testing import strict_xp  # the test-only device's namespace (a leaf: NumPy only)
+
 _BACKENDS = ("numpy", "cupy")
 
 
@@ -94,7 +96,7 @@ def _module_of(a) -> ModuleType:
         return np
     mod = type(a).__module__
     if mod == _STRICT:
-        return _strict()
+        return strict_xp
     if mod.split(".")[0] == "cupy":
         import cupy
 
@@ -109,14 +111,8 @@ def _module_of(a) -> ModuleType:
 # and ("strict", None) for the test-only strict namespace (reference.testing.strict_xp), which stands
 # in for a GPU array in the CPU tests without claiming to be one.
 
-_STRICT = "reference.testing.strict_xp"
+_STRICT = strict_xp.__name__
 DEVICE_TYPES = ("cpu", "cuda", "strict")
-
-
-def _strict() -> ModuleType:
-    import reference.testing.strict_xp as strict
-
-    return strict
 
 
 def namespace_for_device(type: str) -> ModuleType:
@@ -126,7 +122,7 @@ def namespace_for_device(type: str) -> ModuleType:
     if type == "cuda":
         return _import_cupy()
     if type == "strict":
-        return _strict()
+        return strict_xp
     raise BackendError(f"device type {type!r} is not one of {DEVICE_TYPES}")
 
 
@@ -243,7 +239,7 @@ def asarray(data, dtype=None, device: str | None = None):
     elif device == "cuda" or (isinstance(device, str) and device.startswith("cuda:")):
         xp = _import_cupy()
     elif device == "strict":
-        xp = _strict()
+        xp = strict_xp
     else:
         raise BackendError(f"device={device!r} is not 'cpu', 'cuda' or 'strict'")
     return xp.asarray(data, dtype=dtype)

@@ -13,6 +13,10 @@ from __future__ import annotations
 from conformance.adapters._geometry import transposed_layout
 from conformance.adapters._modes import ModeCache
 from conformance.adapters.base import Adapter, cpu_setup
+from conformance.functional import JaxBackend, host_array, run_functional, why_not_functional
+from conformance.ops import RECORDS
+from conformance.ops._run import JaxNamespace, run_jax
+from conformance.unsupported import Unsupported
 
 _SPATIAL = {1: "W", 2: "HW", 3: "DHW"}
 
@@ -74,8 +78,6 @@ class JaxAdapter(ModeCache, Adapter):
 
     def unsupported(self, case, check):
         if case.kind == "program":
-            from conformance.functional import why_not_functional
-
             return why_not_functional(case)
         p = case.params
         if p.transposed and any(op >= max(s, d) for op, s, d in zip(p.output_padding, p.stride, p.dilation)):
@@ -236,9 +238,6 @@ class JaxAdapter(ModeCache, Adapter):
 
     def run_record(self, case, check, a):
         """An op record's check: the record's JAX spelling under jax.jit (jax.vjp, jax.jvp)."""
-        from conformance.ops import RECORDS
-        from conformance.ops._run import JaxNamespace, run_jax
-
         try:
             return run_jax(JaxNamespace(), case, check, a, self.spelling_for(RECORDS[case.op], case))
         except (NotImplementedError, TypeError) as exc:
@@ -251,8 +250,6 @@ class JaxAdapter(ModeCache, Adapter):
                 and f"dtype={case.dtype} is not supported" not in text
             ):
                 raise
-            from conformance.functional import Unsupported
-
             raise Unsupported(
                 f"jax has no {case.dtype} kernel for this op (Unsupported dtype {case.dtype})"
             ) from None
@@ -261,7 +258,6 @@ class JaxAdapter(ModeCache, Adapter):
         """The program functionalised by the reference (views as gathers, in-place as scatters into
         the base) and differentiated by jax's own autodiff (:mod:`conformance.functional`), the whole
         of it (forward, every backward, the leaves' gradients) one function under ``jax.jit``."""
-        from conformance.functional import JaxBackend, host_array, run_functional
 
         def compile(program):  # the whole functionalised program under jax.jit, kept per program text
             return lambda *xs: self._compiled(

@@ -19,6 +19,11 @@ import numpy as np
 from conformance.adapters._geometry import explicit_pads, is_symmetric, transposed_layout
 from conformance.adapters._modes import ModeCache
 from conformance.adapters.base import Adapter, cpu_setup
+from conformance.case import arrays_for
+from conformance.functional import TensorFlowBackend, host_array, run_functional, why_not_functional
+from conformance.ops import RECORDS
+from conformance.ops._run import run_tf
+from conformance.unsupported import Unsupported
 
 
 def _to_nhwc(a, batch_dims=0):
@@ -116,30 +121,22 @@ class TensorFlowAdapter(Adapter):
 
     def run_record(self, case, check, a):
         """An op record's check: the record's TF spelling, GradientTape, ForwardAccumulator."""
-        from conformance.ops import RECORDS
-
         try:
             return self._run_tf(case, check, a, self.spelling_for(RECORDS[case.op], case))
         except (self.tf.errors.NotFoundError, self.tf.errors.InvalidArgumentError, TypeError) as exc:
             if not _no_kernel_for(exc, case.dtype):
                 raise
-            from conformance.functional import Unsupported
-
             first = next(
                 (line for line in str(exc).splitlines() if _no_kernel_for(line, case.dtype)), str(exc)
             )
             raise Unsupported(f"tensorflow has no {case.dtype} kernel here: {first.strip()[:300]}") from None
 
     def _run_tf(self, case, check, a, fn):
-        from conformance.ops._run import run_tf
-
         return run_tf(self.tf, case, check, a, fn)
 
     # -- what TF cannot express ------------------------------------------------------------------
     def unsupported(self, case, check):
         if case.kind == "program":
-            from conformance.functional import why_not_functional
-
             return why_not_functional(case)
         p = case.params
         if p.transposed and p.groups > 1:
@@ -422,8 +419,6 @@ class TensorFlowAdapter(Adapter):
     def program(self, case, a):
         """The program functionalised by the reference (views as gathers, in-place as scatters into
         the base) and differentiated by tensorflow's own autodiff (:mod:`conformance.functional`)."""
-        from conformance.functional import TensorFlowBackend, host_array, run_functional
-
         return run_functional(
             TensorFlowBackend(case.dtype, case.amp),
             case,
@@ -473,7 +468,6 @@ class TensorFlowFunctionAdapter(ModeCache, TensorFlowAdapter):
         """The functionalised program (:mod:`conformance.functional`: the reference decides the aliasing
         while it is traced) as one ``tf.function`` (``jit_compile`` in ``tensorflow:xla``): forward,
         every ``GradientTape`` of its backward calls, the leaves' gradients; kept per program text."""
-        from conformance.functional import TensorFlowBackend, host_array, run_functional
 
         def compile(program):
             return lambda *xs: self._compiled(
@@ -497,9 +491,6 @@ class TensorFlowFunctionAdapter(ModeCache, TensorFlowAdapter):
     def _run_tf(self, case, check, a, fn):
         """The record's check (``run_tf``: the op, GradientTape, ForwardAccumulator) as one function,
         its arrays passed as arguments."""
-        from conformance.case import arrays_for
-        from conformance.ops._run import run_tf
-
         tf = self.tf
         tensors = {n: tf.constant(a[n]) for n in arrays_for(case, check)}
         return self._compiled(
@@ -529,8 +520,6 @@ class TensorFlowXlaAdapter(TensorFlowFunctionAdapter):
             reason = xla_missing_kernels(str(exc))
             if reason is None:
                 raise
-            from conformance.functional import Unsupported
-
             raise Unsupported(f"{self.name}: {reason}") from None
 
 

@@ -19,6 +19,21 @@ from conformance.adapters._geometry import explicit_pads, is_symmetric, transpos
 from conformance.adapters._modes import ModeCache
 from conformance.adapters.base import Adapter, cpu_setup
 from conformance.amp import low_dtype
+from conformance.ops import RECORDS, check_arrays, op_params
+from conformance.ops._run import ORDER_RUN, _refuse, _run_torch, run_torch, torch_tensor
+from conformance.programs import (
+    ENDINGS,
+    PROGRAM_FILE,
+    ProgramError,
+    _to_numpy,
+    compile_program,
+    error_line,
+    execute,
+    program_regions,
+    reference_outcome,
+    split_program,
+)
+from conformance.unsupported import Unsupported
 
 
 class TorchAdapter(Adapter):
@@ -94,15 +109,10 @@ class TorchAdapter(Adapter):
 
     def run_record(self, case, check, a):
         """An op record's check: the record's PyTorch spelling, eager autograd, torch.func.jvp."""
-        from conformance.ops import RECORDS
-        from conformance.ops._run import run_torch
-
         return run_torch(self.torch, case, check, a, self.spelling_for(RECORDS[case.op], case), self.dev)
 
     def program(self, case, a):
         """The program text itself with ``T=torch`` (views, in-place and autograd are PyTorch's)."""
-        from conformance.programs import execute
-
         # conformance.amp: autocast around the forward, the backward outside it
         return execute(case.source, self.torch, a, dtype=case.dtype, forward=self._autocast(case))
 
@@ -322,16 +332,6 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
         ending (the backward / autograd.grad calls) runs on the compiled outputs, so gradients come
         from AOTAutograd's compiled backward. A graph break or a refusal (AOTAutograd's double
         backward) is ``unsupported`` in the compiler's words, never run eagerly instead."""
-        from conformance.functional import Unsupported
-        from conformance.programs import (
-            ProgramError,
-            _to_numpy,
-            compile_program,
-            error_line,
-            program_regions,
-            split_program,
-        )
-
         torch = self.torch
         definitions_text, _, tail_text = split_program(case.source)
         tail = compile_program(tail_text, "tail")
@@ -466,8 +466,6 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
             # function run before), the donated-buffer check's
             if not isinstance(exc, RuntimeError) or not any(words in str(exc) for words in AOT_NO_DOUBLE_BACKWARD):
                 raise
-            from conformance.functional import Unsupported  # the worker reports it as unsupported
-
             raise Unsupported(
                 f"{self.name}: torch.compile's AOTAutograd does not differentiate its compiled backward "
                 f"(double backward): {str(exc).splitlines()[0][:200]}"
@@ -510,9 +508,6 @@ class TorchCompileAdapter(ModeCache, TorchAdapter):
         compile the whole ``torch.func`` transform (a compiled
         function called inside ``torch.func.vmap`` runs eager: Dynamo does not compile under an
         outer functorch transform)."""
-        from conformance.ops import RECORDS, check_arrays, op_params
-        from conformance.ops._run import ORDER_RUN, _refuse, _run_torch, run_torch, torch_tensor
-
         torch, fn = self.torch, self.spelling_for(RECORDS[case.op], case)
         params = op_params(case)
         # the spelling's own refusals (the compiled wrappers below carry none)
@@ -601,8 +596,6 @@ def _gradient_penalty(case, definitions_text: str) -> bool:
     ``torch.func.grad`` inside the compiled forward: a program of one region, no template definitions
     (torch.func needs a custom Function's ``setup_context``), no gradient hooks, that the reference runs
     (an autograd-state error is PyTorch's autograd.grad's to raise, compared on the program as written)."""
-    from conformance.programs import ENDINGS, program_regions, reference_outcome
-
     lines = case.source.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("    loss = "))
     if [line.strip() for line in lines[at + 1 : -1]] != ENDINGS["double_backward"]:
@@ -618,8 +611,6 @@ def _quoted_line(message: str, source: str):
     """(line, text) of the innermost program line a compiler's message quotes (Dynamo's "from user
     code: File "<program>", line N"), or (None, "")."""
     import re
-
-    from conformance.programs import PROGRAM_FILE
 
     found = re.findall(rf'File "{re.escape(PROGRAM_FILE)}", line (\d+)', message)
     lines = source.splitlines()

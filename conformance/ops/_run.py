@@ -44,7 +44,6 @@ import numpy as np
 
 import reference as T
 from conformance.case import PART_DTYPE
-from conformance.functional import Unsupported
 from conformance.ops import (
     RECORDS,
     VMAP_CHECKS,
@@ -52,6 +51,7 @@ from conformance.ops import (
     record_rejects,  # noqa: F401 - its old home (conformance.ops now)
     vmap_spec,
 )
+from conformance.unsupported import Unsupported
 from reference.errors import SMALLEST_NORMAL, bound_of
 
 # ---- what a spelling cannot do for a check -----------------------------------------------------

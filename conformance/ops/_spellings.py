@@ -30,6 +30,7 @@ from dataclasses import replace
 from conformance.ops import FRAMEWORKS, PRIMARY, RECORDS
 from conformance.ops.matmul import _highest
 from conformance.ops.reductions import _axis
+from conformance.unsupported import Unsupported
 
 
 def _keras(tf):
@@ -51,8 +52,6 @@ def _jss(J):
 def _keras_moment(tf, x, dim, keepdim, correction, root):
     """keras.ops.var / std have no ddof: the correction-0 (population) form only."""
     if correction != 0:
-        from conformance.functional import Unsupported
-
         raise Unsupported("keras.ops.var and keras.ops.std have no correction (ddof) argument")
     return (_keras(tf).std if root else _keras(tf).var)(x, axis=_axis(dim), keepdims=keepdim)
 
@@ -60,8 +59,6 @@ def _keras_moment(tf, x, dim, keepdim, correction, root):
 def _abs_(x):
     """``Tensor.abs_``: PyTorch has no in-place abs of a complex tensor (its result is real)."""
     if x.is_complex():
-        from conformance.functional import Unsupported
-
         raise Unsupported(
             "Tensor.abs_ of a complex tensor: torch raises 'In-place abs is not supported for "
             "complex tensors.' (the result is real and cannot be written in place)"

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from conformance.ops import record
 from conformance.strategies import value_kinds
+from conformance.unsupported import Unsupported
 
 FAMILY = "distance"
 _P = [1.0, 2.0, 3.0, 0.5, float("inf")]
@@ -56,8 +57,6 @@ def _cdist(draw):
 
 def _torch_cdist(torch, a, b, p):
     if a.dtype in (torch.float16, torch.bfloat16):
-        from conformance.functional import Unsupported
-
         raise Unsupported(f"torch.cdist has no {a.dtype} CPU kernel ('cdist' not implemented for it)")
     return torch.cdist(a, b, p)
 

@@ -9,7 +9,6 @@ import numpy as np
 
 from conformance.case import PART_DTYPE, case_data
 from conformance.expected import ReferenceClock
-from conformance.functional import unsupported_reason
 from conformance.ops import check_arrays
 from conformance.ops._conventions import judge_conventions
 from conformance.ops._run import reference_expected
@@ -23,6 +22,7 @@ from conformance.tolerance import (
     judge_bounds,
     ulp_of,
 )
+from conformance.unsupported import unsupported_reason
 from reference.errors import SMALLEST_NORMAL
 
 _CACHE: OrderedDict = OrderedDict()

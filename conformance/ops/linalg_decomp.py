@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from conformance.ops import record
 from conformance.strategies import value_kinds
+from conformance.unsupported import Unsupported
 
 FAMILY = "linalg_decomp"
 _KINDS = ("normal", "wide", "ties")
@@ -23,12 +24,8 @@ _KINDS = ("normal", "wide", "ties")
 def _lapack_dtype(x):
     name = str(x.dtype).replace("torch.", "")
     if name in ("float16", "bfloat16", "<dtype: 'float16'>", "<dtype: 'bfloat16'>"):
-        from conformance.functional import Unsupported
-
         raise Unsupported(f"no {name} LAPACK kernel (torch, JAX and TF decompose in float32/float64 only)")
     if "bfloat16" in name or "float16" in name:
-        from conformance.functional import Unsupported
-
         raise Unsupported(f"no {name} LAPACK kernel (torch, JAX and TF decompose in float32/float64 only)")
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from conformance.ops import not_fuzzed, record
 from conformance.strategies import value_kinds
+from conformance.unsupported import Unsupported
 
 FAMILY = "linalg_solve"
 _KINDS = ("normal", "wide")
@@ -25,8 +26,6 @@ def _torch(f):
     """The torch spelling, unsupported in half precision (no CPU kernel)."""
 
     def run(T, *args, **kw):
-        from conformance.functional import Unsupported
-
         if args[0].dtype in (T.float16, T.bfloat16):
             raise Unsupported("torch (CPU) has no float16 or bfloat16 linear-algebra kernels")
         return f(T, *args, **kw)

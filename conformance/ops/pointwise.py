@@ -21,6 +21,8 @@ from conformance.ops._conventions import (
     nan_mask,
 )
 from conformance.ops.elementwise import _binary, _unary
+from conformance.strategies import broadcast_shapes, value_kinds
+from conformance.unsupported import Unsupported
 
 FAMILY = "pointwise"
 
@@ -191,8 +193,6 @@ _simple("erfc", "erfc", "jax.scipy.special.erfc", "math.erfc")
 
 
 def _torch_erfcx(T, x):
-    from conformance.functional import Unsupported
-
     if x.dtype in (T.bfloat16, T.float16):  # CPU: "erfcx_cpu" not implemented for 'Half', 'BFloat16'
         raise Unsupported("torch (CPU) has no float16 or bfloat16 erfcx kernel")
     return T.special.erfcx(x)
@@ -539,8 +539,6 @@ for _n in ("clamp_min_tensor", "clamp_max_tensor"):
 
 @st.composite
 def _ternary(draw, values=None):
-    from conformance.strategies import broadcast_shapes, value_kinds
-
     a, b = draw(broadcast_shapes())
     return {"values": draw(value_kinds(values)), "value": draw(st.sampled_from([1.0, -0.5, 2.0]))}, {
         "input": a,
@@ -572,8 +570,6 @@ record(
 
 @st.composite
 def _lerp_scalar(draw):
-    from conformance.strategies import broadcast_shapes, value_kinds
-
     a, b = draw(broadcast_shapes())
     return {"values": draw(value_kinds()), "weight": draw(st.sampled_from([0.25, 0.5, 0.75, 1.5]))}, {
         "input": a,
@@ -596,8 +592,6 @@ record(
 
 @st.composite
 def _lerp_tensor(draw):
-    from conformance.strategies import broadcast_shapes, value_kinds
-
     a, b = draw(broadcast_shapes())
     return {"values": draw(value_kinds(("normal", "ties")))}, {"input": a, "end": b, "weight": a}
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from conformance.ops import not_fuzzed, record
 from conformance.ops._conventions import max_pool_gradient_at_nan
 from conformance.strategies import value_kinds
+from conformance.unsupported import Unsupported
 
 FAMILY = "pooling"
 
@@ -52,16 +53,12 @@ def _tf_channels_first(tf, y):
 
 
 def _torch_avg_pool3d(T, x, kernel_size, stride, padding):
-    from conformance.functional import Unsupported
-
     if x.dtype in (T.bfloat16, T.float16):  # CPU: "avg_pool3d_out_frame" not implemented for BFloat16, Half
         raise Unsupported("torch (CPU) has no float16 or bfloat16 avg_pool3d kernel")
     return T.nn.functional.avg_pool3d(x, kernel_size, stride, padding)
 
 
 def _tf_max_pool3d(tf, x, kernel_size, stride, padding):
-    from conformance.functional import Unsupported
-
     if x.dtype == tf.float64:  # MaxPool3D's T attr: half, bfloat16, float
         raise Unsupported("tf.nn.max_pool3d has no float64 kernel")
     return _tf_channels_first(

@@ -18,13 +18,12 @@ from hypothesis import strategies as st
 from conformance.ops import VALUES, not_fuzzed, record
 from conformance.ops._run import refuses
 from conformance.strategies import value_kinds
+from conformance.unsupported import Unsupported
 
 FAMILY = "sampling"
 
 
 def _unsupported(why):
-    from conformance.functional import Unsupported
-
     raise Unsupported(why)
 
 

@@ -24,6 +24,7 @@ from conformance.ops import not_fuzzed, record
 from conformance.ops._run import refuses
 from conformance.ops.elementwise import _unary
 from conformance.strategies import broadcast_shapes, value_kinds
+from conformance.unsupported import Unsupported
 
 FAMILY = "special"
 
@@ -56,8 +57,6 @@ def _torch(name):
 
     @refuses(no_derivative)
     def fn(T, x):
-        from conformance.functional import Unsupported
-
         if x.dtype in (T.bfloat16, T.float16):  # CPU: "<name>_cpu" not implemented for 'Half', 'BFloat16'
             raise Unsupported(f"torch (CPU) has no float16 or bfloat16 {name} kernel")
         return getattr(T.special, name)(x)
@@ -67,8 +66,6 @@ def _torch(name):
 
 def _tf(op):
     def fn(tf, x):
-        from conformance.functional import Unsupported
-
         if x.dtype == tf.bfloat16:  # no BesselJ0 ... kernel registered for DT_BFLOAT16
             raise Unsupported(f"tf.math.special.{op} has no bfloat16 kernel")
         return getattr(tf.math.special, op)(x)

@@ -36,6 +36,11 @@ from pathlib import Path
 
 import numpy as np
 
+import reference as T
+from conformance.ops.judge import bound_record, ulp_of
+from conformance.tolerance import explain, judge_bounds
+from reference.errors import Precision, bound_of
+
 CHECKS = ("forward", "vjp", "vjp_vjp", "jvp")
 _RESULTS: list[dict] | None = None  # set by the pytest plugin (--refgrad-report)
 
@@ -96,8 +101,6 @@ def _checked(fn, framework, label):
 
 def _checked_reference(reference_fn):
     """``reference_fn`` whose return value must be one ``reference`` tensor (ReturnValueError otherwise)."""
-    import reference as T
-
     label = getattr(reference_fn, "__qualname__", repr(reference_fn))
 
     def call(*xs):
@@ -286,8 +289,6 @@ def _run_framework(framework, fn, check, arrays, extra, dtype):
 
 # ---- the reference side ----------------------------------------------------------------------------
 def _reference_program(reference_fn, check, n):
-    import reference as T
-
     if check == "forward":
         return reference_fn
     if check == "vjp":
@@ -357,10 +358,6 @@ def assert_conforms(
     departure, a check that judged no element (``refused``, "nothing judged"), or a failure of the
     reference function (``reference_error``, never blamed on the framework).
     """
-    from conformance.ops.judge import bound_record, ulp_of
-    from conformance.tolerance import explain, judge_bounds
-    from reference.errors import Precision, bound_of
-
     unknown = [c for c in checks if c not in CHECKS]
     if unknown or not checks:
         raise ValueError(f"checks={checks!r}: each must be one of {', '.join(CHECKS)}")

@@ -21,6 +21,11 @@ from pathlib import Path
 
 import pytest
 
+from conformance.outdir import OutputDir, OutputError, atomic_write
+from conformance.report import build_report
+from conformance.resultsio import RESULTS_SCHEMA
+from conformance.testing import conforms
+
 WORKER_KEY = "refgrad_records"  # a worker's records, as JSON, in its workeroutput
 
 
@@ -40,14 +45,10 @@ def _is_worker(config) -> bool:
 
 
 def pytest_configure(config):
-    from conformance.testing import conforms
-
     target = config.getoption("--refgrad-report", default=None)
     if not target:
         return
     if not _is_worker(config):  # the controller (or a plain session) owns the directory
-        from conformance.outdir import OutputDir, OutputError
-
         try:
             config._refgrad_outdir = OutputDir.lock_only(Path(target), flag="--refgrad-report")
         except OutputError as exc:
@@ -58,16 +59,12 @@ def pytest_configure(config):
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
     """pytest-xdist: a worker finished; its records join the controller's."""
-    from conformance.testing import conforms
-
     data = getattr(node, "workeroutput", {}).get(WORKER_KEY)
     if data and conforms._RESULTS is not None:
         conforms._RESULTS.extend(json.loads(data))
 
 
 def pytest_sessionfinish(session, exitstatus):
-    from conformance.testing import conforms
-
     config = session.config
     target = config.getoption("--refgrad-report", default=None)
     records, conforms._RESULTS = conforms._RESULTS, None
@@ -84,10 +81,6 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def _write(outdir, records, target, config) -> None:
-    from conformance.outdir import atomic_write
-    from conformance.report import build_report
-    from conformance.resultsio import RESULTS_SCHEMA
-
     out = outdir.path
     config._refgrad_moved = outdir.keep_earlier()
     atomic_write(

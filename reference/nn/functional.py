@@ -7,8 +7,6 @@ the same mask, i.e. ``x * m / (1 - p)``.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from reference.autograd.dispatch import apply, apply_inplace
@@ -18,7 +16,6 @@ from reference.ops.api import R, relu_  # noqa: F401 (re-exported; F.tanh, F.sig
 from reference.ops.functions import export
 
 __all__ = [
-    "batch_norm",
     "conv1d",
     "conv2d",
     "conv3d",
@@ -48,37 +45,6 @@ def relu(input, inplace=False):
 def linear(input, weight, bias=None):
     out = A.matmul(input, A.t(weight))
     return out if bias is None else out + bias
-
-
-def batch_norm(
-    input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
-):
-    if training:  # PyTorch's _verify_batch_size
-        size = list(input.shape)
-        if not size:
-            raise IndexError("tuple index out of range")
-        if size[0] * math.prod(size[2:]) == 1:
-            raise ValueError(
-                f"Expected more than 1 value per channel when training, got input size torch.Size({size})"
-            )
-    if input.numel() == 0:  # aten's batch_norm: a clone (the graph goes on) times weight[0] plus bias[0]
-        out = A.clone(input)
-        if weight is not None:
-            out = out * A.select(weight, 0, 0)
-        if bias is not None:
-            out = out + A.select(bias, 0, 0)
-        return out
-    if not training:
-        for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
-            if stat is None:
-                raise RuntimeError(f"{name} must be defined in evaluation mode")
-    if input.ndim < 2:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, {max(input.ndim, 1) - 1}], "
-            "but got 1)"
-        )
-    params = {"training": bool(training), "momentum": momentum if momentum is not None else 0.0, "eps": eps}
-    return apply(R.batch_norm, (input, weight, bias, running_mean, running_var), params)
 
 
 def dropout(input, p=0.5, training=True, inplace=False, *, mask=None):

@@ -301,6 +301,19 @@ def test_a_wrong_gradient_before_the_raising_statement_is_caught(framework, monk
     assert verdict["verdict"] == "fail" and "grad[v0]" in verdict["reason"], verdict
 
 
+@pytest.mark.parametrize("framework", sorted(BACKENDS))
+def test_the_vocabulary_spells_its_record_ops_as_their_records(framework):
+    """One place per op: the JAX and TensorFlow spellings of the vocabulary's unary and softmax ops
+    (conformance.functional.RECORD_OPS) are their op records' own, not a second copy."""
+    from conformance.functional import RECORD_OPS
+    from conformance.ops import RECORDS
+
+    table = _backend(framework).ops()
+    field = {"jax": "jax", "tensorflow": "tf"}[framework]
+    for name in RECORD_OPS:
+        assert table[name].func is getattr(RECORDS[name], field), name
+
+
 @pytest.mark.jax
 @given(programs(numeric=True))
 def test_random_programs_on_jax_match_the_reference_or_are_declared(program):

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from reference.autograd.dispatch import apply
 from reference.autograd.grad_mode import no_grad
 from reference.autograd.tensor import Tensor
 from reference.backend import to_numpy
@@ -34,6 +35,7 @@ from reference.scalar_types import tensor_type_name
 __all__ = ["native_layer_norm", "native_group_norm", "native_batch_norm", "_native_batch_norm_legit"]
 
 NN_FUNCTIONAL = [
+    "batch_norm",
     "bilinear",
     "embedding",
     "embedding_bag",
@@ -110,6 +112,37 @@ def _repeat(t, n):
     return None if t is None else A.reshape(A.expand(A.unsqueeze(t, 0), (n,) + tuple(t.shape)), (-1,))
 
 
+def batch_norm(
+    input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
+):
+    if training:  # PyTorch's _verify_batch_size
+        size = list(input.shape)
+        if not size:
+            raise IndexError("tuple index out of range")
+        if size[0] * math.prod(size[2:]) == 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size torch.Size({size})"
+            )
+    if input.numel() == 0:  # aten's batch_norm: a clone (the graph goes on) times weight[0] plus bias[0]
+        out = A.clone(input)
+        if weight is not None:
+            out = out * A.select(weight, 0, 0)
+        if bias is not None:
+            out = out + A.select(bias, 0, 0)
+        return out
+    if not training:
+        for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
+            if stat is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
+    if input.ndim < 2:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, {max(input.ndim, 1) - 1}], "
+            "but got 1)"
+        )
+    params = {"training": bool(training), "momentum": momentum if momentum is not None else 0.0, "eps": eps}
+    return apply(A.R.batch_norm, (input, weight, bias, running_mean, running_var), params)
+
+
 def instance_norm(
     input,
     running_mean=None,
@@ -120,8 +153,6 @@ def instance_norm(
     momentum=0.1,
     eps=1e-5,
 ):
-    from reference.nn.functional import batch_norm  # (above this module: importing it installs F's names)
-
     if use_input_stats:
         spatial = math.prod(input.shape[2:])
         if spatial <= 1:
@@ -382,8 +413,6 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     """``torch.native_batch_norm``: (out, save_mean, save_invstd), the rule ``batch_norm`` for the
     output (running statistics updated in training); the batch statistics in training, empty
     tensors in evaluation, not differentiated (as PyTorch)."""
-    from reference.nn.functional import batch_norm  # (as in instance_norm)
-
     out = batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
     if not training:
         empty = A.tensor(np.zeros(0, dtype=input._data.dtype), device=input.device)
