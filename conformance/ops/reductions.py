@@ -293,6 +293,22 @@ record(
     tf=lambda tf, x: tf.gather(tf.sort(tf.reshape(x, (-1,))), (tf.size(x) - 1) // 2),
     note="PyTorch's median is the lower middle value (jnp.median averages the two): spelled as a sort "
     "and a take",
+    conventions=(
+        Convention(
+            "median-gradient-at-ties",
+            "where the median is tied, which tied elements get the gradient: PyTorch's full median "
+            "(evenly_distribute_backward) shares it evenly among every element equal to the result",
+            any_repeated,
+            (
+                Alternative(
+                    "sorted-position",
+                    lambda T, x: T.sort(T.reshape(x, (-1,)), stable=True).values[(x.numel() - 1) // 2],
+                    "JAX and TensorFlow (a sort and a take: jnp.sort / tf.sort, then the lower middle "
+                    "position): all of it to the tied element a stable sort puts there",
+                ),
+            ),
+        ),
+    ),
 )
 record(
     "nanmedian",

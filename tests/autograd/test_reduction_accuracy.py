@@ -161,6 +161,9 @@ FIXED += [
     ("1.5-norm's gradient by a norm rounded below the normal range", lambda: _first(lambda x: T.linalg.vector_norm(x, ord=1.5), [5e-324, 1e-320], 0)[0], 0.022227629855549227),
     ("3-norm's gradient at 1e200s (inf/inf)", lambda: _first(lambda x: T.linalg.vector_norm(x, ord=3), [1e200, 1e200, -1e200], 0)[0], 0.4807498567691361),
     ("prod's jvp: a zero tangent times an overflowing partial", lambda: T.func.jvp(T.prod, (_f64(1e200, 1e200, 1e-200),), (_f64(1.0, 0.0, 0.0),))[1], 1.0),
+    # reverse over forward: the JVP's derivative in a zero tangent is still the partial (the mask above
+    # made it 0; seed-2 seeded reductions, prod_dim vjp_jvp: -0.0 where all three frameworks give x1)
+    ("prod's jvp differentiated in a zero tangent", lambda: T.func.vjp(lambda t: T.func.jvp(T.prod, (_f64(-0.82470703125, -0.5888671875),), (t,))[1], _f64(0.0, 0.93896484375))[1](_f64(1.0)[0])[0][0], -0.5888671875),
     ("prod's partial where the product overflows", lambda: _first(T.prod, [1e300, 1e10], 0)[0], 1e10),
     ("cumprod's partial where a prefix overflows", lambda: _first(lambda x: T.cumprod(x, 0), [1e200, 1e200, 1e-200], 1)[0], 1e200),
     ("cumprod's zero after an overflowed prefix", lambda: T.cumprod(_f64(1e200, 1e200, 0.0), 0)[2], 0.0),

@@ -194,6 +194,25 @@ def test_amax_amin_over_empty_inputs_as_torch(shape, call):
         assert tuple(call(T.zeros(shape)).shape) == tuple(expected.shape)
 
 
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+def test_extreme_jvp_differentiated_in_the_tangent_at_nan_as_torch(reduce):
+    """Reverse over forward of amax/amin where a slice holds a NaN: no element equals the NaN result,
+    so the count is 0 and the JVP nan; PyTorch's amaxamin_jvp selects the tangent (where(mask, t,
+    0)), so its derivative in the tangent is 0 there, not 0 * (g / 0) = nan (seed-2 seeded
+    reductions, amax vjp_jvp 'nonfinite')."""
+    x = np.array([[1.0, np.nan, 2.0], [3.0, 0.5, 3.0]])
+    t = np.array([[0.5, -1.0, 2.0], [1.0, 2.0, -3.0]])
+    g = np.array([1.5, -2.0])
+
+    def run(L):
+        f = lambda xx, tt: L.func.jvp(lambda a: getattr(L, reduce)(a, 1), (xx,), (tt,))[1]  # noqa: E731
+        value, back = L.func.vjp(f, *(L.tensor(a, dtype=L.float64) for a in (x, t)))
+        return [np.asarray(v) for v in (value, *back(L.tensor(g, dtype=L.float64)))]
+
+    for ours, theirs in zip(run(T), run(torch)):
+        np.testing.assert_array_equal(ours, theirs)
+
+
 # ---- complex128 input (issue 13): values, dtypes, first- and second-order gradients with complex
 # cotangents, JVPs against torch.func.jvp, and the reference's gradcheck/gradgradcheck ----------------
 

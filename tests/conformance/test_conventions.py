@@ -584,3 +584,19 @@ def test_hardsigmoid_derivative_at_nan_propagated_by_tensorflow_forward_mode_is_
     assert _judge(case, "jvp", tangent_output=[0.0, 0.2, 0.0])["verdict"] == "pass"
     # another number at the NaN is no choice: a failure
     assert _judge(case, "jvp", tangent_output=[-0.1, 0.2, 0.0])["verdict"] == "fail"
+
+
+def test_median_gradient_at_ties_to_one_sorted_position_is_a_convention():
+    """PyTorch's full median shares a tied median's gradient evenly (evenly_distribute_backward); JAX's
+    and TensorFlow's sort-and-take spelling gives all of it to the tied element a stable sort puts at
+    the lower middle position (the seeded seed-2 campaign's bfloat16 'tiny' jvp_vjp cases
+    median-5a0e25107624 and -ccb15c3bbbcd, whose flushed subnormals tie at 0)."""
+    data = {"input": [0.0, 3.0, 0.0, -1.0, 0.0], "grad_output": 1.2}
+    case = _case("median", data, "vjp", values="ties")
+    assert _judge(case, "vjp", grad_input=[0.4, 0.0, 0.4, 0.0, 0.4])["verdict"] == "pass"
+    # sorted: -1, 0 (index 0), 0 (index 2), 0 (index 4), 3: the lower middle (position 2) is index 2
+    got = _judge(case, "vjp", grad_input=[0.0, 0.0, 1.2, 0.0, 0.0])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"][0]["name"] == "median-gradient-at-ties"
+    # another tied element is no declared choice: a failure
+    assert _judge(case, "vjp", grad_input=[1.2, 0.0, 0.0, 0.0, 0.0])["verdict"] == "fail"

@@ -208,9 +208,14 @@ for _suffix, _number in (("", "0"), ("_dim", "1")):
 
 
 def _extreme_jvp(c, ts):
-    """amax/amin: the mean of the tangent over the elements that attain the extreme."""
-    mask = A.to(_unreduce(c.result, c.shapes[0], c.dim, c.keepdim) == c.self, ts[0].dtype)
-    return A.sum(ts[0] * mask, c.dim, keepdim=c.keepdim) / A.sum(mask, c.dim, keepdim=c.keepdim)
+    """amax/amin: the mean of the tangent over the elements that attain the extreme. The tangent is
+    selected (PyTorch's amaxamin_jvp: where(mask, t, 0)), not multiplied by the mask: where a NaN
+    attains the extreme no element equals it, the count is 0 and the JVP nan, while its derivative
+    in the tangent is 0 (a product with the mask would give 0 * (g / 0) = nan)."""
+    attains = _unreduce(c.result, c.shapes[0], c.dim, c.keepdim) == c.self
+    picked = A.where(attains, ts[0], A.zeros_like(ts[0]))
+    count = A.sum(A.to(attains, ts[0].dtype), c.dim, keepdim=c.keepdim)
+    return A.sum(picked, c.dim, keepdim=c.keepdim) / count
 
 
 for _name, _kernel, _node in (("amax", K.amax, "AmaxBackward0"), ("amin", K.amin, "AminBackward0")):
@@ -423,8 +428,10 @@ def _prod_jvp(c, t):
     if x.ndim and on_host_float64(x._data) and bool(np.isfinite(x._data).all()):
         # float64 on the host, finite factors (issue 38): every partial is a finite real, and a zero
         # tangent contributes 0 (not 0·inf = nan where the partial overflows: prod([1e200, 1e200,
-        # 1e-200])'s third partial is 1e400)
-        return _sum_back(A.where(t == 0, A.zeros_like(partial), partial * t), c.dim, c.keepdim)
+        # 1e-200])'s third partial is 1e400). Only there: elsewhere partial * t stays, so the JVP's
+        # derivative in a zero tangent is still the partial (reverse over forward)
+        lost = A.logical_and(t == 0, A.logical_not(A.abs(partial) < math.inf))
+        return _sum_back(A.where(lost, A.zeros_like(partial), partial * t), c.dim, c.keepdim)
     return _sum_back(partial * t, c.dim, c.keepdim)
 
 

@@ -39,3 +39,15 @@ for k2 in (3, 8):
         f"k = {k2}:",
         tf.vectorized_map(f, (tf.zeros((2, 0, k2), tf.float64), tf.zeros((2, 0, 0), tf.float64))).shape,
     )
+
+# the matmul itself, not only its gradient (seedsK, seed-2 seeded matmul vmap): each sample of
+# tf.matmul([0, 2], [2, 1]) has shape [0, 1], the batch of 2 [2, 0, 0]
+xs = tf.zeros((2, 0, 2), tf.float64)
+other3 = tf.ones((2, 1), tf.float64)
+print(
+    "tf.vectorized_map matmul, 2 samples of [0, 2] @ [2, 1]:",
+    tf.matmul(xs[0], other3).shape,
+    "per sample;",
+    tf.vectorized_map(lambda a: tf.matmul(a, other3), xs).shape,
+    "batched, expected (2, 0, 1)",
+)
