@@ -42,3 +42,26 @@ k2 = torch.topk(y, 2, 0, largest=True, sorted=True).indices.tolist()
 shown = [float(format(v, ".3g")) for v in x.tolist()]
 print(f"torch topk of equal values: 3 smallest of {shown} at {k3} (stable [0, 1, 4]),"
       f" 2 largest of {y.tolist()} at {k2} (stable [3, 0])")
+
+# PyTorch's reverse over forward of the SVD: the gradient with respect to the tangent of <c, JVP(x)(t)>
+# is the first-order VJP J^T c, and for the record's U * U * S of a 1 x 2 matrix (U = -1, its tangent
+# exactly 0) it is c * x / |x|; torch's first-order VJP gives it, its vjp of the jvp does not
+a = torch.tensor([[1.0431238412857056, -34.816509246826172]], dtype=torch.float32)
+t = torch.tensor([[1.0, 0.6990072131156921]], dtype=torch.float32)
+c = torch.tensor(-0.8474748730659485, dtype=torch.float32)
+
+
+def u_u_s(q):
+    u, s, _ = torch.linalg.svd(q, full_matrices=False)
+    return (u * u * s.unsqueeze(-2)).reshape(())
+
+
+def jvp_of(q, tq):
+    return torch.func.jvp(u_u_s, (q,), (tq,))[1]
+
+
+reverse_over_forward = torch.func.vjp(jvp_of, a, t)[1](c)[1]
+first_order = torch.func.vjp(u_u_s, a)[1](c)[0]
+exact = -0.8474748730659485 * a.double() / torch.linalg.vector_norm(a.double())
+print(f"torch svd float32 reverse over forward, tangent part: {reverse_over_forward[0, 1].item():.7f},"
+      f" first-order vjp {first_order[0, 1].item():.7f}, exact {exact[0, 1].item():.7f}")
