@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 
 # JAX's float16 triangular solve spreads the nan of an overflowing component into representable ones,
 # in the second-order checks too: the forward over reverse of the cotangent of b is A^-T tc, which for
-# A = [[1, 1000], [0, 0.001]] and tc = [1, 1] is [1, -998999] (the second overflows to -inf in float16)
+# A = [[1, 1000], [0, 0.001]] and tc = [1, 1] is [1, -999000] (the second overflows to -inf in float16)
 def triangular_forward_over_reverse(dtype):
     a = jnp.array([[1.0, 1000.0], [0.0, 0.001]], dtype)
     b = c = jnp.ones((2, 1), dtype)
@@ -27,7 +27,7 @@ def triangular_forward_over_reverse(dtype):
 
 print(
     f"jax solve_triangular float16 forward over reverse: {triangular_forward_over_reverse(jnp.float16)},"
-    f" float32 {triangular_forward_over_reverse(jnp.float32)}, exact [1.0, -998999.0]"
+    f" float32 {triangular_forward_over_reverse(jnp.float32)}, exact [1.0, -999000.0] (past float16's 65504)"
 )
 
 # PyTorch's topk orders equal values as its selection algorithm leaves them, neither in their original
