@@ -300,7 +300,8 @@ ZERO_SEED = Convention(
         ),
     ),
 )
-#: the conventions of every real record, besides its own (``OpRecord.conventions``)
+#: the conventions of every record, besides its own (``OpRecord.conventions``); a complex case's
+#: results are judged by them part by part (conformance.ops.judge)
 EVERY_RECORD = (UNBOUNDED_DERIVATIVE, ZERO_SEED)
 
 

@@ -149,14 +149,14 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
             readings = {"flushed_inputs": True, "elements_judged_unflushed": unflushed}
     judged = judge_bounds(outputs, expected, precision.dtype if complex_case else case.dtype)
     met = None
-    if judged["verdict"] == "fail" and not complex_case:  # conventions are declared on real records
+    if judged["verdict"] == "fail":
         data, errs = case_data(case), None
         if precision.flush:  # the inputs as the framework's arithmetic reads them (a flushed -0 is a kink)
             data, errs = _flushed(data, case, check, precision)
-        met = judge_conventions(
-            case, check, outputs, expected, _alternative_expected(case, check, precision, data, errs), data
-        )
-    if judged["verdict"] == "fail" and complex_case:
+        parts_of = whole[0] if complex_case else None  # an alternative's values judged part by part too
+        alternative = _alternative_expected(case, check, precision, data, errs, parts_of)
+        met = judge_conventions(case, check, outputs, expected, alternative, data)
+    if judged["verdict"] == "fail" and complex_case and not met:
         met = nonfinite_convention(case, check, outputs, expected, *whole)
     rec = {
         "verdict": "convention" if met else judged["verdict"],
@@ -179,9 +179,11 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
     return rec
 
 
-def _alternative_expected(case, check, precision, data, errs):
+def _alternative_expected(case, check, precision, data, errs, complex_outputs=None):
     """fn -> {name: (value, bound)} of the op computed by ``fn`` (a convention's alternative) at the
-    inputs ``data`` (as the framework's arithmetic reads them), or None if the reference raises."""
+    inputs ``data`` (as the framework's arithmetic reads them), or None if the reference raises.
+    ``complex_outputs``: a complex case's answers, whose results are judged part by part
+    (:func:`complex_parts`), the alternative's as the reference's."""
 
     def compute(fn):
         try:
@@ -189,6 +191,8 @@ def _alternative_expected(case, check, precision, data, errs):
                 values = reference_expected(case, check, data, precision, errs, fn=fn)[0]
         except Exception:  # an alternative the reference cannot evaluate here explains nothing
             return None
+        if complex_outputs is not None:
+            return complex_parts(complex_outputs, values, precision.dtype)[1]
         return {n: (v, b + ulp_of(v, case.dtype)) for n, (v, b) in values.items()}
 
     return compute

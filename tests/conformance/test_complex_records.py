@@ -457,6 +457,34 @@ def test_nonfinite_classes_chosen_by_the_arithmetic_are_the_convention_and_other
     assert record_verdict(case, "forward", "jax", {"output": swapped}, {})["verdict"] == "convention"
 
 
+def test_the_declared_conventions_judge_complex_cases_too():
+    """angle's derivative is unbounded at z = 0 (1/|z|): the reference's second order there is nan
+    (PyTorch's chain rule, 0 * inf), TensorFlow's 0 (its zero seed wins): the convention
+    `zero-seed-at-an-unbounded-derivative`, which complex cases were not judged by (a fail before).
+    A value that is neither, at z = 0 or at a finite element, still fails."""
+    case = _with_data(
+        _case("angle", check="vjp_jvp"),
+        input=np.array([0j, 1 + 1j]),
+        tan1_input=np.array([1j, 1 + 0j]),
+        cot_output=np.array([1.0, 2.0]),
+    )
+    expected = expected_for(case, "vjp_jvp", precision_for(case, {}, "tensorflow"))[0]
+    assert np.isnan(expected["g_input"][0][0]) and np.isnan(expected["g_tan1_input"][0][0])
+
+    def judged(g_input, g_tan1_input):
+        outputs = {"g_input": np.array(g_input), "g_tan1_input": np.array(g_tan1_input)}
+        return record_verdict(case, "vjp_jvp", "tensorflow", outputs, {})
+
+    # at 1 + 1j, Im(t / z)'s VJP is conj(-t / z^2) c i = 1 (z) and conj(1 / z) c i = -1 + 1j (t)
+    got = judged([0j, 1 + 0j], [0j, -1 + 1j])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"][0]["name"] == "zero-seed-at-an-unbounded-derivative"
+    assert judged([1 + 0j, 1 + 0j], [0j, -1 + 1j])["verdict"] == "fail"
+    assert judged([0j, 1.001 + 0j], [0j, -1 + 1j])["verdict"] == "fail"
+    nan = complex(np.nan, np.nan)
+    assert judged([nan, 1 + 0j], [nan, -1 + 1j])["verdict"] == "pass"  # the reference's own
+
+
 # ---- each new family's convention, through each adapter, on closed-form Wirtinger derivatives ------
 
 _A = np.array(
