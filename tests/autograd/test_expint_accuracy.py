@@ -99,3 +99,14 @@ def test_dtypes_and_arguments():
     assert half.dtype == T.float16 and half.numpy()[0] == np.float16(expi_exact(0.5, 0))
     with pytest.raises(TypeError, match="n must be an int"):
         T.special.expn(1.5, T.tensor([1.0]))
+
+
+@pytest.mark.parametrize("order", [[-0.0, 0.0], [0.0, -0.0]])
+def test_the_sign_of_zero_survives_the_per_element_cache(order):
+    """Ei'(±0) = ±inf and Dawson's D(±0) = ±0 whichever zero the kernel meets first: 0.0 == -0.0
+    and they hash alike, so a cache keyed by the value alone answered the first zero's value at the
+    second (the whole-domain run at seed 0: Ei'(+0) = -inf in the reference, expi-2b2dcf9332dc,
+    where JAX and TensorFlow said +inf, the limit from above)."""
+    x = T.tensor(order, dtype=T.float64)
+    assert np.array_equal(expi_derivative(x, 1).numpy(), np.copysign(math.inf, order))
+    assert np.array_equal(np.signbit(T.special.dawsn(x).numpy()), np.signbit(order))

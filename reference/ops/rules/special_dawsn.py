@@ -47,6 +47,8 @@ def dawsn_exact(x, order):
         return math.nan
     if math.isinf(x):
         return math.copysign(0.0, x) if order == 0 else 0.0
+    if x == 0 and order == 0:
+        return x  # D is odd: D(±0) = ±0 (mpmath's zero has no sign)
     from mpmath import mp
 
     with mp.workdps(60 + 4 * order):
