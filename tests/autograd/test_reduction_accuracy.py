@@ -36,10 +36,11 @@ CEILINGS = {
     "logsumexp": (1, 2, 3),
     "softmax": (2, 3, 5),
     "log_softmax": (1, 2, 3),
-    # n - 1 rounded products (a random walk: 14 ulps over 1000 factors near 1, 7 over 200); prod's
-    # d1 and d2 carry the running products from both ends in double-double, rounded once
+    # n - 1 rounded products (a random walk: 14 ulps over 1000 factors near 1, 7 over 200); the
+    # derivatives (prod's, and cumprod's as prod's of each prefix) carry the running products from
+    # both ends in double-double, rounded once
     "prod": (16, 1, 1),
-    "cumprod": (8, 8, None),
+    "cumprod": (8, 1, 1),
     "norm_1": (1, 0, 0),
     "norm_2": (1, 1, 2),
     "norm_inf": (0, 0, 0),
@@ -52,15 +53,8 @@ CEILINGS = {
     "std_c1": (2, 2, 1),
 }
 
-_PRODUCT_OVERFLOWS = (
-    "the double backward's (y_j / x_k) / x_l overflows where y_j / (x_k·x_l) does not "
-    "([1e200, 1e200, 1e-200]: inf, exact 1e200); the diagonal, exactly 0, keeps a rounding residue "
-    "(prod's fix, prod_partials and prod_curvature, not yet carried over to cumprod's table)"
-)
-#: (primitive, order): why it is still far off (docs/accuracy.md carries the figures)
-OPEN = {
-    ("cumprod", "d2"): _PRODUCT_OVERFLOWS,
-}
+#: (primitive, order): why it is still far off (docs/accuracy.md carries the figures); none now
+OPEN: dict[tuple[str, str], str] = {}
 #: primitives whose second order at a kink differs from stock PyTorch's (conventions of nan and 0)
 CONV_OPEN = {
     "norm_3": "vjp_jvp at the zero vector: 0 where PyTorch's forward-mode formula gives nan",
@@ -171,12 +165,12 @@ FIXED += [
 ]
 
 
-def _exact_d2(name, xs, k, l):
-    """The exact Hessian entry H[k][l] of entry ``name`` (mpmath at 2400 bits), rounded once."""
+def _exact_d2(name, xs, j, k, l):
+    """The exact Hessian entry H[k][l] of output j of entry ``name`` (mpmath at 2400 bits), rounded once."""
     import mpmath
 
     with mpmath.workprec(R.PREC):
-        return float(R.ENTRIES[name].exact([mpmath.mpf(v) for v in xs]).d2(0, k, l))
+        return float(R.ENTRIES[name].exact([mpmath.mpf(v) for v in xs]).d2(j, k, l))
 
 
 def _std0(x):
@@ -189,21 +183,31 @@ def _norm(p):
 
 _CANCELS = [1.0, 1e-20, -1e-10]  # |x_0| is the norm to within its rounding
 _ONE_ULP = [1.0, 1.0 + 2.0**-52, 1.0]
+def _cumprod(x):
+    return T.cumprod(x, 0)
+
+
 _OVERFLOWS = [1e200, 1e200, 1e-200]  # the running product overflows, the product does not
-#: (what, reference call, entry, vector, k, l): second derivatives that were far off before the
-#: Hessian-product primitives (std_curvature, norm_curvature, prod_curvature), each against mpmath
+_SWINGS = [1e200, 1e-200, 1e200, 1e-200]  # y_j / x_k overflows where y_j / (x_k·x_l) does not
+_NEAR_ONE = [3.0, 0.1, 7.0]  # 0.1 inexact: (y_j / x_k) / x_k - y_j / x_k² rounds to a residue
+#: (what, reference call, entry, vector, j, k, l): second derivatives (output j, entry (k, l)) that
+#: were far off before the Hessian-product primitives (std_curvature, norm_curvature, prod_curvature,
+#: the last also cumprod's through prod's partials of each prefix), each against mpmath
 FIXED_D2 = [
-    ("std's Hessian where its two terms cancel to 0 (was -0.5)", lambda: _second(_std0, _ONE_ULP, 0, 1)[1], "std_c0", _ONE_ULP, 1, 1),
-    ("2-norm's Hessian where 1 - u_0² cancels (was 0)", lambda: _second(_norm(2), _CANCELS, 0, 0)[0], "norm_2", _CANCELS, 0, 0),
-    ("3-norm's Hessian where r_0 - u_0² cancels (was 0)", lambda: _second(_norm(3), _CANCELS, 0, 0)[0], "norm_3", _CANCELS, 0, 0),
-    ("1.5-norm's Hessian where r_0^-0.5 - u_0² cancels (was 11% off)", lambda: _second(_norm(1.5), _CANCELS, 0, 0)[0], "norm_1.5", _CANCELS, 0, 0),
-    ("prod's Hessian where (result/x_k)/x_l overflows (was nan)", lambda: _second(T.prod, _OVERFLOWS, 0, 0)[2], "prod", _OVERFLOWS, 0, 2),
+    ("std's Hessian where its two terms cancel to 0 (was -0.5)", lambda: _second(_std0, _ONE_ULP, 0, 1)[1], "std_c0", _ONE_ULP, 0, 1, 1),
+    ("2-norm's Hessian where 1 - u_0² cancels (was 0)", lambda: _second(_norm(2), _CANCELS, 0, 0)[0], "norm_2", _CANCELS, 0, 0, 0),
+    ("3-norm's Hessian where r_0 - u_0² cancels (was 0)", lambda: _second(_norm(3), _CANCELS, 0, 0)[0], "norm_3", _CANCELS, 0, 0, 0),
+    ("1.5-norm's Hessian where r_0^-0.5 - u_0² cancels (was 11% off)", lambda: _second(_norm(1.5), _CANCELS, 0, 0)[0], "norm_1.5", _CANCELS, 0, 0, 0),
+    ("prod's Hessian where (result/x_k)/x_l overflows (was nan)", lambda: _second(T.prod, _OVERFLOWS, 0, 0)[2], "prod", _OVERFLOWS, 0, 0, 2),
+    ("cumprod's Hessian where (y_j/x_k)/x_l overflows (was inf)", lambda: _second(_cumprod, _SWINGS, 2, 1)[0], "cumprod", _SWINGS, 2, 1, 0),
+    ("cumprod's Hessian where (y_j/x_k)/x_l is 0/0 (was nan)", lambda: _second(_cumprod, _SWINGS, 1, 0)[1], "cumprod", _SWINGS, 1, 0, 1),
+    ("cumprod's Hessian diagonal, exactly 0 (was 2.8e-14)", lambda: _second(_cumprod, _NEAR_ONE, 2, 1)[1], "cumprod", _NEAR_ONE, 2, 1, 1),
 ]
 
 
-@pytest.mark.parametrize("what,call,name,xs,k,l", FIXED_D2, ids=[f[0] for f in FIXED_D2])
-def test_fixed_second_derivatives(what, call, name, xs, k, l):
-    want = _exact_d2(name, xs, k, l)
+@pytest.mark.parametrize("what,call,name,xs,j,k,l", FIXED_D2, ids=[f[0] for f in FIXED_D2])
+def test_fixed_second_derivatives(what, call, name, xs, j, k, l):
+    want = _exact_d2(name, xs, j, k, l)
     got = float(call())
     assert got == pytest.approx(want, rel=4 * 2.0**-52, abs=0) or got == want, what
 

@@ -68,6 +68,45 @@ def test_cumprod_second_derivative_bound_covers_the_general_formula_on_a_one_ele
     assert (x64 * ((gg64 / x64) * g64)) / x64 + gg64 * ((-(x64 * g64)) / x64 / x64) == -(2.0**-54)
 
 
+def test_cumprod_reverse_over_forward_bound_covers_the_division_formula():
+    # the float16 cumprod campaign (exact10, issue 38): TensorFlow's gradient reverse_cumsum(y·g)/x,
+    # differentiated again in reverse over forward, gave 2^-12 in g_input[0, 1] (column [0.2076, 0.9268]
+    # along dim 0) where it is c_1·t_1 = 2.09e-6: its diagonal terms t_0·y/x_0² cancel only up to a
+    # rounding. The reference's exact route (prod_partials of the prefixes, prod_curvature) declares
+    # the division formulas as alternatives of its bound (ratio 1.16 without them); a dropped cross
+    # term is still caught.
+    import numpy as np
+
+    from conformance.case import Case
+    from conformance.ops._run import reference_expected
+    from conformance.ops.judge import ulp_of
+    from reference.errors import Precision
+
+    a = {
+        "input": np.array([[-0.0924072265625, 0.2076416015625], [1.23828125, 0.9267578125]]),
+        "tan1_input": np.array([[4.458427429199219e-05, 0.253662109375], [-1.3330078125, -3.0994415283203125e-06]]),
+        "cot_output": np.array([[0.0, 1.0], [1.0, -0.673828125]]),
+    }
+    case = Case.from_dict(
+        {
+            "op": "cumprod",
+            "params": {"dim": 0, "values": "normal"},
+            "shapes": {"input": [2, 2]},
+            "dtype": "float16",
+            "seed": 2484,
+            "checks": ["vjp_jvp"],
+        }
+    )
+    expected, _ = reference_expected(case, "vjp_jvp", a, Precision("float16"))
+    value, bound = expected["g_input"]
+    limit = bound + ulp_of(value, "float16")
+    # H_1 of y_1 = x_0·x_1 is [[0, 1], [1, 0]]: g_input[0] = c_1·t_1, exactly
+    assert value[0, 1] == -0.673828125 * -3.0994415283203125e-06
+    assert value[0, 0] == 1.0 * -1.3330078125
+    assert abs(2.0**-12 - value[0, 1]) <= limit[0, 1]  # TensorFlow's answer
+    assert abs(0.0 - value[0, 0]) > limit[0, 0]  # the cross term dropped
+
+
 def _abs_vjp_case():
     from conformance.case import Case
 

@@ -2,7 +2,8 @@
 
 VJPs are PyTorch's (FunctionsManual.cpp): cumsum's is the reversed cumsum; cumprod's divides the
 reversed cumsum of ``result * grad`` by the input when no element is zero, and otherwise sums the
-products with each element left out (the exact gradient, differentiable again); cummax/cummin
+products with each element left out (the exact gradient, differentiable again; float64 on the host
+with finite factors always, as prod's partials of each prefix, issue 38); cummax/cummin
 scatter-add the gradient to the running arg-extreme; logcumsumexp's splits the gradient into
 its positive and negative parts in log space.
 
@@ -10,6 +11,8 @@ Part of the one derivative table (:mod:`reference.ops.rules`); see its docstring
 an entry."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -118,15 +121,8 @@ def _zero_or_infinite(x):
 
 def _finite_host_float64(x):
     """float64 on the host with finite elements (issue 38): cumprod's derivatives there are the
-    leave-one-out products wherever a prefix product left the normal range."""
+    products of the other factors of each prefix (:func:`_prefix_partials`), never y_j / x_k."""
     return on_host_float64(x._data) and bool(np.isfinite(x._data).all())
-
-
-def _out_of_range(y):
-    """Whether a prefix product overflowed or fell below the normal range: dividing it by x
-    (PyTorch's formula) loses the derivative, which is a product of the other factors."""
-    with np.errstate(invalid="ignore"):
-        return bool((~np.isfinite(y._data) | (np.abs(y._data) < 2.2250738585072014e-308)).any())
 
 
 def _leave_one_out(x, dim):
@@ -138,6 +134,30 @@ def _leave_one_out(x, dim):
     eye = _make(namespace_of(x._data).eye(n, dtype=bool))
     rows = A.expand(A.unsqueeze(y, -2), tuple(y.shape[:-1]) + (n, n))
     return cumprod_tensor(A.where(eye, A.ones((), dtype=x.dtype, device=x.device), rows), rows.ndim - 1), n
+
+
+def _prefix_partials(x, dim):
+    """(P, lower): P[..., j, k] = prod_{i <= j, i != k} x_i along ``dim`` (moved last), the derivative
+    of y_j in x_k where ``lower`` (k <= j), y_j itself above it. Prod's partials (the primitive
+    prod_partials, no y_j / x_k) of the prefixes: row j is x with the factors after j replaced by 1.
+    Their derivative is prod_curvature, the products leaving out two factors, exactly 0 on the
+    diagonal (PyTorch's (y_j / x_k) / x_l overflows where y_j / (x_k·x_l) does not, and d(y_j / x_k)/dx_k
+    keeps a rounding residue where it is 0)."""
+    y = _movedim(x, dim, -1)
+    n = y.shape[-1]
+    xp = namespace_of(x._data)
+    lower = _make(xp.tril(xp.ones((n, n), dtype=bool)))  # [j, i]: i <= j
+    rows = A.where(lower, A.expand(A.unsqueeze(y, -2), tuple(y.shape[:-1]) + (n, n)), A.ones((), dtype=x.dtype))
+    return from_rule("prod_partials", rows, dim=(rows.ndim - 1,)), lower
+
+
+def _finite_terms(mask, partials, v):
+    """partials·v where ``mask``, 0 elsewhere; a zero v against an overflowing partial (finite factors:
+    every partial is a finite real) contributes 0, not 0·inf = nan. Only there: elsewhere partials·v
+    stays, so the derivative in a zero v is still the partial (as prod's JVP)."""
+    lost = A.logical_and(v == 0, A.logical_not(A.abs(partials) < math.inf))
+    keep = A.logical_and(mask, A.logical_not(lost))
+    return A.where(keep, partials * v, A.zeros((), dtype=partials.dtype, device=partials.device))
 
 
 def _movedim(t, src, dst):
@@ -167,15 +187,16 @@ def _cumprod_grad(c, g):
             return g
         xs = x if ok.all() else A.where(_make(ok), x, A.ones((), dtype=x.dtype))
         return (xs * g) / xs
-    exact = _finite_host_float64(x)
-    if not _is_batched(x) and not _zero_or_infinite(x) and not (exact and _out_of_range(c.result)):
+    if _finite_host_float64(x):  # dx_k = sum over j >= k of g_j·P[j, k]
+        partials, lower = _prefix_partials(x, dim)
+        gj = A.unsqueeze(_movedim(g, dim, -1), -1)  # (..., j, 1)
+        return _movedim(A.sum(_finite_terms(lower, partials, gj), -2), -1, dim)
+    if not _is_batched(x) and not _zero_or_infinite(x):
         return reversed_cumsum(c.result * g, dim) / x
 
     table, n = _leave_one_out(x, dim)  # (..., k, j)
     upper = _make(namespace_of(g._data).triu(namespace_of(g._data).ones((n, n), dtype=bool)))  # j >= k
     gj = A.unsqueeze(_movedim(g, dim, -1), -2)  # (..., 1, j)
-    if exact:  # finite factors: every partial is a finite real, and a zero cotangent contributes 0
-        upper = A.logical_and(upper, gj != 0)  # (not 0·inf = nan where the partial overflows)
     out = A.sum(A.where(upper, table * gj, A.zeros((), dtype=g.dtype, device=g.device)), -1)  # (..., k)
     return _movedim(out, -1, dim)
 
@@ -184,9 +205,13 @@ def _cumprod_jvp(c, t):
     x, dim = c.self, c.dim
     if x.ndim == 0:
         return t
-    if not _is_batched(x) and not bool((x._data == 0).any()) and not (
-        _finite_host_float64(x) and _out_of_range(c.result)
-    ):
+    # one element along dim: (t / x)·y, as the VJP's (x·g) / x above (its second derivative, 0, cancels
+    # in floating point, and the error bound is composed along the formula evaluated)
+    if _finite_host_float64(x) and x.numel() and x.shape[dim] > 1:  # dy_j = sum over k <= j of P[j, k]·t_k
+        partials, lower = _prefix_partials(x, dim)
+        tk = A.unsqueeze(_movedim(t, dim, -1), -2)  # (..., 1, k)
+        return _movedim(A.sum(_finite_terms(lower, partials, tk), -1), -1, dim)
+    if not _is_batched(x) and not bool((x._data == 0).any()):
         # an infinite x gives 0·inf = nan here as in the table below: a zero tangent times an
         # infinite partial derivative (IEEE), not a cancellation the table would avoid
         return cumsum_tensor(t / x, dim) * c.result
