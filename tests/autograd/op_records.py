@@ -94,8 +94,15 @@ OP_RECORDS = {
     "std_direction": [("via_std", lambda a, g: _vjp_graph(T.std(a, 1), a, g), [(2, 3), (2,)], "aa")],
     # the Hessian products: reached by the second derivative, checked to third order by gradgradcheck
     "std_curvature": [("via_std", lambda a, t: _hvp(T.std(a, 1), a, t), [(2, 3), (2, 3)], "aa")],
-    "prod_partials": [("via_prod", lambda a, g: _vjp_graph(T.prod(a, 1), a, g), [(2, 3), (2,)], "aa")],
-    "prod_curvature": [("via_prod", lambda a, t: _hvp(T.prod(a, 1), a, t), [(2, 3), (2, 3)], "aa")],
+    "prod_partials": [
+        ("via_prod", lambda a, g: _vjp_graph(T.prod(a, 1), a, g), [(2, 3), (2,)], "aa"),
+        # cumprod's partials are prod's of each prefix (scans.py _prefix_partials)
+        ("via_cumprod", lambda a, g: _vjp_graph(T.cumprod(a, 1), a, g), [(2, 3), (2, 3)], "aa"),
+    ],
+    "prod_curvature": [
+        ("via_prod", lambda a, t: _hvp(T.prod(a, 1), a, t), [(2, 3), (2, 3)], "aa"),
+        ("via_cumprod", lambda a, t: _hvp(T.cumprod(a, 1), a, t), [(2, 3), (2, 3)], "aa"),
+    ],
     "norm_curvature": [
         ("via_3_norm", lambda a, t: _hvp(T.linalg.vector_norm(a, 3, dim=1), a, t), [(2, 3), (2, 3)], "fa"),
         ("via_2_norm", lambda a, t: _hvp(T.linalg.vector_norm(a, dim=1), a, t), [(2, 3), (2, 3)], "fa"),
