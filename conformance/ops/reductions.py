@@ -476,12 +476,12 @@ not_fuzzed(
     "prod_partials",
     FAMILY,
     "internal: prod's partials, the products of the other factors (float64, finite factors: no "
-    "result / x, no intermediate overflow); reached by the prod record's vjp, jvp, vmap_vjp and every "
-    "second-order check",
+    "result / x, no intermediate overflow); reached by the prod and cumprod records' vjp, jvp, vmap_vjp "
+    "and every second-order check (cumprod's partials are prod's of each prefix)",
 )
 not_fuzzed(
     "prod_curvature",
     FAMILY,
     "internal: prod's Hessian times a tangent (the products of all factors but two), one primitive; "
-    "reached by the prod record's vjp_vjp, jvp_jvp, vjp_jvp, jvp_vjp and vmap_jvp_vjp",
+    "reached by the prod and cumprod records' vjp_vjp, jvp_jvp, vjp_jvp, jvp_vjp and vmap_jvp_vjp",
 )
