@@ -13,7 +13,8 @@ import tensorflow.experimental.numpy as tnp
 import torch
 
 jax.config.update("jax_enable_x64", True)
-import jax.scipy.special as jss  # noqa: E402 (after jax_enable_x64)
+import jax.numpy as jnp  # noqa: E402 (after jax_enable_x64)
+import jax.scipy.special as jss  # noqa: E402
 
 mpmath.mp.dps = 40
 
@@ -78,8 +79,10 @@ print(f"jax zeta({s}, {q}) float64: {float(jss.zeta(np.float64(s), np.float64(q)
       f" {float(mpmath.zeta(s, q))!r}, torch.special.zeta"
       f" {torch.special.zeta(torch.tensor(s, dtype=torch.float64), torch.tensor(q, dtype=torch.float64)).item()!r}")
 
-# JAX's float16 derivative of zeta in s: its Euler-Maclaurin series in float16, a few percent off
-s, q, g = 2.60546875, 0.81005859375, 0.68603515625
-_, vjp = jax.vjp(lambda s_: jss.zeta(s_, np.float16(q)), np.float16(s))
-print(f"jax zeta vjp in s float16 at ({s}, {q}), cotangent {g}: {float(vjp(np.float16(g))[0])!r}"
-      f" exact {float(g * mpmath.zeta(s, q, 1))!r}")
+# JAX's float16 and bfloat16 derivatives of zeta in s: its Euler-Maclaurin series in the input dtype,
+# whose terms cancel where the derivative is small
+for s, q, g, dt in ((2.60546875, 0.81005859375, 0.68603515625, np.float16),
+                    (1.0546875, 0.015625, -0.68359375, jnp.bfloat16)):
+    _, vjp = jax.vjp(lambda s_: jss.zeta(s_, dt(q)), dt(s))
+    print(f"jax zeta vjp in s {np.dtype(dt).name} at ({s}, {q}), cotangent {g}: {float(vjp(dt(g))[0])!r}"
+          f" exact {float(g * mpmath.zeta(s, q, 1))!r}")
