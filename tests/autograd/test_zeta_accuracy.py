@@ -66,6 +66,17 @@ def test_large_s_sums_the_first_terms():
         assert _ulps(zeta_exact(1e4, 5.0, 0, 0), mpmath.zeta(1e4, 5.0)) <= 0.5
 
 
+def test_the_direct_sum_runs_until_its_terms_fall_below_the_tail():
+    # the direct sum stops at K with (q + K)^-s < e^-110 (q + 1)^-s: K >= (q + 1) e^(110/s) - q,
+    # 21 terms at (166, 17.15), where stopping after 2 lost 1e-8 of ζ (the seeded whole-domain run at
+    # seed 1: JAX's ∂_s ζ was right, the reference not)
+    s, q = 165.9794445965335, 17.15459065251976
+    with mpmath.workdps(120):
+        for ds in (0, 1, 2):
+            assert _ulps(zeta_exact(s, q, ds, 0), mpmath.zeta(s, q, ds)) <= 0.5, ds
+        assert _ulps(zeta_exact(40.0, 3.0, 0, 0), mpmath.zeta(40.0, 3.0)) <= 0.5
+
+
 def test_limits_and_special_values():
     nan, inf = math.nan, math.inf
     s = T.tensor([1.0, 0.5, 2.0, 2.0, 2.0, 2.0, inf, inf, inf, nan, 2.0], dtype=T.float64)

@@ -101,7 +101,8 @@ def _hurwitz(mp, s, q, order):
         em_start = max(em_start, math.ceil(-qf) + 1)
     if qf > 0:
         with np.errstate(all="ignore"):
-            direct = math.ceil((qf + 1) * math.expm1(_TAIL / sf) - qf) + 2 if _TAIL / sf < 700 else math.inf
+            # (q + K)^-s < e^-110 (q + 1)^-s  <=>  K > (q + 1) e^(110/s) - q = (q + 1) expm1(110/s) + 1
+            direct = math.ceil((qf + 1) * math.expm1(_TAIL / sf) + 1) + 2 if _TAIL / sf < 700 else math.inf
         if direct <= em_start:
             return mp.fsum(_power_derivative(mp, q + k, s, order) for k in range(max(direct, 2)))
     if em_start > _MAX_DIRECT:  # q < 0 with s > 7800: mpmath's own series, at twice the digits
