@@ -11,14 +11,12 @@ D'' = (4x² - 2) D - 2x for large x, both lose every digit in float64 through th
 
 from __future__ import annotations
 
-import functools
-import math
-
 import numpy as np
 
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of, to_numpy
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
+from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules.registry import RULES, rule
 
 
@@ -37,18 +35,11 @@ def host_kernel(exact, order, **params):
     return kernel
 
 
-def signed_cache(exact):
-    """``exact(x, order)`` cached per element, keyed by x and the sign of a zero: 0.0 == -0.0 and
-    the two hash alike, so a cache keyed by the value alone answers the first zero's value at the
-    other (Ei'(+0) = +inf, Ei'(-0) = -inf; Dawson's D(±0) = ±0)."""
-    cached = functools.lru_cache(maxsize=1 << 16)(lambda x, negative, order: exact(x, order))
-    return lambda x, order: cached(x, math.copysign(1.0, x) < 0, order)
-
-
 def unary_rules(name, node, exact):
     """Declare ``name`` (``node`` its grad_fn name) and ``<name>_derivative`` over ``exact(x, order)``
-    (cached per element); returns ``derivative(x, order)``, the Tensor-level derivative."""
-    cached = signed_cache(exact)
+    (cached per element, the sign of a zero part of the key: :mod:`reference.ops.rules._sign_cache`);
+    returns ``derivative(x, order)``, the Tensor-level derivative."""
+    cached = sign_aware_cache(exact)
     derivative_name = f"{name}_derivative"
 
     def derivative(x, order):

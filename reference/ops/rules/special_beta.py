@@ -32,7 +32,6 @@ finite value where the density's leading power is 0, ±inf below: ∂_x I(1/2, 1
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -42,6 +41,7 @@ from reference.backend import namespace_of, to_numpy
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
+from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules.registry import RULES, rule
 
 #: digits of mpmath's working precision, before the digits of max(a, b) are added
@@ -145,7 +145,7 @@ def _density_derivative(mp, a, b, x, m):
     return mp.exp((a - 1) * mp.log(x) + (b - 1) * mp.log1p(-x) - _log_beta(mp, a, b)) * total
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@sign_aware_cache
 def betainc_exact(a, b, x, dx):
     """∂_x^dx I_x(a, b) at the floats (a, b, x), correctly rounded to float64."""
     from mpmath import mp
@@ -357,7 +357,7 @@ def _betaln_special(a, b, da, db):
     return None
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@sign_aware_cache
 def betaln_exact(a, b, da, db):
     """∂_a^da ∂_b^db ln|B(a, b)| at the floats (a, b), correctly rounded to float64."""
     from mpmath import mp

@@ -29,6 +29,7 @@ import math
 
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
+from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules.registry import RULES
 from reference.ops.rules.special_gamma_ratio import binary_rules
 
@@ -104,8 +105,8 @@ def _exact(shifted, x, lam, d0, d1):
         return float(total * mp.exp((ml - d0) * log_t))
 
 
-boxcox_exact = functools.lru_cache(maxsize=1 << 16)(functools.partial(_exact, False))
-boxcox1p_exact = functools.lru_cache(maxsize=1 << 16)(functools.partial(_exact, True))
+boxcox_exact = sign_aware_cache(functools.partial(_exact, False))
+boxcox1p_exact = sign_aware_cache(functools.partial(_exact, True))
 
 boxcox_derivative = binary_rules("boxcox", boxcox_exact, ("x", "lmbda"))
 boxcox1p_derivative = binary_rules("boxcox1p", boxcox1p_exact, ("x", "lmbda"))

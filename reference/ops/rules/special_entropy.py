@@ -26,6 +26,7 @@ import functools
 import math
 
 from reference.ops import api as A
+from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules.registry import RULES
 from reference.ops.rules.special_gamma_ratio import binary_rules
 
@@ -83,8 +84,8 @@ def _exact(kl, x, y, d0, d1):
         return float(term)
 
 
-rel_entr_exact = functools.lru_cache(maxsize=1 << 16)(functools.partial(_exact, False))
-kl_div_exact = functools.lru_cache(maxsize=1 << 16)(functools.partial(_exact, True))
+rel_entr_exact = sign_aware_cache(functools.partial(_exact, False))
+kl_div_exact = sign_aware_cache(functools.partial(_exact, True))
 
 rel_entr_derivative = binary_rules("rel_entr", rel_entr_exact, ("x", "y"))
 kl_div_derivative = binary_rules("kl_div", kl_div_exact, ("x", "y"))

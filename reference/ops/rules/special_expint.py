@@ -21,12 +21,12 @@ the frameworks' nan), E_p(0) = 1/(p - 1) for p > 1, inf for p <= 1; E_p(inf) = 0
 
 from __future__ import annotations
 
-import functools
 import math
 
 from reference.autograd.dispatch import apply
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
 from reference.ops.rules._mp_unary import host_kernel, unary_rules
+from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules.registry import RULES, rule
 
 
@@ -52,7 +52,7 @@ def expi_exact(x, order):
         return float(mp.exp(v) * total)
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@sign_aware_cache
 def expn_exact(x, order, n):
     """E_n(x) (order 0; the function's derivatives are E_{n-k} themselves), correctly rounded."""
     if math.isnan(x) or x < 0:

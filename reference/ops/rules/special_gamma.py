@@ -37,7 +37,6 @@ nan (no limit is computed).
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -47,6 +46,7 @@ from reference.backend import namespace_of, to_numpy
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
+from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules.registry import RULES, rule
 
 #: digits of mpmath's working precision, before the digits of max(a, x) are added
@@ -150,7 +150,7 @@ def _lower_is_smaller(mp, a, x, sa, sx):
     return _tail(mp, sa, sx, False) <= 0.5
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@sign_aware_cache
 def igamma_exact(a, x, da, dx, upper):
     """∂_a^da ∂_x^dx of Q (``upper``) or P at the floats (a, x), correctly rounded to float64."""
     from mpmath import mp

@@ -47,6 +47,7 @@ from reference.autograd.dispatch import apply
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
+from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules.registry import RULES, rule
 from reference.ops.rules.special_beta import _host_kernel
 
@@ -153,22 +154,7 @@ def _beta_partial(mp, a, b):
     return partial
 
 
-def _signed_cache(exact):
-    """``exact`` cached per element, the sign of a zero part of the key (functools.lru_cache takes
-    -0.0 for 0.0: B(-0, b) would answer B(+0, b)'s +inf)."""
-
-    @functools.lru_cache(maxsize=1 << 16)
-    def cached(key):
-        return exact(*(v for v, _ in key[:2]), *key[2:])
-
-    @functools.wraps(exact)
-    def wrapper(u, v, *orders):
-        return cached(((u, math.copysign(1.0, u)), (v, math.copysign(1.0, v)), *orders))
-
-    return wrapper
-
-
-@_signed_cache
+@sign_aware_cache
 def beta_exact(a, b, d0, d1):
     """∂_a^d0 ∂_b^d1 B(a, b) at the floats (a, b), correctly rounded to float64."""
     special = _beta_special(a, b, d0, d1)
@@ -224,7 +210,7 @@ def _poch_partial(mp, z, m):
     return partial
 
 
-@_signed_cache
+@sign_aware_cache
 def poch_exact(z, m, d0, d1):
     """∂_z^d0 ∂_m^d1 (z)_m at the floats (z, m), correctly rounded to float64."""
     special = _poch_special(z, m, d0, d1)

@@ -39,6 +39,7 @@ import numpy as np
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of, to_numpy
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
+from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules.registry import RULES, rule
 
 #: digits of mpmath's working precision (near a zero of an s-derivative, at q < 1, the sum cancels)
@@ -161,7 +162,7 @@ def _special(s, q, ds, dq):
     return None
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@sign_aware_cache
 def zeta_exact(s, q, ds, dq):
     """∂_s^ds ∂_q^dq ζ(s, q) at the floats (s, q), correctly rounded to float64."""
     from mpmath import mp
