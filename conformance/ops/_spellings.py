@@ -165,7 +165,10 @@ spell(
 )
 spell(
     "digamma",
-    torch={"Tensor.digamma_": lambda T, x: x.clone().digamma_()},
+    torch={
+        "Tensor.digamma_": lambda T, x: x.clone().digamma_(),
+        "torch.special.psi": lambda T, x: T.special.psi(x),
+    },
     jax={"lax.digamma": lambda J, x: J.lax.digamma(x)},
 )
 spell("sin", torch={"Tensor.sin_": lambda T, x: x.clone().sin_()}, jax={"lax.sin": lambda J, x: J.lax.sin(x)})

@@ -1,7 +1,9 @@
 """Records of the Bessel functions (reference/ops/rules/special.py): torch.special.bessel_j0,
-bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0, modified_bessel_k1.
+bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0, modified_bessel_k1 and the scaled
+scaled_modified_bessel_k0 = e^x K0, scaled_modified_bessel_k1 = e^x K1 (tf.math.special.bessel_k0e,
+bessel_k1e).
 
-TensorFlow differentiates all six (tf.math.special.bessel_*, its registered gradients); JAX has
+TensorFlow differentiates all eight (tf.math.special.bessel_*, its registered gradients); JAX has
 J0 and J1 only, through jax.scipy.special.bessel_jn (a recurrence; no Y or K); PyTorch computes them
 but gives them no derivative: their results do not require grad, so a program that adds them to a
 differentiable term gets a silently wrong gradient (the term counted as a constant), and
@@ -91,6 +93,10 @@ for _name, _tf_name, _jax, _domain in (
     ("bessel_y1", "bessel_y1", _NO_JAX.format("Y1"), _Y1),
     ("modified_bessel_k0", "bessel_k0", _NO_JAX.format("K0"), _K),
     ("modified_bessel_k1", "bessel_k1", _NO_JAX.format("K1"), _K),
+    # e^x K: finite and exact at every x > 0 (K0e(700) = 0.0474, K0e(1e300) = 1.25e-150) where K
+    # itself underflows past x = 705
+    ("scaled_modified_bessel_k0", "bessel_k0e", _NO_JAX.format("scaled K0 (k0e)"), _K),
+    ("scaled_modified_bessel_k1", "bessel_k1e", _NO_JAX.format("scaled K1 (k1e)"), _K),
 ):
     record(
         _name,
@@ -104,11 +110,11 @@ for _name, _tf_name, _jax, _domain in (
         domains={"input": _domain},
     )
 
-# the derivative primitive all six share (reference.ops.rules.special.bessel_derivative)
+# the derivative primitive all eight share (reference.ops.rules.special.bessel_derivative)
 not_fuzzed(
     "bessel_derivative",
     FAMILY,
-    "internal: the exact k-th derivative of a Bessel function; reached by the six Bessel records' vjp, "
+    "internal: the exact k-th derivative of a Bessel function; reached by the eight Bessel records' vjp, "
     "vjp_vjp, jvp, the second-order forward checks and vmap_vjp",
 )
 
@@ -335,21 +341,40 @@ not_fuzzed(
 #: The differentiable special functions of torch.special, jax.scipy.special / jax.nn and tf.math /
 #: tf.math.special that have no record yet, each with why (docs/records.md renders this table).
 MISSING = {
-    "scaled_modified_bessel_k0, scaled_modified_bessel_k1 (torch.special; tf.math.special.bessel_k0e, "
-    "bessel_k1e; JAX has none)": "not written yet. PyTorch computes them without a derivative (results "
-    "that do not require grad), TensorFlow differentiates them (e^x (K0 - K1), e^x (K1 - K0 - K1/x)); "
-    "those derivatives cancel by log2(2x) bits: an exact kernel needs mpmath at a precision growing with "
-    "log10 x (mpmath's besselk takes seconds per element near x = 30) or the termwise derivative of the "
-    "asymptotic series",
     "modified_bessel_i0, modified_bessel_i1, spherical_bessel_j0, airy_ai (torch.special)": "PyTorch "
     "gives them no derivative (results that do not require grad) and JAX and TensorFlow have no other "
     "spelling of the last two: a record would run the forward checks only; i0/i1 are records already "
     "(torch.special.i0, i1), these would be further PyTorch spellings of them",
-    "chebyshev_polynomial_*, hermite_polynomial_*, laguerre_polynomial_l, legendre_polynomial_p "
-    "(torch.special)": "no derivative in PyTorch and no JAX or TensorFlow function: nothing to "
-    "differentiate against",
-    "hyp1f1, hyp2f1, owens_t, wofz (jax.scipy.special)": "not written yet: each needs an exact kernel "
-    "(mpmath has every one), its derivative rule and a record; JAX differentiates hyp1f1 and hyp2f1 in "
-    "every argument (through its series), so their records need exact derivatives in the parameters "
-    "a, b, c too, not only the contiguous relation in x",
+    "chebyshev_polynomial_*, shifted_chebyshev_polynomial_*, hermite_polynomial_*, "
+    "laguerre_polynomial_l, legendre_polynomial_p (torch.special)": "no derivative in PyTorch and no JAX "
+    "or TensorFlow function: nothing to differentiate against",
+    "hyp1f1, hyp2f1 (jax.scipy.special)": "not written yet: each needs an exact kernel (mpmath has "
+    "every one), its derivative rule and a record; JAX differentiates hyp1f1 and hyp2f1 in every "
+    "argument (through its series), so their records need exact derivatives in the parameters a, b, c "
+    "too, not only the contiguous relation in x",
+    "owens_t, wofz (jax.scipy.special; no PyTorch or TensorFlow function: torch.special, tf.math and "
+    "tf.math.special have neither)": "not written yet, JAX alone differentiates them (jax 0.10.2): "
+    "owens_t(h, a) in both arguments through a custom JVP of the closed forms ∂T/∂h = -φ(h) erf(ah/√2)/2, "
+    "∂T/∂a = e^(-(1+a²)h²/2)/(2π(1+a²)) over a 13-point quadrature of T itself (an exact kernel: "
+    "mpmath's quad of the defining integral); wofz(z) = e^(-z²) erfc(-iz) is complex-valued, "
+    "holomorphic, with JAX's custom JVP w' = -2z w + 2i/√π (a complex record, docs/complex.md)",
+    "bernoulli, comb, sph_harm_y (jax.scipy.special)": "bernoulli(n) takes an integer (the first n "
+    "Bernoulli numbers): nothing to differentiate; comb(N, k) is exp(gammaln(N + 1) - gammaln(k + 1) "
+    "- gammaln(N - k + 1)) (the lgamma record's kernel) and sph_harm_y(n, m, theta, phi) is complex "
+    "with integer n, m: not written yet (no PyTorch or TensorFlow function to compare with)",
+    "ndtr (torch.special, jax.scipy.special)": "not written yet: the normal CDF (1 + erf(x/√2))/2, "
+    "differentiated by PyTorch and JAX (TensorFlow has ndtri and log_ndtr's neighbours only in "
+    "tensorflow_probability); it needs a record over an exact kernel (erfc(-x/√2)/2 without "
+    "cancellation in the left tail)",
+    "relu6, hard_tanh, soft_sign, squareplus, sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, "
+    "standardize (jax.nn); softsign, xdivy (tf.math)": "not written yet: relu6 = min(max(x, 0), 6) "
+    "(F.relu6, tf.nn.relu6) and hard_tanh (clip to [-1, 1]) are the hardtanh record's function at "
+    "fixed bounds, which it does not spell (its bounds are drawn); soft_sign x/(1 + |x|) (F.softsign, "
+    "tf.math.softsign), xdivy (x/y, 0 where x = 0; TensorFlow only) and JAX's own squareplus, "
+    "sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, standardize each need a record",
+    "identity, one_hot, dot_product_attention, scaled_matmul, scaled_dot_general, "
+    "get_scaled_dot_general_config (jax.nn)": "not special functions: identity is x itself, one_hot "
+    "is integer-valued (no derivative), dot_product_attention composes the matmul and softmax "
+    "records (reference/ops/functions/attention.py, no record of its own yet), and the scaled_* "
+    "entry points are block-quantized matmuls of configurable precision (no exact value to judge)",
 }

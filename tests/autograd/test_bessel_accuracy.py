@@ -16,7 +16,8 @@ from reference.ops.rules.special import BESSEL, derivative_of
 
 mpmath = pytest.importorskip("mpmath", reason="exact values")
 
-_MP = {"j": mpmath.besselj, "y": mpmath.bessely, "k": mpmath.besselk}
+_MP = {"j": mpmath.besselj, "y": mpmath.bessely, "k": mpmath.besselk,
+       "ke": lambda n, t: mpmath.exp(t) * mpmath.besselk(n, t)}  # fmt: skip
 POINTS = [0.3, 7.1]
 
 
@@ -64,7 +65,8 @@ def test_limits_and_special_values():
     j0, j1 = S.bessel_j0(pts).numpy(), S.bessel_j1(pts).numpy()
     assert j0[0] == 1.0 and j1[0] == 0.0 and j0[1] == j0[2] == j1[1] == j1[2] == 0.0
     assert math.isnan(j0[3]) and j1[4] == -S.bessel_j1(T.tensor([1.0], dtype=T.float64)).numpy()[0]
-    for name in ("bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1"):
+    for name in ("bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1",
+                 "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"):  # fmt: skip
         v = getattr(S, name)(pts).numpy()
         at_zero = -math.inf if name.startswith("bessel_y") else math.inf
         assert v[0] == at_zero and v[1] == 0.0 and math.isnan(v[2]) and math.isnan(v[3]) and math.isnan(v[4])
@@ -73,6 +75,7 @@ def test_limits_and_special_values():
     for k in (1, 2, 3):
         assert derivative_of("bessel_y0", k, zero).numpy()[0] == (-1) ** (k + 1) * math.inf
         assert derivative_of("modified_bessel_k1", k, zero).numpy()[0] == (-1) ** k * math.inf
+        assert derivative_of("scaled_modified_bessel_k0", k, zero).numpy()[0] == (-1) ** k * math.inf
 
 
 @pytest.mark.parametrize("name", sorted(BESSEL))
@@ -96,3 +99,61 @@ def test_half_precision_raises_like_pytorch_and_integers_promote():
     with pytest.raises(NotImplementedError, match="bessel_j0_cpu"):
         T.special.bessel_j0(T.tensor([1.0], dtype=T.float16))
     assert T.special.modified_bessel_k0(T.tensor([1, 2])).dtype == T.float32
+
+
+# ---- e^x K0, e^x K1: the tails (Leibniz's sum below x = 30, the asymptotic series above) -----------
+#: small x, both sides of the switch at 30, and the tail where K itself underflows float64 (x > 705)
+_SCALED_GRID = [1e-300, 1e-8, 0.01, 0.9, 4.0, 17.0, 29.5, 30.0, 30.5, 44.0, 100.0, 700.0, 1e4, 1e12,
+                1e150, 1e300]  # fmt: skip
+
+
+def _scaled_exact(n, k, v):
+    """The k-th derivative of e^x K_n(x) in closed form, independent of the kernel's two methods:
+    e^x sum_j C(k, j) K_n^(j), K_n^(j) = (-1/2)^j sum_i C(j, i) K_|n-j+2i| (DLMF 10.29.5), each
+    K of mpmath at enough digits for the cancellation ((2x)^-k relative) and e^x's size."""
+    with mpmath.workdps(40 + 3 * k + int(k * math.log10(max(v, 1.0)))):
+        x = mpmath.mpf(v)
+        total = sum(
+            math.comb(k, j) * (-0.5) ** j * sum(math.comb(j, i) * mpmath.besselk(abs(n - j + 2 * i), x)
+                                                for i in range(j + 1))
+            for j in range(k + 1)
+        )  # fmt: skip
+        return mpmath.exp(x) * total
+
+
+@pytest.mark.parametrize("n", [0, 1])
+@pytest.mark.parametrize("order", [0, 1, 2])
+def test_scaled_k_correctly_rounded_from_tiny_to_huge_x(n, order):
+    name = f"scaled_modified_bessel_k{n}"
+    xs = [v for v in _SCALED_GRID if v <= 1e4 or order == 0]  # mpmath's besselk at 1e12 and up: order 0 only
+    x = T.tensor(xs, dtype=T.float64)
+    got = (getattr(T.special, name)(x) if order == 0 else derivative_of(name, order, x)).numpy()
+    for v, g in zip(xs, got):
+        exact = _scaled_exact(n, order, v)
+        if abs(exact) > np.finfo(np.float64).max:  # K1e'(1e-300) = -1e600: rounds to -inf
+            assert g == float(exact), (name, order, v)
+            continue
+        assert _ulps(float(g), exact) <= 0.5, (name, order, v, float(g))
+
+
+def test_scaled_k_where_the_unscaled_k_underflows():
+    # e^x K0(x) ~ sqrt(pi/(2x)): K0(700) = 7.7e-306 and K0(750) underflows, the scaled one is 0.0458
+    x = T.tensor([700.0, 750.0, 1e300], dtype=T.float64)
+    k0e = T.special.scaled_modified_bessel_k0(x).numpy()
+    assert T.special.modified_bessel_k0(x).numpy()[1] == 0.0
+    assert abs(k0e[1] - math.sqrt(math.pi / 1500)) < 1e-3 * k0e[1]
+    assert k0e[2] == float(mpmath.sqrt(mpmath.pi / 2e300) * (1 - mpmath.mpf(1) / 8e300))
+
+
+def test_scaled_k_derivatives_agree_across_the_switch_to_the_asymptotic_series():
+    # the two methods on both sides of x = 30, each against the closed form at 40+ digits: a wrong
+    # coefficient, or the series stopped at a fixed 10 terms (2e-13 relative at x = 30), would be off
+    # by far more than half an ulp
+    from reference.ops.rules.special import _scaled_k
+
+    for v in (30.0, 29.999999999999996, 31.0):
+        for n in (0, 1):
+            for k in (1, 2):
+                with mpmath.workdps(30):
+                    got = float(_scaled_k(n, k, mpmath.mpf(v)))
+                assert _ulps(got, _scaled_exact(n, k, v)) <= 0.5, (n, k, v)

@@ -1,6 +1,6 @@
 """Samples for the Bessel functions (:mod:`reference.ops.rules.special`): J0, J1 over both signs
-(``a``), Y0, Y1, K0, K1 on x >= 0.5 (``p``), and their shared derivative primitive (the second
-derivative's own VJP, reached by gradgradcheck of a first-derivative sample); and for the
+(``a``), Y0, Y1, K0, K1, e^x K0, e^x K1 on x >= 0.5 (``p``), and their shared derivative primitive
+(the second derivative's own VJP, reached by gradgradcheck of a first-derivative sample); and for the
 incomplete gamma functions (:mod:`reference.ops.rules.special_gamma`): both arguments positive
 (``pp``), a and x on either side of each other, and the derivative primitives at the orders the
 checks use (∂_a, ∂_x², ∂_a∂_x); and for the Hurwitz zeta function (:mod:`reference.ops.rules.special_zeta`):
@@ -28,10 +28,21 @@ RECORDS = {
     "bessel_y1": [("unary", lambda a: S.bessel_y1(a * 3), [(2, 3)], "p")],
     "modified_bessel_k0": [("unary", lambda a: S.modified_bessel_k0(a), [(2, 3)], "p")],
     "modified_bessel_k1": [("unary", lambda a: S.modified_bessel_k1(a), [(2, 3)], "p")],
+    # e^x K: both sides of the kernel's switch to the asymptotic series at x = 30
+    "scaled_modified_bessel_k0": [
+        ("unary", lambda a: S.scaled_modified_bessel_k0(a), [(2, 3)], "p"),
+        ("asymptotic", lambda a: S.scaled_modified_bessel_k0(a + 31), [(3,)], "p"),
+    ],
+    "scaled_modified_bessel_k1": [
+        ("unary", lambda a: S.scaled_modified_bessel_k1(a), [(2, 3)], "p"),
+        ("asymptotic", lambda a: S.scaled_modified_bessel_k1(a * 40), [(3,)], "p"),
+    ],
     "bessel_derivative": [
         ("j1_order2", lambda a: derivative_of("bessel_j1", 2, a * 4), [(4,)], "a"),
         ("y0_order1", lambda a: derivative_of("bessel_y0", 1, a * 3), [(4,)], "p"),
         ("k1_order3", lambda a: derivative_of("modified_bessel_k1", 3, a), [(4,)], "p"),
+        ("k1e_order2", lambda a: derivative_of("scaled_modified_bessel_k1", 2, a), [(4,)], "p"),
+        ("k0e_order2_far", lambda a: derivative_of("scaled_modified_bessel_k0", 2, a + 35), [(3,)], "p"),
     ],
     "igamma": [("both", lambda a, x: S.gammainc(a * 2, x * 2), [(3,), (3,)], "pp")],
     "igammac": [("both", lambda a, x: S.gammaincc(a, x * 3), [(3,), (3,)], "pp")],
