@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from hypothesis import strategies as st
 
 from conformance.ops import _domains as D
@@ -170,6 +172,32 @@ unary(
     domains={"input": D.KINK_0},
     params={"slope": st.sampled_from([0.01, 0.2, -0.5])},
     conventions=(leaky_relu_at_zero(lambda params: params["slope"]),),
+)
+# relu6 = hardtanh on [0, 6] (F.relu6 calls it; jax.nn.relu6, tf.nn.relu6): every framework's
+# gradient is 0 at the kinks 0 and 6 (hardtanh_backward, JAX's select on 0 < x < 6, Relu6Grad)
+unary(
+    "relu6",
+    lambda T, x: T.nn.functional.relu6(x),
+    lambda J, x: J.nn.relu6(x),
+    lambda tf, x: tf.nn.relu6(x),
+    rules=("hardtanh",),
+    domains={"input": D.domain("whole line: kinks at 0 and 6", -math.inf, math.inf, D.Point("kink 0", 0.0),
+                               D.Point("kink 6", 6.0))},  # fmt: skip
+    conventions=(
+        Convention(
+            "relu6-gradient-at-nan",
+            "relu6's derivative at NaN: the reference passes the gradient (PyTorch's scalar hardtanh "
+            "formula: x <= 0 and x >= 6 are false for NaN)",
+            any_nan,
+            (
+                Alternative(
+                    "zero",
+                    lambda T, x: T.where(T.isnan(x), x.detach(), T.nn.functional.relu6(x)),
+                    "PyTorch's vectorised CPU loop, JAX's select on 0 < x < 6, TensorFlow's Relu6Grad: 0",
+                ),
+            ),
+        ),
+    ),
 )
 unary(
     "hardtanh",

@@ -366,10 +366,10 @@ MISSING = {
     "differentiated by PyTorch and JAX (TensorFlow has ndtri and log_ndtr's neighbours only in "
     "tensorflow_probability); it needs a record over an exact kernel (erfc(-x/√2)/2 without "
     "cancellation in the left tail)",
-    "relu6, hard_tanh, soft_sign, squareplus, sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, "
-    "standardize (jax.nn); softsign, xdivy (tf.math)": "not written yet: relu6 = min(max(x, 0), 6) "
-    "(F.relu6, tf.nn.relu6) and hard_tanh (clip to [-1, 1]) are the hardtanh record's function at "
-    "fixed bounds, which it does not spell (its bounds are drawn); soft_sign x/(1 + |x|) (F.softsign, "
+    "hard_tanh, soft_sign, squareplus, sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, "
+    "standardize (jax.nn); softsign, xdivy (tf.math)": "not written yet: hard_tanh (clip to [-1, 1]) "
+    "is the hardtanh record's function at fixed bounds, which it does not spell (its bounds are drawn; "
+    "relu6, the bounds [0, 6], has its own record); soft_sign x/(1 + |x|) (F.softsign, "
     "tf.math.softsign), xdivy (x/y, 0 where x = 0; TensorFlow only) and JAX's own squareplus, "
     "sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, standardize each need a record",
     "identity, one_hot, dot_product_attention, scaled_matmul, scaled_dot_general, "
