@@ -61,7 +61,9 @@ def _cost(obs, value, bound):
 def routing(labels, pair_costs):
     """The permutation π (flat: x_alt.flat[p] = x.flat[π[p]]) that pairs each element p with an
     element q of its group (equal label) at the least summed cost ``pair_costs(group) -> cost[p, q]``
-    (greedy, least first); the identity outside groups of two or more."""
+    (greedy: least cost above the row's least first, and among equal ones the rows whose costs tell
+    their candidates apart most, so that an element the outputs say nothing about, such as a tied
+    element no slot returned, takes what is left); the identity outside groups of two or more."""
     flat = labels.reshape(-1)
     perm = np.arange(flat.size)
     for label in np.unique(flat):
@@ -69,7 +71,9 @@ def routing(labels, pair_costs):
         if group.size < 2:
             continue
         cost = pair_costs(group)
-        order = np.argsort(cost, axis=None, kind="stable")
+        spread = cost.max(axis=1, keepdims=True) - cost.min(axis=1, keepdims=True)
+        above = cost - cost.min(axis=1, keepdims=True)
+        order = np.lexsort(((-spread * np.ones_like(cost)).reshape(-1), above.reshape(-1)))
         p_free = np.ones(group.size, dtype=bool)
         q_free = np.ones(group.size, dtype=bool)
         for i in order:

@@ -158,3 +158,14 @@ def test_torch_topk_of_equal_values_is_judged_convention_whatever_order_its_part
     if (top == np.argsort(-x, kind="stable")[:20]).all():
         pytest.skip("this torch's topk returned equal values in the reference's order: no other routing to judge")
     assert got["verdict"] == "convention", (top, got)
+
+
+def test_one_slot_among_many_tied_elements_is_read_through_its_seed():
+    # the mode of [1, 2, 1, 2, 2] is 2; the reference returns its last occurrence (4); the tied 2s
+    # that no slot returns (1, 3) must not take the element the slot did return
+    x, t = [1.0, 2.0, 1.0, 2.0, 2.0], [0.5, -1.0, 0.25, 7.0, 3.0]
+    case = _case("mode", {"input": x, "tangent_input": t}, "jvp", dim=0, keepdim=False)
+    assert _judge(case, "jvp", tangent_output=3.0)["verdict"] == "pass"
+    for returned in (1, 3):
+        assert _judge(case, "jvp", tangent_output=t[returned])["verdict"] == "convention", returned
+    assert _judge(case, "jvp", tangent_output=0.5)["verdict"] == "fail"  # the tangent of a 1
