@@ -39,12 +39,16 @@ DECIDED = 1.0 / 16
 class Alternative:
     """Another documented choice: ``fn(T, *inputs, **params)`` computes the op with it; or, for a
     choice about how a non-number is spelled, ``on_values(value, observed) -> value``: the
-    reference's float64 values with the choice made (``fn`` is then None)."""
+    reference's float64 values with the choice made (``fn`` is then None); or, for a choice the
+    framework makes case by case (which of equal elements a selection returns: conformance.ops._ties),
+    ``routed(case, check, data, outputs, expected, alternative_expected) -> {name: (value, bound)}``:
+    the reference with the framework's own choice read off its outputs, or None."""
 
     name: str
     fn: Callable | None
     note: str = ""
     on_values: Callable | None = None
+    routed: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,8 @@ def judge_conventions(case, check, outputs, expected, alternative_expected, data
                     )
                     for n, (v, b) in expected.items()
                 }
+            elif alt.routed is not None:
+                alt_expected = alt.routed(case, check, data, outputs, expected, alternative_expected)
             else:
                 alt_expected = alternative_expected(alt.fn)
             if alt_expected is None:

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from conformance.ops import not_fuzzed, record
 from conformance.ops._conventions import Alternative, Convention, any_repeated
+from conformance.ops._ties import tie_routing
 from conformance.strategies import LONG_SIZES, tensor_shapes, value_kinds
 
 FAMILY = "reductions"
@@ -342,6 +343,8 @@ for _name, _f in (("median_dim", "median"), ("nanmedian_dim", "nanmedian")):
             lambda a, d: tf.sort(a, axis=d),
             lambda a, i, d: tf.gather(a, i, axis=d % len(a.shape)),
         ),
+        # which tied element a sort-and-take (JAX, TensorFlow) returns is a routing among equal values
+        conventions=(tie_routing(_name, lambda T, x, dim, keepdim, _f=_f: getattr(T, _f)(x, dim, True).indices),),
     )
 
 
@@ -359,12 +362,17 @@ record(
     fn=lambda T, x, dim, keepdim, k: T.kthvalue(x, k, dim, keepdim).values,
     jax=_jax_kth,
     tf=_tf_kth,
+    conventions=(tie_routing("kthvalue", lambda T, x, dim, keepdim, k: T.kthvalue(x, k, dim, True).indices),),
 )
 record(
     "mode",
     FAMILY,
     sample=lambda: _small(True, 1, ("ties",), multi=False),
     fn=lambda T, x, dim, keepdim: T.mode(x, dim, keepdim).values,
+    # torch.mode's index among the occurrences of the mode is unspecified (the reference: the last)
+    conventions=(
+        tie_routing("mode", lambda T, x, dim, keepdim: T.mode(x, dim, True).indices, also="the last occurrence"),
+    ),
     jax="jax.numpy has no mode (scipy.stats.mode in jax.scipy has no gradient convention to compare)",
     tf="TensorFlow has no mode reduction",
 )

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from conformance.ops import record
 from conformance.ops._conventions import Alternative, Convention, any_repeated
+from conformance.ops._ties import tie_routing
 from conformance.ops.scans import along
 from conformance.strategies import tensor_shapes, value_kinds
 
@@ -60,7 +61,15 @@ record(
     fn=lambda T, x, dim, descending: T.sort(x, dim, descending).values,
     jax=_jax_sort,
     tf=_tf_sort,
-    conventions=(_DESCENDING_TIES,),
+    # torch.sort without stable=True orders equal values as its algorithm leaves them
+    conventions=(
+        _DESCENDING_TIES,
+        tie_routing(
+            "sort",
+            lambda T, x, dim, descending: T.sort(x, dim=dim, descending=descending, stable=True).indices,
+            also="equal values in their original order (a stable sort)",
+        ),
+    ),
 )
 record(
     "sort_stable",
@@ -106,4 +115,6 @@ record(
         tf.experimental.numpy.moveaxis, lambda y, k: tf.math.top_k(y, k).values, lambda v: -v
     )(x, k, dim, largest),
     note="JAX and TF take the top k of the last axis: moved there and back; smallest k as -top_k(-x)",
+    # torch.topk orders equal values as its partial sort leaves them (neither stable nor reversed)
+    conventions=(tie_routing("topk", lambda T, x, dim, k, largest: T.topk(x, k, dim, largest, True).indices),),
 )

@@ -158,6 +158,11 @@ FIXED += [
     # reverse over forward: the JVP's derivative in a zero tangent is still the partial (the mask above
     # made it 0; seed-2 seeded reductions, prod_dim vjp_jvp: -0.0 where all three frameworks give x1)
     ("prod's jvp differentiated in a zero tangent", lambda: T.func.vjp(lambda t: T.func.jvp(T.prod, (_f64(-0.82470703125, -0.5888671875),), (t,))[1], _f64(0.0, 0.93896484375))[1](_f64(1.0)[0])[0][0], -0.5888671875),
+    # the p-norm's JVP held its partial at 0 wherever the tangent was 0, so its derivative there was 0
+    # (seed-3 seeded reductions, linalg_vector_norm vjp_jvp: -0.0 where all three frameworks give
+    # sign(x) * c); the exact value: d/dt of (x / |x|) . t is x / |x|
+    ("2-norm's jvp differentiated in a zero tangent", lambda: T.func.vjp(lambda t: T.func.jvp(lambda a: T.linalg.vector_norm(a, ord=2), (_f64(4.51194763e-04, -7.72778082),), (t,))[1], _f64(1.0, 0.0))[1](_f64(1.0)[0])[0][1], -7.72778082 / math.hypot(4.51194763e-04, 7.72778082)),
+    ("3-norm's jvp differentiated in a zero tangent", lambda: T.func.vjp(lambda t: T.func.jvp(lambda a: T.linalg.vector_norm(a, ord=3), (_f64(2.0, -1.0),), (t,))[1], _f64(1.0, 0.0))[1](_f64(1.0)[0])[0][1], -1.0 / 9.0 ** (2.0 / 3.0)),
     ("prod's partial where the product overflows", lambda: _first(T.prod, [1e300, 1e10], 0)[0], 1e10),
     ("cumprod's partial where a prefix overflows", lambda: _first(lambda x: T.cumprod(x, 0), [1e200, 1e200, 1e-200], 1)[0], 1e200),
     ("cumprod's zero after an overflowed prefix", lambda: T.cumprod(_f64(1e200, 1e200, 0.0), 0)[2], 0.0),

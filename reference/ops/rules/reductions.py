@@ -899,8 +899,11 @@ def _norm_jvp(c, t):
     if 1 < c.ord < math.inf and x.ndim and x.dtype.kind == "f" and on_host_float64(x._data) and bool(np.isfinite(x._data).all()):
         # float64 on the host, finite x (issue 38): every partial, and every second partial, is a finite
         # real, so a zero tangent contributes 0 (not 0·inf = nan where a second partial overflows:
-        # the 2-norm's at [5e-324, 1e-320] is -4.9e316 off the diagonal)
-        return _sum_back(A.where(t == 0, A.zeros_like(partial), partial * t), c.dim, c.keepdim)
+        # the 2-norm's at [5e-324, 1e-320] is -4.9e316 off the diagonal). The partial is held
+        # constant there, not zeroed: the JVP is linear in t, so its derivative in a zero tangent is
+        # still the partial (reverse over forward; seed-3 seeded reductions, vjp_jvp: -0.0 where all
+        # three frameworks give the 2-norm's sign(x) * c, -0.556)
+        return _sum_back(A.where(t == 0, partial.detach(), partial) * t, c.dim, c.keepdim)
     return _sum_back(_re_conj_mul(t, partial), c.dim, c.keepdim)
 
 

@@ -30,18 +30,7 @@ print(
     f" float32 {triangular_forward_over_reverse(jnp.float32)}, exact [1.0, -999000.0] (past float16's 65504)"
 )
 
-# PyTorch's topk orders equal values as its selection algorithm leaves them, neither in their original
-# order (JAX's lax.top_k and TensorFlow's top_k, which document that the lower index comes first, and the
-# reference) nor reversed; each output's gradient goes to the element in its slot
 import torch  # noqa: E402 (after the JAX lines, which need only jax)
-
-x = torch.tensor([-0.85546875, -0.85546875, -2.7e-38, 4.6e-40, -3.7e-38], dtype=torch.bfloat16)
-k3 = torch.topk(x, 3, 0, largest=False, sorted=True).indices.tolist()
-y = torch.tensor([1.0, 0.0, 1.0, 2.0, 1.0], dtype=torch.float64)
-k2 = torch.topk(y, 2, 0, largest=True, sorted=True).indices.tolist()
-shown = [float(format(v, ".3g")) for v in x.tolist()]
-print(f"torch topk of equal values: 3 smallest of {shown} at {k3} (stable [0, 1, 4]),"
-      f" 2 largest of {y.tolist()} at {k2} (stable [3, 0])")
 
 # PyTorch's reverse over forward of the SVD: the gradient with respect to the tangent of <c, JVP(x)(t)>
 # is the first-order VJP J^T c, and for the record's U * U * S of a 1 x 2 matrix (U = -1, its tangent
