@@ -260,6 +260,32 @@ FOUND = [
             {"input": [2, 2, 3, 4]},
         ),
     ),
+    (
+        "tf-rfft-gradient-of-a-cropping-fft-length-of-one",
+        _result(
+            "tensorflow",
+            "rfft",
+            "vjp_vjp",
+            "complex128",
+            "fail",
+            "g_grad_output[0,0,0]=-1.919650155307196 but reference says 0.0 (inf ulps of float64; ratio 4.31e+307 > bound 1)",
+            {"dim": 0, "n": 1, "norm": "ortho", "values": "tiny"},
+            {"input": [5, 1]},
+        ),
+    ),
+    (
+        "tf-rfft-gradient-of-a-cropping-fft-length-of-one",
+        _result(
+            "tensorflow",
+            "rfft",
+            "vmap_jvp_vjp",
+            "complex64",
+            "fail",
+            "tangent_grad_input[0,1]=-6020111400.0 but reference says 0.0 (4.3e+54 ulps of float32; ratio 5.12e+47 > bound 1)",
+            {"dim": -1, "in_dims": [-2], "n": 1, "norm": "forward", "values": "tiny", "vmap_size": 3},
+            {"input": [4]},
+        ),
+    ),
 ]
 
 
