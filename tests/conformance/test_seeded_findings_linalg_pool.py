@@ -286,6 +286,46 @@ FOUND = [
             {"input": [4]},
         ),
     ),
+    (
+        "tf-max-pool-forward-over-reverse-with-nan-in-the-window",
+        _result(
+            "tensorflow",
+            "max_pool2d",
+            "vmap_jvp_vjp",
+            "bfloat16",
+            "fail",
+            "tangent_grad_input[0,1,6,1,2]=2700000000.0 but reference says 0.0 (2.94e+49 ulps of bfloat16; ratio 2.28e+47 > bound 1)",
+            {
+                "in_dims": [4],
+                "kernel_size": [3, 2],
+                "padding": [0, 1],
+                "stride": [3, 3],
+                "values": "nonfinite",
+                "vmap_size": 3,
+            },
+            {"input": [2, 16, 3, 3]},
+        ),
+    ),
+    (
+        "tf-vectorized-map-max-pool-padding-reads-zero-in-forward-over-reverse",
+        _result(
+            "tensorflow",
+            "max_pool2d",
+            "vmap_jvp_vjp",
+            "float32",
+            "fail",
+            "tangent_grad_input[1,0,0,0,0]=0.0 but reference says -1.5620115995407104 (1.31e+07 ulps of float32; ratio 3.18e+06 > bound 1)",
+            {
+                "in_dims": [-4],
+                "kernel_size": [1, 3],
+                "padding": [0, 1],
+                "stride": [3, 2],
+                "values": "normal",
+                "vmap_size": 3,
+            },
+            {"input": [1, 1, 9, 1]},
+        ),
+    ),
 ]
 
 

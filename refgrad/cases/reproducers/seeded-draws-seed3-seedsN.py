@@ -21,3 +21,62 @@ for g in (1.0 + 0.0j, 0.5 - 0.25j):
     xt = torch.tensor(x, requires_grad=True)
     (exact,) = torch.autograd.grad(torch.fft.rfft(xt, n=1), xt, torch.tensor([g]))
     print(f"tf rfft fft_length 1 of 5 points, cotangent {g}: gradient {tf_grad} exact {exact.numpy()}")
+
+
+# TensorFlow's forward over reverse of max pooling in a window holding a NaN (seedsN, nn at seed 3):
+# the tangent of the gradient goes to the NaN when the NaN comes first in the window and to the
+# largest number when it comes later (the campaign's tf.vectorized_map also sent it past a NaN that
+# came first, in a 3 x 2 window padded with -inf). torch.func sends it to the NaN (PyTorch's
+# max_pool2d selects the NaN), every time.
+def pool_forward_over_reverse_tf(window, vectorized):
+    x = tf.constant(np.array(window).reshape(1, len(window), 1, 1))  # NHWC: one column
+    ones = tf.ones((1, 1, 1, 1), tf.float64)
+
+    def one(x):
+        with tf.autodiff.ForwardAccumulator((x, ones), (tf.zeros_like(x), ones)) as acc:
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = tf.nn.max_pool2d(x, (len(window), 1), 1, "VALID")
+            g = tape.gradient(y, x, output_gradients=ones)
+        return acc.jvp(g)
+
+    return (tf.vectorized_map(one, x[None])[0] if vectorized else one(x)).numpy().ravel()
+
+
+def pool_forward_over_reverse_torch(window):
+    x = torch.tensor(window).reshape(1, 1, len(window), 1)
+    ones = torch.ones(1, 1, 1, 1, dtype=torch.float64)
+
+    def grad(x, c):
+        return torch.func.vjp(lambda v: torch.nn.functional.max_pool2d(v, (len(window), 1)), x)[1](c)[0]
+
+    return torch.func.jvp(grad, (x, ones), (torch.zeros_like(x), ones))[1].numpy().ravel()
+
+
+for window in ([float("nan"), 0.97265625], [0.185546875, float("nan")]):
+    print(
+        f"tf max_pool2d forward over reverse, window {window}: eager {pool_forward_over_reverse_tf(window, False)}"
+        f" vectorized_map {pool_forward_over_reverse_tf(window, True)} torch.func {pool_forward_over_reverse_torch(window)}"
+    )
+
+
+# tf-vectorized-map-max-pool-padding-reads-zero in the forward over reverse (seedsN, nn at seed 3):
+# under tf.vectorized_map over more than one sample the -inf padding reads 0 and takes a negative
+# window's value and tangent; eager mode (and torch.func) sends the tangent to the window's maximum.
+def padded_pool_forward_over_reverse_tf(x):  # x: NHWC rows, one window of 3 (a pad each side)
+    ones = tf.ones((1, 1, 1, 1), tf.float64)
+    with tf.autodiff.ForwardAccumulator((x, ones), (tf.zeros_like(x), ones)) as acc:
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            padded = tf.pad(x, [[0, 0], [0, 0], [1, 1], [0, 0]], constant_values=-np.inf)
+            y = tf.nn.max_pool2d(padded, (1, 3), (1, 3), "VALID")
+        g = tape.gradient(y, x, output_gradients=ones)
+    return acc.jvp(g)
+
+
+rows = tf.constant(np.array([[0.5, 0.2], [-0.30321872, -0.3783896], [-1.0, 2.0]]).reshape(3, 1, 1, 2, 1))
+print(
+    f"tf max_pool2d padded with -inf, forward over reverse at {rows[1].numpy().ravel().tolist()}: eager"
+    f" {padded_pool_forward_over_reverse_tf(rows[1]).numpy().ravel()}"
+    f" vectorized_map over 3 rows {tf.vectorized_map(padded_pool_forward_over_reverse_tf, rows)[1].numpy().ravel()}"
+)
