@@ -326,6 +326,58 @@ FOUND = [
             {"input": [1, 1, 9, 1]},
         ),
     ),
+    (
+        "tf-forward-accumulator-nan-at-infinite-inputs-of-addr-and-baddbmm",
+        _result(
+            "tensorflow",
+            "addr",
+            "jvp",
+            "float32",
+            "fail",
+            "tangent_output[0,3]=nan but reference says 2.3653762735186064 (inf ulps of float32; ratio inf > bound 1)",
+            {"alpha": 2.0, "beta": 0.5, "values": "nonfinite"},
+            {"input": [5], "mat1": [16], "mat2": [5]},
+        ),
+    ),
+    (
+        "tf-forward-accumulator-nan-at-infinite-inputs-of-addr-and-baddbmm",
+        _result(
+            "tensorflow",
+            "baddbmm",
+            "vjp_jvp",
+            "float32",
+            "fail",
+            "g_mat1[0,0,0]=nan but reference says -3168535084.299263 (inf ulps of float32; ratio inf > bound 1)",
+            {"alpha": -1.5, "beta": 0.0, "values": "nonfinite"},
+            {"input": [1, 9, 9], "mat1": [1, 9, 3], "mat2": [1, 3, 9]},
+        ),
+    ),
+    (
+        "torch-cumprod-reverse-over-forward-float16-overflows-dividing-by-a-small-input",
+        _result(
+            "torch",
+            "cumprod",
+            "vjp_jvp",
+            "float16",
+            "fail",
+            "g_input[0,3]=-inf but reference says 0.5130427700933069 (inf ulps of float16; ratio inf > bound 1)",
+            {"dim": -2, "spelling_jax": "lax.cumprod", "values": "normal"},
+            {"input": [4, 4]},
+        ),
+    ),
+    (
+        "tf-cumprod-reverse-over-forward-float16-overflows-dividing-by-a-small-input",
+        _result(
+            "tensorflow",
+            "cumprod",
+            "vjp_jvp",
+            "float16",
+            "fail",
+            "g_input[0,3]=-inf but reference says 0.5130427700933069 (inf ulps of float16; ratio inf > bound 1)",
+            {"dim": -2, "spelling_jax": "lax.cumprod", "values": "normal"},
+            {"input": [4, 4]},
+        ),
+    ),
 ]
 
 

@@ -80,3 +80,54 @@ print(
     f" {padded_pool_forward_over_reverse_tf(rows[1]).numpy().ravel()}"
     f" vectorized_map over 3 rows {tf.vectorized_map(padded_pool_forward_over_reverse_tf, rows)[1].numpy().ravel()}"
 )
+
+
+# tf-forward-accumulator-nan-multiplying-infinity-by-a-constant in addr and baddbmm (seedsN, products
+# at seed 3): beta * input + alpha * (mat1 outer mat2), the records' TensorFlow spelling, at an
+# infinite input element: its tangent, beta * t_input + alpha * (t_mat1 mat2 + mat1 t_mat2), is finite.
+def addr_jvp_tf(s, a, b, ts, ta, tb):
+    with tf.autodiff.ForwardAccumulator((s, a, b), (ts, ta, tb)) as acc:
+        y = 0.5 * s + 2.0 * tf.tensordot(a, b, 0)
+    return acc.jvp(y).numpy().ravel()
+
+
+addr_args = [np.array(v) for v in ([[np.inf, -1.0]], [1.0], [2.0, -3.0], [[1.0, 1.0]], [0.5], [0.25, 1.0])]
+exact = torch.func.jvp(
+    lambda s, a, b: torch.addr(s, a, b, beta=0.5, alpha=2.0),
+    tuple(torch.tensor(v) for v in addr_args[:3]),
+    tuple(torch.tensor(v) for v in addr_args[3:]),
+)[1]
+print(
+    f"tf addr (beta 0.5, alpha 2) jvp at input [[inf, -1]]: {addr_jvp_tf(*(tf.constant(v) for v in addr_args))}"
+    f" torch.func {exact.numpy().ravel()}"
+)
+
+
+# cumprod's reverse over forward in float16 at a small input (seedsN, scans at seed 3): PyTorch's and
+# TensorFlow's formulas divide by the input twice, and 1 / x^2 overflows float16 where the result
+# does not (the float64 value of the same program beside them).
+x = [0.0009074211120605469, 0.87109375, 1.1171875, -1.38671875]
+t = [0.06170654296875, 1.0, 1.0, -1.0]
+c = [-6.300210952758789e-05, 0.513671875, -0.00019276142120361328, 0.000164031982421875]
+
+
+def cumprod_reverse_over_forward_torch(dtype):
+    X, T, C = (torch.tensor(v, dtype=dtype) for v in (x, t, c))
+    jvp = lambda X, T: torch.func.jvp(lambda u: torch.cumprod(u, 0), (X,), (T,))[1]  # noqa: E731
+    return torch.func.vjp(jvp, X, T)[1](C)[0].double().numpy()
+
+
+def cumprod_reverse_over_forward_tf(dtype):
+    X, T, C = (tf.constant(v, dtype) for v in (x, t, c))
+    with tf.GradientTape() as tape:
+        tape.watch(X)
+        with tf.autodiff.ForwardAccumulator(X, T) as acc:
+            y = tf.math.cumprod(X, 0)
+        j = acc.jvp(y)
+    return tf.cast(tape.gradient(j, X, output_gradients=C), tf.float64).numpy()
+
+
+print(
+    f"cumprod reverse over forward in x0 = {x[0]} (float16): torch {cumprod_reverse_over_forward_torch(torch.float16)[0]}"
+    f" tf {cumprod_reverse_over_forward_tf(tf.float16)[0]} float64 {cumprod_reverse_over_forward_torch(torch.float64)[0]:.6f}"
+)
