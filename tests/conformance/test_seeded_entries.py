@@ -15,13 +15,14 @@ from conformance.known import load_known
 #: the reproducer scripts of the seeded campaign's entries, with how many entries each has at least:
 #: seedsA's (elementwise, pointwise and activations at seed 0), seedsC's (the whole pointwise family
 #: at seed 0), seedsG's (fft and linalg_decomp at seed 0) and seedsI's (the families first run at seed 1:
-#: linalg_solve, sampling, ...)
+#: linalg_solve, sampling, ...) and seedsN's (seed 3)
 SCRIPTS = {
     "reproducers/seeded-draws-special-values.py": 10,
     "reproducers/seeded-draws-pointwise-seed0.py": 10,
     "reproducers/seeded-draws-fft.py": 1,
     "reproducers/seeded-draws-linalg.py": 1,
     "reproducers/seeded-draws-seed1-families.py": 1,
+    "reproducers/seeded-draws-seed3-seedsN.py": 1,
 }
 
 
