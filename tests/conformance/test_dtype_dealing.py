@@ -146,3 +146,19 @@ def test_a_default_campaign_judges_every_dtype(tmp_path):
     main([*argv, "--out", str(out), "--quiet"])
     judged = {r["dtype"] for r in read_results(out / "results.jsonl") if r.get("phase") == "fuzz" and r.get("case_id")}
     assert judged == set(DTYPES)
+
+
+def test_the_finding_the_dealing_reached_is_its_entrys():
+    # the default campaign judged max_pool2d's and max_pool3d's vmap_vjp in float32 once dtypes were
+    # dealt: TensorFlow's oneDNN gradient aborted (refgrad/cases/known_departures.toml, dtypereach)
+    from conformance.known import load_known
+
+    known = load_known("builtin")
+    for op, shape in (("max_pool2d", [0, 1, 1, 1]), ("max_pool3d", [0, 1, 1, 1, 1])):
+        k = [1] * (len(shape) - 2)
+        case = {"op": op, "params": {"in_dims": [0], "kernel_size": k, "padding": [0] * len(k), "stride": k, "values": "normal", "vmap_size": 1}, "shapes": {"input": shape}, "dtype": "float32", "seed": 0, "checks": ["vmap_vjp"]}
+        rec = {"case_id": f"{op}-x", "framework": "tensorflow", "check": "vmap_vjp", "verdict": "crash", "phase": "fuzz", "dtype": "float32", "case": case, "version": "2.21.0", "reason": "tensorflow worker killed by SIGABRT; its stderr ends: F0000 tensor.cc:896] Check failed: dtype() == expected_dtype (1 vs. 3)  int32 expected, got float"}
+        (got,), _ = known.classify([rec], {"tensorflow": {"onednn": True}})
+        assert got["known"]["id"] == "tf-onednn-max-pool-gradient-vectorized-empty-batch-aborts", got
+        (off,), _ = known.classify([rec], {"tensorflow": {"onednn": False}})
+        assert off["verdict"] == "crash"
