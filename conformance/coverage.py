@@ -82,12 +82,28 @@ def declared_points(op) -> list[str]:
     return [f"{name}:{p.label}" for name, d in rec.domains.items() for p in as_domain(d).points]
 
 
+def dealt_dtypes(dtypes, position: int) -> tuple:
+    """``dtypes`` rotated so that the one at ``position`` (modulo their number) comes first.
+
+    How a campaign deals the requested dtypes out, the same at every seed: the reach sweep's point
+    ``i`` runs in the first of ``dealt_dtypes(real, i)`` (:func:`reach_points`), and a record's
+    fuzz unit number ``k`` draws from ``dealt_dtypes(dtypes, k + 1)``
+    (conformance.executors.plan.fuzz_units), whose first dtype is its simplest draw's: at the
+    default budget (one example per record and check) that is the one dtype the unit judges."""
+    dtypes = tuple(dtypes)
+    if not dtypes:
+        return dtypes
+    k = position % len(dtypes)
+    return dtypes[k:] + dtypes[:k]
+
+
 def reach_points(op, checks, dtypes) -> list[tuple[str, str, str]]:
     """The default campaign's reach sweep of a record: ``(point, check, dtype)`` per declared point
     (:func:`declared_points`), one example each, so that a campaign reaches every declared region
     at any budget. The checks (the record's, among ``checks``, but ``error``) and the real dtypes
-    among ``dtypes`` are dealt round-robin over the points: a record with more points than checks
-    runs each check at some point, one with fewer runs its first checks (forward, vjp, ...)."""
+    among ``dtypes`` are dealt round-robin over the points (:func:`dealt_dtypes`): a record with
+    more points than checks runs each check at some point, one with fewer runs its first checks
+    (forward, vjp, ...)."""
     rec = RECORDS.get(op)
     if rec is None:
         return []
@@ -95,7 +111,7 @@ def reach_points(op, checks, dtypes) -> list[tuple[str, str, str]]:
     real = [d for d in dtypes if d in rec.dtypes and d not in PART_DTYPE]
     if not own or not real:
         return []
-    return [(p, own[i % len(own)], real[i % len(real)]) for i, p in enumerate(declared_points(op))]
+    return [(p, own[i % len(own)], dealt_dtypes(real, i)[0]) for i, p in enumerate(declared_points(op))]
 
 
 def pairs(feats) -> list[str]:

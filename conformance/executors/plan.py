@@ -22,7 +22,7 @@ import hashlib
 from dataclasses import dataclass
 
 from conformance.case import CONV_CHECKS, DTYPES
-from conformance.coverage import Coverage, conv_strategy, reach_points, record_strategy
+from conformance.coverage import Coverage, conv_strategy, dealt_dtypes, reach_points, record_strategy
 from conformance.ops import RECORDS
 from conformance.strategies import invalid_conv_cases, program_cases
 
@@ -38,6 +38,7 @@ class FuzzUnit:
 
     kind: str
     check: str
+    #: the dtypes it draws from, in its dealt order (fuzz_units): the first is its simplest draw's
     dtypes: tuple
     max_examples: int
     seed: int
@@ -93,6 +94,14 @@ def unit_seed(seed: int, record: str, check: str) -> int:
     return int.from_bytes(digest[:4], "little")
 
 
+def record_checks(name, checks) -> list[str]:
+    """The record's checks among ``checks`` in the order its units are dealt dtypes (fuzz_units):
+    the record's own order (forward, vjp, vjp_vjp, jvp, ...), the ``error`` check last (the units
+    themselves run in the record's order)."""
+    own = [c for c in RECORDS[name].checks if c in checks]
+    return [c for c in own if c != "error"] + [c for c in own if c == "error"]
+
+
 def fuzz_units(
     ops,
     records,
@@ -116,7 +125,21 @@ def fuzz_units(
     sweep, conformance.coverage.reach_points): one example, Hypothesis's simplest draw of the
     record's sample with every element of the point's input at or around it. Its cases are the
     same at every seed and budget (the unit's seed is the point's, not the campaign's), so the
-    sweep's verdicts are as stable as the gate's; the record's own units draw what they drew."""
+    sweep's verdicts are as stable as the gate's; the record's own units draw what they drew.
+
+    The requested dtypes a record supports are *dealt* over its units (``simplest``): unit ``k``
+    (in :func:`record_checks`' order) draws from them rotated to start at dtype ``k + 1``
+    (coverage.dealt_dtypes), so its simplest draw, the one example of the default budget, is in
+    that dtype, and a record with as many checks as dtypes judges every one of them (before, every
+    unit's simplest draw was the first dtype: float64, or complex64 of ``--dtypes
+    complex64,complex128``). Which check gets which dtype: the numerical checks are dealt first and
+    ``error`` last, since whether invalid input raises rarely depends on the dtype and it should not
+    take a dtype a numerical check needs; the dealing starts one dtype after the reach sweep's
+    (whose point ``i`` runs check ``i`` in dtype ``i``: forward in float64 first), so that forward,
+    the check every record has, is judged in float32 (complex128) by its unit and in float64
+    (complex64) by the sweep, and a check's unit and its sweep point judge it in two dtypes. Seeded
+    draws (``simplest=False``) keep the requested order: every example is a draw of the seed over
+    all the dtypes, and a seeded campaign draws the cases it drew before dealing existed."""
 
     if not max_examples:
         return []
@@ -138,11 +161,12 @@ def fuzz_units(
         rec_dt = tuple(d for d in dt if d in RECORDS[name].dtypes)  # complex: complex-capable records only
         if not rec_dt:
             continue
+        dealing = record_checks(name, checks)
         units += [
             FuzzUnit(
                 "record",
                 c,
-                rec_dt,
+                dealt_dtypes(rec_dt, dealing.index(c) + 1) if simplest else rec_dt,
                 n,
                 unit_seed(seed, name, c),
                 name,
