@@ -36,8 +36,18 @@ import numpy as np
 
 from conformance.adapters import load_class
 from conformance.case import PART_DTYPE, Case, arrays_for, case_data
+from conformance.checks import (
+    ORDER_RUN,
+    JaxFunc,
+    TfFunc,
+    jax_check,
+    order_check,
+    tf_check,
+    torch_check,
+    torch_convention_vjp,
+)
 from conformance.ops import RECORDS, VMAP_CHECKS, op_params, vmap_spec
-from conformance.ops._run import ORDER_RUN, JaxFunc, TfFunc, order_check, order_names, torch_convention_vjp
+from conformance.ops._run import order_names
 from conformance.ops.judge import expected_for, precision_for, ulp_of
 from conformance.safe_text import docstring_safe as _docstring_safe
 from reference.errors import Precision
@@ -310,7 +320,7 @@ EXPECTED = {_arrays(expected)}
 # terms: {", ".join(f"{k}={v!r}" for k, v in terms.items() if k != "formula")}
 BOUND = {_arrays(bounds)}
 """
-    program = _PROGRAMS[framework](run_check, mode, options)
+    program = _PROGRAMS[framework](run_check, mode, options).replace("RUN_CHECK", repr(run_check))
     if run_check in ORDER_RUN:
         program = _order_program(case, run_check, framework) + program
     main = _MAIN_ERROR if check == "error" else _MAIN
@@ -342,76 +352,32 @@ _FRAMEWORK_IMPORTS = {
 }
 
 
-# ---- the check programs (as conformance/ops/_run.py and the adapters run them) ----------------------
-_TORCH = {
-    "forward": """
-    return {"output": f(*[t(ARRAYS[n]) for n in NAMES])}
-""",
-    "vjp": """
-    xs = [t(ARRAYS[n], n in DIFF) for n in NAMES]
-    leaves = [x for n, x in zip(NAMES, xs) if n in DIFF]
-    grads = torch.autograd.grad(
-        f(*xs), leaves, t(ARRAYS["grad_output"]), allow_unused=True, materialize_grads=True
-    )
-    return {f"grad_{n}": g for n, g in zip(DIFF, grads)}
-""",
-    "vjp_vjp": """
-    xs = [t(ARRAYS[n], n in DIFF) for n in NAMES]
-    leaves = [x for n, x in zip(NAMES, xs) if n in DIFF]
-    g = t(ARRAYS["grad_output"], True)
-    firsts = torch.autograd.grad(f(*xs), leaves, g, create_graph=True, allow_unused=True, materialize_grads=True)
-    pairs = [(fi, t(ARRAYS[f"gg_{n}"])) for fi, n in zip(firsts, DIFF) if fi.requires_grad]
-    if not pairs:
-        return {"g_grad_output": torch.zeros_like(g), **{f"g_{n}": torch.zeros_like(x) for n, x in zip(DIFF, leaves)}}
-    seconds = torch.autograd.grad(
-        [p for p, _ in pairs], [g] + leaves, [c for _, c in pairs], allow_unused=True, materialize_grads=True
-    )
-    return dict(zip(["g_grad_output"] + [f"g_{n}" for n in DIFF], seconds))
-""",
-    "jvp": """
-    xs = {n: t(ARRAYS[n]) for n in NAMES}
-    fixed = {n: x for n, x in xs.items() if n not in DIFF}
-
-    def jvp(primals, tangents):
-        def g(*ps):
-            it = iter(ps)
-            return f(*[fixed[n] if n in fixed else next(it) for n in NAMES])
-
-        return torch.func.jvp(g, primals, tangents)[1]
-
-    primals = tuple(xs[n] for n in DIFF)
-    tangents = tuple(t(ARRAYS[f"tangent_{n}"]) for n in DIFF)
-    return {"tangent_output": COMPILE_WHOLE(jvp)(primals, tangents)}
-""",
-    "vmap": """
-    xs = [t(ARRAYS[n] if d is None else ARRAYS[f"batched_{n}"]) for n, d in zip(NAMES, IN_DIMS)]
-    return {"output": torch.func.vmap(lambda *ys: f(*ys), in_dims=IN_DIMS)(*xs)}
-""",
-    "order": """
+# ---- the check programs (conformance.checks, copied by source; as conformance/ops/_run.py runs them) --
+_ORDER_TORCH = """
     def whole(arrays):
         xs = {n: arrays[k] for n, k in zip(NAMES, ORDER_INPUTS)}
         out = order_check(torch.func, CHECK, NAMES, DIFF, IN_DIMS, f, xs, [arrays[s] for s in SEEDS])
         return dict(zip(RESULTS, out))
 
     return COMPILE_WHOLE(whole)({k: t(v) for k, v in ARRAYS.items()})
-""",
-    "vmap_vjp": """
-    xs = [t(ARRAYS[n] if d is None else ARRAYS[f"batched_{n}"]) for n, d in zip(NAMES, IN_DIMS)]
+"""
 
-    def per_sample(*args):
-        *ys, g = args
-        fixed = {n: y for n, y in zip(NAMES, ys) if n not in DIFF}
+_FIRST_TORCH = """
+    return torch_check(torch, RUN_CHECK, f, NAMES, DIFF, IN_DIMS, ARRAYS, t)
+"""
 
-        def h(*ps):
-            it = iter(ps)
-            return f(*[fixed[n] if n in fixed else next(it) for n in NAMES])
+# jvp under torch.compile: the whole torch.func.jvp compiled, its tensors made outside (as the adapter)
+_WHOLE_TORCH = """
+    def whole(tensors):
+        return torch_check(torch, RUN_CHECK, f, NAMES, DIFF, IN_DIMS, tensors, lambda x, requires_grad=False: x)
 
-        return tuple(torch.func.vjp(h, *[y for n, y in zip(NAMES, ys) if n in DIFF])[1](g))
+    return COMPILE_WHOLE(whole)({k: t(v) for k, v in ARRAYS.items()})
+"""
 
-    grads = torch.func.vmap(per_sample, in_dims=(*IN_DIMS, 0))(*xs, t(ARRAYS["batched_grad_output"]))
-    return {f"grad_{n}": g for n, g in zip(DIFF, grads)}
-""",
-}
+
+def _source(fn) -> str:
+    """A function of :mod:`conformance.checks` as the script's text (it names nothing of refgrad)."""
+    return textwrap.dedent(inspect.getsource(fn))
 
 
 def _torch_program(check, mode, options):
@@ -448,14 +414,19 @@ COMPILE_WHOLE = compile  # jvp: the whole torch.func.jvp compiled
         if mode != "eager"
         else ""
     )
-    body = f"""
+    if check in ORDER:
+        run, program = _ORDER_TORCH, ""
+    else:
+        run = _WHOLE_TORCH if check == "jvp" and mode != "eager" else _FIRST_TORCH
+        program = "\n\n" + _source(torch_check)
+    body = f"""{program}
 
 def t(x, requires_grad=False):
     return torch.tensor(x, dtype=getattr(torch, DTYPE)).requires_grad_(requires_grad)
 
 
 def run():
-{_TORCH["order" if check in ORDER else check].strip(chr(10))}
+{run.strip(chr(10))}
 
 
 def observed():
@@ -467,62 +438,24 @@ def observed():
     return setup + body
 
 
-_JAX = {
-    "forward": """
-    return {"output": jax.jit(f)(*primals)}
-""",
-    "vjp": """
-    grads = jax.jit(lambda g, *p: jax.vjp(f, *p)[1](g))(arr(ARRAYS["grad_output"]), *primals)
-    return {f"grad_{n}": gr for n, gr in zip(DIFF, grads)}
-""",
-    "vjp_vjp": """
-    def first(g, *p):
-        return jax.vjp(f, *p)[1](g)
-
-    def second(ggs, g, *p):
-        return jax.vjp(first, g, *p)[1](ggs)
-
-    ggs = tuple(arr(ARRAYS[f"gg_{n}"]) for n in DIFF)
-    outs = jax.jit(second)(ggs, arr(ARRAYS["grad_output"]), *primals)
-    return dict(zip(["g_grad_output"] + [f"g_{n}" for n in DIFF], outs))
-""",
-    "jvp": """
-    tangents = tuple(arr(ARRAYS[f"tangent_{n}"]) for n in DIFF)
-    return {"tangent_output": jax.jit(lambda p, t: jax.jvp(f, p, t)[1])(primals, tangents)}
-""",
-    "vmap": """
-    xs = [arr(ARRAYS[n] if d is None else ARRAYS[f"batched_{n}"]) for n, d in zip(NAMES, IN_DIMS)]
-    return {"output": jax.jit(jax.vmap(lambda *ys: op(J, *ys, **PARAMS), in_axes=IN_DIMS))(*xs)}
-""",
-    "order": """
+_ORDER_JAX = """
     def whole(xs, seeds):
         return order_check(JaxFunc(jax), CHECK, NAMES, DIFF, IN_DIMS, lambda *ys: op(J, *ys, **PARAMS), xs, seeds)
 
     xs = {n: arr(ARRAYS[k]) for n, k in zip(NAMES, ORDER_INPUTS)}
     return dict(zip(RESULTS, jax.jit(whole)(xs, [arr(ARRAYS[s]) for s in SEEDS])))
-""",
-    "vmap_vjp": """
-    xs = [arr(ARRAYS[n] if d is None else ARRAYS[f"batched_{n}"]) for n, d in zip(NAMES, IN_DIMS)]
+"""
 
-    def per_sample(*args):
-        *ys, g = args
-        fixed_ys = {n: y for n, y in zip(NAMES, ys) if n not in DIFF}
-
-        def h(*ps):
-            it = iter(ps)
-            return op(J, *[fixed_ys[n] if n in fixed_ys else next(it) for n in NAMES], **PARAMS)
-
-        return jax.vjp(h, *[y for n, y in zip(NAMES, ys) if n in DIFF])[1](g)
-
-    grads = jax.jit(jax.vmap(per_sample, in_axes=(*IN_DIMS, 0)))(*xs, arr(ARRAYS["batched_grad_output"]))
-    return {f"grad_{n}": g for n, g in zip(DIFF, grads)}
-""",
-}
+_FIRST_JAX = """
+    VJP = jax.vjp  # the VJP the checks take
+    return jax_check(jax, RUN_CHECK, lambda *ys: op(J, *ys, **PARAMS), NAMES, DIFF, IN_DIMS, ARRAYS, arr, VJP, jax.jit)
+"""
 
 
 def _jax_program(check, mode, options):
     eager = mode == "eager"
-    return f'''
+    program = "" if check in ORDER else "\n\n" + _source(jax_check)
+    return f'''{program}
 class J:
     """The namespace a record's JAX spelling takes: J.jax, J.jnp, J.lax, J.nn."""
 
@@ -534,14 +467,7 @@ def arr(x):
 
 
 def run():
-    fixed = {{n: arr(ARRAYS[n]) for n in NAMES if n not in DIFF}}
-
-    def f(*ps):
-        it = iter(ps)
-        return op(J, *[fixed[n] if n in fixed else next(it) for n in NAMES], **PARAMS)
-
-    primals = tuple(arr(ARRAYS[n]) for n in DIFF)
-{_JAX["order" if check in ORDER else check].strip(chr(10))}
+{(_ORDER_JAX if check in ORDER else _FIRST_JAX).strip(chr(10))}
 
 
 def observed():
@@ -550,47 +476,15 @@ def observed():
 '''
 
 
-_TF = {
-    "forward": """
-    return {"output": f()}
-""",
-    "vjp": """
-    with tf.GradientTape() as tape:
-        tape.watch(leaves)
-        y = f()
-    grads = tape.gradient(y, leaves, output_gradients=c(a["grad_output"]), unconnected_gradients=zero)
-    return {f"grad_{n}": dense(g) for n, g in zip(DIFF, grads)}
-""",
-    "vjp_vjp": """
-    g = c(a["grad_output"])
-    with tf.GradientTape() as outer:
-        outer.watch([g] + leaves)
-        with tf.GradientTape() as inner:
-            inner.watch(leaves)
-            y = f()
-        firsts = [dense(d) for d in inner.gradient(y, leaves, output_gradients=g, unconnected_gradients=zero)]
-    seconds = outer.gradient(
-        firsts, [g] + leaves, output_gradients=[c(a[f"gg_{n}"]) for n in DIFF], unconnected_gradients=zero
-    )
-    return dict(zip(["g_grad_output"] + [f"g_{n}" for n in DIFF], [dense(x) for x in seconds]))
-""",
-    "jvp": """
-    with tf.autodiff.ForwardAccumulator(leaves, [c(a[f"tangent_{n}"]) for n in DIFF]) as acc:
-        y = f()
-    return {"tangent_output": acc.jvp(y, unconnected_gradients=zero)}
-""",
-    "vmap": """
-    return vectorized(a, "vmap")
-""",
-    "order": """
+_ORDER_TF = """
     xs = {n: c(a[k]) for n, k in zip(NAMES, ORDER_INPUTS)}
     out = order_check(TfFunc(tf), CHECK, NAMES, DIFF, IN_DIMS, lambda *ys: op(tf, *ys, **PARAMS), xs, [c(a[s]) for s in SEEDS])
     return dict(zip(RESULTS, out))
-""",
-    "vmap_vjp": """
-    return vectorized(a, "vmap_vjp")
-""",
-}
+"""
+
+_FIRST_TF = """
+    return tf_check(tf, RUN_CHECK, lambda *ys: op(tf, *ys, **PARAMS), NAMES, DIFF, IN_DIMS, a, c)
+"""
 
 
 def _tf_program(check, mode, options):
@@ -604,76 +498,22 @@ def _tf_program(check, mode, options):
             "    function({n: tf.constant(v) for n, v in ARRAYS.items()})  # the first call traces\n"
             "    out = function({n: tf.constant(v) for n, v in ARRAYS.items()})  # the harness reports this call"
         )
-    vmap = (
-        '''
-
-def vectorized(a, check):
-    """tf.vectorized_map over the batched inputs, each one's batch dim moved to the front (TensorFlow
-    has no in_dims); the shared inputs are closed over."""
-    shared = {n: c(a[n]) for n, d in zip(NAMES, IN_DIMS) if d is None}
-    mapped = [n for n, d in zip(NAMES, IN_DIMS) if d is not None]
-    elems = [
-        tf.experimental.numpy.moveaxis(c(a[f"batched_{n}"]), d, 0) for n, d in zip(NAMES, IN_DIMS) if d is not None
-    ]
-    if check == "vmap_vjp":
-        elems.append(c(a["batched_grad_output"]))
-
-    def per_sample(batch):
-        got = dict(zip(mapped, batch))
-        xs = [got[n] if n in got else shared[n] for n in NAMES]
-        if check == "vmap":
-            return op(tf, *xs, **PARAMS)
-        leaves = [x for n, x in zip(NAMES, xs) if n in DIFF]
-        with tf.GradientTape() as tape:
-            tape.watch(leaves)
-            y = op(tf, *xs, **PARAMS)
-        grads = tape.gradient(
-            y, leaves, output_gradients=batch[-1], unconnected_gradients=tf.UnconnectedGradients.ZERO
-        )
-        return tuple(dense(g) for g in grads)
-
-    out = tf.vectorized_map(per_sample, tuple(elems))
-    if check == "vmap":
-        return {"output": out}
-    return {f"grad_{n}": g for n, g in zip(DIFF, out)}
-'''
-        if check in ("vmap", "vmap_vjp")
-        else ""
-    )
-    return f'''
+    program = "" if check in ORDER else "\n\n" + _source(tf_check)
+    return f'''{program}
 def c(x):
     """A tensor of DTYPE (a tf.function's float64 argument is cast)."""
     dtype = getattr(tf, DTYPE)
     return tf.cast(x, dtype) if tf.is_tensor(x) else tf.constant(x, dtype=dtype)
 
 
-def dense(g):
-    """A gather's gradient comes back as tf.IndexedSlices: the dense tensor it stands for."""
-    return tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g
-{vmap}
-
 def run(a):
-{_TF["order"].strip(chr(10)) if check in ORDER else _tf_first_order(check)}
+{(_ORDER_TF if check in ORDER else _FIRST_TF).strip(chr(10))}
 
 
 def observed():
     {call}
     return {{k: np.asarray(tf.cast(v, tf.float64).numpy()) for k, v in out.items()}}
 '''
-
-
-def _tf_first_order(check):
-    """The body of a first-order TF check's ``run(a)``: the op's tensors, then the check."""
-    head = """
-    xs = {n: c(a[n]) for n in NAMES}
-
-    def f():
-        return op(tf, *[xs[n] for n in NAMES], **PARAMS)
-
-    leaves = [xs[n] for n in DIFF]
-    zero = tf.UnconnectedGradients.ZERO
-"""
-    return head.strip(chr(10)) + chr(10) + _TF[check].strip(chr(10))
 
 
 _PROGRAMS = {"torch": _torch_program, "jax": _jax_program, "tensorflow": _tf_program}
@@ -725,8 +565,11 @@ def _complex_program(framework, program, main):
             + textwrap.dedent(inspect.getsource(torch_convention_vjp))
             + "\n# JAX's VJP transposes under sum(ct*y), PyTorch's (the reference's) is the adjoint under "
             "Re sum(conj(ct)*y)\n"
-            + program.replace("jax.vjp(", "torch_convention_vjp(jax, ").replace(
-                "JaxFunc(jax)", "JaxFunc(jax, True)"
+            + program.replace("jax.vjp(", "torch_convention_vjp(jax, ")
+            .replace("JaxFunc(jax)", "JaxFunc(jax, True)")
+            .replace(
+                "VJP = jax.vjp  # the VJP the checks take",
+                "VJP = lambda fn, *p: torch_convention_vjp(jax, fn, *p)",
             )
         )
         program = program.replace(

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 import reference as T
+from conformance.checks import jax_check, reference_check, tf_check, torch_check
 from conformance.ops.judge import bound_record, ulp_of
 from conformance.tolerance import explain, judge_bounds
 from reference.errors import Precision, bound_of
@@ -184,41 +185,31 @@ def _dtype_of(args, dtype):
     raise ValueError("dtype=None: no floating-point argument to take the dtype from; pass dtype=...")
 
 
+def _named(arrays, extra):
+    """The inputs' names (``"0"``, ``"1"``, ...: the check programs' ``grad_0``, ``gg_0``,
+    ``tangent_0``) and the arrays by name, as :mod:`conformance.checks` reads them."""
+    names = [str(i) for i in range(len(arrays))]
+    return names, {**dict(zip(names, arrays)), **extra}
+
+
 def _run_framework(framework, fn, check, arrays, extra, dtype):
-    """The user's function on its framework: a list of float64 arrays, one per result."""
+    """The user's function on its framework (:mod:`conformance.checks`' program of the check, every
+    input differentiated; JAX op by op, not under jax.jit): a list of float64 arrays, one per result."""
+    names, a = _named(arrays, extra)
     if framework == "torch":
         import torch
 
         tdt = getattr(torch, dtype)
 
-        def t(a, grad=False):
-            return torch.tensor(a, dtype=tdt).requires_grad_(grad)
+        def t(x, grad=False):
+            return torch.tensor(x, dtype=tdt).requires_grad_(grad)
 
-        xs = [t(a, check != "forward") for a in arrays]
-        if check == "forward":
-            outs = [fn(*xs)]
-        elif check == "vjp":
-            outs = torch.autograd.grad(fn(*xs), xs, t(extra["grad_output"]), materialize_grads=True)
-        elif check == "vjp_vjp":
-            g = t(extra["grad_output"], True)
-            firsts = torch.autograd.grad(fn(*xs), xs, g, create_graph=True, materialize_grads=True)
-            pairs = [(f, t(extra[f"gg_{i}"])) for i, f in enumerate(firsts) if f.requires_grad]
-            if not pairs:
-                outs = [torch.zeros_like(g)] + [torch.zeros_like(x) for x in xs]
-            else:
-                outs = torch.autograd.grad(
-                    [p for p, _ in pairs], [g, *xs], [c for _, c in pairs], materialize_grads=True
-                )
-        else:
-            _, out = torch.func.jvp(
-                fn, tuple(x.detach() for x in xs), tuple(t(extra[f"tangent_{i}"]) for i in range(len(xs)))
-            )
-            outs = [out]
+        out = torch_check(torch, check, fn, names, names, None, a, t)
         return [
             o.detach().float().numpy().astype(np.float64)
             if o.dtype == torch.bfloat16
             else o.detach().numpy().astype(np.float64)
-            for o in outs
+            for o in (out[k] for k in _names(check, len(names)))
         ]
     if framework == "jax":
         import jax
@@ -226,105 +217,21 @@ def _run_framework(framework, fn, check, arrays, extra, dtype):
 
         jax.config.update("jax_enable_x64", True)
         jdt = getattr(jnp, dtype)
-        xs = [jnp.asarray(a, dtype=jdt) for a in arrays]
-        if check == "forward":
-            outs = [fn(*xs)]
-        elif check == "vjp":
-            _, pull = jax.vjp(fn, *xs)
-            outs = pull(jnp.asarray(extra["grad_output"], dtype=jdt))
-        elif check == "vjp_vjp":
 
-            def first(g, *p):
-                return jax.vjp(fn, *p)[1](g)
+        def arr(x):
+            return jnp.asarray(x, dtype=jdt)
 
-            g = jnp.asarray(extra["grad_output"], dtype=jdt)
-            _, pull2 = jax.vjp(first, g, *xs)
-            outs = pull2(tuple(jnp.asarray(extra[f"gg_{i}"], dtype=jdt) for i in range(len(xs))))
-        else:
-            outs = [
-                jax.jvp(
-                    fn,
-                    tuple(xs),
-                    tuple(jnp.asarray(extra[f"tangent_{i}"], dtype=jdt) for i in range(len(xs))),
-                )[1]
-            ]
-        return [np.asarray(o, dtype=np.float64) for o in outs]
+        out = jax_check(jax, check, fn, names, names, None, a, arr, jax.vjp, lambda program: program)
+        return [np.asarray(out[k], dtype=np.float64) for k in _names(check, len(names))]
     import tensorflow as tf
 
     tdt = getattr(tf, dtype)
-    xs = [tf.constant(a, dtype=tdt) for a in arrays]
-    if check == "forward":
-        outs = [fn(*xs)]
-    elif check == "vjp":
-        with tf.GradientTape() as tape:
-            tape.watch(xs)
-            y = fn(*xs)
-        outs = tape.gradient(
-            y,
-            xs,
-            tf.constant(extra["grad_output"], dtype=tdt),
-            unconnected_gradients=tf.UnconnectedGradients.ZERO,
-        )
-    elif check == "vjp_vjp":
-        g = tf.constant(extra["grad_output"], dtype=tdt)
-        with tf.GradientTape() as outer:
-            outer.watch([g, *xs])
-            with tf.GradientTape() as inner:
-                inner.watch(xs)
-                y = fn(*xs)
-            firsts = inner.gradient(y, xs, g, unconnected_gradients=tf.UnconnectedGradients.ZERO)
-        outs = outer.gradient(
-            firsts,
-            [g, *xs],
-            [tf.constant(extra[f"gg_{i}"], dtype=tdt) for i in range(len(xs))],
-            unconnected_gradients=tf.UnconnectedGradients.ZERO,
-        )
-    else:
-        tangents = [tf.constant(extra[f"tangent_{i}"], dtype=tdt) for i in range(len(xs))]
-        with tf.autodiff.ForwardAccumulator(xs, tangents) as acc:
-            y = fn(*xs)
-        outs = [acc.jvp(y, unconnected_gradients=tf.UnconnectedGradients.ZERO)]
-    return [np.asarray(tf.cast(o, tf.float64)) for o in outs]
 
+    def c(x):
+        return tf.constant(x, dtype=tdt)
 
-# ---- the reference side ----------------------------------------------------------------------------
-def _reference_program(reference_fn, check, n):
-    if check == "forward":
-        return reference_fn
-    if check == "vjp":
-
-        def vjp(*args):
-            *xs, g = args
-            return list(T.autograd.grad(reference_fn(*xs), xs, g, allow_unused=True, materialize_grads=True))
-
-        return vjp
-    if check == "vjp_vjp":
-
-        def vjp_vjp(*args):
-            xs, g, ggs = args[:n], args[n], args[n + 1 :]
-            firsts = T.autograd.grad(
-                reference_fn(*xs), xs, g, create_graph=True, allow_unused=True, materialize_grads=True
-            )
-            pairs = [(f, gg) for f, gg in zip(firsts, ggs) if f.requires_grad]
-            if not pairs:
-                return [T.zeros_like(g)] + [T.zeros_like(x) for x in xs]
-            return list(
-                T.autograd.grad(
-                    [p for p, _ in pairs],
-                    [g, *xs],
-                    [c for _, c in pairs],
-                    allow_unused=True,
-                    materialize_grads=True,
-                )
-            )
-
-        return vjp_vjp
-
-    def jvp(*args):
-        xs, ts = args[:n], args[n:]
-        return T.func.jvp(reference_fn, tuple(x.detach() for x in xs), tuple(t.detach() for t in ts))[1]
-
-    return jvp
+    out = tf_check(tf, check, fn, names, names, None, a, c)
+    return [np.asarray(tf.cast(out[k], tf.float64)) for k in _names(check, len(names))]
 
 
 def _names(check, n):
@@ -443,19 +350,13 @@ def assert_conforms(
         extra[f"gg_{i}"] = _rounded(rng.standard_normal(a.shape), dtype)
         extra[f"tangent_{i}"] = _rounded(rng.standard_normal(a.shape), dtype)
     n = len(arrays)
+    input_names, named = _named(arrays, extra)
     for check in checks:
-        inputs = {
-            "forward": arrays,
-            "vjp": [*arrays, extra["grad_output"]],
-            "vjp_vjp": [*arrays, extra["grad_output"], *(extra[f"gg_{i}"] for i in range(n))],
-            "jvp": [*arrays, *(extra[f"tangent_{i}"] for i in range(n))],
-        }[check]
         if check == "forward":
             values, bounds, tracker = forward
-        else:
-            values, bounds, tracker = reference_side(
-                _reference_program(checked_reference, check, n), inputs, check, extra
-            )
+        else:  # the check's program on the reference (conformance.checks), every input differentiated
+            program, reads, _ = reference_check(T, check, checked_reference, input_names, input_names)
+            values, bounds, tracker = reference_side(program, [named[k] for k in reads], check, extra)
         names = _names(check, n)
         expected = {nm: (v, b + ulp_of(v, dtype)) for nm, v, b in zip(names, values, bounds) if v is not None}
         try:
