@@ -144,3 +144,16 @@ def test_reverse_and_forward_mode_give_the_derivative_primitive():
     with fwAD.dual_level():
         tangent = fwAD.unpack_dual(T.special.hyp2f1(ad, bd, fwAD.make_dual(c, T.ones_like(c)), xd * 0.2)).tangent
     assert np.array_equal(tangent.numpy(), hyp2f1_derivative(ad, bd, c, xd * 0.2, (0, 0, 1, 0)).numpy())
+
+
+def test_tiny_parameters_move_only_the_tail():
+    """f = 1 + T with T ~ Πa·x/Πb far below the 1: the parameter derivatives are T's, to first order
+    in the tiny parameters -a·x/b² (∂_b), (e^x - 1)/b (∂_a, a -> 0 with b tiny: (a)_k/(b)_k ->
+    (k-1)!/(b (k-1)!)), -(a/c²)((1 - x)^-b - 1) (∂_c 2F1, a and c tiny: (a)_k/(c)_k -> 1); the relative corrections are O(1e-307)."""
+    with mpmath.workdps(60):
+        a, b, x = 4.411510738061652e-308, 3.273351412919446e-308, 4.789085688646148e-308
+        assert _ulps(hyp1f1_exact(a, b, x, (0, 1, 0)), -mpmath.mpf(a) * x / mpmath.mpf(b) ** 2) <= 1.0
+        a, b, x = 4.1744267899323335e-308, 1.1251381589372827e-307, 0.5478656845236132
+        assert _ulps(hyp1f1_exact(a, b, x, (1, 0, 0)), mpmath.expm1(x) / b) <= 1.0
+        a, b, c, x = 3e-200, 0.5, 2e-150, 0.25
+        assert _ulps(hyp2f1_exact(a, b, c, x, (0, 0, 1, 0)), -mpmath.mpf(a) / mpmath.mpf(c) ** 2 * mpmath.powm1(1 - mpmath.mpf(x), -b)) <= 1.0

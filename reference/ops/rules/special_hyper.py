@@ -14,7 +14,9 @@ cancels) at 30 digits plus 10 per order, rounded once:
 
 * ∂_x^k pFq(a; b; x) = Π(a_i)_k/Π(b_j)_k · pFq(a + k; b + k; x) (DLMF 16.3.1), 0 where (a_i)_k is
   (a terminating series of degree m < k);
-* the parameter derivatives of that by mpmath's central differences at its raised precision
+* the parameter derivatives of that by mpmath's central differences (where f = 1 + T with T's
+  first term Πa·x/Πb far below 1, at that many more bits: the differences must resolve T beside
+  the 1) at its raised precision
   (mpmath.diff: (prec + 20)(n + 1) bits for order n), one parameter at a time, each with a step
   2^-(prec + 10) times the parameter's distance to the nearest pole of the function in it (a lower
   parameter's nonpositive integers; 1 for an upper one, entire): the truncation is (h/δ)² and the
@@ -187,6 +189,23 @@ def _at_one(mp, upper, lower, k):
     return pre * lead * mp.inf
 
 
+def _tail_bits(upper, lower, x, orders):
+    """The bits the parameter derivatives of f = 1 + T need beyond those of f: T's first term
+    Πa·x/Πb, with a differentiated upper parameter's factor at its step's scale max(|a|, 1), is
+    what they move; where it is 2^-e of the 1 the differences of f lose e more bits (B(a, b) the
+    same: ∂_b 1F1(4e-308; 3e-308; 5e-308) = -2 beside f = 1 + 6e-308). None where T is 0 (f = 1)."""
+    if x == 0:
+        return None
+    log = math.log2(abs(x))
+    for i, a in enumerate(upper):
+        scale = max(abs(a), 1.0) if orders[i] else abs(a)
+        if scale == 0:
+            return None
+        log += math.log2(scale)
+    log -= sum(math.log2(abs(b)) for b in lower)
+    return min(max(0.0, -log), 3 * _MAX_PREC)
+
+
 # ---- the kernel ----------------------------------------------------------------------------------
 
 
@@ -207,10 +226,15 @@ def _exact(p, *args):
         return math.nan  # past 2F1's branch point: complex
     if m is not None and order == dx and dx > m:
         return 0.0  # a polynomial of degree m
+    extra = 0
+    if dx == 0 and order:  # the parameters move only the tail f - 1: its digits must survive beside the 1
+        extra = _tail_bits(upper, lower, x, orders)
+        if extra is None:
+            return 0.0  # f = 1 whatever the differentiated parameters (x = 0, or an undifferentiated a = 0)
     from mpmath import mp
 
     try:
-        with mp.workdps(_DPS + 10 * order):
+        with mp.workdps(_DPS + 10 * order + int(extra * 0.30103) + 1):
             point = [mp.mpf(v) for v in upper + lower]
             mx = mp.mpf(x)
             if p == 2 and x == 1 and m is None:
