@@ -126,7 +126,10 @@ def test_special_values():
     assert hyp2f1_exact(0.5, 1.5, 2.5, 1.0, z2) == pytest.approx(float(mpmath.hyp2f1(0.5, 1.5, 2.5, 1)), rel=1e-15)
     assert hyp2f1_exact(0.5, 1.5, 2.0, 1.0, z2) == inf and hyp2f1_exact(0.5, 1.5, 2.5, 1.0, (0, 0, 0, 1)) == inf
     assert hyp2f1_exact(0.5, 1.5, 1.5, 1.0, z2) == inf and math.isnan(hyp2f1_exact(0.5, 1.5, 2.5, 1.5, z2))
-    assert all(math.isnan(hyp1f1_exact(*v, z1)) for v in [(nan, 1.0, 1.0), (inf, 1.0, 1.0), (1.0, -inf, 1.0)])
+    assert all(math.isnan(hyp1f1_exact(*v, z1)) for v in [(nan, 1.0, 1.0), (inf, 1.0, 1.0), (1.0, -inf, inf)])
+    # an infinite lower parameter: the terms after the first vanish
+    assert hyp1f1_exact(0.5, -inf, 3.0, z1) == 1.0 and hyp1f1_exact(0.5, inf, 3.0, (1, 0, 0)) == 0.0
+    assert hyp2f1_exact(0.5, 1.5, inf, -3.0, z2) == 1.0 and math.isnan(hyp2f1_exact(0.5, 1.5, inf, 3.0, z2))
 
 
 def test_reverse_and_forward_mode_give_the_derivative_primitive():

@@ -24,7 +24,8 @@ cancels) at 30 digits plus 10 per order, rounded once:
   derivative to about 2^-(prec + 20)·|f near the point|, 60 bits below a float64 ulp of it.
 
 Special values (the limits where they exist, nan where the limit depends on the direction): nan at
-nan and at an infinite parameter. A terminating series (an upper parameter a nonpositive integer -m)
+nan and at an infinite upper parameter; at an infinite lower parameter (x finite, below 2F1's
+branch point) the terms after the first vanish: f = 1, its derivatives 0. A terminating series (an upper parameter a nonpositive integer -m)
 is its polynomial, also where a lower parameter is a nonpositive integer -n with n >= m (mpmath's
 and scipy's convention, the limit along the polynomial; JAX's 1F1(0; 0; x) = 1); elsewhere a lower parameter at a nonpositive integer is a pole: at ±0 the value is ±inf times
 the sign of its residue a·x·1F1(a + 1; 2; x) (2F1: a·b·x·2F1(a + 1, b + 1; 2; x)), the sign of
@@ -213,10 +214,12 @@ def _exact(p, *args):
     """∂^orders pFq at the floats (upper..., lower..., x), orders one per argument."""
     *values, orders = args
     upper, lower, x = list(values[:p]), list(values[p:-1]), values[-1]
-    if any(math.isnan(v) for v in values) or any(math.isinf(v) for v in values[:-1]):
+    if any(math.isnan(v) for v in values) or any(math.isinf(v) for v in upper):
         return math.nan
     order, dx = sum(orders), orders[-1]
     m = _degree(upper)
+    if any(math.isinf(b) for b in lower):  # every term but the first -> 0: f -> 1, its derivatives -> 0
+        return math.nan if math.isinf(x) or (p == 2 and x > 1 and m is None) else float(order == 0)
     poles = [b for b in lower if _nonpos_int(b) and (m is None or m > -b)]
     if poles:
         return _at_lower_pole(upper, lower, x, orders)
