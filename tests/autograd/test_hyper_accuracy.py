@@ -120,7 +120,8 @@ def test_special_values():
     # x = ±inf: Γ(b)/Γ(a) e^x x^(a-b); Γ(b)/Γ(b - a) (-x)^-a
     assert hyp1f1_exact(0.5, 1.5, inf, z1) == inf and hyp1f1_exact(-0.5, 1.5, inf, z1) == -inf
     assert hyp1f1_exact(0.5, 1.5, -inf, z1) == 0.0 and hyp1f1_exact(-0.5, 1.5, -inf, z1) == inf
-    assert hyp1f1_exact(-3.0, 1.5, -inf, z1) == inf and math.isnan(hyp1f1_exact(0.5, 1.5, inf, (0, 0, 1)))
+    assert hyp1f1_exact(-3.0, 1.5, -inf, z1) == inf and math.isnan(hyp1f1_exact(0.5, 1.5, -inf, (0, 0, 1)))
+    assert hyp1f1_exact(0.5, 1.5, inf, (1, 0, 0)) == inf and hyp1f1_exact(0.5, 1.5, inf, (0, 1, 0)) == -inf
     assert hyp2f1_exact(0.5, 1.5, 2.5, -inf, z2) == 0.0 and math.isnan(hyp2f1_exact(0.5, 1.5, 2.5, inf, z2))
     # 2F1 at the branch point: Gauss's sum, ±inf where c - a - b <= 0; complex past it: nan
     assert hyp2f1_exact(0.5, 1.5, 2.5, 1.0, z2) == pytest.approx(float(mpmath.hyp2f1(0.5, 1.5, 2.5, 1)), rel=1e-15)

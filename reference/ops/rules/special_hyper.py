@@ -32,7 +32,8 @@ the sign of its residue a·x·1F1(a + 1; 2; x) (2F1: a·b·x·2F1(a + 1, b + 1; 
 C99's Γ(±0) = ±inf; at a negative integer nan (the sign flips across), and every derivative nan.
 At x = ±inf the value's limits (1F1(a; b; x) ~ Γ(b)/Γ(a) e^x x^(a-b) at +inf and Γ(b)/Γ(b - a)
 (-x)^-a at -inf; 2F1 at -inf: 0 where a, b > 0; a polynomial by its leading term), nan where the
-limit needs more than those leading terms, and nan derivatives. 2F1 at x > 1 (past its branch
+limit needs more than those leading terms, and nan derivatives but 1F1's at +inf (the leading
+term's: ±inf, each ∂_b flipping the sign, -ln x). 2F1 at x > 1 (past its branch
 point: the value is complex) is nan but for a polynomial; at x = 1 the value is Gauss's
 Γ(c)Γ(c-a-b)/(Γ(c-a)Γ(c-b)) where c - a - b > 0 and ±inf (the sign of the leading term of its
 divergence, Γ(c)Γ(a+b-c)/(Γ(a)Γ(b))) where c - a - b <= 0, its x-derivatives the same at the
@@ -224,7 +225,11 @@ def _exact(p, *args):
     if poles:
         return _at_lower_pole(upper, lower, x, orders)
     if math.isinf(x):
-        return _at_infinity(upper, lower, x, m) if order == 0 else math.nan
+        if order == 0:
+            return _at_infinity(upper, lower, x, m)
+        if p == 1 and x > 0 and m is None:  # Γ(b)/Γ(a) e^x x^(a-b): each ∂_a adds ln x, each ∂_b -ln x
+            return _at_infinity(upper, lower, x, m) * (-1.0) ** orders[1]
+        return math.nan
     if p == 2 and x > 1 and m is None:
         return math.nan  # past 2F1's branch point: complex
     if m is not None and order == dx and dx > m:

@@ -12,6 +12,8 @@ the series JAX sums, where they leave the mathematics (each line one known entry
 * F: the parameter derivative's stopping test compares the plain term with the derivative's sum:
   at a tiny a (ψ(a + k) - ψ(a) ~ 1/a) it stops after the first term;
 * G: XLA:CPU reads subnormal inputs as 0 (denormals-are-zero);
+* E: at a NaN argument the derivative series' stopping test (a comparison with nan, false) ends
+  the loop before its first term: the derivative is its initial 0;
 * H: in bfloat16 and float16 the series and digamma differences are summed in the input dtype."""
 
 import jax
@@ -54,3 +56,5 @@ print("G: d/dx hyp1f1(7.36e-309, 3.30e-308, 1.87e-308): jax", float(jax.grad(hyp
 h = [jnp.bfloat16(v) for v in (0.6328125, 0.7265625, 1.5078125, 0.80859375)]
 print("H: d/db hyp2f1(0.6328, 0.7266, 1.508, 0.8086) bfloat16: jax", float(jax.grad(hyp2f1, 1)(*h)), "exact",
       exact(mpmath.hyp2f1, *(float(v) for v in h), which=1))  # fmt: skip
+print("E: d/da hyp1f1(nan, 0.5, 1): jax", float(jax.grad(hyp1f1, 0)(float("nan"), 0.5, 1.0)), "exact nan;",
+      "d/db hyp1f1(0.5, nan, 1): jax", float(jax.grad(hyp1f1, 1)(0.5, float("nan"), 1.0)))  # fmt: skip
