@@ -348,10 +348,6 @@ MISSING = {
     "chebyshev_polynomial_*, shifted_chebyshev_polynomial_*, hermite_polynomial_*, "
     "laguerre_polynomial_l, legendre_polynomial_p (torch.special)": "no derivative in PyTorch and no JAX "
     "or TensorFlow function: nothing to differentiate against",
-    "hyp1f1, hyp2f1 (jax.scipy.special)": "not written yet: each needs an exact kernel (mpmath has "
-    "every one), its derivative rule and a record; JAX differentiates hyp1f1 and hyp2f1 in every "
-    "argument (through its series), so their records need exact derivatives in the parameters a, b, c "
-    "too, not only the contiguous relation in x",
     "owens_t, wofz (jax.scipy.special; no PyTorch or TensorFlow function: torch.special, tf.math and "
     "tf.math.special have neither)": "not written yet, JAX alone differentiates them (jax 0.10.2): "
     "owens_t(h, a) in both arguments through a custom JVP of the closed forms ∂T/∂h = -φ(h) erf(ah/√2)/2, "
