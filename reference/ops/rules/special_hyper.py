@@ -51,6 +51,7 @@ import math
 
 from reference.autograd.dispatch import apply
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
+from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules.registry import RULES, rule
 from reference.ops.rules.special_beta import _host_kernel
 
@@ -73,17 +74,15 @@ def _degree(upper):
 
 
 def _signed_cache(exact):
-    """``exact(*floats, orders)`` cached per element, each zero's sign part of the key
-    (functools.lru_cache takes -0.0 for 0.0: 1F1(a; -0; x) would answer 1F1(a; +0; x)'s sign)."""
-
-    @functools.lru_cache(maxsize=1 << 16)
-    def cached(key, orders):
-        return exact(*(v for v, _ in key), orders)
+    """``exact(*floats, orders)`` cached per element through the shared sign-aware cache (a plain
+    lru_cache takes -0.0 for 0.0: 1F1(a; -0; x) would answer 1F1(a; +0; x)'s sign); ``orders``
+    may be any sequence."""
+    cached = sign_aware_cache(exact)
 
     @functools.wraps(exact)
     def wrapper(*args):
         *values, orders = args
-        return cached(tuple((v, math.copysign(1.0, v)) for v in values), tuple(orders))
+        return cached(*values, tuple(orders))
 
     return wrapper
 
