@@ -48,3 +48,9 @@ got = float(jax.vjp(f, jnp.float32(xi))[1](jnp.float32(c))[0])
 d2 = mp.diff(lambda z: mp.besseli(1, z) * mp.exp(-abs(z)), mp.mpf(xi), 2)
 print(f"jax i1e reverse over forward float32 at {xi}, cotangent {c}: {got:.5g} exact: {mp.nstr(c * tt * d2, 5)}")
 print(f"jax float32 {c} * 0.01: {float(jnp.float32(c) * jnp.float32(0.01))} (exact -3.8e-40, subnormal)")
+# the same in float64 for sinc (sinc-009369b72798): x = 0.0409, tangent 0.2289, cotangent 4.06e-308
+xs, ts, cs = 0.04093155762095717, 0.22888117742683045, 4.06247589859831e-308
+fs = lambda x: jax.jvp(jnp.sinc, (x,), (jnp.float64(ts),))[1]
+got = float(jax.vjp(fs, jnp.float64(xs))[1](jnp.float64(cs))[0])
+d2 = mp.diff(lambda z: mp.sin(mp.pi * z) / (mp.pi * z), mp.mpf(xs), 2)
+print(f"jax sinc reverse over forward float64 at {xs}, cotangent {cs}: {got:.5g} exact: {mp.nstr(cs * ts * d2, 5)}")
