@@ -6,8 +6,9 @@ times the saved e^{-x²}, then times 2x), JAX and TensorFlow (exp's rule then sq
 subnormal (e^{-9} = 1.2e-4 times a cotangent below 1/2 is below 2^-14): its underflow error, up
 to eta = 2^-25, is multiplied by 2|x| afterwards. Seed 3 of the pointwise campaign found all
 three frameworks at -4.77e-7 where the exact value is -3.06e-7 (x = 3.777, 1.56 times a bound
-that had one eta, at the end). The bound now carries 2|x|·eta (reference.ops.rules.pointwise,
-``exp_square``'s backward written in the frameworks' order).
+that had one eta, at the end). The bound now carries 2|x|·eta (reference.ops.rules.pointwise:
+``exp_square_backward``, a primitive whose value multiplies e^{-x²} last and whose error
+declaration is the frameworks' order).
 """
 
 from __future__ import annotations
@@ -72,3 +73,16 @@ def test_the_bound_still_catches_a_flushed_product():
     # times 2|x|) is outside the bound: the term is one underflow's, not a licence to lose the value
     value, bound = _bound()
     assert np.any(np.abs(0.0 - value) > bound)
+
+
+def test_the_float64_value_multiplies_the_subnormal_exponential_last():
+    # erf''·t·t' at x = -27.16 (e^{-x²} = 2.9e-321, subnormal in float64): the value's order keeps
+    # the loss to that of e^{-x²} itself; forming t'·e^{-x²} first (the frameworks' order, which
+    # only the error declaration follows) put it 21 quanta of 2^-1074 off (seed 3, erf-7324bebf5482)
+    def f64(v):
+        return T.tensor([v], dtype=T.float64)
+
+    x, t1, t2 = -27.16479596260369, 1.0, -0.18632079924349915
+    _, second = T.func.jvp(lambda v: T.func.jvp(T.erf, (v,), (f64(t1),))[1], (f64(x),), (f64(t2),))
+    exact = -3.80629392085e-320  # mpmath, 40 digits: t·t'·(-2x)·(2/√π)·e^{-x²}
+    assert abs(second.item() - exact) <= 8 * 2.0**-1074
