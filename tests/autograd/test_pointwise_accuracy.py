@@ -300,6 +300,33 @@ def test_div_tangent_fused_at_a_tiny_divisor():
     assert math.isfinite(got) and abs(Fraction(got) - exact) <= slack
 
 
+def test_div_tangent_in_the_divisor_alone_scales_before_dividing():
+    """d(a/b) along t_b alone is -(t_b·result)/b, PyTorch's order (derivatives.yaml's
+    other_t * (self_p / other_p) / other_p): result/b first overflows where the tangent is finite.
+    The seeded pointwise run at seed 3 (xlogy_scalar_self-7096720152b6, forward over forward,
+    s = -0.5): the second tangent of s·log(y) at y = 5.92e-309 with tangents -0.2405, 1.456e-308
+    is -s·t·t'/y² = -4.992e307 (PyTorch's), the reference said -inf."""
+    from fractions import Fraction
+
+    s, y, t1, t2 = -0.5, 5.92217744e-309, -2.40486436e-01, 1.45605855e-308
+
+    def f64(v):
+        return T.tensor([v], dtype=T.float64)
+
+    def first(v):
+        return T.func.jvp(lambda u: T.xlogy(s, u), (v,), (f64(t1),))[1]
+
+    _, second = T.func.jvp(first, (f64(y),), (f64(t2),))
+    exact = -Fraction(s) * Fraction(t1) * Fraction(t2) / (Fraction(y) * Fraction(y))
+    got = second.item()
+    assert math.isfinite(got) and abs(Fraction(got) - exact) <= 4 * 2**-53 * abs(exact)  # was -inf
+    # div's own JVP along the divisor alone, the same quotient
+    _, tangent = T.func.jvp(lambda d: T.div(f64(s * t1), d), (f64(y),), (f64(t2),))
+    got = tangent.item()
+    exact = -Fraction(s * t1) * Fraction(t2) / (Fraction(y) * Fraction(y))
+    assert math.isfinite(got) and abs(Fraction(got) - exact) <= 4 * 2**-53 * abs(exact)
+
+
 def _pow_second_derivatives(x, y):
     """{check: float}: the second partials of x ** y at (x, y) by every route a check takes: reverse
     over reverse (the mixed one both ways), forward over forward and forward over reverse. The

@@ -124,12 +124,14 @@ def _div_jvp(c, ts):
     """d(a/b) = (t_a - t_b·(a/b)) / b, fused where both inputs have a tangent: PyTorch's partial
     tangents t_a/b and -t_b·(result/b), summed, are inf - inf = nan at a tiny b where each
     overflows and their difference does not ((1e10 - 4.03e7) / 1e-300 with t_b·result = 1e10:
-    -4.03e307). One tangent alone: PyTorch's partial (derivatives.yaml)."""
+    -4.03e307). One tangent alone: PyTorch's partial (derivatives.yaml), in its order: t_b·result
+    first, then / b (result / b first overflows where the tangent is finite: t_b = 1.456e-308,
+    result = 2.03e307, b = 5.92e-309 gives -4.99e307, not -inf)."""
     ta, tb = ts
     if tb is None:
         out = None if ta is None else ta / c.other
     elif ta is None:
-        out = -tb * (c.result / c.other)
+        out = -(tb * c.result) / c.other
     else:
         out = (ta - tb * c.result) / c.other
     if out is not None and out.shape != c.result.shape:
