@@ -366,13 +366,19 @@ _FIRST_TORCH = """
     return torch_check(torch, RUN_CHECK, f, NAMES, DIFF, IN_DIMS, ARRAYS, t)
 """
 
-# jvp under torch.compile: the whole torch.func.jvp compiled, its tensors made outside (as the adapter)
+# jvp, vmap, vmap_vjp under torch.compile: the whole torch.func transform compiled, its tensors made
+# outside (as TorchCompileAdapter.run_record: Dynamo does not compile a compiled function called
+# inside an outer torch.func transform, it runs eager there)
 _WHOLE_TORCH = """
     def whole(tensors):
         return torch_check(torch, RUN_CHECK, f, NAMES, DIFF, IN_DIMS, tensors, lambda x, requires_grad=False: x)
 
     return COMPILE_WHOLE(whole)({k: t(v) for k, v in ARRAYS.items()})
 """
+
+
+#: the first-order checks a compiled torch mode runs as one compiled torch.func transform
+_TORCH_TRANSFORMS = ("jvp", "vmap", "vmap_vjp")
 
 
 def _source(fn) -> str:
@@ -404,10 +410,10 @@ def compile(fn):
 
 # the op compiled as the model a user compiles; autograd runs AOTAutograd's compiled backward
 f = compile(lambda *xs: op(torch, *xs, **PARAMS))
-COMPILE_WHOLE = compile  # jvp: the whole torch.func.jvp compiled
+COMPILE_WHOLE = compile  # jvp, vmap, vmap_vjp: the whole torch.func transform compiled
 """
-        if check == "jvp" or check in ORDER:
-            # jvp and the second-order checks compile the transform, not the op
+        if check in _TORCH_TRANSFORMS or check in ORDER:
+            # the torch.func checks and the second-order ones compile the transform, not the op
             setup = setup.replace("f = compile(", "f = (")
     again = (
         "\n    out = run()  # the harness reports the second call: the cached compiled code"
@@ -417,7 +423,7 @@ COMPILE_WHOLE = compile  # jvp: the whole torch.func.jvp compiled
     if check in ORDER:
         run, program = _ORDER_TORCH, ""
     else:
-        run = _WHOLE_TORCH if check == "jvp" and mode != "eager" else _FIRST_TORCH
+        run = _WHOLE_TORCH if check in _TORCH_TRANSFORMS and mode != "eager" else _FIRST_TORCH
         program = "\n\n" + _source(torch_check)
     body = f"""{program}
 
