@@ -36,6 +36,7 @@ from conformance.amp import low_dtype
 from conformance.case import AMP_VARIABLES
 from conformance.ops import RECORDS
 from conformance.ops._run import JaxNamespace
+from conformance.ops.elementwise import jax_masked_fill, tf_masked_fill
 from conformance.programs import (
     ProgramError,
     _in_forward,
@@ -56,30 +57,60 @@ class _Stop(Exception):
         self.value = value
 
 
-#: The vocabulary's ops whose JAX and TensorFlow spellings are their op record's (``jax``, ``tf``):
-#: one place per op. Each is called as ``op(x, *args)``, the record's inputs and params in order;
-#: the others' spellings below are the vocabulary's own (a comparison's dtype, PyTorch's scalar and
-#: broadcasting forms, the model templates' ops: signatures no record has).
-RECORD_OPS = (
-    "sign",
-    "exp",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "abs",
-    "angle",
-    "conj_physical",
-    "neg",
-    "sqrt",
-    "softmax",
-    "log_softmax",
-)
+#: The vocabulary's ops whose JAX and TensorFlow spellings are their op records' (``jax``, ``tf``):
+#: one place per op. A name is the record called as ``op(x, *args)``, the record's inputs and params
+#: in order; a function ``adapt(spell) -> op`` adapts the vocabulary's call to the records it names
+#: (``spell(record)``: that record's spelling); masked_fill is its record's (:func:`record_ops`).
+#: The rest of :meth:`JaxBackend.ops` and
+#: :meth:`TensorFlowBackend.ops` has no record (docs/architecture.md says why, op by op).
+RECORD_OPS = {
+    **{
+        name: name
+        for name in (
+            "sign",
+            "exp",
+            "tanh",
+            "sigmoid",
+            "relu",
+            "abs",
+            "angle",
+            "conj_physical",
+            "neg",
+            "sqrt",
+            "softmax",
+            "log_softmax",
+            "add",
+            "sub",
+            "mul",
+            "div",
+            "rsub",
+            "clamp",
+            "mean",
+        )
+    },
+    "amax": "max",  # the vocabulary's amax takes no dim (Run.value_op): the whole max, amax(x) = max(x)
+    "matmul": "mm",  # torch.matmul's spelling is mm's and bmm's: jnp.matmul, tf.linalg.matmul (any batch)
+    "sum": lambda spell: (
+        lambda x, dim=None: spell("sum")(x) if dim is None else spell("sum_dim")(x, dim, False)
+    ),
+    # the vocabulary's embedding(indices, weight): the record's (weight, indices, their shape, no
+    # padding_idx, no scale_grad_by_freq)
+    "embedding": lambda spell: lambda idx, w: spell("embedding")(w, idx.ravel(), idx.shape, None, False),
+}
 
 
 def record_ops(field: str, namespace) -> dict:
     """:data:`RECORD_OPS` as their records spell them for one framework (``field``: ``"jax"`` with
     a :class:`conformance.ops._run.JaxNamespace`, ``"tf"`` with the ``tensorflow`` module)."""
-    return {name: functools.partial(getattr(RECORDS[name], field), namespace) for name in RECORD_OPS}
+
+    def spell(name):
+        return functools.partial(getattr(RECORDS[name], field), namespace)
+
+    table = {op: spell(how) if isinstance(how, str) else how(spell) for op, how in RECORD_OPS.items()}
+    # masked_fill with the program's mask: the function the masked_fill record spells itself with
+    # (the record's mask is x > 0)
+    masked_fill = {"jax": jax_masked_fill, "tf": tf_masked_fill}[field]
+    return table | {"masked_fill": functools.partial(masked_fill, namespace)}
 
 
 # ---- backends: the framework's own ops ---------------------------------------------------------------
@@ -179,29 +210,16 @@ class JaxBackend:
 
     def ops(self):
         jnp, nn = self.jnp, self.jax.nn
+        # the ops no record spells (docs/architecture.md): a comparison's value, conv1d (the conv
+        # record's spelling is its adapter's), the model templates' ops (conformance.models)
         table = {
             "le": lambda x, y: jnp.less_equal(x, y).astype(self.dtype),
-            "add": jnp.add,
-            "sub": jnp.subtract,
-            "mul": jnp.multiply,
-            "div": jnp.divide,
-            "clamp": jnp.clip,
-            "sum": lambda x, dim=None: jnp.sum(x, axis=dim),
-            "mean": jnp.mean,
-            "amax": jnp.max,
-            "matmul": jnp.matmul,
             "conv1d": lambda x, w, padding: self.jax.lax.conv_general_dilated(
                 x, w, (1,), [(padding, padding)]
-            ),
-            # the model templates' ops (conformance.models), as a JAX user writes them
-            "rsub": lambda x, y: jnp.subtract(y, x),
-            "masked_fill": lambda x, mask, value: jnp.where(
-                jnp.asarray(mask), jnp.asarray(value, x.dtype), x
             ),
             "max_pool1d": lambda x, k: self.jax.lax.reduce_window(
                 x, -jnp.inf, self.jax.lax.max, (1, 1, k), (1, 1, k), "VALID"
             ),
-            "embedding": lambda idx, w: jnp.take(w, jnp.asarray(idx), axis=0),
             "soft_cross_entropy": lambda x, labels: -jnp.sum(labels * nn.log_softmax(x, axis=-1), axis=-1),
         }
         return record_ops("jax", JaxNamespace()) | table | (self.amp_ops() if self.amp else {})
@@ -353,27 +371,12 @@ class TensorFlowBackend:
 
     def ops(self):
         tf = self.tf
-        table = record_ops("tf", tf) | {
+        table = record_ops("tf", tf) | {  # and the ops no record spells, as JaxBackend.ops
             "le": lambda x, y: tf.cast(tf.less_equal(x, tf.cast(y, x.dtype)), x.dtype),
-            "add": tf.add,
-            "sub": tf.subtract,
-            "mul": tf.multiply,
-            "div": tf.divide,
-            "clamp": tf.clip_by_value,
-            "sum": lambda x, dim=None: tf.reduce_sum(x, axis=dim),
-            "mean": tf.reduce_mean,
-            "amax": tf.reduce_max,
-            "matmul": tf.linalg.matmul,
             "conv1d": self._conv1d,
-            # the model templates' ops (conformance.models), as a TensorFlow user writes them
-            "rsub": lambda x, y: tf.subtract(tf.cast(y, x.dtype), x),
-            "masked_fill": lambda x, mask, value: tf.where(
-                tf.constant(mask), tf.cast(value, x.dtype) * tf.ones_like(x), x
-            ),
             "max_pool1d": lambda x, k: tf.transpose(  # (TensorFlow's CPU pooling is channels-last)
                 tf.nn.max_pool1d(tf.transpose(x, [0, 2, 1]), k, k, "VALID"), [0, 2, 1]
             ),
-            "embedding": lambda idx, w: tf.gather(w, tf.constant(idx, tf.int64)),
             "soft_cross_entropy": lambda x, labels: tf.nn.softmax_cross_entropy_with_logits(labels, x),
         }
         if self.dtype.is_complex:  # a complex program: real operands promoted as PyTorch does
@@ -387,25 +390,7 @@ class TensorFlowBackend:
 
 # ---- the functional tensor ------------------------------------------------------------------------------
 # method name -> (table op, how the arguments map); in-place names map to their out-of-place op
-VALUE_OPS = {
-    *RECORD_OPS,
-    "le",
-    "resolve_conj",
-    "resolve_neg",
-    "add",
-    "sub",
-    "mul",
-    "div",
-    "clamp",
-    "sum",
-    "mean",
-    "amax",
-    "clone",
-    "to",
-    "matmul",
-    "rsub",
-    "masked_fill",
-}
+VALUE_OPS = {*RECORD_OPS, "masked_fill", "le", "resolve_conj", "resolve_neg", "clone", "to"}
 INPLACE = {f"{n}_" for n in ("exp", "tanh", "sigmoid", "relu", "neg", "add", "sub", "mul", "div", "clamp")}
 INPLACE |= {"zero_", "fill_", "copy_"}
 _BINARY = {

@@ -354,11 +354,24 @@ unary(
     tf=lambda tf, x: tf.math.reciprocal(x),
     domain=D.DIVISOR,
 )
+
+
+def jax_masked_fill(J, x, mask, value):
+    """``x.masked_fill(mask, value)`` in JAX: the record's (mask ``x > 0``) and the program
+    vocabulary's (conformance.functional: a constant mask, a number or a tensor ``value``)."""
+    return J.jnp.where(J.jnp.asarray(mask), J.jnp.asarray(value, x.dtype), x)
+
+
+def tf_masked_fill(tf, x, mask, value):
+    """``x.masked_fill(mask, value)`` in TensorFlow (as :func:`jax_masked_fill`)."""
+    return tf.where(mask, tf.cast(value, x.dtype) * tf.ones_like(x), x)
+
+
 unary(
     "masked_fill",
     lambda T, x, value: x.masked_fill(x > 0, value),
-    lambda J, x, value: J.jnp.where(x > 0, J.jnp.asarray(value, x.dtype), x),
-    lambda tf, x, value: tf.where(x > 0, tf.constant(value, x.dtype), x),
+    lambda J, x, value: jax_masked_fill(J, x, x > 0, value),
+    lambda tf, x, value: tf_masked_fill(tf, x, x > 0, value),
     params={"value": st.sampled_from([0.5, -1.0, 0.0])},
 )
 unary(

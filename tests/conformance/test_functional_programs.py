@@ -302,16 +302,36 @@ def test_a_wrong_gradient_before_the_raising_statement_is_caught(framework, monk
 
 
 @pytest.mark.parametrize("framework", sorted(BACKENDS))
-def test_the_vocabulary_spells_its_record_ops_as_their_records(framework):
-    """One place per op: the JAX and TensorFlow spellings of the vocabulary's unary and softmax ops
-    (conformance.functional.RECORD_OPS) are their op records' own, not a second copy."""
+def test_the_vocabulary_spells_its_record_ops_as_their_records(framework, monkeypatch):
+    """One place per op: the JAX and TensorFlow spellings of the vocabulary's ops that have a record
+    (conformance.functional.RECORD_OPS: unary, softmax, binary, reductions, matmul, embedding,
+    masked_fill) are their op records' own, not a second copy: a record spelling planted in
+    RECORDS is what the vocabulary's op then calls."""
+    import dataclasses
+
     from conformance.functional import RECORD_OPS
     from conformance.ops import RECORDS
+    from conformance.ops.elementwise import jax_masked_fill, tf_masked_fill
 
-    table = _backend(framework).ops()
     field = {"jax": "jax", "tensorflow": "tf"}[framework]
-    for name in RECORD_OPS:
-        assert table[name].func is getattr(RECORDS[name], field), name
+    table = _backend(framework).ops()
+    for op, how in RECORD_OPS.items():
+        if isinstance(how, str):
+            assert table[op].func is getattr(RECORDS[how], field), op
+    # masked_fill with the program's mask: the function its record spells itself with
+    masked_fill = {"jax": jax_masked_fill, "tf": tf_masked_fill}[field]
+    assert table["masked_fill"].func is masked_fill
+    assert masked_fill.__name__ in getattr(RECORDS["masked_fill"], field).__code__.co_names
+    # the adapted ops (sum with or without a dim, embedding's argument order) call their records
+    calls = []
+    for name in ("sum", "sum_dim", "embedding"):
+        planted = lambda ns, *args, _name=name: calls.append((_name, len(args)))  # noqa: E731
+        monkeypatch.setitem(RECORDS, name, dataclasses.replace(RECORDS[name], **{field: planted}))
+    table = _backend(framework).ops()
+    table["sum"]("x")
+    table["sum"]("x", 1)
+    table["embedding"](np.zeros((2, 3), dtype=np.int64), "w")
+    assert calls == [("sum", 1), ("sum_dim", 3), ("embedding", 5)], calls
 
 
 @pytest.mark.jax
