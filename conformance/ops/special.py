@@ -358,10 +358,6 @@ MISSING = {
     "Bernoulli numbers): nothing to differentiate; comb(N, k) is exp(gammaln(N + 1) - gammaln(k + 1) "
     "- gammaln(N - k + 1)) (the lgamma record's kernel) and sph_harm_y(n, m, theta, phi) is complex "
     "with integer n, m: not written yet (no PyTorch or TensorFlow function to compare with)",
-    "ndtr (torch.special, jax.scipy.special)": "not written yet: the normal CDF (1 + erf(x/√2))/2, "
-    "differentiated by PyTorch and JAX (TensorFlow has ndtri and log_ndtr's neighbours only in "
-    "tensorflow_probability); it needs a record over an exact kernel (erfc(-x/√2)/2 without "
-    "cancellation in the left tail)",
     "hard_tanh, soft_sign, squareplus, sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, standardize "
     "(jax.nn); softsign, xdivy (tf.math)": "not written yet: hard_tanh (clip to [-1, 1]) is the hardtanh "
     "record's function at fixed bounds, which it does not spell (its bounds are drawn; relu6, the "
