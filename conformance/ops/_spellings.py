@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from conformance.ops import FRAMEWORKS, PRIMARY, RECORDS
+from conformance.ops._run import refuses
 from conformance.ops.matmul import _highest
 from conformance.ops.reductions import _axis
 from conformance.unsupported import Unsupported
@@ -245,11 +246,27 @@ spell(
         "keras.ops.leaky_relu": lambda tf, x, slope: _keras(tf).leaky_relu(x, negative_slope=slope),
     },
 )
+def _at_unit_bounds(case, check):
+    """jax.nn.hard_tanh is hardtanh at the bounds [-1, 1] only (it takes no bounds)."""
+    p = case.params.as_dict()
+    if (p.get("lo"), p.get("hi")) != (-1.0, 1.0):
+        return f"jax.nn.hard_tanh clips to [-1, 1] only (it takes no bounds): lo={p.get('lo')}, hi={p.get('hi')}"
+    return None
+
+
+@refuses(_at_unit_bounds)
+def _jax_hard_tanh(J, x, lo, hi):
+    """jax.nn.hard_tanh, where(x > 1, 1, where(x < -1, -1, x)): the whole gradient at the bounds
+    (hardtanh-gradient-at-the-bounds' "whole") and at NaN (the reference's)."""
+    return J.nn.hard_tanh(x)
+
+
 spell(
     "hardtanh",
     torch={
         "F.hardtanh(inplace=True)": lambda T, x, lo, hi: T.nn.functional.hardtanh(x.clone(), lo, hi, inplace=True),
     },
+    jax={"jax.nn.hard_tanh": _jax_hard_tanh},
 )
 spell(
     "hardsigmoid",

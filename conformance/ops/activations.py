@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from conformance.ops import _domains as D
 from conformance.ops import record
+from conformance.ops._run import refuses
 from conformance.ops._conventions import Alternative, Convention, any_nan, any_zero, at_params, away_from_nan
 from conformance.ops.elementwise import _unary
 from conformance.ops.pointwise import not_fuzzed_derivatives
@@ -82,6 +83,24 @@ unary(
     lambda T, x: T.nn.functional.logsigmoid(x),
     lambda J, x: J.nn.log_sigmoid(x),
     lambda tf, x: tf.math.log_sigmoid(x),
+)
+def _softsign_grad_has_no_gradient(case, check):
+    if check in ("forward", "vjp", "vmap", "vmap_vjp"):
+        return None
+    return (
+        "tf.math.softsign's gradient SoftsignGrad has no gradient registered (LookupError: gradient "
+        "registry has no entry for: SoftsignGrad): no forward mode (the accumulator transposes the "
+        "VJP) and no second order"
+    )
+
+
+# softsign x/(1 + |x|): PyTorch's F.softsign is a composite (DivBackward0 over AbsBackward0), the
+# reference's the same; tf.math.softsign is differentiated once, in reverse mode only
+unary(
+    "softsign",
+    lambda T, x: T.nn.functional.softsign(x),
+    lambda J, x: J.nn.soft_sign(x),
+    refuses(_softsign_grad_has_no_gradient)(lambda tf, x: tf.math.softsign(x)),
 )
 unary(
     "softplus",

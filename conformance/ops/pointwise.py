@@ -222,6 +222,13 @@ _simple("i1e", "special.i1e", "jax.scipy.special.i1e", "math.bessel_i1e", D.ZERO
 _simple("ndtri", "special.ndtri", "jax.scipy.special.ndtri", "math.ndtri", D.NDTRI,
         values=("normal", "ties"))  # fmt: skip
 _simple("log_ndtr", "special.log_ndtr", "jax.scipy.special.log_ndtr", None)
+# Φ(x), the normal CDF: TensorFlow has ndtri but no ndtr (tensorflow_probability has one)
+_simple(
+    "ndtr",
+    "special.ndtr",
+    "jax.scipy.special.ndtr",
+    "TensorFlow has no ndtr op (tf.math and tf.math.special: ndtri only; ndtr is tensorflow_probability's)",
+)
 
 
 def _any_negative(np_, inputs, params) -> bool:
@@ -674,8 +681,8 @@ def not_fuzzed_derivatives(fn, family, record):
 
 
 # the exact derivative primitives of sinc, logit, erfinv, asin (and acos), atanh, atan, asinh, erfcx
-# and log_ndtr, and e^(c x²) (reference/ops/rules/pointwise.py)
-for _fn in ("sinc", "logit", "erfinv", "asin", "atanh", "atan", "asinh", "erfcx", "log_ndtr"):
+# ndtr and log_ndtr, and e^(c x²) (reference/ops/rules/pointwise.py)
+for _fn in ("sinc", "logit", "erfinv", "asin", "atanh", "atan", "asinh", "erfcx", "ndtr", "log_ndtr"):
     not_fuzzed_derivatives(_fn, FAMILY, "asin (and acos) record" if _fn == "asin" else f"{_fn} record")
 # the Bessel functions' exact derivatives (i0's derivative is i1: its higher ones are i1's chain)
 for _fn, _records in (("i0e", "i0e record"), ("i1", "i1 (and i0) record"), ("i1e", "i1e record")):

@@ -358,21 +358,9 @@ MISSING = {
     "Bernoulli numbers): nothing to differentiate; comb(N, k) is exp(gammaln(N + 1) - gammaln(k + 1) "
     "- gammaln(N - k + 1)) (the lgamma record's kernel) and sph_harm_y(n, m, theta, phi) is complex "
     "with integer n, m: not written yet (no PyTorch or TensorFlow function to compare with)",
-    "ndtr (torch.special, jax.scipy.special)": "not written yet: the normal CDF (1 + erf(x/√2))/2, "
-    "differentiated by PyTorch and JAX (TensorFlow has ndtri and log_ndtr's neighbours only in "
-    "tensorflow_probability); it needs a record over an exact kernel (erfc(-x/√2)/2 without "
-    "cancellation in the left tail)",
-    "hard_tanh, soft_sign, squareplus, sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, standardize "
-    "(jax.nn); softsign, xdivy (tf.math)": "not written yet: hard_tanh (clip to [-1, 1]) is the hardtanh "
-    "record's function at fixed bounds, which it does not spell (its bounds are drawn; relu6, the "
-    "bounds [0, 6], has its own record); xdivy (x/y, 0 where x = 0; TensorFlow only) and JAX's own "
-    "squareplus, sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, standardize each need a record. "
-    "softsign x/(1 + |x|) (F.softsign, a composite; tf.math.softsign, differentiated once and in "
-    "reverse mode only: SoftsignGrad has no gradient) was tried: its seeded campaign (seed 1) left 4 "
-    "fails to classify: TensorFlow's derivative at ±inf is the limit 0 where the composite (PyTorch's "
-    "and the reference's) gives nan; JAX's jvp_vjp at a negative float32 subnormal has the wrong sign "
-    "(jax-abs-gradient-at-flushed-subnormal, reached through soft_sign); JAX's float16 jvp_vjp at "
-    "'wide' values 76 bounds off",
+    "squareplus, sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, standardize (jax.nn); xdivy "
+    "(tf.math)": "not written yet: xdivy (x/y, 0 where x = 0; TensorFlow only) and JAX's own "
+    "squareplus, sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, standardize each need a record",
     "identity, one_hot, dot_product_attention, scaled_matmul, scaled_dot_general, "
     "get_scaled_dot_general_config (jax.nn)": "not special functions: identity is x itself, one_hot "
     "is integer-valued (no derivative), dot_product_attention composes the matmul and softmax "

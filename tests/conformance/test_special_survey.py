@@ -41,6 +41,7 @@ COVERED_AS = {
     "jax.scipy.special.sici": "sici_si",
     "jax.nn.hard_sigmoid": "hardsigmoid",
     "jax.nn.hard_swish": "hardswish",
+    "jax.nn.soft_sign": "softsign",
     "tf.math.bessel_i0": "i0",
     "tf.math.bessel_i0e": "i0e",
     "tf.math.bessel_i1": "i1",

@@ -73,9 +73,9 @@ def erfcx(input):
 
 
 def ndtr(input):
-    """torch.special.ndtr: (1 + erf(x / sqrt(2))) * 0.5, a composite as in PyTorch."""
-    x = input if is_floating(input.dtype) else A.to(input, default_dtype.value)
-    return ((x * math.sqrt(0.5)).erf() + 1) * 0.5
+    """torch.special.ndtr, Φ(x): PyTorch's composite (1 + erf(x·√½))·½ cancels in the left tail;
+    here one primitive with the exact value (reference.ops.rules.pointwise), the composite's node."""
+    return _unary_float(R.ndtr, input)
 
 
 def polygamma(n, input):

@@ -50,6 +50,7 @@ RECORDS = {
     ],
     "mvlgamma": [("p3", lambda a: T.mvlgamma(a + 1, 3), [(3,)], "p")],
     "ndtri": [("of_sigmoid", lambda a: S.ndtri(a.sigmoid()), [(3,)], "a")],
+    "ndtr": _u(S.ndtr),
     "log_ndtr": _u(S.log_ndtr),
     "i0": _u(T.i0),
     "i0e": _u(S.i0e, "f"),
@@ -167,10 +168,11 @@ def _derivative_records():
             "aaa",
         )
     ]
-    # erfcx's, log_ndtr's and the Bessel functions' exact derivative primitives, as the inverse
+    # erfcx's, ndtr's, log_ndtr's and the Bessel functions' exact derivative primitives, as the inverse
     # functions' (i0e and i1e away from their kink at 0)
     for name, fn, kind in (
         ("erfcx", S.erfcx, "a"),
+        ("ndtr", S.ndtr, "a"),
         ("log_ndtr", S.log_ndtr, "a"),
         ("i0e", S.i0e, "f"),
         ("i1", S.i1, "a"),
