@@ -112,6 +112,26 @@ def test_scipy_edge_values_and_one_sided_limits():
     assert np.isnan(rel_entr_derivative(tx[1:6], ty[1:6], 1, 0).numpy()).all()
 
 
+@pytest.mark.parametrize("kl", [False, True])
+def test_derivatives_at_one_infinite_argument_are_the_limits(kl):
+    """With one argument infinite and the other positive, each partial is its closed form's limit
+    (∂_x = ln(x/y) (+ 1), ∂_y = -x/y (kl_div: 1 - x/y), ∂_x² = 1/x, ∂_x ∂_y = -1/y, ∂_y² = x/y²),
+    and a float at the end of the range gives the same sign or 0: JAX's jvp of kl_div at x = inf,
+    y = 0.68 is -inf (-y·t_x + (1 - x/y)·t_y, no inf - inf), not nan."""
+    exact = kl_div_exact if kl else rel_entr_exact
+    inf, big = math.inf, 1e300
+    limits = {  # (x, y): {(d0, d1): limit}
+        (inf, 2.0): {(1, 0): inf, (0, 1): -inf, (2, 0): 0.0, (1, 1): -0.5, (0, 2): inf},
+        (2.0, inf): {(1, 0): -inf, (0, 1): 1.0 if kl else 0.0, (2, 0): 0.5, (1, 1): 0.0, (0, 2): 0.0},
+    }
+    for (x, y), partials in limits.items():
+        for (d0, d1), limit in partials.items():
+            assert exact(x, y, d0, d1) == limit, (x, y, d0, d1)
+            near = exact(min(x, big), min(y, big), d0, d1)  # the same partial at 1e300
+            assert limit == 0 or abs(near) <= 1 or math.copysign(1, near) == math.copysign(1, limit)
+    assert math.isnan(exact(inf, inf, 1, 0)) and math.isnan(exact(0.0, inf, 1, 0))
+
+
 def test_reverse_and_forward_mode_give_the_derivative_primitive():
     import reference.autograd.forward_ad as fwAD
 

@@ -16,7 +16,9 @@ Conventions at the edges of the domain (the mathematics is one-sided there): at 
 derivatives are the limits from inside, x -> 0+: ∂_x = -inf (ln x), ∂_y = 0 (kl_div 1), ∂_x^2 =
 +inf; at x = y = 0 and outside the domain (where the value is the constant inf) they are nan; at an
 infinite argument the value is the limit (rel_entr(inf, y) = inf, rel_entr(x, inf) = -inf for x >
-0, 0 for x = 0; kl_div inf; nan where both are infinite) and the derivatives nan. JAX computes
+0, 0 for x = 0; kl_div inf; nan where both are infinite) and the derivatives their limits where one
+argument is infinite and the other positive (kl_div's ∂_y = 1 - x/y -> -inf as x -> inf, ∂_x = ln(x/y)
+-> -inf as y -> inf), nan where both are infinite or x = 0 and y = inf. JAX computes
 every derivative there as 0 (its where over safe inputs): a declared convention of the records
 (conformance/ops/special_scipy.py)."""
 
@@ -53,11 +55,16 @@ def _exact(kl, x, y, d0, d1):
     if not inside and not (x == 0 and y >= 0):
         return math.inf if d0 + d1 == 0 else math.nan
     if math.isinf(x) or math.isinf(y):
-        if d0 + d1 or (math.isinf(x) and math.isinf(y)):
+        if math.isinf(x) and math.isinf(y):
             return math.nan
-        if kl or math.isinf(x):
-            return math.inf
-        return -math.inf if x > 0 else 0.0
+        if d0 + d1 == 0:
+            if kl or math.isinf(x):
+                return math.inf
+            return -math.inf if x > 0 else 0.0
+        if not inside:  # x = 0, y = inf: a limit in each argument at once
+            return math.nan
+        # one argument infinite inside the domain: the derivatives are their closed forms' limits,
+        # which mpmath's inf gives below (ln(inf/y) = inf, -x/y at y = inf 0, 1/x^k at x = inf 0)
     if not inside:  # x = 0 <= y: the value, and the one-sided limits x -> 0+ where y > 0
         if d0 + d1 == 0:
             return y if kl else 0.0
