@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -550,3 +551,13 @@ def test_the_shipped_hypergeometric_entries_hold_the_sign_of_x(entry_id, departi
     assert [r["verdict"] for r in out] == ["known"] * len(departing), summary
     out, _ = known.classify([_hyper_rec(*planted)])
     assert out[0]["verdict"] == "fail"
+
+
+def test_the_shipped_infinite_a_entry_holds_a_timeout_only_where_some_element_of_a_is_infinite():
+    """JAX's hyp2f1 loops to |a| + 1 for every element: a = -inf hangs as +inf does (absmax); a timeout
+    planted at finite a stays a timeout."""
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id == "jax-hyp2f1-terminal-series-loop-never-ends-at-infinite-a"]
+    points = [(-math.inf, 0.8, 1.5, 0.45), (math.inf, 0.8, 1.5, 0.45), (3.0, 0.8, 1.5, 0.45)]
+    out, _ = known.classify([_hyper_rec("hyp2f1", p, "float16", verdict="timeout") for p in points])
+    assert [r["verdict"] for r in out] == ["known", "known", "timeout"]
