@@ -13,6 +13,9 @@ validated against ``conformance/known.schema.json``, with one entry per departur
      "match": {"op": "conv", "check": ["forward", "vjp"], "dtype": ["float32", "bfloat16"],
                "where": [{"path": "shapes.input.0", "op": "==", "value": 0},
                          {"path": "shapes.input.1", "op": "!=", "value": "{shapes.weight.0}"}],
+     #   (a record's entry may also bound an input's values: {"path": "values.x.max", "op": "<",
+     #   "value": -1} holds when every element of input x is below -1, "values.x.min" < 0 when any
+     #   element is negative: the case's arrays as the framework received them, made from its seed)
                "reason": "has shape",         # a regular expression searched in the result's reason
                "settings": [{"path": "onednn", "op": "==", "value": true}]},  # the framework's own
      #   settings as its worker reported them (report.json frameworks.NAME.settings): the departure
@@ -43,13 +46,24 @@ used in two files is an error naming both), and the report lists each file with 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
+
 from conformance import adapters, ops, shipped
-from conformance.case import AMP_POLICIES, COMPLEX_DTYPES, DTYPES, PROGRAM_CHECKS, VALID_CHECKS
+from conformance.case import (
+    AMP_POLICIES,
+    COMPLEX_DTYPES,
+    DTYPES,
+    PROGRAM_CHECKS,
+    VALID_CHECKS,
+    Case,
+    CaseError,
+)
 from conformance.exitcodes import AGREEING, DEPARTING
 from conformance.resultsio import InputFileError
 
@@ -136,6 +150,42 @@ class Condition:
             return bool(_COMPARE[self.op](got, value))
         except TypeError:  # e.g. a list compared with < : the condition does not hold
             return False
+
+
+# ``values.NAME.STAT``: a statistic of the elements of a record's input NAME, as the case hands them to
+# the framework (rounded to its dtype; made again from the seed, or the case's explicit data)
+VALUE_STATS = {"min": np.min, "max": np.max, "absmax": lambda a: np.max(np.abs(a))}
+VALUE_OPS = ("<", "<=", ">", ">=", "==", "!=")
+
+
+@dataclass(frozen=True)
+class ValueCondition:
+    """``values.x.max < -1`` (every element of x below -1), ``values.x.min < 0`` (some element
+    negative) or ``values.a.absmax == inf`` (some element infinite). It does not hold where the
+    statistic is not a real number: an empty or complex input, or a NaN element (the statistic is
+    then NaN, and no comparison with NaN holds)."""
+
+    input: str
+    stat: str
+    op: str
+    value: float
+
+    def holds(self, case: dict) -> bool:
+        got = _value_stat(json.dumps(case, sort_keys=True), self.input, self.stat)
+        return got is not _MISSING and bool(_COMPARE[self.op](got, self.value))
+
+
+@functools.lru_cache(maxsize=256)
+def _value_stat(case_json: str, name: str, stat: str):
+    """The statistic of the case's input ``name`` (the case as JSON: one set of arrays made per case,
+    however many entries ask), _MISSING where it is not a real number."""
+    try:
+        array = np.asarray(Case.from_dict(json.loads(case_json)).arrays()[name])
+    except (CaseError, KeyError):
+        return _MISSING
+    if array.size == 0 or np.iscomplexobj(array):
+        return _MISSING
+    return float(VALUE_STATS[stat](array))
 
 
 @dataclass(frozen=True)
@@ -400,10 +450,46 @@ def _check_match(match: dict, path, where: str) -> None:
     if ops and all(vocab[op][1] is not None for op in ops):
         inputs = {name for op in ops for name in vocab[op][1]}
     for i, cond in enumerate(match.get("where", [])):
+        if cond["path"].split(".", 1)[0] == "values":
+            _check_value_condition(cond, f"match.where[{i}]", ops, inputs, path, where)
+            continue
         _check_path(cond["path"], path, where, f"match.where[{i}].path", inputs)
         value = cond["value"]
         if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
             _check_path(value[1:-1], path, where, f"match.where[{i}].value {value!r}: the path", inputs)
+
+
+def _check_value_condition(cond: dict, what: str, ops, inputs, path, where) -> None:
+    """A ``values.NAME.STAT`` condition, checked: NAME an input of every op the entry names (op
+    records only), STAT one of VALUE_STATS, an ordered comparison with a real number."""
+    parts = cond["path"].split(".")
+    rule = None
+    if not ops or inputs is None or any(op in _SPECIAL_OPS for op in ops):
+        rule = "needs match.op naming op records (their inputs are what values.NAME reads)"
+    elif len(parts) != 3 or parts[2] not in VALUE_STATS:
+        rule = f"must be values.NAME.STAT, STAT one of {', '.join(VALUE_STATS)}"
+    elif not all(parts[1] in _ops_vocabulary()[op][1] for op in ops):
+        rule = f"{parts[1]!r} is not an input of every op of the entry ({', '.join(ops)}; their inputs: {', '.join(sorted(inputs))})"
+    elif cond["op"] not in VALUE_OPS:
+        rule = f"op {cond['op']!r} does not compare numbers (one of: {', '.join(VALUE_OPS)})"
+    elif (
+        isinstance(cond["value"], bool)
+        or not isinstance(cond["value"], (int, float))
+        or cond["value"] != cond["value"]
+    ):
+        rule = f"value {cond['value']!r} must be a real number (not a path, a string or NaN)"
+    if rule is not None:
+        raise _error(path, where, f"{what}.path {cond['path']!r}: {rule}; the condition could never hold")
+
+
+def _where(match: dict) -> tuple:
+    """The entry's ``where`` conditions (checked by _check_match): on case fields, or on an input's values."""
+    return tuple(
+        ValueCondition(*c["path"].split(".")[1:], c["op"], float(c["value"]))
+        if c["path"].split(".", 1)[0] == "values"
+        else Condition(c["path"], c["op"], c["value"])
+        for c in match.get("where", [])
+    )
 
 
 def _entry(raw: dict, path, index: int, base: Path, extra_frameworks=()) -> Entry:
@@ -451,7 +537,7 @@ def _entry(raw: dict, path, index: int, base: Path, extra_frameworks=()) -> Entr
         checks=_one_or_many(match.get("check")),
         dtypes=_one_or_many(match.get("dtype")),
         case_ids=_one_or_many(match.get("case_id")),
-        where=tuple(Condition(c["path"], c["op"], c["value"]) for c in match.get("where", [])),
+        where=_where(match),
         settings=tuple(Condition(c["path"], c["op"], c["value"]) for c in match.get("settings", [])),
         reason_pattern=pattern,
         issue=raw.get("issue"),

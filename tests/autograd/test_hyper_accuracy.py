@@ -117,6 +117,11 @@ def test_special_values():
     assert hyp1f1_exact(0.5, 0.0, -2.0, z1) == -inf
     assert math.isnan(hyp1f1_exact(0.5, -1.0, 2.0, z1)) and math.isnan(hyp1f1_exact(0.5, 0.0, 2.0, (0, 0, 1)))
     assert hyp2f1_exact(0.5, 1.5, 0.0, 0.5, z2) == inf and math.isnan(hyp2f1_exact(0.5, 1.5, -2.0, 0.5, z2))
+    # differentiated in the parameter that terminates it, the series no longer ends before the pole:
+    # ∂_a 2F1(a, b; 0; x) at a = 0 (1 at a = 0, infinite at every a beside it) has none
+    assert math.isnan(hyp2f1_exact(0.0, 2.0, 0.0, 0.8671875, (1, 0, 0, 0)))
+    assert math.isnan(hyp2f1_exact(-1.0, 2.0, -2.0, 0.5, (1, 0, 0, 0)))
+    assert hyp2f1_exact(-1.0, 2.0, -2.0, 0.5, z2) == 1.5 and math.isnan(hyp1f1_exact(0.0, 0.0, 0.5, (1, 0, 0)))
     # x = ±inf: Γ(b)/Γ(a) e^x x^(a-b); Γ(b)/Γ(b - a) (-x)^-a
     assert hyp1f1_exact(0.5, 1.5, inf, z1) == inf and hyp1f1_exact(-0.5, 1.5, inf, z1) == -inf
     assert hyp1f1_exact(0.5, 1.5, -inf, z1) == 0.0 and hyp1f1_exact(-0.5, 1.5, -inf, z1) == inf

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -454,3 +455,109 @@ def test_a_reproducer_is_found_beside_its_known_file_whatever_the_label_or_worki
 
     shipped = [e for e in load_known("builtin").entries if e.reproducer]
     assert shipped and all(stale.reproducer_path(e).is_file() for e in shipped)
+
+
+# ---- conditions on an input's values ----------------------------------------------------------------
+def _hyper_rec(op, point, dtype="float64", verdict="fail"):
+    """A JAX result of ``op`` at one point (explicit one-element data for each input)."""
+    names = ("a", "b", "x") if op == "hyp1f1" else ("a", "b", "c", "x")
+    case = {
+        "op": op,
+        "shapes": {n: [1] for n in names},
+        "dtype": dtype,
+        "data": {n: [v] for n, v in zip(names, point)},
+    }
+    return {
+        "case_id": f"{op}-{point}-{dtype}", "framework": "jax", "version": "jax 0.10.2, jaxlib 0.10.2",
+        "check": "forward", "dtype": dtype, "verdict": verdict, "reason": "value outside the bound",
+        "case": Case.from_dict(case).to_dict(),
+    }  # fmt: skip
+
+
+NEGATIVE_X = {
+    "id": "jax-negative-x",
+    "framework": "jax",
+    "match": {"op": "hyp1f1", "where": [{"path": "values.x.min", "op": "<", "value": 0}]},
+    "verdict": "fail",
+    "reason": "JAX's hyp1f1 sums its Taylor series at negative x, which cancels",
+}
+
+
+@pytest.mark.parametrize(
+    "condition, says",
+    [
+        ({"path": "values.x.mean", "op": "<", "value": 0}, "must be values.NAME.STAT, STAT one of min, max"),
+        ({"path": "values.x", "op": "<", "value": 0}, "must be values.NAME.STAT"),
+        ({"path": "values.input.min", "op": "<", "value": 0}, "'input' is not an input of every op"),
+        ({"path": "values.x.min", "op": "in", "value": [0]}, "op 'in' does not compare numbers"),
+        ({"path": "values.x.min", "op": "<", "value": "{params.values}"}, "must be a real number"),
+        ({"path": "values.x.min", "op": "<", "value": True}, "must be a real number"),
+    ],
+)
+def test_a_malformed_value_condition_is_an_error_naming_the_entry_field_value_and_rule(
+    tmp_path, condition, says
+):
+    entry = {**NEGATIVE_X, "match": {"op": "hyp1f1", "where": [condition]}}
+    with pytest.raises(KnownFileError, match=r"entry 0 \('jax-negative-x'\)") as err:
+        load_known(_known(tmp_path, entry))
+    assert f"match.where[0].path {condition['path']!r}" in str(err.value) and says in str(err.value)
+
+
+def test_a_value_condition_needs_an_op_records_inputs(tmp_path):
+    for match in (
+        {"where": NEGATIVE_X["match"]["where"]},
+        {"op": "conv", "where": NEGATIVE_X["match"]["where"]},
+    ):
+        with pytest.raises(KnownFileError, match="needs match.op naming op records"):
+            load_known(_known(tmp_path, {**NEGATIVE_X, "match": match}))
+
+
+def test_a_value_condition_reads_the_elements_the_framework_received(tmp_path):
+    """min < 0 holds when some element is negative, max < 0 only when all are; the values are the
+    case's arrays as made for the framework (seeded ones included), and a NaN element makes none hold."""
+    known = load_known(_known(tmp_path, NEGATIVE_X))
+    some = {**_hyper_rec("hyp1f1", (0.5, 1.5, 2.0)), "case_id": "some"}
+    some["case"] = Case.from_dict({**some["case"], "shapes": {"a": [2], "b": [2], "x": [2]},
+                                   "data": {"a": [0.5, 0.5], "b": [1.5, 1.5], "x": [2.0, -3.0]}}).to_dict()  # fmt: skip
+    nan = _hyper_rec("hyp1f1", (0.5, 1.5, float("nan")))
+    out, _ = known.classify([some, nan, _hyper_rec("hyp1f1", (0.5, 1.5, 2.0))])
+    assert [r["verdict"] for r in out] == ["known", "fail", "fail"]
+    every = load_known(_known(tmp_path, {**NEGATIVE_X, "match": {"op": "hyp1f1", "where": [
+        {"path": "values.x.max", "op": "<", "value": 0}]}}, name="every.json"))  # fmt: skip
+    assert every.classify([some])[0][0]["verdict"] == "fail"
+    seeded = Case.from_dict({"op": "hyp1f1", "shapes": {"a": [4], "b": [4], "x": [4]}, "seed": 3})
+    rec = {**_hyper_rec("hyp1f1", (0, 0, 0)), "case": seeded.to_dict()}
+    negative = bool((seeded.arrays()["x"] < 0).any())
+    assert (known.classify([rec])[0][0]["verdict"] == "known") == negative
+
+
+@pytest.mark.parametrize(
+    "entry_id, departing, planted",
+    [
+        ("jax-hyp1f1-at-negative-x",
+         [("hyp1f1", (0.5, 1.5, -150.0), "float64"), ("hyp1f1", (0.5, 1.5, -20.0), "float32")],
+         ("hyp1f1", (0.5, 1.5, 20.0), "float32")),
+        ("jax-hyp2f1-taylor-series-at-x-below-minus-one",
+         [("hyp2f1", (0.5, 1.5, 2.5, -3.0), "float64"), ("hyp2f1", (0.5, 1.5, 2.5, -0.9999962), "float32")],
+         ("hyp2f1", (0.5, 1.5, 2.5, 0.5), "float32")),
+    ],
+)  # fmt: skip
+def test_the_shipped_hypergeometric_entries_hold_the_sign_of_x(entry_id, departing, planted):
+    """The two entries' reproducers' points (refgrad/cases/reproducers/jax-hypergeometric-special9.py,
+    B and D) are in their regions; a failure planted at positive x is not: it stays a failure."""
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id == entry_id]
+    out, summary = known.classify([_hyper_rec(*point) for point in departing])
+    assert [r["verdict"] for r in out] == ["known"] * len(departing), summary
+    out, _ = known.classify([_hyper_rec(*planted)])
+    assert out[0]["verdict"] == "fail"
+
+
+def test_the_shipped_infinite_a_entry_holds_a_timeout_only_where_some_element_of_a_is_infinite():
+    """JAX's hyp2f1 loops to |a| + 1 for every element: a = -inf hangs as +inf does (absmax); a timeout
+    planted at finite a stays a timeout."""
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id == "jax-hyp2f1-terminal-series-loop-never-ends-at-infinite-a"]
+    points = [(-math.inf, 0.8, 1.5, 0.45), (math.inf, 0.8, 1.5, 0.45), (3.0, 0.8, 1.5, 0.45)]
+    out, _ = known.classify([_hyper_rec("hyp2f1", p, "float16", verdict="timeout") for p in points])
+    assert [r["verdict"] for r in out] == ["known", "known", "timeout"]

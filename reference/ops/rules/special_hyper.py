@@ -220,7 +220,10 @@ def _exact(p, *args):
     m = _degree(upper)
     if any(math.isinf(b) for b in lower):  # every term but the first -> 0: f -> 1, its derivatives -> 0
         return math.nan if math.isinf(x) or (p == 2 and x > 1 and m is None) else float(order == 0)
-    poles = [b for b in lower if _nonpos_int(b) and (m is None or m > -b)]
+    # a differentiated upper parameter terminates no series: ∂_a (a)_k at a = -m is the product of the
+    # other k - 1 factors, nonzero for k > m too, so a lower pole past m is the derivative's pole
+    kept = _degree([a for a, o in zip(upper, orders) if not o])
+    poles = [b for b in lower if _nonpos_int(b) and (kept is None or kept > -b)]
     if poles:
         return _at_lower_pole(upper, lower, x, orders)
     if math.isinf(x):
