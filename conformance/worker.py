@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import pickle
 import queue
+import re
 import struct
 import sys
 import threading
@@ -88,6 +89,18 @@ def requests(fd: int = 0):
         yield pickle.loads(body)
 
 
+#: where Dynamo's generic advice and the user's stack begin in a torch.compile error, after the
+#: error it explains ("... got RuntimeError(\"vmap over torch.allclose isn't supported yet\")")
+_DYNAMO_TRAILER = re.compile(r"\n\s*(Hint:|Developer debug context:|For more details about this graph break|from user code:)")
+
+
+def without_dynamo_trailer(text: str) -> str:
+    """A torch.compile error without its trailer (hints, the user's stack: the harness's own code),
+    which would otherwise push the error its tracing hit out of the middle of a shortened message."""
+    trailer = _DYNAMO_TRAILER.search(text) if "TORCHDYNAMO" in text else None
+    return text[: trailer.start()] if trailer else text
+
+
 def handle(adapter, message: dict) -> dict:
     case = message["case"]  # a Case (the campaign's, pickled: already validated) or its dict
     if not isinstance(case, Case):
@@ -115,7 +128,7 @@ def handle(adapter, message: dict) -> dict:
             where = {"line": exc.line, "text": exc.text}
             kind, text = exc.type_name, exc.message
         else:
-            kind, text = type(exc).__name__, str(exc)
+            kind, text = type(exc).__name__, without_dynamo_trailer(str(exc))
         text = text if len(text) < 1500 else f"{text[:500]} ... {text[-1000:]}"
         return {
             "status": "error",
