@@ -17,7 +17,6 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from conformance.ops import not_fuzzed, record
-from conformance.ops._run import refuses
 from conformance.ops.linalg_decomp import _checked, _matrix
 from conformance.strategies import value_kinds
 
@@ -41,16 +40,6 @@ def _eig_fn(T, x):
     if x.is_complex():  # the sums are complex: both parts are read
         return T.cat([a, b], -1)
     return T.cat([a.real, b.real], -1)
-
-
-def _jax_empty(case, check):
-    if check != "forward" and 0 in tuple(case.shapes["input"])[-1:]:
-        return (
-            "JAX's eig derivative rules fail on a 0 x 0 matrix (ValueError: argmin and argmax require "
-            "non-empty reduced dimension, from the eigenvector normalisation in jax.lax.linalg.eig's "
-            "JVP); PyTorch and the reference return empty gradients"
-        )
-    return None
 
 
 def _eig_jax(J, x):
@@ -81,7 +70,7 @@ record(
     FAMILY,
     sample=_eig,
     fn=_checked(_eig_fn),
-    jax=refuses(_jax_empty)(_checked(_eig_jax)),
+    jax=_checked(_eig_jax),
     tf=_checked(_eig_tf),
     note="phase- and order-invariant: Re sum_i |V_ji|^2 L_i and Re sum_i L_i^2 (complex input: the sums)",
 )
