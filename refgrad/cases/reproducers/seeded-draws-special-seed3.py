@@ -25,3 +25,14 @@ for dtype, x in ((tf.float32, 2.0e-38), (tf.float64, 3.4e-308)):
     k0_vmap = tf.vectorized_map(tf.math.special.bessel_k0, xt).numpy()[0]
     exact = mpmath.besselk(0, mpmath.mpf(float(xt.numpy()[0])))
     print(f"tf bessel_k0 {dtype.name} at {x:.3g}: {k0}, bessel_k0e {k0e}, under vectorized_map {k0_vmap}; exact {mpmath.nstr(exact, 8)}")
+
+# e^x K1(x) ~ 1/x is finite for x > 0; TensorFlow's bessel_k1e is nan below twice the smallest normal
+# (log(x/2)·i1(x) with x/2 and i1(x) flushed: log(0)·0), so K0e' = K0e - K1e is nan there too
+xt = tf.constant([2.0e-38], tf.float32)
+with tf.GradientTape() as tape:
+    tape.watch(xt)
+    k0e = tf.math.special.bessel_k0e(xt)
+d1 = tape.gradient(k0e, xt).numpy()[0]
+k1e = tf.math.special.bessel_k1e(xt).numpy()[0]
+exact = mpmath.exp(mpmath.mpf(float(xt.numpy()[0]))) * mpmath.besselk(1, mpmath.mpf(float(xt.numpy()[0])))
+print(f"tf bessel_k1e float32 at 2e-38: {k1e}, bessel_k0e' {d1}; exact K1e {mpmath.nstr(exact, 8)}")
