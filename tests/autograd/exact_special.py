@@ -218,13 +218,13 @@ SMALL = {
 
 
 def _precise(exact, direction):
-    """``exact`` with 2 more digits per decade of |x| past 1 (``direction`` 1) or below 1 (-1):
+    """``exact`` with 4 more digits per decade of |x| past 1 (``direction`` 1) or below 1 (-1):
     F' = 1 - 2xF of Dawson at 1e150, (e^x K)' = e^x (K + K') at 1e100 and Si'' = (x cos x - sin x)/x²
     at 1e-100 cancel that many."""
 
     def f(x):
         decades = max(0, direction * int(m.log10(abs(x)))) if x != 0 else 0
-        with m.workdps(m.mp.dps + 2 * decades + 10):
+        with m.workdps(m.mp.dps + 4 * decades + 10):
             return tuple(+v for v in exact(x))
 
     return f
