@@ -855,11 +855,13 @@ def _fmt(err):
     return "inf" if math.isinf(err) else ("nan" if math.isnan(err) else f"{err:.3g}")
 
 
-def table(names=None, echo=False):
-    """Markdown rows: primitive, value, d1, d2 worst ulps, each with its check and point."""
+def table(names=None, echo=False, measured=None):
+    """Markdown rows: primitive, value, d1, d2 worst ulps, each with its check and point
+    (``measured``: {name: Entry}, default this module's)."""
+    measured = ENTRIES if measured is None else measured
     rows = ["| primitive | value | d1 | d2 |", "|---|---|---|---|"]
-    for name in names or ENTRIES:
-        w = measure(ENTRIES[name])
+    for name in names or measured:
+        w = measure(measured[name])
         cells = []
         for order in ("value", "d1", "d2"):
             err, check, point = w[order]
