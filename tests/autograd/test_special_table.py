@@ -15,13 +15,7 @@ from tests.autograd.exact_table import measure
 #: ulps, mixed sense: every measured order of these primitives is within 1 ulp on the full grid
 CEILING = {name: {"value": 1.0, "d1": 1.0, "d2": 1.0} for name in S.EXACT}
 #: still far off (docs/accuracy.md): a fix has to move them under the ceiling and drop them here
-FAR_OFF = {
-    # the reference's ndtr(-20) is 0 where Φ(-20) = 2.75e-89 (scipy's ndtr: 2.75e-89); the
-    # derivatives φ(x), -xφ(x) are 66 ulps off there
-    ("ndtr", "value"): 1e15,
-    ("ndtr", "d1"): 30.0,
-    ("ndtr", "d2"): 30.0,
-}
+FAR_OFF: dict = {}  # empty since ndtr became the exact primitive erfc(-x/√2)/2 (it was 1e15 ulps at -20)
 
 SMALL = S.entries(small=True)
 
