@@ -101,6 +101,7 @@ unary(
     lambda T, x: T.nn.functional.softsign(x),
     lambda J, x: J.nn.soft_sign(x),
     refuses(_softsign_grad_has_no_gradient)(lambda tf, x: tf.math.softsign(x)),
+    rules=("div", "abs", "add"),  # the composite's table primitives: no softsign rule of its own
 )
 unary(
     "softplus",
