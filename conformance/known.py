@@ -154,14 +154,20 @@ class Condition:
 
 # ``values.NAME.STAT``: a statistic of the elements of a record's input NAME, as the case hands them to
 # the framework (rounded to its dtype; made again from the seed, or the case's explicit data)
-VALUE_STATS = {"min": np.min, "max": np.max, "absmax": lambda a: np.max(np.abs(a))}
+VALUE_STATS = {
+    "min": np.min,
+    "max": np.max,
+    "absmax": lambda a: np.max(np.abs(a)),
+    "absmin": lambda a: np.min(np.abs(a)),  # the element nearest 0: ``absmin < t`` holds where some |element| < t
+}
 VALUE_OPS = ("<", "<=", ">", ">=", "==", "!=")
 
 
 @dataclass(frozen=True)
 class ValueCondition:
     """``values.x.max < -1`` (every element of x below -1), ``values.x.min < 0`` (some element
-    negative) or ``values.a.absmax == inf`` (some element infinite). It does not hold where the
+    negative), ``values.a.absmax == inf`` (some element infinite) or ``values.a.absmin < 0.2``
+    (some element within 0.2 of zero). It does not hold where the
     statistic is not a real number: an empty or complex input, or a NaN element (the statistic is
     then NaN, and no comparison with NaN holds)."""
 

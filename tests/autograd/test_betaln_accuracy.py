@@ -52,6 +52,33 @@ def test_poles_limits_and_special_values():
     np.testing.assert_array_equal(got, [nan, nan, nan, 0.0])
 
 
+#: (a, b): a pole of Γ in one argument only (at zero, below it, in a or in b)
+POLE_POINTS = [(0.0, 2.0), (-2.0, 0.5), (0.0, 1e-3), (3.5, 0.0), (1.0, 0.0), (2.5, -3.0)]
+
+
+@pytest.mark.parametrize("a, b", POLE_POINTS)
+def test_derivatives_in_the_other_argument_at_a_pole(a, b):
+    """At a pole of Γ(a) ln|B| = ln|Γ(a)| + (ln|Γ(b)| - ln|Γ(a + b)|) with the first term constant
+    in b: every derivative with db >= 1 is that of the analytic second term (TensorFlow's lbeta
+    gives ∂_b ln|B(0, 2)| = 0, betaln-986f3c677e18); the ones with db = 0 keep ψ^(da-1)(a)'s pole
+    (nan). Against mpmath's numerical differentiation of the second term."""
+    pole_in_a = a <= 0 and a == math.floor(a)
+    other = b if pole_in_a else a
+
+    def analytic(u, v):  # the term of ln|B| that is not constant in the other argument
+        w = v if pole_in_a else u
+        return mpmath.log(abs(mpmath.gamma(w))) - mpmath.log(abs(mpmath.gamma(u + v)))
+
+    with mpmath.workdps(60):
+        for own, across in ((0, 1), (0, 2), (1, 1), (2, 1), (0, 3)):
+            da, db = (own, across) if pole_in_a else (across, own)
+            exact = mpmath.diff(analytic, (mpmath.mpf(a), mpmath.mpf(b)), (da, db))
+            got = betaln_exact(a, b, da, db)
+            assert abs(got - float(exact)) <= 2.0**-52 * max(abs(float(exact)), 1e-300), (a, b, da, db, other)
+        for n in (1, 2):
+            assert math.isnan(betaln_exact(a, b, *((n, 0) if pole_in_a else (0, n))))
+
+
 def test_reverse_and_forward_mode_give_the_derivative_primitive():
     import reference.autograd.forward_ad as fwAD
 

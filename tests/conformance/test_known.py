@@ -486,7 +486,7 @@ NEGATIVE_X = {
 @pytest.mark.parametrize(
     "condition, says",
     [
-        ({"path": "values.x.mean", "op": "<", "value": 0}, "must be values.NAME.STAT, STAT one of min, max"),
+        ({"path": "values.x.mean", "op": "<", "value": 0}, "must be values.NAME.STAT, STAT one of min, max, absmax, absmin"),
         ({"path": "values.x", "op": "<", "value": 0}, "must be values.NAME.STAT"),
         ({"path": "values.input.min", "op": "<", "value": 0}, "'input' is not an input of every op"),
         ({"path": "values.x.min", "op": "in", "value": [0]}, "op 'in' does not compare numbers"),
@@ -551,6 +551,20 @@ def test_the_shipped_hypergeometric_entries_hold_the_sign_of_x(entry_id, departi
     assert [r["verdict"] for r in out] == ["known"] * len(departing), summary
     out, _ = known.classify([_hyper_rec(*planted)])
     assert out[0]["verdict"] == "fail"
+
+
+def test_absmin_holds_where_some_element_is_near_zero_of_either_sign(tmp_path):
+    """values.a.absmin < 0.2 reads the element nearest 0, whatever its sign: it holds at a = -0.05
+    beside a = 3 and not where every |a| >= 0.2 (a = -0.25, 0.2: the comparison is strict)."""
+    entry = {**NEGATIVE_X, "match": {"op": "hyp1f1", "where": [{"path": "values.a.absmin", "op": "<", "value": 0.2}]}}
+    known = load_known(_known(tmp_path, entry))
+    near, far = (_hyper_rec("hyp1f1", (0.5, 1.5, 2.0)) for _ in range(2))
+    near["case"] = Case.from_dict({**near["case"], "shapes": {"a": [2], "b": [2], "x": [2]},
+                                   "data": {"a": [3.0, -0.05], "b": [1.5, 1.5], "x": [2.0, 2.0]}}).to_dict()  # fmt: skip
+    far["case"] = Case.from_dict({**far["case"], "shapes": {"a": [2], "b": [2], "x": [2]},
+                                  "data": {"a": [-0.25, 0.2], "b": [1.5, 1.5], "x": [2.0, 2.0]}}).to_dict()  # fmt: skip
+    out, _ = known.classify([{**near, "case_id": "near"}, {**far, "case_id": "far"}])
+    assert [r["verdict"] for r in out] == ["known", "fail"]
 
 
 def test_the_shipped_infinite_a_entry_holds_a_timeout_only_where_some_element_of_a_is_infinite():

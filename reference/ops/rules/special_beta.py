@@ -333,7 +333,10 @@ RULES["betainc_derivative"].error = _E.composite(
 # the digits of a/b: the precision grows with them too), rounded once. Special values: nan at nan;
 # ln|B| = inf at a pole of Γ(a) or Γ(b) (a nonpositive integer) where a + b is not one, nan where
 # it is too (the limit depends on the direction), -inf where a + b alone is one (1/Γ(a + b) = 0);
-# the derivatives nan at the poles; at a = inf
+# at a pole of Γ(a) alone (b and a + b not poles) ln|Γ(a)| is constant in b, so the derivatives
+# in b and the mixed ones (db >= 1) are those of ln|Γ(b)| - ln|Γ(a + b)|, analytic there:
+# ∂_b ln|B(0, 2)| = ψ(2) - ψ(2) = 0 (so for b's pole, a's derivatives with da >= 1); a's own ones
+# (db = 0) carry ψ^(da-1)(a), which has no limit on the real line: nan; at a = inf
 # (b finite, positive) ln B = -inf and its derivatives 0 (the limits: B ~ Γ(b) a^-b); inf in both
 # nan.
 
@@ -344,7 +347,14 @@ def _betaln_special(a, b, da, db):
         return math.nan
     pole = [math.isfinite(v) and v <= 0 and v == math.floor(v) for v in (a, b, a + b)]
     if pole[0] or pole[1]:
-        return math.inf if da == db == 0 and not pole[2] else math.nan
+        if da == db == 0:
+            return math.nan if pole[2] else math.inf
+        # a derivative in the other argument only sees ln|Γ(other)| - ln|Γ(a + b)| (mpmath below)
+        own_term = (pole[0] and db == 0) or (pole[1] and da == 0)
+        if own_term or pole[2] or math.isinf(a + b):
+            return math.nan
+        # at a zero pole the other argument's terms are one: ψ^(n)(b) - ψ^(n)(0 + b) = 0 exactly
+        return 0.0 if (a == 0 and da == 0) or (b == 0 and db == 0) else None
     if pole[2]:  # 1/Γ(a + b) = 0: B = 0 (ψ(a + b) has a pole: the derivatives nan)
         return -math.inf if da == db == 0 else math.nan
     if math.isinf(a) or math.isinf(b):
@@ -368,7 +378,8 @@ def betaln_exact(a, b, da, db):
     larger = math.log10(max(abs(a), abs(b), 1.0))
     # the digits ψ^(n)(a) - ψ^(n)(a + b) cancels by (the value, dominated by ln Γ of the smaller
     # argument, needs only those of the larger: loggamma at 980 digits takes seconds)
-    ratio = larger - math.log10(min(abs(a), abs(b))) if da + db else 0.0
+    smaller = min(abs(a), abs(b))
+    ratio = larger - math.log10(smaller) if da + db and smaller else 0.0
     with mp.workdps(_DPS + int(larger) + int(max(ratio, 0.0))):
         ma, mb = mp.mpf(a), mp.mpf(b)
         if da == db == 0:
@@ -422,8 +433,9 @@ rule(
 
 
 def _betaln_formula(a, b):
-    """TensorFlow's lbeta (reduce_sum(lgamma(x)) - lgamma(reduce_sum(x))); JAX's betaln (TFP's
-    algorithm, a log-gamma correction where a parameter is large) is at least as accurate."""
+    """TensorFlow's lbeta (reduce_sum(lgamma(x)) - lgamma(reduce_sum(x))); JAX's betaln (cdflib's
+    algdiv correction where a parameter is >= 8) would be at least as accurate but for its series
+    variable (known: jax-betaln-algdiv-series-variable, up to 1e-7 off in float64)."""
     return P.lgamma(a) + P.lgamma(b) - P.lgamma(a + b)
 
 
