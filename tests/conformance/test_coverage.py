@@ -307,3 +307,21 @@ def test_conv_triples_measured_from_results_equal_the_campaigns(tmp_path):
     assert measured["cases"] == campaign["cases"]
     html = render_html(report)
     assert f'<td class="num triples">{campaign["triples_drawn"]}/{campaign["triples_possible"]}</td>' in html
+
+
+def test_each_conv_check_draws_its_own_cases():
+    """A campaign's conv units (one per check) are seeded per check, like a record's: under one seed
+    the six checks drew the same cases, and the conv budget reached a sixth of the triples it can."""
+    from conformance.case import CONV_CHECKS, DTYPES
+    from conformance.executors.plan import fuzz_units
+    from conformance.runner import _hypothesis
+
+    drawn = {}
+    for unit in fuzz_units(("conv",), [], CONV_CHECKS, list(DTYPES), 4, 0):
+        cases = []
+        _hypothesis(cases.append, unit.strategy(), 4, unit.seed, shrink=False)()
+        drawn[unit.check] = [c.with_checks(("forward",)).id for c in cases]
+    assert set(drawn) == set(CONV_CHECKS)
+    # past each unit's first example (Hypothesis's simplest draw, the same for every check)
+    later = [tuple(ids[1:]) for ids in drawn.values()]
+    assert len(set(later)) == len(later), drawn
