@@ -125,7 +125,7 @@ RECORDS = {
 
 
 # the exact derivative primitives <name>_d1, _d2, _d3 of sinc, logit, erfinv and the inverse
-# trigonometric and hyperbolic functions, and exp_square
+# trigonometric and hyperbolic functions, and exp_square and its VJP exp_square_backward
 # (reference.ops.rules.pointwise): _dk runs in the backward of the (k-1)-th derivative, as for the
 # activations' (tests/autograd/records/activations.py)
 def _derivative_records():
@@ -147,6 +147,8 @@ def _derivative_records():
             )
             out[f"{name}_d{k}"] = [(f"derivative_{k - 1}", _derivative(fn, k - 1), [(2, 3)], kind, opts)]
     out["exp_square"] = [("erf_derivative", _derivative(T.erf, 1), [(2, 3)], "a")]
+    # exp_square's VJP (the second derivative's primitive) runs in the backward of erf''
+    out["exp_square_backward"] = [("erf_second_derivative", _derivative(T.erf, 2), [(2, 3)], "a")]
     # the VJPs of the ops PyTorch saves the result of, exact from the input (result_backward)
     for name, fn in (("expm1", T.expm1), ("ndtri", lambda a: S.ndtri(a.sigmoid()))):
         out[f"{name}_backward"] = [
