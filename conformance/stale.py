@@ -42,16 +42,8 @@ def confirm(entries, stale_ids, timeout=REPRODUCER_TIMEOUT) -> tuple[list[str], 
     by_id = {e.id: e for e in entries}
     if os.environ.get(NESTED):
         return list(stale_ids), {}
-    still, checked = [], {}
-    for entry_id in stale_ids:
-        entry = by_id[entry_id]
-        if entry.reproducer is None:
-            still.append(entry_id)
-            continue
-        outcome = run_reproducer(entry, timeout)
-        checked[entry_id] = outcome
-        if not outcome["reproduces"]:
-            still.append(entry_id)
+    checked = run_reproducers([by_id[i] for i in stale_ids if by_id[i].reproducer is not None], timeout)
+    still = [i for i in stale_ids if i not in checked or not checked[i]["reproduces"]]
     return still, checked
 
 
@@ -62,7 +54,49 @@ def reproducer_path(entry) -> Path:
 
 
 def run_reproducer(entry, timeout=REPRODUCER_TIMEOUT) -> dict:
-    path = reproducer_path(entry)
+    """What ``entry``'s reproducer did: {"reproducer", "rc", "reproduces", "printed"}."""
+    return run_reproducers([entry], timeout)[entry.id]
+
+
+def run_reproducers(entries, timeout=REPRODUCER_TIMEOUT) -> dict:
+    """{entry id: what its reproducer did} for ``entries`` (each with a reproducer).
+
+    A ``.py`` script shared by several entries (one script often shows a departure in several
+    dtypes or checks, each its own entry) runs once, and each entry's ``reproduces`` is searched in
+    that one output; a ``.json`` case is replayed once per entry (the replay counts the results
+    that match that entry)."""
+    outcomes, scripts = {}, {}
+    for entry in entries:
+        path = reproducer_path(entry)
+        if path.suffix == ".py":
+            if path not in scripts:
+                scripts[path] = _run([sys.executable, str(path)], timeout)
+            rc, printed = scripts[path]
+            reproduces = None if rc is None else entry.reproduces.search(printed) is not None
+        else:
+            with tempfile.TemporaryDirectory(prefix="refgrad-replay-") as out:
+                command = [
+                    sys.executable, "-m", "conformance", "replay", str(path),
+                    "--frameworks", entry.framework, "--known", entry.known_file, "--allow-stale",
+                    "--out", str(Path(out) / "out"), "--quiet",
+                ]  # fmt: skip
+                rc, printed = _run(command, timeout)
+                if rc is not None:
+                    reproduces, printed = _replayed(Path(out) / "out" / "report.json", entry.id, printed)
+                else:
+                    reproduces = None
+        outcomes[entry.id] = {
+            "reproducer": entry.reproducer,
+            "rc": rc,
+            "reproduces": reproduces,
+            "printed": printed[-PRINTED_LIMIT:],
+        }
+    return outcomes
+
+
+def _run(command: list[str], timeout: float) -> tuple[int | None, str]:
+    """(exit status, stdout and stderr together) of ``command`` run from a temporary directory
+    with this checkout's conformance importable; (None, why) when it did not finish in time."""
     # the replay imports this checkout's conformance, whatever the reproducer's working directory
     package_root = str(Path(__file__).resolve().parents[1])
     env = {
@@ -71,34 +105,11 @@ def run_reproducer(entry, timeout=REPRODUCER_TIMEOUT) -> dict:
         "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
     }
     with tempfile.TemporaryDirectory(prefix="refgrad-reproducer-") as tmp:
-        if path.suffix == ".py":
-            command = [sys.executable, str(path)]
-        else:
-            command = [
-                sys.executable, "-m", "conformance", "replay", str(path),
-                "--frameworks", entry.framework, "--known", entry.known_file, "--allow-stale",
-                "--out", str(Path(tmp) / "out"), "--quiet",
-            ]  # fmt: skip
         try:
             done = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return {
-                "reproducer": entry.reproducer,
-                "rc": None,
-                "reproduces": None,
-                "printed": f"did not finish within {timeout} s: nothing confirmed",
-            }
-        printed = (done.stdout + done.stderr).strip()
-        if path.suffix == ".py":
-            reproduces = entry.reproduces.search(printed) is not None
-        else:
-            reproduces, printed = _replayed(Path(tmp) / "out" / "report.json", entry.id, printed)
-    return {
-        "reproducer": entry.reproducer,
-        "rc": done.returncode,
-        "reproduces": reproduces,
-        "printed": printed[-PRINTED_LIMIT:],
-    }
+            return None, f"did not finish within {timeout} s: nothing confirmed"
+    return done.returncode, (done.stdout + done.stderr).strip()
 
 
 def _replayed(report_path: Path, entry_id: str, printed: str) -> tuple[bool, str]:

@@ -365,6 +365,27 @@ def test_a_script_reproducer_that_no_longer_reproduces_leaves_the_entry_stale_wi
     assert "repro.py no longer reproduces (exit 0); it printed: \n      shape (0, 5, 5, 4)" in lines
 
 
+def test_a_script_shared_by_several_entries_runs_once_and_each_entry_reads_its_own_pattern(tmp_path):
+    """One script often shows a departure in several dtypes, each its own entry: it runs once (it
+    counts its runs in a file), and each entry is judged by its own pattern on that output."""
+    from conformance import stale
+
+    counter = tmp_path / "runs.txt"
+    (tmp_path / "repro.py").write_text(
+        f"from pathlib import Path\np = Path({str(counter)!r})\n"
+        "p.write_text(p.read_text() + 'x' if p.exists() else 'x')\nprint('float32: WRONG\\nfloat64: right')\n"
+    )
+    f32 = {**EMPTY_BATCH, "id": "f32", "reproducer": "repro.py", "reproduces": "float32: WRONG"}
+    f64 = {**EMPTY_BATCH, "id": "f64", "reproducer": "repro.py", "reproduces": "float64: WRONG"}
+    known = load_known(_known(tmp_path, f32, f64))
+    said = stale.run_reproducers(known.entries)
+    assert counter.read_text() == "x"
+    assert said["f32"]["reproduces"] is True and said["f64"]["reproduces"] is False
+    assert said["f64"]["printed"] == "float32: WRONG\nfloat64: right" and said["f64"]["rc"] == 0
+    still, _ = stale.confirm(known.entries, ["f32", "f64"])
+    assert still == ["f64"] and counter.read_text() == "xx"
+
+
 def test_a_script_reproducer_needs_its_pattern_and_a_case_reproducer_takes_none(tmp_path):
     script = _script(tmp_path, "x")
     for entry, says in [
@@ -416,14 +437,16 @@ def test_the_shipped_script_reproducers_reproduce_on_the_installed_frameworks():
 
     scripts = [e for e in load_known(SHIPPED).entries if e.reproducer and e.reproducer.endswith(".py")]
     assert len(scripts) >= 5
+    installed = []
     for e in scripts:
         name = e.framework.split(":")[0]
         if importlib.util.find_spec(name) is None:
             continue  # the framework is not installed: its entries cannot apply
-        if not e.applies_to(e.framework, importlib.import_module(name).__version__):
-            continue
-        said = stale.run_reproducer(e)
-        assert said["reproduces"], f"{e.id}: {e.reproducer} printed {said['printed']!r}"
+        if e.applies_to(e.framework, importlib.import_module(name).__version__):
+            installed.append(e)
+    said = stale.run_reproducers(installed)  # a script shared by several entries runs once
+    missed = [f"{e.id}: {e.reproducer} printed {said[e.id]['printed']!r}" for e in installed if not said[e.id]["reproduces"]]
+    assert not missed, "\n".join(missed)
 
 
 def test_an_entry_naming_a_setting_its_framework_does_not_report_is_stale_naming_the_keys(tmp_path):
