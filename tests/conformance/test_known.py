@@ -278,8 +278,10 @@ def test_settings_conditions_hold_a_departure_to_the_machines_that_have_it(tmp_p
     """TensorFlow's empty-batch shape bug exists only where its kernels run through oneDNN (a CPU
     feature question: the same wheel on another machine computes the right shape). An entry that
     names the setting matches there, and elsewhere neither matches nor goes stale."""
-    entry = {**EMPTY_BATCH, "match": {**EMPTY_BATCH["match"], "settings": [
-        {"path": "onednn", "op": "==", "value": True}]}}
+    entry = {
+        **EMPTY_BATCH,
+        "match": {**EMPTY_BATCH["match"], "settings": [{"path": "onednn", "op": "==", "value": True}]},
+    }
     known = load_known(_known(tmp_path, entry))
     failing, passing = _rec(n=0), _rec(verdict="pass", n=0, reason=None)
     on = {"tensorflow": {"device": "cpu", "onednn": True}}
@@ -345,7 +347,11 @@ def _script(tmp_path, prints: str) -> str:
 def test_a_script_reproducer_that_still_reproduces_keeps_the_entry_off_the_stale_list(tmp_path):
     """The run's draws missed the departure, its reproducer did not: not stale, and the report says
     what the reproducer printed."""
-    entry = {**EMPTY_BATCH, "reproducer": _script(tmp_path, "shape (0, 5, 5, 2)"), "reproduces": r"\(0, 5, 5, 2\)"}
+    entry = {
+        **EMPTY_BATCH,
+        "reproducer": _script(tmp_path, "shape (0, 5, 5, 2)"),
+        "reproduces": r"\(0, 5, 5, 2\)",
+    }
     known = load_known(_known(tmp_path, entry))
     code, rep = _outcome([_rec("pass", n=0, reason="")], tmp_path, known=known)
     assert code == exitcodes.OK and rep["known"]["stale"] == []
@@ -353,8 +359,14 @@ def test_a_script_reproducer_that_still_reproduces_keeps_the_entry_off_the_stale
     assert said["reproduces"] is True and said["rc"] == 0 and said["printed"] == "shape (0, 5, 5, 2)"
 
 
-def test_a_script_reproducer_that_no_longer_reproduces_leaves_the_entry_stale_with_its_output(tmp_path, capsys):
-    entry = {**EMPTY_BATCH, "reproducer": _script(tmp_path, "shape (0, 5, 5, 4)"), "reproduces": r"\(0, 5, 5, 2\)"}
+def test_a_script_reproducer_that_no_longer_reproduces_leaves_the_entry_stale_with_its_output(
+    tmp_path, capsys
+):
+    entry = {
+        **EMPTY_BATCH,
+        "reproducer": _script(tmp_path, "shape (0, 5, 5, 4)"),
+        "reproduces": r"\(0, 5, 5, 2\)",
+    }
     known = _known(tmp_path, entry)
     code, rep = _outcome([_rec("pass", n=0, reason="")], tmp_path, known=load_known(known))
     assert code == exitcodes.DEPARTURES and rep["known"]["stale"] == ["tf-empty-batch"]
@@ -390,8 +402,14 @@ def test_a_script_reproducer_needs_its_pattern_and_a_case_reproducer_takes_none(
     script = _script(tmp_path, "x")
     for entry, says in [
         ({**EMPTY_BATCH, "reproducer": script}, "'reproduces' must give the regular expression"),
-        ({**EMPTY_BATCH, "reproducer": script, "reproduces": "("}, "reproduces '(' is not a regular expression"),
-        ({**EMPTY_BATCH, "reproducer": "known.json", "reproduces": "x"}, "only a .py reproducer is judged by a pattern"),
+        (
+            {**EMPTY_BATCH, "reproducer": script, "reproduces": "("},
+            "reproduces '(' is not a regular expression",
+        ),
+        (
+            {**EMPTY_BATCH, "reproducer": "known.json", "reproduces": "x"},
+            "only a .py reproducer is judged by a pattern",
+        ),
         ({**EMPTY_BATCH, "reproducer": "repro.py.txt"}, "does not exist"),
     ]:
         with pytest.raises(KnownFileError, match="entry 0") as err:
@@ -445,13 +463,20 @@ def test_the_shipped_script_reproducers_reproduce_on_the_installed_frameworks():
         if e.applies_to(e.framework, importlib.import_module(name).__version__):
             installed.append(e)
     said = stale.run_reproducers(installed)  # a script shared by several entries runs once
-    missed = [f"{e.id}: {e.reproducer} printed {said[e.id]['printed']!r}" for e in installed if not said[e.id]["reproduces"]]
+    missed = [
+        f"{e.id}: {e.reproducer} printed {said[e.id]['printed']!r}"
+        for e in installed
+        if not said[e.id]["reproduces"]
+    ]
     assert not missed, "\n".join(missed)
 
 
 def test_an_entry_naming_a_setting_its_framework_does_not_report_is_stale_naming_the_keys(tmp_path):
     """A misspelt settings key would keep the entry out of its region on every machine, silently."""
-    entry = {**EMPTY_BATCH, "match": {**EMPTY_BATCH["match"], "settings": [{"path": "onedn", "op": "==", "value": True}]}}
+    entry = {
+        **EMPTY_BATCH,
+        "match": {**EMPTY_BATCH["match"], "settings": [{"path": "onedn", "op": "==", "value": True}]},
+    }
     known = load_known(_known(tmp_path, entry))
     _, summary = known.classify([_rec(n=0)], {"tensorflow": {"onednn": True, "data_format": "NHWC"}})
     assert summary["stale"] == ["tf-empty-batch"]
@@ -461,7 +486,9 @@ def test_an_entry_naming_a_setting_its_framework_does_not_report_is_stale_naming
     assert known.classify([_rec(n=0)], {})[1]["stale"] == []
 
 
-def test_a_reproducer_is_found_beside_its_known_file_whatever_the_label_or_working_directory(tmp_path, monkeypatch):
+def test_a_reproducer_is_found_beside_its_known_file_whatever_the_label_or_working_directory(
+    tmp_path, monkeypatch
+):
     """The shipped file is labelled ``builtin`` and a user's file by the path given: the reproducer
     is resolved when the file is read, not from the label (it ran from its own temporary directory)."""
     (tmp_path / "lists").mkdir()
@@ -509,7 +536,10 @@ NEGATIVE_X = {
 @pytest.mark.parametrize(
     "condition, says",
     [
-        ({"path": "values.x.mean", "op": "<", "value": 0}, "must be values.NAME.STAT, STAT one of min, max, absmax, absmin"),
+        (
+            {"path": "values.x.mean", "op": "<", "value": 0},
+            "must be values.NAME.STAT, STAT one of min, max, absmax, absmin",
+        ),
         ({"path": "values.x", "op": "<", "value": 0}, "must be values.NAME.STAT"),
         ({"path": "values.input.min", "op": "<", "value": 0}, "'input' is not an input of every op"),
         ({"path": "values.x.min", "op": "in", "value": [0]}, "op 'in' does not compare numbers"),
@@ -579,7 +609,10 @@ def test_the_shipped_hypergeometric_entries_hold_the_sign_of_x(entry_id, departi
 def test_absmin_holds_where_some_element_is_near_zero_of_either_sign(tmp_path):
     """values.a.absmin < 0.2 reads the element nearest 0, whatever its sign: it holds at a = -0.05
     beside a = 3 and not where every |a| >= 0.2 (a = -0.25, 0.2: the comparison is strict)."""
-    entry = {**NEGATIVE_X, "match": {"op": "hyp1f1", "where": [{"path": "values.a.absmin", "op": "<", "value": 0.2}]}}
+    entry = {
+        **NEGATIVE_X,
+        "match": {"op": "hyp1f1", "where": [{"path": "values.a.absmin", "op": "<", "value": 0.2}]},
+    }
     known = load_known(_known(tmp_path, entry))
     near, far = (_hyper_rec("hyp1f1", (0.5, 1.5, 2.0)) for _ in range(2))
     near["case"] = Case.from_dict({**near["case"], "shapes": {"a": [2], "b": [2], "x": [2]},
@@ -594,7 +627,9 @@ def test_the_shipped_infinite_a_entry_holds_a_timeout_only_where_some_element_of
     """JAX's hyp2f1 loops to |a| + 1 for every element: a = -inf hangs as +inf does (absmax); a timeout
     planted at finite a stays a timeout."""
     known = load_known(SHIPPED)
-    known.entries = [e for e in known.entries if e.id == "jax-hyp2f1-terminal-series-loop-never-ends-at-infinite-a"]
+    known.entries = [
+        e for e in known.entries if e.id == "jax-hyp2f1-terminal-series-loop-never-ends-at-infinite-a"
+    ]
     points = [(-math.inf, 0.8, 1.5, 0.45), (math.inf, 0.8, 1.5, 0.45), (3.0, 0.8, 1.5, 0.45)]
     out, _ = known.classify([_hyper_rec("hyp2f1", p, "float16", verdict="timeout") for p in points])
     assert [r["verdict"] for r in out] == ["known", "known", "timeout"]
