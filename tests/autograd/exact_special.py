@@ -264,8 +264,9 @@ def spliced(doc, text, begin=BEGIN):
 def write_or_check(section, begin=BEGIN, module="tests.autograd.exact_special", check=False):
     """Write ``section(echo=True)`` between ``begin`` and END in docs/accuracy.md, or (``check``)
     return 1 when what is there differs."""
+    body = section(echo=not check)  # minutes: the doc is read after, so edits meanwhile are kept
     doc = DOC.read_text()
-    text = spliced(doc, section(echo=not check), begin)
+    text = spliced(doc, body, begin)
     if check:
         if text != doc:
             print(f"{DOC}'s generated section is out of date: run python -m {module}", file=sys.stderr)

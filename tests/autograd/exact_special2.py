@@ -327,14 +327,20 @@ def _off_poles(pairs):
     return a[keep], b[keep]
 
 
+_IGAMMA = _pairs([1e-3, 0.5, 1.0, 2.5, 10.0, 100.0], [1e-20, 1e-3, 0.5, 1.0, 2.5, 9.0, 11.0, 100.0, 500.0])
+# large a (the uniform asymptotic expansion's region: x within a few √a of a), x = 1e-300, Q's tail
+_IGAMMA_LARGE = _pts((1e4, 1e4), (1e4, 9900.0), (1e4, 10100.0), (0.5, 1e-300), (1e-3, 1e-300), (250.0, 300.0), (0.5, 700.0))
 _X = [1e-300, 1e-20, 1e-3, 0.5, 1.0, 2.5, 10.0, 50.0]
 _NEG = [-0.5, -2.5, -3.9, -10.3]  # negative non-integers (Γ's sign alternates between poles)
 GRIDS = {
     # s near the pole at 1, large s (ζ(s, q) → q^-s); q tiny, near 1, large
-    "zeta": _pairs([1 + 1e-6, 1.5, 2.0, 3.5, 10.0, 50.0], [1e-3, 0.5, 1.0, 2.5, 10.0, 1e3, 1e8]),
+    "zeta": _cat(
+        _pairs([1 + 1e-6, 1.5, 2.0, 3.5, 10.0, 50.0], [1e-3, 0.5, 1.0, 2.5, 10.0, 1e3, 1e8]),
+        _pts((100.5, 1e4), (1.5, 1e-300), (200.0, 2.0)),
+    ),
     # x on both sides of the transition x ≈ a, a tiny and large, x out to where P or Q underflows
-    "gammainc": _pairs([1e-3, 0.5, 1.0, 2.5, 10.0, 100.0], [1e-20, 1e-3, 0.5, 1.0, 2.5, 9.0, 11.0, 100.0, 500.0]),
-    "gammaincc": _pairs([1e-3, 0.5, 1.0, 2.5, 10.0, 100.0], [1e-20, 1e-3, 0.5, 1.0, 2.5, 9.0, 11.0, 100.0, 500.0]),
+    "gammainc": _cat(_IGAMMA, _IGAMMA_LARGE),
+    "gammaincc": _cat(_IGAMMA, _IGAMMA_LARGE),
     "betaln": _off_poles(_pairs([1e-300, 1e-3, 0.5, 1.0, 2.5, 30.0, 1e5, *_NEG], [1e-3, 0.3, 1.0, 2.5, 30.0, 1e5, -0.5, -2.5])),
     "beta": _off_poles(_pairs([1e-3, 0.5, 1.0, 2.5, 30.0, *_NEG], [1e-3, 0.3, 1.0, 2.5, 30.0, -0.5, -2.5])),
     "poch": _off_poles(_pairs([1e-3, 0.5, 1.0, 2.5, 30.0, -0.5, -2.5], [-0.5, 0.0, 1e-8, 0.5, 1.0, 2.5, 10.0])),
@@ -354,10 +360,21 @@ GRIDS = {
     "boxcox": _pairs([1e-3, 0.5, 1.0 - 1e-9, 1.0, 1.0 + 1e-9, 2.5, 1e3], [-2.0, -0.5, -1e-300, 0.0, 1e-8, 0.5, 1.0, 3.0]),
     "boxcox1p": _pairs([-0.9, -1e-9, 0.0, 1e-300, 0.5, 2.5, 1e3], [-2.0, -0.5, -1e-300, 0.0, 1e-8, 0.5, 1.0, 3.0]),
     # near the ends (x tiny, 1 - x tiny), a or b tiny, large, both large (the mean sharp)
-    "betainc": _product([1e-3, 0.5, 1.0, 2.5, 30.0], [0.5, 1.0, 2.5, 30.0], [1e-20, 1e-3, 0.3, 0.5, 0.9, 1 - 1e-9]),
+    "betainc": _cat(
+        _product([1e-3, 0.5, 1.0, 2.5, 30.0], [0.5, 1.0, 2.5, 30.0], [1e-20, 1e-3, 0.3, 0.5, 0.9, 1 - 1e-9]),
+        _pts((1e-3, 1e-3, 0.5), (1e3, 1e3, 0.5), (1e3, 1e3, 0.45), (2.5, 0.5, 1e-300)),
+    ),
     # negative x (the Kummer transform), a a negative integer (a polynomial), b near a
-    "hyp1f1": _product([-3.0, -0.5, 1e-3, 0.5, 2.5], [0.5, 1.5, 2.5, 10.0], [-20.0, -1.0, -1e-3, 0.5, 3.0, 20.0]),
-    "hyp2f1": _product([-2.0, 0.5, 1.5], [0.5, 2.5], [1.5, 3.5], [-5.0, -0.5, 0.3, 0.9]),
+    # b negative non-integer, b next to a, |x| = 100
+    "hyp1f1": _cat(
+        _product([-3.0, -0.5, 1e-3, 0.5, 2.5], [0.5, 1.5, 2.5, 10.0], [-20.0, -1.0, -1e-3, 0.5, 3.0, 20.0]),
+        _pts((-3.0, -1.5, 2.0), (0.5, -1.5, 2.0), (2.5, 2.5, 100.0), (0.5, 1.5, -100.0), (10.0, 10.0 + 1e-9, 3.0)),
+    ),
+    # x next to the branch point 1, x = -100, c negative non-integer with a polynomial (a = -3)
+    "hyp2f1": _cat(
+        _product([-2.0, 0.5, 1.5], [0.5, 2.5], [1.5, 3.5], [-5.0, -0.5, 0.3, 0.9]),
+        _pts((0.5, 2.5, 3.5, 0.999), (1.5, 1.5, 3.0, 0.99), (0.5, 0.5, 1.5, -100.0), (-3.0, 2.5, -1.5, 0.5)),
+    ),
 }
 
 #: the smoke grid: a few points per primitive (a bulk point, a tail point, a point near a special one;
