@@ -51,7 +51,8 @@ class Entry:
     equal length (binary). ``orders``: which of value/d1/d2 are measured (a derivative the
     reference keeps from PyTorch's formula on purpose is measured and reported, but its ceiling
     is given in the test with the reason). ``wrt``: the arguments differentiated (default all; the
-    exact d1 and d2 then list only theirs, in that order: betainc's x alone)."""
+    exact d1 and d2 then list only theirs, in that order: betainc's x alone). ``mixed_forward``:
+    also measure the mixed second partials by forward over forward (a tangent in each argument)."""
 
     name: str
     ref: Callable
@@ -59,6 +60,7 @@ class Entry:
     grid: object
     arity: int = 1
     wrt: tuple | None = None
+    mixed_forward: bool = False
 
     @property
     def differentiated(self):
@@ -704,7 +706,24 @@ def reference_answers(entry):
         out[f"d2_{i}{i} forward"] = _np(
             T.func.jvp(lambda v, f=f: T.func.jvp(f, (v,), (one,))[1], (ts[i].detach(),), (one,))[1]
         )
+    if entry.mixed_forward:
+        for k, i in enumerate(wrt):
+            for j in wrt[k + 1 :]:
+                out[f"d2_{i}{j} forward"] = _np(_mixed_forward(entry.ref, ts, i, j, one))
     return out
+
+
+def _mixed_forward(fn, ts, i, j, one):
+    """∂i∂j fn by forward over forward: a unit tangent in argument i inside one in argument j."""
+    consts = [t.detach() for t in ts]
+
+    def at(u, v):
+        args = list(consts)
+        args[i], args[j] = u, v
+        return fn(*args)
+
+    inner = lambda v: T.func.jvp(lambda u: at(u, v), (consts[i],), (one,))[1]  # noqa: E731
+    return T.func.jvp(inner, (consts[j],), (one,))[1]
 
 
 def exact_answers(entry):

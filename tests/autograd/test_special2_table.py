@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tests.autograd import exact_special2 as S
-from tests.autograd.exact_table import measure
+from tests.autograd.exact_table import measure, reference_answers
 
 #: ulps, mixed sense: correctly rounded. Each order of these primitives is one exact kernel rounded
 #: once (a unit seed multiplies exactly), and the full grid's worst is 0.495 (docs/accuracy.md)
@@ -42,6 +42,15 @@ def test_a_planted_error_is_caught(planted):
 
     worst = measure(S.Entry(e.name, ref, e.exact, e.grid, arity=3))
     assert worst[order][0] > 1000, worst[order]
+
+
+def test_every_second_partial_is_measured_by_reverse_and_by_forward_mode():
+    answers = reference_answers(SMALL["hyp1f1"])
+    for i, j in [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]:
+        reverse, forward = answers[f"d2_{i}{j} reverse"], answers[f"d2_{i}{j} forward"]
+        np.testing.assert_allclose(forward, reverse, rtol=1e-15)
+    assert "d2_22 reverse" in reference_answers(SMALL["betainc"])  # x alone
+    assert not any(k.startswith(("d1_0", "d2_0")) for k in reference_answers(SMALL["betainc"]))
 
 
 def test_central_differences_agree_with_closed_forms():
