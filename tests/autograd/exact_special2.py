@@ -20,8 +20,9 @@ in ulps of the exact value in the mixed sense of docs/accuracy.md. The exact val
   cancel), and the parameter partials of 1F1 and 2F1. Never mpmath.diff's absolute step.
 
 betainc differentiates x alone (JAX raises for ∂a, TensorFlow's is None); expn's n is an integer
-(one row per n); polygamma(n, x) with n = 1, 2 (their derivatives n = 3, 4), xlogy and xlog1py
-are in the pointwise table (exact_table).
+(one row per n); polygamma(n, x) for n = 3, 4 (derivatives n + 1, n + 2; n = 0, 1, 2 are digamma,
+polygamma1 and polygamma2 of the pointwise table), xlogy and xlog1py are in the pointwise table
+(exact_table).
 
 ``python -m tests.autograd.exact_special2`` rewrites the generated section of docs/accuracy.md;
 ``--check`` exits 1 when it is out of date; ``--small`` measures the smoke grid and prints it.
@@ -196,6 +197,10 @@ def _expn(n):
     return lambda x: (e(n, x), -e(n - 1, x), e(n - 2, x))
 
 
+def _polygamma(n):
+    return lambda x: (m.polygamma(n, x), m.polygamma(n + 1, x), m.polygamma(n + 2, x))
+
+
 def _rel_entr(x, y):
     return x * m.log(x / y), (m.log(x / y) + 1, -x / y), (1 / x, -1 / y, x / y**2)
 
@@ -287,6 +292,8 @@ PRIMITIVES = {
     "expn_0": (lambda t: S.expn(0, t), _expn(0), 1, None),
     "expn_2": (lambda t: S.expn(2, t), _expn(2), 1, None),
     "expn_5": (lambda t: S.expn(5, t), _expn(5), 1, None),
+    "polygamma_3": (lambda t: S.polygamma(3, t), _polygamma(3), 1, None),
+    "polygamma_4": (lambda t: S.polygamma(4, t), _polygamma(4), 1, None),
     "rel_entr": (S.rel_entr, _rel_entr, 2, None),
     "kl_div": (S.kl_div, _kl_div, 2, None),
     "boxcox": (S.boxcox, _boxcox(0), 2, None),
@@ -330,6 +337,7 @@ def _off_poles(pairs):
 _IGAMMA = _pairs([1e-3, 0.5, 1.0, 2.5, 10.0, 100.0], [1e-20, 1e-3, 0.5, 1.0, 2.5, 9.0, 11.0, 100.0, 500.0])
 # large a (the uniform asymptotic expansion's region: x within a few √a of a), x = 1e-300, Q's tail
 _IGAMMA_LARGE = _pts((1e4, 1e4), (1e4, 9900.0), (1e4, 10100.0), (0.5, 1e-300), (1e-3, 1e-300), (250.0, 300.0), (0.5, 700.0))
+_POLYGAMMA = np.array([1e-300, 1e-20, 1e-3, 0.5, 0.999999, 1.0, 1.4616321449683623, 2.5, 10.0, 1e3, 1e8, -0.5, -2.5, -3.9, -10.3, -160.5])
 _X = [1e-300, 1e-20, 1e-3, 0.5, 1.0, 2.5, 10.0, 50.0]
 _NEG = [-0.5, -2.5, -3.9, -10.3]  # negative non-integers (Γ's sign alternates between poles)
 GRIDS = {
@@ -347,6 +355,9 @@ GRIDS = {
     "expn_0": np.array(_X[2:] + [300.0, 700.0]),
     "expn_2": np.array(_X + [300.0, 700.0]),
     "expn_5": np.array(_X[2:] + [300.0, 700.0]),
+    # next to the poles 0 and 1 - 1e-6, ψ's minimum, large, negative non-integers down to -160.5
+    "polygamma_3": _POLYGAMMA,
+    "polygamma_4": _POLYGAMMA,
     # x = y (the value's zero and the partial's), x and y far apart, tiny
     "rel_entr": _cat(
         _pairs([1e-300, 1e-3, 0.5, 1.0, 2.5, 1e10], [1e-300, 1e-3, 0.5, 1.0, 2.5, 1e10]),
@@ -390,6 +401,8 @@ SMALL = {
     "expn_0": np.array([1e-3, 1.0, 300.0]),
     "expn_2": np.array([1e-20, 2.5, 700.0]),
     "expn_5": np.array([1e-3, 10.0, 300.0]),
+    "polygamma_3": np.array([1e-3, 0.5, -2.5]),
+    "polygamma_4": np.array([1e-20, 1.0, 0.5]),
     "rel_entr": _pts((1e-300, 0.5), (1.0, 1.0 + 1e-9), (1e10, 1e-3)),
     "kl_div": _pts((0.5, 1e-300), (2.5, 2.5 * (1 - 1e-12)), (1e-3, 1e10)),
     "boxcox": _pts((2.5, -1e-300), (1.0 + 1e-9, 0.5), (1e3, -2.0)),

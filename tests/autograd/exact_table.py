@@ -649,7 +649,7 @@ NOT_MEASURED = {
     "floor, ceil, trunc, round, round_decimals, sign, sgn, frac, heaviside, nextafter": "piecewise constant or the identity: derivatives exactly 0 or 1",
     "fmod, remainder, fmax, fmin, maximum, minimum, clamp*": "exact IEEE operations (fmod is exact); derivatives 0 or ±1 by a branch",
     "softplus, log_sigmoid, silu, mish, gelu, elu, hardsigmoid, hardswish, glu": "tests/autograd/test_activation_accuracy.py",
-    "polygamma n >= 3": "polygamma1 and polygamma2 are measured (their derivatives are n = 3 and 4); tests/autograd/test_trigamma_accuracy.py",
+    "polygamma n >= 3": "polygamma1 and polygamma2 are measured (their derivatives are n = 3 and 4); n = 3, 4 in tests/autograd/exact_special2.py; tests/autograd/test_trigamma_accuracy.py",
 }
 
 
