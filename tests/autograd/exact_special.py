@@ -250,14 +250,31 @@ def section(small=False, echo=False):
     return "\n".join([BEGIN, "", table(echo=echo, measured=entries(small)), "", END])
 
 
-def _spliced(doc, text):
-    head, sep, rest = doc.partition(BEGIN)
+def spliced(doc, text, begin=BEGIN):
+    """``doc`` with the generated section that starts at the line ``begin`` replaced by ``text``."""
+    head, sep, rest = doc.partition(begin)
     if not sep:
-        raise ValueError(f"{DOC} has no line {BEGIN!r}: add it (and {END!r}) where the table goes")
+        raise ValueError(f"{DOC} has no line {begin!r}: add it (and {END!r}) where the table goes")
     _, sep, tail = rest.partition(END)
     if not sep:
-        raise ValueError(f"{DOC} has {BEGIN!r} but no {END!r} after it")
+        raise ValueError(f"{DOC} has {begin!r} but no {END!r} after it")
     return head + text + tail
+
+
+def write_or_check(section, begin=BEGIN, module="tests.autograd.exact_special", check=False):
+    """Write ``section(echo=True)`` between ``begin`` and END in docs/accuracy.md, or (``check``)
+    return 1 when what is there differs."""
+    body = section(echo=not check)  # minutes: the doc is read after, so edits meanwhile are kept
+    doc = DOC.read_text()
+    text = spliced(doc, body, begin)
+    if check:
+        if text != doc:
+            print(f"{DOC}'s generated section is out of date: run python -m {module}", file=sys.stderr)
+            return 1
+        return 0
+    DOC.write_text(text)
+    print(f"wrote {DOC}")
+    return 0
 
 
 def main(argv=None) -> int:
@@ -268,16 +285,7 @@ def main(argv=None) -> int:
     if "--small" in argv:
         section(small=True, echo=True)
         return 0
-    doc = DOC.read_text()
-    text = _spliced(doc, section(echo="--check" not in argv))
-    if "--check" in argv:
-        if text != doc:
-            print(f"{DOC}'s generated section is out of date: run python -m tests.autograd.exact_special", file=sys.stderr)
-            return 1
-        return 0
-    DOC.write_text(text)
-    print(f"wrote {DOC}")
-    return 0
+    return write_or_check(section, check="--check" in argv)
 
 
 if __name__ == "__main__":

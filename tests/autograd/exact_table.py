@@ -50,13 +50,21 @@ class Entry:
     d1 = (f_a, f_b) and d2 = (f_aa, f_ab, f_bb). ``grid``: an array (unary) or a pair of arrays of
     equal length (binary). ``orders``: which of value/d1/d2 are measured (a derivative the
     reference keeps from PyTorch's formula on purpose is measured and reported, but its ceiling
-    is given in the test with the reason)."""
+    is given in the test with the reason). ``wrt``: the arguments differentiated (default all; the
+    exact d1 and d2 then list only theirs, in that order: betainc's x alone). ``mixed_forward``:
+    also measure the mixed second partials by forward over forward (a tangent in each argument)."""
 
     name: str
     ref: Callable
     exact: Callable
     grid: object
     arity: int = 1
+    wrt: tuple | None = None
+    mixed_forward: bool = False
+
+    @property
+    def differentiated(self):
+        return tuple(range(self.arity)) if self.wrt is None else self.wrt
 
 
 # ---- grids ----------------------------------------------------------------------------------------------
@@ -641,7 +649,7 @@ NOT_MEASURED = {
     "floor, ceil, trunc, round, round_decimals, sign, sgn, frac, heaviside, nextafter": "piecewise constant or the identity: derivatives exactly 0 or 1",
     "fmod, remainder, fmax, fmin, maximum, minimum, clamp*": "exact IEEE operations (fmod is exact); derivatives 0 or ±1 by a branch",
     "softplus, log_sigmoid, silu, mish, gelu, elu, hardsigmoid, hardswish, glu": "tests/autograd/test_activation_accuracy.py",
-    "polygamma n >= 3": "polygamma1 and polygamma2 are measured (their derivatives are n = 3 and 4); tests/autograd/test_trigamma_accuracy.py",
+    "polygamma n >= 3": "polygamma1 and polygamma2 are measured (their derivatives are n = 3 and 4); n = 3, 4 in tests/autograd/exact_special2.py; tests/autograd/test_trigamma_accuracy.py",
 }
 
 
@@ -677,28 +685,45 @@ def reference_answers(entry):
     Forward mode differentiates f as a function of one argument, the others held constant (a zero
     tangent times an infinite partial would be nan by IEEE rules, not an error of the formula)."""
     xs = entry.grid if entry.arity > 1 else (entry.grid,)
-    ts = [T.tensor(x, dtype=T.float64, requires_grad=True) for x in xs]
+    wrt = entry.differentiated
+    ts = [T.tensor(x, dtype=T.float64, requires_grad=i in wrt) for i, x in enumerate(xs)]
     y = entry.ref(*ts)
     out = {"value": _np(y)}
-    d1s = T.autograd.grad(y.sum(), ts, create_graph=True)
+    d1s = dict(zip(wrt, T.autograd.grad(y.sum(), [ts[i] for i in wrt], create_graph=True)))
     one = T.ones_like(ts[0])
-    n = entry.arity
-    for i in range(n):
+    for k, i in enumerate(wrt):
         out[f"d1_{i} reverse"] = _np(d1s[i])
         f = _partial(entry.ref, ts, i)
         out[f"d1_{i} forward"] = _np(T.func.jvp(f, (ts[i].detach(),), (one,))[1])
         if not d1s[i].requires_grad:  # a linear op: its first derivative is a constant
-            for j in range(i, n):
+            for j in wrt[k:]:
                 out[f"d2_{i}{j} reverse"] = np.zeros(len(xs[0]))
             continue
-        d2 = T.autograd.grad(d1s[i].sum(), ts[i:], retain_graph=True, allow_unused=True)
-        for j, g in enumerate(d2, start=i):
+        d2 = T.autograd.grad(d1s[i].sum(), [ts[j] for j in wrt[k:]], retain_graph=True, allow_unused=True)
+        for j, g in zip(wrt[k:], d2):
             out[f"d2_{i}{j} reverse"] = np.zeros(len(xs[0])) if g is None else _np(g)
         # forward over forward: the pure second partial (the mixed one is measured in reverse mode)
         out[f"d2_{i}{i} forward"] = _np(
             T.func.jvp(lambda v, f=f: T.func.jvp(f, (v,), (one,))[1], (ts[i].detach(),), (one,))[1]
         )
+    if entry.mixed_forward:
+        for k, i in enumerate(wrt):
+            for j in wrt[k + 1 :]:
+                out[f"d2_{i}{j} forward"] = _np(_mixed_forward(entry.ref, ts, i, j, one))
     return out
+
+
+def _mixed_forward(fn, ts, i, j, one):
+    """∂i∂j fn by forward over forward: a unit tangent in argument i inside one in argument j."""
+    consts = [t.detach() for t in ts]
+
+    def at(u, v):
+        args = list(consts)
+        args[i], args[j] = u, v
+        return fn(*args)
+
+    inner = lambda v: T.func.jvp(lambda u: at(u, v), (consts[i],), (one,))[1]  # noqa: E731
+    return T.func.jvp(inner, (consts[j],), (one,))[1]
 
 
 def exact_answers(entry):
@@ -708,12 +733,13 @@ def exact_answers(entry):
     with m.workdps(DPS):
         for point in zip(*xs):
             v, d1, d2 = entry.exact(*(m.mpf(float(p)) for p in point))
-            if entry.arity == 1:
+            if entry.arity == 1 or len(entry.differentiated) == 1:
                 d1, d2 = (d1,), (d2,)
+            wrt = entry.differentiated
             row = {"value": v}
-            for i, d in enumerate(d1):
+            for i, d in zip(wrt, d1):
                 row[f"d1_{i}"] = d
-            pairs = [(i, j) for i in range(entry.arity) for j in range(i, entry.arity)]
+            pairs = [(i, j) for k, i in enumerate(wrt) for j in wrt[k:]]
             for (i, j), d in zip(pairs, d2):
                 row[f"d2_{i}{j}"] = d
             for k, v in row.items():
