@@ -19,13 +19,16 @@ A *feature* is a named property of one case, derived from its parameters, shapes
   ``dilation>1``, ``batch_empty``, ``padding=<string>``, ``channels_last``, ``bias=False``,
   ``rank=<r>``.
 
-A convolution case also has one value on each of its eight *axes* (:func:`conv_axes`): ``layout``,
-``padding`` (its form: per_dim (an int or one per dim), pairs, crop (a pair with a negative side), same, same_lower,
-valid), ``channels`` (the larger channel count, bucketed at and around the vector widths 4, 8 and
-16: ``1``, ``4±1``, ``8±1``, ``16±1``, ``other``), ``groups`` (plain, grouped, depthwise),
-``stride`` and ``dilation`` (``1`` or ``>1``), ``transposed`` and ``dtype``; its *triples* are the
-56 combinations of three axis values (kernel bugs sit at combinations of three: a crop of a
-transposed channels-last conv, a stride with a vector-width channel count in float16).
+A convolution case also has one value on each of its nine *axes* (:func:`conv_axes`, the values each
+can take: :data:`CONV_AXES`): ``rank`` (1, 2 or 3 spatial dims), ``layout``, ``padding`` (its form:
+per_dim (an int or one per dim), pairs (all sides >= 0), crop (a side < 0, no pair that also pads),
+crop_pad (a pair that crops one side and pads the other, (-1, 1)), same, same_lower, valid),
+``channels`` (the larger channel count, bucketed at and around the vector widths 4, 8 and 16:
+``1``, ``4±1``, ``8±1``, ``16±1``, ``other``), ``groups`` (plain, grouped, depthwise), ``stride``
+and ``dilation`` (``1`` or ``>1``), ``transposed`` and ``dtype``; its *triples* are its 84
+combinations of three axis values (kernel bugs sit at combinations of three: XLA:CPU's rank-1
+float32 convolution with a crop_pad padding, a crop of a transposed channels-last conv, a stride
+with a vector-width channel count in float16).
 
 :class:`Coverage` counts, per record (``conv`` and ``program`` included), how often each feature
 and each pair of features was drawn, and for ``conv`` each triple; :func:`coverage_of_results`
@@ -42,7 +45,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations, product
 
-from conformance.case import PART_DTYPE, Case
+from conformance.case import DTYPES, LAYOUTS, PADDING_STRINGS, PART_DTYPE, Case
 from conformance.ops import (  # REACHED: the feature key of a domain's hard point reached by a case
     NEAR,
     POINT,
@@ -129,17 +132,33 @@ def channels_bucket(n: int) -> str:
 
 
 def _padding_form(padding) -> str:
+    """The ``padding`` axis value: the string, ``per_dim``, or how the (low, high) pairs pad."""
     if isinstance(padding, str):
         return padding
-    if isinstance(padding, int):
-        return "int"
-    if all(isinstance(p, int) for p in padding):
+    if isinstance(padding, int) or all(isinstance(p, int) for p in padding):
         return "per_dim"
+    if any(min(p) < 0 < max(p) for p in padding):  # one side cropped, the other padded
+        return "crop_pad"
     return "crop" if any(side < 0 for p in padding for side in p) else "pairs"
 
 
+#: every value each convolution axis takes (conformance.strategies.conv_cases draws each:
+#: tests/conformance/test_coverage.py); the report's triples_possible counts the values drawn
+CONV_AXES = {
+    "channels": ("1", *(f"{w}±1" for w in VECTOR_WIDTHS), "other"),
+    "dilation": ("1", ">1"),
+    "dtype": DTYPES,
+    "groups": ("plain", "grouped", "depthwise"),
+    "layout": LAYOUTS,
+    "padding": ("per_dim", "pairs", "crop", "crop_pad", *PADDING_STRINGS),
+    "rank": ("1", "2", "3"),
+    "stride": ("1", ">1"),
+    "transposed": ("False", "True"),
+}
+
+
 def conv_axes(case) -> dict[str, str]:
-    """{axis: value} of a convolution case: the eight axes its triples combine."""
+    """{axis: value} of a convolution case: the nine axes its triples combine (:data:`CONV_AXES`)."""
     p = case.params
     cin = case.shapes["input"][1]
     weight = case.shapes["weight"]
@@ -152,6 +171,7 @@ def conv_axes(case) -> dict[str, str]:
         "groups": kind,
         "layout": p.layout,
         "padding": _padding_form(p.padding),
+        "rank": str(p.rank),
         "stride": ">1" if any(s > 1 for s in p.stride) else "1",
         "transposed": str(bool(p.transposed)),
     }

@@ -84,7 +84,10 @@ def _sampled_of(kind, items):
 
 _BOOLEANS = st.booleans()
 
-PADDING_FORMS = ("int", "per_dim", "pairs", "same", "same_lower", "valid")
+#: how a case writes its padding: an int, one int per dim, one (low, high) pair per dim whose sides
+#: are all >= 0 (``pairs``), that crop (``crop``: a negative side, no pair that also pads) or where a
+#: pair crops one side and pads the other (``crop_pad``, e.g. (-1, 1)), or a string
+PADDING_FORMS = ("int", "per_dim", "pairs", "crop", "crop_pad", "same", "same_lower", "valid")
 
 
 GROUP_KINDS = ("plain", "grouped", "depthwise")
@@ -140,13 +143,40 @@ def plain_geometry(draw, rank: int, form: str):
     elif form == "per_dim":
         pads = [(p, p) for p in (draw(_integers(0, 2)) for _ in range(rank))]
     else:
-        pads = [(draw(_integers(-1, 2)), draw(_integers(-1, 2))) for _ in range(rank)]
+        pads = draw(_pairs(form, (3,) * rank, False))  # each side -1..2
     sizes = []
     for y, s, ek, (lo, hi) in zip(outs, stride, eks, pads):
         size = (y - 1) * s + ek - lo - hi + draw(_integers(0, s - 1))
         sizes.append(max(size, 1 - min(lo, 0) - min(hi, 0), 1))
     padding = "valid" if form == "valid" else _written(form, pads)
     return padding, kernel, dilation, stride, tuple(sizes)
+
+
+@st.composite
+def pairs_of_form(draw, form: str, room: tuple, shared: bool):
+    """(low, high) per dim written in the pairs ``form`` (pairs, crop or crop_pad: PADDING_FORMS).
+
+    A side pads by up to ``room[d] - 1`` or crops by 1; ``shared``: the two sides' pads together
+    at most ``room[d] - 1`` (a transposed convolution crops its full output by its padding: at most
+    its effective kernel less one). ``crop`` pairs are each all >= 0 or all <= 0, with a crop
+    somewhere; ``crop_pad`` has a dim that crops one side and pads the other (a dim with
+    ``room[d] >= 2``: the caller makes one)."""
+    pads = []
+    for r in room:
+        low_side = 0 if form == "pairs" or (form == "crop" and draw(_BOOLEANS)) else -1
+        lo = draw(_integers(low_side, r - 1))
+        hi = draw(_integers(low_side, r - 1 - max(lo, 0) if shared else r - 1))
+        if form == "crop" and min(lo, hi) < 0:  # a pair that crops pads on neither side
+            lo, hi = min(lo, 0), min(hi, 0)
+        pads.append((lo, hi))
+    if form == "crop" and all(side >= 0 for p in pads for side in p):
+        d = draw(_integers(0, len(room) - 1))
+        pads[d] = (-1, 0) if draw(_BOOLEANS) else (0, -1)
+    if form == "crop_pad":
+        d = draw(_sampled([i for i, r in enumerate(room) if r >= 2]))
+        pad = draw(_integers(1, room[d] - 1))
+        pads[d] = (-1, pad) if draw(_BOOLEANS) else (pad, -1)
+    return pads
 
 
 def _written(form, pads):
@@ -170,11 +200,12 @@ def transposed_geometry(draw, rank: int, form: str):
         pads = [(p, p)] * rank
     elif form == "per_dim":
         pads = [(p, p) for p in (draw(_integers(0, (ek - 1) // 2)) for ek in eks)]
-    else:
-        pads = []
-        for ek in eks:
-            lo = draw(_integers(-1, ek - 1))
-            pads.append((lo, draw(_integers(-1, ek - 1 - max(lo, 0)))))
+    else:  # the padding crops the full output: at most ek - 1 in all per dim
+        if form == "crop_pad" and max(eks) < 2:  # a crop and a pad need a kernel wider than 1
+            widened = draw(_integers(0, rank - 1))
+            kernel = kernel[:widened] + (2,) + kernel[widened + 1 :]
+            eks = [_effective(k, d) for k, d in zip(kernel, dilation)]
+        pads = draw(_pairs(form, tuple(eks), True))
     # every legal output_padding: smaller than the stride or than the dilation
     output_padding = tuple(draw(_integers(0, max(s, d) - 1)) for s, d in zip(stride, dilation))
     return _written(form, pads), output_padding, kernel, dilation, stride, sizes
@@ -237,6 +268,7 @@ _window = _memo(window)
 _channel_groups = _memo(channel_groups)
 _plain_geometry = _memo(plain_geometry)
 _transposed_geometry = _memo(transposed_geometry)
+_pairs = _memo(pairs_of_form)
 _conv_cases = _memo(
     lambda dtypes, ranks, checks, transposed: conv_cases(dtypes, ranks, checks, transposed=transposed)
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from conformance.case import Case
 from conformance.coverage import (
+    CONV_AXES,
     Coverage,
     channels_bucket,
     conv_axes,
@@ -17,7 +18,7 @@ from conformance.coverage import (
     triples,
 )
 from conformance.ops import RecordParams
-from conformance.strategies import draw_examples
+from conformance.strategies import conv_cases, draw_examples
 
 
 def _record_case(op="sum_dim", dtype="float16", shape=(2, 4100), **params):
@@ -207,10 +208,15 @@ def test_conv_axes_name_padding_form_channels_and_groups():
         "groups": "plain",
         "layout": "channels_last",
         "padding": "crop",
+        "rank": "2",
         "stride": ">1",
         "transposed": "False",
     }
     assert conv_axes(_conv([[0, 1], [1, 1]]))["padding"] == "pairs"
+    # a pair that crops one side and pads the other (XLA:CPU's rank-1 float32 bug) is its own form
+    assert conv_axes(_conv([[0, 0], [-1, 1]]))["padding"] == "crop_pad"
+    assert conv_axes(_conv([[2, -1], [0, 0]], transposed=True))["padding"] == "crop_pad"
+    assert conv_axes(_conv([[-1, -1], [0, 2]]))["padding"] == "crop"
     assert conv_axes(_conv(1))["padding"] == "per_dim"  # an int is one padding per dim
     assert conv_axes(_conv("same", cin=16, groups=16))["groups"] == "depthwise"
     assert conv_axes(_conv("valid", cin=4, groups=2, transposed=True))["groups"] == "grouped"
@@ -223,9 +229,21 @@ def test_conv_axes_name_padding_form_channels_and_groups():
         "other",
         "16±1",
     ]
-    assert len(triples(axes)) == 56 and "layout=channels_last & padding=crop & transposed=False" in triples(
+    assert len(triples(axes)) == 84 and "layout=channels_last & padding=crop & transposed=False" in triples(
         axes
     )
+    assert "dtype=float16 & padding=crop & rank=2" in triples(axes)
+
+
+def test_conv_cases_draw_every_value_of_every_axis():
+    """Every value an axis declares (CONV_AXES) is drawn by the conv strategy, and no other: a value
+    the strategy cannot draw (a padding form it never writes, a channel bucket no group kind reaches)
+    is a triple the steering can never reach, and fails here."""
+    drawn = {axis: set() for axis in CONV_AXES}
+    for case in draw_examples(conv_cases(), 400, 0):
+        for axis, value in conv_axes(case).items():
+            drawn[axis].add(value)
+    assert drawn == {axis: set(values) for axis, values in CONV_AXES.items()}
 
 
 def _conv_triples(coverage, n=30, seed=1):
@@ -289,3 +307,21 @@ def test_conv_triples_measured_from_results_equal_the_campaigns(tmp_path):
     assert measured["cases"] == campaign["cases"]
     html = render_html(report)
     assert f'<td class="num triples">{campaign["triples_drawn"]}/{campaign["triples_possible"]}</td>' in html
+
+
+def test_each_conv_check_draws_its_own_cases():
+    """A campaign's conv units (one per check) are seeded per check, like a record's: under one seed
+    the six checks drew the same cases, and the conv budget reached a sixth of the triples it can."""
+    from conformance.case import CONV_CHECKS, DTYPES
+    from conformance.executors.plan import fuzz_units
+    from conformance.runner import _hypothesis
+
+    drawn = {}
+    for unit in fuzz_units(("conv",), [], CONV_CHECKS, list(DTYPES), 4, 0):
+        cases = []
+        _hypothesis(cases.append, unit.strategy(), 4, unit.seed, shrink=False)()
+        drawn[unit.check] = [c.with_checks(("forward",)).id for c in cases]
+    assert set(drawn) == set(CONV_CHECKS)
+    # past each unit's first example (Hypothesis's simplest draw, the same for every check)
+    later = [tuple(ids[1:]) for ids in drawn.values()]
+    assert len(set(later)) == len(later), drawn
