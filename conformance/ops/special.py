@@ -358,9 +358,8 @@ MISSING = {
     "Bernoulli numbers): nothing to differentiate; comb(N, k) is exp(gammaln(N + 1) - gammaln(k + 1) "
     "- gammaln(N - k + 1)) (the lgamma record's kernel) and sph_harm_y(n, m, theta, phi) is complex "
     "with integer n, m: not written yet (no PyTorch or TensorFlow function to compare with)",
-    "squareplus, sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, standardize (jax.nn)": "not "
-    "written yet: JAX's own squareplus, sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, standardize "
-    "each need a record",
+    "sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, standardize (jax.nn)": "not written yet: "
+    "JAX's own sparse_plus, sparse_sigmoid, log1mexp, logmeanexp, standardize each need a record",
     "identity, one_hot, dot_product_attention, scaled_matmul, scaled_dot_general, "
     "get_scaled_dot_general_config (jax.nn)": "not special functions: identity is x itself, one_hot "
     "is integer-valued (no derivative), dot_product_attention composes the matmul and softmax "
