@@ -42,17 +42,6 @@ boxcox1p = _binary("boxcox1p", "((1 + x)^λ - 1)/λ, ln(1 + x) at λ = 0 (scipy.
 # TensorFlow's tf.math.xdivy (neither scipy's nor JAX's: the one function of this module only TensorFlow has)
 xdivy = _binary("xdivy", "x/y, 0 where x == 0 (tf.math.xdivy, reference/ops/rules/special_xdivy.py): exact derivatives.")
 
-# jax.nn.squareplus (reference/ops/rules/jax_activations.py), reference.nn.functional.squareplus
-_squareplus = _binary("squareplus", "(x + √(x² + b))/2 (jax.nn.squareplus): exact derivatives in x and b.")
-
-
-def squareplus(x, b=4.0):
-    """(x + √(x² + b))/2, b = 4 by default as jax.nn.squareplus's (reference/ops/rules/jax_activations.py)."""
-    return _squareplus(x, b)
-
-
-NN_FUNCTIONAL = {"squareplus": squareplus}
-
 NAMESPACES = {
     "special": {
         "beta": beta,
