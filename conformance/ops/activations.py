@@ -103,6 +103,16 @@ unary(
     refuses(_softsign_grad_has_no_gradient)(lambda tf, x: tf.math.softsign(x)),
     rules=("div", "abs", "add"),  # the composite's table primitives: no softsign rule of its own
 )
+# jax.nn.sparse_plus: the reference's composite is JAX's where over the three pieces (second
+# derivative at ±1 the outer piece's 0, as JAX's); PyTorch and TensorFlow have none
+unary(
+    "sparse_plus",
+    lambda T, x: T.nn.functional.sparse_plus(x),
+    lambda J, x: J.nn.sparse_plus(x),
+    "TensorFlow has no sparse_plus (tf.nn and tf.math: none)",
+    torch="PyTorch has no sparse_plus (torch 2.13: no torch.nn.functional.sparse_plus)",
+    rules=("where", "mul", "add", "div"),  # the composite's table primitives: no rule of its own
+)
 unary(
     "softplus",
     lambda T, x, beta: T.nn.functional.softplus(x, beta=beta),
