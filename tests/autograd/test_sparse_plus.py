@@ -49,3 +49,22 @@ def test_limits_at_infinity_and_nan():
     assert values[:2] == [0.0, math.inf] and math.isnan(values[2])
     assert d1[:2] == [0.0, 1.0] and math.isnan(d1[2])
     assert d2[:2] == [0.0, 0.0]
+
+
+def test_sparse_sigmoid_is_sparse_plus_derivative():
+    """sparse_sigmoid = sparse_plus' exactly off the knots (the composite: x + 1 rounded once, then
+    halved); at the knots ±1 the declared convention's 1/2 (clamp's), JAX's clip 1/4."""
+    grid = [g for g in GRID if abs(g) != 1.0]
+    x = T.tensor(GRID, dtype=T.float64, requires_grad=True)
+    y = T.nn.functional.sparse_sigmoid(x)
+    (d1,) = T.autograd.grad(y.sum(), x)
+    for i, v in enumerate(GRID):
+        q = Fraction(v)
+        exact = 0.0 if q <= -1 else 1.0 if q >= 1 else float((q + 1) / 2)
+        assert y.tolist()[i] == pytest.approx(exact, rel=2.0**-53, abs=0), v
+        if v in grid:
+            assert d1.tolist()[i] == (0.5 if -1 < v < 1 else 0.0), v
+        else:
+            assert d1.tolist()[i] == 0.5, v  # the declared knot convention
+    limits = T.tensor([-math.inf, math.inf], dtype=T.float64, requires_grad=True)
+    assert T.autograd.grad(T.nn.functional.sparse_sigmoid(limits).sum(), limits)[0].tolist() == [0.0, 0.0]

@@ -170,6 +170,14 @@ def sparse_plus(input):
     return A.where(input <= -1, zero, A.where(input >= 1, input, inner))
 
 
+def sparse_sigmoid(input):
+    """jax.nn.sparse_sigmoid, sparse_plus' derivative: (x + 1)/2 clamped to [0, 1], as JAX's 0.5 *
+    clip(x + 1, 0, 2) (PyTorch has none). At the knots ±1 the derivative has no value: this takes
+    clamp's, 1/2 (PyTorch's clamp passes the gradient at its bounds); JAX's clip splits the tie, 1/4
+    (a declared convention of the record)."""
+    return A.clamp(input + 1, 0, 2) * 0.5
+
+
 def tanhshrink(input):
     """input - tanh(input): a composite in PyTorch (SubBackward0)."""
     return input - A.tanh(input)
@@ -249,6 +257,7 @@ NN_FUNCTIONAL = [
     "softplus",
     "softsign",
     "sparse_plus",
+    "sparse_sigmoid",
     "tanhshrink",
     "hardshrink",
     "softshrink",
