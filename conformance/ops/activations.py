@@ -103,6 +103,53 @@ unary(
     refuses(_softsign_grad_has_no_gradient)(lambda tf, x: tf.math.softsign(x)),
     rules=("div", "abs", "add"),  # the composite's table primitives: no softsign rule of its own
 )
+def _jax_only(name, rules, **kw):
+    """A record of jax.nn.``name`` over the reference composite reference.nn.functional.``name``,
+    whose table primitives are ``rules`` (no rule of its own); PyTorch and TensorFlow have none."""
+    unary(
+        name,
+        lambda T, x: getattr(T.nn.functional, name)(x),
+        lambda J, x: getattr(J.nn, name)(x),
+        f"TensorFlow has no {name} (tf.nn and tf.math: none)",
+        torch=f"PyTorch has no {name} (torch 2.13: no torch.nn.functional.{name})",
+        rules=rules,
+        **kw,
+    )
+
+
+# jax.nn.sparse_plus: the reference's composite is JAX's where over the three pieces (second
+# derivative at ±1 the outer piece's 0, as JAX's)
+_jax_only("sparse_plus", ("where", "mul", "add", "div"))
+
+
+def _at_a_knot(np_, inputs, params) -> bool:
+    """Some x + 1 at 0 or 2 in the case's dtype: x within a bfloat16 spacing of ±1."""
+    x = inputs["input"]
+    with np_.errstate(invalid="ignore"):
+        return bool((np_.abs(np_.abs(x) - 1) <= 2.0**-7).any())
+
+
+def _clip_splitting_ties(T, x):
+    # JAX's clip is minimum(maximum(x + 1, 0), 2): at a tie with a bound the gradient is halved
+    zero = T.zeros_like(x)
+    return T.minimum(T.maximum(x + 1, zero), zero + 2) * 0.5
+
+
+# jax.nn.sparse_sigmoid (sparse_plus' derivative): the reference's composite is clamp's
+_jax_only(
+    "sparse_sigmoid",
+    ("clamp", "add", "mul"),
+    conventions=(
+        Convention(
+            "sparse-sigmoid-derivative-at-the-knots",
+            "sparse_sigmoid's derivative at x = ±1 (x + 1 at a bound of the clamp to [0, 2]): the "
+            "reference (PyTorch's clamp) passes the gradient there, 1/2; JAX's clip (minimum of maximum) "
+            "splits the tie, 1/4",
+            _at_a_knot,
+            (Alternative("jax-clip-splits-the-tie", _clip_splitting_ties, "jax.nn.sparse_sigmoid"),),
+        ),
+    ),
+)
 unary(
     "softplus",
     lambda T, x, beta: T.nn.functional.softplus(x, beta=beta),

@@ -3,10 +3,12 @@
 Pochhammer symbol ``poch(z, m)`` (reference/ops/rules/special_gamma_ratio.py), scipy's relative
 entropy ``rel_entr(x, y)`` and Kullback-Leibler divergence ``kl_div(x, y)``
 (reference/ops/rules/special_entropy.py), the Box-Cox transformations ``boxcox(x, lmbda)`` and
-``boxcox1p(x, lmbda)`` (reference/ops/rules/special_boxcox.py).
+``boxcox1p(x, lmbda)`` (reference/ops/rules/special_boxcox.py); and TensorFlow's ``xdivy(x, y)``
+(reference/ops/rules/special_xdivy.py).
 
 JAX runs every check, both arguments differentiated; PyTorch and TensorFlow have no spelling of any
-of them (unsupported, with the reason)."""
+of them (unsupported, with the reason). xdivy is TensorFlow's alone: TensorFlow runs it, PyTorch and
+JAX are unsupported."""
 
 from __future__ import annotations
 
@@ -151,3 +153,26 @@ _record("boxcox", "Box-Cox transformation", ("x", "lmbda"),
 _record("boxcox1p", "Box-Cox transformation of 1 + x", ("x", "lmbda"),
         {"x": D.domain("[-1, inf): x", -1.0, math.inf, D.Point("x = -1", -1.0, "above"), D.Point("zero x = 0", 0.0),
                        gate="pos"), "lmbda": _LAMBDA})  # fmt: skip
+
+
+# ---- TensorFlow's xdivy (reference/ops/rules/special_xdivy.py) -----------------------------------
+# x/y, 0 where x == 0. Not a spelling of the div record: the two functions differ at x = 0 where y is
+# 0 or NaN (div: nan, xdivy: 0), and there xdivy is the constant 0 in y (∂_y = 0 where div's -x/y² is
+# nan). x on the whole line (its line x = 0 the definition's), y a divisor (its pole 0)
+record(
+    "xdivy",
+    FAMILY,
+    inputs=("x", "y"),
+    sample=_sample("x", "y"),
+    fn=lambda T, x, y: T.special.xdivy(x, y),
+    torch="PyTorch has no xdivy (torch 2.13: div gives nan at 0/0, where xdivy's definition gives 0)",
+    jax="JAX has no xdivy (jax.numpy, jax.scipy.special and jax.nn: none)",
+    tf=lambda tf, x, y: tf.math.xdivy(x, y),
+    domains={"x": D.domain("whole line: x", -math.inf, math.inf, D.Point("x = 0", 0.0)), "y": D.DIVISOR},
+)
+not_fuzzed(
+    "xdivy_derivative",
+    FAMILY,
+    "internal: the exact partial derivatives of xdivy; reached by the xdivy record's vjp, jvp, the "
+    "second-order checks and vmap_vjp",
+)

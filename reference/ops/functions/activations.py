@@ -158,6 +158,26 @@ def softsign(input):
     return input / (A.abs(input) + 1)
 
 
+def sparse_plus(input):
+    """jax.nn.sparse_plus: 0 for x <= -1, (x + 1)²/4 for -1 < x < 1, x for x >= 1, as JAX's where
+    over the three pieces (PyTorch has none). The first derivative is continuous; the second jumps
+    at ±1, where this (as JAX) takes the outer piece's 0. The inner piece reads x only inside (-1,
+    1) (0 elsewhere), so that its derivative is finite where it is not selected: the limits 0 and
+    1 at ∓inf, not 0·inf = nan."""
+    zero = A.zeros_like(input)
+    inside = A.where(A.logical_or(input <= -1, input >= 1), zero, input)  # (a nan stays nan)
+    inner = (inside + 1) * (inside + 1) / 4
+    return A.where(input <= -1, zero, A.where(input >= 1, input, inner))
+
+
+def sparse_sigmoid(input):
+    """jax.nn.sparse_sigmoid, sparse_plus' derivative: (x + 1)/2 clamped to [0, 1], as JAX's 0.5 *
+    clip(x + 1, 0, 2) (PyTorch has none). At the knots ±1 the derivative has no value: this takes
+    clamp's, 1/2 (PyTorch's clamp passes the gradient at its bounds); JAX's clip splits the tie, 1/4
+    (a declared convention of the record)."""
+    return A.clamp(input + 1, 0, 2) * 0.5
+
+
 def tanhshrink(input):
     """input - tanh(input): a composite in PyTorch (SubBackward0)."""
     return input - A.tanh(input)
@@ -236,6 +256,8 @@ NN_FUNCTIONAL = [
     "hardswish",
     "softplus",
     "softsign",
+    "sparse_plus",
+    "sparse_sigmoid",
     "tanhshrink",
     "hardshrink",
     "softshrink",

@@ -3,12 +3,14 @@
 one of them shifted across 0 where the other keeps a + b, z + m off the poles, and their derivative
 primitives at the orders the checks use (∂_0, ∂_0∂_1, ∂_1²); rel_entr and kl_div inside x, y > 0,
 and their derivative primitives (∂_x², ∂_x∂_y, ∂_y²); boxcox and boxcox1p with λ across 0 (``pa``:
-x positive, λ of both signs), and their derivative primitives (∂_λ, ∂_x∂_λ, ∂_λ²)."""
+x positive, λ of both signs), and their derivative primitives (∂_λ, ∂_x∂_λ, ∂_λ²); xdivy with
+both signs and y kept off 0 (``ap``), and its derivative primitive (∂_y², ∂_x∂_y)."""
 
 import reference as T
 from reference.ops.rules.special_boxcox import boxcox1p_derivative, boxcox_derivative
 from reference.ops.rules.special_entropy import kl_div_derivative, rel_entr_derivative
 from reference.ops.rules.special_gamma_ratio import beta_derivative, poch_derivative
+from reference.ops.rules.special_xdivy import xdivy_derivative
 
 S = T.special
 
@@ -52,5 +54,10 @@ RECORDS = {
     "boxcox1p_derivative": [
         ("x_order2", lambda x, lam: boxcox1p_derivative(x, lam, 2, 0), [(2,), (2,)], "pa"),
         ("mixed", lambda x, lam: boxcox1p_derivative(x, lam, 1, 1), [(2,), (2,)], "pa"),
+    ],
+    "xdivy": [("both", lambda x, y: S.xdivy(x, y + 0.5), [(3,), (3,)], "ap")],
+    "xdivy_derivative": [
+        ("y_order2", lambda x, y: xdivy_derivative(x, y + 0.5, 0, 2), [(2,), (2,)], "ap"),
+        ("mixed", lambda x, y: xdivy_derivative(x, y * 2, 1, 1), [(2,), (2,)], "ap"),
     ],
 }
