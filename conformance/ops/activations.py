@@ -102,6 +102,23 @@ unary(
     lambda J, x: J.nn.soft_sign(x),
     refuses(_softsign_grad_has_no_gradient)(lambda tf, x: tf.math.softsign(x)),
     rules=("div", "abs", "add"),  # the composite's table primitives: no softsign rule of its own
+    conventions=(
+        Convention(
+            "softsign-second-derivative-at-zero",
+            "softsign''(x) = -2 sgn(x) / (1 + |x|)^3 jumps from 2 to -2 at x = 0, so the second "
+            "derivative there is a choice; PyTorch's composite differentiates |x| by sgn(x), 0 at 0: 0",
+            any_zero,
+            (
+                Alternative(
+                    "the-right-branch",
+                    lambda T, x: x / (1 + T.where(x >= 0, x, -x)),
+                    "jax.nn.soft_sign (x / (|x| + 1)): JAX's derivative of |x| at 0 is 1, the right "
+                    "branch's -2",
+                ),
+            ),
+            checks=SECOND_ORDER,
+        ),
+    ),
 )
 def _jax_only(name, rules, **kw):
     """A record of jax.nn.``name`` over the reference composite reference.nn.functional.``name``,

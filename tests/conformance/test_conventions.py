@@ -600,3 +600,20 @@ def test_median_gradient_at_ties_to_one_sorted_position_is_a_convention():
     assert got["conventions"][0]["name"] == "median-gradient-at-ties"
     # another tied element is no declared choice: a failure
     assert _judge(case, "vjp", grad_input=[1.2, 0.0, 0.0, 0.0, 0.0])["verdict"] == "fail"
+
+
+def test_softsign_second_derivative_at_zero_the_right_branch_is_a_convention():
+    """softsign''(x) = -2 sgn(x) / (1 + |x|)^3 jumps from 2 to -2 at 0: PyTorch's composite gives 0
+    there, jax.nn.soft_sign the right branch's -2 (JAX's |x|' at 0 is 1; the seeded activations at
+    seed 2 drew it, 'ties'). The forward over forward at x = 0 with tangents 1.5 and -3 is
+    0 * 1.5 * -3 or -2 * 1.5 * -3 = 9; the left branch's -9, or any other value, fails."""
+    data = {"input": [0.0, 1.5], "tan1_input": [1.5, 1.0], "tan2_input": [-3.0, 2.0]}
+    case = _case("softsign", data, "jvp_jvp", values="ties")
+    off_kink = -2 * 1.0 * 2.0 / 2.5**3
+    for planted, verdict in ((0.0, "pass"), (9.0, "convention"), (-9.0, "fail"), (4.5, "fail")):
+        got = _judge(case, "jvp_jvp", tangent2_output=[planted, off_kink])
+        assert got["verdict"] == verdict, (planted, got)
+    got = _judge(case, "jvp_jvp", tangent2_output=[9.0, off_kink])
+    assert got["conventions"] == [
+        {"name": "softsign-second-derivative-at-zero", "alternative": "the-right-branch", "elements": 1}
+    ]
