@@ -531,6 +531,29 @@ def test_a_value_condition_reads_the_elements_the_framework_received(tmp_path):
     assert (known.classify([rec])[0][0]["verdict"] == "known") == negative
 
 
+def test_a_value_condition_reads_the_batched_array_a_vmap_check_hands_the_framework(tmp_path):
+    """A vmap check batches x as batched_x and never passes the unbatched draw x: seed 1's whole-domain
+    hyp1f1-61e50a4f1840 (float32 vmap, in_dims [0, None, 0]) drew x = 124.6 but batched_x = -25.65,
+    where JAX's hyp1f1 is inf (exact 5.1e14); min < 0 reads batched_x. Drawn the other way round
+    (x negative, batched_x positive) it does not hold; x unbatched (in_dims None) it reads x."""
+    known = load_known(_known(tmp_path, NEGATIVE_X))
+    reached = {"op": "hyp1f1", "params": {"domain": "whole", "in_dims": [0, None, 0], "values": "large",
+               "vmap_size": 1}, "shapes": {"a": [], "b": [], "x": []}, "dtype": "float32", "seed": 9935,
+               "checks": ["vmap"]}  # fmt: skip
+    case = Case.from_dict(reached)
+    assert case.arrays()["x"] > 0 > case.arrays()["batched_x"][0]
+    rec = {**_hyper_rec("hyp1f1", (0, 0, 0), "float32"), "check": "vmap", "case": case.to_dict()}
+
+    def drawn(seed, dims):  # seed 3 draws x = -23.1 and batched_x = 11.1
+        raw = {**reached, "seed": seed, "params": {**reached["params"], "in_dims": dims}}
+        return {**rec, "case_id": f"seed{seed}-{dims[2]}", "case": Case.from_dict(raw).to_dict()}
+
+    other = Case.from_dict({**reached, "seed": 3}).arrays()
+    assert other["x"] < 0 < other["batched_x"][0]
+    out, _ = known.classify([rec, drawn(3, [0, None, 0]), drawn(3, [0, None, None])])
+    assert [r["verdict"] for r in out] == ["known", "fail", "known"]
+
+
 @pytest.mark.parametrize(
     "entry_id, departing, planted",
     [
