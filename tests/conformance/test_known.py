@@ -598,3 +598,22 @@ def test_the_shipped_infinite_a_entry_holds_a_timeout_only_where_some_element_of
     points = [(-math.inf, 0.8, 1.5, 0.45), (math.inf, 0.8, 1.5, 0.45), (3.0, 0.8, 1.5, 0.45)]
     out, _ = known.classify([_hyper_rec("hyp2f1", p, "float16", verdict="timeout") for p in points])
     assert [r["verdict"] for r in out] == ["known", "known", "timeout"]
+
+
+@pytest.mark.parametrize(
+    "entry_id, departing, planted",
+    [
+        ("jax-hyp1f1-b-derivative-digamma-difference-at-large-b",
+         ("hyp1f1", (6.913722, 112.268646, 44.859135), "float32"), ("hyp1f1", (6.913722, 2.0, 44.859135), "float32")),
+        ("jax-hyp2f1-c-derivative-digamma-difference-at-large-c",
+         ("hyp2f1", (1.5, 2.0, 100.0, 0.5), "float64"), ("hyp2f1", (1.5, 100.0, 3.0, 0.5), "float64")),
+    ],
+)  # fmt: skip
+def test_the_shipped_large_lower_parameter_entries_hold_where_it_is_at_least_4(entry_id, departing, planted):
+    """The reproducer's points (b = 112.3, c = 100) are in the entries' regions; a failure planted
+    where the lower parameter is small (b = 2; c = 3 beside an upper b = 100) stays a failure."""
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id == entry_id]
+    out, _ = known.classify([{**_hyper_rec(*point), "check": "vjp", "case_id": str(i)}
+                             for i, point in enumerate((departing, planted))])  # fmt: skip
+    assert [r["verdict"] for r in out] == ["known", "fail"]
