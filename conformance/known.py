@@ -183,10 +183,16 @@ class ValueCondition:
 
 @functools.lru_cache(maxsize=256)
 def _value_stat(case_json: str, name: str, stat: str):
-    """The statistic of the case's input ``name`` (the case as JSON: one set of arrays made per case,
-    however many entries ask), _MISSING where it is not a real number."""
+    """The statistic of the case's input ``name`` over the elements its checks hand the framework
+    (``batched_NAME`` in a vmap check that batches it: the unbatched draw is never used there; the
+    case as JSON: one set of arrays made per case, however many entries ask), _MISSING where it is
+    not a real number."""
     try:
-        array = np.asarray(Case.from_dict(json.loads(case_json)).arrays()[name])
+        case = Case.from_dict(json.loads(case_json))
+        arrays = case.arrays()
+        # a vmap check hands the framework batched_NAME where it batches NAME, never NAME itself
+        received = {f"batched_{name}" if f"batched_{name}" in case.arrays_for(c) else name for c in case.checks}
+        array = np.concatenate([np.ravel(arrays[n]) for n in sorted(received or {name})])
     except (CaseError, KeyError):
         return _MISSING
     if array.size == 0 or np.iscomplexobj(array):

@@ -584,6 +584,29 @@ def test_a_value_condition_reads_the_elements_the_framework_received(tmp_path):
     assert (known.classify([rec])[0][0]["verdict"] == "known") == negative
 
 
+def test_a_value_condition_reads_the_batched_array_a_vmap_check_hands_the_framework(tmp_path):
+    """A vmap check batches x as batched_x and never passes the unbatched draw x: seed 1's whole-domain
+    hyp1f1-61e50a4f1840 (float32 vmap, in_dims [0, None, 0]) drew x = 124.6 but batched_x = -25.65,
+    where JAX's hyp1f1 is inf (exact 5.1e14); min < 0 reads batched_x. Drawn the other way round
+    (x negative, batched_x positive) it does not hold; x unbatched (in_dims None) it reads x."""
+    known = load_known(_known(tmp_path, NEGATIVE_X))
+    reached = {"op": "hyp1f1", "params": {"domain": "whole", "in_dims": [0, None, 0], "values": "large",
+               "vmap_size": 1}, "shapes": {"a": [], "b": [], "x": []}, "dtype": "float32", "seed": 9935,
+               "checks": ["vmap"]}  # fmt: skip
+    case = Case.from_dict(reached)
+    assert case.arrays()["x"] > 0 > case.arrays()["batched_x"][0]
+    rec = {**_hyper_rec("hyp1f1", (0, 0, 0), "float32"), "check": "vmap", "case": case.to_dict()}
+
+    def drawn(seed, dims):  # seed 3 draws x = -23.1 and batched_x = 11.1
+        raw = {**reached, "seed": seed, "params": {**reached["params"], "in_dims": dims}}
+        return {**rec, "case_id": f"seed{seed}-{dims[2]}", "case": Case.from_dict(raw).to_dict()}
+
+    other = Case.from_dict({**reached, "seed": 3}).arrays()
+    assert other["x"] < 0 < other["batched_x"][0]
+    out, _ = known.classify([rec, drawn(3, [0, None, 0]), drawn(3, [0, None, None])])
+    assert [r["verdict"] for r in out] == ["known", "fail", "known"]
+
+
 @pytest.mark.parametrize(
     "entry_id, departing, planted",
     [
@@ -633,3 +656,22 @@ def test_the_shipped_infinite_a_entry_holds_a_timeout_only_where_some_element_of
     points = [(-math.inf, 0.8, 1.5, 0.45), (math.inf, 0.8, 1.5, 0.45), (3.0, 0.8, 1.5, 0.45)]
     out, _ = known.classify([_hyper_rec("hyp2f1", p, "float16", verdict="timeout") for p in points])
     assert [r["verdict"] for r in out] == ["known", "known", "timeout"]
+
+
+@pytest.mark.parametrize(
+    "entry_id, departing, planted",
+    [
+        ("jax-hyp1f1-b-derivative-digamma-difference-at-large-b",
+         ("hyp1f1", (6.913722, 112.268646, 44.859135), "float32"), ("hyp1f1", (6.913722, 2.0, 44.859135), "float32")),
+        ("jax-hyp2f1-c-derivative-digamma-difference-at-large-c",
+         ("hyp2f1", (1.5, 2.0, 100.0, 0.5), "float64"), ("hyp2f1", (1.5, 100.0, 3.0, 0.5), "float64")),
+    ],
+)  # fmt: skip
+def test_the_shipped_large_lower_parameter_entries_hold_where_it_is_at_least_4(entry_id, departing, planted):
+    """The reproducer's points (b = 112.3, c = 100) are in the entries' regions; a failure planted
+    where the lower parameter is small (b = 2; c = 3 beside an upper b = 100) stays a failure."""
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id == entry_id]
+    out, _ = known.classify([{**_hyper_rec(*point), "check": "vjp", "case_id": str(i)}
+                             for i, point in enumerate((departing, planted))])  # fmt: skip
+    assert [r["verdict"] for r in out] == ["known", "fail"]
