@@ -73,3 +73,12 @@ try:
     print("jax expn(5, [1, 1.1755e-38]) float32 returned")
 except subprocess.TimeoutExpired:
     print("jax expn(5, [1, 1.1755e-38]) float32: no answer within 30 s (exact: [0.0705, 0.25])")
+code = (
+    "import jax; jax.config.update('jax_enable_x64', True); import jax.numpy as jnp, jax.scipy.special as js; "
+    "print(js.expn(5, jnp.array([1.0, 2.2250738585072014e-308], jnp.float64)))"
+)
+try:
+    subprocess.run([sys.executable, "-c", code], timeout=30, capture_output=True)
+    print("jax expn(5, [1, 2.2251e-308]) float64 returned")
+except subprocess.TimeoutExpired:
+    print("jax expn(5, [1, 2.2251e-308]) float64: no answer within 30 s (exact: [0.0705, 0.25])")
