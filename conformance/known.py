@@ -139,7 +139,8 @@ class Condition:
     op: str
     value: object
 
-    def holds(self, case: dict) -> bool:
+    def holds(self, case: dict, check: str | None = None) -> bool:
+        """Whether the case field at ``path`` compares true (the same field for every check)."""
         got = _lookup(case, self.path)
         value = self.value
         if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
@@ -176,22 +177,24 @@ class ValueCondition:
     op: str
     value: float
 
-    def holds(self, case: dict) -> bool:
-        got = _value_stat(json.dumps(case, sort_keys=True), self.input, self.stat)
+    def holds(self, case: dict, check: str | None = None) -> bool:
+        """Over the elements ``check`` hands the framework (every check of the case where None)."""
+        got = _value_stat(json.dumps(case, sort_keys=True), self.input, self.stat, check)
         return got is not _MISSING and bool(_COMPARE[self.op](got, self.value))
 
 
 @functools.lru_cache(maxsize=256)
-def _value_stat(case_json: str, name: str, stat: str):
-    """The statistic of the case's input ``name`` over the elements its checks hand the framework
-    (``batched_NAME`` in a vmap check that batches it: the unbatched draw is never used there; the
-    case as JSON: one set of arrays made per case, however many entries ask), _MISSING where it is
-    not a real number."""
+def _value_stat(case_json: str, name: str, stat: str, check: str | None = None):
+    """The statistic of the case's input ``name`` over the elements ``check`` hands the framework
+    (``batched_NAME`` in a vmap check that batches it: the unbatched draw is never used there; with
+    no check, over what every check of the case hands it; the case as JSON: one set of arrays made
+    per case, however many entries ask), _MISSING where it is not a real number."""
     try:
         case = Case.from_dict(json.loads(case_json))
         arrays = case.arrays()
+        checks = case.checks if check is None else (check,)
         # a vmap check hands the framework batched_NAME where it batches NAME, never NAME itself
-        received = {f"batched_{name}" if f"batched_{name}" in case.arrays_for(c) else name for c in case.checks}
+        received = {f"batched_{name}" if f"batched_{name}" in case.arrays_for(c) else name for c in checks}
         array = np.concatenate([np.ravel(arrays[n]) for n in sorted(received or {name})])
     except (CaseError, KeyError):
         return _MISSING
@@ -259,7 +262,7 @@ class Entry:
             return False
         if self.case_ids is not None and rec.get("case_id") not in self.case_ids:
             return False
-        return all(c.holds(case) for c in self.where)
+        return all(c.holds(case, rec.get("check")) for c in self.where)
 
     def matches(self, rec: dict, settings: dict | None = None) -> bool:
         if rec.get("verdict") not in self.verdicts or not self.in_region(rec, settings):

@@ -607,6 +607,21 @@ def test_a_value_condition_reads_the_batched_array_a_vmap_check_hands_the_framew
     assert [r["verdict"] for r in out] == ["known", "fail", "known"]
 
 
+def test_a_value_condition_reads_the_arrays_of_the_results_own_check(tmp_path):
+    """One case run by a forward and a vmap check: the forward result is judged on the x its check
+    hands the framework (positive), the vmap result on batched_x (negative); neither on the other's."""
+    known = load_known(_known(tmp_path, NEGATIVE_X))
+    raw = {"op": "hyp1f1", "params": {"domain": "whole", "in_dims": [0, None, 0], "values": "large",
+           "vmap_size": 1}, "shapes": {"a": [], "b": [], "x": []}, "dtype": "float32", "seed": 9935,
+           "checks": ["forward", "vmap"]}  # fmt: skip
+    case = Case.from_dict(raw)
+    assert case.arrays()["x"] > 0 > case.arrays()["batched_x"][0]
+    base = {**_hyper_rec("hyp1f1", (0, 0, 0), "float32"), "case": case.to_dict()}
+    results = [{**base, "check": check, "case_id": f"c-{check}"} for check in ("forward", "vmap")]
+    out, _ = known.classify(results)
+    assert [r["verdict"] for r in out] == ["fail", "known"]
+
+
 @pytest.mark.parametrize(
     "entry_id, departing, planted",
     [
