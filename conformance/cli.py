@@ -258,9 +258,10 @@ def _parser() -> argparse.ArgumentParser:
         "--reach",
         choices=("sweep", "off"),
         default="sweep",
-        help="sweep (default): besides each op record's own draws, one example per declared zero, pole and "
-        "branch point of its domains, every element of that input at or around the point (the same at "
-        "every seed; docs/records.md, 'domains'), so that the campaign reaches every declared region; "
+        help="sweep (default): besides each op record's own draws, two examples per declared zero, pole and "
+        "branch point of its domains, one with every element of that input near the point (none on it), "
+        "one with its first element exactly on it (the same at every seed; docs/records.md, 'domains'), "
+        "so that the campaign reaches both cells, at and near, of every declared point; "
         "off: the records' own draws only",
     )
     run.add_argument(

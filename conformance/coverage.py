@@ -13,8 +13,9 @@ A *feature* is a named property of one case, derived from its parameters, shapes
   carry no feature); the vmap checks: ``in_dims=None`` (a shared input), ``in_dims<0``,
   ``in_dims>0`` (the per-sample slice is a strided, non-contiguous view), ``vmap_size=1`` /
   ``vmap_size>1``; the error check: ``invalid=<breakage>``;
-  ``reached=<input>:<point>`` for each hard point of the input's declared domain (a zero, pole or
-  branch point: conformance.ops._domains) that some drawn element lies near (the reach table);
+  ``at=<input>:<point>`` and ``near=<input>:<point>`` for each hard point of the input's declared
+  domain (a zero, pole or branch point: conformance.ops._domains) that some drawn element lies
+  exactly on, and some other lies near (the reach table's two cells per point);
 * a convolution case: ``transposed``, ``output_padding>0``, ``groups>1``, ``stride>1``,
   ``dilation>1``, ``batch_empty``, ``padding=<string>``, ``channels_last``, ``bias=False``,
   ``rank=<r>``.
@@ -46,10 +47,11 @@ from collections import Counter
 from itertools import combinations, product
 
 from conformance.case import DTYPES, LAYOUTS, PADDING_STRINGS, PART_DTYPE, Case
-from conformance.ops import (  # REACHED: the feature key of a domain's hard point reached by a case
+from conformance.ops import (  # CELLS: the feature keys of a domain's hard point reached by a case
+    AT,
+    CELLS,
     NEAR,
     POINT,
-    REACHED,
     RECORDS,
     VMAP_CHECKS,
     WHOLE,
@@ -100,13 +102,17 @@ def dealt_dtypes(dtypes, position: int) -> tuple:
     return dtypes[k:] + dtypes[:k]
 
 
-def reach_points(op, checks, dtypes) -> list[tuple[str, str, str]]:
-    """The default campaign's reach sweep of a record: ``(point, check, dtype)`` per declared point
-    (:func:`declared_points`), one example each, so that a campaign reaches every declared region
-    at any budget. The checks (the record's, among ``checks``, but ``error``) and the real dtypes
-    among ``dtypes`` are dealt round-robin over the points (:func:`dealt_dtypes`): a record with
-    more points than checks runs each check at some point, one with fewer runs its first checks
-    (forward, vjp, ...)."""
+def reach_points(op, checks, dtypes) -> list[tuple[str, str, str, str]]:
+    """The default campaign's reach sweep of a record: ``(point, check, dtype, kind)`` twice per
+    declared point (:func:`declared_points`), one example each, so that a campaign reaches both
+    cells of every declared point at any budget: kind ``near`` (every element of the point's input
+    around it, none on it) and kind ``at`` (the first element exactly on it: where a function's
+    value or derivative at the point is a rule of its own). The checks (the record's, among
+    ``checks``, but ``error``) and the real dtypes among ``dtypes`` are dealt round-robin over the
+    points (:func:`dealt_dtypes`), the ``near`` example of point ``i`` taking check and dtype ``i``
+    and its ``at`` example check and dtype ``i + 1``: a record with more points than checks runs
+    each check at some point, one with fewer runs its first checks (forward, vjp, ...), and the two
+    cells of a point are judged in two checks and dtypes where the record has them."""
     rec = RECORDS.get(op)
     if rec is None:
         return []
@@ -114,7 +120,11 @@ def reach_points(op, checks, dtypes) -> list[tuple[str, str, str]]:
     real = [d for d in dtypes if d in rec.dtypes and d not in PART_DTYPE]
     if not own or not real:
         return []
-    return [(p, own[i % len(own)], dealt_dtypes(real, i)[0]) for i, p in enumerate(declared_points(op))]
+    return [
+        (p, own[j % len(own)], dealt_dtypes(real, j)[0], kind)
+        for i, p in enumerate(declared_points(op))
+        for j, kind in ((i, NEAR), (i + 1, AT))
+    ]
 
 
 def pairs(feats) -> list[str]:
@@ -264,9 +274,10 @@ class Coverage:
                 out[op].update(self._triple_table(op))
             declared = declared_points(op)
             if declared:  # the reach of the record's declared domain points (conformance.ops._domains)
-                reached = {r: feats[f"{REACHED}={r}"] for r in declared}
+                reached = {r: {c: feats[f"{c}={r}"] for c in CELLS} for r in declared}
                 out[op]["points"] = reached
-                out[op]["points_unreached"] = [r for r, n in reached.items() if not n]
+                out[op]["point_cells"] = len(declared) * len(CELLS)
+                out[op]["points_unreached"] = [f"{c} {r}" for r, n in reached.items() for c in CELLS if not n[c]]
         return out
 
     def _triple_table(self, op) -> dict:
@@ -351,6 +362,7 @@ def record_strategy(
     whole_domains: bool = False,
     mixed_domains: bool = False,
     point: str | None = None,
+    point_kind: str = NEAR,
 ):
     """Cases of the op record ``name`` for ``checks`` in ``dtypes``: its valid sample (with fuzzed
     ``in_dims`` and ``vmap_size`` for the vmap checks) or, for the ``error`` check, its invalid
@@ -359,13 +371,15 @@ def record_strategy(
     and a record with hard points draws the ``near`` kind as often as any other kind;
     ``mixed_domains``: one example in :data:`WHOLE_SHARE` of a record with hard points so.
     ``point`` (``<input>:<label>``, one of :func:`declared_points`): every case is drawn over the
-    whole domains with that input's elements all at or around that point (the reach sweep,
-    :func:`reach_points`)."""
+    whole domains with that input's elements all around that point, and with ``point_kind="at"``
+    its first element on it (the reach sweep, :func:`reach_points`)."""
     from hypothesis import strategies as st
 
     rec = RECORDS[name]
     if point is not None and point not in declared_points(name):
         raise ValueError(f"record {name!r} declares no domain point {point!r} (its points: {declared_points(name)})")
+    if point_kind not in (NEAR, AT):
+        raise ValueError(f"record_strategy: point_kind must be {NEAR!r} or {AT!r}, got {point_kind!r}")
     declared = any(as_domain(d).points for d in rec.domains.values())
     mixed = mixed_domains and not whole_domains and declared
     checks = tuple(checks)
@@ -383,7 +397,7 @@ def record_strategy(
             params.update(draw(record_spellings(rec)))
             whole = whole_domains or (mixed and draw(st.integers(0, WHOLE_SHARE - 1)) == 0)
             if point is not None:
-                params.update({"domain": WHOLE, "values": NEAR, POINT: point})
+                params.update({"domain": WHOLE, "values": point_kind, POINT: point})
             elif whole and rec.domains:
                 params["domain"] = WHOLE
                 if declared and draw(st.integers(0, 8)) == 0:  # one kind in nine, like the others

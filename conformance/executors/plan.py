@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from conformance.case import CONV_CHECKS, DTYPES
 from conformance.coverage import Coverage, conv_strategy, dealt_dtypes, reach_points, record_strategy
-from conformance.ops import RECORDS
+from conformance.ops import AT, NEAR, RECORDS
 from conformance.strategies import invalid_conv_cases, program_cases
 
 # curated case-checks per shard: each is one framework call (milliseconds to seconds)
@@ -52,14 +52,17 @@ class FuzzUnit:
     #: whether the first example is Hypothesis's simplest draw, the same at every seed (``run
     #: --draws``: ``simplest-first``, the default) or a draw of the seed like the others (``seeded``)
     simplest: bool = True
-    #: a reach-sweep unit (conformance.coverage.reach_points): its one example drawn at and around
-    #: this declared point of the record's domain, ``<input>:<label>``
+    #: a reach-sweep unit (conformance.coverage.reach_points): its one example drawn around this
+    #: declared point of the record's domain, ``<input>:<label>``, and with ``point_kind`` "at"
+    #: its first element on it
     point: str | None = None
+    point_kind: str = NEAR
 
     @property
     def label(self) -> str:
         what = {"conv": "conv", "program": "programs"}.get(self.kind, self.record)
-        return f"{what}:{self.check}" + (f"@{self.point}" if self.point else "")
+        at = "@at" if self.point and self.point_kind == AT else ""
+        return f"{what}:{self.check}" + (f"@{self.point}" if self.point else "") + at
 
     def strategy(self):
         """The unit's Hypothesis strategy (built where it runs: strategies are not shipped)."""
@@ -84,6 +87,7 @@ class FuzzUnit:
             whole_domains=self.whole_domains,
             mixed_domains=self.mixed_domains,
             point=self.point,
+            point_kind=self.point_kind,
         )
 
 
@@ -121,9 +125,10 @@ def fuzz_units(
     whole domains with ``whole_domains``, a share of their examples with ``mixed_domains``;
     ``simplest``: each unit's first example is Hypothesis's simplest draw, see FuzzUnit).
 
-    ``reach``: after a record's own units, one unit per declared point of its domains (the reach
-    sweep, conformance.coverage.reach_points): one example, Hypothesis's simplest draw of the
-    record's sample with every element of the point's input at or around it. Its cases are the
+    ``reach``: after a record's own units, two units per declared point of its domains (the reach
+    sweep, conformance.coverage.reach_points): one example each, Hypothesis's simplest draw of the
+    record's sample with every element of the point's input around it (kind ``near``), or with its
+    first element on it (kind ``at``). Its cases are the
     same at every seed and budget (the unit's seed is the point's, not the campaign's), so the
     sweep's verdicts are as stable as the gate's; the record's own units draw what they drew.
 
@@ -182,8 +187,9 @@ def fuzz_units(
         ]
         if reach:
             units += [
-                FuzzUnit("record", c, (d,), 1, unit_seed(0, name, f"{c}@{p}"), name, record_shrinks, point=p)
-                for p, c, d in reach_points(name, checks, rec_dt)
+                FuzzUnit("record", c, (d,), 1, unit_seed(0, name, f"{c}@{p}" + ("@at" if k == AT else "")),
+                         name, record_shrinks, point=p, point_kind=k)  # fmt: skip
+                for p, c, d, k in reach_points(name, checks, rec_dt)
             ]
     return units
 

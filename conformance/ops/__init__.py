@@ -52,7 +52,7 @@ from conformance.case import (
     round_to_dtype,
     shape_features,
 )
-from conformance.ops._domains import as_domain
+from conformance.ops._domains import CELLS, as_domain
 from reference.errors import LARGEST, SMALLEST_NORMAL
 
 VMAP_CHECKS = ("vmap", "vmap_vjp", "vmap_jvp_vjp")
@@ -76,6 +76,9 @@ VALUES = ("normal", "positive", "wide", "ties", "large", "tiny", "nonfinite", "s
 #: The value kind of a record whose domain declares hard points (conformance.ops._domains): half
 #: of an input's elements at and around them. Drawn by ``run --domains whole`` only.
 NEAR = "near"
+#: The value kind of a reach-sweep case for a point's ``at`` cell (conformance.coverage.reach_points):
+#: the ``near`` kind around the case's ``point`` with the input's first element exactly on it
+AT = "at"
 #: ``params["domain"]`` of a case drawn over its record's whole declared domains (``run --domains
 #: whole``); absent, a record's inputs are drawn as the gate's known-departures file is written for
 #: (each Domain's ``gate`` placement)
@@ -315,10 +318,10 @@ def _draw(case, name, shape, domain="any"):
     domain = as_domain(domain)
     if case.params.as_dict().get("domain") != WHOLE:  # the gate's draws (as before domains had points)
         domain = as_domain(domain.gate)
-    if kind == NEAR:
+    if kind in (NEAR, AT):
         target, _, label = str(case.params.as_dict().get(POINT, "")).partition(":")
         only = label if target and target == name.removeprefix("batched_") else None
-        a = domain.near(rng, a, case.dtype, only) if only or not target else domain.place(a)
+        a = domain.near(rng, a, case.dtype, only, kind) if only or not target else domain.place(a)
     else:
         a = domain.place(a)
     return round_to_dtype(a, case.dtype)
@@ -509,8 +512,9 @@ def check_arrays(case, check) -> list[str]:
 
 
 # ---- what the harness asks of a record's case (conformance.case.RecordCase's methods) -----------------
-#: the coverage feature key of a domain's hard point reached by a case (``reached=input:pole 0``)
-REACHED = "reached"
+# the coverage feature keys of a domain's hard point reached by a case are its reach cells
+# (conformance.ops._domains.CELLS): ``at=input:pole 0`` (an element on it), ``near=input:pole 0``
+# (another within NEAR of it)
 
 
 def param_features(key, value) -> list[str]:
@@ -539,8 +543,9 @@ def param_features(key, value) -> list[str]:
 
 
 def reached_points(case) -> list[str]:
-    """``reached=<input>:<point>`` for each hard point of a record input's domain
-    (conformance.ops._domains) that some element of the case's drawn input lies near."""
+    """``at=<input>:<point>`` and ``near=<input>:<point>`` for each hard point of a record input's
+    domain (conformance.ops._domains) that some element of the case's drawn input lies exactly on,
+    and some other lies near (:meth:`~conformance.ops._domains.Point.cells`)."""
     rec = RECORDS.get(case.op)
     if rec is None or not rec.domains or case.dtype in PART_DTYPE:  # complex draws: the plane
         return []
@@ -548,7 +553,7 @@ def reached_points(case) -> list[str]:
     for name, declared in rec.domains.items():
         domain = as_domain(declared)
         if domain.points and name in case.shapes:
-            out += [f"{REACHED}={name}:{label}" for label in domain.reach(data[name])]
+            out += [f"{cell}={name}:{label}" for label, cell in domain.reach(data[name], case.dtype)]
     return out
 
 
@@ -631,7 +636,8 @@ __all__ = [
     "NEAR",
     "POINT",
     "check_arrays",
-    "REACHED",
+    "CELLS",
+    "AT",
     "record_features",
     "record_rejects",
     "covered_rules",

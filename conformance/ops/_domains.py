@@ -21,8 +21,12 @@ draws the whole domain and the ``near`` kind:
 * ``special`` draws IEEE's special values over the whole real line (conformance.ops), whatever the
   domain says: a framework must say log(-1) is nan too.
 
-The reach table (conformance.coverage) counts a point as reached by a case where some element of
-the input lies within :data:`NEAR` of it (relative to ``max(|p|, 1)``), on its allowed side.
+The reach table (conformance.coverage) has two cells per point (:data:`CELLS`): ``at``, where some
+element of the input is the point itself (its value in the case's dtype: pi's float32 rounding),
+and ``near``, where some other element lies within :data:`NEAR` of it (relative to ``max(|p|, 1)``),
+on its allowed side. They are apart because a function's value or derivative *at* a zero, pole or
+branch point is often a rule of its own (TensorFlow's xdivy gradient masks x != 0), which no draw
+next to the point evaluates.
 """
 
 from __future__ import annotations
@@ -36,6 +40,21 @@ import numpy as np
 NEAR = 2.0**-4
 #: The explicit mantissa bits of each real dtype: ``near`` offsets go down to 2**-(bits + 2).
 MANTISSA_BITS = {"float64": 52, "float32": 23, "float16": 10, "bfloat16": 7, "tf32": 10}
+#: The reach table's cells of a point: an element exactly at it, another element near it.
+AT, NEAR_CELL = "at", "near"
+CELLS = (AT, NEAR_CELL)
+
+
+def in_dtype(at: float, dtype: str) -> float:
+    """The point ``at`` rounded to the nearest value of ``dtype`` (ties to even), the value an element
+    drawn "exactly at" it holds: ``at`` itself where the dtype represents it (0, 1, -9), else its
+    rounding (pi in float32). Rounds the significand to the dtype's bits; the declared points are
+    normal numbers of every dtype (no overflow, no subnormal)."""
+    if at == 0 or not math.isfinite(at):
+        return at
+    m, e = math.frexp(at)  # at = m 2**e, 1/2 <= |m| < 1: the dtype keeps bits + 1 significant bits
+    bits = MANTISSA_BITS.get(dtype, 52) + 1
+    return math.ldexp(float(np.round(math.ldexp(m, bits))), e - bits)
 
 
 @dataclass(frozen=True)
@@ -53,14 +72,26 @@ class Point:
             raise ValueError(f"Point.side must be 'both', 'above' or 'below', got {self.side!r}")
 
     def reached(self, x: np.ndarray) -> bool:
-        """Whether some finite element of ``x`` lies within :data:`NEAR` of the point."""
+        """Whether some finite element of ``x`` lies within :data:`NEAR` of the point (at it included)."""
+        return bool(self._close(x).any())
+
+    def _close(self, x: np.ndarray) -> np.ndarray:
         d = np.asarray(x, dtype=np.float64) - self.at
         close = np.abs(d) <= NEAR * max(abs(self.at), 1.0)
         if self.side == "above":
             close &= d >= 0
         elif self.side == "below":
             close &= d <= 0
-        return bool(close.any())
+        return close
+
+    def cells(self, x: np.ndarray, dtype: str) -> list[str]:
+        """The reach cells (:data:`CELLS`) the elements of ``x``, drawn in ``dtype``, fill: ``at``
+        where one is the point's value in the dtype (:func:`in_dtype`; -0.0 is at 0), ``near``
+        where another lies within :data:`NEAR` of the point on its allowed side."""
+        x = np.asarray(x, dtype=np.float64)
+        exact = x == in_dtype(self.at, dtype)
+        close = self._close(x) & ~exact
+        return [c for c, hit in ((AT, exact.any()), (NEAR_CELL, close.any())) if hit]
 
 
 @dataclass(frozen=True)
@@ -96,15 +127,22 @@ class Domain:
             return hi - np.abs(a)
         return (lo + hi) / 2 + (hi - lo) / 2 * 0.9 * np.tanh(a)
 
-    def near(self, rng: np.random.Generator, a: np.ndarray, dtype: str, only: str | None = None) -> np.ndarray:
+    def near(
+        self, rng: np.random.Generator, a: np.ndarray, dtype: str, only: str | None = None, cell: str = NEAR_CELL
+    ) -> np.ndarray:
         """The ``near`` kind: each element, with probability 1/2, at a declared point (1 in 8 of
         those exactly on it) or 2**-k * max(|p|, 1) from it on a side the domain allows, k drawn
         from 4 to the dtype's mantissa bits + 2; the other elements placed like a bulk draw.
 
         ``only`` (a point's label: the default campaign's reach sweep, conformance.coverage) puts
-        every element at or around that one point, k from 5 (2**-4 of the scale plus the dtype's
-        rounding of a point such as 1024 pi would leave :data:`NEAR`), so that the point is reached
-        whatever the shape's size."""
+        every element around that one point, k from 5 (2**-4 of the scale plus the dtype's rounding
+        of a point such as 1024 pi would leave :data:`NEAR`) to the dtype's mantissa bits, none on
+        it: an offset of 2**-bits * max(|p|, 1) is at least one of the dtype's ulps at p, so the
+        rounded element is never the point's own value and fills the reach table's ``near`` cell
+        whatever the shape's size (a scalar too). ``cell="at"`` puts the first element (flat
+        index 0) exactly on the point, the ``at`` cell, the others as before."""
+        if cell not in CELLS:
+            raise ValueError(f"Domain.near: cell must be one of {CELLS}, got {cell!r}")
         out = self.place(a)
         points = self.points if only is None else tuple(p for p in self.points if p.label == only)
         if only is not None and not points:
@@ -113,19 +151,23 @@ class Domain:
         if not points or out.size == 0:
             return out
         shape = out.shape
+        bits = MANTISSA_BITS.get(dtype, 52)
         which = rng.integers(0, len(points), shape)
-        k = rng.integers(4 if only is None else 5, MANTISSA_BITS.get(dtype, 52) + 3, shape)
+        k = rng.integers(4, bits + 3, shape) if only is None else rng.integers(5, bits + 1, shape)
         sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
-        exact = rng.random(shape) < 0.125
+        exact = (rng.random(shape) < 0.125) & (only is None)
         at = np.array([p.at for p in points])[which]
         side = np.array([{"both": 0.0, "above": 1.0, "below": -1.0}[p.side] for p in points])[which]
         sign = np.where(side == 0, sign, side)
         offset = np.where(exact, 0.0, sign * np.ldexp(np.maximum(np.abs(at), 1.0), -k))
-        return np.where((rng.random(shape) < 0.5) | (only is not None), at + offset, out)
+        drawn = np.where((rng.random(shape) < 0.5) | (only is not None), at + offset, out)
+        if only is not None and cell == AT:
+            drawn.reshape(-1)[0] = points[0].at
+        return drawn
 
-    def reach(self, x: np.ndarray) -> list[str]:
-        """The labels of the points some element of ``x`` reached."""
-        return [p.label for p in self.points if p.reached(x)]
+    def reach(self, x: np.ndarray, dtype: str) -> list[tuple[str, str]]:
+        """``(label, cell)`` for each point and reach cell (:data:`CELLS`) the elements of ``x`` fill."""
+        return [(p.label, c) for p in self.points for c in p.cells(x, dtype)]
 
 
 def domain(name: str, lo: float = -math.inf, hi: float = math.inf, *points: Point, gate="any") -> Domain:

@@ -95,7 +95,7 @@ def render() -> str:
     with_points = {
         n: r for n, r in sorted(fuzzed.items()) if any(ops.as_domain(d).points for d in r.domains.values())
     }
-    n_points = sum(len(ops.as_domain(d).points) for r in with_points.values() for d in r.domains.values())
+    n_sweep = 2 * sum(len(ops.as_domain(d).points) for r in with_points.values() for d in r.domains.values())
     n_own = sum(len([c for c in r.checks if c != "error"]) for r in with_points.values())
     lines += [
         "",
@@ -110,19 +110,25 @@ def render() -> str:
         "campaign (`--domains gate`) keep the placement the known-departures file is written for, "
         "and at one example per record and check (Hypothesis's simplest draw: a scalar) they reach "
         "almost none of the points; so the default campaign adds the *reach sweep* "
-        "(`run --reach sweep`, the default; `--reach off` leaves it out): per declared point one "
-        "example, the record's simplest sample with `domain=whole`, `values=near` and "
-        "`point=<input>:<label>`, every element of that input at the point or 2^-k (k from 5) of "
-        "its scale from it on the side the domain allows, the other inputs over their whole "
-        "domains (`conformance.coverage.reach_points`). The record's checks (but `error`) and real "
-        "dtypes are dealt round-robin over its points, and a sweep unit's seed is the point's, not "
-        "the campaign's: the sweep draws the same cases at every `--seed`, `--draws` and budget, so "
-        "its verdicts are as stable as the gate's, and every declared point of every record is "
-        f"reached by `refgrad run` (one example per point: {n_points} sweep examples beside the "
-        f"{n_own} own examples, one per check, of these {len(with_points)} records). A campaign report's coverage "
-        "table lists, per record, how often each point was reached "
-        "(`reached=<input>:<point>`) and which were not; `tests/conformance/test_domains.py` fails "
-        "for a point the record's strategy cannot draw, and for one the default campaign's sweep "
+        "(`run --reach sweep`, the default; `--reach off` leaves it out): per declared point two "
+        "examples, the record's simplest sample with `domain=whole` and `point=<input>:<label>`: "
+        "`values=near`, every element of that input 2^-k (k from 5 to the dtype's mantissa bits: "
+        "at least one ulp, never on the point) of its scale from it on the side the domain allows, "
+        "and `values=at`, the same with the first element exactly on the point (its value in the "
+        "dtype), where a value or derivative is often a rule of its own (TensorFlow's xdivy "
+        "gradient masks x != 0); the other inputs over their whole domains "
+        "(`conformance.coverage.reach_points`). The record's checks (but `error`) and real dtypes "
+        "are dealt round-robin over its points (a point's `near` example takes check and dtype i, "
+        "its `at` example i + 1), and a sweep unit's seed is the point's, not the campaign's: the "
+        "sweep draws the same cases at every `--seed`, `--draws` and budget, so its verdicts are as "
+        "stable as the gate's, and both cells of every declared point of every record are reached "
+        f"by `refgrad run` (two examples per point: {n_sweep} sweep examples beside the "
+        f"{n_own} own examples, one per check, of these {len(with_points)} records). A campaign "
+        "report's coverage table lists, per record, how often each point's two cells were filled "
+        "(`at=<input>:<point>`: an element exactly on it; `near=<input>:<point>`: another within "
+        "2^-4 of its scale) and which were not; `tests/conformance/test_domains.py` fails for a "
+        "point the record's strategy cannot draw near, or exactly at, in some dtype, and for a "
+        "cell the default campaign's sweep does not reach. "
         "does not reach. The `special` kind draws IEEE special "
         "values over the whole line in every record, whatever its domain.",
         "",

@@ -58,11 +58,12 @@ def test_the_line_x_zero_is_the_constant_zero_in_y(y):
 
 
 def test_at_a_zero_divisor_the_closed_forms_continue():
-    """x/±0 = ±inf; ∂_x(x, ±0) = 1/±0 (the limit (xdivy(h, ±0) - 0)/h); ∂_y = -x/y², ∂_x² no value."""
+    """x/±0 = ±inf; ∂_x(x, ±0) = 1/±0 (the limit (xdivy(h, ±0) - 0)/h); ∂_y = -x/y², ∂_x² 0 (linear in x)."""
     assert xdivy_exact(-2.0, 0.0, 0, 0) == -math.inf and xdivy_exact(2.0, -0.0, 0, 0) == -math.inf
     assert xdivy_exact(0.0, 0.0, 1, 0) == math.inf and xdivy_exact(0.0, -0.0, 1, 0) == -math.inf
     assert xdivy_exact(-2.0, 0.0, 0, 1) == math.inf and xdivy_exact(2.0, -0.0, 0, 2) == -math.inf
-    assert math.isnan(xdivy_exact(1.0, 0.0, 2, 0)) and math.isnan(xdivy_exact(1.0, math.nan, 1, 0))
+    assert xdivy_exact(1.0, 0.0, 2, 0) == 0 and xdivy_exact(-1.0, -0.0, 2, 1) == 0  # linear in x, as div
+    assert math.isnan(xdivy_exact(1.0, math.nan, 1, 0))
     assert math.isnan(xdivy_exact(math.inf, math.inf, 0, 0)) and xdivy_exact(math.inf, 2.0, 0, 0) == math.inf
 
 

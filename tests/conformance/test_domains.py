@@ -10,8 +10,8 @@ import pytest
 
 from conformance.case import Case
 from conformance.coverage import Coverage, declared_points, features
-from conformance.ops import NEAR, RECORDS, WHOLE, RecordData, RecordParams, as_domain, fuzzed
-from conformance.ops._domains import Domain, Point
+from conformance.ops import AT, NEAR, RECORDS, WHOLE, RecordData, RecordParams, as_domain, fuzzed
+from conformance.ops._domains import Domain, Point, in_dtype
 
 REAL_DTYPES = ("float64", "float32", "float16", "bfloat16")
 #: the kinds whose draws the domain places (``special`` and ``nonfinite`` leave it on purpose)
@@ -125,11 +125,13 @@ def test_the_coverage_table_lists_reached_and_unreached_points():
     cov.add(bulk)
     row = cov.table()["tan"]
     assert set(row["points"]) == set(declared_points("tan"))
-    assert row["points"]["input:pole pi/2"] >= 1
-    assert any(f.startswith("reached=input:") for f in features(near))
+    assert row["points"]["input:pole pi/2"]["near"] >= 1
+    assert any(f.startswith("near=input:") for f in features(near))
     lone = Coverage()
     lone.add(bulk)
-    assert "input:pole 1023.5pi" in lone.table()["tan"]["points_unreached"]
+    unreached = lone.table()["tan"]["points_unreached"]
+    assert "at input:pole 1023.5pi" in unreached and "near input:pole 1023.5pi" in unreached
+    assert row["point_cells"] == 2 * len(declared_points("tan"))
 
 
 def test_the_reach_of_a_point_is_relative_to_its_scale():
@@ -205,13 +207,14 @@ def test_the_reach_sweep_reaches_every_declared_point_at_the_default_budget():
         units = fuzz_units(records, records, RECORD_CHECKS, DTYPES, 1, seed)
         assert [u for u in units if u.point is None] == fuzz_units(records, records, RECORD_CHECKS, DTYPES, 1, seed, reach=False)
         sweep = [u for u in units if u.point is not None]
-        assert len(sweep) == sum(len(declared_points(op)) for op in records)
+        assert len(sweep) == 2 * sum(len(declared_points(op)) for op in records)  # an at and a near unit each
         cov = Coverage()
         drawn = []
         for unit in sweep:
             (case,) = _drawn(unit)
             assert case.params.as_dict()["point"] == unit.point
-            assert f"reached={unit.point}" in features(case), (unit.label, case.to_dict())
+            assert case.params.as_dict()["values"] == unit.point_kind
+            assert f"{unit.point_kind}={unit.point}" in features(case), (unit.label, case.to_dict())
             cov.add(case)
             drawn.append(case.id)
         table = cov.table()
@@ -221,7 +224,8 @@ def test_the_reach_sweep_reaches_every_declared_point_at_the_default_budget():
 
 
 def test_a_swept_point_draws_every_element_of_its_input_near_it_and_the_others_placed():
-    """pow_tensor's base swept at 0: every base element within NEAR of 0; the exponent drawn over its own
+    """pow_tensor's base swept at 0: every base element within NEAR of 0 (none on it; ``at``: the first);
+    the exponent drawn over its own
     whole domain (not at its points); an unknown point is refused by name."""
     case = Case(
         "pow_tensor",
@@ -232,7 +236,50 @@ def test_a_swept_point_draws_every_element_of_its_input_near_it_and_the_others_p
         ("forward",),
     )
     data = RecordData(case)
-    assert (np.abs(data["input"]) <= 2.0**-5).all() and (data["input"] == 0).any()
+    assert (np.abs(data["input"]) <= 2.0**-5).all() and not (data["input"] == 0).any()  # near, none on it
     assert (np.abs(data["other"]) > 2.0**-4).mean() > 0.8
+    at = RecordData(Case(case.op, RecordParams.of({**case.params.as_dict(), "values": AT}), case.shapes, "float32", 3, ("forward",)))
+    assert at["input"][0] == 0 and np.array_equal(at["input"][1:], data["input"][1:])  # the first element on it
+    assert np.array_equal(at["other"], data["other"])
     with pytest.raises(ValueError, match="no point 'zero 7'"):
         as_domain(RECORDS["log"].domains["input"]).near(np.random.default_rng(0), np.zeros(3), "float32", "zero 7")
+
+
+@pytest.mark.parametrize("op", _with_points())
+def test_every_declared_point_is_drawn_at_it_and_near_it_in_every_dtype(op):
+    """A record that declares a point its strategy cannot draw exactly ON fails here (the ``at`` cell:
+    a value or derivative at a zero, pole or branch point is often a rule of its own, which no draw
+    next to it evaluates), and one it cannot draw next to without landing on it (the ``near`` cell):
+    a scalar sweep case of each kind, in each dtype, fills its cell."""
+    rec = RECORDS[op]
+    for dtype in REAL_DTYPES:
+        if dtype not in rec.dtypes:
+            continue
+        for region in declared_points(op):
+            name, _, label = region.partition(":")
+            (point,) = [p for p in as_domain(rec.domains[name]).points if p.label == label]
+            for kind, cell in ((AT, "at"), (NEAR, "near")):
+                params = {"values": kind, "domain": WHOLE, "point": region}
+                case = Case(op, RecordParams.of(params), {n: () for n in rec.inputs}, dtype, 5, ("forward",))
+                x = RecordData(case)[name]
+                assert point.cells(x, dtype) == [cell], (op, dtype, region, kind, x)
+                assert f"{cell}={region}" in features(case)
+
+
+def test_at_is_the_points_value_in_the_dtype_and_near_excludes_it():
+    """pi is not a float32: its ``at`` cell is float32's pi, which the float64 pi is not; -0.0 is at 0;
+    the last float16 ulps before 1 are near, 1 itself at; a point's other side is neither."""
+    pi = Point("zero pi", math.pi)
+    f32_pi = float(np.float32(math.pi))
+    assert in_dtype(math.pi, "float32") == f32_pi and in_dtype(math.pi, "float64") == math.pi
+    assert in_dtype(math.pi, "bfloat16") == 3.140625 and in_dtype(1.0, "float16") == 1.0
+    assert pi.cells(np.array([f32_pi]), "float32") == ["at"]
+    assert pi.cells(np.array([math.pi]), "float32") == ["near"]
+    assert Point("zero 0", 0.0).cells(np.array([-0.0]), "float64") == ["at"]
+    one = Point("zero 1", 1.0)
+    assert one.cells(np.array([1.0, 1.0 - 2.0**-11]), "float16") == ["at", "near"]
+    above = Point("pole 0", 0.0, "above")
+    assert above.cells(np.array([-1e-9]), "float64") == [] and above.cells(np.array([0.0, 1e-9]), "float64") == ["at", "near"]
+    with pytest.raises(ValueError, match="cell must be one of"):
+        above_domain = Domain("d", 0.0, 1.0, (above,))
+        above_domain.near(np.random.default_rng(0), np.zeros(2), "float32", "pole 0", "on")

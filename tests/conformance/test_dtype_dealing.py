@@ -130,7 +130,8 @@ def test_error_check_is_dealt_last_and_the_sweep_starts_one_dtype_before():
     assert record_checks(name, RECORDS[name].checks)[-1] == "error"
     # the reach sweep's point 0 judges forward in float64; the forward unit judges it in float32
     points = reach_points("log", CHECKS, DTYPES)
-    assert points[0][1:] == ("forward", "float64")
+    assert points[0][1:] == ("forward", "float64", "near")
+    assert points[1][1:] == ("vjp", "float32", "at")  # the same point's ``at`` cell: check and dtype 1
     (forward,) = [u for u in default_units(["log"], DTYPES) if u.check == "forward"]
     assert forward.dtypes[0] == "float32"
 

@@ -9,8 +9,10 @@ x/y, so ∂_x = 1/y, ∂_y^j = x (-1)^j j!/y^(j+1), ∂_x ∂_y^j = (-1)^j j!/y^
 On the line x = 0 it is the constant 0 in y, so ∂_y^j = 0 there (whatever y, as the value); in x it
 is still x/y for y != 0, so ∂_x = 1/y at x = 0 (TensorFlow's gradient xdivy(x != 0, y) says 0 there:
 a known departure, refgrad/cases/known_departures.toml). At y = ±0 the closed forms continue in IEEE
-arithmetic (∂_x(0, ±0) = 1/±0 = ±inf, the limit of (xdivy(h, ±0) - 0)/h as h -> 0), ∂_x^i (i >= 2)
-has no value (nan). Each derivative is its closed form in mpmath, rounded once; the value is the one
+arithmetic (∂_x(0, ±0) = 1/±0 = ±inf, the limit of (xdivy(h, ±0) - 0)/h as h -> 0), and ∂_x^i
+(i >= 2) is 0 there as everywhere: the function is linear in x, and PyTorch's div, x/y's own
+semantics, has the same structural zero at y = 0 (its double backward of x/y at x = -0.648, y = 0
+gives d/dx <gg, grad> = gg_y g (-1/y²) = -inf, no NaN; TensorFlow's xdivy likewise). Each derivative is its closed form in mpmath, rounded once; the value is the one
 IEEE division."""
 
 from __future__ import annotations
@@ -35,9 +37,9 @@ def _exact(x, y, d0, d1):
             return float(np.float64(x) / np.float64(y))
     if d0 == 0 and x == 0:
         return 0.0  # the constant 0 along x = 0
-    if math.isnan(x) or math.isnan(y) or d0 >= 2 and y == 0:
+    if math.isnan(x) or math.isnan(y):
         return math.nan
-    if d0 >= 2:
+    if d0 >= 2:  # linear in x: 0 at y = ±0 too (x/y's structural zero, as PyTorch's div)
         return 0.0
     if y == 0:  # (-1)^d1 d1! (x or 1)/y^(d1+1): an infinity whose sign is that of ±0's reciprocal power
         sign = (-1) ** d1 * (math.copysign(1.0, y) ** (d1 + 1)) * (1.0 if d0 else math.copysign(1.0, x))
