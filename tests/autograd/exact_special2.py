@@ -20,7 +20,7 @@ in ulps of the exact value in the mixed sense of docs/accuracy.md. The exact val
   cancel), and the parameter partials of 1F1 and 2F1. Never mpmath.diff's absolute step.
 
 betainc differentiates x alone (JAX raises for ∂a, TensorFlow's is None); expn's n is an integer
-(one row per n); polygamma(n, x) for n = 3, 4 (derivatives n + 1, n + 2; n = 0, 1, 2 are digamma,
+(one row per n, 0 to 6); mvlgamma's p too (p = 1, 3, 5; p = 2 is in the pointwise table); polygamma(n, x) for n = 3, 4 (derivatives n + 1, n + 2; n = 0, 1, 2 are digamma,
 polygamma1 and polygamma2 of the pointwise table), xlogy and xlog1py are in the pointwise table
 (exact_table).
 
@@ -197,6 +197,18 @@ def _expn(n):
     return lambda x: (e(n, x), -e(n - 1, x), e(n - 2, x))
 
 
+def _mvlgamma(p):
+    """log Γ_p(x) = p(p - 1)/4·log π + Σ_(j<p) log Γ(x - j/2): its derivatives the sums of ψ and ψ1
+    over the same shifted arguments (x > (p - 1)/2)."""
+
+    def f(x):
+        shifted = [x - m.mpf(j) / 2 for j in range(p)]
+        value = p * (p - 1) * m.log(m.pi) / 4 + m.fsum(m.loggamma(t) for t in shifted)
+        return value, m.fsum(m.psi(0, t) for t in shifted), m.fsum(m.psi(1, t) for t in shifted)
+
+    return f
+
+
 def _polygamma(n):
     return lambda x: (m.polygamma(n, x), m.polygamma(n + 1, x), m.polygamma(n + 2, x))
 
@@ -290,8 +302,15 @@ PRIMITIVES = {
     "beta": (S.beta, _spread(_beta), 2, None),
     "poch": (S.poch, _spread(_poch), 2, None),
     "expn_0": (lambda t: S.expn(0, t), _expn(0), 1, None),
+    "expn_1": (lambda t: S.expn(1, t), _expn(1), 1, None),
     "expn_2": (lambda t: S.expn(2, t), _expn(2), 1, None),
+    "expn_3": (lambda t: S.expn(3, t), _expn(3), 1, None),
+    "expn_4": (lambda t: S.expn(4, t), _expn(4), 1, None),
     "expn_5": (lambda t: S.expn(5, t), _expn(5), 1, None),
+    "expn_6": (lambda t: S.expn(6, t), _expn(6), 1, None),
+    "mvlgamma_1": (lambda t: T.mvlgamma(t, 1), _mvlgamma(1), 1, None),
+    "mvlgamma_3": (lambda t: T.mvlgamma(t, 3), _mvlgamma(3), 1, None),
+    "mvlgamma_5": (lambda t: T.mvlgamma(t, 5), _mvlgamma(5), 1, None),
     "polygamma_3": (lambda t: S.polygamma(3, t), _polygamma(3), 1, None),
     "polygamma_4": (lambda t: S.polygamma(4, t), _polygamma(4), 1, None),
     "rel_entr": (S.rel_entr, _rel_entr, 2, None),
@@ -339,6 +358,15 @@ _IGAMMA = _pairs([1e-3, 0.5, 1.0, 2.5, 10.0, 100.0], [1e-20, 1e-3, 0.5, 1.0, 2.5
 _IGAMMA_LARGE = _pts((1e4, 1e4), (1e4, 9900.0), (1e4, 10100.0), (0.5, 1e-300), (1e-3, 1e-300), (250.0, 300.0), (0.5, 700.0))
 _POLYGAMMA = np.array([1e-300, 1e-20, 1e-3, 0.5, 0.999999, 1.0, 1.4616321449683623, 2.5, 10.0, 1e3, 1e8, -0.5, -2.5, -3.9, -10.3, -160.5])
 _X = [1e-300, 1e-20, 1e-3, 0.5, 1.0, 2.5, 10.0, 50.0]
+
+
+def _mvlgamma_grid(p):
+    edge = (p - 1) / 2
+    near = [edge + d for d in (1e-9, 1e-3, 0.25)]
+    return np.array(near + [1.0 + 1e-9, 1.5, 2.0 + 1e-9, 2.2, 3.7, 5.0, 10.3, 1e3, 1e8, 1e200] if p == 1 else
+                    near + [edge + t for t in (0.5, 1.0, 1.7, 3.2, 9.4)] + [1e3, 1e8, 1e200])
+
+
 _NEG = [-0.5, -2.5, -3.9, -10.3]  # negative non-integers (Γ's sign alternates between poles)
 GRIDS = {
     # s near the pole at 1, large s (ζ(s, q) → q^-s); q tiny, near 1, large
@@ -353,8 +381,17 @@ GRIDS = {
     "beta": _off_poles(_pairs([1e-3, 0.5, 1.0, 2.5, 30.0, *_NEG], [1e-3, 0.3, 1.0, 2.5, 30.0, -0.5, -2.5])),
     "poch": _off_poles(_pairs([1e-3, 0.5, 1.0, 2.5, 30.0, -0.5, -2.5], [-0.5, 0.0, 1e-8, 0.5, 1.0, 2.5, 10.0])),
     "expn_0": np.array(_X[2:] + [300.0, 700.0]),
+    "expn_1": np.array(_X + [300.0, 700.0]),
     "expn_2": np.array(_X + [300.0, 700.0]),
+    "expn_3": np.array(_X + [300.0, 700.0]),
+    "expn_4": np.array(_X + [300.0, 700.0]),
     "expn_5": np.array(_X[2:] + [300.0, 700.0]),
+    "expn_6": np.array(_X + [300.0, 700.0]),
+    # next to the domain's edge (p - 1)/2, the bulk (where the sum has a zero: 1 and 2 for p = 1),
+    # large
+    "mvlgamma_1": _mvlgamma_grid(1),
+    "mvlgamma_3": _mvlgamma_grid(3),
+    "mvlgamma_5": _mvlgamma_grid(5),
     # next to the poles 0 and 1 - 1e-6, ψ's minimum, large, negative non-integers down to -160.5
     "polygamma_3": _POLYGAMMA,
     "polygamma_4": _POLYGAMMA,
@@ -399,8 +436,15 @@ SMALL = {
     "beta": _pts((0.5, 0.5), (-0.5, 2.5), (30.0, 30.0)),
     "poch": _pts((2.5, 1e-8), (-0.5, 2.5), (30.0, 10.0)),
     "expn_0": np.array([1e-3, 1.0, 300.0]),
+    "expn_1": np.array([1e-20, 0.5, 300.0]),
     "expn_2": np.array([1e-20, 2.5, 700.0]),
+    "expn_3": np.array([1e-300, 1.0, 50.0]),
+    "expn_4": np.array([1e-3, 10.0, 700.0]),
     "expn_5": np.array([1e-3, 10.0, 300.0]),
+    "expn_6": np.array([1e-20, 2.5, 300.0]),
+    "mvlgamma_1": np.array([1e-3, 2.0 + 1e-9, 1e8]),
+    "mvlgamma_3": np.array([1.0 + 1e-9, 2.5, 1e3]),
+    "mvlgamma_5": np.array([2.0 + 1e-3, 3.7, 1e8]),
     "polygamma_3": np.array([1e-3, 0.5, -2.5]),
     "polygamma_4": np.array([1e-20, 1.0, 0.5]),
     "rel_entr": _pts((1e-300, 0.5), (1.0, 1.0 + 1e-9), (1e10, 1e-3)),

@@ -551,8 +551,9 @@ rule(
 
 
 def _mvlgamma(a, p):
-    sp = _special(a)
-    out = sum(sp.gammaln(a - j / 2) for j in range(p))
+    """Σ_(j<p) log Γ(x - j/2) + p(p - 1)/4·log π, each term lgamma's exact kernel (scipy's gammaln
+    is only absolutely accurate near 1 and 2: mvlgamma(1 + 1e-9, 1) was 7.8e6 ulps off)."""
+    out = sum(_lgamma(a - j / 2) for j in range(p))
     return out + p * (p - 1) / 4 * math.log(math.pi)
 
 
