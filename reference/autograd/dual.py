@@ -82,6 +82,20 @@ def _dtype_name(t):
     return f"torch.{t.dtype.name}"
 
 
+def in_layout_of(tensor, tangent):
+    """``tangent`` copied into ``tensor``'s layout (sizes and strides) where its strides differ: a
+    tangent always has its primal's metadata in PyTorch (AutogradMeta::set_fw_grad copies a new
+    forward grad whose metadata differs into a tensor with the primal's), so a view of the primal
+    (reshape of a contiguous result) is a view of the tangent too."""
+    if tangent.stride() == tensor.stride() or any(s == 0 and n > 1 for n, s in zip(tensor.shape, tensor.stride())):
+        return tangent  # (an expanded primal: no layout one can copy into)
+    extent = 1 + sum((n - 1) * s for n, s in zip(tensor.shape, tensor.stride())) if tensor.numel() else 0
+    zeros = ops.zeros(extent, dtype=tangent.dtype, device=tangent.device)
+    buf = ops.as_strided(zeros, tuple(tensor.shape), tensor.stride(), 0)
+    buf.copy_(tangent)
+    return buf
+
+
 def make_dual(tensor, tangent, *, level=None):
     """A view of ``tensor`` whose tangent at the dual level is ``tangent``."""
     if level is None:
@@ -108,15 +122,7 @@ def make_dual(tensor, tangent, *, level=None):
         )
     with levels.lowered(levels.state.stack.index(lid)):
         dual = ops.view(tensor, tuple(tensor.shape))
-        if tangent.stride() != tensor.stride():  # PyTorch copies the tangent into the primal's layout
-            extent = (
-                1 + sum((n - 1) * s for n, s in zip(tensor.shape, tensor.stride())) if tensor.numel() else 0
-            )
-            buf = ops.as_strided(
-                ops.zeros(extent, dtype=tangent.dtype), tuple(tensor.shape), tensor.stride(), 0
-            )
-            buf.copy_(tangent)
-            tangent = buf
+        tangent = in_layout_of(tensor, tangent)
     levels.set_tangent(dual, lid, tangent)
     dual._fw_base = dual
     return dual

@@ -33,6 +33,7 @@ from reference.autograd.dual import (  # torch.autograd.forward_ad's public API 
     dual_level,  # noqa: F401
     enter_dual_level,  # noqa: F401
     exit_dual_level,  # noqa: F401
+    in_layout_of,
     make_dual,  # noqa: F401
     unpack_dual,  # noqa: F401
 )
@@ -133,13 +134,14 @@ def forward_through(fn, inputs, tangents):
 
 
 def _fresh(tan, out, input_tangents):
-    """A tangent the output owns: its dtype, contiguous, not another tensor's tangent (so an
-    in-place write on the output can update its tangent in place)."""
+    """A tangent the output owns: its dtype and layout (``in_layout_of``: svd's Vh is row-major, the
+    tangent its rule computes was not, and reshape(-1) of the dual raised), not another tensor's
+    tangent (so an in-place write on the output can update its tangent in place)."""
     if tan.dtype != out.dtype:
-        return ops.to(tan, out.dtype)
-    if tan._base is not None or any(tan is t for t in input_tangents):
+        tan = ops.to(tan, out.dtype)
+    elif (tan._base is not None or any(tan is t for t in input_tangents)) and tan.stride() == out.stride():
         return ops.clone(tan)
-    return tan
+    return in_layout_of(out, tan) if tuple(tan.shape) == tuple(out.shape) else tan
 
 
 def jvp_apply(index, rule, inputs, params, run):

@@ -4,8 +4,10 @@ dual, on its views, into tensors without a tangent), mixing with reverse mode, e
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+import reference as T
 from tests.autograd._hooks_agree import agree
 
 pytestmark = pytest.mark.torch
@@ -181,3 +183,20 @@ def test_planted_bug_views_of_a_dual_write_into_the_primal_base_is_caught(monkey
     monkeypatch.setattr(table.ops, "jvp_view", forgetful)
     with pytest.raises(AssertionError):
         test_in_place_on_a_view_of_the_dual_updates_the_tangent_in_place()
+
+
+def test_an_op_result_s_tangent_has_the_result_s_layout():
+    # PyTorch's set_fw_grad copies a forward grad whose strides differ from its primal's into the
+    # primal's layout, so every view of the primal is a view of the tangent. svd's Vh is row-major
+    # in the reference and the tangent its rule formed was not: jvp through Vh.reshape(-1) raised
+    # "view size is not compatible" (tests/autograd/exact_linalg.py met it)
+    rng = np.random.default_rng(0)
+    a, v = (T.tensor(rng.standard_normal((3, 3)), dtype=T.float64) for _ in range(2))
+    fwAD = T.autograd.forward_ad
+    with fwAD.dual_level():
+        for out in T.linalg.svd(fwAD.make_dual(a, v), full_matrices=False):
+            primal, tangent = fwAD.unpack_dual(out)
+            assert tangent.stride() == primal.stride()
+    _, tan = T.func.jvp(lambda x: T.linalg.svd(x, full_matrices=False).Vh.reshape(-1), (a,), (v,))
+    _, by_rows = T.func.jvp(lambda x: T.linalg.svd(x, full_matrices=False).Vh, (a,), (v,))
+    assert tan.tolist() == by_rows.reshape(-1).tolist()
