@@ -87,7 +87,9 @@ def in_layout_of(tensor, tangent):
     tangent always has its primal's metadata in PyTorch (AutogradMeta::set_fw_grad copies a new
     forward grad whose metadata differs into a tensor with the primal's), so a view of the primal
     (reshape of a contiguous result) is a view of the tangent too."""
-    if tangent.stride() == tensor.stride() or any(s == 0 and n > 1 for n, s in zip(tensor.shape, tensor.stride())):
+    if tangent.stride() == tensor.stride() or getattr(tangent, "_batched", None) or getattr(tensor, "_batched", None):
+        return tangent  # (under vmap the strides are the logical placeholders of a batched value)
+    if any(s == 0 and n > 1 for n, s in zip(tensor.shape, tensor.stride())):
         return tangent  # (an expanded primal: no layout one can copy into)
     extent = 1 + sum((n - 1) * s for n, s in zip(tensor.shape, tensor.stride())) if tensor.numel() else 0
     zeros = ops.zeros(extent, dtype=tangent.dtype, device=tangent.device)
