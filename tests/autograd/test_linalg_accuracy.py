@@ -1,0 +1,159 @@
+"""The linear-algebra primitives against the mathematics (tests/autograd/exact_linalg.py):
+value, first and second derivatives (vjp, jvp and the four second-order checks) on the smoke grid,
+each within the ceilings docs/accuracy.md's table ("Linear algebra (measured)") reports for the
+full grid, which the slow test measures; the open case (det's second derivative near a singular
+matrix) pinned as still far off; a planted error caught; the finite differences of the exact side
+against closed forms."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as m
+import numpy as np
+import pytest
+
+from tests.autograd import exact_linalg as E
+
+#: name: {order: (ulps ceiling of the well-conditioned matrices, ceiling of err/(κ·u))}: the full
+#: grid's worst rounded up (docs/accuracy.md). None: no ulps ceiling, the entries of that order
+#: cancel to a small fraction of the result's norm where κ is small (qr's gradient at a 1e-100
+#: matrix: -0.64 among entries of 1e100, 2.2e84 off; the eigen- and singular values' and the
+#: 2-norm's gradients Σ g_i u_i v_iᵀ), so the normwise ratio is the measure
+CEILING = {
+    "matmul": {"value": (1, 1), "d1": (4, 1), "d2": (8, 1.5)},
+    "mm": {"value": (1, 1), "d1": (4, 1), "d2": (8, 1.5)},
+    "bmm": {"value": (1.5, 1), "d1": (80, 1), "d2": (5, 1)},
+    "dot": {"value": (1, 1), "d1": (1, 1), "d2": (1, 1)},
+    "mv": {"value": (1.5, 1.5), "d1": (10, 1), "d2": (3, 1.5)},
+    "outer": {"value": (1, 1), "d1": (5, 1.5), "d2": (1, 1)},
+    "det": {"value": (1, 1), "d1": (8, 1), "d2": (300, 5000)},
+    "slogdet": {"value": (1, 1), "d1": (10, 8), "d2": (200, 2)},
+    "inv": {"value": (3, 1), "d1": (600, 2), "d2": (100, 3)},
+    "solve": {"value": (3, 1), "d1": (15, 1.5), "d2": (80, 3)},
+    "solve_triangular": {"value": (4, 1), "d1": (3, 1), "d2": (40, 1.5)},
+    "cholesky": {"value": (1, 1), "d1": (1.5, 1), "d2": (8, 3)},
+    "qr": {"value": (15, 1), "d1": (None, 4), "d2": (None, 4)},
+    "eigh": {"value": (50, 4), "d1": (150, 6), "d2": (1000, 15)},
+    "eigvalsh": {"value": (30, 10), "d1": (None, 6), "d2": (None, 30)},
+    "svd": {"value": (60, 1), "d1": (600, 5), "d2": (500, 10)},
+    "svdvals": {"value": (3, 3), "d1": (None, 1.5), "d2": (None, 15)},
+    "lstsq": {"value": (3, 1.5), "d1": (50, 5), "d2": (150, 8)},
+    "pinv": {"value": (40, 3), "d1": (400, 5), "d2": (800, 6)},
+    "matrix_exp": {"value": (100, 1.5), "d1": (200, 3), "d2": (200, 10)},
+    "matrix_norm_fro": {"value": (1, 1), "d1": (1, 1), "d2": (4, 3)},
+    "matrix_norm_nuc": {"value": (1.5, 3), "d1": (80, 1), "d2": (None, 1.5)},
+    "matrix_norm_2": {"value": (3, 5), "d1": (None, 15), "d2": (None, 15)},
+    "matrix_norm_-2": {"value": (1.5, 3), "d1": (100, 30), "d2": (200, 3)},
+    "matrix_norm_1": {"value": (1, 1), "d1": (1, 1), "d2": (1, 1)},
+    "matrix_norm_inf": {"value": (1, 1.5), "d1": (1, 1), "d2": (1, 1)},
+}
+
+#: still far off, and why (pinned by test_open_orders_are_still_far_off: a fix must move them)
+OPEN = {
+    ("det", "d2"): "the double backward of solve(Aᵀ, g·det·I) (the reference's nonsingular branch, taken where "
+    "|det| >= 100 eps) cancels near a singular matrix: 3.6e-4 relative at σ = (1, 1e-4, 1e-9) where "
+    "d²det is linear in A for n = 3 (ratio 3.28e3); stock PyTorch's reverse over reverse and forward over "
+    "reverse are within 3e-12 there (its jvp_jvp and vjp_jvp are not: 7e4 and 4e4 relative)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(E.ENTRIES))
+def test_each_order_within_its_ceiling_on_the_smoke_grid(name):
+    _within(name, E.measure(E.ENTRIES[name], small=True))
+
+
+@pytest.mark.slow  # the full grid: about a minute of mpmath
+@pytest.mark.parametrize("name", sorted(E.ENTRIES))
+def test_each_order_within_its_ceiling_on_the_full_grid(name):
+    _within(name, E.measure(E.ENTRIES[name]))
+
+
+def _within(name, worst):
+    assert set(worst) == {"value", "d1", "d2"}
+    over = {}
+    for order, slot in worst.items():
+        ulps_ceiling, ratio_ceiling = CEILING[name][order]
+        if (name, order) in OPEN:
+            continue
+        if not slot["ratio"][0] <= ratio_ceiling:
+            over[order, "ratio"] = slot["ratio"]
+        if ulps_ceiling is not None and "ulps_well" in slot and not slot["ulps_well"][0] <= ulps_ceiling:
+            over[order, "ulps"] = slot["ulps_well"]
+    assert not over, over
+
+
+def test_open_orders_are_still_far_off():
+    worst = E.measure(E.ENTRIES["det"], small=True)
+    ratio, check, label = worst["d2"]["ratio"]
+    assert ratio > 100, worst["d2"]
+    assert label.startswith("near-singular")
+
+
+@pytest.mark.torch
+def test_stock_pytorch_is_accurate_where_the_open_order_is_not():
+    # the open det'' is the reference's, not the mathematics': torch's forward over reverse there
+    # is within a few κ·u of the exact value
+    torch = pytest.importorskip("torch")
+    e = E.ENTRIES["det"]
+    label, xs = next(g for g in e.grid if g[0].startswith("near-singular"))
+    got, seeds = E.answers(e, xs, lib=torch)
+    exact = np.array([float(v) for v in E.exact_answers(e, xs, got["value"], seeds)["jvp_vjp"]])
+    assert np.linalg.norm(got["jvp_vjp"] - exact) <= 1e-12 * np.linalg.norm(exact)
+
+
+@pytest.mark.parametrize("order", ["value", "d1", "d2"])
+def test_a_planted_error_is_caught(order):
+    # inv one part in 1e12 off (in its value, or in a derivative through a term that vanishes at
+    # the point) must be seen at the order it touches
+    base = E.ENTRIES["inv"]
+    plant = {
+        "value": lambda L, a: L.linalg.inv(a) * (1 + 1e-12),
+        "d1": lambda L, a: L.linalg.inv(a) + 1e-12 * (a - a.detach()) * L.linalg.inv(a).detach(),
+        "d2": lambda L, a: L.linalg.inv(a) + 1e-12 * ((a - a.detach()) ** 2) * L.linalg.inv(a).detach(),
+    }[order]
+    planted = E.Entry("inv", plant, base.exact, base.kappa, base.grid, base.small)
+    worst = E.measure(planted, small=True)
+    assert worst[order]["ratio"][0] > 100, worst[order]
+
+
+def test_finite_differences_agree_with_closed_forms():
+    # DA⁻¹[V] = -A⁻¹VA⁻¹ and D det[V] = det·tr(A⁻¹V), D² det[V, W] = det·(tr(A⁻¹V)tr(A⁻¹W) -
+    # tr(A⁻¹VA⁻¹W)), at a near-singular A (κ = 1e9): the exact side's differences to 1e-40
+    e_inv, e_det = E.ENTRIES["inv"], E.ENTRIES["det"]
+    a = E.NEAR_SINGULAR
+    got, seeds = E.answers(e_inv, (a,))
+    ex = E.exact_answers(e_inv, (a,), got["value"], seeds)
+    _, V, _ = seeds
+    with m.workdps(E.DPS):
+        A = E._mat(E._mp(a))
+        Ai = A**-1
+        Vm = E._mat(E._mp(V[0]))
+        closed = E._flat(E._arr(-Ai * Vm * Ai))
+        for x, y in zip(ex["jvp"], closed):
+            assert abs(x - y) <= m.mpf(10) ** -40 * max(1, abs(y))
+        got_d, seeds_d = E.answers(e_det, (a,))
+        exd = E.exact_answers(e_det, (a,), got_d["value"], seeds_d)
+        _, Vd, Wd = seeds_d
+        Vd, Wd = E._mat(E._mp(Vd[0])), E._mat(E._mp(Wd[0]))
+        det = m.det(A)
+
+        def tr(M):
+            return m.fsum(M[i, i] for i in range(M.rows))
+
+        jvp = det * tr(Ai * Vd)
+        hess = det * (tr(Ai * Vd) * tr(Ai * Wd) - tr(Ai * Vd * Ai * Wd))
+        assert abs(exd["jvp"][0] - jvp) <= m.mpf(10) ** -40 * abs(jvp)
+        assert abs(exd["jvp_jvp"][0] - hess) <= m.mpf(10) ** -40 * abs(hess)
+
+
+def test_the_gauge_follows_the_reference():
+    # the exact QR, eigh and SVD factors take the reference's signs: their values agree to a few ulps
+    for name in ("qr", "eigh", "svd"):
+        e = E.ENTRIES[name]
+        values = E.Entry(
+            name, e.call, e.exact, e.kappa, e.small[:1], e.small[:1], checks=("value",), symmetric=e.symmetric
+        )
+        worst = E.measure(values)
+        assert worst["value"]["ratio"][0] <= 5, (name, worst)
+        assert math.isfinite(worst["value"]["ulps"][0])
