@@ -757,18 +757,21 @@ def summarise(
     totals.update(r["verdict"] for r in records)
     failures = [
         {
-            k: r.get(k)
-            for k in (
-                "framework",
-                "check",
-                "dtype",
-                "case_id",
-                "verdict",
-                "phase",
-                "config",
-                "reason",
-                "found",
-            )
+            **{
+                k: r.get(k)
+                for k in (
+                    "framework",
+                    "check",
+                    "dtype",
+                    "case_id",
+                    "verdict",
+                    "phase",
+                    "config",
+                    "reason",
+                    "found",
+                )
+            },
+            "rerun": (r.get("rerun") or {}).get("note"),  # run twice (conformance/rerun.py)
         }
         for r in records
         if r["verdict"] in FAILING

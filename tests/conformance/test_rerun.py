@@ -63,3 +63,8 @@ def test_a_nondeterministic_failure_is_reported_and_a_deterministic_one_identica
     [line] = report["departure_lines"]
     assert line["line"].endswith(f"[{garbage['note']} [1 of 2 re-run results]]"), line["line"]
     assert {d["rerun"] for d in report["discrepancies"]} == {line["rerun"]}
+    # the run's text lines (cli: "  fail: FRAMEWORK CHECK CASE: reason [note]") read report["failures"]
+    assert {f["case_id"]: f["rerun"] for f in report["failures"]} == {
+        "garbage-here": garbage["note"],
+        "wrong-here": IDENTICAL,
+    }
