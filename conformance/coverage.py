@@ -40,10 +40,10 @@ measures it from a results file (the report's coverage table); :func:`record_str
 :func:`conv_strategy` steer generation toward pairs (and, for conv, triples) not yet drawn: each
 draws a candidate case and, while the candidate adds nothing new, up to ``tries - 1`` more,
 keeping the one that adds the most. A conv example always draws ``tries`` candidates: a case has
-165 triples of thousands, so the first candidate nearly always adds some and the wait for one that
-adds nothing never came (the steering chose nothing; the best of six reaches more of them). The choice is memoised by the first candidate, so a
-replay of the same Hypothesis choices (the campaign's shrink phase) rebuilds the same case, and
-a seed gives the same campaign.
+165 triples of thousands, so the first candidate always added some and the rule never drew a
+second (the best of six reaches more of them). The choice is memoised by the first candidate (for
+conv by all of them), so a replay of the same Hypothesis choices (the campaign's shrink phase)
+rebuilds the same case, and a seed gives the same campaign.
 """
 
 from __future__ import annotations

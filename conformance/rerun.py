@@ -36,10 +36,12 @@ def _first_difference(name, a, b) -> str:
         return f"{name}: shape {a.shape} {a.dtype} then {b.shape} {b.dtype}"
     # element by element on the bits: nan == nan when its bits are the same, -0.0 != 0.0
     flat_a, flat_b = (np.ascontiguousarray(x).reshape(-1) for x in (a, b))
-    rows = (flat_a.view(np.uint8).reshape(a.size, -1) != flat_b.view(np.uint8).reshape(b.size, -1)).any(axis=1)
+    bytes_a, bytes_b = (f.view(np.uint8).reshape(f.size, -1) for f in (flat_a, flat_b))
+    rows = (bytes_a != bytes_b).any(axis=1)
     where = np.flatnonzero(rows)
     at = [int(i) for i in np.unravel_index(where[0], a.shape)]
-    return f"{name}: {len(where)} of {a.size} elements, first at {at}: {flat_a[where[0]]!r} then {flat_b[where[0]]!r}"
+    first, second = flat_a[where[0]].item(), flat_b[where[0]].item()
+    return f"{name}: {len(where)} of {a.size} elements, first at {at}: {first!r} then {second!r}"
 
 
 def compare(first: dict, again: dict) -> dict:

@@ -249,8 +249,18 @@ def test_conv_axes_count_input_channels_per_group_and_an_empty_batch():
     assert conv_axes(_conv("valid", cin=16, groups=16))["group_channels"] == "1"  # depthwise
     assert conv_axes(_conv("valid", cin=6, groups=2))["group_channels"] == "2-3"
     assert conv_axes(_conv("valid", cin=16, groups=2, transposed=True))["group_channels"] == ">=8"
-    assert [group_channels_bucket(n) for n in (1, 2, 3, 4, 7, 8, 17)] == ["1", "2-3", "2-3", "4-7", "4-7", ">=8", ">=8"]
-    empty = Case.from_dict({**_conv("valid").to_dict(), "shapes": {"input": [0, 8, 6, 6], "weight": [3, 8, 2, 2]}})
+    assert [group_channels_bucket(n) for n in (1, 2, 3, 4, 7, 8, 17)] == [
+        "1",
+        "2-3",
+        "2-3",
+        "4-7",
+        "4-7",
+        ">=8",
+        ">=8",
+    ]
+    empty = Case.from_dict(
+        {**_conv("valid").to_dict(), "shapes": {"input": [0, 8, 6, 6], "weight": [3, 8, 2, 2]}}
+    )
     assert conv_axes(empty)["batch"] == "0" and conv_axes(_conv("valid"))["batch"] == ">0"
     assert "batch=>0 & group_channels=4-7 & padding=valid" in triples(conv_axes(grouped))
 
@@ -367,16 +377,18 @@ def test_the_default_seed_draws_the_failing_part_of_the_jax_mixed_sign_padding_e
     versions: see tests/conformance/test_campaign_determinism.py."""
     import hypothesis
     import pytest
+    from test_campaign_determinism import HYPOTHESIS_VERSIONS  # (this directory is on sys.path)
 
     from conformance.case import CONV_CHECKS, DTYPES
     from conformance.executors.plan import fuzz_units
     from conformance.known import load_known
     from conformance.runner import _hypothesis
-    from test_campaign_determinism import HYPOTHESIS_VERSIONS  # (this directory is on sys.path)
 
     if hypothesis.__version__ not in HYPOTHESIS_VERSIONS:
         pytest.skip(f"Hypothesis {hypothesis.__version__} draws other cases than {HYPOTHESIS_VERSIONS}")
-    [entry] = [e for e in load_known("builtin").entries if e.id == "jax-conv1d-mixed-sign-padding-wrong-values"]
+    [entry] = [
+        e for e in load_known("builtin").entries if e.id == "jax-conv1d-mixed-sign-padding-wrong-values"
+    ]
     [unit] = [u for u in fuzz_units(["conv"], [], CONV_CHECKS, DTYPES, 40, 0) if u.check == "vmap_vjp"]
     drawn = []
     _hypothesis(drawn.append, unit.strategy(), unit.max_examples, unit.seed, shrink=False)()

@@ -46,7 +46,13 @@ def test_a_nondeterministic_failure_is_reported_and_a_deterministic_one_identica
     from conformance.report import summarise, validate
 
     # several tickets in flight: the re-runs are answered after the requests queued behind them
-    cases = [_case("first"), _case("garbage-here"), _case("between", 5), _case("wrong-here"), _case("last", 6)]
+    cases = [
+        _case("first"),
+        _case("garbage-here"),
+        _case("between", 5),
+        _case("wrong-here"),
+        _case("last", 6),
+    ]
     with Campaign(tmp_path, {"planted": "planted_adapters:UninitialisedOnCue"}) as camp:
         camp.start()
         records = camp.run_cases(cases)
