@@ -731,6 +731,7 @@ def _finish(campaign, args, progress) -> int:
     for r in report["failures"][:20]:
         print(
             f"  {r['verdict']}: {r['framework']} {r['check']} {r['case_id']}: {(r.get('reason') or '')[:300]}"
+            + (f" [{r['rerun']}]" if r.get("rerun") else "")
         )
     _write_junit(args, report)
     code, why = report["outcome"]["code"], report["outcome"]["message"]

@@ -20,25 +20,30 @@ A *feature* is a named property of one case, derived from its parameters, shapes
   ``dilation>1``, ``batch_empty``, ``padding=<string>``, ``channels_last``, ``bias=False``,
   ``rank=<r>``.
 
-A convolution case also has one value on each of its nine *axes* (:func:`conv_axes`, the values each
-can take: :data:`CONV_AXES`): ``rank`` (1, 2 or 3 spatial dims), ``layout``, ``padding`` (its form:
-per_dim (an int or one per dim), pairs (all sides >= 0), crop (a side < 0, no pair that also pads),
-crop_pad (a pair that crops one side and pads the other, (-1, 1)), same, same_lower, valid),
-``channels`` (the larger channel count, bucketed at and around the vector widths 4, 8 and 16:
-``1``, ``4±1``, ``8±1``, ``16±1``, ``other``), ``groups`` (plain, grouped, depthwise), ``stride``
-and ``dilation`` (``1`` or ``>1``), ``transposed`` and ``dtype``; its *triples* are its 84
-combinations of three axis values (kernel bugs sit at combinations of three: XLA:CPU's rank-1
-float32 convolution with a crop_pad padding, a crop of a transposed channels-last conv, a stride
-with a vector-width channel count in float16).
+A convolution case also has one value on each of its eleven *axes* (:func:`conv_axes`, the values
+each can take: :data:`CONV_AXES`): ``rank`` (1, 2 or 3 spatial dims), ``layout``, ``padding`` (its
+form: per_dim (an int or one per dim), pairs (all sides >= 0), crop (a side < 0, no pair that also
+pads), crop_pad (a pair that crops its low side and pads its high one, (-1, 1)), pad_crop (the
+mirror, (1, -1)), same, same_lower, valid), ``channels`` (the larger channel count, bucketed at and
+around the vector widths 4, 8 and 16: ``1``, ``4±1``, ``8±1``, ``16±1``, ``other``),
+``group_channels`` (the input channels one group contracts, by the vector lanes they fill: ``1``,
+``2-3``, ``4-7``, ``>=8``), ``groups`` (plain, grouped, depthwise), ``stride`` and ``dilation``
+(``1`` or ``>1``), ``batch`` (``0``: an empty batch, or ``>0``), ``transposed`` and ``dtype``; its
+*triples* are its 165 combinations of three axis values (kernel bugs sit at combinations of three
+and more: XLA:CPU's rank-1 float32 convolution with a crop_pad padding and four or more channels
+per group, a crop of a transposed channels-last conv, a stride with a vector-width channel count in
+float16).
 
 :class:`Coverage` counts, per record (``conv`` and ``program`` included), how often each feature
 and each pair of features was drawn, and for ``conv`` each triple; :func:`coverage_of_results`
 measures it from a results file (the report's coverage table); :func:`record_strategy` and
 :func:`conv_strategy` steer generation toward pairs (and, for conv, triples) not yet drawn: each
 draws a candidate case and, while the candidate adds nothing new, up to ``tries - 1`` more,
-keeping the one that adds the most. The choice is memoised by the first candidate, so a
-replay of the same Hypothesis choices (the campaign's shrink phase) rebuilds the same case, and
-a seed gives the same campaign.
+keeping the one that adds the most. A conv example always draws ``tries`` candidates: a case has
+165 triples of thousands, so the first candidate always added some and the rule never drew a
+second (the best of six reaches more of them). The choice is memoised by the first candidate (for
+conv by all of them), so a replay of the same Hypothesis choices (the campaign's shrink phase)
+rebuilds the same case, and a seed gives the same campaign.
 """
 
 from __future__ import annotations
@@ -71,6 +76,10 @@ WHOLE_SHARE = 4
 TRIPLE_OPS = ("conv",)
 #: the vector widths the ``channels`` axis buckets around (SIMD lanes of float32/float16 kernels)
 VECTOR_WIDTHS = (4, 8, 16)
+#: the ``group_channels`` axis's buckets of the input channels one group contracts: none to reduce
+#: over (1), less than a 4-lane vector (2-3), at least a 4-lane one (4-7), at least an 8-lane one
+#: (>=8); each is (its value, its smallest count)
+GROUP_CHANNEL_BUCKETS = (("1", 1), ("2-3", 2), ("4-7", 4), (">=8", 8))
 
 
 def features(case) -> list[str]:
@@ -141,26 +150,35 @@ def channels_bucket(n: int) -> str:
     return "other"
 
 
+def group_channels_bucket(n: int) -> str:
+    """The ``group_channels`` value of ``n`` input channels per group (:data:`GROUP_CHANNEL_BUCKETS`)."""
+    return [value for value, least in GROUP_CHANNEL_BUCKETS if n >= least][-1]
+
+
 def _padding_form(padding) -> str:
     """The ``padding`` axis value: the string, ``per_dim``, or how the (low, high) pairs pad."""
     if isinstance(padding, str):
         return padding
     if isinstance(padding, int) or all(isinstance(p, int) for p in padding):
         return "per_dim"
-    if any(min(p) < 0 < max(p) for p in padding):  # one side cropped, the other padded
+    if any(lo < 0 < hi for lo, hi in padding):  # the low side cropped, the high one padded
         return "crop_pad"
+    if any(hi < 0 < lo for lo, hi in padding):  # the low side padded, the high one cropped
+        return "pad_crop"
     return "crop" if any(side < 0 for p in padding for side in p) else "pairs"
 
 
 #: every value each convolution axis takes (conformance.strategies.conv_cases draws each:
 #: tests/conformance/test_coverage.py); the report's triples_possible counts the values drawn
 CONV_AXES = {
+    "batch": ("0", ">0"),
     "channels": ("1", *(f"{w}±1" for w in VECTOR_WIDTHS), "other"),
     "dilation": ("1", ">1"),
     "dtype": DTYPES,
+    "group_channels": tuple(value for value, _ in GROUP_CHANNEL_BUCKETS),
     "groups": ("plain", "grouped", "depthwise"),
     "layout": LAYOUTS,
-    "padding": ("per_dim", "pairs", "crop", "crop_pad", *PADDING_STRINGS),
+    "padding": ("per_dim", "pairs", "crop", "crop_pad", "pad_crop", *PADDING_STRINGS),
     "rank": ("1", "2", "3"),
     "stride": ("1", ">1"),
     "transposed": ("False", "True"),
@@ -168,16 +186,18 @@ CONV_AXES = {
 
 
 def conv_axes(case) -> dict[str, str]:
-    """{axis: value} of a convolution case: the nine axes its triples combine (:data:`CONV_AXES`)."""
+    """{axis: value} of a convolution case: the eleven axes its triples combine (:data:`CONV_AXES`)."""
     p = case.params
-    cin = case.shapes["input"][1]
+    batch, cin = case.shapes["input"][:2]
     weight = case.shapes["weight"]
     cout = weight[1] * p.groups if p.transposed else weight[0]
     kind = "plain" if p.groups == 1 else "depthwise" if p.groups == cin and not p.transposed else "grouped"
     return {
+        "batch": ">0" if batch else "0",
         "channels": channels_bucket(max(cin, cout)),
         "dilation": ">1" if any(d > 1 for d in p.dilation) else "1",
         "dtype": case.dtype,
+        "group_channels": group_channels_bucket(cin // p.groups),
         "groups": kind,
         "layout": p.layout,
         "padding": _padding_form(p.padding),
@@ -419,27 +439,36 @@ def record_strategy(
     return _steered(one(), checks, coverage, tries)
 
 
-def _steered(one, checks, coverage: Coverage, tries: int):
+def _steered(one, checks, coverage: Coverage, tries: int, best_of: bool = False):
     """``one`` steered toward what ``coverage`` has not drawn: up to ``tries`` candidates while
-    they add nothing new, the one adding most kept (memoised by the first candidate)."""
+    they add nothing new, the one adding most kept, memoised by the first candidate; ``best_of``:
+    ``tries`` candidates always, memoised by all of them (Hypothesis varies the later draws of an
+    example as often as its first: a memo by the first alone would keep repeating one pick)."""
     from hypothesis import strategies as st
 
-    @st.composite
-    def steered(draw):
-        first = draw(one)
-        key = (first.id, checks)
+    def choose(cands, key):
         if key in coverage._memo:  # a replay of the same choices: the same decision
-            n, pick = coverage._memo[key]
-            cands = [first] + [draw(one) for _ in range(n - 1)]
-            return cands[pick]
-        cands, scores = [first], [coverage.novelty(first)]
-        while scores[-1] == 0 and len(cands) < tries:
-            cands.append(draw(one))
-            scores.append(coverage.novelty(cands[-1]))
+            return cands[coverage._memo[key][1]]
+        scores = [coverage.novelty(c) for c in cands]
         pick = max(range(len(cands)), key=lambda i: (scores[i], -i))
         coverage._memo[key] = (len(cands), pick)
         coverage.add(cands[pick])
         return cands[pick]
+
+    @st.composite
+    def steered(draw):
+        if best_of:
+            cands = [draw(one) for _ in range(tries)]
+            return choose(cands, (tuple(c.id for c in cands), checks))
+        first = draw(one)
+        key = (first.id, checks)
+        if key in coverage._memo:  # a replay: as many candidates as the decision drew
+            n, _ = coverage._memo[key]
+            return choose([first] + [draw(one) for _ in range(n - 1)], key)
+        cands = [first]
+        while coverage.novelty(cands[-1]) == 0 and len(cands) < tries:
+            cands.append(draw(one))
+        return choose(cands, key)
 
     strategy = steered()
     strategy.coverage = coverage  # Campaign.fuzz restores it before each framework's shrink
@@ -452,7 +481,7 @@ def conv_strategy(dtypes, checks, coverage: Coverage | None = None, tries: int =
     one = conv_cases(list(dtypes), checks=tuple(checks))
     if coverage is None:
         return one
-    return _steered(one, tuple(checks), coverage, tries)
+    return _steered(one, tuple(checks), coverage, tries, best_of=True)
 
 
 def render_rows(table: dict) -> list[dict]:

@@ -426,6 +426,7 @@ def discrepancies(
             "worst": _worst_entry(r) if r.get("worst") else None,
             "failing_elements": r.get("failing_elements"),
             "found": r.get("found"),
+            "rerun": rerun_note(rs, r),
             "case": r["case"],
             "same_kind": sorted({x["case_id"] for x in rs} - {r["case_id"]}),
             "replay": f"conformance replay {r.get('found') or 'CASE.json'} --frameworks {key[0]} --checks {key[2]}",
@@ -629,6 +630,16 @@ def conventions_met(records: list[dict]) -> dict:
     return {"frameworks": sorted({row["framework"] for row in rows}), "rows": rows}
 
 
+def rerun_note(rs: list[dict], worst: dict) -> str | None:
+    """What re-running a departure's failing results said (conformance.rerun): the first note of
+    two runs that differ, with how many of the re-run results did, else the worst result's note."""
+    notes = [r["rerun"] for r in rs if isinstance(r.get("rerun"), dict)]
+    differ = [n for n in notes if n.get("identical") is False]
+    if differ:
+        return f"{differ[0]['note']} [{len(differ)} of {len(notes)} re-run results]"
+    return (worst.get("rerun") or {}).get("note") or (notes[0]["note"] if notes else None)
+
+
 def _one_line(text: str, limit: int = 160) -> str:
     line = " ".join(str(text or "").split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -650,6 +661,7 @@ def departure_lines(records: list[dict]) -> list[dict]:
     for (op, fw, check, dtype, kind), rs in sorted(groups.items(), key=lambda kv: kv[0]):
         worst = max(rs, key=lambda r: (r.get("phase") == "shrunk", _excess(r.get("worst")) or 0.0))
         verdict = worst["verdict"]
+        rerun = rerun_note(rs, worst)
         lines.append(
             {
                 "op": op,
@@ -661,7 +673,9 @@ def departure_lines(records: list[dict]) -> list[dict]:
                 "count": len(rs),
                 "case_id": worst["case_id"],
                 "summary": _one_line(worst.get("reason", "")),
-                "line": f"{op} {fw} {check} {dtype}: {verdict} x{len(rs)}: {_one_line(worst.get('reason', ''), 120)}",
+                "line": f"{op} {fw} {check} {dtype}: {verdict} x{len(rs)}: {_one_line(worst.get('reason', ''), 120)}"
+                + (f" [{rerun}]" if rerun else ""),
+                "rerun": rerun,
             }
         )
     return lines
@@ -743,18 +757,21 @@ def summarise(
     totals.update(r["verdict"] for r in records)
     failures = [
         {
-            k: r.get(k)
-            for k in (
-                "framework",
-                "check",
-                "dtype",
-                "case_id",
-                "verdict",
-                "phase",
-                "config",
-                "reason",
-                "found",
-            )
+            **{
+                k: r.get(k)
+                for k in (
+                    "framework",
+                    "check",
+                    "dtype",
+                    "case_id",
+                    "verdict",
+                    "phase",
+                    "config",
+                    "reason",
+                    "found",
+                )
+            },
+            "rerun": (r.get("rerun") or {}).get("note"),  # run twice (conformance/rerun.py)
         }
         for r in records
         if r["verdict"] in FAILING

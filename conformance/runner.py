@@ -48,6 +48,7 @@ from conformance.programs import (
     program_precision,
     program_verdict,
 )
+from conformance.rerun import compare as rerun_compare
 from conformance.resultsio import RESULTS_SCHEMA, read_results_file
 from conformance.tolerance import (
     BOUND_FORMULA,
@@ -774,6 +775,8 @@ class Campaign:
                 reply = ticket.refusal or ticket.replies.get(name) or self._answer(ticket, name)
                 received.add(name)
                 rec = self._verdict(case, check, name, reply, ticket.reference, ticket.phase)
+                if rec["verdict"] == "fail" and name in ticket.sent:
+                    rec["rerun"] = self._rerun(ticket, name, reply)
                 out.append(self.record(rec) if ticket.record else rec)
         except BaseException:
             for name in ticket.sent:  # an answer left unread would be taken for the next request's
@@ -803,11 +806,34 @@ class Campaign:
             return {"status": gone.verdict, "reason": gone.reason}
 
     def _resend_lost(self, name) -> None:
-        """The worker is gone, and the requests queued to it with it: send them again, in order."""
+        """The worker is gone, and the requests queued to it with it: send them again, in order
+        (but those already answered: :meth:`_rerun` reads the later answers ahead)."""
         worker = self.workers[name]
         for later in list(self._inflight)[1:]:
-            if name in later.sent and later.sent[name] is not worker.proc:
+            if name in later.sent and later.sent[name] is not worker.proc and name not in later.replies:
                 self._send(later, name)
+
+    def _rerun(self, ticket, name, first: dict) -> dict:
+        """A failing answer's computation run once more on ``name``'s worker, the same request, and
+        whether the two runs were bitwise identical (conformance.rerun). The worker answers in
+        order, so the answers to the requests queued after this one are read first and kept for
+        their tickets (``replies``: a reply known without asking)."""
+        worker = self.workers[name]
+        for later in list(self._inflight)[1:]:
+            if later.sent.get(name) is not worker.proc or name in later.replies:
+                continue
+            try:
+                later.replies[name] = worker.receive(self.timeout)
+            except WorkerGone as gone:  # that request's answer; the ones after it are sent again
+                later.replies[name] = {"status": gone.verdict, "reason": gone.reason}
+                self._resend_lost(name)
+                return {"identical": None, "note": f"rerun: not compared (the {name} worker died first)"}
+        try:
+            worker.send(ticket.message)
+            again = worker.receive(self.timeout)
+        except (RuntimeError, WorkerGone) as exc:
+            again = {"status": getattr(exc, "verdict", "crash"), "reason": str(exc)}
+        return rerun_compare(first, again)
 
     def _case_fields(self, case, name) -> dict:
         """The fields of a result that describe its case (as :meth:`_verdict` writes them). A result

@@ -86,8 +86,9 @@ _BOOLEANS = st.booleans()
 
 #: how a case writes its padding: an int, one int per dim, one (low, high) pair per dim whose sides
 #: are all >= 0 (``pairs``), that crop (``crop``: a negative side, no pair that also pads) or where a
-#: pair crops one side and pads the other (``crop_pad``, e.g. (-1, 1)), or a string
-PADDING_FORMS = ("int", "per_dim", "pairs", "crop", "crop_pad", "same", "same_lower", "valid")
+#: pair crops its low side and pads its high one (``crop_pad``, e.g. (-1, 1)) or pads the low side and
+#: crops the high one (``pad_crop``, e.g. (1, -1): a kernel handles its two edges apart), or a string
+PADDING_FORMS = ("int", "per_dim", "pairs", "crop", "crop_pad", "pad_crop", "same", "same_lower", "valid")
 
 
 GROUP_KINDS = ("plain", "grouped", "depthwise")
@@ -97,6 +98,10 @@ WIDE_CHANNELS = (7, 8, 9, 15, 16, 17)
 _plain_channels = st.one_of(
     st.integers(1, 4), st.integers(1, 4), st.integers(1, 4), st.sampled_from(WIDE_CHANNELS)
 )
+#: input channels per group of a grouped convolution: 1 to 3 (shorter than a vector), 4 or 5 (a
+#: 4-lane vector, one lane over), 7 to 9 (around an 8-lane one): every bucket of the coverage's
+#: ``group_channels`` axis (a grouped kernel contracts a group's channels, not all of them)
+_group_channels = st.one_of(st.integers(1, 3), st.integers(4, 5), st.sampled_from((7, 8, 9)))
 
 
 @st.composite
@@ -109,7 +114,7 @@ def channel_groups(draw, transposed: bool, kinds=GROUP_KINDS):
         c = draw(_integers(2, 4))
         return c, c, c * draw(_integers(1, 2))  # channel multiplier 1 or 2
     g = draw(_integers(2, 3))
-    return g, g * draw(_integers(1, 2)), g * draw(_integers(1, 2))
+    return g, g * draw(_group_channels), g * draw(_integers(1, 2))
 
 
 @st.composite
@@ -172,10 +177,10 @@ def pairs_of_form(draw, form: str, room: tuple, shared: bool):
     if form == "crop" and all(side >= 0 for p in pads for side in p):
         d = draw(_integers(0, len(room) - 1))
         pads[d] = (-1, 0) if draw(_BOOLEANS) else (0, -1)
-    if form == "crop_pad":
+    if form in ("crop_pad", "pad_crop"):
         d = draw(_sampled([i for i, r in enumerate(room) if r >= 2]))
         pad = draw(_integers(1, room[d] - 1))
-        pads[d] = (-1, pad) if draw(_BOOLEANS) else (pad, -1)
+        pads[d] = (-1, pad) if form == "crop_pad" else (pad, -1)
     return pads
 
 
@@ -201,7 +206,7 @@ def transposed_geometry(draw, rank: int, form: str):
     elif form == "per_dim":
         pads = [(p, p) for p in (draw(_integers(0, (ek - 1) // 2)) for ek in eks)]
     else:  # the padding crops the full output: at most ek - 1 in all per dim
-        if form == "crop_pad" and max(eks) < 2:  # a crop and a pad need a kernel wider than 1
+        if form in ("crop_pad", "pad_crop") and max(eks) < 2:  # a crop and a pad need a kernel wider than 1
             widened = draw(_integers(0, rank - 1))
             kernel = kernel[:widened] + (2,) + kernel[widened + 1 :]
             eks = [_effective(k, d) for k, d in zip(kernel, dilation)]

@@ -142,6 +142,7 @@
       `<p><b>case</b> <code>${esc(d.case_id)}</code> (${esc(d.phase)}): <code>${esc(d.config)}</code>` +
       (d.found ? ` &middot; saved as <code>${esc(d.found)}</code>` : "") + "</p>" +
       `<pre class="reason">${esc(d.reason)}</pre>` +
+      (d.rerun ? `<p class="rerun"><b>run twice</b>: ${esc(d.rerun)}</p>` : "") +
       (d.modes ? '<p class="mode-differential"><b>execution modes</b>: ' +
         Object.entries(d.modes).map(([m, v]) => `<code>${esc(m)}</code> ${esc(v)}`).join(", ") + "</p>" : "") +
       worstTable(d.worst, d.failing_elements) +

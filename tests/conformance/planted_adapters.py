@@ -130,3 +130,20 @@ class DeclaresTF32(RoundsToTF32):
 
     def setup(self, device="cpu", precision="default"):
         return {**super().setup(device, precision), "tf32": True, "note": "TF32 emulated on CPU for a test"}
+
+
+class UninitialisedOnCue(TorchAdapter):
+    """On cases whose id starts with 'garbage', the forward's first element is whatever memory held
+    (a fresh random number at each call, as an uninitialised read gives); on those starting with
+    'wrong', it is off by 1 the same way at every call (a deterministic bug)."""
+
+    name = "torch-uninitialised"
+
+    def forward(self, case, a):
+        out = super().forward(case, a)
+        if case.id.startswith(("garbage", "wrong")):
+            y = out["output"].detach().clone()
+            off = 1.0 + int.from_bytes(os.urandom(4), "little") if case.id.startswith("garbage") else 1.0
+            y.view(-1)[0] += off
+            out = {**out, "output": y}
+        return out
