@@ -254,7 +254,8 @@ def _nan_for_infinity(value, observed):
     return np.where(np.isinf(value), np.nan, value)
 
 
-def _infinity_for_nan(value, observed):
+def infinity_for_nan(value, observed):
+    """The observed infinity where the reference says nan (a value or derivative with no signed value)."""
     return np.where(np.isnan(value) & np.isinf(observed), observed, value)
 
 
@@ -278,7 +279,7 @@ UNBOUNDED_DERIVATIVE = Convention(
             "infinity-for-the-nan",
             None,
             "an infinity where PyTorch's chain rule gives nan",
-            _infinity_for_nan,
+            infinity_for_nan,
         ),
     ),
 )

@@ -286,6 +286,10 @@ SINC = domain(
 ENTR = domain("[0, inf): entr", 0.0, math.inf, _pole(0.0, "above"), _zero(1.0), gate="pos")
 #: polygamma(n, x) on the whole line: the poles of the gamma function (x > 0 in the gate's draws)
 POLYGAMMA = domain(_WHOLE_LINE + "polygamma", -math.inf, math.inf, *_GAMMA_POLES, gate="pos")
+#: the factor x of x log y, x log1p y and x / y whose definition makes x = 0 a rule of its own
+#: (xlogy(0, y) = 0 for every y, NaN aside): the value and the derivatives there are the
+#: definition's (TensorFlow masks the x-gradient by x != 0: tf-xlogy-gradient-at-zero)
+FACTOR_X = domain("whole line: x", -math.inf, math.inf, Point("x = 0", 0.0))
 #: a divisor (1/x, x/y): the pole at 0, on both sides
 DIVISOR = domain("whole line: a divisor", -math.inf, math.inf, _pole(0.0))
 #: the divisor of fmod, remainder and addcdiv, drawn positive by the gate's campaign

@@ -102,6 +102,7 @@ unary(
     lambda J, x: J.nn.soft_sign(x),
     refuses(_softsign_grad_has_no_gradient)(lambda tf, x: tf.math.softsign(x)),
     rules=("div", "abs", "add"),  # the composite's table primitives: no softsign rule of its own
+    domains={"input": D.domain("whole line: softsign'' jumps at 0", -math.inf, math.inf, D.Point("jump of softsign'' 0", 0.0))},
     conventions=(
         Convention(
             "softsign-second-derivative-at-zero",

@@ -332,6 +332,7 @@ unary(
     lambda T, x: T.sign(x),
     lambda J, x: J.jnp.sign(x),
     lambda tf, x: tf.math.sign(x),
+    domain=D.STEP_0,
     conventions=(
         Convention(
             "sign-of-nan",

@@ -423,6 +423,7 @@ binary(
     lambda T, x, y: T.copysign(x, y),
     lambda J, x, y: J.jnp.copysign(x, y),
     _NO_TF.format("copysign"),
+    domains={"input": D.KINK_0, "other": D.STEP_0},  # |x| sgn(y): the kink of |x|, the step of sgn(y)
     conventions=(_copysign_gradient_at_zero(lambda T, x, other: other),),
 )
 binary(
@@ -430,14 +431,14 @@ binary(
     lambda T, x, y: T.xlogy(x, y),
     lambda J, x, y: _jsp(J).xlogy(x, y),
     lambda tf, x, y: tf.math.xlogy(x, y),
-    domains={"other": D.LOG},
+    domains={"input": D.FACTOR_X, "other": D.LOG},
 )
 binary(
     "xlog1py",
     lambda T, x, y: T.special.xlog1py(x, y),
     lambda J, x, y: _jsp(J).xlog1py(x, y),
     lambda tf, x, y: tf.math.xlog1py(x, y),
-    domains={"other": D.LOG1P},
+    domains={"input": D.FACTOR_X, "other": D.LOG1P},
 )
 
 

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from conformance.ops import VALUES, not_fuzzed, record
 from conformance.ops import _domains as D
+from conformance.ops._conventions import Alternative, Convention, infinity_for_nan
 from conformance.ops._run import refuses
 from conformance.strategies import broadcast_shapes, value_kinds
 
@@ -89,7 +90,29 @@ _X2 = D.domain("(-inf, 1]: x", -math.inf, 1.0, D.Point("branch point x = 1", 1.0
                D.Point("x = -1", -1.0), gate=D.domain("(-1, 1)", -1.0, 1.0))  # fmt: skip
 
 
-def _record(name, what, inputs, domains):
+def _value_at_a_lower_pole(lower):
+    """The value where the lower parameter ``lower`` (1F1's b, 2F1's c) is a negative integer that no
+    upper parameter terminates the series before: a simple pole of the function in that parameter,
+    whose sign flips across it (the residue over p - n), so it has no signed value. The reference
+    says nan (reference/ops/rules/special_hyper.py: "at a negative integer nan"); scipy.special's
+    hyp2f1 says inf, and JAX's series divides a term by (c + k) = 0 and carries the infinity."""
+
+    def region(np_, inputs, params) -> bool:
+        p = inputs[lower]
+        finite = all(bool(np_.isfinite(v).all()) for v in inputs.values())
+        return finite and bool(((p < 0) & (p == np_.round(p))).any())
+
+    return Convention(
+        "hypergeometric-value-at-a-lower-pole",
+        f"the value at a negative integer {lower} (a pole whose sign flips across it): the reference's nan",
+        region,
+        (Alternative("an-infinity", None, "an infinity where the reference says nan (scipy.special, JAX)",
+                     on_values=infinity_for_nan),),  # fmt: skip
+        checks=("forward", "vmap"),
+    )
+
+
+def _record(name, what, inputs, domains, lower):
     record(
         name,
         FAMILY,
@@ -100,6 +123,7 @@ def _record(name, what, inputs, domains):
         jax=_jax(name),
         tf=_NO_TF.format(what),
         domains=domains,
+        conventions=(_value_at_a_lower_pole(lower),),
     )
     not_fuzzed(
         f"{name}_derivative",
@@ -110,6 +134,6 @@ def _record(name, what, inputs, domains):
 
 
 _record("hyp1f1", "confluent hypergeometric function 1F1", ("a", "b", "x"),
-        {"a": _upper("a"), "b": _lower("b"), "x": _X1})  # fmt: skip
+        {"a": _upper("a"), "b": _lower("b"), "x": _X1}, "b")  # fmt: skip
 _record("hyp2f1", "Gauss hypergeometric function 2F1", ("a", "b", "c", "x"),
-        {"a": _upper("a"), "b": _upper("b"), "c": _lower("c"), "x": _X2})  # fmt: skip
+        {"a": _upper("a"), "b": _upper("b"), "c": _lower("c"), "x": _X2}, "c")  # fmt: skip

@@ -168,7 +168,7 @@ record(
     torch="PyTorch has no xdivy (torch 2.13: div gives nan at 0/0, where xdivy's definition gives 0)",
     jax="JAX has no xdivy (jax.numpy, jax.scipy.special and jax.nn: none)",
     tf=lambda tf, x, y: tf.math.xdivy(x, y),
-    domains={"x": D.domain("whole line: x", -math.inf, math.inf, D.Point("x = 0", 0.0)), "y": D.DIVISOR},
+    domains={"x": D.FACTOR_X, "y": D.DIVISOR},
 )
 not_fuzzed(
     "xdivy_derivative",

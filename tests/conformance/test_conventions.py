@@ -617,3 +617,30 @@ def test_softsign_second_derivative_at_zero_the_right_branch_is_a_convention():
     assert got["conventions"] == [
         {"name": "softsign-second-derivative-at-zero", "alternative": "the-right-branch", "elements": 1}
     ]
+
+
+@pytest.mark.parametrize(
+    "op, data",
+    [
+        ("hyp2f1", {"a": [-0.1865234375, 0.5], "b": [0.0810546875, 1.0], "c": [-2.0, 1.5], "x": [0.3515625, 0.25]}),
+        ("hyp1f1", {"a": [-0.1865234375, 0.5], "b": [-1.0, 1.5], "x": [0.3515625, 0.25]}),
+    ],
+)  # fmt: skip
+def test_a_hypergeometric_value_at_a_negative_integer_lower_parameter_may_be_an_infinity(op, data):
+    """At a negative integer lower parameter (no upper one terminating first) the function has a pole
+    whose sign flips across it: the reference says nan, JAX's series an infinity (the reach sweep's
+    at cell of c = -2: hyp2f1-3b61464614ce, vmap bfloat16, inf), either sign; a finite value there
+    and an infinity at the regular element (lower parameter 1.5) stay failures, and derivatives are
+    not this convention's."""
+    import mpmath
+
+    regular = float(getattr(mpmath, op)(*(v[1] for v in data.values())))
+    case = _case(op, data, "forward", values="at")
+    assert _judge(case, "forward", output=[NAN, regular])["verdict"] == "pass"
+    for infinity in (np.inf, -np.inf):
+        got = _judge(case, "forward", output=[infinity, regular])
+        assert got["verdict"] == "convention", got
+        assert got["conventions"] == [{"name": "hypergeometric-value-at-a-lower-pole", "alternative": "an-infinity", "elements": 1}]
+    assert _judge(case, "forward", output=[1.0e30, regular])["verdict"] == "fail"
+    assert _judge(case, "forward", output=[NAN, np.inf])["verdict"] == "fail"
+    assert [c.checks for c in RECORDS[op].conventions if c.name == "hypergeometric-value-at-a-lower-pole"] == [("forward", "vmap")]

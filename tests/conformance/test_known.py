@@ -690,3 +690,39 @@ def test_the_shipped_large_lower_parameter_entries_hold_where_it_is_at_least_4(e
     out, _ = known.classify([{**_hyper_rec(*point), "check": "vjp", "case_id": str(i)}
                              for i, point in enumerate((departing, planted))])  # fmt: skip
     assert [r["verdict"] for r in out] == ["known", "fail"]
+
+
+@pytest.mark.parametrize(
+    "entry_id, framework, op, point, check",
+    [
+        ("tf-xlogy-gradient-at-x-zero", "tensorflow", "xlogy", "input:x = 0", "vjp"),
+        ("tf-xlogy-gradient-at-x-zero", "tensorflow", "xlog1py", "input:x = 0", "vjp"),
+        ("jax-hypergeometric-mixed-derivative-at-x-zero", "jax", "hyp1f1", "x:x = 0", "jvp_vjp"),
+        ("jax-hypergeometric-mixed-derivative-at-x-zero", "jax", "hyp2f1", "x:x = 0", "jvp_vjp"),
+    ],
+)  # fmt: skip
+def test_the_shipped_at_x_zero_entries_hold_the_sweeps_at_cell_and_not_its_near_cell(entry_id, framework, op, point, check):
+    """The entries whose departure lives on x = 0 exactly (TensorFlow's masked x-gradient of xlogy,
+    JAX's empty parameter-derivative series) hold an exact 0 in x: the reach sweep's ``at`` case of
+    the point x = 0 is in the region; the same point's ``near`` case (x within 2^-4 of 0, never on
+    it) is not, so a failure planted there stays a failure."""
+    from conformance.case import DTYPES
+    from conformance.executors.plan import fuzz_units
+    from conformance.ops import AT, NEAR, RECORD_CHECKS
+    from conformance.runner import _hypothesis
+
+    version = {"tensorflow": "2.21.0", "jax": "jax 0.10.2, jaxlib 0.10.2"}[framework]
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id == entry_id]
+    records = []
+    for unit in fuzz_units([op], [op], RECORD_CHECKS, DTYPES, 1, 0):
+        if unit.point == point:
+            cases = []
+            _hypothesis(cases.append, unit.strategy(), unit.max_examples, unit.seed, shrink=False, simplest=True)()
+            (case,) = cases
+            records.append({"case_id": unit.point_kind, "framework": framework, "version": version,
+                            "check": check, "dtype": case.dtype, "verdict": "fail",
+                            "reason": "value outside the bound", "case": {**case.to_dict(), "checks": [check]}})  # fmt: skip
+    assert sorted(r["case_id"] for r in records) == sorted([AT, NEAR])
+    out, _ = known.classify(records)
+    assert {r["case_id"]: r["verdict"] for r in out} == {AT: "known", NEAR: "fail"}
