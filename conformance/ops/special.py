@@ -358,8 +358,8 @@ MISSING = {
     "Bernoulli numbers): nothing to differentiate; comb(N, k) is exp(gammaln(N + 1) - gammaln(k + 1) "
     "- gammaln(N - k + 1)) (the lgamma record's kernel) and sph_harm_y(n, m, theta, phi) is complex "
     "with integer n, m: not written yet (no PyTorch or TensorFlow function to compare with)",
-    "squareplus, standardize (jax.nn)": "not written yet: JAX's own standardize needs a record. "
-    "squareplus(x, b) = (x + √(x² + b))/2 was tried as a record over an exact primitive (commit "
+    "squareplus (jax.nn)": "not written yet: squareplus(x, b) = (x + √(x² + b))/2 was tried as a "
+    "record over an exact primitive (commit "
     "3f18ab9 on branch missing12, reverted): its seeded campaign (seed 1) left 2 fails the reference "
     "causes: JAX's float64 forward over forward at values 'tiny' (x = -5.6e-309, b = 8.2e-308) is "
     "2.35e152, close to the exact directional second derivative, where the reference's ∂_b² = -1/(8s³) "
