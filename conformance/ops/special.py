@@ -348,16 +348,10 @@ MISSING = {
     "chebyshev_polynomial_*, shifted_chebyshev_polynomial_*, hermite_polynomial_*, "
     "laguerre_polynomial_l, legendre_polynomial_p (torch.special)": "no derivative in PyTorch and no JAX "
     "or TensorFlow function: nothing to differentiate against",
-    "owens_t, wofz (jax.scipy.special; no PyTorch or TensorFlow function: torch.special, tf.math and "
-    "tf.math.special have neither)": "not written yet, JAX alone differentiates them (jax 0.10.2): "
-    "owens_t(h, a) in both arguments through a custom JVP of the closed forms ∂T/∂h = -φ(h) erf(ah/√2)/2, "
-    "∂T/∂a = e^(-(1+a²)h²/2)/(2π(1+a²)) over a 13-point quadrature of T itself (an exact kernel: "
-    "mpmath's quad of the defining integral); wofz(z) = e^(-z²) erfc(-iz) is complex-valued, "
-    "holomorphic, with JAX's custom JVP w' = -2z w + 2i/√π (a complex record, docs/complex.md). "
-    "Measured (missing13, JAX 0.10.2, float64, against mpmath's quad): JAX's owens_t is within 2 ulps "
-    "for |a| <= 0.1, but its 13-point quadrature loses digits as h grows with |a| near 1: T(10, 0.99) "
-    "= 3.809911e-24 where 3.809927e-24 (4e-6 relative, 1.8e10 ulps), T(10, 2) 156 ulps off: a record "
-    "needs a known entry for that region",
+    "wofz (jax.scipy.special; no PyTorch or TensorFlow function: torch.special, tf.math and "
+    "tf.math.special have none)": "not written yet, JAX alone differentiates it (jax 0.10.2): "
+    "wofz(z) = e^(-z²) erfc(-iz) is complex-valued, holomorphic, with JAX's custom JVP "
+    "w' = -2z w + 2i/√π (a complex record, docs/complex.md)",
     "bernoulli, comb, sph_harm_y (jax.scipy.special)": "bernoulli(n) takes an integer (the first n "
     "Bernoulli numbers): nothing to differentiate; comb(N, k) is exp(gammaln(N + 1) - gammaln(k + 1) "
     "- gammaln(N - k + 1)) (the lgamma record's kernel) and sph_harm_y(n, m, theta, phi) is complex "
