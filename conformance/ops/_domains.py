@@ -206,6 +206,10 @@ def _pole(at: float, side: str = "both") -> Point:
 #: log x, log2, log10: a pole at 0 (the lower edge), a zero at 1 (relative accuracy near it)
 LOG = domain("[0, inf): log", 0.0, math.inf, _pole(0.0, "above"), _zero(1.0), gate="pos")
 LOG1P = domain("[-1, inf): log1p", -1.0, math.inf, _pole(-1.0, "above"), _zero(0.0), gate="pos")
+#: log1mexp log(1 - e^-x): a pole at 0 (the lower edge) and the split log 2 of its two pieces
+LOG1MEXP = domain(
+    "[0, inf): log1mexp", 0.0, math.inf, _pole(0.0, "above"), Point("split log 2", math.log(2.0)), gate="pos"
+)
 #: sqrt, rsqrt: the branch point 0
 SQRT = domain("[0, inf): sqrt", 0.0, math.inf, Point("branch 0", 0.0, "above"), gate="pos")
 #: odd functions through 0 (sinh, tanh, asinh, atan, erf, expm1): relative accuracy at the zero

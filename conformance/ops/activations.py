@@ -138,6 +138,8 @@ def _jax_only(name, rules, **kw):
 # jax.nn.sparse_plus: the reference's composite is JAX's where over the three pieces (second
 # derivative at ±1 the outer piece's 0, as JAX's)
 _jax_only("sparse_plus", ("where", "mul", "add", "div"))
+# jax.nn.log1mexp log(1 - e^-x), x >= 0, over the exact primitive (reference/ops/rules/special_log1mexp.py)
+_jax_only("log1mexp", ("log1mexp", "log1mexp_derivative"), domains={"input": D.LOG1MEXP})
 
 
 def _at_a_knot(np_, inputs, params) -> bool:

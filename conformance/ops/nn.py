@@ -37,6 +37,37 @@ record(
 )
 
 
+
+@st.composite
+def _standardize(draw):
+    shape = draw(tensor_shapes(1, 3, 256, 1))
+    rank = len(shape)
+    dims = draw(st.lists(st.integers(-rank, rank - 1), min_size=1, max_size=rank, unique_by=lambda d: d % rank))
+    params = {
+        "dim": dims[0] if len(dims) == 1 and draw(st.booleans()) else dims,
+        "eps": draw(st.sampled_from([1e-5, 0.5])),
+        # JAX's two formulas of the variance (the same mathematics): the reference ignores it
+        "algorithm": draw(st.sampled_from(["fast", "stable"])),
+        "values": draw(value_kinds()),
+    }
+    return params, {"input": shape}
+
+
+# jax.nn.standardize: the reference's composite is layer_norm's two-pass (x - mean) (var + eps)^-1/2
+record(
+    "standardize",
+    FAMILY,
+    sample=_standardize,
+    fn=lambda T, x, dim, eps, algorithm: T.nn.functional.standardize(x, dim, eps=eps),
+    jax=lambda J, x, dim, eps, algorithm: J.nn.standardize(
+        x, axis=tuple(dim) if isinstance(dim, list) else dim, epsilon=eps, algorithm=algorithm
+    ),
+    tf="TensorFlow has no standardize (tf.nn.moments and tf.nn.batch_normalization compose it: not a "
+    "function of its own)",
+    torch="PyTorch has no standardize (torch 2.13: F.layer_norm standardizes only trailing dims)",
+    rules=("mean", "sub", "mul", "add", "pow"),  # the composite's table primitives: no rule of its own
+)
+
 @st.composite
 def _pool(draw):
     k = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))

@@ -204,6 +204,17 @@ record(
     jax=lambda J, x, dim, keepdim: J.nn.logsumexp(x, axis=_axis(dim), keepdims=keepdim),
     tf=lambda tf, x, dim, keepdim: tf.math.reduce_logsumexp(x, axis=dim, keepdims=keepdim),
 )
+# jax.nn.logmeanexp: the reference's composite logsumexp(x, dim) - log n, as JAX's
+record(
+    "logmeanexp",
+    FAMILY,
+    sample=lambda: _small(True, 1, ("normal", "wide", "ties", "large")),
+    fn=lambda T, x, dim, keepdim: T.nn.functional.logmeanexp(x, dim, keepdim=keepdim),
+    jax=lambda J, x, dim, keepdim: J.nn.logmeanexp(x, axis=_axis(dim), keepdims=keepdim),
+    tf="TensorFlow has no logmeanexp (tf.math and tf.nn: none)",
+    torch="PyTorch has no logmeanexp (torch 2.13: no torch.logmeanexp nor torch.nn.functional.logmeanexp)",
+    rules=("logsumexp", "log", "sub"),  # the composite's table primitives: no rule of its own
+)
 
 
 def _tf_norm(tf, x, ord, dim, keepdim):

@@ -348,23 +348,24 @@ MISSING = {
     "chebyshev_polynomial_*, shifted_chebyshev_polynomial_*, hermite_polynomial_*, "
     "laguerre_polynomial_l, legendre_polynomial_p (torch.special)": "no derivative in PyTorch and no JAX "
     "or TensorFlow function: nothing to differentiate against",
-    "owens_t, wofz (jax.scipy.special; no PyTorch or TensorFlow function: torch.special, tf.math and "
-    "tf.math.special have neither)": "not written yet, JAX alone differentiates them (jax 0.10.2): "
-    "owens_t(h, a) in both arguments through a custom JVP of the closed forms ∂T/∂h = -φ(h) erf(ah/√2)/2, "
-    "∂T/∂a = e^(-(1+a²)h²/2)/(2π(1+a²)) over a 13-point quadrature of T itself (an exact kernel: "
-    "mpmath's quad of the defining integral); wofz(z) = e^(-z²) erfc(-iz) is complex-valued, "
-    "holomorphic, with JAX's custom JVP w' = -2z w + 2i/√π (a complex record, docs/complex.md)",
+    "wofz (jax.scipy.special; no PyTorch or TensorFlow function: torch.special, tf.math and "
+    "tf.math.special have none)": "not written yet, JAX alone differentiates it (jax 0.10.2): "
+    "wofz(z) = e^(-z²) erfc(-iz) is complex-valued, holomorphic, with JAX's custom JVP "
+    "w' = -2z w + 2i/√π (a complex record, docs/complex.md)",
     "bernoulli, comb, sph_harm_y (jax.scipy.special)": "bernoulli(n) takes an integer (the first n "
     "Bernoulli numbers): nothing to differentiate; comb(N, k) is exp(gammaln(N + 1) - gammaln(k + 1) "
     "- gammaln(N - k + 1)) (the lgamma record's kernel) and sph_harm_y(n, m, theta, phi) is complex "
     "with integer n, m: not written yet (no PyTorch or TensorFlow function to compare with)",
-    "squareplus, log1mexp, logmeanexp, standardize (jax.nn)": "not written yet: JAX's own log1mexp, "
-    "logmeanexp, standardize each need a record. "
-    "squareplus(x, b) = (x + √(x² + b))/2 was tried as a record over an exact primitive (commit "
+    "squareplus (jax.nn)": "not written yet: squareplus(x, b) = (x + √(x² + b))/2 was tried as a "
+    "record over an exact primitive (commit "
     "3f18ab9 on branch missing12, reverted): its seeded campaign (seed 1) left 2 fails the reference "
     "causes: JAX's float64 forward over forward at values 'tiny' (x = -5.6e-309, b = 8.2e-308) is "
     "2.35e152, close to the exact directional second derivative, where the reference's ∂_b² = -1/(8s³) "
-    "overflows float64 (-5.3e459) before the tangent 2.5e-308 scales it and says -inf",
+    "overflows float64 (-5.3e459) before the tangent 2.5e-308 scales it and says -inf. A way out "
+    "(missing13, not built): a derivative primitive that takes its multipliers, D(x, [w1, ..., wk], "
+    "order) = w1···wk·f^(order)(x) in one exact kernel, whose derivative in x is D(x, [w..., t], "
+    "order + 1) and in wi is D(x, [the others, t], order): every term of a directional derivative "
+    "is then one rounding, neither the derivative nor a product of tiny seeds formed on its own",
     "identity, one_hot, dot_product_attention, scaled_matmul, scaled_dot_general, "
     "get_scaled_dot_general_config (jax.nn)": "not special functions: identity is x itself, one_hot "
     "is integer-valued (no derivative), dot_product_attention composes the matmul and softmax "

@@ -3,7 +3,8 @@
 Pochhammer symbol ``poch(z, m)`` (reference/ops/rules/special_gamma_ratio.py), scipy's relative
 entropy ``rel_entr(x, y)`` and Kullback-Leibler divergence ``kl_div(x, y)``
 (reference/ops/rules/special_entropy.py), the Box-Cox transformations ``boxcox(x, lmbda)`` and
-``boxcox1p(x, lmbda)`` (reference/ops/rules/special_boxcox.py); and TensorFlow's ``xdivy(x, y)``
+``boxcox1p(x, lmbda)`` (reference/ops/rules/special_boxcox.py), Owen's T ``owens_t(h, a)``
+(reference/ops/rules/special_owens_t.py); and TensorFlow's ``xdivy(x, y)``
 (reference/ops/rules/special_xdivy.py).
 
 JAX runs every check, both arguments differentiated; PyTorch and TensorFlow have no spelling of any
@@ -154,6 +155,12 @@ _record("boxcox1p", "Box-Cox transformation of 1 + x", ("x", "lmbda"),
         {"x": D.domain("[-1, inf): x", -1.0, math.inf, D.Point("x = -1", -1.0, "above"), D.Point("zero x = 0", 0.0),
                        gate="pos"), "lmbda": _LAMBDA})  # fmt: skip
 
+
+# ---- Owen's T (reference/ops/rules/special_owens_t.py) --------------------------------------------
+# T(h, a) on the whole plane: even in h, odd in a; a = 0 its zero, h = 0 its closed form atan(a)/(2π)
+_record("owens_t", "Owen's T function", ("h", "a"),
+        {"h": D.domain("whole line: h", -math.inf, math.inf, D.Point("h = 0", 0.0)),
+         "a": D.domain("whole line: a", -math.inf, math.inf, D.Point("zero a = 0", 0.0))})  # fmt: skip
 
 # ---- TensorFlow's xdivy (reference/ops/rules/special_xdivy.py) -----------------------------------
 # x/y, 0 where x == 0. Not a spelling of the div record: the two functions differ at x = 0 where y is

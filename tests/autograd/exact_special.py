@@ -3,7 +3,7 @@
 tests/autograd/exact_table.py measures the pointwise table; the special functions of
 ``reference.special`` with one real argument (the Bessel functions J, Y, K and the scaled K,
 Dawson's integral, the exponential integrals E1 and Ei, Spence's function, the Fresnel and
-sine/cosine integrals, Γ, log Γ and Φ) are measured here the same way, with :func:`exact_table.measure`:
+sine/cosine integrals, Γ, log Γ, Φ and log1mexp) are measured here the same way, with :func:`exact_table.measure`:
 the reference's float64 value, its first derivative by reverse and by forward mode, its second by
 reverse over reverse and forward over forward, against mpmath at 60 digits, in ulps of the exact
 value in the mixed sense of docs/accuracy.md. The derivatives are closed forms (Dawson
@@ -110,6 +110,13 @@ def _spence(z):
     return m.polylog(2, w), m.log(z) / w, 1 / (z * w) + m.log(z) / w**2
 
 
+def _log1mexp(x):
+    """log(1 - e^-x) (jax.nn.log1mexp): f' = e^-x/(1 - e^-x), f'' = -e^-x/(1 - e^-x)², with
+    1 - e^-x = -expm1(-x) (no cancellation near 0) and log1p past 1 (none near inf)."""
+    e, one_minus = m.exp(-x), -m.expm1(-x)
+    return (m.log(one_minus) if x < 1 else m.log1p(-e)), e / one_minus, -e / one_minus**2
+
+
 def _gamma(x):
     g, p = m.gamma(x), m.digamma(x)
     return g, g * p, g * (p * p + m.polygamma(1, x))
@@ -144,6 +151,7 @@ EXACT = {
     "gamma": _gamma,
     "loggamma": _loggamma,
     "ndtr": _ndtr,
+    "log1mexp": _log1mexp,
 }
 
 REF = {
@@ -151,6 +159,7 @@ REF = {
     "fresnel_c": lambda t: T.special.fresnel(t)[1],
     "sici_si": lambda t: T.special.sici(t)[0],
     "sici_ci": lambda t: T.special.sici(t)[1],
+    "log1mexp": T.nn.functional.log1mexp,
 }
 
 _TINY = [5e-324, 1e-310, 1e-300, 1e-100, 1e-20, 1e-8, 1e-3]
@@ -191,6 +200,8 @@ GRIDS = {
     "gamma": _g(_POS[_POS >= 1e-300], [-0.5, -2.5, -3.9, 30.0, 171.0], _near([1.4616321449683623])),
     "loggamma": _g(_POS, [30.0, 1e5, 1e300], _near([1.0, 2.0, 1.4616321449683623])),
     "ndtr": _g([-38.0, -20.0, -5.0, -1.0], _POS, [8.0]),
+    # the split log 2 of JAX's two pieces; the tail out to e^-x's underflow
+    "log1mexp": _g(_POS, [40.0, 300.0, 700.0, 740.0], _near([0.6931471805599453])),
 }
 
 #: the smoke grid: a bulk point, a tail point and a point where a sum would cancel, per primitive
@@ -214,6 +225,7 @@ SMALL = {
     "gamma": [-2.5, 1.4616321449683623, 30.0],
     "loggamma": [1e-300, 2.0 * (1 + 1e-6), 1e5],
     "ndtr": [-20.0, -1.0, 2.0],
+    "log1mexp": [1e-300, 0.6931471805599453, 40.0],
 }
 
 

@@ -257,6 +257,23 @@ def _boxcox(shift):
     return f
 
 
+def _owens_t(h, a):
+    """Owen's T by mpmath's quad of its integral; ∂h = -φ(h) erf(ah/√2)/2, ∂a = g/(1 + a²) with
+    g = e^(-(1 + a²)h²/2)/(2π), and the second partials of those closed forms."""
+    g = m.exp(-(1 + a * a) * h * h / 2) / (2 * m.pi)
+    phi = m.exp(-h * h / 2) / m.sqrt(2 * m.pi)
+    erf = m.erf(a * h / m.sqrt(2))
+    # T = e^(-h²/2)/(2π) ∫_0^a e^(-h²x²/2)/(1 + x²) dx; with t = |h|x for |h| >= 1 (a Gaussian of width 1
+    # in t), split into 64 equal panels (one tanh-sinh panel misses the peak at large h)
+    end, inner = (abs(a * h), lambda t: m.exp(-t * t / 2) / (1 + (t / h) ** 2) / abs(h)) if abs(h) >= 1 else (
+        abs(a), lambda x: m.exp(-h * h * x * x / 2) / (1 + x * x))
+    panels = [k / 64 for k in range(65)] if end < 64 else [0, *(k / 2 / end for k in range(1, 129)), 1]
+    # over s = t/end in [0, 1]: quad's error control is absolute (a = 1e-300 needs the scale taken out)
+    value = m.sign(a) * m.exp(-h * h / 2) / (2 * m.pi) * end * m.quad(lambda s: inner(end * s), panels)
+    d_hh = phi * (h * erf - a * m.sqrt(2 / m.pi) * m.exp(-a * a * h * h / 2)) / 2
+    return value, (-phi * erf / 2, g / (1 + a * a)), (d_hh, -h * g, -a * g * (h * h * (1 + a * a) + 2) / (1 + a * a) ** 2)
+
+
 def _betainc(a, b, x):
     """I_x(a, b) with x alone differentiated: I' = x^(a-1)(1-x)^(b-1)/B(a, b), I'' = I'·((a-1)/x - (b-1)/(1-x))."""
     d = m.exp((a - 1) * m.log(x) + (b - 1) * m.log1p(-x) - m.log(m.beta(a, b)))
@@ -317,6 +334,7 @@ PRIMITIVES = {
     "kl_div": (S.kl_div, _kl_div, 2, None),
     "boxcox": (S.boxcox, _boxcox(0), 2, None),
     "boxcox1p": (S.boxcox1p, _boxcox(1), 2, None),
+    "owens_t": (S.owens_t, _owens_t, 2, None),
     "betainc": (S.betainc, _betainc, 3, (2,)),
     "hyp1f1": (S.hyp1f1, _hyp1f1, 3, None),
     "hyp2f1": (S.hyp2f1, _hyp2f1, 4, None),
@@ -407,6 +425,8 @@ GRIDS = {
     # λ at 0, tiny (where the closed forms cancel), negative; x near 1 (ln x near 0)
     "boxcox": _pairs([1e-3, 0.5, 1.0 - 1e-9, 1.0, 1.0 + 1e-9, 2.5, 1e3], [-2.0, -0.5, -1e-300, 0.0, 1e-8, 0.5, 1.0, 3.0]),
     "boxcox1p": _pairs([-0.9, -1e-9, 0.0, 1e-300, 0.5, 2.5, 1e3], [-2.0, -0.5, -1e-300, 0.0, 1e-8, 0.5, 1.0, 3.0]),
+    # h across 0 and out to where T underflows; a across its zero, near 1 and large
+    "owens_t": _pairs([-3.0, -1e-8, 0.0, 0.5, 2.0, 10.0, 35.0], [-5.0, -0.5, 1e-300, 0.3, 0.99, 1.0, 50.0]),
     # near the ends (x tiny, 1 - x tiny), a or b tiny, large, both large (the mean sharp)
     "betainc": _cat(
         _product([1e-3, 0.5, 1.0, 2.5, 30.0], [0.5, 1.0, 2.5, 30.0], [1e-20, 1e-3, 0.3, 0.5, 0.9, 1 - 1e-9]),
@@ -451,6 +471,7 @@ SMALL = {
     "kl_div": _pts((0.5, 1e-300), (2.5, 2.5 * (1 - 1e-12)), (1e-3, 1e10)),
     "boxcox": _pts((2.5, -1e-300), (1.0 + 1e-9, 0.5), (1e3, -2.0)),
     "boxcox1p": _pts((-1e-9, 1e-8), (1e-300, -2.0), (1e3, 3.0)),
+    "owens_t": _pts((0.5, 0.3), (10.0, 0.99), (-2.0, 50.0)),
     "betainc": _pts((0.5, 2.5, 1e-3), (30.0, 30.0, 0.5), (2.5, 0.5, 1 - 1e-9)),
     "hyp1f1": _pts((-3.0, 1.5, 3.0), (0.5, 2.5, -20.0), (1e-3, 10.0, 0.5)),
     "hyp2f1": _pts((0.5, 2.5, 1.5, 0.3), (-2.0, 0.5, 3.5, -5.0), (1.5, 0.5, 3.5, 0.9)),

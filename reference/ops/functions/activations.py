@@ -15,8 +15,8 @@ same derivative node (``threshold``, ``hardtanh``/``relu6``, ``leaky_relu``, ``e
 from __future__ import annotations
 
 from reference.autograd.dispatch import apply
-from reference.autograd.tensor import Tensor
-from reference.backend import is_floating
+from reference.autograd.tensor import Tensor, default_dtype
+from reference.backend import is_floating, is_inexact
 from reference.ops import api as A
 from reference.ops.api import R
 from reference.scalar_types import scalar_type_name
@@ -178,6 +178,14 @@ def sparse_sigmoid(input):
     return A.clamp(input + 1, 0, 2) * 0.5
 
 
+def log1mexp(input):
+    """jax.nn.log1mexp: log(1 - e^-x), defined for x >= 0 (-inf at 0, nan below; PyTorch has none),
+    over the exact primitive reference/ops/rules/special_log1mexp.py (every derivative order exact;
+    integer inputs promote to the default dtype, as JAX's)."""
+    cast = None if is_inexact(input.dtype) else default_dtype.value
+    return apply(R.log1mexp, (input,), {}, cast=cast)
+
+
 def tanhshrink(input):
     """input - tanh(input): a composite in PyTorch (SubBackward0)."""
     return input - A.tanh(input)
@@ -257,6 +265,7 @@ NN_FUNCTIONAL = [
     "softplus",
     "softsign",
     "sparse_plus",
+    "log1mexp",
     "sparse_sigmoid",
     "tanhshrink",
     "hardshrink",

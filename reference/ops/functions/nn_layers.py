@@ -45,6 +45,7 @@ NN_FUNCTIONAL = [
     "linear_cross_entropy",
     "local_response_norm",
     "rms_norm",
+    "standardize",
 ]
 
 
@@ -74,6 +75,18 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if bias is not None:
         out = out + bias
     return out
+
+
+def standardize(input, dim=-1, eps=1e-5):
+    """jax.nn.standardize(x, axis, epsilon=eps) (PyTorch has none): (x - mean) / sqrt(var + eps) with
+    the mean and the biased (1/n) variance over ``dim`` (an int or a list of ints; JAX's ``axis``).
+    JAX's two algorithms are the same mathematics ("fast": E[x²] - E[x]², clipped at 0; "stable":
+    E[(x - E[x])²]); this computes the two-pass form, as layer_norm does."""
+    dims = dim if isinstance(dim, (list, tuple)) else [dim]
+    mean = A.mean(input, dims, keepdim=True)
+    xc = input - mean
+    var = A.mean(xc * xc, dims, keepdim=True)
+    return xc * A.pow(var + eps, -0.5)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

@@ -224,6 +224,15 @@ def logsumexp(input, dim, keepdim=False):
     return apply(RULES["logsumexp"], (input,), {"dim": dims, "keepdim": keepdim})
 
 
+def logmeanexp(input, dim, keepdim=False):
+    """jax.nn.logmeanexp: log(mean(e^x)) over ``dim`` = logsumexp(x, dim) - log n, n the number of
+    elements each result reduces, as JAX's (PyTorch has none). log n is a rounded log of its own
+    (JAX takes it of the count in the result's dtype), so its rounding is charged to the result."""
+    lse = logsumexp(input, dim, keepdim)
+    count = math.prod(input.shape[d] for d in A._dims(dim, input.ndim)) if input.ndim else 1
+    return lse - A.log(A.full_like(lse, float(count)))
+
+
 # ---- max, min, median and friends ----------------------------------------------------------------------------
 
 
@@ -487,4 +496,5 @@ METHODS.update(
     }
 )
 NAMESPACES = {"linalg": {"vector_norm": vector_norm}}
+NN_FUNCTIONAL = ["logmeanexp"]  # jax.nn.logmeanexp (PyTorch has none)
 _ = bool_

@@ -38,6 +38,7 @@ kl_div = _binary("kl_div", "x ln(x/y) - x + y (scipy.special.kl_div, its edge va
 
 boxcox = _binary("boxcox", "(x^λ - 1)/λ, ln x at λ = 0 (scipy.special.boxcox): exact derivatives in both.")
 boxcox1p = _binary("boxcox1p", "((1 + x)^λ - 1)/λ, ln(1 + x) at λ = 0 (scipy.special.boxcox1p): exact derivatives.")
+owens_t = _binary("owens_t", "Owen's T function T(h, a) (scipy.special.owens_t): exact derivatives in both.")
 
 # TensorFlow's tf.math.xdivy (neither scipy's nor JAX's: the one function of this module only TensorFlow has)
 xdivy = _binary("xdivy", "x/y, 0 where x == 0 (tf.math.xdivy, reference/ops/rules/special_xdivy.py): exact derivatives.")
@@ -50,6 +51,7 @@ NAMESPACES = {
         "kl_div": kl_div,
         "boxcox": boxcox,
         "boxcox1p": boxcox1p,
+        "owens_t": owens_t,
         "xdivy": xdivy,
     }
 }

@@ -8,6 +8,7 @@ both signs and y kept off 0 (``ap``), and its derivative primitive (∂_y², ∂
 
 import reference as T
 from reference.ops.rules.special_boxcox import boxcox1p_derivative, boxcox_derivative
+from reference.ops.rules.special_owens_t import owens_t_derivative
 from reference.ops.rules.special_entropy import kl_div_derivative, rel_entr_derivative
 from reference.ops.rules.special_gamma_ratio import beta_derivative, poch_derivative
 from reference.ops.rules.special_xdivy import xdivy_derivative
@@ -54,6 +55,12 @@ RECORDS = {
     "boxcox1p_derivative": [
         ("x_order2", lambda x, lam: boxcox1p_derivative(x, lam, 2, 0), [(2,), (2,)], "pa"),
         ("mixed", lambda x, lam: boxcox1p_derivative(x, lam, 1, 1), [(2,), (2,)], "pa"),
+    ],
+    "owens_t": [("both", lambda h, a: S.owens_t(h, a), [(3,), (3,)], "aa")],
+    "owens_t_derivative": [
+        ("h_order1", lambda h, a: owens_t_derivative(h, a, 1, 0), [(2,), (2,)], "aa"),
+        ("mixed", lambda h, a: owens_t_derivative(h, a, 1, 1), [(2,), (2,)], "aa"),
+        ("a_order2", lambda h, a: owens_t_derivative(h, a, 0, 2), [(2,), (2,)], "aa"),
     ],
     "xdivy": [("both", lambda x, y: S.xdivy(x, y + 0.5), [(3,), (3,)], "ap")],
     "xdivy_derivative": [
