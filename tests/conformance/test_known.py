@@ -815,7 +815,7 @@ A, B, C = -0.18676839768886566, 0.08106234669685364, -0.19417297840118408  # the
 def test_the_shipped_file_gives_each_overlapping_result_to_the_entry_of_its_mechanism(
     op, point, dtype, check, values, reason, claimed_by
 ):
-    """Results of the reach sweep (/tmp/pc24/final, the 103 records with points) that several shipped
+    """Results of the reach sweep of the 103 records with points (pointclass24's final run) that several shipped
     entries match: the first match, the one the report names, is the entry whose mechanism the
     result shows (the wider regions were narrowed: values.x.absmin > 0 and values.x.min > -0.8633
     on the hypergeometric entries, values.input.absmin < 0.78 on sinc's cancellation, a finite
