@@ -664,7 +664,8 @@ def _gate_lines(report) -> list[str]:
                 "differ, narrow the first entry's region"
             )
         if len(overlaps) > OVERLAP_LINES:
-            lines.append(f"  overlap: {len(overlaps) - OVERLAP_LINES} more group(s) in report.json (known.overlaps)")
+            more = len(overlaps) - OVERLAP_LINES
+            lines.append(f"  overlap: {more} more group(s) in report.json (known.overlaps)")
         for entry_id, outcome in checked.items():
             if outcome["reproduces"]:
                 lines.append(

@@ -752,10 +752,8 @@ def test_a_planted_overlap_is_listed_with_every_entry_and_the_report_warns(tmp_p
         {"entries": ["wide-any-hyp1f1", "jax-negative-x"], "results": 1, "cases": ["negative"]}
     ]
     lines = _gate_lines({"totals": {"known": 2}, "known": {**summary, "strict": True}})
-    assert any(
-        line.startswith("  overlap: 1 result(s) match 'wide-any-hyp1f1' (which claims them) and 'jax-negative-x'")
-        for line in lines
-    ), lines
+    warning = "  overlap: 1 result(s) match 'wide-any-hyp1f1' (which claims them) and 'jax-negative-x'"
+    assert any(line.startswith(warning) for line in lines), lines
     run = tmp_path / "run"
     run.mkdir()
     (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
@@ -815,8 +813,8 @@ A, B, C = -0.18676839768886566, 0.08106234669685364, -0.19417297840118408  # the
 def test_the_shipped_file_gives_each_overlapping_result_to_the_entry_of_its_mechanism(
     op, point, dtype, check, values, reason, claimed_by
 ):
-    """Results of the reach sweep of the 103 records with points (pointclass24's final run) that several shipped
-    entries match: the first match, the one the report names, is the entry whose mechanism the
+    """Results of the reach sweep of the 103 records with points (pointclass24's final run) that
+    several shipped entries match: the first match, the one the report names, is the entry whose mechanism the
     result shows (the wider regions were narrowed: values.x.absmin > 0 and values.x.min > -0.8633
     on the hypergeometric entries, values.input.absmin < 0.78 on sinc's cancellation, a finite
     reference on ndtri's approximation)."""
