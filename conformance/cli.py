@@ -624,6 +624,10 @@ def _check_outputs(args, inputs) -> None:
         _refuse_self_baseline(args, args.out, [Path(args.out) / "report.json"])
 
 
+#: the groups of overlapping known entries the CI lines name (report.json lists them all)
+OVERLAP_LINES = 5
+
+
 def _gate_lines(report) -> list[str]:
     """The first lines a CI log shows: new/fixed against the baseline, known, stale."""
     lines = []
@@ -651,6 +655,17 @@ def _gate_lines(report) -> list[str]:
                 f"  stale: known departure {entry_id!r} in {files[entry_id]} matched nothing in the region this run "
                 f"covered: the departure is gone, remove the entry ({verb}); {_reproducer_said(checked.get(entry_id))}"
             )
+        overlaps = kn.get("overlaps") or []
+        for overlap in overlaps[:OVERLAP_LINES]:
+            first, *others = overlap["entries"]
+            lines.append(
+                f"  overlap: {overlap['results']} result(s) match {first!r} (which claims them) and "
+                f"{', '.join(map(repr, others))} ({', '.join(overlap['cases'])}): where their mechanisms "
+                "differ, narrow the first entry's region"
+            )
+        if len(overlaps) > OVERLAP_LINES:
+            more = len(overlaps) - OVERLAP_LINES
+            lines.append(f"  overlap: {more} more group(s) in report.json (known.overlaps)")
         for entry_id, outcome in checked.items():
             if outcome["reproduces"]:
                 lines.append(

@@ -39,6 +39,14 @@ matched nothing is ``stale``: the departure is gone, so the entry must go (stric
 default, fails the run; ``--allow-stale`` only reports it). An entry whose version range excludes
 the installed version, or whose region the run never reached, does not apply.
 
+The first matching entry in file order claims a result, so an entry whose region is wider than its
+mechanism claims results that a later entry's mechanism explains, and the report names the wrong
+departure. The report's known summary lists, under ``overlaps``, each group of entries that some
+result matches together (the first is the one that claims it) with its count and case ids;
+:meth:`KnownSet.overlaps` (or :func:`overlaps_in_run` on a results directory) lists every such
+result with every entry it matches. An overlap of two entries with one mechanism is harmless;
+one of two mechanisms means the first entry's region must be narrowed.
+
 Several files can be given (``--known builtin --known ours.toml``): their entries are merged (an id
 used in two files is an error naming both), and the report lists each file with its content digest
 (and, for the shipped file, refgrad's version), so a run says exactly which lists judged it.
@@ -65,7 +73,7 @@ from conformance.case import (
     CaseError,
 )
 from conformance.exitcodes import AGREEING, DEPARTING
-from conformance.resultsio import InputFileError
+from conformance.resultsio import InputFileError, read_report_file, read_results_file
 
 SCHEMA_PATH = Path(__file__).with_name("known.schema.json")
 SHIPPED = shipped.known_file()
@@ -83,6 +91,8 @@ _COMPARE = {
     "not_multiple_of": lambda a, b: b != 0 and a % b != 0,
 }
 _MISSING = object()
+#: the case ids the report names per group of overlapping entries
+OVERLAP_CASES = 5
 # the vocabulary an entry is checked against at load: an entry naming anything else could never match
 CHECKS = (*VALID_CHECKS, "error", *PROGRAM_CHECKS)
 # the top-level fields of a case (conformance.case.Case.to_dict), which a ``where`` path starts with
@@ -291,6 +301,35 @@ class KnownSet:
     #: for the shipped file, "refgrad": the version that shipped it
     files: list[dict] = field(default_factory=list)
 
+    def matching(self, rec: dict, settings: dict | None = None) -> list[Entry]:
+        """Every entry ``rec`` matches, in file order: the first is the one ``classify`` names."""
+        return [e for e in self.entries if e.matches(rec, settings)]
+
+    def overlaps(self, records: list[dict], settings: dict | None = None) -> list[dict]:
+        """The results that match more than one entry, each with every entry it matches.
+
+        Only the first entry judges a result, so a wider entry earlier in the file claims what a
+        later one's mechanism explains, and the report sends a reader to the wrong departure; this
+        lists them: {"case_id", "framework", "check", "dtype", "op", "verdict", "entries": [ids,
+        the first the one that claims it]}. ``records`` as a run wrote them (not yet classified)."""
+        out = []
+        for rec in records:
+            hits = self.matching(rec, settings)
+            if len(hits) > 1:
+                case = rec.get("case") or {}
+                out.append(
+                    {
+                        "case_id": rec.get("case_id"),
+                        "framework": rec.get("framework"),
+                        "check": rec.get("check"),
+                        "dtype": rec.get("dtype", case.get("dtype")),
+                        "op": case.get("op"),
+                        "verdict": rec.get("verdict"),
+                        "entries": [e.id for e in hits],
+                    }
+                )
+        return out
+
     def classify(self, records: list[dict], settings: dict | None = None) -> tuple[list[dict], dict]:
         """(records with ``known`` verdicts, the summary: per entry its matches, and the stale ones).
 
@@ -298,14 +337,18 @@ class KnownSet:
         matched = {e.id: 0 for e in self.entries}
         covered = {e.id: 0 for e in self.entries}
         out = []
+        overlapping: dict[tuple, list] = {}
         for rec in records:
-            hit = None
+            hits = []
             judged = rec.get("verdict") in AGREEING or rec.get("verdict") in DEPARTING
             for e in self.entries:
                 if judged and e.in_region(rec, settings):  # an unsupported result is no evidence
                     covered[e.id] += 1
-                    if hit is None and e.matches(rec, settings):
-                        hit = e
+                    if e.matches(rec, settings):
+                        hits.append(e)
+            hit = hits[0] if hits else None
+            if len(hits) > 1:
+                overlapping.setdefault(tuple(e.id for e in hits), []).append(rec.get("case_id"))
             if hit is not None:
                 matched[hit.id] += 1
                 rec = {**rec, "verdict": "known", "known": {"id": hit.id, "verdict": rec["verdict"]}}
@@ -324,6 +367,10 @@ class KnownSet:
             ],
             "stale": stale,
             "unreported_settings": unreported,
+            "overlaps": [
+                {"entries": list(ids), "results": len(cases), "cases": sorted(set(cases))[:OVERLAP_CASES]}
+                for ids, cases in sorted(overlapping.items(), key=lambda item: (-len(item[1]), item[0]))
+            ],
         }
         return out, summary
 
@@ -350,6 +397,16 @@ def _unreported_settings(entries, records, settings) -> dict:
                 )
                 break
     return out
+
+
+def overlaps_in_run(results_dir, known: KnownSet) -> list[dict]:
+    """:meth:`KnownSet.overlaps` of the results a run wrote in ``results_dir`` (its results.jsonl,
+    and the settings its workers reported in its report.json where there is one)."""
+    results_dir = Path(results_dir)
+    records = read_results_file(results_dir / "results.jsonl").records
+    report = results_dir / "report.json"
+    frameworks = read_report_file(report).get("frameworks") if report.exists() else None
+    return known.overlaps(records, framework_settings(frameworks))
 
 
 def framework_settings(frameworks: dict | None) -> dict:

@@ -726,3 +726,98 @@ def test_the_shipped_at_x_zero_entries_hold_the_sweeps_at_cell_and_not_its_near_
     assert sorted(r["case_id"] for r in records) == sorted([AT, NEAR])
     out, _ = known.classify(records)
     assert {r["case_id"]: r["verdict"] for r in out} == {AT: "known", NEAR: "fail"}
+
+
+# ---- overlapping entries ---------------------------------------------------------------------------
+def test_a_planted_overlap_is_listed_with_every_entry_and_the_report_warns(tmp_path):
+    """A result that two entries match is claimed by the first, and both are listed: by
+    KnownSet.overlaps per result, in the classify summary per group (which the CI lines print),
+    and by overlaps_in_run on a results directory; a result one entry matches is not listed."""
+    from conformance.cli import _gate_lines
+    from conformance.known import overlaps_in_run
+
+    wide = {**NEGATIVE_X, "id": "wide-any-hyp1f1", "match": {"op": "hyp1f1"}}
+    known = load_known(_known(tmp_path, wide, NEGATIVE_X))
+    negative = {**_hyper_rec("hyp1f1", (0.5, 1.5, -150.0)), "case_id": "negative"}
+    positive = {**_hyper_rec("hyp1f1", (0.5, 1.5, 2.0)), "case_id": "positive"}
+    passing = {**_hyper_rec("hyp1f1", (0.5, 1.5, -3.0), verdict="pass"), "case_id": "passing"}
+    records = [negative, positive, passing]
+    listed = known.overlaps(records)
+    assert [(o["case_id"], o["op"], o["check"], o["entries"]) for o in listed] == [
+        ("negative", "hyp1f1", "forward", ["wide-any-hyp1f1", "jax-negative-x"])
+    ]
+    out, summary = known.classify(records)
+    assert [r.get("known", {}).get("id") for r in out] == ["wide-any-hyp1f1", "wide-any-hyp1f1", None]
+    assert summary["overlaps"] == [
+        {"entries": ["wide-any-hyp1f1", "jax-negative-x"], "results": 1, "cases": ["negative"]}
+    ]
+    lines = _gate_lines({"totals": {"known": 2}, "known": {**summary, "strict": True}})
+    warning = "  overlap: 1 result(s) match 'wide-any-hyp1f1' (which claims them) and 'jax-negative-x'"
+    assert any(line.startswith(warning) for line in lines), lines
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert overlaps_in_run(run, known) == listed
+    # the narrower entry first: each result is claimed by one entry's mechanism, the overlap still listed
+    known = load_known(_known(tmp_path, NEGATIVE_X, wide, name="narrow-first.json"))
+    out, summary = known.classify(records)
+    assert [r.get("known", {}).get("id") for r in out] == ["jax-negative-x", "wide-any-hyp1f1", None]
+    assert summary["overlaps"][0]["entries"] == ["jax-negative-x", "wide-any-hyp1f1"]
+
+
+def _point_rec(op, point, dtype, check, values, reason, point_name=None):
+    """A JAX result of the reach sweep's kind (domain whole, ``values`` at, near or ties) at one point."""
+    names = {"hyp1f1": ("a", "b", "x"), "hyp2f1": ("a", "b", "c", "x")}.get(op, ("input",))
+    params = {"domain": "whole", "values": values, **({"point": point_name} if point_name else {})}
+    case = {"op": op, "params": params, "shapes": {n: [] for n in names}, "dtype": dtype,
+            "data": {n: v for n, v in zip(names, point)}}  # fmt: skip
+    return {
+        "case_id": f"{op}-{point}-{dtype}-{check}", "framework": "jax", "version": "jax 0.10.2, jaxlib 0.10.2",
+        "check": check, "dtype": dtype, "verdict": "fail", "reason": reason,
+        "case": Case.from_dict(case).to_dict(),
+    }  # fmt: skip
+
+
+A, B, C = -0.18676839768886566, 0.08106234669685364, -0.19417297840118408  # the reach sweep's base draw
+
+
+@pytest.mark.parametrize(
+    "op, point, dtype, check, values, reason, claimed_by",
+    [
+        # claimed by the nonpositive-integer entry (its mechanism) before and after it was narrowed
+        ("hyp1f1", (0.0, B, -0.6485388875007629), "float32", "vjp", "at",
+         "grad_a[]=-0.0 but reference says 5.000370101657515", "jax-hypergeometric-at-nonpositive-integer-upper-parameter"),
+        ("hyp2f1", (A, -1.0, C, 0.3514611277690688), "float64", "jvp_jvp", "at",
+         "tangent2_output[]=nan but reference says 5.262751950988267e+77", "jax-hypergeometric-at-nonpositive-integer-upper-parameter"),
+        # the reach sweep's x points, which it claimed while its region was every ties/near/at draw
+        ("hyp2f1", (A, B, C, 0.0), "float32", "jvp_vjp", "at",
+         "tangent_grad_b[]=0.0 but reference says -0.8418375762463143", "jax-hypergeometric-mixed-derivative-at-x-zero"),
+        ("hyp1f1", (A, B, -100.0), "float64", "vjp", "at",
+         "grad_x[]=nan but reference says 1040.5532435088578", "jax-hyp1f1-at-negative-x"),
+        ("hyp1f1", (-0.1865234375, 0.0810546875, -98.5), "bfloat16", "forward", "near",
+         "output[]=7.6e+35 but reference says 62774.32233317478", "jax-hyp1f1-at-negative-x"),
+        ("hyp2f1", (A, B, C, -0.9999923706054688), "float32", "jvp_vjp", "near",
+         "tangent_grad_x[]=11.6699295 but reference says 11.669792061956853", "jax-hyp2f1-taylor-series-at-x-below-minus-one"),
+        # sinc: cancellation near 0, the rounding of pi x at 1016
+        ("sinc", (1e-8,), "float64", "jvp_jvp", "near",
+         "tangent2_output[]=-4.0 but reference says -3.2898681336964524", "jax-sinc-derivatives-cancel-near-zero"),
+        ("sinc", (1016.0,), "bfloat16", "jvp", "near",
+         "tangent_output[]=-1.17e-06 but reference says 0.0003037340059055118", "jax-half-precision-sinc-derivative-at-large-argument"),
+        # ndtri: the approximation's derivative off by ulps; 0 at the pole where it is -inf
+        ("ndtri", (0.3,), "float32", "vjp", "normal",
+         "grad_input[]=2.8849 but reference says 2.8848", "jax-ndtri-derivative-of-the-approximation"),
+        ("ndtri", (0.0,), "float32", "vjp", "at",
+         "grad_input[]=0.0 but reference says -inf", "jax-zero-derivative-at-infinite-argument-or-pole"),
+    ],
+)  # fmt: skip
+def test_the_shipped_file_gives_each_overlapping_result_to_the_entry_of_its_mechanism(
+    op, point, dtype, check, values, reason, claimed_by
+):
+    """Results of the reach sweep of the 103 records with points (pointclass24's final run) that
+    several shipped entries match: the first match, the one the report names, is the entry whose mechanism the
+    result shows (the wider regions were narrowed: values.x.absmin > 0 and values.x.min > -0.8633
+    on the hypergeometric entries, values.input.absmin < 0.78 on sinc's cancellation, a finite
+    reference on ndtri's approximation)."""
+    known = load_known(SHIPPED)
+    (matched, *_) = known.matching(_point_rec(op, point, dtype, check, values, reason))
+    assert matched.id == claimed_by
