@@ -154,14 +154,16 @@ def is_complex(arrays, outs) -> bool:
     return any(getattr(a, "dtype", None) is not None and a.dtype.kind == "c" for a in (*arrays, *outs))
 
 
-def complex_own(name, precision, out, real_own, u):
-    """The own error of rule ``name`` on complex arrays: the declared complex bound where there is
-    one (never below the real declaration's), else the real declaration's ``real_own``."""
+def complex_own(name, out, real_own, u):
+    """The own error of rule ``name`` on complex arrays, without the underflow term, and the number of
+    rounded partial results that may underflow (the caller adds that many ``eta`` where the result
+    may be tiny): the declared complex bound where there is one (never below the real declaration's
+    ``real_own``, which counts one), else the real declaration's."""
     bound = COMPLEX_BOUNDS.get(name)
     if bound is None:
-        return real_own
-    own = 2 * bound.ulps * u * np.abs(out) + bound.absolute * u + bound.underflows * precision.eta
-    return np.maximum(own, real_own)
+        return real_own, 1
+    own = 2 * bound.ulps * u * np.abs(out) + bound.absolute * u
+    return np.maximum(own, real_own), max(bound.underflows, 1)
 
 
 def products_terms(k):
