@@ -178,9 +178,9 @@ VALUE_OPS = ("<", "<=", ">", ">=", "==", "!=")
 class ValueCondition:
     """``values.x.max < -1`` (every element of x below -1), ``values.x.min < 0`` (some element
     negative), ``values.a.absmax == inf`` (some element infinite) or ``values.a.absmin < 0.2``
-    (some element within 0.2 of zero). It does not hold where the
-    statistic is not a real number: an empty or complex input, or a NaN element (the statistic is
-    then NaN, and no comparison with NaN holds)."""
+    (some element within 0.2 of zero; of a complex input, the moduli |z|). It does not hold where
+    the statistic is not a real number: an empty input, min or max of a complex one, or a NaN
+    element (the statistic is then NaN, and no comparison with NaN holds)."""
 
     input: str
     stat: str
@@ -208,9 +208,9 @@ def _value_stat(case_json: str, name: str, stat: str, check: str | None = None):
         array = np.concatenate([np.ravel(arrays[n]) for n in sorted(received or {name})])
     except (CaseError, KeyError):
         return _MISSING
-    if array.size == 0 or np.iscomplexobj(array):
+    if array.size == 0 or (np.iscomplexobj(array) and stat not in ("absmin", "absmax")):
         return _MISSING
-    return float(VALUE_STATS[stat](array))
+    return float(VALUE_STATS[stat](array))  # absmin / absmax of a complex input: of the moduli
 
 
 @dataclass(frozen=True)

@@ -506,11 +506,12 @@ class Tracker:
             dist = np.abs(_as_float(x) - _as_float(y))
         return flags * np.where(np.isnan(dist), np.inf, dist)
 
-    def _own(self, spec, out, params, arrays=()):
+    def _own(self, spec, out, params, arrays=(), underflow=True):
+        """The op's own rounding; ``underflow=False``: without the underflow term ``eta``."""
         p = self.p
         u = p.u + REFERENCE_U  # the framework's rounding and the float64 reference's own
         ulps = spec.ulps(params) if callable(spec.ulps) else spec.ulps
-        own = 2 * ulps * u * np.abs(out) + spec.absolute * u + p.eta
+        own = 2 * ulps * u * np.abs(out) + spec.absolute * u + (p.eta if underflow else 0.0)
         if spec.input_ulps:
             for a in arrays:
                 if _is_float(a):
@@ -535,14 +536,17 @@ class Tracker:
                     + self._own(spec, outs[0], params, arrays)
                 ]
             if kind in ("derived", "elementwise"):
-                own = self._own(spec, outs[0], params, arrays)
+                own, underflows = self._own(spec, outs[0], params, arrays, underflow=False), 1
                 if complex_bounds.is_complex(arrays, outs):  # complex arithmetic: reference/errors/complex.py
-                    own = complex_bounds.complex_own(rule.name, self.p, outs[0], own, self.p.u + REFERENCE_U)
+                    own, underflows = complex_bounds.complex_own(
+                        rule.name, outs[0], own, self.p.u + REFERENCE_U
+                    )
                     if rule.name in complex_bounds.COMPLEX_BOUNDS:
                         self.used.setdefault(
                             f"{rule.name} (complex)", complex_bounds.COMPLEX_BOUNDS[rule.name].source
                         )
-                return [_elementwise(rule, arrays, errs, params, outs, aux) + own]
+                prop = _elementwise(rule, arrays, errs, params, outs, aux)
+                return [prop + own + underflows * self.p.eta * _may_underflow(outs[0], prop + own)]
             if kind == "products":
                 return self._products(rule, spec, arrays, errs, params, outs)
             if kind == "gather":
@@ -595,8 +599,8 @@ class Tracker:
             # K roundings of the accumulator; each product may be rounded to the dtype before it is
             # summed (a product materialised as a tensor); the result's rounding; every product and
             # partial sum may underflow (eta each)
-            own = (k * u_acc + u + p.u_products) * m + u * np.abs(o) + (k + 1) * p.eta
-            out.append(pr + own)
+            own = (k * u_acc + u + p.u_products) * m + u * np.abs(o)
+            out.append(pr + own + (k + 1) * p.eta * _may_underflow(o, pr + m))
         return out
 
     def _composite(self, rule, spec, arrays, params, outs, errs=None):
@@ -612,6 +616,21 @@ class Tracker:
             errs = [self.error_of(r) if r is not None else 0.0 for r in res]
             out = errs if out is None else [np.maximum(a, b) for a, b in zip(out, errs)]
         return out
+
+
+def _may_underflow(out, window):
+    """1.0 where a result element may be a rounded tiny value (the underflow term ``eta`` applies),
+    0.0 where it is an exact zero: the element is 0 and so is ``window``, the bound on how far the
+    framework's exact result (of its own inputs) and every partial result of its kernel can be from
+    0 (the propagated error, and for an elementwise op its own relative and absolute terms; for a
+    sum of products the magnitude sum |x|·|y|). There every partial result is 0 (a complex product
+    or quotient is 0 only where a factor or the dividend is, and then so is each of its partial
+    products), nothing is rounded, and nothing can be flushed: an eta there, carried through a
+    derivative as large as 1/z^2 at a tiny z, bounded a second derivative of log at z = 6.27e-308i
+    by 7.75e306 where its value is -0.46 (log-c956da8796b6, a zero cotangent)."""
+    with np.errstate(invalid="ignore"):
+        exact_zero = (np.abs(out) == 0) & (np.asarray(window) == 0)
+    return np.where(exact_zero, 0.0, 1.0)
 
 
 def _as_float(x):

@@ -649,6 +649,34 @@ def test_sgn_of_complex_has_its_declared_bound():
     assert "sgn (complex)" in tr.used
 
 
+@pytest.mark.parametrize("op, base", [("log10", 10.0), ("log2", 2.0)])
+def test_log10_and_log2_of_complex_carry_logs_absolute_term(op, base):
+    """log_b z = log z / log b on complex arrays: log's 2u absolute (|z|'s rounding) over log b, and
+    4u + u relative (the real declaration, 4u relative, missed the absolute term)."""
+    import reference as T
+    from reference.errors import REFERENCE_U, Precision, bound_of
+
+    z = np.array([0.9 + 0.6j])
+    (v,), (b,), tr = bound_of(lambda a: getattr(T, op)(a), [z], Precision(dtype="float32"))
+    u = 2.0**-24 + REFERENCE_U
+    assert b[0] == pytest.approx(5 * u * abs(v[0]) + 2 * u / math.log(base), rel=1e-6)
+    assert f"{op} (complex)" in tr.used
+
+
+def test_tensorflows_complex64_log10_near_the_unit_circle_is_within_the_bound_and_a_wrong_one_is_not():
+    """TensorFlow 2.21's complex64 log10 (a full vector packet) at z = 1.1714098 + 0.27086326i has real
+    part 0.08001929 where log10|z| = 0.080019253 (4.66 ulps: 1.54 times the real declaration's bound,
+    log10-8dc2c59532fd); log's absolute term accepts it, and an answer 4 bounds away fails."""
+    case = _case("log10", dtype="complex64", check="forward", shapes={"input": (1,)})
+    case = Case(case.op, case.params, case.shapes, case.dtype, case.seed, case.checks,
+                data={"input": {"real": [1.1714098453521729], "imag": [0.27086326479911804]}})  # fmt: skip
+    ((value, bound),) = expected_for(case, "forward", precision_for(case, {}, "tensorflow"))[0].values()
+    tf_answer = complex(0.08001928776502609, float(np.float32(value[0].imag)))
+    assert record_verdict(case, "forward", "tensorflow", {"output": np.array([tf_answer])}, {})["verdict"] == "pass"
+    far = {"output": value + 4 * bound}
+    assert record_verdict(case, "forward", "tensorflow", far, {})["verdict"] == "fail"
+
+
 def test_a_real_operand_promoted_to_complex_keeps_its_bound():
     """cat (and every op whose operands are promoted) of a complex tensor and a real one with an error:
     the real one's bound survives the promotion (the promoted copy had no bound, found by memory, so

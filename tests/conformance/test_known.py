@@ -661,6 +661,30 @@ def test_absmin_holds_where_some_element_is_near_zero_of_either_sign(tmp_path):
     assert [r["verdict"] for r in out] == ["known", "fail"]
 
 
+def test_absmin_and_absmax_of_a_complex_input_read_the_moduli_and_min_max_do_not_hold(tmp_path):
+    """values.input.absmin < 1e-19 of a complex input reads |z|: it holds at z = 3e-20 + 4e-20i
+    (|z| = 5e-20) beside 1 + 1i, not at 1e-19 + 1e-19i (|z| = 1.4e-19, each part below 1e-19);
+    values.input.min has no value on complex numbers and holds nowhere."""
+
+    def rec(z):
+        case = {"op": "abs", "shapes": {"input": [len(z)]}, "dtype": "complex64",
+                "data": {"input": {"real": [v.real for v in z], "imag": [v.imag for v in z]}}}  # fmt: skip
+        return {"case_id": f"abs-{z}", "framework": "tensorflow", "version": "2.21.0", "check": "vjp",
+                "dtype": "complex64", "verdict": "fail", "reason": "outside the bound",
+                "case": Case.from_dict(case).to_dict()}  # fmt: skip
+
+    def entry(path):
+        return {"id": f"tf-tiny-{path}", "framework": "tensorflow", "verdict": "fail",
+                "reason": "TensorFlow departs where some |z| is below 1e-19",
+                "match": {"op": "abs", "where": [{"path": path, "op": "<", "value": 1e-19}]}}  # fmt: skip
+
+    points = [[3e-20 + 4e-20j, 1 + 1j], [1e-19 + 1e-19j]]
+    out, _ = load_known(_known(tmp_path, entry("values.input.absmin"))).classify([rec(z) for z in points])
+    assert [r["verdict"] for r in out] == ["known", "fail"]
+    out, _ = load_known(_known(tmp_path, entry("values.input.min"))).classify([rec(z) for z in points])
+    assert [r["verdict"] for r in out] == ["fail", "fail"]
+
+
 def test_the_shipped_infinite_a_entry_holds_a_timeout_only_where_some_element_of_a_is_infinite():
     """JAX's hyp2f1 loops to |a| + 1 for every element: a = -inf hangs as +inf does (absmax); a timeout
     planted at finite a stays a timeout."""

@@ -825,6 +825,9 @@ rule(
     jvp=AUTO_LINEAR,
     batch=BATCH_ELEMENTWISE,
     layout="preserve",  # empty_like's rule (clone(memory_format=...) relayouts it)
+    # a copy: the values moved, their errors with them, nothing rounded (no underflow term: a copy
+    # of 6.27e-308i under flush-to-zero is itself; a subnormal input is the flushed reading's)
+    error=errors.GATHER,
 )
 
 # ---- in-place-only primitives (copy_, fill_, zero_): the old value of self gets no gradient -----
