@@ -363,6 +363,30 @@ def test_an_infinity_where_the_chain_rule_gives_nan_is_a_convention():
     assert _judge(nan_in, "vjp", grad_input=[np.inf, 0.25])["verdict"] == "fail"  # nan in, inf out
 
 
+def test_an_unbounded_derivative_beside_a_non_finite_input_is_judged_element_by_element():
+    """atanh at 1 beside an inf and a NaN (values 'special'): its forward over reverse at the pole,
+    c (2x/(1 - x^2)^2) t + tc / (1 - x^2) = inf - inf, is nan in the reference; PyTorch's division
+    JVP ((tc - y dt) / b) gives the one-sided limit +inf (the slow records test, atanh jvp_jvp
+    float32 seed 6517). The elements at the infinite and NaN inputs stay IEEE's: an infinity for
+    their nan fails."""
+    data = {
+        "input": [1.0, np.inf, NAN, 0.5],
+        "cot_output": [-0.765787661075592, 1.0, 1.0, 1.0],
+        "tan1_input": [-2.099119186401367, 1.0, 1.0, 1.0],
+        "tan_cot_output": [-0.020256631076335907, 1.0, 1.0, 1.0],
+    }
+    case = _case("atanh", data, "jvp_vjp", values="special")
+    exact = 2 * 0.5 / (1 - 0.25) ** 2 + 1 / (1 - 0.25)  # x = 0.5: c = t = tc = 1
+    got = _judge(case, "jvp_vjp", tangent_grad_input=[np.inf, NAN, NAN, exact])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [
+        {"name": "unbounded-derivative", "alternative": "infinity-for-the-nan", "elements": 1}
+    ]
+    assert _judge(case, "jvp_vjp", tangent_grad_input=[np.inf, np.inf, NAN, exact])["verdict"] == "fail"
+    assert _judge(case, "jvp_vjp", tangent_grad_input=[np.inf, NAN, np.inf, exact])["verdict"] == "fail"
+    assert _judge(case, "jvp_vjp", tangent_grad_input=[np.inf, NAN, NAN, exact + 0.1])["verdict"] == "fail"
+
+
 def test_entr_derivative_below_its_domain_zero_is_a_convention_and_other_values_fail():
     """entr is the constant -inf on x < 0 (scipy, PyTorch); its derivative there has no value:
     PyTorch's -(1 + log x) says nan, JAX's constant branch 0, to every order."""
