@@ -668,3 +668,14 @@ def test_a_hypergeometric_value_at_a_negative_integer_lower_parameter_may_be_an_
     assert _judge(case, "forward", output=[1.0e30, regular])["verdict"] == "fail"
     assert _judge(case, "forward", output=[NAN, np.inf])["verdict"] == "fail"
     assert [c.checks for c in RECORDS[op].conventions if c.name == "hypergeometric-value-at-a-lower-pole"] == [("forward", "vmap")]
+
+
+def test_hyp1f1_at_b_zero_and_x_zero_may_be_an_infinity_and_elsewhere_at_b_zero_keeps_its_sign():
+    """1F1(a; 0; 0) has no value (1 along x = 0, +-inf along b = 0): the reference's nan, JAX's inf
+    (hyp1f1-99e130ae5f3f, seeded seed 1, vmap float16 at (2, 0, 0)) is the convention. At b = +0,
+    x = 1 the reference's signed infinity (the residue a x 1F1(a + 1; 2; x) > 0: +inf) stands: -inf
+    there is a failure, not this convention (it only replaces a nan)."""
+    case = _case("hyp1f1", {"a": [2.0, 2.0], "b": [0.0, 0.0], "x": [0.0, 1.0]}, "forward", values="ties")
+    got = _judge(case, "forward", output=[np.inf, np.inf])
+    assert got["verdict"] == "convention", got
+    assert _judge(case, "forward", output=[np.inf, -np.inf])["verdict"] == "fail"
