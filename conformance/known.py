@@ -286,7 +286,12 @@ class Entry:
         return all(c.holds(case, rec.get("check")) for c in self.where)
 
     def matches(self, rec: dict, settings: dict | None = None) -> bool:
-        if rec.get("verdict") not in self.verdicts or not self.in_region(rec, settings):
+        return self.departs_as_described(rec) and self.in_region(rec, settings)
+
+    def departs_as_described(self, rec: dict) -> bool:
+        """The result's verdict is one of the entry's and its reason matches the entry's pattern
+        (the region aside: :meth:`in_region`)."""
+        if rec.get("verdict") not in self.verdicts:
             return False
         return self.reason_pattern is None or bool(self.reason_pattern.search(str(rec.get("reason") or "")))
 
@@ -355,7 +360,7 @@ class KnownSet:
             for e in self.entries:
                 if judged and e.in_region(rec, settings):  # an unsupported result is no evidence
                     covered[e.id] += 1
-                    if e.matches(rec, settings):
+                    if e.departs_as_described(rec):  # (in_region just held)
                         hits.append(e)
             hit = hits[0] if hits else None
             if len(hits) > 1:
