@@ -9,15 +9,19 @@
 #   versions.txt       device, driver, CUDA, cuDNN, framework versions, TF32 settings per framework
 #   gpu-tests.log      the `gpu`-marked tests (reference conv paths and Tensor on CuPy)
 #   gpu-tests.xml      their JUnit file
-#   highest.tar.gz     a GPU campaign with TF32 off (--precision highest): results, report.json, HTML
-#   default.tar.gz     the same campaign at the frameworks' default precision (TF32 where they use it)
+#   highest.tar.gz     the GPU campaigns with TF32 off (--precision highest): highest/conv (the conv fuzzer,
+#                      every cuDNN/XLA algorithm path it reaches) and highest/records (a sample of op records
+#                      across families, and programs), each with results, report.json and HTML
+#   default.tar.gz     the same at the frameworks' default precision (TF32 where they use it): default/conv and
+#                      default/records over the families where TF32 can act (matrix products, linalg, nn, programs)
 #   summary.txt        counts per verdict and the worst ratio per framework, check and dtype, per precision
 #   gpu_check.log      this script's own log
 # (seven files: the device tool brings back at most eight, two folders deep.)
 #
-# Each campaign runs under a time budget (GPU_CHECK_CAMPAIGN_S seconds each, default 150): when it
-# runs out the campaign is interrupted (SIGINT keeps every recorded result) and `conformance report`
-# writes the report from what was recorded, so a report is always there.
+# Each campaign part runs under a time budget (GPU_CHECK_CAMPAIGN_S seconds for each highest part, default 90,
+# half of it for each default part): when it runs out the part is interrupted (SIGINT keeps every recorded
+# result) and `conformance report` writes the report from what was recorded, so a report is always there.
+# The conv fuzzer and the records run as separate parts so that neither budget is spent on the other.
 #
 # --rehearse runs every step on a machine without a GPU (CI does, tests/test_gpu_check.py): the GPU
 # parts say they are skipped for want of a device, the campaigns run on the CPU with a tiny budget,
@@ -43,15 +47,18 @@ python="${REFGRAD_PYTHON:-}"
 if [ -z "$python" ]; then
     if [ -x .venv/bin/python ]; then python=.venv/bin/python; else python=python3; fi
 fi
-campaign_s="${GPU_CHECK_CAMPAIGN_S:-150}"
-tests_s="${GPU_CHECK_TESTS_S:-120}"
-examples="${GPU_CHECK_EXAMPLES:-6}"
-# conv and a sample of op records across families, and programs (float64 programs on the GPU)
-ops="${GPU_CHECK_OPS:-conv,activations,elementwise,reductions,matmul,products,linalg_solve,linalg_decomp,nn,pooling,losses,scans,programs}"
+campaign_s="${GPU_CHECK_CAMPAIGN_S:-90}"
+tests_s="${GPU_CHECK_TESTS_S:-80}"
+examples="${GPU_CHECK_EXAMPLES:-4}"
+# a sample of op records across families, and programs (float64 programs on the GPU)
+ops="${GPU_CHECK_OPS:-activations,elementwise,reductions,matmul,products,linalg_solve,linalg_decomp,nn,pooling,losses,scans,programs}"
+# at the frameworks' default precision only the families where TF32 can act
+tf32_ops="${GPU_CHECK_TF32_OPS:-matmul,products,linalg_solve,linalg_decomp,nn,programs}"
 if [ "$rehearse" = 1 ]; then
-    campaign_s="${GPU_CHECK_CAMPAIGN_S:-60}"
+    campaign_s="${GPU_CHECK_CAMPAIGN_S:-40}"
     examples="${GPU_CHECK_EXAMPLES:-1}"
-    ops="${GPU_CHECK_OPS:-conv,gelu,sum,matmul}"
+    ops="${GPU_CHECK_OPS:-gelu,sum,matmul}"
+    tf32_ops="${GPU_CHECK_TF32_OPS:-matmul}"
 fi
 
 if [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
@@ -63,6 +70,8 @@ else
     export PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}"
 fi
 export PYTHONUNBUFFERED=1
+# two framework workers and the CuPy tests share one GPU: no framework takes most of its memory up front
+export XLA_PYTHON_CLIENT_PREALLOCATE=false
 
 # 1. versions and precision settings
 "$python" scripts/gpu_versions.py >"$out/versions.txt" 2>>"$log"
@@ -89,29 +98,36 @@ tests_rc=$?
 tail -3 "$out/gpu-tests.log" | tee -a "$log"
 say "gpu tests exit $tests_rc"
 
-# 3. the campaigns: TF32 off, then the frameworks' defaults; the report is written whatever happens
-campaign() {
-    local precision=$1 dir="$out/$1"
+# 3. the campaigns: TF32 off, then the frameworks' defaults; each part's report is written whatever happens
+part() {  # part PRECISION NAME BUDGET_S ARGS...: one campaign into $out/PRECISION/NAME
+    local precision=$1 name=$2 budget=$3 dir="$out/$1/$2"
+    shift 3
+    mkdir -p "$out/$precision"
     rm -rf "$dir"
-    say "campaign --precision $precision on $device ($frameworks; ops $ops; budget ${campaign_s}s)"
-    timeout -s INT -k 20 "$campaign_s" "$python" -m conformance run --quiet --device "$device" \
-        --precision "$precision" --frameworks "$frameworks" --ops "$ops" --max-examples "$examples" \
+    say "campaign $precision/$name on $device ($frameworks; $*; budget ${budget}s)"
+    timeout -s INT -k 20 "$budget" "$python" -m conformance run --quiet --device "$device" \
+        --precision "$precision" --frameworks "$frameworks" "$@" \
         --dtypes float64,float32,float16,bfloat16 --out "$dir" --found-dir "$dir/found" \
         --known builtin >"$dir.log" 2>&1
     local rc=$?
     tail -4 "$dir.log" | tee -a "$log"
-    say "campaign $precision exit $rc (124/130: the budget ran out and the run was interrupted)"
+    say "campaign $precision/$name exit $rc (124/130: the budget ran out and the run was interrupted)"
     if [ -s "$dir/results.jsonl" ]; then
         "$python" -m conformance report "$dir" --known builtin >>"$dir.log" 2>&1
-        say "report of $precision written (exit $?)"
+        say "report of $precision/$name written (exit $?)"
     else
-        say "campaign $precision recorded no result"
+        say "campaign $precision/$name recorded no result"
     fi
     mv "$dir.log" "$dir/" 2>/dev/null
-    tar -czf "$out/$precision.tar.gz" -C "$out" "$precision" && rm -rf "$dir"
 }
-campaign highest
-campaign default
+pack() { tar -czf "$out/$1.tar.gz" -C "$out" "$1" && rm -rf "${out:?}/$1"; }
+half=$(( campaign_s / 2 ))
+part highest conv "$campaign_s" --ops conv --max-examples "$examples"
+part highest records "$campaign_s" --ops "$ops"
+pack highest
+part default conv "$half" --ops conv --max-examples "$examples"
+part default records "$half" --ops "$tf32_ops"
+pack default
 
 # 4. the summary: verdict counts and worst ratios per precision
 "$python" scripts/gpu_versions.py --summary "$out/highest.tar.gz" "$out/default.tar.gz" >"$out/summary.txt" 2>>"$log"

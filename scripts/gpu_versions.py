@@ -107,44 +107,88 @@ def versions() -> None:
     print(f"numpy: {numpy.__version__}")
 
 
-def _results(archive: str):
-    """The result records of a campaign archive (its results.jsonl), skipping torn lines."""
+def _parts(archive: str) -> dict[str, dict[str, str]]:
+    """The campaign parts of an archive (``<precision>/<part>/``): part name -> file name -> text."""
+    wanted = ("results.jsonl", "report.json")
+    parts: dict[str, dict[str, str]] = {}
     with tarfile.open(archive) as tar:
         for member in tar.getmembers():
-            if member.name.endswith("/results.jsonl") and member.name.count("/") == 1:
-                for line in tar.extractfile(member).read().decode("utf-8").splitlines():
-                    try:
-                        rec = json.loads(line)
-                    except ValueError:
-                        continue
-                    if isinstance(rec, dict) and "verdict" in rec:
-                        yield rec
-                return
+            bits = member.name.split("/")
+            if len(bits) == 3 and bits[2] in wanted and member.isfile():
+                parts.setdefault(f"{bits[0]}/{bits[1]}", {})[bits[2]] = tar.extractfile(member).read().decode("utf-8")
+    return dict(sorted(parts.items()))
+
+
+def _results(text: str):
+    """The raw result records of a results.jsonl, skipping torn lines."""
+    for line in text.splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and "verdict" in rec:
+            yield rec
+
+
+def _report(text: str | None) -> dict | None:
+    """A part's report.json (verdicts after the known file), or None where none was written."""
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return None
 
 
 def summary(archives: list[str]) -> None:
     for archive in archives:
         try:
-            records = list(_results(archive))
+            parts = _parts(archive)
         except (OSError, tarfile.TarError) as exc:
             print(f"{archive}: unreadable ({exc})")
             continue
-        print(f"== {archive}: {len(records)} results")
-        counts = Counter((r.get("framework"), r["verdict"]) for r in records)
-        for (fw, verdict), n in sorted(counts.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
-            print(f"  {fw:<12} {verdict:<16} {n}")
-        worst: dict[tuple, tuple[float, str]] = {}
-        for r in records:
-            w = r.get("worst")
-            if not isinstance(w, dict) or not w.get("limit"):
-                continue
-            ratio = w["ratio"] / w["limit"]  # the worst element's error over its own bound
-            key = (r.get("framework"), r.get("check"), r.get("dtype"))
-            if key not in worst or ratio > worst[key][0]:
-                worst[key] = (ratio, str(r.get("case_id", "?")))
-        print("  worst element, its error over its bound, per framework, check and dtype (> 1 departs):")
-        for (fw, check, dtype), (ratio, case) in sorted(worst.items(), key=lambda kv: tuple(map(str, kv[0]))):
-            print(f"    {fw:<12} {check:<10} {dtype:<9} {ratio:10.3g}  {case}")
+        if not parts:
+            print(f"== {archive}: no campaign part recorded a result")
+        for name, files in parts.items():
+            _summarise_part(name, files)
+
+
+def _summarise_part(name: str, files: dict[str, str]) -> None:
+    records = list(_results(files.get("results.jsonl", "")))
+    report = _report(files.get("report.json"))
+    print(f"== {name}: {len(records)} results")
+    if report is None:
+        print("  no report.json: the verdicts below are the raw ones, before the known file")
+        rows = [(r.get("framework"), r["verdict"]) for r in records]
+    else:
+        print(f"  outcome: {report['outcome']['code']} ({report['outcome']['message']})")
+        for fw, info in sorted(report.get("frameworks", {}).items()):
+            print(f"  {fw} {info.get('version')}: {json.dumps(info.get('settings', {}), sort_keys=True)}")
+        table = report["results"]
+        col = {c: k for k, c in enumerate(table["columns"])}
+        rows = [(row[col["framework"]], row[col["verdict"]]) for row in table["rows"]]
+    print("  verdicts per framework (after the known file where a report was written):")
+    for (fw, verdict), n in sorted(Counter(rows).items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+        print(f"    {fw:<12} {verdict:<16} {n}")
+    if report is not None:
+        lines = report.get("departure_lines", [])
+        print(f"  every result that is not a pass or unsupported ({len(lines)} lines):")
+        for d in lines:
+            print(
+                f"    {d.get('framework', '?'):<6} {d.get('op', '?'):<22} {d.get('check', '?'):<12} "
+                f"{d.get('dtype', '?'):<9} {d.get('kind', d.get('verdict', '?')):<60} x{d.get('count', 1)} "
+                f"{d.get('case_id', '')}: {str(d.get('summary', ''))[:160]}"
+            )
+    worst: dict[tuple, tuple[float, str]] = {}
+    for r in records:
+        w = r.get("worst")
+        if not isinstance(w, dict) or not w.get("limit"):
+            continue
+        ratio = w["ratio"] / w["limit"]  # the worst element's error over its own bound
+        key = (r.get("framework"), r.get("check"), r.get("dtype"))
+        if key not in worst or ratio > worst[key][0]:
+            worst[key] = (ratio, str(r.get("case_id", "?")))
+    print("  worst element, its error over its bound, per framework, check and dtype (> 1 departs):")
+    for (fw, check, dtype), (ratio, case) in sorted(worst.items(), key=lambda kv: tuple(map(str, kv[0]))):
+        print(f"    {fw:<12} {check:<12} {dtype:<9} {ratio:10.3g}  {case}")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ FILES = {"versions.txt", "gpu-tests.log", "gpu-tests.xml", "highest.tar.gz", "de
 def test_rehearsal_writes_every_file_the_device_run_brings_back(tmp_path):
     pytest.importorskip("torch", reason="the rehearsal's campaigns run torch on the CPU")
     env = {**os.environ, "REFGRAD_PYTHON": sys.executable, "GPU_CHECK_OPS": "gelu,sum",
-           "GPU_CHECK_CAMPAIGN_S": "90", "GPU_CHECK_TESTS_S": "120"}
+           "GPU_CHECK_CAMPAIGN_S": "60", "GPU_CHECK_TESTS_S": "120"}
     env.pop("OUT", None)
     proc = subprocess.run(["bash", str(ROOT / "scripts/gpu_check.sh"), "--rehearse", str(tmp_path / "out")],
                           env=env, capture_output=True, text=True, timeout=600)
@@ -39,9 +39,13 @@ def test_rehearsal_writes_every_file_the_device_run_brings_back(tmp_path):
     for precision in ("highest", "default"):
         with tarfile.open(out / f"{precision}.tar.gz") as tar:
             names = set(tar.getnames())
-        assert {f"{precision}/results.jsonl", f"{precision}/report.json", f"{precision}/index.html"} <= names
+        for part in ("conv", "records"):  # the conv fuzzer and the records, each under its own budget
+            assert {f"{precision}/{part}/{f}" for f in ("results.jsonl", "report.json", "index.html")} <= names
     summary = (out / "summary.txt").read_text()
-    assert summary.count("results") >= 2 and "pass" in summary, summary
+    # every part is summarised after the known file, with its outcome and the frameworks' settings
+    for part in ("highest/conv", "highest/records", "default/conv", "default/records"):
+        assert f"== {part}: " in summary, summary
+    assert summary.count("outcome: ") == 4 and '"precision": "default"' in summary, summary
 
 
 def test_without_a_device_and_without_rehearse_nothing_is_claimed(tmp_path):

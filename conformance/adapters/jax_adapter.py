@@ -67,7 +67,11 @@ class JaxAdapter(ModeCache, Adapter):
             return cpu_setup(self, device, precision, settings)
         if "cuda" not in self.devices():
             raise RuntimeError(f"jax: device {device!r} is not available here (devices: {self.devices()})")
-        # XLA on GPU runs float32 convolutions in TF32 unless asked for HIGHEST precision.
+        # XLA on GPU runs float32 convolutions and matrix products in TF32 unless asked for HIGHEST
+        # precision: the conv spelling passes it per call, every other op takes the global default.
+        if precision == "highest":
+            jax.config.update("jax_default_matmul_precision", "highest")
+        settings["jax_default_matmul_precision"] = str(jax.config.jax_default_matmul_precision)
         return {
             "device": device,
             "precision": precision,
