@@ -557,6 +557,7 @@ def _start(campaign, args, executor=None) -> None:
     if campaign.outdir.moved_to:
         print(f"conformance: earlier results moved to {campaign.outdir.moved_to}", file=sys.stderr)
     campaign.outdir.check_versions({n: w.info["version"] for n, w in campaign.workers.items() if w.info})
+    campaign.outdir.record_workers(campaign.frameworks_info())
 
 
 def _gate(args, frameworks=()) -> dict:
@@ -1032,7 +1033,8 @@ def cmd_report(args) -> int:
         raise UsageError(
             f"report: {str(results)!r} does not exist (give RESULTS.jsonl or a directory holding one)"
         )
-    args._gate = gate = _gate(args, (read_manifest(results.parent) or {}).get("frameworks") or ())
+    manifest = read_manifest(results.parent) or {}
+    args._gate = gate = _gate(args, manifest.get("frameworks") or ())
     out = Path(args.out) if args.out else results.parent
     _check_report_outputs(args, results, out)
     read = read_results_file(results)  # InputFileError: binary / foreign file, named
@@ -1045,11 +1047,15 @@ def cmd_report(args) -> int:
         print(f"conformance: warning: {exc}; regenerating from results.jsonl alone", file=sys.stderr)
         old = {}
     env = old.get("environment") if isinstance(old.get("environment"), dict) else {}
-    run = {k: env.get(k) for k in ("device", "precision", "seed")}
+    # an interrupted run wrote no report.json: its manifest still names the device, precision, seed
+    # and the workers' settings, which the verdicts and the known entries' settings depend on
+    run = {k: env[k] if env.get(k) is not None else manifest.get(k) for k in ("device", "precision", "seed")}
     run["max_examples"] = (env.get("hypothesis") or {}).get("max_examples")
     run["run_id"] = _run_id(results.parent) or env.get("run_id")
     run["inputs"] = env.get("inputs")
     frameworks = old.get("frameworks") if isinstance(old.get("frameworks"), dict) else {}
+    if not frameworks and isinstance(manifest.get("workers"), dict):
+        frameworks = manifest["workers"]
     lock = OutputDir.lock_only(out)
     try:
         report = build_report(

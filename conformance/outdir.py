@@ -306,6 +306,16 @@ class OutputDir:
         old["versions"] = versions
         self._write_manifest(old)
 
+    def record_workers(self, info: dict) -> None:
+        """The started workers' versions and settings (device, TF32, oneDNN, CPU capability), kept in
+        the manifest as soon as they are known: a report rebuilt from an interrupted run (``report
+        DIR``) judges with them, and known entries that name a setting still apply there."""
+        old = self.read_manifest()
+        if old is None:
+            return
+        old["workers"] = info
+        self._write_manifest(old)
+
 
 def read_manifest(directory) -> dict | None:
     """A run directory's manifest.json (None when missing or unreadable)."""

@@ -168,3 +168,21 @@ def test_interrupted_message_names_resume(tmp_path):
     finally:
         cli_module.cmd_report = old
     assert json is not None
+
+
+def test_a_report_rebuilt_after_an_interrupt_keeps_the_workers_settings(tmp_path):
+    """An interrupted run writes no report.json; ``report DIR`` rebuilds one from results.jsonl. It
+    must still know the device, precision and the workers' settings (the manifest keeps them from
+    the start): known entries that name a setting (oneDNN, CPU capability, device) apply only with
+    them, and the first GPU run's interrupted parts came out with none (issue 35)."""
+    out = tmp_path / "out"
+    code = _interrupt(out, signal.SIGINT, after_lines=3)
+    assert code in (exitcodes.INTERRUPTED, exitcodes.OK, exitcodes.DEPARTURES)
+    (out / "report.json").unlink(missing_ok=True)  # as after an interrupt, whenever the signal landed
+    proc = subprocess.run(cli("report", out), env=env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode in (exitcodes.OK, exitcodes.DEPARTURES), proc.stderr
+    report = json.loads((out / "report.json").read_text())
+    settings = report["frameworks"]["torch"]["settings"]
+    assert settings["device"] == "cpu" and "cpu_capability" in settings, settings
+    assert report["environment"]["device"] == "cpu" and report["environment"]["precision"] == "highest"
+    assert report["environment"]["seed"] == 5
