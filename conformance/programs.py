@@ -1328,13 +1328,23 @@ def _prefix_verdict(case, error, reply, framework, bounds, precision) -> dict:
 
 
 _TENSOR_TYPE = re.compile(r"\[(?:torch\.\w+|CPU\w+Type) \[")
+# A generated autograd node as an error message names it: PyTorch 2.13 says "output 0 of Tanh",
+# earlier versions (2.11 on the first GPU run) "output 0 of TanhBackward0"; a custom Function's
+# node "IdentityBackward" / "Identity". The same node either way: compared without the suffix.
+_NODE_NAME = re.compile(r"\b([A-Z]\w*?)Backward(\d*)\b")
+
+
+def _node(match: re.Match) -> str:
+    return match.group(1) + ("" if match.group(2) in ("0", "") else match.group(2))
 
 
 def _message(case, message: str) -> str:
-    """An autograd error message as compared: under a mixed-precision policy the tensor it names is in
-    the dtype the policy gave it (``[CPUBFloat16Type [2, 4]]``), which the reference's float64 run
-    names by the variables' dtype: the type name is masked there (the rest is compared word for word)."""
-    message = message.strip()
+    """An autograd error message as compared: word for word, except two spellings that name the same
+    thing. Under a mixed-precision policy the tensor it names is in the dtype the policy gave it
+    (``[CPUBFloat16Type [2, 4]]``), which the reference's float64 run names by the variables' dtype:
+    the type name is masked there. A node is named without its ``Backward<n>`` suffix, the way
+    PyTorch 2.13 names it (``TanhBackward0`` -> ``Tanh``, ``FillBackward2`` -> ``Fill2``)."""
+    message = _NODE_NAME.sub(_node, message.strip())
     return _TENSOR_TYPE.sub("[<tensor> [", message) if case.amp else message
 
 
