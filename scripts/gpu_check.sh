@@ -18,8 +18,9 @@
 #   gpu_check.log      this script's own log
 # (seven files: the device tool brings back at most eight, two folders deep.)
 #
-# Each campaign part runs under a time budget (GPU_CHECK_CAMPAIGN_S seconds for each highest part, default 90,
-# half of it for each default part): when it runs out the part is interrupted (SIGINT keeps every recorded
+# Each campaign part runs under a time budget (GPU_CHECK_CAMPAIGN_S seconds for conv, default 90, and
+# GPU_CHECK_RECORDS_S for the records, default 150, at --precision highest; half of each at default):
+# when it runs out the part is interrupted (SIGINT keeps every recorded
 # result) and `conformance report` writes the report from what was recorded, so a report is always there.
 # The conv fuzzer and the records run as separate parts so that neither budget is spent on the other.
 #
@@ -48,7 +49,18 @@ if [ -z "$python" ]; then
     if [ -x .venv/bin/python ]; then python=.venv/bin/python; else python=python3; fi
 fi
 campaign_s="${GPU_CHECK_CAMPAIGN_S:-90}"
-tests_s="${GPU_CHECK_TESTS_S:-80}"
+records_s="${GPU_CHECK_RECORDS_S:-150}"
+examples="${GPU_CHECK_EXAMPLES:-4}"
+# A sample of op records across families (two or three each, the GPU kernels users call most), then
+# programs (float64 programs on the GPU). They run in this order, so what a budget cuts is the tail:
+# on the first run whole families (--ops activations,elementwise,...) left 90 s for two families.
+ops="${GPU_CHECK_OPS:-mm,bmm,addmm,baddbmm,linalg_solve,linalg_cholesky_ex,linalg_qr,linalg_svd,linalg_eigh,linalg_det,batch_norm,log_softmax,softmax,avg_pool2d,max_pool2d,upsample_bilinear2d,cumsum,cumprod,logcumsumexp,cummax,sum,mean,var,logsumexp,prod,gelu,hardsigmoid,hardswish,softplus,div,exp,log,pow_tensor,sigmoid,tanh,sqrt,erf,lgamma,digamma,binary_cross_entropy,nll_loss,gather,index_add,scatter_add,cdist,sort,topk,programs}"
+# at the frameworks' default precision only the ops where TF32 can act (matrix products inside)
+tf32_ops="${GPU_CHECK_TF32_OPS:-mm,bmm,addmm,baddbmm,addmv,linalg_solve,linalg_cholesky_ex,linalg_qr,linalg_svd,linalg_det,batch_norm,cdist,upsample_bilinear2d,programs}"
+tests_s="${GPU_CHECK_TESTS_S:-120}"
+# CuPy compiles each elementwise kernel on first use (NVRTC, CPU-bound): on the first run the serial
+# tests were cut at 42% by an 80 s limit; the device has 16 cores
+test_workers="${GPU_CHECK_TEST_WORKERS:-8}"
 examples="${GPU_CHECK_EXAMPLES:-4}"
 # a sample of op records across families, and programs (float64 programs on the GPU)
 ops="${GPU_CHECK_OPS:-activations,elementwise,reductions,matmul,products,linalg_solve,linalg_decomp,nn,pooling,losses,scans,programs}"
@@ -56,9 +68,11 @@ ops="${GPU_CHECK_OPS:-activations,elementwise,reductions,matmul,products,linalg_
 tf32_ops="${GPU_CHECK_TF32_OPS:-matmul,products,linalg_solve,linalg_decomp,nn,programs}"
 if [ "$rehearse" = 1 ]; then
     campaign_s="${GPU_CHECK_CAMPAIGN_S:-40}"
+    records_s="${GPU_CHECK_RECORDS_S:-40}"
     examples="${GPU_CHECK_EXAMPLES:-1}"
     ops="${GPU_CHECK_OPS:-gelu,sum,matmul}"
     tf32_ops="${GPU_CHECK_TF32_OPS:-matmul}"
+    test_workers="${GPU_CHECK_TEST_WORKERS:-0}"
 fi
 
 if [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
@@ -91,9 +105,10 @@ if [ "$has_cuda" != 1 ]; then
 fi
 
 # 2. the gpu-marked tests (on a CPU machine each one skips, saying why)
-say "gpu tests (limit ${tests_s}s)"
-timeout -s INT "$tests_s" "$python" -m pytest -q -m gpu -p no:cacheprovider --junit-xml "$out/gpu-tests.xml" \
-    tests/conv/test_gpu.py tests/autograd/test_gpu_tensor.py -rs >"$out/gpu-tests.log" 2>&1
+say "gpu tests (limit ${tests_s}s, $test_workers pytest workers)"
+timeout -s INT "$tests_s" "$python" -m pytest -q -m gpu -n "$test_workers" -p no:cacheprovider \
+    --junit-xml "$out/gpu-tests.xml" tests/conv/test_gpu.py tests/autograd/test_gpu_tensor.py \
+    tests/conformance/test_gpu_known.py -rs >"$out/gpu-tests.log" 2>&1
 tests_rc=$?
 tail -3 "$out/gpu-tests.log" | tee -a "$log"
 say "gpu tests exit $tests_rc"
@@ -121,12 +136,11 @@ part() {  # part PRECISION NAME BUDGET_S ARGS...: one campaign into $out/PRECISI
     mv "$dir.log" "$dir/" 2>/dev/null
 }
 pack() { tar -czf "$out/$1.tar.gz" -C "$out" "$1" && rm -rf "${out:?}/$1"; }
-half=$(( campaign_s / 2 ))
 part highest conv "$campaign_s" --ops conv --max-examples "$examples"
-part highest records "$campaign_s" --ops "$ops"
+part highest records "$records_s" --ops "$ops"
 pack highest
-part default conv "$half" --ops conv --max-examples "$examples"
-part default records "$half" --ops "$tf32_ops"
+part default conv "$(( campaign_s / 2 ))" --ops conv --max-examples "$examples"
+part default records "$(( records_s / 2 ))" --ops "$tf32_ops"
 pack default
 
 # 4. the summary: verdict counts and worst ratios per precision

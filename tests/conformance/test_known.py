@@ -445,6 +445,20 @@ def test_a_case_reproducer_is_replayed_on_the_entrys_framework(tmp_path):
     assert said["gone"]["reproduces"] is False and "0 result(s) matched 'gone'" in said["gone"]["printed"]
 
 
+def _device_holds_here(entry) -> bool:
+    """Whether an entry's ``device`` setting (if it names one) is a device this machine has."""
+    here = {"device": "cuda" if _cuda_available() else "cpu"}
+    return all(c.holds(here) for c in entry.settings if c.path == "device")
+
+
+def _cuda_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
 def test_the_shipped_script_reproducers_reproduce_on_the_installed_frameworks():
     """Each shipped ``.py`` reproducer still shows its departure on the installed version that the
     entry's range covers: the check a stale entry would get, run on every entry."""
@@ -460,6 +474,8 @@ def test_the_shipped_script_reproducers_reproduce_on_the_installed_frameworks():
         name = e.framework.split(":")[0]
         if importlib.util.find_spec(name) is None:
             continue  # the framework is not installed: its entries cannot apply
+        if not _device_holds_here(e):
+            continue  # a CUDA kernel's departure: tests/conformance/test_gpu_known.py runs it on a GPU
         if e.applies_to(e.framework, importlib.import_module(name).__version__):
             installed.append(e)
     said = stale.run_reproducers(installed)  # a script shared by several entries runs once
@@ -727,7 +743,9 @@ def test_the_shipped_large_lower_parameter_entries_hold_where_it_is_at_least_4(e
         ("jax-hypergeometric-mixed-derivative-at-x-zero", "jax", "hyp2f1", "x:x = 0", "jvp_vjp"),
     ],
 )  # fmt: skip
-def test_the_shipped_at_x_zero_entries_hold_the_sweeps_at_cell_and_not_its_near_cell(entry_id, framework, op, point, check):
+def test_the_shipped_at_x_zero_entries_hold_the_sweeps_at_cell_and_not_its_near_cell(
+    entry_id, framework, op, point, check
+):
     """The entries whose departure lives on x = 0 exactly (TensorFlow's masked x-gradient of xlogy,
     JAX's empty parameter-derivative series) hold an exact 0 in x: the reach sweep's ``at`` case of
     the point x = 0 is in the region; the same point's ``near`` case (x within 2^-4 of 0, never on
@@ -744,7 +762,9 @@ def test_the_shipped_at_x_zero_entries_hold_the_sweeps_at_cell_and_not_its_near_
     for unit in fuzz_units([op], [op], RECORD_CHECKS, DTYPES, 1, 0):
         if unit.point == point:
             cases = []
-            _hypothesis(cases.append, unit.strategy(), unit.max_examples, unit.seed, shrink=False, simplest=True)()
+            _hypothesis(
+                cases.append, unit.strategy(), unit.max_examples, unit.seed, shrink=False, simplest=True
+            )()
             (case,) = cases
             records.append({"case_id": unit.point_kind, "framework": framework, "version": version,
                             "check": check, "dtype": case.dtype, "verdict": "fail",
