@@ -221,15 +221,59 @@ _CUPYX_SCATTER = {"add": "scatter_add", "maximum": "scatter_max", "minimum": "sc
 
 def ufunc_at(name, a, index, values) -> None:
     """Unbuffered ``ufunc.at`` (``name``: add, maximum, minimum, multiply) in ``a``'s namespace;
-    on CuPy the ``cupyx.scatter_*`` functions where one exists, else CuPy's own ``ufunc.at``
-    (CuPy 13+; an older CuPy raises, which says so)."""
+    on CuPy the ``cupyx.scatter_*`` functions where one exists. CuPy has no ``multiply.at`` (its
+    ufuncs scatter only add, subtract, maximum, minimum and the bitwise ops): off NumPy a product
+    is scattered by :func:`_at_in_rounds`."""
     xp = namespace_of(a)
     if xp.__name__ == "cupy" and name in _CUPYX_SCATTER:
         import cupyx
 
         getattr(cupyx, _CUPYX_SCATTER[name])(a, index, values)
-    else:
+    elif xp is np or name in _CUPYX_SCATTER:
         getattr(xp, name).at(a, index, values)
+    else:
+        _at_in_rounds(getattr(xp, name), a, index, values)
+
+
+def _at_in_rounds(op, a, index, values) -> None:
+    """``op.at(a, index, values)`` for a tuple of integer index arrays: round ``r`` applies the
+    ``r``-th update of every element at once (``a[i] = op(a[i], v)``; no element twice in a
+    round), so each element sees its updates in NumPy's order, and the result is NumPy's bit for
+    bit although the op (a product) rounds."""
+    xp = namespace_of(a)
+    coords = xp.broadcast_arrays(*index)
+    if not coords or coords[0].size == 0:
+        return
+    values = xp.broadcast_to(values, coords[0].shape).reshape(-1)
+    coords = [c.reshape(-1) for c in coords]
+    key = xp.ravel_multi_index(tuple(coords), a.shape)
+    order = xp.argsort(key, kind="stable")
+    ranked = key[order]
+    pos = xp.arange(ranked.size)
+    first = xp.ones(ranked.shape, dtype=bool)
+    first[1:] = ranked[1:] != ranked[:-1]
+    rank = xp.empty_like(pos)
+    rank[order] = pos - running_extreme(xp.where(first, pos, 0), 0, largest=True)  # (the rank in its group)
+    for r in range(int(rank.max()) + 1):
+        now = rank == r
+        at = tuple(c[now] for c in coords)
+        a[at] = op(a[at], values[now])
+
+
+def running_extreme(x, axis: int, largest: bool):
+    """``maximum.accumulate`` (``largest``) or ``minimum.accumulate`` of ``x`` along ``axis``, in
+    ``x``'s namespace: CuPy's ufuncs accumulate only add and multiply. A log-step (Hillis-Steele)
+    scan: after the step of shift ``k`` each element holds the extreme of the ``2k`` elements ending
+    at it. Exact and equal to NumPy's, bit for bit: max and min round nothing, and each step takes
+    ``op(earlier, later)`` as the accumulation does, so ties (+-0) and NaN resolve the same way."""
+    xp = namespace_of(x)
+    op = xp.maximum if largest else xp.minimum
+    out = xp.moveaxis(x, axis, 0).copy()
+    k = 1
+    while k < out.shape[0]:
+        out[k:] = op(out[:-k], out[k:])  # (the right side is a new array: no overlap in the write)
+        k *= 2
+    return xp.ascontiguousarray(xp.moveaxis(out, 0, axis))
 
 
 def asarray(data, dtype=None, device: str | None = None):

@@ -58,21 +58,13 @@ ops="${GPU_CHECK_OPS:-mm,bmm,addmm,baddbmm,linalg_solve,linalg_cholesky_ex,linal
 # at the frameworks' default precision only the ops where TF32 can act (matrix products inside)
 tf32_ops="${GPU_CHECK_TF32_OPS:-mm,bmm,addmm,baddbmm,addmv,linalg_solve,linalg_cholesky_ex,linalg_qr,linalg_svd,linalg_det,batch_norm,cdist,upsample_bilinear2d,programs}"
 tests_s="${GPU_CHECK_TESTS_S:-120}"
-# CuPy compiles each elementwise kernel on first use (NVRTC, CPU-bound): on the first run the serial
-# tests were cut at 42% by an 80 s limit; the device has 16 cores
-test_workers="${GPU_CHECK_TEST_WORKERS:-8}"
-examples="${GPU_CHECK_EXAMPLES:-4}"
-# a sample of op records across families, and programs (float64 programs on the GPU)
-ops="${GPU_CHECK_OPS:-activations,elementwise,reductions,matmul,products,linalg_solve,linalg_decomp,nn,pooling,losses,scans,programs}"
-# at the frameworks' default precision only the families where TF32 can act
-tf32_ops="${GPU_CHECK_TF32_OPS:-matmul,products,linalg_solve,linalg_decomp,nn,programs}"
 if [ "$rehearse" = 1 ]; then
     campaign_s="${GPU_CHECK_CAMPAIGN_S:-40}"
     records_s="${GPU_CHECK_RECORDS_S:-40}"
     examples="${GPU_CHECK_EXAMPLES:-1}"
     ops="${GPU_CHECK_OPS:-gelu,sum,matmul}"
     tf32_ops="${GPU_CHECK_TF32_OPS:-matmul}"
-    test_workers="${GPU_CHECK_TEST_WORKERS:-0}"
+    GPU_CHECK_TEST_WORKERS="${GPU_CHECK_TEST_WORKERS:-0}"  # every gpu test skips here: no xdist start-up
 fi
 
 if [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
@@ -104,9 +96,15 @@ if [ "$has_cuda" != 1 ]; then
     fi
 fi
 
-# 2. the gpu-marked tests (on a CPU machine each one skips, saying why)
-say "gpu tests (limit ${tests_s}s, $test_workers pytest workers)"
-timeout -s INT "$tests_s" "$python" -m pytest -q -m gpu -n "$test_workers" -p no:cacheprovider \
+# 2. the gpu-marked tests (on a CPU machine each one skips, saying why). Most of their time is CuPy
+# compiling kernels (the first run, serial: 42% of them in 80 s; the op records' comparison calls
+# about 550 distinct function/dtype/rank signatures, measured on the strict device): eight xdist
+# workers compile in parallel, into one kernel cache
+export CUPY_CACHE_DIR="${CUPY_CACHE_DIR:-/tmp/refgrad-cupy-cache}"
+workers=()
+if "$python" -c "import xdist" 2>/dev/null; then workers=(-n "${GPU_CHECK_TEST_WORKERS:-8}"); fi
+say "gpu tests (limit ${tests_s}s, ${workers[*]:-no xdist: one process})"
+timeout -s INT "$tests_s" "$python" -m pytest -q -m gpu -p no:cacheprovider ${workers[@]+"${workers[@]}"} \
     --junit-xml "$out/gpu-tests.xml" tests/conv/test_gpu.py tests/autograd/test_gpu_tensor.py \
     tests/conformance/test_gpu_known.py -rs >"$out/gpu-tests.log" 2>&1
 tests_rc=$?

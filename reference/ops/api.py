@@ -1691,9 +1691,15 @@ def convolution_double_backward(gg, grad_output, input, weight, conv, needs):
     """VJP of convolution_backward. Not recording: reference.conv's array-level double backward.
     Recording (create_graph, third order): the same three terms as differentiable convolutions.
     A ``None`` cotangent (an output of convolution_backward nobody used) contributes nothing, and
-    an output built only from absent cotangents is ``None``, as aten leaves it undefined."""
+    an output built only from absent cotangents is ``None``, as aten leaves it undefined.
+
+    Under an error tracker (reference.errors) the composition runs too: its convolutions are table
+    primitives whose sums of products the tracker bounds (any summation order), whereas the
+    array-level path's results would be arrays it never saw, hence exact (bound 0): the first GPU
+    run found cuBLAS's order 4.4e-16 away from NumPy's there (issue 35)."""
     ggI, ggW, ggb = gg
-    if not grad_state.enabled and not _levels.state.visible:  # (under a transform: the composition below)
+    raw = not grad_state.enabled and not _levels.state.visible and _errors.active() is None
+    if raw:  # (under a transform, or a tracker: the composition below)
         data = lambda t: None if t is None else t._data
         out = conv_arrays.convolution_double_backward(
             data(ggI),

@@ -19,6 +19,12 @@ bit for bit), but refuses everything a CuPy array refuses, and a little more:
   be forwarded is not a contract the reference should lean on, so here none is. Code must ask
   :func:`reference.backend.namespace_of` for the namespace of its data and call that.
 
+It also lacks what CuPy 14 lacks (the failures of the first GPU run, issue 35): no ``errstate``/
+``seterr`` (CuPy signals no floating-point errors) nor the other NumPy names of ``_NOT_IN_CUPY``;
+ufuncs take only ``out``/``dtype``/``casting`` and array or scalar operands, and ``reduce``,
+``accumulate``, ``reduceat``, ``at`` only where CuPy has them (``_UFUNC_METHODS``); ``where``
+refuses a Python bool as its condition; ``special`` offers only cupyx.scipy.special's names.
+
 The namespace (this module) is what ``namespace_of`` returns for strict arrays: NumPy's API
 (creation, math, ``linalg``, ``fft``, ``lib.stride_tricks.as_strided``, ufunc methods such as
 ``add.at``), each function taking and returning strict arrays; ``special`` is its stand-in for
@@ -318,9 +324,25 @@ StrictArray.__divmod__ = lambda self, other: _wrap(divmod(self._a, _unwrap(other
 # ---- the namespace ----------------------------------------------------------------------------------
 
 
+# What CuPy's ufuncs accept (cupy/_core/_kernel.pyx, class ufunc, CuPy 14): ``__call__`` takes
+# only ``out``, ``dtype`` and ``casting`` ("Wrong arguments" for ``where=``, ``order=``, ...);
+# ``reduce`` and ``accumulate`` exist for add and multiply only (they are ``sum``/``cumsum``,
+# ``prod``/``cumprod``), ``reduceat`` for add only, ``at`` for the ufuncs with a scatter kernel;
+# the others raise NotImplementedError ("`cupy_maximum.accumulate` is not supported yet").
+_UFUNC_KWARGS = frozenset({"out", "dtype", "casting"})
+_UFUNC_METHODS = {
+    "reduce": frozenset({"add", "multiply"}),
+    "accumulate": frozenset({"add", "multiply"}),
+    "reduceat": frozenset({"add"}),
+    "at": frozenset({"add", "subtract", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor"}),
+}
+
+
 class _Ufunc:
     """A ufunc of the strict namespace: ``__call__`` and the methods (``at``, ``reduce``, ``outer``,
-    ``accumulate``, ``reduceat``) over strict arrays."""
+    ``accumulate``, ``reduceat``) over strict arrays, with CuPy's limits (``_UFUNC_KWARGS``,
+    ``_UFUNC_METHODS``): operands are arrays or scalars, never lists ("Universal Functions only
+    work with CuPy array or scalar", CuPy's differences from NumPy)."""
 
     __slots__ = ("_u", "__name__")
 
@@ -329,17 +351,29 @@ class _Ufunc:
         self.__name__ = u.__name__
 
     def __call__(self, *args, **kwargs):
+        wrong = set(kwargs) - _UFUNC_KWARGS
+        if wrong:
+            raise TypeError(f"Wrong arguments {dict((k, kwargs[k]) for k in sorted(wrong))} (CuPy's ufuncs)")
+        for arg in args:
+            if isinstance(arg, (list, tuple)):
+                raise _unsupported(arg)
         return _call(self._u, self.__name__, args, kwargs)
 
+    def _method(self, name):
+        if self.__name__ not in _UFUNC_METHODS[name]:
+            raise NotImplementedError(f"`cupy_{self.__name__}.{name}` is not supported yet (CuPy)")
+        return getattr(self._u, name)
+
     def at(self, a, indices, b=None):
+        at = self._method("at")
         if type(a) is not StrictArray:
             raise _unsupported(a)
         # indices may be NumPy arrays (CuPy's scatter converts them, as indexing does); values may not
         idx = _unwrap(indices, allow_numpy=True)
-        self._u.at(a._a, idx, *(() if b is None else (_unwrap(b),)))
+        at(a._a, idx, *(() if b is None else (_unwrap(b),)))
 
     def __getattr__(self, name):
-        attr = getattr(self._u, name)
+        attr = self._method(name) if name in _UFUNC_METHODS else getattr(self._u, name)
         if callable(attr):
             return lambda *args, **kwargs: _call(attr, name, args, kwargs)
         return attr
@@ -383,10 +417,59 @@ fft = _Submodule("fft", _np.fft)
 lib = types.SimpleNamespace(stride_tricks=_Submodule("lib.stride_tricks", _np.lib.stride_tricks))
 
 
+# cupyx.scipy.special's functions (its __init__.py, CuPy 14): the stand-in offers no others.
+_CUPYX_SPECIAL = frozenset(
+    "bdtr bdtrc bdtri beta betainc betaincinv betaln binom boxcox boxcox1p btdtr btdtri cbrt chdtr "
+    "chdtrc chdtri cosdg cosm1 cotdg digamma ellipeinc ellipj ellipk ellipkinc ellipkm1 entr erf erfc "
+    "erfcinv erfcx erfinv exp1 exp10 exp2 expi expit expm1 expn exprel fdtr fdtrc fdtri gamma gammainc "
+    "gammaincc gammainccinv gammaincinv gammaln gammasgn gdtr gdtrc huber i0 i0e i1 i1e inv_boxcox "
+    "inv_boxcox1p j0 j1 k0 k0e k1 k1e kl_div lambertw log1p log_expit log_ndtr log_softmax loggamma "
+    "logit logsumexp lpmv multigammaln nbdtr nbdtrc nbdtri ndtr ndtri pdtr pdtrc pdtri poch polygamma "
+    "pseudo_huber psi radian rel_entr rgamma round shichi sici sinc sindg softmax sph_harm_y "
+    "spherical_yn tandg wright_bessel xlog1py xlogy y0 y1 yn zeta zetac".split()
+)
+
+
+class _Special(_Submodule):
+    """``cupyx.scipy.special``'s functions on SciPy's arithmetic."""
+
+    def __getattr__(self, name):
+        if not name.startswith("__") and name not in _CUPYX_SPECIAL:
+            raise AttributeError(f"module 'cupyx.scipy.special' has no attribute {name!r}")
+        return super().__getattr__(name)
+
+    @staticmethod
+    def polygamma(n, x):
+        """cupyx's polygamma ends in ``cupy.where(n == 0, ...)``: a Python int ``n`` makes that
+        condition a Python bool, which cupy.where refuses (see :func:`where`)."""
+        import scipy.special
+
+        where(n == 0, x, x)  # the condition CuPy's polygamma builds, refused as CuPy refuses it
+        return _call(scipy.special.polygamma, "polygamma", (n, x), {})
+
+
 def _special():
     import scipy.special
 
-    return _Submodule("special", scipy.special)
+    return _Special("special", scipy.special)
+
+
+# NumPy names CuPy lacks (NumPy 2's public functions absent from cupy/__init__.py, CuPy 14): CuPy
+# signals no floating-point errors, so it has no errstate/seterr; the rest are not implemented.
+_NOT_IN_CUPY = frozenset(
+    "errstate seterr geterr seterrcall geterrcall getbufsize setbufsize spacing geomspace insert "
+    "nditer nested_iters ndenumerate frompyfunc einsum_path nanquantile nanpercentile "
+    "histogram_bin_edges isnat polyder polydiv polyint unstack vecdot matvec vecmat block bmat "
+    "asmatrix matrix memmap busday_count busday_offset is_busday datetime_as_string".split()
+)
+
+
+def where(condition, x=None, y=None):
+    """CuPy's ``where``: ``condition.astype('?')`` first (cupy/_sorting/search.py), so a Python
+    bool or number as the condition raises AttributeError there; NumPy's takes it."""
+    if x is not None and y is not None and not hasattr(condition, "astype"):
+        raise AttributeError(f"{type(condition).__name__!r} object has no attribute 'astype' (cupy.where)")
+    return _call(_np.where, "where", tuple(a for a in (condition, x, y) if a is not None), {})
 
 
 # Names whose NumPy versions are not array functions, kept as NumPy's (dtype machinery).
@@ -417,4 +500,6 @@ def __getattr__(name):
         return mod
     if name.startswith("__"):
         raise AttributeError(name)
+    if name in _NOT_IN_CUPY:
+        raise AttributeError(f"module 'cupy' has no attribute {name!r} (the strict namespace models CuPy)")
     return _lookup(_np, name)

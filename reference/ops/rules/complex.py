@@ -180,10 +180,8 @@ def _sgn_kernel(a):
         return A.R.sign.forward(a)
     xp = namespace_of(a)
     r = xp.abs(a)
-    out = xp.zeros_like(a)
     nz = r != 0
-    xp.divide(a, r, out=out, where=nz)
-    return out
+    return xp.where(nz, a / xp.where(nz, r, 1), 0)  # (CuPy's ufuncs take no where=)
 
 
 def _complex_kernel(re, im):

@@ -530,7 +530,8 @@ def _polygamma(a, n):
     if n == 0:
         return _digamma(a)
     xp = namespace_of(a)
-    out = _special(a).polygamma(n, a)
+    # (an array n: cupyx's polygamma ends in cupy.where(n == 0, ...), which refuses a Python bool)
+    out = _special(a).polygamma(xp.asarray(n, dtype=xp.int64), a)
     # x < 0: scipy's reflection (355 ulps for polygamma(2, -8.5)); mpmath there
     out = mp_on_negative_line(a, out, lambda mp, v: mp.psi(n, v))
     if n == 1:

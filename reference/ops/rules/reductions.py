@@ -12,7 +12,7 @@ import numpy as np
 from reference import errors
 from reference.autograd.dispatch import apply
 from reference.autograd.tensor import _make
-from reference.backend import namespace_of
+from reference.backend import namespace_of, running_extreme
 from reference.ops import api as A
 from reference.ops import kernels as K
 from reference.ops.functions import pointwise as P
@@ -1227,8 +1227,8 @@ def _mode(x, dim, keepdim):
     start[..., 1:] = s[..., 1:] != s[..., :-1]
     end = xp.ones(s.shape, dtype=bool)
     end[..., :-1] = start[..., 1:]
-    first = xp.maximum.accumulate(xp.where(start, pos, 0), axis=-1)
-    last = xp.flip(xp.minimum.accumulate(xp.flip(xp.where(end, pos, n), axis=-1), axis=-1), axis=-1)
+    first = running_extreme(xp.where(start, pos, 0), -1, largest=True)
+    last = xp.flip(running_extreme(xp.flip(xp.where(end, pos, n), axis=-1), -1, largest=False), axis=-1)
     best = xp.argmax(last - first, axis=-1)[..., None]
     at = xp.take_along_axis(last, best, axis=-1)
     values = xp.take_along_axis(s, at, axis=-1)

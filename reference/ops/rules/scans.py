@@ -19,7 +19,7 @@ import numpy as np
 from reference import errors
 from reference.autograd.dispatch import apply
 from reference.autograd.tensor import _make
-from reference.backend import is_inexact, namespace_of
+from reference.backend import is_inexact, namespace_of, running_extreme
 from reference.ops import api as A
 from reference.ops.functions.complex import real
 from reference.ops.rule import AUTO_LINEAR, BATCH_DIM
@@ -261,11 +261,10 @@ def _cum_extreme(x, dim, largest):
         return xp.zeros((), dtype=np.int64), x.copy()
     if x.shape[dim] == 0:
         return xp.zeros(x.shape, dtype=np.int64), x.copy()
-    acc = xp.maximum if largest else xp.minimum
-    values = acc.accumulate(x, axis=dim)
+    values = running_extreme(x, dim, largest)
     pos = xp.arange(x.shape[dim]).reshape((-1,) + (1,) * (x.ndim - dim - 1))
     update = (x == values) | xp.isnan(x)
-    idx = xp.maximum.accumulate(xp.where(update, pos, 0), axis=dim)
+    idx = running_extreme(xp.where(update, pos, 0), dim, largest=True)
     return idx.astype(np.int64), values
 
 
@@ -317,7 +316,13 @@ def logcumsumexp_kernel(x, dim):
         for i in range(y.shape[0]):
             acc = out[i] = complex_logaddexp(y[i], acc)
         return xp.moveaxis(out, 0, dim)
-    return xp.logaddexp.accumulate(x, axis=dim)
+    # logaddexp.accumulate one step at a time (CuPy's ufuncs accumulate only add and multiply):
+    # out[i] = logaddexp(out[i - 1], x[i]), NumPy's accumulation, bit for bit
+    y = xp.moveaxis(x, dim, 0)
+    out = y.copy()
+    for i in range(1, y.shape[0]):
+        out[i] = xp.logaddexp(out[i - 1], y[i])
+    return xp.ascontiguousarray(xp.moveaxis(out, 0, dim))
 
 
 def _logcumsumexp(t, dim):
