@@ -46,3 +46,17 @@ z, t1, t2 = c64(1.319276239499821e18 - 2.544292556613196e19j), c64(1.21228682994
 print(f"angle jvp_jvp complex64 at {complex(z)!r}: tensorflow {tf2(tf.math.angle, z, t1, t2)!r} exact {ex(lambda w: 1 / (w * w), z, t1, t2).imag * -1:.6g}")
 z, t1, t2 = c64(-6.959501784519803e18 + 4.35995667953877e18j), c64(1232336384 + 0.7904427647590637j), c64(-1.1392546892166138j)
 print(f"asinh f'' t1 t2 complex64 at {complex(z)!r}: torch {torch2(torch.asinh, z, t1, t2)!r} jax {jax2(jnp.arcsinh, z, t1, t2)!r} tensorflow {tf2(tf.math.asinh, z, t1, t2)!r} exact {ex(lambda w: -w / (1 + w * w) ** mpmath.mpf(1.5), z, t1, t2)!r}")
+
+# TensorFlow's vectorised complex128 log (and tnp.log10) at the largest finite number: |z|^2 overflows
+# in a full vector packet (3 or more elements), while one element alone is right
+import tensorflow.experimental.numpy as tnp  # noqa: E402
+
+big = np.finfo(np.float64).max
+for n in (1, 3):
+    print(f"tensorflow complex128 log10 of {n} x {big!r}: {complex(tnp.log10(tf.constant(np.full(n, big + 0j))).numpy()[0])!r} "
+          f"exact {float(mpmath.log10(big)):.10g}")  # fmt: skip
+
+# the argument of a complex number with subnormal parts: JAX and TensorFlow answer pi/2
+z = np.array([complex(1e-309, 1.2e-309)])
+print(f"angle complex128 at {z[0]!r}: jax {float(jnp.angle(jnp.asarray(z))[0]):.6g} tensorflow {float(tf.math.angle(tf.constant(z)).numpy()[0]):.6g} "
+      f"torch {float(torch.angle(torch.tensor(z))[0]):.6g} exact {float(mpmath.atan2(1.2e-309, 1e-309)):.6g}")  # fmt: skip
