@@ -60,3 +60,10 @@ for n in (1, 3):
 z = np.array([complex(1e-309, 1.2e-309)])
 print(f"angle complex128 at {z[0]!r}: jax {float(jnp.angle(jnp.asarray(z))[0]):.6g} tensorflow {float(tf.math.angle(tf.constant(z)).numpy()[0]):.6g} "
       f"torch {float(torch.angle(torch.tensor(z))[0]):.6g} exact {float(mpmath.atan2(1.2e-309, 1e-309)):.6g}")  # fmt: skip
+
+# JAX's derivative of angle divides by |z|^2, which underflows float32 at |z| = 3.4e-38 (the 'ties'
+# draws' imaginary parts of the smallest normal magnitude just off the cut): the JVP is nan where
+# Im(t/z) = 1.41e37
+z, t = np.complex64(complex(-0.0, 3.388768764327184e-38)), np.complex64(-0.4791712462902069)
+_, jv = jax.jvp(jnp.angle, (jnp.asarray(z),), (jnp.asarray(t),))
+print(f"angle jvp complex64 at {complex(z)!r} along {complex(t)!r}: jax {float(jv)!r} exact {(complex(t) / complex(z)).imag:.6g}")
