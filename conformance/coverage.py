@@ -56,6 +56,7 @@ from conformance.ops import (  # CELLS: the feature keys of a domain's hard poin
     AT,
     CELLS,
     NEAR,
+    PLANE_POINTS,
     POINT,
     RECORDS,
     VMAP_CHECKS,
@@ -88,11 +89,15 @@ def features(case) -> list[str]:
     return sorted(set([f"dtype={case.dtype}", *case.features()]))
 
 
-def declared_points(op) -> list[str]:
-    """The ``<input>:<point>`` regions a record's domains declare (the reach table's rows)."""
+def declared_points(op, plane: bool = False) -> list[str]:
+    """The ``<input>:<point>`` regions a record's domains declare (the reach table's rows); with
+    ``plane``, those of its complex argument instead (conformance.ops.PLANE_POINTS: the rows of its
+    complex cases)."""
     rec = RECORDS.get(op)
     if rec is None:
         return []
+    if plane:
+        return [f"{name}:{p.label}" for name, points in PLANE_POINTS.get(op, {}).items() for p in points]
     return [f"{name}:{p.label}" for name, d in rec.domains.items() for p in as_domain(d).points]
 
 
@@ -121,17 +126,20 @@ def reach_points(op, checks, dtypes) -> list[tuple[str, str, str, str]]:
     points (:func:`dealt_dtypes`), the ``near`` example of point ``i`` taking check and dtype ``i``
     and its ``at`` example check and dtype ``i + 1``: a record with more points than checks runs
     each check at some point, one with fewer runs its first checks (forward, vjp, ...), and the two
-    cells of a point are judged in two checks and dtypes where the record has them."""
+    cells of a point are judged in two checks and dtypes where the record has them. The points of
+    the complex plane (``declared_points(op, plane=True)``) are swept the same way in the complex
+    dtypes among ``dtypes``."""
     rec = RECORDS.get(op)
     if rec is None:
         return []
     own = [c for c in rec.checks if c in checks and c != "error"]
     real = [d for d in dtypes if d in rec.dtypes and d not in PART_DTYPE]
-    if not own or not real:
-        return []
+    plane = [d for d in dtypes if d in rec.dtypes and d in PART_DTYPE]
     return [
-        (p, own[j % len(own)], dealt_dtypes(real, j)[0], kind)
-        for i, p in enumerate(declared_points(op))
+        (p, own[j % len(own)], dealt_dtypes(dealt, j)[0], kind)
+        for dealt, points in ((real, declared_points(op)), (plane, declared_points(op, plane=True)))
+        if own and dealt
+        for i, p in enumerate(points)
         for j, kind in ((i, NEAR), (i + 1, AT))
     ]
 
@@ -293,6 +301,8 @@ class Coverage:
             if op in self.triples:
                 out[op].update(self._triple_table(op))
             declared = declared_points(op)
+            if any(feats[f"dtype={d}"] for d in PART_DTYPE):  # complex cases: the points of the plane
+                declared += declared_points(op, plane=True)
             if declared:  # the reach of the record's declared domain points (conformance.ops._domains)
                 reached = {r: {c: feats[f"{c}={r}"] for c in CELLS} for r in declared}
                 out[op]["points"] = reached
@@ -396,8 +406,9 @@ def record_strategy(
     from hypothesis import strategies as st
 
     rec = RECORDS[name]
-    if point is not None and point not in declared_points(name):
-        raise ValueError(f"record {name!r} declares no domain point {point!r} (its points: {declared_points(name)})")
+    points = declared_points(name) + declared_points(name, plane=True)
+    if point is not None and point not in points:
+        raise ValueError(f"record {name!r} declares no domain point {point!r} (its points: {points})")
     if point_kind not in (NEAR, AT):
         raise ValueError(f"record_strategy: point_kind must be {NEAR!r} or {AT!r}, got {point_kind!r}")
     declared = any(as_domain(d).points for d in rec.domains.values())

@@ -162,9 +162,24 @@ COMPLEX_ONLY: dict[str, str] = {}
 #: record -> the inputs a complex case draws real, in the part dtype (float32 for complex64): the op
 #: takes a real tensor there (rfft's signal, polar's modulus and angle).
 REAL_INPUTS: dict[str, tuple] = {}
+#: record -> {input: the hard points of its complex argument} (conformance.ops._domains.PlanePoint:
+#: branch points, poles, zero divisors, both sides of each branch cut), declared in
+#: conformance.ops.complex: the reach table's rows and the reach sweep's points in the complex
+#: dtypes, as a record's ``domains`` points are in the real ones.
+PLANE_POINTS: dict[str, dict[str, tuple]] = {}
 #: The names of the arrays derived from an input (its tangents, second-order cotangents and seeds,
 #: batched forms): a real input's are real too.
 _DERIVED_PREFIXES = ("batched_tan1_", "batched_", "tangent_", "gg_", "tan1_", "tan2_")
+
+
+def plane_point(op, name, label):
+    """The complex point ``label`` declared for input ``name`` of record ``op`` (:data:`PLANE_POINTS`)."""
+    points = PLANE_POINTS.get(op, {}).get(name, ())
+    for p in points:
+        if p.label == label:
+            return p
+    known = ", ".join(p.label for p in points)
+    raise ValueError(f"record {op!r} declares no complex point {label!r} for {name!r} (its points: {known})")
 
 
 def draws_real(op, name):
@@ -297,9 +312,11 @@ def _draw(case, name, shape, domain="any"):
             rng = np.random.default_rng([case.seed, zlib.crc32(name.encode())])
             kind = case.params.as_dict().get("values", "normal") if _is_input(case, name) else "normal"
             huge = len(RECORDS[case.op].inputs) == 1  # (see complex_draw)
-            value = round_to_dtype(
-                complex_draw(rng, shape, kind, case.dtype, _is_order_seed(name), huge), case.dtype
-            )
+            value = complex_draw(rng, shape, kind, case.dtype, _is_order_seed(name), huge)
+            target, _, label = str(case.params.as_dict().get(POINT, "")).partition(":")
+            if kind in (NEAR, AT) and target and target == name.removeprefix("batched_"):  # the reach sweep
+                value = plane_point(case.op, target, label).near(rng, value, PART_DTYPE[case.dtype], kind)
+            value = round_to_dtype(value, case.dtype)
         if not draws_real(case.op, name):
             return value
         value = value.real.copy()  # rfft's real signal, polar's modulus and angle: the real parts
@@ -545,9 +562,20 @@ def param_features(key, value) -> list[str]:
 def reached_points(case) -> list[str]:
     """``at=<input>:<point>`` and ``near=<input>:<point>`` for each hard point of a record input's
     domain (conformance.ops._domains) that some element of the case's drawn input lies exactly on,
-    and some other lies near (:meth:`~conformance.ops._domains.Point.cells`)."""
+    and some other lies near (:meth:`~conformance.ops._domains.Point.cells`); in a complex dtype,
+    of the record's points of the plane (:data:`PLANE_POINTS`, :meth:`~conformance.ops._domains.PlanePoint.cells`)."""
     rec = RECORDS.get(case.op)
-    if rec is None or not rec.domains or case.dtype in PART_DTYPE:  # complex draws: the plane
+    if rec is not None and case.dtype in PART_DTYPE:  # complex draws: the points of the plane
+        declared = PLANE_POINTS.get(case.op, {})
+        data = RecordData(case) if declared else {}
+        return [
+            f"{cell}={name}:{p.label}"
+            for name, points in declared.items()
+            if name in case.shapes
+            for p in points
+            for cell in p.cells(data[name], PART_DTYPE[case.dtype])
+        ]
+    if rec is None or not rec.domains:
         return []
     data, out = RecordData(case), []
     for name, declared in rec.domains.items():
@@ -635,6 +663,8 @@ __all__ = [
     "WHOLE",
     "NEAR",
     "POINT",
+    "PLANE_POINTS",
+    "plane_point",
     "check_arrays",
     "CELLS",
     "AT",

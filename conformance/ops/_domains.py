@@ -362,3 +362,116 @@ EXPN = domain("[0, inf): E_n", 0.0, math.inf, _pole(0.0, "above"), gate="pos")
 #: Dawson's integral on the whole line: its zero at 0 (odd), the zeros of D' (its maximum) and D''
 DAWSN = domain("whole line: Dawson", -math.inf, math.inf, _zero(0.0), Point("zero of D' 0.924139", 0.9241388730045917),
                Point("zero of D'' 1.50198", 1.5019752682686116))  # fmt: skip
+
+# ---- points of the complex plane (the complex dtypes: conformance.ops.complex's PLANE_POINTS) ------
+
+#: the directions a branch cut may run in from its branch point: along the real axis (its side is the
+#: sign of the zero imaginary part) or along the imaginary axis (the sign of the zero real part)
+CUT_DIRECTIONS = (1, -1, 1j, -1j)
+#: the directions a ``near`` draw steps away from an isolated point: each has a part of modulus 1, so
+#: an offset of one ulp of that part's scale survives the rounding to the part dtype
+_COMPASS = np.array([1, -1, 1j, -1j, 1 + 1j, 1 - 1j, -1 + 1j, -1 - 1j])
+
+
+@dataclass(frozen=True)
+class PlanePoint:
+    """A hard point of a complex argument (a complex case's element), or one side of a branch cut.
+
+    ``cut`` 0: the isolated point ``at`` (a branch point, a pole, a zero divisor, where abs, angle
+    and sgn change rule). ``cut`` one of :data:`CUT_DIRECTIONS`: the ray ``at + t cut`` (t > 0, the
+    branch point excluded: it is a row of its own) seen from the side ``side`` ("+0" or "-0"), the
+    sign of the part that is zero on the cut (the imaginary part of a cut along the real axis, the
+    real part of one along the imaginary axis), which decides the branch a function takes there
+    (C99 Annex G: clog(-1 + 0i) = i pi, clog(-1 - 0i) = -i pi). The reach cells (:data:`CELLS`):
+    ``at``, an element exactly on it (the point's value in the part dtype, both parts; on the cut
+    with the zero part of that sign); ``near``, another within :data:`NEAR` of it (relative to
+    ``max(|p|, 1)``; from a cut: the zero part of that sign and nonzero, at most NEAR times
+    ``max(|z|, 1)``)."""
+
+    label: str
+    at: complex
+    cut: complex = 0
+    side: str = "+0"
+
+    def __post_init__(self):
+        if self.cut != 0 and self.cut not in CUT_DIRECTIONS:
+            raise ValueError(f"PlanePoint.cut must be 0 or one of {CUT_DIRECTIONS}, got {self.cut!r}")
+        if self.side not in ("+0", "-0"):
+            raise ValueError(f"PlanePoint.side must be '+0' or '-0', got {self.side!r}")
+        if self.cut != 0 and (complex(self.at) * complex(self.cut).conjugate()).imag != 0:
+            raise ValueError(f"PlanePoint {self.label!r}: a cut runs along an axis through its branch point {self.at}")
+
+    def _parts(self, z):
+        """(the coordinate along the cut from its branch point, the part zero on the cut) of ``z``."""
+        z = np.asarray(z, dtype=np.complex128)
+        if self.cut in (1, -1):
+            return (z.real - complex(self.at).real) * self.cut.real, z.imag
+        return (z.imag - complex(self.at).imag) * complex(self.cut).imag, z.real
+
+    def _negative(self) -> bool:
+        return self.side == "-0"
+
+    def cells(self, z: np.ndarray, part: str) -> list[str]:
+        """The reach cells the elements of ``z`` (complex, drawn in the part dtype ``part``) fill."""
+        z = np.asarray(z, dtype=np.complex128)
+        if self.cut == 0:
+            p = complex(self.at)
+            exact = (z.real == in_dtype(p.real, part)) & (z.imag == in_dtype(p.imag, part))
+            with np.errstate(invalid="ignore", over="ignore"):
+                close = (np.abs(z - p) <= NEAR * max(abs(p), 1.0)) & ~exact
+        else:
+            along, zero = self._parts(z)
+            side = np.signbit(zero) == self._negative()
+            beyond = np.isfinite(along) & (along > 0)
+            exact = beyond & side & (zero == 0)
+            with np.errstate(invalid="ignore", over="ignore"):
+                close = beyond & side & (zero != 0) & (np.abs(zero) <= NEAR * np.maximum(np.abs(z), 1.0))
+        return [c for c, hit in ((AT, exact.any()), (NEAR_CELL, close.any())) if hit]
+
+    def near(self, rng: np.random.Generator, z: np.ndarray, part: str, cell: str = NEAR_CELL) -> np.ndarray:
+        """Every element of ``z`` moved near the point (the reach sweep's ``near`` kind), none on it:
+        an isolated point plus 2**-k max(|p|, 1) in one of eight compass directions (k from 5 to the
+        part dtype's mantissa bits: at least one ulp of the part it moves); a cut's side: a point of
+        the ray 2**u max(|at|, 1) beyond the branch point (u from -4 to 4), the zero part 2**-k
+        max(|z|, 1) of the side's sign. ``cell="at"`` puts the first element exactly on it (a cut:
+        its zero part a zero of the side's sign)."""
+        if cell not in CELLS:
+            raise ValueError(f"PlanePoint.near: cell must be one of {CELLS}, got {cell!r}")
+        z = np.asarray(z, dtype=np.complex128)
+        shape, bits = z.shape, MANTISSA_BITS.get(part, 52)
+        if z.size == 0:
+            return z
+        k = rng.integers(5, bits + 1, shape)
+        p = complex(self.at)
+        if self.cut == 0:
+            drawn = p + np.ldexp(max(abs(p), 1.0), -k) * _COMPASS[rng.integers(0, len(_COMPASS), shape)]
+            on = np.array(p)
+        else:
+            on_cut = np.asarray(p + complex(self.cut) * np.ldexp(max(abs(p), 1.0), rng.integers(-4, 5, shape)))
+            sign = -1.0 if self._negative() else 1.0
+            off = sign * np.ldexp(np.maximum(np.abs(on_cut), 1.0), -k)
+            drawn = _with_zero_part(on_cut, off, self.cut)
+            on = _with_zero_part(on_cut.reshape(-1)[:1], np.array([sign * 0.0]), self.cut)[0]
+        drawn = np.array(drawn, dtype=np.complex128).reshape(shape)
+        if cell == AT:
+            drawn.reshape(-1)[0] = on
+        return drawn
+
+
+def _with_zero_part(on_cut, zero, cut):
+    """Points of a cut's line with the part perpendicular to it (zero on the cut) set to ``zero``
+    (its sign kept: built from the parts, since x + 1j*(-0.0) would lose it)."""
+    out = np.empty(np.shape(on_cut), dtype=np.complex128)
+    if cut in (1, -1):
+        out.real, out.imag = np.real(on_cut), zero
+    else:
+        out.real, out.imag = zero, np.imag(on_cut)
+    return out
+
+
+def cut_sides(label: str, at: complex, cut: complex) -> tuple[PlanePoint, PlanePoint]:
+    """Both sides of the branch cut ``at + t cut`` (t > 0): the rows ``<label> x+0i`` and ``<label>
+    x-0i`` of a cut along the real axis, ``<label> +0+iy`` and ``<label> -0+iy`` of one along the
+    imaginary axis (the form of the elements on it)."""
+    forms = ("x+0i", "x-0i") if cut in (1, -1) else ("+0+iy", "-0+iy")
+    return tuple(PlanePoint(f"{label} {form}", at, cut, side) for form, side in zip(forms, ("+0", "-0")))

@@ -140,6 +140,33 @@ def render() -> str:
             d = ops.as_domain(declared)
             points = ", ".join(f"{p.label}" + ("" if p.side == "both" else f" ({p.side})") for p in d.points)
             lines.append(f"| {name} | {arg} | [{d.lo:g}, {d.hi:g}] | {_cell(points) or '—'} |")  # (`name` above)
+    n_plane = 2 * sum(len(points) for inputs in ops.PLANE_POINTS.values() for points in inputs.values())
+    lines += [
+        "",
+        "### Points of the complex plane",
+        "",
+        f"{len(ops.PLANE_POINTS)} complex records declare the hard points of their complex argument "
+        "(`conformance.ops.PLANE_POINTS`, declared in `conformance/ops/complex.py`; "
+        "`conformance.ops._domains.PlanePoint`): branch points, poles and zero divisors, and each "
+        "branch cut as two rows, one per side, the sign of the part that is zero on the cut deciding "
+        "the side (`x+0i` and `x-0i` for a cut along the real axis, `+0+iy` and `-0+iy` along the "
+        "imaginary axis; C99 Annex G's and PyTorch's convention). In the complex dtypes the reach "
+        "sweep deals them like the real points, two examples each (complex64 and complex128 dealt "
+        f"round-robin; {n_plane} sweep examples in all): `values=near`, every element of that input "
+        "2^-k of its scale from an isolated point in one of eight compass directions, or on the "
+        "cut's line beyond the branch point with the zero part 2^-k of the scale on the row's side "
+        "(k from 5 to the part dtype's mantissa bits); `values=at`, the first element exactly on "
+        "the point (each part the point's in the part dtype), or on the cut with a zero of the "
+        "row's sign. The coverage table lists these rows (labels `z ...`) for a record that drew "
+        "complex cases; `tests/conformance/test_complex_points.py` fails for a row a complex dtype "
+        "does not reach at or near.",
+        "",
+        "| record | input | points of the complex plane |",
+        "|---|---|---|",
+    ]
+    for name, inputs in sorted(ops.PLANE_POINTS.items()):
+        for arg, points in inputs.items():
+            lines.append(f"| {name} | {arg} | {_cell(', '.join(p.label for p in points))} |")
     lines += [
         "",
         "## Special functions still missing",

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 from conformance.case import arrays_for, case_data
 from conformance.nonfinite import c99_class
-from conformance.ops import COMPLEX_ONLY, COMPLEX_RECORDS, REAL_INPUTS, not_fuzzed, record
+from conformance.ops import COMPLEX_ONLY, COMPLEX_RECORDS, PLANE_POINTS, REAL_INPUTS, not_fuzzed, record
+from conformance.ops._domains import PlanePoint, cut_sides
 from conformance.strategies import broadcast_shapes, tensor_shapes, value_kinds
 from conformance.tolerance import element_ratios
 
@@ -195,6 +196,54 @@ COMPLEX_ONLY.update(
 COMPLEX_RECORDS.update(COMPLEX_ONLY)
 # rfft of a complex tensor is an error in every framework: its signal is drawn real
 REAL_INPUTS.update({"rfft": ("input",), "ihfft": ("input",)})
+
+
+# ---- the hard points of the complex records' arguments (issue 32; conformance.ops._domains.PlanePoint)
+# The reach sweep draws each in the complex dtypes, at it and near it (both sides of each branch cut,
+# the zero part's sign deciding the side: C99 Annex G's, PyTorch's convention); labels start with
+# "z " so that the reach table's rows of complex cases stay apart from the real domain's.
+PI = np.pi
+#: log, log2, log10, sqrt, rsqrt, angle: the branch point 0 (log's and rsqrt's pole, sqrt's
+#: derivative's, the origin of arg) and the cut along the negative real axis
+_CUT_NEGATIVE = (PlanePoint("z branch 0", 0), *cut_sides("z cut (-inf, 0)", 0, -1))
+#: asin, acos, atanh: branch points +-1 (atanh's logarithmic poles), the cuts beyond them on the real axis
+_CUTS_BEYOND_1 = (PlanePoint("z branch 1", 1), PlanePoint("z branch -1", -1),
+                  *cut_sides("z cut (1, inf)", 1, 1), *cut_sides("z cut (-inf, -1)", -1, -1))  # fmt: skip
+#: asinh, atan: branch points +-i (atan's logarithmic poles), the cuts beyond them on the imaginary axis
+_CUTS_BEYOND_I = (PlanePoint("z branch i", 1j), PlanePoint("z branch -i", -1j),
+                  *cut_sides("z cut (i, i inf)", 1j, 1j), *cut_sides("z cut (-i inf, -i)", -1j, -1j))  # fmt: skip
+#: a divisor: the zero divisor (1/z's pole)
+_ZERO_DIVISOR = (PlanePoint("z pole 0", 0),)
+PLANE_POINTS.update(
+    {
+        "log": {"input": _CUT_NEGATIVE},
+        "log2": {"input": _CUT_NEGATIVE},
+        "log10": {"input": _CUT_NEGATIVE},
+        "sqrt": {"input": _CUT_NEGATIVE},
+        "rsqrt": {"input": _CUT_NEGATIVE},
+        "angle": {"input": _CUT_NEGATIVE},
+        # log1p(z) = log(1 + z): the branch point -1 and the cut below it
+        "log1p": {"input": (PlanePoint("z branch -1", -1), *cut_sides("z cut (-inf, -1)", -1, -1))},
+        "asin": {"input": _CUTS_BEYOND_1},
+        "acos": {"input": _CUTS_BEYOND_1},
+        "atanh": {"input": _CUTS_BEYOND_1},
+        # acosh(z) = log(z + sqrt(z + 1) sqrt(z - 1)): branch points +-1, one cut along (-inf, 1)
+        "acosh": {"input": (PlanePoint("z branch 1", 1), PlanePoint("z branch -1", -1),
+                            *cut_sides("z cut (-inf, 1)", 1, -1))},  # fmt: skip
+        "asinh": {"input": _CUTS_BEYOND_I},
+        "atan": {"input": _CUTS_BEYOND_I},
+        "reciprocal": {"input": _ZERO_DIVISOR},
+        "div": {"other": _ZERO_DIVISOR},
+        "addcdiv": {"tensor2": _ZERO_DIVISOR},
+        # |z|, z/|z|: the origin, where the modulus is not differentiable and sgn's rule is 0
+        "abs": {"input": (PlanePoint("z origin 0", 0),)},
+        "sgn": {"input": (PlanePoint("z origin 0", 0),)},
+        # the poles: tan at (k + 1/2) pi, tanh at i (k + 1/2) pi, sigmoid at i (2k + 1) pi
+        "tan": {"input": (PlanePoint("z pole pi/2", PI / 2), PlanePoint("z pole -pi/2", -PI / 2))},
+        "tanh": {"input": (PlanePoint("z pole i pi/2", 1j * PI / 2), PlanePoint("z pole -i pi/2", -1j * PI / 2))},
+        "sigmoid": {"input": (PlanePoint("z pole i pi", 1j * PI), PlanePoint("z pole -i pi", -1j * PI))},
+    }
+)
 
 
 #: The choice C99 Annex G and the textbook formulas make differently (docs/complex.md, "Non-finite
