@@ -399,7 +399,8 @@ unary(
     # x <= th takes value: nan passes through with its gradient, as in PyTorch
     lambda J, x, th, value: J.jnp.where(x <= th, value, x),
     lambda tf, x, th, value: tf.where(x <= th, tf.fill(tf.shape(x), tf.constant(value, x.dtype)), x),
-    params={"th": st.sampled_from([0.0, 0.5]), "value": st.sampled_from([0.0, -1.0])},
+    # 0.5 first: the simplest draw's (the reach sweep's) step is away from 0, where a fixed point would be
+    params={"th": st.sampled_from([0.5, 0.0]), "value": st.sampled_from([0.0, -1.0])},
     domains={"input": D.domain("whole line: a step at threshold", -math.inf, math.inf,
                                D.param_point("step threshold", "th"))},  # fmt: skip
 )
