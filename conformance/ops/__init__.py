@@ -338,7 +338,8 @@ def _draw(case, name, shape, domain="any"):
     if kind in (NEAR, AT):
         target, _, label = str(case.params.as_dict().get(POINT, "")).partition(":")
         only = label if target and target == name.removeprefix("batched_") else None
-        a = domain.near(rng, a, case.dtype, only, kind) if only or not target else domain.place(a)
+        params = case.params.as_dict()  # (where a moving point is: conformance.ops._domains.Point.value)
+        a = domain.near(rng, a, case.dtype, only, kind, params) if only or not target else domain.place(a)
     else:
         a = domain.place(a)
     return round_to_dtype(a, case.dtype)
@@ -577,11 +578,11 @@ def reached_points(case) -> list[str]:
         ]
     if rec is None or not rec.domains:
         return []
-    data, out = RecordData(case), []
+    data, out, params = RecordData(case), [], case.params.as_dict()
     for name, declared in rec.domains.items():
         domain = as_domain(declared)
         if domain.points and name in case.shapes:
-            out += [f"{cell}={name}:{label}" for label, cell in domain.reach(data[name], case.dtype)]
+            out += [f"{cell}={name}:{label}" for label, cell in domain.reach(data[name], case.dtype, params)]
     return out
 
 

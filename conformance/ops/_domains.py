@@ -27,6 +27,19 @@ and ``near``, where some other element lies within :data:`NEAR` of it (relative 
 on its allowed side. They are apart because a function's value or derivative *at* a zero, pole or
 branch point is often a rule of its own (TensorFlow's xdivy gradient masks x != 0), which no draw
 next to the point evaluates.
+
+A point may move with the op's drawn parameters (:class:`Point`'s ``param``): hardtanh's kinks are
+its ``min_val`` and ``max_val``, hardshrink's ``-lambd`` and ``lambd``, threshold's step its
+``threshold``. Such a point's value is ``at + scale * params[param]`` of the case being drawn or
+judged (:meth:`Point.value`); a case whose parameter is None (clamp without a max) has no such
+point. Its ``at`` cell is, as for a fixed point, the parameter's rounding to the case's dtype
+(:func:`in_dtype`). Where a parameter is not representable in the dtype (0.1 in float16 or
+bfloat16: no record draws one today), that element is the dtype's nearest value to the kink, half
+an ulp or less to one side of it: a kernel that compares the element with the unrounded
+parameter takes that side's branch there, and one that rounds the parameter to the dtype first
+finds it exactly on the kink; the record's conventions at the kink (at_params: ``x ==
+params[name]``, unrounded) then do not apply, and the two readings differ by the one-sided
+derivatives (tests/conformance/test_domains.py keeps the drawn parameters representable).
 """
 
 from __future__ import annotations
@@ -61,37 +74,63 @@ def in_dtype(at: float, dtype: str) -> float:
 class Point:
     """A point of an argument's domain where accuracy is hard: ``label`` names it in the reach
     table ("pole -1", "zero pi"); ``side`` is where the domain lies: "both", "above" (the point is
-    the domain's lower edge) or "below"."""
+    the domain's lower edge) or "below". ``param``: the point moves with that op parameter, at
+    ``at + scale * params[param]`` (:meth:`value`; hardshrink's kink -lambd is ``at=0, scale=-1``)."""
 
     label: str
-    at: float
+    at: float = 0.0
     side: str = "both"
+    param: str | None = None
+    scale: float = 1.0
 
     def __post_init__(self):
         if self.side not in ("both", "above", "below"):
             raise ValueError(f"Point.side must be 'both', 'above' or 'below', got {self.side!r}")
+        if self.param is None and self.scale != 1.0:
+            raise ValueError(f"Point {self.label!r}: scale={self.scale} without a param to scale")
 
-    def reached(self, x: np.ndarray) -> bool:
+    def value(self, params=None) -> float | None:
+        """Where the point is for a case of op parameters ``params``: ``at`` for a fixed point;
+        ``at + scale * params[param]`` for a moving one, None where the case has no such parameter
+        or it is None (the point does not exist for that case)."""
+        if self.param is None:
+            return self.at
+        p = (params or {}).get(self.param)
+        if p is None or isinstance(p, bool) or not isinstance(p, (int, float)):
+            return None
+        return self.at + self.scale * float(p)
+
+    def reached(self, x: np.ndarray, params=None) -> bool:
         """Whether some finite element of ``x`` lies within :data:`NEAR` of the point (at it included)."""
-        return bool(self._close(x).any())
+        at = self.value(params)
+        return at is not None and bool(self._close(x, at).any())
 
-    def _close(self, x: np.ndarray) -> np.ndarray:
-        d = np.asarray(x, dtype=np.float64) - self.at
-        close = np.abs(d) <= NEAR * max(abs(self.at), 1.0)
+    def _close(self, x: np.ndarray, at: float) -> np.ndarray:
+        d = np.asarray(x, dtype=np.float64) - at
+        close = np.abs(d) <= NEAR * max(abs(at), 1.0)
         if self.side == "above":
             close &= d >= 0
         elif self.side == "below":
             close &= d <= 0
         return close
 
-    def cells(self, x: np.ndarray, dtype: str) -> list[str]:
-        """The reach cells (:data:`CELLS`) the elements of ``x``, drawn in ``dtype``, fill: ``at``
-        where one is the point's value in the dtype (:func:`in_dtype`; -0.0 is at 0), ``near``
-        where another lies within :data:`NEAR` of the point on its allowed side."""
+    def cells(self, x: np.ndarray, dtype: str, params=None) -> list[str]:
+        """The reach cells (:data:`CELLS`) the elements of ``x``, drawn in ``dtype`` with op
+        parameters ``params``, fill: ``at`` where one is the point's value in the dtype
+        (:func:`in_dtype`; -0.0 is at 0), ``near`` where another lies within :data:`NEAR` of the
+        point on its allowed side. None for a moving point the case has no parameter for."""
+        at = self.value(params)
+        if at is None:
+            return []
         x = np.asarray(x, dtype=np.float64)
-        exact = x == in_dtype(self.at, dtype)
-        close = self._close(x) & ~exact
+        exact = x == in_dtype(at, dtype)
+        close = self._close(x, at) & ~exact
         return [c for c, hit in ((AT, exact.any()), (NEAR_CELL, close.any())) if hit]
+
+
+def param_point(label: str, param: str, scale: float = 1.0, side: str = "both") -> Point:
+    """A point that moves with the op parameter ``param``: at ``scale * params[param]``."""
+    return Point(label, 0.0, side, param, scale)
 
 
 @dataclass(frozen=True)
@@ -110,8 +149,8 @@ class Domain:
     def __post_init__(self):
         if not self.lo < self.hi:
             raise ValueError(f"Domain {self.name!r}: lo ({self.lo}) must be below hi ({self.hi})")
-        for p in self.points:
-            if not self.lo <= p.at <= self.hi:
+        for p in self.points:  # (a moving point's place is the case's: only a fixed one is checked)
+            if p.param is None and not self.lo <= p.at <= self.hi:
                 raise ValueError(
                     f"Domain {self.name!r}: point {p.label!r} at {p.at} lies outside [{self.lo}, {self.hi}]"
                 )
@@ -128,7 +167,13 @@ class Domain:
         return (lo + hi) / 2 + (hi - lo) / 2 * 0.9 * np.tanh(a)
 
     def near(
-        self, rng: np.random.Generator, a: np.ndarray, dtype: str, only: str | None = None, cell: str = NEAR_CELL
+        self,
+        rng: np.random.Generator,
+        a: np.ndarray,
+        dtype: str,
+        only: str | None = None,
+        cell: str = NEAR_CELL,
+        params=None,
     ) -> np.ndarray:
         """The ``near`` kind: each element, with probability 1/2, at a declared point (1 in 8 of
         those exactly on it) or 2**-k * max(|p|, 1) from it on a side the domain allows, k drawn
@@ -140,7 +185,9 @@ class Domain:
         it: an offset of 2**-bits * max(|p|, 1) is at least one of the dtype's ulps at p, so the
         rounded element is never the point's own value and fills the reach table's ``near`` cell
         whatever the shape's size (a scalar too). ``cell="at"`` puts the first element (flat
-        index 0) exactly on the point, the ``at`` cell, the others as before."""
+        index 0) exactly on the point, the ``at`` cell, the others as before. ``params``: the
+        case's op parameters, where its moving points are (:meth:`Point.value`); a moving point
+        without its parameter is not drawn (and ``only`` naming one is refused)."""
         if cell not in CELLS:
             raise ValueError(f"Domain.near: cell must be one of {CELLS}, got {cell!r}")
         out = self.place(a)
@@ -148,6 +195,12 @@ class Domain:
         if only is not None and not points:
             known = ", ".join(p.label for p in self.points)
             raise ValueError(f"Domain {self.name!r} has no point {only!r} (its points: {known})")
+        if only is not None and points[0].value(params) is None:
+            raise ValueError(
+                f"Domain {self.name!r}: point {only!r} moves with the parameter {points[0].param!r}, "
+                f"which the case does not set (its params: {dict(params or {})})"
+            )
+        points = tuple(p for p in points if p.value(params) is not None)
         if not points or out.size == 0:
             return out
         shape = out.shape
@@ -156,18 +209,19 @@ class Domain:
         k = rng.integers(4, bits + 3, shape) if only is None else rng.integers(5, bits + 1, shape)
         sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
         exact = (rng.random(shape) < 0.125) & (only is None)
-        at = np.array([p.at for p in points])[which]
+        at = np.array([p.value(params) for p in points])[which]
         side = np.array([{"both": 0.0, "above": 1.0, "below": -1.0}[p.side] for p in points])[which]
         sign = np.where(side == 0, sign, side)
         offset = np.where(exact, 0.0, sign * np.ldexp(np.maximum(np.abs(at), 1.0), -k))
         drawn = np.where((rng.random(shape) < 0.5) | (only is not None), at + offset, out)
         if only is not None and cell == AT:
-            drawn.reshape(-1)[0] = points[0].at
+            drawn.reshape(-1)[0] = points[0].value(params)
         return drawn
 
-    def reach(self, x: np.ndarray, dtype: str) -> list[tuple[str, str]]:
-        """``(label, cell)`` for each point and reach cell (:data:`CELLS`) the elements of ``x`` fill."""
-        return [(p.label, c) for p in self.points for c in p.cells(x, dtype)]
+    def reach(self, x: np.ndarray, dtype: str, params=None) -> list[tuple[str, str]]:
+        """``(label, cell)`` for each point and reach cell (:data:`CELLS`) the elements of ``x``
+        (a case's, of op parameters ``params``) fill."""
+        return [(p.label, c) for p in self.points for c in p.cells(x, dtype, params)]
 
 
 def domain(name: str, lo: float = -math.inf, hi: float = math.inf, *points: Point, gate="any") -> Domain:

@@ -128,8 +128,13 @@ def render() -> str:
         "(`at=<input>:<point>`: an element exactly on it; `near=<input>:<point>`: another within "
         "2^-4 of its scale) and which were not; `tests/conformance/test_domains.py` fails for a "
         "point the record's strategy cannot draw near, or exactly at, in some dtype, and for a "
-        "cell the default campaign's sweep does not reach. "
-        "does not reach. The `special` kind draws IEEE special "
+        "cell the default campaign's sweep does not reach. A point may move with the op's drawn "
+        "parameters (`param_point`: hardtanh's kinks at `min_val` and `max_val`, clamp's at `min` "
+        "and `max`, threshold's step, hardshrink's and softshrink's at -lambd and lambd; the "
+        "table's `at <param>`): it lies at the case's own parameter, its `at` element the "
+        "parameter rounded to the dtype (a parameter the dtype cannot represent leaves that "
+        "element half an ulp or less to one side of the kink, `conformance/ops/_domains.py`; the "
+        "records draw representable ones). The `special` kind draws IEEE special "
         "values over the whole line in every record, whatever its domain.",
         "",
         "| record | input | domain | hard points |",
@@ -138,7 +143,7 @@ def render() -> str:
     for name, rec in with_points.items():
         for arg, declared in rec.domains.items():
             d = ops.as_domain(declared)
-            points = ", ".join(f"{p.label}" + ("" if p.side == "both" else f" ({p.side})") for p in d.points)
+            points = ", ".join(f"{p.label}" + _moves(p) + ("" if p.side == "both" else f" ({p.side})") for p in d.points)
             lines.append(f"| {name} | {arg} | [{d.lo:g}, {d.hi:g}] | {_cell(points) or '—'} |")  # (`name` above)
     n_plane = 2 * sum(len(points) for inputs in ops.PLANE_POINTS.values() for points in inputs.values())
     lines += [
@@ -184,6 +189,14 @@ def render() -> str:
     for name, rec in sorted(not_fuzzed.items()):
         lines.append(f"| `{name}` | {rec.family} | {_cell(rec.not_fuzzed)} |")
     return "\n".join(lines) + "\n"
+
+
+def _moves(point) -> str:
+    """`` (at -lambd)`` for a point that moves with a parameter (its value ``at + scale * param``)."""
+    if point.param is None:
+        return ""
+    scale = {1.0: "", -1.0: "-"}.get(point.scale, f"{point.scale:g} ")
+    return f" (at {point.at:g} + {scale}{point.param})" if point.at else f" (at {scale}{point.param})"
 
 
 def main(argv=None) -> int:

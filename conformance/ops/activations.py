@@ -292,6 +292,8 @@ unary(
     lambda J, x, lo, hi: J.jnp.clip(x, lo, hi),
     lambda tf, x, lo, hi: tf.clip_by_value(x, lo, hi),
     params={"lo": st.sampled_from([-1.0, -0.5]), "hi": st.sampled_from([1.0, 2.0])},
+    domains={"input": D.domain("whole line: kinks at min_val and max_val", -math.inf, math.inf,
+                               D.param_point("kink min_val", "lo"), D.param_point("kink max_val", "hi"))},  # fmt: skip
     conventions=(
         Convention(
             "hardtanh-gradient-at-the-bounds",
@@ -374,6 +376,8 @@ unary(
     lambda J, x, lambd: J.jnp.where((x >= -lambd) & (x <= lambd), 0, x),
     lambda tf, x, lambd: tf.where((x >= -lambd) & (x <= lambd), tf.zeros_like(x), x),
     params={"lambd": st.sampled_from([0.5, 1.0])},
+    domains={"input": D.domain("whole line: steps at -lambd and lambd", -math.inf, math.inf,
+                               D.param_point("step -lambd", "lambd", -1.0), D.param_point("step lambd", "lambd"))},  # fmt: skip
 )
 unary(
     "softshrink",
@@ -386,6 +390,8 @@ unary(
         x > lambd, x - lambd, tf.where(x < -lambd, x + lambd, tf.where(x != x, x, tf.zeros_like(x)))
     ),
     params={"lambd": st.sampled_from([0.5, 1.0])},
+    domains={"input": D.domain("whole line: kinks at -lambd and lambd", -math.inf, math.inf,
+                               D.param_point("kink -lambd", "lambd", -1.0), D.param_point("kink lambd", "lambd"))},  # fmt: skip
 )
 unary(
     "threshold",
@@ -393,13 +399,18 @@ unary(
     # x <= th takes value: nan passes through with its gradient, as in PyTorch
     lambda J, x, th, value: J.jnp.where(x <= th, value, x),
     lambda tf, x, th, value: tf.where(x <= th, tf.fill(tf.shape(x), tf.constant(value, x.dtype)), x),
-    params={"th": st.sampled_from([0.0, 0.5]), "value": st.sampled_from([0.0, -1.0])},
+    # 0.5 first: the simplest draw's (the reach sweep's) step is away from 0, where a fixed point would be
+    params={"th": st.sampled_from([0.5, 0.0]), "value": st.sampled_from([0.0, -1.0])},
+    domains={"input": D.domain("whole line: a step at threshold", -math.inf, math.inf,
+                               D.param_point("step threshold", "th"))},  # fmt: skip
 )
 
 
 @st.composite
 def _prelu(draw):
-    n = draw(st.integers(0, 3))
+    # a batch of 1 to 3 first, the empty batch after: the simplest draw (the reach sweep's at the
+    # default budget) then holds elements, so its kink x = 0 is evaluated with data
+    n = draw(st.one_of(st.integers(1, 3), st.just(0)))
     c = draw(st.integers(1, 4))
     rest = draw(tensor_shapes(0, 2, 64, 0))
     return {"values": draw(value_kinds())}, {"input": (n, c, *rest), "weight": (c,)}
@@ -415,6 +426,7 @@ record(
     inputs=("input", "weight"),
     sample=lambda: _prelu(),
     fn=lambda T, x, w: T.nn.functional.prelu(x, w),
+    domains={"input": D.KINK_0},  # the weight is the slope left of 0 (torch-prelu-jvp-at-zero: its derivatives there)
     # the slope masked to 0 where x > 0 (no inf*0 in the unselected branch): with w * x there, an
     # infinite or NaN weight times the zero cotangent the select sends that branch made the input's
     # derivative at x > 0 NaN, where PyTorch's prelu_backward (and the mathematics: prelu is x there)
@@ -457,6 +469,7 @@ record(
     inputs=("input",),
     sample=lambda: _unary(None)(),
     fn=lambda T, x: T.nn.functional.rrelu(x, 0.125, 0.25, training=False),
+    domains={"input": D.KINK_0},
     jax=lambda J, x: J.nn.leaky_relu(x, (0.125 + 0.25) / 2),
     tf=lambda tf, x: tf.nn.leaky_relu(x, (0.125 + 0.25) / 2),
     conventions=(leaky_relu_at_zero(lambda params: (0.125 + 0.25) / 2),),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from hypothesis import strategies as st
 
 from conformance.ops import _domains as D
@@ -381,6 +383,8 @@ unary(
     lambda J, x, min, max: J.jnp.clip(x, min, max),
     lambda tf, x, min, max: tf.clip_by_value(x, min, max),
     params={"min": st.sampled_from([-1.0, -0.5, 0.0]), "max": st.sampled_from([0.5, 1.0, 2.0])},
+    domain=D.domain("whole line: kinks at min and max", -math.inf, math.inf, D.param_point("kink min", "min"),
+                    D.param_point("kink max", "max")),  # fmt: skip
     conventions=(
         Convention(
             "clamp-gradient-at-the-bounds",

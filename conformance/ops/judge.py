@@ -77,6 +77,22 @@ def _either_reading(outputs, flushed, plain):
     return chosen, n
 
 
+def _either_alternative(outputs, flushed, plain):
+    """A convention's alternative (fn -> {name: (value, bound)}, :func:`_alternative_expected`) at
+    either reading of subnormal inputs, per element the one the observed value is closer to
+    (:func:`_either_reading`): the flushed reading alone says a subnormal cotangent the framework
+    passed through a select (TensorFlow's clip_by_value gradient at a bound) is 0, the reference's
+    value too, so the alternative would not decide that element and the convention not explain it."""
+
+    def compute(fn):
+        a, b = flushed(fn), plain(fn)
+        if a is None or b is None:
+            return a if b is None else b
+        return _either_reading(outputs, a, b)[0]
+
+    return compute
+
+
 def _flushed(data, case, check, precision):
     """The inputs with subnormals read as zero, and each flushed input's error |x|: denormals-are-zero
     applies to arithmetic, so a kernel that only moves values (a gather, a pad, a nearest resize)
@@ -155,6 +171,9 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
             data, errs = _flushed(data, case, check, precision)
         parts_of = whole[0] if complex_case else None  # an alternative's values judged part by part too
         alternative = _alternative_expected(case, check, precision, data, errs, parts_of)
+        if precision.flush:  # an alternative read either way too, element by element, as the reference is
+            plain_alternative = _alternative_expected(case, check, precision, case_data(case), None, parts_of)
+            alternative = _either_alternative(outputs, alternative, plain_alternative)
         met = judge_conventions(case, check, outputs, expected, alternative, data)
     if judged["verdict"] == "fail" and complex_case and not met:
         met = nonfinite_convention(case, check, outputs, expected, *whole)

@@ -366,6 +366,7 @@ unary(
     jax=lambda J, x, min: J.jnp.maximum(x, min),
     tf=lambda tf, x, min: tf.math.maximum(x, min),
     params={"min": st.sampled_from([-0.5, 0.0, 1.0])},
+    domain=D.domain("whole line: a kink at min", -math.inf, math.inf, D.param_point("kink min", "min")),
     conventions=(
         _halved_at_the_bound(
             "clamp_min", at_params("min"), lambda T, x, min: T.maximum(x, T.full_like(x, min))
@@ -378,6 +379,7 @@ unary(
     jax=lambda J, x, max: J.jnp.minimum(x, max),
     tf=lambda tf, x, max: tf.math.minimum(x, max),
     params={"max": st.sampled_from([-0.5, 0.0, 1.0])},
+    domain=D.domain("whole line: a kink at max", -math.inf, math.inf, D.param_point("kink max", "max")),
     conventions=(
         _halved_at_the_bound(
             "clamp_max", at_params("max"), lambda T, x, max: T.minimum(x, T.full_like(x, max))

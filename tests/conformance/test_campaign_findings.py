@@ -345,3 +345,35 @@ def test_jax_align_corners_resize_keeps_float64_scale():
     adapter = JaxAdapter()
     result = run_in_process(adapter, case, "jvp", adapter.setup())
     assert result["verdict"] == "pass", result
+
+
+def test_a_conventions_alternative_is_read_either_way_where_subnormals_are_flushed():
+    # TensorFlow's clip_by_value passes the whole gradient at a bound (hardtanh's 'whole'
+    # alternative); where a cotangent at x = max_val is subnormal (5.3e-309, float64) its select
+    # moves it unflushed, and the reference, read with denormals-are-zero, says 0 there as the
+    # alternative did: the alternative did not decide that element and the convention left it a
+    # fail (hardtanh-9a8fb1b46c62, vjp_jvp float64 values 'ties', kinks25's --domains whole run; the
+    # same in the vjp here). The alternative is now read either way, as the reference is; a wrong
+    # derivative still fails.
+    import numpy as np
+
+    from conformance.case import Case
+    from conformance.ops.judge import record_verdict
+
+    x, g = np.array([2.0, -1.0, 0.5, 3.0]), np.array([5.3e-309, -1.0, 1.5, 1.0])
+    case = Case.from_dict(
+        {
+            "op": "hardtanh",
+            "params": {"lo": -1.0, "hi": 2.0, "values": "ties"},
+            "shapes": {"input": [4]},
+            "dtype": "float64",
+            "checks": ["vjp"],
+            "data": {"input": x.tolist(), "grad_output": g.tolist()},
+        }
+    )
+    whole = {"grad_input": g * ((x >= -1) & (x <= 2))}  # tf.clip_by_value's gradient
+    flushed = {"flush_denormal": True}
+    assert record_verdict(case, "vjp", "tensorflow", whole, flushed)["verdict"] == "convention"
+    assert record_verdict(case, "vjp", "tensorflow", whole, {})["verdict"] == "convention"
+    wrong = {"grad_input": np.where(x == -1, 2 * g, whole["grad_input"])}
+    assert record_verdict(case, "vjp", "tensorflow", wrong, flushed)["verdict"] == "fail"

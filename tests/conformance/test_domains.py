@@ -11,17 +11,25 @@ import pytest
 from conformance.case import Case
 from conformance.coverage import Coverage, declared_points, features
 from conformance.ops import AT, NEAR, RECORDS, WHOLE, RecordData, RecordParams, as_domain, fuzzed
-from conformance.ops._domains import Domain, Point, in_dtype
+from conformance.ops._domains import Domain, Point, in_dtype, param_point
 
 REAL_DTYPES = ("float64", "float32", "float16", "bfloat16")
 #: the kinds whose draws the domain places (``special`` and ``nonfinite`` leave it on purpose)
 PLACED = ("normal", "positive", "wide", "ties", "large", "tiny", NEAR)
 
 
+def _op_params(op, seed=0) -> dict:
+    """The op parameters of one draw of the record's sample (where its moving points are)."""
+    from conformance.strategies import draw_examples
+
+    (drawn,) = draw_examples(RECORDS[op].sample(), 1, seed)
+    return {k: v for k, v in drawn[0].items() if k != "values"}
+
+
 def _case(op, kind, dtype="float64", seed=0, n=64, whole=True):
     rec = RECORDS[op]
     shapes = {name: (n,) for name in rec.inputs}
-    params = {"values": kind, **({"domain": WHOLE} if whole else {})}
+    params = {**_op_params(op, seed), "values": kind, **({"domain": WHOLE} if whole else {})}
     return Case(op, RecordParams.of(params), shapes, dtype, seed, ("forward",))
 
 
@@ -43,9 +51,10 @@ def test_every_declared_point_is_reached_in_every_dtype(op):
     for dtype in REAL_DTYPES:
         for name, declared in rec.domains.items():
             domain = as_domain(declared)
-            arrays = [RecordData(_case(op, NEAR, dtype, seed))[name] for seed in range(6)]
+            cases = [_case(op, NEAR, dtype, seed) for seed in range(6)]
+            arrays = [(RecordData(c)[name], c.params.as_dict()) for c in cases]
             for point in domain.points:
-                assert any(point.reached(a) for a in arrays), (op, dtype, name, point.label)
+                assert any(point.reached(a, params) for a, params in arrays), (op, dtype, name, point.label)
 
 
 @pytest.mark.parametrize("op", _with_points())
@@ -245,25 +254,86 @@ def test_a_swept_point_draws_every_element_of_its_input_near_it_and_the_others_p
         as_domain(RECORDS["log"].domains["input"]).near(np.random.default_rng(0), np.zeros(3), "float32", "zero 7")
 
 
+def _undrawn_cells(op, dtypes=REAL_DTYPES, draws=3) -> list:
+    """The ``(dtype, region, kind, x)`` of the reach sweep's scalar cases of ``op`` that miss their
+    cell: the record's own draws (its parameters: where a moving point is), as the sweep draws them
+    (conformance.coverage.record_strategy with ``point``), ``draws`` of each kind per dtype."""
+    from conformance.coverage import record_strategy
+    from conformance.strategies import draw_examples
+
+    rec, out = RECORDS[op], []
+    for dtype in (d for d in dtypes if d in rec.dtypes):
+        for region in declared_points(op):
+            name, _, label = region.partition(":")
+            (point,) = [p for p in as_domain(rec.domains[name]).points if p.label == label]
+            for kind, cell in ((AT, "at"), (NEAR, "near")):
+                for drawn in draw_examples(record_strategy(op, [dtype], ("forward",), point=region, point_kind=kind), draws):
+                    params = drawn.params.as_dict()
+                    case = Case(op, drawn.params, {n: () for n in rec.inputs}, dtype, 5, ("forward",))
+                    try:
+                        x = RecordData(case)[name]
+                    except ValueError as exc:  # a moving point whose parameter the draw lacks
+                        out.append((dtype, region, kind, str(exc)))
+                        continue
+                    if point.cells(x, dtype, params) != [cell] or f"{cell}={region}" not in features(case):
+                        out.append((dtype, region, kind, x))
+    return out
+
+
 @pytest.mark.parametrize("op", _with_points())
 def test_every_declared_point_is_drawn_at_it_and_near_it_in_every_dtype(op):
     """A record that declares a point its strategy cannot draw exactly ON fails here (the ``at`` cell:
     a value or derivative at a zero, pole or branch point is often a rule of its own, which no draw
     next to it evaluates), and one it cannot draw next to without landing on it (the ``near`` cell):
-    a scalar sweep case of each kind, in each dtype, fills its cell."""
-    rec = RECORDS[op]
-    for dtype in REAL_DTYPES:
-        if dtype not in rec.dtypes:
-            continue
-        for region in declared_points(op):
-            name, _, label = region.partition(":")
-            (point,) = [p for p in as_domain(rec.domains[name]).points if p.label == label]
-            for kind, cell in ((AT, "at"), (NEAR, "near")):
-                params = {"values": kind, "domain": WHOLE, "point": region}
-                case = Case(op, RecordParams.of(params), {n: () for n in rec.inputs}, dtype, 5, ("forward",))
-                x = RecordData(case)[name]
-                assert point.cells(x, dtype) == [cell], (op, dtype, region, kind, x)
-                assert f"{cell}={region}" in features(case)
+    a scalar sweep case of each kind, in each dtype, fills its cell (a moving point: at the draw's
+    parameters)."""
+    assert _undrawn_cells(op) == []
+
+
+def test_a_moving_point_the_strategy_cannot_draw_is_undrawable(monkeypatch):
+    """hardtanh declaring its kink at a parameter its sample never draws (``min_val``: the record's is
+    ``lo``) fails the undrawable check above, as does one whose sample draws that parameter None."""
+    import dataclasses
+
+    rec = RECORDS["hardtanh"]
+    assert _undrawn_cells("hardtanh", ("float32",), 1) == []
+    typo = Domain("whole line", points=(param_point("kink min_val", "min_val"),))
+    monkeypatch.setitem(RECORDS, "hardtanh", dataclasses.replace(rec, domains={"input": typo}))
+    undrawn = _undrawn_cells("hardtanh", ("float32",), 1)
+    assert len(undrawn) == 2 and all("moves with the parameter 'min_val'" in u[3] for u in undrawn)
+    clamp = RECORDS["clamp"]
+    no_max = dataclasses.replace(clamp, sample=lambda: clamp.sample().map(lambda d: ({**d[0], "max": None}, d[1])))
+    monkeypatch.setitem(RECORDS, "clamp", no_max)
+    assert [u[1] for u in _undrawn_cells("clamp", ("float32",), 1)] == ["input:kink max"] * 2
+
+
+def test_a_moving_point_is_at_the_drawn_parameter_in_the_dtype():
+    """hardshrink's kinks at -lambd and lambd, clamp's at min and max: the sweep's ``at`` element is
+    the parameter itself (rounded to the dtype: 0.1 in bfloat16 is 0.10009765625), its ``near``
+    elements within NEAR of it, none on it; a case without the parameter has no such point."""
+    minus = param_point("step -lambd", "lambd", -1.0)
+    assert minus.value({"lambd": 0.5}) == -0.5 and minus.value({}) is None and minus.value({"lambd": None}) is None
+    assert minus.cells(np.array([-0.5, -0.5 + 2.0**-10]), "float16", {"lambd": 0.5}) == ["at", "near"]
+    assert minus.cells(np.array([-0.5]), "float16", {}) == []
+    tenth = param_point("kink min", "min")
+    assert tenth.cells(np.array([0.10009765625]), "bfloat16", {"min": 0.1}) == ["at"]
+    assert tenth.cells(np.array([0.1]), "bfloat16", {"min": 0.1}) == ["near"]
+    for op, region, param, scale in (
+        ("hardshrink", "input:step -lambd", "lambd", -1.0),
+        ("clamp", "input:kink max", "max", 1.0),
+        ("threshold", "input:step threshold", "th", 1.0),
+    ):
+        for value in (0.5, 1.0, 2.0, 0.0):
+            base = {**_op_params(op), param: value, "domain": WHOLE, "point": region}
+            at = RecordData(Case(op, RecordParams.of({**base, "values": AT}), {"input": (50,)}, "bfloat16", 2, ("forward",)))["input"]
+            near = RecordData(Case(op, RecordParams.of({**base, "values": NEAR}), {"input": (50,)}, "bfloat16", 2, ("forward",)))["input"]
+            kink = scale * value
+            assert at[0] == kink and np.array_equal(at[1:], near[1:]), (op, value)
+            assert (np.abs(near - kink) <= 2.0**-5 * max(abs(kink), 1.0)).all() and not (near == kink).any()
+    with pytest.raises(ValueError, match="moves with the parameter 'lambd'"):
+        as_domain(RECORDS["hardshrink"].domains["input"]).near(np.random.default_rng(0), np.zeros(3), "float32", "step lambd")
+    with pytest.raises(ValueError, match="scale=2.0 without a param"):
+        Point("p", 0.0, scale=2.0)
 
 
 def test_at_is_the_points_value_in_the_dtype_and_near_excludes_it():
@@ -283,3 +353,48 @@ def test_at_is_the_points_value_in_the_dtype_and_near_excludes_it():
     with pytest.raises(ValueError, match="cell must be one of"):
         above_domain = Domain("d", 0.0, 1.0, (above,))
         above_domain.near(np.random.default_rng(0), np.zeros(2), "float32", "pole 0", "on")
+
+
+#: the records whose kinks and steps move with their parameters (conformance.ops._domains.param_point)
+MOVING = ("hardtanh", "clamp", "clamp_min", "clamp_max", "threshold", "hardshrink", "softshrink")
+
+
+def test_the_reach_sweep_draws_moving_points_at_the_drawn_parameters_and_prelus_kink_with_data():
+    """The default campaign's sweep of the records whose points move with a parameter: each ``at`` case
+    holds an element equal to its own drawn parameter (hardtanh's min_val -1.0 or -0.5, ...) and each
+    ``near`` case elements next to it (before, the draw ignored the parameters); prelu's ``at`` case
+    (its simplest draw) has a non-empty batch, so the kink x = 0 is evaluated."""
+    from conformance.case import DTYPES
+    from conformance.executors.plan import fuzz_units
+    from conformance.ops import RECORD_CHECKS
+
+    records = [*MOVING, "prelu", "rrelu_with_noise"]
+    sweep = [u for u in fuzz_units(records, records, RECORD_CHECKS, DTYPES, 1, 0) if u.point is not None]
+    cov = Coverage()
+    for unit in sweep:
+        (case,) = _drawn(unit)
+        assert f"{unit.point_kind}={unit.point}" in features(case), (unit.label, case.to_dict())
+        cov.add(case)
+        if case.op == "prelu" and unit.point_kind == AT:
+            assert math.prod(case.shapes["input"]) > 0 and RecordData(case)["input"].reshape(-1)[0] == 0
+    table = cov.table()
+    assert {op: table[op]["points_unreached"] for op in records} == {op: [] for op in records}
+    assert len(sweep) == 2 * sum(len(declared_points(op)) for op in records) == 2 * 13
+
+
+def test_the_drawn_parameters_of_moving_points_are_representable_in_every_dtype():
+    """A moving point's ``at`` element is its parameter rounded to the dtype; where the parameter is
+    not representable (0.1 in bfloat16) that element is beside the kink, not on it, and the record's
+    conventions at the kink (at_params, comparing with the unrounded parameter) would not hold there:
+    so the records draw parameters every real dtype represents (-1, -0.5, 0, 0.5, 1, 2)."""
+    from conformance.strategies import draw_examples
+
+    moving = {op: {p.param for d in RECORDS[op].domains.values() for p in as_domain(d).points if p.param} for op in fuzzed()}
+    moving = {op: names for op, names in moving.items() if names}
+    assert set(MOVING) <= set(moving)
+    for op, names in moving.items():
+        for params, _ in draw_examples(RECORDS[op].sample(), 30):
+            for name in names:
+                value = params.get(name)
+                for dtype in set(REAL_DTYPES) & set(RECORDS[op].dtypes):
+                    assert value is None or in_dtype(value, dtype) == value, (op, name, value, dtype)
