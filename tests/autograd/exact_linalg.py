@@ -89,7 +89,21 @@ class Entry:
 
 
 def _mp(x):
+    x = np.asarray(x)
+    if np.iscomplexobj(x):
+        return np.vectorize(_c, otypes=[object])(x.astype(np.complex128))
     return np.vectorize(m.mpf, otypes=[object])(np.asarray(x, dtype=np.float64))
+
+
+def _c(z):
+    """An exact mpmath number of a float64 or complex128 one."""
+    if isinstance(z, (complex, np.complexfloating)):
+        return m.mpc(float(z.real), float(z.imag))
+    return m.mpf(float(z))
+
+
+def _is_complex(a):
+    return any(isinstance(v, m.mpc) for v in np.ravel(a))
 
 
 def _mat(a):
@@ -108,7 +122,8 @@ def _flat(*parts):
 
 
 def _sym(a):
-    return (a + a.T) / 2
+    """The Hermitian part (a + aᴴ)/2 (symmetric for real a)."""
+    return (a + np.conj(a).T) / 2
 
 
 def _tril(a):
@@ -123,24 +138,38 @@ def _sign(v):
     return -1 if v < 0 else 1
 
 
+def _unit(c):
+    """c/|c| (the sign of a real c): the gauge factor of a column, 1 at 0."""
+    if isinstance(c, (m.mpc, complex, np.complexfloating)):
+        c = _c(c) if not isinstance(c, m.mpc) else c
+        return c / abs(c) if c != 0 else m.mpf(1)
+    return _sign(c)
+
+
+def _inner(x, y):
+    """xᴴy of two columns (mpmath or float64 entries)."""
+    return m.fsum(m.conj(_c(a) if not isinstance(a, (m.mpf, m.mpc)) else a) * b for a, b in zip(x, y))
+
+
 def _eigh(a):
-    E, Q = m.eigsy(_mat(_sym(a)))
+    h = _sym(a)
+    E, Q = (m.eighe if _is_complex(h) else m.eigsy)(_mat(h))
     order = sorted(range(len(E)), key=lambda i: E[i])
     return [E[i] for i in order], _arr(Q)[:, order]
 
 
 def _svd(a):
-    Um, S, Vm = m.svd_r(_mat(a))
+    Um, S, Vm = (m.svd_c if _is_complex(a) else m.svd_r)(_mat(a))
     order = sorted(range(len(S)), key=lambda i: -S[i])
     return _arr(Um)[:, order], [S[i] for i in order], _arr(Vm)[order, :]
 
 
 def _align_columns(Q, ref_q):
-    """Q's columns with the signs that make each inner product with the reference's positive."""
+    """Q's columns times the signs (phases) that make each inner product with the reference's
+    real and positive (for a complex Q at X + hV: the gauge Im(qᴴ dq) = 0, PyTorch's)."""
     Q = Q.copy()
     for i in range(Q.shape[1]):
-        if sum(Q[k, i] * ref_q[k, i] for k in range(Q.shape[0])) < 0:
-            Q[:, i] = -Q[:, i]
+        Q[:, i] = Q[:, i] * m.conj(_unit(_inner(ref_q[:, i], Q[:, i])))
     return Q
 
 
@@ -196,8 +225,9 @@ def _ex_qr(xs, ref):
     Q, R = _arr(Q), _arr(R)
     ref_r = ref[a.shape[0] * n :].reshape(n, n)
     for i in range(n):
-        if _sign(R[i, i]) != _sign(ref_r[i, i]):
-            Q[:, i], R[i, :] = -Q[:, i], -R[i, :]
+        # Q_i u and conj(u) R_i with conj(u) R_ii of the reference's sign (phase: LAPACK's is real)
+        u = _unit(m.conj(_c(ref_r[i, i])) * R[i, i])
+        Q[:, i], R[i, :] = Q[:, i] * u, R[i, :] * m.conj(u)
     return _flat(Q, R)
 
 
@@ -218,8 +248,8 @@ def _ex_svd(xs, ref):
     Um, S, Vh = _svd(a)
     ref_u = ref[: r * k].reshape(r, k)
     for i in range(k):
-        if sum(Um[j, i] * ref_u[j, i] for j in range(r)) < 0:
-            Um[:, i], Vh[i, :] = -Um[:, i], -Vh[i, :]
+        u = m.conj(_unit(_inner(ref_u[:, i], Um[:, i])))
+        Um[:, i], Vh[i, :] = Um[:, i] * u, Vh[i, :] * m.conj(u)
     return _flat(Um, np.array(S, dtype=object), Vh)
 
 
@@ -577,44 +607,56 @@ ENTRIES = entries()
 
 #: the primitives of the derivative table in this family not measured here, and why
 NOT_MEASURED = {
-    "eig, eigvals": "complex eigenvectors of a real matrix (a phase gauge): tests/autograd/test_torch_linalg_eig.py checks them against torch",
-    "lu, lu_factor, lu_solve, cholesky_solve, cholesky_inverse, householder_product": "compositions of the triangular solves and products measured here",
-    "complex inputs, batched (vmap) forms, float32 and lower": "the float64 real kernels are measured",
+    "complex inputs, eig, eigvals, lu, lu_factor, lu_solve, batched forms": "tests/autograd/exact_linalg_more.py",
+    "cholesky_solve, cholesky_inverse, householder_product": "compositions of the triangular solves and products measured here",
+    "float32 and lower": "the float64 kernels are measured",
 }
 
 
 # ---- the reference's answers and the exact ones ---------------------------------------------------------
 
 
-def _draw(shape, rng, symmetric):
+def _draw(shape, rng, symmetric, cplx=False):
     x = rng.standard_normal(shape)
+    if cplx:
+        x = x + 1j * rng.standard_normal(shape)
     if symmetric and len(shape) == 2 and shape[0] == shape[1]:
-        x = np.tril(x) + np.tril(x, -1).T  # exactly symmetric: (x + xᵀ)/2 = x in float64
+        # exactly Hermitian: (x + xᴴ)/2 = x in float64
+        x = np.tril(x, -1) + np.tril(x, -1).conj().T + np.diag(np.diag(x).real)
     return x
 
 
 def _np(t):
     t = t.detach()
     try:
-        return t.numpy().astype(np.float64).reshape(-1)
+        a = t.numpy()
     except RuntimeError:  # torch's ZeroTensor
-        return t.numpy(force=True).astype(np.float64).reshape(-1)
+        a = t.numpy(force=True)
+    return a.astype(np.complex128 if np.iscomplexobj(a) else np.float64).reshape(-1)
+
+
+def _tensor(lib, x):
+    return lib.tensor(x, dtype=lib.complex128 if np.iscomplexobj(x) else lib.float64)
+
+
+def _real_inner(a, b):
+    """Re Σ conj(b)·a of two tensors (Σ a·b for real ones): the real scalar whose gradient is the
+    vjp_vjp check's (PyTorch's gradient convention: ∂/∂Re + i ∂/∂Im of a real function)."""
+    return (a * b.conj()).real.sum() if a.is_complex() or b.is_complex() else (a * b).sum()
 
 
 def answers(entry, xs, lib=T, seed=0):
     """{check: float64 vector} of the reference (or torch) and the seeds (G, V, W) used."""
     rng = np.random.default_rng(seed)
     f = lambda *a: entry.call(lib, *a).reshape(-1)  # noqa: E731
-    prim = tuple(lib.tensor(x, dtype=lib.float64) for x in xs)
+    prim = tuple(_tensor(lib, x) for x in xs)
     y0 = f(*prim)
     G = rng.standard_normal(y0.shape[0])
-    V = [_draw(x.shape, rng, entry.symmetric) for x in xs]
-    W = [_draw(x.shape, rng, entry.symmetric) for x in xs]
-    g, v, w = (
-        lib.tensor(G, dtype=lib.float64),
-        tuple(lib.tensor(t, dtype=lib.float64) for t in V),
-        tuple(lib.tensor(t, dtype=lib.float64) for t in W),
-    )
+    if y0.is_complex():
+        G = G + 1j * rng.standard_normal(y0.shape[0])
+    V = [_draw(x.shape, rng, entry.symmetric, np.iscomplexobj(x)) for x in xs]
+    W = [_draw(x.shape, rng, entry.symmetric, np.iscomplexobj(x)) for x in xs]
+    g, v, w = _tensor(lib, G), tuple(_tensor(lib, t) for t in V), tuple(_tensor(lib, t) for t in W)
     out = {"value": _np(y0)}
 
     def cat(ts):
@@ -633,7 +675,7 @@ def answers(entry, xs, lib=T, seed=0):
     if "vjp_vjp" in checks:
         req = tuple(p.clone().requires_grad_(True) for p in prim)
         grads = lib.autograd.grad(f(*req), req, g, create_graph=True)
-        s = sum((gr * wi).sum() for gr, wi in zip(grads, w))
+        s = sum(_real_inner(gr, wi) for gr, wi in zip(grads, w))
         out["vjp_vjp"] = cat(lib.autograd.grad(s, req, allow_unused=True))
     if "jvp_vjp" in checks:
         out["jvp_vjp"] = cat(lib.func.jvp(lambda *a: vjp_of(f, *a)(g), prim, v)[1])
@@ -647,7 +689,7 @@ def exact_answers(entry, xs, ref_value, seeds):
     G, V, W = seeds
     checks = entry.checks
     X = [_mp(x) for x in xs]
-    Gm = [m.mpf(float(t)) for t in G]
+    Gm = [_c(t) for t in G]
     Vm, Wm = [_mp(t) for t in V], [_mp(t) for t in W]
     # the step relative to the smallest non-zero input entry (an entry of 1e-150 beside one of 1e150:
     # a step relative to the largest swamps it), and as many more digits as the entries span decades,
@@ -665,16 +707,27 @@ def exact_answers(entry, xs, ref_value, seeds):
             return entry.exact(args, ref_value)
 
         def phi(*delta):
-            return m.fsum(a * b for a, b in zip(Gm, F(*delta)))
+            # Re⟨G, F⟩ = Re Σ conj(G)·F: the cotangent's real-valued loss
+            return m.fsum(m.re(m.conj(a) * b) for a, b in zip(Gm, F(*delta)))
 
         def units():
+            """Per input entry k its unit directions: E_k, and iE_k for a complex input (the
+            gradient entry is ∂/∂Re + i ∂/∂Im: :func:`_grad`)."""
             for i, x in enumerate(xs):
                 for k in range(x.size):
-                    e = [np.zeros(t.shape, dtype=object) * 0 for t in xs]
-                    flat = e[i].reshape(-1)
-                    flat[k] = m.mpf(1)
-                    e[i] = flat.reshape(xs[i].shape)
-                    yield e
+                    dirs = []
+                    for unit in (m.mpf(1), m.mpc(0, 1))[: 2 if np.iscomplexobj(x) else 1]:
+                        e = [np.zeros(t.shape, dtype=object) * 0 for t in xs]
+                        flat = e[i].reshape(-1)
+                        flat[k] = unit
+                        e[i] = flat.reshape(xs[i].shape)
+                        dirs.append(e)
+                    yield dirs
+
+        def _grad(partial):
+            return [
+                partial(d[0]) if len(d) == 1 else partial(d[0]) + m.mpc(0, 1) * partial(d[1]) for d in units()
+            ]
 
         def d1(fn, D):
             return [(a - b) / (2 * h) for a, b in zip(_list(fn((h, D))), _list(fn((-h, D))))]
@@ -688,13 +741,13 @@ def exact_answers(entry, xs, ref_value, seeds):
         if "jvp" in checks:
             out["jvp"] = d1(F, Vm)
         if "vjp" in checks:
-            out["vjp"] = [d1(phi, e)[0] for e in units()]
+            out["vjp"] = _grad(lambda e: d1(phi, e)[0])
         if "jvp_jvp" in checks:
             out["jvp_jvp"] = d2(F, Vm, Wm)
         if "vjp_vjp" in checks:
-            out["vjp_vjp"] = [d2(phi, Wm, e)[0] for e in units()]
+            out["vjp_vjp"] = _grad(lambda e: d2(phi, Wm, e)[0])
         if "jvp_vjp" in checks or "vjp_jvp" in checks:
-            hv = [d2(phi, Vm, e)[0] for e in units()]
+            hv = _grad(lambda e: d2(phi, Vm, e)[0])
             for c in ("jvp_vjp", "vjp_jvp"):
                 if c in checks:
                     out[c] = hv
@@ -703,6 +756,16 @@ def exact_answers(entry, xs, ref_value, seeds):
 
 def _list(v):
     return v if isinstance(v, list) else [v]
+
+
+def _ulps(got, exact):
+    """exact_table.ulps; a complex entry's error |got - exact| in ulps of |exact| (mixed sense)."""
+    if not isinstance(exact, m.mpc) and not np.iscomplexobj(got):
+        return ulps(float(got), exact)
+    if not np.isfinite(got):
+        return math.inf
+    scale = max(abs(exact), m.mpf(2.0**-1022)) * m.mpf(2) ** -52
+    return float(abs(_c(got) - exact) / scale)
 
 
 def measure(entry, small=False, lib=T):
@@ -729,14 +792,14 @@ def measure(entry, small=False, lib=T):
             kappa = kappas[("value", "d1", "d2").index(order)]
             e = ex[check]
             with m.workdps(DPS):
-                errs = [ulps(float(a), b) for a, b in zip(vals, e)]
+                errs = [_ulps(a, b) for a, b in zip(vals, e)]
                 worst_ulps = max(errs) if errs else 0.0
                 num = (
-                    m.sqrt(m.fsum((m.mpf(float(a)) - b) ** 2 for a, b in zip(vals, e)))
-                    if all(map(math.isfinite, vals))
+                    m.sqrt(m.fsum(abs(_c(a) - b) ** 2 for a, b in zip(vals, e)))
+                    if all(map(np.isfinite, vals))
                     else m.inf
                 )
-                den = m.sqrt(m.fsum(b * b for b in e))
+                den = m.sqrt(m.fsum(abs(b) ** 2 for b in e))
             ratio = float(num / den) / (kappa * U) if den else (0.0 if num == 0 else math.inf)
             note(order, "ulps", worst_ulps, check, label)
             note(order, "ratio", ratio, check, label)
@@ -745,8 +808,8 @@ def measure(entry, small=False, lib=T):
     return worst
 
 
-def row(name, small=False):
-    w = measure(ENTRIES[name], small)
+def row(name, small=False, entries=None):
+    w = measure((ENTRIES if entries is None else entries)[name], small)
     cells = []
     for order in ("value", "d1", "d2"):
         if order not in w:
@@ -762,15 +825,18 @@ def row(name, small=False):
 HEADER = "| primitive | value: ulps (κ <= 100) / ulps (all) / worst err/(κu) | d1 | d2 |\n|---|---|---|---|"
 
 
-def main(argv=None):
+def main(argv=None, entries=None):
+    """Print the table of ``entries`` (default :data:`ENTRIES`; tests.autograd.exact_linalg_more
+    passes its own)."""
     import warnings
 
     warnings.simplefilter("ignore")
     argv = sys.argv[1:] if argv is None else argv
-    names = [a for a in argv if not a.startswith("--")] or list(ENTRIES)
+    entries = ENTRIES if entries is None else entries
+    names = [a for a in argv if not a.startswith("--")] or list(entries)
     print(HEADER)
     for name in names:
-        print(row(name, "--small" in argv), flush=True)
+        print(row(name, "--small" in argv, entries), flush=True)
     return 0
 
 

@@ -212,9 +212,17 @@ def _svd_bound(arrays, errs, params, outs, u):
         k = s.shape[-1]
         with np.errstate(divide="ignore", invalid="ignore"):
             col = math.sqrt(2) * delta[..., None] / _gaps(s, extra_zero=m != n)
-        col = np.where(np.isnan(col), np.inf, col)
+            # complex input: the pair (u_i, v_i) is unique up to one common phase, and the relative
+            # phase is set by A v_i = s_i u_i alone: with u_i's phase fixed, a perturbation E moves
+            # v_i along i v_i by Im(u_i^H E v_i) / s_i (first order), up to delta / s_i, however wide
+            # the gap (the complex polar factor U Vh has condition 1/s_min, the real one
+            # 2/(s_{k-1} + s_k): Kenney and Laub 1991). Measured (tests/autograd/exact_linalg_more.py,
+            # c_svd): zgesdd's v_3 of s = (1, 1e-4, 1e-9) is 2e-8 off, sqrt(2) delta/gap 1.4e-11.
+            # Real input: the relative sign is discrete, no term.
+            colv = col + delta[..., None] / s if np.asarray(a).dtype.kind == "c" else col
+        col, colv = (np.where(np.isnan(c), np.inf, c) for c in (col, colv))
         cu = np.concatenate([col, np.full(col.shape[:-1] + (U.shape[-1] - k,), np.inf)], -1)
-        cv = np.concatenate([col, np.full(col.shape[:-1] + (Vh.shape[-2] - k,), np.inf)], -1)
+        cv = np.concatenate([colv, np.full(col.shape[:-1] + (Vh.shape[-2] - k,), np.inf)], -1)
         res[0] = np.broadcast_to(cu[..., None, :], U.shape)
         res[2] = np.broadcast_to(cv[..., :, None], Vh.shape)
     else:
