@@ -15,8 +15,10 @@ import numpy as np
 
 from reference.autograd.dispatch import apply
 from reference.backend import namespace_of, to_numpy
+from reference.ops import api as A
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
 from reference.ops.rules._sign_cache import sign_aware_cache
+from reference.ops.rules._times import times
 from reference.ops.rules.registry import RULES, rule
 
 
@@ -35,24 +37,48 @@ def host_kernel(exact, order, **params):
     return kernel
 
 
+def times_kernel(exact, order):
+    """The kernel of ``w·exact(x, order)`` over the broadcast (x, w), each element's product rounded
+    once (:func:`reference.ops.rules._times.times`), in the namespace and dtype of ``x``."""
+
+    def kernel(a, w):
+        x, m = np.broadcast_arrays(*(np.asarray(to_numpy(t), dtype=np.float64) for t in (a, w)))
+        out = np.empty(x.shape, dtype=np.float64)
+        for idx in np.ndindex(out.shape):
+            out[idx] = times(exact(float(x[idx]), order), float(m[idx]))
+        with np.errstate(all="ignore"):
+            return namespace_of(a).asarray(out.astype(a.dtype))
+
+    return kernel
+
+
 def unary_rules(name, node, exact):
     """Declare ``name`` (``node`` its grad_fn name) and ``<name>_derivative`` over ``exact(x, order)``
-    (cached per element, the sign of a zero part of the key: :mod:`reference.ops.rules._sign_cache`);
-    returns ``derivative(x, order)``, the Tensor-level derivative."""
+    (a float, or an mpmath number where a derivative leaves float64's range; cached per element, the
+    sign of a zero part of the key: :mod:`reference.ops.rules._sign_cache`); returns
+    ``derivative(x, order, times=None)``, the Tensor-level derivative.
+
+    The derivative primitive takes its multiplier: ``<name>_derivative(x, w; order)`` is
+    w·f^(order)(x), one rounding (:mod:`reference.ops.rules._times`); its derivative in x is the
+    next order with the multiplier g·w, in w the same order with the multiplier g."""
     cached = sign_aware_cache(exact)
     derivative_name = f"{name}_derivative"
 
-    def derivative(x, order):
-        """The ``order``-th derivative of ``name`` at Tensor ``x`` (order >= 1)."""
-        return apply(RULES[derivative_name], (x,), {"order": order})
+    def derivative(x, order, times=None):
+        """w·f^(order) of ``name`` at Tensor ``x`` (order >= 1; ``times`` the multiplier w, None: 1)."""
+        w = A.ones_like(x) if times is None else times
+        return apply(RULES[derivative_name], (x, w), {"order": order})
 
     rule(
         derivative_name,
         "".join(p.capitalize() for p in derivative_name.split("_")) + "Backward0",
-        ("self",),  # order: the derivative's order, >= 1
-        forward=lambda a, order: host_kernel(cached, order)(a),
-        grads=(lambda c, g: g * derivative(c.self, c.order + 1),),
-        saves={"self": (0,)},
+        ("self", "times"),  # order: the derivative's order, >= 1
+        forward=lambda a, w, order: times_kernel(cached, order)(a, w),
+        grads=(
+            lambda c, g: derivative(c.self, c.order + 1, times=g * c.times),
+            lambda c, g: derivative(c.self, c.order, times=g),
+        ),
+        saves={"self": (0, 1), "times": (0,)},
         jvp=AUTO_ELEMENT_WISE,
         batch=BATCH_ELEMENTWISE,
     )
@@ -61,9 +87,16 @@ def unary_rules(name, node, exact):
         node,
         ("self",),
         forward=host_kernel(cached, 0),
-        grads=(lambda c, g: g * derivative(c.self, 1),),
+        grads=(lambda c, g: derivative(c.self, 1, times=g),),
         saves={"self": (0,)},
         jvp=AUTO_ELEMENT_WISE,
         batch=BATCH_ELEMENTWISE,
     )
     return derivative
+
+
+def times_multiplier(formula):
+    """An error declaration's ``formula(x, order)`` of a derivative, as the derivative primitive's:
+    ``w·formula(x, order)`` (the framework multiplies its derivative by the cotangent or tangent,
+    one rounding)."""
+    return lambda x, w, order=0: w * formula(x, order)

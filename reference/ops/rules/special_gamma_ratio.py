@@ -43,11 +43,15 @@ import functools
 import math
 from fractions import Fraction
 
+import numpy as np
+
 from reference.autograd.dispatch import apply
+from reference.backend import namespace_of, to_numpy
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
 from reference.ops.rules._sign_cache import sign_aware_cache
+from reference.ops.rules._times import times, unrounded
 from reference.ops.rules.registry import RULES, rule
 from reference.ops.rules.special_beta import _host_kernel
 
@@ -167,11 +171,11 @@ def beta_exact(a, b, d0, d1):
         if _sum_is_pole(a, b):  # B = Γ(a)Γ(b)/Γ(a + b) = 0: differentiate Γ(a)Γ(b)·(1/Γ)(a + b), entire in a + b
             if d0 + d1 == 0:
                 return 0.0
-            return float(mp.diff(lambda x, y: mp.gamma(x) * mp.gamma(y) * mp.rgamma(x + y), (ma, mb), (d0, d1)))
+            return unrounded(mp.diff(lambda x, y: mp.gamma(x) * mp.gamma(y) * mp.rgamma(x + y), (ma, mb), (d0, d1)))
         value = mp.beta(ma, mb)
         if d0 + d1 == 0:
             return float(value)
-        return float(value * _evaluate(_exp_polynomial(d0, d1), _beta_partial(mp, ma, mb)))
+        return unrounded(value * _evaluate(_exp_polynomial(d0, d1), _beta_partial(mp, ma, mb)))
 
 
 # ---- the Pochhammer symbol ----------------------------------------------------------------------
@@ -225,45 +229,62 @@ def poch_exact(z, m, d0, d1):
         if _is_pole(z):  # (z)_m = Γ(z + m)·(1/Γ)(z) = 0: differentiate the product, 1/Γ entire
             if d0 + d1 == 0:
                 return 0.0
-            return float(mp.diff(lambda x, y: mp.gamma(x + y) * mp.rgamma(x), (mz, mm), (d0, d1)))
+            return unrounded(mp.diff(lambda x, y: mp.gamma(x + y) * mp.rgamma(x), (mz, mm), (d0, d1)))
         value = mp.gamma(mz + mm) * mp.rgamma(mz)
         if d0 + d1 == 0:
             return float(value)
-        return float(value * _evaluate(_exp_polynomial(d0, d1), _poch_partial(mp, mz, mm)))
+        return unrounded(value * _evaluate(_exp_polynomial(d0, d1), _poch_partial(mp, mz, mm)))
 
 
 # ---- the rules ----------------------------------------------------------------------------------
 
 
+def _times_kernel(exact, d0, d1):
+    """The kernel of ``w·exact(u, v, d0, d1)`` over the broadcast (u, v, w), each element's product
+    rounded once (:func:`reference.ops.rules._times.times`), in the namespace and dtype of ``v``."""
+
+    def kernel(u, v, w):
+        arrays = np.broadcast_arrays(*(np.asarray(to_numpy(t), dtype=np.float64) for t in (u, v, w)))
+        out = np.empty(arrays[0].shape, dtype=np.float64)
+        for idx in np.ndindex(out.shape):
+            out[idx] = times(exact(float(arrays[0][idx]), float(arrays[1][idx]), d0, d1), float(arrays[2][idx]))
+        with np.errstate(all="ignore"):
+            return namespace_of(v).asarray(out.astype(v.dtype))
+
+    return kernel
+
+
 def binary_rules(name, exact, inputs):
-    """Declare ``name`` and ``<name>_derivative`` (params d0, d1) over ``exact(u, v, d0, d1)``;
-    returns ``derivative(u, v, d0, d1)`` at Tensors."""
+    """Declare ``name`` and ``<name>_derivative`` over ``exact(u, v, d0, d1)`` (a float, or an
+    mpmath number where the derivative leaves float64's range); returns ``derivative(u, v, d0, d1,
+    times=None)`` at Tensors.
+
+    The derivative primitive takes its multiplier: ``<name>_derivative(u, v, w; d0, d1)`` is
+    w·∂_u^d0 ∂_v^d1 f(u, v), one rounding (:mod:`reference.ops.rules._times`), so a VJP's or JVP's
+    term is never a derivative that overflowed before its cotangent or tangent scaled it. Its
+    derivative in u is the primitive at (d0 + 1, d1) with the multiplier g·w (in v alike), in w the
+    primitive at (d0, d1) with the multiplier g."""
     derivative_name = f"{name}_derivative"
     first, second = inputs
 
-    def derivative(u, v, d0, d1):
-        return apply(RULES[derivative_name], (u, v), {"d0": d0, "d1": d1})
+    def derivative(u, v, d0, d1, times=None):
+        w = A.ones_like(v) if times is None else times
+        return apply(RULES[derivative_name], (u, v, w), {"d0": d0, "d1": d1})
 
-    def grads(o0, o1):
-        return (
-            lambda c, g: g * derivative(getattr(c, first), getattr(c, second), o0 + 1, o1),
-            lambda c, g: g * derivative(getattr(c, first), getattr(c, second), o0, o1 + 1),
-        )
+    def args(c):
+        return getattr(c, first), getattr(c, second)
 
-    def grads_of_params():
-        return (
-            lambda c, g: g * derivative(getattr(c, first), getattr(c, second), c.d0 + 1, c.d1),
-            lambda c, g: g * derivative(getattr(c, first), getattr(c, second), c.d0, c.d1 + 1),
-        )
-
-    node = "".join(p.capitalize() for p in derivative_name.split("_")) + "Backward0"
     rule(
         derivative_name,
-        node,
-        inputs,  # d0, d1: the orders in the two arguments, d0 + d1 >= 1
-        forward=lambda u, v, d0, d1: _host_kernel(exact, d0, d1)(u, v),
-        grads=grads_of_params(),
-        saves={first: (0, 1), second: (0, 1)},
+        "".join(p.capitalize() for p in derivative_name.split("_")) + "Backward0",
+        (first, second, "times"),  # d0, d1: the orders in the two arguments, d0 + d1 >= 1
+        forward=lambda u, v, w, d0, d1: _times_kernel(exact, d0, d1)(u, v, w),
+        grads=(
+            lambda c, g: derivative(*args(c), c.d0 + 1, c.d1, times=g * c.times),
+            lambda c, g: derivative(*args(c), c.d0, c.d1 + 1, times=g * c.times),
+            lambda c, g: derivative(*args(c), c.d0, c.d1, times=g),
+        ),
+        saves={first: (0, 1, 2), second: (0, 1, 2), "times": (0, 1)},
         jvp=AUTO_ELEMENT_WISE,
         batch=BATCH_ELEMENTWISE,
     )
@@ -272,12 +293,22 @@ def binary_rules(name, exact, inputs):
         "".join(p.capitalize() for p in name.split("_")) + "Backward0",  # (no PyTorch node: jax.scipy.special's function)
         inputs,
         forward=_host_kernel(exact, 0, 0),
-        grads=grads(0, 0),
+        grads=(
+            lambda c, g: derivative(*args(c), 1, 0, times=g),
+            lambda c, g: derivative(*args(c), 0, 1, times=g),
+        ),
         saves={first: (0, 1), second: (0, 1)},
         jvp=AUTO_ELEMENT_WISE,
         batch=BATCH_ELEMENTWISE,
     )
     return derivative
+
+
+def times_multiplier(formula):
+    """An error declaration's ``formula(u, v, d0=0, d1=0)`` of a derivative, as the derivative
+    primitive's: ``w·formula(u, v, d0, d1)`` (the framework multiplies its derivative by the
+    cotangent or tangent, one rounding)."""
+    return lambda u, v, w, d0=0, d1=0: w * formula(u, v, d0, d1)
 
 
 beta_derivative = binary_rules("beta", beta_exact, ("a", "b"))
@@ -327,9 +358,9 @@ def _poch_formula(z, m, d0=0, d1=0):
 
 RULES["beta"].error = _E.composite(_beta_formula, "exp(lgamma(a) + lgamma(b) - lgamma(a + b)) (JAX's beta)")
 RULES["beta_derivative"].error = _E.composite(
-    _beta_formula, "B·(Faà di Bruno polynomial in polygamma(n, a) - polygamma(n, a + b)): autodiff of JAX's beta"
+    times_multiplier(_beta_formula), "B·(Faà di Bruno polynomial in polygamma(n, a) - polygamma(n, a + b)): autodiff of JAX's beta"
 )
 RULES["poch"].error = _E.composite(_poch_formula, "exp(lgamma(z + m) - lgamma(z)) (JAX's gamma(z + m)/gamma(z))")
 RULES["poch_derivative"].error = _E.composite(
-    _poch_formula, "(z)_m·(Faà di Bruno polynomial in polygamma(n, z + m) - polygamma(n, z)): autodiff of JAX's poch"
+    times_multiplier(_poch_formula), "(z)_m·(Faà di Bruno polynomial in polygamma(n, z + m) - polygamma(n, z)): autodiff of JAX's poch"
 )
