@@ -37,6 +37,10 @@ def _fresnel_cos3(x):
 
 #: (rule, arguments, index of the argument differentiated, order, w, exact w·∂^order f by mpmath)
 CASES = [
+    # ∂_b² (x + √(x² + b))/2 = -1/(8s³), s = √(x² + b) = 2.9e-154: -5.3e459 (the seed-1 campaign's point)
+    ("squareplus", (-5.6e-309, 8.2e-308), 1, 2, 2.5e-308, lambda x, b, w: -w / (8 * mp.sqrt(x * x + b) ** 3)),
+    # ∂_x² = b/(2s³) = 5e-531 underflows; times 1e300 it is 5e-231
+    ("squareplus", (1e110, 1e-200), 0, 2, 1e300, lambda x, b, w: w * b / (2 * mp.sqrt(x * x + b) ** 3)),
     ("beta", (1e-110, 1.0), 0, 2, 1e-100, lambda a, b, w: w * 2 / a**3),  # B(a, 1) = 1/a
     # (z)_m = Γ(z + m)/Γ(z) = 1e385 at (300, 150), ∂_m² = (z)_m (ψ(z + m)² + ψ'(z + m))
     ("poch", (300.0, 150.0), 1, 2, 1e-100, lambda z, m, w: w * mp.rf(z, m) * (mp.psi(0, z + m) ** 2 + mp.psi(1, z + m))),
