@@ -163,6 +163,15 @@ class Condition:
             return False
 
 
+def _negative_integers(a):
+    """How many elements are negative integers (the poles of a lower parameter, of Γ, of ψ):
+    ``negint > 0`` holds where some element is one, ``negint == 0`` where none is; NaN (neither)
+    with a NaN element, as the other statistics."""
+    if np.isnan(a).any():
+        return np.nan
+    return np.count_nonzero(np.isfinite(a) & (a < 0) & (a == np.round(a)))
+
+
 # ``values.NAME.STAT``: a statistic of the elements of a record's input NAME, as the case hands them to
 # the framework (rounded to its dtype; made again from the seed, or the case's explicit data)
 VALUE_STATS = {
@@ -170,6 +179,7 @@ VALUE_STATS = {
     "max": np.max,
     "absmax": lambda a: np.max(np.abs(a)),
     "absmin": lambda a: np.min(np.abs(a)),  # the element nearest 0: ``absmin < t`` holds where some |element| < t
+    "negint": _negative_integers,
 }
 VALUE_OPS = ("<", "<=", ">", ">=", "==", "!=")
 
@@ -177,8 +187,9 @@ VALUE_OPS = ("<", "<=", ">", ">=", "==", "!=")
 @dataclass(frozen=True)
 class ValueCondition:
     """``values.x.max < -1`` (every element of x below -1), ``values.x.min < 0`` (some element
-    negative), ``values.a.absmax == inf`` (some element infinite) or ``values.a.absmin < 0.2``
-    (some element within 0.2 of zero; of a complex input, the moduli |z|). It does not hold where
+    negative), ``values.a.absmax == inf`` (some element infinite), ``values.a.absmin < 0.2``
+    (some element within 0.2 of zero; of a complex input, the moduli |z|) or ``values.b.negint > 0``
+    (some element a negative integer; ``== 0``: none). It does not hold where
     the statistic is not a real number: an empty input, min or max of a complex one, or a NaN
     element (the statistic is then NaN, and no comparison with NaN holds)."""
 
@@ -275,7 +286,12 @@ class Entry:
         return all(c.holds(case, rec.get("check")) for c in self.where)
 
     def matches(self, rec: dict, settings: dict | None = None) -> bool:
-        if rec.get("verdict") not in self.verdicts or not self.in_region(rec, settings):
+        return self.departs_as_described(rec) and self.in_region(rec, settings)
+
+    def departs_as_described(self, rec: dict) -> bool:
+        """The result's verdict is one of the entry's and its reason matches the entry's pattern
+        (the region aside: :meth:`in_region`)."""
+        if rec.get("verdict") not in self.verdicts:
             return False
         return self.reason_pattern is None or bool(self.reason_pattern.search(str(rec.get("reason") or "")))
 
@@ -344,7 +360,7 @@ class KnownSet:
             for e in self.entries:
                 if judged and e.in_region(rec, settings):  # an unsupported result is no evidence
                     covered[e.id] += 1
-                    if e.matches(rec, settings):
+                    if e.departs_as_described(rec):  # (in_region just held)
                         hits.append(e)
             hit = hits[0] if hits else None
             if len(hits) > 1:

@@ -285,6 +285,47 @@ UNBOUNDED_DERIVATIVE = Convention(
 )
 
 
+def _not_all_finite(np_, inputs, params) -> bool:
+    return not _all_finite(np_, inputs, params)
+
+
+def _at_finite_inputs(on_values):
+    """``on_values`` applied only at the elements whose input is finite: an elementwise op of one
+    input, each output element (and its derivatives) reading the input's element at its index."""
+
+    def routed(case, check, data, outputs, expected, alternative_expected):
+        (x,) = region_inputs(case, check, data).values()
+        out = {}
+        for name, (value, bound) in expected.items():
+            value = np.asarray(value, dtype=np.float64)
+            try:
+                finite = np.broadcast_to(np.isfinite(x), value.shape)
+            except ValueError:
+                return None
+            observed = np.asarray(outputs[name], dtype=np.float64)
+            out[name] = (np.where(finite, on_values(value, observed), value), bound)
+        return out
+
+    return routed
+
+
+#: UNBOUNDED_DERIVATIVE element by element, for an elementwise op of one input whose case holds
+#: non-finite inputs too (values 'special': atanh at 1 beside an inf): a pole of the derivative is
+#: where that element's input is finite; the elements at an infinite or NaN input keep IEEE 754's
+#: value. Its region is the other cases', so one of the two applies to a case.
+UNBOUNDED_DERIVATIVE_BY_ELEMENT = Convention(
+    UNBOUNDED_DERIVATIVE.name,
+    UNBOUNDED_DERIVATIVE.description,
+    _not_all_finite,
+    tuple(
+        Alternative(
+            alt.name, None, f"{alt.note}, where the element's input is finite", routed=_at_finite_inputs(alt.on_values)
+        )
+        for alt in UNBOUNDED_DERIVATIVE.alternatives
+    ),
+)
+
+
 def _zero_for_nan(value, observed):
     return np.where(np.isnan(value) & (observed == 0), observed, value)
 

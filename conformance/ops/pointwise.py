@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from conformance.ops import RECORDS, not_fuzzed, record
 from conformance.ops import _domains as D
 from conformance.ops._conventions import (
+    UNBOUNDED_DERIVATIVE_BY_ELEMENT,
     Alternative,
     Convention,
     any_equal_pair,
@@ -38,7 +39,7 @@ def _jsp(J):
     return jax.scipy.special
 
 
-def unary(name, fn, jax=None, tf=None, domain="any", values=None, params=None, **kw):
+def unary(name, fn, jax=None, tf=None, domain="any", values=None, params=None, conventions=(), **kw):
     record(
         name,
         FAMILY,
@@ -48,6 +49,8 @@ def unary(name, fn, jax=None, tf=None, domain="any", values=None, params=None, *
         jax=jax,
         tf=tf,
         domains={"input": domain},
+        # elementwise: a pole of the derivative is judged element by element beside non-finite inputs
+        conventions=(*conventions, UNBOUNDED_DERIVATIVE_BY_ELEMENT),
         **kw,
     )
 

@@ -231,6 +231,21 @@ def test_cumprod_gradient_at_an_infinite_input_is_the_product_of_the_others():
     assert g.numpy().tolist() == [np.inf, 11.0, np.inf, np.inf]  # PyTorch's (y·g)/x: nan at inf
 
 
+def test_cumprod_second_derivative_in_the_cotangent_at_an_infinite_input():
+    """The gradient's derivative in the cotangent is the JVP J·v, dy_j = sum over k <= j of v_k times
+    the product of the other factors up to j. At x = [a, -inf, b] (the slow records test's cumprod
+    column, seed 519): dy_1 = v_0·(-inf) + a·v_1 = -inf; dy_2 = v_0·(-inf)·b + a·v_1·b + a·(-inf)·v_2
+    = inf + finite + inf. The infinite prefix products above the diagonal are no term: they were nan
+    through where's zero gradient (PyTorch: -inf, then nan at dy_2 from its cumsum(v / x)·y)."""
+    a, b = -0.18732958, -0.2663904
+    x = T.tensor([a, -np.inf, b], dtype=T.float64, requires_grad=True)
+    g = T.tensor([2.19230372, 0.04580028, -1.39885889], dtype=T.float64, requires_grad=True)
+    (gx,) = T.autograd.grad(T.cumprod(x, 0), x, g, create_graph=True)
+    v = [0.83129975, -1.81352846, 2.45934704]
+    (jv,) = T.autograd.grad(gx, g, T.tensor(v, dtype=T.float64))
+    assert jv.numpy().tolist() == [v[0], -np.inf, np.inf]
+
+
 _SAVED_RESULT = {  # op, a point where PyTorch's formula of the saved result departs, the exact f'
     "tanh": (lambda M, t: M.tanh(t), 20.0, lambda x: 4 * math.exp(-2 * x) / (1 + math.exp(-2 * x)) ** 2),
     "sigmoid": (lambda M, t: M.sigmoid(t), 40.0, lambda x: math.exp(-x) / (1 + math.exp(-x)) ** 2),

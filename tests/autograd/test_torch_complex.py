@@ -401,6 +401,26 @@ def test_vmap_view_as_complex_with_the_batch_dim_last_raises_like_torch():
     assert got == want == ("RuntimeError", "Tensor must have a last dimension with stride 1")
 
 
+def test_view_as_complex_leaves_the_stride_of_a_size_one_dim_unchecked_like_torch():
+    """PyTorch checks that every stride but the last is even only along dims of size > 1 (an odd
+    stride there raises), and halves it, rounding down, on a dim of size 1 (torch 2.13.0)."""
+    data = np.arange(40.0)
+    geometries = (((1, 2, 2), (3, 2, 1)), ((1, 2, 2), (5, 4, 1)), ((3, 1, 2), (6, 7, 1)), ((2, 2, 2), (3, 2, 1)))
+    for size, stride in geometries:
+        want = torch.as_strided(torch.tensor(data), size, stride)
+        got = reference.as_strided(reference.tensor(data), size, stride)
+        assert _error(lambda: reference.view_as_complex(got)) == _error(lambda: torch.view_as_complex(want))
+        if size[0] == 1 or size[1] == 1:
+            w, g = torch.view_as_complex(want), reference.view_as_complex(got)
+            assert g.stride() == w.stride() and np.array_equal(np.asarray(g.tolist()), w.numpy())
+    # under vmap a batch of 1 with its dim last: the physical batch dim moved to the front has stride 1
+    x = np.random.default_rng(0).standard_normal((3, 4, 2, 1))
+    want = torch.func.vmap(torch.view_as_complex, in_dims=-1)(torch.tensor(x))
+    got = reference.func.vmap(reference.view_as_complex, in_dims=-1)(reference.tensor(x))
+    assert got.shape == want.shape == (1, 3, 4)
+    assert np.array_equal(np.asarray(got.tolist()), want.numpy())
+
+
 def test_gradcheck_perturbs_real_and_imaginary_parts():
     """The reference's gradcheck on complex inputs, and that it catches a gradient missing its conjugate."""
     from reference.autograd import GradcheckError, gradcheck, gradgradcheck

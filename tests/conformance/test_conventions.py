@@ -363,6 +363,30 @@ def test_an_infinity_where_the_chain_rule_gives_nan_is_a_convention():
     assert _judge(nan_in, "vjp", grad_input=[np.inf, 0.25])["verdict"] == "fail"  # nan in, inf out
 
 
+def test_an_unbounded_derivative_beside_a_non_finite_input_is_judged_element_by_element():
+    """atanh at 1 beside an inf and a NaN (values 'special'): its forward over reverse at the pole,
+    c (2x/(1 - x^2)^2) t + tc / (1 - x^2) = inf - inf, is nan in the reference; PyTorch's division
+    JVP ((tc - y dt) / b) gives the one-sided limit +inf (the slow records test, atanh jvp_jvp
+    float32 seed 6517). The elements at the infinite and NaN inputs stay IEEE's: an infinity for
+    their nan fails."""
+    data = {
+        "input": [1.0, np.inf, NAN, 0.5],
+        "cot_output": [-0.765787661075592, 1.0, 1.0, 1.0],
+        "tan1_input": [-2.099119186401367, 1.0, 1.0, 1.0],
+        "tan_cot_output": [-0.020256631076335907, 1.0, 1.0, 1.0],
+    }
+    case = _case("atanh", data, "jvp_vjp", values="special")
+    exact = 2 * 0.5 / (1 - 0.25) ** 2 + 1 / (1 - 0.25)  # x = 0.5: c = t = tc = 1
+    got = _judge(case, "jvp_vjp", tangent_grad_input=[np.inf, NAN, NAN, exact])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [
+        {"name": "unbounded-derivative", "alternative": "infinity-for-the-nan", "elements": 1}
+    ]
+    assert _judge(case, "jvp_vjp", tangent_grad_input=[np.inf, np.inf, NAN, exact])["verdict"] == "fail"
+    assert _judge(case, "jvp_vjp", tangent_grad_input=[np.inf, NAN, np.inf, exact])["verdict"] == "fail"
+    assert _judge(case, "jvp_vjp", tangent_grad_input=[np.inf, NAN, NAN, exact + 0.1])["verdict"] == "fail"
+
+
 def test_entr_derivative_below_its_domain_zero_is_a_convention_and_other_values_fail():
     """entr is the constant -inf on x < 0 (scipy, PyTorch); its derivative there has no value:
     PyTorch's -(1 + log x) says nan, JAX's constant branch 0, to every order."""
@@ -644,3 +668,14 @@ def test_a_hypergeometric_value_at_a_negative_integer_lower_parameter_may_be_an_
     assert _judge(case, "forward", output=[1.0e30, regular])["verdict"] == "fail"
     assert _judge(case, "forward", output=[NAN, np.inf])["verdict"] == "fail"
     assert [c.checks for c in RECORDS[op].conventions if c.name == "hypergeometric-value-at-a-lower-pole"] == [("forward", "vmap")]
+
+
+def test_hyp1f1_at_b_zero_and_x_zero_may_be_an_infinity_and_elsewhere_at_b_zero_keeps_its_sign():
+    """1F1(a; 0; 0) has no value (1 along x = 0, +-inf along b = 0): the reference's nan, JAX's inf
+    (hyp1f1-99e130ae5f3f, seeded seed 1, vmap float16 at (2, 0, 0)) is the convention. At b = +0,
+    x = 1 the reference's signed infinity (the residue a x 1F1(a + 1; 2; x) > 0: +inf) stands: -inf
+    there is a failure, not this convention (it only replaces a nan)."""
+    case = _case("hyp1f1", {"a": [2.0, 2.0], "b": [0.0, 0.0], "x": [0.0, 1.0]}, "forward", values="ties")
+    got = _judge(case, "forward", output=[np.inf, np.inf])
+    assert got["verdict"] == "convention", got
+    assert _judge(case, "forward", output=[np.inf, -np.inf])["verdict"] == "fail"

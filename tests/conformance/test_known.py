@@ -538,7 +538,7 @@ NEGATIVE_X = {
     [
         (
             {"path": "values.x.mean", "op": "<", "value": 0},
-            "must be values.NAME.STAT, STAT one of min, max, absmax, absmin",
+            "must be values.NAME.STAT, STAT one of min, max, absmax, absmin, negint",
         ),
         ({"path": "values.x", "op": "<", "value": 0}, "must be values.NAME.STAT"),
         ({"path": "values.input.min", "op": "<", "value": 0}, "'input' is not an input of every op"),
@@ -635,9 +635,11 @@ def test_a_value_condition_reads_the_arrays_of_the_results_own_check(tmp_path):
 )  # fmt: skip
 def test_the_shipped_hypergeometric_entries_hold_the_sign_of_x(entry_id, departing, planted):
     """The two entries' reproducers' points (refgrad/cases/reproducers/jax-hypergeometric-special9.py,
-    B and D) are in their regions; a failure planted at positive x is not: it stays a failure."""
+    B and D) are in their regions (the Taylor entry's: with its per-dtype siblings, -float32 ...);
+    a failure planted at positive x is not: it stays a failure."""
     known = load_known(SHIPPED)
-    known.entries = [e for e in known.entries if e.id == entry_id]
+    known.entries = [e for e in known.entries if e.id == entry_id or e.id.startswith(f"{entry_id}-float")
+                     or e.id == f"{entry_id}-bfloat16"]  # fmt: skip
     out, summary = known.classify([_hyper_rec(*point) for point in departing])
     assert [r["verdict"] for r in out] == ["known"] * len(departing), summary
     out, _ = known.classify([_hyper_rec(*planted)])
@@ -821,7 +823,13 @@ A, B, C = -0.18676839768886566, 0.08106234669685364, -0.19417297840118408  # the
         ("hyp1f1", (-0.1865234375, 0.0810546875, -98.5), "bfloat16", "forward", "near",
          "output[]=7.6e+35 but reference says 62774.32233317478", "jax-hyp1f1-at-negative-x"),
         ("hyp2f1", (A, B, C, -0.9999923706054688), "float32", "jvp_vjp", "near",
-         "tangent_grad_x[]=11.6699295 but reference says 11.669792061956853", "jax-hyp2f1-taylor-series-at-x-below-minus-one"),
+         "tangent_grad_x[]=11.6699295 but reference says 11.669792061956853", "jax-hyp2f1-taylor-series-at-x-below-minus-one-float32"),
+        # bfloat16 at x = -0.867, far above bfloat16's Taylor threshold -0.9780 (hyp2f1-a3de2c0f7253);
+        # 1F1 at the pole b = -1, x negative (hyp1f1-08cb7d2e9278), which the negative-x entry claimed
+        ("hyp2f1", (A, B, C, -0.8671875), "bfloat16", "jvp_vjp", "ties",
+         "tangent_grad_c[]=-85983232.0 but reference says 72835749.94592658", "jax-hypergeometric-half-precision-series"),
+        ("hyp1f1", (4.76837158203125e-07, -1.0, -1.3692489862442017), "float32", "forward", "near",
+         "output[]=1.0 but reference says nan", "jax-hyp1f1-series-at-a-pole-of-b"),
         # sinc: cancellation near 0, the rounding of pi x at 1016
         ("sinc", (1e-8,), "float64", "jvp_jvp", "near",
          "tangent2_output[]=-4.0 but reference says -3.2898681336964524", "jax-sinc-derivatives-cancel-near-zero"),
@@ -845,3 +853,46 @@ def test_the_shipped_file_gives_each_overlapping_result_to_the_entry_of_its_mech
     known = load_known(SHIPPED)
     (matched, *_) = known.matching(_point_rec(op, point, dtype, check, values, reason))
     assert matched.id == claimed_by
+
+
+@pytest.mark.parametrize(
+    "x, taylor",
+    [(-0.9, {"float64"}), (-0.95, {"float64", "float32"}), (-0.975, {"float64", "float32", "float16"}),
+     (-0.98, {"float64", "float32", "float16", "bfloat16"})],
+)  # fmt: skip
+def test_the_taylor_entries_hold_each_dtypes_threshold(x, taylor):
+    """The truncated Taylor series of hyp2f1 departs where |x|^250 reaches the dtype's unit roundoff u,
+    x <= -u^(1/250): -0.8633 (float64), -0.9356 (float32), -0.9699 (float16), -0.9780 (bfloat16). A
+    failure at x is claimed by a Taylor entry in the dtypes past their threshold; in the others by
+    another entry (the half-precision rounding) or none."""
+    known = load_known(SHIPPED)
+    claimed = {}
+    for dtype in ("float64", "float32", "float16", "bfloat16"):
+        hits = known.matching(_hyper_rec("hyp2f1", (0.5, 1.5, 2.5, x), dtype))
+        claimed[dtype] = hits[0].id if hits else None
+    assert {d for d, i in claimed.items() if i and "taylor-series" in i} == taylor, claimed
+    half = {d for d in ("float16", "bfloat16") if d not in taylor}
+    assert all(claimed[d].startswith("jax-hypergeometric-half-precision-series") for d in half), claimed
+
+
+def test_negint_counts_the_negative_integer_elements(tmp_path):
+    """values.b.negint > 0 holds where some element of b is a negative integer (b = -1 beside 0.5),
+    not at -1.5, 0, -inf (no integer) or with a NaN element; == 0 where none is."""
+
+    def entry(op):
+        where = [{"path": "values.b.negint", "op": op, "value": 0}]
+        return {**NEGATIVE_X, "match": {"op": "hyp1f1", "where": where}}
+
+    rows = {"pole": [0.5, -1.0], "half": [-1.5, 0.5], "zero": [0.0, 0.5], "inf": [-math.inf, 0.5],
+            "nan": [-1.0, math.nan]}  # fmt: skip
+
+    def rec(name, b):
+        case = Case.from_dict({"op": "hyp1f1", "shapes": {"a": [2], "b": [2], "x": [2]}, "dtype": "float64",
+                               "data": {"a": [0.5, 0.5], "b": b, "x": [0.3, 0.3]}}).to_dict()  # fmt: skip
+        return {**_hyper_rec("hyp1f1", (0.5, 1.5, 0.3)), "case_id": name, "case": case}
+
+    records = [rec(n, b) for n, b in rows.items()]
+    out, _ = load_known(_known(tmp_path, entry(">"))).classify(records)
+    assert [r["verdict"] for r in out] == ["known", "fail", "fail", "fail", "fail"]
+    out, _ = load_known(_known(tmp_path, entry("=="), name="none.json")).classify(records)
+    assert [r["verdict"] for r in out] == ["fail", "known", "known", "known", "fail"]

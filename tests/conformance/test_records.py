@@ -122,7 +122,7 @@ def _stock_torch(name, dtypes, n):
             if check == "error":  # torch raises on an invalid case (the campaign's "both reject")
                 assert result["verdict"] == "error_mismatch" and " raised " in result["reason"], result
                 continue
-            result = _classified(result, case, check)  # a documented torch departure is "known"
+            result = _classified(result, case, check, fw_settings)  # a documented departure: "known"
             # "convention": in half precision torch's own rounding can land on a declared alternative
             # (addcdiv's bfloat16 jvp_jvp: an overflow to inf where the float64 formula meets inf - inf)
             assert result["verdict"] in ("pass", "unsupported", "known", "convention"), (
@@ -132,8 +132,10 @@ def _stock_torch(name, dtypes, n):
             )
 
 
-def _classified(result, case, check):
-    """``result`` as a campaign with refgrad's shipped known-departures file records it."""
+def _classified(result, case, check, settings):
+    """``result`` as a campaign with refgrad's shipped known-departures file records it, with the
+    settings the torch worker reports (``settings``): entries with settings conditions read them
+    (the AVX512 level of torch's vectorised gelu)."""
     import torch
 
     from conformance.known import SHIPPED, load_known
@@ -150,7 +152,7 @@ def _classified(result, case, check):
         "case_id": case.id,
         "case": case.to_dict(),
     }
-    (out,), _ = known.classify([rec])
+    (out,), _ = known.classify([rec], {"torch": settings})
     return out
 
 

@@ -67,7 +67,9 @@ def check_view_as_complex(input):
     stride = input.stride()
     if stride[-1] != 1:
         raise RuntimeError("Tensor must have a last dimension with stride 1")
-    if any(s % 2 for s in stride[:-1]):
+    # a dim of size 1 is never stepped along: PyTorch leaves its stride unchecked (and halves it,
+    # rounding down: view_as_complex_geometry), as under vmap with a batch of 1 moved to the front
+    if any(s % 2 for s, n in zip(stride[:-1], input.shape[:-1]) if n != 1):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     if input.storage_offset() % 2:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")

@@ -197,7 +197,9 @@ def _cumprod_grad(c, g):
     table, n = _leave_one_out(x, dim)  # (..., k, j)
     upper = _make(namespace_of(g._data).triu(namespace_of(g._data).ones((n, n), dtype=bool)))  # j >= k
     gj = A.unsqueeze(_movedim(g, dim, -1), -2)  # (..., 1, j)
-    out = A.sum(A.where(upper, table * gj, A.zeros((), dtype=g.dtype, device=g.device)), -1)  # (..., k)
+    # the table masked before the product: an infinite prefix product above the diagonal (j < k) is
+    # no term, and must not reach g's derivative either (where's gradient 0 times inf is nan there)
+    out = A.sum(A.where(upper, table, A.zeros((), dtype=g.dtype, device=g.device)) * gj, -1)  # (..., k)
     return _movedim(out, -1, dim)
 
 
