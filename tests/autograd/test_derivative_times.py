@@ -72,3 +72,55 @@ def test_derivative_times_cotangent_is_rounded_once(name, args, k, order, w, exa
     assert math.isfinite(want) and want != 0  # the product is representable
     got = d.tolist()[0]
     assert got == pytest.approx(want, rel=4e-16, abs=0), (name, args, got, want)
+
+
+def _dawsn2(x):
+    """D''(x) = -2D - 2x D' = -2D - 2x(1 - 2xD), D = (√π/2) e^-x² erfi(x)."""
+    d = mp.sqrt(mp.pi) / 2 * mp.exp(-x * x) * mp.erfi(x)
+    return -2 * d - 2 * x * (1 - 2 * x * d)
+
+
+def test_the_bound_covers_a_tangent_flushed_inside_the_frameworks_formula():
+    # dawsn-43d57b564c0c (bfloat16 jvp_jvp, `--ops dawsn --draws seeded --seed 1`): JAX's second
+    # tangent is t1·d(1 - 2x·D)(t2) = -t1·((2t2)·D + 2x·(t2·D')), and at x = 2.125, t1 = 2.234375,
+    # t2 = -2.87e-38 the intermediate tangent t2·D' = 5.0e-39 is below bfloat16's smallest normal
+    # (1.18e-38) and flushed: times 2x and t1 an error of 4.1 smallest normals (JAX says +3.54e-38,
+    # exact -1.31e-38). The reference forms (t1·t2)·D'' with one rounding; its declaration took
+    # only that order (bound 3.7 smallest normals, ratio 1.11): it now also takes the forward
+    # order, t1·(forward mode of the previous order's formula with t2 at its leaves)
+    jax = pytest.importorskip("jax")
+    import numpy as np
+
+    from reference.errors import Precision, bound_of
+
+    x, t1, t2 = 2.125, 2.234375, -2.865267480129326e-38
+
+    def second_tangent(y):
+        inner = lambda z: T.func.jvp(T.special.dawsn, (z,), (T.full_like(z, t1),))[1]  # noqa: E731
+        return T.func.jvp(inner, (y,), (T.full_like(y, t2),))[1]
+
+    (value,), (bound,), _ = bound_of(second_tangent, [np.array([x])], Precision("bfloat16", flush=True))
+    with mp.workdps(50):
+        exact = float(_dawsn2(mp.mpf(x)) * mp.mpf(t1) * mp.mpf(t2))
+    assert float(value[0]) == pytest.approx(exact, rel=1e-15)
+
+    jnp = jax.numpy
+    inner = lambda z: jax.jvp(jax.scipy.special.dawsn, (z,), (jnp.full_like(z, t1),))[1]  # noqa: E731
+    observed = jax.jit(lambda z: jax.jvp(inner, (z,), (jnp.full_like(z, t2),))[1])(jnp.asarray([x], dtype=jnp.bfloat16))
+    error = abs(float(observed[0]) - exact)
+    assert error > 3 * 1.1754943508222875e-38  # the flush happened (the case's premise)
+    assert error <= bound[0], (float(observed[0]), exact, bound[0])
+    assert bound[0] < 1e-36  # still the scale of the smallest normal: an error of the value's size is caught
+
+
+def test_the_two_multipliers_product_may_leave_float64_range():
+    # B(a, 1) = 1/a: ∂_a² = 2/a³ = 2e330 at a = 1e-110; the first cotangent 1e-160 and the second
+    # 1e-160 multiply to 1e-320 (subnormal in float64, 4 digits): their product with the derivative,
+    # 2e10, is formed in mpmath, one rounding
+    a = T.tensor([1e-110], dtype=T.float64, requires_grad=True)
+    b = T.tensor([1.0], dtype=T.float64)
+    (d,) = T.autograd.grad(T.special.beta(a, b), a, grad_outputs=T.tensor([1e-160], dtype=T.float64), create_graph=True)
+    (d2,) = T.autograd.grad(d, a, grad_outputs=T.tensor([1e-160], dtype=T.float64))
+    with mp.workdps(50):
+        want = float(2 / mp.mpf(1e-110) ** 3 * mp.mpf(1e-160) * mp.mpf(1e-160))
+    assert d2.tolist()[0] == pytest.approx(want, rel=4e-16, abs=0)

@@ -12,7 +12,10 @@ An exact kernel therefore returns a derivative through :func:`unrounded`: its fl
 which where the value overflows or underflows is an :class:`Unrounded` float carrying the mpmath
 number (its exponent unbounded) as ``exact``; :func:`times` multiplies a plain float in float64 (one
 rounding more, the speed of the host loop) and an ``Unrounded`` one's ``exact`` in mpmath (one
-rounding). Every other reader of the kernel sees the correctly rounded float64 it always did.
+rounding). Every other reader of the kernel sees the correctly rounded float64 it always did. The
+multiplier comes in two factors (the derivative primitive's ``outer`` and ``inner``: the error
+declaration needs them apart, reference/ops/rules/_mp_unary.py ``framework_orders``); where their
+float64 product leaves the normal range, the product is formed in mpmath too.
 
 A leaf module: it imports nothing from the project.
 """
@@ -46,13 +49,25 @@ def unrounded(value):
     return out
 
 
-def times(value, w):
-    """``w·value`` as a float64: ``value`` an exact kernel's result (a float, or an
-    :class:`Unrounded` one whose product is formed from its mpmath value), ``w`` a float64 multiplier."""
+def times(value, *multipliers):
+    """``value`` times every multiplier, as a float64 rounded once where it matters: ``value`` an
+    exact kernel's result (a float, or an :class:`Unrounded` one whose product is formed from its
+    mpmath value), the multipliers float64 (the derivative primitive's two: the product of the
+    earlier passes' cotangents or tangents and the newest one). In float64 where the multipliers'
+    product stays in the normal range and ``value`` is a plain float (one rounding more: the speed
+    of the host loop), in mpmath otherwise (one rounding)."""
     exact = getattr(value, "exact", None)
-    if exact is None:
+    w = 1.0
+    for m in multipliers:
+        w *= m
+    # the multipliers' float64 product left the normal range although none is 0, inf or nan
+    out_of_range = not _TINY <= abs(w) < math.inf and all(m != 0 and math.isfinite(m) for m in multipliers)
+    if exact is None and (not out_of_range or value == 0 or not math.isfinite(value)):
         return w * value
     from mpmath import mp
 
     with mp.workdps(_DPS):
-        return float(exact * mp.mpf(w))
+        product = mp.mpf(value) if exact is None else exact
+        for m in multipliers:
+            product *= mp.mpf(m)
+        return float(product)

@@ -2,8 +2,8 @@
 = (x + √(x² + b))/2 (So's squareplus, jax.nn.squareplus, b = 4 by default; b >= 0).
 
 Part of the one derivative table (:mod:`reference.ops.rules`), both arguments differentiated, every
-order one exact primitive that takes its multiplier (``squareplus_derivative(x, b, w)``, params d0,
-d1: w·∂_x^d0 ∂_b^d1, one rounding; reference/ops/rules/_times.py): at x = -5.6e-309, b = 8.2e-308
+order one exact primitive that takes its multiplier (``squareplus_derivative(x, b, outer, inner)``, params d0,
+d1: outer·inner·∂_x^d0 ∂_b^d1, one rounding; reference/ops/rules/_times.py): at x = -5.6e-309, b = 8.2e-308
 ∂_b² = -1/(8s³) = -5.3e459 overflows, its product with the tangent 2.5e-308 is -1.3e152.
 
 For x < 0 the sum x + √(x² + b) cancels (JAX's formula loses every digit past |x| ~ √(b/u):
@@ -22,7 +22,7 @@ import math
 from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules._times import unrounded
 from reference.ops.rules.registry import RULES
-from reference.ops.rules.special_gamma_ratio import binary_rules, times_multiplier
+from reference.ops.rules.special_gamma_ratio import binary_rules, framework_orders, times_multiplier
 
 _DPS = 60
 
@@ -107,4 +107,6 @@ def _formula(x, b, d0=0, d1=0):
 
 
 RULES["squareplus"].error = _E.composite(_formula, "(x + sqrt(x·x + b))/2 (jax.nn.squareplus)")
-RULES["squareplus_derivative"].error = _E.composite(times_multiplier(_formula), "autodiff of (x + sqrt(x·x + b))/2 (JAX)")
+RULES["squareplus_derivative"].error = _E.composite(
+    times_multiplier(_formula), "autodiff of (x + sqrt(x·x + b))/2 (JAX)", framework_orders(_formula)
+)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from reference.ops.rules._mp_unary import times_multiplier, unary_rules
+from reference.ops.rules._mp_unary import framework_orders, times_multiplier, unary_rules
 from reference.ops.rules._times import unrounded
 
 #: |x| from which S and C round to ±1/2 (their distance 1/(π|x|) is below 2^-60 of 1/2)
@@ -197,4 +197,6 @@ for _name, _c, _worst, _formula in (
     ("sici_ci", 3.0, "2.23 (JAX float32)", _over_x("cos", "sin", -1)),
 ):
     RULES[_name].error = _E.exact_elementwise(_c, f"measured against mpmath (scripts/measure_special_integrals.py): {_worst}")
-    RULES[f"{_name}_derivative"].error = _E.composite(times_multiplier(_formula), "the frameworks' derivative formula, differentiated by autodiff")
+    RULES[f"{_name}_derivative"].error = _E.composite(
+        times_multiplier(_formula), "the frameworks' derivative formula, differentiated by autodiff", framework_orders(_formula)
+    )
