@@ -124,3 +124,31 @@ def test_the_two_multipliers_product_may_leave_float64_range():
     with mp.workdps(50):
         want = float(2 / mp.mpf(1e-110) ** 3 * mp.mpf(1e-160) * mp.mpf(1e-160))
     assert d2.tolist()[0] == pytest.approx(want, rel=4e-16, abs=0)
+
+
+def test_the_declared_orders_broadcast_a_scalar_argument():
+    # beta-4fe45dcbd833 (jvp_jvp, a of shape [], b of shape [1, 9]; kl_div, poch, rel_entr alike in
+    # the seed-1 run): the tangent of the scalar argument is the multiplier of shape [] while the
+    # formula's arguments broadcast to [3]; the backward pass over the formula then took a
+    # cotangent of shape [] for an output of shape [3] and raised (a crash of the reference)
+    import numpy as np
+
+    from reference.errors import Precision, bound_of
+
+    a0, bs, ta, tb = 1.5, [0.5, 2.0, 3.0], 0.75, [1.0, -0.5, 0.25]
+
+    def second_tangent(a, b):
+        tangents = (T.full_like(a, ta), T.tensor(tb, dtype=T.float64))
+        inner = lambda x, y: T.func.jvp(T.special.beta, (x, y), tangents)[1]  # noqa: E731
+        return T.func.jvp(inner, (a, b), tangents)[1]
+
+    (value,), (bound,), _ = bound_of(second_tangent, [np.array(a0), np.array(bs)], Precision("float32"))
+    with mp.workdps(40):
+        for i, (b, t) in enumerate(zip(bs, tb)):
+            f = lambda x, y: mp.beta(x, y)  # noqa: E731
+            want = sum(
+                c * mp.diff(f, (mp.mpf(a0), mp.mpf(b)), (i0, 2 - i0)) * mp.mpf(ta) ** i0 * mp.mpf(t) ** (2 - i0)
+                for i0, c in ((2, 1), (1, 2), (0, 1))
+            )
+            assert float(value[i]) == pytest.approx(float(want), rel=1e-12)
+    assert np.all(np.isfinite(bound)) and np.all(bound < 1e-4 * np.abs(value))

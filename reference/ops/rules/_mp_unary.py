@@ -133,11 +133,13 @@ def framework_orders(formula):
     def forward(x, outer, inner, order=0):
         if order <= 1:
             return outer * (inner * formula(x, order))
+        x = A.broadcast_to(x, np.broadcast_shapes(tuple(x.shape), tuple(inner.shape)))
         return forward_order(lambda y: formula(y, order - 1), x, outer, inner)
 
     def reverse(x, outer, inner, order=0):
         if order <= 1:
             return None  # (outer·inner)·f': the declaration's own decomposition
+        x = A.broadcast_to(x, np.broadcast_shapes(tuple(x.shape), tuple(inner.shape)))
         return reverse_order(lambda y: formula(y, order - 1), x, outer * inner)
 
     return (forward, reverse)
@@ -145,13 +147,14 @@ def framework_orders(formula):
 
 def forward_order(fn, x, outer, inner):
     """outer·(forward mode of ``fn`` at ``x`` with the tangent ``inner``): a framework's forward
-    pass over its own formula ``fn`` (:func:`framework_orders`)."""
-    return outer * forward_through(fn, (x,), (inner,))
+    pass over its own formula ``fn`` (:func:`framework_orders`); ``x`` has the multipliers' shape."""
+    return outer * forward_through(fn, (x,), (A.broadcast_to(inner, tuple(x.shape)),))
 
 
 def reverse_order(fn, x, cotangent):
     """The backward pass of ``fn`` at ``x`` with ``cotangent`` (:func:`framework_orders`)."""
     with enable_grad():
         y = x.detach().requires_grad_()
-        (d,) = grad(fn(y), y, grad_outputs=cotangent, allow_unused=True)
+        out = fn(y)
+        (d,) = grad(out, y, grad_outputs=A.broadcast_to(cotangent, tuple(out.shape)), allow_unused=True)
     return d
