@@ -7,12 +7,12 @@ import math
 from hypothesis import strategies as st
 
 from conformance.ops import _domains as D
-from conformance.ops import record
-from conformance.ops._run import refuses
+from conformance.ops import not_fuzzed, record
 from conformance.ops._conventions import Alternative, Convention, any_nan, any_zero, at_params, away_from_nan
+from conformance.ops._run import refuses
 from conformance.ops.elementwise import _unary
 from conformance.ops.pointwise import not_fuzzed_derivatives
-from conformance.strategies import tensor_shapes, value_kinds
+from conformance.strategies import broadcast_shapes, tensor_shapes, value_kinds
 
 FAMILY = "activations"
 
@@ -491,3 +491,38 @@ for _fn, _record in (
     ("gelu_tanh", "gelu record (approximate='tanh')"),
 ):
     not_fuzzed_derivatives(_fn, FAMILY, _record)
+
+
+# ---- jax.nn.squareplus (reference/ops/rules/jax_activations.py) ---------------------------------
+# (x + √(x² + b))/2 with b >= 0 (So 2021; b = 4 by default), both arguments differentiated: JAX
+# alone has it. b on [0, inf) (at b = 0 the function is relu, its kink at x = 0); the gate draws b
+# positive
+@st.composite
+def _squareplus_sample(draw):
+    x, b = draw(broadcast_shapes(max_rank=2, max_size=24))
+    return {"values": draw(value_kinds())}, {"x": x, "b": b}
+
+
+def _jax_squareplus(J, x, b):
+    import jax.nn
+
+    return jax.nn.squareplus(x, b)
+
+
+record(
+    "squareplus",
+    FAMILY,
+    inputs=("x", "b"),
+    sample=_squareplus_sample,
+    fn=lambda T, x, b: T.nn.functional.squareplus(x, b),
+    torch="PyTorch has no squareplus (torch 2.13: no torch.nn.functional.squareplus)",
+    jax=_jax_squareplus,
+    tf="TensorFlow has no squareplus (tf.math and tf.nn: none)",
+    domains={"b": D.domain("[0, inf): b", 0.0, math.inf, D.Point("b = 0", 0.0, "above"), gate="pos")},
+)
+not_fuzzed(
+    "squareplus_derivative",
+    FAMILY,
+    "internal: the exact partial derivatives of squareplus; reached by the squareplus record's vjp, jvp, the "
+    "second-order checks and vmap_vjp",
+)

@@ -356,16 +356,6 @@ MISSING = {
     "Bernoulli numbers): nothing to differentiate; comb(N, k) is exp(gammaln(N + 1) - gammaln(k + 1) "
     "- gammaln(N - k + 1)) (the lgamma record's kernel) and sph_harm_y(n, m, theta, phi) is complex "
     "with integer n, m: not written yet (no PyTorch or TensorFlow function to compare with)",
-    "squareplus (jax.nn)": "not written yet: squareplus(x, b) = (x + √(x² + b))/2 was tried as a "
-    "record over an exact primitive (commit "
-    "3f18ab9 on branch missing12, reverted): its seeded campaign (seed 1) left 2 fails the reference "
-    "causes: JAX's float64 forward over forward at values 'tiny' (x = -5.6e-309, b = 8.2e-308) is "
-    "2.35e152, close to the exact directional second derivative, where the reference's ∂_b² = -1/(8s³) "
-    "overflows float64 (-5.3e459) before the tangent 2.5e-308 scales it and says -inf. A way out "
-    "(missing13, not built): a derivative primitive that takes its multipliers, D(x, [w1, ..., wk], "
-    "order) = w1···wk·f^(order)(x) in one exact kernel, whose derivative in x is D(x, [w..., t], "
-    "order + 1) and in wi is D(x, [the others, t], order): every term of a directional derivative "
-    "is then one rounding, neither the derivative nor a product of tiny seeds formed on its own",
     "identity, one_hot, dot_product_attention, scaled_matmul, scaled_dot_general, "
     "get_scaled_dot_general_config (jax.nn)": "not special functions: identity is x itself, one_hot "
     "is integer-valued (no derivative), dot_product_attention composes the matmul and softmax "

@@ -296,6 +296,14 @@ def _hyp2f1(a, b, c, x):
     return f(a, b, c, x), d1, d2[:9] + (xx,)
 
 
+def _squareplus(x, b):
+    """(x + s)/2, s = √(x² + b) (jax.nn.squareplus), with s + x = b/(s - x) for x < 0 (no
+    cancellation): ∂x = (s + x)/(2s), ∂b = 1/(4s), ∂xx = b/(2s³), ∂xb = -x/(4s³), ∂bb = -1/(8s³)."""
+    s = m.sqrt(x * x + b)
+    s_plus_x = b / (s - x) if x < 0 else s + x
+    return s_plus_x / 2, (s_plus_x / (2 * s), 1 / (4 * s)), (b / (2 * s**3), -x / (4 * s**3), -1 / (8 * s**3))
+
+
 def _spread(exact):
     """``exact`` with as many more digits as the arguments' magnitudes span decades: ψ(b) - ψ(a + b)
     at (a, b) = (1e-300, 1e-3) is -a·ψ1(b) = -1e-294, 0 at 60 digits (a + b rounds to b)."""
@@ -338,6 +346,7 @@ PRIMITIVES = {
     "betainc": (S.betainc, _betainc, 3, (2,)),
     "hyp1f1": (S.hyp1f1, _hyp1f1, 3, None),
     "hyp2f1": (S.hyp2f1, _hyp2f1, 4, None),
+    "squareplus": (T.nn.functional.squareplus, _spread(_squareplus), 2, None),
 }
 
 
@@ -443,6 +452,12 @@ GRIDS = {
         _product([-2.0, 0.5, 1.5], [0.5, 2.5], [1.5, 3.5], [-5.0, -0.5, 0.3, 0.9]),
         _pts((0.5, 2.5, 3.5, 0.999), (1.5, 1.5, 3.0, 0.99), (0.5, 0.5, 1.5, -100.0), (-3.0, 2.5, -1.5, 0.5)),
     ),
+    # x across 0 and far below it (x + s cancels in JAX's formula: the exact b/(s - x)), b tiny,
+    # JAX's default 4, large; s tiny where x and b are (the second partials overflow before a seed)
+    "squareplus": _cat(
+        _pairs([-1e200, -1e8, -3.0, -1e-3, 0.0, 1e-3, 0.5, 3.0, 1e8, 1e200], [1e-300, 1e-8, 0.5, 4.0, 1e8]),
+        _pts((-5.6e-309, 8.2e-308), (1e-160, 1e-300)),
+    ),
 }
 
 #: the smoke grid: a few points per primitive (a bulk point, a tail point, a point near a special one;
@@ -475,6 +490,7 @@ SMALL = {
     "betainc": _pts((0.5, 2.5, 1e-3), (30.0, 30.0, 0.5), (2.5, 0.5, 1 - 1e-9)),
     "hyp1f1": _pts((-3.0, 1.5, 3.0), (0.5, 2.5, -20.0), (1e-3, 10.0, 0.5)),
     "hyp2f1": _pts((0.5, 2.5, 1.5, 0.3), (-2.0, 0.5, 3.5, -5.0), (1.5, 0.5, 3.5, 0.9)),
+    "squareplus": _pts((-1e8, 4.0), (0.5, 1e-8), (3.0, 4.0)),
 }
 
 

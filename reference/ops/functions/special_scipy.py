@@ -43,6 +43,17 @@ owens_t = _binary("owens_t", "Owen's T function T(h, a) (scipy.special.owens_t):
 # TensorFlow's tf.math.xdivy (neither scipy's nor JAX's: the one function of this module only TensorFlow has)
 xdivy = _binary("xdivy", "x/y, 0 where x == 0 (tf.math.xdivy, reference/ops/rules/special_xdivy.py): exact derivatives.")
 
+# jax.nn.squareplus (reference/ops/rules/jax_activations.py), reference.nn.functional.squareplus
+_squareplus = _binary("squareplus", "(x + √(x² + b))/2 (jax.nn.squareplus): exact derivatives in x and b.")
+
+
+def squareplus(x, b=4.0):
+    """(x + √(x² + b))/2, b = 4 by default as jax.nn.squareplus's (reference/ops/rules/jax_activations.py)."""
+    return _squareplus(x, b)
+
+
+NN_FUNCTIONAL = {"squareplus": squareplus}
+
 NAMESPACES = {
     "special": {
         "beta": beta,

@@ -30,6 +30,7 @@ import math
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rules._sign_cache import sign_aware_cache
+from reference.ops.rules._times import unrounded
 from reference.ops.rules.registry import RULES
 from reference.ops.rules.special_gamma_ratio import binary_rules
 
@@ -97,12 +98,13 @@ def _exact(shifted, x, lam, d0, d1):
         if d0 == 0:
             if d1 == 0 and lam != 0:
                 return float(mp.expm1(ml * log_t) / ml)
-            return float(log_t ** (d1 + 1) * _integral(mp, ml * log_t, d1))
+            value = log_t ** (d1 + 1) * _integral(mp, ml * log_t, d1)
+            return unrounded(value) if d1 else float(value)
         coeffs = _falling_poly(d0)
         total = mp.fsum(
             math.comb(d1, r) * _poly_derivative_at(coeffs, r, ml) * log_t ** (d1 - r) for r in range(d1 + 1)
         )
-        return float(total * mp.exp((ml - d0) * log_t))
+        return unrounded(total * mp.exp((ml - d0) * log_t))
 
 
 boxcox_exact = sign_aware_cache(functools.partial(_exact, False))

@@ -29,8 +29,9 @@ import math
 
 from reference.ops import api as A
 from reference.ops.rules._sign_cache import sign_aware_cache
+from reference.ops.rules._times import unrounded
 from reference.ops.rules.registry import RULES
-from reference.ops.rules.special_gamma_ratio import binary_rules
+from reference.ops.rules.special_gamma_ratio import binary_rules, framework_orders, times_multiplier
 
 _DPS = 80
 
@@ -88,7 +89,7 @@ def _exact(kl, x, y, d0, d1):
         term = _derivative_term(mp, mx, my, d0, d1, log_ratio)
         if kl and d0 + d1 == 1:
             term += -1 if d0 else 1
-        return float(term)
+        return unrounded(term)
 
 
 rel_entr_exact = sign_aware_cache(functools.partial(_exact, False))
@@ -124,4 +125,6 @@ def _formula(kl):
 
 for _name, _kl, _what in (("rel_entr", False, "x·log(x) - x·log(y)"), ("kl_div", True, "x·log(x) - x·log(y) - x + y")):
     RULES[_name].error = _E.composite(_formula(_kl), f"{_what} (JAX's xlogx(x) - xlogy(x, y))")
-    RULES[f"{_name}_derivative"].error = _E.composite(_formula(_kl), f"autodiff of {_what} (JAX)")
+    RULES[f"{_name}_derivative"].error = _E.composite(
+        times_multiplier(_formula(_kl)), f"autodiff of {_what} (JAX)", framework_orders(_formula(_kl))
+    )

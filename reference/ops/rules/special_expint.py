@@ -27,6 +27,7 @@ from reference.autograd.dispatch import apply
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
 from reference.ops.rules._mp_unary import host_kernel, unary_rules
 from reference.ops.rules._sign_cache import sign_aware_cache
+from reference.ops.rules._times import unrounded
 from reference.ops.rules.registry import RULES, rule
 
 
@@ -49,7 +50,7 @@ def expi_exact(x, order):
             return float(mp.ei(v))
         m = order - 1
         total = mp.fsum(math.comb(m, j) * (-1) ** j * math.factorial(j) / v ** (j + 1) for j in range(m + 1))
-        return float(mp.exp(v) * total)
+        return unrounded(mp.exp(v) * total)
 
 
 @sign_aware_cache

@@ -29,7 +29,8 @@ import math
 
 from reference.ops import api as A
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
-from reference.ops.rules._mp_unary import host_kernel, unary_rules
+from reference.ops.rules._mp_unary import framework_orders, host_kernel, times_multiplier, unary_rules
+from reference.ops.rules._times import unrounded
 from reference.ops.rules.registry import rule
 
 
@@ -59,7 +60,8 @@ def _gamma_at(x, order, shift=0):
     from mpmath import mp
 
     with mp.workdps(40 + 10 * order):
-        return float(_gamma_derivatives(mp, mp.mpf(x) + shift, order)[order])
+        value = _gamma_derivatives(mp, mp.mpf(x) + shift, order)[order]
+        return unrounded(value) if order else float(value)
 
 
 def gamma_exact(x, order):
@@ -86,7 +88,7 @@ def loggamma_exact(x, order):
 
     with mp.workdps(40 + 10 * order):
         v = mp.mpf(x)
-        return float(mp.loggamma(v) if order == 0 else mp.psi(order - 1, v))
+        return float(mp.loggamma(v)) if order == 0 else unrounded(mp.psi(order - 1, v))
 
 
 def gammasgn_exact(x, order):
@@ -159,4 +161,4 @@ for _name, _formula, _text in (
     ("loggamma", _jax_loggamma, "lgamma"),
 ):
     RULES[_name].error = _E.composite(_formula, _SOURCE.format(_text))
-    RULES[f"{_name}_derivative"].error = _E.composite(_formula, _SOURCE.format(_text))
+    RULES[f"{_name}_derivative"].error = _E.composite(times_multiplier(_formula), _SOURCE.format(_text), framework_orders(_formula))

@@ -27,7 +27,8 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from reference.ops.rules._mp_unary import unary_rules
+from reference.ops.rules._mp_unary import framework_orders, times_multiplier, unary_rules
+from reference.ops.rules._times import unrounded
 
 
 @lru_cache(maxsize=None)
@@ -69,7 +70,7 @@ def log1mexp_exact(x, order):
         z, one_minus_z = mp.exp(-v), -mp.expm1(-v)
         if order == 0:
             return float(mp.log(one_minus_z) if x < 1 else mp.log1p(-z))
-        return float((-1) ** (order - 1) * _polylog_nonpositive(mp, order - 1, z, one_minus_z))
+        return unrounded((-1) ** (order - 1) * _polylog_nonpositive(mp, order - 1, z, one_minus_z))
 
 
 log1mexp_derivative = unary_rules("log1mexp", "Log1MexpBackward0", log1mexp_exact)
@@ -108,5 +109,5 @@ RULES["log1mexp"].error = _E.exact_elementwise(
     4.0, "JAX's split at log 2: expm1's or exp's rounding through log or log1p (condition <= 1/log 2), plus log's"
 )
 RULES["log1mexp_derivative"].error = _E.composite(
-    _jvp_formula, "JAX's custom JVP g / expm1(x), differentiated again by autodiff"
+    times_multiplier(_jvp_formula), "JAX's custom JVP g / expm1(x), differentiated again by autodiff", framework_orders(_jvp_formula)
 )

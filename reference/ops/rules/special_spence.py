@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import math
 
-from reference.ops.rules._mp_unary import unary_rules
+from reference.ops.rules._mp_unary import framework_orders, times_multiplier, unary_rules
+from reference.ops.rules._times import unrounded
 from reference.ops.rules.registry import RULES
 
 
@@ -54,7 +55,7 @@ def spence_exact(x, order):
         v = mp.mpf(x)
         if order == 0:
             return float(mp.polylog(2, 1 - v))
-        return float(_log_over_one_minus(mp, v, order - 1))
+        return unrounded(_log_over_one_minus(mp, v, order - 1))
 
 
 spence_derivative = unary_rules("spence", "SpenceBackward0", spence_exact)
@@ -88,5 +89,7 @@ def _slope_formula(x, order):
 _SOURCE = "measured against mpmath (scripts/measure_special_integrals.py): {}"
 RULES["spence"].error = _E.exact_elementwise(6.0, _SOURCE.format("5.13 worst (TensorFlow float64), declared 6"))
 RULES["spence_derivative"].error = _E.composite(
-    _slope_formula, "TensorFlow's registered gradient ln x/(1 - x), differentiated again by autodiff"
+    times_multiplier(_slope_formula),
+    "TensorFlow's registered gradient ln x/(1 - x), differentiated again by autodiff",
+    framework_orders(_slope_formula),
 )

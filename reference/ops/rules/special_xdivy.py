@@ -23,8 +23,9 @@ import numpy as np
 
 from reference.ops import api as A
 from reference.ops.rules._sign_cache import sign_aware_cache
+from reference.ops.rules._times import unrounded
 from reference.ops.rules.registry import RULES
-from reference.ops.rules.special_gamma_ratio import binary_rules
+from reference.ops.rules.special_gamma_ratio import binary_rules, framework_orders, times_multiplier
 
 _DPS = 30
 
@@ -48,7 +49,7 @@ def _exact(x, y, d0, d1):
 
     with mp.workdps(_DPS):
         term = (-1) ** d1 * math.factorial(d1) / mp.mpf(y) ** (d1 + 1)
-        return float(term if d0 else mp.mpf(x) * term)
+        return unrounded(term if d0 else mp.mpf(x) * term)
 
 
 xdivy_exact = sign_aware_cache(_exact)
@@ -74,4 +75,6 @@ def _formula(x, y, d0=0, d1=0):
 
 
 RULES["xdivy"].error = _E.composite(_formula, "x / y, 0 where x == 0 (TensorFlow's Xdivy kernel)")
-RULES["xdivy_derivative"].error = _E.composite(_formula, "xdivy(x != 0, y), xdivy(-x, y²) and their autodiff (TensorFlow)")
+RULES["xdivy_derivative"].error = _E.composite(
+    times_multiplier(_formula), "xdivy(x != 0, y), xdivy(-x, y²) and their autodiff (TensorFlow)", framework_orders(_formula)
+)

@@ -4,13 +4,16 @@ one of them shifted across 0 where the other keeps a + b, z + m off the poles, a
 primitives at the orders the checks use (∂_0, ∂_0∂_1, ∂_1²); rel_entr and kl_div inside x, y > 0,
 and their derivative primitives (∂_x², ∂_x∂_y, ∂_y²); boxcox and boxcox1p with λ across 0 (``pa``:
 x positive, λ of both signs), and their derivative primitives (∂_λ, ∂_x∂_λ, ∂_λ²); xdivy with
-both signs and y kept off 0 (``ap``), and its derivative primitive (∂_y², ∂_x∂_y)."""
+both signs and y kept off 0 (``ap``), and its derivative primitive (∂_y², ∂_x∂_y); jax.nn's
+squareplus with x of both signs and b > 0, and its derivative primitive (∂_x², ∂_x∂_b, ∂_b², and
+∂_x∂_b with its multiplier w differentiated)."""
 
 import reference as T
+from reference.ops.rules.jax_activations import squareplus_derivative
 from reference.ops.rules.special_boxcox import boxcox1p_derivative, boxcox_derivative
-from reference.ops.rules.special_owens_t import owens_t_derivative
 from reference.ops.rules.special_entropy import kl_div_derivative, rel_entr_derivative
 from reference.ops.rules.special_gamma_ratio import beta_derivative, poch_derivative
+from reference.ops.rules.special_owens_t import owens_t_derivative
 from reference.ops.rules.special_xdivy import xdivy_derivative
 
 S = T.special
@@ -66,5 +69,13 @@ RECORDS = {
     "xdivy_derivative": [
         ("y_order2", lambda x, y: xdivy_derivative(x, y + 0.5, 0, 2), [(2,), (2,)], "ap"),
         ("mixed", lambda x, y: xdivy_derivative(x, y * 2, 1, 1), [(2,), (2,)], "ap"),
+    ],
+    "squareplus": [("both", lambda x, b: T.nn.functional.squareplus(x * 3, b), [(3,), (3,)], "ap")],
+    "squareplus_derivative": [
+        ("x_order2", lambda x, b: squareplus_derivative(x, b, 2, 0), [(2,), (2,)], "ap"),
+        ("mixed", lambda x, b: squareplus_derivative(x * 2, b, 1, 1), [(2,), (2,)], "ap"),
+        ("b_order2", lambda x, b: squareplus_derivative(x, b * 0.5, 0, 2), [(2,), (2,)], "ap"),
+        # the multiplier differentiated too (w·∂_x∂_b: its gradient in w is ∂_x∂_b)
+        ("times", lambda x, b, w: squareplus_derivative(x, b, 1, 1, times=w), [(2,), (2,), (2,)], "apa"),
     ],
 }
