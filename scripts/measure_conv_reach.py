@@ -1,0 +1,90 @@
+"""Measure, without running any framework, what the default conv campaign draws at each seed: its
+fuzz units' examples (`refgrad run --ops conv`, the default budget), the distinct cases, the axis
+triples drawn of those possible (the report's conv coverage, less the curated cases), and the draws
+inside a known entry's region (its op, checks, dtypes and ``where``; default the partial entry
+``jax-conv1d-mixed-sign-padding-wrong-values``). Drawing is cheap (about a second a seed); running
+is not (minutes), so this is how a change to the conv strategy or its steering is weighed before a
+campaign runs.
+
+``--save DIR`` writes the region's draws (each with the check it was drawn for) as case files, to
+be judged on the entry's framework alone, which tells which of them depart (a partial entry's
+region is wider than its failing part):
+
+    python scripts/measure_conv_reach.py --seeds 0-11 --save /tmp/region
+    python -m conformance run --cases /tmp/region --ops conv --max-examples 0 --frameworks jax \\
+        --known builtin --out /tmp/region-run
+
+Run from the repository root: ``python scripts/measure_conv_reach.py [--seeds 0-5]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's conformance
+
+from conformance.case import DTYPES, save_case  # noqa: E402
+from conformance.cli import ALL_CHECKS, DEFAULT_MAX_EXAMPLES  # noqa: E402
+from conformance.coverage import Coverage  # noqa: E402
+from conformance.executors.plan import fuzz_units  # noqa: E402
+from conformance.known import load_known  # noqa: E402
+from conformance.runner import _hypothesis  # noqa: E402
+
+ENTRY = "jax-conv1d-mixed-sign-padding-wrong-values"
+
+
+def conv_draws(seed: int, max_examples: int = DEFAULT_MAX_EXAMPLES) -> list[tuple[str, object]]:
+    """(check, case) of every example the conv fuzz units of ``run --ops conv --seed SEED`` draw
+    (the error check's invalid cases left out), in the order the campaign draws them."""
+    drawn = []
+    for unit in fuzz_units(("conv",), [], ALL_CHECKS, DTYPES, max_examples, seed):
+        if unit.check == "error":
+            continue
+        got = []
+        test = _hypothesis(got.append, unit.strategy(), unit.max_examples, unit.seed, False, unit.simplest)
+        test()
+        drawn += [(unit.check, case) for case in got]
+    return drawn
+
+
+def seeds_of(text: str) -> list[int]:
+    lo, _, hi = text.partition("-")
+    return list(range(int(lo), int(hi or lo) + 1))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", default="0-5", help="a seed or a range (default 0-5)")
+    parser.add_argument("--entry", default=ENTRY, help=f"a known entry's id (default {ENTRY})")
+    parser.add_argument("--save", help="write the region's draws here as case files")
+    args = parser.parse_args(argv)
+    entry = next((e for e in load_known("builtin").entries if e.id == args.entry), None)
+    if entry is None:
+        parser.error(f"--entry: no known entry {args.entry!r} in the builtin file")
+    framework = entry.framework.split(":", 1)[0]
+    installed = version({"tensorflow": "tensorflow", "torch": "torch"}.get(framework, framework))
+    for seed in seeds_of(args.seeds):
+        drawn = conv_draws(seed)
+        coverage, distinct, region = Coverage(), set(), []
+        for check, case in drawn:
+            key = case.with_checks(("forward",)).id  # one case per content, as the report counts
+            if key not in distinct:
+                distinct.add(key)
+                coverage.add(case)
+            rec = {"framework": entry.framework, "version": installed, "check": check, "case": case.to_dict()}
+            if entry.in_region(rec):
+                region.append(case.with_checks((check,)))
+                if args.save:
+                    save_case(region[-1], args.save)
+        table = coverage.table()["conv"]
+        print(
+            f"seed {seed}: {len(drawn)} examples, {len(distinct)} distinct cases, triples "
+            f"{table['triples_drawn']}/{table['triples_possible']}, in {entry.id}'s region {len(region)}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
