@@ -152,3 +152,23 @@ def test_the_declared_orders_broadcast_a_scalar_argument():
             )
             assert float(value[i]) == pytest.approx(float(want), rel=1e-12)
     assert np.all(np.isfinite(bound)) and np.all(bound < 1e-4 * np.abs(value))
+
+
+@pytest.mark.parametrize(
+    "value, multipliers, exact",
+    [
+        (0.0, (1e200, 1e200), 0.0),  # xdivy's and kl_div's derivatives are exactly 0 at x = 0
+        (-0.0, (1e200, -1e200), 0.0),
+        (math.inf, (1e-200, 1e-200), math.inf),
+        (-math.inf, (1e-200, -1e-200), math.inf),
+        (0.0, (1e-200, 1e-200), 0.0),
+    ],
+)
+def test_an_exact_zero_or_infinity_times_multipliers_out_of_range_is_itself(value, multipliers, exact):
+    """Where the multipliers' float64 product overflows (or underflows) the product of an exact 0
+    (or an infinity) with them is 0 (an infinity), never 0·inf = nan: a review found times(0.0,
+    1e200, 1e200) nan, which a framework's 0 would have failed against."""
+    from reference.ops.rules._times import times
+
+    got = times(value, *multipliers)
+    assert got == exact and math.copysign(1, got) == math.copysign(1, exact), got

@@ -62,8 +62,14 @@ def times(value, *multipliers):
         w *= m
     # the multipliers' float64 product left the normal range although none is 0, inf or nan
     out_of_range = not _TINY <= abs(w) < math.inf and all(m != 0 and math.isfinite(m) for m in multipliers)
-    if exact is None and (not out_of_range or value == 0 or not math.isfinite(value)):
+    if exact is None and not out_of_range:
         return w * value
+    if exact is None and (value == 0 or not math.isfinite(value)):
+        # an exact 0, an infinity or nan times finite nonzero numbers is itself (signed): one factor
+        # at a time, since the product w that left the range would make it 0·inf = nan
+        for m in multipliers:
+            value *= m
+        return value
     from mpmath import mp
 
     with mp.workdps(_DPS):
