@@ -45,6 +45,7 @@ derivatives (tests/conformance/test_domains.py keeps the drawn parameters repres
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,7 +97,7 @@ class Point:
         if self.param is None:
             return self.at
         p = (params or {}).get(self.param)
-        if p is None or isinstance(p, bool) or not isinstance(p, (int, float)):
+        if p is None or isinstance(p, bool) or not isinstance(p, numbers.Real):  # np.float32 is Real too
             return None
         return self.at + self.scale * float(p)
 
@@ -118,7 +119,7 @@ class Point:
         """The reach cells (:data:`CELLS`) the elements of ``x``, drawn in ``dtype`` with op
         parameters ``params``, fill: ``at`` where one is the point's value in the dtype
         (:func:`in_dtype`; -0.0 is at 0), ``near`` where another lies within :data:`NEAR` of the
-        point on its allowed side. None for a moving point the case has no parameter for."""
+        point on its allowed side; none (``[]``) for a moving point the case has no parameter for."""
         at = self.value(params)
         if at is None:
             return []

@@ -398,3 +398,12 @@ def test_the_drawn_parameters_of_moving_points_are_representable_in_every_dtype(
                 value = params.get(name)
                 for dtype in set(REAL_DTYPES) & set(RECORDS[op].dtypes):
                     assert value is None or in_dtype(value, dtype) == value, (op, name, value, dtype)
+
+
+def test_a_moving_point_reads_any_real_parameter_and_no_other():
+    """A parameter given as a NumPy scalar (np.float32 is no Python float) still places the point;
+    a missing, None or boolean one means the case has no such point."""
+    kink = Point("kink -lambd", 0.0, param="lambd", scale=-1.0)
+    assert kink.value({"lambd": 0.5}) == -0.5
+    assert kink.value({"lambd": np.float32(0.25)}) == -0.25
+    assert [kink.value(p) for p in ({}, {"lambd": None}, {"lambd": True})] == [None, None, None]
