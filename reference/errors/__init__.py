@@ -515,7 +515,7 @@ class Tracker:
         if spec.input_ulps:
             for a in arrays:
                 if _is_float(a):
-                    own = own + 2 * spec.input_ulps * u * np.abs(np.broadcast_to(a, np.shape(out)))
+                    own = own + 2 * spec.input_ulps * u * _finite_magnitude(np.broadcast_to(a, np.shape(out)))
         return own
 
     def _propagate(self, rule, arrays, params, outs, aux, errs=None):
@@ -618,6 +618,23 @@ class Tracker:
         return out
 
 
+def _finite(a):
+    """True where ``a`` (an array or a Python number) is finite; True for a non-float."""
+    if not _is_float(a):
+        return np.True_
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(np.asarray(a))
+
+
+def _finite_magnitude(a):
+    """|a| where finite, 0 where not: a rounding term relative to an input that is infinite or nan
+    bounds nothing (where(c, x, -inf) selects x exactly; its 0.5-ulp blend term of |-inf| made the
+    bound infinite at every element)."""
+    with np.errstate(invalid="ignore"):
+        m = np.abs(np.asarray(a))
+    return np.where(np.isfinite(m), m, 0.0)
+
+
 def _may_underflow(out, window):
     """1.0 where a result element may be a rounded tiny value (the underflow term ``eta`` applies),
     0.0 where it is an exact zero: the element is 0 and so is ``window``, the bound on how far the
@@ -694,7 +711,15 @@ def _elementwise(rule, arrays, errs, params, outs, aux):
             g = _make(np.array(np.broadcast_to(e, out.shape), dtype=np.float64, order="C"))
             with np.errstate(all="ignore"):
                 d = np.abs(np.asarray(formula(ctx, g)._data)).astype(np.float64)
-                d = np.where(np.broadcast_to(e, out.shape) == 0, 0.0, np.broadcast_to(d, out.shape))
+                # an input that is exactly 0 in error, or not finite, carries no term: a non-finite
+                # value is not a rounded one (its result is a convention, judged as such), and its
+                # error (infinite, from a relative term) times a zero derivative is 0·inf = nan
+                # (logcumsumexp's backward masks its exponents with -inf before exp: its bound was
+                # inf or nan everywhere, a check that could not fail)
+                carries = (np.broadcast_to(e, out.shape) != 0) & np.broadcast_to(
+                    _finite(arrays[i]), out.shape
+                )
+                d = np.where(carries, np.broadcast_to(d, out.shape), 0.0)
             total = total + d
     return total
 
