@@ -223,7 +223,12 @@ def run_torch(torch, case, check, a, fn, device="cpu"):
     def t(x, grad=False):
         return torch_tensor(torch, case, x, device).requires_grad_(grad)
 
-    out = _run_torch(torch, case, check, a, fn, t)
+    # the spellings make tensors of their own (an index, a mask, a target, T.eye): on the case's
+    # device too (torch.device as a context sets the factories' default; on the GPU runs they were
+    # made on the CPU, and 336 results of 21 records were "Expected all tensors to be on the same
+    # device")
+    with torch.device(device):
+        out = _run_torch(torch, case, check, a, fn, t)
     return {k: torch.zeros(v.shape, dtype=v.dtype) if v._is_zerotensor() else v for k, v in out.items()}
 
 
