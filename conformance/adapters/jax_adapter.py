@@ -247,11 +247,18 @@ class JaxAdapter(ModeCache, Adapter):
         except (NotImplementedError, TypeError) as exc:
             # jax's LAPACK bindings have no half-precision kernels: "(KeyError(<class
             # 'numpy.float16'>), 'Unsupported dtype float16.')"; jax.scipy.special.ndtri and
-            # log_ndtr refuse them by name: "TypeError: x.dtype=float16 is not supported"
+            # log_ndtr refuse them by name: "TypeError: x.dtype=float16 is not supported"; JAX
+            # 0.11's lax.linalg checks the dtype itself (the first GPU run, issue 35): "TypeError:
+            # lu does not accept dtype float16 at position 0. Accepted dtypes at position 0 are
+            # subtypes of float32, complex128, complex64, float64."
             text = str(exc).lower()
-            if (
-                f"unsupported dtype {case.dtype}" not in text
-                and f"dtype={case.dtype} is not supported" not in text
+            if not any(
+                refusal in text
+                for refusal in (
+                    f"unsupported dtype {case.dtype}",
+                    f"dtype={case.dtype} is not supported",
+                    f"does not accept dtype {case.dtype}",
+                )
             ):
                 raise
             raise Unsupported(
