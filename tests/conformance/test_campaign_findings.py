@@ -312,6 +312,38 @@ def test_a_framework_without_a_half_precision_linalg_kernel_is_unsupported_not_a
     assert dtype in result["reason"]
 
 
+@pytest.mark.parametrize(
+    "message, unsupported",
+    [
+        # JAX 0.11's lax.linalg dtype check (the first GPU run, issue 35: 140 linalg results in
+        # float16/bfloat16 were error_mismatch on it)
+        ("lu does not accept dtype float16 at position 0. Accepted dtypes at position 0 are "
+         "subtypes of float32, complex128, complex64, float64.", True),
+        # another dtype's refusal, or another TypeError, is not this case's dtype missing a kernel
+        ("lu does not accept dtype bfloat16 at position 0.", False),
+        ("unsupported operand type(s) for +: 'int' and 'str'", False),
+    ],
+)
+def test_jax_refusing_the_case_dtype_by_its_dtype_check_is_unsupported(monkeypatch, message, unsupported):
+    pytest.importorskip("jax")
+    from conformance.adapters import jax_adapter
+    from conformance.case import Case
+    from conformance.ops import RecordParams
+    from conformance.unsupported import Unsupported
+
+    def refuse(*args, **kwargs):
+        raise TypeError(message)
+
+    monkeypatch.setattr(jax_adapter, "run_jax", refuse)
+    case = Case("linalg_inv", RecordParams.of({"values": "normal"}), {"input": (3, 3)}, "float16", 1, ("vjp",))
+    adapter = jax_adapter.JaxAdapter()
+    expected = Unsupported if unsupported else TypeError
+    with pytest.raises(expected) as raised:
+        adapter.run_record(case, "vjp", {})
+    if unsupported:
+        assert "float16" in str(raised.value)
+
+
 def test_a_reason_with_a_dotted_name_is_not_taken_for_a_spelling():
     # erfcx's TF "spelling" is the sentence saying why TensorFlow has none; it names tf.math, and the
     # pointwise records took any string with a dot for an attribute path (a TF AttributeError
@@ -377,3 +409,28 @@ def test_a_conventions_alternative_is_read_either_way_where_subnormals_are_flush
     assert record_verdict(case, "vjp", "tensorflow", whole, {})["verdict"] == "convention"
     wrong = {"grad_input": np.where(x == -1, 2 * g, whole["grad_input"])}
     assert record_verdict(case, "vjp", "tensorflow", wrong, flushed)["verdict"] == "fail"
+
+
+def test_a_torch_spelling_makes_its_own_tensors_on_the_case_device():
+    # the second GPU run (issue 35): gather, scatter, index_*, masked_*, take/put, nll_loss and the
+    # Cholesky records make an index, mask, target or identity with T.tensor / T.eye; made on the
+    # CPU beside CUDA inputs, 336 results were "Expected all tensors to be on the same device".
+    # The meta device stands in for CUDA here (a device that is not the default)
+    import numpy as np
+    import torch
+
+    from conformance.case import Case
+    from conformance.ops import RecordParams
+    from conformance.ops._run import run_torch
+
+    made = []
+
+    def spelling(T, x, **params):
+        made.append((T.tensor([0]).device, T.eye(2).device))
+        return x * 2
+
+    case = Case("exp", RecordParams.of({"values": "normal"}), {"input": (3,)}, "float32", 1, ("forward",))
+    out = run_torch(torch, case, "forward", {"input": np.ones(3)}, spelling, device="meta")
+    assert made == [(torch.device("meta"), torch.device("meta"))]
+    assert {k: v.device for k, v in out.items()} == {"output": torch.device("meta")}
+    assert torch.tensor([0]).device == torch.device("cpu")  # the default is restored after
