@@ -54,10 +54,18 @@ examples="${GPU_CHECK_EXAMPLES:-4}"
 # A sample of op records across families (two or three each, the GPU kernels users call most), then
 # programs (float64 programs on the GPU). They run in this order, so what a budget cuts is the tail:
 # on the first run whole families (--ops activations,elementwise,...) left 90 s for two families.
-ops="${GPU_CHECK_OPS:-mm,bmm,addmm,baddbmm,linalg_solve,linalg_cholesky_ex,linalg_qr,linalg_svd,linalg_eigh,linalg_det,batch_norm,log_softmax,softmax,avg_pool2d,max_pool2d,upsample_bilinear2d,cumsum,cumprod,logcumsumexp,cummax,sum,mean,var,logsumexp,prod,gelu,hardsigmoid,hardswish,softplus,div,exp,log,pow_tensor,sigmoid,tanh,sqrt,erf,lgamma,digamma,binary_cross_entropy,nll_loss,gather,index_add,scatter_add,cdist,sort,topk,programs}"
+ops="${GPU_CHECK_OPS:-mm,bmm,addmm,baddbmm,linalg_solve,linalg_cholesky_ex,linalg_qr,linalg_svd,linalg_eigh,linalg_det,batch_norm,log_softmax,softmax,avg_pool2d,max_pool2d,upsample_bilinear2d,cumsum,cumprod,logcumsumexp,cummax,sum,mean,var,logsumexp,prod,gelu,hardsigmoid,hardswish,softplus,div,exp,log,pow_tensor,sigmoid,tanh,sqrt,erf,lgamma,digamma,binary_cross_entropy,nll_loss,gather,index_add,scatter_add_dim,cdist,sort,topk,programs}"
 # at the frameworks' default precision only the ops where TF32 can act (matrix products inside)
 tf32_ops="${GPU_CHECK_TF32_OPS:-mm,bmm,addmm,baddbmm,addmv,linalg_solve,linalg_cholesky_ex,linalg_qr,linalg_svd,linalg_det,batch_norm,cdist,upsample_bilinear2d,programs}"
 tests_s="${GPU_CHECK_TESTS_S:-120}"
+# every name in the op lists is a record or family (the first run with scatter_add, not a record name,
+# lost the whole highest/records part to a usage error on the device): checked here, rehearsal or not
+"$python" -c 'import sys; from conformance.cli import UsageError, _list, _op_choices
+try:
+    for flag, value in zip(sys.argv[1::2], sys.argv[2::2]): _list(flag, value, _op_choices(), [])
+except UsageError as exc: sys.exit(str(exc)[:200])' \
+    GPU_CHECK_OPS "$ops" GPU_CHECK_TF32_OPS "$tf32_ops" \
+    || { echo "gpu_check: an op list names no record (above)" >&2; exit 2; }
 if [ "$rehearse" = 1 ]; then
     campaign_s="${GPU_CHECK_CAMPAIGN_S:-40}"
     records_s="${GPU_CHECK_RECORDS_S:-40}"
