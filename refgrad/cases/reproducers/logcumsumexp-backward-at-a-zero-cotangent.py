@@ -1,7 +1,8 @@
 """logcumsumexp's gradient grad_k = sum_{j >= k} g_j exp(x_k - r_j) is linear in the cotangent g, so its
 derivative in g_j is exp(x_k - r_j) whatever g_j is. PyTorch's logcumsumexp_backward and TensorFlow's
 gradient evaluate it in log space, exp(lcse(log|g| - r) + x): at a zero cotangent element the derivative
-t / g of log|g| makes the second order nan. JAX differentiates its scan and gets the exact value."""
+t / g of log|g| makes the second order nan; along a scan of one element it is 0 where the exact derivative
+is exp(x_0 - r_0) = 1. JAX differentiates its scan and gets the exact value."""
 
 import numpy as np
 
@@ -17,6 +18,11 @@ try:
     (gx,) = torch.autograd.grad(torch.logcumsumexp(x, 0), x, g, create_graph=True)
     (dg,) = torch.autograd.grad(gx[0], g)
     print("torch d grad_0 / d g:", dg.tolist())
+    # forward over reverse (jvp_vjp), one element: 0 where the derivative of g -> grad is exactly 1
+    vjp1 = lambda x1, g1: torch.func.vjp(lambda a: torch.logcumsumexp(a, 0), x1)[1](g1)[0]
+    one = torch.func.jvp(vjp1, (torch.tensor([0.4589], dtype=torch.float64), torch.zeros(1, dtype=torch.float64)),
+                         (torch.zeros(1, dtype=torch.float64), torch.ones(1, dtype=torch.float64)))[1]
+    print("torch forward over reverse, one element, g = 0 (exact 1.0):", one.tolist())
 except ImportError:
     print("torch not installed")
 
@@ -32,6 +38,13 @@ try:
             y = tf.math.cumulative_logsumexp(x, 0)
         gx = inner.gradient(y, x, output_gradients=g)[0]
     print("tensorflow d grad_0 / d g:", outer.gradient(gx, g).numpy().tolist())
+    x1, g1 = tf.constant([0.4589], tf.float64), tf.zeros([1], tf.float64)
+    with tf.autodiff.ForwardAccumulator(g1, tf.ones([1], tf.float64)) as acc:
+        with tf.GradientTape() as inner:
+            inner.watch(x1)
+            y1 = tf.math.cumulative_logsumexp(x1, 0)
+        gx1 = inner.gradient(y1, x1, output_gradients=g1)
+    print("tensorflow forward over reverse, one element, g = 0 (exact 1.0):", acc.jvp(gx1).numpy().tolist())
 except ImportError:
     print("tensorflow not installed")
 
