@@ -61,6 +61,7 @@ DIFFERENTIATE_INSIDE = {
     "sigmoid_backward",
     "sigmoid_one_minus_twice",
     "expm1_backward",
+    "tan_backward",
     "ndtri_backward",
     "scatter_add",
     "batch_norm_backward",
