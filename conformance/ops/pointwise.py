@@ -707,7 +707,7 @@ not_fuzzed(
     "TensorFlow's g·square(1/cos x)); reached by the tan record's vjp, vjp_vjp, jvp and vmap_vjp",
 )
 not_fuzzed(
-    "tan_backward_in_output",
+    "tan_backward_output_grad",
     FAMILY,
     "internal: the derivative gg·2gy of tan's VJP in the result (its error the frameworks' two orders of "
     "the three factors); reached by the tan record's vjp_vjp, jvp_jvp, vjp_jvp and jvp_vjp",

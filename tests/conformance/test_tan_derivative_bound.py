@@ -89,7 +89,7 @@ def test_a_planted_error_is_still_caught(planted):
     assert max(abs(wrong.real - exact.real), abs(wrong.imag - exact.imag)) > both + ulp
 
 
-# ---- the second order: the derivative of g·(1 + y²) in y, gg·2gy (tan_backward_in_output) ----------
+# ---- the second order: the derivative of g·(1 + y²) in y, gg·2gy (tan_backward_output_grad) ----------
 # tan25's primitive differentiated its VJP in y as one product gg·(2·y·g), which rounds no subnormal
 # where the frameworks' orders do. The slow test_stock_torch_passes_every_record_in_every_dtype[tan]:
 # torch's bfloat16 jvp_jvp of Tensor.tan_ (values 'special', seed 2394, element [2, 3, 1]) at
@@ -142,7 +142,8 @@ def test_torch_s_order_is_within_the_second_order_bound():
 # rounding is then multiplied by 2y·(1 + y²) (y = tan 1.4 = 5.80); the one product gg·(2·y·g) rounds
 # 8e-40 instead, 2|y| times less carried.
 def _vjp_vjp_bound(second):
-    values, bounds, _ = bound_of(second, [np.array([1.4]), np.array([1e-20]), np.array([1e-20])], Precision("float32"))
+    inputs = [np.array([1.4]), np.array([1e-20]), np.array([1e-20])]
+    values, bounds, _ = bound_of(second, inputs, Precision("float32"))
     return float(values[0][0]), float(bounds[0][0])
 
 
@@ -170,7 +171,9 @@ def test_a_planted_second_order_error_is_caught(planted):
     lies within the bound and a planted error does not."""
     x, t1, t2 = np.array([0.7]), np.array([1.3]), np.array([-0.6])
     values, bounds, _ = bound_of(
-        lambda a, s1, s2: T.func.jvp(lambda q: _tan_jvp(q, s1), (a,), (s2,))[1], [x, t1, t2], Precision("float32")
+        lambda a, s1, s2: T.func.jvp(lambda q: _tan_jvp(q, s1), (a,), (s2,))[1],
+        [x, t1, t2],
+        Precision("float32"),
     )
     exact, bound = float(values[0][0]), float(bounds[0][0])
     f = np.float32

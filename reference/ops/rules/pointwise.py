@@ -243,47 +243,49 @@ def _tan_backward_tensorflow(g, y, x=None):
 # torch's bfloat16 jvp_jvp of tan_ at x = -2^-133 (y = x), t1 = -5.96e8, t2 = -0.2656 forms
 # (t2·2y)·t1, 0.53·2^-133 rounded to 2^-133, times t1: -5.47e-32 for -2.91e-32. One product
 # gg·(2·y·g) rounds no subnormal there (bound 2.35e-32, ratio 1.09); the error is the larger of the
-# two orders' (errors.composite alternatives), each the composed formula's own operations, so the
-# bound is at least the one g·(1 + y·y) composed (1.25e-31 there). TensorFlow differentiates its
-# TanGrad in x, not y: its second order is not modelled here (as it was not before tan_backward).
-def _tan_backward_in_output_jvp_order(gg, g, y):
+# two orders' (errors.composite alternatives), each the composed formula's own operations: 9.83e-32
+# there, the composed y·y route's 9.80e-32 (g·(1 + y·y) composed charged one eta·|t1| more, for its
+# JVP's 0 + (the tangent of y·y), an addition of the constant's zero tangent that rounds nothing).
+# TensorFlow differentiates its TanGrad in x, not y: its second order is not modelled here (nor was
+# it by the composed formula).
+def _tan_backward_output_grad_jvp_order(gg, g, y):
     return g * (gg * y + y * gg)
 
 
-def _tan_backward_in_output_vjp_order(gg, g, y):
+def _tan_backward_output_grad_vjp_order(gg, g, y):
     return (gg * g) * y + (gg * g) * y
 
 
-def _tan_backward_in_output(gg, g, y):
-    return apply(RULES["tan_backward_in_output"], (gg, g, y))
+def _tan_backward_output_grad(gg, g, y):
+    return apply(RULES["tan_backward_output_grad"], (gg, g, y))
 
 
 rule(
-    "tan_backward_in_output",
+    "tan_backward_output_grad",
     "MulBackward0",
     ("grad", "grad_output", "output"),  # gg, g, y: gg·2gy
     forward=lambda gg, g, y: gg * (2 * y * g),
-    grads=(
-        lambda c, h: _tan_backward_in_output(h, c.grad_output, c.output),  # linear in gg, symmetric in gg and g
-        lambda c, h: _tan_backward_in_output(h, c.grad, c.output),
+    grads=(  # linear in gg, symmetric in gg and g; in y 2·gg·g
+        lambda c, h: _tan_backward_output_grad(h, c.grad_output, c.output),
+        lambda c, h: _tan_backward_output_grad(h, c.grad, c.output),
         lambda c, h: h * (2 * c.grad * c.grad_output),
     ),
     saves={"grad": (1, 2), "grad_output": (0, 2), "output": (0, 1)},
     jvp=AUTO_ELEMENT_WISE,
     batch=BATCH_ELEMENTWISE,
     error=errors.composite(
-        _tan_backward_in_output_jvp_order,
+        _tan_backward_output_grad_jvp_order,
         "the derivative of tan's backward g·(1 + y·y) in y as the frameworks form it: forward over "
         "forward g·(gg·y + y·gg), a double backward (gg·g)·y twice (a subnormal partial product's "
         "rounding multiplied by the later factor)",
-        alternatives=(_tan_backward_in_output_vjp_order,),
+        alternatives=(_tan_backward_output_grad_vjp_order,),
     ),
 )
 _tan_backward = result_backward(
     "tan_backward",
     _tan_backward_pytorch,
     None,  # 1 + y² of an accurate y does not cancel for real x: PyTorch's formula is the value
-    lambda c, gg: _tan_backward_in_output(gg, c.grad_output, c.output),  # the derivative of g·(1 + y·y) in y
+    lambda c, gg: _tan_backward_output_grad(gg, c.grad_output, c.output),  # of g·(1 + y·y) in y
     error=errors.composite(
         _tan_backward_pytorch,
         "PyTorch's tan backward g·(1 + y²); TensorFlow's TanGrad g·square(reciprocal(cos(x))) rounds in "
@@ -2285,5 +2287,5 @@ MULTI_EXPORTS = {
 COMPLEX_INPUTS = """
     acos acosh addcdiv addcmul asin asinh atan atanh cos cosh exp2 expm1 expm1_backward lerp
     lerp_backward_self lerp_tensor lerp_tensor_backward_self log10 log1p log2 rsqrt sgn sin sinc
-    sinh tan tan_backward tan_backward_in_output
+    sinh tan tan_backward tan_backward_output_grad
 """

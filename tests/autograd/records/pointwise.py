@@ -164,7 +164,7 @@ def _derivative_records():
         ("via_tan", lambda a, b: T.autograd.grad(T.tan(a), a, b, create_graph=True)[0], [(3,), (3,)], "fa")
     ]
     # the derivative of tan's VJP in the result (its error: the frameworks' orders of gg·2gy)
-    out["tan_backward_in_output"] = [
+    out["tan_backward_output_grad"] = [
         (
             "via_tan",
             lambda a, b, c: T.autograd.grad(
