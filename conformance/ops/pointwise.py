@@ -700,6 +700,18 @@ for _fn in ("expm1", "ndtri"):
         f"internal: {_fn}'s VJP, exact from the input PyTorch does not save (result_backward); reached by "
         f"the {_fn} record's vjp, vjp_vjp, jvp and vmap_vjp",
     )
+not_fuzzed(
+    "tan_backward",
+    FAMILY,
+    "internal: tan's VJP g·(1 + y²) from the saved result (result_backward; its error also declares "
+    "TensorFlow's g·square(1/cos x)); reached by the tan record's vjp, vjp_vjp, jvp and vmap_vjp",
+)
+not_fuzzed(
+    "tan_backward_output_grad",
+    FAMILY,
+    "internal: the derivative gg·2gy of tan's VJP in the result (its error the frameworks' two orders of "
+    "the three factors); reached by the tan record's vjp_vjp, jvp_jvp, vjp_jvp and jvp_vjp",
+)
 for _fn in ("logaddexp_weight", "logaddexp_weight_d1"):
     not_fuzzed(
         _fn,

@@ -61,6 +61,8 @@ DIFFERENTIATE_INSIDE = {
     "sigmoid_backward",
     "sigmoid_one_minus_twice",
     "expm1_backward",
+    "tan_backward",
+    "tan_backward_output_grad",
     "ndtri_backward",
     "scatter_add",
     "batch_norm_backward",

@@ -151,11 +151,12 @@ def result_backward(name, pytorch, exact, output_grad, node="MulBackward0", erro
     """Register ``name``, the VJP g·f'(x) of a function f whose VJP PyTorch writes from the saved
     result y (``pytorch(g, y)``), as a primitive of (grad_output, output, self): its value is
     g·``exact``(x) (a float64 kernel of :mod:`._smooth`) where f's input x is known (read unsaved,
-    Rule.reads: the saved tensors and their in-place semantics stay PyTorch's), else PyTorch's
-    formula; its derivatives are the formula's, in g the primitive again and in y
-    ``output_grad(c, gg)``, so higher orders are products of accurate factors. ``node``: the
-    grad_fn name of PyTorch's formula's outermost op; ``error``: its declaration (default: the
-    composite of ``pytorch``, the bound PyTorch's formula had). Returns the primitive as a function."""
+    Rule.reads: the saved tensors and their in-place semantics stay PyTorch's), else (and where
+    ``exact`` is None: x is then read by the error declaration alone) PyTorch's formula; its
+    derivatives are the formula's, in g the primitive again and in y ``output_grad(c, gg)``, so
+    higher orders are products of accurate factors. ``node``: the grad_fn name of PyTorch's
+    formula's outermost op; ``error``: its declaration (default: the composite of ``pytorch``, the
+    bound PyTorch's formula had). Returns the primitive as a function."""
 
     def vjp(g, y, x=None):
         return apply(RULES[name], (g, y, x))
@@ -164,7 +165,9 @@ def result_backward(name, pytorch, exact, output_grad, node="MulBackward0", erro
         name,
         node,
         ("grad_output", "output", "self"),  # self: f's input, hidden (None: PyTorch's formula)
-        forward=lambda g, y, x=None: g * on_host(exact)(x) if exact_from_input(x, g) else pytorch(g, y),
+        forward=lambda g, y, x=None: (
+            g * on_host(exact)(x) if exact is not None and exact_from_input(x, g) else pytorch(g, y)
+        ),
         grads=(lambda c, gg: vjp(gg, c.output, c.self), output_grad, None),
         saves={"output": (0, 1), "grad_output": (1,)},
         reads=("self",),
@@ -209,7 +212,88 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 
 _unary("sin", "SinBackward0", _ufunc("sin"), lambda c, g: g * P.cos(c.self))
 _unary("cos", "CosBackward0", _ufunc("cos"), lambda c, g: g * -P.sin(c.self))
-_unary("tan", "TanBackward0", _ufunc("tan"), lambda c, g: g * (1 + c.result * c.result), saves=("result",))
+
+
+# tan' = 1 + tan² = sec². PyTorch (and JAX) form g·(1 + y·y) from the saved result y; TensorFlow's
+# TanGrad forms g·square(reciprocal(cos(x))) from the input x (its JVP, ForwardAccumulator's double
+# transpose of the gradient, is the same product), which rounds in other places: cos and 1/cos each
+# carry their own relative error and the square doubles it, where 1 + y·y near y = 0 rounds once.
+# TensorFlow's complex64 JVP at z = 0.22686295 + 0.10350090i, t = -0.87276447 is 4.78·u·|e| off in its
+# real part (mpmath): cos 0.77u, Eigen's vectorised complex reciprocal 1.12u (its scalar one 0.84u
+# the other way: an element of a 4-wide packet gives 4.78u, one alone 0.38u), the square doubling
+# their 1.89u, two more roundings; 1.01 times the bound of PyTorch's formula (tan-4fe27e260444). The
+# value stays PyTorch's formula; the error is the larger of the two formulas' (errors.composite
+# alternatives), TensorFlow's where x is known (read unsaved; an in-place tan_ leaves PyTorch's only).
+def _tan_backward_pytorch(g, y, x=None):
+    return g * (1 + y * y)
+
+
+def _tan_backward_tensorflow(g, y, x=None):
+    if x is None:
+        return _tan_backward_pytorch(g, y)
+    secant = P.reciprocal(P.cos(x))
+    return g * (secant * secant)
+
+
+# The derivative of g·(1 + y·y) in y, gg·2gy, as a primitive of (gg, g, y): three factors whose
+# order decides which partial product can underflow. The frameworks form it in the composed
+# formula's orders: forward over forward (PyTorch's and JAX's JVP of g·(1 + y²) with y's tangent gg)
+# g·(gg·y + y·gg), the small gg·y first; a double backward (gg·g)·y twice. A subnormal partial product
+# rounds by up to eta (half the smallest subnormal) absolutely, which the later factor multiplies:
+# torch's bfloat16 jvp_jvp of tan_ at x = -2^-133 (y = x), t1 = -5.96e8, t2 = -0.2656 forms
+# (t2·2y)·t1, 0.53·2^-133 rounded to 2^-133, times t1: -5.47e-32 for -2.91e-32. One product
+# gg·(2·y·g) rounds no subnormal there (bound 2.35e-32, ratio 1.09); the error is the larger of the
+# two orders' (errors.composite alternatives), each the composed formula's own operations: 9.83e-32
+# there, the composed y·y route's 9.80e-32 (g·(1 + y·y) composed charged one eta·|t1| more, for its
+# JVP's 0 + (the tangent of y·y), an addition of the constant's zero tangent that rounds nothing).
+# TensorFlow differentiates its TanGrad in x, not y: its second order is not modelled here (nor was
+# it by the composed formula).
+def _tan_backward_output_grad_jvp_order(gg, g, y):
+    return g * (gg * y + y * gg)
+
+
+def _tan_backward_output_grad_vjp_order(gg, g, y):
+    return (gg * g) * y + (gg * g) * y
+
+
+def _tan_backward_output_grad(gg, g, y):
+    return apply(RULES["tan_backward_output_grad"], (gg, g, y))
+
+
+rule(
+    "tan_backward_output_grad",
+    "MulBackward0",
+    ("grad", "grad_output", "output"),  # gg, g, y: gg·2gy
+    forward=lambda gg, g, y: gg * (2 * y * g),
+    grads=(  # linear in gg, symmetric in gg and g; in y 2·gg·g
+        lambda c, h: _tan_backward_output_grad(h, c.grad_output, c.output),
+        lambda c, h: _tan_backward_output_grad(h, c.grad, c.output),
+        lambda c, h: h * (2 * c.grad * c.grad_output),
+    ),
+    saves={"grad": (1, 2), "grad_output": (0, 2), "output": (0, 1)},
+    jvp=AUTO_ELEMENT_WISE,
+    batch=BATCH_ELEMENTWISE,
+    error=errors.composite(
+        _tan_backward_output_grad_jvp_order,
+        "the derivative of tan's backward g·(1 + y·y) in y as the frameworks form it: forward over "
+        "forward g·(gg·y + y·gg), a double backward (gg·g)·y twice (a subnormal partial product's "
+        "rounding multiplied by the later factor)",
+        alternatives=(_tan_backward_output_grad_vjp_order,),
+    ),
+)
+_tan_backward = result_backward(
+    "tan_backward",
+    _tan_backward_pytorch,
+    None,  # 1 + y² of an accurate y does not cancel for real x: PyTorch's formula is the value
+    lambda c, gg: _tan_backward_output_grad(gg, c.grad_output, c.output),  # of g·(1 + y·y) in y
+    error=errors.composite(
+        _tan_backward_pytorch,
+        "PyTorch's tan backward g·(1 + y²); TensorFlow's TanGrad g·square(reciprocal(cos(x))) rounds in "
+        "other places (cos and 1/cos relative, doubled by the square)",
+        alternatives=(_tan_backward_tensorflow,),
+    ),
+)
+saved_result_unary("tan", "TanBackward0", _ufunc("tan"), _tan_backward)
 # asin', acos', atanh': PyTorch's 1 - x·x cancels near ±1 (4.5e6 ulps at 1 - 1.3e-8); atan', asinh':
 # its x·x + 1 overflows past 1.3e154 (0 where the exact 1/x² is a normal number). The exact chains
 # (_smooth: (1 - x)(1 + x), and 1/x past 1e150) for real x; complex z keeps PyTorch's formulas.
@@ -2203,5 +2287,5 @@ MULTI_EXPORTS = {
 COMPLEX_INPUTS = """
     acos acosh addcdiv addcmul asin asinh atan atanh cos cosh exp2 expm1 expm1_backward lerp
     lerp_backward_self lerp_tensor lerp_tensor_backward_self log10 log1p log2 rsqrt sgn sin sinc
-    sinh tan
+    sinh tan tan_backward tan_backward_output_grad
 """

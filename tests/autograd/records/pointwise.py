@@ -159,6 +159,21 @@ def _derivative_records():
                 "aa",
             )
         ]
+    # tan's VJP (PyTorch's formula from the result; the error declares TensorFlow's from the input too)
+    out["tan_backward"] = [
+        ("via_tan", lambda a, b: T.autograd.grad(T.tan(a), a, b, create_graph=True)[0], [(3,), (3,)], "fa")
+    ]
+    # the derivative of tan's VJP in the result (its error: the frameworks' orders of gg·2gy)
+    out["tan_backward_output_grad"] = [
+        (
+            "via_tan",
+            lambda a, b, c: T.autograd.grad(
+                T.autograd.grad(T.tan(a), a, b, create_graph=True)[0], a, c, create_graph=True
+            )[0],
+            [(3,), (3,), (3,)],
+            "faa",
+        )
+    ]
     # 1 - 2s of sigmoid's result, in the derivative of its VJP in the result
     out["sigmoid_one_minus_twice"] = [
         (
