@@ -60,6 +60,8 @@ from tests.autograd.exact_table import _fmt, ulps
 DPS = 150
 STEP = m.mpf(10) ** -40
 U = 2.0**-53
+#: the unit roundoff of each measured dtype
+UNIT = {"float64": U, "float32": 2.0**-24}
 FIRST = ("vjp", "jvp")
 SECOND = ("vjp_vjp", "jvp_jvp", "vjp_jvp", "jvp_vjp")
 CHECKS = ("value",) + FIRST + SECOND
@@ -83,6 +85,9 @@ class Entry:
     small: list
     checks: tuple = CHECKS
     symmetric: bool = False
+    #: the dtype the op runs in (float32: complex64 for complex inputs; its inputs and seeds are
+    #: float32 numbers, exact inputs of the mathematics, and u is float32's)
+    dtype: str = "float64"
 
 
 # ---- mpmath helpers -------------------------------------------------------------------------------------
@@ -608,8 +613,9 @@ ENTRIES = entries()
 #: the primitives of the derivative table in this family not measured here, and why
 NOT_MEASURED = {
     "complex inputs, eig, eigvals, lu, lu_factor, lu_solve, batched forms": "tests/autograd/exact_linalg_more.py",
-    "cholesky_solve, cholesky_inverse, householder_product": "compositions of the triangular solves and products measured here",
-    "float32 and lower": "the float64 kernels are measured",
+    "cholesky_solve, cholesky_inverse, lu_unpack, complex lstsq/pinv/matrix_exp, float32": "tests/autograd/exact_linalg_rest.py",
+    "householder_product": "no record; a product of reflections",
+    "float16 and bfloat16": "no LAPACK kernels (unsupported in PyTorch's CPU, the reference and the records)",
 }
 
 
@@ -635,8 +641,18 @@ def _np(t):
     return a.astype(np.complex128 if np.iscomplexobj(a) else np.float64).reshape(-1)
 
 
-def _tensor(lib, x):
-    return lib.tensor(x, dtype=lib.complex128 if np.iscomplexobj(x) else lib.float64)
+def _tensor(lib, x, dtype="float64"):
+    wide = dtype == "float64"
+    return lib.tensor(x, dtype=(lib.complex128 if wide else lib.complex64) if np.iscomplexobj(x) else getattr(lib, dtype))
+
+
+def _rounded(x, dtype):
+    """x rounded to ``dtype`` (its real or complex kind), kept as a float64/complex128 array."""
+    x = np.asarray(x)
+    if dtype == "float64":
+        return x
+    narrow = np.complex64 if np.iscomplexobj(x) else np.float32
+    return x.astype(narrow).astype(np.complex128 if np.iscomplexobj(x) else np.float64)
 
 
 def _real_inner(a, b):
@@ -645,19 +661,42 @@ def _real_inner(a, b):
     return (a * b.conj()).real.sum() if a.is_complex() or b.is_complex() else (a * b).sum()
 
 
-def answers(entry, xs, lib=T, seed=0):
-    """{check: float64 vector} of the reference (or torch) and the seeds (G, V, W) used."""
+def answers(entry, xs, lib=T, seed=0, tracker=None):
+    """{check: float64 vector} of the reference (or torch) in ``entry.dtype`` and the seeds (G, V, W)
+    used (``xs`` must be numbers of that dtype: :func:`_rounded`). With a ``tracker``
+    (reference.errors.Tracker, the reference only) also {check: the declared bound of each entry},
+    the inputs and seeds exact: ``(out, seeds, bounds)``."""
     rng = np.random.default_rng(seed)
+    dt = entry.dtype
     f = lambda *a: entry.call(lib, *a).reshape(-1)  # noqa: E731
-    prim = tuple(_tensor(lib, x) for x in xs)
+
+    def tensor(x):
+        t = _tensor(lib, x, dt)
+        if tracker is not None:
+            tracker.set_error(t, np.zeros(t.shape))
+        return t
+
+    prim = tuple(tensor(x) for x in xs)
     y0 = f(*prim)
     G = rng.standard_normal(y0.shape[0])
     if y0.is_complex():
         G = G + 1j * rng.standard_normal(y0.shape[0])
-    V = [_draw(x.shape, rng, entry.symmetric, np.iscomplexobj(x)) for x in xs]
-    W = [_draw(x.shape, rng, entry.symmetric, np.iscomplexobj(x)) for x in xs]
-    g, v, w = _tensor(lib, G), tuple(_tensor(lib, t) for t in V), tuple(_tensor(lib, t) for t in W)
+    G = _rounded(G, dt)
+    V = [_rounded(_draw(x.shape, rng, entry.symmetric, np.iscomplexobj(x)), dt) for x in xs]
+    W = [_rounded(_draw(x.shape, rng, entry.symmetric, np.iscomplexobj(x)), dt) for x in xs]
+    g, v, w = tensor(G), tuple(tensor(t) for t in V), tuple(tensor(t) for t in W)
     out = {"value": _np(y0)}
+    bounds = {}
+
+    def bound(check, ts):
+        if tracker is not None:
+            bounds[check] = np.concatenate(
+                [np.ravel(tracker.error_of(t)) if t is not None else np.zeros(x.size) for t, x in zip(ts, xs)]
+                if isinstance(ts, tuple)
+                else [np.ravel(tracker.error_of(ts))]
+            )
+
+    bound("value", y0)
 
     def cat(ts):
         return np.concatenate([_np(t) if t is not None else np.zeros(x.size) for t, x in zip(ts, xs)])
@@ -665,22 +704,31 @@ def answers(entry, xs, lib=T, seed=0):
     def vjp_of(fn, *a):
         return lib.func.vjp(fn, *a)[1]
 
+    def take(check, ts):
+        out[check] = cat(ts) if isinstance(ts, tuple) else _np(ts)
+        bound(check, ts)
+
     checks = entry.checks
     if "vjp" in checks:
-        out["vjp"] = cat(vjp_of(f, *prim)(g))
+        take("vjp", tuple(vjp_of(f, *prim)(g)))
     if "jvp" in checks:
-        out["jvp"] = _np(lib.func.jvp(f, prim, v)[1])
+        take("jvp", lib.func.jvp(f, prim, v)[1])
     if "jvp_jvp" in checks:
-        out["jvp_jvp"] = _np(lib.func.jvp(lambda *a: lib.func.jvp(f, a, v)[1], prim, w)[1])
+        take("jvp_jvp", lib.func.jvp(lambda *a: lib.func.jvp(f, a, v)[1], prim, w)[1])
     if "vjp_vjp" in checks:
         req = tuple(p.clone().requires_grad_(True) for p in prim)
         grads = lib.autograd.grad(f(*req), req, g, create_graph=True)
         s = sum(_real_inner(gr, wi) for gr, wi in zip(grads, w))
-        out["vjp_vjp"] = cat(lib.autograd.grad(s, req, allow_unused=True))
+        if s.requires_grad:
+            take("vjp_vjp", tuple(lib.autograd.grad(s, req, allow_unused=True)))
+        else:  # a linear op (lu_unpack): the gradient is constant, its own derivative 0
+            take("vjp_vjp", tuple(None for _ in req))
     if "jvp_vjp" in checks:
-        out["jvp_vjp"] = cat(lib.func.jvp(lambda *a: vjp_of(f, *a)(g), prim, v)[1])
+        take("jvp_vjp", tuple(lib.func.jvp(lambda *a: vjp_of(f, *a)(g), prim, v)[1]))
     if "vjp_jvp" in checks:
-        out["vjp_jvp"] = cat(vjp_of(lambda *a: lib.func.jvp(f, a, v)[1], *prim)(g))
+        take("vjp_jvp", tuple(vjp_of(lambda *a: lib.func.jvp(f, a, v)[1], *prim)(g)))
+    if tracker is not None:
+        return out, (G, V, W), bounds
     return out, (G, V, W)
 
 
@@ -694,7 +742,7 @@ def exact_answers(entry, xs, ref_value, seeds):
     # the step relative to the smallest non-zero input entry (an entry of 1e-150 beside one of 1e150:
     # a step relative to the largest swamps it), and as many more digits as the entries span decades,
     # twice (the second differences divide by h²)
-    sizes = [abs(float(t)) for x in xs for t in np.ravel(x) if t != 0] or [1.0]
+    sizes = [abs(complex(t)) for x in xs for t in np.ravel(x) if t != 0] or [1.0]
     span = math.log10(max(sizes) / min(sizes))
     with m.workdps(DPS + int(2 * span)):
         h = STEP * m.mpf(min(sizes))
@@ -779,6 +827,7 @@ def measure(entry, small=False, lib=T):
         if key not in slot or err > slot[key][0] or math.isnan(err):
             slot[key] = (err, check, label)
 
+    u = UNIT[entry.dtype]
     for label, xs in entry.small if small else entry.grid:
         got, seeds = answers(entry, xs, lib)
         ex = exact_answers(entry, xs, got["value"], seeds)
@@ -792,7 +841,8 @@ def measure(entry, small=False, lib=T):
             kappa = kappas[("value", "d1", "d2").index(order)]
             e = ex[check]
             with m.workdps(DPS):
-                errs = [_ulps(a, b) for a, b in zip(vals, e)]
+                # in ulps of the entry's dtype (float64's ulps scaled by U/u)
+                errs = [_ulps(a, b) * (U / u) for a, b in zip(vals, e)]
                 worst_ulps = max(errs) if errs else 0.0
                 num = (
                     m.sqrt(m.fsum(abs(_c(a) - b) ** 2 for a, b in zip(vals, e)))
@@ -800,7 +850,7 @@ def measure(entry, small=False, lib=T):
                     else m.inf
                 )
                 den = m.sqrt(m.fsum(abs(b) ** 2 for b in e))
-            ratio = float(num / den) / (kappa * U) if den else (0.0 if num == 0 else math.inf)
+            ratio = float(num / den) / (kappa * u) if den else (0.0 if num == 0 else math.inf)
             note(order, "ulps", worst_ulps, check, label)
             note(order, "ratio", ratio, check, label)
             if well:
