@@ -63,9 +63,8 @@ def unary_rules(name, node, exact):
     inner; order)`` is outer·inner·f^(order)(x), one rounding (:mod:`reference.ops.rules._times`),
     ``inner`` the newest pass's cotangent or tangent, ``outer`` the product of the earlier passes'
     (the error declaration needs them apart: :mod:`reference.ops.rules._framework_orders`, its
-    params ``("order",)``). Its derivative in x is the
-    next order with the factors (outer·inner, g), in outer the same order with (inner, g), in inner
-    with (outer, g)."""
+    params ``("order",)``). Its derivative in x is the next order with the factors (outer·inner, g),
+    in outer the same order with (inner, g), in inner with (outer, g)."""
     cached = sign_aware_cache(exact)
     derivative_name = f"{name}_derivative"
 

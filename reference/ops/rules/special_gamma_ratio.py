@@ -267,9 +267,9 @@ def binary_rules(name, exact, inputs):
     (:mod:`reference.ops.rules._times`), so a VJP's or JVP's term is never a derivative that
     overflowed before its cotangent or tangent scaled it; ``inner`` is the newest pass's cotangent
     or tangent, ``outer`` the product of the earlier passes' (the error declaration needs them
-    apart: :mod:`reference.ops.rules._framework_orders`, its params ``("d0", "d1")``). Its derivative in u is the primitive at (d0 + 1, d1) with the
-    factors (outer·inner, g) (in v alike), in outer the primitive at (d0, d1) with (inner, g), in
-    inner with (outer, g)."""
+    apart: :mod:`reference.ops.rules._framework_orders`, its params ``("d0", "d1")``). Its
+    derivative in u is the primitive at (d0 + 1, d1) with the factors (outer·inner, g) (in v alike),
+    in outer the primitive at (d0, d1) with (inner, g), in inner with (outer, g)."""
     derivative_name = f"{name}_derivative"
     first, second = inputs
 
