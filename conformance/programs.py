@@ -29,7 +29,7 @@ from conformance.case import (
 )
 from conformance.precision import precision_for
 from conformance.tolerance import complex_parts, explain, judge_bounds, ulp_of
-from reference.autograd.graph import tensor_type_name
+from reference.autograd.graph import short_node_name, tensor_type_name
 from reference.errors import Tracker
 
 # Autograd errors whose full message the reference reproduces word for word (PyTorch 2.13).
@@ -1330,12 +1330,9 @@ def _prefix_verdict(case, error, reply, framework, bounds, precision) -> dict:
 _TENSOR_TYPE = re.compile(r"\[(?:torch\.\w+|CPU\w+Type) \[")
 # A generated autograd node as an error message names it: PyTorch 2.13 says "output 0 of Tanh",
 # earlier versions (2.11 on the first GPU run) "output 0 of TanhBackward0"; a custom Function's
-# node "IdentityBackward" / "Identity". The same node either way: compared without the suffix.
-_NODE_NAME = re.compile(r"\b([A-Z]\w*?)Backward(\d*)\b")
-
-
-def _node(match: re.Match) -> str:
-    return match.group(1) + ("" if match.group(2) in ("0", "") else match.group(2))
+# node "IdentityBackward" / "Identity". The same node either way: compared without the suffix, by
+# the reference's own rule (reference.autograd.graph.short_node_name); this finds the names.
+_NODE_NAME = re.compile(r"\b[A-Z]\w*Backward\d*\b")
 
 
 def _message(case, message: str) -> str:
@@ -1344,7 +1341,7 @@ def _message(case, message: str) -> str:
     (``[CPUBFloat16Type [2, 4]]``), which the reference's float64 run names by the variables' dtype:
     the type name is masked there. A node is named without its ``Backward<n>`` suffix, the way
     PyTorch 2.13 names it (``TanhBackward0`` -> ``Tanh``, ``FillBackward2`` -> ``Fill2``)."""
-    message = _NODE_NAME.sub(_node, message.strip())
+    message = _NODE_NAME.sub(lambda match: short_node_name(match.group(0)), message.strip())
     return _TENSOR_TYPE.sub("[<tensor> [", message) if case.amp else message
 
 

@@ -76,15 +76,18 @@ class Point:
     """A point of an argument's domain where accuracy is hard: ``label`` names it in the reach
     table ("pole -1", "zero pi"); ``side`` is where the domain lies: "both", "above" (the point is
     the domain's lower edge) or "below". ``param``: the point moves with that op parameter, at
-    ``at + scale * params[param]`` (:meth:`value`; hardshrink's kink -lambd is ``at=0, scale=-1``)."""
+    ``at + scale * params[param]`` (:meth:`value`; hardshrink's kink -lambd is ``at=0, scale=-1``).
+    ``at`` has no default: a point declared without it would sit at 0 unsaid."""
 
     label: str
-    at: float = 0.0
+    at: float
     side: str = "both"
     param: str | None = None
     scale: float = 1.0
 
     def __post_init__(self):
+        if isinstance(self.at, bool) or not isinstance(self.at, numbers.Real):
+            raise TypeError(f"Point {self.label!r}: at must be a real number (where the point is), got {self.at!r}")
         if self.side not in ("both", "above", "below"):
             raise ValueError(f"Point.side must be 'both', 'above' or 'below', got {self.side!r}")
         if self.param is None and self.scale != 1.0:

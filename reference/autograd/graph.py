@@ -50,10 +50,15 @@ class AutogradError(RuntimeError):
 
 
 def short_name(node) -> str:
-    """A node as PyTorch 2.13's error messages name it: generated nodes without ``Backward`` and
-    without a ``0`` overload number (``ExpBackward0`` -> ``Exp``, ``FillBackward2`` -> ``Fill2``),
-    hand-written ones by their C++ name (``torch::autograd::CopySlices``)."""
-    name = node.name()
+    """A node as PyTorch 2.13's error messages name it (:func:`short_node_name` of its name)."""
+    return short_node_name(node.name())
+
+
+def short_node_name(name: str) -> str:
+    """A node's name as PyTorch 2.13's error messages write it: generated nodes without ``Backward``
+    and without a ``0`` overload number (``ExpBackward0`` -> ``Exp``, ``FillBackward2`` -> ``Fill2``),
+    hand-written ones by their C++ name (``torch::autograd::CopySlices``). The conformance harness
+    reads other versions' messages (``TanhBackward0``) through it too (conformance/programs.py)."""
     match = re.fullmatch(r"(.+)Backward(\d*)", name)  # a custom Function's node: ``ExpBackward`` -> ``Exp``
     if match is None:
         return name

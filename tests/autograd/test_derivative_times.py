@@ -172,3 +172,94 @@ def test_an_exact_zero_or_infinity_times_multipliers_out_of_range_is_itself(valu
 
     got = times(value, *multipliers)
     assert got == exact and math.copysign(1, got) == math.copysign(1, exact), got
+
+
+def _is_nearest(q, r):
+    """Whether the float ``r`` is the float64 nearest the rational ``q`` (ties to even), judged in
+    exact rationals: no neighbour of ``r`` is nearer, and at a tie ``r``'s significand is even; inf
+    exactly where q is at least the overflow threshold (2 - 2^-53)·2^1023."""
+    from fractions import Fraction
+
+    threshold = Fraction(2**1024 - 2**970)
+    if math.isinf(r):
+        return (q >= threshold) if r > 0 else (q <= -threshold)
+    if abs(q) >= threshold:
+        return False
+    d = abs(q - Fraction(r))
+    for neighbour in (math.nextafter(r, math.inf), math.nextafter(r, -math.inf)):
+        if math.isinf(neighbour):
+            continue
+        e = abs(q - Fraction(neighbour))
+        if e < d or (e == d and int(r.hex().split("p")[0][-1], 16) % 2 == 1):
+            return False
+    return True
+
+
+#: (value, multipliers) whose product the float64 product rounds twice to the wrong float
+TWICE = [
+    # (2^29 + 1 + 2^-31)·2^-1075, above a midpoint between subnormals; the multipliers' product
+    # (1 + 2^-29 + 2^-60)·2^-523 rounds to (1 + 2^-29)·2^-523, and the product is then that midpoint,
+    # which ties to even round down: one subnormal ulp
+    (2.0**-523, ((1 + 2.0**-30) * 2.0**-523, 1 + 2.0**-30)),
+    # (2^27 - 1)·2^500 · 0x1.999999cccccccp+494 · 5 is just below (2 - 2^-53)·2^1023: the largest
+    # float; the multipliers' product rounds up to (2^27 + 1)·2^470, and the product is that threshold: inf
+    ((2**27 - 1) * 2.0**500, (float.fromhex("0x1.999999cccccccp+494"), 5.0)),
+]
+
+
+@pytest.mark.parametrize("value, multipliers", TWICE)
+def test_a_product_out_of_the_normal_range_is_rounded_once(value, multipliers):
+    """Review (session 25): times rounded the multipliers' product and then the result, twice, where
+    the result is subnormal or overflows; against the exact rational product it is now the nearest
+    float (before: 0x0.0000010000000p-1022 for 0x0.0000010000001p-1022, inf for the largest float)."""
+    from fractions import Fraction
+
+    from reference.ops.rules._times import times
+
+    exact = Fraction(value)
+    for m in multipliers:
+        exact *= Fraction(m)
+    got = times(value, *multipliers)
+    assert _is_nearest(exact, got), (got.hex(), float(exact))
+
+
+def test_an_unrounded_value_below_the_normal_range_is_rounded_once():
+    """mpmath's conversion rounds to 53 bits and then to the subnormal grid: 2^-1075·(1 + 2^-60) became
+    2^-1075, a tie, then 0; the nearest float is 2^-1074 (the kernel's value and its product with 1)."""
+    from fractions import Fraction
+
+    from reference.ops.rules._times import times, unrounded
+
+    with mp.workprec(200):
+        value = mp.ldexp(1 + mp.mpf(2) ** -60, -1075)
+        exact = Fraction(2**60 + 1, 2 ** (1075 + 60))
+        kernel = unrounded(value)
+        assert _is_nearest(exact, float(kernel)), float(kernel)
+        assert _is_nearest(exact, times(kernel, 1.0, 1.0))
+
+
+def test_random_products_near_the_edges_of_the_range_are_rounded_once():
+    """Products drawn (seeded) into the subnormal range and across the overflow threshold, against
+    exact rationals; a draw that stays in the normal range is left out (there one rounding more is
+    the documented speed of the host loop)."""
+    import random
+    from fractions import Fraction
+
+    from reference.ops.rules._times import times
+
+    rng = random.Random(38)
+    checked = 0
+    for _ in range(2000):
+        scale = rng.choice([-1074, -1060, -1030, 1023])  # the result's binary exponent, about
+        a = rng.uniform(1, 2) * 2.0 ** rng.randint(-400, 400)
+        b = rng.uniform(1, 2) * 2.0 ** rng.randint(-300, 300)
+        e = scale - math.frexp(a)[1] - math.frexp(b)[1]
+        if not -1022 <= e <= 1023:
+            continue
+        value = rng.choice([-1, 1]) * rng.uniform(1, 2) * 2.0**e
+        exact = Fraction(value) * Fraction(a) * Fraction(b)
+        if Fraction(2**-1022) <= abs(exact) < Fraction(2**1024 - 2**970):
+            continue
+        assert _is_nearest(exact, times(value, a, b)), (value, a, b)
+        checked += 1
+    assert checked > 500

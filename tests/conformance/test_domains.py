@@ -126,6 +126,18 @@ def test_a_domain_refuses_a_point_outside_it_and_a_bad_side():
         as_domain("positive")
 
 
+def test_a_point_states_where_it_is():
+    """Review (session 25): ``at`` defaulted to 0.0, so a point declared without it sat at 0 unsaid;
+    it is required, and must be a real number (a parameter's name there is the likely slip)."""
+    with pytest.raises(TypeError, match="'at'"):
+        Point("kink")
+    with pytest.raises(TypeError, match=r"Point 'kink': at must be a real number .* got 'lambd'"):
+        Point("kink", "lambd")
+    with pytest.raises(TypeError, match="at must be a real number .* got None"):
+        Point("kink", None)
+    assert Point("zero 0", 0).value() == 0 and Point("pole 2", np.float32(2.0)).value() == 2.0
+
+
 def test_the_coverage_table_lists_reached_and_unreached_points():
     cov = Coverage()
     near = _case("tan", NEAR, "float64", n=200)

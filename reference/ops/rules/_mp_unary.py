@@ -14,9 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from reference.autograd.dispatch import apply
-from reference.autograd.engine import grad
-from reference.autograd.forward_ad import forward_through
-from reference.autograd.grad_mode import enable_grad
 from reference.backend import namespace_of, to_numpy
 from reference.ops import api as A
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
@@ -60,20 +57,20 @@ def unary_rules(name, node, exact):
     """Declare ``name`` (``node`` its grad_fn name) and ``<name>_derivative`` over ``exact(x, order)``
     (a float, or an mpmath number where a derivative leaves float64's range; cached per element, the
     sign of a zero part of the key: :mod:`reference.ops.rules._sign_cache`); returns
-    ``derivative(x, order, times=None)``, the Tensor-level derivative.
+    ``derivative(x, order, multiplier=None)``, the Tensor-level derivative.
 
     The derivative primitive takes its multiplier in two factors: ``<name>_derivative(x, outer,
     inner; order)`` is outer·inner·f^(order)(x), one rounding (:mod:`reference.ops.rules._times`),
     ``inner`` the newest pass's cotangent or tangent, ``outer`` the product of the earlier passes'
-    (the error declaration needs them apart: :func:`framework_orders`). Its derivative in x is the
-    next order with the factors (outer·inner, g), in outer the same order with (inner, g), in inner
-    with (outer, g)."""
+    (the error declaration needs them apart: :mod:`reference.ops.rules._framework_orders`, its
+    params ``("order",)``). Its derivative in x is the next order with the factors (outer·inner, g),
+    in outer the same order with (inner, g), in inner with (outer, g)."""
     cached = sign_aware_cache(exact)
     derivative_name = f"{name}_derivative"
 
-    def derivative(x, order, times=None):
-        """w·f^(order) of ``name`` at Tensor ``x`` (order >= 1; ``times`` the multiplier w, None: 1)."""
-        w = A.ones_like(x) if times is None else times
+    def derivative(x, order, multiplier=None):
+        """w·f^(order) of ``name`` at Tensor ``x`` (order >= 1; ``multiplier`` w, None: 1)."""
+        w = A.ones_like(x) if multiplier is None else multiplier
         return apply(RULES[derivative_name], (x, A.ones_like(w), w), {"order": order})
 
     rule(
@@ -95,66 +92,9 @@ def unary_rules(name, node, exact):
         node,
         ("self",),
         forward=host_kernel(cached, 0),
-        grads=(lambda c, g: derivative(c.self, 1, times=g),),
+        grads=(lambda c, g: derivative(c.self, 1, multiplier=g),),
         saves={"self": (0,)},
         jvp=AUTO_ELEMENT_WISE,
         batch=BATCH_ELEMENTWISE,
     )
     return derivative
-
-
-def times_multiplier(formula):
-    """An error declaration's ``formula(x, order)`` of a derivative, as the derivative primitive's:
-    ``(outer·inner)·formula(x, order)`` (the framework multiplies its derivative by the product of
-    the cotangents and tangents, one rounding)."""
-    return lambda x, outer, inner, order=0: (outer * inner) * formula(x, order)
-
-
-def framework_orders(formula):
-    """The other orders in which a framework forms outer·inner·f^(n) (n = order) when its f^(n) is
-    autodiff of its f^(n-1) (``formula(x, n - 1)``): the error declaration's alternatives
-    (:func:`reference.errors.composite` takes the element-wise largest error).
-
-    * forward: a forward pass differentiates the formula of the previous order with the tangent
-      ``inner`` entering at its leaves, so every intermediate tangent is a product inner·v' that
-      rounds (below the smallest normal, flushed to 0 where the framework flushes: an error up to
-      the smallest normal, which the formula's later steps and ``outer`` then multiply); the
-      earlier multiplier ``outer`` scales the result last;
-    * reverse: a backward pass sends the cotangent product outer·inner into the formula's output
-      and back through its graph, rounding each partial product on the way.
-
-    Derivation: the error of these Tensor computations is what the tracker composes for them
-    (:mod:`reference.errors`); the framework's own order is one of the three. Missing before
-    (dawsn-43d57b564c0c, bfloat16 jvp_jvp at x = 2.125, tangents 2.23 and -2.87e-38: JAX's
-    t2·D' = 5.0e-39 flushes, times 2x and t1 an error of 4.1 smallest normals where
-    (t1·t2)·D'' rounds once: bound 2.6 of them, 3.08e-38). At order 1 there is no previous formula to
-    differentiate: the forward order is outer·(inner·f'), the reverse one the declaration's own."""
-
-    def forward(x, outer, inner, order=0):
-        if order <= 1:
-            return outer * (inner * formula(x, order))
-        x = A.broadcast_to(x, np.broadcast_shapes(tuple(x.shape), tuple(inner.shape)))
-        return forward_order(lambda y: formula(y, order - 1), x, outer, inner)
-
-    def reverse(x, outer, inner, order=0):
-        if order <= 1:
-            return None  # (outer·inner)·f': the declaration's own decomposition
-        x = A.broadcast_to(x, np.broadcast_shapes(tuple(x.shape), tuple(inner.shape)))
-        return reverse_order(lambda y: formula(y, order - 1), x, outer * inner)
-
-    return (forward, reverse)
-
-
-def forward_order(fn, x, outer, inner):
-    """outer·(forward mode of ``fn`` at ``x`` with the tangent ``inner``): a framework's forward
-    pass over its own formula ``fn`` (:func:`framework_orders`); ``x`` has the multipliers' shape."""
-    return outer * forward_through(fn, (x,), (A.broadcast_to(inner, tuple(x.shape)),))
-
-
-def reverse_order(fn, x, cotangent):
-    """The backward pass of ``fn`` at ``x`` with ``cotangent`` (:func:`framework_orders`)."""
-    with enable_grad():
-        y = x.detach().requires_grad_()
-        out = fn(y)
-        (d,) = grad(out, y, grad_outputs=A.broadcast_to(cotangent, tuple(out.shape)), allow_unused=True)
-    return d

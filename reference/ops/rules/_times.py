@@ -10,12 +10,21 @@ and kl_div's ∂_y² = x/y² at y = 1e-160 overflow alike, and a derivative that
 
 An exact kernel therefore returns a derivative through :func:`unrounded`: its float64 rounding,
 which where the value overflows or underflows is an :class:`Unrounded` float carrying the mpmath
-number (its exponent unbounded) as ``exact``; :func:`times` multiplies a plain float in float64 (one
-rounding more, the speed of the host loop) and an ``Unrounded`` one's ``exact`` in mpmath (one
-rounding). Every other reader of the kernel sees the correctly rounded float64 it always did. The
-multiplier comes in two factors (the derivative primitive's ``outer`` and ``inner``: the error
-declaration needs them apart, reference/ops/rules/_mp_unary.py ``framework_orders``); where their
-float64 product leaves the normal range, the product is formed in mpmath too.
+number (its exponent unbounded) as ``exact``; :func:`times` multiplies a plain float in float64 where
+the product stays in the normal range (one rounding more, the speed of the host loop), and otherwise
+(an ``Unrounded`` one, or a product that leaves the normal range) forms the product exactly, in
+rationals, and rounds it once. Every other reader of the kernel sees the correctly rounded float64
+it always did. The multiplier comes in two factors (the derivative primitive's ``outer`` and
+``inner``: the error declaration needs them apart, reference/ops/rules/_framework_orders.py); where
+their float64 product leaves the normal range, the product is formed exactly too.
+
+Below the normal range the rounding must be one: a float64 product (or mpmath's conversion to float,
+which rounds to 53 bits and then to the subnormal grid) rounds twice, and the second can land on a
+tie the exact product is not on: 2^-523 · (1 + 2^-30)·2^-523 · (1 + 2^-30) is (2^29 + 1 + 2^-31)·2^-1075,
+above the midpoint between two subnormals; the multipliers' product rounded first makes it the
+midpoint itself, and ties to even round it down, one subnormal ulp off. At the top of the range
+alike: a product just below (2 - 2^-53)·2^1023, where rounding goes to the largest float, becomes
+inf when the multipliers' product was rounded up.
 
 A leaf module: it imports nothing from the project.
 """
@@ -24,11 +33,10 @@ from __future__ import annotations
 
 import math
 import sys
+from fractions import Fraction
 
 #: the smallest positive normal float64; below it a float64 keeps fewer than 53 bits
 _TINY = sys.float_info.min
-#: digits of the product in mpmath: the kernels' values carry more, the product is rounded once
-_DPS = 40
 
 
 class Unrounded(float):
@@ -40,11 +48,12 @@ class Unrounded(float):
 
 def unrounded(value):
     """An mpmath ``value`` as a kernel returns it: its float64 rounding, an :class:`Unrounded` one
-    carrying ``value`` where it overflows or underflows float64 (a finite nonzero number)."""
+    carrying ``value`` where it overflows or underflows float64 (a finite nonzero number), rounded
+    once (:func:`_nearest`: mpmath's own conversion rounds a subnormal twice)."""
     rounded = float(value)
     if value == 0 or value != value or abs(value) == math.inf or (math.isfinite(rounded) and abs(rounded) >= _TINY):
         return rounded
-    out = Unrounded(rounded)
+    out = Unrounded(_nearest(_rational(value)))
     out.exact = value
     return out
 
@@ -54,26 +63,49 @@ def times(value, *multipliers):
     exact kernel's result (a float, or an :class:`Unrounded` one whose product is formed from its
     mpmath value), the multipliers float64 (the derivative primitive's two: the product of the
     earlier passes' cotangents or tangents and the newest one). In float64 where the multipliers'
-    product stays in the normal range and ``value`` is a plain float (one rounding more: the speed
-    of the host loop), in mpmath otherwise (one rounding)."""
+    product and the result stay in the normal range and ``value`` is a plain float (one rounding
+    more: the speed of the host loop), exactly and rounded once otherwise."""
     exact = getattr(value, "exact", None)
     w = 1.0
     for m in multipliers:
         w *= m
-    # the multipliers' float64 product left the normal range although none is 0, inf or nan
-    out_of_range = not _TINY <= abs(w) < math.inf and all(m != 0 and math.isfinite(m) for m in multipliers)
-    if exact is None and not out_of_range:
-        return w * value
-    if exact is None and (value == 0 or not math.isfinite(value)):
-        # an exact 0, an infinity or nan times finite nonzero numbers is itself (signed): one factor
-        # at a time, since the product w that left the range would make it 0·inf = nan
-        for m in multipliers:
-            value *= m
-        return value
-    from mpmath import mp
+    if exact is None:
+        product = w * value
+        if _TINY <= abs(w) < math.inf and _TINY <= abs(product) < math.inf:
+            return product
+    finite_nonzero = all(m != 0 and math.isfinite(m) for m in multipliers)
+    if exact is None:
+        if not finite_nonzero:
+            return product  # a multiplier 0, inf or nan: IEEE's product
+        if value == 0 or not math.isfinite(value):
+            # an exact 0, an infinity or nan times finite nonzero numbers is itself (signed): one factor
+            # at a time, since the product w that left the range would make it 0·inf = nan
+            for m in multipliers:
+                value *= m
+            return value
+        exact = value
+    elif not finite_nonzero:
+        # a finite nonzero number times multipliers among which a 0, an inf or a nan: w's sign
+        # and kind (0 where a multiplier is 0 and none infinite, as mpmath's product said)
+        return 0.0 if w == 0 else math.copysign(1.0, value) * w
+    product = _rational(exact)
+    for m in multipliers:
+        product *= Fraction(m)
+    return _nearest(product)
 
-    with mp.workdps(_DPS):
-        product = mp.mpf(value) if exact is None else exact
-        for m in multipliers:
-            product *= mp.mpf(m)
-        return float(product)
+
+def _rational(number):
+    """A finite float or mpmath number as the exact rational it is."""
+    if isinstance(number, float):
+        return Fraction(number)
+    sign, man, exp, _ = number._mpf_  # an mpmath mpf: (-1)^sign·man·2^exp (man_exp drops the sign)
+    return (-1) ** sign * Fraction(man) * Fraction(2) ** exp
+
+
+def _nearest(q):
+    """The float64 nearest the rational ``q`` (ties to even; ±inf beyond the largest float's
+    rounding range): Python's integer division rounds correctly, subnormals included."""
+    try:
+        return q.numerator / q.denominator
+    except OverflowError:
+        return math.inf if q > 0 else -math.inf

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import math
 
+from reference.ops.rules._framework_orders import framework_orders, times_multiplier
 from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules._times import unrounded
 from reference.ops.rules.registry import RULES
-from reference.ops.rules.special_gamma_ratio import binary_rules, framework_orders, times_multiplier
+from reference.ops.rules.special_gamma_ratio import binary_rules
 
 _DPS = 60
 
@@ -108,5 +109,5 @@ def _formula(x, b, d0=0, d1=0):
 
 RULES["squareplus"].error = _E.composite(_formula, "(x + sqrt(x·x + b))/2 (jax.nn.squareplus)")
 RULES["squareplus_derivative"].error = _E.composite(
-    times_multiplier(_formula), "autodiff of (x + sqrt(x·x + b))/2 (JAX)", framework_orders(_formula)
+    times_multiplier(_formula, ("d0", "d1")), "autodiff of (x + sqrt(x·x + b))/2 (JAX)", framework_orders(_formula, ("d0", "d1"))
 )

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import math
 
-from reference.ops.rules._mp_unary import framework_orders, times_multiplier, unary_rules
+from reference.ops.rules._framework_orders import framework_orders, times_multiplier
+from reference.ops.rules._mp_unary import unary_rules
 
 #: where the asymptotic series takes over from erfi
 _ASYMPTOTIC = 64.0
@@ -93,7 +94,7 @@ RULES["dawsn"].error = _E.exact_elementwise(
     2.0, "measured against mpmath (scripts/measure_special_integrals.py): 1.3 worst (TensorFlow float64)"
 )
 RULES["dawsn_derivative"].error = _E.composite(
-    times_multiplier(_recurrence),
+    times_multiplier(_recurrence, ("order",)),
     "the frameworks' D' = 1 - 2x D (TensorFlow's registered gradient, JAX's jvp), differentiated again",
-    framework_orders(_recurrence),
+    framework_orders(_recurrence, ("order",)),
 )

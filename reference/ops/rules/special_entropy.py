@@ -28,10 +28,11 @@ import functools
 import math
 
 from reference.ops import api as A
+from reference.ops.rules._framework_orders import framework_orders, times_multiplier
 from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules._times import unrounded
 from reference.ops.rules.registry import RULES
-from reference.ops.rules.special_gamma_ratio import binary_rules, framework_orders, times_multiplier
+from reference.ops.rules.special_gamma_ratio import binary_rules
 
 _DPS = 80
 
@@ -126,5 +127,5 @@ def _formula(kl):
 for _name, _kl, _what in (("rel_entr", False, "x·log(x) - x·log(y)"), ("kl_div", True, "x·log(x) - x·log(y) - x + y")):
     RULES[_name].error = _E.composite(_formula(_kl), f"{_what} (JAX's xlogx(x) - xlogy(x, y))")
     RULES[f"{_name}_derivative"].error = _E.composite(
-        times_multiplier(_formula(_kl)), f"autodiff of {_what} (JAX)", framework_orders(_formula(_kl))
+        times_multiplier(_formula(_kl), ("d0", "d1")), f"autodiff of {_what} (JAX)", framework_orders(_formula(_kl), ("d0", "d1"))
     )

@@ -29,7 +29,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from reference.ops.rules._mp_unary import framework_orders, times_multiplier, unary_rules
+from reference.ops.rules._framework_orders import framework_orders, times_multiplier
+from reference.ops.rules._mp_unary import unary_rules
 from reference.ops.rules._times import unrounded
 
 #: |x| from which S and C round to ±1/2 (their distance 1/(π|x|) is below 2^-60 of 1/2)
@@ -198,5 +199,5 @@ for _name, _c, _worst, _formula in (
 ):
     RULES[_name].error = _E.exact_elementwise(_c, f"measured against mpmath (scripts/measure_special_integrals.py): {_worst}")
     RULES[f"{_name}_derivative"].error = _E.composite(
-        times_multiplier(_formula), "the frameworks' derivative formula, differentiated by autodiff", framework_orders(_formula)
+        times_multiplier(_formula, ("order",)), "the frameworks' derivative formula, differentiated by autodiff", framework_orders(_formula, ("order",))
     )

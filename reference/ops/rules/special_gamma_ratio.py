@@ -50,7 +50,7 @@ from reference.backend import namespace_of, to_numpy
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
-from reference.ops.rules._mp_unary import forward_order, reverse_order
+from reference.ops.rules._framework_orders import framework_orders, times_multiplier
 from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules._times import times, unrounded
 from reference.ops.rules.registry import RULES, rule
@@ -260,21 +260,21 @@ def _times_kernel(exact, d0, d1):
 def binary_rules(name, exact, inputs):
     """Declare ``name`` and ``<name>_derivative`` over ``exact(u, v, d0, d1)`` (a float, or an
     mpmath number where the derivative leaves float64's range); returns ``derivative(u, v, d0, d1,
-    times=None)`` at Tensors.
+    multiplier=None)`` at Tensors.
 
     The derivative primitive takes its multiplier in two factors: ``<name>_derivative(u, v, outer,
     inner; d0, d1)`` is outer·inner·∂_u^d0 ∂_v^d1 f(u, v), one rounding
     (:mod:`reference.ops.rules._times`), so a VJP's or JVP's term is never a derivative that
     overflowed before its cotangent or tangent scaled it; ``inner`` is the newest pass's cotangent
     or tangent, ``outer`` the product of the earlier passes' (the error declaration needs them
-    apart: :func:`framework_orders`). Its derivative in u is the primitive at (d0 + 1, d1) with the
-    factors (outer·inner, g) (in v alike), in outer the primitive at (d0, d1) with (inner, g), in
-    inner with (outer, g)."""
+    apart: :mod:`reference.ops.rules._framework_orders`, its params ``("d0", "d1")``). Its
+    derivative in u is the primitive at (d0 + 1, d1) with the factors (outer·inner, g) (in v alike),
+    in outer the primitive at (d0, d1) with (inner, g), in inner with (outer, g)."""
     derivative_name = f"{name}_derivative"
     first, second = inputs
 
-    def derivative(u, v, d0, d1, times=None):
-        w = A.ones_like(v) if times is None else times
+    def derivative(u, v, d0, d1, multiplier=None):
+        w = A.ones_like(v) if multiplier is None else multiplier
         return apply(RULES[derivative_name], (u, v, A.ones_like(w), w), {"d0": d0, "d1": d1})
 
     def at(c, outer, inner, d0, d1):
@@ -301,57 +301,14 @@ def binary_rules(name, exact, inputs):
         inputs,
         forward=_host_kernel(exact, 0, 0),
         grads=(
-            lambda c, g: derivative(getattr(c, first), getattr(c, second), 1, 0, times=g),
-            lambda c, g: derivative(getattr(c, first), getattr(c, second), 0, 1, times=g),
+            lambda c, g: derivative(getattr(c, first), getattr(c, second), 1, 0, multiplier=g),
+            lambda c, g: derivative(getattr(c, first), getattr(c, second), 0, 1, multiplier=g),
         ),
         saves={first: (0, 1), second: (0, 1)},
         jvp=AUTO_ELEMENT_WISE,
         batch=BATCH_ELEMENTWISE,
     )
     return derivative
-
-
-def times_multiplier(formula):
-    """An error declaration's ``formula(u, v, d0=0, d1=0)`` of a derivative, as the derivative
-    primitive's: ``(outer·inner)·formula(u, v, d0, d1)`` (the framework multiplies its derivative by
-    the product of the cotangents and tangents, one rounding)."""
-    return lambda u, v, outer, inner, d0=0, d1=0: (outer * inner) * formula(u, v, d0, d1)
-
-
-def framework_orders(formula):
-    """The other orders in which a framework forms outer·inner·∂_u^d0 ∂_v^d1 f when its derivative
-    is autodiff of its formula of the previous order (one less in u, or in v): the error
-    declaration's alternatives, forward and reverse in each argument, derived in
-    :func:`reference.ops.rules._mp_unary.framework_orders`. An alternative that does not apply
-    (no previous order in its argument) is None: no error."""
-
-    def previous(k, u, v, inner, d0, d1):
-        """(the formula of the previous order as a function of argument k, that argument), both
-        arguments broadcast to the multiplier's shape; None where argument k has no previous order."""
-        if (d0, d1)[k] == 0 or d0 + d1 <= 1:
-            return None
-        shape = np.broadcast_shapes(tuple(u.shape), tuple(v.shape), tuple(inner.shape))
-        args = [A.broadcast_to(u, shape), A.broadcast_to(v, shape)]
-        orders = (d0 - 1, d1) if k == 0 else (d0, d1 - 1)
-        return (lambda y: formula(*(y if j == k else a for j, a in enumerate(args)), *orders)), args[k]
-
-    def forward(k):
-        def decomposition(u, v, outer, inner, d0=0, d1=0):
-            if d0 + d1 <= 1:  # no previous formula: the newest multiplier first
-                return outer * (inner * formula(u, v, d0, d1)) if k == 0 else None
-            at = previous(k, u, v, inner, d0, d1)
-            return None if at is None else forward_order(*at, outer, inner)
-
-        return decomposition
-
-    def reverse(k):
-        def decomposition(u, v, outer, inner, d0=0, d1=0):
-            at = previous(k, u, v, inner, d0, d1)
-            return None if at is None else reverse_order(*at, outer * inner)
-
-        return decomposition
-
-    return (forward(0), forward(1), reverse(0), reverse(1))
 
 
 beta_derivative = binary_rules("beta", beta_exact, ("a", "b"))
@@ -401,11 +358,11 @@ def _poch_formula(z, m, d0=0, d1=0):
 
 RULES["beta"].error = _E.composite(_beta_formula, "exp(lgamma(a) + lgamma(b) - lgamma(a + b)) (JAX's beta)")
 RULES["beta_derivative"].error = _E.composite(
-    times_multiplier(_beta_formula), "B·(Faà di Bruno polynomial in polygamma(n, a) - polygamma(n, a + b)): autodiff of JAX's beta",
-    framework_orders(_beta_formula),
+    times_multiplier(_beta_formula, ("d0", "d1")), "B·(Faà di Bruno polynomial in polygamma(n, a) - polygamma(n, a + b)): autodiff of JAX's beta",
+    framework_orders(_beta_formula, ("d0", "d1")),
 )
 RULES["poch"].error = _E.composite(_poch_formula, "exp(lgamma(z + m) - lgamma(z)) (JAX's gamma(z + m)/gamma(z))")
 RULES["poch_derivative"].error = _E.composite(
-    times_multiplier(_poch_formula), "(z)_m·(Faà di Bruno polynomial in polygamma(n, z + m) - polygamma(n, z)): autodiff of JAX's poch",
-    framework_orders(_poch_formula),
+    times_multiplier(_poch_formula, ("d0", "d1")), "(z)_m·(Faà di Bruno polynomial in polygamma(n, z + m) - polygamma(n, z)): autodiff of JAX's poch",
+    framework_orders(_poch_formula, ("d0", "d1")),
 )

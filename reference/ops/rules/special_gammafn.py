@@ -29,7 +29,8 @@ import math
 
 from reference.ops import api as A
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
-from reference.ops.rules._mp_unary import framework_orders, host_kernel, times_multiplier, unary_rules
+from reference.ops.rules._framework_orders import framework_orders, times_multiplier
+from reference.ops.rules._mp_unary import host_kernel, unary_rules
 from reference.ops.rules._times import unrounded
 from reference.ops.rules.registry import rule
 
@@ -161,4 +162,4 @@ for _name, _formula, _text in (
     ("loggamma", _jax_loggamma, "lgamma"),
 ):
     RULES[_name].error = _E.composite(_formula, _SOURCE.format(_text))
-    RULES[f"{_name}_derivative"].error = _E.composite(times_multiplier(_formula), _SOURCE.format(_text), framework_orders(_formula))
+    RULES[f"{_name}_derivative"].error = _E.composite(times_multiplier(_formula, ("order",)), _SOURCE.format(_text), framework_orders(_formula, ("order",)))

@@ -27,7 +27,8 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from reference.ops.rules._mp_unary import framework_orders, times_multiplier, unary_rules
+from reference.ops.rules._framework_orders import framework_orders, times_multiplier
+from reference.ops.rules._mp_unary import unary_rules
 from reference.ops.rules._times import unrounded
 
 
@@ -109,5 +110,5 @@ RULES["log1mexp"].error = _E.exact_elementwise(
     4.0, "JAX's split at log 2: expm1's or exp's rounding through log or log1p (condition <= 1/log 2), plus log's"
 )
 RULES["log1mexp_derivative"].error = _E.composite(
-    times_multiplier(_jvp_formula), "JAX's custom JVP g / expm1(x), differentiated again by autodiff", framework_orders(_jvp_formula)
+    times_multiplier(_jvp_formula, ("order",)), "JAX's custom JVP g / expm1(x), differentiated again by autodiff", framework_orders(_jvp_formula, ("order",))
 )

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import math
 
-from reference.ops.rules._mp_unary import framework_orders, times_multiplier, unary_rules
+from reference.ops.rules._framework_orders import framework_orders, times_multiplier
+from reference.ops.rules._mp_unary import unary_rules
 from reference.ops.rules._times import unrounded
 from reference.ops.rules.registry import RULES
 
@@ -89,7 +90,7 @@ def _slope_formula(x, order):
 _SOURCE = "measured against mpmath (scripts/measure_special_integrals.py): {}"
 RULES["spence"].error = _E.exact_elementwise(6.0, _SOURCE.format("5.13 worst (TensorFlow float64), declared 6"))
 RULES["spence_derivative"].error = _E.composite(
-    times_multiplier(_slope_formula),
+    times_multiplier(_slope_formula, ("order",)),
     "TensorFlow's registered gradient ln x/(1 - x), differentiated again by autodiff",
-    framework_orders(_slope_formula),
+    framework_orders(_slope_formula, ("order",)),
 )

@@ -22,10 +22,11 @@ import math
 import numpy as np
 
 from reference.ops import api as A
+from reference.ops.rules._framework_orders import framework_orders, times_multiplier
 from reference.ops.rules._sign_cache import sign_aware_cache
 from reference.ops.rules._times import unrounded
 from reference.ops.rules.registry import RULES
-from reference.ops.rules.special_gamma_ratio import binary_rules, framework_orders, times_multiplier
+from reference.ops.rules.special_gamma_ratio import binary_rules
 
 _DPS = 30
 
@@ -76,5 +77,5 @@ def _formula(x, y, d0=0, d1=0):
 
 RULES["xdivy"].error = _E.composite(_formula, "x / y, 0 where x == 0 (TensorFlow's Xdivy kernel)")
 RULES["xdivy_derivative"].error = _E.composite(
-    times_multiplier(_formula), "xdivy(x != 0, y), xdivy(-x, y²) and their autodiff (TensorFlow)", framework_orders(_formula)
+    times_multiplier(_formula, ("d0", "d1")), "xdivy(x != 0, y), xdivy(-x, y²) and their autodiff (TensorFlow)", framework_orders(_formula, ("d0", "d1"))
 )

@@ -76,6 +76,6 @@ RECORDS = {
         ("mixed", lambda x, b: squareplus_derivative(x * 2, b, 1, 1), [(2,), (2,)], "ap"),
         ("b_order2", lambda x, b: squareplus_derivative(x, b * 0.5, 0, 2), [(2,), (2,)], "ap"),
         # the multiplier differentiated too (w·∂_x∂_b: its gradient in w is ∂_x∂_b)
-        ("times", lambda x, b, w: squareplus_derivative(x, b, 1, 1, times=w), [(2,), (2,), (2,)], "apa"),
+        ("times", lambda x, b, w: squareplus_derivative(x, b, 1, 1, multiplier=w), [(2,), (2,), (2,)], "apa"),
     ],
 }
