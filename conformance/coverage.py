@@ -315,8 +315,9 @@ def base_axes(cell: dict, dtypes) -> dict:
 
 def axes_cases(axes: dict, checks):
     """Convolution cases with exactly these eleven axis values (``axes``: :func:`base_axes`'s), for
-    ``checks``: conv_cases narrowed on every axis, redrawn up to :data:`CELL_TRIES` times until the
-    case's axes are ``axes`` (the last draw otherwise)."""
+    ``checks``: conv_cases narrowed on every axis, a mixed-sign pair at its plainest ((-1, 1), (1,
+    -1)), redrawn up to :data:`CELL_TRIES` times until the case's axes are ``axes`` (the last draw
+    otherwise)."""
     from hypothesis import strategies as st
 
     narrowed = conv_cases(
@@ -330,6 +331,7 @@ def axes_cases(axes: dict, checks):
         channel_choices=channel_choices(axes),
         strided=axes["stride"] == ">1",
         dilated=axes["dilation"] == ">1",
+        least_pad=True,
     )
 
     @st.composite
@@ -345,17 +347,20 @@ def axes_cases(axes: dict, checks):
 
 def _rounds(axis_triple, values, rng) -> list[tuple]:
     """The cells of ``axis_triple`` (a, b, c) in rounds: each round has every (a, b) value pair
-    once, in an order drawn from ``rng``, and c's values rotate over the pairs (a Latin square), so
-    that the first rounds reach every pair of the first two axes with several values of the third."""
+    once, in an order drawn from ``rng`` and rotated by one a round (so that cells dealt round-robin
+    to the conv units give a pair's rounds to different units: different checks), and c's values
+    rotate over the pairs (a Latin square), so that the first rounds reach every pair of the first
+    two axes with several values of the third."""
     a, b, c = axis_triple
     pairs_ = list(product(values[a], values[b]))
     thirds = list(values[c])
     rng.shuffle(pairs_)
     rng.shuffle(thirds)
+    n = len(pairs_)
     return [
-        ((a, x), (b, y), (c, thirds[(i + r) % len(thirds)]))
+        ((a, pairs_[j][0]), (b, pairs_[j][1]), (c, thirds[(j + r) % len(thirds)]))
         for r in range(len(thirds))
-        for i, (x, y) in enumerate(pairs_)
+        for j in ((i + r) % n for i in range(n))
     ]
 
 

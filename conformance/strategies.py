@@ -161,9 +161,9 @@ def _effective(k, d):
 
 
 @st.composite
-def plain_geometry(draw, rank: int, form: str, strided=None, dilated=None):
+def plain_geometry(draw, rank: int, form: str, strided=None, dilated=None, least_pad=False):
     """(padding as written, kernel, dilation, stride, input size) of a valid plain convolution
-    (``strided``, ``dilated``: :func:`window`'s)."""
+    (``strided``, ``dilated``: :func:`window`'s; ``least_pad``: :func:`pairs_of_form`'s)."""
     kernel, dilation, stride = draw(_window(rank, strided, dilated))
     eks = [_effective(k, d) for k, d in zip(kernel, dilation)]
     outs = [draw(_integers(1, 2 if rank == 3 else 4)) for _ in range(rank)]
@@ -178,7 +178,7 @@ def plain_geometry(draw, rank: int, form: str, strided=None, dilated=None):
     elif form == "per_dim":
         pads = [(p, p) for p in (draw(_integers(0, 2)) for _ in range(rank))]
     else:
-        pads = draw(_pairs(form, (3,) * rank, False))  # each side -1..2
+        pads = draw(_pairs(form, (3,) * rank, False, least_pad))  # each side -1..2
     sizes = []
     for y, s, ek, (lo, hi) in zip(outs, stride, eks, pads):
         size = (y - 1) * s + ek - lo - hi + draw(_integers(0, s - 1))
@@ -188,14 +188,15 @@ def plain_geometry(draw, rank: int, form: str, strided=None, dilated=None):
 
 
 @st.composite
-def pairs_of_form(draw, form: str, room: tuple, shared: bool):
+def pairs_of_form(draw, form: str, room: tuple, shared: bool, least_pad: bool = False):
     """(low, high) per dim written in the pairs ``form`` (pairs, crop or crop_pad: PADDING_FORMS).
 
     A side pads by up to ``room[d] - 1`` or crops by 1; ``shared``: the two sides' pads together
     at most ``room[d] - 1`` (a transposed convolution crops its full output by its padding: at most
     its effective kernel less one). ``crop`` pairs are each all >= 0 or all <= 0, with a crop
     somewhere; ``crop_pad`` has a dim that crops one side and pads the other (a dim with
-    ``room[d] >= 2``: the caller makes one)."""
+    ``room[d] >= 2``: the caller makes one). ``least_pad``: that pair pads by 1, the form's plainest
+    instance (a constructed case's: XLA:CPU's rank-1 (-1, 1) departs where (-1, 2) is right)."""
     pads = []
     for r in room:
         low_side = 0 if form == "pairs" or (form == "crop" and draw(_BOOLEANS)) else -1
@@ -209,7 +210,7 @@ def pairs_of_form(draw, form: str, room: tuple, shared: bool):
         pads[d] = (-1, 0) if draw(_BOOLEANS) else (0, -1)
     if form in ("crop_pad", "pad_crop"):
         d = draw(_sampled([i for i, r in enumerate(room) if r >= 2]))
-        pad = draw(_integers(1, room[d] - 1))
+        pad = 1 if least_pad else draw(_integers(1, room[d] - 1))
         pads[d] = (-1, pad) if form == "crop_pad" else (pad, -1)
     return pads
 
@@ -223,9 +224,9 @@ def _written(form, pads):
 
 
 @st.composite
-def transposed_geometry(draw, rank: int, form: str, strided=None, dilated=None):
+def transposed_geometry(draw, rank: int, form: str, strided=None, dilated=None, least_pad=False):
     """(padding, output_padding, kernel, dilation, stride, input size) of a valid conv_transpose
-    (``strided``, ``dilated``: :func:`window`'s)."""
+    (``strided``, ``dilated``: :func:`window`'s; ``least_pad``: :func:`pairs_of_form`'s)."""
     kernel, dilation, stride = draw(_window(rank, strided, dilated))
     eks = [_effective(k, d) for k, d in zip(kernel, dilation)]
     sizes = tuple(draw(_integers(1, 2 if rank == 3 else 4)) for _ in range(rank))
@@ -241,7 +242,7 @@ def transposed_geometry(draw, rank: int, form: str, strided=None, dilated=None):
             widened = draw(_integers(0, rank - 1))
             kernel = kernel[:widened] + (2,) + kernel[widened + 1 :]
             eks = [_effective(k, d) for k, d in zip(kernel, dilation)]
-        pads = draw(_pairs(form, tuple(eks), True))
+        pads = draw(_pairs(form, tuple(eks), True, least_pad))
     # every legal output_padding: smaller than the stride or than the dilation
     output_padding = tuple(draw(_integers(0, max(s, d) - 1)) for s, d in zip(stride, dilation))
     return _written(form, pads), output_padding, kernel, dilation, stride, sizes
@@ -261,13 +262,15 @@ def conv_cases(
     channel_choices=None,
     strided=None,
     dilated=None,
+    least_pad=False,
 ):
     """Valid convolution cases: every padding form, groups incl. depthwise, transposed, empty batch.
 
     The keyword arguments narrow the space (a test of one code path draws only from it; a
     constructed case, conformance.coverage.axes_cases, every axis): ``channel_choices``, some of
     :func:`channel_outcomes` (given ``transposed``) to draw (groups, input, output channels) from
-    instead of ``group_kinds``; ``strided``, ``dilated``: :func:`window`'s.
+    instead of ``group_kinds``; ``strided``, ``dilated``: :func:`window`'s; ``least_pad``:
+    :func:`pairs_of_form`'s.
     """
     rank = draw(_sampled(ranks))
     is_transposed = draw(_BOOLEANS) if transposed is None else transposed
@@ -278,11 +281,11 @@ def conv_cases(
         groups, cin, cout = draw(_sampled(channel_choices))
     if is_transposed:
         padding, output_padding, kernel, dilation, stride, size = draw(
-            _transposed_geometry(rank, form, strided, dilated)
+            _transposed_geometry(rank, form, strided, dilated, least_pad)
         )
         weight = (cin, cout // groups, *kernel)
     else:
-        padding, kernel, dilation, stride, size = draw(_plain_geometry(rank, form, strided, dilated))
+        padding, kernel, dilation, stride, size = draw(_plain_geometry(rank, form, strided, dilated, least_pad))
         output_padding = (0,) * rank
         weight = (cout, cin // groups, *kernel)
     batch = draw(_sampled(batches))
