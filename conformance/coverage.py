@@ -48,6 +48,7 @@ rebuilds the same case, and a seed gives the same campaign.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from itertools import combinations, product
 
@@ -64,7 +65,7 @@ from conformance.ops import (  # CELLS: the feature keys of a domain's hard poin
     RecordParams,
     as_domain,
 )
-from conformance.strategies import conv_cases, record_spellings
+from conformance.strategies import channel_outcomes, conv_cases, record_spellings
 
 #: candidates drawn at most per steered example
 TRIES = 6
@@ -193,20 +194,27 @@ CONV_AXES = {
 }
 
 
+def channel_axes(transposed: bool, groups: int, cin: int, cout: int) -> dict[str, str]:
+    """The ``channels``, ``group_channels`` and ``groups`` values of a convolution's channels."""
+    kind = "plain" if groups == 1 else "depthwise" if groups == cin and not transposed else "grouped"
+    return {
+        "channels": channels_bucket(max(cin, cout)),
+        "group_channels": group_channels_bucket(cin // groups),
+        "groups": kind,
+    }
+
+
 def conv_axes(case) -> dict[str, str]:
     """{axis: value} of a convolution case: the eleven axes its triples combine (:data:`CONV_AXES`)."""
     p = case.params
     batch, cin = case.shapes["input"][:2]
     weight = case.shapes["weight"]
     cout = weight[1] * p.groups if p.transposed else weight[0]
-    kind = "plain" if p.groups == 1 else "depthwise" if p.groups == cin and not p.transposed else "grouped"
     return {
         "batch": ">0" if batch else "0",
-        "channels": channels_bucket(max(cin, cout)),
         "dilation": ">1" if any(d > 1 for d in p.dilation) else "1",
         "dtype": case.dtype,
-        "group_channels": group_channels_bucket(cin // p.groups),
-        "groups": kind,
+        **channel_axes(p.transposed, p.groups, cin, cout),
         "layout": p.layout,
         "padding": _padding_form(p.padding),
         "rank": str(p.rank),
@@ -219,6 +227,163 @@ def triples(axes: dict) -> list[str]:
     """The combinations of three axis values (``axis=value & axis=value & axis=value``)."""
     named = [f"{k}={v}" for k, v in sorted(axes.items())]
     return [" & ".join(t) for t in combinations(named, 3)]
+
+
+# ---- base-choice construction (combinatorial testing's base-choice design) ------------------------
+# Steering picks the best of a few random candidates: it reaches many triples, but a kernel bug that
+# needs three axis values *and* the other axes plain (JAX's rank-1 crop_pad convolution departs only
+# with a non-empty batch, stride 1, dilation 1 and several channels contracted) is reached by chance,
+# and more candidates lower that chance (the one adding most triples has unusual other axes). A
+# constructed example sets the three axes of a chosen cell and every other axis to its base value.
+
+#: each axis's base (plain) value: what a typical network's convolution has, where a kernel takes its
+#: ordinary path (a non-empty batch, unit stride and dilation, one group contracting a vector's width
+#: of channels, symmetric padding, a 2-d float32 input); a constructed case keeps every axis but its
+#: cell's at it (:func:`base_axes`)
+BASE_AXES = {
+    "batch": ">0",
+    "channels": "8±1",
+    "dilation": "1",
+    "dtype": "float32",
+    "group_channels": ">=8",
+    "groups": "plain",
+    "layout": "channels_first",
+    "padding": "per_dim",
+    "rank": "2",
+    "stride": "1",
+    "transposed": "False",
+}
+#: the axis triples constructed first, in this order: those that choose a kernel (the spatial rank
+#: and the padding's form with the channels contracted, the dtype, the channel count, transposition,
+#: the layout), then the window's; the other triples follow in an order drawn from the seed
+DISPATCH_TRIPLES = (
+    ("rank", "padding", "group_channels"),
+    ("rank", "padding", "dtype"),
+    ("rank", "padding", "channels"),
+    ("rank", "padding", "transposed"),
+    ("rank", "padding", "layout"),
+    ("rank", "stride", "dilation"),
+)
+#: one example in this many of a conv unit's budget is constructed (after its first: Hypothesis's
+#: simplest draw); the default budget's 40 constructs 13 a unit, 78 over the six checks' units:
+#: three rounds of the first dispatch triple (every rank x padding pair with three of the four
+#: group_channels values)
+CONSTRUCTED_SHARE = 3
+#: draws of a constructed case at most until one has exactly its axes (a pad_crop pair can come
+#: with another dim's crop_pad, which names the form)
+CELL_TRIES = 8
+
+
+def _dtype_base(dtypes) -> str:
+    """The ``dtype`` base among ``dtypes``: float32, else another one that is not float64."""
+    if "float32" in dtypes:
+        return "float32"
+    return next((d for d in dtypes if d != "float64"), dtypes[0])
+
+
+def _axis_values(dtypes) -> dict:
+    return {**CONV_AXES, "dtype": tuple(d for d in DTYPES if d in dtypes)}
+
+
+def channel_choices(axes: dict) -> list[tuple[int, int, int]]:
+    """The (groups, input, output channels) conv_cases can draw (channel_outcomes) whose
+    ``channels``, ``group_channels`` and ``groups`` values are those ``axes`` gives (any where absent;
+    ``transposed`` False where absent)."""
+    transposed = axes.get("transposed") == "True"
+    return [
+        c
+        for c in channel_outcomes(transposed)
+        if all(axes.get(k, v) == v for k, v in channel_axes(transposed, *c).items())
+    ]
+
+
+def base_axes(cell: dict, dtypes) -> dict:
+    """{axis: value} of the case constructed for ``cell`` (some axes' values): the cell's values,
+    every other axis at its base (:data:`BASE_AXES`; the dtype: :func:`_dtype_base`), or where the
+    base cannot go with the values fixed so far (channels 1 contract one channel), its first value
+    that can. Raises ValueError when the cell itself cannot be drawn."""
+    if not channel_choices(cell):
+        raise ValueError(f"base_axes: no convolution has {cell}")
+    axes, values = dict(cell), _axis_values(dtypes)
+    for axis in sorted(CONV_AXES):
+        if axis not in axes:
+            base = _dtype_base(values["dtype"]) if axis == "dtype" else BASE_AXES[axis]
+            order = [base, *(v for v in values[axis] if v != base)]
+            axes[axis] = next(v for v in order if channel_choices({**axes, axis: v}))
+    return axes
+
+
+def axes_cases(axes: dict, checks):
+    """Convolution cases with exactly these eleven axis values (``axes``: :func:`base_axes`'s), for
+    ``checks``: conv_cases narrowed on every axis, a mixed-sign pair at its plainest ((-1, 1), (1,
+    -1)), redrawn up to :data:`CELL_TRIES` times until the case's axes are ``axes`` (the last draw
+    otherwise)."""
+    from hypothesis import strategies as st
+
+    narrowed = conv_cases(
+        [axes["dtype"]],
+        ranks=(int(axes["rank"]),),
+        checks=tuple(checks),
+        transposed=axes["transposed"] == "True",
+        layouts=(axes["layout"],),
+        padding_forms=("int", "per_dim") if axes["padding"] == "per_dim" else (axes["padding"],),
+        batches=(0,) if axes["batch"] == "0" else (1, 2),
+        channel_choices=channel_choices(axes),
+        strided=axes["stride"] == ">1",
+        dilated=axes["dilation"] == ">1",
+        least_pad=True,
+    )
+
+    @st.composite
+    def exact(draw):
+        for _ in range(CELL_TRIES):
+            case = draw(narrowed)
+            if conv_axes(case) == axes:
+                break
+        return case
+
+    return exact()
+
+
+def _rounds(axis_triple, values, rng) -> list[tuple]:
+    """The cells of ``axis_triple`` (a, b, c) in rounds: each round has every (a, b) value pair
+    once, in an order drawn from ``rng`` and rotated by one a round (so that cells dealt round-robin
+    to the conv units give a pair's rounds to different units: different checks), and c's values
+    rotate over the pairs (a Latin square), so that the first rounds reach every pair of the first
+    two axes with several values of the third."""
+    a, b, c = axis_triple
+    pairs_ = list(product(values[a], values[b]))
+    thirds = list(values[c])
+    rng.shuffle(pairs_)
+    rng.shuffle(thirds)
+    n = len(pairs_)
+    return [
+        ((a, pairs_[j][0]), (b, pairs_[j][1]), (c, thirds[(j + r) % len(thirds)]))
+        for r in range(len(thirds))
+        for j in ((i + r) % n for i in range(n))
+    ]
+
+
+def construction_cells(seed: int, dtypes, count: int) -> list[tuple]:
+    """The first ``count`` cells a conv campaign constructs (each ((axis, value), x3)): the
+    :data:`DISPATCH_TRIPLES`' cells in rounds (:func:`_rounds`), then the other axis triples' in an
+    order drawn from ``seed``, the same for a seed; cells no convolution has left out."""
+    rng = random.Random(seed)
+    values = _axis_values(dtypes)
+    first = [tuple(t) for t in DISPATCH_TRIPLES]
+    rest = [t for t in combinations(sorted(CONV_AXES), 3) if not any(set(t) == set(f) for f in first)]
+    rng.shuffle(rest)
+    out = []
+    for axis_triple in first + rest:
+        out += [cell for cell in _rounds(axis_triple, values, rng) if channel_choices(dict(cell))]
+        if len(out) >= count:
+            break
+    return out[:count]
+
+
+def cell_key(cell) -> str:
+    """The triple a cell (((axis, value), x3)) is counted as (:func:`triples`' spelling)."""
+    return " & ".join(f"{k}={v}" for k, v in sorted(cell))
 
 
 def _triples_of(case) -> list[str]:
@@ -235,6 +400,10 @@ class Coverage:
         self.triples: dict[str, Counter] = {}
         self.axes: dict[str, dict[str, Counter]] = {}
         self._memo: dict = {}
+        #: how many of its cells a constructing conv strategy has taken (conv_strategy's ``cells``),
+        #: and those taken whose example Hypothesis stopped before it was drawn (taken again first)
+        self.cells_taken = 0
+        self.cells_again: list = []
 
     def add(self, case) -> None:
         self.add_features(case.op, features(case))
@@ -253,10 +422,13 @@ class Coverage:
             {k: Counter(v) for k, v in self.triples.items()},
             {op: {k: Counter(v) for k, v in axes.items()} for op, axes in self.axes.items()},
             dict(self._memo),
+            self.cells_taken,
+            list(self.cells_again),
         )
 
     def restore(self, state) -> None:
-        cases, feats, pairs_, triples_, axes, memo = state
+        cases, feats, pairs_, triples_, axes, memo, self.cells_taken, again = state
+        self.cells_again = list(again)
         self.cases = Counter(cases)
         self.features = {k: Counter(v) for k, v in feats.items()}
         self.pairs = {k: Counter(v) for k, v in pairs_.items()}
@@ -450,12 +622,30 @@ def record_strategy(
     return _steered(one(), checks, coverage, tries)
 
 
-def _steered(one, checks, coverage: Coverage, tries: int, best_of: bool = False):
+def _steered(one, checks, coverage: Coverage, tries: int, best_of: bool = False, construct=None):
     """``one`` steered toward what ``coverage`` has not drawn: up to ``tries`` candidates while
     they add nothing new, the one adding most kept, memoised by the first candidate; ``best_of``:
     ``tries`` candidates always, memoised by all of them (Hypothesis varies the later draws of an
-    example as often as its first: a memo by the first alone would keep repeating one pick)."""
+    example as often as its first: a memo by the first alone would keep repeating one pick).
+    ``construct`` (with ``best_of``): (cells, strategy of a cell): once the first example is drawn,
+    each example takes the next of the cells that ``coverage`` has not reached and is drawn from its
+    strategy instead, until the cells run out; the decision is memoised by the candidates like a
+    pick, so a replay of the same choices constructs the same case (Hypothesis's tree of choices
+    requires it), and a cell whose example Hypothesis stopped (its early examples have a size cap)
+    is taken again by the next example."""
     from hypothesis import strategies as st
+
+    def next_cell():
+        cells, _ = construct
+        while coverage.cases["conv"] and (coverage.cells_again or coverage.cells_taken < len(cells)):
+            if coverage.cells_again:
+                cell = coverage.cells_again.pop(0)
+            else:
+                cell = cells[coverage.cells_taken]
+                coverage.cells_taken += 1
+            if not coverage.triples.get("conv", Counter())[cell_key(cell)]:
+                return cell
+        return None
 
     def choose(cands, key):
         if key in coverage._memo:  # a replay of the same choices: the same decision
@@ -470,7 +660,23 @@ def _steered(one, checks, coverage: Coverage, tries: int, best_of: bool = False)
     def steered(draw):
         if best_of:
             cands = [draw(one) for _ in range(tries)]
-            return choose(cands, (tuple(c.id for c in cands), checks))
+            key = (tuple(c.id for c in cands), checks)
+            if key in coverage._memo:  # a replay: constructed if the example it replays was
+                cell = coverage._memo[key][1]
+                return draw(construct[1](cell)) if isinstance(cell, tuple) else choose(cands, key)
+            cell = next_cell() if construct else None
+            if cell is not None:
+                # decided before the drawing, which Hypothesis may abort (an example past its size
+                # limit): the same choices, drawn again, construct again
+                coverage._memo[key] = (tries, cell)
+                try:
+                    case = draw(construct[1](cell))
+                except BaseException:  # Hypothesis stopped this example: a later one constructs it
+                    coverage.cells_again.append(cell)
+                    raise
+                coverage.add(case)
+                return case
+            return choose(cands, key)
         first = draw(one)
         key = (first.id, checks)
         if key in coverage._memo:  # a replay: as many candidates as the decision drew
@@ -486,13 +692,24 @@ def _steered(one, checks, coverage: Coverage, tries: int, best_of: bool = False)
     return strategy
 
 
-def conv_strategy(dtypes, checks, coverage: Coverage | None = None, tries: int = TRIES):
+def conv_strategy(dtypes, checks, coverage: Coverage | None = None, tries: int = TRIES, cells=()):
     """Valid convolution cases (conformance.strategies.conv_cases) for ``checks`` in ``dtypes``,
-    steered toward undrawn feature pairs and axis triples when ``coverage`` is given."""
-    one = conv_cases(list(dtypes), checks=tuple(checks))
+    steered toward undrawn feature pairs and axis triples when ``coverage`` is given; ``cells``
+    (with ``coverage``; :func:`construction_cells`): after the first example, one example per cell
+    not yet reached is constructed: the cell's three axis values, every other axis at its base
+    (:func:`base_axes`, :func:`axes_cases`)."""
+    checks = tuple(checks)
+    one = conv_cases(list(dtypes), checks=checks)
     if coverage is None:
         return one
-    return _steered(one, tuple(checks), coverage, tries, best_of=True)
+    built = {}
+
+    def of_cell(cell):
+        if cell not in built:
+            built[cell] = axes_cases(base_axes(dict(cell), dtypes), checks)
+        return built[cell]
+
+    return _steered(one, checks, coverage, tries, best_of=True, construct=(tuple(cells), of_cell) if cells else None)
 
 
 def render_rows(table: dict) -> list[dict]:

@@ -117,13 +117,42 @@ def channel_groups(draw, transposed: bool, kinds=GROUP_KINDS):
     return g, g * draw(_group_channels), g * draw(_integers(1, 2))
 
 
+def channel_outcomes(transposed: bool) -> list[tuple[int, int, int]]:
+    """Every (groups, input channels, output channels) :func:`channel_groups` can draw (every kind):
+    the table a constructed case (conformance.coverage.axes_cases) picks its channels from."""
+    plain = (1, 2, 3, 4, *WIDE_CHANNELS)
+    out = [(1, cin, cout) for cin in plain for cout in plain]
+    if not transposed:
+        out += [(c, c, c * m) for c in (2, 3, 4) for m in (1, 2)]
+    per_group = (1, 2, 3, 4, 5, 7, 8, 9)
+    out += [(g, g * k, g * m) for g in (2, 3) for k in per_group for m in (1, 2)]
+    return out
+
+
+def _one_over_one(draw, values: tuple) -> tuple:
+    """``values`` with one element (a drawn dim) raised to 2 where none exceeds 1."""
+    if any(v > 1 for v in values):
+        return values
+    d = draw(_integers(0, len(values) - 1))
+    return values[:d] + (2,) + values[d + 1 :]
+
+
 @st.composite
-def window(draw, rank: int):
-    """Per-dim kernel, dilation and stride (rank 3 kept small)."""
+def window(draw, rank: int, strided: bool | None = None, dilated: bool | None = None):
+    """Per-dim kernel, dilation and stride (rank 3 kept small). ``strided``/``dilated``: None draws
+    either; True makes some dim's stride/dilation > 1, False every one 1 (a constructed case)."""
     small = rank == 3
     kernel = tuple(draw(_integers(1, 2 if small else 3)) for _ in range(rank))
-    dilation = tuple(draw(_sampled([1, 1, 2])) for _ in range(rank))
-    stride = tuple(draw(_integers(1, 2 if small else 3)) for _ in range(rank))
+    if dilated is False:
+        dilation = (1,) * rank
+    else:
+        dilation = tuple(draw(_sampled([1, 1, 2])) for _ in range(rank))
+        dilation = _one_over_one(draw, dilation) if dilated else dilation
+    if strided is False:
+        stride = (1,) * rank
+    else:
+        stride = tuple(draw(_integers(1, 2 if small else 3)) for _ in range(rank))
+        stride = _one_over_one(draw, stride) if strided else stride
     return kernel, dilation, stride
 
 
@@ -132,9 +161,10 @@ def _effective(k, d):
 
 
 @st.composite
-def plain_geometry(draw, rank: int, form: str):
-    """(padding as written, kernel, dilation, stride, input size) of a valid plain convolution."""
-    kernel, dilation, stride = draw(_window(rank))
+def plain_geometry(draw, rank: int, form: str, strided=None, dilated=None, least_pad=False):
+    """(padding as written, kernel, dilation, stride, input size) of a valid plain convolution
+    (``strided``, ``dilated``: :func:`window`'s; ``least_pad``: :func:`pairs_of_form`'s)."""
+    kernel, dilation, stride = draw(_window(rank, strided, dilated))
     eks = [_effective(k, d) for k, d in zip(kernel, dilation)]
     outs = [draw(_integers(1, 2 if rank == 3 else 4)) for _ in range(rank)]
     if form in ("same", "same_lower"):
@@ -148,7 +178,7 @@ def plain_geometry(draw, rank: int, form: str):
     elif form == "per_dim":
         pads = [(p, p) for p in (draw(_integers(0, 2)) for _ in range(rank))]
     else:
-        pads = draw(_pairs(form, (3,) * rank, False))  # each side -1..2
+        pads = draw(_pairs(form, (3,) * rank, False, least_pad))  # each side -1..2
     sizes = []
     for y, s, ek, (lo, hi) in zip(outs, stride, eks, pads):
         size = (y - 1) * s + ek - lo - hi + draw(_integers(0, s - 1))
@@ -158,14 +188,15 @@ def plain_geometry(draw, rank: int, form: str):
 
 
 @st.composite
-def pairs_of_form(draw, form: str, room: tuple, shared: bool):
+def pairs_of_form(draw, form: str, room: tuple, shared: bool, least_pad: bool = False):
     """(low, high) per dim written in the pairs ``form`` (pairs, crop or crop_pad: PADDING_FORMS).
 
     A side pads by up to ``room[d] - 1`` or crops by 1; ``shared``: the two sides' pads together
     at most ``room[d] - 1`` (a transposed convolution crops its full output by its padding: at most
     its effective kernel less one). ``crop`` pairs are each all >= 0 or all <= 0, with a crop
     somewhere; ``crop_pad`` has a dim that crops one side and pads the other (a dim with
-    ``room[d] >= 2``: the caller makes one)."""
+    ``room[d] >= 2``: the caller makes one). ``least_pad``: that pair pads by 1, the form's plainest
+    instance (a constructed case's: XLA:CPU's rank-1 (-1, 1) departs where (-1, 2) is right)."""
     pads = []
     for r in room:
         low_side = 0 if form == "pairs" or (form == "crop" and draw(_BOOLEANS)) else -1
@@ -179,7 +210,7 @@ def pairs_of_form(draw, form: str, room: tuple, shared: bool):
         pads[d] = (-1, 0) if draw(_BOOLEANS) else (0, -1)
     if form in ("crop_pad", "pad_crop"):
         d = draw(_sampled([i for i, r in enumerate(room) if r >= 2]))
-        pad = draw(_integers(1, room[d] - 1))
+        pad = 1 if least_pad else draw(_integers(1, room[d] - 1))
         pads[d] = (-1, pad) if form == "crop_pad" else (pad, -1)
     return pads
 
@@ -193,9 +224,10 @@ def _written(form, pads):
 
 
 @st.composite
-def transposed_geometry(draw, rank: int, form: str):
-    """(padding, output_padding, kernel, dilation, stride, input size) of a valid conv_transpose."""
-    kernel, dilation, stride = draw(_window(rank))
+def transposed_geometry(draw, rank: int, form: str, strided=None, dilated=None, least_pad=False):
+    """(padding, output_padding, kernel, dilation, stride, input size) of a valid conv_transpose
+    (``strided``, ``dilated``: :func:`window`'s; ``least_pad``: :func:`pairs_of_form`'s)."""
+    kernel, dilation, stride = draw(_window(rank, strided, dilated))
     eks = [_effective(k, d) for k, d in zip(kernel, dilation)]
     sizes = tuple(draw(_integers(1, 2 if rank == 3 else 4)) for _ in range(rank))
     if form in ("same", "same_lower", "valid"):
@@ -210,7 +242,7 @@ def transposed_geometry(draw, rank: int, form: str):
             widened = draw(_integers(0, rank - 1))
             kernel = kernel[:widened] + (2,) + kernel[widened + 1 :]
             eks = [_effective(k, d) for k, d in zip(kernel, dilation)]
-        pads = draw(_pairs(form, tuple(eks), True))
+        pads = draw(_pairs(form, tuple(eks), True, least_pad))
     # every legal output_padding: smaller than the stride or than the dilation
     output_padding = tuple(draw(_integers(0, max(s, d) - 1)) for s, d in zip(stride, dilation))
     return _written(form, pads), output_padding, kernel, dilation, stride, sizes
@@ -227,20 +259,33 @@ def conv_cases(
     padding_forms=PADDING_FORMS,
     group_kinds=GROUP_KINDS,
     batches=(1, 2, 2, 0),
+    channel_choices=None,
+    strided=None,
+    dilated=None,
+    least_pad=False,
 ):
     """Valid convolution cases: every padding form, groups incl. depthwise, transposed, empty batch.
 
-    The keyword arguments narrow the space (a test of one code path draws only from it).
+    The keyword arguments narrow the space (a test of one code path draws only from it; a
+    constructed case, conformance.coverage.axes_cases, every axis): ``channel_choices``, some of
+    :func:`channel_outcomes` (given ``transposed``) to draw (groups, input, output channels) from
+    instead of ``group_kinds``; ``strided``, ``dilated``: :func:`window`'s; ``least_pad``:
+    :func:`pairs_of_form`'s.
     """
     rank = draw(_sampled(ranks))
     is_transposed = draw(_BOOLEANS) if transposed is None else transposed
     form = draw(_sampled(padding_forms))
-    groups, cin, cout = draw(_channel_groups(is_transposed, group_kinds))
+    if channel_choices is None:
+        groups, cin, cout = draw(_channel_groups(is_transposed, group_kinds))
+    else:
+        groups, cin, cout = draw(_sampled(channel_choices))
     if is_transposed:
-        padding, output_padding, kernel, dilation, stride, size = draw(_transposed_geometry(rank, form))
+        padding, output_padding, kernel, dilation, stride, size = draw(
+            _transposed_geometry(rank, form, strided, dilated, least_pad)
+        )
         weight = (cin, cout // groups, *kernel)
     else:
-        padding, kernel, dilation, stride, size = draw(_plain_geometry(rank, form))
+        padding, kernel, dilation, stride, size = draw(_plain_geometry(rank, form, strided, dilated, least_pad))
         output_padding = (0,) * rank
         weight = (cout, cin // groups, *kernel)
     batch = draw(_sampled(batches))

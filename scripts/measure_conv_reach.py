@@ -35,6 +35,21 @@ from conformance.runner import _hypothesis  # noqa: E402
 ENTRY = "jax-conv1d-mixed-sign-padding-wrong-values"
 
 
+def failing_part(check: str, case) -> bool:
+    """Whether a draw in the default entry's region is also in its measured failing part (docs/ci.md,
+    convseed25: every failing result of three JAX replays): a non-empty batch, dilation 1, and
+    either a plain conv with stride 1 whose (channels per group) x kernel width >= 8, or a
+    transposed one's input gradient (a vjp check) whose contraction (weight dim 1) x width >= 8."""
+    p, weight = case.params, case.shapes["weight"]
+    if p.transposed:
+        plain_part = "vjp" in check
+        contracted = weight[1]
+    else:
+        plain_part = all(s == 1 for s in p.stride)
+        contracted = case.shapes["input"][1] // p.groups
+    return case.shapes["input"][0] > 0 and all(d == 1 for d in p.dilation) and plain_part and contracted * weight[2] >= 8
+
+
 def conv_draws(seed: int, max_examples: int = DEFAULT_MAX_EXAMPLES) -> list[tuple[str, object]]:
     """(check, case) of every example the conv fuzz units of ``run --ops conv --seed SEED`` draw
     (the error check's invalid cases left out), in the order the campaign draws them."""
@@ -67,7 +82,7 @@ def main(argv=None) -> int:
     installed = version({"tensorflow": "tensorflow", "torch": "torch"}.get(framework, framework))
     for seed in seeds_of(args.seeds):
         drawn = conv_draws(seed)
-        coverage, distinct, region = Coverage(), set(), []
+        coverage, distinct, region, part = Coverage(), set(), [], 0
         for check, case in drawn:
             key = case.with_checks(("forward",)).id  # one case per content, as the report counts
             if key not in distinct:
@@ -76,12 +91,14 @@ def main(argv=None) -> int:
             rec = {"framework": entry.framework, "version": installed, "check": check, "case": case.to_dict()}
             if entry.in_region(rec):
                 region.append(case.with_checks((check,)))
+                part += args.entry == ENTRY and failing_part(check, case)
                 if args.save:
                     save_case(region[-1], args.save)
         table = coverage.table()["conv"]
         print(
             f"seed {seed}: {len(drawn)} examples, {len(distinct)} distinct cases, triples "
             f"{table['triples_drawn']}/{table['triples_possible']}, in {entry.id}'s region {len(region)}"
+            + (f" (its failing part {part})" if args.entry == ENTRY else "")
         )
     return 0
 

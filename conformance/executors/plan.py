@@ -22,7 +22,15 @@ import hashlib
 from dataclasses import dataclass
 
 from conformance.case import CONV_CHECKS, DTYPES
-from conformance.coverage import Coverage, conv_strategy, dealt_dtypes, reach_points, record_strategy
+from conformance.coverage import (
+    CONSTRUCTED_SHARE,
+    Coverage,
+    construction_cells,
+    conv_strategy,
+    dealt_dtypes,
+    reach_points,
+    record_strategy,
+)
 from conformance.ops import AT, NEAR, RECORDS
 from conformance.strategies import invalid_conv_cases, program_cases
 
@@ -57,6 +65,8 @@ class FuzzUnit:
     #: its first element on it
     point: str | None = None
     point_kind: str = NEAR
+    #: a conv unit's cells to construct (conformance.coverage.construction_cells, dealt by fuzz_units)
+    cells: tuple = ()
 
     @property
     def label(self) -> str:
@@ -74,7 +84,7 @@ class FuzzUnit:
                 return invalid_conv_cases(list(self.dtypes))
             # steered toward undrawn feature pairs and axis triples, from the unit's own coverage
 
-            return conv_strategy(self.dtypes, (self.check,), Coverage())
+            return conv_strategy(self.dtypes, (self.check,), Coverage(), cells=self.cells)
         # a record's cases are steered toward feature pairs the unit has not drawn yet; the coverage
         # is the unit's own, so a unit draws the same cases whichever units ran before it (and on
         # whichever node): Campaign.fuzz restores it after generation before each shrink
@@ -158,8 +168,21 @@ def fuzz_units(
         # checks are not implemented for its adapters (docs/conformance.md, "Checks"); each check's
         # unit has its own seed, like a record's, so that its steered draws reach other axis triples
         # than the other checks' (under one seed all six drew the same cases)
+        # the valid checks' units construct cells toward the seed's first triples (base-choice), dealt
+        # round-robin over the units: together they take the first cells of one order
+        valid = [c for c in checks if c in CONV_CHECKS]
+        each = max_examples // CONSTRUCTED_SHARE
+        cells = construction_cells(seed, conv_dt, each * len(valid))
         units += [
-            FuzzUnit("conv", c, conv_dt, max_examples, unit_seed(seed, "conv", c), simplest=simplest)
+            FuzzUnit(
+                "conv",
+                c,
+                conv_dt,
+                max_examples,
+                unit_seed(seed, "conv", c),
+                simplest=simplest,
+                cells=tuple(cells[valid.index(c) :: len(valid)]) if c in valid else (),
+            )
             for c in checks
             if c in CONV_CHECKS + ("error",)
         ]

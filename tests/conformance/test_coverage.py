@@ -4,6 +4,8 @@ coverage table (JSON and HTML)."""
 
 from __future__ import annotations
 
+import functools
+
 from conformance.case import Case
 from conformance.coverage import (
     CONV_AXES,
@@ -367,41 +369,114 @@ def test_each_conv_check_draws_its_own_cases():
     assert len(set(later)) == len(later), drawn
 
 
-def test_the_default_seed_draws_the_failing_part_of_the_jax_mixed_sign_padding_entry():
+@functools.cache
+def _campaign_conv_draws(seed, max_examples=40):
+    """{check: cases} of the conv units of ``run --ops conv --seed SEED`` (every dtype)."""
+    from conformance.case import CONV_CHECKS, DTYPES
+    from conformance.executors.plan import fuzz_units
+    from conformance.runner import _hypothesis
+
+    drawn = {}
+    for unit in fuzz_units(["conv"], [], CONV_CHECKS, DTYPES, max_examples, seed):
+        drawn[unit.check] = (unit, [])
+        _hypothesis(drawn[unit.check][1].append, unit.strategy(), unit.max_examples, unit.seed, False)()
+    return drawn
+
+
+def test_every_seed_draws_the_failing_part_of_the_jax_mixed_sign_padding_entry():
     """``jax-conv1d-mixed-sign-padding-wrong-values`` fails only where a rank-1 non-float64 conv
-    with a (-1, 1)-style padding contracts several channels over a non-empty batch (XLA leaves the
-    last output, whose window reads the high padding, unwritten): five factors, of which the
-    ``padding`` (crop_pad apart from pad_crop), ``group_channels`` and ``batch`` axes and the conv
-    units' best-of-six steering make the default seed's vmap_vjp unit draw one (the campaign's
-    case conv-60615f718def: JAX fails it, docs/ci.md). Hypothesis draws other cases at other
-    versions: see tests/conformance/test_campaign_determinism.py."""
+    with a (-1, 1)-style padding contracts several channels (x kernel width >= 8) over a non-empty
+    batch with dilation 1 and (not transposed) stride 1: six or seven axis values at once, which
+    best-of-six steering drew at 2 of seeds 0-5 (docs/ci.md, convseed25). The base-choice
+    construction (coverage.construction_cells: three rounds of rank x padding x group_channels, the
+    other axes plain) draws it at every seed 0-5. Hypothesis draws other cases at other versions:
+    see tests/conformance/test_campaign_determinism.py."""
     import hypothesis
     import pytest
     from test_campaign_determinism import HYPOTHESIS_VERSIONS  # (this directory is on sys.path)
 
-    from conformance.case import CONV_CHECKS, DTYPES
-    from conformance.executors.plan import fuzz_units
     from conformance.known import load_known
-    from conformance.runner import _hypothesis
 
     if hypothesis.__version__ not in HYPOTHESIS_VERSIONS:
         pytest.skip(f"Hypothesis {hypothesis.__version__} draws other cases than {HYPOTHESIS_VERSIONS}")
     [entry] = [
         e for e in load_known("builtin").entries if e.id == "jax-conv1d-mixed-sign-padding-wrong-values"
     ]
-    [unit] = [u for u in fuzz_units(["conv"], [], CONV_CHECKS, DTYPES, 40, 0) if u.check == "vmap_vjp"]
-    drawn = []
-    _hypothesis(drawn.append, unit.strategy(), unit.max_examples, unit.seed, shrink=False)()
 
-    def contracted(c):  # the channels per group the input gradient (transposed) or the forward sums
-        return c.shapes["weight"][1] if c.params.transposed else c.shapes["input"][1] // c.params.groups
+    def failing_part(c, check):  # docs/ci.md (convseed25): every failing result of three JAX replays
+        p, weight = c.params, c.shapes["weight"]
+        contracted = weight[1] if p.transposed else c.shapes["input"][1] // p.groups
+        plain = "vjp" in check if p.transposed else all(s == 1 for s in p.stride)
+        return c.shapes["input"][0] > 0 and all(d == 1 for d in p.dilation) and plain and contracted * weight[2] >= 8
 
-    hits = {
-        c.id
-        for c in drawn
-        if c.dtype in entry.dtypes
-        and all(cond.holds(c.to_dict(), "vmap_vjp") for cond in entry.where)
-        and conv_axes(c)["batch"] == ">0"
-        and contracted(c) >= 4
+    for seed in range(6):
+        hits = [
+            c.id
+            for check, (_, cases) in _campaign_conv_draws(seed).items()
+            for c in cases
+            if c.dtype in entry.dtypes
+            and all(cond.holds(c.to_dict(), check) for cond in entry.where)
+            and failing_part(c, check)
+        ]
+        assert hits, f"seed {seed}: no draw in the entry's failing part"
+
+
+def test_constructed_conv_cases_reach_their_cells_with_every_other_axis_at_base():
+    """A conv unit constructs each of its cells (fuzz_units deals coverage.construction_cells over
+    the units): some drawn case has exactly the cell's three axis values and every other axis at its
+    base value (coverage.base_axes: a non-empty batch, stride and dilation 1, one plain group,
+    float32, ...), and together the units' cells take three rounds of the first dispatch triple:
+    every rank x padding form pair with three (or four) different group_channels values."""
+    from conformance.case import DTYPES
+    from conformance.coverage import BASE_AXES, DISPATCH_TRIPLES, base_axes, cell_key
+
+    for seed in (0, 3):
+        dealt = []
+        for check, (unit, cases) in _campaign_conv_draws(seed).items():
+            assert len(unit.cells) == 40 // 3, check
+            got = [conv_axes(c) for c in cases]
+            for cell in unit.cells:
+                want = base_axes(dict(cell), DTYPES)
+                # (a cell the unit's first example, Hypothesis's simplest draw, reached is not built)
+                assert want in got or cell_key(cell) in triples(got[0]), (seed, check, cell)
+                fixed = {axis for axis, _ in cell}
+                plain = {k: v for k, v in want.items() if k not in fixed}
+                # every other axis at its base, but where the cell rules it out (channels 1: one
+                # channel contracted; depthwise or grouped: not 8 channels in one group)
+                moved = {k for k, v in plain.items() if v != BASE_AXES[k]}
+                assert moved <= {"channels", "group_channels", "groups"}, (cell, want)
+            dealt += unit.cells
+        first = DISPATCH_TRIPLES[0]
+        by_pair = {}
+        for cell in dealt:
+            if tuple(axis for axis, _ in cell) == first:
+                by_pair.setdefault((cell[0][1], cell[1][1]), set()).add(cell[2][1])
+        assert len(by_pair) == len(CONV_AXES["rank"]) * len(CONV_AXES["padding"])
+        assert all(len(values) >= 3 for values in by_pair.values()), by_pair
+
+
+def test_base_axes_keep_the_cell_and_fall_back_only_where_the_base_cannot_go():
+    import pytest
+
+    from conformance.coverage import base_axes
+
+    axes = base_axes({"rank": "1", "padding": "crop_pad", "group_channels": "4-7"}, ("float64", "float16"))
+    assert axes == {
+        "batch": ">0",
+        "channels": "8±1",
+        "dilation": "1",
+        "dtype": "float16",
+        "group_channels": "4-7",
+        "groups": "plain",
+        "layout": "channels_first",
+        "padding": "crop_pad",
+        "rank": "1",
+        "stride": "1",
+        "transposed": "False",
     }
-    assert "conv-60615f718def" in hits, sorted(hits)
+    one = base_axes({"channels": "1", "stride": ">1", "transposed": "True"}, ("float32",))
+    assert (one["group_channels"], one["groups"], one["dtype"]) == ("1", "plain", "float32")
+    depthwise = base_axes({"groups": "depthwise", "rank": "3", "batch": "0"}, ("float32",))
+    assert (depthwise["group_channels"], depthwise["channels"]) == ("1", "8±1")
+    with pytest.raises(ValueError, match="no convolution has"):
+        base_axes({"groups": "depthwise", "transposed": "True", "rank": "1"}, ("float32",))
