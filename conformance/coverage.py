@@ -48,6 +48,7 @@ rebuilds the same case, and a seed gives the same campaign.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from itertools import combinations, product
 
@@ -99,6 +100,17 @@ def declared_points(op, plane: bool = False) -> list[str]:
     if plane:
         return [f"{name}:{p.label}" for name, points in PLANE_POINTS.get(op, {}).items() for p in points]
     return [f"{name}:{p.label}" for name, d in rec.domains.items() for p in as_domain(d).points]
+
+
+def moving_points(op) -> set[str]:
+    """The ``<input>:<point>`` regions of record ``op`` whose point moves with an op parameter
+    (conformance.ops._domains.Point's ``param``: hardtanh's kinks at min_val and max_val): the reach
+    sweep draws their examples at the record's parameter draws, not at its simplest sample only
+    (conformance.executors.plan.fuzz_units)."""
+    rec = RECORDS.get(op)
+    if rec is None:
+        return set()
+    return {f"{name}:{p.label}" for name, d in rec.domains.items() for p in as_domain(d).points if p.param}
 
 
 def dealt_dtypes(dtypes, position: int) -> tuple:
@@ -405,6 +417,7 @@ def record_strategy(
     ``point`` (``<input>:<label>``, one of :func:`declared_points`): every case is drawn over the
     whole domains with that input's elements all around that point, and with ``point_kind="at"``
     its first element on it (the reach sweep, :func:`reach_points`)."""
+    from hypothesis import assume
     from hypothesis import strategies as st
 
     rec = RECORDS[name]
@@ -442,6 +455,8 @@ def record_strategy(
                     if aim is not None:
                         target, kind, dtype_choices = aim
                         params.update({"values": kind, POINT: target})
+            # a swept point's input has elements (a seeded draw of a moving point's may be empty)
+            assume(point is None or math.prod(shapes[point.split(":", 1)[0]]) > 0)
         if vmapped:
             params["vmap_size"] = draw(st.integers(1, 3))
             params["in_dims"] = draw(_in_dims(st, [len(shapes[n]) for n in rec.inputs]))

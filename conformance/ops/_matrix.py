@@ -130,8 +130,8 @@ def render() -> str:
         "its `at` example i + 1), and a sweep unit's seed is the point's, not the campaign's: the "
         "sweep draws the same cases at every `--seed`, `--draws` and budget, so its verdicts are as "
         "stable as the gate's, and both cells of every declared point of every record are reached "
-        f"by `refgrad run` (two examples per point: {n_sweep} sweep examples beside the "
-        f"{n_own} own examples, one per check, of these {len(with_points)} records). A campaign "
+        f"by `refgrad run` (two units per point: {n_sweep} sweep units beside the "
+        f"{n_own} own units, one per check, of these {len(with_points)} records). A campaign "
         "report's coverage table lists, per record, how often each point's two cells were filled "
         "(`at=<input>:<point>`: an element exactly on it; `near=<input>:<point>`: another within "
         "2^-4 of its scale) and which were not; `tests/conformance/test_domains.py` fails for a "
@@ -142,7 +142,12 @@ def render() -> str:
         "table's `at <param>`): it lies at the case's own parameter, its `at` element the "
         "parameter rounded to the dtype (a parameter the dtype cannot represent leaves that "
         "element half an ulp or less to one side of the kink, `conformance/ops/_domains.py`; the "
-        "records draw representable ones). The `special` kind draws IEEE special "
+        "records draw representable ones: among them 0, negatives, +-256, and min = max or "
+        "lambd = 0 where two kinks meet). The sweep's two units of a moving point draw "
+        "`MOVING_SWEEP` (2) seeded examples each (`conformance.executors.plan`; the point's seed, "
+        "the same at every campaign seed, an empty input redrawn), so the point is judged at "
+        "several of the parameter values the record draws, not at its simplest draw's only. "
+        "The `special` kind draws IEEE special "
         "values over the whole line in every record, whatever its domain.",
         "",
         "| record | input | domain | hard points |",
