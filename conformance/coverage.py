@@ -48,6 +48,7 @@ rebuilds the same case, and a seed gives the same campaign.
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from itertools import combinations, product
@@ -100,6 +101,17 @@ def declared_points(op, plane: bool = False) -> list[str]:
     if plane:
         return [f"{name}:{p.label}" for name, points in PLANE_POINTS.get(op, {}).items() for p in points]
     return [f"{name}:{p.label}" for name, d in rec.domains.items() for p in as_domain(d).points]
+
+
+def moving_points(op) -> set[str]:
+    """The ``<input>:<point>`` regions of record ``op`` whose point moves with an op parameter
+    (conformance.ops._domains.Point's ``param``: hardtanh's kinks at min_val and max_val): the reach
+    sweep draws their examples at the record's parameter draws, not at its simplest sample only
+    (conformance.executors.plan.fuzz_units)."""
+    rec = RECORDS.get(op)
+    if rec is None:
+        return set()
+    return {f"{name}:{p.label}" for name, d in rec.domains.items() for p in as_domain(d).points if p.param}
 
 
 def dealt_dtypes(dtypes, position: int) -> tuple:
@@ -570,11 +582,14 @@ def record_strategy(
     ``in_dims`` and ``vmap_size`` for the vmap checks) or, for the ``error`` check, its invalid
     one; steered toward uncovered feature pairs when ``coverage`` is given. ``whole_domains``: the
     inputs are drawn over the record's whole declared domains (``params["domain"] = "whole"``),
-    and a record with hard points draws the ``near`` kind as often as any other kind;
+    and a record with hard points (of its real domains, or of the complex plane:
+    conformance.ops.PLANE_POINTS, drawn so in the complex dtypes) draws the ``near`` kind as often
+    as any other kind;
     ``mixed_domains``: one example in :data:`WHOLE_SHARE` of a record with hard points so.
     ``point`` (``<input>:<label>``, one of :func:`declared_points`): every case is drawn over the
     whole domains with that input's elements all around that point, and with ``point_kind="at"``
     its first element on it (the reach sweep, :func:`reach_points`)."""
+    from hypothesis import assume
     from hypothesis import strategies as st
 
     rec = RECORDS[name]
@@ -583,7 +598,8 @@ def record_strategy(
         raise ValueError(f"record {name!r} declares no domain point {point!r} (its points: {points})")
     if point_kind not in (NEAR, AT):
         raise ValueError(f"record_strategy: point_kind must be {NEAR!r} or {AT!r}, got {point_kind!r}")
-    declared = any(as_domain(d).points for d in rec.domains.values())
+    # hard points of the real domains or of the complex plane: their record draws the ``near`` kind
+    declared = any(as_domain(d).points for d in rec.domains.values()) or bool(PLANE_POINTS.get(name))
     mixed = mixed_domains and not whole_domains and declared
     checks = tuple(checks)
     if "error" in checks and len(checks) > 1:
@@ -596,15 +612,23 @@ def record_strategy(
     def one(draw):
         params, shapes = draw(rec.invalid() if "error" in checks else rec.sample())
         params = dict(params)
+        dtype_choices = list(dtypes)
         if "error" not in checks:  # which spelling rejects what is the primary spelling's record
             params.update(draw(record_spellings(rec)))
             whole = whole_domains or (mixed and draw(st.integers(0, WHOLE_SHARE - 1)) == 0)
             if point is not None:
                 params.update({"domain": WHOLE, "values": point_kind, POINT: point})
-            elif whole and rec.domains:
+            elif whole and (rec.domains or declared):
                 params["domain"] = WHOLE
                 if declared and draw(st.integers(0, 8)) == 0:  # one kind in nine, like the others
                     params["values"] = NEAR
+                    # aimed, as the reach sweep's cases are, at one point's cell, or (None) at all
+                    aim = draw(st.sampled_from([None, *near_aims(name, params, dtypes)]))
+                    if aim is not None:
+                        target, kind, dtype_choices = aim
+                        params.update({"values": kind, POINT: target})
+            # a swept point's input has elements (a seeded draw of a moving point's may be empty)
+            assume(point is None or math.prod(shapes[point.split(":", 1)[0]]) > 0)
         if vmapped:
             params["vmap_size"] = draw(st.integers(1, 3))
             params["in_dims"] = draw(_in_dims(st, [len(shapes[n]) for n in rec.inputs]))
@@ -612,17 +636,46 @@ def record_strategy(
             name,
             RecordParams.of(params),
             {k: tuple(v) for k, v in shapes.items()},
-            draw(st.sampled_from(list(dtypes))),
+            draw(st.sampled_from(dtype_choices)),
             draw(st.integers(0, 2**16)),
             checks,
         )
 
     if coverage is None:
         return one()
-    return _steered(one(), checks, coverage, tries)
+    # over the whole domains, the cells of the points the record can reach in these dtypes are
+    # steered for first (the reach table's rows: conformance.ops.reached_points' features)
+    wanted = (
+        {f"{cell}={p}" for p, _, dts in near_aims(name, {}, dtypes) for cell in CELLS}
+        if whole_domains or mixed
+        else set()
+    )
+    return _steered(one(), checks, coverage, tries, cells=frozenset(wanted))
 
 
-def _steered(one, checks, coverage: Coverage, tries: int, best_of: bool = False, construct=None):
+def near_aims(op, params, dtypes) -> list[tuple[str, str, tuple]]:
+    """What a ``near`` case of ``run --domains whole`` may aim at, as the reach sweep does
+    (:func:`reach_points`): ``(point, kind, dtypes)`` for each declared point of record ``op`` and
+    kind (``near``: the point's input all around it; ``at``: its first element on it), with the
+    dtypes among ``dtypes`` it is drawn in: the real ones for the points of the real domains (a
+    moving point only where ``params`` set its parameter), the complex ones for the points of the
+    plane (conformance.ops.PLANE_POINTS)."""
+    rec = RECORDS[op]
+    real = tuple(d for d in dtypes if d not in PART_DTYPE)
+    plane = tuple(d for d in dtypes if d in PART_DTYPE)
+    points = [
+        (f"{name}:{p.label}", real)
+        for name, d in rec.domains.items()
+        for p in as_domain(d).points
+        if real and p.value(params) is not None
+    ]
+    points += [(p, plane) for p in declared_points(op, plane=True) if plane]
+    return [(p, kind, dts) for p, dts in points for kind in (NEAR, AT)]
+
+
+def _steered(
+    one, checks, coverage: Coverage, tries: int, best_of: bool = False, construct=None, cells=frozenset()
+):
     """``one`` steered toward what ``coverage`` has not drawn: up to ``tries`` candidates while
     they add nothing new, the one adding most kept, memoised by the first candidate; ``best_of``:
     ``tries`` candidates always, memoised by all of them (Hypothesis varies the later draws of an
@@ -632,16 +685,27 @@ def _steered(one, checks, coverage: Coverage, tries: int, best_of: bool = False,
     strategy instead, until the cells run out; the decision is memoised by the candidates like a
     pick, so a replay of the same choices constructs the same case (Hypothesis's tree of choices
     requires it), and a cell whose example Hypothesis stopped (its early examples have a size cap)
-    is taken again by the next example."""
+    is taken again by the next example.
+    ``cells``: the reach cells (``at=<input>:<point>`` features) steered for first: while some is
+    not drawn yet, candidates are drawn until one reaches one of them (up to ``tries``), and the
+    one reaching most of them kept."""
     from hypothesis import strategies as st
 
+    def new_cells(case):
+        seen = coverage.features.get(case.op, Counter())
+        return sum(1 for f in features(case) if f in cells and not seen[f])
+
+    def wanting(case):
+        seen = coverage.features.get(case.op, Counter())
+        return coverage.novelty(case) == 0 or (any(not seen[f] for f in cells) and new_cells(case) == 0)
+
     def next_cell():
-        cells, _ = construct
-        while coverage.cases["conv"] and (coverage.cells_again or coverage.cells_taken < len(cells)):
+        targets, _ = construct
+        while coverage.cases["conv"] and (coverage.cells_again or coverage.cells_taken < len(targets)):
             if coverage.cells_again:
                 cell = coverage.cells_again.pop(0)
             else:
-                cell = cells[coverage.cells_taken]
+                cell = targets[coverage.cells_taken]
                 coverage.cells_taken += 1
             if not coverage.triples.get("conv", Counter())[cell_key(cell)]:
                 return cell
@@ -650,7 +714,7 @@ def _steered(one, checks, coverage: Coverage, tries: int, best_of: bool = False,
     def choose(cands, key):
         if key in coverage._memo:  # a replay of the same choices: the same decision
             return cands[coverage._memo[key][1]]
-        scores = [coverage.novelty(c) for c in cands]
+        scores = [(new_cells(c), coverage.novelty(c)) if cells else coverage.novelty(c) for c in cands]
         pick = max(range(len(cands)), key=lambda i: (scores[i], -i))
         coverage._memo[key] = (len(cands), pick)
         coverage.add(cands[pick])
@@ -683,7 +747,7 @@ def _steered(one, checks, coverage: Coverage, tries: int, best_of: bool = False,
             n, _ = coverage._memo[key]
             return choose([first] + [draw(one) for _ in range(n - 1)], key)
         cands = [first]
-        while coverage.novelty(cands[-1]) == 0 and len(cands) < tries:
+        while wanting(cands[-1]) and len(cands) < tries:
             cands.append(draw(one))
         return choose(cands, key)
 

@@ -28,6 +28,7 @@ from conformance.coverage import (
     construction_cells,
     conv_strategy,
     dealt_dtypes,
+    moving_points,
     reach_points,
     record_strategy,
 )
@@ -38,6 +39,10 @@ from conformance.strategies import invalid_conv_cases, program_cases
 CURATED_CHUNK = 64
 # the shrunk failures a fuzz run records per framework (Campaign.fuzz's max_shrinks default)
 MAX_SHRINKS = 2
+#: the reach sweep's examples per unit of a point that moves with an op parameter (its near and its
+#: at unit): seeded draws of the record's sample (the point's seed, not the campaign's), so that the
+#: point is exercised at several of the parameter values the record draws, not at its simplest only
+MOVING_SWEEP = 2
 
 
 @dataclass(frozen=True)
@@ -209,9 +214,11 @@ def fuzz_units(
             if c in checks
         ]
         if reach:
+            moving = moving_points(name)  # (drawn at the seed's parameters, MOVING_SWEEP examples)
             units += [
-                FuzzUnit("record", c, (d,), 1, unit_seed(0, name, f"{c}@{p}" + ("@at" if k == AT else "")),
-                         name, record_shrinks, point=p, point_kind=k)  # fmt: skip
+                FuzzUnit("record", c, (d,), MOVING_SWEEP if p in moving else 1,
+                         unit_seed(0, name, f"{c}@{p}" + ("@at" if k == AT else "")), name, record_shrinks,
+                         simplest=p not in moving, point=p, point_kind=k)  # fmt: skip
                 for p, c, d, k in reach_points(name, checks, rec_dt)
             ]
     return units

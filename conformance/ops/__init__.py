@@ -52,7 +52,7 @@ from conformance.case import (
     round_to_dtype,
     shape_features,
 )
-from conformance.ops._domains import CELLS, as_domain
+from conformance.ops._domains import CELLS, as_domain, plane_near
 from reference.errors import LARGEST, SMALLEST_NORMAL
 
 VMAP_CHECKS = ("vmap", "vmap_vjp", "vmap_jvp_vjp")
@@ -316,6 +316,9 @@ def _draw(case, name, shape, domain="any"):
             target, _, label = str(case.params.as_dict().get(POINT, "")).partition(":")
             if kind in (NEAR, AT) and target and target == name.removeprefix("batched_"):  # the reach sweep
                 value = plane_point(case.op, target, label).near(rng, value, PART_DTYPE[case.dtype], kind)
+            elif kind == NEAR and not target:  # run --domains whole: half the elements at and around the points
+                points = PLANE_POINTS.get(case.op, {}).get(name.removeprefix("batched_"), ())
+                value = plane_near(rng, value, points, PART_DTYPE[case.dtype])
             value = round_to_dtype(value, case.dtype)
         if not draws_real(case.op, name):
             return value

@@ -496,24 +496,50 @@ class PlanePoint:
         if cell not in CELLS:
             raise ValueError(f"PlanePoint.near: cell must be one of {CELLS}, got {cell!r}")
         z = np.asarray(z, dtype=np.complex128)
-        shape, bits = z.shape, MANTISSA_BITS.get(part, 52)
         if z.size == 0:
             return z
+        drawn, on = self.draws(rng, z.shape, part)
+        if cell == AT:
+            drawn.reshape(-1)[0] = on.reshape(-1)[0]
+        return drawn
+
+    def draws(self, rng: np.random.Generator, shape, part: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(near, on)``, complex arrays of ``shape``: per element a draw next to the point (as
+        :meth:`near` makes them) and the point itself (a cut: the point of the ray that element
+        was drawn beside, its zero part a zero of the side's sign)."""
+        bits = MANTISSA_BITS.get(part, 52)
         k = rng.integers(5, bits + 1, shape)
         p = complex(self.at)
         if self.cut == 0:
             drawn = p + np.ldexp(max(abs(p), 1.0), -k) * _COMPASS[rng.integers(0, len(_COMPASS), shape)]
-            on = np.array(p)
+            on = np.full(shape, p, dtype=np.complex128)
         else:
             on_cut = np.asarray(p + complex(self.cut) * np.ldexp(max(abs(p), 1.0), rng.integers(-4, 5, shape)))
             sign = -1.0 if self._negative() else 1.0
             off = sign * np.ldexp(np.maximum(np.abs(on_cut), 1.0), -k)
             drawn = _with_zero_part(on_cut, off, self.cut)
-            on = _with_zero_part(on_cut.reshape(-1)[:1], np.array([sign * 0.0]), self.cut)[0]
-        drawn = np.array(drawn, dtype=np.complex128).reshape(shape)
-        if cell == AT:
-            drawn.reshape(-1)[0] = on
-        return drawn
+            on = _with_zero_part(on_cut, np.full(np.shape(on_cut), sign * 0.0), self.cut)
+        return np.array(drawn, dtype=np.complex128).reshape(shape), np.array(on, dtype=np.complex128).reshape(shape)
+
+
+def plane_near(rng: np.random.Generator, z: np.ndarray, points, part: str) -> np.ndarray:
+    """The ``near`` kind of a complex argument (``run --domains whole``, no reach-sweep point): the
+    law of :meth:`Domain.near` over the points of the plane ``points`` (:class:`PlanePoint`): each
+    element of ``z``, with probability 1/2, at one of them chosen evenly (1 in 8 of those exactly
+    on it: an isolated point, or a cut's point with the zero part of its side's sign) or next to
+    it (:meth:`PlanePoint.draws`); the other elements as drawn."""
+    z = np.asarray(z, dtype=np.complex128)
+    if not points or z.size == 0:
+        return z
+    shape = z.shape
+    which = rng.integers(0, len(points), shape)
+    exact = rng.random(shape) < 0.125
+    chosen = rng.random(shape) < 0.5
+    out = z.copy()
+    for i, p in enumerate(points):
+        near, on = p.draws(rng, shape, part)
+        out = np.where(chosen & (which == i), np.where(exact, on, near), out)
+    return out
 
 
 def _with_zero_part(on_cut, zero, cut):

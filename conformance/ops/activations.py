@@ -291,7 +291,8 @@ unary(
     lambda T, x, lo, hi: T.nn.functional.hardtanh(x, lo, hi),
     lambda J, x, lo, hi: J.jnp.clip(x, lo, hi),
     lambda tf, x, lo, hi: tf.clip_by_value(x, lo, hi),
-    params={"lo": st.sampled_from([-1.0, -0.5]), "hi": st.sampled_from([1.0, 2.0])},
+    # after the simplest draw: a kink at 0, min_val = max_val = 0 (the two kinks at one point), far out
+    params={"lo": st.sampled_from([-1.0, -0.5, 0.0, -256.0]), "hi": st.sampled_from([1.0, 2.0, 0.0, 256.0])},
     domains={"input": D.domain("whole line: kinks at min_val and max_val", -math.inf, math.inf,
                                D.param_point("kink min_val", "lo"), D.param_point("kink max_val", "hi"))},  # fmt: skip
     conventions=(
@@ -375,7 +376,7 @@ unary(
     # PyTorch's formula (neither framework has the op): nan passes through, with its gradient
     lambda J, x, lambd: J.jnp.where((x >= -lambd) & (x <= lambd), 0, x),
     lambda tf, x, lambd: tf.where((x >= -lambd) & (x <= lambd), tf.zeros_like(x), x),
-    params={"lambd": st.sampled_from([0.5, 1.0])},
+    params={"lambd": st.sampled_from([0.5, 1.0, 0.0, 256.0])},  # (0: the two steps at one point)
     domains={"input": D.domain("whole line: steps at -lambd and lambd", -math.inf, math.inf,
                                D.param_point("step -lambd", "lambd", -1.0), D.param_point("step lambd", "lambd"))},  # fmt: skip
 )
@@ -389,7 +390,7 @@ unary(
     lambda tf, x, lambd: tf.where(
         x > lambd, x - lambd, tf.where(x < -lambd, x + lambd, tf.where(x != x, x, tf.zeros_like(x)))
     ),
-    params={"lambd": st.sampled_from([0.5, 1.0])},
+    params={"lambd": st.sampled_from([0.5, 1.0, 0.0, 256.0])},  # (0: the two kinks at one point)
     domains={"input": D.domain("whole line: kinks at -lambd and lambd", -math.inf, math.inf,
                                D.param_point("kink -lambd", "lambd", -1.0), D.param_point("kink lambd", "lambd"))},  # fmt: skip
 )
@@ -400,7 +401,7 @@ unary(
     lambda J, x, th, value: J.jnp.where(x <= th, value, x),
     lambda tf, x, th, value: tf.where(x <= th, tf.fill(tf.shape(x), tf.constant(value, x.dtype)), x),
     # 0.5 first: the simplest draw's (the reach sweep's) step is away from 0, where a fixed point would be
-    params={"th": st.sampled_from([0.5, 0.0]), "value": st.sampled_from([0.0, -1.0])},
+    params={"th": st.sampled_from([0.5, 0.0, -1.5, 256.0]), "value": st.sampled_from([0.0, -1.0])},
     domains={"input": D.domain("whole line: a step at threshold", -math.inf, math.inf,
                                D.param_point("step threshold", "th"))},  # fmt: skip
 )

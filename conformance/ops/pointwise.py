@@ -365,7 +365,7 @@ unary(
     lambda T, x, min: T.clamp_min(x, min),
     jax=lambda J, x, min: J.jnp.maximum(x, min),
     tf=lambda tf, x, min: tf.math.maximum(x, min),
-    params={"min": st.sampled_from([-0.5, 0.0, 1.0])},
+    params={"min": st.sampled_from([-0.5, 0.0, 1.0, -256.0])},
     domain=D.domain("whole line: a kink at min", -math.inf, math.inf, D.param_point("kink min", "min")),
     conventions=(
         _halved_at_the_bound(
@@ -378,7 +378,7 @@ unary(
     lambda T, x, max: T.clamp_max(x, max),
     jax=lambda J, x, max: J.jnp.minimum(x, max),
     tf=lambda tf, x, max: tf.math.minimum(x, max),
-    params={"max": st.sampled_from([-0.5, 0.0, 1.0])},
+    params={"max": st.sampled_from([-0.5, 0.0, 1.0, 256.0])},
     domain=D.domain("whole line: a kink at max", -math.inf, math.inf, D.param_point("kink max", "max")),
     conventions=(
         _halved_at_the_bound(

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from conformance.case import COMPLEX_DTYPES, PART_DTYPE, Case
-from conformance.coverage import Coverage, declared_points, features, reach_points
+from conformance.coverage import Coverage, declared_points, features, reach_points, record_strategy
 from conformance.ops import AT, NEAR, PLANE_POINTS, RECORD_CHECKS, RECORDS, WHOLE, RecordData, RecordParams, as_domain, plane_point
-from conformance.ops._domains import PlanePoint, cut_sides, in_dtype
+from conformance.ops._domains import PlanePoint, cut_sides, in_dtype, plane_near
+from conformance.strategies import draw_examples
 
 PLANE_RECORDS = sorted(PLANE_POINTS)
 
@@ -143,3 +144,35 @@ def test_the_reference_sigmoid_answers_with_the_mathematics_near_its_complex_pol
     for z, y in zip(zs, got):
         exact = complex(1 / (1 + mpmath.exp(-mpmath.mpc(z.real, z.imag))))
         assert abs(y - exact) <= 4 * 2.0**-53 * abs(exact), (z, y, exact)
+
+
+def test_the_whole_domains_near_kind_draws_half_the_elements_at_and_around_the_points():
+    """``run --domains whole``'s ``near`` kind on the plane (plane_near, no swept point): about half
+    the elements of the input are moved to the record's points (both sides of log's cut, its branch
+    point), one in eight of those exactly on one (a cut's point with the zero part of its side's
+    sign), the others left as drawn."""
+    rng = np.random.default_rng(0)
+    z = np.full(4000, 5.0 + 5.0j)
+    out = plane_near(rng, z, PLANE_POINTS["log"]["input"], "float64")
+    moved = out != z
+    assert 0.45 < moved.mean() < 0.55, moved.mean()
+    for p in PLANE_POINTS["log"]["input"]:
+        per = [p.cells(out[i : i + 1], "float64") for i in range(out.size)]
+        on, near = sum(c == ["at"] for c in per), sum(c == ["near"] for c in per)
+        assert on > 0 and near > on, (p.label, on, near)  # (each point: ~1/6 of the moved elements)
+    cut = out[moved & (out.real < 0) & (out.imag == 0)]
+    assert np.signbit(cut.imag).any() and (~np.signbit(cut.imag)).any()  # both zeros of the cut
+    assert (plane_near(rng, z, (), "float64") == z).all()  # a record without points: as drawn
+
+
+@pytest.mark.parametrize("op", ["tan", "sigmoid", "div"])
+def test_a_whole_domain_campaign_reaches_every_cell_of_the_complex_points(op):
+    """``--domains whole`` in the complex dtypes draws the ``near`` kind at the record's points of
+    the plane (aimed at one point's cell as the reach sweep is, steered to the cells not yet
+    reached): 30 examples of tan, sigmoid and div reach both cells of each of their poles, which the
+    generic complex draws (real and imaginary axes, log's cut, small integers) never land on
+    exactly (before: tan 2 of 4, sigmoid 1 of 4, div 1 of 2)."""
+    cases = draw_examples(record_strategy(op, list(COMPLEX_DTYPES), ("forward",), Coverage(), whole_domains=True), 30, 1)
+    reached = {f for c in cases for f in features(c) if f.split("=", 1)[0] in (AT, NEAR)}
+    want = {f"{cell}={p}" for p in declared_points(op, plane=True) for cell in (AT, NEAR)}
+    assert reached == want, sorted(want - reached)

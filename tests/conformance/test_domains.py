@@ -232,12 +232,14 @@ def test_the_reach_sweep_reaches_every_declared_point_at_the_default_budget():
         cov = Coverage()
         drawn = []
         for unit in sweep:
-            (case,) = _drawn(unit)
-            assert case.params.as_dict()["point"] == unit.point
-            assert case.params.as_dict()["values"] == unit.point_kind
-            assert f"{unit.point_kind}={unit.point}" in features(case), (unit.label, case.to_dict())
-            cov.add(case)
-            drawn.append(case.id)
+            cases = _drawn(unit)
+            assert len(cases) == unit.max_examples  # (a moving point's: MOVING_SWEEP, each reaching its cell)
+            for case in cases:
+                assert case.params.as_dict()["point"] == unit.point
+                assert case.params.as_dict()["values"] == unit.point_kind
+                assert f"{unit.point_kind}={unit.point}" in features(case), (unit.label, case.to_dict())
+                cov.add(case)
+                drawn.append(case.id)
         table = cov.table()
         assert not [op for op in records if table[op]["points_unreached"]]
         sweeps[seed] = drawn
@@ -384,14 +386,49 @@ def test_the_reach_sweep_draws_moving_points_at_the_drawn_parameters_and_prelus_
     sweep = [u for u in fuzz_units(records, records, RECORD_CHECKS, DTYPES, 1, 0) if u.point is not None]
     cov = Coverage()
     for unit in sweep:
-        (case,) = _drawn(unit)
-        assert f"{unit.point_kind}={unit.point}" in features(case), (unit.label, case.to_dict())
-        cov.add(case)
-        if case.op == "prelu" and unit.point_kind == AT:
-            assert math.prod(case.shapes["input"]) > 0 and RecordData(case)["input"].reshape(-1)[0] == 0
+        for case in _drawn(unit):
+            assert f"{unit.point_kind}={unit.point}" in features(case), (unit.label, case.to_dict())
+            cov.add(case)
+            if case.op == "prelu" and unit.point_kind == AT:
+                assert math.prod(case.shapes["input"]) > 0 and RecordData(case)["input"].reshape(-1)[0] == 0
     table = cov.table()
     assert {op: table[op]["points_unreached"] for op in records} == {op: [] for op in records}
     assert len(sweep) == 2 * sum(len(declared_points(op)) for op in records) == 2 * 13
+
+
+def test_the_reach_sweep_exercises_each_moving_point_at_several_parameter_values():
+    """A moving point's sweep units draw MOVING_SWEEP seeded examples each (the point's seed, the same
+    at every campaign seed), so the point is judged at two or more of the parameter values the record
+    draws, each case reaching its cell at its own value (before: one value, the simplest draw's:
+    hardtanh's kinks only at min_val -1, max_val 1); across the records the values include 0, a
+    negative, 256, and the two kinks of hardtanh, clamp and the shrinks at one point (min = max = 0,
+    lambd = 0). The sweep stays two units per point."""
+    from conformance.case import DTYPES
+    from conformance.coverage import moving_points
+    from conformance.executors.plan import MOVING_SWEEP, fuzz_units
+    from conformance.ops import RECORD_CHECKS
+
+    values, together = {}, set()
+    for seed in (0, 3):
+        sweep = [u for u in fuzz_units(MOVING, MOVING, RECORD_CHECKS, DTYPES, 1, seed) if u.point in moving_points(u.record)]
+        assert len(sweep) == 2 * 11 and all(u.max_examples == MOVING_SWEEP >= 2 and not u.simplest for u in sweep)
+        drawn = {}
+        for unit in sweep:
+            name, label = unit.point.split(":", 1)
+            point = next(p for p in as_domain(RECORDS[unit.record].domains[name]).points if p.label == label)
+            for case in _drawn(unit):
+                params = case.params.as_dict()
+                assert f"{unit.point_kind}={unit.point}" in features(case), (unit.label, case.to_dict())
+                drawn.setdefault((unit.record, unit.point), []).append(point.value(params))
+                if {"lo", "hi"} <= set(params) and params["lo"] == params["hi"] or params.get("lambd") == 0:
+                    together.add(unit.record)
+        values.setdefault("first", drawn)
+        assert drawn == values["first"]  # the same at every campaign seed
+    few = {k: v for k, v in values["first"].items() if len(set(v)) < 2}
+    assert not few, few
+    every = {v for vs in values["first"].values() for v in vs}
+    assert {0.0, 256.0, -256.0} & every and any(v < 0 for v in every), sorted(every)
+    assert together, "no sweep case with two kinks at one point"
 
 
 def test_the_drawn_parameters_of_moving_points_are_representable_in_every_dtype():
