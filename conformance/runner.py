@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 import select
 import signal
 import struct
@@ -70,6 +71,25 @@ PACKAGE_ROOT = str(Path(__file__).resolve().parents[1])
 # seconds allowed for an answer to arrive once its first bytes have (or once it is found waiting
 # in the pipe after the deadline): the worker has finished by then; this only bounds a broken pipe
 _TRANSFER_GRACE = 60.0
+
+# the line with which a dying process says why: absl's fatal log line (a failed CHECK in TensorFlow
+# or XLA: "F0000 00:00:... tensor.cc:896] Check failed: ..."), CPython's, the C++ runtime's
+_FATAL_LINE = re.compile(rb"^(?:F\d{4} |Fatal Python error|terminate called).*$", re.M)
+
+
+def crash_tail(written: bytes, limit: int = 1500) -> str:
+    """What a worker wrote to stderr while the request that killed it ran, as its crash result
+    quotes it: the last ``limit`` bytes, preceded by the last line that said why it died where
+    those bytes begin after it (a stack trace longer than ``limit`` follows a failed check's line)."""
+    tail = written[-limit:]
+    cut = len(written) - len(tail)
+    fatal = max(_FATAL_LINE.finditer(written), key=lambda line: line.start(), default=None)
+    if fatal is not None and fatal.start() < cut:
+        start = max(cut, fatal.end() + 1)
+        if written[start - 1 : start] != b"\n" and b"\n" in written[start:]:  # from a whole line
+            start = written.index(b"\n", start) + 1
+        tail = fatal.group() + (b"\n" if start == fatal.end() + 1 else b"\n...\n") + written[start:]
+    return tail.decode(errors="replace").strip()
 
 
 class WorkerGone(Exception):
@@ -152,9 +172,15 @@ class Worker:
             pass  # it died; _receive reports the crash
         self.outstanding += 1
 
-    def _mark_log(self) -> None:
-        """Where the log stands as the worker starts a request (a crash quotes what follows)."""
-        self._log_mark = self.log_path.stat().st_size if self.log_path.exists() else 0
+    def _mark_log(self, at: int | None = None) -> None:
+        """Where the log stands as the worker starts a request (a crash quotes what follows): ``at``,
+        the size the worker saw as it answered the request before (conformance.worker.stderr_size:
+        the log's size now may already hold what the worker wrote running on past that answer,
+        a crash's last lines included), or, with none outstanding (the worker idle), its size now."""
+        if isinstance(at, int):
+            self._log_mark = at
+        else:
+            self._log_mark = self.log_path.stat().st_size if self.log_path.exists() else 0
 
     def receive(self, timeout: float, prepare_timeout: float | None = None) -> dict:
         """The worker's answer; ``timeout`` counts from when the worker started the framework's work.
@@ -168,8 +194,8 @@ class Worker:
             self.outstanding = 0  # the process is gone, and every request queued to it with it
             raise
         self.outstanding -= 1
-        if self.outstanding:
-            self._mark_log()
+        if self.outstanding:  # the next request's stderr starts where this answer's ended
+            self._mark_log(reply.get("stderr_size"))
         self._cpu_now = reply.get("worker_cpu", self._cpu_now)
         return reply
 
@@ -208,6 +234,7 @@ class Worker:
             }
             if "worker_cpu" in reply:  # (the reference worker's replies carry none)
                 late["worker_cpu"] = reply["worker_cpu"]
+            late["stderr_size"] = reply.get("stderr_size")
             return late
         return reply
 
@@ -254,7 +281,7 @@ class Worker:
         try:
             with open(self.log_path, "rb") as f:
                 f.seek(self._log_mark)
-                tail = f.read()[-1500:].decode(errors="replace").strip()
+                tail = crash_tail(f.read())
         except OSError:
             pass
         self.proc = None
