@@ -112,6 +112,10 @@ class Worker:
         self.proc = None
         self.info = None
         self.restarts = -1
+        # every process started, in order: its pid, UTC start, version and settings, and, once it
+        # died, how (the campaign keeps them in the manifest: the processes behind its results)
+        self.processes: list[dict] = []
+        self.on_start = None  # called with this worker after each start
         self._log_mark = 0
         self.outstanding = 0  # requests sent and not yet answered
         self.cpu_spent, self._cpu_start, self._cpu_now = 0.0, 0.0, 0.0  # worker CPU after start-up
@@ -151,7 +155,23 @@ class Worker:
         self.info = hello
         self.cpu_spent += self._cpu_now - self._cpu_start  # the previous process's, if any
         self._cpu_start = self._cpu_now = hello.get("worker_cpu", 0.0)
+        self.processes.append(
+            {
+                "pid": self.proc.pid,
+                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "version": hello["version"],
+                "settings": hello["settings"],
+            }
+        )
+        if self.on_start is not None:
+            self.on_start(self)
         return hello
+
+    def _ended(self, how: str) -> None:
+        """Note how the current process died (in its entry of :attr:`processes`)."""
+        current = self.processes[-1] if self.processes else {}
+        if self.proc is not None and current.get("pid") == self.proc.pid:
+            current.setdefault("ended", how)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -252,6 +272,7 @@ class Worker:
                 deadline = max(deadline, time.monotonic() + _TRANSFER_GRACE)
                 left = deadline - time.monotonic()
             if left <= 0:
+                self._ended(f"killed: it did not {what} in time" if what else "killed: no answer in time")
                 self.kill()
                 if what:  # the harness's part (before the framework started): not the framework's timeout
                     raise WorkerGone("crash", f"the {self.name} worker did not {what} in time; worker killed")
@@ -277,6 +298,7 @@ class Worker:
             self.kill()
             code = self.proc.returncode
         how = f"killed by {signal.Signals(-code).name}" if code and code < 0 else f"exited with status {code}"
+        self._ended(how)
         tail = ""
         try:
             with open(self.log_path, "rb") as f:
@@ -450,6 +472,9 @@ class Campaign:
             name: Worker(name, spec, device, precision, self.out / "logs", threads)
             for name, spec in frameworks.items()
         }
+        self._keeps_workers = False  # whether the manifest keeps the workers (record_workers)
+        for w in self.workers.values():
+            w.on_start = self.workers_changed
         self.reference_worker = Worker(
             "reference", REFERENCE_SPEC, "cpu", "highest", self.out / "logs", threads
         )
@@ -501,6 +526,11 @@ class Campaign:
                 w.close()
             except Exception:  # noqa: BLE001 - closing must not hide the run's own outcome
                 pass
+        if self._keeps_workers:  # how the last processes ended
+            try:
+                self.record_workers()
+            except Exception:  # noqa: BLE001 - closing must not hide the run's own outcome
+                pass
         self.writer.close()
         self.outdir.release()
         if self._blas_limit is not None:
@@ -525,12 +555,16 @@ class Campaign:
         return self.frameworks_info()
 
     def frameworks_info(self) -> dict:
+        """Each framework's worker: the current process's version and settings, its adapter, how many
+        times it was restarted and every process it ran (:attr:`Worker.processes`); or why it could
+        not start."""
         info = {
             name: {
                 "version": w.info["version"],
                 "settings": w.info["settings"],
                 "spec": w.spec,
                 "worker_restarts": max(w.restarts, 0),
+                "processes": [dict(p) for p in w.processes],
             }
             for name, w in self.workers.items()
             if w.info
@@ -538,6 +572,19 @@ class Campaign:
         for name, reason in self.startup_errors.items():
             info[name] = {"error": reason}
         return info
+
+    def record_workers(self) -> None:
+        """Keep the workers in the manifest (conformance.outdir.OutputDir.record_workers): once they
+        have started (and a resumed run's versions were checked), then again at each restart and
+        as the campaign closes, so that it describes every worker process that produced results."""
+        self._keeps_workers = True
+        self.outdir.record_workers(self.frameworks_info())
+
+    def workers_changed(self, worker=None) -> None:
+        """A worker restarted (or, on a cluster, reported its processes): the manifest, once it keeps
+        the workers (the first starts are recorded by :meth:`record_workers`), says so at once."""
+        if self._keeps_workers:
+            self.record_workers()
 
     # -- recording ---------------------------------------------------------------------------
     def record(self, rec: dict) -> dict:

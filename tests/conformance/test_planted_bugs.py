@@ -10,6 +10,7 @@ from hypothesis import settings
 from planted_adapters import ABORT_LINE
 
 from conformance.case import Case, load_cases
+from conformance.outdir import read_manifest
 from conformance.runner import Campaign, Worker, WorkerGone, read_results
 from conformance.strategies import conv_cases
 
@@ -106,6 +107,18 @@ def test_a_crash_quotes_its_last_stderr_line_when_its_answer_before_is_read_late
     assert gone.value.verdict == "crash"
     assert "SIGABRT" in gone.value.reason and ABORT_LINE in gone.value.reason, gone.value.reason
     assert ABORT_LINE in (tmp_path / "worker-aborts.log").read_text()
+
+
+def test_a_restarted_worker_is_in_the_manifest_as_it_starts(tmp_path):
+    """The manifest names every worker process behind the results at once (an interrupted run keeps
+    it): the one that died, and how, and the one started after it."""
+    with Campaign(tmp_path, {"aborts": "planted_adapters:AbortsOnCue"}, manifest={"kind": "test"}) as camp:
+        camp.start()
+        camp.record_workers()
+        camp.run_cases([_case("first"), _case("abort-here"), _case("after-the-crash")])
+        processes = read_manifest(tmp_path)["workers"]["aborts"]["processes"]
+        assert [p["pid"] for p in processes] == [p["pid"] for p in camp.workers["aborts"].processes]
+    assert [p.get("ended") for p in processes] == ["killed by SIGABRT", None]
 
 
 def test_a_worker_that_hangs_is_a_timeout_and_the_campaign_goes_on(tmp_path):
