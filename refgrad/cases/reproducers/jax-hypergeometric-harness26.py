@@ -31,9 +31,11 @@ def cast(dtype, *values):
 
 for dtype in DTYPES[1:]:
     b, c, x = cast(dtype, 0.5, 1.5, -0.9)
-    got = jax.grad(lambda a: hyp2f1(a, b, c, x))(jnp.asarray(-1.0, dtype))
-    exact = mpmath.diff(lambda a: mpmath.hyp2f1(a, float(b), float(c), float(x)), -1)
-    print(f"N: d/da hyp2f1(-1, 0.5, 1.5, -0.9) {jnp.dtype(dtype).name}: jax {float(got)} exact {float(exact):.5g}")
+    got = jax.grad(lambda a, b=b, c=c, x=x: hyp2f1(a, b, c, x))(jnp.asarray(-1.0, dtype))
+    exact = mpmath.diff(lambda a, b=float(b), c=float(c), x=float(x): mpmath.hyp2f1(a, b, c, x), -1)
+    print(
+        f"N: d/da hyp2f1(-1, 0.5, 1.5, -0.9) {jnp.dtype(dtype).name}: jax {float(got)} exact {float(exact):.5g}"
+    )
 
 a, c, x = cast(jnp.float64, 0.5, 1.5, 0.25)
 got = jax.grad(lambda b: hyp2f1(a, b, c, x))(jnp.asarray(-1.0))
@@ -43,7 +45,8 @@ print(f"B: d/db hyp2f1(0.5, -1, 1.5, 0.25) float64: jax {float(got)} exact {floa
 for dtype in DTYPES[1:]:
     a, c, x = cast(dtype, 0.18677, 0.19417, -0.9)
     b = jnp.asarray(0.08106, dtype)
-    got = float(jax.jacfwd(jax.jacfwd(lambda b: hyp2f1(a, b, c, x)))(b))
-    exact = float(mpmath.diff(lambda t: mpmath.hyp2f1(float(a), t, float(c), float(x)), float(b), 2))
+    got = float(jax.jacfwd(jax.jacfwd(lambda b, a=a, c=c, x=x: hyp2f1(a, b, c, x)))(b))
+    exact = mpmath.diff(lambda t, a=float(a), c=float(c), x=float(x): mpmath.hyp2f1(a, t, c, x), float(b), 2)
+    exact = float(exact)
     print(f"R: d2/db2 hyp2f1(0.18677, 0.08106, 0.19417, -0.9) {jnp.dtype(dtype).name}: jax {got:.6g} "
           f"exact {exact:.6g}, {ulps(got, exact, dtype):.0f} ulps")  # fmt: skip
