@@ -557,7 +557,7 @@ def _start(campaign, args, executor=None) -> None:
     if campaign.outdir.moved_to:
         print(f"conformance: earlier results moved to {campaign.outdir.moved_to}", file=sys.stderr)
     campaign.outdir.check_versions({n: w.info["version"] for n, w in campaign.workers.items() if w.info})
-    campaign.outdir.record_workers(campaign.frameworks_info())
+    campaign.record_workers()
 
 
 def _gate(args, frameworks=()) -> dict:

@@ -309,12 +309,33 @@ class OutputDir:
     def record_workers(self, info: dict) -> None:
         """The started workers' versions and settings (device, TF32, oneDNN, CPU capability), kept in
         the manifest as soon as they are known: a report rebuilt from an interrupted run (``report
-        DIR``) judges with them, and known entries that name a setting still apply there."""
+        DIR``) judges with them, and known entries that name a setting still apply there. Each
+        framework's ``processes`` (every worker process started, restarts included: pid, start
+        time, version, settings, how it ended) are added to those recorded before, so that a
+        resumed run's manifest still describes the processes behind its earlier results."""
         old = self.read_manifest()
         if old is None:
             return
-        old["workers"] = info
+        before = old.get("workers") if isinstance(old.get("workers"), dict) else {}
+        workers = {}
+        for name, now in info.items():
+            earlier = before.get(name) if isinstance(before.get(name), dict) else {}
+            processes = merge_processes(earlier.get("processes") or [], now.get("processes") or [])
+            workers[name] = {**now, "processes": processes} if processes else now
+        old["workers"] = workers
         self._write_manifest(old)
+
+
+def merge_processes(earlier: list, later: list) -> list:
+    """Two lists of worker processes (:attr:`conformance.runner.Worker.processes`) as one: a process
+    in both (the same host, pid and start) is the later list's entry, in its first place."""
+
+    def key(process):
+        return (process.get("host"), process.get("pid"), process.get("started"))
+
+    merged = {key(p): p for p in earlier if isinstance(p, dict)}
+    merged.update((key(p), p) for p in later if isinstance(p, dict))
+    return list(merged.values())
 
 
 def read_manifest(directory) -> dict | None:

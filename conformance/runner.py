@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 import select
 import signal
 import struct
@@ -71,6 +72,25 @@ PACKAGE_ROOT = str(Path(__file__).resolve().parents[1])
 # in the pipe after the deadline): the worker has finished by then; this only bounds a broken pipe
 _TRANSFER_GRACE = 60.0
 
+# the line with which a dying process says why: absl's fatal log line (a failed CHECK in TensorFlow
+# or XLA: "F0000 00:00:... tensor.cc:896] Check failed: ..."), CPython's, the C++ runtime's
+_FATAL_LINE = re.compile(rb"^(?:F\d{4} |Fatal Python error|terminate called).*$", re.M)
+
+
+def crash_tail(written: bytes, limit: int = 1500) -> str:
+    """What a worker wrote to stderr while the request that killed it ran, as its crash result
+    quotes it: the last ``limit`` bytes, preceded by the last line that said why it died where
+    those bytes begin after it (a stack trace longer than ``limit`` follows a failed check's line)."""
+    tail = written[-limit:]
+    cut = len(written) - len(tail)
+    fatal = max(_FATAL_LINE.finditer(written), key=lambda line: line.start(), default=None)
+    if fatal is not None and fatal.start() < cut:
+        start = max(cut, fatal.end() + 1)
+        if written[start - 1 : start] != b"\n" and b"\n" in written[start:]:  # from a whole line
+            start = written.index(b"\n", start) + 1
+        tail = fatal.group() + (b"\n" if start == fatal.end() + 1 else b"\n...\n") + written[start:]
+    return tail.decode(errors="replace").strip()
+
 
 class WorkerGone(Exception):
     """The worker died (verdict ``crash``) or timed out (``timeout``) during a request."""
@@ -92,6 +112,10 @@ class Worker:
         self.proc = None
         self.info = None
         self.restarts = -1
+        # every process started, in order: its pid, UTC start, version and settings, and, once it
+        # died, how (the campaign keeps them in the manifest: the processes behind its results)
+        self.processes: list[dict] = []
+        self.on_start = None  # called with this worker after each start
         self._log_mark = 0
         self.outstanding = 0  # requests sent and not yet answered
         self.cpu_spent, self._cpu_start, self._cpu_now = 0.0, 0.0, 0.0  # worker CPU after start-up
@@ -131,7 +155,23 @@ class Worker:
         self.info = hello
         self.cpu_spent += self._cpu_now - self._cpu_start  # the previous process's, if any
         self._cpu_start = self._cpu_now = hello.get("worker_cpu", 0.0)
+        self.processes.append(
+            {
+                "pid": self.proc.pid,
+                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "version": hello["version"],
+                "settings": hello["settings"],
+            }
+        )
+        if self.on_start is not None:
+            self.on_start(self)
         return hello
+
+    def _ended(self, how: str) -> None:
+        """Note how the current process died (in its entry of :attr:`processes`)."""
+        current = self.processes[-1] if self.processes else {}
+        if self.proc is not None and current.get("pid") == self.proc.pid:
+            current.setdefault("ended", how)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -152,9 +192,15 @@ class Worker:
             pass  # it died; _receive reports the crash
         self.outstanding += 1
 
-    def _mark_log(self) -> None:
-        """Where the log stands as the worker starts a request (a crash quotes what follows)."""
-        self._log_mark = self.log_path.stat().st_size if self.log_path.exists() else 0
+    def _mark_log(self, at: int | None = None) -> None:
+        """Where the log stands as the worker starts a request (a crash quotes what follows): ``at``,
+        the size the worker saw as it answered the request before (conformance.worker.stderr_size:
+        the log's size now may already hold what the worker wrote running on past that answer,
+        a crash's last lines included), or, with none outstanding (the worker idle), its size now."""
+        if isinstance(at, int):
+            self._log_mark = at
+        else:
+            self._log_mark = self.log_path.stat().st_size if self.log_path.exists() else 0
 
     def receive(self, timeout: float, prepare_timeout: float | None = None) -> dict:
         """The worker's answer; ``timeout`` counts from when the worker started the framework's work.
@@ -168,8 +214,8 @@ class Worker:
             self.outstanding = 0  # the process is gone, and every request queued to it with it
             raise
         self.outstanding -= 1
-        if self.outstanding:
-            self._mark_log()
+        if self.outstanding:  # the next request's stderr starts where this answer's ended
+            self._mark_log(reply.get("stderr_size"))
         self._cpu_now = reply.get("worker_cpu", self._cpu_now)
         return reply
 
@@ -208,6 +254,7 @@ class Worker:
             }
             if "worker_cpu" in reply:  # (the reference worker's replies carry none)
                 late["worker_cpu"] = reply["worker_cpu"]
+            late["stderr_size"] = reply.get("stderr_size")
             return late
         return reply
 
@@ -225,6 +272,7 @@ class Worker:
                 deadline = max(deadline, time.monotonic() + _TRANSFER_GRACE)
                 left = deadline - time.monotonic()
             if left <= 0:
+                self._ended(f"killed: it did not {what} in time" if what else "killed: no answer in time")
                 self.kill()
                 if what:  # the harness's part (before the framework started): not the framework's timeout
                     raise WorkerGone("crash", f"the {self.name} worker did not {what} in time; worker killed")
@@ -250,11 +298,12 @@ class Worker:
             self.kill()
             code = self.proc.returncode
         how = f"killed by {signal.Signals(-code).name}" if code and code < 0 else f"exited with status {code}"
+        self._ended(how)
         tail = ""
         try:
             with open(self.log_path, "rb") as f:
                 f.seek(self._log_mark)
-                tail = f.read()[-1500:].decode(errors="replace").strip()
+                tail = crash_tail(f.read())
         except OSError:
             pass
         self.proc = None
@@ -423,6 +472,9 @@ class Campaign:
             name: Worker(name, spec, device, precision, self.out / "logs", threads)
             for name, spec in frameworks.items()
         }
+        self._keeps_workers = False  # whether the manifest keeps the workers (record_workers)
+        for w in self.workers.values():
+            w.on_start = self.workers_changed
         self.reference_worker = Worker(
             "reference", REFERENCE_SPEC, "cpu", "highest", self.out / "logs", threads
         )
@@ -474,6 +526,11 @@ class Campaign:
                 w.close()
             except Exception:  # noqa: BLE001 - closing must not hide the run's own outcome
                 pass
+        if self._keeps_workers:  # how the last processes ended
+            try:
+                self.record_workers()
+            except Exception:  # noqa: BLE001 - closing must not hide the run's own outcome
+                pass
         self.writer.close()
         self.outdir.release()
         if self._blas_limit is not None:
@@ -498,12 +555,16 @@ class Campaign:
         return self.frameworks_info()
 
     def frameworks_info(self) -> dict:
+        """Each framework's worker: the current process's version and settings, its adapter, how many
+        times it was restarted and every process it ran (:attr:`Worker.processes`); or why it could
+        not start."""
         info = {
             name: {
                 "version": w.info["version"],
                 "settings": w.info["settings"],
                 "spec": w.spec,
                 "worker_restarts": max(w.restarts, 0),
+                "processes": [dict(p) for p in w.processes],
             }
             for name, w in self.workers.items()
             if w.info
@@ -511,6 +572,19 @@ class Campaign:
         for name, reason in self.startup_errors.items():
             info[name] = {"error": reason}
         return info
+
+    def record_workers(self) -> None:
+        """Keep the workers in the manifest (conformance.outdir.OutputDir.record_workers): once they
+        have started (and a resumed run's versions were checked), then again at each restart and
+        as the campaign closes, so that it describes every worker process that produced results."""
+        self._keeps_workers = True
+        self.outdir.record_workers(self.frameworks_info())
+
+    def workers_changed(self, worker=None) -> None:
+        """A worker restarted (or, on a cluster, reported its processes): the manifest, once it keeps
+        the workers (the first starts are recorded by :meth:`record_workers`), says so at once."""
+        if self._keeps_workers:
+            self.record_workers()
 
     # -- recording ---------------------------------------------------------------------------
     def record(self, rec: dict) -> dict:

@@ -13,6 +13,7 @@ import os
 import pickle
 import queue
 import re
+import stat
 import struct
 import sys
 import threading
@@ -158,6 +159,20 @@ def handle(adapter, message: dict) -> dict:
 _REPLY_FD = None
 
 
+def stderr_size() -> int | None:
+    """The size of this worker's stderr log as it writes an answer, with its own buffer flushed
+    (None where stderr is not a file). The parent quotes a crash's stderr from the previous
+    answer's size on: it may read that answer only after this worker has run on, and died, on the
+    requests queued after it, when the log's size it would see then already holds the dying
+    request's last lines."""
+    try:
+        sys.stderr.flush()
+        status = os.fstat(2)
+    except (OSError, ValueError):
+        return None
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
+
+
 def _announce_start(allowance: float = 0.0) -> None:
     """Tell the parent the framework's own work starts now: its deadline runs from this instant.
 
@@ -269,6 +284,7 @@ def main(argv=None) -> int:
             }
         reply["worker_cpu"] = time.process_time()  # this process's CPU so far (the harness's accounting)
         reply["finished_at"] = time.monotonic()  # (the parent may read it late: it judges the limit by this)
+        reply["stderr_size"] = stderr_size()
         write_frame(reply_fd, reply)
     return 0
 
@@ -298,6 +314,7 @@ def _serve_reference(reply_fd) -> int:
                 "traceback": traceback.format_exc(),
             }
         reply["finished_at"] = time.monotonic()
+        reply["stderr_size"] = stderr_size()
         write_frame(reply_fd, reply)
     return 0
 

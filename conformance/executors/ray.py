@@ -41,6 +41,7 @@ from conformance import interrupt
 from conformance.executors import ExecutorError, ShardsLost
 from conformance.executors import shard as shard_mod
 from conformance.executors.plan import make_shards
+from conformance.outdir import merge_processes
 from conformance.runner import read_results, result_key
 from conformance.tolerance import FAILING
 
@@ -397,6 +398,10 @@ class RayExecutor:
                 if item.get("info") and not worker.info:
                     worker.info = item["info"]
                 worker.restarts = max(worker.restarts, 0) + item.get("restarts", 0)
+                processes = merge_processes(worker.processes, item.get("processes") or [])
+                if processes != worker.processes:  # a node's worker started, restarted or died
+                    worker.processes = processes
+                    campaign.workers_changed(worker)
 
 
 # -- the processes of a local instance ------------------------------------------------------------------

@@ -197,6 +197,7 @@ def execute(shard, settings: dict, done=None):
     out: queue.Queue = queue.Queue()
     campaign = _campaign(shard, settings, scratch, out, done)
     worker = campaign.workers[shard.framework]
+    seen = max(len(worker.processes) - 1, 0)  # the process this node's pool kept, and those after it
     try:
         try:
             if not worker.alive():
@@ -244,6 +245,7 @@ def execute(shard, settings: dict, done=None):
             "records": records,
             "info": _info(worker) if worker.info else None,
             "restarts": max(worker.restarts - restarts, 0),
+            "processes": [{**p, "host": hello["host"]} for p in worker.processes[seen:]],
             "seconds": time.monotonic() - start,
         }
     finally:

@@ -87,13 +87,21 @@ class RoundsToTF32(TorchAdapter):
         return super().tensor(case, a, requires_grad)
 
 
+#: what AbortsOnCue writes to file descriptor 2 just before it aborts
+ABORT_LINE = "F0000 planted.cc:1] Check failed: the planted abort"
+
+
 class AbortsOnCue(TorchAdapter):
-    """Calls os.abort() (SIGABRT, as a failed C++ assertion would) on cases whose id starts with 'abort'."""
+    """On cases whose id starts with 'abort', writes ABORT_LINE to file descriptor 2 and calls
+    os.abort() (SIGABRT), as a failed C++ check does (absl's LOG(FATAL) writes its line, then aborts);
+    on those starting with 'abort-long', a 4 kB stack trace after the line, as absl does."""
 
     name = "torch-aborts"
 
     def forward(self, case, a):
         if case.id.startswith("abort"):
+            trace = "*** Check failure stack trace: ***\n" + "    @ 0x7f0000000000  a_frame()\n" * 100
+            os.write(2, (ABORT_LINE + "\n" + (trace if case.id.startswith("abort-long") else "")).encode())
             os.abort()
         return super().forward(case, a)
 

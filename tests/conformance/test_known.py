@@ -833,8 +833,16 @@ A, B, C = -0.18676839768886566, 0.08106234669685364, -0.19417297840118408  # the
         # claimed by the nonpositive-integer entry (its mechanism) before and after it was narrowed
         ("hyp1f1", (0.0, B, -0.6485388875007629), "float32", "vjp", "at",
          "grad_a[]=-0.0 but reference says 5.000370101657515", "jax-hypergeometric-at-nonpositive-integer-upper-parameter"),
+        # 1F1 at a pole of b with x > 0 and x in (-0.8633, 0): the pole entry's, not the
+        # upper-parameter entry's, which claimed it while its region held any b (harness26)
+        ("hyp1f1", (0.5, -1.0, 0.0377), "float32", "vjp", "near",
+         "grad_a[]=0.0 but reference says nan", "jax-hyp1f1-series-at-a-pole-of-b"),
+        ("hyp1f1", (0.5, -1.0, -0.5), "float32", "vjp", "ties",
+         "grad_a[]=0.0 but reference says nan", "jax-hyp1f1-series-at-a-pole-of-b"),
+        # 2F1's terminating b = -1 (hyp2f1-125ef6472768): the b entry since the upper-parameter
+        # entry holds values.b.negint == 0 (1F1's negative integer b is a pole; harness26)
         ("hyp2f1", (A, -1.0, C, 0.3514611277690688), "float64", "jvp_jvp", "at",
-         "tangent2_output[]=nan but reference says 5.262751950988267e+77", "jax-hypergeometric-at-nonpositive-integer-upper-parameter"),
+         "tangent2_output[]=nan but reference says 5.262751950988267e+77", "jax-hyp2f1-parameter-derivative-at-nonpositive-integer-b"),
         # the reach sweep's x points, which it claimed while its region was every ties/near/at draw
         ("hyp2f1", (A, B, C, 0.0), "float32", "jvp_vjp", "at",
          "tangent_grad_b[]=0.0 but reference says -0.8418375762463143", "jax-hypergeometric-mixed-derivative-at-x-zero"),

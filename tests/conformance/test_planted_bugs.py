@@ -3,11 +3,15 @@ become verdicts and the campaign goes on."""
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 from hypothesis import settings
+from planted_adapters import ABORT_LINE
 
 from conformance.case import Case, load_cases
-from conformance.runner import Campaign, read_results
+from conformance.outdir import read_manifest
+from conformance.runner import Campaign, Worker, WorkerGone, read_results
 from conformance.strategies import conv_cases
 
 pytestmark = pytest.mark.torch
@@ -78,8 +82,43 @@ def test_a_worker_that_aborts_is_a_crash_and_the_campaign_goes_on(tmp_path):
     verdicts = {r["case_id"]: r for r in records}
     assert [verdicts[c.id]["verdict"] for c in cases] == ["pass", "crash", "pass"]
     assert "SIGABRT" in verdicts["abort-here"]["reason"]
+    assert ABORT_LINE in verdicts["abort-here"]["reason"]
     assert restarts == 1
     assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 3
+
+
+@pytest.mark.parametrize("cue", ["abort-here", "abort-long-trace"])
+def test_a_crash_quotes_its_last_stderr_line_when_its_answer_before_is_read_late(cue, tmp_path):
+    """The campaign keeps several requests queued to a worker and may read an answer only after the
+    worker has run on and died on the next request: the crash still quotes the line that request
+    wrote to stderr (the log's size when that answer was read already held it), and keeps it ahead
+    of a stack trace longer than the quoted tail."""
+    worker = Worker("aborts", "planted_adapters:AbortsOnCue", log_dir=tmp_path)
+    worker.start()
+    try:
+        for case in (_case("first"), _case(cue)):
+            worker.send({"cmd": "run", "case": case, "check": "forward", "source": case.id})
+        assert worker.proc.wait(timeout=120) == -signal.SIGABRT  # answered "first", then aborted
+        assert worker.receive(120)["status"] == "ok"
+        with pytest.raises(WorkerGone) as gone:
+            worker.receive(120)
+    finally:
+        worker.kill()
+    assert gone.value.verdict == "crash"
+    assert "SIGABRT" in gone.value.reason and ABORT_LINE in gone.value.reason, gone.value.reason
+    assert ABORT_LINE in (tmp_path / "worker-aborts.log").read_text()
+
+
+def test_a_restarted_worker_is_in_the_manifest_as_it_starts(tmp_path):
+    """The manifest names every worker process behind the results at once (an interrupted run keeps
+    it): the one that died, and how, and the one started after it."""
+    with Campaign(tmp_path, {"aborts": "planted_adapters:AbortsOnCue"}, manifest={"kind": "test"}) as camp:
+        camp.start()
+        camp.record_workers()
+        camp.run_cases([_case("first"), _case("abort-here"), _case("after-the-crash")])
+        processes = read_manifest(tmp_path)["workers"]["aborts"]["processes"]
+        assert [p["pid"] for p in processes] == [p["pid"] for p in camp.workers["aborts"].processes]
+    assert [p.get("ended") for p in processes] == ["killed by SIGABRT", None]
 
 
 def test_a_worker_that_hangs_is_a_timeout_and_the_campaign_goes_on(tmp_path):

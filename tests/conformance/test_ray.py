@@ -120,6 +120,8 @@ def test_a_shard_yields_a_fixed_count_and_its_last_item_holds_every_result(tmp_p
     final = items[-1]["records"]
     assert streamed == [rec for rec, _ in final] and len(final) == 3
     assert {rec["verdict"] for rec, _ in final} == {"pass"} and items[-1]["info"]["version"]
+    [process] = items[-1]["processes"]  # the worker process that ran it, for the driver's manifest
+    assert process["host"] == items[0]["host"] and process["version"] == items[-1]["info"]["version"]
     assert not list(tmp_path.glob("*/shard0-*"))  # the shard's scratch directory is removed
     assert "ray" not in sys.modules or not sys.modules["ray"].is_initialized()  # outside Ray: no Ray started
 

@@ -186,3 +186,44 @@ def test_a_report_rebuilt_after_an_interrupt_keeps_the_workers_settings(tmp_path
     assert settings["device"] == "cpu" and "cpu_capability" in settings, settings
     assert report["environment"]["device"] == "cpu" and report["environment"]["precision"] == "highest"
     assert report["environment"]["seed"] == 5
+
+
+def test_the_manifest_describes_every_worker_process_restarts_and_resumes_included(tmp_path):
+    """A worker that dies is restarted: the manifest names each process that produced results (pid,
+    start, version, settings, how it ended), and a resumed run adds its own
+    to those of the run it continues (issue 38: it had kept the first process's alone)."""
+    cases = tmp_path / "cases.json"
+    case = {"op": "conv", "params": {"rank": 2, "padding": 1}, "checks": ["forward"]}
+    case["shapes"] = {"input": [1, 2, 4, 4], "weight": [3, 2, 3, 3]}
+    ids = ("first", "abort-here", "after-the-crash")
+    cases.write_text(json.dumps([{**case, "id": i} for i in ids]))
+    out = tmp_path / "out"
+    run = cli(
+        "run",
+        "--adapter",
+        "planted_adapters:AbortsOnCue",
+        "--cases",
+        cases,
+        "--ops",
+        "conv",
+        "--max-examples",
+        0,
+        "--quiet",
+        "--out",
+        out,
+    )
+    for resumed in (False, True):
+        proc = subprocess.run(
+            run + (["--resume"] if resumed else []), env=env(), capture_output=True, text=True, timeout=600
+        )
+        assert proc.returncode == exitcodes.DEPARTURES, proc.stderr  # the crash
+        [worker] = json.loads((out / "manifest.json").read_text())["workers"].values()
+        processes = worker["processes"]
+        assert len(processes) == (3 if resumed else 2), processes
+        assert len({p["pid"] for p in processes}) == len(processes)
+        assert processes[0]["ended"] == "killed by SIGABRT" and "ended" not in processes[1]
+        assert all(
+            p["version"] == worker["version"] and p["settings"] == worker["settings"] for p in processes
+        )
+    verdicts = {r["case_id"]: r["verdict"] for r in read_results(out / "results.jsonl")}
+    assert verdicts == {"first": "pass", "abort-here": "crash", "after-the-crash": "pass"}
