@@ -149,6 +149,23 @@ def derived_bound(bound: Callable, source: str) -> ErrorSpec:
     return ErrorSpec("own_bound", 0.5, source, extra={"bound": bound})
 
 
+def carried(slope, error):
+    """slope·error, 0 where ``error`` is 0: an exact input carries no term, even where the slope a
+    derived bound uses for it is infinite (inf·0 = nan made zeta's and the incomplete gamma
+    functions' bounds nan at their poles in a parameter that was not perturbed)."""
+    e = np.asarray(error, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.where(e == 0, 0.0, np.asarray(slope, dtype=np.float64) * e)
+
+
+def finite_or_zero(a):
+    """``a`` where finite, 0 where not: a condition term lnΓ(a) at a pole of Γ (lnΓ = inf) weighs
+    the rounding of an exponent whose exponential exp(... - lnΓ(a)) = 0 is exact there."""
+    with np.errstate(invalid="ignore"):
+        a = np.asarray(a, dtype=np.float64)
+        return np.where(np.isfinite(a), a, 0.0)
+
+
 def jumps_within(x, slack, offset=0.0):
     """How many jump points k + offset (k an integer) of a step function lie within ``slack`` of
     ``x`` (0 where none, and where x or slack is not finite): the number of units by which an
@@ -754,7 +771,10 @@ def _mixed_propagation(rule, arrays, errs, params, cu):
 
         with np.errstate(all="ignore"):
             y = at(x)
-            slope = np.maximum(np.abs(at(x + h) - y), np.abs(y - at(x - h))) / h
+            # at an end of the function's real domain (2F1 at its branch point x = 1: nan past it)
+            # one side is nan: the other side's slope is the derivative there (finite where the
+            # mathematics is: 2F1 at x = 1 for c - a - b > 1); nan on both sides is no slope: inf
+            slope = np.fmax(np.abs(at(x + h) - y), np.abs(y - at(x - h))) / h
             slope = np.where(np.isfinite(x), np.nan_to_num(slope, nan=np.inf), 0.0)
             total = total + slope * spread
     return total

@@ -260,9 +260,11 @@ def _cond(a, b, x):
             1
             + np.abs(a * np.log(x))
             + np.abs(b * np.log1p(-x))
-            + np.abs(scipy.special.gammaln(a))
-            + np.abs(scipy.special.gammaln(b))
-            + np.abs(scipy.special.gammaln(a + b))
+            # at a pole of Γ(a) or Γ(b) the prefactor x^a (1-x)^b / B(a, b) is an exact 0 (I = 1 at
+            # a = 0, 0 at b = 0, the limits): lnΓ = inf rounds nothing there
+            + np.abs(_E.finite_or_zero(scipy.special.gammaln(a)))
+            + np.abs(_E.finite_or_zero(scipy.special.gammaln(b)))
+            + np.abs(_E.finite_or_zero(scipy.special.gammaln(a + b)))
         )
     return np.where(np.isfinite(c), c, np.inf)
 

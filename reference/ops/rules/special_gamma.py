@@ -277,7 +277,9 @@ def _cond(a, x):
     import scipy.special
 
     with np.errstate(all="ignore"):
-        c = 1 + np.abs((a - 1) * np.log(x)) + x + np.abs(scipy.special.gammaln(a))
+        # at a pole of Γ(a) (a = 0, -1, ...) the prefactor x^a e^-x / Γ(a) is an exact 0 (P = 1,
+        # Q = 0, ∂P/∂a = -E1(x) the limits): lnΓ(a) = inf rounds nothing there
+        c = 1 + np.abs((a - 1) * np.log(x)) + x + np.abs(_E.finite_or_zero(scipy.special.gammaln(a)))
     return np.where(np.isfinite(c), c, np.inf)
 
 
@@ -302,7 +304,7 @@ def _bound(relative, absolute):
         err = u * (relative * _cond(a, x) * y + absolute) + p.eta
         for slope, e in zip(_slopes(a, x), errs):
             if e is not None:
-                err = err + slope * np.asarray(e)
+                err = err + _E.carried(slope, e)
         return [err]
 
     return bound

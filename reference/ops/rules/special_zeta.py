@@ -274,12 +274,15 @@ def _bound(relative):
         y = np.abs(np.asarray(outs[0], dtype=np.float64))
         ds, dq = params.get("ds", 0), params.get("dq", 0)
         u = p.u + REFERENCE_U
-        err = u * relative * _cond(s, q) * y + p.eta
+        # the q-derivatives are (-1)^dq (s)_dq ζ(s + dq, q): the kernel sums ζ at s + dq, whose
+        # tail weighs 1/(s + dq - 1) (finite at ζ's pole s = 1, where ∂_q ζ = -ζ(2, q) is too)
+        cond = _cond(s + dq, q) if ds == 0 else _cond(s, q)
+        err = u * relative * cond * y + p.eta
         with np.errstate(all="ignore"):
-            slopes = ((_cond(s, q) / np.maximum(s, 1) + ds + 1) * y, (s + dq) / np.abs(q) * y)
+            slopes = ((cond / np.maximum(s, 1) + ds + 1) * y, (s + dq) / np.abs(q) * y)
         for slope, e in zip(slopes, errs):
             if e is not None:
-                err = err + np.where(np.isfinite(slope), slope, np.inf) * np.asarray(e)
+                err = err + _E.carried(np.where(np.isfinite(slope), slope, np.inf), e)
         return [err]
 
     return bound
