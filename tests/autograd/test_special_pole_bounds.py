@@ -77,3 +77,20 @@ def test_hyp2f1_at_its_branch_point():
     _within(lambda *v: T.special.hyp2f1(*v), [a, b, c, 1.0], exact, dtype="float64")
     d_a = float(mpmath.diff(lambda t: mpmath.hyp2f1(t, b, c, 1), a))
     _within(_grad(T.special.hyp2f1, 0), [a, b, c, 1.0], d_a, dtype="float64")
+
+
+def test_a_one_sided_slope_is_kept_only_where_the_derivative_is_finite():
+    # 2F1(a, b; c; x) near its branch point x = 1 with 0 < c - a - b < 1: finite there, its
+    # derivative ~ (1 - x)^(c-a-b-1) is not, and the secant over 2^-26 from the left underestimates
+    # the move of a few ulps (16x at x = 1 - 2^-40 for a = b = 0.25, c = 1, 2900x at x = 1): no
+    # finite bound there (a review found the one-sided slope taken regardless); c - a - b > 1 keeps
+    # a finite one
+    def hyp2f1(a, b, c, x):
+        return [T.special.hyp2f1(a, b, c, x)]
+
+    for (a, b, c), finite in (((0.25, 0.25, 1.0), False), ((0.1, 0.2, 1.89), True)):
+        for x in (1.0, 1 - 2.0**-40):
+            arrays = [np.array([v]) for v in (a, b, c, x)]
+            _, bounds, _ = bound_of(hyp2f1, arrays, Precision("float64"))
+            small = bool(bounds[0][0] < 1e-6)
+            assert small == finite, ((a, b, c), x, bounds[0])
