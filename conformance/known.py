@@ -91,6 +91,14 @@ _COMPARE = {
     "not_multiple_of": lambda a, b: b != 0 and a % b != 0,
 }
 _MISSING = object()
+# the aggregates a ``where`` path may take of a list of numbers (a case's per-dim parameters)
+_AGGREGATES = {"max": max, "min": min}
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 #: the case ids the report names per group of overlapping entries
 OVERLAP_CASES = 5
 # the vocabulary an entry is checked against at load: an entry naming anything else could never match
@@ -126,7 +134,9 @@ def _one_or_many(value) -> tuple | None:
 def _lookup(case: dict, path: str):
     """``shapes.input.0`` in a case dict (list indices as integers, negative ones from the end);
     a part in braces is the value at another path: ``shapes.input.{params.dim}`` is the length of
-    the dim a record's ``dim`` parameter names. _MISSING if absent."""
+    the dim a record's ``dim`` parameter names; ``max`` or ``min`` after a list of numbers is its
+    largest or smallest (``params.dilation.max >= 2``: some spatial dim is dilated). _MISSING if
+    absent."""
     node = case
     for part in re.findall(r"\{[^}]*\}|[^.]+", path):
         if part.startswith("{"):
@@ -138,6 +148,8 @@ def _lookup(case: dict, path: str):
             node = node[part]
         elif isinstance(node, list) and part.lstrip("-").isdigit() and -len(node) <= int(part) < len(node):
             node = node[int(part)]
+        elif isinstance(node, list) and part in _AGGREGATES and node and all(_is_number(v) for v in node):
+            node = _AGGREGATES[part](node)
         else:
             return _MISSING
     return node

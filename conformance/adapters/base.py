@@ -31,6 +31,7 @@ means "the framework rejected this input": it is compared with whether the refer
 
 from __future__ import annotations
 
+import functools
 import platform
 
 from conformance.ops import PRIMARY, RECORDS, spelling_name
@@ -152,13 +153,31 @@ class Adapter:
     forward = vjp = vjp_vjp = jvp = vmap = vmap_vjp = program = None
 
 
+@functools.cache
+def cpu_flags() -> frozenset | None:
+    """The processor's feature flags as Linux lists them (/proc/cpuinfo), None where unknown."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith(("flags", "Features")):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return None
+
+
 def cpu_setup(adapter: Adapter, device: str, precision: str, settings: dict) -> dict:
     """The settings record of a CPU-only run (shared by the built-in adapters)."""
+    flags = cpu_flags()
     return {
         "device": device,
         "precision": precision,
         "tf32": False,
         "machine": platform.machine(),
+        # native float16 arithmetic (x86 AVX512-FP16): oneDNN, inside PyTorch and TensorFlow, runs
+        # float16 kernels of its own on such a processor (its AVX512_CORE_FP16 ISA), converting
+        # through float32 elsewhere, so a float16 departure may exist on these machines only
+        "avx512_fp16": None if flags is None else "avx512_fp16" in flags,
         "note": "CPU: TF32 does not exist here, --precision has no effect",
         **settings,
     }

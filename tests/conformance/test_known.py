@@ -317,6 +317,65 @@ def test_the_tensorflow_adapter_reports_whether_onednn_is_on():
     assert off.stdout.strip().splitlines()[-1] == "False", off.stderr[-2000:]
 
 
+def test_a_where_path_takes_the_max_or_min_of_a_per_dim_parameter(tmp_path):
+    """``params.dilation.max >= 2``: some spatial dim is dilated, whichever it is; an aggregate of a
+    list that is not all numbers (or of no list) holds for nothing."""
+    entry = {
+        **EMPTY_BATCH,
+        "match": {"op": "conv", "where": [{"path": "params.dilation.max", "op": ">=", "value": 2}]},
+    }
+    known = load_known(_known(tmp_path, entry))
+
+    def rec(dilation):
+        r = _rec()
+        r["case"]["params"]["dilation"] = dilation
+        return r
+
+    verdicts = [r["verdict"] for r in known.classify([rec([1, 2]), rec([3, 1]), rec([1, 1]), rec("x")])[0]]
+    assert verdicts == ["known", "known", "fail", "fail"]
+    low = {**entry, "match": {"op": "conv", "where": [{"path": "params.dilation.min", "op": "==", "value": 1}]}}
+    known = load_known(_known(tmp_path, low, name="low.json"))
+    assert [r["verdict"] for r in known.classify([rec([1, 2]), rec([2, 2])])[0]] == ["known", "fail"]
+
+
+def test_cpu_settings_say_whether_the_processor_has_native_float16(monkeypatch):
+    """oneDNN runs float16 kernels of its own on an avx512_fp16 processor (the PyTorch float16
+    dilated-convolution segfault exists there only), so the CPU settings record it: True or False
+    from the processor's flags, None where they are unknown (no /proc/cpuinfo)."""
+    from conformance.adapters import base
+
+    monkeypatch.setattr(base, "cpu_flags", lambda: frozenset({"avx2", "avx512_fp16"}))
+    assert base.cpu_setup(None, "cpu", "highest", {})["avx512_fp16"] is True
+    monkeypatch.setattr(base, "cpu_flags", lambda: frozenset({"avx2", "avx512f"}))
+    assert base.cpu_setup(None, "cpu", "highest", {})["avx512_fp16"] is False
+    monkeypatch.setattr(base, "cpu_flags", lambda: None)
+    assert base.cpu_setup(None, "cpu", "highest", {})["avx512_fp16"] is None
+
+
+def test_the_torch_float16_dilated_conv_segfault_is_claimed_on_its_machines_only():
+    """Seed 1 of the README command: the torch worker died (SIGSEGV) in a float16 conv with
+    dilation [1, 2]. The shipped entry claims it where the CPU has avx512_fp16, not elsewhere, and
+    not an undilated conv's crash."""
+    known = load_known(SHIPPED)
+    case = Case.from_dict(
+        {
+            "op": "conv",
+            "params": {"rank": 2, "stride": [2, 3], "padding": [2, 2], "dilation": [1, 2]},
+            "shapes": {"input": [2, 1, 1, 1], "weight": [1, 1, 1, 1]},
+            "dtype": "float16",
+        }
+    ).to_dict()
+    crash = {**_rec(framework="torch", version="2.13.0+cpu", check="vjp_vjp", dtype="float16"),
+             "verdict": "crash", "reason": "torch worker killed by SIGSEGV", "case": case}
+    undilated = {**crash, "case": {**case, "params": {**case["params"], "dilation": [1, 1]}}}
+    fp16 = {"torch": {"device": "cpu", "avx512_fp16": True}}
+    out, _ = known.classify([crash, undilated], fp16)
+    assert [r["verdict"] for r in out] == ["known", "crash"]
+    assert out[0]["known"] == {"id": "torch-onednn-float16-dilated-conv-segfaults", "verdict": "crash"}
+    out, _ = known.classify([crash], {"torch": {"device": "cpu", "avx512_fp16": False}})
+    assert out[0]["verdict"] == "crash"
+
+
 def test_a_partial_entry_is_not_stale_where_a_run_drew_only_its_passing_cases(tmp_path):
     """TensorFlow's empty-batch shape bug gives the right shape where the input's shape is the
     output's: a run that drew only such cases is no evidence of a fix. A ``partial`` entry says so;
