@@ -95,3 +95,27 @@ with tf.GradientTape() as tape:
     y = tf.math.atanh(xt)
 got = tape.gradient(y, xt, tf.constant(np.full(4, g))).numpy()[0]
 print(f"tensorflow complex128 atanh gradient at z = {z}, g = {g} in a vector of 4: {complex(got)} exact {exact:.6g}")
+
+# TensorFlow: complex log's JVP t / z at an infinite z is nan where it is 0 (1/z -> 0 on the extended
+# plane) in the elements of a full vector packet: ForwardAccumulator of tf.math.log at -inf + 1.018i
+# (complex64), t = 1.4665 - 0.4952i, alone 0, in a vector of 4 nan.
+z, t = complex(-np.inf, 1.018328070640564), 1.4665257930755615 - 0.4951900839805603j
+for n in (1, 4):
+    x = tf.constant(np.full(n, z, dtype=np.complex64))
+    with tf.autodiff.ForwardAccumulator(x, tf.constant(np.full(n, t, dtype=np.complex64))) as acc:
+        y = tf.math.log(x)
+    print(f"tensorflow complex64 log JVP at z = {z}, t = {t} in a vector of {n}: {complex(acc.jvp(y).numpy()[0])} exact 0j")
+
+# TensorFlow: complex64 log of a full vector packet overflows |z|^2 at 1.11 - 3.4028e38i (the 'special'
+# draws' largest number; tf-complex64-log-overflows-the-squared-modulus-in-full-packets at values 'special').
+z = complex(1.1099220514297485, -3.4028234663852886e38)
+got = tf.math.log(tf.constant(np.full(4, z, dtype=np.complex64))).numpy()[0]
+print(f"tensorflow complex64 log({z}) in a vector of 4: {got} exact {complex(mp.log(mp.mpc(z.real, z.imag))):.10g}")
+
+# PyTorch: complex64 log's gradient g / conj(z) at a subnormal z overflows in c10::complex<float>'s
+# division: -inf - inf i where -5.335e37 - 10.05i (z = 2.149e-39, g = -0.11466 - 2.16e-38i).
+z, g = complex(2.149245723553581e-39, -0.0), complex(-0.11466414481401443, -2.159769334890814e-38)
+x = torch.tensor([z], dtype=torch.complex64, requires_grad=True)
+(got,) = torch.autograd.grad(torch.log(x), x, torch.tensor([g], dtype=torch.complex64))
+exact = complex(mp.mpc(g.real, g.imag) / mp.conj(mp.mpc(z.real, z.imag)))
+print(f"torch complex64 log gradient at z = {z}, g = {g}: {complex(got[0])} exact {exact:.6g}")
