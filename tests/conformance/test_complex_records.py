@@ -837,3 +837,26 @@ def test_torchs_refusal_to_differentiate_complex_scatters_is_unsupported_with_it
     for check in ("forward", "vmap", "jvp_jvp"):
         assert run_in_process(torch_adapter, case("complex128", check), check)["verdict"] == "pass"
     assert run_in_process(torch_adapter, case("float64", "vjp"), "vjp")["verdict"] == "pass"
+
+
+def test_jaxs_complex_abs_second_derivative_at_the_origin_is_a_declared_convention():
+    """At z = 0 |z|'s second derivatives are unbounded: PyTorch's sgn(0) = 0 makes them 0, JAX's
+    those of |z|^2/2 (forward over reverse c·t: abs-7a62437673d4, 1.7816 - 0.4451i where 0). Judged
+    'convention' (abs-gradient-at-zero's complex alternative); a value that is neither still fails."""
+    pytest.importorskip("jax")
+    from conformance.adapters.jax_adapter import JaxAdapter
+
+    adapter = JaxAdapter()
+    settings = adapter.setup("cpu", "highest")
+    z = np.array([0j, 1.5 - 0.5j, -2j])
+    t = np.array([-1.1342833307889715 + 0.2833976333804489j, 1j, 0.5 + 0j])
+    parts = lambda a: {"real": a.real.tolist(), "imag": a.imag.tolist()}  # noqa: E731
+    case = Case("abs", RecordParams.of({"values": "normal"}), {"input": (3,)}, "complex128", 3, ("vjp_jvp",),
+                data={"input": parts(z), "tan1_input": parts(t), "cot_output": [-1.570712008885673, 0.5, 2.0]})  # fmt: skip
+    got = run_in_process(adapter, case, "vjp_jvp", settings)
+    assert got["verdict"] == "convention" and "abs-gradient-at-zero" in got["reason"], got
+    answers = adapter.run(case, "vjp_jvp", RecordData(case))
+    out = {k: np.array(v, dtype=np.complex128) for k, v in answers.items()}
+    assert abs(out["g_input"][0]) > 0  # JAX's c·t, where the reference says 0
+    out["g_input"][0] *= 2
+    assert record_verdict(case, "vjp_jvp", "jax", out, settings)["verdict"] == "fail"
