@@ -119,3 +119,28 @@ x = torch.tensor([z], dtype=torch.complex64, requires_grad=True)
 (got,) = torch.autograd.grad(torch.log(x), x, torch.tensor([g], dtype=torch.complex64))
 exact = complex(mp.mpc(g.real, g.imag) / mp.conj(mp.mpc(z.real, z.imag)))
 print(f"torch complex64 log gradient at z = {z}, g = {g}: {complex(got[0])} exact {exact:.6g}")
+
+# TensorFlow: complex64 sign's second derivative at a modulus near 1.7e19 (forward over reverse, c the
+# cotangent, t the tangent) is off where complex128 is right: consistent with an intermediate near
+# 1/|z|^2 = 3.6e-39, below float32's smallest normal, flushed to zero.
+def sgn_second(z, c, t):
+    Z, C, T = (mp.mpc(v.real, v.imag) for v in (z, c, t))
+
+    def vjp(e):
+        w = Z + e * T
+        s = w / abs(w)
+        return (C - s * s * mp.conj(C)) / (2 * abs(w))
+
+    return complex(mp.diff(vjp, 0))
+
+
+z, c, t = 1.383928677700259e19 - 9.34053379688733e18j, -0.8879114389419556 + 0.010758661665022373j, -3032385024 + 0j
+for dtype in (np.complex64, np.complex128):
+    x = tf.constant(np.array([z], dtype=dtype))
+    with tf.autodiff.ForwardAccumulator(x, tf.constant(np.array([t], dtype=dtype))) as acc:
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.math.sign(x)
+        g = tape.gradient(y, x, output_gradients=tf.constant(np.array([c], dtype=dtype)))
+    got = complex(acc.jvp(g).numpy()[0])
+    print(f"tensorflow {np.dtype(dtype).name} sign forward over reverse at z = {z:.4g}: {got:.6g} exact {sgn_second(z, c, t):.6g}")
