@@ -144,3 +144,12 @@ for dtype in (np.complex64, np.complex128):
         g = tape.gradient(y, x, output_gradients=tf.constant(np.array([c], dtype=dtype)))
     got = complex(acc.jvp(g).numpy()[0])
     print(f"tensorflow {np.dtype(dtype).name} sign forward over reverse at z = {z:.4g}: {got:.6g} exact {sgn_second(z, c, t):.6g}")
+
+# JAX: complex64 log's second derivative -1/z^2 is formed before the tangents scale it, and at |z| near
+# 1.1e19 it is below float32's smallest normal and flushed (jax-complex-log2-log10-second-derivatives-
+# flush-at-huge-modulus, for log itself): forward over forward is -0 where t1 t2 (-1/z^2).
+z, t1, t2 = np.complex64(-1.1040118189173244e19j), np.complex64(2.09e9 + 0.66j), np.complex64(-0.794)
+got = complex(jax.jvp(lambda x: jax.jvp(jnp.log, (x,), (jnp.asarray(t1),))[1], (jnp.asarray(z),), (jnp.asarray(t2),))[1])
+zm = mp.mpc(float(z.real), float(z.imag))
+exact = complex(-mp.mpc(float(t1.real), float(t1.imag)) * float(t2.real) / zm**2)
+print(f"jax complex64 log f'' t1 t2 at {complex(z)}: {got} exact {exact:.6g}")
