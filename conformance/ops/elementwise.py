@@ -292,6 +292,20 @@ unary(
         ),
     ),
 )
+
+
+def _abs_complex_at_zero_jax(T, x):
+    """JAX's complex abs at z = 0: its JVP Re(conj(z) / select(|z| == 0, 1, |z|) · t) is 0 there, as
+    PyTorch's, but differentiated again the select's constant 1 leaves conj(t1) / 1: the second
+    derivatives are those of |z|^2 / 2 (forward over reverse c·t, reverse over reverse gg·g), where
+    PyTorch's sgn(0) = 0 makes them 0; |z|'s own are unbounded at 0 (1/|z|): no value is the
+    mathematics' (the complex whole-domain draws at the origin, abs-7a62437673d4, abs-d3d4504c6c90,
+    cplx27). Real inputs: abs itself (JAX's real choice is the alternative "one")."""
+    if not x.is_complex():
+        return T.abs(x)
+    return T.where(x == 0, T.real(x * x.conj()) / 2, T.abs(x))
+
+
 unary(
     "abs",
     lambda T, x: T.abs(x),
@@ -306,6 +320,11 @@ unary(
             (
                 Alternative(
                     "one", lambda T, x: T.where(x == 0, x, T.abs(x)), "JAX: 1 (its JVP's select x >= 0)"
+                ),
+                Alternative(
+                    "complex-second-order-of-half-the-squared-modulus",
+                    _abs_complex_at_zero_jax,
+                    "JAX, complex z = 0: first derivative 0, second that of |z|^2/2, Re(conj(t1) t2)",
                 ),
             ),
         ),

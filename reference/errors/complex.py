@@ -132,6 +132,14 @@ TRIG = ComplexBound(
 #: y = (k + 1/2)pi, x = 0 (a departure there, reported, not covered). Declared c = 6 (12u).
 TANH = ComplexBound(6.0, 0.0, 4, "tanh z: Kahan's algorithm, ~10 roundings without cancellation: 12u")
 
+#: tan z = -i tanh(iz): glibc's ctan (libstdc++'s std::tan of a complex, so PyTorch's and TensorFlow's
+#: Eigen kernels) is ctanh's algorithm with the parts exchanged, XLA's (JAX) is -i tanh(iz) itself:
+#: TANH's 12u (JAX's cancels next to the poles: jax-complex-tan-cancels-next-to-its-poles). (It kept the real declaration, 1 ulp, i.e. 2u, which every framework exceeds: over 4,000
+#: normal points, 1.5 times N(0, 1) per part, torch's and TensorFlow's complex64 tan is up to 5.4u off
+#: (1.5449033 + 0.5190079i), complex128 4.2u, JAX's 9.8u and 11.6u at 0.02 from the pole pi/2, mpmath;
+#: 1 + tan^2 in the derivatives carries it 2|y| times: first-order ratios 1.02-1.29, cplx27.)
+TAN = ComplexBound(6.0, 0.0, 4, "tan z = -i tanh(iz): glibc ctan (ctanh's algorithm), XLA -i tanh(iz): 12u")
+
 #: sgn z = z / |z|: |z| (hypot, 2u relative, ABS) and each part divided by it once (u): 3u per
 #: part relative to |sgn z| = 1, normwise too (the same relative error moves both parts). Declared
 #: c = 1.5 (3u): the real declaration (one correctly rounded division, u) is below what every
@@ -154,6 +162,7 @@ COMPLEX_BOUNDS = {
     "sinh": TRIG,
     "cosh": TRIG,
     "tanh": TANH,
+    "tan": TAN,
 }
 
 #: A sum of n complex products (matmul, dot, sum, mean, ...): |fl(x^T y) - x^T y| <= sqrt(2)·gamma_{n+2}

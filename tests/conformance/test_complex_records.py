@@ -649,6 +649,32 @@ def test_sgn_of_complex_has_its_declared_bound():
     assert "sgn (complex)" in tr.used
 
 
+@pytest.mark.parametrize(
+    "dtype, z",
+    [("complex64", 1.5449033 + 0.5190079j), ("complex128", -0.12491490957621508 - 1.7596268434293396j)],
+)
+def test_complex_tan_declares_tanhs_error_which_torch_needs(dtype, z):
+    """tan z = -i tanh(iz) (glibc's ctan is ctanh's algorithm): 12u, as tanh. PyTorch's complex tan is
+    5.36u (complex64) and 4.24u (complex128) off at these points, normwise (mpmath): the real
+    declaration it kept before (1 ulp: 2u) did not hold, and the derivatives' 1 + tan^2 carried that
+    (first-order ratios 1.02-1.29 of --domains whole, tan-de7630c5905f, tan-85769dc5e243)."""
+    import mpmath
+
+    import reference as T
+    from reference.errors import REFERENCE_U, Precision, bound_of
+
+    part = {"complex64": "float32", "complex128": "float64"}[dtype]
+    u = float(np.finfo(part).eps) / 2
+    x = np.array([z], dtype=dtype)
+    mpmath.mp.prec = 120
+    exact = complex(mpmath.tan(mpmath.mpc(float(x[0].real), float(x[0].imag))))
+    got = complex(torch.tan(torch.tensor(x)).numpy()[0])
+    assert 2 * u * abs(exact) < abs(got - exact) <= 12 * u * abs(exact)
+    _, (b,), tr = bound_of(lambda a: T.tan(a), [x.astype(np.complex128)], Precision(dtype=part))
+    assert b[0] == pytest.approx(12 * (u + REFERENCE_U) * abs(exact), rel=1e-6)
+    assert "tan (complex)" in tr.used
+
+
 @pytest.mark.parametrize("op, base", [("log10", 10.0), ("log2", 2.0)])
 def test_log10_and_log2_of_complex_carry_logs_absolute_term(op, base):
     """log_b z = log z / log b on complex arrays: log's 2u absolute (|z|'s rounding) over log b, and
@@ -811,3 +837,26 @@ def test_torchs_refusal_to_differentiate_complex_scatters_is_unsupported_with_it
     for check in ("forward", "vmap", "jvp_jvp"):
         assert run_in_process(torch_adapter, case("complex128", check), check)["verdict"] == "pass"
     assert run_in_process(torch_adapter, case("float64", "vjp"), "vjp")["verdict"] == "pass"
+
+
+def test_jaxs_complex_abs_second_derivative_at_the_origin_is_a_declared_convention():
+    """At z = 0 |z|'s second derivatives are unbounded: PyTorch's sgn(0) = 0 makes them 0, JAX's
+    those of |z|^2/2 (forward over reverse c·t: abs-7a62437673d4, 1.7816 - 0.4451i where 0). Judged
+    'convention' (abs-gradient-at-zero's complex alternative); a value that is neither still fails."""
+    pytest.importorskip("jax")
+    from conformance.adapters.jax_adapter import JaxAdapter
+
+    adapter = JaxAdapter()
+    settings = adapter.setup("cpu", "highest")
+    z = np.array([0j, 1.5 - 0.5j, -2j])
+    t = np.array([-1.1342833307889715 + 0.2833976333804489j, 1j, 0.5 + 0j])
+    parts = lambda a: {"real": a.real.tolist(), "imag": a.imag.tolist()}  # noqa: E731
+    case = Case("abs", RecordParams.of({"values": "normal"}), {"input": (3,)}, "complex128", 3, ("vjp_jvp",),
+                data={"input": parts(z), "tan1_input": parts(t), "cot_output": [-1.570712008885673, 0.5, 2.0]})  # fmt: skip
+    got = run_in_process(adapter, case, "vjp_jvp", settings)
+    assert got["verdict"] == "convention" and "abs-gradient-at-zero" in got["reason"], got
+    answers = adapter.run(case, "vjp_jvp", RecordData(case))
+    out = {k: np.array(v, dtype=np.complex128) for k, v in answers.items()}
+    assert abs(out["g_input"][0]) > 0  # JAX's c·t, where the reference says 0
+    out["g_input"][0] *= 2
+    assert record_verdict(case, "vjp_jvp", "jax", out, settings)["verdict"] == "fail"

@@ -175,13 +175,21 @@ def _sgn_formula(z, x, s):
 
 
 def _sgn_kernel(a):
-    """z / |z| (0 at 0); for real inputs PyTorch's sign ((0 < a) - (a < 0))."""
+    """z / |z| (0 at 0); for real inputs PyTorch's sign ((0 < a) - (a < 0)). The parts are first
+    scaled by the power of 2 that brings the larger one into [1/2, 1) (exact, or a rounding below
+    2^-1074 of a unit result), then each divided by their hypot: unscaled, a subnormal |z| is
+    rounded to the subnormal grid (relative error up to 1 at 5e-324) and NumPy's complex division
+    by it overflows (sgn(-2.556e-309i) was nan - inf i, not -i)."""
     if a.dtype.kind != "c":
         return A.R.sign.forward(a)
     xp = namespace_of(a)
-    r = xp.abs(a)
+    _, e = xp.frexp(xp.maximum(xp.abs(a.real), xp.abs(a.imag)))  # e = 0 at 0, inf and nan
+    re, im = xp.ldexp(a.real, -e), xp.ldexp(a.imag, -e)
+    r = xp.hypot(re, im)
     nz = r != 0
-    return xp.where(nz, a / xp.where(nz, r, 1), 0)  # (CuPy's ufuncs take no where=)
+    r = xp.where(nz, r, 1)  # (CuPy's ufuncs take no where=)
+    unit = xp.where(xp.isfinite(a), _complex_kernel(re / r, im / r), complex(xp.nan, xp.nan))  # as PyTorch
+    return xp.where(nz, unit, 0).astype(a.dtype)
 
 
 def _complex_kernel(re, im):
