@@ -956,3 +956,43 @@ def test_the_mixed_sign_padding_entries_claim_a_pad_no_larger_than_the_crop(padd
     (-1, 1) on dim 0 and (-1, 2) on dim 1 is the first-dim entry's (conv-5eb965f873e6's padding)."""
     hits = load_known(SHIPPED).matching(_jax_conv_rec(padding, transposed))
     assert (hits[0].id if hits else None) == claimed_by, [e.id for e in hits]
+
+
+def _igamma_rec(op, framework, check, reason, a=(0.0, 0.5)):
+    """A ``framework`` result of ``op`` at a = ``a``, x = (0.3473, 1.0) (explicit data), float32."""
+    case = {
+        "op": op,
+        "shapes": {"input": [2], "other": [2]},
+        "dtype": "float32",
+        "data": {"input": list(a), "other": [0.3473, 1.0]},
+        "params": {"values": "at"},
+    }
+    version = {"jax": "jax 0.10.2, jaxlib 0.10.2", "tensorflow": "2.21.0"}[framework]
+    return {"case_id": f"{op}-{check}", "framework": framework, "version": version, "check": check,
+            "dtype": "float32", "verdict": "fail", "reason": reason, "case": Case.from_dict(case).to_dict()}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "op, framework, check, reason, a, claimed_by",
+    [("gammainc", "jax", "vjp", "grad_input[0]=nan but reference says 0.663", (0.0, 0.5),
+      "jax-igamma-a-derivative-nan-at-a-zero"),
+     ("gammainc", "jax", "vjp", "grad_input[1]=0.5 but reference says 0.66 (ratio 9 > bound 1)", (0.0, 0.5), None),
+     ("gammaincc", "tensorflow", "jvp", "tangent_output[1]=0.1 but reference says 0.2 (ratio 9 > bound 1)", (0.0, 0.5),
+      None),
+     ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (0.0, 0.5), "jax-igamma-value-nan-at-a-zero"),
+     ("gammainc_x", "jax", "forward", "output[0]=nan but reference says 1.0", (0.0, 0.5), "jax-igamma-value-nan-at-a-zero"),
+     ("gammaincc", "jax", "forward", "output[0]=nan but reference says 0.0", (0.0, 0.5), None),
+     ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (0.25, 0.5), None),
+     ("gammaincc", "tensorflow", "forward", "output[0]=nan but reference says 0.0", (0.0, 0.5),
+      "tf-igamma-value-nan-at-a-zero"),
+     ("gammaincc_x", "tensorflow", "jvp", "tangent_output[0]=nan but reference says -0.0", (0.0, 0.5),
+      "tf-igamma-x-forward-mode-nan-at-a-zero")],
+)  # fmt: skip
+def test_the_incomplete_gamma_entries_at_a_zero_claim_its_nan(op, framework, check, reason, a, claimed_by):
+    """At a = 0 JAX and TensorFlow say nan: the a-derivative (both), P(0, x) = 1 (both), Q(0, x) = 0
+    (TensorFlow), TensorFlow's forward mode in x alone (review27: the values and the forward mode
+    failed a default `--checks forward` run with no entry). The entries claim that nan and nothing
+    else: a finite failure of a case with a = 0 somewhere, JAX's right Q(0, x) or a nan at a != 0 is
+    no entry's (they matched 'but reference says', any failure)."""
+    hits = load_known(SHIPPED).matching(_igamma_rec(op, framework, check, reason, a))
+    assert (hits[0].id if hits else None) == claimed_by, [e.id for e in hits]
