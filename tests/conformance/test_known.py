@@ -996,3 +996,26 @@ def test_the_incomplete_gamma_entries_at_a_zero_claim_its_nan(op, framework, che
     no entry's (they matched 'but reference says', any failure)."""
     hits = load_known(SHIPPED).matching(_igamma_rec(op, framework, check, reason, a))
     assert (hits[0].id if hits else None) == claimed_by, [e.id for e in hits]
+
+
+@pytest.mark.parametrize(
+    "point, dtype, check, values, reason, claimed_by",
+    [((0.5, -1.0, 1.5, 0.25), "float64", "jvp", "at", "tangent_output[]=nan but reference says 0.0767",
+      "jax-hyp2f1-parameter-derivative-at-nonpositive-integer-b"),
+     ((0.5, -1.0, 1.5, 0.25), "float64", "forward", "at", "output[]=0.9 but reference says 0.9166666666666666", None),
+     ((0.5, -1.0, 1.5, 0.25), "float64", "vjp", "at", "grad_x[]=-0.3 but reference says -0.3333333333333333", None),
+     ((-1.0, 0.5, 1.5, -0.9), "float32", "vjp", "ties", "grad_a[]=nan but reference says -0.3679",
+      "jax-hypergeometric-at-nonpositive-integer-upper-parameter-float32"),
+     ((-1.0, 0.5, 1.5, -0.9), "float32", "forward", "ties", "output[]=1.4 but reference says 1.3", None),
+     ((-1.0, 0.5, 1.5, -0.9), "float16", "forward", "ties", "output[]=1.4 but reference says 1.3",
+      "jax-hypergeometric-half-precision-series")],
+)  # fmt: skip
+def test_the_terminating_hyp2f1_entries_claim_its_derivatives_only(
+    point, dtype, check, values, reason, claimed_by
+):
+    """At a nonpositive integer a or b 2F1 is a polynomial and JAX's value is right (1 - a x / c,
+    1.2999999523 for 1.3 in float32): only its parameter derivative departs, as nan at b = -1. The
+    harness26 entries for b and for a below float64's Taylor threshold held every check (review27); a
+    float16 value there is the half-precision rounding's."""
+    hits = load_known(SHIPPED).matching(_point_rec("hyp2f1", point, dtype, check, values, reason))
+    assert (hits[0].id if hits else None) == claimed_by, [e.id for e in hits]
