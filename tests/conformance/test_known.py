@@ -1019,3 +1019,28 @@ def test_the_terminating_hyp2f1_entries_claim_its_derivatives_only(
     float16 value there is the half-precision rounding's."""
     hits = load_known(SHIPPED).matching(_point_rec("hyp2f1", point, dtype, check, values, reason))
     assert (hits[0].id if hits else None) == claimed_by, [e.id for e in hits]
+
+
+def _betainc_rec(check, reason, a, b):
+    """A TensorFlow float32 result of betainc at (a, b, x = 0.5) (explicit one-element data)."""
+    case = {"op": "betainc", "shapes": {"a": [1], "b": [1], "x": [1]}, "dtype": "float32",
+            "data": {"a": [a], "b": [b], "x": [0.5]}, "params": {"values": "ties"}}  # fmt: skip
+    return {"case_id": f"betainc-{a}-{b}-{check}", "framework": "tensorflow", "version": "2.21.0", "check": check,
+            "dtype": "float32", "verdict": "fail", "reason": reason, "case": Case.from_dict(case).to_dict()}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "check, reason, a, b, claimed_by",
+    [("forward", "output[0]=nan but reference says 1.0", 0.0, 2.0, "tf-betainc-nan-at-a-zero"),
+     ("jvp_jvp", "tangent2_output[0]=nan but reference says -0.0", 2.0, 0.0, "tf-betainc-nan-at-b-zero"),
+     ("forward", "output[0]=0.9 but reference says 1.0 (ratio 9 > bound 1)", 0.0, 2.0, None),
+     ("vjp", "grad_x[0]=nan but reference says 0.0", 0.0, 2.0, None),
+     ("forward", "output[0]=nan but reference says 0.5", 1.0, 1.0, None)],
+)  # fmt: skip
+def test_the_betainc_entries_at_a_or_b_zero_claim_its_nan(check, reason, a, b, claimed_by):
+    """TensorFlow's betainc is nan at a = 0 (where it is 1) or b = 0 (0), and so is its forward
+    over forward derivative in x (review27: a default run failed them with no entry, once
+    specbound26 made the bound there finite); its first derivative, right, and other failures are
+    no entry's."""
+    hits = load_known(SHIPPED).matching(_betainc_rec(check, reason, a, b))
+    assert (hits[0].id if hits else None) == claimed_by, [e.id for e in hits]
