@@ -1044,3 +1044,23 @@ def test_the_betainc_entries_at_a_or_b_zero_claim_its_nan(check, reason, a, b, c
     no entry's."""
     hits = load_known(SHIPPED).matching(_betainc_rec(check, reason, a, b))
     assert (hits[0].id if hits else None) == claimed_by, [e.id for e in hits]
+
+
+@pytest.mark.parametrize(
+    "s, params, reason, claimed",
+    [([1.0], {"domain": "whole", "values": "at", "point": "input:pole s = 1"}, "grad_other[0]=nan but reference says -9.37", True),
+     ([1.0, 1.5], {"domain": "whole", "values": "near"}, "grad_other[0]=nan but reference says -9.37", True),
+     ([1.0, 1.5], {"domain": "whole", "values": "near"}, "grad_other[1]=-2.1 but reference says -2.2 (ratio 9 > bound 1)", False),
+     ([1.5, 2.0], {"values": "ties"}, "grad_other[0]=nan but reference says -2.2", False)],
+)  # fmt: skip
+def test_the_zeta_entry_claims_the_q_derivatives_nan_at_every_element_on_s_one(s, params, reason, claimed):
+    """JAX's q-derivative of zeta is nan at s = 1, wherever the element came from: the reach sweep's
+    'at' case, or the whole-domain near kind (1 in 16 elements exactly on the point), which the
+    entry's params.point region left out (review27); only the nan, only with an element on s = 1."""
+    n = len(s)
+    case = {"op": "zeta_q", "shapes": {"input": [n], "other": [n]}, "dtype": "float32", "params": params,
+            "data": {"input": s, "other": [0.3473, 2.0][:n]}}  # fmt: skip
+    rec = {"case_id": "zeta_q", "framework": "jax", "version": "jax 0.10.2, jaxlib 0.10.2", "check": "vjp",
+           "dtype": "float32", "verdict": "fail", "reason": reason, "case": Case.from_dict(case).to_dict()}  # fmt: skip
+    hits = [e.id for e in load_known(SHIPPED).matching(rec)]
+    assert ("jax-zeta-q-derivative-nan-at-s-one" in hits) == claimed, hits
