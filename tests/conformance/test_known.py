@@ -1064,3 +1064,26 @@ def test_the_zeta_entry_claims_the_q_derivatives_nan_at_every_element_on_s_one(s
            "dtype": "float32", "verdict": "fail", "reason": reason, "case": Case.from_dict(case).to_dict()}  # fmt: skip
     hits = [e.id for e in load_known(SHIPPED).matching(rec)]
     assert ("jax-zeta-q-derivative-nan-at-s-one" in hits) == claimed, hits
+
+
+@pytest.mark.parametrize(
+    "framework, op, a, x, reason, claimed_by",
+    [("tensorflow", "gammaincc", math.inf, math.inf, "output[]=0.0 but reference says nan", "tf-igamma-at-infinite-a-and-x"),
+     ("jax", "gammainc", math.inf, math.inf, "output[]=1.0 but reference says nan", "jax-igamma-at-infinite-a-and-x"),
+     ("jax", "gammainc", math.inf, 2.0, "output[]=1.0 but reference says nan", None),
+     ("tensorflow", "gammaincc", math.inf, math.inf, "output[]=0.5 but reference says nan", None)],
+)  # fmt: skip
+def test_the_incomplete_gamma_entries_at_infinite_a_and_x(framework, op, a, x, reason, claimed_by):
+    """P and Q have no value at a = x = inf (nan: PyTorch, SciPy); TensorFlow gives 0 and 0, JAX 1
+    and 0 (review27: a default run failed TensorFlow's with no entry)."""
+    case = {
+        "op": op,
+        "shapes": {"input": [], "other": []},
+        "dtype": "float32",
+        "data": {"input": a, "other": x},
+    }
+    version = {"jax": "jax 0.10.2, jaxlib 0.10.2", "tensorflow": "2.21.0"}[framework]
+    rec = {"case_id": op, "framework": framework, "version": version, "check": "forward", "dtype": "float32",
+           "verdict": "fail", "reason": reason, "case": Case.from_dict(case).to_dict()}  # fmt: skip
+    hits = load_known(SHIPPED).matching(rec)
+    assert (hits[0].id if hits else None) == claimed_by, [e.id for e in hits]
