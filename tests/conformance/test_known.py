@@ -983,6 +983,12 @@ def _igamma_rec(op, framework, check, reason, a=(0.0, 0.5)):
      ("gammainc_x", "jax", "forward", "output[0]=nan but reference says 1.0", (0.0, 0.5), "jax-igamma-value-nan-at-a-zero"),
      ("gammaincc", "jax", "forward", "output[0]=nan but reference says 0.0", (0.0, 0.5), None),
      ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (0.25, 0.5), None),
+     # a subnormal a (the smallest float32) gives the same nan; the smallest normal is outside the region
+     ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (1.401298464324817e-45, 0.5),
+      "jax-igamma-value-nan-at-a-zero"),
+     ("gammaincc", "tensorflow", "vjp", "grad_input[0]=nan but reference says -0.6", (1.401298464324817e-45, 0.5),
+      "tf-igamma-a-derivative-nan-at-a-zero"),
+     ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (1.1754943508222875e-38, 0.5), None),
      ("gammaincc", "tensorflow", "forward", "output[0]=nan but reference says 0.0", (0.0, 0.5),
       "tf-igamma-value-nan-at-a-zero"),
      ("gammaincc_x", "tensorflow", "jvp", "tangent_output[0]=nan but reference says -0.0", (0.0, 0.5),
