@@ -983,3 +983,172 @@ def test_negint_counts_the_negative_integer_elements(tmp_path):
     assert [r["verdict"] for r in out] == ["known", "fail", "fail", "fail", "fail"]
     out, _ = load_known(_known(tmp_path, entry("=="), name="none.json")).classify(records)
     assert [r["verdict"] for r in out] == ["fail", "known", "known", "known", "fail"]
+
+
+def _jax_conv_rec(padding, transposed=False):
+    """A JAX float32 vjp failure of a conv case with ``padding`` (rank = its number of pairs)."""
+    rank = len(padding)
+    weight = ([3, 8] if transposed else [8, 3]) + [2] * rank
+    params = {"rank": rank, "padding": padding, "transposed": transposed}
+    case = {"op": "conv", "params": params, "shapes": {"input": [2, 3] + [6] * rank, "weight": weight}}
+    return {
+        "case_id": f"conv-{padding}-{transposed}", "framework": "jax", "version": "jax 0.10.2, jaxlib 0.10.2",
+        "check": "vjp", "dtype": "float32", "verdict": "fail",
+        "reason": "grad_weight[0,8,0,1,0]=-3.87 but reference says 0.763 (ratio 4e6 > bound 1)",
+        "case": Case.from_dict({**case, "dtype": "float32"}).to_dict(),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "padding, transposed, claimed_by",
+    [([[-1, 1]], False, "jax-conv1d-mixed-sign-padding-wrong-values"),
+     ([[-1, 1]], True, "jax-conv1d-mixed-sign-padding-wrong-values"),
+     ([[-1, 2]], False, None), ([[-1, 2]], True, None),
+     ([[0, 0], [-1, 1]], False, "jax-conv2d-mixed-sign-padding-wrong-values"),
+     ([[0, 0], [-1, 2]], False, None), ([[-1, 2], [0, 0]], False, None),
+     ([[-1, 1], [-1, 2]], False, "jax-conv2d-mixed-sign-padding-wrong-values-first-dim")],
+)  # fmt: skip
+def test_the_mixed_sign_padding_entries_claim_a_pad_no_larger_than_the_crop(padding, transposed, claimed_by):
+    """XLA:CPU's low-dtype convolution departs at a (low, high) pair with 0 < high <= -low ((-1, 1)
+    wrong, (-1, 2) right in every draw tried, rank 1 and 2, forward, weight gradient and a transposed
+    convolution's input gradient: review27): a failure at (-1, 2) is no entry's, and a 2-d case with
+    (-1, 1) on dim 0 and (-1, 2) on dim 1 is the first-dim entry's (conv-5eb965f873e6's padding)."""
+    hits = load_known(SHIPPED).matching(_jax_conv_rec(padding, transposed))
+    assert (hits[0].id if hits else None) == claimed_by, [e.id for e in hits]
+
+
+def _igamma_rec(op, framework, check, reason, a=(0.0, 0.5)):
+    """A ``framework`` result of ``op`` at a = ``a``, x = (0.3473, 1.0) (explicit data), float32."""
+    case = {
+        "op": op,
+        "shapes": {"input": [2], "other": [2]},
+        "dtype": "float32",
+        "data": {"input": list(a), "other": [0.3473, 1.0]},
+        "params": {"values": "at"},
+    }
+    version = {"jax": "jax 0.10.2, jaxlib 0.10.2", "tensorflow": "2.21.0"}[framework]
+    return {"case_id": f"{op}-{check}", "framework": framework, "version": version, "check": check,
+            "dtype": "float32", "verdict": "fail", "reason": reason, "case": Case.from_dict(case).to_dict()}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "op, framework, check, reason, a, claimed_by",
+    [("gammainc", "jax", "vjp", "grad_input[0]=nan but reference says 0.663", (0.0, 0.5),
+      "jax-igamma-a-derivative-nan-at-a-zero"),
+     ("gammainc", "jax", "vjp", "grad_input[1]=0.5 but reference says 0.66 (ratio 9 > bound 1)", (0.0, 0.5), None),
+     ("gammaincc", "tensorflow", "jvp", "tangent_output[1]=0.1 but reference says 0.2 (ratio 9 > bound 1)", (0.0, 0.5),
+      None),
+     ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (0.0, 0.5), "jax-igamma-value-nan-at-a-zero"),
+     ("gammainc_x", "jax", "forward", "output[0]=nan but reference says 1.0", (0.0, 0.5), "jax-igamma-value-nan-at-a-zero"),
+     ("gammaincc", "jax", "forward", "output[0]=nan but reference says 0.0", (0.0, 0.5), None),
+     ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (0.25, 0.5), None),
+     # a subnormal a (the smallest float32) gives the same nan; the smallest normal is outside the region
+     ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (1.401298464324817e-45, 0.5),
+      "jax-igamma-value-nan-at-a-zero"),
+     ("gammaincc", "tensorflow", "vjp", "grad_input[0]=nan but reference says -0.6", (1.401298464324817e-45, 0.5),
+      "tf-igamma-a-derivative-nan-at-a-zero"),
+     ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (1.1754943508222875e-38, 0.5), None),
+     ("gammaincc", "tensorflow", "forward", "output[0]=nan but reference says 0.0", (0.0, 0.5),
+      "tf-igamma-value-nan-at-a-zero"),
+     ("gammaincc_x", "tensorflow", "jvp", "tangent_output[0]=nan but reference says -0.0", (0.0, 0.5),
+      "tf-igamma-x-forward-mode-nan-at-a-zero")],
+)  # fmt: skip
+def test_the_incomplete_gamma_entries_at_a_zero_claim_its_nan(op, framework, check, reason, a, claimed_by):
+    """At a = 0 JAX and TensorFlow say nan: the a-derivative (both), P(0, x) = 1 (both), Q(0, x) = 0
+    (TensorFlow), TensorFlow's forward mode in x alone (review27: the values and the forward mode
+    failed a default `--checks forward` run with no entry). The entries claim that nan and nothing
+    else: a finite failure of a case with a = 0 somewhere, JAX's right Q(0, x) or a nan at a != 0 is
+    no entry's (they matched 'but reference says', any failure)."""
+    hits = load_known(SHIPPED).matching(_igamma_rec(op, framework, check, reason, a))
+    assert (hits[0].id if hits else None) == claimed_by, [e.id for e in hits]
+
+
+@pytest.mark.parametrize(
+    "point, dtype, check, values, reason, claimed_by",
+    [((0.5, -1.0, 1.5, 0.25), "float64", "jvp", "at", "tangent_output[]=nan but reference says 0.0767",
+      "jax-hyp2f1-parameter-derivative-at-nonpositive-integer-b"),
+     ((0.5, -1.0, 1.5, 0.25), "float64", "forward", "at", "output[]=0.9 but reference says 0.9166666666666666", None),
+     ((0.5, -1.0, 1.5, 0.25), "float64", "vjp", "at", "grad_x[]=-0.3 but reference says -0.3333333333333333", None),
+     ((-1.0, 0.5, 1.5, -0.9), "float32", "vjp", "ties", "grad_a[]=nan but reference says -0.3679",
+      "jax-hypergeometric-at-nonpositive-integer-upper-parameter-float32"),
+     ((-1.0, 0.5, 1.5, -0.9), "float32", "forward", "ties", "output[]=1.4 but reference says 1.3", None),
+     ((-1.0, 0.5, 1.5, -0.9), "float16", "forward", "ties", "output[]=1.4 but reference says 1.3",
+      "jax-hypergeometric-half-precision-series")],
+)  # fmt: skip
+def test_the_terminating_hyp2f1_entries_claim_its_derivatives_only(
+    point, dtype, check, values, reason, claimed_by
+):
+    """At a nonpositive integer a or b 2F1 is a polynomial and JAX's value is right (1 - a x / c,
+    1.2999999523 for 1.3 in float32): only its parameter derivative departs, as nan at b = -1. The
+    harness26 entries for b and for a below float64's Taylor threshold held every check (review27); a
+    float16 value there is the half-precision rounding's."""
+    hits = load_known(SHIPPED).matching(_point_rec("hyp2f1", point, dtype, check, values, reason))
+    assert (hits[0].id if hits else None) == claimed_by, [e.id for e in hits]
+
+
+def _betainc_rec(check, reason, a, b):
+    """A TensorFlow float32 result of betainc at (a, b, x = 0.5) (explicit one-element data)."""
+    case = {"op": "betainc", "shapes": {"a": [1], "b": [1], "x": [1]}, "dtype": "float32",
+            "data": {"a": [a], "b": [b], "x": [0.5]}, "params": {"values": "ties"}}  # fmt: skip
+    return {"case_id": f"betainc-{a}-{b}-{check}", "framework": "tensorflow", "version": "2.21.0", "check": check,
+            "dtype": "float32", "verdict": "fail", "reason": reason, "case": Case.from_dict(case).to_dict()}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "check, reason, a, b, claimed_by",
+    [("forward", "output[0]=nan but reference says 1.0", 0.0, 2.0, "tf-betainc-nan-at-a-zero"),
+     ("jvp_jvp", "tangent2_output[0]=nan but reference says -0.0", 2.0, 0.0, "tf-betainc-nan-at-b-zero"),
+     ("forward", "output[0]=0.9 but reference says 1.0 (ratio 9 > bound 1)", 0.0, 2.0, None),
+     ("vjp", "grad_x[0]=nan but reference says 0.0", 0.0, 2.0, None),
+     ("forward", "output[0]=nan but reference says 0.5", 1.0, 1.0, None)],
+)  # fmt: skip
+def test_the_betainc_entries_at_a_or_b_zero_claim_its_nan(check, reason, a, b, claimed_by):
+    """TensorFlow's betainc is nan at a = 0 (where it is 1) or b = 0 (0), and so is its forward
+    over forward derivative in x (review27: a default run failed them with no entry, once
+    specbound26 made the bound there finite); its first derivative, right, and other failures are
+    no entry's."""
+    hits = load_known(SHIPPED).matching(_betainc_rec(check, reason, a, b))
+    assert (hits[0].id if hits else None) == claimed_by, [e.id for e in hits]
+
+
+@pytest.mark.parametrize(
+    "s, params, reason, claimed",
+    [([1.0], {"domain": "whole", "values": "at", "point": "input:pole s = 1"}, "grad_other[0]=nan but reference says -9.37", True),
+     ([1.0, 1.5], {"domain": "whole", "values": "near"}, "grad_other[0]=nan but reference says -9.37", True),
+     ([1.0, 1.5], {"domain": "whole", "values": "near"}, "grad_other[1]=-2.1 but reference says -2.2 (ratio 9 > bound 1)", False),
+     ([1.5, 2.0], {"values": "ties"}, "grad_other[0]=nan but reference says -2.2", False)],
+)  # fmt: skip
+def test_the_zeta_entry_claims_the_q_derivatives_nan_at_every_element_on_s_one(s, params, reason, claimed):
+    """JAX's q-derivative of zeta is nan at s = 1, wherever the element came from: the reach sweep's
+    'at' case, or the whole-domain near kind (1 in 16 elements exactly on the point), which the
+    entry's params.point region left out (review27); only the nan, only with an element on s = 1."""
+    n = len(s)
+    case = {"op": "zeta_q", "shapes": {"input": [n], "other": [n]}, "dtype": "float32", "params": params,
+            "data": {"input": s, "other": [0.3473, 2.0][:n]}}  # fmt: skip
+    rec = {"case_id": "zeta_q", "framework": "jax", "version": "jax 0.10.2, jaxlib 0.10.2", "check": "vjp",
+           "dtype": "float32", "verdict": "fail", "reason": reason, "case": Case.from_dict(case).to_dict()}  # fmt: skip
+    hits = [e.id for e in load_known(SHIPPED).matching(rec)]
+    assert ("jax-zeta-q-derivative-nan-at-s-one" in hits) == claimed, hits
+
+
+@pytest.mark.parametrize(
+    "framework, op, a, x, reason, claimed_by",
+    [("tensorflow", "gammaincc", math.inf, math.inf, "output[]=0.0 but reference says nan", "tf-igamma-at-infinite-a-and-x"),
+     ("jax", "gammainc", math.inf, math.inf, "output[]=1.0 but reference says nan", "jax-igamma-at-infinite-a-and-x"),
+     ("jax", "gammainc", math.inf, 2.0, "output[]=1.0 but reference says nan", None),
+     ("tensorflow", "gammaincc", math.inf, math.inf, "output[]=0.5 but reference says nan", None)],
+)  # fmt: skip
+def test_the_incomplete_gamma_entries_at_infinite_a_and_x(framework, op, a, x, reason, claimed_by):
+    """P and Q have no value at a = x = inf (nan: PyTorch, SciPy); TensorFlow gives 0 and 0, JAX 1
+    and 0 (review27: a default run failed TensorFlow's with no entry)."""
+    case = {
+        "op": op,
+        "shapes": {"input": [], "other": []},
+        "dtype": "float32",
+        "data": {"input": a, "other": x},
+    }
+    version = {"jax": "jax 0.10.2, jaxlib 0.10.2", "tensorflow": "2.21.0"}[framework]
+    rec = {"case_id": op, "framework": framework, "version": version, "check": "forward", "dtype": "float32",
+           "verdict": "fail", "reason": reason, "case": Case.from_dict(case).to_dict()}  # fmt: skip
+    hits = load_known(SHIPPED).matching(rec)
+    assert (hits[0].id if hits else None) == claimed_by, [e.id for e in hits]
