@@ -20,7 +20,8 @@ from conformance.tolerance import (
     element_ratios,
     explain,
     judge_bounds,
-    ulp_of,
+    ulp_of,  # noqa: F401 (re-exported: conformance.record_reproducer, tests)
+    with_last_bit,
 )
 from conformance.unsupported import unsupported_reason
 from reference.errors import SMALLEST_NORMAL
@@ -149,7 +150,7 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
         whole = (outputs, {n: v for n, (v, _) in expected.items()})  # (the nonfinite convention reads them)
         outputs, expected = complex_parts(outputs, expected, precision.dtype)
     else:
-        expected = {n: (v, b + ulp_of(v, case.dtype)) for n, (v, b) in expected.items()}
+        expected = {n: (v, with_last_bit(v, b, case.dtype)) for n, (v, b) in expected.items()}
     readings = None
     if precision.flush:
         try:
@@ -160,7 +161,7 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
             if complex_case:
                 plain = complex_parts(outputs, plain[0], precision.dtype)[1]
             else:
-                plain = {n: (v, b + ulp_of(v, case.dtype)) for n, (v, b) in plain[0].items()}
+                plain = {n: (v, with_last_bit(v, b, case.dtype)) for n, (v, b) in plain[0].items()}
             expected, unflushed = _either_reading(outputs, expected, plain)
             readings = {"flushed_inputs": True, "elements_judged_unflushed": unflushed}
     judged = judge_bounds(outputs, expected, precision.dtype if complex_case else case.dtype)
@@ -212,7 +213,7 @@ def _alternative_expected(case, check, precision, data, errs, complex_outputs=No
             return None
         if complex_outputs is not None:
             return complex_parts(complex_outputs, values, precision.dtype)[1]
-        return {n: (v, b + ulp_of(v, case.dtype)) for n, (v, b) in values.items()}
+        return {n: (v, with_last_bit(v, b, case.dtype)) for n, (v, b) in values.items()}
 
     return compute
 
