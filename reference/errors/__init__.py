@@ -176,11 +176,22 @@ def jumps_within(x, slack, offset=0.0):
     return np.where(np.isfinite(n), np.maximum(n, 0.0), 0.0)
 
 
-def composite(decomposition: Callable, source: str, alternatives: tuple = ()) -> ErrorSpec:
+def composite(
+    decomposition: Callable, source: str, alternatives: tuple = (), opmath: bool = False
+) -> ErrorSpec:
     """The error of ``decomposition`` (Tensor ops of the table) on the same inputs; with
     ``alternatives`` (other decompositions frameworks document, equal in real arithmetic), the
-    element-wise largest of their errors: each formula rounds and underflows in its own places."""
+    element-wise largest of their errors: each formula rounds and underflows in its own places.
+
+    ``opmath``: the kernel is one fused loop that computes in the accumulator the framework promises
+    (PyTorch's ``at::opmath_type``: float32 for float16/bfloat16, :attr:`Precision.accumulate`) and
+    rounds each result once to the dtype. The decomposition's steps then round, underflow and
+    overflow in the accumulator's arithmetic, and the result adds one rounding to the dtype (and the
+    dtype's overflow). Without an accumulator (JAX's and TensorFlow's half types) nothing changes: the
+    steps are the dtype's (where (x - mean)² of a float16 variance overflows, its bound is infinite)."""
     extra = {"alternatives": tuple(alternatives)} if alternatives else {}
+    if opmath:
+        extra["opmath"] = True
     return ErrorSpec("composite", 0.5, source, decomposition=decomposition, extra=extra)
 
 
@@ -408,10 +419,11 @@ class Tracker:
             extra = self._selection(rule, arrays, params, outs)
             if extra is not None:
                 errs = [errs[0] + extra] + list(errs[1:])
+            overflowed = _any_infinite(self._errs(arrays))
             for i in need:
                 o = outs[i]
                 if is_inexact(o.dtype) and o.size:
-                    self._register(o, self._finish(errs[i], o))
+                    self._register(o, self._finish(errs[i], o, overflowed))
         self.used.setdefault(rule.name, _spec(rule).describe())
         res = tuple(outs) if multi else outs[0]
         return (res, aux) if rule.has_aux else res
@@ -446,16 +458,23 @@ class Tracker:
             extra = self._selection(rule, arrays, params, outs)  # (flags by device address)
             if extra is not None:
                 host_errs = [host_errs[0] + extra] + list(host_errs[1:])
+            overflowed = _any_infinite(errs)
             for o, h, e, new in zip(outs, host_out, host_errs, fresh):
                 if new and is_inexact(o.dtype) and o.size:
-                    self._register(o, self._finish(e, h))
+                    self._register(o, self._finish(e, h, overflowed))
         self.used.setdefault(rule.name, _spec(rule).describe())
         return tuple(outs) if rule.outputs != 1 else outs[0]
 
-    def _finish(self, err, out):
-        """Overflow: a result past the dtype's range is inf there (any error)."""
+    def _finish(self, err, out, overflowed=False):
+        """Overflow: a result past the dtype's range is inf there (any error). ``overflowed``: an input
+        carries an infinite error (it may have overflowed in the framework): a nan error of the result
+        is inf (an honest "any value": 0·inf of a zero slope times that error is nan, but the
+        framework's 0·inf is nan too), so that a nan bound means only what the judge reads it as, the
+        model losing track of an element (conformance.tolerance.known)."""
         err = np.broadcast_to(np.asarray(err, dtype=np.float64), out.shape)
         big = np.abs(out) > LARGEST.get(self.p.dtype, np.inf)
+        if overflowed:
+            big = big | np.isnan(err)
         return np.where(big, np.inf, err)
 
     def _errs(self, arrays):
@@ -626,13 +645,33 @@ class Tracker:
             if e is not None and hasattr(w, "_data"):
                 self._register(w._data, e)
         out = None
+        opmath = spec.extra.get("opmath") and self.p.accumulate and self.policy is None
+        outer = self.p
         for decomposition in (spec.decomposition, *spec.extra.get("alternatives", ())):
-            with no_grad():
-                res = decomposition(*wrapped, **params)
+            if opmath:  # the steps in the accumulator's arithmetic (composite's ``opmath``)
+                self.p = Precision(dtype=outer.accumulate, flush=outer.flush)
+            try:
+                with no_grad():
+                    res = decomposition(*wrapped, **params)
+            finally:
+                self.p = outer
             res = list(res) if isinstance(res, (tuple, list)) else [res]
             errs = [self.error_of(r) if r is not None else 0.0 for r in res]
             out = errs if out is None else [np.maximum(a, b) for a, b in zip(out, errs)]
+        if opmath:  # each result rounded once from the accumulator to the dtype (its overflow: _finish)
+            u = outer.u + REFERENCE_U
+            out = [
+                e
+                if not isinstance(o, np.ndarray)
+                else e + u * _finite_magnitude(o) + outer.eta * _may_underflow(o, e)
+                for e, o in zip(out, outs)
+            ]
         return out
+
+
+def _any_infinite(errs) -> bool:
+    """True if an input's error (None: exact) is infinite somewhere."""
+    return any(e is not None and np.isinf(np.asarray(e)).any() for e in errs)
 
 
 def _finite(a):
