@@ -419,11 +419,11 @@ class Tracker:
             extra = self._selection(rule, arrays, params, outs)
             if extra is not None:
                 errs = [errs[0] + extra] + list(errs[1:])
-            overflowed = _any_infinite(self._errs(arrays))
+            in_errs = self._errs(arrays)
             for i in need:
                 o = outs[i]
                 if is_inexact(o.dtype) and o.size:
-                    self._register(o, self._finish(errs[i], o, overflowed))
+                    self._register(o, self._finish(errs[i], o, _infinite_inputs(in_errs, o.shape, _elementwise_rule(rule))))
         self.used.setdefault(rule.name, _spec(rule).describe())
         res = tuple(outs) if multi else outs[0]
         return (res, aux) if rule.has_aux else res
@@ -458,23 +458,20 @@ class Tracker:
             extra = self._selection(rule, arrays, params, outs)  # (flags by device address)
             if extra is not None:
                 host_errs = [host_errs[0] + extra] + list(host_errs[1:])
-            overflowed = _any_infinite(errs)
             for o, h, e, new in zip(outs, host_out, host_errs, fresh):
                 if new and is_inexact(o.dtype) and o.size:
-                    self._register(o, self._finish(e, h, overflowed))
+                    self._register(o, self._finish(e, h, _infinite_inputs(errs, h.shape, _elementwise_rule(rule))))
         self.used.setdefault(rule.name, _spec(rule).describe())
         return tuple(outs) if rule.outputs != 1 else outs[0]
 
     def _finish(self, err, out, overflowed=False):
-        """Overflow: a result past the dtype's range is inf there (any error). ``overflowed``: an input
-        carries an infinite error (it may have overflowed in the framework): a nan error of the result
-        is inf (an honest "any value": 0·inf of a zero slope times that error is nan, but the
-        framework's 0·inf is nan too), so that a nan bound means only what the judge reads it as, the
-        model losing track of an element (conformance.tolerance.known)."""
+        """Overflow: a result past the dtype's range is inf there (any error). ``overflowed`` (per
+        element, :func:`_infinite_inputs`): the element read an input with an infinite error (one that
+        may have overflowed in the framework): a nan error there is inf (an honest "any value": 0·inf
+        of a zero slope times that error is nan, and so is the framework's 0·inf), so that a nan bound
+        means only what the judge reads it as, the model losing track (conformance.tolerance.known)."""
         err = np.broadcast_to(np.asarray(err, dtype=np.float64), out.shape)
-        big = np.abs(out) > LARGEST.get(self.p.dtype, np.inf)
-        if overflowed:
-            big = big | np.isnan(err)
+        big = (np.abs(out) > LARGEST.get(self.p.dtype, np.inf)) | (overflowed & np.isnan(err))
         return np.where(big, np.inf, err)
 
     def _errs(self, arrays):
@@ -669,9 +666,22 @@ class Tracker:
         return out
 
 
-def _any_infinite(errs) -> bool:
-    """True if an input's error (None: exact) is infinite somewhere."""
-    return any(e is not None and np.isinf(np.asarray(e)).any() for e in errs)
+def _infinite_inputs(errs, shape, elementwise):
+    """Where an output element of ``shape`` may have read an overflowed input (an infinite error; None:
+    exact): for an elementwise op, element by element (each input error broadcast to the output);
+    for any other (a reduction, a matmul: an output element mixes its input's elements), everywhere
+    once some input's error is infinite somewhere."""
+    infs = [np.isinf(np.asarray(e)) for e in errs if e is not None]
+    infs = [i for i in infs if i.any()]
+    if not infs:
+        return np.zeros(shape, dtype=bool)
+    if not elementwise:
+        return np.ones(shape, dtype=bool)
+    return np.logical_or.reduce([np.broadcast_to(i, shape) for i in infs])
+
+
+def _elementwise_rule(rule) -> bool:
+    return rule.batch == "batch_elementwise"
 
 
 def _finite(a):

@@ -56,6 +56,30 @@ def test_an_overflowed_inputs_nan_error_is_infinite():
     assert np.isinf(bound[0]) and np.isfinite(bound[1])
 
 
+def test_only_elements_that_read_an_overflowed_input_turn_nan_into_inf():
+    from reference.errors import _infinite_inputs
+
+    err = np.array([np.inf, 0.0, 1e-9])
+    assert _infinite_inputs([err, None], (3,), elementwise=True).tolist() == [True, False, False]
+    assert _infinite_inputs([err[:, None]], (3, 2), elementwise=True)[:, 1].tolist() == [True, False, False]
+    # a matmul's or a reduction's output element mixes its input's elements
+    assert _infinite_inputs([err], (3,), elementwise=False).all()
+    assert not _infinite_inputs([np.zeros(3)], (3,), elementwise=False).any()
+
+
+def test_nan_bounds_at_nonfinite_inputs_stay_free_until_their_departures_are_entered():
+    # dawsn'(±inf) is the limit 0 in the reference, nan in JAX and TensorFlow; the model's bound is nan
+    from conformance.ops.judge import _judged_bound
+
+    case = Case.from_json(
+        '{"op": "dawsn", "params": {"values": "nonfinite"}, "shapes": {"input": [2]}, "dtype": "float64",'
+        ' "seed": 0, "checks": ["vjp"]}'
+    )
+    assert np.isinf(_judged_bound(case, np.array([0.0]), np.array([np.nan])))[0]
+    finite_case = Case.from_dict({**case.to_dict(), "params": {"values": "normal"}})
+    assert _judged_bound(finite_case, np.array([0.0]), np.array([np.nan]))[0] == ulp_of(0.0, "float64")
+
+
 def _exact_var(x, correction):
     xs = [Fraction(float(v)) for v in x]
     mean = sum(xs) / len(xs)
