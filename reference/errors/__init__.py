@@ -419,11 +419,12 @@ class Tracker:
             extra = self._selection(rule, arrays, params, outs)
             if extra is not None:
                 errs = [errs[0] + extra] + list(errs[1:])
-            in_errs = self._errs(arrays)
+            in_errs, elementwise = self._errs(arrays), _elementwise_rule(rule)
             for i in need:
                 o = outs[i]
                 if is_inexact(o.dtype) and o.size:
-                    self._register(o, self._finish(errs[i], o, _infinite_inputs(in_errs, o.shape, _elementwise_rule(rule))))
+                    overflowed = _infinite_inputs(in_errs, o.shape, elementwise)
+                    self._register(o, self._finish(errs[i], o, overflowed))
         self.used.setdefault(rule.name, _spec(rule).describe())
         res = tuple(outs) if multi else outs[0]
         return (res, aux) if rule.has_aux else res
@@ -460,7 +461,8 @@ class Tracker:
                 host_errs = [host_errs[0] + extra] + list(host_errs[1:])
             for o, h, e, new in zip(outs, host_out, host_errs, fresh):
                 if new and is_inexact(o.dtype) and o.size:
-                    self._register(o, self._finish(e, h, _infinite_inputs(errs, h.shape, _elementwise_rule(rule))))
+                    overflowed = _infinite_inputs(errs, h.shape, _elementwise_rule(rule))
+                    self._register(o, self._finish(e, h, overflowed))
         self.used.setdefault(rule.name, _spec(rule).describe())
         return tuple(outs) if rule.outputs != 1 else outs[0]
 
@@ -675,9 +677,12 @@ def _infinite_inputs(errs, shape, elementwise):
     infs = [i for i in infs if i.any()]
     if not infs:
         return np.zeros(shape, dtype=bool)
-    if not elementwise:
-        return np.ones(shape, dtype=bool)
-    return np.logical_or.reduce([np.broadcast_to(i, shape) for i in infs])
+    try:
+        if elementwise:
+            return np.logical_or.reduce([np.broadcast_to(i, shape) for i in infs])
+    except ValueError:  # an input that does not broadcast to the output: it mixes, as a reduction
+        pass
+    return np.ones(shape, dtype=bool)
 
 
 def _elementwise_rule(rule) -> bool:
