@@ -28,7 +28,7 @@ from conformance.case import (
     ProgramCase,
 )
 from conformance.precision import precision_for
-from conformance.tolerance import complex_parts, explain, judge_bounds, ulp_of
+from conformance.tolerance import complex_parts, explain, judge_bounds, known, ulp_of
 from reference.autograd.graph import short_node_name, tensor_type_name
 from reference.errors import Tracker
 
@@ -1208,7 +1208,7 @@ def program_expected(case, outputs: dict, bounds: dict) -> dict:
     the float64 reference's value rounds to it), as op records."""
     dtype = PART_DTYPE.get(case.dtype, case.dtype)  # a complex program: one ulp of the larger part
     return {
-        name: (a, bounds[name] + ulp_of(np.maximum(np.abs(a.real), np.abs(a.imag)), dtype))
+        name: (a, known(bounds[name]) + ulp_of(np.maximum(np.abs(a.real), np.abs(a.imag)), dtype))
         for name, a in outputs.items()
         if a is not None and bounds.get(name) is not None
     }

@@ -50,6 +50,7 @@ from conformance.ops import RECORDS, VMAP_CHECKS, op_params, vmap_spec
 from conformance.ops._run import order_names
 from conformance.ops.judge import expected_for, precision_for, ulp_of
 from conformance.safe_text import docstring_safe as _docstring_safe
+from conformance.tolerance import known
 from reference.errors import Precision
 
 #: adapter methods that decide how a record's check runs: a class outside conformance.adapters
@@ -259,7 +260,7 @@ def record_reproducer(
             if case.dtype in PART_DTYPE:  # each part's bound: the modulus bound + 1 ulp of the larger part
                 v = np.maximum(np.abs(np.real(v)), np.abs(np.imag(v)))
             dt = PART_DTYPE.get(case.dtype, case.dtype)
-            bounds[n] = np.broadcast_to(np.asarray(bd + ulp_of(v, dt), dtype=np.float64), np.shape(v))
+            bounds[n] = np.broadcast_to(np.asarray(known(bd) + ulp_of(v, dt), dtype=np.float64), np.shape(v))
         terms = {
             k: b[k] for k in ("formula", "u", "accumulator", "u_acc", "tf32", "underflow", "eta") if k in b
         }

@@ -26,6 +26,7 @@ import numpy as np
 
 from conformance.nonfinite import c99_class
 from reference.conv.geometry import plan
+from reference.errors import LARGEST as _LARGEST
 
 # Unit roundoff of each compute dtype (half the gap between 1 and the next float).
 UNIT_ROUNDOFF = {
@@ -312,15 +313,53 @@ ERROR_MODEL_FORMULA = (
 )
 
 
+def free_elements(value, bound, dtype: str | None = None) -> dict:
+    """{"nan": n, "inf": m, "range": k}: elements whose reference value is finite but whose bound is
+    nan (the error model lost track), infinite with the value inside ``dtype``'s range (an
+    intermediate result may overflow, or the model lost track) or infinite with the value past it
+    ("range": the result itself overflows the dtype): the elements the judge holds to no finite
+    bound (scripts/scan_free_bounds.py counts them)."""
+    value = np.asarray(value)
+    if value.dtype.kind not in "fc":
+        return {}
+    bound = np.broadcast_to(np.asarray(bound, dtype=np.float64), value.shape)
+    finite = np.isfinite(value)
+    past = np.abs(value) > _LARGEST.get(dtype, np.inf)
+    out = {
+        "nan": int((finite & np.isnan(bound)).sum()),
+        "inf": int((finite & np.isinf(bound) & ~past).sum()),
+        "range": int((finite & np.isinf(bound) & past).sum()),
+    }
+    return {k: n for k, n in out.items() if n}
+
+
+def known(bound):
+    """The bound with nan read as 0: where the error model lost track of an element's error (inf·0,
+    inf − inf inside a composite) it bounds nothing, and the element passes only exact agreement
+    (:func:`with_last_bit`: the reference value rounded to the dtype)."""
+    bound = np.asarray(bound, dtype=np.float64)
+    return np.where(np.isnan(bound), 0.0, bound)
+
+
+def with_last_bit(value, bound, dtype):
+    """The judged bound of a real result: the model's ``bound`` plus one ulp of the expected value in
+    ``dtype`` (an implementation's last-bit freedom). A nan bound counts as 0 (:func:`known`), so
+    there the judged bound is one ulp: the framework's answer must be the float64 reference value
+    rounded to ``dtype`` (either way: both neighbours are within one ulp). An infinite bound stays
+    infinite (a result that may leave the dtype's range: :func:`element_ratios`)."""
+    return known(bound) + ulp_of(value, dtype)
+
+
 def element_ratios(obs, value, bound):
     """|observed − expected| / bound per element (0 where a non-finite reference value is matched
-    exactly or the bound is infinite, inf where a non-finite one is not): > 1 fails."""
+    exactly or the bound is infinite, inf where a non-finite one is not): > 1 fails. A nan bound on
+    a finite value bounds nothing (:func:`known`): only an exact answer passes there."""
     obs = np.asarray(obs, dtype=np.float64)
     value = np.asarray(value, dtype=np.float64)
-    bound = np.broadcast_to(np.asarray(bound, dtype=np.float64), value.shape)
+    bound = np.broadcast_to(known(bound), value.shape)
     ref_finite = np.isfinite(value)
     same_nonfinite = (np.isnan(value) & np.isnan(obs)) | (np.isinf(value) & (obs == value))
-    free = ~np.isfinite(bound) & ref_finite
+    free = np.isinf(bound) & ref_finite
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         err = np.abs(obs - value)
         err = np.where(np.isfinite(err), err, np.inf)
@@ -353,9 +392,9 @@ def judge_bounds(observed: dict, expected: dict, dtype: str | None = None) -> di
             }
         if obs.size == 0:
             continue
-        bound = np.broadcast_to(np.asarray(bound, dtype=np.float64), value.shape)
+        bound = np.broadcast_to(known(bound), value.shape)
         ref_finite = np.isfinite(value)
-        free = ~np.isfinite(bound) & ref_finite
+        free = np.isinf(bound) & ref_finite
         unjudged += int(free.sum())
         ratio = element_ratios(obs, value, bound)
         bad = ratio > 1.0
@@ -393,11 +432,11 @@ def complex_parts(outputs, expected, part_dtype):
             continue
         value, bound = np.asarray(value), np.asarray(bound, dtype=np.float64)
         if value.dtype.kind != "c" and (obs is None or np.asarray(obs).dtype.kind != "c"):
-            exp_out[name] = (value, bound + ulp_of(value, part_dtype))
+            exp_out[name] = (value, with_last_bit(value, bound, part_dtype))
             continue
         value = np.asarray(value, dtype=np.complex128)
         larger = np.maximum(np.abs(value.real), np.abs(value.imag))
-        bound = np.broadcast_to(bound + ulp_of(larger, part_dtype), value.shape)
+        bound = np.broadcast_to(known(bound) + ulp_of(larger, part_dtype), value.shape)
         exp_out[name] = (_parts(value), np.stack([bound, bound], axis=-1))
         if obs is not None:
             obs = np.asarray(obs, dtype=np.complex128)

@@ -38,8 +38,8 @@ import numpy as np
 
 import reference as T
 from conformance.checks import jax_check, reference_check, tf_check, torch_check
-from conformance.ops.judge import bound_record, ulp_of
-from conformance.tolerance import explain, judge_bounds
+from conformance.ops.judge import bound_record
+from conformance.tolerance import explain, judge_bounds, with_last_bit
 from reference.errors import Precision, bound_of
 
 CHECKS = ("forward", "vjp", "vjp_vjp", "jvp")
@@ -358,7 +358,7 @@ def assert_conforms(
             program, reads, _ = reference_check(T, check, checked_reference, input_names, input_names)
             values, bounds, tracker = reference_side(program, [named[k] for k in reads], check, extra)
         names = _names(check, n)
-        expected = {nm: (v, b + ulp_of(v, dtype)) for nm, v, b in zip(names, values, bounds) if v is not None}
+        expected = {nm: (v, with_last_bit(v, b, dtype)) for nm, v, b in zip(names, values, bounds) if v is not None}
         try:
             observed = dict(zip(names, _run_framework(framework, checked_fn, check, arrays, extra, dtype)))
         except ReturnValueError:

@@ -176,11 +176,22 @@ def jumps_within(x, slack, offset=0.0):
     return np.where(np.isfinite(n), np.maximum(n, 0.0), 0.0)
 
 
-def composite(decomposition: Callable, source: str, alternatives: tuple = ()) -> ErrorSpec:
+def composite(
+    decomposition: Callable, source: str, alternatives: tuple = (), opmath: bool = False
+) -> ErrorSpec:
     """The error of ``decomposition`` (Tensor ops of the table) on the same inputs; with
     ``alternatives`` (other decompositions frameworks document, equal in real arithmetic), the
-    element-wise largest of their errors: each formula rounds and underflows in its own places."""
+    element-wise largest of their errors: each formula rounds and underflows in its own places.
+
+    ``opmath``: the kernel is one fused loop that computes in the accumulator the framework promises
+    (PyTorch's ``at::opmath_type``: float32 for float16/bfloat16, :attr:`Precision.accumulate`) and
+    rounds each result once to the dtype. The decomposition's steps then round, underflow and
+    overflow in the accumulator's arithmetic, and the result adds one rounding to the dtype (and the
+    dtype's overflow). Without an accumulator (JAX's and TensorFlow's half types) nothing changes: the
+    steps are the dtype's (where (x - mean)² of a float16 variance overflows, its bound is infinite)."""
     extra = {"alternatives": tuple(alternatives)} if alternatives else {}
+    if opmath:
+        extra["opmath"] = True
     return ErrorSpec("composite", 0.5, source, decomposition=decomposition, extra=extra)
 
 
@@ -408,10 +419,12 @@ class Tracker:
             extra = self._selection(rule, arrays, params, outs)
             if extra is not None:
                 errs = [errs[0] + extra] + list(errs[1:])
+            in_errs, elementwise = self._errs(arrays), _elementwise_rule(rule)
             for i in need:
                 o = outs[i]
                 if is_inexact(o.dtype) and o.size:
-                    self._register(o, self._finish(errs[i], o))
+                    overflowed = _infinite_inputs(in_errs, o.shape, elementwise)
+                    self._register(o, self._finish(errs[i], o, overflowed))
         self.used.setdefault(rule.name, _spec(rule).describe())
         res = tuple(outs) if multi else outs[0]
         return (res, aux) if rule.has_aux else res
@@ -448,14 +461,19 @@ class Tracker:
                 host_errs = [host_errs[0] + extra] + list(host_errs[1:])
             for o, h, e, new in zip(outs, host_out, host_errs, fresh):
                 if new and is_inexact(o.dtype) and o.size:
-                    self._register(o, self._finish(e, h))
+                    overflowed = _infinite_inputs(errs, h.shape, _elementwise_rule(rule))
+                    self._register(o, self._finish(e, h, overflowed))
         self.used.setdefault(rule.name, _spec(rule).describe())
         return tuple(outs) if rule.outputs != 1 else outs[0]
 
-    def _finish(self, err, out):
-        """Overflow: a result past the dtype's range is inf there (any error)."""
+    def _finish(self, err, out, overflowed=False):
+        """Overflow: a result past the dtype's range is inf there (any error). ``overflowed`` (per
+        element, :func:`_infinite_inputs`): the element read an input with an infinite error (one that
+        may have overflowed in the framework): a nan error there is inf (an honest "any value": 0·inf
+        of a zero slope times that error is nan, and so is the framework's 0·inf), so that a nan bound
+        means only what the judge reads it as, the model losing track (conformance.tolerance.known)."""
         err = np.broadcast_to(np.asarray(err, dtype=np.float64), out.shape)
-        big = np.abs(out) > LARGEST.get(self.p.dtype, np.inf)
+        big = (np.abs(out) > LARGEST.get(self.p.dtype, np.inf)) | (overflowed & np.isnan(err))
         return np.where(big, np.inf, err)
 
     def _errs(self, arrays):
@@ -626,13 +644,49 @@ class Tracker:
             if e is not None and hasattr(w, "_data"):
                 self._register(w._data, e)
         out = None
+        opmath = spec.extra.get("opmath") and self.p.accumulate and self.policy is None
+        outer = self.p
         for decomposition in (spec.decomposition, *spec.extra.get("alternatives", ())):
-            with no_grad():
-                res = decomposition(*wrapped, **params)
+            if opmath:  # the steps in the accumulator's arithmetic (composite's ``opmath``)
+                self.p = Precision(dtype=outer.accumulate, flush=outer.flush)
+            try:
+                with no_grad():
+                    res = decomposition(*wrapped, **params)
+            finally:
+                self.p = outer
             res = list(res) if isinstance(res, (tuple, list)) else [res]
             errs = [self.error_of(r) if r is not None else 0.0 for r in res]
             out = errs if out is None else [np.maximum(a, b) for a, b in zip(out, errs)]
+        if opmath:  # each result rounded once from the accumulator to the dtype (its overflow: _finish)
+            u = outer.u + REFERENCE_U
+            out = [
+                e
+                if not isinstance(o, np.ndarray)
+                else e + u * _finite_magnitude(o) + outer.eta * _may_underflow(o, e)
+                for e, o in zip(out, outs)
+            ]
         return out
+
+
+def _infinite_inputs(errs, shape, elementwise):
+    """Where an output element of ``shape`` may have read an overflowed input (an infinite error; None:
+    exact): for an elementwise op, element by element (each input error broadcast to the output);
+    for any other (a reduction, a matmul: an output element mixes its input's elements), everywhere
+    once some input's error is infinite somewhere."""
+    infs = [np.isinf(np.asarray(e)) for e in errs if e is not None]
+    infs = [i for i in infs if i.any()]
+    if not infs:
+        return np.zeros(shape, dtype=bool)
+    try:
+        if elementwise:
+            return np.logical_or.reduce([np.broadcast_to(i, shape) for i in infs])
+    except ValueError:  # an input that does not broadcast to the output: it mixes, as a reduction
+        pass
+    return np.ones(shape, dtype=bool)
+
+
+def _elementwise_rule(rule) -> bool:
+    return rule.batch == "batch_elementwise"
 
 
 def _finite(a):

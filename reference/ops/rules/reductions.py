@@ -174,10 +174,23 @@ def _shape_without(shape, dims):
 
 
 PROD_ERROR = errors.composite(_prod_steps, "a chain of products, 0.5 ulp each (IEEE)")
-VAR_ERROR = errors.composite(_var_steps, "two-pass variance: mean, centred squares, sum, division")
-STD_ERROR = errors.composite(_std_steps, "the variance's steps, then a correctly rounded sqrt")
-VAR_MEAN_ERROR = errors.composite(_var_mean_steps, "the variance's steps and the mean")
-STD_MEAN_ERROR = errors.composite(_std_mean_steps, "the standard deviation's steps and the mean")
+# PyTorch's CPU variance (std_var_kernel: Welford's update in at::opmath_type, float32 for half types)
+# computes in the accumulator and rounds each result once: ``opmath`` (the centred squares of a float16
+# input of magnitude 300 overflow float16, not float32; without it their bound was inf, and nan past
+# the derivative's 0·inf)
+_VAR_KERNEL = "PyTorch std_var_kernel (Welford in at::opmath_type)"
+VAR_ERROR = errors.composite(
+    _var_steps, f"two-pass variance: mean, centred squares, sum, division; {_VAR_KERNEL}", opmath=True
+)
+STD_ERROR = errors.composite(
+    _std_steps, f"the variance's steps, then a correctly rounded sqrt; {_VAR_KERNEL}", opmath=True
+)
+VAR_MEAN_ERROR = errors.composite(
+    _var_mean_steps, f"the variance's steps and the mean; {_VAR_KERNEL}", opmath=True
+)
+STD_MEAN_ERROR = errors.composite(
+    _std_mean_steps, f"the standard deviation's steps and the mean; {_VAR_KERNEL}", opmath=True
+)
 NORM_ERROR = errors.composite(_norm_steps, "|x|, then max, count, sum, sqrt of a sum of squares or pow")
 LOGSUMEXP_ERROR = errors.composite(_logsumexp_steps, "max-shifted exp, sum, log, add back the max")
 
@@ -605,11 +618,19 @@ def _std_back(g, c, std):
     # (whose derivative is the whole Hessian, one primitive: PyTorch's (g/2σ)·(x - mean) sums a path
     # through x and one through the saved σ, which cancel, and (g/2σ)/2σ overflowed at σ = 1e-200);
     # where σ = 0 PyTorch's form itself, for its values (0, and nan in the derivative in g). Each
-    # branch divides by 1 in the other's rows.
+    # branch divides by 1 in the other's rows. Where σ is nan (no degrees of freedom left: 0/0) PyTorch's
+    # form too: its nan (std_direction's 0 there hid it behind a nan bound: a torch nan failed once the
+    # judge read nan bounds strictly).
     zero = std == 0
-    pytorch = _var_back(A.masked_fill(g / (A.where(zero, std, A.ones_like(std)) * 2), zero, 0.0), c)
+    theirs = _pytorch_rows(std)
+    pytorch = _var_back(A.masked_fill(g / (A.where(theirs, std, A.ones_like(std)) * 2), zero, 0.0), c)
     exact = _unreduce_any(g, c.shapes[0], c.dim, c.keepdim) * _std_direction(c.self, c.dim, c.correction)
-    return A.where(_unreduce_any(zero, c.shapes[0], c.dim, c.keepdim), pytorch, exact)
+    return A.where(_unreduce_any(theirs, c.shapes[0], c.dim, c.keepdim), pytorch, exact)
+
+
+def _pytorch_rows(std):
+    """The rows where std's derivatives take PyTorch's formula itself: σ = 0 (its masked 0) or σ nan."""
+    return (std == 0) | (std != std)
 
 
 def _std_direction(x, dim, correction):
@@ -639,10 +660,10 @@ def _re_conj_mul(t, x):
 def _std_jvp(c, t):
     if not _exact_std(c):
         return A.masked_fill(_var_jvp(c, t) / (c.result * 2), c.result == 0, 0.0)
-    zero = c.result == 0  # as _std_back: PyTorch's form where σ = 0, std_direction elsewhere
-    pytorch = A.masked_fill(_var_jvp(c, t) / (A.where(zero, c.result, A.ones_like(c.result)) * 2), zero, 0.0)
+    zero, theirs = c.result == 0, _pytorch_rows(c.result)  # as _std_back
+    pytorch = A.masked_fill(_var_jvp(c, t) / (A.where(theirs, c.result, A.ones_like(c.result)) * 2), zero, 0.0)
     exact = _sum_back(t * _std_direction(c.self, c.dim, c.correction), c.dim, c.keepdim)
-    return A.where(zero, pytorch, exact)
+    return A.where(theirs, pytorch, exact)
 
 
 rule(
@@ -688,18 +709,52 @@ def _dof(x, dim, correction):
     return max(_count(tuple(x.shape), dim) - correction, 0)
 
 
+def _saved_std(x, dim, correction):
+    """σ as PyTorch's backward formulas read it: the forward's saved result, computed by std's own
+    kernel (in the accumulator for half types: STD_ERROR's ``opmath``), not re-derived from Σ(x - mean)²
+    in the dtype (a float16 sum of squares of 128 inputs near 100 overflows, σ = 54 does not)."""
+    return from_rule("std", x, dim=_dims_of(dim, x.ndim), correction=correction, keepdim=True)
+
+
+def _two_over_dof_of(x, dim, correction):
+    """2 / dof of x's reduction over ``dim``; inf where no degrees of freedom are left."""
+    dof = _dof(x, dim, correction)
+    return 2.0 / dof if dof else math.inf
+
+
 def _std_direction_pytorch(x, dim, correction):
-    """PyTorch's factor of std's VJP: (x - mean)/(dof·std)."""
-    std = _std_steps(x, dim, correction, True)
-    return (x - A.mean(x, dim, keepdim=True)) / (std * _dof(x, dim, correction))
+    """PyTorch's factor of std's VJP, in its order: var_backward(1 / (σ·2)) = ((2/dof)·(1/(σ·2)))·(x -
+    mean), σ the saved result (no product dof·σ, which leaves a half dtype's range long before σ
+    does: σ = 1202 over 93 inputs)."""
+    two = _two_over_dof_of(x, dim, correction)
+    return (two * (1.0 / (_saved_std(x, dim, correction) * 2))) * (x - A.mean(x, dim, keepdim=True))
 
 
 def _std_curvature_pytorch(x, t, dim, correction):
-    """The same Hessian product along PyTorch's formulas: (t - mean(t) - c·(c·t)/S)/(dof·σ)."""
+    """The same Hessian product along PyTorch's formulas, op by op: the forward-mode derivative of
+    var_backward(g / r2), r2 = σ·2 the saved result doubled, for g = 1 along t: dσ = std_jvp(t) =
+    (Σ t·c · 2/dof) / r2 (c = x - mean), the quotient's tangent -(2·dσ)·((1/r2)/r2) (PyTorch's div
+    JVP), then (2/dof)·(that·c + (1/r2)·(t - mean(t))). No Σc² = dof·σ² (a half dtype cannot hold it
+    where σ > 256, PyTorch never forms it)."""
+    two = _two_over_dof_of(x, dim, correction)
     c = x - A.mean(x, dim, keepdim=True)
-    s = A.sum(c * c, dim, keepdim=True)
-    t0 = t - A.mean(t, dim, keepdim=True)
-    return (t0 - c * (A.sum(c * t, dim, keepdim=True) / s)) / A.sqrt(s * _dof(x, dim, correction))
+    r2 = _saved_std(x, dim, correction) * 2
+    gp = 1.0 / r2
+    dsigma = (A.sum(t * c, dim, keepdim=True) * two) / r2
+    return two * (-((dsigma * 2) * (gp / r2)) * c + gp * (t - A.mean(t, dim, keepdim=True)))
+
+
+def _std_curvature_products(x, t, dim, correction):
+    """The same with PyTorch's product rule for (2/dof)·g·(x - mean): the factor (2/dof)·(g/r2) and its
+    tangent formed first, then each times its partner ((a·c)' = a'·c + a·c'), the order the mul JVP
+    takes; both orders' roundings are covered (a float16 vmap_jvp_vjp of torch rounded 1.11 times past
+    the first order's bound alone)."""
+    two = _two_over_dof_of(x, dim, correction)
+    c = x - A.mean(x, dim, keepdim=True)
+    r2 = _saved_std(x, dim, correction) * 2
+    gp = 1.0 / r2
+    dsigma = (A.sum(t * c, dim, keepdim=True) * two) / r2
+    return (two * -((dsigma * 2) * (gp / r2))) * c + (two * gp) * (t - A.mean(t, dim, keepdim=True))
 
 
 def _std_third(c, G):
@@ -737,6 +792,7 @@ _hessian_product_rule(
     lambda c, gg: _std_curvature(c.self, gg, c.dim, c.correction),
     _std_curvature_pytorch,
     "PyTorch's double backward of std",
+    alternatives=(_std_curvature_products,),
 )
 
 
