@@ -1175,3 +1175,31 @@ def test_the_tensorflow_adjoint_solve_entry_claims_finite_differences_only():
 
     out, _ = known.classify([rec("0.004021757801891413"), rec("nan"), rec("-inf")])
     assert [r["verdict"] for r in out] == ["known", "fail", "fail"]
+
+
+def test_tensorflow_sinc_nan_gradient_at_an_exact_zero_is_claimed_by_its_value_not_its_draw_kind():
+    """The whole domain's removable point of sinc draws x = 0 (values 'at'), outside the 'tiny' and
+    'ties' draws of tf-sinc-derivatives-near-zero; TensorFlow's gradient there is nan (seed 0 of
+    `--ops sinc`). tf-sinc-gradient-nan-at-zero claims it by the input's value (some element ±0) and
+    the nan; a finite wrong value at 0 is not claimed."""
+    known = load_known(SHIPPED)
+    case = {
+        "op": "sinc",
+        "params": {"domain": "whole", "point": "input:removable 0", "values": "at"},
+        "shapes": {"input": []},
+        "dtype": "float32",
+        "seed": 0,
+        "checks": ["vjp"],
+    }
+
+    def rec(observed):
+        return {
+            **_rec(check="vjp"),
+            "case_id": "sinc-13436d772dcf",
+            "case": case,
+            "reason": f"grad_input[]={observed} but reference says 0.0 (inf ulps of float32; ratio inf > bound 1)",
+        }
+
+    out, _ = known.classify([rec("nan"), rec("0.25")])
+    assert [r["verdict"] for r in out] == ["known", "fail"]
+    assert out[0]["known"]["id"] == "tf-sinc-gradient-nan-at-zero"
