@@ -924,3 +924,37 @@ def test_negint_counts_the_negative_integer_elements(tmp_path):
     assert [r["verdict"] for r in out] == ["known", "fail", "fail", "fail", "fail"]
     out, _ = load_known(_known(tmp_path, entry("=="), name="none.json")).classify(records)
     assert [r["verdict"] for r in out] == ["fail", "known", "known", "known", "fail"]
+
+
+@pytest.mark.parametrize(
+    "entry_id, check, departing, planted",
+    [
+        # the seeded run's point (b = 157.5 at x = 117.2); b = 7.9 with a = 0.5 is within the bound
+        ("jax-hyp1f1-asymptotic-branch-at-large-b", "forward",
+         ("hyp1f1", (28.56175248129361, 157.48333015127362, 117.20819161144931), "float64"),
+         ("hyp1f1", (0.5, 7.9, 117.2), "float64")),
+        # a = -12.5 at x = 100; the same a at x = 99 (the Taylor series) is not this branch
+        ("jax-hyp1f1-asymptotic-branch-at-large-a", "forward",
+         ("hyp1f1", (-12.5, 2.0, 100.0), "float64"), ("hyp1f1", (-12.5, 2.0, 99.0), "float64")),
+        # float32's e^100 overflows; float64 is the float64 entries' (b = 5.5 is within their bound)
+        ("jax-hyp1f1-asymptotic-branch-overflows-below-float64", "forward",
+         ("hyp1f1", (0.5, 5.5, 100.0), "float32"), ("hyp1f1", (0.5, 5.5, 100.0), "float64")),
+        # the truncated parameter derivative at x = 250; at x = 120 the 250 terms reach eps
+        ("jax-hyp1f1-parameter-derivative-series-stops-at-250-terms", "vjp",
+         ("hyp1f1", (2.0, 3.0, 250.0), "float64"), ("hyp1f1", (2.0, 3.0, 120.0), "float64")),
+    ],
+)  # fmt: skip
+def test_the_shipped_asymptotic_branch_entries_hold_x_from_100_and_their_parameters(
+    entry_id, check, departing, planted
+):
+    """JAX's hyp1f1 for x >= 100 (refgrad/cases/reproducers/jax-hyp1f1-asymptotic-branch.py): the
+    reproducer's points are in the entries' regions; a failure planted where the branch is accurate
+    or not taken (small parameters, x below 100 or 150, float64 for the overflow entry) stays a
+    failure, and so does one at an infinite x (values 'nonfinite': the nan entries')."""
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id == entry_id]
+    op, point, dtype = departing
+    infinite = (op, (*point[:-1], math.inf), dtype)
+    out, summary = known.classify([{**_hyper_rec(*p), "check": check, "case_id": str(i)}
+                                   for i, p in enumerate((departing, planted, infinite))])  # fmt: skip
+    assert [r["verdict"] for r in out] == ["known", "fail", "fail"], summary
