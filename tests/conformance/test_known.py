@@ -958,3 +958,22 @@ def test_the_shipped_asymptotic_branch_entries_hold_x_from_100_and_their_paramet
     out, summary = known.classify([{**_hyper_rec(*p), "check": check, "case_id": str(i)}
                                    for i, p in enumerate((departing, planted, infinite))])  # fmt: skip
     assert [r["verdict"] for r in out] == ["known", "fail", "fail"], summary
+
+
+def test_the_shipped_logcumsumexp_overflow_entry_holds_tensorflows_infinity_and_not_a_finite_value():
+    """tf-logcumsumexp-forward-over-reverse-tangent-over-cotangent-overflows is matched by its
+    infinity (the seeded seed-1 case logcumsumexp-3ddd188123dd: -inf where -2.43e76); a finite wrong
+    value, or the infinity in forward over forward, stays a failure."""
+    known = load_known(SHIPPED)
+    known.entries = [
+        e for e in known.entries if e.id == "tf-logcumsumexp-forward-over-reverse-tangent-over-cotangent-overflows"
+    ]
+    case = Case.from_dict({"op": "logcumsumexp", "params": {"dim": -1, "values": "ties"}, "shapes": {"input": [32]},
+                           "dtype": "float64", "seed": 52214, "checks": ["jvp_vjp"]}).to_dict()  # fmt: skip
+    said = "tangent_grad_input[0]={} but reference says -2.4322686437424316e+76 (inf ulps of float64)"
+    results = [
+        {**_rec(check=check, dtype="float64", reason=said.format(value), case=case), "case_id": f"{check}-{value}"}
+        for check, value in (("jvp_vjp", "-inf"), ("vmap_jvp_vjp", "inf"), ("jvp_vjp", "-1.2e+76"), ("jvp_jvp", "-inf"))
+    ]
+    out, summary = known.classify(results)
+    assert [r["verdict"] for r in out] == ["known", "known", "fail", "fail"], summary
