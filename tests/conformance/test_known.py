@@ -977,3 +977,34 @@ def test_the_shipped_logcumsumexp_overflow_entry_holds_tensorflows_infinity_and_
     ]
     out, summary = known.classify(results)
     assert [r["verdict"] for r in out] == ["known", "known", "fail", "fail"], summary
+
+
+def test_the_shipped_seed_one_and_two_crash_entries_hold_their_cases_and_not_other_dtypes():
+    """The README command's crashes at seeds 1 and 2: TensorFlow's abort in max_pool2d's vectorized
+    forward over reverse over an empty batch (max_pool2d-fbc03cfb2151, float16, oneDNN on) and
+    PyTorch's float16 conv2d fault (conv-d20d9e30efe7) are known; the same abort in float64 (no
+    oneDNN kernel), or with oneDNN off, and the same fault in float32, stay crashes."""
+    known = load_known(SHIPPED)
+    ids = ("tf-onednn-max-pool-forward-over-reverse-vectorized-empty-batch-aborts",
+           "tf-onednn-max-pool2d-forward-over-reverse-vectorized-empty-batch-aborts-float16",
+           "torch-float16-conv2d-segfault-over-a-padded-tiny-input")  # fmt: skip
+    known.entries = [e for e in known.entries if e.id in ids]
+    pool = {"op": "max_pool2d", "params": {"in_dims": [0], "kernel_size": [1, 1], "padding": [0, 0], "stride": [1, 1],
+            "values": "normal", "vmap_size": 1}, "shapes": {"input": [0, 1, 1, 1]}, "seed": 0, "checks": ["vmap_jvp_vjp"]}  # fmt: skip
+    conv = {"op": "conv", "params": {"rank": 2, "stride": [2, 3], "padding": [2, 2], "dilation": [1, 2]},
+            "shapes": {"input": [1, 1, 1, 1], "weight": [1, 1, 1, 1]}, "seed": 3, "checks": ["vjp_vjp"]}  # fmt: skip
+    abort = "tensorflow worker killed by SIGABRT; its stderr ends: Check failed: dtype() == expected_dtype (19 vs. 3)"
+
+    def rec(case, framework, check, dtype):
+        return {**_rec("crash", framework, "2.21.0" if framework == "tensorflow" else "2.13.0", check, dtype,
+                       reason=abort if framework == "tensorflow" else "torch worker killed by SIGSEGV",
+                       case=Case.from_dict({**case, "dtype": dtype}).to_dict()),
+                "case_id": f"{case['op']}-{dtype}"}  # fmt: skip
+
+    results = [rec(pool, "tensorflow", "vmap_jvp_vjp", "float16"), rec(pool, "tensorflow", "vmap_jvp_vjp", "float32"),
+               rec(pool, "tensorflow", "vmap_jvp_vjp", "float64"), rec(conv, "torch", "vjp_vjp", "float16"),
+               rec(conv, "torch", "vjp_vjp", "float32")]  # fmt: skip
+    out, summary = known.classify(results, {"tensorflow": {"onednn": True}})
+    assert [r["verdict"] for r in out] == ["known", "known", "crash", "known", "crash"], summary
+    out, _ = known.classify(results[:1], {"tensorflow": {"onednn": False}})
+    assert out[0]["verdict"] == "crash"
