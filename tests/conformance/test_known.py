@@ -1203,3 +1203,88 @@ def test_tensorflow_sinc_nan_gradient_at_an_exact_zero_is_claimed_by_its_value_n
     out, _ = known.classify([rec("nan"), rec("0.25")])
     assert [r["verdict"] for r in out] == ["known", "fail"]
     assert out[0]["known"]["id"] == "tf-sinc-gradient-nan-at-zero"
+
+
+@pytest.mark.parametrize(
+    "entry_id, check, departing, planted",
+    [
+        # the seeded run's point (b = 157.5 at x = 117.2); b = 7.9 with a = 0.5 is within the bound
+        ("jax-hyp1f1-asymptotic-branch-at-large-b", "forward",
+         ("hyp1f1", (28.56175248129361, 157.48333015127362, 117.20819161144931), "float64"),
+         ("hyp1f1", (0.5, 7.9, 117.2), "float64")),
+        # a = -12.5 at x = 100; the same a at x = 99 (the Taylor series) is not this branch
+        ("jax-hyp1f1-asymptotic-branch-at-large-a", "forward",
+         ("hyp1f1", (-12.5, 2.0, 100.0), "float64"), ("hyp1f1", (-12.5, 2.0, 99.0), "float64")),
+        # float32's e^100 overflows; float64 is the float64 entries' (b = 5.5 is within their bound)
+        ("jax-hyp1f1-asymptotic-branch-overflows-below-float64", "forward",
+         ("hyp1f1", (0.5, 5.5, 100.0), "float32"), ("hyp1f1", (0.5, 5.5, 100.0), "float64")),
+        # the truncated parameter derivative at x = 250; at x = 120 the 250 terms reach eps
+        ("jax-hyp1f1-parameter-derivative-series-stops-at-250-terms", "vjp",
+         ("hyp1f1", (2.0, 3.0, 250.0), "float64"), ("hyp1f1", (2.0, 3.0, 120.0), "float64")),
+    ],
+)  # fmt: skip
+def test_the_shipped_asymptotic_branch_entries_hold_x_from_100_and_their_parameters(
+    entry_id, check, departing, planted
+):
+    """JAX's hyp1f1 for x >= 100 (refgrad/cases/reproducers/jax-hyp1f1-asymptotic-branch.py): the
+    reproducer's points are in the entries' regions; a failure planted where the branch is accurate
+    or not taken (small parameters, x below 100 or 150, float64 for the overflow entry) stays a
+    failure, and so does one at an infinite x (values 'nonfinite': the nan entries')."""
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id == entry_id]
+    op, point, dtype = departing
+    infinite = (op, (*point[:-1], math.inf), dtype)
+    out, summary = known.classify([{**_hyper_rec(*p), "check": check, "case_id": str(i)}
+                                   for i, p in enumerate((departing, planted, infinite))])  # fmt: skip
+    assert [r["verdict"] for r in out] == ["known", "fail", "fail"], summary
+
+
+def test_the_shipped_logcumsumexp_overflow_entry_holds_tensorflows_infinity_and_not_a_finite_value():
+    """tf-logcumsumexp-forward-over-reverse-tangent-over-cotangent-overflows is matched by its
+    infinity (the seeded seed-1 case logcumsumexp-3ddd188123dd: -inf where -2.43e76); a finite wrong
+    value, or the infinity in forward over forward, stays a failure."""
+    known = load_known(SHIPPED)
+    known.entries = [
+        e for e in known.entries if e.id == "tf-logcumsumexp-forward-over-reverse-tangent-over-cotangent-overflows"
+    ]
+    case = Case.from_dict({"op": "logcumsumexp", "params": {"dim": -1, "values": "ties"}, "shapes": {"input": [32]},
+                           "dtype": "float64", "seed": 52214, "checks": ["jvp_vjp"]}).to_dict()  # fmt: skip
+    said = "tangent_grad_input[0]={} but reference says -2.4322686437424316e+76 (inf ulps of float64)"
+    results = [
+        {**_rec(check=check, dtype="float64", reason=said.format(value), case=case), "case_id": f"{check}-{value}"}
+        for check, value in (("jvp_vjp", "-inf"), ("vmap_jvp_vjp", "inf"), ("jvp_vjp", "-1.2e+76"), ("jvp_jvp", "-inf"))
+    ]
+    out, summary = known.classify(results)
+    assert [r["verdict"] for r in out] == ["known", "known", "fail", "fail"], summary
+
+
+def test_the_shipped_seed_one_and_two_crash_entries_hold_their_cases_and_not_other_dtypes():
+    """The README command's crashes at seeds 1 and 2: TensorFlow's abort in max_pool2d's vectorized
+    forward over reverse over an empty batch (max_pool2d-fbc03cfb2151, float16, oneDNN on) and
+    PyTorch's float16 dilated conv2d fault (conv-d20d9e30efe7, on an avx512_fp16 CPU) are known; the same abort in float64 (no
+    oneDNN kernel), or with oneDNN off, and the same fault in float32, stay crashes."""
+    known = load_known(SHIPPED)
+    ids = ("tf-onednn-max-pool-forward-over-reverse-vectorized-empty-batch-aborts",
+           "tf-onednn-max-pool2d-forward-over-reverse-vectorized-empty-batch-aborts-float16",
+           "torch-onednn-float16-dilated-conv-segfaults")  # fmt: skip
+    known.entries = [e for e in known.entries if e.id in ids]
+    pool = {"op": "max_pool2d", "params": {"in_dims": [0], "kernel_size": [1, 1], "padding": [0, 0], "stride": [1, 1],
+            "values": "normal", "vmap_size": 1}, "shapes": {"input": [0, 1, 1, 1]}, "seed": 0, "checks": ["vmap_jvp_vjp"]}  # fmt: skip
+    conv = {"op": "conv", "params": {"rank": 2, "stride": [2, 3], "padding": [2, 2], "dilation": [1, 2]},
+            "shapes": {"input": [1, 1, 1, 1], "weight": [1, 1, 1, 1]}, "seed": 3, "checks": ["vjp_vjp"]}  # fmt: skip
+    abort = "tensorflow worker killed by SIGABRT; its stderr ends: Check failed: dtype() == expected_dtype (19 vs. 3)"
+
+    def rec(case, framework, check, dtype):
+        return {**_rec("crash", framework, "2.21.0" if framework == "tensorflow" else "2.13.0", check, dtype,
+                       reason=abort if framework == "tensorflow" else "torch worker killed by SIGSEGV",
+                       case=Case.from_dict({**case, "dtype": dtype}).to_dict()),
+                "case_id": f"{case['op']}-{dtype}"}  # fmt: skip
+
+    results = [rec(pool, "tensorflow", "vmap_jvp_vjp", "float16"), rec(pool, "tensorflow", "vmap_jvp_vjp", "float32"),
+               rec(pool, "tensorflow", "vmap_jvp_vjp", "float64"), rec(conv, "torch", "vjp_vjp", "float16"),
+               rec(conv, "torch", "vjp_vjp", "float32")]  # fmt: skip
+    machine = {"tensorflow": {"onednn": True}, "torch": {"device": "cpu", "avx512_fp16": True}}
+    out, summary = known.classify(results, machine)
+    assert [r["verdict"] for r in out] == ["known", "known", "crash", "known", "crash"], summary
+    out, _ = known.classify(results[:1], {"tensorflow": {"onednn": False}})
+    assert out[0]["verdict"] == "crash"
