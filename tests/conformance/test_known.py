@@ -1175,3 +1175,24 @@ def test_the_tensorflow_adjoint_solve_entry_claims_finite_differences_only():
 
     out, _ = known.classify([rec("0.004021757801891413"), rec("nan"), rec("-inf")])
     assert [r["verdict"] for r in out] == ["known", "fail", "fail"]
+
+
+def test_the_torch_sinc_gradient_entry_claims_its_zero_at_float64_subnormal_inputs_only():
+    """torch-sinc-derivative-zero-where-x-squared-underflows: PyTorch's sinc_backward answers 0 where
+    x * x * pi underflows (float64 values 'tiny'); another wrong value there, another dtype or
+    another value kind stays a failure."""
+    known = load_known(SHIPPED)
+
+    def rec(observed, dtype="float64", values="tiny", check="vjp"):
+        case = {"op": "sinc", "params": {"values": values}, "shapes": {"input": [3]}, "dtype": dtype}
+        return {
+            **_rec(framework="torch", version="2.13.0", check=check, dtype=dtype),
+            "case": case,
+            "reason": f"grad_input[0]={observed} but reference says -1.5150135662203984e-307 (7.67e+15 ulps "
+            f"of {dtype}; ratio 7.67e+15 > bound 1)",
+        }
+
+    out, _ = known.classify(
+        [rec("0.0"), rec("0.0", check="vmap_vjp"), rec("nan"), rec("0.0", dtype="float32"), rec("0.0", values="normal")]
+    )
+    assert [r["verdict"] for r in out] == ["known", "known", "fail", "fail", "fail"]
