@@ -1216,3 +1216,18 @@ def test_the_torch_complex64_sgn_entry_claims_subnormal_and_huge_moduli_draws_on
     hits = [[e.id for e in known.matching(r)] for r in (rec(), rec("special", check="vmap"), rec("normal"), rec(check="vjp"))]
     claimed = "torch-complex64-sgn-at-subnormal-and-overflowing-moduli"
     assert [claimed in h for h in hits] == [True, True, False, False], hits
+
+
+def test_the_torch_complex64_log_gradient_entry_claims_forward_mode_too():
+    """torch-complex64-log-gradient-overflows-at-a-subnormal-input: the JVP t / z overflows in
+    c10::complex<float> as the gradient g / conj(z) does (log-0c0bf40adf7c, jvp 'tiny')."""
+    case = {"op": "log", "params": {"values": "tiny"}, "shapes": {"input": [4, 31]}, "dtype": "complex64"}
+    rec = {
+        **_rec(framework="torch", version="2.13.0", check="jvp"),
+        "dtype": "complex64",
+        "case": case,
+        "reason": "tangent_output[0,19,0]=inf but reference says 2.3653792179408374e+38 (inf ulps of float32; "
+        "ratio inf > bound 1)",
+    }
+    hits = [e.id for e in load_known(SHIPPED).matching(rec)]
+    assert "torch-complex64-log-gradient-overflows-at-a-subnormal-input" in hits, hits
