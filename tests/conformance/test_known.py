@@ -1288,3 +1288,59 @@ def test_the_shipped_seed_one_and_two_crash_entries_hold_their_cases_and_not_oth
     assert [r["verdict"] for r in out] == ["known", "known", "crash", "known", "crash"], summary
     out, _ = known.classify(results[:1], {"tensorflow": {"onednn": False}})
     assert out[0]["verdict"] == "crash"
+
+
+def test_the_torch_sinc_gradient_entry_claims_its_zero_at_float64_subnormal_inputs_only():
+    """torch-sinc-derivative-zero-where-x-squared-underflows: PyTorch's sinc_backward answers 0 where
+    x * x * pi underflows (float64 values 'tiny'); another wrong value there, another dtype or
+    another value kind stays a failure."""
+    known = load_known(SHIPPED)
+
+    def rec(observed, dtype="float64", values="tiny", check="vjp"):
+        case = {"op": "sinc", "params": {"values": values}, "shapes": {"input": [3]}, "dtype": dtype}
+        return {
+            **_rec(framework="torch", version="2.13.0", check=check, dtype=dtype),
+            "case": case,
+            "reason": f"grad_input[0]={observed} but reference says -1.5150135662203984e-307 (7.67e+15 ulps "
+            f"of {dtype}; ratio 7.67e+15 > bound 1)",
+        }
+
+    out, _ = known.classify(
+        [rec("0.0"), rec("0.0", check="vmap_vjp"), rec("nan"), rec("0.0", dtype="float32"), rec("0.0", values="normal")]
+    )
+    assert [r["verdict"] for r in out] == ["known", "known", "fail", "fail", "fail"]
+
+
+def test_the_torch_complex64_sgn_entry_claims_subnormal_and_huge_moduli_draws_only():
+    """torch-complex64-sgn-at-subnormal-and-overflowing-moduli: sgn's value checks on complex64
+    draws that hold subnormal or huge moduli ('tiny', 'special'); 'normal' draws, complex128's
+    vectorised kernel and reverse mode are other matters and stay failures."""
+    known = load_known(SHIPPED)
+
+    def rec(values="tiny", dtype="complex64", check="forward"):
+        case = {"op": "sgn", "params": {"values": values}, "shapes": {"input": [8]}, "dtype": dtype}
+        return {
+            **_rec(framework="torch", version="2.13.0", check=check),
+            "dtype": dtype,
+            "case": case,
+            "reason": "output[3,0]=nan but reference says -0.0 (inf ulps of float32; ratio inf > bound 1)",
+        }
+
+    hits = [[e.id for e in known.matching(r)] for r in (rec(), rec("special", check="vmap"), rec("normal"), rec(check="vjp"))]
+    claimed = "torch-complex64-sgn-at-subnormal-and-overflowing-moduli"
+    assert [claimed in h for h in hits] == [True, True, False, False], hits
+
+
+def test_the_torch_complex64_log_gradient_entry_claims_forward_mode_too():
+    """torch-complex64-log-gradient-overflows-at-a-subnormal-input: the JVP t / z overflows in
+    c10::complex<float> as the gradient g / conj(z) does (log-0c0bf40adf7c, jvp 'tiny')."""
+    case = {"op": "log", "params": {"values": "tiny"}, "shapes": {"input": [4, 31]}, "dtype": "complex64"}
+    rec = {
+        **_rec(framework="torch", version="2.13.0", check="jvp"),
+        "dtype": "complex64",
+        "case": case,
+        "reason": "tangent_output[0,19,0]=inf but reference says 2.3653792179408374e+38 (inf ulps of float32; "
+        "ratio inf > bound 1)",
+    }
+    hits = [e.id for e in load_known(SHIPPED).matching(rec)]
+    assert "torch-complex64-log-gradient-overflows-at-a-subnormal-input" in hits, hits
