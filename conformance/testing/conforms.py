@@ -30,6 +30,7 @@ import hashlib
 import inspect
 import json
 import os
+import sys
 import tempfile
 import textwrap
 from pathlib import Path
@@ -452,7 +453,10 @@ def _reproducer(fn, arrays, extra, framework, dtype, rec) -> str:
     module = getattr(fn, "__module__", None) or "__main__"
     qual = getattr(fn, "__qualname__", "?")
     importable = module != "__main__" and "<" not in qual
-    if importable:  # the function under test, imported from where it lives
+    name = getattr(fn, "__name__", None)
+    if inspect.isbuiltin(fn) and name and getattr(sys.modules.get(module), name, None) is fn:
+        load = f"from {module} import {name} as fn\n"  # a builtin (torch.sin): no source, its module's name
+    elif importable and not inspect.isbuiltin(fn):  # the function under test, imported from where it lives
         file = inspect.getsourcefile(fn) or ""
         root = Path(file).resolve().parents[module.count(".")] if file else Path.cwd()
         load = f"sys.path.insert(0, {str(root)!r})\nfrom {module} import {qual.split('.')[0]} as _owner\n"

@@ -197,3 +197,15 @@ def test_a_failure_inside_the_reference_is_a_reference_error_not_the_frameworks(
     assert rec["verdict"] == "reference_error" and rec["check"] == "forward"
     assert "the reference function raised AttributeError" in rec["reason"] and "not torch" in str(err.value)
     assert isinstance(err.value.__cause__, AttributeError)
+
+
+def test_a_builtin_function_that_departs_gets_a_runnable_reproducer(tmp_path, monkeypatch):
+    """A framework builtin (torch.sin, no Python source) judged against another function fails with
+    ConformanceError and a reproducer that imports it by name, not a TypeError from inspect."""
+    monkeypatch.setenv("REFGRAD_REPRO_DIR", str(tmp_path))
+    with pytest.raises(ConformanceError) as err:
+        assert_conforms(torch.sin, T.cos, _x(n=9), checks=("forward",))
+    script = Path(str(err.value).split("reproducer: ")[1].split(" (data: ")[0])
+    assert "from torch import sin as fn" in script.read_text()
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert run.returncode == 0, run.stderr
