@@ -9,15 +9,6 @@ from __future__ import annotations
 import importlib.util
 import os
 
-# The reference's float64 linear algebra runs on NumPy's OpenBLAS, whose DYNAMIC_ARCH build picks its
-# kernels by CPU. The linalg accuracy ceilings (tests/autograd/test_linalg_accuracy*.py) were measured
-# with its Haswell (AVX2) kernels; on an AVX-512 CPU it picks SkylakeX/Cooperlake/SapphireRapids
-# kernels, with which 15 of those measurements exceed their ceilings (eigh's value 54 ulps off on the
-# spd grid, dot's jvp at ratio 1.18; session 27, a Sapphire Rapids machine). Until the ceilings are
-# measured under every kernel set, the suite pins the one they were measured with. It must be set
-# before NumPy loads OpenBLAS (pytest imports this file first, in each xdist worker too).
-os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
-
 import pytest
 from hypothesis import HealthCheck, settings
 

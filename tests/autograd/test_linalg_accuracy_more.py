@@ -15,7 +15,7 @@ import reference as T
 from reference import errors, func
 from tests.autograd import exact_linalg as E
 from tests.autograd import exact_linalg_more as M
-from tests.autograd.test_linalg_accuracy import _within_ceiling
+from tests.autograd.test_linalg_accuracy import MEASURED_KERNELS, _within_ceiling
 
 #: name: {order: (ulps ceiling of the well-conditioned inputs, ceiling of err/(κ·u))}: the full
 #: grid's worst rounded up (docs/accuracy.md, "Linear algebra (measured)"). None: the ulps of
@@ -41,6 +41,7 @@ CEILING = {
 }
 
 
+@MEASURED_KERNELS
 @pytest.mark.parametrize("name", sorted(M.ENTRIES))
 def test_each_order_within_its_ceiling_on_the_smoke_grid(name):
     _within_ceiling(CEILING[name], E.measure(M.ENTRIES[name], small=True))

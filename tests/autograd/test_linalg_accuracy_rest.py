@@ -16,7 +16,7 @@ import pytest
 
 from tests.autograd import exact_linalg as E
 from tests.autograd import exact_linalg_rest as R
-from tests.autograd.test_linalg_accuracy import _within_ceiling
+from tests.autograd.test_linalg_accuracy import MEASURED_KERNELS, _within_ceiling
 
 #: name: {order: (ulps ceiling of the well-conditioned inputs, in ulps of the entry's dtype; ceiling
 #: of err/(κ·u))}: the full grid's worst rounded up (docs/accuracy.md, "The rest of linear algebra").
@@ -65,6 +65,7 @@ def _tiers(names):
     return [n if n in QUICK else pytest.param(n, marks=pytest.mark.slow) for n in sorted(names)]
 
 
+@MEASURED_KERNELS
 @pytest.mark.parametrize("name", _tiers(R.ENTRIES))
 def test_each_order_within_its_ceiling_on_the_smoke_grid(name):
     _within_ceiling(CEILING[name], E.measure(R.ENTRIES[name], small=True))
