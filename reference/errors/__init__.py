@@ -83,6 +83,8 @@ SMALLEST_NORMAL = {
     "float16": 2.0**-14,
     "bfloat16": 2.0**-126,
 }
+#: The smallest positive float64 (a bound below it, stored in float64, would be 0).
+_SMALLEST_SUBNORMAL64 = 2.0**-1074
 #: The largest finite number of each dtype (a result past it is inf in that dtype).
 LARGEST = {
     "float64": float(np.finfo(np.float64).max),
@@ -234,7 +236,12 @@ class Precision:
         """Absolute error of rounding a tiny result: half the smallest subnormal, or the smallest
         normal when the framework flushes subnormals to zero."""
         tiny = SMALLEST_NORMAL[self.dtype]
-        return tiny if self.flush else tiny * self.u
+        if self.flush:
+            return tiny
+        # float64's half subnormal 2^-1075 is no float64 (tiny·u rounds to 0, and every underflow
+        # term of a float64 bound with it: a subnormal partial product's rounding times a factor of
+        # 1e300 was bounded by 0); a bound rounds up, to the smallest subnormal 2^-1074
+        return max(tiny * self.u, _SMALLEST_SUBNORMAL64)
 
     def terms(self) -> dict:
         return {
