@@ -884,13 +884,39 @@ def _elementwise(rule, arrays, errs, params, outs, aux, overflowed=None):
                 # error (infinite, from a relative term) times a zero derivative is 0·inf = nan
                 # (logcumsumexp's backward masks its exponents with -inf before exp: its bound was
                 # inf or nan everywhere, a check that could not fail). An overflowed infinity is a
-                # rounded value (of a finite exact one): it carries its infinite error (its 0·inf,
-                # nan, is read as inf by _finish: the element may be anything)
-                readable = _finite(arrays[i]) if overflowed[i] is None else _finite(arrays[i]) | overflowed[i]
-                carries = (np.broadcast_to(e, out.shape) != 0) & np.broadcast_to(readable, out.shape)
+                # rounded value (of a finite exact one): it carries the tail term (_overflow_tail)
+                carries = (np.broadcast_to(e, out.shape) != 0) & np.broadcast_to(_finite(arrays[i]), out.shape)
                 d = np.where(carries, np.broadcast_to(d, out.shape), 0.0)
+            if overflowed[i] is not None:
+                d = d + _overflow_tail(rule, arrays, params, out, i, overflowed[i])
             total = total + d
     return total
+
+
+#: Where the exact value of a float64 overflow lies: past half the largest float64. Its operands are
+#: finite float64 values whose bounded errors are relative ones far below a factor of 2 (a bound that
+#: loses a factor of 2 is infinite already), so the exact value is beyond LARGEST/2 in magnitude.
+_OVERFLOW_FLOOR = LARGEST["float64"] / 2
+
+
+def _overflow_tail(rule, arrays, params, out, i, flags):
+    """The error an overflowed input ``i`` (its flagged elements, ``flags``) carries into an
+    elementwise op's result ``out``: the exact input lies in [LARGEST/2, inf) (with its sign), where
+    the op moves from f(±LARGEST/2) to f(±inf), the reference's value; the term is their distance
+    (inf where either is not finite). That is the op's whole range over the tail where f is monotone
+    there, as the table's elementwise ops are (1/x, exp(-x), tanh, a product with a finite factor);
+    exp(-(e^355)^2) is 0 in both, so erf's derivative e^(-x²) at x = 1e155 keeps its bound, and
+    1/(e^355·e^355) is within 2/LARGEST of 0. Elsewhere 0."""
+    x = np.asarray(arrays[i])
+    flags = np.broadcast_to(flags, x.shape)
+    moved = list(arrays)
+    with np.errstate(all="ignore"):
+        moved[i] = np.where(flags, np.copysign(_OVERFLOW_FLOOR, x), x).astype(x.dtype)
+        r = rule_forward(rule)(*moved, **params)
+        r = r[0] if rule.has_aux else r
+        gap = np.abs(np.asarray(r, dtype=np.float64) - np.asarray(out, dtype=np.float64))
+    gap = np.where(np.isnan(gap), np.inf, gap)
+    return np.where(np.broadcast_to(flags, out.shape), np.broadcast_to(gap, out.shape), 0.0)
 
 
 #: the secant step of :func:`_mixed_propagation`, relative to max(|x|, 1): wide enough that the

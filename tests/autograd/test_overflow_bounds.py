@@ -7,7 +7,8 @@ fix for where(c, x, -inf) in logcumsumexp's backward, 6908d23), so the bound the
 correct framework failed. The tracker now flags overflows by memory (reference.errors: an infinite
 result that the same kernel in long double, a wider exponent range, leaves finite, or that read a
 flagged element); a flagged infinity carries its infinite error on, and an exact infinity (a pole,
-a -inf constant) still carries none."""
+a -inf constant) still carries none. What a flagged input carries into an elementwise op is the
+op's move over the tail where the exact value lies, [LARGEST/2, inf)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,20 @@ def test_a_result_read_from_a_float64_overflow_is_not_exact():
     exact = np.array([float(1 / mpmath.exp(2 * mpmath.mpf(v))) for v in x])
     assert value[0] == 0 and exact[0] == 4.47628622567513e-309
     assert _within(exact, value, bound).all()  # before: bound 0 at x = 355, |0 - 4.48e-309| out
-    assert np.isinf(bound[0]) and np.isfinite(bound[1:]).all()  # only where the overflow reaches
+    # the tail term: the exact e^710 lies past LARGEST/2, so 1/e^710 is within 2/LARGEST of 0
+    assert bound[0] <= 2 / np.finfo(np.float64).max * (1 + 2.0**-50)
+    planted = exact.copy()
+    planted[0] = 1e-300  # an answer far off the exact 4.48e-309 still fails
+    judged = with_last_bit(value, bound, "float64")
+    assert judge_bounds({"y": planted}, {"y": (value, judged)}, "float64")["verdict"] == "fail"
+
+
+def test_an_overflow_that_cannot_move_the_result_keeps_its_bound():
+    # erf's derivative e^(-x²) at x = 1e155: x² overflows, the exact e^(-1e310) is 0 as the
+    # reference's; exp over the tail [LARGEST/2, inf) moves nothing, so the bound stays eta-sized
+    x = np.array([1e155, -3e200, 0.5])
+    (value,), (bound,), _ = bound_of(lambda t: T.exp(-(t * t)), [x], Precision("float64"))
+    assert value[0] == value[1] == 0 and (bound[:2] <= 2.0**-1074).all()
 
 
 def test_an_overflow_reaches_through_a_sum():
