@@ -345,8 +345,12 @@ def with_last_bit(value, bound, dtype):
     """The judged bound of a real result: the model's ``bound`` plus one ulp of the expected value in
     ``dtype`` (an implementation's last-bit freedom). A nan bound counts as 0 (:func:`known`), so
     there the judged bound is one ulp: the framework's answer must be the float64 reference value
-    rounded to ``dtype`` (either way: both neighbours are within one ulp). An infinite bound stays
-    infinite (a result that may leave the dtype's range: :func:`element_ratios`)."""
+    rounded to ``dtype`` (either way: both neighbours are within one ulp). That counts the reference's
+    own float64 rounding too, in float64 as well: a correctly rounded reference and a faithful answer
+    lie on one side of every ``dtype`` number that the exact value lies on, so they are at most one
+    ``dtype`` step apart, and a step is at most one ulp of the reference value
+    (tests/conformance/test_free_bounds.py). An infinite bound stays infinite (a result that may
+    leave the dtype's range: :func:`element_ratios`)."""
     return known(bound) + ulp_of(value, dtype)
 
 

@@ -83,6 +83,8 @@ SMALLEST_NORMAL = {
     "float16": 2.0**-14,
     "bfloat16": 2.0**-126,
 }
+#: The smallest positive float64 (a bound below it, stored in float64, would be 0).
+_SMALLEST_SUBNORMAL64 = 2.0**-1074
 #: The largest finite number of each dtype (a result past it is inf in that dtype).
 LARGEST = {
     "float64": float(np.finfo(np.float64).max),
@@ -234,7 +236,12 @@ class Precision:
         """Absolute error of rounding a tiny result: half the smallest subnormal, or the smallest
         normal when the framework flushes subnormals to zero."""
         tiny = SMALLEST_NORMAL[self.dtype]
-        return tiny if self.flush else tiny * self.u
+        if self.flush:
+            return tiny
+        # float64's half subnormal 2^-1075 is no float64 (tiny·u rounds to 0, and every underflow
+        # term of a float64 bound with it: a subnormal partial product's rounding times a factor of
+        # 1e300 was bounded by 0); a bound rounds up, to the smallest subnormal 2^-1074
+        return max(tiny * self.u, _SMALLEST_SUBNORMAL64)
 
     def terms(self) -> dict:
         return {
@@ -266,6 +273,9 @@ class Tracker:
     def __init__(self, precision: Precision | None = None, **kwargs):
         self.p = precision or Precision(**kwargs)
         self._roots = []  # (start, end, array kept alive, flat error)
+        # the same by memory for overflow flags: 1.0 where an infinite value is a float64 overflow of
+        # a finite exact value (not an exact infinity: a pole, a -inf constant); see _overflows
+        self._overflow_roots = []
         self._suspended = 0
         self._saved = {}
         self.used = {}  # rule name -> spec description, for the record of a bound's terms
@@ -291,14 +301,16 @@ class Tracker:
         self._saved = {}
 
     # -- errors by memory -------------------------------------------------------------------
-    def _register(self, arr, err):
-        # a complex array: bounds on |error|; a boolean array: 1.0 where its value is undecided
+    def _register(self, arr, err, roots=None):
+        # a complex array: bounds on |error|; a boolean array: 1.0 where its value is undecided;
+        # ``roots``: another store kept by memory the same way (the overflow flags)
         if arr.size == 0 or not (is_inexact(arr.dtype) or arr.dtype.kind == "b"):
             return
+        roots = self._roots if roots is None else roots
         start = data_ptr(arr)
         err = np.broadcast_to(np.asarray(err, dtype=np.float64), arr.shape)
         if arr.flags.c_contiguous:
-            self._roots.append((start, start + arr.nbytes, arr, np.ascontiguousarray(err).reshape(-1)))
+            roots.append((start, start + arr.nbytes, arr, np.ascontiguousarray(err).reshape(-1)))
             return
         # Not row-major (a result given PyTorch's strides, a transposed or expanded view): the
         # flat error follows the array's *memory* order, as _lookup reads it, element for element.
@@ -308,7 +320,7 @@ class Tracker:
         flat = np.zeros(high - low + 1)
         np.lib.stride_tricks.as_strided(flat[-low:], arr.shape, [st * 8 for st in steps])[...] = err
         start += low * arr.itemsize
-        self._roots.append((start, start + flat.size * arr.itemsize, arr, flat))
+        roots.append((start, start + flat.size * arr.itemsize, arr, flat))
 
     def set_error(self, tensor_or_array, err):
         arr = getattr(tensor_or_array, "_data", tensor_or_array)
@@ -325,6 +337,9 @@ class Tracker:
         err = np.array(np.broadcast_to(self.error_of(src), tuple(dst.shape)), dtype=np.float64)
         if self.policy is not None:
             err = self.policy.carry(src, dst, err, write)
+        (flag,) = self._overflow_flags([src])
+        if flag is not None and storage is None:
+            self._register(dst, np.broadcast_to(flag, tuple(dst.shape)).astype(np.float64), self._overflow_roots)
         if storage is None or not storage.flags.c_contiguous:
             self._register(dst, err)
             return
@@ -354,11 +369,11 @@ class Tracker:
         found = self._lookup(arr)
         return np.zeros(arr.shape) if found is None else found
 
-    def _lookup(self, arr):
+    def _lookup(self, arr, roots=None):
         if not (is_inexact(arr.dtype) or arr.dtype.kind == "b") or arr.size == 0:
             return None
         ptr = data_ptr(arr)
-        for start, end, root, flat in reversed(self._roots):
+        for start, end, root, flat in reversed(self._roots if roots is None else roots):
             if not start <= ptr < end:
                 continue
             if root.itemsize == arr.itemsize and root.dtype.kind == arr.dtype.kind:
@@ -425,6 +440,7 @@ class Tracker:
                 if is_inexact(o.dtype) and o.size:
                     overflowed = _infinite_inputs(in_errs, o.shape, elementwise)
                     self._register(o, self._finish(errs[i], o, overflowed))
+            self._flag_overflows(rule, fn, arrays, params, [outs[i] for i in need], [outs[i] for i in need])
         self.used.setdefault(rule.name, _spec(rule).describe())
         res = tuple(outs) if multi else outs[0]
         return (res, aux) if rule.has_aux else res
@@ -455,7 +471,9 @@ class Tracker:
             host_in = [to_numpy(a) if _is_device(a) else a for a in arrays]
             host_out = [to_numpy(o) if _is_device(o) else o for o in outs]
             host_params = {k: _host(v) for k, v in params.items()}  # (index arrays among them)
-            host_errs = self._propagate(rule, host_in, host_params, host_out, _host(aux), errs=errs)
+            host_errs = self._propagate(
+                rule, host_in, host_params, host_out, _host(aux), errs=errs, overflowed=self._overflow_flags(arrays)
+            )
             extra = self._selection(rule, arrays, params, outs)  # (flags by device address)
             if extra is not None:
                 host_errs = [host_errs[0] + extra] + list(host_errs[1:])
@@ -463,8 +481,75 @@ class Tracker:
                 if new and is_inexact(o.dtype) and o.size:
                     overflowed = _infinite_inputs(errs, h.shape, _elementwise_rule(rule))
                     self._register(o, self._finish(e, h, overflowed))
+            new = [k for k, f in enumerate(fresh) if f]
+            self._flag_overflows(
+                rule, rule_forward(rule), arrays, params, [outs[k] for k in new], [host_out[k] for k in new],
+                host_in=host_in, host_params=host_params,
+            )
         self.used.setdefault(rule.name, _spec(rule).describe())
         return tuple(outs) if rule.outputs != 1 else outs[0]
+
+    # -- overflows ------------------------------------------------------------------------------
+    # A float64 computation that overflows (e^355·e^355 = inf) leaves a finite exact value behind:
+    # 1/(e^355·e^355) is 4.48e-309 exactly, the reference's 0. Such an infinity carries its (infinite)
+    # error on into what reads it, where an exact infinity (a pole: log(0), 1/0; a -inf constant
+    # that masks an exponent) carries none (its result is a convention, judged as such). The tracker
+    # flags the overflows by memory, like the comparison flags: an infinite result element is one
+    # where the same kernel in a wider exponent range (long double, 15 exponent bits on x86-64) is
+    # finite, or that read a flagged element. A kernel that cannot run in long double (one that casts
+    # to float64, or calls SciPy or mpmath) flags nothing: its overflows stay exact, as before.
+    def _overflow_flags(self, arrays):
+        """Per array: its overflow flags (bool, by memory), or None where it has none."""
+        flags = []
+        for a in arrays:
+            f = (
+                self._lookup(a, self._overflow_roots)
+                if (isinstance(a, np.ndarray) or _is_device(a)) and is_inexact(a.dtype)
+                else None
+            )
+            flags.append(None if f is None or not f.any() else np.asarray(f) > 0)
+        return flags
+
+    def _flag_overflows(self, rule, fn, arrays, params, outs, host_outs, host_in=None, host_params=None):
+        """Flag the overflowed elements of a kernel's new results ``outs`` (their host values
+        ``host_outs``); clear a stale flag left at a result's memory."""
+        flags_in = self._overflow_flags(arrays)
+        wider = None
+        for k, (o, h) in enumerate(zip(outs, host_outs)):
+            if not (is_inexact(o.dtype) and o.size):
+                continue
+            stale = self._lookup(o, self._overflow_roots) is not None
+            with np.errstate(invalid="ignore"):
+                inf = np.isinf(np.asarray(h))
+            flag = inf & _reaches(flags_in, h.shape, _elementwise_rule(rule))
+            if (inf & ~flag).any():
+                if wider is None:
+                    wider = self._wider_range(rule, fn, arrays if host_in is None else host_in,
+                                              params if host_params is None else host_params)
+                if wider is not None and wider[k].shape == h.shape:
+                    flag = flag | (inf & np.isfinite(wider[k]))
+            if flag.any() or stale:
+                self._register(o, flag.astype(np.float64), self._overflow_roots)
+
+    def _wider_range(self, rule, fn, arrays, params):
+        """The kernel's results in long double (None where it does not run there)."""
+        wide = [
+            a.astype(np.clongdouble if a.dtype.kind == "c" else np.longdouble)
+            if isinstance(a, np.ndarray) and a.dtype in (np.float64, np.complex128)
+            else a
+            for a in arrays
+        ]
+        self._suspended += 1
+        try:
+            with np.errstate(all="ignore"):
+                r = fn(*wide, **params)
+            r = r[0] if rule.has_aux else r
+            r = list(r) if rule.outputs != 1 else [r]
+            return [np.asarray(np.abs(v), dtype=np.longdouble) if v is not None else np.zeros(()) for v in r]
+        except Exception:  # a kernel bound to float64 (SciPy, mpmath, a dtype check)
+            return None
+        finally:
+            self._suspended -= 1
 
     def _finish(self, err, out, overflowed=False):
         """Overflow: a result past the dtype's range is inf there (any error). ``overflowed`` (per
@@ -553,9 +638,10 @@ class Tracker:
                     own = own + 2 * spec.input_ulps * u * _finite_magnitude(np.broadcast_to(a, np.shape(out)))
         return own
 
-    def _propagate(self, rule, arrays, params, outs, aux, errs=None):
+    def _propagate(self, rule, arrays, params, outs, aux, errs=None, overflowed=None):
         spec = _spec(rule)
         errs = self._errs(arrays) if errs is None else errs
+        overflowed = self._overflow_flags(arrays) if overflowed is None else overflowed
         kind = spec.kind
         if kind == "derived" and rule.batch != "batch_elementwise":
             raise NotImplementedError(
@@ -567,7 +653,7 @@ class Tracker:
             if kind == "elementwise" and spec.extra.get("mixed"):
                 c = spec.ulps(params) if callable(spec.ulps) else spec.ulps
                 return [
-                    _mixed_propagation(rule, arrays, errs, params, c * (self.p.u + REFERENCE_U))
+                    _mixed_propagation(rule, arrays, errs, params, c * (self.p.u + REFERENCE_U), overflowed)
                     + self._own(spec, outs[0], params, arrays)
                 ]
             if kind in ("derived", "elementwise"):
@@ -580,7 +666,7 @@ class Tracker:
                         self.used.setdefault(
                             f"{rule.name} (complex)", complex_bounds.COMPLEX_BOUNDS[rule.name].source
                         )
-                prop = _elementwise(rule, arrays, errs, params, outs, aux)
+                prop = _elementwise(rule, arrays, errs, params, outs, aux, overflowed)
                 return [prop + own + underflows * self.p.eta * _may_underflow(outs[0], prop + own)]
             if kind == "products":
                 return self._products(rule, spec, arrays, errs, params, outs)
@@ -600,7 +686,7 @@ class Tracker:
         finally:
             self._suspended -= 1
         if kind == "composite":
-            return self._composite(rule, spec, arrays, params, outs, errs)
+            return self._composite(rule, spec, arrays, params, outs, errs, overflowed)
         raise ValueError(f"unknown error kind {kind!r} of {rule.name!r}")
 
     def _products(self, rule, spec, arrays, errs, params, outs):
@@ -638,11 +724,14 @@ class Tracker:
             out.append(pr + own + (k + 1) * p.eta * _may_underflow(o, pr + m))
         return out
 
-    def _composite(self, rule, spec, arrays, params, outs, errs=None):
+    def _composite(self, rule, spec, arrays, params, outs, errs=None, overflowed=None):
         wrapped = [_make(np.array(a, copy=True)) if isinstance(a, np.ndarray) else a for a in arrays]
-        for w, e in zip(wrapped, self._errs(arrays) if errs is None else errs):
+        overflowed = self._overflow_flags(arrays) if overflowed is None else overflowed
+        for w, e, f in zip(wrapped, self._errs(arrays) if errs is None else errs, overflowed):
             if e is not None and hasattr(w, "_data"):
                 self._register(w._data, e)
+            if f is not None and hasattr(w, "_data"):
+                self._register(w._data, f.astype(np.float64), self._overflow_roots)
         out = None
         opmath = spec.extra.get("opmath") and self.p.accumulate and self.policy is None
         outer = self.p
@@ -673,13 +762,19 @@ def _infinite_inputs(errs, shape, elementwise):
     exact): for an elementwise op, element by element (each input error broadcast to the output);
     for any other (a reduction, a matmul: an output element mixes its input's elements), everywhere
     once some input's error is infinite somewhere."""
-    infs = [np.isinf(np.asarray(e)) for e in errs if e is not None]
-    infs = [i for i in infs if i.any()]
-    if not infs:
+    return _reaches([None if e is None else np.isinf(np.asarray(e)) for e in errs], shape, elementwise)
+
+
+def _reaches(masks, shape, elementwise):
+    """Where an output element of ``shape`` may read an input element marked in ``masks`` (per
+    input, a boolean array or None): element by element for an elementwise op, everywhere for any
+    other once some input is marked somewhere (as :func:`_infinite_inputs`)."""
+    marked = [m for m in masks if m is not None and m.any()]
+    if not marked:
         return np.zeros(shape, dtype=bool)
     try:
         if elementwise:
-            return np.logical_or.reduce([np.broadcast_to(i, shape) for i in infs])
+            return np.logical_or.reduce([np.broadcast_to(m, shape) for m in marked])
     except ValueError:  # an input that does not broadcast to the output: it mixes, as a reduction
         pass
     return np.ones(shape, dtype=bool)
@@ -755,8 +850,10 @@ def _spec(rule) -> ErrorSpec:
     return rule.error if rule.error is not None else DERIVED
 
 
-def _elementwise(rule, arrays, errs, params, outs, aux):
-    """sum_i |dy/dx_i|·e_i through the rule's own VJP formulas (diagonal Jacobian: J·e = VJP(e))."""
+def _elementwise(rule, arrays, errs, params, outs, aux, overflowed=None):
+    """sum_i |dy/dx_i|·e_i through the rule's own VJP formulas (diagonal Jacobian: J·e = VJP(e));
+    ``overflowed``: per input, its overflow flags (None: none; Tracker._flag_overflows)."""
+    overflowed = overflowed or [None] * len(arrays)
     out = outs[0]
     total = np.zeros(out.shape)
     if not any(e is not None and np.any(e) for e in errs):
@@ -786,13 +883,40 @@ def _elementwise(rule, arrays, errs, params, outs, aux):
                 # value is not a rounded one (its result is a convention, judged as such), and its
                 # error (infinite, from a relative term) times a zero derivative is 0·inf = nan
                 # (logcumsumexp's backward masks its exponents with -inf before exp: its bound was
-                # inf or nan everywhere, a check that could not fail)
-                carries = (np.broadcast_to(e, out.shape) != 0) & np.broadcast_to(
-                    _finite(arrays[i]), out.shape
-                )
+                # inf or nan everywhere, a check that could not fail). An overflowed infinity is a
+                # rounded value (of a finite exact one): it carries the tail term (_overflow_tail)
+                carries = (np.broadcast_to(e, out.shape) != 0) & np.broadcast_to(_finite(arrays[i]), out.shape)
                 d = np.where(carries, np.broadcast_to(d, out.shape), 0.0)
+            if overflowed[i] is not None:
+                d = d + _overflow_tail(rule, arrays, params, out, i, overflowed[i])
             total = total + d
     return total
+
+
+#: Where the exact value of a float64 overflow lies: past half the largest float64. Its operands are
+#: finite float64 values whose bounded errors are relative ones far below a factor of 2 (a bound that
+#: loses a factor of 2 is infinite already), so the exact value is beyond LARGEST/2 in magnitude.
+_OVERFLOW_FLOOR = LARGEST["float64"] / 2
+
+
+def _overflow_tail(rule, arrays, params, out, i, flags):
+    """The error an overflowed input ``i`` (its flagged elements, ``flags``) carries into an
+    elementwise op's result ``out``: the exact input lies in [LARGEST/2, inf) (with its sign), where
+    the op moves from f(±LARGEST/2) to f(±inf), the reference's value; the term is their distance
+    (inf where either is not finite). That is the op's whole range over the tail where f is monotone
+    there, as the table's elementwise ops are (1/x, exp(-x), tanh, a product with a finite factor);
+    exp(-(e^355)^2) is 0 in both, so erf's derivative e^(-x²) at x = 1e155 keeps its bound, and
+    1/(e^355·e^355) is within 2/LARGEST of 0. Elsewhere 0."""
+    x = np.asarray(arrays[i])
+    flags = np.broadcast_to(flags, x.shape)
+    moved = list(arrays)
+    with np.errstate(all="ignore"):
+        moved[i] = np.where(flags, np.copysign(_OVERFLOW_FLOOR, x), x).astype(x.dtype)
+        r = rule_forward(rule)(*moved, **params)
+        r = r[0] if rule.has_aux else r
+        gap = np.abs(np.asarray(r, dtype=np.float64) - np.asarray(out, dtype=np.float64))
+    gap = np.where(np.isnan(gap), np.inf, gap)
+    return np.where(np.broadcast_to(flags, out.shape), np.broadcast_to(gap, out.shape), 0.0)
 
 
 #: the secant step of :func:`_mixed_propagation`, relative to max(|x|, 1): wide enough that the
@@ -802,15 +926,17 @@ def _elementwise(rule, arrays, errs, params, outs, aux):
 _SECANT = 2.0**-26
 
 
-def _mixed_propagation(rule, arrays, errs, params, cu):
+def _mixed_propagation(rule, arrays, errs, params, cu, overflowed=None):
     """sum_i |df/dx_i|·(e_i + 2·cu·|x_i|): the inputs' errors and the framework's own argument
     perturbation (a c-ulp mixed-stable kernel computes f(x (1 + d)), |d| <= 2·c·u) carried by the
     exact function. Derivation: |f(x + t) - f(x)| <= |f'(x)|·|t| to first order (the model's order
     everywhere); |f'(x)| is the larger of the two one-sided secant slopes of the rule's own exact
     float64 kernel over a step h = 2^-26·max(|x|, 1), which is f'(x) to first order in h, found
     without the next derivative primitive (an mpmath differentiation for a second derivative).
-    Non-finite inputs carry no term (the value there is a convention, not a rounding)."""
+    Non-finite inputs carry no term (the value there is a convention, not a rounding), except an
+    overflowed one (``overflowed``: per input, its flags or None): it carries an infinite one."""
     fn = rule_forward(rule)
+    overflowed = overflowed or [None] * len(arrays)
     total = 0.0
     for i, a in enumerate(arrays):
         if not _is_float(a):
@@ -844,6 +970,8 @@ def _mixed_propagation(rule, arrays, errs, params, cu):
                 stable = np.abs(finer - slope) <= 0.01 * np.fmax(finer, slope)
                 slope = np.where(one_sided & ~stable, np.inf, slope)
             slope = np.where(np.isfinite(x), np.nan_to_num(slope, nan=np.inf), 0.0)
+            if overflowed[i] is not None:
+                slope = np.where(np.broadcast_to(overflowed[i], slope.shape), np.inf, slope)
             total = total + slope * spread
     return total
 

@@ -33,6 +33,48 @@ def test_a_nan_bound_passes_only_the_reference_rounded_to_the_dtype():
         assert verdict["verdict"] == "fail", (wrong, verdict)
 
 
+def _neighbours(q: Fraction, dtype: str) -> list[float]:
+    """The two ``dtype`` numbers around the exact value ``q`` (its faithful roundings)."""
+    f = {"float64": np.float64, "float32": np.float32, "float16": np.float16}[dtype]
+    near = f(float(q))  # float(Fraction) rounds correctly to float64; f() then to the dtype
+    other = np.nextafter(near, f(np.inf) if Fraction(float(near)) < q else f(-np.inf), dtype=f)
+    return [float(near), float(other)]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_a_nan_bound_admits_every_faithful_answer_beside_the_references_own_rounding(dtype):
+    """The float64 reference is itself a rounding of the exact value (issue 38: the nan rule must not
+    leave it out). It does not: the reference and a faithful answer (either dtype neighbour of the
+    exact value) lie on one side of every dtype number that the exact value lies on (rounding to
+    float64 is monotone and every dtype number is a float64), so they are at most one dtype step
+    apart, and a step is at most one ulp of the reference value (at a binade edge the step below is
+    half of it). Checked over exact values near the powers of two, in the subnormal range and at
+    random, where the reference's rounding crosses the framework's (the exact value 2^-60 off a
+    dtype number or a midpoint)."""
+    rng = np.random.default_rng(38)
+    f = {"float64": np.float64, "float32": np.float32, "float16": np.float16}[dtype]
+    fi = np.finfo(f)
+    grid = [Fraction(float(fi.smallest_subnormal)) * k for k in (1, 3, 7)]
+    grid += [Fraction(2) ** e for e in (-20, -1, 0, 1, 10)] + [Fraction(float(x)) for x in rng.uniform(-9, 9, 40)]
+    spacing = lambda q: Fraction(float(ulp_of(float(q), dtype)))  # noqa: E731
+    checked = 0
+    for base in grid:
+        for frac in (Fraction(0), Fraction(1, 2), Fraction(1, 4)):
+            for sign in (1, -1):
+                q = sign * (base + frac * spacing(base))
+                for nudge in (Fraction(2) ** -60, -(Fraction(2) ** -60)):
+                    exact = q + nudge * abs(q)
+                    value = np.array([float(exact)])  # the reference: one correct rounding
+                    bound = with_last_bit(value, np.array([np.nan]), dtype)
+                    for answer in _neighbours(exact, dtype):
+                        verdict = judge_bounds({"y": np.array([answer])}, {"y": (value, bound)}, dtype)
+                        assert verdict["verdict"] == "pass", (dtype, exact, value, answer, verdict)
+                        checked += 1
+                    two_off = float(value[0]) + 2 * float(bound[0]) + float(spacing(exact))
+                    assert judge_bounds({"y": np.array([two_off])}, {"y": (value, bound)}, dtype)["verdict"] == "fail"
+    assert checked > 500
+
+
 def test_element_ratios_read_a_nan_bound_as_zero_and_an_infinite_one_as_any_value():
     value, obs = np.array([1.0, 1.0, 1.0]), np.array([1.0, 1.5, 1.5])
     ratios = element_ratios(obs, value, np.array([np.nan, np.nan, np.inf]))

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from reference.backend import namespace_of, special_of
+from reference.ops.rules._times import rounded
 
 # ---- helpers ----------------------------------------------------------------------------------
 
@@ -41,7 +42,7 @@ def mp_where(mask, out, x, mp_fn, **params):
 
     out = np.array(out, dtype=np.float64, copy=True)
     with mpmath.workdps(_DPS):
-        out[mask] = [float(mp_fn(mpmath.mpf(float(v)), **params)) for v in x[mask]]
+        out[mask] = [rounded(mp_fn(mpmath.mpf(float(v)), **params)) for v in x[mask]]
     return out
 
 
@@ -888,7 +889,7 @@ def logaddexp(a, b, base):
     out = np.array(out, copy=True)
     with mpmath.workdps(_DPS):
         out[bad] = [
-            float(_mp_logaddexp(mpmath.mpf(float(x)), mpmath.mpf(float(y)), base))
+            rounded(_mp_logaddexp(mpmath.mpf(float(x)), mpmath.mpf(float(y)), base))
             for x, y in zip(a[bad], b[bad])
         ]
     return out
@@ -961,7 +962,7 @@ def _sum_with_errors(a, head, tail, exact, *inputs):
 
     out = np.array(out, copy=True)
     with mpmath.workprec(2200):
-        out[deep] = [float(exact(*map(mpmath.mpf, map(float, args)))) for args in zip(*(t[deep] for t in inputs))]
+        out[deep] = [rounded(exact(*map(mpmath.mpf, map(float, args)))) for args in zip(*(t[deep] for t in inputs))]
     return out
 
 
@@ -1091,7 +1092,7 @@ def pow_partial_mixed(x, y, via):
     out = np.array(out, copy=True)
     with mpmath.workdps(_DPS):
         out[bad] = [
-            float(mpmath.power(a, b - 1) * (1 + b * mpmath.log(a)))
+            rounded(mpmath.power(a, b - 1) * (1 + b * mpmath.log(a)))
             for a, b in ((mpmath.mpf(float(u)), mpmath.mpf(float(v))) for u, v in zip(x[bad], y[bad]))
         ]
     return out

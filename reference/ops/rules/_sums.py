@@ -22,6 +22,7 @@ import numpy as np
 from reference.ops.kernels import on_host_float64
 from reference.ops.kernels import _two_sum_residual
 from reference.ops.kernels import softmax as _softmax_kernel
+from reference.ops.rules._times import rounded
 
 #: a row whose terms cancel by more than this factor is summed exactly
 CANCEL = 2.0
@@ -37,7 +38,7 @@ def _exact_row(row, divisor=1):
     import mpmath
 
     with mpmath.workprec(_PREC):
-        return float(mpmath.fsum(mpmath.mpf(float(v)) for v in row) / divisor)
+        return rounded(mpmath.fsum(mpmath.mpf(float(v)) for v in row) / divisor)
 
 
 def _rows(x, axes):

@@ -46,13 +46,24 @@ class Unrounded(float):
     exact: object
 
 
+def rounded(value):
+    """An mpmath number (or a float) as the float64 nearest it, rounded once: ``float()`` of an
+    mpmath number rounds to 53 bits and then, below the normal range, again to the subnormal grid
+    (2^-1074·(3/2 - 2^-60) becomes the tie 3/2·2^-1074 and then 2^-1073, where its nearest float is
+    2^-1074); there the exact rational is rounded (:func:`_nearest`)."""
+    r = float(value)
+    if r != r or value == 0 or abs(r) >= _TINY:  # nan, zero, normal or overflowed: one rounding
+        return r
+    return _nearest(_rational(value))
+
+
 def unrounded(value):
     """An mpmath ``value`` as a kernel returns it: its float64 rounding, an :class:`Unrounded` one
     carrying ``value`` where it overflows or underflows float64 (a finite nonzero number), rounded
     once (:func:`_nearest`: mpmath's own conversion rounds a subnormal twice)."""
-    rounded = float(value)
-    if value == 0 or value != value or abs(value) == math.inf or (math.isfinite(rounded) and abs(rounded) >= _TINY):
-        return rounded
+    nearest = float(value)
+    if value == 0 or value != value or abs(value) == math.inf or (math.isfinite(nearest) and abs(nearest) >= _TINY):
+        return nearest
     out = Unrounded(_nearest(_rational(value)))
     out.exact = value
     return out

@@ -412,6 +412,20 @@ rule(
         alternatives=(lambda g, y, x=None: (g + g * y) * (1 - y),),
     ),
 )
+# JAX's second-order orders of (g + g·y)·(1 − y) in y (its tanh JVP, and the VJP JAX transposes
+# from it, g·(1 − y) + (g·(1 − y))·y): a double backward forms gg·(g·(1 − y)) − (gg + gg·y)·g, reverse
+# over forward (gg·(1 − y))·g − gg·(g + g·y). The partial products gg·y and gg·(1 − y) come first:
+# where they are subnormal their rounding (eta) is multiplied by g. JAX's float16 vjp_vjp of tanh at
+# x = 0.5493, g = 1e4, gg = 2.98e-7 (gg·y subnormal) is -0.0020123 for the exact -0.0022352
+# (mpmath), 8.5 times PyTorch's one-product bound gg·(−2·y·g) (tan's orders, tan_backward_output_grad).
+def _tanh_backward_output_grad_jax_vjp_vjp(gg, g, y):
+    return gg * (g * (1 - y)) - (gg + gg * y) * g
+
+
+def _tanh_backward_output_grad_jax_vjp_jvp(gg, g, y):
+    return (gg * (1 - y)) * g - gg * (g + g * y)
+
+
 rule(
     "tanh_backward_output_grad",
     "MulBackward0",  # PyTorch writes it inline in TanhBackwardBackward0's formula: a product
@@ -429,8 +443,14 @@ rule(
     error=errors.composite(
         lambda gg, g, y: gg * (-2 * y * g),
         "PyTorch: gg·(−2·y·g); JAX differentiates (g + g·y)·(1 − y) in y: gg·(g·(1 − y) − (g + g·y)), "
-        "which cancels where y ≈ 0 (rounding ~u·|g·gg|, not u·|2·g·y·gg|)",
-        alternatives=(lambda gg, g, y: gg * (g * (1 - y) - (g + g * y)),),
+        "which cancels where y ≈ 0 (rounding ~u·|g·gg|, not u·|2·g·y·gg|); its double backward "
+        "gg·(g·(1 − y)) − (gg + gg·y)·g and reverse over forward (gg·(1 − y))·g − gg·(g + g·y) form "
+        "gg·y, gg·(1 − y) first (a subnormal partial product's rounding multiplied by g)",
+        alternatives=(
+            lambda gg, g, y: gg * (g * (1 - y) - (g + g * y)),
+            _tanh_backward_output_grad_jax_vjp_vjp,
+            _tanh_backward_output_grad_jax_vjp_jvp,
+        ),
     ),
 )
 def _sigmoid_kernel(a):

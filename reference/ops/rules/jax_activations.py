@@ -21,7 +21,7 @@ import math
 
 from reference.ops.rules._framework_orders import framework_orders, times_multiplier
 from reference.ops.rules._sign_cache import sign_aware_cache
-from reference.ops.rules._times import unrounded
+from reference.ops.rules._times import rounded, unrounded
 from reference.ops.rules.registry import RULES
 from reference.ops.rules.special_gamma_ratio import binary_rules
 
@@ -70,7 +70,7 @@ def _squareplus(x, b, d0, d1):
         value = _closed_form(mp, mx, mb, d0, d1)
         # a derivative unrounded: it may leave float64's range where its product with the
         # multiplier does not (reference/ops/rules/_times.py)
-        return unrounded(value) if d0 + d1 else float(value)
+        return unrounded(value) if d0 + d1 else rounded(value)
 
 
 squareplus_exact = sign_aware_cache(_squareplus)

@@ -590,7 +590,7 @@ def mp_on_negative_line(a, out, mp_fn, skip=False):
 
     out = np.array(out, copy=True)
     with mpmath.workdps(40):
-        out[negative] = [float(mp_fn(mpmath, mpmath.mpf(float(v)))) for v in a[negative]]
+        out[negative] = [rounded(mp_fn(mpmath, mpmath.mpf(float(v)))) for v in a[negative]]
     return out
 
 
@@ -1629,6 +1629,7 @@ _binary(
 # nextafter, nan_to_num, clamp_min/max(_tensor). Transcendental kernels declare their accuracy.
 from reference import errors as _E  # noqa: E402
 from reference.ops.rules.registry import RULES as _RULES  # noqa: E402
+from reference.ops.rules._times import rounded
 
 _CEPHES = (
     "Cephes Math Library documentation (PyTorch's Math.h ports these algorithms to float): peak "

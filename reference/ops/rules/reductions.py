@@ -41,6 +41,7 @@ from reference.ops.rules._sums import (
     softmax_over,
 )
 from reference.ops.rules.registry import from_rule, rule
+from reference.ops.rules._times import rounded
 
 # ---- rounding-error declarations (reference.errors) ----------------------------------------------
 
@@ -1051,7 +1052,7 @@ def _mp_logsumexp(row):
     import mpmath
 
     with mpmath.workprec(2400):
-        return float(mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(float(v))) for v in row)))
+        return rounded(mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(float(v))) for v in row)))
 
 
 def _logsumexp_weight(c):

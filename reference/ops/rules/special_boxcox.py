@@ -30,7 +30,7 @@ import math
 from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rules._sign_cache import sign_aware_cache
-from reference.ops.rules._times import unrounded
+from reference.ops.rules._times import rounded, unrounded
 from reference.ops.rules.registry import RULES
 from reference.ops.rules.special_gamma_ratio import binary_rules
 
@@ -97,9 +97,9 @@ def _exact(shifted, x, lam, d0, d1):
         log_t = mp.log1p(mx) if shifted else mp.log(mx)
         if d0 == 0:
             if d1 == 0 and lam != 0:
-                return float(mp.expm1(ml * log_t) / ml)
+                return rounded(mp.expm1(ml * log_t) / ml)
             value = log_t ** (d1 + 1) * _integral(mp, ml * log_t, d1)
-            return unrounded(value) if d1 else float(value)
+            return unrounded(value) if d1 else rounded(value)
         coeffs = _falling_poly(d0)
         total = mp.fsum(
             math.comb(d1, r) * _poly_derivative_at(coeffs, r, ml) * log_t ** (d1 - r) for r in range(d1 + 1)

@@ -55,13 +55,13 @@ def dawsn_exact(x, order):
     with mp.workdps(60 + 4 * order):
         v = mp.mpf(x)
         if abs(x) >= _ASYMPTOTIC:
-            return float(_asymptotic(mp, v, order))
+            return rounded(_asymptotic(mp, v, order))
         d = [mp.sqrt(mp.pi) / 2 * mp.exp(-v * v) * mp.erfi(v)]
         if order >= 1:
             d.append(1 - 2 * v * d[0])
         for k in range(1, order):
             d.append(-2 * v * d[k] - 2 * k * d[k - 1])
-        return float(d[order])
+        return rounded(d[order])
 
 
 dawsn_derivative = unary_rules("dawsn", "DawsnBackward0", dawsn_exact)
@@ -78,6 +78,7 @@ dawsn_derivative = unary_rules("dawsn", "DawsnBackward0", dawsn_exact)
 from reference import errors as _E  # noqa: E402
 from reference.autograd.dispatch import apply  # noqa: E402
 from reference.ops.rules.registry import RULES  # noqa: E402
+from reference.ops.rules._times import rounded
 
 
 def _recurrence(x, order):

@@ -30,7 +30,7 @@ import math
 from reference.ops import api as A
 from reference.ops.rules._framework_orders import framework_orders, times_multiplier
 from reference.ops.rules._sign_cache import sign_aware_cache
-from reference.ops.rules._times import unrounded
+from reference.ops.rules._times import rounded, unrounded
 from reference.ops.rules.registry import RULES
 from reference.ops.rules.special_gamma_ratio import binary_rules
 
@@ -78,7 +78,7 @@ def _exact(kl, x, y, d0, d1):
             return -math.inf  # ln(x/y) -> -inf
         if d1 == 0:
             return math.copysign(math.inf, (-1) ** d0)  # (-1)^i (i-2)!/x^(i-1), x -> 0+
-        return float(_derivative_term(None, 0.0, y, d0, d1, None))
+        return rounded(_derivative_term(None, 0.0, y, d0, d1, None))
     from mpmath import mp
 
     with mp.workdps(_DPS):
@@ -86,7 +86,7 @@ def _exact(kl, x, y, d0, d1):
         log_ratio = mp.log(mx / my)
         if d0 + d1 == 0:
             value = mx * log_ratio
-            return float(value - mx + my if kl else value)
+            return rounded(value - mx + my if kl else value)
         term = _derivative_term(mp, mx, my, d0, d1, log_ratio)
         if kl and d0 + d1 == 1:
             term += -1 if d0 else 1

@@ -27,7 +27,7 @@ from reference.autograd.dispatch import apply
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
 from reference.ops.rules._mp_unary import host_kernel, unary_rules
 from reference.ops.rules._sign_cache import sign_aware_cache
-from reference.ops.rules._times import unrounded
+from reference.ops.rules._times import rounded, unrounded
 from reference.ops.rules.registry import RULES, rule
 
 
@@ -47,7 +47,7 @@ def expi_exact(x, order):
     with mp.workdps(40 + 20 * order):
         v = mp.mpf(x)
         if order == 0:
-            return float(mp.ei(v))
+            return rounded(mp.ei(v))
         m = order - 1
         total = mp.fsum(math.comb(m, j) * (-1) ** j * math.factorial(j) / v ** (j + 1) for j in range(m + 1))
         return unrounded(mp.exp(v) * total)
@@ -65,7 +65,7 @@ def expn_exact(x, order, n):
     from mpmath import mp
 
     with mp.workdps(40):
-        return float(mp.expint(n, mp.mpf(x)))
+        return rounded(mp.expint(n, mp.mpf(x)))
 
 
 expi_derivative = unary_rules("expi", "ExpiBackward0", expi_exact)

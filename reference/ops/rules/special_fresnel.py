@@ -31,7 +31,7 @@ from fractions import Fraction
 
 from reference.ops.rules._framework_orders import framework_orders, times_multiplier
 from reference.ops.rules._mp_unary import unary_rules
-from reference.ops.rules._times import unrounded
+from reference.ops.rules._times import rounded, unrounded
 
 #: |x| from which S and C round to ±1/2 (their distance 1/(π|x|) is below 2^-60 of 1/2)
 _HALF_FROM = 1e20
@@ -69,7 +69,7 @@ def _fresnel_exact(which):
 
         with mp.workdps(40 + 2 * _digits(x) + 10 * order):
             if order == 0:
-                return float((mp.fresnels if which == "sin" else mp.fresnelc)(mp.mpf(x)))
+                return rounded((mp.fresnels if which == "sin" else mp.fresnelc)(mp.mpf(x)))
             return unrounded(_fresnel_derivative(mp, x, order - 1, which))
 
     exact.__name__ = f"fresnel_{which}_exact"
@@ -114,10 +114,10 @@ def sici_si_exact(x, order):
     with mp.workdps(40 + _digits(x) + 10 * order):
         v = mp.mpf(x)
         if order == 0:
-            return float(mp.si(v))
+            return rounded(mp.si(v))
         if abs(x) < 1:
-            return float(_sinc_series(mp, v, order - 1))
-        return float(_leibniz_over_x(mp, v, order - 1, mp.sin))
+            return rounded(_sinc_series(mp, v, order - 1))
+        return rounded(_leibniz_over_x(mp, v, order - 1, mp.sin))
 
 
 def sici_ci_exact(x, order):
@@ -134,7 +134,7 @@ def sici_ci_exact(x, order):
     with mp.workdps(40 + _digits(x) + 10 * order):
         v = mp.mpf(x)
         if order == 0:
-            return float(mp.ci(abs(v)))
+            return rounded(mp.ci(abs(v)))
         return unrounded(_leibniz_over_x(mp, v, m, mp.cos))
 
 

@@ -167,18 +167,18 @@ def igamma_exact(a, x, da, dx, upper):
                 value = _density_derivative(mp, sa, sx, dx - 1)
             else:
                 value = mp.diff(lambda s: _density_derivative(mp, s, sx, dx - 1), sa, da)
-            return float(-value if upper else value)
+            return rounded(-value if upper else value)
         lower = _lower_is_smaller(mp, a, x, sa, sx)
         if da == 0:
             if a < _TINY_A:  # Q = a E1(x) (1 + O(a (γ + |ln x|))); Q < 1/2 for every float x > 0
                 value = sa * mp.e1(sx)
             else:
                 value = _tail(mp, sa, sx, not lower)
-            return float(value if lower != upper else 1 - value)
+            return rounded(value if lower != upper else 1 - value)
         # Q is entire in a: below 1e-20 its derivatives are those at 0 (to a relative O(a |ln x|))
         centre = mp.mpf(0) if a < _TINY_A else sa
         value = mp.diff(lambda s: _tail(mp, s, sx, not lower), centre, da)
-        return float(value if lower != upper else -value)
+        return rounded(value if lower != upper else -value)
 
 
 def igamma_kernel(da, dx, upper):
@@ -261,6 +261,7 @@ for _name, _node, _sign in (("igamma", "IgammaBackward0", 1.0), ("igammac", "Iga
 # and a·(1 + N(0, 0.1)), float32 and float64 (scripts/measure_igamma_error.py).
 from reference import errors as _E  # noqa: E402
 from reference.errors import REFERENCE_U  # noqa: E402
+from reference.ops.rules._times import rounded
 
 #: the relative part of P's and Q's error, in units of u·cond: 4.2 measured (JAX float64 P at
 #: a = 1.78, x = 0.39; PyTorch float64 past a = 20 excepted: its known departure); declared 6

@@ -52,7 +52,7 @@ from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
 from reference.ops.rules._framework_orders import framework_orders, times_multiplier
 from reference.ops.rules._sign_cache import sign_aware_cache
-from reference.ops.rules._times import times, unrounded
+from reference.ops.rules._times import rounded, times, unrounded
 from reference.ops.rules.registry import RULES, rule
 from reference.ops.rules.special_beta import _host_kernel
 
@@ -175,7 +175,7 @@ def beta_exact(a, b, d0, d1):
             return unrounded(mp.diff(lambda x, y: mp.gamma(x) * mp.gamma(y) * mp.rgamma(x + y), (ma, mb), (d0, d1)))
         value = mp.beta(ma, mb)
         if d0 + d1 == 0:
-            return float(value)
+            return rounded(value)
         return unrounded(value * _evaluate(_exp_polynomial(d0, d1), _beta_partial(mp, ma, mb)))
 
 
@@ -233,7 +233,7 @@ def poch_exact(z, m, d0, d1):
             return unrounded(mp.diff(lambda x, y: mp.gamma(x + y) * mp.rgamma(x), (mz, mm), (d0, d1)))
         value = mp.gamma(mz + mm) * mp.rgamma(mz)
         if d0 + d1 == 0:
-            return float(value)
+            return rounded(value)
         return unrounded(value * _evaluate(_exp_polynomial(d0, d1), _poch_partial(mp, mz, mm)))
 
 

@@ -31,7 +31,7 @@ from reference.ops import api as A
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
 from reference.ops.rules._framework_orders import framework_orders, times_multiplier
 from reference.ops.rules._mp_unary import host_kernel, unary_rules
-from reference.ops.rules._times import unrounded
+from reference.ops.rules._times import rounded, unrounded
 from reference.ops.rules.registry import rule
 
 
@@ -62,7 +62,7 @@ def _gamma_at(x, order, shift=0):
 
     with mp.workdps(40 + 10 * order):
         value = _gamma_derivatives(mp, mp.mpf(x) + shift, order)[order]
-        return unrounded(value) if order else float(value)
+        return unrounded(value) if order else rounded(value)
 
 
 def gamma_exact(x, order):
@@ -89,7 +89,7 @@ def loggamma_exact(x, order):
 
     with mp.workdps(40 + 10 * order):
         v = mp.mpf(x)
-        return float(mp.loggamma(v)) if order == 0 else unrounded(mp.psi(order - 1, v))
+        return rounded(mp.loggamma(v)) if order == 0 else unrounded(mp.psi(order - 1, v))
 
 
 def gammasgn_exact(x, order):

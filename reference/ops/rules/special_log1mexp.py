@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from reference.ops.rules._framework_orders import framework_orders, times_multiplier
 from reference.ops.rules._mp_unary import unary_rules
-from reference.ops.rules._times import unrounded
+from reference.ops.rules._times import rounded, unrounded
 
 
 @lru_cache(maxsize=None)
@@ -70,7 +70,7 @@ def log1mexp_exact(x, order):
         v = mp.mpf(x)
         z, one_minus_z = mp.exp(-v), -mp.expm1(-v)
         if order == 0:
-            return float(mp.log(one_minus_z) if x < 1 else mp.log1p(-z))
+            return rounded(mp.log(one_minus_z) if x < 1 else mp.log1p(-z))
         return unrounded((-1) ** (order - 1) * _polylog_nonpositive(mp, order - 1, z, one_minus_z))
 
 

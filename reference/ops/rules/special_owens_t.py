@@ -90,11 +90,11 @@ def owens_t_exact(h, a, d0, d1):
     with mp.workdps(_DPS + 10 * (d0 + d1)):
         mh, ma = mp.mpf(h), mp.mpf(a)
         if d0 + d1 == 0:
-            return float(_value(mp, mh, ma))
+            return rounded(_value(mp, mh, ma))
         if math.isinf(a):  # d1 == 0: ∂_h^d0 of ∓(1 - Φ(|h|))/2... by the closed first derivative
             first = lambda x: -mp.sign(ma) * mp.exp(-x * x / 2) / mp.sqrt(2 * mp.pi) / 2  # noqa: E731
-            return float(first(mh) if d0 == 1 else mp.diff(first, mh, d0 - 1))
-        return float(_partial(mp, mh, ma, d0, d1))
+            return rounded(first(mh) if d0 == 1 else mp.diff(first, mh, d0 - 1))
+        return rounded(_partial(mp, mh, ma, d0, d1))
 
 
 owens_t_derivative = binary_rules("owens_t", owens_t_exact, ("h", "a"))
@@ -110,6 +110,7 @@ owens_t_derivative = binary_rules("owens_t", owens_t_exact, ("h", "a"))
 # 3.809927e-24 (1.8e10 ulps), T(10, 2) 156 ulps off. No campaign has drawn there yet (the default,
 # seeds 1-3, --domains whole): the first that does needs a known entry for that region.
 from reference import errors as _E  # noqa: E402
+from reference.ops.rules._times import rounded
 
 RULES["owens_t"].error = _E.exact_elementwise(
     4.0, "a mixed-stable kernel (4 ulps); JAX's 13-point quadrature's truncation is its own departure"

@@ -24,7 +24,7 @@ import math
 
 from reference.ops.rules._framework_orders import framework_orders, times_multiplier
 from reference.ops.rules._mp_unary import unary_rules
-from reference.ops.rules._times import unrounded
+from reference.ops.rules._times import rounded, unrounded
 from reference.ops.rules.registry import RULES
 
 
@@ -55,7 +55,7 @@ def spence_exact(x, order):
     with mp.workdps(40 + 20 * order):
         v = mp.mpf(x)
         if order == 0:
-            return float(mp.polylog(2, 1 - v))
+            return rounded(mp.polylog(2, 1 - v))
         return unrounded(_log_over_one_minus(mp, v, order - 1))
 
 

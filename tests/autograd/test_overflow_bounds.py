@@ -1,0 +1,84 @@
+"""A float64 overflow is a rounding, not an exact infinity (issue 38).
+
+The reference computes in float64; where a finite computation overflows (e^355·e^355 = inf) the
+exact value is finite, and what reads the infinity is not exact either: 1/(e^355·e^355) is
+4.48e-309 exactly, the reference's 0. Before, a non-finite input carried no error term at all (the
+fix for where(c, x, -inf) in logcumsumexp's backward, 6908d23), so the bound there was 0 and a
+correct framework failed. The tracker now flags overflows by memory (reference.errors: an infinite
+result that the same kernel in long double, a wider exponent range, leaves finite, or that read a
+flagged element); a flagged infinity carries its infinite error on, and an exact infinity (a pole,
+a -inf constant) still carries none. What a flagged input carries into an elementwise op is the
+op's move over the tail where the exact value lies, [LARGEST/2, inf)."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+import reference as T
+from conformance.tolerance import judge_bounds, with_last_bit
+from reference.errors import Precision
+from reference.errors import bound_of as _bound_of
+
+
+def bound_of(*args):
+    with np.errstate(all="ignore"):  # (the float64 overflows are the point)
+        return _bound_of(*args)
+
+
+def _within(exact, value, bound):
+    return np.abs(np.asarray(exact) - value) <= bound
+
+
+def test_a_result_read_from_a_float64_overflow_is_not_exact():
+    x = np.array([355.0, 1.0, 354.0])
+    (value,), (bound,), _ = bound_of(lambda t: 1 / (T.exp(t) * T.exp(t)), [x], Precision("float64"))
+    exact = np.array([float(1 / mpmath.exp(2 * mpmath.mpf(v))) for v in x])
+    assert value[0] == 0 and exact[0] == 4.47628622567513e-309
+    assert _within(exact, value, bound).all()  # before: bound 0 at x = 355, |0 - 4.48e-309| out
+    # the tail term: the exact e^710 lies past LARGEST/2, so 1/e^710 is within 2/LARGEST of 0
+    assert bound[0] <= 2 / np.finfo(np.float64).max * (1 + 2.0**-50)
+    planted = exact.copy()
+    planted[0] = 1e-300  # an answer far off the exact 4.48e-309 still fails
+    judged = with_last_bit(value, bound, "float64")
+    assert judge_bounds({"y": planted}, {"y": (value, judged)}, "float64")["verdict"] == "fail"
+
+
+def test_an_overflow_that_cannot_move_the_result_keeps_its_bound():
+    # erf's derivative e^(-x²) at x = 1e155: x² overflows, the exact e^(-1e310) is 0 as the
+    # reference's; exp over the tail [LARGEST/2, inf) moves nothing, so the bound stays eta-sized
+    x = np.array([1e155, -3e200, 0.5])
+    (value,), (bound,), _ = bound_of(lambda t: T.exp(-(t * t)), [x], Precision("float64"))
+    assert value[0] == value[1] == 0 and (bound[:2] <= 2.0**-1074).all()
+
+
+def test_an_overflow_reaches_through_a_sum():
+    x = np.array([355.0, 1.0])  # the sum reads the overflowed square: its infinity is flagged too
+    (value,), (bound,), _ = bound_of(lambda t: 1 / T.sum(T.exp(t) * T.exp(t)), [x], Precision("float64"))
+    exact = float(1 / (mpmath.exp(710) + mpmath.exp(2)))
+    assert value == 0 and exact > 0 and _within(exact, value, bound)
+
+
+def test_exact_infinities_carry_no_error():
+    # a -inf constant masking an exponent (logcumsumexp's backward) and a pole (log 0): exact, so
+    # what reads them keeps a finite bound, and a wrong answer there still fails
+    x = np.array([0.0, 2.0, -1.0])
+    fn = lambda t: (T.exp(T.where(t > 0, t, -np.inf)), T.exp(T.log(T.abs(t))))  # noqa: E731
+    values, bounds, _ = bound_of(fn, [x], Precision("float64"))
+    for v, b in zip(values, bounds):
+        assert np.isfinite(b).all(), b
+    masked = values[0]
+    bound = with_last_bit(masked, bounds[0], "float64")
+    wrong = masked.copy()
+    wrong[0] = 1e-300  # exp(-inf) is 0 exactly
+    assert judge_bounds({"y": wrong}, {"y": (masked, bound)}, "float64")["verdict"] == "fail"
+
+
+def test_a_planted_bug_beside_an_overflow_is_still_caught():
+    x = np.array([355.0, 1.0])
+    (value,), (bound,), _ = bound_of(lambda t: 1 / (T.exp(t) * T.exp(t)), [x], Precision("float64"))
+    judged = with_last_bit(value, bound, "float64")
+    right = np.array([4.47628622567513e-309, float(1 / mpmath.exp(2))])
+    assert judge_bounds({"y": right}, {"y": (value, judged)}, "float64")["verdict"] == "pass"
+    planted = right * np.array([1.0, 1 + 1e-12])  # e^-2 off in its 12th digit, beside the overflow
+    assert judge_bounds({"y": planted}, {"y": (value, judged)}, "float64")["verdict"] == "fail"
