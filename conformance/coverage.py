@@ -53,7 +53,9 @@ import random
 from collections import Counter
 from itertools import combinations, product
 
-from conformance.case import DTYPES, LAYOUTS, PADDING_STRINGS, PART_DTYPE, Case
+import numpy as np
+
+from conformance.case import DTYPES, LAYOUTS, PADDING_STRINGS, PART_DTYPE, Case, round_to_dtype
 from conformance.ops import (  # CELLS: the feature keys of a domain's hard point reached by a case
     AT,
     CELLS,
@@ -112,6 +114,31 @@ def moving_points(op) -> set[str]:
     if rec is None:
         return set()
     return {f"{name}:{p.label}" for name, d in rec.domains.items() for p in as_domain(d).points if p.param}
+
+
+def moving_params_in_dtype(op, params: dict, dtype: str) -> dict | None:
+    """``params`` with each parameter a moving point of record ``op`` moves with (hardtanh's lo and
+    hi) rounded to ``dtype`` (:func:`conformance.case.round_to_dtype`, as the case's elements are),
+    so that the point a case claims (its ``at`` element: the parameter in the dtype) is the kink the
+    framework and the reference compute at: a float16 clamp bound 1e-5 would put the ``at``
+    element at 1.0014e-05, beside a kink at 1e-5. None where one overflows the dtype (70000 in
+    float16): no finite element of the dtype lies at or beyond that kink. Complex dtypes (no moving
+    point of the plane) keep ``params``."""
+    rec = RECORDS.get(op)
+    if rec is None or dtype in PART_DTYPE:
+        return params
+    names = {p.param for d in rec.domains.values() for p in as_domain(d).points if p.param}
+    out = dict(params)
+    for name in names & set(params):
+        value = params[name]
+        if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        with np.errstate(over="ignore"):  # an overflow is refused below
+            rounded = float(round_to_dtype(value, dtype))
+        if not math.isfinite(rounded):
+            return None
+        out[name] = rounded
+    return out
 
 
 def dealt_dtypes(dtypes, position: int) -> tuple:
@@ -642,11 +669,15 @@ def record_strategy(
         if vmapped:
             params["vmap_size"] = draw(st.integers(1, 3))
             params["in_dims"] = draw(_in_dims(st, [len(shapes[n]) for n in rec.inputs]))
+        dtype = draw(st.sampled_from(dtype_choices))
+        if "error" not in checks:  # a moving point's parameter in the dtype (an overflowing one redrawn)
+            params = moving_params_in_dtype(name, params, dtype)
+            assume(params is not None)
         return Case(
             name,
             RecordParams.of(params),
             {k: tuple(v) for k, v in shapes.items()},
-            draw(st.sampled_from(dtype_choices)),
+            dtype,
             draw(st.integers(0, 2**16)),
             checks,
         )
