@@ -33,8 +33,10 @@ its ``min_val`` and ``max_val``, hardshrink's ``-lambd`` and ``lambd``, threshol
 ``threshold``. Such a point's value is ``at + scale * params[param]`` of the case being drawn or
 judged (:meth:`Point.value`); a case whose parameter is None (clamp without a max) has no such
 point. Its ``at`` cell is, as for a fixed point, the parameter's rounding to the case's dtype
-(:func:`in_dtype`). Where a parameter is not representable in the dtype (0.1 in float16 or
-bfloat16: no record draws one today), that element is the dtype's nearest value to the kink, half
+(:func:`in_dtype`). A drawn case has its moving points' parameters rounded to its dtype
+(conformance.coverage.moving_params_in_dtype; one past the dtype's range is redrawn), so the two
+agree; where a case file gives a parameter the dtype does not represent (0.1 in float16 or
+bfloat16), that element is the dtype's nearest value to the kink, half
 an ulp or less to one side of it: a kernel that compares the element with the unrounded
 parameter takes that side's branch there, and one that rounds the parameter to the dtype first
 finds it exactly on the kink; the record's conventions at the kink (at_params: ``x ==

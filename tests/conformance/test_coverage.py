@@ -480,3 +480,22 @@ def test_base_axes_keep_the_cell_and_fall_back_only_where_the_base_cannot_go():
     assert (depthwise["group_channels"], depthwise["channels"]) == ("1", "8±1")
     with pytest.raises(ValueError, match="no convolution has"):
         base_axes({"groups": "depthwise", "transposed": "True", "rank": "1"}, ("float32",))
+
+def test_constructed_conv_cases_with_a_batch_give_every_example_but_the_last_a_neighbour():
+    """A constructed case with a non-empty batch has two examples (coverage.CONSTRUCTED_BATCH): a
+    kernel that reads a padded element from past the row it cropped (XLA:CPU's (-1, 1) convolution,
+    jax-conv1d-mixed-sign-padding-wrong-values) then reads the next example's nonzero data and is
+    wrong in every run; at batch 1 it read past the buffer and was right by chance two runs in three
+    (conv28). Every padding form, rank and transposition, the cells the construction draws first."""
+    from conformance.case import DTYPES
+    from conformance.coverage import axes_cases, base_axes
+
+    for rank in CONV_AXES["rank"]:
+        for padding in CONV_AXES["padding"]:
+            for transposed in CONV_AXES["transposed"]:
+                cell = {"rank": rank, "padding": padding, "transposed": transposed}
+                cases = draw_examples(axes_cases(base_axes(cell, DTYPES), ("forward",)), 6)
+                batches = {c.shapes["input"][0] for c in cases}
+                assert batches == {2}, (cell, batches)
+    empty = base_axes({"rank": "1", "padding": "crop_pad", "batch": "0"}, DTYPES)
+    assert {c.shapes["input"][0] for c in draw_examples(axes_cases(empty, ("forward",)), 4)} == {0}

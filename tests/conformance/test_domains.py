@@ -456,3 +456,33 @@ def test_a_moving_point_reads_any_real_parameter_and_no_other():
     assert kink.value({"lambd": 0.5}) == -0.5
     assert kink.value({"lambd": np.float32(0.25)}) == -0.25
     assert [kink.value(p) for p in ({}, {"lambd": None}, {"lambd": True})] == [None, None, None]
+
+
+def test_a_moving_points_parameter_the_dtype_cannot_hold_is_rounded_or_redrawn(monkeypatch):
+    """A record drawing a clamp bound its case's dtype does not represent (1e-5 in float16 or
+    bfloat16) gets the bound rounded to the dtype, as its elements are: the sweep's ``at`` element
+    is then on the kink the framework computes at (before, it was 1.0014e-05 beside a kink at 1e-5,
+    and the case judged another point than it claimed); a bound past the dtype's range (70000 in
+    float16) is redrawn, and float32 keeps it (70000 is a float32)."""
+    import dataclasses
+
+    from hypothesis import strategies as st
+
+    from conformance.coverage import record_strategy
+    from conformance.strategies import draw_examples
+
+    rec = RECORDS["clamp"]
+    [(_, shapes)] = draw_examples(rec.sample(), 1)
+    drawn = st.sampled_from([{"min": 1e-5, "max": 70000.0}, {"min": 1e-5, "max": 2.0}])
+    monkeypatch.setitem(RECORDS, "clamp", dataclasses.replace(rec, sample=lambda: st.tuples(drawn, st.just(shapes))))
+    dtypes = ("float16", "bfloat16", "float32")
+    cases = draw_examples(record_strategy("clamp", dtypes, ("forward",), point="input:kink min", point_kind=AT), 40)
+    assert {c.dtype for c in cases} == set(dtypes)
+    for case in cases:
+        p = case.params.as_dict()
+        for name in ("min", "max"):
+            assert in_dtype(p[name], case.dtype) == p[name], (case.dtype, name, p[name])
+        assert case.dtype != "float16" or p["max"] == 2.0, p  # 70000 overflows float16
+        assert case.dtype == "float32" or p["min"] != 1e-5
+        at = RecordData(case)["input"].reshape(-1)[0]
+        assert at == p["min"], (case.dtype, at, p["min"])  # the at element is on the kink it claims
