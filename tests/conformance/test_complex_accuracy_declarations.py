@@ -96,3 +96,17 @@ def test_the_tracker_carries_the_complex_declaration():
     _, values, bounds = _judged("asin", z.astype(np.complex64), np.zeros(1, np.complex64))
     u = 2.0**-24 + 2.0**-53  # the framework's and the float64 reference's rounding
     assert bounds[0] == pytest.approx(2 * COMPLEX_BOUNDS["asin"].ulps * u * abs(values[0]), rel=1e-2)
+
+
+def test_the_reference_s_complex_sigmoid_is_e_to_the_z_far_left():
+    """sigmoid z = e^z/(1 + e^z) where Re z < 0: 1/(1 + e^-z) was nan at -2361.6 + 4e-38i (e^-z an
+    infinity with an infinite imaginary part; sigmoid-3f6864182d72, the seeded complex run at seed 0,
+    where JAX and TensorFlow answer 0); elsewhere on the left it agrees with mpmath to an ulp."""
+    import mpmath
+
+    z = np.array([-2361.642333984375 + 4.077381683460121e-38j, -800 - 3j, -30 + 2j, -0.5 + 0.25j, -1e-3 - 3.1j])
+    got = T.sigmoid(T.tensor(z)).numpy()
+    assert got[0] == 0 and got[1] == 0  # e^-800 underflows
+    with mpmath.workprec(200):
+        want = np.array([complex(1 / (1 + mpmath.exp(-mpmath.mpc(v.real, v.imag)))) for v in z])
+    assert np.all(np.abs(got - want) <= 4 * 2.0**-53 * np.abs(want) + 1e-300)
