@@ -146,6 +146,91 @@ TAN = ComplexBound(6.0, 0.0, 4, "tan z = -i tanh(iz): glibc ctan (ctanh's algori
 #: framework's z/|z| rounds (TensorFlow's complex64 sgn measured 1.14 times u away in the campaign).
 SGN = ComplexBound(1.5, 0.0, 2, "sgn z = z/|z|: hypot 2u and one division per part u: 3u")
 
+#: The inverse sine family, asin z, acos z, asinh z = -i asin(iz), acosh z: Hull, Fairgrieve, Tang,
+#: "Implementing the complex arcsine and arccosine functions using exception handling", ACM TOMS
+#: 23(3) (1997) 299-335 (glibc's casin/cacos/casinh/cacosh, so PyTorch's and TensorFlow's Eigen kernels
+#: through std::; XLA's asin/acos/asinh/acosh, JAX's). First order, x, y >= 0 by symmetry: r = |z + 1|
+#: and s = |z - 1| (z ± 1 rounded once, hypot <= 1 ulp: 2u each; no cancellation in the sum), A =
+#: (r + s)/2 in 3u; the real part asin(x/A) (x/A: 4u, asin's condition B/(sqrt(1 - B^2) asin B)
+#: <= 1.2 where the algorithm uses it, B <= 0.6417, and asin's own 1 ulp: 2u) <= 7u, its atan form
+#: past 0.6417 the same count; the imaginary part log1p(Am1 + sqrt(Am1 (A + 1))) with A - 1 formed
+#: without cancellation (Am1 ~4u, the square root halves 4u + 3u and adds u/2, the sum u; log1p's
+#: condition <= 1 and its own 1 ulp) <= 8u; acos's parts are the same counts. Per part relative to
+#: the part, so normwise: 8u, c = 4. (glibc's x86_64 libm-test-ulps lists its tested maxima: 1-2
+#: ulps per part.) Measured (scripts/measure_complex_accuracy.py, mpmath, 2,558 complex64 and 5,118
+#: complex128 points of the plane), worst part over |y|: asin 1.76·2u (complex128, glibc's and
+#: NumPy's), 1.61·2u (JAX); asinh 1.42·2u; acos, acosh 0.98·2u.
+ASIN = ComplexBound(
+    4.0,
+    0.0,
+    4,
+    "asin, acos, asinh, acosh: Hull, Fairgrieve, Tang's algorithm (ACM TOMS 23(3), 1997; glibc, XLA), "
+    "first order <= 8u per part (derivation in reference/errors/complex.py)",
+)
+
+#: atan z = -i atanh(iz), atanh z by Kahan's algorithm ("Branch cuts for complex elementary functions,
+#: or much ado about nothing's sign bit", 1987; glibc's catan/catanh, XLA's): the real part
+#: log1p(4x / ((1 - x)^2 + y^2)) / 4 (1 - x rounded once, its square 3u, y^2 u, the sum u: 4u; the
+#: quotient 5u; log1p's condition w/((1 + w) log1p w) <= 1 and its own 1 ulp: 7u), the imaginary
+#: part atan2(2y, (1 - x)(1 + x) - y^2) / 2 (the denominator without cancellation, glibc's
+#: __x2y2m1: 2u; atan2 carries its arguments' relative errors at most summed, 2u, and its own 2
+#: ulps: 6u). Normwise 7u: c = 3.5. (glibc's tested maxima: 1 ulp per part.) Measured: atan, atanh
+#: 1.00·2u (complex64, glibc's), 0.99·2u (JAX).
+ATAN = ComplexBound(
+    3.5,
+    0.0,
+    4,
+    "atan, atanh: Kahan's algorithm (1987; glibc, XLA), first order <= 7u per part (derivation in "
+    "reference/errors/complex.py)",
+)
+
+#: expm1(x + iy) = (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y (c10::complex's, NumPy's; XLA's
+#: and Eigen's the same terms): a = expm1(x) cos y carries 2 + 2 + 1 = 5u of |a|, b = 2 sin^2(y/2)
+#: 2·2u + u = 5u of |b|, their difference u; the imaginary part e^x (2u), sin (2u) and the product:
+#: 5u. The terms may exceed the real part, not the modulus: |expm1 z|^2 = (e^x - 1)^2 + 2e^x(1 - cos y),
+#: so |a| <= |e^x - 1| <= |expm1 z| and b = 1 - cos y <= 2|expm1 z| (minimising over e^x: b/|expm1 z|
+#: <= sqrt(b / (2 - b)) <= 1 for b <= 1, <= b <= 2 otherwise). The real part's error <= 5u + 10u + u
+#: = 16u of |expm1 z|, the imaginary part's 5u: normwise sqrt(16^2 + 5^2)u < 17u, c = 8.5. (The real
+#: declaration, 2u, was exceeded: the real part cancels where e^x cos y is near 1.) Measured: 2.0·2u
+#: (complex64 and complex128, PyTorch's and NumPy's, where e^x cos y + 2 sin^2(y/2) are 1 and 0 off),
+#: 7.7·2u (JAX's complex64 at Im z = 1e12).
+EXPM1 = ComplexBound(
+    8.5,
+    0.0,
+    4,
+    "expm1 z = (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y: terms <= 2|expm1 z|, first order 17u "
+    "normwise (derivation in reference/errors/complex.py)",
+)
+
+#: log1p z. The reference's kernel (and c10::complex's on CUDA): for |z| < 1/2, log1p(x(2 + x) +
+#: y^2)/2 + i atan2(y, 1 + x), without the cancellation of 1 + z; log(1 + z) elsewhere. |z| < 1/2:
+#: the rounded w = x(2 + x) + y^2 (3u of |x|(2 + |x|) + y^2) through log1p's derivative 1/(1 + w) =
+#: 1/|1 + z|^2 and the halving, log1p's own 1 ulp; atan2's 2 ulps and 1 + x's rounding
+#: (u·|y(1 + x)|/|1 + z|^2): relative to |log1p z|, at most 12.9u on the disc (the first-order
+#: expression's maximum over 2e6 points, next to z = -1/2, where |1 + z|^2 = 1/4 multiplies w's
+#: rounding); |z| >= 1/2: LOG's 4u relative and 2u absolute and 1 + z's rounding (an absolute u in
+#: the logarithm), with |log1p z| >= 0.505 there (on |1 + z| = 1, |z| = 1/2): <= 10u. PyTorch's CPU
+#: kernel: log(u)·(z/(u - 1)), u = 1 + z (Goldberg, "What every computer scientist should know about
+#: floating-point arithmetic", 1991, Theorem 4: u's rounding cancels to first order): glibc's clog
+#: (tested maxima 3 and 1 ulps per part: 6u normwise), the quotient (DIV, 7u) and the product (MUL,
+#: sqrt(5)u): 15.3u. Declared c = 7.7. Measured: 1.45·2u (the reference's kernel, complex128),
+#: 1.42·2u (JAX's complex64), PyTorch's 0.7·2u where TensorFlow's is 447·2u (below).
+#: TensorFlow's Eigen kernel is the same formula with Eigen's complex log, whose real part cancels
+#: where |1 + z| is near 1: 447·2u at 7.9e-4 - 6.1e-4i (complex64), 2.3e5·2u at -1.8e-26 - 1e-10i
+#: (complex128): a departure, not this bound's.
+LOG1P = ComplexBound(
+    7.7,
+    0.0,
+    2,
+    "log1p z: log1p(x(2 + x) + y^2)/2 + i atan2(y, 1 + x) for |z| < 1/2 (<= 12.9u), log(1 + z) "
+    "elsewhere (<= 10u); log(u)·z/(u - 1) (PyTorch's CPU kernel, Goldberg 1991 Theorem 4; glibc clog, "
+    "a division and a product): 15.3u",
+)
+
+#: rsqrt z = 1/sqrt(z) (PyTorch's, TensorFlow's): SQRT's 7u and RECIPROCAL's 7u relative: c = 7.
+#: Measured: 1.33·2u (PyTorch's and NumPy's complex128).
+RSQRT = ComplexBound(7.0, 0.0, 8, "rsqrt z = 1/sqrt z: sqrt 7u and the reciprocal 7u: 14u")
+
 COMPLEX_BOUNDS = {
     "sgn": SGN,
     "mul": MUL,
@@ -163,6 +248,15 @@ COMPLEX_BOUNDS = {
     "cosh": TRIG,
     "tanh": TANH,
     "tan": TAN,
+    "asin": ASIN,
+    "acos": ASIN,
+    "asinh": ASIN,
+    "acosh": ASIN,
+    "atan": ATAN,
+    "atanh": ATAN,
+    "expm1": EXPM1,
+    "log1p": LOG1P,
+    "rsqrt": RSQRT,
 }
 
 #: A sum of n complex products (matmul, dot, sum, mean, ...): |fl(x^T y) - x^T y| <= sqrt(2)·gamma_{n+2}

@@ -456,13 +456,19 @@ rule(
 def _sigmoid_kernel(a):
     """1/(1 + e^-a); of a complex a near the poles i(2k + 1)pi, where 1 + e^-a cancels (|1 + e^-a| <
     1/2), (1 + tanh(a/2))/2, whose |tanh(a/2)| >= 3 there does not: at a = 1.79e-13 - i pi (complex128)
-    the plain formula is 3.1e-4 off (mpmath), this one within an ulp (tanh is accurate at its poles)."""
+    the plain formula is 3.1e-4 off (mpmath), this one within an ulp (tanh is accurate at its poles).
+    A complex a with Re a < 0 takes e^a/(1 + e^a): e^-a overflows past Re a = -709 to an infinity
+    whose other part is inf·sin(Im a), and 1/(1 + e^-a) was nan at -2361.6 + 4e-38i where sigmoid
+    is e^a (mpmath: 1e-1026, 0 in float64; JAX and TensorFlow answer 0)."""
     xp = namespace_of(a)
-    den = 1 + xp.exp(-a)
-    out = 1 / den
-    if a.dtype.kind == "c":
-        with np.errstate(all="ignore"):
-            out = xp.where(xp.abs(den) < 0.5, (1 + xp.tanh(a / 2)) / 2, out)
+    if a.dtype.kind != "c":
+        return (1 / (1 + xp.exp(-a))).astype(a.dtype, copy=False)
+    with np.errstate(all="ignore"):
+        left = a.real < 0
+        e = xp.exp(xp.where(left, a, -a))  # |e| <= 1
+        den = 1 + e
+        out = xp.where(left, e / den, 1 / den)
+        out = xp.where(xp.abs(den) < 0.5, (1 + xp.tanh(a / 2)) / 2, out)
     return out.astype(a.dtype, copy=False)
 
 
