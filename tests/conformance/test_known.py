@@ -1347,3 +1347,25 @@ def test_the_torch_complex64_log_gradient_entry_claims_forward_mode_too():
     }
     hits = [e.id for e in load_known(SHIPPED).matching(rec)]
     assert "torch-complex64-log-gradient-overflows-at-a-subnormal-input" in hits, hits
+
+
+def test_the_tnp_var_ddof_entry_claims_every_dtype_and_axis_and_not_ddof_zero_or_another_spelling():
+    """tf-numpy-var-with-ddof-raises: tnp.var with ddof != 0 raises in every dtype, float64 and float32
+    too (four slices of it before: complex, vectorized_map, a tuple axis, float16/bfloat16), so a
+    float64 forward over an int axis is claimed; correction 0 or the keras spelling stays a mismatch."""
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id.startswith("tf-numpy-var")]
+    none = "tensorflow raised TypeError: Cannot convert the argument `type_value`: None to a TensorFlow DType. (the reference accepts this configuration)"  # fmt: skip
+    tup = "tensorflow raised TypeError: '<' not supported between instances of 'tuple' and 'int' (the reference accepts this configuration)"  # fmt: skip
+
+    def rec(dtype, check, dim, correction, spelling, reason):
+        params = {"correction": correction, "dim": dim, "keepdim": False, "spelling_tensorflow": spelling, "values": "normal"}  # fmt: skip
+        case = {"op": "var", "params": params, "shapes": {"input": [2, 3]}, "dtype": dtype, "seed": 1, "checks": [check]}  # fmt: skip
+        return {**_rec("error_mismatch", check=check, dtype=dtype, reason=reason, case=case),
+                "case_id": f"var-{dtype}-{check}-{dim}-{correction}-{spelling}"}  # fmt: skip
+
+    results = [rec("float64", "forward", -1, 1, "tnp.var", none), rec("float32", "vjp", None, 2, "tnp.var", none),
+               rec("float16", "vmap", -1, 1, "tnp.var", none), rec("bfloat16", "jvp", [-1, 0], 1, "tnp.var", tup),
+               rec("float64", "forward", -1, 0, "tnp.var", none), rec("float64", "forward", -1, 1, "keras.ops.var", none)]  # fmt: skip
+    out, summary = known.classify(results)
+    assert [r["verdict"] for r in out] == ["known"] * 4 + ["error_mismatch"] * 2, summary
