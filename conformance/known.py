@@ -184,6 +184,15 @@ def _negative_integers(a):
     return np.count_nonzero(np.isfinite(a) & (a < 0) & (a == np.round(a)))
 
 
+def _smallest_nonzero_modulus(a):
+    """The smallest |element| that is neither 0 nor NaN: ``tiny < t`` holds where some element is a
+    nonzero within t of 0 (a subnormal, the smallest normal), whatever zeros or NaNs lie beside it (a
+    'special' draw holds both); NaN (no condition holds) where every element is 0 or NaN."""
+    m = np.abs(a)
+    m = m[(m > 0) & ~np.isnan(m)]
+    return np.min(m) if m.size else np.nan
+
+
 # ``values.NAME.STAT``: a statistic of the elements of a record's input NAME (or a cotangent or tangent
 # its checks hand the framework: cot_output, tan_cot_output, ...), as the case hands them to
 # the framework (rounded to its dtype; made again from the seed, or the case's explicit data)
@@ -193,6 +202,7 @@ VALUE_STATS = {
     "absmax": lambda a: np.max(np.abs(a)),
     "absmin": lambda a: np.min(np.abs(a)),  # the element nearest 0: ``absmin < t`` holds where some |element| < t
     "negint": _negative_integers,
+    "tiny": _smallest_nonzero_modulus,
 }
 VALUE_OPS = ("<", "<=", ">", ">=", "==", "!=")
 
@@ -232,7 +242,7 @@ def _value_stat(case_json: str, name: str, stat: str, check: str | None = None):
         array = np.concatenate([np.ravel(arrays[n]) for n in sorted(received or {name})])
     except (CaseError, KeyError):
         return _MISSING
-    if array.size == 0 or (np.iscomplexobj(array) and stat not in ("absmin", "absmax")):
+    if array.size == 0 or (np.iscomplexobj(array) and stat not in ("absmin", "absmax", "tiny")):
         return _MISSING
     return float(VALUE_STATS[stat](array))  # absmin / absmax of a complex input: of the moduli
 

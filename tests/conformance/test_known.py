@@ -7,6 +7,7 @@ import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conformance import exitcodes
@@ -616,7 +617,7 @@ NEGATIVE_X = {
     [
         (
             {"path": "values.x.mean", "op": "<", "value": 0},
-            "must be values.NAME.STAT, STAT one of min, max, absmax, absmin, negint",
+            "must be values.NAME.STAT, STAT one of min, max, absmax, absmin, negint, tiny",
         ),
         ({"path": "values.x", "op": "<", "value": 0}, "must be values.NAME.STAT"),
         ({"path": "values.input.min", "op": "<", "value": 0}, "'input' is not an input, cotangent or tangent of every op"),
@@ -1391,3 +1392,26 @@ def test_the_logcumsumexp_zero_cotangent_entry_reads_the_cotangent_a_result_rece
                rec("jvp_vjp", 2, [4]), rec("jvp_vjp", 23, [1]), rec("jvp_jvp", 52134, [9, 5], -2, "ties")]  # fmt: skip
     out, summary = known.classify(results)
     assert [r["verdict"] for r in out] == ["known", "known", "fail", "fail", "fail"], summary
+
+
+def test_tiny_reads_the_smallest_nonzero_modulus_beside_zeros_and_nans(tmp_path):
+    """values.input.tiny < t holds where some element is a nonzero within t of 0 whatever zeros or
+    NaNs lie beside it: the seeded 'special' case gammainc_x-2310691e6c11 holds [nan, 1.4e-45, 0.264,
+    -1] (absmin is NaN there, so no absmin condition holds) and PyTorch's P = 0 at its subnormal a is
+    torch-gammainc-zero-at-subnormal-a's; a 'normal' draw (no subnormal) stays a failure."""
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id == "torch-gammainc-zero-at-subnormal-a"]
+    raw = {"op": "gammainc_x", "params": {"in_dims": [None, -1], "spelling_jax": "lax.igamma", "values": "special",
+           "vmap_size": 1}, "shapes": {"input": [4, 1], "other": [1]}, "dtype": "float32", "seed": 17209, "checks": ["vmap"]}  # fmt: skip
+    said = "output[0,1,0]=0.0 but reference says 1.0 (8.39e+06 ulps of float32; ratio 2.59e+04 > bound 1)"
+
+    def rec(values):
+        case = Case.from_dict({**raw, "params": {**raw["params"], "values": values}})
+        return {**_rec(framework="torch", version="2.13.0", check="vmap", reason=said, case=case.to_dict()),
+                "case_id": f"gammainc_x-{values}"}  # fmt: skip
+
+    special, normal = rec("special"), rec("normal")
+    arrays = Case.from_dict(special["case"]).arrays()
+    assert np.isnan(arrays["input"]).any() and 0 < np.nanmin(np.abs(arrays["input"])) < 1.2e-38
+    out, summary = known.classify([special, normal])
+    assert [r["verdict"] for r in out] == ["known", "fail"], summary
