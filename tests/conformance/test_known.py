@@ -1046,12 +1046,15 @@ def _igamma_rec(op, framework, check, reason, a=(0.0, 0.5)):
      ("gammainc_x", "jax", "forward", "output[0]=nan but reference says 1.0", (0.0, 0.5), "jax-igamma-value-nan-at-a-zero"),
      ("gammaincc", "jax", "forward", "output[0]=nan but reference says 0.0", (0.0, 0.5), None),
      ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (0.25, 0.5), None),
-     # a subnormal a (the smallest float32) gives the same nan; the smallest normal is outside the region
+     # a subnormal a (the smallest float32) gives the same nan; the smallest normal is outside the region,
+     # and a failure there is jax-igamma-at-a-below-e-times-the-smallest-normal's (JAX's P is 0 up to
+     # e times it, x < 1)
      ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (1.401298464324817e-45, 0.5),
       "jax-igamma-value-nan-at-a-zero"),
      ("gammaincc", "tensorflow", "vjp", "grad_input[0]=nan but reference says -0.6", (1.401298464324817e-45, 0.5),
       "tf-igamma-a-derivative-nan-at-a-zero"),
-     ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (1.1754943508222875e-38, 0.5), None),
+     ("gammainc", "jax", "forward", "output[0]=0.0 but reference says 1.0", (1.1754943508222875e-38, 0.5),
+      "jax-igamma-at-a-below-e-times-the-smallest-normal"),
      ("gammaincc", "tensorflow", "forward", "output[0]=nan but reference says 0.0", (0.0, 0.5),
       "tf-igamma-value-nan-at-a-zero"),
      ("gammaincc_x", "tensorflow", "jvp", "tangent_output[0]=nan but reference says -0.0", (0.0, 0.5),
