@@ -184,7 +184,17 @@ def _negative_integers(a):
     return np.count_nonzero(np.isfinite(a) & (a < 0) & (a == np.round(a)))
 
 
-# ``values.NAME.STAT``: a statistic of the elements of a record's input NAME, as the case hands them to
+def _smallest_nonzero_modulus(a):
+    """The smallest |element| that is neither 0 nor NaN: ``tiny < t`` holds where some element is a
+    nonzero within t of 0 (a subnormal, the smallest normal), whatever zeros or NaNs lie beside it (a
+    'special' draw holds both); NaN (no condition holds) where every element is 0 or NaN."""
+    m = np.abs(a)
+    m = m[(m > 0) & ~np.isnan(m)]
+    return np.min(m) if m.size else np.nan
+
+
+# ``values.NAME.STAT``: a statistic of the elements of a record's input NAME (or a cotangent or tangent
+# its checks hand the framework: cot_output, tan_cot_output, ...), as the case hands them to
 # the framework (rounded to its dtype; made again from the seed, or the case's explicit data)
 VALUE_STATS = {
     "min": np.min,
@@ -192,6 +202,7 @@ VALUE_STATS = {
     "absmax": lambda a: np.max(np.abs(a)),
     "absmin": lambda a: np.min(np.abs(a)),  # the element nearest 0: ``absmin < t`` holds where some |element| < t
     "negint": _negative_integers,
+    "tiny": _smallest_nonzero_modulus,
 }
 VALUE_OPS = ("<", "<=", ">", ">=", "==", "!=")
 
@@ -231,7 +242,7 @@ def _value_stat(case_json: str, name: str, stat: str, check: str | None = None):
         array = np.concatenate([np.ravel(arrays[n]) for n in sorted(received or {name})])
     except (CaseError, KeyError):
         return _MISSING
-    if array.size == 0 or (np.iscomplexobj(array) and stat not in ("absmin", "absmax")):
+    if array.size == 0 or (np.iscomplexobj(array) and stat not in ("absmin", "absmax", "tiny")):
         return _MISSING
     return float(VALUE_STATS[stat](array))  # absmin / absmax of a complex input: of the moduli
 
@@ -491,6 +502,12 @@ def _ops_vocabulary() -> dict:
     return out
 
 
+def _value_names(op: str) -> set[str]:
+    """The arrays a ``values.NAME`` condition on record ``op`` may read: its inputs, and the
+    cotangents and tangents its checks hand the framework (``cot_output``, ``tan_cot_output``, ...)."""
+    return set(_ops_vocabulary()[op][1]) | ops.seed_names(op)
+
+
 def _check_path(case_path: str, path, where: str, what: str, inputs) -> None:
     """A ``where`` path (or a ``{path}`` inside one) must start at a case field; ``shapes.NAME`` must
     name an input of the entry's ops (``inputs``: their names, None when not known)."""
@@ -565,11 +582,12 @@ def _check_value_condition(cond: dict, what: str, ops, inputs, path, where) -> N
     parts = cond["path"].split(".")
     rule = None
     if not ops or inputs is None or any(op in _SPECIAL_OPS for op in ops):
-        rule = "needs match.op naming op records (their inputs are what values.NAME reads)"
+        rule = "needs match.op naming op records (their inputs and seeds are what values.NAME reads)"
     elif len(parts) != 3 or parts[2] not in VALUE_STATS:
         rule = f"must be values.NAME.STAT, STAT one of {', '.join(VALUE_STATS)}"
-    elif not all(parts[1] in _ops_vocabulary()[op][1] for op in ops):
-        rule = f"{parts[1]!r} is not an input of every op of the entry ({', '.join(ops)}; their inputs: {', '.join(sorted(inputs))})"
+    elif not all(parts[1] in _value_names(op) for op in ops):
+        names = sorted({n for op in ops for n in _value_names(op)})
+        rule = f"{parts[1]!r} is not an input, cotangent or tangent of every op of the entry ({', '.join(ops)}; theirs: {', '.join(names)})"
     elif cond["op"] not in VALUE_OPS:
         rule = f"op {cond['op']!r} does not compare numbers (one of: {', '.join(VALUE_OPS)})"
     elif (

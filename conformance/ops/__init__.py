@@ -506,9 +506,9 @@ class RecordData(dict):
         return value
 
 
-def check_arrays(case, check) -> list[str]:
-    rec = RECORDS[case.op]
-    names = list(rec.inputs)
+def _seeds(rec, check) -> list[str]:
+    """The cotangents and tangents an unbatched ``check`` of record ``rec`` hands the framework."""
+    names = []
     if check in ("vjp", "vjp_vjp"):
         names.append("grad_output")
     if check == "vjp_vjp":
@@ -519,8 +519,23 @@ def check_arrays(case, check) -> list[str]:
         names += [f"tan1_{n}" for n in rec.diff_inputs] + [f"tan2_{n}" for n in rec.diff_inputs]
     if check == "vjp_jvp":
         names += [f"tan1_{n}" for n in rec.diff_inputs] + ["cot_output"]
-    if check == "jvp_vjp":
+    if check in ("jvp_vjp", "vmap_jvp_vjp"):
         names += ["cot_output"] + [f"tan1_{n}" for n in rec.diff_inputs] + ["tan_cot_output"]
+    return names
+
+
+def seed_names(op: str) -> set[str]:
+    """The cotangents and tangents some check of record ``op`` hands the framework (their unbatched
+    names: a vmap check's ``batched_cot_output`` is ``cot_output`` here)."""
+    rec = RECORDS[op]
+    return {n for check in rec.checks for n in _seeds(rec, check)}
+
+
+def check_arrays(case, check) -> list[str]:
+    rec = RECORDS[case.op]
+    names = list(rec.inputs)
+    if check != "vmap_jvp_vjp":
+        names += _seeds(rec, check)
     if check in VMAP_CHECKS:
         dims = vmap_spec(case)[1]
         names += [f"batched_{n}" for n, d in zip(rec.inputs, dims) if d is not None]
@@ -670,6 +685,7 @@ __all__ = [
     "PLANE_POINTS",
     "plane_point",
     "check_arrays",
+    "seed_names",
     "CELLS",
     "AT",
     "record_features",

@@ -265,3 +265,43 @@ def test_complex_logsumexp_dtype():
     for dt in ("complex64", "complex128"):
         assert str(T.logsumexp(T.tensor(z, dtype=getattr(T, dt)), 1).dtype) == dt
         assert str(torch.logsumexp(torch.tensor(z, dtype=getattr(torch, dt)), 1).dtype) == "torch." + dt
+
+
+EMPTY_SCANS = [
+    (name, shape, dim)
+    for name in ("cumsum", "cumprod", "cummax", "cummin", "logcumsumexp")
+    for shape, dim in (((0,), 0), ((2, 0), 1), ((2, 0, 3), -2), ((0, 3), 1))
+]
+
+
+def _scan(F, name, dim):
+    def f(a):
+        out = getattr(F, name)(a, dim)
+        return out.values if name in ("cummax", "cummin") else out
+
+    return f
+
+
+@pytest.mark.parametrize("name, shape, dim", EMPTY_SCANS, ids=[f"{n}-{s}-{d}" for n, s, d in EMPTY_SCANS])
+def test_scans_over_an_empty_input_agree_with_torch(name, shape, dim):
+    """Every scan of an empty input (scanned dim empty or not) is an empty result whose gradient and
+    gradient of gradient are empty, as PyTorch's."""
+    agree(lambda F, a: _scan(F, name, dim)(a), [np.zeros(shape)], label=f"{name}{shape} dim {dim}")
+
+
+@pytest.mark.parametrize("name, shape, dim", EMPTY_SCANS, ids=[f"{n}-{s}-{d}" for n, s, d in EMPTY_SCANS])
+def test_scan_jvp_over_an_empty_input_is_empty(name, shape, dim):
+    """The forward-mode derivative of a scan of an empty input is an empty tangent of the result's
+    shape, as PyTorch's for every scan but logcumsumexp over an empty scanned dim, whose JVP formula's
+    max over that dim raises IndexError (torch-logcumsumexp-jvp-empty-dim): the reference raised the
+    same (an amax over the empty dim), so the harness's expected values crashed for JAX and TensorFlow,
+    which return the empty tangent."""
+    x = np.zeros(shape)
+    got = T.func.jvp(_scan(T, name, dim), (T.tensor(x),), (T.tensor(x + 1.0),))[1]
+    assert tuple(got.shape) == shape
+    args = ((torch.tensor(x),), (torch.tensor(x + 1.0),))
+    if name == "logcumsumexp" and shape[dim] == 0:
+        with pytest.raises(IndexError, match="non-zero size"):
+            torch.func.jvp(_scan(torch, name, dim), *args)
+    else:
+        assert tuple(torch.func.jvp(_scan(torch, name, dim), *args)[1].shape) == shape

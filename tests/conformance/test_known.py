@@ -7,6 +7,7 @@ import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conformance import exitcodes
@@ -616,10 +617,10 @@ NEGATIVE_X = {
     [
         (
             {"path": "values.x.mean", "op": "<", "value": 0},
-            "must be values.NAME.STAT, STAT one of min, max, absmax, absmin, negint",
+            "must be values.NAME.STAT, STAT one of min, max, absmax, absmin, negint, tiny",
         ),
         ({"path": "values.x", "op": "<", "value": 0}, "must be values.NAME.STAT"),
-        ({"path": "values.input.min", "op": "<", "value": 0}, "'input' is not an input of every op"),
+        ({"path": "values.input.min", "op": "<", "value": 0}, "'input' is not an input, cotangent or tangent of every op"),
         ({"path": "values.x.min", "op": "in", "value": [0]}, "op 'in' does not compare numbers"),
         ({"path": "values.x.min", "op": "<", "value": "{params.values}"}, "must be a real number"),
         ({"path": "values.x.min", "op": "<", "value": True}, "must be a real number"),
@@ -1045,12 +1046,15 @@ def _igamma_rec(op, framework, check, reason, a=(0.0, 0.5)):
      ("gammainc_x", "jax", "forward", "output[0]=nan but reference says 1.0", (0.0, 0.5), "jax-igamma-value-nan-at-a-zero"),
      ("gammaincc", "jax", "forward", "output[0]=nan but reference says 0.0", (0.0, 0.5), None),
      ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (0.25, 0.5), None),
-     # a subnormal a (the smallest float32) gives the same nan; the smallest normal is outside the region
+     # a subnormal a (the smallest float32) gives the same nan; the smallest normal is outside the region,
+     # and a failure there is jax-igamma-at-a-below-e-times-the-smallest-normal's (JAX's P is 0 up to
+     # e times it, x < 1)
      ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (1.401298464324817e-45, 0.5),
       "jax-igamma-value-nan-at-a-zero"),
      ("gammaincc", "tensorflow", "vjp", "grad_input[0]=nan but reference says -0.6", (1.401298464324817e-45, 0.5),
       "tf-igamma-a-derivative-nan-at-a-zero"),
-     ("gammainc", "jax", "forward", "output[0]=nan but reference says 1.0", (1.1754943508222875e-38, 0.5), None),
+     ("gammainc", "jax", "forward", "output[0]=0.0 but reference says 1.0", (1.1754943508222875e-38, 0.5),
+      "jax-igamma-at-a-below-e-times-the-smallest-normal"),
      ("gammaincc", "tensorflow", "forward", "output[0]=nan but reference says 0.0", (0.0, 0.5),
       "tf-igamma-value-nan-at-a-zero"),
      ("gammaincc_x", "tensorflow", "jvp", "tangent_output[0]=nan but reference says -0.0", (0.0, 0.5),
@@ -1347,3 +1351,70 @@ def test_the_torch_complex64_log_gradient_entry_claims_forward_mode_too():
     }
     hits = [e.id for e in load_known(SHIPPED).matching(rec)]
     assert "torch-complex64-log-gradient-overflows-at-a-subnormal-input" in hits, hits
+
+
+def test_the_tnp_var_ddof_entry_claims_every_dtype_and_axis_and_not_ddof_zero_or_another_spelling():
+    """tf-numpy-var-with-ddof-raises: tnp.var with ddof != 0 raises in every dtype, float64 and float32
+    too (four slices of it before: complex, vectorized_map, a tuple axis, float16/bfloat16), so a
+    float64 forward over an int axis is claimed; correction 0 or the keras spelling stays a mismatch."""
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id.startswith("tf-numpy-var")]
+    none = "tensorflow raised TypeError: Cannot convert the argument `type_value`: None to a TensorFlow DType. (the reference accepts this configuration)"  # fmt: skip
+    tup = "tensorflow raised TypeError: '<' not supported between instances of 'tuple' and 'int' (the reference accepts this configuration)"  # fmt: skip
+
+    def rec(dtype, check, dim, correction, spelling, reason):
+        params = {"correction": correction, "dim": dim, "keepdim": False, "spelling_tensorflow": spelling, "values": "normal"}  # fmt: skip
+        case = {"op": "var", "params": params, "shapes": {"input": [2, 3]}, "dtype": dtype, "seed": 1, "checks": [check]}  # fmt: skip
+        return {**_rec("error_mismatch", check=check, dtype=dtype, reason=reason, case=case),
+                "case_id": f"var-{dtype}-{check}-{dim}-{correction}-{spelling}"}  # fmt: skip
+
+    results = [rec("float64", "forward", -1, 1, "tnp.var", none), rec("float32", "vjp", None, 2, "tnp.var", none),
+               rec("float16", "vmap", -1, 1, "tnp.var", none), rec("bfloat16", "jvp", [-1, 0], 1, "tnp.var", tup),
+               rec("float64", "forward", -1, 0, "tnp.var", none), rec("float64", "forward", -1, 1, "keras.ops.var", none)]  # fmt: skip
+    out, summary = known.classify(results)
+    assert [r["verdict"] for r in out] == ["known"] * 4 + ["error_mismatch"] * 2, summary
+
+
+def test_the_logcumsumexp_zero_cotangent_entry_reads_the_cotangent_a_result_received():
+    """tf-logcumsumexp-forward-over-reverse-drops-a-zero-cotangents-tangent holds where some cotangent
+    element the check handed TensorFlow is zero (values.cot_output.absmin == 0; batched_cot_output in
+    vmap_jvp_vjp): the seeded seed-3 cases logcumsumexp-82f9dc63243d ([6, 4] is -0) and -958fdb4453f3;
+    not seed 2's [4] draw (no zero: absmin 0.194), not seed 23's one-element scan (its cotangent -0), not forward over forward."""
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id == "tf-logcumsumexp-forward-over-reverse-drops-a-zero-cotangents-tangent"]
+    said = "tangent_grad_input[0]=0.15 but reference says 150299269.5 (9.39e+06 ulps of float32; ratio 2.01e+05 > bound 1)"
+
+    def rec(check, seed, shape, dim=0, values="normal", dtype="float32", **params):
+        case = {"op": "logcumsumexp", "params": {"dim": dim, "values": values, **params}, "shapes": {"input": shape},
+                "dtype": dtype, "seed": seed, "checks": [check]}  # fmt: skip
+        return {**_rec(check=check, dtype=dtype, reason=said, case=Case.from_dict(case).to_dict()),
+                "case_id": f"{check}-{seed}-{shape}"}  # fmt: skip
+
+    results = [rec("jvp_vjp", 52134, [9, 5], -2, "ties"),
+               rec("vmap_jvp_vjp", 497, [1, 1, 32], -1, "ties", "float16", in_dims=[-4], vmap_size=2),
+               rec("jvp_vjp", 2, [4]), rec("jvp_vjp", 23, [1]), rec("jvp_jvp", 52134, [9, 5], -2, "ties")]  # fmt: skip
+    out, summary = known.classify(results)
+    assert [r["verdict"] for r in out] == ["known", "known", "fail", "fail", "fail"], summary
+
+
+def test_tiny_reads_the_smallest_nonzero_modulus_beside_zeros_and_nans(tmp_path):
+    """values.input.tiny < t holds where some element is a nonzero within t of 0 whatever zeros or
+    NaNs lie beside it: the seeded 'special' case gammainc_x-2310691e6c11 holds [nan, 1.4e-45, 0.264,
+    -1] (absmin is NaN there, so no absmin condition holds) and PyTorch's P = 0 at its subnormal a is
+    torch-gammainc-zero-at-subnormal-a's; a 'normal' draw (no subnormal) stays a failure."""
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id == "torch-gammainc-zero-at-subnormal-a"]
+    raw = {"op": "gammainc_x", "params": {"in_dims": [None, -1], "spelling_jax": "lax.igamma", "values": "special",
+           "vmap_size": 1}, "shapes": {"input": [4, 1], "other": [1]}, "dtype": "float32", "seed": 17209, "checks": ["vmap"]}  # fmt: skip
+    said = "output[0,1,0]=0.0 but reference says 1.0 (8.39e+06 ulps of float32; ratio 2.59e+04 > bound 1)"
+
+    def rec(values):
+        case = Case.from_dict({**raw, "params": {**raw["params"], "values": values}})
+        return {**_rec(framework="torch", version="2.13.0", check="vmap", reason=said, case=case.to_dict()),
+                "case_id": f"gammainc_x-{values}"}  # fmt: skip
+
+    special, normal = rec("special"), rec("normal")
+    arrays = Case.from_dict(special["case"]).arrays()
+    assert np.isnan(arrays["input"]).any() and 0 < np.nanmin(np.abs(arrays["input"])) < 1.2e-38
+    out, summary = known.classify([special, normal])
+    assert [r["verdict"] for r in out] == ["known", "fail"], summary

@@ -363,7 +363,10 @@ def _logcumsumexp_grad(c, g):
 
 def _logcumsumexp_jvp(c, t):
     x, dim = c.self, c.dim
-    if x.ndim == 0:
+    if x.ndim == 0 or x.numel() == 0:
+        # an empty scanned dim has an empty tangent, as its forward and backward are empty (the shift
+        # below is a max over that dim, which has no element: PyTorch's JVP raises there,
+        # torch-logcumsumexp-jvp-empty-dim; JAX and TensorFlow return the empty tangent)
         return t
     # complex input: shifted by the largest real part (the shift cancels in the quotient)
     if x.dtype.kind == "c":
