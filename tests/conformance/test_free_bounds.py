@@ -67,17 +67,28 @@ def test_only_elements_that_read_an_overflowed_input_turn_nan_into_inf():
     assert not _infinite_inputs([np.zeros(3)], (3,), elementwise=False).any()
 
 
-def test_nan_bounds_at_nonfinite_inputs_stay_free_until_their_departures_are_entered():
-    # dawsn'(±inf) is the limit 0 in the reference, nan in JAX and TensorFlow; the model's bound is nan
-    from conformance.ops.judge import _judged_bound
+DAWSN_AT_INFINITY = Case.from_dict(
+    {"op": "dawsn", "params": {"values": "nonfinite"}, "shapes": {"input": [3]}, "dtype": "float64", "seed": 0,
+     "checks": ["vjp"], "data": {"input": [math.inf, -math.inf, 1.0]}}
+)
 
-    case = Case.from_json(
-        '{"op": "dawsn", "params": {"values": "nonfinite"}, "shapes": {"input": [2]}, "dtype": "float64",'
-        ' "seed": 0, "checks": ["vjp"]}'
-    )
-    assert np.isinf(_judged_bound(case, np.array([0.0]), np.array([np.nan])))[0]
-    finite_case = Case.from_dict({**case.to_dict(), "params": {"values": "normal"}})
-    assert _judged_bound(finite_case, np.array([0.0]), np.array([np.nan]))[0] == ulp_of(0.0, "float64")
+
+def test_a_nan_bound_at_an_infinite_input_passes_only_the_limit():
+    # dawsn'(x) = 1 - 2x F(x) -> 0 as x -> ±inf (F(x) = 1/(2x) + 1/(4x³) + ...): the reference's limit,
+    # whose bound the model loses (inf·0). Before, at values 'nonfinite'/'special' a nan bound was read
+    # as inf and JAX's and TensorFlow's nan there passed
+    from conformance.ops.judge import expected_for
+    from conformance.precision import precision_for
+
+    expected, _ = expected_for(DAWSN_AT_INFINITY, "vjp", precision_for(DAWSN_AT_INFINITY, {}, "jax"))
+    value, bound = expected["grad_input"]
+    assert value[:2].tolist() == [0.0, 0.0] and np.isnan(bound[:2]).all()
+    limit = {"grad_input": np.array(value)}
+    assert record_verdict(DAWSN_AT_INFINITY, "vjp", "jax", limit, {})["verdict"] == "pass"
+    for wrong in (np.nan, 1e-300):
+        planted = {"grad_input": np.where(np.isinf([math.inf, -math.inf, 1.0]), wrong, value)}
+        verdict = record_verdict(DAWSN_AT_INFINITY, "vjp", "jax", planted, {})
+        assert verdict["verdict"] == "fail" and verdict["worst"]["index"] == [0], verdict
 
 
 def _exact_var(x, correction):
@@ -152,3 +163,18 @@ def test_std_with_no_degrees_of_freedom_is_pytorchs_nan():
     (g,) = T.autograd.grad(T.std(x, 0, correction=1).sum(), (x,))
     assert np.isnan(g.detach().numpy()).all()
     assert not math.isnan(float(T.std(x, 1, correction=1).detach().numpy()[0]))
+
+
+def test_a_value_condition_finds_an_infinite_element_beside_a_nan():
+    # values 'nonfinite' draws +inf, -inf and nan together: max is nan there and no max == inf entry
+    # matched (exp1's vmap at +inf), where a count of the infinite elements is defined
+    from conformance.known import ValueCondition
+
+    case = Case.from_dict(
+        {"op": "exp1", "params": {"values": "nonfinite"}, "shapes": {"input": [3]}, "dtype": "float64", "seed": 0,
+         "checks": ["forward"], "data": {"input": [math.inf, math.nan, 1.0]}}
+    ).to_dict()
+    assert not ValueCondition("input", "max", "==", math.inf).holds(case)
+    assert ValueCondition("input", "posinf", ">", 0).holds(case)
+    assert ValueCondition("input", "infinite", ">", 0).holds(case)
+    assert not ValueCondition("input", "neginf", ">", 0).holds(case)
