@@ -178,3 +178,32 @@ def test_a_value_condition_finds_an_infinite_element_beside_a_nan():
     assert ValueCondition("input", "posinf", ">", 0).holds(case)
     assert ValueCondition("input", "infinite", ">", 0).holds(case)
     assert not ValueCondition("input", "neginf", ">", 0).holds(case)
+
+
+def test_a_result_that_rounds_to_the_largest_finite_number_has_a_finite_bound():
+    # float16: x - max(x) = -65504.00006 rounds to -65504, not to -inf (round to nearest overflows
+    # from 65520 on); the model marked every result past 65504 as overflowed, and the softmax column
+    # holding it got an infinite bound (values 'special' draw the largest number)
+    p = Precision(dtype="float16", accumulate="float32")
+    x = np.array([1.0, 65504.0, -6.103515625e-05])
+    with np.errstate(all="ignore"):
+        value, bound, _ = bound_of(lambda t: T.softmax(t, 0), [x], p)
+    assert np.isfinite(bound[0]).all() and value[0].tolist() == [0.0, 1.0, 0.0]
+    assert bound[0][1] < 0.01  # 1 - exp(-65503)·2, within a few float16 ulps of 1
+    # a result that does round to inf keeps its infinite bound: -30 - 65504 = -65534
+    with np.errstate(all="ignore"):
+        _, far, _ = bound_of(lambda t: T.softmax(t, 0), [np.array([-30.0, 65504.0, 0.76])], p)
+    assert np.isinf(far[0]).all()
+
+
+def test_the_overflow_threshold_is_where_round_to_nearest_gives_inf():
+    import ml_dtypes
+
+    from reference.errors import LARGEST, OVERFLOW
+
+    for dtype, kind in (("float16", np.float16), ("bfloat16", ml_dtypes.bfloat16), ("float32", np.float32)):
+        below = np.nextafter(OVERFLOW[dtype], 0.0)
+        # through float32 as the frameworks compute half types (double rounding included)
+        assert float(kind(np.float32(below))) == LARGEST[dtype], dtype
+        assert np.isinf(float(kind(np.float64(OVERFLOW[dtype]) * (1 + 2.0**-20))))
+    assert OVERFLOW["float16"] > 65519.99 and np.isinf(OVERFLOW["float64"])
