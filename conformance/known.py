@@ -203,6 +203,11 @@ VALUE_STATS = {
     "absmin": lambda a: np.min(np.abs(a)),  # the element nearest 0: ``absmin < t`` holds where some |element| < t
     "negint": _negative_integers,
     "tiny": _smallest_nonzero_modulus,
+    # how many elements are +inf / -inf: defined with NaN elements too (values 'nonfinite' draws both),
+    # where max == inf is not (a limit at +inf: ``posinf > 0``)
+    "posinf": lambda a: np.count_nonzero(np.isposinf(a)),
+    "neginf": lambda a: np.count_nonzero(np.isneginf(a)),
+    "infinite": lambda a: np.count_nonzero(np.isinf(a)),
 }
 VALUE_OPS = ("<", "<=", ">", ">=", "==", "!=")
 
@@ -212,9 +217,10 @@ class ValueCondition:
     """``values.x.max < -1`` (every element of x below -1), ``values.x.min < 0`` (some element
     negative), ``values.a.absmax == inf`` (some element infinite), ``values.a.absmin < 0.2``
     (some element within 0.2 of zero; of a complex input, the moduli |z|) or ``values.b.negint > 0``
-    (some element a negative integer; ``== 0``: none). It does not hold where
+    (some element a negative integer; ``== 0``: none), ``values.x.posinf > 0`` (some element +inf;
+    ``neginf``: -inf, ``infinite``: either; counted whatever other elements hold). It does not hold where
     the statistic is not a real number: an empty input, min or max of a complex one, or a NaN
-    element (the statistic is then NaN, and no comparison with NaN holds)."""
+    element (the statistic is then NaN, and no comparison with NaN holds; posinf, neginf and infinite count)."""
 
     input: str
     stat: str

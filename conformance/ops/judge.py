@@ -119,23 +119,6 @@ def _flushed(data, case, check, precision):
     return out, errs
 
 
-#: value kinds whose inputs hold infinities and nans (conformance.ops.VALUES)
-NONFINITE_VALUES = ("nonfinite", "special")
-
-
-def _judged_bound(case, value, bound):
-    """The bound an element is judged against (:func:`conformance.tolerance.with_last_bit`: a nan bound
-    admits only the reference rounded to the dtype). At inputs drawn with infinities and nans the
-    reference's value at an infinite input is a limit (dawsn'(inf) = 0) whose bound the model loses
-    (inf·0 inside its formula), and the frameworks answer nan there (JAX, TensorFlow: 16 special
-    functions in scripts/scan_free_bounds.py's samples) without known entries yet: there a nan bound
-    stays free (infinite: any value passes, counted as ``unjudged_elements``) until those departures
-    are entered."""
-    if case.params.as_dict().get("values") in NONFINITE_VALUES:
-        bound = np.where(np.isnan(np.asarray(bound, dtype=np.float64)), np.inf, bound)
-    return with_last_bit(value, bound, case.dtype)
-
-
 def bound_record(precision, used=None, source=None) -> dict:
     out = {
         "formula": ERROR_MODEL_FORMULA + " + 1 ulp of the expected value",
@@ -167,7 +150,7 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
         whole = (outputs, {n: v for n, (v, _) in expected.items()})  # (the nonfinite convention reads them)
         outputs, expected = complex_parts(outputs, expected, precision.dtype)
     else:
-        expected = {n: (v, _judged_bound(case, v, b)) for n, (v, b) in expected.items()}
+        expected = {n: (v, with_last_bit(v, b, case.dtype)) for n, (v, b) in expected.items()}
     readings = None
     if precision.flush:
         try:
@@ -178,7 +161,7 @@ def record_verdict(case, check, framework, outputs, settings) -> dict:
             if complex_case:
                 plain = complex_parts(outputs, plain[0], precision.dtype)[1]
             else:
-                plain = {n: (v, _judged_bound(case, v, b)) for n, (v, b) in plain[0].items()}
+                plain = {n: (v, with_last_bit(v, b, case.dtype)) for n, (v, b) in plain[0].items()}
             expected, unflushed = _either_reading(outputs, expected, plain)
             readings = {"flushed_inputs": True, "elements_judged_unflushed": unflushed}
     judged = judge_bounds(outputs, expected, precision.dtype if complex_case else case.dtype)
@@ -230,7 +213,7 @@ def _alternative_expected(case, check, precision, data, errs, complex_outputs=No
             return None
         if complex_outputs is not None:
             return complex_parts(complex_outputs, values, precision.dtype)[1]
-        return {n: (v, _judged_bound(case, v, b)) for n, (v, b) in values.items()}
+        return {n: (v, with_last_bit(v, b, case.dtype)) for n, (v, b) in values.items()}
 
     return compute
 

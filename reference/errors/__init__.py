@@ -92,6 +92,18 @@ LARGEST = {
     "float16": 65504.0,
     "bfloat16": float.fromhex("0x1.fep127"),
 }
+#: Below this magnitude a result does not round to inf in each dtype. Round to nearest overflows
+#: from the largest finite number plus half its ulp, 2^(emax+1)·(1 - u) + 2^(emax+1)·u/2 (float16:
+#: 65504 + 16 = 65520); a result between the two rounds to the largest finite number, within the
+#: u·|y| of every rounding. A half type computed in float32 and rounded (PyTorch's opmath, XLA's
+#: upcast) rounds twice: a float32 result within float32's u of the midpoint may land on it and tie
+#: to inf, so the threshold is lowered by that u (float32 through float64 alike). float64's is not a
+#: float64 (it rounds to inf: only an infinite result overflows).
+_WIDER_U = {"float32": 2.0**-53, "float16": 2.0**-24, "bfloat16": 2.0**-24}
+OVERFLOW = {
+    d: (LARGEST[d] + LARGEST[d] * UNIT_ROUNDOFF[d] / 2 / (1 - UNIT_ROUNDOFF[d])) * (1 - _WIDER_U.get(d, 0.0))
+    for d in LARGEST
+}
 
 IEEE = "IEEE 754-2019 §5.4: +, -, *, /, sqrt are correctly rounded (0.5 ulp)"
 SLEEF_U10 = "SLEEF *_u10 (PyTorch's Vectorized<float> exp/log/tanh/erf/...): 1.0 ulp error bound"
@@ -552,13 +564,13 @@ class Tracker:
             self._suspended -= 1
 
     def _finish(self, err, out, overflowed=False):
-        """Overflow: a result past the dtype's range is inf there (any error). ``overflowed`` (per
+        """Overflow: a result that rounds to inf in the dtype (:data:`OVERFLOW`) is inf there (any error). ``overflowed`` (per
         element, :func:`_infinite_inputs`): the element read an input with an infinite error (one that
         may have overflowed in the framework): a nan error there is inf (an honest "any value": 0·inf
         of a zero slope times that error is nan, and so is the framework's 0·inf), so that a nan bound
         means only what the judge reads it as, the model losing track (conformance.tolerance.known)."""
         err = np.broadcast_to(np.asarray(err, dtype=np.float64), out.shape)
-        big = (np.abs(out) > LARGEST.get(self.p.dtype, np.inf)) | (overflowed & np.isnan(err))
+        big = (np.abs(out) >= OVERFLOW.get(self.p.dtype, np.inf)) | (overflowed & np.isnan(err))
         return np.where(big, np.inf, err)
 
     def _errs(self, arrays):

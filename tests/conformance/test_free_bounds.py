@@ -109,17 +109,28 @@ def test_only_elements_that_read_an_overflowed_input_turn_nan_into_inf():
     assert not _infinite_inputs([np.zeros(3)], (3,), elementwise=False).any()
 
 
-def test_nan_bounds_at_nonfinite_inputs_stay_free_until_their_departures_are_entered():
-    # dawsn'(±inf) is the limit 0 in the reference, nan in JAX and TensorFlow; the model's bound is nan
-    from conformance.ops.judge import _judged_bound
+DAWSN_AT_INFINITY = Case.from_dict(
+    {"op": "dawsn", "params": {"values": "nonfinite"}, "shapes": {"input": [3]}, "dtype": "float64", "seed": 0,
+     "checks": ["vjp"], "data": {"input": [math.inf, -math.inf, 1.0]}}
+)
 
-    case = Case.from_json(
-        '{"op": "dawsn", "params": {"values": "nonfinite"}, "shapes": {"input": [2]}, "dtype": "float64",'
-        ' "seed": 0, "checks": ["vjp"]}'
-    )
-    assert np.isinf(_judged_bound(case, np.array([0.0]), np.array([np.nan])))[0]
-    finite_case = Case.from_dict({**case.to_dict(), "params": {"values": "normal"}})
-    assert _judged_bound(finite_case, np.array([0.0]), np.array([np.nan]))[0] == ulp_of(0.0, "float64")
+
+def test_a_nan_bound_at_an_infinite_input_passes_only_the_limit():
+    # dawsn'(x) = 1 - 2x F(x) -> 0 as x -> ±inf (F(x) = 1/(2x) + 1/(4x³) + ...): the reference's limit,
+    # whose bound the model loses (inf·0). Before, at values 'nonfinite'/'special' a nan bound was read
+    # as inf and JAX's and TensorFlow's nan there passed
+    from conformance.ops.judge import expected_for
+    from conformance.precision import precision_for
+
+    expected, _ = expected_for(DAWSN_AT_INFINITY, "vjp", precision_for(DAWSN_AT_INFINITY, {}, "jax"))
+    value, bound = expected["grad_input"]
+    assert value[:2].tolist() == [0.0, 0.0] and np.isnan(bound[:2]).all()
+    limit = {"grad_input": np.array(value)}
+    assert record_verdict(DAWSN_AT_INFINITY, "vjp", "jax", limit, {})["verdict"] == "pass"
+    for wrong in (np.nan, 1e-300):
+        planted = {"grad_input": np.where(np.isinf([math.inf, -math.inf, 1.0]), wrong, value)}
+        verdict = record_verdict(DAWSN_AT_INFINITY, "vjp", "jax", planted, {})
+        assert verdict["verdict"] == "fail" and verdict["worst"]["index"] == [0], verdict
 
 
 def _exact_var(x, correction):
@@ -194,3 +205,47 @@ def test_std_with_no_degrees_of_freedom_is_pytorchs_nan():
     (g,) = T.autograd.grad(T.std(x, 0, correction=1).sum(), (x,))
     assert np.isnan(g.detach().numpy()).all()
     assert not math.isnan(float(T.std(x, 1, correction=1).detach().numpy()[0]))
+
+
+def test_a_value_condition_finds_an_infinite_element_beside_a_nan():
+    # values 'nonfinite' draws +inf, -inf and nan together: max is nan there and no max == inf entry
+    # matched (exp1's vmap at +inf), where a count of the infinite elements is defined
+    from conformance.known import ValueCondition
+
+    case = Case.from_dict(
+        {"op": "exp1", "params": {"values": "nonfinite"}, "shapes": {"input": [3]}, "dtype": "float64", "seed": 0,
+         "checks": ["forward"], "data": {"input": [math.inf, math.nan, 1.0]}}
+    ).to_dict()
+    assert not ValueCondition("input", "max", "==", math.inf).holds(case)
+    assert ValueCondition("input", "posinf", ">", 0).holds(case)
+    assert ValueCondition("input", "infinite", ">", 0).holds(case)
+    assert not ValueCondition("input", "neginf", ">", 0).holds(case)
+
+
+def test_a_result_that_rounds_to_the_largest_finite_number_has_a_finite_bound():
+    # float16: x - max(x) = -65504.00006 rounds to -65504, not to -inf (round to nearest overflows
+    # from 65520 on); the model marked every result past 65504 as overflowed, and the softmax column
+    # holding it got an infinite bound (values 'special' draw the largest number)
+    p = Precision(dtype="float16", accumulate="float32")
+    x = np.array([1.0, 65504.0, -6.103515625e-05])
+    with np.errstate(all="ignore"):
+        value, bound, _ = bound_of(lambda t: T.softmax(t, 0), [x], p)
+    assert np.isfinite(bound[0]).all() and value[0].tolist() == [0.0, 1.0, 0.0]
+    assert bound[0][1] < 0.01  # 1 - exp(-65503)·2, within a few float16 ulps of 1
+    # a result that does round to inf keeps its infinite bound: -30 - 65504 = -65534
+    with np.errstate(all="ignore"):
+        _, far, _ = bound_of(lambda t: T.softmax(t, 0), [np.array([-30.0, 65504.0, 0.76])], p)
+    assert np.isinf(far[0]).all()
+
+
+def test_the_overflow_threshold_is_where_round_to_nearest_gives_inf():
+    import ml_dtypes
+
+    from reference.errors import LARGEST, OVERFLOW
+
+    for dtype, kind in (("float16", np.float16), ("bfloat16", ml_dtypes.bfloat16), ("float32", np.float32)):
+        below = np.nextafter(OVERFLOW[dtype], 0.0)
+        # through float32 as the frameworks compute half types (double rounding included)
+        assert float(kind(np.float32(below))) == LARGEST[dtype], dtype
+        assert np.isinf(float(kind(np.float64(OVERFLOW[dtype]) * (1 + 2.0**-20))))
+    assert OVERFLOW["float16"] > 65519.99 and np.isinf(OVERFLOW["float64"])

@@ -37,3 +37,7 @@ try:
     print("jax expn(3, [2, 1.1755e-38]) bfloat16 returned")
 except subprocess.TimeoutExpired:
     print("jax expn(3, [2, 1.1755e-38]) bfloat16: no answer within 30 s (exact: [0.0301, 0.5])")
+# JAX's E_1 at +inf: E_1(x) = e^-x/x (1 + O(1/x)) -> 0 and E_1' = -e^-x/x -> -0, JAX nan for both
+# (0 already at x = 1000), in every float dtype
+at_inf = jnp.array([jnp.inf, 1000.0])
+print(f"jax exp1 at [inf, 1000]: {js.exp1(at_inf)}, exp1' {jax.vmap(jax.grad(js.exp1))(at_inf)} exact: [0, 0], [-0, -0]")
