@@ -243,9 +243,15 @@ def _value_stat(case_json: str, name: str, stat: str, check: str | None = None):
         case = Case.from_dict(json.loads(case_json))
         arrays = case.arrays()
         checks = case.checks if check is None else (check,)
-        # a vmap check hands the framework batched_NAME where it batches NAME, never NAME itself
-        received = {f"batched_{name}" if f"batched_{name}" in case.arrays_for(c) else name for c in checks}
-        array = np.concatenate([np.ravel(arrays[n]) for n in sorted(received or {name})])
+        # a vmap check hands the framework batched_NAME where it batches NAME, never NAME itself; a
+        # check that hands neither (a cotangent to a forward check) adds nothing
+        received = set()
+        for c in checks:
+            handed = case.arrays_for(c)
+            received |= {next((n for n in (f"batched_{name}", name) if n in handed), None)} - {None}
+        if not received:
+            return _MISSING
+        array = np.concatenate([np.ravel(arrays[n]) for n in sorted(received)])
     except (CaseError, KeyError):
         return _MISSING
     if array.size == 0 or (np.iscomplexobj(array) and stat not in ("absmin", "absmax", "tiny")):

@@ -350,16 +350,23 @@ class Tracker:
         if self.policy is not None:
             err = self.policy.carry(src, dst, err, write)
         (flag,) = self._overflow_flags([src])
-        if flag is not None and storage is None:
-            self._register(dst, np.broadcast_to(flag, tuple(dst.shape)).astype(np.float64), self._overflow_roots)
+        flag = np.zeros(tuple(dst.shape)) if flag is None else np.array(np.broadcast_to(flag, tuple(dst.shape)))
         if storage is None or not storage.flags.c_contiguous:
             self._register(dst, err)
+            if flag.any() or self._lookup(dst, self._overflow_roots) is not None:
+                self._register(dst, flag, self._overflow_roots)
             return
-        whole = np.array(self.error_of(storage), dtype=np.float64).reshape(-1)
         offset = (data_ptr(dst) - data_ptr(storage)) // storage.itemsize if dst.size else 0
         strides = tuple(s // storage.itemsize * 8 for s in dst.strides)
+        whole = np.array(self.error_of(storage), dtype=np.float64).reshape(-1)
         np.lib.stride_tricks.as_strided(whole[offset:], dst.shape, strides)[...] = err
         self._register(storage, whole)
+        # the written region's overflow flags are the source's (cleared where it has none)
+        old = self._lookup(storage, self._overflow_roots)
+        if flag.any() or old is not None:
+            flags = np.zeros(storage.size) if old is None else np.array(old, dtype=np.float64).reshape(-1)
+            np.lib.stride_tricks.as_strided(flags[offset:], dst.shape, strides)[...] = flag
+            self._register(storage, flags.reshape(storage.shape), self._overflow_roots)
 
     def grad_errors(self, old, new):
         """The errors of a leaf's ``.grad`` (None if unset) and of the gradient about to be added
@@ -510,8 +517,12 @@ class Tracker:
     # where the same kernel in a wider exponent range (long double, 15 exponent bits on x86-64) is
     # finite, or that read a flagged element. A kernel that cannot run in long double (one that casts
     # to float64, or calls SciPy or mpmath) flags nothing: its overflows stay exact, as before.
+    # A flag is a state: FLOORED (the exact value lies past LARGEST/2: the kernel's operands, moved
+    # by their bounded errors, still overflow past it in long double) or UNBOUNDED (they may not:
+    # (t + 1e18) - 1e18 = 384 for t = 340, exp of it overflows where exp(340) does not).
     def _overflow_flags(self, arrays):
-        """Per array: its overflow flags (bool, by memory), or None where it has none."""
+        """Per array: its overflow flags (per element 0, FLOORED or UNBOUNDED, by memory), or None
+        where it has none."""
         flags = []
         for a in arrays:
             f = (
@@ -519,7 +530,7 @@ class Tracker:
                 if (isinstance(a, np.ndarray) or _is_device(a)) and is_inexact(a.dtype)
                 else None
             )
-            flags.append(None if f is None or not f.any() else np.asarray(f) > 0)
+            flags.append(None if f is None or not f.any() else np.asarray(f, dtype=np.float64))
         return flags
 
     def _flag_overflows(self, rule, fn, arrays, params, outs, host_outs, host_in=None, host_params=None):
@@ -533,15 +544,47 @@ class Tracker:
             stale = self._lookup(o, self._overflow_roots) is not None
             with np.errstate(invalid="ignore"):
                 inf = np.isinf(np.asarray(h))
-            flag = inf & _reaches(flags_in, h.shape, _elementwise_rule(rule))
-            if (inf & ~flag).any():
+            elementwise = _elementwise_rule(rule)
+            flag = np.where(inf, _reached_state(flags_in, h.shape, elementwise), 0.0)
+            if (inf & (flag == 0)).any():
                 if wider is None:
-                    wider = self._wider_range(rule, fn, arrays if host_in is None else host_in,
-                                              params if host_params is None else host_params)
+                    ins = arrays if host_in is None else host_in
+                    wider = self._wider_range(rule, fn, ins, params if host_params is None else host_params)
+                    floor = None if wider is None else self._past_floor(
+                        rule, fn, ins, params if host_params is None else host_params, elementwise, self._errs(arrays))
                 if wider is not None and wider[k].shape == h.shape:
-                    flag = flag | (inf & np.isfinite(wider[k]))
+                    known = floor is not None and np.shape(floor[k]) == h.shape
+                    state = np.where(floor[k], FLOORED, UNBOUNDED) if known else UNBOUNDED
+                    flag = np.where(inf & (flag == 0) & np.isfinite(wider[k]), state, flag)
             if flag.any() or stale:
-                self._register(o, flag.astype(np.float64), self._overflow_roots)
+                self._register(o, flag, self._overflow_roots)
+
+    def _past_floor(self, rule, fn, arrays, params, elementwise, errs):
+        """Per result, where its exact value lies past LARGEST/2 (None: nowhere known). With exact
+        operands, where the long double result does (the kernel's own few ulps are far below a factor
+        of 2); with bounded errors, for an elementwise kernel, where it does at every corner of the
+        operands' error box (first order: the kernel monotone across the box); else nowhere. ``errs``:
+        the operands' bounds (:meth:`_errs`)."""
+        moved = [j for j, e in enumerate(errs) if e is not None and np.any(e)]
+        if moved and (not elementwise or len(moved) > 3
+                      or any(not (isinstance(arrays[j], np.ndarray) and arrays[j].dtype.kind == "f") for j in moved)):
+            return None
+        corners = [()]
+        for _ in moved:
+            corners = [c + (sign,) for c in corners for sign in (-1.0, 1.0)]
+        floor = None
+        for corner in corners:
+            shifted = list(arrays)
+            for j, sign in zip(moved, corner):
+                a, e = arrays[j], np.asarray(to_numpy(errs[j]) if _is_device(errs[j]) else errs[j], dtype=np.float64)
+                with np.errstate(all="ignore"):
+                    shifted[j] = np.where(np.isfinite(a), a + sign * e, a)
+            wide = self._wider_range(rule, fn, shifted, params)
+            if wide is None:
+                return None
+            past = [np.asarray(w >= _OVERFLOW_FLOOR) for w in wide]
+            floor = past if floor is None else [f & q for f, q in zip(floor, past)]
+        return floor
 
     def _wider_range(self, rule, fn, arrays, params):
         """The kernel's results in long double (None where it does not run there)."""
@@ -743,7 +786,7 @@ class Tracker:
             if e is not None and hasattr(w, "_data"):
                 self._register(w._data, e)
             if f is not None and hasattr(w, "_data"):
-                self._register(w._data, f.astype(np.float64), self._overflow_roots)
+                self._register(w._data, f, self._overflow_roots)
         out = None
         opmath = spec.extra.get("opmath") and self.p.accumulate and self.policy is None
         outer = self.p
@@ -790,6 +833,21 @@ def _reaches(masks, shape, elementwise):
     except ValueError:  # an input that does not broadcast to the output: it mixes, as a reduction
         pass
     return np.ones(shape, dtype=bool)
+
+
+def _reached_state(flags, shape, elementwise):
+    """The overflow state an output element of ``shape`` reads from inputs flagged in ``flags`` (per
+    input, states or None): element by element for an elementwise op, the largest anywhere for any
+    other (as :func:`_reaches`)."""
+    marked = [f for f in flags if f is not None and f.any()]
+    if not marked:
+        return np.zeros(shape)
+    try:
+        if elementwise:
+            return np.maximum.reduce([np.broadcast_to(f, shape) for f in marked])
+    except ValueError:  # an input that does not broadcast to the output: it mixes, as a reduction
+        pass
+    return np.full(shape, max(float(f.max()) for f in marked))
 
 
 def _elementwise_rule(rule) -> bool:
@@ -909,6 +967,8 @@ def _elementwise(rule, arrays, errs, params, outs, aux, overflowed=None):
 #: finite float64 values whose bounded errors are relative ones far below a factor of 2 (a bound that
 #: loses a factor of 2 is infinite already), so the exact value is beyond LARGEST/2 in magnitude.
 _OVERFLOW_FLOOR = LARGEST["float64"] / 2
+#: overflow flag states (Tracker._overflow_flags)
+FLOORED, UNBOUNDED = 1.0, 2.0
 
 
 def _overflow_tail(rule, arrays, params, out, i, flags):
@@ -920,15 +980,24 @@ def _overflow_tail(rule, arrays, params, out, i, flags):
     exp(-(e^355)^2) is 0 in both, so erf's derivative e^(-x²) at x = 1e155 keeps its bound, and
     1/(e^355·e^355) is within 2/LARGEST of 0. Elsewhere 0."""
     x = np.asarray(arrays[i])
-    flags = np.broadcast_to(flags, x.shape)
+    flags = np.where(np.isinf(x), np.broadcast_to(flags, x.shape), 0.0)  # (a stale flag on a finite element: none)
     moved = list(arrays)
     with np.errstate(all="ignore"):
-        moved[i] = np.where(flags, np.copysign(_OVERFLOW_FLOOR, x), x).astype(x.dtype)
+        if np.iscomplexobj(x):  # each infinite part moves to the floor on its own
+            moved[i] = _to_floor(x.real, flags) + 1j * _to_floor(x.imag, flags)
+        else:
+            moved[i] = _to_floor(x, flags)
+        moved[i] = moved[i].astype(x.dtype)
         r = rule_forward(rule)(*moved, **params)
         r = r[0] if rule.has_aux else r
-        gap = np.abs(np.asarray(r, dtype=np.float64) - np.asarray(out, dtype=np.float64))
-    gap = np.where(np.isnan(gap), np.inf, gap)
-    return np.where(np.broadcast_to(flags, out.shape), np.broadcast_to(gap, out.shape), 0.0)
+        gap = np.abs(np.asarray(r) - np.asarray(out)).astype(np.float64)
+    gap = np.where(np.isnan(gap) | (np.broadcast_to(flags, out.shape) >= UNBOUNDED), np.inf, gap)
+    return np.where(np.broadcast_to(flags, out.shape) > 0, np.broadcast_to(gap, out.shape), 0.0)
+
+
+def _to_floor(x, flags):
+    """``x`` with its flagged infinite elements at ±LARGEST/2."""
+    return np.where((flags > 0) & np.isinf(x), np.copysign(_OVERFLOW_FLOOR, x), x)
 
 
 #: the secant step of :func:`_mixed_propagation`, relative to max(|x|, 1): wide enough that the
@@ -983,7 +1052,7 @@ def _mixed_propagation(rule, arrays, errs, params, cu, overflowed=None):
                 slope = np.where(one_sided & ~stable, np.inf, slope)
             slope = np.where(np.isfinite(x), np.nan_to_num(slope, nan=np.inf), 0.0)
             if overflowed[i] is not None:
-                slope = np.where(np.broadcast_to(overflowed[i], slope.shape), np.inf, slope)
+                slope = np.where(np.broadcast_to(overflowed[i], slope.shape) > 0, np.inf, slope)
             total = total + slope * spread
     return total
 

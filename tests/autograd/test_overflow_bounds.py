@@ -82,3 +82,43 @@ def test_a_planted_bug_beside_an_overflow_is_still_caught():
     assert judge_bounds({"y": right}, {"y": (value, judged)}, "float64")["verdict"] == "pass"
     planted = right * np.array([1.0, 1 + 1e-12])  # e^-2 off in its 12th digit, beside the overflow
     assert judge_bounds({"y": planted}, {"y": (value, judged)}, "float64")["verdict"] == "fail"
+
+
+def test_a_complex_overflow_moves_each_infinite_part():
+    # found by review: the tail term's copysign raised TypeError on a complex input (87 of 3,020
+    # complex128 record checks crashed the reference). A complex product's overflow from inexact
+    # operands is unbounded (no error box corners for complex operands); the element beside it keeps
+    # its finite bound
+    z = np.array([355.0 + 0j, 1.0 + 1.0j])
+    (value,), (bound,), _ = bound_of(lambda t: 1 / (T.exp(t) * T.exp(t)), [z], Precision("float64"))
+    exact = [complex(1 / mpmath.exp(2 * mpmath.mpc(complex(v)))) for v in z]
+    assert _within(exact, value, bound).all() and np.isfinite(bound[1])
+
+
+def test_an_overflow_of_an_uncertain_operand_is_unbounded():
+    # found by review: (t + 1e18) - 1e18 is 384 for t = 340 (bound 222), so e^(2·384) overflows where
+    # the exact e^(2·340) does not: the exact 1/e^680 = 4.78e-296 is not past the tail's floor, and
+    # the bound must cover it (inf: the model cannot say where the exact value lies)
+    t, a = np.array([340.0]), np.array([1e18])
+    (value,), (bound,), _ = bound_of(lambda t, a: 1 / T.exp(2 * ((t + a) - a)), [t, a], Precision("float64"))
+    exact = float(1 / mpmath.exp(680))
+    assert value[0] == 0 and _within(exact, value, bound).all()  # before: bound 1.1e-308
+
+
+def test_an_in_place_op_keeps_the_overflow_flags():
+    # found by review: a result written into storage (mul_, copy_) dropped its flags: bound 0
+    def in_place(t):
+        y = T.exp(t) * 1.0
+        y.mul_(T.exp(t))
+        return 1 / y
+
+    def copied(t):
+        y = T.zeros_like(t)
+        y.copy_(T.exp(t) * T.exp(t))
+        return 1 / y
+
+    x = np.array([355.0, 1.0])
+    exact = np.array([float(1 / mpmath.exp(2 * mpmath.mpf(v))) for v in x])
+    for fn in (in_place, copied):
+        (value,), (bound,), _ = bound_of(fn, [x], Precision("float64"))
+        assert value[0] == 0 and _within(exact, value, bound).all(), (fn.__name__, bound)
