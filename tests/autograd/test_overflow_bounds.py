@@ -14,11 +14,20 @@ from __future__ import annotations
 
 import mpmath
 import numpy as np
+import pytest
 
 import reference as T
 from conformance.tolerance import judge_bounds, with_last_bit
 from reference.errors import Precision
 from reference.errors import bound_of as _bound_of
+
+#: the tracker flags an overflow where the kernel in long double is finite: a wider exponent range on
+#: x86-64 and aarch64 Linux; long double is float64 on Windows and macOS on arm64, where nothing is
+#: flagged and an overflow is still read as exact (docs/verdicts.md)
+needs_wide = pytest.mark.skipif(
+    np.finfo(np.longdouble).maxexp <= np.finfo(np.float64).maxexp,
+    reason="long double is float64 on this platform: the reference cannot tell an overflow from an exact infinity",
+)
 
 
 def bound_of(*args):
@@ -30,6 +39,7 @@ def _within(exact, value, bound):
     return np.abs(np.asarray(exact) - value) <= bound
 
 
+@needs_wide
 def test_a_result_read_from_a_float64_overflow_is_not_exact():
     x = np.array([355.0, 1.0, 354.0])
     (value,), (bound,), _ = bound_of(lambda t: 1 / (T.exp(t) * T.exp(t)), [x], Precision("float64"))
@@ -52,6 +62,7 @@ def test_an_overflow_that_cannot_move_the_result_keeps_its_bound():
     assert value[0] == value[1] == 0 and (bound[:2] <= 2.0**-1074).all()
 
 
+@needs_wide
 def test_an_overflow_reaches_through_a_sum():
     x = np.array([355.0, 1.0])  # the sum reads the overflowed square: its infinity is flagged too
     (value,), (bound,), _ = bound_of(lambda t: 1 / T.sum(T.exp(t) * T.exp(t)), [x], Precision("float64"))
@@ -65,7 +76,7 @@ def test_exact_infinities_carry_no_error():
     x = np.array([0.0, 2.0, -1.0])
     fn = lambda t: (T.exp(T.where(t > 0, t, -np.inf)), T.exp(T.log(T.abs(t))))  # noqa: E731
     values, bounds, _ = bound_of(fn, [x], Precision("float64"))
-    for v, b in zip(values, bounds):
+    for b in bounds:
         assert np.isfinite(b).all(), b
     masked = values[0]
     bound = with_last_bit(masked, bounds[0], "float64")
@@ -74,6 +85,7 @@ def test_exact_infinities_carry_no_error():
     assert judge_bounds({"y": wrong}, {"y": (masked, bound)}, "float64")["verdict"] == "fail"
 
 
+@needs_wide
 def test_a_planted_bug_beside_an_overflow_is_still_caught():
     x = np.array([355.0, 1.0])
     (value,), (bound,), _ = bound_of(lambda t: 1 / (T.exp(t) * T.exp(t)), [x], Precision("float64"))
@@ -84,6 +96,7 @@ def test_a_planted_bug_beside_an_overflow_is_still_caught():
     assert judge_bounds({"y": planted}, {"y": (value, judged)}, "float64")["verdict"] == "fail"
 
 
+@needs_wide
 def test_a_complex_overflow_moves_each_infinite_part():
     # found by review: the tail term's copysign raised TypeError on a complex input (87 of 3,020
     # complex128 record checks crashed the reference). A complex product's overflow from inexact
@@ -95,6 +108,7 @@ def test_a_complex_overflow_moves_each_infinite_part():
     assert _within(exact, value, bound).all() and np.isfinite(bound[1])
 
 
+@needs_wide
 def test_an_overflow_of_an_uncertain_operand_is_unbounded():
     # found by review: (t + 1e18) - 1e18 is 384 for t = 340 (bound 222), so e^(2·384) overflows where
     # the exact e^(2·340) does not: the exact 1/e^680 = 4.78e-296 is not past the tail's floor, and
@@ -105,6 +119,7 @@ def test_an_overflow_of_an_uncertain_operand_is_unbounded():
     assert value[0] == 0 and _within(exact, value, bound).all()  # before: bound 1.1e-308
 
 
+@needs_wide
 def test_an_in_place_op_keeps_the_overflow_flags():
     # found by review: a result written into storage (mul_, copy_) dropped its flags: bound 0
     def in_place(t):
