@@ -957,10 +957,52 @@ def _elementwise(rule, arrays, errs, params, outs, aux, overflowed=None):
                 # rounded value (of a finite exact one): it carries the tail term (_overflow_tail)
                 carries = (np.broadcast_to(e, out.shape) != 0) & np.broadcast_to(_finite(arrays[i]), out.shape)
                 d = np.where(carries, np.broadcast_to(d, out.shape), 0.0)
+                lost = carries & ~np.isfinite(d) & _all_finite(arrays, out.shape)
+                if lost.any():
+                    wide = _wide_term(formula, inputs, arrays, params, out, e)
+                    d = d if wide is None else np.where(lost, wide, d)
             if overflowed[i] is not None:
                 d = d + _overflow_tail(rule, arrays, params, out, i, overflowed[i])
             total = total + d
     return total
+
+
+def _all_finite(arrays, shape):
+    """Where every array operand of an elementwise rule is finite (numbers and None count as finite)."""
+    ok = np.ones(shape, dtype=bool)
+    for a in arrays:
+        if isinstance(a, np.ndarray) and a.dtype.kind in "fc":
+            ok &= np.broadcast_to(np.isfinite(a), shape)
+    return ok
+
+
+def _wide_term(formula, names, arrays, params, out, e):
+    """|dy/dx_i|·e_i in long double where float64 lost it, or None where the formula does not run on
+    NumPy arrays (it calls the reference's ops). The slope of a finite term may overflow float64
+    although the term does not: div's -g·((a/b)/b) at a = 0.27, b = 3.3e-308 (log10's gradient at a
+    subnormal z) forms (a/b)/b = 7.6e614, inf - inf i in complex128, and e·(inf - inf i) is nan, where
+    the term, 0.27·3.5e-323/|b|^2, is 8.8e291 (a nan bound is judged as 0: the element had to match to
+    the last bit). Long double (x86's 80-bit format: exponents to 1e4932) holds the slope; where it is
+    float64 itself the term stays lost."""
+    def wide(a):
+        if isinstance(a, np.ndarray) and a.dtype in (np.float64, np.complex128):
+            return a.astype(np.clongdouble if a.dtype.kind == "c" else np.longdouble)
+        return a
+
+    ctx = type("WideContext", (), {})()
+    ctx.params = dict(params)
+    for name, a in zip(names, arrays):
+        setattr(ctx, name, wide(a))
+    ctx.result = wide(out)
+    g = np.asarray(np.broadcast_to(e, out.shape), dtype=np.longdouble)
+    try:
+        with np.errstate(all="ignore"):
+            term = np.abs(np.asarray(formula(ctx, g)))
+    except Exception:  # a formula written in the reference's ops (apply, Tensor methods)
+        return None
+    if term.dtype.kind not in "fc":
+        return None
+    return np.broadcast_to(np.asarray(term, dtype=np.float64), out.shape)
 
 
 #: Where the exact value of a float64 overflow lies: past half the largest float64. Its operands are

@@ -137,3 +137,22 @@ def test_an_in_place_op_keeps_the_overflow_flags():
     for fn in (in_place, copied):
         (value,), (bound,), _ = bound_of(fn, [x], Precision("float64"))
         assert value[0] == 0 and _within(exact, value, bound).all(), (fn.__name__, bound)
+
+
+@needs_wide
+def test_a_slope_that_overflows_float64_leaves_a_finite_term_at_a_subnormal_divisor():
+    """log10's gradient g/(conj(z)·log 10) at a subnormal z (log10-2a4e988f28cf, torch vjp complex128
+    'tiny'): div's slope in its divisor, (a/b)/b, is 7.6e614 and reads inf - inf i in float64, and the
+    rounding error of conj(z)·log 10 (3.5e-323) times it was nan, so the element's bound was nan, read
+    as 0 (last-bit agreement), where the term is 8.8e291 (2.1e-15 of the value). The tracker now
+    evaluates such a lost term in long double: the bound is finite and holds both the reference's and
+    PyTorch's float64 answers, each about 1.5 ulps from mpmath's."""
+    z = np.array([complex(-1.33510758378852e-309, 1.4179499211751884e-308)])
+    g = np.array([complex(-0.2733103547485949, -2.434396541588291e-308)])
+    (value,), (bound,), _ = bound_of(lambda x, c: T.autograd.grad(T.log10(x), x, c)[0], [z, g], Precision("float64"))
+    with mpmath.workprec(200):
+        exact = complex(mpmath.mpc(g[0]) / (mpmath.conj(mpmath.mpc(z[0])) * mpmath.log(10)))
+    assert np.isfinite(bound[0]) and bound[0] < 1e-14 * abs(exact)
+    torch_answer = complex(7.812707006432298e305, -8.297479108387936e306)  # torch 2.13.0 at this element
+    for answer in (complex(value[0]), torch_answer):
+        assert abs(answer.real - exact.real) <= bound[0] and abs(answer.imag - exact.imag) <= bound[0]
