@@ -54,7 +54,8 @@ def rounded(value):
     r = float(value)
     if r != r or value == 0 or abs(r) >= _TINY:  # nan, zero, normal or overflowed: one rounding
         return r
-    return _nearest(_rational(value))
+    far = _far_outside(value)
+    return far if far is not None else _nearest(_rational(value))
 
 
 def unrounded(value):
@@ -64,9 +65,27 @@ def unrounded(value):
     nearest = float(value)
     if value == 0 or value != value or abs(value) == math.inf or (math.isfinite(nearest) and abs(nearest) >= _TINY):
         return nearest
-    out = Unrounded(_nearest(_rational(value)))
+    far = _far_outside(value)
+    out = Unrounded(far if far is not None else _nearest(_rational(value)))
     out.exact = value
     return out
+
+
+def _far_outside(number, scale=0):
+    """±0.0 or ±inf where the mpmath ``number`` times 2^``scale`` lies below 2^-1076 (it rounds to
+    a signed 0) or at or past 2^1100 (to inf), else None: its rounding without an exact rational
+    (ζ(1e300, 2) is 2^-1e300)."""
+    if isinstance(number, float):
+        return None
+    sign, man, exp, bc = number._mpf_
+    if not man:
+        return None
+    top = exp + bc + scale  # |number|·2^scale < 2^top <= 2·|number|·2^scale
+    if top <= -1076:
+        return -0.0 if sign else 0.0
+    if top > 1100:
+        return -math.inf if sign else math.inf
+    return None
 
 
 def times(value, *multipliers):
@@ -99,6 +118,9 @@ def times(value, *multipliers):
         # a finite nonzero number times multipliers among which a 0, an inf or a nan: w's sign
         # and kind (0 where a multiplier is 0 and none infinite, as mpmath's product said)
         return 0.0 if w == 0 else math.copysign(1.0, value) * w
+    far = _far_outside(exact, math.frexp(w)[1] if math.isfinite(w) and w != 0 else 0)
+    if far is not None and _TINY <= abs(w) < math.inf:
+        return math.copysign(far, far * w) if far else far * math.copysign(1.0, w)
     product = _rational(exact)
     for m in multipliers:
         product *= Fraction(m)
@@ -106,7 +128,8 @@ def times(value, *multipliers):
 
 
 def _rational(number):
-    """A finite float or mpmath number as the exact rational it is."""
+    """A finite float or mpmath number as the exact rational it is (:func:`_far_outside` first: an
+    exponent of 1e300 would make a rational of 1e300 bits)."""
     if isinstance(number, float):
         return Fraction(number)
     sign, man, exp, _ = number._mpf_  # an mpmath mpf: (-1)^sign·man·2^exp (man_exp drops the sign)
