@@ -118,9 +118,11 @@ def times(value, *multipliers):
         # a finite nonzero number times multipliers among which a 0, an inf or a nan: w's sign
         # and kind (0 where a multiplier is 0 and none infinite, as mpmath's product said)
         return 0.0 if w == 0 else math.copysign(1.0, value) * w
-    far = _far_outside(exact, math.frexp(w)[1] if math.isfinite(w) and w != 0 else 0)
-    if far is not None and _TINY <= abs(w) < math.inf:
-        return math.copysign(far, far * w) if far else far * math.copysign(1.0, w)
+    # (the multipliers are finite and nonzero here: their binary exponents bound the product's)
+    far = _far_outside(exact, sum(math.frexp(m)[1] for m in multipliers))
+    if far is not None:
+        negative = sum(m < 0 for m in multipliers) % 2
+        return -far if negative else far
     product = _rational(exact)
     for m in multipliers:
         product *= Fraction(m)
