@@ -52,6 +52,7 @@ table primitives, through any number of differentiation passes, comes out elemen
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -288,6 +289,10 @@ class Tracker:
         # the same by memory for overflow flags: 1.0 where an infinite value is a float64 overflow of
         # a finite exact value (not an exact infinity: a pole, a -inf constant); see _overflows
         self._overflow_roots = []
+        # the same for dtype overflows: 1.0 where a finite float64 result lies past the dtype's range
+        # and its error before the overflow leaves the framework's value past LARGEST/2 of the dtype
+        # with the same sign (_flag_dtype_overflows; an elementwise op carries the tail, _dtype_tail)
+        self._dtype_tail_roots = []
         self._suspended = 0
         self._saved = {}
         self.used = {}  # rule name -> spec description, for the record of a bound's terms
@@ -369,17 +374,31 @@ class Tracker:
             self._register(storage, flags.reshape(storage.shape), self._overflow_roots)
 
     def grad_errors(self, old, new):
-        """The errors of a leaf's ``.grad`` (None if unset) and of the gradient about to be added
-        (AccumulateGrad copies or adds in place outside the table: see :meth:`accumulated`)."""
-        return (None if old is None else np.array(self.error_of(old))), np.array(self.error_of(new))
+        """The errors of a leaf's ``.grad`` (None if unset) and of the gradient about to be added,
+        and their overflow flags (AccumulateGrad copies or adds in place outside the table: see
+        :meth:`accumulated`)."""
+        old_err = None if old is None else np.array(self.error_of(old))
+        flags = [None if t is None else self._overflow_flags([getattr(t, "_data", t)])[0] for t in (old, new)]
+        return (old_err, np.array(self.error_of(new)), *[None if f is None else np.array(f) for f in flags])
 
-    def accumulated(self, grad, old, new):
+    def accumulated(self, grad, old, new, old_flags=None, new_flags=None):
         """``grad`` is now ``old_grad + new`` (or a copy of ``new`` when ``old`` is None): its error
-        is the sum of the two errors plus the addition's own rounding (the copy adds none)."""
+        is the sum of the two errors plus the addition's own rounding (the copy adds none); its
+        infinities that read an overflowed one keep its state, UNBOUNDED after a sum (``.grad`` of
+        e^355·e^355 read back by 1/x: the flag is what gives that a tail term, as through
+        autograd.grad)."""
         if self._suspended or grad is None:
             return
-        err = new if old is None else old + new + self._own(DERIVED, np.asarray(to_numpy(grad._data)), {})
-        self._register(grad._data, self._finish(err, np.asarray(to_numpy(grad._data))))
+        data = np.asarray(to_numpy(grad._data))
+        err = new if old is None else old + new + self._own(DERIVED, data, {})
+        self._register(grad._data, self._finish(err, data))
+        if is_inexact(data.dtype) and data.size:
+            with np.errstate(invalid="ignore"):
+                flag = np.where(np.isinf(data), _reached_state([old_flags, new_flags], data.shape, True), 0.0)
+            if old is not None:  # a sum may cancel below the floor (the operands are gone: not re-tested)
+                flag = np.where(flag > 0, UNBOUNDED, 0.0)
+            if flag.any() or self._lookup(grad._data, self._overflow_roots) is not None:
+                self._register(grad._data, flag, self._overflow_roots)
 
     def error_of(self, tensor_or_array):
         """The absolute error bound of an array (or a Tensor's data); zeros if never seen."""
@@ -408,7 +427,9 @@ class Tracker:
                 # view_as_complex of float pairs: |dz| <= |d re| + |d im|
                 offset = (ptr - start) // root.itemsize
                 strides = tuple(s // root.itemsize * 8 for s in arr.strides)
-                pairs = np.append(flat[:-1] + flat[1:], 0.0)
+                # (of overflow flags, states: the larger of the two)
+                joined = np.maximum if roots is self._overflow_roots else np.add
+                pairs = np.append(joined(flat[:-1], flat[1:]), 0.0)
                 return np.lib.stride_tricks.as_strided(pairs[offset:], arr.shape, strides)
         return None
 
@@ -458,7 +479,9 @@ class Tracker:
                 o = outs[i]
                 if is_inexact(o.dtype) and o.size:
                     overflowed = _infinite_inputs(in_errs, o.shape, elementwise)
-                    self._register(o, self._finish(errs[i], o, overflowed))
+                    self._flag_dtype_overflow(o, errs[i])
+                    box = functools.partial(self._box_top, rule, fn, arrays, params, in_errs, elementwise, i)
+                    self._register(o, self._finish(errs[i], o, overflowed, box))
             self._flag_overflows(rule, fn, arrays, params, [outs[i] for i in need], [outs[i] for i in need])
         self.used.setdefault(rule.name, _spec(rule).describe())
         res = tuple(outs) if multi else outs[0]
@@ -537,7 +560,7 @@ class Tracker:
         """Flag the overflowed elements of a kernel's new results ``outs`` (their host values
         ``host_outs``); clear a stale flag left at a result's memory."""
         flags_in = self._overflow_flags(arrays)
-        wider = None
+        wider = kept = None
         for k, (o, h) in enumerate(zip(outs, host_outs)):
             if not (is_inexact(o.dtype) and o.size):
                 continue
@@ -545,19 +568,45 @@ class Tracker:
             with np.errstate(invalid="ignore"):
                 inf = np.isinf(np.asarray(h))
             elementwise = _elementwise_rule(rule)
+            ins = arrays if host_in is None else host_in
+            kernel_params = params if host_params is None else host_params
             flag = np.where(inf, _reached_state(flags_in, h.shape, elementwise), 0.0)
+            inherited = inf & (flag == FLOORED)
+            if inherited.any():
+                if kept is None:
+                    kept = self._floor_kept(rule, fn, ins, kernel_params, elementwise, flags_in, self._errs(arrays))
+                stays = kept is not None and np.shape(kept[k]) == h.shape
+                flag = np.where(inherited & ~(kept[k] if stays else False), UNBOUNDED, flag)
             if (inf & (flag == 0)).any():
                 if wider is None:
-                    ins = arrays if host_in is None else host_in
-                    wider = self._wider_range(rule, fn, ins, params if host_params is None else host_params)
+                    wider = self._wider_range(rule, fn, ins, kernel_params)
                     floor = None if wider is None else self._past_floor(
-                        rule, fn, ins, params if host_params is None else host_params, elementwise, self._errs(arrays))
+                        rule, fn, ins, kernel_params, elementwise, self._errs(arrays))
                 if wider is not None and wider[k].shape == h.shape:
                     known = floor is not None and np.shape(floor[k]) == h.shape
                     state = np.where(floor[k], FLOORED, UNBOUNDED) if known else UNBOUNDED
                     flag = np.where(inf & (flag == 0) & np.isfinite(wider[k]), state, flag)
             if flag.any() or stale:
                 self._register(o, flag, self._overflow_roots)
+
+    def _floor_kept(self, rule, fn, arrays, params, elementwise, flags, errs):
+        """Per result, where an infinity read from a FLOORED input still lies past LARGEST/2: the
+        kernel, with the flagged infinities at the floor ±LARGEST/2 (where their exact values begin)
+        and its other operands at the corners of their error boxes, still reaches it (the op
+        monotone over the tail, as :func:`_overflow_tail` assumes). An op that shrinks the value
+        does not keep the floor: (e^355·e^355)·1e-10 is 1.6e298, a mean of it and two zeros a third
+        of it, so a FLOORED flag passed on unchecked gave 1/x a tail term of 2/LARGEST where the
+        exact value is 4.5e-299. None: not known (the flag becomes UNBOUNDED)."""
+        moved, moved_errs = list(arrays), list(errs)
+        for j, f in enumerate(flags):
+            if f is None or not isinstance(arrays[j], np.ndarray) or arrays[j].dtype.kind != "f":
+                continue
+            at_floor = (f > 0) & np.isinf(arrays[j])
+            moved[j] = _to_floor(arrays[j], f)
+            if moved_errs[j] is not None:
+                e = np.asarray(to_numpy(errs[j]) if _is_device(errs[j]) else errs[j], dtype=np.float64)
+                moved_errs[j] = np.where(at_floor, 0.0, e)
+        return self._past_floor(rule, fn, moved, params, elementwise, moved_errs)
 
     def _past_floor(self, rule, fn, arrays, params, elementwise, errs):
         """Per result, where its exact value lies past LARGEST/2 (None: nowhere known). With exact
@@ -606,14 +655,103 @@ class Tracker:
         finally:
             self._suspended -= 1
 
-    def _finish(self, err, out, overflowed=False):
-        """Overflow: a result that rounds to inf in the dtype (:data:`OVERFLOW`) is inf there (any error). ``overflowed`` (per
-        element, :func:`_infinite_inputs`): the element read an input with an infinite error (one that
-        may have overflowed in the framework): a nan error there is inf (an honest "any value": 0·inf
-        of a zero slope times that error is nan, and so is the framework's 0·inf), so that a nan bound
-        means only what the judge reads it as, the model losing track (conformance.tolerance.known)."""
+    def _flag_dtype_overflow(self, out, err):
+        """Flag the elements of a real result ``out`` that overflow the dtype (:data:`OVERFLOW`, where
+        :meth:`_finish` makes their error infinite) from a known place: the error ``err`` before the
+        overflow is finite and at most |out| - LARGEST/2, so the framework's value before its
+        rounding lies past LARGEST/2 of the dtype with out's sign, and after it in [LARGEST/2, inf]
+        (float16's x - max(x) = -65504 - 65504: -inf, or -131008 in a float32 accumulator). An
+        elementwise op carries such an input as the tail it lies in (:func:`_dtype_tail`); any other
+        op reads its infinite error. A stale flag at the result's memory is cleared."""
+        if not (isinstance(out, np.ndarray) and out.dtype.kind == "f"):
+            return
+        largest = LARGEST.get(self.p.dtype, np.inf)
+        with np.errstate(invalid="ignore"):
+            mag = np.abs(np.asarray(out, dtype=np.float64))
+            err = np.broadcast_to(np.asarray(err, dtype=np.float64), out.shape)
+            flag = np.isfinite(mag) & (mag >= OVERFLOW.get(self.p.dtype, np.inf)) & (err <= mag - largest / 2)
+        if flag.any() or self._lookup(out, self._dtype_tail_roots) is not None:
+            self._register(out, flag.astype(np.float64), self._dtype_tail_roots)
+
+    def _dtype_tails(self, arrays):
+        """Per array: its dtype-overflow flags (:meth:`_flag_dtype_overflow`), or None where none."""
+        flags = []
+        for a in arrays:
+            f = self._lookup(a, self._dtype_tail_roots) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else None
+            flags.append(None if f is None or not f.any() else np.asarray(f) > 0)
+        return flags
+
+    def _box_top(self, rule, fn, arrays, params, errs, elementwise, k):
+        """Per element of the kernel's result ``k``, the largest magnitude its value may have before
+        the dtype's last rounding: the kernel at the corners of its operands' error boxes, each
+        operand kept within the dtype's finite range (what the framework holds is a finite value of
+        the dtype; an infinite one carries its own infinite error), plus the kernel's own error
+        beyond the last rounding ((2c - 1)·u·|y| for a c-ulp op); 0 for a composite whose steps
+        ran in the dtype (each step decided). The linear bound alone cannot see
+        that range: x - y at x = -LARGEST (1 ulp off) and y = 0.5 reached past OVERFLOW, where no
+        finite x can. None where not known: not elementwise, more than three operands with errors,
+        an operand not a real array, a kernel not of one declared accuracy (first order: the
+        kernel monotone across the box, as :meth:`_past_floor`)."""
+        spec = _spec(rule)
+        if spec.kind == "composite" and not (spec.extra.get("opmath") and self.p.accumulate) and self.policy is None:
+            # its steps ran in the dtype, each result decided here (a step's error infinite where
+            # it may overflow): the composite's error adds no rounding of its own to decide
+            return np.zeros(())
+        moved = [j for j, e in enumerate(errs) if e is not None and np.any(e)]
+        if (
+            not elementwise or len(moved) > 3 or spec.kind not in ("elementwise", "derived")
+            or spec.extra.get("mixed") or rule.outputs != 1
+            or any(not (isinstance(arrays[j], np.ndarray) and arrays[j].dtype.kind == "f") for j in moved)
+        ):
+            return None
+        largest = LARGEST.get(self.p.dtype, np.inf)
+        ulps = spec.ulps(params) if callable(spec.ulps) else spec.ulps
+        corners = [()]
+        for _ in moved:
+            corners = [c + (sign,) for c in corners for sign in (-1.0, 1.0)]
+        top = None
+        self._suspended += 1
+        try:
+            with np.errstate(all="ignore"):
+                for corner in corners:
+                    shifted = list(arrays)
+                    for j, sign in zip(moved, corner):
+                        a, e = arrays[j], np.asarray(errs[j], dtype=np.float64)
+                        shifted[j] = np.where(np.isfinite(a), np.clip(a + sign * e, -largest, largest), a)
+                    r = fn(*shifted, **params)
+                    r = np.abs(np.asarray(r[0] if rule.has_aux else r, dtype=np.float64))
+                    top = r if top is None else np.fmax(top, r)
+        except Exception:  # a kernel that does not take the moved operands (a dtype check, SciPy)
+            return None
+        finally:
+            self._suspended -= 1
+        return top * (1 + max(2 * ulps - 1, 0.0) * self.p.u)
+
+    def _finish(self, err, out, overflowed=False, box=None):
+        """Overflow: a result the framework may round to inf in the dtype is inf there (any error).
+        It may where the value it rounds can reach :data:`OVERFLOW`: the exact value ``out`` moved by
+        the bound's part before that last rounding, ``err`` less the rounding's own u·|out| (every
+        model's own term holds it for a result stored in the dtype). float16 exp's vjp g·e^x at
+        65514.9 is inf in PyTorch (g times e^x already rounded up) and right: a correctly rounded
+        result of exact operands in [65504, 65520) is not. ``overflowed`` (per element,
+        :func:`_infinite_inputs`): the element read an input with an infinite error (one that may
+        have overflowed in the framework): a nan error there is inf (an honest "any value": 0·inf
+        of a zero slope times that error is nan, and so is the framework's 0·inf), so that a nan
+        bound means only what the judge reads it as, the model losing track
+        (conformance.tolerance.known). ``box``: where given, a function for :meth:`_box_top`, which
+        decides the elements the linear reach marks (its operands cannot leave the dtype's range)."""
         err = np.broadcast_to(np.asarray(err, dtype=np.float64), out.shape)
-        big = (np.abs(out) >= OVERFLOW.get(self.p.dtype, np.inf)) | (overflowed & np.isnan(err))
+        threshold = OVERFLOW.get(self.p.dtype, np.inf)
+        with np.errstate(invalid="ignore", over="ignore"):
+            magnitude = np.abs(out)
+            before_rounding = np.maximum(err - self.p.u * magnitude, 0.0)
+            reach = magnitude + np.where(np.isnan(before_rounding), 0.0, before_rounding)
+            reached = (reach >= threshold) & (magnitude < threshold)
+        if box is not None and reached.any():
+            top = box()
+            if top is not None and np.broadcast_shapes(np.shape(top), out.shape) == out.shape:
+                reached &= ~(np.broadcast_to(top, out.shape) < threshold)
+        big = (magnitude >= threshold) | reached | (overflowed & np.isnan(err))
         return np.where(big, np.inf, err)
 
     def _errs(self, arrays):
@@ -721,12 +859,13 @@ class Tracker:
                         self.used.setdefault(
                             f"{rule.name} (complex)", complex_bounds.COMPLEX_BOUNDS[rule.name].source
                         )
-                prop = _elementwise(rule, arrays, errs, params, outs, aux, overflowed)
+                tails = (self.p.dtype, self._dtype_tails(arrays))
+                prop = _elementwise(rule, arrays, errs, params, outs, aux, overflowed, tails)
                 return [prop + own + underflows * self.p.eta * _may_underflow(outs[0], prop + own)]
             if kind == "products":
                 return self._products(rule, spec, arrays, errs, params, outs)
             if kind == "gather":
-                return _gather(rule, arrays, errs, params, outs)
+                return _gather(rule, arrays, errs, params, outs, overflowed)
             if kind == "exact":
                 return [np.zeros(o.shape) if isinstance(o, np.ndarray) else None for o in outs]
             if kind == "bound":
@@ -822,17 +961,9 @@ def _infinite_inputs(errs, shape, elementwise):
 
 def _reaches(masks, shape, elementwise):
     """Where an output element of ``shape`` may read an input element marked in ``masks`` (per
-    input, a boolean array or None): element by element for an elementwise op, everywhere for any
-    other once some input is marked somewhere (as :func:`_infinite_inputs`)."""
-    marked = [m for m in masks if m is not None and m.any()]
-    if not marked:
-        return np.zeros(shape, dtype=bool)
-    try:
-        if elementwise:
-            return np.logical_or.reduce([np.broadcast_to(m, shape) for m in marked])
-    except ValueError:  # an input that does not broadcast to the output: it mixes, as a reduction
-        pass
-    return np.ones(shape, dtype=bool)
+    input, a boolean array or None): as :func:`_reached_state` (element by element for an
+    elementwise op, everywhere for any other once some input is marked somewhere)."""
+    return _reached_state([None if m is None else np.asarray(m, dtype=np.float64) for m in masks], shape, elementwise) > 0
 
 
 def _reached_state(flags, shape, elementwise):
@@ -920,10 +1051,12 @@ def _spec(rule) -> ErrorSpec:
     return rule.error if rule.error is not None else DERIVED
 
 
-def _elementwise(rule, arrays, errs, params, outs, aux, overflowed=None):
+def _elementwise(rule, arrays, errs, params, outs, aux, overflowed=None, tails=None):
     """sum_i |dy/dx_i|·e_i through the rule's own VJP formulas (diagonal Jacobian: J·e = VJP(e));
-    ``overflowed``: per input, its overflow flags (None: none; Tracker._flag_overflows)."""
+    ``overflowed``: per input, its overflow flags (None: none; Tracker._flag_overflows); ``tails``:
+    (the dtype, per input its dtype-overflow flags or None; Tracker._flag_dtype_overflow)."""
     overflowed = overflowed or [None] * len(arrays)
+    dtype, tails = tails or (None, [None] * len(arrays))
     out = outs[0]
     total = np.zeros(out.shape)
     if not any(e is not None and np.any(e) for e in errs):
@@ -963,6 +1096,8 @@ def _elementwise(rule, arrays, errs, params, outs, aux, overflowed=None):
                     d = d if wide is None else np.where(lost, wide, d)
             if overflowed[i] is not None:
                 d = d + _overflow_tail(rule, arrays, params, out, i, overflowed[i])
+            if tails[i] is not None:
+                d = _dtype_tail(rule, arrays, params, out, i, tails, LARGEST[dtype], d)
             total = total + d
     return total
 
@@ -1037,6 +1172,36 @@ def _overflow_tail(rule, arrays, params, out, i, flags):
     return np.where(np.broadcast_to(flags, out.shape) > 0, np.broadcast_to(gap, out.shape), 0.0)
 
 
+def _dtype_tail(rule, arrays, params, out, i, tails, largest, d):
+    """``d``, the term of input ``i``, with the tail term at its dtype-flagged elements (``tails``:
+    per input, flags or None): the framework's value of x_i there lies in [L/2, inf] with x_i's sign
+    (L = ``largest``, the dtype's; Tracker._flag_dtype_overflow), and so does the exact one (|x_i| is
+    past the dtype's overflow threshold, above L); an op monotone on that tail moves between
+    f(±L/2) and f(±inf) there, which bounds |f(framework) - f(exact)| (|f'|·inf was nan or inf:
+    exp(x - max) at x - max = -131008 in float16 is 0 either way, and softmax's bound was infinite).
+    The other inputs stay at their values: an element where another input is flagged too is
+    unbounded (the tails of two arguments are not one monotone range)."""
+    x = np.asarray(arrays[i])
+    flagged = np.broadcast_to(tails[i], x.shape) & np.isfinite(x)
+    if not flagged.any():
+        return d
+    others = [np.broadcast_to(t, out.shape) for j, t in enumerate(tails) if j != i and t is not None]
+    fn = rule_forward(rule)
+
+    def at(v):
+        args = list(arrays)
+        args[i] = np.where(flagged, v, x).astype(x.dtype)
+        r = fn(*args, **params)
+        return np.asarray(r[0] if rule.has_aux else r, dtype=np.float64)
+
+    with np.errstate(all="ignore"):
+        gap = np.abs(at(np.copysign(largest / 2, x)) - at(np.copysign(np.inf, x)))
+    gap = np.where(np.isnan(gap), np.inf, gap)
+    if others:
+        gap = np.where(np.logical_or.reduce(others), np.inf, gap)
+    return np.where(np.broadcast_to(flagged, out.shape), np.broadcast_to(gap, out.shape), d)
+
+
 def _to_floor(x, flags):
     """``x`` with its flagged infinite elements at ±LARGEST/2."""
     return np.where((flags > 0) & np.isinf(x), np.copysign(_OVERFLOW_FLOOR, x), x)
@@ -1092,18 +1257,29 @@ def _mixed_propagation(rule, arrays, errs, params, cu, overflowed=None):
                 finer = np.where(np.isnan(right), left16, right16)
                 stable = np.abs(finer - slope) <= 0.01 * np.fmax(finer, slope)
                 slope = np.where(one_sided & ~stable, np.inf, slope)
-            slope = np.where(np.isfinite(x), np.nan_to_num(slope, nan=np.inf), 0.0)
+            carries = np.isfinite(x)
+            slope = np.where(carries, np.nan_to_num(slope, nan=np.inf), 0.0)
             if overflowed[i] is not None:
-                slope = np.where(np.broadcast_to(overflowed[i], slope.shape) > 0, np.inf, slope)
-            total = total + slope * spread
+                # (a flag on a finite element, the other part of a flagged complex root's real
+                # view, is no overflow of this element)
+                flagged = (np.broadcast_to(overflowed[i], slope.shape) > 0) & np.broadcast_to(np.isinf(x), slope.shape)
+                slope, carries = np.where(flagged, np.inf, slope), carries | flagged
+            # an exact infinity carries no term: its spread (2·cu·|x|, and its error) is infinite,
+            # and 0·inf was nan (softplus' at the -inf of a glu gate: every derivative of the gate
+            # read as unbounded, issue 38)
+            total = total + np.where(carries, slope * spread, 0.0)
     return total
 
 
-def _gather(rule, arrays, errs, params, outs):
-    """The op applied to the errors (a max: the largest error that could be selected)."""
+def _gather(rule, arrays, errs, params, outs, overflowed=None):
+    """The op applied to the errors (a max: the largest error that could be selected). An input
+    element that is not finite and not an overflow (``overflowed``: per input, its flags or None)
+    is moved as it is, not rounded: its error (infinite, from a relative term u·|inf| upstream) is
+    no perturbation of the values the op selects among (:func:`_moved_errors`)."""
+    overflowed = overflowed or [None] * len(arrays)
     e_in = [
-        np.asarray(e) if e is not None else (np.zeros(a.shape) if _is_float(a) else a)
-        for a, e in zip(arrays, errs)
+        _moved_errors(a, e, f) if e is not None else (np.zeros(a.shape) if _is_float(a) else a)
+        for a, e, f in zip(arrays, errs, overflowed)
     ]
     fn = rule_forward(rule)
     if rule.error is not None and "window" in rule.error.extra:
@@ -1112,6 +1288,26 @@ def _gather(rule, arrays, errs, params, outs):
     r = r[0] if rule.has_aux else r
     r = list(r) if rule.outputs != 1 else [r]
     return [np.abs(np.asarray(v)).astype(np.float64) if v is not None else None for v in r]
+
+
+def _moved_errors(a, e, flags):
+    """``a``'s errors for a selection or a move: 0 at an exact infinity or a nan (an element not
+    finite and not flagged as a float64 overflow), ``e`` elsewhere. The framework holds the same
+    infinity there (it is an input, a pole, a convention), so a move carries it exactly and a
+    selection either picks it (the result is not finite: judged by exact match, and _finish makes
+    its error infinite again) or not (it moved nothing). Its error, inf from the u·|y| of the op
+    that produced it, made amax's largest error over the window infinite: softmax's max over a
+    column [0.23, 0, -inf] had an infinite bound, and so had every element of its column and of
+    every derivative after it (issue 38). An overflowed infinity (a finite exact value) keeps its
+    error, as it does in an elementwise op (:func:`_elementwise`)."""
+    e = np.asarray(e)
+    if not _is_float(a) or e.shape != np.shape(a):
+        return e
+    with np.errstate(invalid="ignore"):
+        exact = ~np.isfinite(a)
+    if flags is not None:
+        exact &= ~(np.broadcast_to(flags, exact.shape) > 0)
+    return np.where(exact, 0.0, e) if exact.any() else e
 
 
 def _host(v):

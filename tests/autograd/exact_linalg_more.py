@@ -149,7 +149,6 @@ def _ex_lu(xs, ref):
 
 def _ex_lu_factor(xs, ref):
     a = xs[0]
-    n = a.shape[0]
     P = _LU_PERM
     L, U = _doolittle(P.T.astype(object) @ a)
     return E._flat(np.tril(L, -1) + U)

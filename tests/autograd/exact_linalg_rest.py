@@ -35,7 +35,6 @@ import warnings
 import mpmath as m
 import numpy as np
 
-import reference as T
 from reference import errors
 from tests.autograd import exact_linalg as E
 from tests.autograd import exact_linalg_more as M

@@ -238,6 +238,63 @@ def _pow_scalar(p):
     return f
 
 
+def _pow_base(b):
+    """b^x for a number base b (pow_scalar_base): the derivatives carry ln b."""
+
+    def f(x):
+        lb = m.log(m.mpf(b))
+        v = m.mpf(b) ** x
+        return v, lb * v, lb * lb * v
+
+    return f
+
+
+#: polygamma's orders past the pointwise table's 1 and 2 (and exact_special2's 3, 4): its
+#: derivatives reach n + 2 = 20
+POLYGAMMA_HIGH = (5, 12, 18)
+
+
+def _psi_settled(n):
+    """ψ⁽ⁿ⁾, ψ⁽ⁿ⁺¹⁾, ψ⁽ⁿ⁺²⁾ with 60 more digits: mpmath reflects at its working precision, and at
+    a negative half-integer the reflection cancels about k·log10(π|x|) digits (55 for k = 20 at
+    -170.5)."""
+
+    def f(x):
+        with m.workdps(m.mp.dps + 60):
+            return tuple(+m.psi(k, x) for k in (n, n + 1, n + 2))
+
+    return f
+
+
+def _factorial(x):
+    """Γ(x + 1) and its derivatives (x >= 0: below, scipy's float factorial is 0 by definition)."""
+    y = x + 1
+    g, p = m.gamma(y), m.digamma(y)
+    return g, g * p, g * (p * p + m.polygamma(1, y))
+
+
+#: celu's α: e^(x/α) carries x/α's rounding times |x/α| (a small α: a large exponent)
+CELU_ALPHAS = (0.3, 2.0)
+
+
+def _celu(a):
+    def f(x):
+        if x > 0:
+            return x, m.mpf(1), m.mpf(0)
+        z = x / m.mpf(a)
+        return m.mpf(a) * m.expm1(z), m.exp(z), m.exp(z) / m.mpf(a)
+
+    return f
+
+
+#: xlogy with a number: xlogy(2.5, y) (xlogy_scalar_self) and xlogy(x, 3.5) (xlogy_scalar_other)
+XLOGY_NUMBER = m.mpf(2.5)
+LOG_XLOGY_NUMBER = m.log(m.mpf(3.5))
+
+
+#: the number bases of pow(b, x): b < 1, near 1 (ln b small), > 1, large
+POW_BASES = (0.3, 1.0000001, 2.5, 10.0, 1e100)
+
 with m.workdps(2 * DPS):  # module constants: at the table's precision, not mpmath's default 15 digits
     LN2, LN10 = m.log(2), m.log(10)
 
@@ -275,6 +332,11 @@ UNARY_EXACT = {
     "digamma": lambda x: (m.psi(0, x), m.psi(1, x), m.psi(2, x)),
     "polygamma1": lambda x: (m.psi(1, x), m.psi(2, x), m.psi(3, x)),
     "polygamma2": lambda x: (m.psi(2, x), m.psi(3, x), m.psi(4, x)),
+    **{f"polygamma{n}": _psi_settled(n) for n in POLYGAMMA_HIGH},
+    "factorial": _factorial,
+    **{f"celu_{a}": _celu(a) for a in CELU_ALPHAS},
+    "xlogy_number_self": lambda y: (XLOGY_NUMBER * m.log(y), XLOGY_NUMBER / y, -XLOGY_NUMBER / y**2),
+    "xlogy_number_other": lambda x: (x * LOG_XLOGY_NUMBER, LOG_XLOGY_NUMBER, m.mpf(0)),
     "mvlgamma2": lambda x: (
         m.log(m.gamma(x)) + m.log(m.gamma(x - m.mpf(1) / 2)) + m.log(m.pi) / 2,
         m.psi(0, x) + m.psi(0, x - m.mpf(1) / 2),
@@ -296,12 +358,18 @@ UNARY_EXACT = {
     "pow_half": _pow_scalar(m.mpf(1) / 2),
     "pow_-1": _pow_scalar(-1),
     "pow_2.5": _pow_scalar(m.mpf(5) / 2),
+    **{f"pow_base_{b}": _pow_base(b) for b in POW_BASES},
 }
 
 S = T.special
 UNARY_REF = {
     "polygamma1": lambda t: T.polygamma(1, t),
     "polygamma2": lambda t: T.polygamma(2, t),
+    **{f"polygamma{n}": (lambda k: lambda t: T.polygamma(k, t))(n) for n in POLYGAMMA_HIGH},
+    "factorial": S.factorial,
+    **{f"celu_{a}": (lambda aa: lambda t: T.nn.functional.celu(t, alpha=aa))(a) for a in CELU_ALPHAS},
+    "xlogy_number_self": lambda t: T.xlogy(2.5, t),
+    "xlogy_number_other": lambda t: T.xlogy(t, 3.5),
     "mvlgamma2": lambda t: T.mvlgamma(t, 2),
     **{n: getattr(S, n) for n in ("erfcx", "ndtr", "ndtri", "log_ndtr", "i0e", "i1", "i1e", "entr")},
     "pow_2": lambda t: T.pow(t, 2),
@@ -309,6 +377,7 @@ UNARY_REF = {
     "pow_half": lambda t: T.pow(t, 0.5),
     "pow_-1": lambda t: T.pow(t, -1),
     "pow_2.5": lambda t: T.pow(t, 2.5),
+    **{f"pow_base_{b}": (lambda bb: lambda t: T.pow(bb, t))(b) for b in POW_BASES},
 }
 
 _PI_MULTIPLES = np.array([k * math.pi / 2 for k in (-7, -4, -3, -2, -1, 1, 2, 3, 4, 7, 1e6)])
@@ -361,6 +430,19 @@ UNARY_GRIDS = {
     "digamma": _GAMMA,
     "polygamma1": _GAMMA,
     "polygamma2": _GAMMA,
+    **{f"polygamma{n}": _GAMMA for n in POLYGAMMA_HIGH},
+    # celu's kink at 0 (PyTorch's convention there: elu's) left out; out to e^(x/α)'s underflow
+    **{f"celu_{a}": WHOLE[(WHOLE != 0) & (WHOLE > -1e4)] for a in CELU_ALPHAS},
+    "xlogy_number_self": POS[POS > 0],
+    "xlogy_number_other": WHOLE,
+    # x >= 0 (scipy's factorial is 0 below), out to the overflow at 170.62, the minimum of Γ(x + 1)
+    "factorial": grid(
+        np.linspace(0.0, 10.0, 45),
+        [1e-300, 1e-20, 1e-8, 1e-3, 0.1, 1.1, 2.3, 30.3, 100.5, 169.9, 170.5, 170.62],
+        near([0.46163214496836225]),
+        lo=0.0,
+        open_=False,
+    ),
     "mvlgamma2": grid(np.linspace(0.6, 10, 48), np.geomspace(10, 1e200, 12), [0.5 + 1e-9, 0.5 + 1e-3]),
     "sinc": grid(BULK, near([1.0, 2.0, -1.0], 1e-9, 5), _sym(np.geomspace(10, 1e6, 10)), SMALL, [0.0]),
     "ndtri": HALF_OPEN,
@@ -379,6 +461,8 @@ UNARY_GRIDS = {
     "pow_half": POS,
     "pow_-1": grid(WHOLE[WHOLE != 0]),
     "pow_2.5": POS,
+    # b^x in range out to |x| = 745/|ln b| (7.4e9 for b = 1 + 1e-7), past it 0 or inf
+    **{f"pow_base_{b}": grid(WHOLE, _sym(np.geomspace(10, 1e10, 40))) for b in POW_BASES},
 }
 
 
@@ -470,6 +554,29 @@ def _copysign(a, b):
     return s * abs(a), (m.mpf(sa * s) if a != 0 else m.mpf(0), m.mpf(0)), (m.mpf(0),) * 3
 
 
+def _lerp_number(w):
+    """lerp(a, b, w) with a number weight w (the lerp primitive; lerp_tensor is the ternary row)."""
+
+    def f(a, b):
+        ww = m.mpf(w)
+        return a + ww * (b - a), (1 - ww, ww), (m.mpf(0),) * 3
+
+    return f
+
+
+def _bce(x, t):
+    """binary_cross_entropy(x, t) where its clamps do not bite (log x > -100, x(1 - x) > 1e-12)."""
+    q = 1 - x
+    return (
+        -(t * m.log(x) + (1 - t) * m.log(q)),
+        ((x - t) / (x * q), m.log(q) - m.log(x)),
+        (t / x**2 + (1 - t) / q**2, -1 / (x * q), m.mpf(0)),
+    )
+
+
+#: lerp's number weights: below and above 1/2 (PyTorch's kernel switches form there), 1 - 2^-53
+LERP_WEIGHTS = (0.3, 0.75, 1 - 2**-53)
+
 BINARY_EXACT = {
     "xlogy": _xlogy,
     "xlog1py": _xlog1py,
@@ -480,6 +587,8 @@ BINARY_EXACT = {
     "logaddexp": _logaddexp("e"),
     "logaddexp2": _logaddexp(2),
     "copysign": _copysign,
+    **{f"lerp_number_{w}": _lerp_number(w) for w in LERP_WEIGHTS},
+    "binary_cross_entropy": _bce,
 }
 BINARY_REF = {
     "xlogy": T.xlogy,
@@ -491,6 +600,8 @@ BINARY_REF = {
     "logaddexp": T.logaddexp,
     "logaddexp2": T.logaddexp2,
     "copysign": T.copysign,
+    **{f"lerp_number_{w}": (lambda ww: lambda a, b: T.lerp(a, b, ww))(w) for w in LERP_WEIGHTS},
+    "binary_cross_entropy": lambda x, t: T.nn.functional.binary_cross_entropy(x, t, reduction="none"),
 }
 
 
@@ -535,6 +646,23 @@ BINARY_GRIDS = {
     # a = 0 is copysign's kink (PyTorch's 0 there is a convention); b = -0.0 is a sign mpmath has
     # not: SPECIALS covers it
     "copysign": _pairs(_AXIS[(np.abs(_AXIS) < 1e300) & (_AXIS != 0)], np.array([-2.0, 0.0, 3.0])),
+    # a + w(b - a) with b - a cancelling, and where it does not overflow
+    **{
+        f"lerp_number_{w}": _pairs(_AXIS[np.abs(_AXIS) < 1e300], _AXIS[np.abs(_AXIS) < 1e300])
+        for w in LERP_WEIGHTS
+    },
+    # x where the clamps do not bite, near 1/2 (log(1 - x) - log x cancels), near 0 and 1; targets
+    # in [0, 1] (probabilities: outside it the loss's two terms have opposite signs and its value
+    # cancels near its zero, not measured), near x (x - t)
+    "binary_cross_entropy": _pairs(
+        np.concatenate(
+            [
+                [1e-11, 1e-7, 0.1, 0.3, 0.7, 0.9, 1 - 1e-7, 1 - 1e-11],
+                0.5 + _sym([0.0, 1e-15, 1e-10, 1e-5, 1e-2]),
+            ]
+        ),
+        np.array([0.0, 1e-300, 1e-7, 0.3, 0.5, 0.5 + 1e-10, 0.9, 1 - 2**-53, 1.0]),
+    ),
 }
 
 
@@ -649,7 +777,7 @@ NOT_MEASURED = {
     "floor, ceil, trunc, round, round_decimals, sign, sgn, frac, heaviside, nextafter": "piecewise constant or the identity: derivatives exactly 0 or 1",
     "fmod, remainder, fmax, fmin, maximum, minimum, clamp*": "exact IEEE operations (fmod is exact); derivatives 0 or ±1 by a branch",
     "softplus, log_sigmoid, silu, mish, gelu, elu, hardsigmoid, hardswish, glu": "tests/autograd/test_activation_accuracy.py",
-    "polygamma n >= 3": "polygamma1 and polygamma2 are measured (their derivatives are n = 3 and 4); n = 3, 4 in tests/autograd/exact_special2.py; tests/autograd/test_trigamma_accuracy.py",
+    "polygamma n = 8 to 11, 15 to 17, > 20": "the same kernel as the measured orders (polygamma1, 2, 5, 12, 18 and their derivatives to n = 20; n = 3, 4 in tests/autograd/exact_special2.py; tests/autograd/test_trigamma_accuracy.py)",
 }
 
 

@@ -15,7 +15,12 @@ import pytest
 import scipy.special
 
 import reference as T
-from reference.ops.rules.special_boxcox import boxcox1p_derivative, boxcox1p_exact, boxcox_derivative, boxcox_exact
+from reference.ops.rules.special_boxcox import (
+    boxcox1p_derivative,
+    boxcox1p_exact,
+    boxcox_derivative,
+    boxcox_exact,
+)
 
 mpmath = pytest.importorskip("mpmath", reason="exact values")
 

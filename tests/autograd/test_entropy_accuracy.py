@@ -14,7 +14,12 @@ import pytest
 import scipy.special
 
 import reference as T
-from reference.ops.rules.special_entropy import kl_div_derivative, kl_div_exact, rel_entr_derivative, rel_entr_exact
+from reference.ops.rules.special_entropy import (
+    kl_div_derivative,
+    kl_div_exact,
+    rel_entr_derivative,
+    rel_entr_exact,
+)
 
 mpmath = pytest.importorskip("mpmath", reason="exact values")
 

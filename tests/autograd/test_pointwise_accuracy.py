@@ -89,6 +89,14 @@ CEILINGS = {
     "lerp": (1, 1, 1),
     "addcmul": (1, 1, 1),
     "addcdiv": (1, 1, 2),
+    **{f"pow_base_{b}": (1, 2, 2) for b in X.POW_BASES},
+    **{f"lerp_number_{w}": (1, 1, 1) for w in X.LERP_WEIGHTS},
+    "binary_cross_entropy": (1, 1, 1),
+    **{f"polygamma{n}": (4, 4, 4) for n in X.POLYGAMMA_HIGH},  # SciPy's kernel, as polygamma2's
+    "factorial": (1, 1, 1),
+    **{f"celu_{a}": (1, 1, 1) for a in X.CELU_ALPHAS},
+    "xlogy_number_self": (1, 1, 1),
+    "xlogy_number_other": (1, 1, 1),
 }
 
 #: (primitive, order): why it is still far off (docs/accuracy.md carries the figures)
@@ -403,3 +411,30 @@ def test_pow_tensor_second_derivatives_every_route(x, y):
     for check, got in _pow_second_derivatives(x, y).items():
         which = "".join(sorted(check[-2:].replace("0", "x").replace("1", "y")))
         assert X.ulps(got, exact[which]) <= 2, (check, x, y, got, float(exact[which]))
+
+
+def test_binary_cross_entropy_target_partial_near_one_half_and_second_partial_near_zero():
+    import mpmath
+
+    x = T.tensor([0.49999, 1e-11], dtype=T.float64, requires_grad=True)
+    t = T.tensor([0.0, 0.0], dtype=T.float64, requires_grad=True)
+    loss = T.nn.functional.binary_cross_entropy(x, t, reduction="none")
+    gx, gt = T.autograd.grad(loss.sum(), [x, t], create_graph=True)
+    (gxx,) = T.autograd.grad(gx.sum(), x)
+    with mpmath.workdps(50):
+        xs = [mpmath.mpf(v) for v in (0.49999, 1e-11)]
+        want_t = [float(mpmath.log(1 - v) - mpmath.log(v)) for v in xs]
+        want_xx = [float(1 / (1 - v) ** 2) for v in xs]  # t/x² + (1 - t)/(1 - x)² at t = 0
+    assert abs(gt.detach().numpy()[0] - want_t[0]) <= 2**-52 * abs(want_t[0])  # was 1.2e4 ulps
+    # within an ulp of the exact value (the rounded want adds half an ulp)
+    np.testing.assert_allclose(gxx.numpy(), want_xx, rtol=1.5 * 2**-52, atol=0)  # was 3.7e8 ulps at 1e-11
+
+
+@pytest.mark.parametrize("n, x", [(14, -160.5), (20, -160.5), (12, 8.254041852680207e25), (12, 3e26)])
+def test_polygamma_at_a_negative_half_integer_and_where_the_hurwitz_zeta_underflows(n, x):
+    import mpmath
+
+    got = T.polygamma(n, T.tensor([x], dtype=T.float64)).item()
+    with mpmath.workdps(120):  # the reflection cancels about n·log10(π|x|) digits
+        exact = mpmath.psi(n, mpmath.mpf(x))
+    assert X.ulps(got, exact) <= 1  # were 1.2e5, 1.5e20, 28 and 4 (units of 2^-1052 below 2^-1000)

@@ -219,6 +219,23 @@ def test_qr(shape, mode):
     compare(lambda M, x: M.linalg.qr(x, mode=mode)[0], [a])
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_qr_at_a_negative_zero_pivot_takes_pytorchs_sign(dtype, mode):
+    """A pivot whose real part is -0.0: PyTorch's LAPACK reflects it as +0.0 (R[0, 0] = -|column|),
+    NumPy's as a negative number (R[0, 0] = +|column|), and Q's first column flips with it. The
+    reference follows PyTorch (it had NumPy's sign: the seeded complex campaign's
+    linalg_qr-5b077c510849 vmap, whose first pivot is -0 + 0.9508i, failed on PyTorch, TensorFlow)."""
+    a = np.array([[complex(-0.0, 0.9508), 0.4291 - 1.5736j], [-0.617, -0.2786 - 1.0922j]], dtype=np.complex128)
+    if dtype is np.float64:
+        a = np.array([[-0.0, 1.0], [2.0, 3.0]])
+    got = T.linalg.qr(T.tensor(a), mode=mode)
+    want = torch.linalg.qr(torch.tensor(a), mode=mode)
+    assert float(np.real(_np(got[1])[0, 0])) < 0  # -|first column|, PyTorch's sign
+    for g, w, what in zip(got, want, ("Q", "R")):
+        _same(w, g, what)
+
+
 @pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 4)])
 def test_pinv(shape):
     a = _well(np.random.default_rng(10), shape)

@@ -14,13 +14,12 @@ these functions normalise arguments the way PyTorch does and hand one rule to th
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
 
 from reference.autograd.dispatch import apply, apply_inplace
-from reference.autograd.tensor import Tensor, _make, bool_, default_dtype, float64
+from reference.autograd.tensor import Tensor, _make, bool_, float64
 from reference.backend import is_floating
 from reference.ops import api as A
 from reference.ops import public as _public

@@ -19,8 +19,7 @@ import math
 
 import numpy as np
 
-from reference.ops.kernels import on_host_float64
-from reference.ops.kernels import _two_sum_residual
+from reference.ops.kernels import _two_sum_residual, on_host_float64
 from reference.ops.kernels import softmax as _softmax_kernel
 from reference.ops.rules._times import rounded
 

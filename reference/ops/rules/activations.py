@@ -188,13 +188,49 @@ def _elu_grad(c, g):
     return A.where(A.le(c.self, 0.0), neg, g * c.scale)
 
 
-for _name, _node in (("elu", "EluBackward0"), ("celu", "CeluBackward0")):
+def _celu_exponent(x, alpha):
+    """x/α as a double-double (q, e), x/α = q + e to about u²: PyTorch's celu is elu at
+    input_scale = 1/α, and x·fl(1/α) rounds twice, an error that e^(x/α) multiplies by |x/α| (celu'
+    7.3 ulps off at α = 0.3, x = -5.5). e = (x - q·α)/α with q·α exact (Dekker's product; x - p
+    is exact, p being within a factor 2 of x); arrays or Tensors (the caller zeroes a non-finite
+    e, where the split overflows and e^q is 0)."""
+    q = x / alpha
+    p, pl = S.two_product(q, alpha)
+    return q, ((x - p) - pl) / alpha
+
+
+def _celu(x, alpha, scale, input_scale):
+    """α·expm1(x/α) for x <= 0 (x/α a double-double: expm1(q + e) = expm1(q) + e^q·e), x above."""
+    xp = namespace_of(x)
+    with np.errstate(all="ignore"):
+        q, e = _celu_exponent(xp.where(x <= 0, x, 0.0), alpha)
+        m = xp.expm1(q)
+        # (e = 0 adds nothing, and would turn expm1(-0.0) = -0.0 into +0.0)
+        m = xp.where(xp.isfinite(e) & (e != 0), m + xp.exp(q) * e, m)
+        neg = m * (alpha * scale)
+    return xp.where(x <= 0, neg, x * scale)
+
+
+def _celu_grad(c, g):
+    """g·e^(x/α) for x <= 0 (elu's branches and conventions): e^q·(1 + e), the correction e
+    constant, so that the second derivative is e^(x/α)/α through q = x/α's own derivative."""
+    x_neg = A.where(A.lt(c.self, 0.0), c.self, 0.0)
+    _, e = _celu_exponent(x_neg.detach(), c.alpha)
+    e = A.where(A.eq(e * 0.0, 0.0), e, 0.0)  # e finite (inf·0 and nan·0 are nan)
+    neg = g * c.scale * (A.exp(x_neg / c.alpha) * (1 + e))
+    return A.where(A.le(c.self, 0.0), neg, g * c.scale)
+
+
+for _name, _node, _forward, _grad in (
+    ("elu", "EluBackward0", _elu, _elu_grad),
+    ("celu", "CeluBackward0", _celu, _celu_grad),
+):
     rule(
         _name,
         _node,
         ("self",),  # alpha, scale, input_scale: Python numbers (selu: elu's constants)
-        forward=_lowp(_elu),
-        grads=(_elu_grad,),
+        forward=_lowp(_forward),
+        grads=(_grad,),
         saves={"self": (0,)},
         jvp=AUTO_ELEMENT_WISE,
         batch=BATCH_ELEMENTWISE,

@@ -487,6 +487,11 @@ def qr_kernel(a, mode):
         eye = xp.broadcast_to(xp.eye(m, qcols, dtype=a.dtype), batch + (m, qcols)).copy()
         q = xp.zeros((0,), dtype=a.dtype) if mode == "r" else eye
         return q, xp.zeros(batch + ((m if mode == "complete" else k), n), dtype=a.dtype)
+    # A Householder step reflects its pivot alpha to beta = -sign(Re alpha)·|x|; at Re alpha = -0.0
+    # PyTorch's LAPACK (MKL) and TensorFlow take the sign +, NumPy's (OpenBLAS) -, and Q's column and
+    # R's row change sign with it (QR is unique only up to those phases). + 0.0 turns -0.0 into +0.0
+    # (exact otherwise), so a zero of the input's pivots takes PyTorch's sign
+    a = a + 0.0
     if mode == "r":
         return xp.zeros((0,), dtype=a.dtype), xp.linalg.qr(a, mode="r").astype(a.dtype, copy=False)
     q, r = xp.linalg.qr(a, mode=mode)

@@ -18,6 +18,7 @@ from reference.autograd.dispatch import apply
 from reference.autograd.tensor import _make
 from reference.backend import namespace_of
 from reference.ops import api as A
+from reference.ops.functions import pointwise as P
 from reference.ops.rules.registry import RULES, rule
 
 # ---- nll_loss ------------------------------------------------------------------------------------
@@ -245,7 +246,8 @@ rule(
 
 # ---- binary_cross_entropy ------------------------------------------------------------------------
 # PyTorch: loss = -w (t log(x) + (1 - t) log(1 - x)), each log clamped at -100;
-# d/dx = w (x - t) / max(x (1 - x), 1e-12); d/dt = w (log(1 - x) - log(x)) (logs not clamped).
+# d/dx = w (x - t) / max(x (1 - x), 1e-12); d/dt = w (log(1 - x) - log(x)) (logs not clamped),
+# each evaluated in a form that does not cancel (below).
 # The rule is elementwise (reduction='none', broadcasting like a binary op); the reduction is a
 # composite sum/mean after it.
 
@@ -265,14 +267,33 @@ def _bce_forward(x, t, w):
 
 def _bce_grad_self(c, g):
     x, t = c.self, c.target
-    d = A.clamp(x * (1 - x), min=_BCE_EPS)
-    out = g * (x - t) / d
+    d = x * (1 - x)
+    clamped = d < _BCE_EPS
+    quotient = (x - t) / A.clamp(d, min=_BCE_EPS)  # accurate value: x - t is exact near its zero
+    # Its derivative by the quotient rule, 1/d - (x - t)(1 - 2x)/d², cancels to all digits where x
+    # is small or near 1 (at t = 0: x(1 - x) - x(1 - 2x) = x²). The same function written as
+    # (1 - t)/(1 - x) - t/x differentiates to t/x² + (1 - t)/(1 - x)², a sum of terms of one sign
+    # for t in [0, 1], but its value cancels near x = t. So the value is the quotient's and the
+    # derivative the sum's: the sum enters with its own value subtracted (exactly 0). Where the
+    # clamp bites the quotient is kept whole (PyTorch's (x - t)/1e-12); x is moved off 0 and 1
+    # there so that the unused form stays finite (a 0 cotangent times an infinite partial is nan).
+    xs = A.where(clamped, 0.5, x)
+    ts = A.where(clamped, 0.5, t)
+    split = (1 - ts) / (1 - xs) - ts / xs
+    smooth = quotient.detach() + (split - split.detach())
+    out = g * A.where(clamped, quotient, smooth)
     return out if c.weight is None else out * c.weight
 
 
 def _bce_grad_target(c, g):
     x = c.self
-    out = g * (A.log(1 - x) - A.log(x))  # unclamped, as PyTorch's binary_cross_entropy_target_backward
+    # log(1 - x) - log(x), unclamped as PyTorch's binary_cross_entropy_target_backward; the two
+    # logs cancel near x = 1/2, where it is -2 atanh(2x - 1) (2x - 1 exact for x >= 1/4); below
+    # 1/4 log x dominates (no cancellation). x is moved into each form's range in the other's region.
+    upper = x >= 0.25
+    log_form = P.log1p(-A.where(upper, 0.0, x)) - A.log(A.where(upper, 0.125, x))
+    atanh_form = -2 * P.atanh(2 * A.where(upper, x, 0.5) - 1)
+    out = g * A.where(upper, atanh_form, log_form)
     return out if c.weight is None else out * c.weight
 
 

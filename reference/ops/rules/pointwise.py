@@ -31,6 +31,7 @@ from reference.ops.rule import AUTO_ELEMENT_WISE, AUTO_LINEAR, BATCH_ELEMENTWISE
 from reference.ops.rules import _smooth as S
 from reference.ops.rules import complex as _C
 from reference.ops.rules._smooth import erfc_kernel, two_product
+from reference.ops.rules._times import rounded
 from reference.ops.rules.registry import RULES, rule
 
 # ---- kernel helpers --------------------------------------------------------------------------------------
@@ -578,20 +579,41 @@ def _digamma(a):
 
 def mp_on_negative_line(a, out, mp_fn, skip=False):
     """``out`` with the negative non-integer float64 elements of ``a`` (not under ``skip``)
-    replaced by ``mp_fn(mpmath, mpf(x))`` rounded once (mpmath, 40 digits). scipy's gamma-family functions
+    replaced by ``mp_fn(mpmath, mpf(x))`` rounded once (mpmath, 40 digits or more: :func:`_settled`). scipy's gamma-family functions
     reflect there, x -> 1 - x, and the reflection's cot(pi x) or sin(pi x) of a rounded pi x,
     and its cancellation, cost up to hundreds of ulps (docs/accuracy.md); NumPy arrays only."""
     if not isinstance(a, np.ndarray) or a.dtype != np.float64:
         return out
     negative = np.isfinite(a) & (a < 0) & (a != np.round(a)) & ~np.asarray(skip)
-    if not negative.any():
+    return mp_where(a, out, negative, mp_fn)
+
+
+def mp_where(a, out, where, mp_fn):
+    """``out`` with the elements under ``where`` replaced by ``mp_fn(mpmath, mpf(x))`` rounded once."""
+    if not where.any():
         return out
     import mpmath
 
     out = np.array(out, copy=True)
-    with mpmath.workdps(40):
-        out[negative] = [rounded(mp_fn(mpmath, mpmath.mpf(float(v)))) for v in a[negative]]
+    out[where] = [rounded(_settled(mpmath, mp_fn, float(v))) for v in a[where]]
     return out
+
+
+def _settled(mpmath, mp_fn, v, dps=40, agree=25):
+    """``mp_fn(mpmath, mpf(v))`` at ``dps`` digits, doubled until two precisions agree to ``agree``
+    digits. mpmath reflects at its working precision and does not add digits for the reflection's
+    cancellation: polygamma(n, x) at a negative half-integer, where the even derivatives of
+    cot(pi x) vanish, loses about n log10(pi |x|) digits (polygamma(14, -160.5) at 40 digits is
+    1.2e5 ulps off, polygamma(20, -160.5) 1.5e20)."""
+    last = None
+    while True:
+        with mpmath.workdps(dps):
+            got = mp_fn(mpmath, mpmath.mpf(v))
+            if last is not None and abs(got - last) <= abs(got) * mpmath.mpf(10) ** -agree:
+                return got
+        if dps >= 1280:
+            return got
+        last, dps = got, 2 * dps
 
 
 def _digamma_negative_exactly(a, out, near_pole):
@@ -606,6 +628,18 @@ def _digamma_negative_exactly(a, out, near_pole):
 _unary("digamma", "DigammaBackward0", _lowp(_digamma), lambda c, g: g * P.polygamma(1, c.self))
 
 
+def _polygamma_underflowing(a, out, n):
+    """SciPy's polygamma is n!·ζ(n + 1, x): where the Hurwitz zeta is below the normal range (x
+    large, x^-n/n under 2^-1022) it has lost digits before n! scales it back up
+    (polygamma(12, 8.25e25) = -3.99e-304: 1.5e-12 relative, 28 units of 2^-1052); mpmath there
+    (float64 NumPy arrays only, as :func:`mp_on_negative_line`)."""
+    if n < 2 or not isinstance(a, np.ndarray) or a.dtype != np.float64:
+        return out
+    with np.errstate(all="ignore"):
+        below = np.isfinite(a) & (a > 0) & (np.abs(out) < math.factorial(n) * 2.0**-1022) & (out != 0)
+    return mp_where(a, out, below, lambda mp, v: mp.psi(n, v))
+
+
 def _polygamma(a, n):
     """SciPy's polygamma; at +inf the limit, a zero of the sign of (-1)^(n+1) (polygamma(n, x) ~
     (-1)^(n+1) (n-1)!/x^n; PyTorch's trigamma says 0 there, its Hurwitz zeta for n >= 2 nan: a
@@ -618,6 +652,7 @@ def _polygamma(a, n):
     out = _special(a).polygamma(xp.asarray(n, dtype=xp.int64), a)
     # x < 0: scipy's reflection (355 ulps for polygamma(2, -8.5)); mpmath there
     out = mp_on_negative_line(a, out, lambda mp, v: mp.psi(n, v))
+    out = _polygamma_underflowing(a, out, n)
     if n == 1:
         return xp.where(a == -xp.inf, xp.nan, xp.where(a == xp.inf, 0.0, out))
     return xp.where(a == xp.inf, (-1) ** (n + 1) * 0.0, xp.where(a == -xp.inf, (-1) ** (n + 1) * xp.inf, out))
@@ -1629,7 +1664,6 @@ _binary(
 # nextafter, nan_to_num, clamp_min/max(_tensor). Transcendental kernels declare their accuracy.
 from reference import errors as _E  # noqa: E402
 from reference.ops.rules.registry import RULES as _RULES  # noqa: E402
-from reference.ops.rules._times import rounded
 
 _CEPHES = (
     "Cephes Math Library documentation (PyTorch's Math.h ports these algorithms to float): peak "

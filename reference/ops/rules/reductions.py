@@ -40,8 +40,8 @@ from reference.ops.rules._sums import (
     scaled_var,
     softmax_over,
 )
-from reference.ops.rules.registry import from_rule, rule
 from reference.ops.rules._times import rounded
+from reference.ops.rules.registry import from_rule, rule
 
 # ---- rounding-error declarations (reference.errors) ----------------------------------------------
 

@@ -42,6 +42,7 @@ from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
 from reference.ops.rules._sign_cache import sign_aware_cache
+from reference.ops.rules._times import rounded
 from reference.ops.rules.registry import RULES, rule
 
 #: digits of mpmath's working precision, before the digits of max(a, b) are added
@@ -241,7 +242,6 @@ rule(
 # measurements against the exact kernel above (scripts/measure_betainc_error.py).
 from reference import errors as _E  # noqa: E402
 from reference.errors import REFERENCE_U  # noqa: E402
-from reference.ops.rules._times import rounded
 
 #: the relative part of I's error, in units of u·(cond·tail + 1): 61.3 measured (JAX float64 at a =
 #: 0.94, b = 0.134, x = 0.914: XLA's continued fraction of the swapped tail with a small parameter,

@@ -23,6 +23,7 @@ import math
 
 from reference.ops.rules._framework_orders import framework_orders, times_multiplier
 from reference.ops.rules._mp_unary import unary_rules
+from reference.ops.rules._times import rounded
 
 #: where the asymptotic series takes over from erfi
 _ASYMPTOTIC = 64.0
@@ -78,7 +79,6 @@ dawsn_derivative = unary_rules("dawsn", "DawsnBackward0", dawsn_exact)
 from reference import errors as _E  # noqa: E402
 from reference.autograd.dispatch import apply  # noqa: E402
 from reference.ops.rules.registry import RULES  # noqa: E402
-from reference.ops.rules._times import rounded
 
 
 def _recurrence(x, order):

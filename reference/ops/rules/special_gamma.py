@@ -47,6 +47,7 @@ from reference.ops import api as A
 from reference.ops.functions import pointwise as P
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
 from reference.ops.rules._sign_cache import sign_aware_cache
+from reference.ops.rules._times import rounded
 from reference.ops.rules.registry import RULES, rule
 
 #: digits of mpmath's working precision, before the digits of max(a, x) are added
@@ -261,7 +262,6 @@ for _name, _node, _sign in (("igamma", "IgammaBackward0", 1.0), ("igammac", "Iga
 # and a·(1 + N(0, 0.1)), float32 and float64 (scripts/measure_igamma_error.py).
 from reference import errors as _E  # noqa: E402
 from reference.errors import REFERENCE_U  # noqa: E402
-from reference.ops.rules._times import rounded
 
 #: the relative part of P's and Q's error, in units of u·cond: 4.2 measured (JAX float64 P at
 #: a = 1.78, x = 0.39; PyTorch float64 past a = 20 excepted: its known departure); declared 6

@@ -69,7 +69,7 @@ def _exp_polynomial(d0, d1):
     for step in [(1, 0)] * d0 + [(0, 1)] * d1:
         new = {}
 
-        def add(mono, c):
+        def add(mono, c, new=new):
             key = tuple(sorted(mono))
             new[key] = new.get(key, 0) + c
 

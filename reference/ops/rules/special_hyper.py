@@ -52,6 +52,7 @@ import math
 from reference.autograd.dispatch import apply
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
 from reference.ops.rules._sign_cache import sign_aware_cache
+from reference.ops.rules._times import rounded
 from reference.ops.rules.registry import RULES, rule
 from reference.ops.rules.special_beta import _host_kernel
 
@@ -330,7 +331,6 @@ hyp2f1_derivative = hyper_rules("hyp2f1", hyp2f1_exact, ("a", "b", "c", "x"))
 # inputs' own rounding); a departure past it is the framework's algorithm, classified as a known
 # departure, not absorbed by the bound.
 from reference import errors as _E  # noqa: E402
-from reference.ops.rules._times import rounded
 
 for _name in ("hyp1f1", "hyp2f1"):
     RULES[_name].error = _E.exact_elementwise(2.0, "a mixed-stable kernel of the hypergeometric series (2 ulps)")

@@ -25,14 +25,14 @@ and the higher orders 0 there; nan at nan.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 from reference.ops.rules._framework_orders import framework_orders, times_multiplier
 from reference.ops.rules._mp_unary import unary_rules
 from reference.ops.rules._times import rounded, unrounded
 
 
-@lru_cache(maxsize=None)
+@cache
 def _eulerian(m):
     """The Eulerian numbers A(m, 0..m-1) (A(m, k) = (k + 1) A(m-1, k) + (m - k) A(m-1, k-1))."""
     row = [1]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from reference.ops.rules._sign_cache import sign_aware_cache
+from reference.ops.rules._times import rounded
 from reference.ops.rules.registry import RULES
 from reference.ops.rules.special_gamma_ratio import binary_rules
 
@@ -110,7 +111,6 @@ owens_t_derivative = binary_rules("owens_t", owens_t_exact, ("h", "a"))
 # 3.809927e-24 (1.8e10 ulps), T(10, 2) 156 ulps off. No campaign has drawn there yet (the default,
 # seeds 1-3, --domains whole): the first that does needs a known entry for that region.
 from reference import errors as _E  # noqa: E402
-from reference.ops.rules._times import rounded
 
 RULES["owens_t"].error = _E.exact_elementwise(
     4.0, "a mixed-stable kernel (4 ulps); JAX's 13-point quadrature's truncation is its own departure"

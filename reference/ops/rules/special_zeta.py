@@ -40,6 +40,7 @@ from reference.autograd.dispatch import apply
 from reference.backend import namespace_of, to_numpy
 from reference.ops.rule import AUTO_ELEMENT_WISE, BATCH_ELEMENTWISE
 from reference.ops.rules._sign_cache import sign_aware_cache
+from reference.ops.rules._times import rounded
 from reference.ops.rules.registry import RULES, rule
 
 #: digits of mpmath's working precision (near a zero of an s-derivative, at q < 1, the sum cancels)
@@ -256,7 +257,6 @@ def _cond(s, q):
 # scripts/measure_zeta_error.py), in units of u·cond·|y|.
 from reference import errors as _E  # noqa: E402
 from reference.errors import REFERENCE_U  # noqa: E402
-from reference.ops.rules._times import rounded
 
 #: ζ: 0.89 u·cond·|y| measured (PyTorch and TensorFlow float64 at s = 1.63, q = 2.49); declared 2
 _VALUE_ULPS = 2.0

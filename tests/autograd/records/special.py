@@ -11,9 +11,9 @@ and for the log-beta function: both arguments positive, and its derivative primi
 
 import reference as T
 from reference.ops.rules.special import derivative_of
-from reference.ops.rules.special_gamma import derivative
 from reference.ops.rules.special_beta import betaln_derivative
 from reference.ops.rules.special_beta import derivative as betainc_derivative
+from reference.ops.rules.special_gamma import derivative
 from reference.ops.rules.special_zeta import derivative as zeta_derivative
 
 S = T.special
