@@ -576,6 +576,54 @@ def crashes(records: list[dict]) -> list[dict]:
     ]
 
 
+def retries(records: list[dict]) -> dict:
+    """The checks whose first attempt timed out and ran again on a fresh worker (runner.Campaign._retry):
+    how many answered on the retry (and their verdicts), how many timed out twice, and each of them;
+    ``reference``: results whose program reference was retried so (nothing is hidden: a result
+    that passed on retry is counted here)."""
+    framework = [r for r in records if isinstance(r.get("retried"), dict)]
+    reference = [r for r in records if isinstance(r.get("reference_retried"), dict)]
+    twice = [r for r in framework if r["verdict"] == "timeout"]
+    answered = Counter(r["verdict"] for r in framework if r["verdict"] != "timeout")
+    return {
+        "answered_on_retry": sum(answered.values()),
+        "verdicts_on_retry": dict(answered),
+        "timed_out_twice": len(twice),
+        "reference": len(reference),
+        "results": [
+            {
+                "framework": r["framework"],
+                "check": r["check"],
+                "case_id": r["case_id"],
+                "verdict": r["verdict"],
+                "side": side,
+                "first_after_s": r[key].get("after_s"),
+            }
+            for side, key, rs in (
+                ("framework", "retried", framework),
+                ("reference", "reference_retried", reference),
+            )
+            for r in rs
+        ],
+    }
+
+
+def retry_line(report: dict) -> str | None:
+    """The summary line of the retried timeouts (None when there were none)."""
+    retried = report.get("retried") or {}
+    if not retried.get("results"):
+        return None
+    verdicts = ", ".join(f"{n} {v}" for v, n in sorted(retried["verdicts_on_retry"].items()))
+    parts = [
+        f"{retried['answered_on_retry']} check(s) timed out once and answered on retry"
+        + (f" ({verdicts})" if verdicts else ""),
+        f"{retried['timed_out_twice']} timed out twice (the verdict timeout)",
+    ]
+    if retried["reference"]:
+        parts.append(f"{retried['reference']} result(s) with a reference retried after a timeout")
+    return "retried timeouts: " + "; ".join(parts) + " (report.json: retried)"
+
+
 # ---- the op x framework matrix and the departure lines -------------------------------------------
 def op_matrix(records: list[dict]) -> dict:
     """Verdict counts per op (record, ``conv``, ``program``) and framework (``framework:mode``)."""
@@ -817,6 +865,7 @@ def summarise(
         ),
         "unsupported": unsupported(records),
         "crashes": crashes(records),
+        "retried": retries(records),
         "failures": failures,
         "regression": regressed,
         "known": known_summary,

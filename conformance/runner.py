@@ -1,8 +1,11 @@
 """Campaigns: cases × frameworks × checks, each framework in a worker subprocess.
 
 Each framework runs in its own worker (:mod:`conformance.worker`), reused across cases. A
-request that kills the worker is recorded as ``crash`` and one that runs past the per-check
-timeout as ``timeout``; either way the worker is restarted and the campaign goes on. Every
+request that kills the worker is recorded as ``crash``; one that runs past the per-check
+timeout runs once more on a fresh worker, and only a second timeout is recorded as ``timeout``
+(the result's ``retried`` keeps the first attempt); either way the worker is restarted and the
+campaign goes on. A check is recorded once it has its verdict, so an interrupted retry is
+asked again from its first attempt under ``--resume``. Every
 result is appended to ``results.jsonl`` (and flushed) as soon as it is known, so an
 interrupted campaign loses nothing; ``resume=True`` skips every (case, framework, check)
 already recorded there.
@@ -93,11 +96,12 @@ def crash_tail(written: bytes, limit: int = 1500) -> str:
 
 
 class WorkerGone(Exception):
-    """The worker died (verdict ``crash``) or timed out (``timeout``) during a request."""
+    """The worker died (verdict ``crash``) or timed out (``timeout``) during a request; a timeout
+    says how long the framework's work had run when the worker was killed (``after_s``)."""
 
-    def __init__(self, verdict: str, reason: str):
+    def __init__(self, verdict: str, reason: str, after_s: float | None = None):
         super().__init__(reason)
-        self.verdict, self.reason = verdict, reason
+        self.verdict, self.reason, self.after_s = verdict, reason, after_s
 
 
 class Worker:
@@ -238,8 +242,10 @@ class Worker:
         try:
             reply = self._receive(started + timeout + allowance)
         except WorkerGone as gone:
-            if gone.verdict == "timeout" and allowance:
-                gone.reason += f" (the limit: {timeout:g} s plus {allowance:g} s for a first compile)"
+            if gone.verdict == "timeout":
+                gone.after_s = time.monotonic() - started
+                if allowance:
+                    gone.reason += f" (the limit: {timeout:g} s plus {allowance:g} s for a first compile)"
             raise
         # An answer read after the deadline (the campaign was busy with other checks) was given in
         # time if the worker's own clock says so; one given late is a timeout, though the worker,
@@ -251,6 +257,7 @@ class Worker:
                 "status": "timeout",
                 "reason": f"the {self.name} worker answered after {finished - started:.3g} s, "
                 f"over the time limit ({limit})",
+                "after_s": finished - started,
             }
             if "worker_cpu" in reply:  # (the reference worker's replies carry none)
                 late["worker_cpu"] = reply["worker_cpu"]
@@ -309,7 +316,10 @@ class Worker:
         self.proc = None
         return f"{self.name} worker {how}" + (f"; its stderr ends: {tail}" if tail else "")
 
-    def kill(self) -> None:
+    def kill(self, how: str = "") -> None:
+        """End the process now (``how``: why, noted in its entry of :attr:`processes`)."""
+        if how and self.alive():
+            self._ended(how)
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
@@ -483,6 +493,8 @@ class Campaign:
         self.found_dir = Path(found_dir) if found_dir else self.out / "found"
         self.progress = progress or (lambda record: None)
         self.done = ResultIndex()
+        # (case id, hash) -> the first attempt of a program's reference that timed out and was retried
+        self.reference_retries: dict[tuple, dict] = {}
         # (framework, check, op, failure kind) -> its shrunk result: a resumed fuzz run does not
         # shrink again what an earlier run of it already shrank and recorded
         self._shrunk: dict[tuple, dict] = {}
@@ -663,21 +675,17 @@ class Campaign:
 
     def _program_reference(self, case: Case):
         """The program's reference outcome, computed in the reference worker under the time limit."""
-        worker = self.reference_worker
         precisions = self._program_precisions(case)
-        try:
-            worker.send(
-                {"cmd": "reference", "case": case.to_dict(), "source": case.id, "precisions": precisions}
-            )
-            reply = worker.receive(self.timeout)
-        except RuntimeError as exc:  # the reference worker could not start: the harness's problem
-            return ("broken", f"the reference worker could not start: {exc}")
-        except WorkerGone as gone:
-            what = "ran past the time limit" if gone.verdict == "timeout" else "crashed"
-            return (
-                "broken",
-                f"the reference side {what}: {gone.reason.replace('reference worker', 'worker')}",
-            )
+        request = {"cmd": "reference", "case": case.to_dict(), "source": case.id, "precisions": precisions}
+        reply = self._ask_reference(request)
+        if reply["status"] == "timeout":  # retried once, on a fresh worker, as a framework's check is
+            reply = self._ask_reference(request, first=reply)
+            facts = _facts(case)
+            self.reference_retries[(facts.id, facts.hash)] = reply["retried"]
+        if reply["status"] == "timeout":
+            return ("broken", f"the reference side ran past the time limit twice: {reply['reason']}")
+        if reply["status"] == "broken":
+            return ("broken", reply["reason"])
         if reply.get("status") != "ok":
             return ("broken", f"the reference side raised {reply.get('message')}")
         status, value = reply["outcome"]
@@ -699,6 +707,30 @@ class Campaign:
             value = ProgramOutputs(value)
             value.bounds = {repr(p): b for p, b in zip(precisions, bounds or [])}
         return (status, value)
+
+    def _ask_reference(self, request: dict, first: dict | None = None) -> dict:
+        """The reference worker's answer to ``request``: its reply, ``timeout`` (the worker killed,
+        or its answer late) or ``broken`` (it crashed or could not start). ``first``: the attempt
+        that timed out, which this one retries on a fresh worker (the answer's ``retried``)."""
+        worker = self.reference_worker
+        if first is not None and worker.alive():  # it answered late: the retry runs on a fresh one
+            worker.kill("killed: restarted to retry a reference that timed out")
+        try:
+            worker.send(request)
+            reply = worker.receive(self.timeout)
+        except RuntimeError as exc:  # the reference worker could not start: the harness's problem
+            reply = {"status": "broken", "reason": f"the reference worker could not start: {exc}"}
+        except WorkerGone as gone:
+            reason = gone.reason.replace("reference worker", "worker")
+            if gone.verdict == "timeout":
+                reply = {"status": "timeout", "reason": reason, "after_s": gone.after_s}
+            else:
+                reply = {"status": "broken", "reason": f"the reference side crashed: {reason}"}
+        if first is not None:
+            after = overran(first, self.timeout)
+            retried = {"first": "timeout", "after_s": round(after, 3), "reason": first["reason"]}
+            reply = {**reply, "retried": retried}
+        return reply
 
     def _program_precisions(self, case: Case) -> list:
         """The distinct arithmetics (dtype, accumulator, flush-to-zero) the campaign's frameworks run
@@ -841,14 +873,22 @@ class Campaign:
         assert self._inflight and self._inflight[0] is ticket, "tickets complete in submission order"
         case, check = ticket.case, ticket.check
         out, received = [], set()
+        facts = _facts(case)
+        reference_retried = self.reference_retries.get((facts.id, facts.hash))
         try:
             for name in ticket.names:
                 if name not in ticket.pending:
                     out.append(self.done.get(_key(case, name, check)))
                     continue
                 reply = ticket.refusal or ticket.replies.get(name) or self._answer(ticket, name)
+                if ticket.refusal is None and overran(reply, self.timeout) is not None:
+                    reply = self._retry(ticket, name, reply)
                 received.add(name)
                 rec = self._verdict(case, check, name, reply, ticket.reference, ticket.phase)
+                if "retried" in reply:
+                    rec = {**rec, **retry_fields(rec, reply["retried"])}
+                if reference_retried:
+                    rec["reference_retried"] = reference_retried
                 if rec["verdict"] == "fail" and name in ticket.sent:
                     rec["rerun"] = self._rerun(ticket, name, reply)
                 out.append(self.record(rec) if ticket.record else rec)
@@ -876,8 +916,33 @@ class Campaign:
         try:
             return worker.receive(self.timeout)
         except WorkerGone as gone:
+            if gone.verdict != "timeout":  # a timeout is sent again first (_retry), then the rest
+                self._resend_lost(name)
+            return {"status": gone.verdict, "reason": gone.reason, "after_s": gone.after_s}
+
+    def _retry(self, ticket, name, first: dict) -> dict:
+        """A check that timed out, run once more on a fresh worker (the same request, sent before
+        the requests queued after it): a machine's load can push a check past the limit once, so
+        only a second timeout is the verdict. The answer carries ``retried``: the first attempt."""
+        worker = self.workers[name]
+        after = overran(first, self.timeout)
+        if worker.alive():  # it answered late, or already serves the requests after this one
+            worker.kill("killed: restarted to retry a check that timed out")
+        ticket.replies.pop(name, None)
+        self._send(ticket, name)  # starts the fresh worker; this request first
+        again = ticket.replies.get(name)
+        if again is None:
             self._resend_lost(name)
-            return {"status": gone.verdict, "reason": gone.reason}
+            try:
+                again = worker.receive(self.timeout)
+            except WorkerGone as gone:
+                self._resend_lost(name)
+                again = {"status": gone.verdict, "reason": gone.reason, "after_s": gone.after_s}
+        if first.get("status") == "timeout":
+            first_reason = first.get("reason")
+        else:
+            first_reason = f"answered after {after:.3g} s, past the {self.timeout:g} s limit"
+        return {**again, "retried": {"first": "timeout", "after_s": round(after, 3), "reason": first_reason}}
 
     def _resend_lost(self, name) -> None:
         """The worker is gone, and the requests queued to it with it: send them again, in order
@@ -1201,6 +1266,32 @@ _KEPT = (
     "worst",
     "found",
 )
+
+
+def overran(reply: dict, timeout: float) -> float | None:
+    """How long a check ran if its answer is a timeout, else None: no answer in time (the worker
+    killed at the limit, or an answer late by the worker's clock), or one whose own seconds ran
+    past ``timeout`` (plus a first compile's allowance)."""
+    status, seconds = reply.get("status"), reply.get("seconds") or 0.0
+    if status == "timeout":
+        after = reply.get("after_s")
+        return float(after) if isinstance(after, (int, float)) else timeout
+    allowance = reply.get("allowance") or 0.0
+    if status in ("ok", "error") and seconds > timeout + allowance:
+        return float(seconds)
+    return None
+
+
+def retry_fields(rec: dict, retried: dict) -> dict:
+    """What a result says of a first attempt that timed out (Campaign._retry): ``retried``, and in
+    the reason of a second timeout that it is the second."""
+    out = {"retried": retried}
+    if rec["verdict"] == "timeout":
+        out["reason"] = (
+            f"{rec.get('reason', '')}; timed out twice: the first attempt ran {retried['after_s']:.3g} s "
+            "and the retry, on a fresh worker, timed out too"
+        )
+    return out
 
 
 def _compact(rec: dict) -> dict:

@@ -48,23 +48,27 @@ def test_an_answer_read_after_the_limit_but_given_within_it_is_judged(tmp_path):
 
 
 @pytest.mark.torch
-def test_an_answer_given_after_the_limit_and_read_late_is_a_timeout_and_the_worker_lives(tmp_path):
+def test_an_answer_given_after_the_limit_and_read_late_is_a_timeout_twice_over(tmp_path):
+    """The late answer is the first attempt's timeout; the retry runs on a fresh worker (the one that
+    answered late is ended, its end noted) and, as slow again, is the verdict ``timeout``."""
     pytest.importorskip("torch")
     with Campaign(tmp_path / "run", SLOW, timeout=60.0) as camp:
         camp.start()
         camp.run_check(_case(0), "forward")  # the warm-up, under a generous limit
         camp.timeout = 2.0
-        pid = camp.workers["SlowOnCue"].proc.pid
         camp.submit(_case(1, "slow"), "forward")  # the framework takes 2.5 s: over the 2 s limit
         time.sleep(4.0)  # read late: the answer is there, but it came after the limit
         camp.drain()
         camp.timeout = 60.0
-        camp.run_check(_case(2), "forward")  # the worker that answered was not killed
-        assert camp.workers["SlowOnCue"].proc.pid == pid
+        camp.run_check(_case(2), "forward")
+        processes = camp.workers["SlowOnCue"].processes
     records = {r["case_id"]: r for r in read_results(tmp_path / "run" / "results.jsonl")}
-    assert records["slow-1"]["verdict"] == "timeout"
-    assert "over the time limit (2 s)" in records["slow-1"]["reason"]
+    slow = records["slow-1"]
+    assert slow["verdict"] == "timeout" and "timed out twice" in slow["reason"], slow["reason"]
+    assert "over the time limit (2 s)" in slow["retried"]["reason"]
+    assert 2.0 < slow["retried"]["after_s"] < 60.0
     assert records["small-2"]["verdict"] == "pass"
+    assert processes[0]["ended"] == "killed: restarted to retry a check that timed out"
 
 
 def test_an_answer_from_a_worker_on_another_clock_is_not_judged_by_it():

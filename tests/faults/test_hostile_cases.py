@@ -120,6 +120,27 @@ def test_a_hostile_program_is_a_reference_error_and_the_campaign_goes_on(tmp_pat
     tally["faults injected"] += 1
 
 
+def test_a_reference_that_hangs_once_is_retried_and_its_program_judged(tmp_path):
+    """The reference side's timeout follows the frameworks' rule: retried once on a fresh worker,
+    only a second timeout is the case's ``reference_error``; the retry is on every result."""
+    marker = tmp_path / "hung-once"
+    body = (
+        "    import os\n"
+        f"    if not os.path.exists({str(marker)!r}):\n"
+        f"        open({str(marker)!r}, 'w').close()\n"
+        "        while True:\n"
+        "            pass\n"
+        "    return v0 * 2\n"
+    )
+    with Campaign(
+        tmp_path / "run", {"torch": "conformance.adapters.torch_adapter:TorchAdapter"}, timeout=3
+    ) as camp:
+        [rec] = camp.run_check(_program(body), "program")
+    assert marker.exists(), "the first attempt did hang"
+    assert rec["verdict"] == "pass", rec.get("reason")
+    assert rec["reference_retried"]["first"] == "timeout" and rec["reference_retried"]["after_s"] >= 3.0
+
+
 def test_nan_and_inf_judging():
     exp = {"y": np.array([np.nan, np.inf, -np.inf, 1.0])}
     obs = {"y": np.array([np.nan, np.inf, -np.inf, 1.0])}
