@@ -45,7 +45,7 @@ from conformance.outdir import (
     read_manifest,
     same_path,
 )
-from conformance.report import build_report
+from conformance.report import build_report, retry_line
 from conformance.resultsio import InputFileError, read_baseline, read_report_file, read_results_file
 from conformance.resultsio import read_results_file as _read
 from conformance.runner import Campaign, Worker, check_timeout
@@ -736,6 +736,8 @@ def _finish(campaign, args, progress) -> int:
     totals = report["totals"]
     counts = ", ".join(f"{v} {n}" for v, n in totals.items() if v != "results" and n)
     print(f"{totals.get('results', 0)} results: {counts or 'none'}")
+    if retried := retry_line(report):
+        print(retried)
     if campaign.resumed:
         print(
             f"resumed: {campaign.resumed} results were recorded before, {totals.get('results', 0) - campaign.resumed} new"
@@ -1079,6 +1081,8 @@ def cmd_report(args) -> int:
         f"{report['totals'].get('results', 0)} results, {len(report['discrepancies'])} discrepancies; "
         f"wrote {out / 'report.json'}, {out / 'index.html'}"
     )
+    if retried := retry_line(report):
+        print(retried)
     if read.skipped:
         print(
             f"{len(read.skipped)} unreadable line(s) of {results} skipped (listed above; counted in the report)"

@@ -67,6 +67,7 @@ from conformance.case import (
     AMP_POLICIES,
     COMPLEX_DTYPES,
     DTYPES,
+    PART_DTYPE,
     PROGRAM_CHECKS,
     VALID_CHECKS,
     Case,
@@ -74,6 +75,7 @@ from conformance.case import (
 )
 from conformance.exitcodes import AGREEING, DEPARTING
 from conformance.resultsio import InputFileError, read_report_file, read_results_file
+from reference.errors import SMALLEST_NORMAL
 
 SCHEMA_PATH = Path(__file__).with_name("known.schema.json")
 SHIPPED = shipped.known_file()
@@ -92,7 +94,7 @@ _COMPARE = {
 }
 _MISSING = object()
 # the aggregates a ``where`` path may take of a list of numbers (a case's per-dim parameters)
-_AGGREGATES = {"max": max, "min": min}
+_AGGREGATES = {"max": max, "min": min, "sum": sum}
 
 
 def _is_number(v) -> bool:
@@ -134,8 +136,9 @@ def _one_or_many(value) -> tuple | None:
 def _lookup(case: dict, path: str):
     """``shapes.input.0`` in a case dict (list indices as integers, negative ones from the end);
     a part in braces is the value at another path: ``shapes.input.{params.dim}`` is the length of
-    the dim a record's ``dim`` parameter names; ``max`` or ``min`` after a list of numbers is its
-    largest or smallest (``params.dilation.max >= 2``: some spatial dim is dilated). _MISSING if
+    the dim a record's ``dim`` parameter names; ``max``, ``min`` or ``sum`` after a list of numbers is
+    its largest, smallest or their sum (``params.dilation.max >= 2``: some spatial dim is dilated;
+    ``params.padding.0.sum >= 0``: the first dim's pair crops no more than it pads). _MISSING if
     absent."""
     node = case
     for part in re.findall(r"\{[^}]*\}|[^.]+", path):
@@ -184,6 +187,12 @@ def _negative_integers(a):
     return np.count_nonzero(np.isfinite(a) & (a < 0) & (a == np.round(a)))
 
 
+def _nanmin(m):
+    """The smallest of ``m`` that is not NaN; NaN (no condition holds) where every one is."""
+    m = m[~np.isnan(m)]
+    return np.min(m) if m.size else np.nan
+
+
 def _smallest_nonzero_modulus(a):
     """The smallest |element| that is neither 0 nor NaN: ``tiny < t`` holds where some element is a
     nonzero within t of 0 (a subnormal, the smallest normal), whatever zeros or NaNs lie beside it (a
@@ -208,8 +217,24 @@ VALUE_STATS = {
     "posinf": lambda a: np.count_nonzero(np.isposinf(a)),
     "neginf": lambda a: np.count_nonzero(np.isneginf(a)),
     "infinite": lambda a: np.count_nonzero(np.isinf(a)),
+    # off1, exp_pole and normals ignore NaN elements, as tiny does (a 'special' draw holds NaNs beside
+    # the points they single out). The distance of the element nearest 1: ``off1 == 0`` holds where
+    # some element is exactly 1 (a formula's 0/0 there: spence' = log x/(1 - x), masked at x == 1)
+    "off1": lambda a: _nanmin(np.abs(a - 1)),
+    # min |1 + e^z|: how near an element is to a zero of 1 + e^z (z = i(2k + 1)pi, the poles of the
+    # complex sigmoid 1/(1 + e^-z)), where 1 + e^-z cancels and amplifies e^-z's rounding by 1/|1 + e^z|
+    "exp_pole": lambda a: _nanmin(np.abs(1 + np.exp(a))),
+    # the element nearest 0 in units of the dtype's smallest normal number (_value_stat divides):
+    # ``normals <= 1`` holds where some element is 0, subnormal or the smallest normal, whatever the
+    # dtype: where x·x, 1/x² and the like leave the dtype's range in each (a 'special' draw's points)
+    "normals": lambda a: _nanmin(np.abs(a)),
 }
+
 VALUE_OPS = ("<", "<=", ">", ">=", "==", "!=")
+#: the statistics defined for a complex input too: of the moduli (|z|, |z - 1|, |1 + e^z|), and
+#: (infinite) the elements with an infinite part; min, max, negint, posinf and neginf order or sign
+#: the reals only
+COMPLEX_STATS = ("absmin", "absmax", "tiny", "normals", "off1", "exp_pole", "infinite")
 
 
 @dataclass(frozen=True)
@@ -218,9 +243,10 @@ class ValueCondition:
     negative), ``values.a.absmax == inf`` (some element infinite), ``values.a.absmin < 0.2``
     (some element within 0.2 of zero; of a complex input, the moduli |z|) or ``values.b.negint > 0``
     (some element a negative integer; ``== 0``: none), ``values.x.posinf > 0`` (some element +inf;
-    ``neginf``: -inf, ``infinite``: either; counted whatever other elements hold). It does not hold where
-    the statistic is not a real number: an empty input, min or max of a complex one, or a NaN
-    element (the statistic is then NaN, and no comparison with NaN holds; posinf, neginf and infinite count)."""
+    ``neginf``: -inf, ``infinite``: either, or of a complex input an infinite part; counted whatever
+    other elements hold). It does not hold where the statistic is not a real number: an empty
+    input, min, max, negint, posinf or neginf of a complex one, or a NaN element (the statistic is
+    then NaN, and no comparison with NaN holds; tiny, posinf, neginf and infinite count)."""
 
     input: str
     stat: str
@@ -254,9 +280,13 @@ def _value_stat(case_json: str, name: str, stat: str, check: str | None = None):
         array = np.concatenate([np.ravel(arrays[n]) for n in sorted(received)])
     except (CaseError, KeyError):
         return _MISSING
-    if array.size == 0 or (np.iscomplexobj(array) and stat not in ("absmin", "absmax", "tiny")):
+    if array.size == 0 or (np.iscomplexobj(array) and stat not in COMPLEX_STATS):
         return _MISSING
-    return float(VALUE_STATS[stat](array))  # absmin / absmax of a complex input: of the moduli
+    with np.errstate(over="ignore", invalid="ignore"):  # exp_pole's e^x of a large element: inf
+        value = float(VALUE_STATS[stat](array))  # of a complex input: of the moduli (infinite: its parts)
+    if stat == "normals":  # (a complex input: its parts' dtype)
+        value /= SMALLEST_NORMAL[PART_DTYPE.get(case.dtype, case.dtype)]
+    return value
 
 
 @dataclass(frozen=True)

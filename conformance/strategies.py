@@ -179,12 +179,25 @@ def plain_geometry(draw, rank: int, form: str, strided=None, dilated=None, least
         pads = [(p, p) for p in (draw(_integers(0, 2)) for _ in range(rank))]
     else:
         pads = draw(_pairs(form, (3,) * rank, False, least_pad))  # each side -1..2
+    if least_pad and form == "pad_crop":
+        kernel, eks = _one_wide_where_pad_crop(kernel, dilation, pads)
     sizes = []
     for y, s, ek, (lo, hi) in zip(outs, stride, eks, pads):
         size = (y - 1) * s + ek - lo - hi + draw(_integers(0, s - 1))
         sizes.append(max(size, 1 - min(lo, 0) - min(hi, 0), 1))
     padding = "valid" if form == "valid" else _written(form, pads)
     return padding, kernel, dilation, stride, tuple(sizes)
+
+
+def _one_wide_where_pad_crop(kernel, dilation, pads):
+    """(kernel, effective kernel) with a 1-wide kernel in each dim whose pair pads its low side and
+    crops its high one. The input gradient of a plain convolution is a convolution under the pairs
+    (k - 1 - low, k - 1 - high): with k = 1 the least pad_crop pair (1, -1) becomes (-1, 1), so a
+    constructed pad_crop case also runs the crop_pad form through the backward's kernel (XLA:CPU's
+    is wrong there: jax-conv1d-pad-crop-input-gradient-with-a-1-wide-kernel); a wider kernel turns it
+    into a pair that pads both sides."""
+    kernel = tuple(1 if lo > 0 > hi else k for k, (lo, hi) in zip(kernel, pads))
+    return kernel, [_effective(k, d) for k, d in zip(kernel, dilation)]
 
 
 @st.composite

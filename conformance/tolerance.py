@@ -26,7 +26,7 @@ import numpy as np
 
 from conformance.nonfinite import c99_class
 from reference.conv.geometry import plan
-from reference.errors import LARGEST as _LARGEST
+from reference.errors import OVERFLOW
 
 # Unit roundoff of each compute dtype (half the gap between 1 and the next float).
 UNIT_ROUNDOFF = {
@@ -317,14 +317,15 @@ def free_elements(value, bound, dtype: str | None = None) -> dict:
     """{"nan": n, "inf": m, "range": k}: elements whose reference value is finite but whose bound is
     nan (the error model lost track), infinite with the value inside ``dtype``'s range (an
     intermediate result may overflow, or the model lost track) or infinite with the value past it
-    ("range": the result itself overflows the dtype): the elements the judge holds to no finite
+    ("range": the result itself rounds to inf in the dtype, from :data:`reference.errors.OVERFLOW`
+    on): the elements the judge holds to no finite
     bound (scripts/scan_free_bounds.py counts them)."""
     value = np.asarray(value)
     if value.dtype.kind not in "fc":
         return {}
     bound = np.broadcast_to(np.asarray(bound, dtype=np.float64), value.shape)
     finite = np.isfinite(value)
-    past = np.abs(value) > _LARGEST.get(dtype, np.inf)
+    past = np.abs(value) >= OVERFLOW.get(dtype, np.inf)
     out = {
         "nan": int((finite & np.isnan(bound)).sum()),
         "inf": int((finite & np.isinf(bound) & ~past).sum()),

@@ -14,13 +14,21 @@ region is wider than its failing part):
     python -m conformance run --cases /tmp/region --ops conv --max-examples 0 --frameworks jax \\
         --known builtin --out /tmp/region-run
 
+``--entry conv`` takes every conv entry of the builtin file whose framework runs in the default
+campaign (torch, jax, tensorflow in their default modes) and whose settings hold here (``--settings``:
+the frameworks' settings as JSON, default oneDNN on, an avx512_fp16 CPU: this machine's), and
+prints per seed how many draws of the default conv units (the error check's invalid ones included)
+lie in each region; ``--save DIR`` then writes them under ``DIR/<entry>/seed<N>/``, to be replayed
+on the entry's framework (``run --cases DIR/<entry>/seed<N> --frameworks FW --max-examples 0``).
+
 Run from the repository root: ``python scripts/measure_conv_reach.py [--seeds 0-5]``."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's conformance
@@ -50,12 +58,12 @@ def failing_part(check: str, case) -> bool:
     return case.shapes["input"][0] > 0 and all(d == 1 for d in p.dilation) and plain_part and contracted * weight[2] >= 8
 
 
-def conv_draws(seed: int, max_examples: int = DEFAULT_MAX_EXAMPLES) -> list[tuple[str, object]]:
+def conv_draws(seed: int, max_examples: int = DEFAULT_MAX_EXAMPLES, errors: bool = False) -> list[tuple[str, object]]:
     """(check, case) of every example the conv fuzz units of ``run --ops conv --seed SEED`` draw
-    (the error check's invalid cases left out), in the order the campaign draws them."""
+    (the error check's invalid cases left out unless ``errors``), in the order the campaign draws them."""
     drawn = []
     for unit in fuzz_units(("conv",), [], ALL_CHECKS, DTYPES, max_examples, seed):
-        if unit.check == "error":
+        if unit.check == "error" and not errors:
             continue
         got = []
         test = _hypothesis(got.append, unit.strategy(), unit.max_examples, unit.seed, False, unit.simplest)
@@ -69,17 +77,85 @@ def seeds_of(text: str) -> list[int]:
     return list(range(int(lo), int(hi or lo) + 1))
 
 
+#: the settings a default campaign's workers report on the development machine (oneDNN on in
+#: TensorFlow, an avx512_fp16 CPU): what ``--entry conv`` judges the entries' settings conditions by
+HERE = {
+    "tensorflow": {"onednn": True, "device": "cpu", "avx512_fp16": True},
+    "torch": {"device": "cpu", "avx512_fp16": True},
+    "jax": {"device": "cpu", "avx512_fp16": True},
+}
+DEFAULT_FRAMEWORKS = ("torch", "jax", "tensorflow")
+
+
+def conv_entries(settings: dict) -> list:
+    """The builtin conv entries a default campaign can match here: framework in its default mode,
+    version installed, settings holding."""
+    out = []
+    for entry in load_known("builtin").entries:
+        framework = entry.framework
+        if entry.ops is None or "conv" not in entry.ops or framework not in DEFAULT_FRAMEWORKS:
+            continue
+        if not entry.applies_to(framework, version(_distribution(framework))):
+            continue
+        if entry.settings and not all(c.holds(settings.get(framework, {})) for c in entry.settings):
+            continue
+        out.append(entry)
+    return out
+
+
+def _distribution(framework: str) -> str:
+    """The installed distribution of ``framework`` (TensorFlow's CPU wheel is tensorflow-cpu)."""
+    if framework != "tensorflow":
+        return framework
+    return next(name for name in ("tensorflow", "tensorflow-cpu") if _installed(name))
+
+
+def _installed(name: str) -> bool:
+    try:
+        version(name)
+    except PackageNotFoundError:
+        return False
+    return True
+
+
+def entries_table(seeds, settings: dict, save: str | None) -> None:
+    """Per seed, the draws of the default conv units in each conv entry's region (``--entry conv``)."""
+    entries = conv_entries(settings)
+    counts = {e.id: [] for e in entries}
+    for seed in seeds:
+        drawn = conv_draws(seed, errors=True)
+        for entry in entries:
+            fw = entry.framework
+            rec = {"framework": fw, "version": version(_distribution(fw)), "check": None}
+            inside = []
+            for check, case in drawn:
+                rec.update(check=check, case=case.to_dict())
+                if entry.in_region(rec, settings):
+                    inside.append(case.with_checks((check,)))
+            counts[entry.id].append(len(inside))
+            if save:
+                for case in inside:
+                    save_case(case, Path(save) / entry.id / f"seed{seed}")
+    print(f"{'entry':72s} " + " ".join(f"s{s:<3d}" for s in seeds))
+    for entry in entries:
+        print(f"{entry.id:72s} " + " ".join(f"{n:<4d}" for n in counts[entry.id]))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", default="0-5", help="a seed or a range (default 0-5)")
     parser.add_argument("--entry", default=ENTRY, help=f"a known entry's id (default {ENTRY})")
     parser.add_argument("--save", help="write the region's draws here as case files")
+    parser.add_argument("--settings", help="--entry conv: the frameworks' settings as JSON (default: HERE)")
     args = parser.parse_args(argv)
+    if args.entry == "conv":
+        entries_table(seeds_of(args.seeds), json.loads(args.settings) if args.settings else HERE, args.save)
+        return 0
     entry = next((e for e in load_known("builtin").entries if e.id == args.entry), None)
     if entry is None:
         parser.error(f"--entry: no known entry {args.entry!r} in the builtin file")
     framework = entry.framework.split(":", 1)[0]
-    installed = version({"tensorflow": "tensorflow", "torch": "torch"}.get(framework, framework))
+    installed = version(_distribution(framework))
     for seed in seeds_of(args.seeds):
         drawn = conv_draws(seed)
         coverage, distinct, region, part = Coverage(), set(), [], 0

@@ -18,7 +18,9 @@ import sys
 
 import numpy as np
 
-from reference.ops.rules import special_dawsn, special_expint as E, special_fresnel as F
+from reference.ops.rules import special_dawsn
+from reference.ops.rules import special_expint as E
+from reference.ops.rules import special_fresnel as F
 from reference.ops.rules.special_spence import spence_exact
 
 

@@ -26,6 +26,7 @@ EXPECTED = {
     "scaling.py": "reference/torch",
     "campaign.py": "reference share",
     "ray_scaling.py": "ratio to local",
+    "constructed_batch.py": "ratio 2/1",
 }
 
 

@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import pkgutil
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -45,6 +46,7 @@ from conformance.case import (
     COMPLEX_DTYPES,
     DTYPES,
     PART_DTYPE,
+    CaseError,
     CaseKind,
     decode_array,
     parse_record_case,
@@ -648,6 +650,60 @@ def record_rejects(case) -> str | None:
     return None
 
 
+def moving_params_in_dtype(op, params: dict, dtype: str) -> dict | None:
+    """``params`` with each parameter a moving point of record ``op`` moves with (hardtanh's lo and
+    hi) rounded to ``dtype`` (:func:`conformance.case.round_to_dtype`, as the case's elements are),
+    so that the point a case claims (its ``at`` element: the parameter in the dtype) is the kink the
+    framework and the reference compute at: a float16 clamp bound 1e-5 would put the ``at``
+    element at 1.0014e-05, beside a kink at 1e-5. None where one overflows the dtype (70000 in
+    float16): no finite element of the dtype lies at or beyond that kink. Complex dtypes (no moving
+    point of the plane) keep ``params``. Drawn cases (conformance.coverage.record_strategy) and
+    cases read from JSON (:func:`params_in_dtype`) both go through it."""
+    out, overflowing = _rounded_moving_params(op, params, dtype)
+    return None if overflowing else out
+
+
+def _rounded_moving_params(op, params: dict, dtype: str) -> tuple[dict, str | None]:
+    """(``params`` with the moving points' parameters rounded to ``dtype``, the first parameter
+    that overflows it or None)."""
+    rec = RECORDS.get(op)
+    if rec is None or dtype in PART_DTYPE:
+        return params, None
+    names = {p.param for d in rec.domains.values() for p in as_domain(d).points if p.param}
+    out = dict(params)
+    for name in sorted(names & set(params)):
+        value = params[name]
+        if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        with np.errstate(over="ignore"):  # an overflow is the caller's to refuse
+            rounded = float(round_to_dtype(value, dtype))
+        if not math.isfinite(rounded):
+            return out, name
+        out[name] = rounded
+    return out, None
+
+
+def params_in_dtype(case, source: str):
+    """A record case read from JSON (a ``--cases`` file, a results file) with its moving points'
+    parameters rounded to its dtype, as a drawn case's are (:func:`moving_params_in_dtype`): a
+    float16 case file's clamp min 1e-5 is 1.0014e-05 to the framework, which takes the bound in
+    the input's dtype, and must be to the reference too. An error case (``params["invalid"]``)
+    keeps its parameters, as its drawn cases do. Raises CaseError where a parameter overflows the
+    dtype."""
+    params = case.params.as_dict()
+    if "invalid" in params:
+        return case
+    out, overflowing = _rounded_moving_params(case.op, params, case.dtype)
+    if overflowing:
+        raise CaseError(
+            source,
+            f"params.{overflowing}",
+            f"{params[overflowing]!r} overflows {case.dtype}: a parameter of {case.op}'s moving "
+            f"point is rounded to the case's dtype, and must lie within its range",
+        )
+    return case if out == params else replace(case, params=RecordParams.of(out))
+
+
 def _load():
     for m in pkgutil.iter_modules(__path__):
         if not m.name.startswith("_"):
@@ -656,7 +712,7 @@ def _load():
 
 
 def _parse(raw, source):
-    return parse_record_case(raw, source, RECORDS[raw["op"]], RecordParams.of)
+    return params_in_dtype(parse_record_case(raw, source, RECORDS[raw["op"]], RecordParams.of), source)
 
 
 _load()
@@ -694,7 +750,9 @@ __all__ = [
     "families",
     "fuzzed",
     "not_fuzzed",
+    "moving_params_in_dtype",
     "op_params",
+    "params_in_dtype",
     "record",
     "select",
 ]

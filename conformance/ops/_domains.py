@@ -33,15 +33,14 @@ its ``min_val`` and ``max_val``, hardshrink's ``-lambd`` and ``lambd``, threshol
 ``threshold``. Such a point's value is ``at + scale * params[param]`` of the case being drawn or
 judged (:meth:`Point.value`); a case whose parameter is None (clamp without a max) has no such
 point. Its ``at`` cell is, as for a fixed point, the parameter's rounding to the case's dtype
-(:func:`in_dtype`). A drawn case has its moving points' parameters rounded to its dtype
-(conformance.coverage.moving_params_in_dtype; one past the dtype's range is redrawn), so the two
-agree; where a case file gives a parameter the dtype does not represent (0.1 in float16 or
-bfloat16), that element is the dtype's nearest value to the kink, half
-an ulp or less to one side of it: a kernel that compares the element with the unrounded
-parameter takes that side's branch there, and one that rounds the parameter to the dtype first
-finds it exactly on the kink; the record's conventions at the kink (at_params: ``x ==
-params[name]``, unrounded) then do not apply, and the two readings differ by the one-sided
-derivatives (tests/conformance/test_domains.py keeps the drawn parameters representable).
+(:func:`in_dtype`). A case has its moving points' parameters rounded to its dtype, a drawn one
+(conformance.coverage.record_strategy; one past the dtype's range is redrawn) and one read from a
+case or results file alike (conformance.ops.params_in_dtype; one past the range is a CaseError),
+through one function (conformance.ops.moving_params_in_dtype), so the framework (which takes the
+parameter in the input's dtype) and the reference compute at one kink, and the record's
+conventions at the kink (at_params: ``x == params[name]``) hold at the element on it. The records
+draw parameters every real dtype represents (tests/conformance/test_domains.py), so no drawn case
+changes; a case file's 0.1 in float16 becomes 0.0999755859375.
 """
 
 from __future__ import annotations

@@ -257,8 +257,10 @@ NONFINITE_ALTERNATIVES = (
 )
 
 
-def nonfinite_convention(case, check, parts_out, parts_expected, outputs, values):
-    """The complex non-finite convention, when it explains every element the bounds reject, or None.
+def nonfinite_decided(case, check, parts_out, parts_expected, outputs, values):
+    """Per output, the parts the bounds reject that the complex non-finite convention decides, and
+    whether it decides every rejected part: ``({name: mask over the parts}, all)``, or None where an
+    output cannot be compared (missing, another shape).
 
     On the extended complex plane infinity is one point, and sums and products with it (inf - inf,
     0 * inf, inf + nan j times a finite number) have no value the mathematics fixes: which class the
@@ -267,10 +269,10 @@ def nonfinite_convention(case, check, parts_out, parts_expected, outputs, values
     the reference's value and the framework's are of different C99 classes and either both are
     non-finite, or the reference's is a NaN, the framework's finite and an array the check reads has an
     infinite part (Annex G's recovery: 1 / (inf + nan j) = 0). A finite reference value answered with
-    an infinity or a NaN, or any finite value outside its bound, stays a failure."""
+    an infinity or a NaN, or any finite value outside its bound, is not decided."""
     data = case_data(case)
     infinite_input = any(np.any(c99_class(data[n]) == 2) for n in arrays_for(case, check) if np.size(data[n]))
-    decided = 0
+    masks, every = {}, True
     for name, (value, bound) in parts_expected.items():
         obs = parts_out.get(name)
         if value is None or obs is None or np.shape(obs) != np.shape(value):
@@ -281,13 +283,27 @@ def nonfinite_convention(case, check, parts_out, parts_expected, outputs, values
         ref, got = np.asarray(values[name]) + 0j, np.asarray(outputs[name]) + 0j
         if np.shape(ref) != np.shape(got):
             return None
-        if np.ndim(value) > np.ndim(ref):  # the parts axis: an element is rejected when a part is
-            rejected = rejected.any(axis=-1)
         cr, co = c99_class(ref), c99_class(got)
         by_choice = (cr != co) & (((cr > 0) & (co > 0)) | ((cr == 1) & (co == 0) & infinite_input))
-        if not np.all(by_choice[rejected]):
-            return None
-        decided += int(rejected.sum())
+        if np.ndim(value) > np.ndim(ref):  # the parts axis: an element's parts decided together
+            by_choice = np.broadcast_to(by_choice[..., None], np.shape(value))
+        masks[name] = rejected & by_choice
+        every = every and bool(np.all(by_choice[rejected]))
+    return masks, every
+
+
+def nonfinite_convention(case, check, parts_out, parts_expected, outputs, values):
+    """The complex non-finite convention (:func:`nonfinite_decided`), when it decides every element
+    the bounds reject, or None. A finite reference value answered with an infinity or a NaN, or any
+    finite value outside its bound, stays a failure."""
+    got = nonfinite_decided(case, check, parts_out, parts_expected, outputs, values)
+    if got is None or not got[1]:
+        return None
+    masks = got[0]
+    # an element is decided when a part is (the parts axis is the last)
+    decided = sum(
+        int(m.any(axis=-1).sum()) if np.ndim(m) > np.ndim(values[n]) else int(m.sum()) for n, m in masks.items()
+    )
     if not decided:
         return None
     return {

@@ -348,21 +348,21 @@ unary(
         ),
     ),
 )
+#: sign's and sgn's value at a NaN (on real tensors sgn is sign): PyTorch's 0, the others' NaN
+SIGN_OF_NAN = Convention(
+    "sign-of-nan",
+    "sign(NaN): PyTorch's is 0; NumPy's, JAX's and TensorFlow's NaN (IEEE 754 leaves it open)",
+    any_nan,
+    (Alternative("nan", lambda T, x: T.where(T.isnan(x), x.detach(), T.sgn(x)), "NaN (NumPy's)"),),
+    checks=("forward", "vmap"),
+)
 unary(
     "sign",
     lambda T, x: T.sign(x),
     lambda J, x: J.jnp.sign(x),
     lambda tf, x: tf.math.sign(x),
     domain=D.STEP_0,
-    conventions=(
-        Convention(
-            "sign-of-nan",
-            "sign(NaN): PyTorch's is 0; NumPy's, JAX's and TensorFlow's NaN (IEEE 754 leaves it open)",
-            any_nan,
-            (Alternative("nan", lambda T, x: T.where(T.isnan(x), x.detach(), T.sign(x)), "NaN (NumPy's)"),),
-            checks=("forward", "vmap"),
-        ),
-    ),
+    conventions=(SIGN_OF_NAN,),
 )
 unary(
     "reciprocal",

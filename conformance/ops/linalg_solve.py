@@ -257,7 +257,7 @@ def _with_factors(solve, solve_adjoint, b, left, adjoint, mH):
     8.7e-17·|...|, ratio 99.8, campaign seed 1)."""
     if left:
         return solve_adjoint(b) if adjoint else solve(b)
-    return mH((solve(mH(b)) if adjoint else solve_adjoint(mH(b))))
+    return mH(solve(mH(b)) if adjoint else solve_adjoint(mH(b)))
 
 
 def _jlu_solve(J, a, b, left, adjoint):

@@ -21,7 +21,7 @@ from conformance.ops._conventions import (
     away_from_nan,
     nan_mask,
 )
-from conformance.ops.elementwise import _binary, _unary
+from conformance.ops.elementwise import SIGN_OF_NAN, _binary, _unary
 from conformance.strategies import broadcast_shapes, value_kinds
 from conformance.unsupported import Unsupported
 
@@ -264,7 +264,7 @@ _simple(
         ),
     ),
 )
-_simple("sgn", "sgn", "jnp.sign", "math.sign", D.STEP_0)
+_simple("sgn", "sgn", "jnp.sign", "math.sign", D.STEP_0, conventions=(SIGN_OF_NAN,))
 for _n in ("floor", "ceil", "trunc", "frac"):
     _simple(
         _n,

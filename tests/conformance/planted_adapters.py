@@ -124,6 +124,25 @@ class HangsOnCue(_SleepsOnCue):
     cue, seconds = "hang", 3600.0
 
 
+#: the environment variable naming HangsOnceOnCue's marker file
+HANG_MARKER = "PLANTED_HANG_MARKER"
+
+
+class HangsOnceOnCue(TorchAdapter):
+    """On cases whose id starts with 'hang-once', hangs far past any timeout the first time (it
+    creates the marker file named by $PLANTED_HANG_MARKER first) and answers normally once the
+    marker exists: a check that a loaded machine pushed past the limit once."""
+
+    name = "torch-hangs-once"
+
+    def forward(self, case, a):
+        marker = os.environ.get(HANG_MARKER)
+        if case.id.startswith("hang-once") and marker and not os.path.exists(marker):
+            open(marker, "w").close()
+            time.sleep(3600.0)
+        return super().forward(case, a)
+
+
 class SlowOnCue(_SleepsOnCue):
     """Takes 2.5 s on cases whose id starts with 'slow' (over a 2 s limit, then answers)."""
 

@@ -10,7 +10,18 @@ import pytest
 
 from conformance.case import COMPLEX_DTYPES, PART_DTYPE, Case
 from conformance.coverage import Coverage, declared_points, features, reach_points, record_strategy
-from conformance.ops import AT, NEAR, PLANE_POINTS, RECORD_CHECKS, RECORDS, WHOLE, RecordData, RecordParams, as_domain, plane_point
+from conformance.ops import (
+    AT,
+    NEAR,
+    PLANE_POINTS,
+    RECORD_CHECKS,
+    RECORDS,
+    WHOLE,
+    RecordData,
+    RecordParams,
+    as_domain,
+    plane_point,
+)
 from conformance.ops._domains import PlanePoint, cut_sides, in_dtype, plane_near
 from conformance.strategies import draw_examples
 

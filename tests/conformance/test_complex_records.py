@@ -457,6 +457,29 @@ def test_nonfinite_classes_chosen_by_the_arithmetic_are_the_convention_and_other
     assert record_verdict(case, "forward", "jax", {"output": swapped}, {})["verdict"] == "convention"
 
 
+def test_a_failure_beside_the_nonfinite_convention_is_named_by_what_the_convention_leaves():
+    """A result with an element the complex non-finite convention decides (JAX's 0 for the
+    reference's nan at an infinite input) and one it does not (nan where the reference is finite)
+    fails, and its worst element, reason and count name the undecided one: known entries match a
+    result by that reason (log-4b50c69f1d19: '=0.0 but reference says nan' hid JAX's nan at a tiny
+    modulus, whose entry then matched nothing). Before, the decided element came first."""
+    z = np.array([complex(np.inf, np.nan), 2 - 1j, 0.5 + 0j])
+    case = _with_data(_case("reciprocal", check="forward"), input=z)
+    ((value, _),) = expected_for(case, "forward", precision_for(case, {}, "jax"))[0].values()
+    assert np.isnan(value[0].real)
+    out = value.copy()
+    out[0] = 0.0  # decided by the convention (Annex G's recovery)
+    out[1] = complex(np.nan, np.nan)  # not decided: a NaN for a finite value
+    got = record_verdict(case, "forward", "jax", {"output": out}, {})
+    assert got["verdict"] == "fail", got
+    assert got["worst"]["index"][0] == 1, got["worst"]
+    assert got["reason"].startswith("output[1,0]=nan but reference says"), got["reason"]
+    assert got["failing_elements"] == 2  # the two parts of element 1, not element 0's
+    # the control: without the undecided element the result is the convention
+    out[1] = value[1]
+    assert record_verdict(case, "forward", "jax", {"output": out}, {})["verdict"] == "convention"
+
+
 def test_the_declared_conventions_judge_complex_cases_too():
     """angle's derivative is unbounded at z = 0 (1/|z|): the reference's second order there is nan
     (PyTorch's chain rule, 0 * inf), TensorFlow's 0 (its zero seed wins): the convention

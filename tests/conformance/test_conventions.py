@@ -101,6 +101,18 @@ def test_sign_of_nan_is_a_value_convention_and_other_values_still_fail():
     assert _judge(case, "forward", output=[0.5, 0.0, 1.0])["verdict"] == "fail"
 
 
+def test_sgn_of_a_real_nan_is_signs_convention():
+    # on real tensors sgn is sign: JAX's and TensorFlow's NaN at a NaN input (jnp.sign, tf.math.sign)
+    # is the same declared alternative to PyTorch's 0 (the seeded complex run's float64 sgn-09220d71518a)
+    case = _case("sgn", {"input": [NAN, -0.0, 2.0, -3.0]}, "forward")
+    got = _judge(case, "forward", output=[NAN, 0.0, 1.0, -1.0])
+    assert got["verdict"] == "convention", got
+    assert got["conventions"] == [{"name": "sign-of-nan", "alternative": "nan", "elements": 1}]
+    assert _judge(case, "forward", output=[0.0, 0.0, 1.0, -1.0])["verdict"] == "pass"
+    # a NaN where the input is a number is no convention
+    assert _judge(case, "forward", output=[NAN, 0.0, NAN, -1.0])["verdict"] == "fail"
+
+
 def test_maximum_ties_routed_to_the_first_operand_and_planted_thirds():
     data = {"input": [2.0, 1.0, 3.0], "other": [2.0, 0.0, 5.0], "grad_output": [1.0, 1.0, 1.0]}
     case = _case("maximum", data, "vjp", values="ties")

@@ -499,3 +499,29 @@ def test_constructed_conv_cases_with_a_batch_give_every_example_but_the_last_a_n
                 assert batches == {2}, (cell, batches)
     empty = base_axes({"rank": "1", "padding": "crop_pad", "batch": "0"}, DTYPES)
     assert {c.shapes["input"][0] for c in draw_examples(axes_cases(empty, ("forward",)), 4)} == {0}
+
+
+def test_a_constructed_pad_crop_case_runs_the_crop_pad_form_through_its_input_gradient():
+    """A plain convolution's input gradient is a convolution under (k - 1 - low, k - 1 - high): a
+    constructed pad_crop case has a 1-wide kernel in its pad_crop dim, so that the least pair (1, -1)
+    is (-1, 1) there, and 8 or more output channels per group (the gradient's contraction) where its
+    channel cells allow them: XLA:CPU's crop_pad kernel departs only so
+    (jax-conv1d-pad-crop-input-gradient-with-a-1-wide-kernel), and the default campaign drew it at
+    seeds 0 and 4 of 0-4 (7 output channels or a 2-3-wide kernel at the others; conv29). Every rank
+    and group_channels value; a transposed or another form's case keeps its drawn kernel."""
+    from conformance.case import DTYPES
+    from conformance.coverage import axes_cases, base_axes
+
+    for rank in CONV_AXES["rank"]:
+        for group_channels in CONV_AXES["group_channels"]:
+            cell = {"rank": rank, "padding": "pad_crop", "group_channels": group_channels}
+            for case in draw_examples(axes_cases(base_axes(cell, DTYPES), ("vjp",)), 8):
+                p, weight = case.params, case.shapes["weight"]
+                mixed = [d for d, (lo, hi) in enumerate(p.padding) if lo > 0 > hi]
+                assert mixed and all(weight[2 + d] == 1 for d in mixed), (cell, p.padding, weight)
+                assert weight[0] // p.groups >= 8, (cell, weight, p.groups)
+    wide = set()
+    for padding, transposed in (("crop_pad", "False"), ("pad_crop", "True")):
+        cell = base_axes({"rank": "1", "padding": padding, "transposed": transposed}, DTYPES)
+        wide |= {c.shapes["weight"][2] for c in draw_examples(axes_cases(cell, ("vjp",)), 12)}
+    assert wide - {1}, wide

@@ -486,3 +486,37 @@ def test_a_moving_points_parameter_the_dtype_cannot_hold_is_rounded_or_redrawn(m
         assert case.dtype == "float32" or p["min"] != 1e-5
         at = RecordData(case)["input"].reshape(-1)[0]
         assert at == p["min"], (case.dtype, at, p["min"])  # the at element is on the kink it claims
+
+
+def test_a_case_files_moving_point_parameters_are_rounded_to_its_dtype_as_drawn_ones_are(tmp_path):
+    """A curated case (``--cases``) of a record whose point moves with a parameter keeps that
+    parameter as its dtype holds it, as a drawn case does (moving_params_in_dtype): the framework
+    takes clamp's bound in the input's dtype, so a float16 case file's min 1e-5 is 1.0014e-05 to it
+    and must be to the reference too (before, the reference clamped at the float64 1e-5 and the
+    ``at`` element claimed a kink half an ulp off). float64 keeps it; re-reading a loaded case gives
+    the same case (its id unchanged: a results file's cases read again are the same cases); a bound
+    the dtype cannot hold is a CaseError naming the parameter, its value and the rule; an error
+    case keeps its parameters, as its draws do."""
+    import json
+
+    from conformance.case import CaseError, round_to_dtype
+    from conformance.identity import load_case_files
+
+    def load(dtype, **params):
+        path = tmp_path / f"clamp-{dtype}.json"
+        raw = {"op": "clamp", "params": params, "shapes": {"input": [3]}, "dtype": dtype, "seed": 1}
+        path.write_text(json.dumps(raw))
+        [case], _ = load_case_files(path)
+        return case
+
+    for dtype in ("float16", "bfloat16", "float32"):
+        case = load(dtype, min=1e-5, max=0.1)
+        p = case.params.as_dict()
+        held = tuple(float(round_to_dtype(v, dtype)) for v in (1e-5, 0.1))  # what the framework computes with
+        assert (p["min"], p["max"]) == held != (1e-5, 0.1), (dtype, p)
+        assert Case.from_dict(case.to_dict()).id == case.id
+    assert load("float64", min=1e-5, max=0.1).params.as_dict() == {"min": 1e-5, "max": 0.1}
+    with pytest.raises(CaseError, match=r"params\.max.*70000\.0 overflows float16"):
+        load("float16", min=0.0, max=70000.0)
+    assert load("float32", min=0.0, max=70000.0).params.as_dict()["max"] == 70000.0
+    assert load("float16", min=1e-5, max=0.1, invalid="min").params.as_dict()["min"] == 1e-5

@@ -339,6 +339,22 @@ def test_a_where_path_takes_the_max_or_min_of_a_per_dim_parameter(tmp_path):
     assert [r["verdict"] for r in known.classify([rec([1, 2]), rec([2, 2])])[0]] == ["known", "fail"]
 
 
+def test_a_where_path_takes_the_sum_of_a_padding_pair(tmp_path):
+    """``params.padding.0.sum >= 0``: the first dim's (low, high) pair crops no more than it pads
+    (jax-conv1d-pad-crop-input-gradient-with-a-1-wide-kernel departs at (1, -1) and (2, -1), not at
+    (1, -2)); a pair that is not all numbers holds for nothing."""
+    entry = {**EMPTY_BATCH, "match": {"op": "conv", "where": [{"path": "params.padding.0.sum", "op": ">=", "value": 0}]}}
+    known = load_known(_known(tmp_path, entry))
+
+    def rec(padding):
+        r = _rec()
+        r["case"]["params"]["padding"] = padding
+        return r
+
+    got = known.classify([rec([[1, -1]]), rec([[2, -1]]), rec([[1, -2]]), rec([["a", 1]])])[0]
+    assert [r["verdict"] for r in got] == ["known", "known", "fail", "fail"]
+
+
 def test_cpu_settings_say_whether_the_processor_has_native_float16(monkeypatch):
     """oneDNN runs float16 kernels of its own on an avx512_fp16 processor (the PyTorch float16
     dilated-convolution segfault exists there only), so the CPU settings record it: True or False
@@ -1418,3 +1434,60 @@ def test_tiny_reads_the_smallest_nonzero_modulus_beside_zeros_and_nans(tmp_path)
     assert np.isnan(arrays["input"]).any() and 0 < np.nanmin(np.abs(arrays["input"])) < 1.2e-38
     out, summary = known.classify([special, normal])
     assert [r["verdict"] for r in out] == ["known", "fail"], summary
+
+
+def _shipped(entry_id):
+    known = load_known(SHIPPED)
+    known.entries = [e for e in known.entries if e.id == entry_id]
+    assert known.entries, entry_id
+    return known
+
+
+def _one_input_rec(op, values, dtype, check, data, framework, reason="outside the bound"):
+    """A failing result of a one-input case of ``op`` holding exactly ``data``."""
+    if dtype.startswith("complex"):
+        data = {"real": [complex(v).real for v in data], "imag": [complex(v).imag for v in data]}
+    n = len(data["real"]) if isinstance(data, dict) else len(data)
+    case = Case.from_dict({"op": op, "params": {"values": values}, "shapes": {"input": [n]}, "dtype": dtype,
+                           "checks": [check], "data": {"input": data}})  # fmt: skip
+    version = "2.13.0" if framework == "torch" else "2.21.0"
+    return {"case_id": f"{op}-{data}", "framework": framework, "version": version, "check": check, "dtype": dtype,
+            "verdict": "fail", "reason": reason, "case": case.to_dict()}  # fmt: skip
+
+
+def test_the_sinc_special_entry_holds_where_an_element_is_at_most_the_dtypes_smallest_normal():
+    """PyTorch's sinc'' is nan where pi x x underflows (0/0) or its reciprocal overflows: at every
+    point 'special' draws at or below the smallest normal, float16's 6e-8 and 6.1e-5 included (above
+    the 1e-30 cut the entry had); a case whose smallest element is above it (0.5) is another failure."""
+    known = _shipped("torch-sinc-second-derivative-at-special-tiny-arguments")
+    points = [("float16", [6.103515625e-05, 0.5, math.nan]), ("float16", [5.960464477539063e-08, 2.0]),
+              ("float64", [2.2250738585072014e-308, 1.0]), ("float16", [0.5, 1.5]), ("float32", [-0.5, 2.0])]  # fmt: skip
+    out, _ = known.classify([_one_input_rec("sinc", "special", dt, "vjp_vjp", d, "torch") for dt, d in points])
+    assert [r["verdict"] for r in out] == ["known", "known", "known", "fail", "fail"]
+    assert np.sqrt(1 / (math.pi * 65504.0)) > 6.103515625e-05, "float16's smallest normal squares out of range"
+
+
+def test_the_spence_entry_holds_only_where_an_element_is_exactly_one():
+    """TensorFlow's spence'' is nan at x == 1 only (where(x == 1, -1, log x/(1 - x)) differentiated: 0/0
+    in the masked branch), whatever draw put the 1 there (NaNs beside it too); 1 + 2^-20 is within the
+    bound; a nan where the reference is infinite is x = 0's departure, not this one."""
+    known = _shipped("tf-spence-second-derivative-at-one")
+    said = "g_input[0]=nan but reference says 0.2067 (inf ulps of float64; ratio inf > bound 1)"
+    points = [("special", [1.0, 0.3, math.nan]), ("normal", [0.7, 1.0]), ("special", [1.0 + 2.0**-20, 0.3]),
+              ("special", [0.0, 2.0])]  # fmt: skip
+    recs = [_one_input_rec("spence", v, "float64", "vjp_vjp", d, "tensorflow", said) for v, d in points]
+    recs.append(_one_input_rec("spence", "ties", "float64", "vjp_vjp", [0.0, 1.0], "tensorflow", said.replace("0.2067", "-inf")))
+    out, _ = known.classify(recs)
+    assert [r["verdict"] for r in out] == ["known", "known", "fail", "fail", "fail"]
+
+
+def test_the_complex_sigmoid_entry_holds_where_an_element_is_within_half_of_a_pole():
+    """TensorFlow's 1/(1 + e^-z) amplifies e^-z's rounding by 1/|1 + e^z|: the entry holds where some
+    element has |1 + e^z| < 1/2 (the seeded case's 0.000581 + 530.8198i: 0.109), in any draw the
+    near/at entry does not claim; a 'wide' case with no element near a pole is another failure."""
+    known = _shipped("tf-complex64-sigmoid-cancels-near-a-pole-in-the-wide-draws")
+    points = [("wide", "complex64", [0.000581 + 530.8198j, 3 + 1j]), ("normal", "complex128", [0.1 + 3.0j]),
+              ("wide", "complex64", [0.3 + 0.2j, 40 - 7j]), ("near", "complex64", [0.1 + 3.0j])]  # fmt: skip
+    out, _ = known.classify([_one_input_rec("sigmoid", v, dt, "forward", d, "tensorflow") for v, dt, d in points])
+    assert [r["verdict"] for r in out] == ["known", "known", "fail", "fail"]
+    assert abs(1 + np.exp(0.000581 + 530.8198j)) < 0.5 < abs(1 + np.exp(0.3 + 0.2j))
