@@ -112,3 +112,85 @@ w = mpmath.mpc(float(z.real), float(z.imag))
 print(f"sigmoid complex64 at {complex(z)!r}: tensorflow {complex(tf.math.sigmoid(tf.constant(np.full(4, z))).numpy()[0])!r} "
       f"torch {complex(torch.sigmoid(torch.tensor(np.full(4, z)))[0])!r} jax {complex(jax.nn.sigmoid(jnp.asarray(np.full(4, z)))[0])!r} "
       f"exact {complex(1 / (1 + mpmath.exp(-w)))!r} |z - 169 pi i| = {float(abs(w - 169j * mpmath.pi)):.3g}")  # fmt: skip
+
+# --- cplx29: the seeded complex campaign of log10,log2,log,div,reciprocal,sqrt,sgn,log1p (--seed 0) ---
+# TensorFlow's complex division of a full vector packet (4 complex64, 2 complex128 here) by an infinity
+# is nan + nan i, where finite / infinite = 0 (C99 Annex G, PyTorch, NumPy, the reference); the scalar
+# remainder and one element alone are right
+for dt, n in ((np.complex64, 4), (np.complex128, 2)):
+    q = tf.math.divide(tf.constant(np.full(n, 0.314 + 0j, dt)), tf.constant(np.full(n, complex(-np.inf, -1.42), dt))).numpy()
+    one = tf.math.divide(tf.constant(0.314 + 0j, dt), tf.constant(complex(-np.inf, -1.42), dt)).numpy()
+    print(f"tensorflow {np.dtype(dt).name} (0.314+0j) / (-inf-1.42j) in a vector of {n}: {complex(q[0])!r}, alone: {complex(one)!r}")
+
+# TensorFlow's vectorised complex128 log (tnp.log2: log z / log 2) underflows |z|^2 at the 'ties' draws'
+# -0 + 5.4e-308i (the smallest normal just off the cut) in a full packet
+z = complex(-0.0, 5.449200581e-308)
+for n in (1, 2):
+    got = complex(tnp.log2(tf.constant(np.full(n, z))).numpy()[0])
+    print(f"tensorflow complex128 log2({z!r}) in a vector of {n}: {got!r} exact {complex(mpmath.log(mpmath.mpc(0, z.imag), 2))!r}")
+
+# TensorFlow's reverse over forward of reciprocal at the smallest float64 normal, a 0-d tensor: 0 where
+# the exact 2 t c / x^3 = 4.055e308 overflows (+inf); a vector of 1 gives +inf
+x0, t0, c0 = 2.2250738585072014e-308, -2.7991289021207307e-308, -7.979889020052017e-308
+for shape in ((), (1,)):
+    x, t, c = (tf.constant(np.full(shape, v)) for v in (x0, t0, c0))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        with tf.autodiff.ForwardAccumulator(x, t) as acc:
+            y = tnp.reciprocal(x)
+        ty = acc.jvp(y)
+    g = float(np.ravel(tape.gradient(ty, x, output_gradients=c).numpy())[0])
+    print(f"tensorflow reciprocal reverse over forward float64 shape {list(shape)} at x = 2^-1022, t = {t0!r}, c = {c0!r}: {g!r} "
+          f"exact {mpmath.nstr(2 * mpmath.mpf(t0) * mpmath.mpf(c0) / mpmath.mpf(x0) ** 3, 4)} (past float64: +inf)")  # fmt: skip
+
+# JAX's complex reciprocal second derivatives at an infinity with a zero other part (inf + 0i, -inf - 0i):
+# nan where 2 t c / z^3 -> 0; at -inf + 1i, and in float64, 0
+def jax_rof(f, z, t, c):
+    """Reverse over forward: the VJP (cotangent c) of the JVP of f along t."""
+    return complex(jax.vjp(lambda x: jax.jvp(f, (x,), (jnp.asarray(t),))[1], jnp.asarray(z))[1](jnp.asarray(c))[0])
+
+
+for z in (complex(-np.inf, -0.0), complex(np.inf, 0.0), complex(-np.inf, 1.0)):
+    print(f"jax reciprocal reverse over forward complex128 at {z!r}, t = -0.5, c = -2-1.67j: {jax_rof(jnp.reciprocal, z, -0.5 + 0j, -2 - 1.67j)!r} exact 0")
+
+# JAX's float64 log second derivative goes through 1/u^2, which overflows for |u| < 2^-512: the forward
+# over reverse tc/u - c t1/u^2 at u = 4.579e-308 is -inf where it is -7.4975e307
+u, c, t1, tc = 4.5790526061505299e-308, -1.4202929020537394, -7.8445440152253450e-308, -1.0
+got = float(jax.jvp(lambda x, g: jax.vjp(jnp.log, x)[1](g)[0], (jnp.asarray(u), jnp.asarray(c)), (jnp.asarray(t1), jnp.asarray(tc)))[1])
+exact = mpmath.mpf(tc) / u - mpmath.mpf(c) * t1 / mpmath.mpf(u) ** 2
+print(f"jax log forward over reverse float64 at u = {u!r}, c = {c!r}, t1 = {t1!r}, tc = {tc!r}: {got!r} exact {float(exact):.6g}")
+
+# JAX's complex log2 and log10 second derivatives go through 1/z^2 as log's do: at z = 1.82e-38i
+# (complex64, |z|^2 underflows) a zero tangent meets it, and the forward over reverse is nan
+z, c, t1, tc = np.complex64(1.8188177239777857e-38j), np.complex64(1 + 2.532489776611328j), np.complex64(-0j), np.complex64(-1.0391544562164187e-38 + 2.0849984310418312e-38j)
+for name, f, base in (("log2", jnp.log2, 2), ("log10", jnp.log10, 10)):
+    got = complex(jax.jvp(lambda x, g: jax.vjp(f, x)[1](g)[0], (jnp.asarray(z), jnp.asarray(c)), (jnp.asarray(t1), jnp.asarray(tc)))[1])
+    w = mpmath.mpc(0, float(z.imag))
+    exact = complex(mpmath.mpc(complex(tc)) / (w * mpmath.log(base)))  # JAX's VJP ct f'(z), along tc: tc/(z ln b) (t1 = 0)
+    print(f"jax {name} forward over reverse complex64 at {complex(z)!r} with a zero tangent: {got!r} exact {exact!r}")
+
+# PyTorch's complex sigmoid 1/(1 + exp(-z)) far left of the imaginary axis: exp(-z) overflows both parts,
+# and 1 / (inf + inf i) is nan where sigmoid(z) ~ e^z is 0 (complex128 past Re z = -709; an infinite
+# real part alike)
+for z in (complex(-800, 1.0), complex(-np.inf, 1.23)):
+    print(f"torch complex128 sigmoid({z!r}): {complex(torch.sigmoid(torch.tensor([z], dtype=torch.complex128))[0])!r} "
+          f"exact {mpmath.nstr(1 / (1 + mpmath.exp(-mpmath.mpc(z.real, z.imag))), 4) if np.isfinite(z.real) else 'the limit 0'}")  # fmt: skip
+
+# A QR pivot whose real part is -0.0: JAX (and NumPy) reflect it as a negative number, PyTorch (MKL's
+# LAPACK) and TensorFlow as +0.0, so R[0, 0] and Q's first column have the other sign
+for a in (np.array([[-0.0, 1.0], [2.0, 3.0]]), np.array([[complex(-0.0, 0.9508), 0.4291 - 1.5736j], [-0.617, -0.2786 - 1.0922j]])):
+    print(f"qr R[0, 0] at the pivot {a[0, 0]!r}: jax {complex(jnp.linalg.qr(jnp.asarray(a))[1][0, 0])!r} "
+          f"torch {complex(torch.linalg.qr(torch.tensor(a))[1][0, 0])!r} tensorflow {complex(tf.linalg.qr(tf.constant(a))[1].numpy()[0, 0])!r}")  # fmt: skip
+
+# TensorFlow's complex cumprod gradient is reverse_cumsum(g y) / x, the holomorphic derivative without the
+# conjugate its (and PyTorch's) convention takes: sum_k g_k conj(y_k / x_i)
+x, g = np.array([1 + 2j, 0.5 - 1j, -1 + 0.3j]), np.array([1 + 0j, 0.5j, -1 + 1j])
+xt = tf.constant(x)
+with tf.GradientTape() as tape:
+    tape.watch(xt)
+    y = tf.math.cumprod(xt)
+got = tape.gradient(y, xt, output_gradients=tf.constant(g)).numpy()
+ys = np.cumprod(x)
+exact = [sum(g[k] * np.conj(ys[k] / x[i]) for k in range(i, 3)) for i in range(3)]
+print(f"tensorflow cumprod VJP complex128 at {x.tolist()!r}, g = {g.tolist()!r}: {got.tolist()!r} "
+      f"exact {[complex(e) for e in exact]!r}")  # fmt: skip

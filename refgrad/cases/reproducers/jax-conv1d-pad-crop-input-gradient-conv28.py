@@ -32,3 +32,28 @@ for kernel, padding in ((1, (1, -1)), (2, (1, -1)), (2, (2, -1))):
         f"(max error {err:.3g}, max |exact| {np.max(np.abs(exact)):.3g}; cropped position: "
         f"{got[0, 0, -1]:.4g}, exact {exact[0, 0, -1]:.4g})"
     )
+
+# The law (conv29's sweep against the reference): wrong where stride 1, dilation 1, high < 0,
+# low + high >= 2 (k - 1) and (output channels / groups) x k >= 8.
+for kernel, padding, out_channels, dilation in (
+    (1, (1, -2), 8, 1),  # low + high < 0: right
+    (1, (2, -1), 8, 1),  # wrong
+    (1, (1, -1), 4, 1),  # 4 output channels contracted: right
+    (1, (1, -1), 8, 2),  # dilated (a 1-wide kernel's dilation changes nothing but XLA's path): right
+    (2, (3, -1), 4, 1),  # 2-wide: low + high = 2 >= 2, 4 x 2 contracted: wrong
+):
+    x = rng.standard_normal((2, 4, 4)).astype(np.float32)
+    w = rng.standard_normal((out_channels, 4, kernel)).astype(np.float32)
+
+    def f(x, w):
+        return lax.conv_general_dilated(x, w, (1,), [padding], rhs_dilation=(dilation,), dimension_numbers=numbers)
+
+    g = rng.standard_normal(f(x, w).shape).astype(np.float32)
+    got = np.asarray(jax.vjp(lambda x: f(x, w), x)[1](g)[0], np.float64)
+    exact = np.asarray(jax.vjp(lambda x: f(x, w.astype(np.float64)), x.astype(np.float64))[1](g.astype(np.float64))[0])
+    err = np.max(np.nan_to_num(np.abs(got - exact), nan=np.inf))
+    verdict = "WRONG" if err > 1e-3 * np.max(np.abs(exact)) else "right"
+    print(
+        f"kernel {kernel}, padding {padding}, {out_channels} output channels, dilation {dilation}: {verdict} "
+        f"(max error {err:.3g}, max |exact| {np.max(np.abs(exact)):.3g})"
+    )
