@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import xml.etree.ElementTree as ET
@@ -521,39 +522,70 @@ def test_a_case_reproducer_is_replayed_on_the_entrys_framework(tmp_path):
     assert said["gone"]["reproduces"] is False and "0 result(s) matched 'gone'" in said["gone"]["printed"]
 
 
-def _device_holds_here(entry) -> bool:
-    """Whether an entry's ``device`` setting (if it names one) is a device this machine has."""
-    here = {"device": "cuda" if _cuda_available() else "cpu"}
-    return all(c.holds(here) for c in entry.settings if c.path == "device")
+def _scripts() -> dict[str, list]:
+    """{shipped ``.py`` reproducer: the entries that name it}."""
+    scripts: dict[str, list] = {}
+    for entry in load_known(SHIPPED).entries:
+        if entry.reproducer and entry.reproducer.endswith(".py"):
+            scripts.setdefault(entry.reproducer, []).append(entry)
+    return scripts
 
 
-def _cuda_available() -> bool:
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
+SCRIPTS = _scripts()
 
 
-def test_the_shipped_script_reproducers_reproduce_on_the_installed_frameworks():
-    """Each shipped ``.py`` reproducer still shows its departure on the installed version that the
-    entry's range covers: the check a stale entry would get, run on every entry."""
+@functools.cache
+def _settings_here(framework: str) -> dict:
+    """The settings a campaign's worker for ``framework`` reports on this machine (device, oneDNN,
+    avx512_fp16, jit_compile...): what an entry's ``settings`` conditions are judged against."""
+    import tempfile
+
+    from conformance import adapters
+    from conformance.runner import Worker
+
+    with tempfile.TemporaryDirectory() as logs:
+        worker = Worker(framework, adapters.known()[framework], log_dir=logs)
+        try:
+            return worker.start()["settings"]
+        finally:
+            worker.close()
+
+
+def _applies_here(entry) -> str | None:
+    """None where ``entry`` applies to this machine's installed framework, else why not."""
     import importlib
     import importlib.util
 
+    name = entry.framework.split(":")[0]
+    if importlib.util.find_spec(name) is None:
+        return f"{name} is not installed"
+    version = importlib.import_module(name).__version__
+    if not entry.applies_to(entry.framework, version):
+        return f"its range {entry.versions} leaves out {name} {version}"
+    if entry.settings:
+        settings = _settings_here(entry.framework)
+        unmet = [f"{c.path} {c.op} {c.value!r}" for c in entry.settings if not c.holds(settings)]
+        if unmet:  # a CUDA kernel's or another processor's departure (test_gpu_known.py runs CUDA's)
+            return f"this machine's {entry.framework} settings do not meet {', '.join(unmet)}"
+    return None
+
+
+def test_the_shipped_file_has_script_reproducers():
+    assert len(SCRIPTS) >= 5
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_a_shipped_script_reproducer_reproduces_on_the_installed_frameworks(script):
+    """Each shipped ``.py`` reproducer still shows its departure on the installed version that the
+    entry's range covers, on a machine its settings conditions hold on: the check a stale entry
+    would get, run on every entry (one test per script, so that CI's workers share them)."""
     from conformance import stale
 
-    scripts = [e for e in load_known(SHIPPED).entries if e.reproducer and e.reproducer.endswith(".py")]
-    assert len(scripts) >= 5
-    installed = []
-    for e in scripts:
-        name = e.framework.split(":")[0]
-        if importlib.util.find_spec(name) is None:
-            continue  # the framework is not installed: its entries cannot apply
-        if not _device_holds_here(e):
-            continue  # a CUDA kernel's departure: tests/conformance/test_gpu_known.py runs it on a GPU
-        if e.applies_to(e.framework, importlib.import_module(name).__version__):
-            installed.append(e)
+    entries = SCRIPTS[script]
+    why_not = {e.id: _applies_here(e) for e in entries}
+    installed = [e for e in entries if why_not[e.id] is None]
+    if not installed:
+        pytest.skip(f"{script}: no entry applies here: " + "; ".join(f"{k}: {v}" for k, v in why_not.items()))
     said = stale.run_reproducers(installed)  # a script shared by several entries runs once
     # a flaky entry's departure (uninitialised or out-of-bounds memory) may not show in one run of
     # its reproducer on every machine: TensorFlow's oneDNN bfloat16 weight gradient was nan in 0 of
