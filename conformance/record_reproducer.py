@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import dis
 import inspect
 import json
 import textwrap
@@ -69,7 +70,24 @@ def _code_key(code: types.CodeType) -> tuple:
     """What identifies compiled code across two compilations of the same text: nested code objects
     (a lambda inside the lambda) by their own key, not by their repr, which holds their address."""
     consts = tuple(_code_key(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts)
-    return (code.co_code, code.co_names, code.co_varnames, consts)
+    return (_instructions(code), code.co_names, code.co_varnames, consts)
+
+
+#: opcodes the compiler picks between by the source's layout, not its meaning: CPython 3.11 loads
+#: ``np.asarray`` of a call written across lines with LOAD_ATTR in a module and LOAD_METHOD when
+#: the same lambda is compiled alone
+_SAME_OPCODE = {"LOAD_METHOD": "LOAD_ATTR"}
+
+
+def _instructions(code: types.CodeType) -> tuple:
+    return tuple(
+        (
+            _SAME_OPCODE.get(i.opname, i.opname),
+            _code_key(i.argval) if isinstance(i.argval, types.CodeType) else i.argval,
+        )
+        for i in dis.get_instructions(code)
+        if i.opname not in ("CACHE", "NOP", "PUSH_NULL")
+    )
 
 
 def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
@@ -83,6 +101,21 @@ def _nested_code(code):
             yield from _nested_code(c)
 
 
+def _compile_lambda(node: ast.Lambda, freevars: tuple, filename: str) -> types.CodeType:
+    """``node`` compiled as the code it was made from: a lambda made inside a function (a record
+    helper's ``lambda J, x: get(J, jnp_name)(x)``) reads the enclosing function's names as free
+    variables, which compiled alone would be globals (other bytecode); so it is compiled inside a
+    function that binds those names."""
+    if not freevars:
+        return compile(ast.Expression(node), filename, "eval")
+    binds = ast.Assign(targets=[ast.Name(n, ast.Store()) for n in freevars], value=ast.Constant(None))
+    outer = ast.FunctionDef(
+        name="_enclosing", args=ast.arguments([], [], None, [], [], None, []),
+        body=[binds, ast.Return(node)], decorator_list=[], returns=None, type_params=[],
+    )  # fmt: skip
+    return compile(ast.fix_missing_locations(ast.Module([outer], [])), filename, "exec")
+
+
 def _lambda_node(fn):
     """(module text, the Lambda node of ``fn``): the node on ``co_firstlineno`` of its module whose
     compiled code is ``fn``'s (several lambdas on one line are told apart by their code)."""
@@ -90,11 +123,11 @@ def _lambda_node(fn):
     text = inspect.getsource(module)
     line = fn.__code__.co_firstlineno
     nodes = [n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Lambda) and n.lineno == line]
-    for node in nodes:
-        compiled = compile(ast.Expression(node), fn.__code__.co_filename, "eval")
-        for code in _nested_code(compiled):
-            if code.co_name == "<lambda>" and _same_code(code, fn.__code__):
-                return text, node
+    for node in nodes:  # each lambda's own code, not one nested in it (``lambda j: lambda J, x: ...``)
+        compiled = _compile_lambda(node, fn.__code__.co_freevars, fn.__code__.co_filename)
+        own = next(c for c in _nested_code(compiled) if c.co_name == "<lambda>")
+        if _same_code(own, fn.__code__):
+            return text, node
     raise CannotReproduce(f"no lambda on line {line} of {module.__name__} compiles to the spelling's code")
 
 
@@ -115,6 +148,37 @@ def _strip_decorators(src: str) -> str:
     return "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("@refuses"))
 
 
+def _literal(value) -> str | None:
+    """Python text that evaluates to ``value``, a dict, list or tuple of numbers, strings, bools and
+    None (infinities and nan written ``float('inf')``); None for anything else."""
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return repr(value)
+    if isinstance(value, float):
+        return repr(value) if np.isfinite(value) else f"float({str(value)!r})"
+    if isinstance(value, (list, tuple)):
+        items = [_literal(v) for v in value]
+        if None in items:
+            return None
+        inner = ", ".join(items) + ("," if isinstance(value, tuple) and len(items) == 1 else "")
+        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    if isinstance(value, dict):
+        pairs = [(_literal(k), _literal(v)) for k, v in value.items()]
+        if any(k is None or v is None for k, v in pairs):
+            return None
+        return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+    return None
+
+
+def _function_source(fn: types.FunctionType) -> tuple[str, ast.Lambda | ast.FunctionDef]:
+    """(text, node): a lambda's expression as its module spells it, or a def's source (dedented,
+    refgrad's decorators dropped), with the node whose arguments hold its defaults."""
+    if fn.__name__ == "<lambda>":
+        text, node = _lambda_node(fn)
+        return ast.get_source_segment(text, node), node
+    src = _strip_decorators(textwrap.dedent(inspect.getsource(fn)))
+    return src, next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef))
+
+
 def spelling_source(fn, name: str = "op") -> tuple[str, str]:
     """(imports, text): ``fn`` as standalone text bound to ``name``, preceded by what it uses: the
     module-level helpers and constants it names, the values its closure cells and default
@@ -129,18 +193,36 @@ def spelling_source(fn, name: str = "op") -> tuple[str, str]:
         seen.add(n)
         if isinstance(value, types.ModuleType):
             imports.append(f"import {value.__name__}" + ("" if value.__name__ == n else f" as {n}"))
-        elif isinstance(value, (types.FunctionType, type)):
-            if isinstance(value, types.FunctionType) and value.__name__ == "<lambda>":
-                helpers.append(f"{n} = {lambda_source(value)}")
+        elif isinstance(value, types.FunctionType):
+            text, node = _function_source(value)
+            defaults(value, node)  # evaluated where the helper is defined: bound before it
+            if value.__name__ == "<lambda>":
+                helpers.append(f"{n} = {text}")
             else:
-                src = _strip_decorators(textwrap.dedent(inspect.getsource(value)))
-                helpers.append(src if value.__name__ == n else f"{src}\n\n\n{n} = {value.__name__}")
-            if isinstance(value, types.FunctionType):
-                need(value)
+                helpers.append(text if value.__name__ == n else f"{text}\n\n\n{n} = {value.__name__}")
+            need(value)
+        elif isinstance(value, type):
+            src = _strip_decorators(textwrap.dedent(inspect.getsource(value)))
+            helpers.append(src if value.__name__ == n else f"{src}\n\n\n{n} = {value.__name__}")
         elif isinstance(value, (int, float, str, bool, tuple, frozenset, type(None))):
             helpers.append(f"{n} = {value!r}{why}")
+        elif (text := _literal(value)) is not None:  # a table of constants: {"amax": -inf, ...}
+            helpers.append(f"{n} = {text}{why}")
         else:
             raise CannotReproduce(f"the spelling uses {n}, a {type(value).__name__} the script cannot copy")
+
+    def defaults(f, node):
+        """Bind what ``f``'s default arguments read: a bare name to the value it held when ``f``
+        was made (``lambda jnp, n=_n: ...`` in a loop over ``_n``), other names as globals."""
+        exprs = list(node.args.defaults) + [d for d in node.args.kw_defaults if d is not None]
+        values = list(f.__defaults__ or ()) + list((f.__kwdefaults__ or {}).values())
+        for expr, value in zip(exprs, values):
+            if isinstance(expr, ast.Name):
+                bind(expr.id, value, "  # a default argument's value when the spelling was made")
+            else:
+                for sub in ast.walk(expr):
+                    if isinstance(sub, ast.Name) and sub.id in f.__globals__:
+                        bind(sub.id, f.__globals__[sub.id])
 
     def need(f):
         glb = f.__globals__
@@ -151,23 +233,12 @@ def spelling_source(fn, name: str = "op") -> tuple[str, str]:
                 bind(n, glb[n])
 
     where = f"{inspect.getmodule(fn).__name__}, line {fn.__code__.co_firstlineno}"
+    text, node = _function_source(fn)
     if fn.__name__ == "<lambda>":
-        text, node = _lambda_node(fn)
-        body = f"# {where}\n{name} = {ast.get_source_segment(text, node)}"
+        body = f"# {where}\n{name} = {text}"
     else:
-        src = _strip_decorators(textwrap.dedent(inspect.getsource(fn)))
-        node = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef))
-        body = f"# {where}\n{src}\n\n\n{name} = {fn.__name__}"
-    # default arguments: the names their expressions read, bound to the values they had
-    exprs = list(node.args.defaults) + [d for d in node.args.kw_defaults if d is not None]
-    values = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
-    for expr, value in zip(exprs, values):
-        if isinstance(expr, ast.Name):
-            bind(expr.id, value, "  # a default argument's value when the spelling was made")
-        else:
-            for sub in ast.walk(expr):
-                if isinstance(sub, ast.Name) and sub.id in fn.__globals__:
-                    bind(sub.id, fn.__globals__[sub.id])
+        body = f"# {where}\n{text}\n\n\n{name} = {fn.__name__}"
+    defaults(fn, node)
     need(fn)
     return "\n".join(imports), "\n\n\n".join(helpers + [body])
 
@@ -177,9 +248,9 @@ def spelling_source(fn, name: str = "op") -> tuple[str, str]:
 
 def _b64(a) -> str:
     if np.iscomplexobj(a):  # a complex case's array: its complex128 bytes, every part exact
-        a = np.ascontiguousarray(np.asarray(a, dtype="<c16"))
+        a = np.array(a, dtype="<c16", order="C")
         return f"_array({base64.b64encode(a.tobytes()).decode('ascii')!r}, {tuple(a.shape)!r}, '<c16')"
-    a = np.ascontiguousarray(np.asarray(a, dtype="<f8"))
+    a = np.array(a, dtype="<f8", order="C")  # (np.ascontiguousarray makes a 0-d array 1-d)
     return f"_array({base64.b64encode(a.tobytes()).decode('ascii')!r}, {tuple(a.shape)!r})"
 
 

@@ -71,3 +71,23 @@ class JaxLinearisedTanh(JaxAdapter):
                 + (x - J.lax.stop_gradient(x)) * (1 - J.jnp.tanh(J.lax.stop_gradient(x)) ** 2)
             )
         return super().spelling(rec)
+
+
+def _scaled_by(path, scale):
+    """A spelling made inside a function, as the record helpers make theirs (pointwise.py's
+    ``_simple``): the lambda reads ``path`` and ``scale`` from closure cells, not from globals."""
+
+    def get(J, dotted):
+        obj = J
+        for part in dotted.split("."):
+            obj = getattr(obj, part)
+        return obj
+
+    return lambda J, x: get(J, path)(x) * scale
+
+
+class JaxScaledLog1p(JaxAdapter):
+    name = "jax-scaled-log1p"
+
+    def spelling(self, rec):
+        return _scaled_by("jnp.log1p", SCALE) if rec.name == "log1p" else super().spelling(rec)
