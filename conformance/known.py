@@ -133,15 +133,52 @@ def _one_or_many(value) -> tuple | None:
     return tuple(value) if isinstance(value, list) else (value,)
 
 
+#: fields derived from a case (not stored in it) that a ``where`` path may start with
+DERIVED_FIELDS = ("geometry",)
+
+
+def _conv_geometry(case: dict):
+    """``geometry`` of a plain (not transposed) convolution case, per spatial dim D:
+    ``padding_read.D`` is [low, high read], the pads the output windows read. A window starts at
+    each stride step of the padded input, so the last ``(padded - dilated kernel) mod stride``
+    positions may be read by none, and a compiler may drop them: XLA computes padding (-1, 2) with
+    stride 2 over 4 elements and a 2-wide kernel as (-1, 1), and its bugs follow the pads it
+    computes. ``out.D`` is the output length. _MISSING for other cases."""
+    from reference.conv.errors import ConvConfigError
+    from reference.conv.geometry import plan
+
+    params, shapes = case.get("params") or {}, case.get("shapes") or {}
+    if case.get("op") != "conv" or params.get("transposed"):
+        return _MISSING
+    try:
+        corr = plan(
+            shapes["input"], shapes["weight"], params["stride"], params["padding"], params["dilation"],
+            False, 0, params["groups"],
+        ).corr  # fmt: skip
+    except (ConvConfigError, KeyError, TypeError, ValueError):
+        return _MISSING
+    read = [
+        [lo, hi - (x + lo + hi - kd) % s if x + lo + hi >= kd else hi]
+        for x, (lo, hi), kd, s in zip(corr.in_size, corr.pads, corr.dilated_kernel, corr.stride)
+    ]
+    return {"padding_read": read, "out": list(corr.out_size)}
+
+
 def _lookup(case: dict, path: str):
     """``shapes.input.0`` in a case dict (list indices as integers, negative ones from the end);
     a part in braces is the value at another path: ``shapes.input.{params.dim}`` is the length of
     the dim a record's ``dim`` parameter names; ``max``, ``min`` or ``sum`` after a list of numbers is
     its largest, smallest or their sum (``params.dilation.max >= 2``: some spatial dim is dilated;
-    ``params.padding.0.sum >= 0``: the first dim's pair crops no more than it pads). _MISSING if
+    ``params.padding.0.sum >= 0``: the first dim's pair crops no more than it pads); a path from
+    ``geometry`` reads a convolution's derived geometry (:func:`_conv_geometry`). _MISSING if
     absent."""
     node = case
     for part in re.findall(r"\{[^}]*\}|[^.]+", path):
+        if node is case and part == "geometry":
+            node = _conv_geometry(case)
+            if node is _MISSING:
+                return _MISSING
+            continue
         if part.startswith("{"):
             part = _lookup(case, part[1:-1])
             if part is _MISSING or not isinstance(part, int) or isinstance(part, bool):
@@ -557,12 +594,12 @@ def _check_path(case_path: str, path, where: str, what: str, inputs) -> None:
     for part in parts:
         if part.startswith("{"):
             _check_path(part[1:-1], path, where, what, inputs)
-    if not parts or parts[0].startswith("{") or parts[0] not in CASE_FIELDS:
+    if not parts or parts[0].startswith("{") or parts[0] not in CASE_FIELDS + DERIVED_FIELDS:
         raise _error(
             path,
             where,
             f"{what} {case_path!r}: {parts[0] if parts else ''!r} is not a field of a case "
-            f"(one of: {', '.join(CASE_FIELDS)}); the condition could never hold",
+            f"(one of: {', '.join(CASE_FIELDS + DERIVED_FIELDS)}); the condition could never hold",
         )
     if parts[0] == "shapes" and len(parts) > 1 and inputs is not None and not parts[1].startswith("{"):
         if parts[1] not in inputs:
