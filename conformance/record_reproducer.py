@@ -243,6 +243,46 @@ def spelling_source(fn, name: str = "op") -> tuple[str, str]:
     return "\n".join(imports), "\n\n\n".join(helpers + [body])
 
 
+def _top_level_names(text: str) -> set[str]:
+    """The names a script's text binds at its top level (assignments, defs, classes, imports)."""
+    names = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return names
+
+
+def _apart(op_text: str, rest: str, name: str = "op") -> str:
+    """``op_text`` as it reads, or, where a name its helpers bind (a closure cell ``t``, a helper
+    ``run``) is one the rest of the script binds too, or is ``op`` itself (special.py's closure cell
+    ``op = 'bessel_j0'``), inside a function that returns the spelling: the check's own ``t`` or
+    ``run`` defined later, or the final ``op = fn``, would otherwise replace the helper's value, and
+    the script would report a departure that is not there (``getattr(T, t)`` of a function)."""
+    last = ast.parse(op_text).body[-1]  # ``op = <the spelling>``, the text's last statement
+    helpers = _top_level_names(op_text[: _offset(op_text, last.lineno)])
+    if not (helpers & _top_level_names(rest) or name in helpers):
+        return op_text
+    lines = op_text.split("\n")
+    assert lines[last.lineno - 1].startswith(f"{name} = "), lines[last.lineno - 1]
+    lines[last.lineno - 1] = "return " + lines[last.lineno - 1][len(f"{name} = ") :]
+    body = textwrap.indent("\n".join(lines), "    ")
+    return (
+        "def _spelling():\n"
+        '    """The spelling with its helpers, in a scope of their own: names the check below binds too."""\n'
+        f"{body}\n\n\n{name} = _spelling()"
+    )
+
+
+def _offset(text: str, lineno: int) -> int:
+    """The character offset where line ``lineno`` (1-based) of ``text`` starts."""
+    return sum(len(line) + 1 for line in text.split("\n")[: lineno - 1])
+
+
 # ---- data ----------------------------------------------------------------------------------------
 
 
@@ -398,12 +438,13 @@ BOUND = {_arrays(bounds)}
     main = _MAIN_ERROR if check == "error" else _MAIN
     if case.dtype in PART_DTYPE:
         program, main = _complex_program(framework, program, main)
+    rest = "\n".join([header, oracle, program, main])
     return "\n".join(
         [
             header,
             oracle,
             f"# ---- the op, spelled as the {cls.__name__} adapter spells the {rec.name} record ----",
-            op_text,
+            _apart(op_text, rest),
             "",
             f"\n# ---- the {run_check} check, as the adapter runs it ({mode}) ----",
             program.strip("\n"),

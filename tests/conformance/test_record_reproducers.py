@@ -222,28 +222,30 @@ def test_lambda_source_takes_the_inner_lambda_of_a_lambda_factory():
 
 
 @pytest.mark.parametrize(
-    "op, shapes, params",
+    "framework, op, shapes",
     [
-        ("sum", {"input": (2, 3)}, {}),  # a 0-d output: its cotangent is 0-d (it was written 1-d)
-        ("fmax", {"input": (2, 3), "other": (2, 3)}, {}),
-        ("clamp_min_tensor", {"input": (2, 3), "other": (2, 3)}, {}),
+        ("jax", "sum", {"input": (2, 3)}),  # a 0-d output: its cotangent is 0-d (it was written 1-d)
+        ("jax", "fmax", {"input": (2, 3), "other": (2, 3)}),  # a lambda factory's inner lambda
+        ("jax", "clamp_min_tensor", {"input": (2, 3), "other": (2, 3)}),  # a helper's default argument
+        ("torch", "linalg_det", {"input": (3, 3)}),  # helpers f and run: the check binds f and run too
+        ("tensorflow", "bessel_j0", {"input": (2, 3)}),  # a closure cell named op
     ],
 )
-def test_stock_reproducers_of_passing_cases_exit_0(op, shapes, params, tmp_path):
+def test_stock_reproducers_of_passing_cases_exit_0(framework, op, shapes, tmp_path):
     """A script made for a case the campaign passed shows no departure: a reproducer that reports
-    one that is not there (a 0-d array written with shape (1,), the wrong lambda) is a false report
-    a maintainer would have to refute."""
-    pytest.importorskip("jax")
-    from conformance.adapters.jax_adapter import JaxAdapter
+    one that is not there (a 0-d array written with shape (1,), the wrong lambda, a helper's name
+    rebound by the check's code) is a false report a maintainer would have to refute."""
+    pytest.importorskip(framework)
+    from conformance.adapters import load_class
     from conformance.ops.judge import run_in_process
 
-    case = _case(op, shapes, ("vjp",), dtype="float64", **params)
-    adapter = JaxAdapter()
+    case = _case(op, shapes, ("vjp",), dtype="float64")
+    adapter = load_class(STOCK[framework])()
     result = run_in_process(adapter, case, "vjp", adapter.setup())
     assert result["verdict"] == "pass", result
-    result = {"case": case.to_dict(), "case_id": case.id, "check": "vjp", "framework": "jax", **result}
+    result = {"case": case.to_dict(), "case_id": case.id, "check": "vjp", "framework": framework, **result}
     script = tmp_path / f"{op}.py"
-    script.write_text(reproducer(result, STOCK["jax"]))
+    script.write_text(reproducer(result, STOCK[framework]))
     proc = _run(script, tmp_path)
     assert proc.returncode == 0, (proc.stdout, proc.stderr[-3000:])
 
