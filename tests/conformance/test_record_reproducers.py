@@ -326,3 +326,48 @@ def test_a_reproducer_with_an_infinite_parameter_runs(tmp_path):
     assert "'p': inf" in script.read_text()
     proc = _run(script, tmp_path)
     assert proc.returncode == 0, (proc.stdout, proc.stderr[-3000:])
+
+
+def _check_script(out):
+    cmd = [sys.executable, str(HERE.parents[1] / "scripts" / "check_record_reproducers.py"), str(out)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+
+
+def test_the_reproducer_checker_tells_agreeing_scripts_from_disagreeing_ones(tmp_path):
+    """scripts/check_record_reproducers.py: a passing case's script exits 0 and agrees; the same
+    result recorded as a failure disagrees (its script finds no departure) and the checker exits 1
+    naming it; a directory with no results is a usage error."""
+    pytest.importorskip("jax")
+    from conformance.adapters.jax_adapter import JaxAdapter
+    from conformance.ops.judge import run_in_process
+
+    case = _case("log1p", {"input": (2, 3)}, ("vjp",), dtype="float64")
+    adapter = JaxAdapter()
+    result = run_in_process(adapter, case, "vjp", adapter.setup())
+    result = {"case": case.to_dict(), "case_id": case.id, "check": "vjp", "framework": "jax", **result}
+    for verdict, code in (("pass", 0), ("fail", 1)):
+        out = tmp_path / verdict
+        out.mkdir()
+        (out / "results.jsonl").write_text(json.dumps({**result, "verdict": verdict}) + "\n")
+        proc = _check_script(out)
+        assert proc.returncode == code, (proc.stdout, proc.stderr[-2000:])
+        assert f"jax: {1 - code} scripts agree with their verdicts, {code} do not" in proc.stdout
+    assert "log1p vjp fail: exit 0, want 1" in proc.stdout
+    proc = _check_script(tmp_path / "missing")
+    assert proc.returncode == 2 and "has no results.jsonl" in proc.stderr
+
+
+@pytest.mark.slow
+def test_every_stock_script_of_a_campaign_agrees_with_its_verdict(tmp_path):
+    """The whole sweep (session 30's: 4,148 scripts of a one-example campaign over every record,
+    five checks, three frameworks, all agreeing): a script that reports a departure the campaign did
+    not find, or none where it did, is a false report."""
+    for name in ("torch", "jax", "tensorflow"):
+        pytest.importorskip(name)
+    out = tmp_path / "campaign"
+    cmd = [sys.executable, "-m", "conformance", "run", "--frameworks", "torch,jax,tensorflow",
+           "--checks", "forward,vjp,vjp_vjp,jvp,vmap_vjp,jvp_vjp", "--max-examples", "1",
+           "--out", str(out), "--quiet"]  # fmt: skip
+    subprocess.run(cmd, cwd=HERE.parents[1], capture_output=True, timeout=3600)
+    proc = _check_script(out)
+    assert proc.returncode == 0, proc.stdout[-6000:]
