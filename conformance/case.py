@@ -26,6 +26,7 @@ from typing import ClassVar
 import numpy as np
 
 from reference.conv import ConvConfigError, conv_output_shape
+from reference.conv.geometry import plan
 
 CHECKS = (
     "forward",
@@ -230,6 +231,11 @@ class Case:
     def with_checks(self, checks) -> Case:
         return replace(self, checks=tuple(checks))
 
+    def geometry(self) -> dict | None:
+        """Derived fields a known entry's region may read (``geometry.*``): a convolution's; None
+        for the other formats."""
+        return None
+
     def describe(self) -> str:
         raise NotImplementedError(type(self).__name__)
 
@@ -328,6 +334,28 @@ class ConvCase(Case):
     @classmethod
     def parse(cls, raw, source) -> Case:
         return _parse_conv_case(raw, source)
+
+    def geometry(self) -> dict | None:
+        """Per spatial dim D of a plain (not transposed) convolution: ``padding_read[D]``, the pads
+        [low, high read] its output windows read, and ``out[D]``, the output length. A window
+        starts at each stride step of the padded input, so its last ``(padded - dilated kernel) mod
+        stride`` positions may be read by none, and a compiler may drop them: XLA computes padding
+        (-1, 2) at stride 2 over 4 elements with a 2-wide kernel as (-1, 1), and its bugs follow
+        the pads it computes (known regions read them: conformance/known.py)."""
+        p = self.params
+        if p.transposed:
+            return None
+        try:
+            corr = plan(
+                self.shapes["input"], self.shapes["weight"], p.stride, p.padding, p.dilation, False, 0, p.groups
+            ).corr
+        except ConvConfigError:
+            return None
+        read = [
+            [lo, hi - (x + lo + hi - kd) % s if x + lo + hi >= kd else hi]
+            for x, (lo, hi), kd, s in zip(corr.in_size, corr.pads, corr.dilated_kernel, corr.stride)
+        ]
+        return {"padding_read": read, "out": list(corr.out_size)}
 
     def arrays(self) -> CaseData:
         return CaseData(self)

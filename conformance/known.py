@@ -137,31 +137,14 @@ def _one_or_many(value) -> tuple | None:
 DERIVED_FIELDS = ("geometry",)
 
 
-def _conv_geometry(case: dict):
-    """``geometry`` of a plain (not transposed) convolution case, per spatial dim D:
-    ``padding_read.D`` is [low, high read], the pads the output windows read. A window starts at
-    each stride step of the padded input, so the last ``(padded - dilated kernel) mod stride``
-    positions may be read by none, and a compiler may drop them: XLA computes padding (-1, 2) with
-    stride 2 over 4 elements and a 2-wide kernel as (-1, 1), and its bugs follow the pads it
-    computes. ``out.D`` is the output length. _MISSING for other cases."""
-    from reference.conv.errors import ConvConfigError
-    from reference.conv.geometry import plan
-
-    params, shapes = case.get("params") or {}, case.get("shapes") or {}
-    if case.get("op") != "conv" or params.get("transposed"):
-        return _MISSING
+def _geometry(case: dict):
+    """The case's derived ``geometry`` (:meth:`conformance.case.Case.geometry`: a plain
+    convolution's pads read and output lengths); _MISSING where it has none or is malformed."""
     try:
-        corr = plan(
-            shapes["input"], shapes["weight"], params["stride"], params["padding"], params["dilation"],
-            False, 0, params["groups"],
-        ).corr  # fmt: skip
-    except (ConvConfigError, KeyError, TypeError, ValueError):
+        derived = Case.from_dict(case).geometry()
+    except (CaseError, KeyError, TypeError, ValueError):
         return _MISSING
-    read = [
-        [lo, hi - (x + lo + hi - kd) % s if x + lo + hi >= kd else hi]
-        for x, (lo, hi), kd, s in zip(corr.in_size, corr.pads, corr.dilated_kernel, corr.stride)
-    ]
-    return {"padding_read": read, "out": list(corr.out_size)}
+    return _MISSING if derived is None else derived
 
 
 def _lookup(case: dict, path: str):
@@ -170,12 +153,12 @@ def _lookup(case: dict, path: str):
     the dim a record's ``dim`` parameter names; ``max``, ``min`` or ``sum`` after a list of numbers is
     its largest, smallest or their sum (``params.dilation.max >= 2``: some spatial dim is dilated;
     ``params.padding.0.sum >= 0``: the first dim's pair crops no more than it pads); a path from
-    ``geometry`` reads a convolution's derived geometry (:func:`_conv_geometry`). _MISSING if
+    ``geometry`` reads a convolution's derived geometry (:meth:`conformance.case.Case.geometry`). _MISSING if
     absent."""
     node = case
     for part in re.findall(r"\{[^}]*\}|[^.]+", path):
         if node is case and part == "geometry":
-            node = _conv_geometry(case)
+            node = _geometry(case)
             if node is _MISSING:
                 return _MISSING
             continue

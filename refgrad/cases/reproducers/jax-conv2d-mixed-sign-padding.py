@@ -56,6 +56,8 @@ check("conv2d float32 weight gradient padding ((-1, 1), (0, 0))", (2, 3, 6, 5), 
 check("conv2d float32 input gradient padding ((0, 0), (-1, 1))", (2, 3, 6, 5), (8, 3, 2, 2), [(0, 0), (-1, 1)], np.float32, "input")
 check("conv2d float64 weight gradient padding ((0, 0), (-1, 1))", (2, 3, 6, 5), (8, 3, 2, 2), [(0, 0), (-1, 1)], np.float64, "weight")
 check("conv3d float32 weight gradient padding ((0, 0), (0, 0), (-1, 1))", (2, 3, 3, 4, 5), (8, 3, 2, 2, 2), [(0, 0), (0, 0), (-1, 1)], np.float32, "weight")
-check("conv2d float32 forward padding ((-1, 1), (0, 0))", (1, 8, 2, 2), (1, 8, 1, 1), [(-1, 1), (0, 0)], np.float32, "output")
+# two examples: the kernel then reads the next example's data past a cropped row and is wrong in
+# every run; with one it reads past the buffer, and was right to 0.3 % in one run of session 30's CI
+check("conv2d float32 forward padding ((-1, 1), (0, 0))", (2, 8, 2, 2), (1, 8, 1, 1), [(-1, 1), (0, 0)], np.float32, "output")
 check("conv2d float32 forward padding ((0, 0), (-1, 1))", (2, 3, 6, 5), (8, 3, 2, 2), [(0, 0), (-1, 1)], np.float32, "output")
 print("jax", jax.__version__)
